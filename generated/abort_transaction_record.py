@@ -3,8 +3,8 @@
 Metadata message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -142,20 +142,6 @@ def _write_AbortTransactionRecord_v0(record: AbortTransactionRecord, out: bytear
         raise _w.encode_failure(error, field) from None
 
 
-def _size_AbortTransactionRecord_v0(record: AbortTransactionRecord) -> int:
-    size = 0
-    count = len(record.unknown_tagged_fields)
-    if record.reason is not None:
-        payload_size = 0
-        payload_size += _w.compact_string_size(record.reason)
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in record.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -163,7 +149,6 @@ _V0_PLUS = (0, 32767)
 
 AbortTransactionRecord._READERS = (_read_AbortTransactionRecord_v0,)
 AbortTransactionRecord._WRITERS = (_write_AbortTransactionRecord_v0,)
-AbortTransactionRecord._SIZERS = (_size_AbortTransactionRecord_v0,)
 AbortTransactionRecord.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="reason", json_name="reason", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, tagged=_V0_PLUS, tag=0),
 )

@@ -3,8 +3,8 @@
 Data message, versions 0, flexible versions none.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -123,11 +123,6 @@ def _write_AbortedTxn_v0(txn: AbortedTxn, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_AbortedTxn_v0(txn: AbortedTxn) -> int:
-    size = 32
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -135,7 +130,6 @@ _V0_PLUS = (0, 32767)
 
 AbortedTxn._READERS = (_read_AbortedTxn_v0,)
 AbortedTxn._WRITERS = (_write_AbortedTxn_v0,)
-AbortedTxn._SIZERS = (_size_AbortedTxn_v0,)
 AbortedTxn.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="producer_id", json_name="producerId", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="first_offset", json_name="firstOffset", type="int64", versions=_V0_PLUS, default=0),

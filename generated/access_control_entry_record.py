@@ -3,8 +3,8 @@
 Metadata message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -248,19 +248,6 @@ def _write_AccessControlEntryRecord_v0(record: AccessControlEntryRecord, out: by
         raise _w.encode_failure(error, field) from None
 
 
-def _size_AccessControlEntryRecord_v0(record: AccessControlEntryRecord) -> int:
-    size = 4
-    size += 16
-    size += _w.compact_string_size(record.resource_name)
-    size += _w.compact_string_size(record.principal)
-    size += _w.compact_string_size(record.host)
-    count = len(record.unknown_tagged_fields)
-    for tag, payload in record.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -268,7 +255,6 @@ _V0_PLUS = (0, 32767)
 
 AccessControlEntryRecord._READERS = (_read_AccessControlEntryRecord_v0,)
 AccessControlEntryRecord._WRITERS = (_write_AccessControlEntryRecord_v0,)
-AccessControlEntryRecord._SIZERS = (_size_AccessControlEntryRecord_v0,)
 AccessControlEntryRecord.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="id", json_name="id", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
     FieldInfo(attr="resource_type", json_name="resourceType", type="int8", versions=_V0_PLUS, default=0),

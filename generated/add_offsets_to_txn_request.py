@@ -3,8 +3,8 @@
 Request message, versions 0-4, flexible versions 3+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -123,24 +123,13 @@ def _write_AddOffsetsToTxnRequest_v0_2(request: AddOffsetsToTxnRequest, out: byt
     field = ""
     try:
         field = "transactional_id"
-        if request.transactional_id is None:
-            raise EncodeError("field transactional_id is null, which AddOffsetsToTxnRequest versions 0-2 do not allow (never nullable)")
-        _w.write_string(out, request.transactional_id)
+        _w.write_string(out, _w.non_null(request.transactional_id, "field transactional_id is null, which AddOffsetsToTxnRequest versions 0-2 do not allow (never nullable)"))
         field = "producer_id, producer_epoch"
         out += _pack_AddOffsetsToTxnRequest_producer_id_producer_epoch(request.producer_id, request.producer_epoch)
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which AddOffsetsToTxnRequest versions 0-2 do not allow (never nullable)")
-        _w.write_string(out, request.group_id)
+        _w.write_string(out, _w.non_null(request.group_id, "field group_id is null, which AddOffsetsToTxnRequest versions 0-2 do not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AddOffsetsToTxnRequest_v0_2(request: AddOffsetsToTxnRequest) -> int:
-    size = 10
-    size += _w.string_size(request.transactional_id)
-    size += _w.string_size(request.group_id)
-    return size
 
 
 # --- AddOffsetsToTxnRequest, versions 3-4 (flexible) ---
@@ -172,15 +161,11 @@ def _write_AddOffsetsToTxnRequest_v3_4(request: AddOffsetsToTxnRequest, out: byt
     field = ""
     try:
         field = "transactional_id"
-        if request.transactional_id is None:
-            raise EncodeError("field transactional_id is null, which AddOffsetsToTxnRequest versions 3-4 do not allow (never nullable)")
-        _w.write_compact_string(out, request.transactional_id)
+        _w.write_compact_string(out, _w.non_null(request.transactional_id, "field transactional_id is null, which AddOffsetsToTxnRequest versions 3-4 do not allow (never nullable)"))
         field = "producer_id, producer_epoch"
         out += _pack_AddOffsetsToTxnRequest_producer_id_producer_epoch(request.producer_id, request.producer_epoch)
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which AddOffsetsToTxnRequest versions 3-4 do not allow (never nullable)")
-        _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which AddOffsetsToTxnRequest versions 3-4 do not allow (never nullable)"))
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -190,17 +175,6 @@ def _write_AddOffsetsToTxnRequest_v3_4(request: AddOffsetsToTxnRequest, out: byt
         raise _w.encode_failure(error, field) from None
 
 
-def _size_AddOffsetsToTxnRequest_v3_4(request: AddOffsetsToTxnRequest) -> int:
-    size = 10
-    size += _w.compact_string_size(request.transactional_id)
-    size += _w.compact_string_size(request.group_id)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -208,7 +182,6 @@ _V0_PLUS = (0, 32767)
 
 AddOffsetsToTxnRequest._READERS = (_read_AddOffsetsToTxnRequest_v0_2, _read_AddOffsetsToTxnRequest_v0_2, _read_AddOffsetsToTxnRequest_v0_2, _read_AddOffsetsToTxnRequest_v3_4, _read_AddOffsetsToTxnRequest_v3_4)
 AddOffsetsToTxnRequest._WRITERS = (_write_AddOffsetsToTxnRequest_v0_2, _write_AddOffsetsToTxnRequest_v0_2, _write_AddOffsetsToTxnRequest_v0_2, _write_AddOffsetsToTxnRequest_v3_4, _write_AddOffsetsToTxnRequest_v3_4)
-AddOffsetsToTxnRequest._SIZERS = (_size_AddOffsetsToTxnRequest_v0_2, _size_AddOffsetsToTxnRequest_v0_2, _size_AddOffsetsToTxnRequest_v0_2, _size_AddOffsetsToTxnRequest_v3_4, _size_AddOffsetsToTxnRequest_v3_4)
 AddOffsetsToTxnRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="transactional_id", json_name="transactionalId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="producer_id", json_name="producerId", type="int64", versions=_V0_PLUS, default=0),

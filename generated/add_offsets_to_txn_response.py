@@ -3,8 +3,8 @@
 Response message, versions 0-4, flexible versions 3+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -109,11 +109,6 @@ def _write_AddOffsetsToTxnResponse_v0_2(response: AddOffsetsToTxnResponse, out: 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_AddOffsetsToTxnResponse_v0_2(response: AddOffsetsToTxnResponse) -> int:
-    size = 6
-    return size
-
-
 # --- AddOffsetsToTxnResponse, versions 3-4 (flexible) ---
 
 def _read_AddOffsetsToTxnResponse_v3_4(buf: bytes, pos: int) -> tuple[AddOffsetsToTxnResponse, int]:
@@ -149,15 +144,6 @@ def _write_AddOffsetsToTxnResponse_v3_4(response: AddOffsetsToTxnResponse, out: 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_AddOffsetsToTxnResponse_v3_4(response: AddOffsetsToTxnResponse) -> int:
-    size = 6
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -165,7 +151,6 @@ _V0_PLUS = (0, 32767)
 
 AddOffsetsToTxnResponse._READERS = (_read_AddOffsetsToTxnResponse_v0_2, _read_AddOffsetsToTxnResponse_v0_2, _read_AddOffsetsToTxnResponse_v0_2, _read_AddOffsetsToTxnResponse_v3_4, _read_AddOffsetsToTxnResponse_v3_4)
 AddOffsetsToTxnResponse._WRITERS = (_write_AddOffsetsToTxnResponse_v0_2, _write_AddOffsetsToTxnResponse_v0_2, _write_AddOffsetsToTxnResponse_v0_2, _write_AddOffsetsToTxnResponse_v3_4, _write_AddOffsetsToTxnResponse_v3_4)
-AddOffsetsToTxnResponse._SIZERS = (_size_AddOffsetsToTxnResponse_v0_2, _size_AddOffsetsToTxnResponse_v0_2, _size_AddOffsetsToTxnResponse_v0_2, _size_AddOffsetsToTxnResponse_v3_4, _size_AddOffsetsToTxnResponse_v3_4)
 AddOffsetsToTxnResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

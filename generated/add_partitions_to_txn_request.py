@@ -3,8 +3,8 @@
 Request message, versions 0-5, flexible versions 3+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -260,30 +260,13 @@ def _write_AddPartitionsToTxnTopic_v0_2(topic: AddPartitionsToTxnTopic, out: byt
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which AddPartitionsToTxnTopic versions 0-2 do not allow (never nullable)")
-        _w.write_string(out, topic.name)
+        _w.write_string(out, _w.non_null(topic.name, "field name is null, which AddPartitionsToTxnTopic versions 0-2 do not allow (never nullable)"))
         field = "partitions"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which AddPartitionsToTxnTopic versions 0-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which AddPartitionsToTxnTopic versions 0-2 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        _w.write_fixed_array(out, partitions_items, "i")
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AddPartitionsToTxnTopic_v0_2(topic: AddPartitionsToTxnTopic) -> int:
-    size = 0
-    size += _w.string_size(topic.name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        size += 4 * len(partitions_items)
-    return size
 
 
 # --- AddPartitionsToTxnTopic, versions 3-5 (flexible) ---
@@ -316,16 +299,11 @@ def _write_AddPartitionsToTxnTopic_v3_5(topic: AddPartitionsToTxnTopic, out: byt
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which AddPartitionsToTxnTopic versions 3-5 do not allow (never nullable)")
-        _w.write_compact_string(out, topic.name)
+        _w.write_compact_string(out, _w.non_null(topic.name, "field name is null, which AddPartitionsToTxnTopic versions 3-5 do not allow (never nullable)"))
         field = "partitions"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which AddPartitionsToTxnTopic versions 3-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which AddPartitionsToTxnTopic versions 3-5 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -333,22 +311,6 @@ def _write_AddPartitionsToTxnTopic_v3_5(topic: AddPartitionsToTxnTopic, out: byt
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AddPartitionsToTxnTopic_v3_5(topic: AddPartitionsToTxnTopic) -> int:
-    size = 0
-    size += _w.compact_string_size(topic.name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        size += 4 * len(partitions_items)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- AddPartitionsToTxnTransaction, versions 4-5 (flexible) ---
@@ -391,19 +353,14 @@ def _write_AddPartitionsToTxnTransaction_v4_5(transaction: AddPartitionsToTxnTra
     field = ""
     try:
         field = "transactional_id"
-        if transaction.transactional_id is None:
-            raise EncodeError("field transactional_id is null, which AddPartitionsToTxnTransaction versions 4-5 do not allow (never nullable)")
-        _w.write_compact_string(out, transaction.transactional_id)
+        _w.write_compact_string(out, _w.non_null(transaction.transactional_id, "field transactional_id is null, which AddPartitionsToTxnTransaction versions 4-5 do not allow (never nullable)"))
         field = "producer_id, producer_epoch, verify_only"
         out += _pack_AddPartitionsToTxnTransaction_producer_id_to_verify_only(transaction.producer_id, transaction.producer_epoch, transaction.verify_only)
         field = "topics[]"
-        topics_items = transaction.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which AddPartitionsToTxnTransaction versions 4-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_AddPartitionsToTxnTopic_v3_5(topics_item, out)
+        topics_items = _w.non_null(transaction.topics, "field topics is null, which AddPartitionsToTxnTransaction versions 4-5 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_AddPartitionsToTxnTopic_v3_5(topics_item, out)
         field = "(tagged fields)"
         if transaction.unknown_tagged_fields:
             _w.write_tagged(out, [], transaction.unknown_tagged_fields)
@@ -411,23 +368,6 @@ def _write_AddPartitionsToTxnTransaction_v4_5(transaction: AddPartitionsToTxnTra
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AddPartitionsToTxnTransaction_v4_5(transaction: AddPartitionsToTxnTransaction) -> int:
-    size = 11
-    size += _w.compact_string_size(transaction.transactional_id)
-    topics_items = transaction.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_AddPartitionsToTxnTopic_v3_5(topics_item)
-    count = len(transaction.unknown_tagged_fields)
-    for tag, payload in transaction.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- AddPartitionsToTxnRequest, versions 0-2 ---
@@ -469,34 +409,16 @@ def _write_AddPartitionsToTxnRequest_v0_2(request: AddPartitionsToTxnRequest, ou
     field = ""
     try:
         field = "v3_and_below_transactional_id"
-        if request.v3_and_below_transactional_id is None:
-            raise EncodeError("field v3_and_below_transactional_id is null, which AddPartitionsToTxnRequest versions 0-2 do not allow (never nullable)")
-        _w.write_string(out, request.v3_and_below_transactional_id)
+        _w.write_string(out, _w.non_null(request.v3_and_below_transactional_id, "field v3_and_below_transactional_id is null, which AddPartitionsToTxnRequest versions 0-2 do not allow (never nullable)"))
         field = "v3_and_below_producer_id, v3_and_below_producer_epoch"
         out += _pack_AddPartitionsToTxnRequest_v3_and_below_producer_id_v3_and_below_producer_epoch(request.v3_and_below_producer_id, request.v3_and_below_producer_epoch)
         field = "v3_and_below_topics[]"
-        v3_and_below_topics_items = request.v3_and_below_topics
-        if v3_and_below_topics_items is None:
-                raise EncodeError("field v3_and_below_topics is null, which AddPartitionsToTxnRequest versions 0-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(v3_and_below_topics_items), False)
-            for v3_and_below_topics_item in v3_and_below_topics_items:
-                _write_AddPartitionsToTxnTopic_v0_2(v3_and_below_topics_item, out)
+        v3_and_below_topics_items = _w.non_null(request.v3_and_below_topics, "field v3_and_below_topics is null, which AddPartitionsToTxnRequest versions 0-2 do not allow (never nullable)")
+        _w.write_count(out, len(v3_and_below_topics_items), False)
+        for v3_and_below_topics_item in v3_and_below_topics_items:
+            _write_AddPartitionsToTxnTopic_v0_2(v3_and_below_topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AddPartitionsToTxnRequest_v0_2(request: AddPartitionsToTxnRequest) -> int:
-    size = 10
-    size += _w.string_size(request.v3_and_below_transactional_id)
-    v3_and_below_topics_items = request.v3_and_below_topics
-    if v3_and_below_topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(v3_and_below_topics_items), False)
-        for v3_and_below_topics_item in v3_and_below_topics_items:
-            size += _size_AddPartitionsToTxnTopic_v0_2(v3_and_below_topics_item)
-    return size
 
 
 # --- AddPartitionsToTxnRequest, version 3 (flexible) ---
@@ -541,19 +463,14 @@ def _write_AddPartitionsToTxnRequest_v3(request: AddPartitionsToTxnRequest, out:
     field = ""
     try:
         field = "v3_and_below_transactional_id"
-        if request.v3_and_below_transactional_id is None:
-            raise EncodeError("field v3_and_below_transactional_id is null, which AddPartitionsToTxnRequest version 3 does not allow (never nullable)")
-        _w.write_compact_string(out, request.v3_and_below_transactional_id)
+        _w.write_compact_string(out, _w.non_null(request.v3_and_below_transactional_id, "field v3_and_below_transactional_id is null, which AddPartitionsToTxnRequest version 3 does not allow (never nullable)"))
         field = "v3_and_below_producer_id, v3_and_below_producer_epoch"
         out += _pack_AddPartitionsToTxnRequest_v3_and_below_producer_id_v3_and_below_producer_epoch(request.v3_and_below_producer_id, request.v3_and_below_producer_epoch)
         field = "v3_and_below_topics[]"
-        v3_and_below_topics_items = request.v3_and_below_topics
-        if v3_and_below_topics_items is None:
-                raise EncodeError("field v3_and_below_topics is null, which AddPartitionsToTxnRequest version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(v3_and_below_topics_items), True)
-            for v3_and_below_topics_item in v3_and_below_topics_items:
-                _write_AddPartitionsToTxnTopic_v3_5(v3_and_below_topics_item, out)
+        v3_and_below_topics_items = _w.non_null(request.v3_and_below_topics, "field v3_and_below_topics is null, which AddPartitionsToTxnRequest version 3 does not allow (never nullable)")
+        _w.write_count(out, len(v3_and_below_topics_items), True)
+        for v3_and_below_topics_item in v3_and_below_topics_items:
+            _write_AddPartitionsToTxnTopic_v3_5(v3_and_below_topics_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -561,23 +478,6 @@ def _write_AddPartitionsToTxnRequest_v3(request: AddPartitionsToTxnRequest, out:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AddPartitionsToTxnRequest_v3(request: AddPartitionsToTxnRequest) -> int:
-    size = 10
-    size += _w.compact_string_size(request.v3_and_below_transactional_id)
-    v3_and_below_topics_items = request.v3_and_below_topics
-    if v3_and_below_topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(v3_and_below_topics_items), True)
-        for v3_and_below_topics_item in v3_and_below_topics_items:
-            size += _size_AddPartitionsToTxnTopic_v3_5(v3_and_below_topics_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- AddPartitionsToTxnRequest, versions 4-5 (flexible) ---
@@ -626,13 +526,10 @@ def _write_AddPartitionsToTxnRequest_v4_5(request: AddPartitionsToTxnRequest, ou
     field = ""
     try:
         field = "transactions[]"
-        transactions_items = request.transactions
-        if transactions_items is None:
-                raise EncodeError("field transactions is null, which AddPartitionsToTxnRequest versions 4-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(transactions_items), True)
-            for transactions_item in transactions_items:
-                _write_AddPartitionsToTxnTransaction_v4_5(transactions_item, out)
+        transactions_items = _w.non_null(request.transactions, "field transactions is null, which AddPartitionsToTxnRequest versions 4-5 do not allow (never nullable)")
+        _w.write_count(out, len(transactions_items), True)
+        for transactions_item in transactions_items:
+            _write_AddPartitionsToTxnTransaction_v4_5(transactions_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -640,22 +537,6 @@ def _write_AddPartitionsToTxnRequest_v4_5(request: AddPartitionsToTxnRequest, ou
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AddPartitionsToTxnRequest_v4_5(request: AddPartitionsToTxnRequest) -> int:
-    size = 0
-    transactions_items = request.transactions
-    if transactions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(transactions_items), True)
-        for transactions_item in transactions_items:
-            size += _size_AddPartitionsToTxnTransaction_v4_5(transactions_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -667,7 +548,6 @@ _V4_PLUS = (4, 32767)
 
 AddPartitionsToTxnTopic._READERS = (_read_AddPartitionsToTxnTopic_v0_2, _read_AddPartitionsToTxnTopic_v0_2, _read_AddPartitionsToTxnTopic_v0_2, _read_AddPartitionsToTxnTopic_v3_5, _read_AddPartitionsToTxnTopic_v3_5, _read_AddPartitionsToTxnTopic_v3_5)
 AddPartitionsToTxnTopic._WRITERS = (_write_AddPartitionsToTxnTopic_v0_2, _write_AddPartitionsToTxnTopic_v0_2, _write_AddPartitionsToTxnTopic_v0_2, _write_AddPartitionsToTxnTopic_v3_5, _write_AddPartitionsToTxnTopic_v3_5, _write_AddPartitionsToTxnTopic_v3_5)
-AddPartitionsToTxnTopic._SIZERS = (_size_AddPartitionsToTxnTopic_v0_2, _size_AddPartitionsToTxnTopic_v0_2, _size_AddPartitionsToTxnTopic_v0_2, _size_AddPartitionsToTxnTopic_v3_5, _size_AddPartitionsToTxnTopic_v3_5, _size_AddPartitionsToTxnTopic_v3_5)
 AddPartitionsToTxnTopic._LAZY_DEFAULTS = {"partitions": list}
 AddPartitionsToTxnTopic._MAP_KEYS = ("name",)
 AddPartitionsToTxnTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -676,7 +556,6 @@ AddPartitionsToTxnTopic.FIELDS = (  # what the runtime knows of each field (kwir
 )
 AddPartitionsToTxnTransaction._READERS = (None, None, None, None, _read_AddPartitionsToTxnTransaction_v4_5, _read_AddPartitionsToTxnTransaction_v4_5)
 AddPartitionsToTxnTransaction._WRITERS = (None, None, None, None, _write_AddPartitionsToTxnTransaction_v4_5, _write_AddPartitionsToTxnTransaction_v4_5)
-AddPartitionsToTxnTransaction._SIZERS = (None, None, None, None, _size_AddPartitionsToTxnTransaction_v4_5, _size_AddPartitionsToTxnTransaction_v4_5)
 AddPartitionsToTxnTransaction._LAZY_DEFAULTS = {"topics": KeyedList}
 AddPartitionsToTxnTransaction._MAP_KEYS = ("transactional_id",)
 AddPartitionsToTxnTransaction.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -688,7 +567,6 @@ AddPartitionsToTxnTransaction.FIELDS = (  # what the runtime knows of each field
 )
 AddPartitionsToTxnRequest._READERS = (_read_AddPartitionsToTxnRequest_v0_2, _read_AddPartitionsToTxnRequest_v0_2, _read_AddPartitionsToTxnRequest_v0_2, _read_AddPartitionsToTxnRequest_v3, _read_AddPartitionsToTxnRequest_v4_5, _read_AddPartitionsToTxnRequest_v4_5)
 AddPartitionsToTxnRequest._WRITERS = (_write_AddPartitionsToTxnRequest_v0_2, _write_AddPartitionsToTxnRequest_v0_2, _write_AddPartitionsToTxnRequest_v0_2, _write_AddPartitionsToTxnRequest_v3, _write_AddPartitionsToTxnRequest_v4_5, _write_AddPartitionsToTxnRequest_v4_5)
-AddPartitionsToTxnRequest._SIZERS = (_size_AddPartitionsToTxnRequest_v0_2, _size_AddPartitionsToTxnRequest_v0_2, _size_AddPartitionsToTxnRequest_v0_2, _size_AddPartitionsToTxnRequest_v3, _size_AddPartitionsToTxnRequest_v4_5, _size_AddPartitionsToTxnRequest_v4_5)
 AddPartitionsToTxnRequest._LAZY_DEFAULTS = {"transactions": KeyedList, "v3_and_below_topics": KeyedList}
 AddPartitionsToTxnRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="transactions", json_name="transactions", type="[]AddPartitionsToTxnTransaction", versions=_V4_PLUS, default=(), struct=AddPartitionsToTxnTransaction),

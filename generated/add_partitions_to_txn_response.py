@@ -3,8 +3,8 @@
 Response message, versions 0-5, flexible versions 3+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -287,11 +287,6 @@ def _write_AddPartitionsToTxnPartitionResult_v0_2(result: AddPartitionsToTxnPart
         raise _w.encode_failure(error, field) from None
 
 
-def _size_AddPartitionsToTxnPartitionResult_v0_2(result: AddPartitionsToTxnPartitionResult) -> int:
-    size = 6
-    return size
-
-
 # --- AddPartitionsToTxnPartitionResult, versions 3-5 (flexible) ---
 
 def _read_AddPartitionsToTxnPartitionResult_v3_5(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnPartitionResult, int]:
@@ -325,15 +320,6 @@ def _write_AddPartitionsToTxnPartitionResult_v3_5(result: AddPartitionsToTxnPart
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AddPartitionsToTxnPartitionResult_v3_5(result: AddPartitionsToTxnPartitionResult) -> int:
-    size = 6
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- AddPartitionsToTxnTopicResult, versions 0-2 ---
@@ -382,32 +368,14 @@ def _write_AddPartitionsToTxnTopicResult_v0_2(result: AddPartitionsToTxnTopicRes
     field = ""
     try:
         field = "name"
-        if result.name is None:
-            raise EncodeError("field name is null, which AddPartitionsToTxnTopicResult versions 0-2 do not allow (never nullable)")
-        _w.write_string(out, result.name)
+        _w.write_string(out, _w.non_null(result.name, "field name is null, which AddPartitionsToTxnTopicResult versions 0-2 do not allow (never nullable)"))
         field = "results_by_partition[]"
-        results_by_partition_items = result.results_by_partition
-        if results_by_partition_items is None:
-                raise EncodeError("field results_by_partition is null, which AddPartitionsToTxnTopicResult versions 0-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_by_partition_items), False)
-            for results_by_partition_item in results_by_partition_items:
-                _write_AddPartitionsToTxnPartitionResult_v0_2(results_by_partition_item, out)
+        results_by_partition_items = _w.non_null(result.results_by_partition, "field results_by_partition is null, which AddPartitionsToTxnTopicResult versions 0-2 do not allow (never nullable)")
+        _w.write_count(out, len(results_by_partition_items), False)
+        for results_by_partition_item in results_by_partition_items:
+            _write_AddPartitionsToTxnPartitionResult_v0_2(results_by_partition_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AddPartitionsToTxnTopicResult_v0_2(result: AddPartitionsToTxnTopicResult) -> int:
-    size = 0
-    size += _w.string_size(result.name)
-    results_by_partition_items = result.results_by_partition
-    if results_by_partition_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(results_by_partition_items), False)
-        for results_by_partition_item in results_by_partition_items:
-            size += _size_AddPartitionsToTxnPartitionResult_v0_2(results_by_partition_item)
-    return size
 
 
 # --- AddPartitionsToTxnTopicResult, versions 3-5 (flexible) ---
@@ -459,17 +427,12 @@ def _write_AddPartitionsToTxnTopicResult_v3_5(result: AddPartitionsToTxnTopicRes
     field = ""
     try:
         field = "name"
-        if result.name is None:
-            raise EncodeError("field name is null, which AddPartitionsToTxnTopicResult versions 3-5 do not allow (never nullable)")
-        _w.write_compact_string(out, result.name)
+        _w.write_compact_string(out, _w.non_null(result.name, "field name is null, which AddPartitionsToTxnTopicResult versions 3-5 do not allow (never nullable)"))
         field = "results_by_partition[]"
-        results_by_partition_items = result.results_by_partition
-        if results_by_partition_items is None:
-                raise EncodeError("field results_by_partition is null, which AddPartitionsToTxnTopicResult versions 3-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_by_partition_items), True)
-            for results_by_partition_item in results_by_partition_items:
-                _write_AddPartitionsToTxnPartitionResult_v3_5(results_by_partition_item, out)
+        results_by_partition_items = _w.non_null(result.results_by_partition, "field results_by_partition is null, which AddPartitionsToTxnTopicResult versions 3-5 do not allow (never nullable)")
+        _w.write_count(out, len(results_by_partition_items), True)
+        for results_by_partition_item in results_by_partition_items:
+            _write_AddPartitionsToTxnPartitionResult_v3_5(results_by_partition_item, out)
         field = "(tagged fields)"
         if result.unknown_tagged_fields:
             _w.write_tagged(out, [], result.unknown_tagged_fields)
@@ -477,23 +440,6 @@ def _write_AddPartitionsToTxnTopicResult_v3_5(result: AddPartitionsToTxnTopicRes
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AddPartitionsToTxnTopicResult_v3_5(result: AddPartitionsToTxnTopicResult) -> int:
-    size = 0
-    size += _w.compact_string_size(result.name)
-    results_by_partition_items = result.results_by_partition
-    if results_by_partition_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(results_by_partition_items), True)
-        for results_by_partition_item in results_by_partition_items:
-            size += _size_AddPartitionsToTxnPartitionResult_v3_5(results_by_partition_item)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- AddPartitionsToTxnResult, versions 4-5 (flexible) ---
@@ -533,17 +479,12 @@ def _write_AddPartitionsToTxnResult_v4_5(result: AddPartitionsToTxnResult, out: 
     field = ""
     try:
         field = "transactional_id"
-        if result.transactional_id is None:
-            raise EncodeError("field transactional_id is null, which AddPartitionsToTxnResult versions 4-5 do not allow (never nullable)")
-        _w.write_compact_string(out, result.transactional_id)
+        _w.write_compact_string(out, _w.non_null(result.transactional_id, "field transactional_id is null, which AddPartitionsToTxnResult versions 4-5 do not allow (never nullable)"))
         field = "topic_results[]"
-        topic_results_items = result.topic_results
-        if topic_results_items is None:
-                raise EncodeError("field topic_results is null, which AddPartitionsToTxnResult versions 4-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topic_results_items), True)
-            for topic_results_item in topic_results_items:
-                _write_AddPartitionsToTxnTopicResult_v3_5(topic_results_item, out)
+        topic_results_items = _w.non_null(result.topic_results, "field topic_results is null, which AddPartitionsToTxnResult versions 4-5 do not allow (never nullable)")
+        _w.write_count(out, len(topic_results_items), True)
+        for topic_results_item in topic_results_items:
+            _write_AddPartitionsToTxnTopicResult_v3_5(topic_results_item, out)
         field = "(tagged fields)"
         if result.unknown_tagged_fields:
             _w.write_tagged(out, [], result.unknown_tagged_fields)
@@ -551,23 +492,6 @@ def _write_AddPartitionsToTxnResult_v4_5(result: AddPartitionsToTxnResult, out: 
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AddPartitionsToTxnResult_v4_5(result: AddPartitionsToTxnResult) -> int:
-    size = 0
-    size += _w.compact_string_size(result.transactional_id)
-    topic_results_items = result.topic_results
-    if topic_results_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topic_results_items), True)
-        for topic_results_item in topic_results_items:
-            size += _size_AddPartitionsToTxnTopicResult_v3_5(topic_results_item)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- AddPartitionsToTxnResponse, versions 0-2 ---
@@ -610,27 +534,12 @@ def _write_AddPartitionsToTxnResponse_v0_2(response: AddPartitionsToTxnResponse,
         field = "throttle_time_ms"
         out += _pack_AddPartitionsToTxnResponse_throttle_time_ms(response.throttle_time_ms)
         field = "results_by_topic_v3_and_below[]"
-        results_by_topic_v3_and_below_items = response.results_by_topic_v3_and_below
-        if results_by_topic_v3_and_below_items is None:
-                raise EncodeError("field results_by_topic_v3_and_below is null, which AddPartitionsToTxnResponse versions 0-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_by_topic_v3_and_below_items), False)
-            for results_by_topic_v3_and_below_item in results_by_topic_v3_and_below_items:
-                _write_AddPartitionsToTxnTopicResult_v0_2(results_by_topic_v3_and_below_item, out)
+        results_by_topic_v3_and_below_items = _w.non_null(response.results_by_topic_v3_and_below, "field results_by_topic_v3_and_below is null, which AddPartitionsToTxnResponse versions 0-2 do not allow (never nullable)")
+        _w.write_count(out, len(results_by_topic_v3_and_below_items), False)
+        for results_by_topic_v3_and_below_item in results_by_topic_v3_and_below_items:
+            _write_AddPartitionsToTxnTopicResult_v0_2(results_by_topic_v3_and_below_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AddPartitionsToTxnResponse_v0_2(response: AddPartitionsToTxnResponse) -> int:
-    size = 4
-    results_by_topic_v3_and_below_items = response.results_by_topic_v3_and_below
-    if results_by_topic_v3_and_below_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(results_by_topic_v3_and_below_items), False)
-        for results_by_topic_v3_and_below_item in results_by_topic_v3_and_below_items:
-            size += _size_AddPartitionsToTxnTopicResult_v0_2(results_by_topic_v3_and_below_item)
-    return size
 
 
 # --- AddPartitionsToTxnResponse, version 3 (flexible) ---
@@ -676,13 +585,10 @@ def _write_AddPartitionsToTxnResponse_v3(response: AddPartitionsToTxnResponse, o
         field = "throttle_time_ms"
         out += _pack_AddPartitionsToTxnResponse_throttle_time_ms(response.throttle_time_ms)
         field = "results_by_topic_v3_and_below[]"
-        results_by_topic_v3_and_below_items = response.results_by_topic_v3_and_below
-        if results_by_topic_v3_and_below_items is None:
-                raise EncodeError("field results_by_topic_v3_and_below is null, which AddPartitionsToTxnResponse version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_by_topic_v3_and_below_items), True)
-            for results_by_topic_v3_and_below_item in results_by_topic_v3_and_below_items:
-                _write_AddPartitionsToTxnTopicResult_v3_5(results_by_topic_v3_and_below_item, out)
+        results_by_topic_v3_and_below_items = _w.non_null(response.results_by_topic_v3_and_below, "field results_by_topic_v3_and_below is null, which AddPartitionsToTxnResponse version 3 does not allow (never nullable)")
+        _w.write_count(out, len(results_by_topic_v3_and_below_items), True)
+        for results_by_topic_v3_and_below_item in results_by_topic_v3_and_below_items:
+            _write_AddPartitionsToTxnTopicResult_v3_5(results_by_topic_v3_and_below_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -690,22 +596,6 @@ def _write_AddPartitionsToTxnResponse_v3(response: AddPartitionsToTxnResponse, o
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AddPartitionsToTxnResponse_v3(response: AddPartitionsToTxnResponse) -> int:
-    size = 4
-    results_by_topic_v3_and_below_items = response.results_by_topic_v3_and_below
-    if results_by_topic_v3_and_below_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(results_by_topic_v3_and_below_items), True)
-        for results_by_topic_v3_and_below_item in results_by_topic_v3_and_below_items:
-            size += _size_AddPartitionsToTxnTopicResult_v3_5(results_by_topic_v3_and_below_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- AddPartitionsToTxnResponse, versions 4-5 (flexible) ---
@@ -750,13 +640,10 @@ def _write_AddPartitionsToTxnResponse_v4_5(response: AddPartitionsToTxnResponse,
         field = "throttle_time_ms, error_code"
         out += _pack_AddPartitionsToTxnResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "results_by_transaction[]"
-        results_by_transaction_items = response.results_by_transaction
-        if results_by_transaction_items is None:
-                raise EncodeError("field results_by_transaction is null, which AddPartitionsToTxnResponse versions 4-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_by_transaction_items), True)
-            for results_by_transaction_item in results_by_transaction_items:
-                _write_AddPartitionsToTxnResult_v4_5(results_by_transaction_item, out)
+        results_by_transaction_items = _w.non_null(response.results_by_transaction, "field results_by_transaction is null, which AddPartitionsToTxnResponse versions 4-5 do not allow (never nullable)")
+        _w.write_count(out, len(results_by_transaction_items), True)
+        for results_by_transaction_item in results_by_transaction_items:
+            _write_AddPartitionsToTxnResult_v4_5(results_by_transaction_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -764,22 +651,6 @@ def _write_AddPartitionsToTxnResponse_v4_5(response: AddPartitionsToTxnResponse,
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AddPartitionsToTxnResponse_v4_5(response: AddPartitionsToTxnResponse) -> int:
-    size = 6
-    results_by_transaction_items = response.results_by_transaction
-    if results_by_transaction_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(results_by_transaction_items), True)
-        for results_by_transaction_item in results_by_transaction_items:
-            size += _size_AddPartitionsToTxnResult_v4_5(results_by_transaction_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -791,7 +662,6 @@ _V4_PLUS = (4, 32767)
 
 AddPartitionsToTxnPartitionResult._READERS = (_read_AddPartitionsToTxnPartitionResult_v0_2, _read_AddPartitionsToTxnPartitionResult_v0_2, _read_AddPartitionsToTxnPartitionResult_v0_2, _read_AddPartitionsToTxnPartitionResult_v3_5, _read_AddPartitionsToTxnPartitionResult_v3_5, _read_AddPartitionsToTxnPartitionResult_v3_5)
 AddPartitionsToTxnPartitionResult._WRITERS = (_write_AddPartitionsToTxnPartitionResult_v0_2, _write_AddPartitionsToTxnPartitionResult_v0_2, _write_AddPartitionsToTxnPartitionResult_v0_2, _write_AddPartitionsToTxnPartitionResult_v3_5, _write_AddPartitionsToTxnPartitionResult_v3_5, _write_AddPartitionsToTxnPartitionResult_v3_5)
-AddPartitionsToTxnPartitionResult._SIZERS = (_size_AddPartitionsToTxnPartitionResult_v0_2, _size_AddPartitionsToTxnPartitionResult_v0_2, _size_AddPartitionsToTxnPartitionResult_v0_2, _size_AddPartitionsToTxnPartitionResult_v3_5, _size_AddPartitionsToTxnPartitionResult_v3_5, _size_AddPartitionsToTxnPartitionResult_v3_5)
 AddPartitionsToTxnPartitionResult._MAP_KEYS = ("partition_index",)
 AddPartitionsToTxnPartitionResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0, map_key=True),
@@ -799,7 +669,6 @@ AddPartitionsToTxnPartitionResult.FIELDS = (  # what the runtime knows of each f
 )
 AddPartitionsToTxnTopicResult._READERS = (_read_AddPartitionsToTxnTopicResult_v0_2, _read_AddPartitionsToTxnTopicResult_v0_2, _read_AddPartitionsToTxnTopicResult_v0_2, _read_AddPartitionsToTxnTopicResult_v3_5, _read_AddPartitionsToTxnTopicResult_v3_5, _read_AddPartitionsToTxnTopicResult_v3_5)
 AddPartitionsToTxnTopicResult._WRITERS = (_write_AddPartitionsToTxnTopicResult_v0_2, _write_AddPartitionsToTxnTopicResult_v0_2, _write_AddPartitionsToTxnTopicResult_v0_2, _write_AddPartitionsToTxnTopicResult_v3_5, _write_AddPartitionsToTxnTopicResult_v3_5, _write_AddPartitionsToTxnTopicResult_v3_5)
-AddPartitionsToTxnTopicResult._SIZERS = (_size_AddPartitionsToTxnTopicResult_v0_2, _size_AddPartitionsToTxnTopicResult_v0_2, _size_AddPartitionsToTxnTopicResult_v0_2, _size_AddPartitionsToTxnTopicResult_v3_5, _size_AddPartitionsToTxnTopicResult_v3_5, _size_AddPartitionsToTxnTopicResult_v3_5)
 AddPartitionsToTxnTopicResult._LAZY_DEFAULTS = {"results_by_partition": KeyedList}
 AddPartitionsToTxnTopicResult._MAP_KEYS = ("name",)
 AddPartitionsToTxnTopicResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -808,7 +677,6 @@ AddPartitionsToTxnTopicResult.FIELDS = (  # what the runtime knows of each field
 )
 AddPartitionsToTxnResult._READERS = (None, None, None, None, _read_AddPartitionsToTxnResult_v4_5, _read_AddPartitionsToTxnResult_v4_5)
 AddPartitionsToTxnResult._WRITERS = (None, None, None, None, _write_AddPartitionsToTxnResult_v4_5, _write_AddPartitionsToTxnResult_v4_5)
-AddPartitionsToTxnResult._SIZERS = (None, None, None, None, _size_AddPartitionsToTxnResult_v4_5, _size_AddPartitionsToTxnResult_v4_5)
 AddPartitionsToTxnResult._LAZY_DEFAULTS = {"topic_results": KeyedList}
 AddPartitionsToTxnResult._MAP_KEYS = ("transactional_id",)
 AddPartitionsToTxnResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -817,7 +685,6 @@ AddPartitionsToTxnResult.FIELDS = (  # what the runtime knows of each field (kwi
 )
 AddPartitionsToTxnResponse._READERS = (_read_AddPartitionsToTxnResponse_v0_2, _read_AddPartitionsToTxnResponse_v0_2, _read_AddPartitionsToTxnResponse_v0_2, _read_AddPartitionsToTxnResponse_v3, _read_AddPartitionsToTxnResponse_v4_5, _read_AddPartitionsToTxnResponse_v4_5)
 AddPartitionsToTxnResponse._WRITERS = (_write_AddPartitionsToTxnResponse_v0_2, _write_AddPartitionsToTxnResponse_v0_2, _write_AddPartitionsToTxnResponse_v0_2, _write_AddPartitionsToTxnResponse_v3, _write_AddPartitionsToTxnResponse_v4_5, _write_AddPartitionsToTxnResponse_v4_5)
-AddPartitionsToTxnResponse._SIZERS = (_size_AddPartitionsToTxnResponse_v0_2, _size_AddPartitionsToTxnResponse_v0_2, _size_AddPartitionsToTxnResponse_v0_2, _size_AddPartitionsToTxnResponse_v3, _size_AddPartitionsToTxnResponse_v4_5, _size_AddPartitionsToTxnResponse_v4_5)
 AddPartitionsToTxnResponse._LAZY_DEFAULTS = {"results_by_transaction": KeyedList, "results_by_topic_v3_and_below": KeyedList}
 AddPartitionsToTxnResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

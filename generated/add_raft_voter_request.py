@@ -3,8 +3,8 @@
 Request message, versions 0-1, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -207,13 +207,9 @@ def _write_Listener_v0_1(listener: Listener, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if listener.name is None:
-            raise EncodeError("field name is null, which Listener versions 0-1 do not allow (never nullable)")
-        _w.write_compact_string(out, listener.name)
+        _w.write_compact_string(out, _w.non_null(listener.name, "field name is null, which Listener versions 0-1 do not allow (never nullable)"))
         field = "host"
-        if listener.host is None:
-            raise EncodeError("field host is null, which Listener versions 0-1 do not allow (never nullable)")
-        _w.write_compact_string(out, listener.host)
+        _w.write_compact_string(out, _w.non_null(listener.host, "field host is null, which Listener versions 0-1 do not allow (never nullable)"))
         field = "port"
         out += _pack_Listener_port(listener.port)
         field = "(tagged fields)"
@@ -223,17 +219,6 @@ def _write_Listener_v0_1(listener: Listener, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_Listener_v0_1(listener: Listener) -> int:
-    size = 2
-    size += _w.compact_string_size(listener.name)
-    size += _w.compact_string_size(listener.host)
-    count = len(listener.unknown_tagged_fields)
-    for tag, payload in listener.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- AddRaftVoterRequest, version 0 (flexible) ---
@@ -287,13 +272,10 @@ def _write_AddRaftVoterRequest_v0(request: AddRaftVoterRequest, out: bytearray) 
         field = "voter_directory_id"
         out += _w.uuid_bytes(request.voter_directory_id)
         field = "listeners[]"
-        listeners_items = request.listeners
-        if listeners_items is None:
-                raise EncodeError("field listeners is null, which AddRaftVoterRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(listeners_items), True)
-            for listeners_item in listeners_items:
-                _write_Listener_v0_1(listeners_item, out)
+        listeners_items = _w.non_null(request.listeners, "field listeners is null, which AddRaftVoterRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(listeners_items), True)
+        for listeners_item in listeners_items:
+            _write_Listener_v0_1(listeners_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -301,24 +283,6 @@ def _write_AddRaftVoterRequest_v0(request: AddRaftVoterRequest, out: bytearray) 
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AddRaftVoterRequest_v0(request: AddRaftVoterRequest) -> int:
-    size = 8
-    size += _w.compact_string_size(request.cluster_id)
-    size += 16
-    listeners_items = request.listeners
-    if listeners_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(listeners_items), True)
-        for listeners_item in listeners_items:
-            size += _size_Listener_v0_1(listeners_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- AddRaftVoterRequest, version 1 (flexible) ---
@@ -372,13 +336,10 @@ def _write_AddRaftVoterRequest_v1(request: AddRaftVoterRequest, out: bytearray) 
         field = "voter_directory_id"
         out += _w.uuid_bytes(request.voter_directory_id)
         field = "listeners[]"
-        listeners_items = request.listeners
-        if listeners_items is None:
-                raise EncodeError("field listeners is null, which AddRaftVoterRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(listeners_items), True)
-            for listeners_item in listeners_items:
-                _write_Listener_v0_1(listeners_item, out)
+        listeners_items = _w.non_null(request.listeners, "field listeners is null, which AddRaftVoterRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(listeners_items), True)
+        for listeners_item in listeners_items:
+            _write_Listener_v0_1(listeners_item, out)
         field = "ack_when_committed"
         out += _pack_AddRaftVoterRequest_ack_when_committed(request.ack_when_committed)
         field = "(tagged fields)"
@@ -390,24 +351,6 @@ def _write_AddRaftVoterRequest_v1(request: AddRaftVoterRequest, out: bytearray) 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_AddRaftVoterRequest_v1(request: AddRaftVoterRequest) -> int:
-    size = 9
-    size += _w.compact_string_size(request.cluster_id)
-    size += 16
-    listeners_items = request.listeners
-    if listeners_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(listeners_items), True)
-        for listeners_item in listeners_items:
-            size += _size_Listener_v0_1(listeners_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -416,7 +359,6 @@ _V1_PLUS = (1, 32767)
 
 Listener._READERS = (_read_Listener_v0_1, _read_Listener_v0_1)
 Listener._WRITERS = (_write_Listener_v0_1, _write_Listener_v0_1)
-Listener._SIZERS = (_size_Listener_v0_1, _size_Listener_v0_1)
 Listener._MAP_KEYS = ("name",)
 Listener.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
@@ -425,7 +367,6 @@ Listener.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.
 )
 AddRaftVoterRequest._READERS = (_read_AddRaftVoterRequest_v0, _read_AddRaftVoterRequest_v1)
 AddRaftVoterRequest._WRITERS = (_write_AddRaftVoterRequest_v0, _write_AddRaftVoterRequest_v1)
-AddRaftVoterRequest._SIZERS = (_size_AddRaftVoterRequest_v0, _size_AddRaftVoterRequest_v1)
 AddRaftVoterRequest._LAZY_DEFAULTS = {"listeners": KeyedList}
 AddRaftVoterRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="cluster_id", json_name="clusterId", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),

@@ -3,8 +3,8 @@
 Request message, versions 0-1, flexible versions 1+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -272,20 +272,11 @@ def _write_EntityData_v0(data: EntityData, out: bytearray) -> None:
     field = ""
     try:
         field = "entity_type"
-        if data.entity_type is None:
-            raise EncodeError("field entity_type is null, which EntityData version 0 does not allow (never nullable)")
-        _w.write_string(out, data.entity_type)
+        _w.write_string(out, _w.non_null(data.entity_type, "field entity_type is null, which EntityData version 0 does not allow (never nullable)"))
         field = "entity_name"
         _w.write_string(out, data.entity_name)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_EntityData_v0(data: EntityData) -> int:
-    size = 0
-    size += _w.string_size(data.entity_type)
-    size += _w.string_size(data.entity_name)
-    return size
 
 
 # --- EntityData, version 1 (flexible) ---
@@ -314,9 +305,7 @@ def _write_EntityData_v1(data: EntityData, out: bytearray) -> None:
     field = ""
     try:
         field = "entity_type"
-        if data.entity_type is None:
-            raise EncodeError("field entity_type is null, which EntityData version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, data.entity_type)
+        _w.write_compact_string(out, _w.non_null(data.entity_type, "field entity_type is null, which EntityData version 1 does not allow (never nullable)"))
         field = "entity_name"
         _w.write_compact_string(out, data.entity_name)
         field = "(tagged fields)"
@@ -326,17 +315,6 @@ def _write_EntityData_v1(data: EntityData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_EntityData_v1(data: EntityData) -> int:
-    size = 0
-    size += _w.compact_string_size(data.entity_type)
-    size += _w.compact_string_size(data.entity_name)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- OpData, version 0 ---
@@ -363,19 +341,11 @@ def _write_OpData_v0(data: OpData, out: bytearray) -> None:
     field = ""
     try:
         field = "key"
-        if data.key is None:
-            raise EncodeError("field key is null, which OpData version 0 does not allow (never nullable)")
-        _w.write_string(out, data.key)
+        _w.write_string(out, _w.non_null(data.key, "field key is null, which OpData version 0 does not allow (never nullable)"))
         field = "value, remove"
         out += _pack_OpData_value_remove(data.value, data.remove)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OpData_v0(data: OpData) -> int:
-    size = 9
-    size += _w.string_size(data.key)
-    return size
 
 
 # --- OpData, version 1 (flexible) ---
@@ -405,9 +375,7 @@ def _write_OpData_v1(data: OpData, out: bytearray) -> None:
     field = ""
     try:
         field = "key"
-        if data.key is None:
-            raise EncodeError("field key is null, which OpData version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, data.key)
+        _w.write_compact_string(out, _w.non_null(data.key, "field key is null, which OpData version 1 does not allow (never nullable)"))
         field = "value, remove"
         out += _pack_OpData_value_remove(data.value, data.remove)
         field = "(tagged fields)"
@@ -417,16 +385,6 @@ def _write_OpData_v1(data: OpData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OpData_v1(data: OpData) -> int:
-    size = 9
-    size += _w.compact_string_size(data.key)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- EntryData, version 0 ---
@@ -474,42 +432,17 @@ def _write_EntryData_v0(data: EntryData, out: bytearray) -> None:
     field = ""
     try:
         field = "entity[]"
-        entity_items = data.entity
-        if entity_items is None:
-                raise EncodeError("field entity is null, which EntryData version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(entity_items), False)
-            for entity_item in entity_items:
-                _write_EntityData_v0(entity_item, out)
+        entity_items = _w.non_null(data.entity, "field entity is null, which EntryData version 0 does not allow (never nullable)")
+        _w.write_count(out, len(entity_items), False)
+        for entity_item in entity_items:
+            _write_EntityData_v0(entity_item, out)
         field = "ops[]"
-        ops_items = data.ops
-        if ops_items is None:
-                raise EncodeError("field ops is null, which EntryData version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(ops_items), False)
-            for ops_item in ops_items:
-                _write_OpData_v0(ops_item, out)
+        ops_items = _w.non_null(data.ops, "field ops is null, which EntryData version 0 does not allow (never nullable)")
+        _w.write_count(out, len(ops_items), False)
+        for ops_item in ops_items:
+            _write_OpData_v0(ops_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_EntryData_v0(data: EntryData) -> int:
-    size = 0
-    entity_items = data.entity
-    if entity_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(entity_items), False)
-        for entity_item in entity_items:
-            size += _size_EntityData_v0(entity_item)
-    ops_items = data.ops
-    if ops_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(ops_items), False)
-        for ops_item in ops_items:
-            size += _size_OpData_v0(ops_item)
-    return size
 
 
 # --- EntryData, version 1 (flexible) ---
@@ -560,21 +493,15 @@ def _write_EntryData_v1(data: EntryData, out: bytearray) -> None:
     field = ""
     try:
         field = "entity[]"
-        entity_items = data.entity
-        if entity_items is None:
-                raise EncodeError("field entity is null, which EntryData version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(entity_items), True)
-            for entity_item in entity_items:
-                _write_EntityData_v1(entity_item, out)
+        entity_items = _w.non_null(data.entity, "field entity is null, which EntryData version 1 does not allow (never nullable)")
+        _w.write_count(out, len(entity_items), True)
+        for entity_item in entity_items:
+            _write_EntityData_v1(entity_item, out)
         field = "ops[]"
-        ops_items = data.ops
-        if ops_items is None:
-                raise EncodeError("field ops is null, which EntryData version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(ops_items), True)
-            for ops_item in ops_items:
-                _write_OpData_v1(ops_item, out)
+        ops_items = _w.non_null(data.ops, "field ops is null, which EntryData version 1 does not allow (never nullable)")
+        _w.write_count(out, len(ops_items), True)
+        for ops_item in ops_items:
+            _write_OpData_v1(ops_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -582,29 +509,6 @@ def _write_EntryData_v1(data: EntryData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_EntryData_v1(data: EntryData) -> int:
-    size = 0
-    entity_items = data.entity
-    if entity_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(entity_items), True)
-        for entity_item in entity_items:
-            size += _size_EntityData_v1(entity_item)
-    ops_items = data.ops
-    if ops_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(ops_items), True)
-        for ops_item in ops_items:
-            size += _size_OpData_v1(ops_item)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- AlterClientQuotasRequest, version 0 ---
@@ -642,29 +546,14 @@ def _write_AlterClientQuotasRequest_v0(request: AlterClientQuotasRequest, out: b
     field = ""
     try:
         field = "entries[]"
-        entries_items = request.entries
-        if entries_items is None:
-                raise EncodeError("field entries is null, which AlterClientQuotasRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(entries_items), False)
-            for entries_item in entries_items:
-                _write_EntryData_v0(entries_item, out)
+        entries_items = _w.non_null(request.entries, "field entries is null, which AlterClientQuotasRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(entries_items), False)
+        for entries_item in entries_items:
+            _write_EntryData_v0(entries_item, out)
         field = "validate_only"
         out += _pack_AlterClientQuotasRequest_validate_only(request.validate_only)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AlterClientQuotasRequest_v0(request: AlterClientQuotasRequest) -> int:
-    size = 1
-    entries_items = request.entries
-    if entries_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(entries_items), False)
-        for entries_item in entries_items:
-            size += _size_EntryData_v0(entries_item)
-    return size
 
 
 # --- AlterClientQuotasRequest, version 1 (flexible) ---
@@ -705,13 +594,10 @@ def _write_AlterClientQuotasRequest_v1(request: AlterClientQuotasRequest, out: b
     field = ""
     try:
         field = "entries[]"
-        entries_items = request.entries
-        if entries_items is None:
-                raise EncodeError("field entries is null, which AlterClientQuotasRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(entries_items), True)
-            for entries_item in entries_items:
-                _write_EntryData_v1(entries_item, out)
+        entries_items = _w.non_null(request.entries, "field entries is null, which AlterClientQuotasRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(entries_items), True)
+        for entries_item in entries_items:
+            _write_EntryData_v1(entries_item, out)
         field = "validate_only"
         out += _pack_AlterClientQuotasRequest_validate_only(request.validate_only)
         field = "(tagged fields)"
@@ -723,22 +609,6 @@ def _write_AlterClientQuotasRequest_v1(request: AlterClientQuotasRequest, out: b
         raise _w.encode_failure(error, field) from None
 
 
-def _size_AlterClientQuotasRequest_v1(request: AlterClientQuotasRequest) -> int:
-    size = 1
-    entries_items = request.entries
-    if entries_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(entries_items), True)
-        for entries_item in entries_items:
-            size += _size_EntryData_v1(entries_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -746,14 +616,12 @@ _V0_PLUS = (0, 32767)
 
 EntityData._READERS = (_read_EntityData_v0, _read_EntityData_v1)
 EntityData._WRITERS = (_write_EntityData_v0, _write_EntityData_v1)
-EntityData._SIZERS = (_size_EntityData_v0, _size_EntityData_v1)
 EntityData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="entity_type", json_name="entityType", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="entity_name", json_name="entityName", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
 )
 OpData._READERS = (_read_OpData_v0, _read_OpData_v1)
 OpData._WRITERS = (_write_OpData_v0, _write_OpData_v1)
-OpData._SIZERS = (_size_OpData_v0, _size_OpData_v1)
 OpData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="key", json_name="key", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="value", json_name="value", type="float64", versions=_V0_PLUS, default=0.0),
@@ -761,7 +629,6 @@ OpData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.Fi
 )
 EntryData._READERS = (_read_EntryData_v0, _read_EntryData_v1)
 EntryData._WRITERS = (_write_EntryData_v0, _write_EntryData_v1)
-EntryData._SIZERS = (_size_EntryData_v0, _size_EntryData_v1)
 EntryData._LAZY_DEFAULTS = {"entity": list, "ops": list}
 EntryData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="entity", json_name="entity", type="[]EntityData", versions=_V0_PLUS, default=(), struct=EntityData),
@@ -769,7 +636,6 @@ EntryData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message
 )
 AlterClientQuotasRequest._READERS = (_read_AlterClientQuotasRequest_v0, _read_AlterClientQuotasRequest_v1)
 AlterClientQuotasRequest._WRITERS = (_write_AlterClientQuotasRequest_v0, _write_AlterClientQuotasRequest_v1)
-AlterClientQuotasRequest._SIZERS = (_size_AlterClientQuotasRequest_v0, _size_AlterClientQuotasRequest_v1)
 AlterClientQuotasRequest._LAZY_DEFAULTS = {"entries": list}
 AlterClientQuotasRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="entries", json_name="entries", type="[]EntryData", versions=_V0_PLUS, default=(), struct=EntryData),

@@ -3,8 +3,8 @@
 Response message, versions 0-1, flexible versions 1+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -218,20 +218,11 @@ def _write_EntityData_v0(data: EntityData, out: bytearray) -> None:
     field = ""
     try:
         field = "entity_type"
-        if data.entity_type is None:
-            raise EncodeError("field entity_type is null, which EntityData version 0 does not allow (never nullable)")
-        _w.write_string(out, data.entity_type)
+        _w.write_string(out, _w.non_null(data.entity_type, "field entity_type is null, which EntityData version 0 does not allow (never nullable)"))
         field = "entity_name"
         _w.write_string(out, data.entity_name)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_EntityData_v0(data: EntityData) -> int:
-    size = 0
-    size += _w.string_size(data.entity_type)
-    size += _w.string_size(data.entity_name)
-    return size
 
 
 # --- EntityData, version 1 (flexible) ---
@@ -260,9 +251,7 @@ def _write_EntityData_v1(data: EntityData, out: bytearray) -> None:
     field = ""
     try:
         field = "entity_type"
-        if data.entity_type is None:
-            raise EncodeError("field entity_type is null, which EntityData version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, data.entity_type)
+        _w.write_compact_string(out, _w.non_null(data.entity_type, "field entity_type is null, which EntityData version 1 does not allow (never nullable)"))
         field = "entity_name"
         _w.write_compact_string(out, data.entity_name)
         field = "(tagged fields)"
@@ -272,17 +261,6 @@ def _write_EntityData_v1(data: EntityData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_EntityData_v1(data: EntityData) -> int:
-    size = 0
-    size += _w.compact_string_size(data.entity_type)
-    size += _w.compact_string_size(data.entity_name)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- EntryData, version 0 ---
@@ -326,28 +304,12 @@ def _write_EntryData_v0(data: EntryData, out: bytearray) -> None:
         field = "error_message"
         _w.write_string(out, data.error_message)
         field = "entity[]"
-        entity_items = data.entity
-        if entity_items is None:
-                raise EncodeError("field entity is null, which EntryData version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(entity_items), False)
-            for entity_item in entity_items:
-                _write_EntityData_v0(entity_item, out)
+        entity_items = _w.non_null(data.entity, "field entity is null, which EntryData version 0 does not allow (never nullable)")
+        _w.write_count(out, len(entity_items), False)
+        for entity_item in entity_items:
+            _write_EntityData_v0(entity_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_EntryData_v0(data: EntryData) -> int:
-    size = 2
-    size += _w.string_size(data.error_message)
-    entity_items = data.entity
-    if entity_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(entity_items), False)
-        for entity_item in entity_items:
-            size += _size_EntityData_v0(entity_item)
-    return size
 
 
 # --- EntryData, version 1 (flexible) ---
@@ -394,13 +356,10 @@ def _write_EntryData_v1(data: EntryData, out: bytearray) -> None:
         field = "error_message"
         _w.write_compact_string(out, data.error_message)
         field = "entity[]"
-        entity_items = data.entity
-        if entity_items is None:
-                raise EncodeError("field entity is null, which EntryData version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(entity_items), True)
-            for entity_item in entity_items:
-                _write_EntityData_v1(entity_item, out)
+        entity_items = _w.non_null(data.entity, "field entity is null, which EntryData version 1 does not allow (never nullable)")
+        _w.write_count(out, len(entity_items), True)
+        for entity_item in entity_items:
+            _write_EntityData_v1(entity_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -408,23 +367,6 @@ def _write_EntryData_v1(data: EntryData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_EntryData_v1(data: EntryData) -> int:
-    size = 2
-    size += _w.compact_string_size(data.error_message)
-    entity_items = data.entity
-    if entity_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(entity_items), True)
-        for entity_item in entity_items:
-            size += _size_EntityData_v1(entity_item)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- AlterClientQuotasResponse, version 0 ---
@@ -464,27 +406,12 @@ def _write_AlterClientQuotasResponse_v0(response: AlterClientQuotasResponse, out
         field = "throttle_time_ms"
         out += _pack_AlterClientQuotasResponse_throttle_time_ms(response.throttle_time_ms)
         field = "entries[]"
-        entries_items = response.entries
-        if entries_items is None:
-                raise EncodeError("field entries is null, which AlterClientQuotasResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(entries_items), False)
-            for entries_item in entries_items:
-                _write_EntryData_v0(entries_item, out)
+        entries_items = _w.non_null(response.entries, "field entries is null, which AlterClientQuotasResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(entries_items), False)
+        for entries_item in entries_items:
+            _write_EntryData_v0(entries_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AlterClientQuotasResponse_v0(response: AlterClientQuotasResponse) -> int:
-    size = 4
-    entries_items = response.entries
-    if entries_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(entries_items), False)
-        for entries_item in entries_items:
-            size += _size_EntryData_v0(entries_item)
-    return size
 
 
 # --- AlterClientQuotasResponse, version 1 (flexible) ---
@@ -527,13 +454,10 @@ def _write_AlterClientQuotasResponse_v1(response: AlterClientQuotasResponse, out
         field = "throttle_time_ms"
         out += _pack_AlterClientQuotasResponse_throttle_time_ms(response.throttle_time_ms)
         field = "entries[]"
-        entries_items = response.entries
-        if entries_items is None:
-                raise EncodeError("field entries is null, which AlterClientQuotasResponse version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(entries_items), True)
-            for entries_item in entries_items:
-                _write_EntryData_v1(entries_item, out)
+        entries_items = _w.non_null(response.entries, "field entries is null, which AlterClientQuotasResponse version 1 does not allow (never nullable)")
+        _w.write_count(out, len(entries_items), True)
+        for entries_item in entries_items:
+            _write_EntryData_v1(entries_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -543,22 +467,6 @@ def _write_AlterClientQuotasResponse_v1(response: AlterClientQuotasResponse, out
         raise _w.encode_failure(error, field) from None
 
 
-def _size_AlterClientQuotasResponse_v1(response: AlterClientQuotasResponse) -> int:
-    size = 4
-    entries_items = response.entries
-    if entries_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(entries_items), True)
-        for entries_item in entries_items:
-            size += _size_EntryData_v1(entries_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -566,14 +474,12 @@ _V0_PLUS = (0, 32767)
 
 EntityData._READERS = (_read_EntityData_v0, _read_EntityData_v1)
 EntityData._WRITERS = (_write_EntityData_v0, _write_EntityData_v1)
-EntityData._SIZERS = (_size_EntityData_v0, _size_EntityData_v1)
 EntityData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="entity_type", json_name="entityType", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="entity_name", json_name="entityName", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
 )
 EntryData._READERS = (_read_EntryData_v0, _read_EntryData_v1)
 EntryData._WRITERS = (_write_EntryData_v0, _write_EntryData_v1)
-EntryData._SIZERS = (_size_EntryData_v0, _size_EntryData_v1)
 EntryData._LAZY_DEFAULTS = {"entity": list}
 EntryData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
@@ -582,7 +488,6 @@ EntryData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message
 )
 AlterClientQuotasResponse._READERS = (_read_AlterClientQuotasResponse_v0, _read_AlterClientQuotasResponse_v1)
 AlterClientQuotasResponse._WRITERS = (_write_AlterClientQuotasResponse_v0, _write_AlterClientQuotasResponse_v1)
-AlterClientQuotasResponse._SIZERS = (_size_AlterClientQuotasResponse_v0, _size_AlterClientQuotasResponse_v1)
 AlterClientQuotasResponse._LAZY_DEFAULTS = {"entries": list}
 AlterClientQuotasResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

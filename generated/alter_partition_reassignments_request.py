@@ -3,8 +3,8 @@
 Request message, versions 0-1, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -248,21 +248,6 @@ def _write_ReassignablePartition_v0_1(partition: ReassignablePartition, out: byt
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ReassignablePartition_v0_1(partition: ReassignablePartition) -> int:
-    size = 4
-    replicas_items = partition.replicas
-    if replicas_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(replicas_items), True)
-        size += 4 * len(replicas_items)
-    count = len(partition.unknown_tagged_fields)
-    for tag, payload in partition.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- ReassignableTopic, versions 0-1 (flexible) ---
 
 def _read_ReassignableTopic_v0_1(buf: bytes, pos: int) -> tuple[ReassignableTopic, int]:
@@ -300,17 +285,12 @@ def _write_ReassignableTopic_v0_1(topic: ReassignableTopic, out: bytearray) -> N
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which ReassignableTopic versions 0-1 do not allow (never nullable)")
-        _w.write_compact_string(out, topic.name)
+        _w.write_compact_string(out, _w.non_null(topic.name, "field name is null, which ReassignableTopic versions 0-1 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which ReassignableTopic versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_ReassignablePartition_v0_1(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which ReassignableTopic versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_ReassignablePartition_v0_1(partitions_item, out)
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -318,23 +298,6 @@ def _write_ReassignableTopic_v0_1(topic: ReassignableTopic, out: bytearray) -> N
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ReassignableTopic_v0_1(topic: ReassignableTopic) -> int:
-    size = 0
-    size += _w.compact_string_size(topic.name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_ReassignablePartition_v0_1(partitions_item)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- AlterPartitionReassignmentsRequest, version 0 (flexible) ---
@@ -380,13 +343,10 @@ def _write_AlterPartitionReassignmentsRequest_v0(request: AlterPartitionReassign
         field = "timeout_ms"
         out += _pack_AlterPartitionReassignmentsRequest_timeout_ms(request.timeout_ms)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which AlterPartitionReassignmentsRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_ReassignableTopic_v0_1(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which AlterPartitionReassignmentsRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_ReassignableTopic_v0_1(topics_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -394,22 +354,6 @@ def _write_AlterPartitionReassignmentsRequest_v0(request: AlterPartitionReassign
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AlterPartitionReassignmentsRequest_v0(request: AlterPartitionReassignmentsRequest) -> int:
-    size = 4
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_ReassignableTopic_v0_1(topics_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- AlterPartitionReassignmentsRequest, version 1 (flexible) ---
@@ -452,13 +396,10 @@ def _write_AlterPartitionReassignmentsRequest_v1(request: AlterPartitionReassign
         field = "timeout_ms, allow_replication_factor_change"
         out += _pack_AlterPartitionReassignmentsRequest_timeout_ms_allow_replication_factor_change(request.timeout_ms, request.allow_replication_factor_change)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which AlterPartitionReassignmentsRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_ReassignableTopic_v0_1(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which AlterPartitionReassignmentsRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_ReassignableTopic_v0_1(topics_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -466,22 +407,6 @@ def _write_AlterPartitionReassignmentsRequest_v1(request: AlterPartitionReassign
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AlterPartitionReassignmentsRequest_v1(request: AlterPartitionReassignmentsRequest) -> int:
-    size = 5
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_ReassignableTopic_v0_1(topics_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -492,14 +417,12 @@ _V1_PLUS = (1, 32767)
 
 ReassignablePartition._READERS = (_read_ReassignablePartition_v0_1, _read_ReassignablePartition_v0_1)
 ReassignablePartition._WRITERS = (_write_ReassignablePartition_v0_1, _write_ReassignablePartition_v0_1)
-ReassignablePartition._SIZERS = (_size_ReassignablePartition_v0_1, _size_ReassignablePartition_v0_1)
 ReassignablePartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="replicas", json_name="replicas", type="[]int32", versions=_V0_PLUS, nullable=_V0_PLUS),
 )
 ReassignableTopic._READERS = (_read_ReassignableTopic_v0_1, _read_ReassignableTopic_v0_1)
 ReassignableTopic._WRITERS = (_write_ReassignableTopic_v0_1, _write_ReassignableTopic_v0_1)
-ReassignableTopic._SIZERS = (_size_ReassignableTopic_v0_1, _size_ReassignableTopic_v0_1)
 ReassignableTopic._LAZY_DEFAULTS = {"partitions": list}
 ReassignableTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
@@ -507,7 +430,6 @@ ReassignableTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire
 )
 AlterPartitionReassignmentsRequest._READERS = (_read_AlterPartitionReassignmentsRequest_v0, _read_AlterPartitionReassignmentsRequest_v1)
 AlterPartitionReassignmentsRequest._WRITERS = (_write_AlterPartitionReassignmentsRequest_v0, _write_AlterPartitionReassignmentsRequest_v1)
-AlterPartitionReassignmentsRequest._SIZERS = (_size_AlterPartitionReassignmentsRequest_v0, _size_AlterPartitionReassignmentsRequest_v1)
 AlterPartitionReassignmentsRequest._LAZY_DEFAULTS = {"topics": list}
 AlterPartitionReassignmentsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="timeout_ms", json_name="timeoutMs", type="int32", versions=_V0_PLUS, default=60000),

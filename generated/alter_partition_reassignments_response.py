@@ -3,8 +3,8 @@
 Response message, versions 0-1, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -259,16 +259,6 @@ def _write_ReassignablePartitionResponse_v0_1(response: ReassignablePartitionRes
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ReassignablePartitionResponse_v0_1(response: ReassignablePartitionResponse) -> int:
-    size = 6
-    size += _w.compact_string_size(response.error_message)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- ReassignableTopicResponse, versions 0-1 (flexible) ---
 
 def _read_ReassignableTopicResponse_v0_1(buf: bytes, pos: int) -> tuple[ReassignableTopicResponse, int]:
@@ -306,17 +296,12 @@ def _write_ReassignableTopicResponse_v0_1(response: ReassignableTopicResponse, o
     field = ""
     try:
         field = "name"
-        if response.name is None:
-            raise EncodeError("field name is null, which ReassignableTopicResponse versions 0-1 do not allow (never nullable)")
-        _w.write_compact_string(out, response.name)
+        _w.write_compact_string(out, _w.non_null(response.name, "field name is null, which ReassignableTopicResponse versions 0-1 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = response.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which ReassignableTopicResponse versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_ReassignablePartitionResponse_v0_1(partitions_item, out)
+        partitions_items = _w.non_null(response.partitions, "field partitions is null, which ReassignableTopicResponse versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_ReassignablePartitionResponse_v0_1(partitions_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -324,23 +309,6 @@ def _write_ReassignableTopicResponse_v0_1(response: ReassignableTopicResponse, o
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ReassignableTopicResponse_v0_1(response: ReassignableTopicResponse) -> int:
-    size = 0
-    size += _w.compact_string_size(response.name)
-    partitions_items = response.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_ReassignablePartitionResponse_v0_1(partitions_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- AlterPartitionReassignmentsResponse, version 0 (flexible) ---
@@ -388,13 +356,10 @@ def _write_AlterPartitionReassignmentsResponse_v0(response: AlterPartitionReassi
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
         field = "responses[]"
-        responses_items = response.responses
-        if responses_items is None:
-                raise EncodeError("field responses is null, which AlterPartitionReassignmentsResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(responses_items), True)
-            for responses_item in responses_items:
-                _write_ReassignableTopicResponse_v0_1(responses_item, out)
+        responses_items = _w.non_null(response.responses, "field responses is null, which AlterPartitionReassignmentsResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(responses_items), True)
+        for responses_item in responses_items:
+            _write_ReassignableTopicResponse_v0_1(responses_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -402,23 +367,6 @@ def _write_AlterPartitionReassignmentsResponse_v0(response: AlterPartitionReassi
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AlterPartitionReassignmentsResponse_v0(response: AlterPartitionReassignmentsResponse) -> int:
-    size = 6
-    size += _w.compact_string_size(response.error_message)
-    responses_items = response.responses
-    if responses_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(responses_items), True)
-        for responses_item in responses_items:
-            size += _size_ReassignableTopicResponse_v0_1(responses_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- AlterPartitionReassignmentsResponse, version 1 (flexible) ---
@@ -465,13 +413,10 @@ def _write_AlterPartitionReassignmentsResponse_v1(response: AlterPartitionReassi
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
         field = "responses[]"
-        responses_items = response.responses
-        if responses_items is None:
-                raise EncodeError("field responses is null, which AlterPartitionReassignmentsResponse version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(responses_items), True)
-            for responses_item in responses_items:
-                _write_ReassignableTopicResponse_v0_1(responses_item, out)
+        responses_items = _w.non_null(response.responses, "field responses is null, which AlterPartitionReassignmentsResponse version 1 does not allow (never nullable)")
+        _w.write_count(out, len(responses_items), True)
+        for responses_item in responses_items:
+            _write_ReassignableTopicResponse_v0_1(responses_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -479,23 +424,6 @@ def _write_AlterPartitionReassignmentsResponse_v1(response: AlterPartitionReassi
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AlterPartitionReassignmentsResponse_v1(response: AlterPartitionReassignmentsResponse) -> int:
-    size = 7
-    size += _w.compact_string_size(response.error_message)
-    responses_items = response.responses
-    if responses_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(responses_items), True)
-        for responses_item in responses_items:
-            size += _size_ReassignableTopicResponse_v0_1(responses_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -506,7 +434,6 @@ _V1_PLUS = (1, 32767)
 
 ReassignablePartitionResponse._READERS = (_read_ReassignablePartitionResponse_v0_1, _read_ReassignablePartitionResponse_v0_1)
 ReassignablePartitionResponse._WRITERS = (_write_ReassignablePartitionResponse_v0_1, _write_ReassignablePartitionResponse_v0_1)
-ReassignablePartitionResponse._SIZERS = (_size_ReassignablePartitionResponse_v0_1, _size_ReassignablePartitionResponse_v0_1)
 ReassignablePartitionResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
@@ -514,7 +441,6 @@ ReassignablePartitionResponse.FIELDS = (  # what the runtime knows of each field
 )
 ReassignableTopicResponse._READERS = (_read_ReassignableTopicResponse_v0_1, _read_ReassignableTopicResponse_v0_1)
 ReassignableTopicResponse._WRITERS = (_write_ReassignableTopicResponse_v0_1, _write_ReassignableTopicResponse_v0_1)
-ReassignableTopicResponse._SIZERS = (_size_ReassignableTopicResponse_v0_1, _size_ReassignableTopicResponse_v0_1)
 ReassignableTopicResponse._LAZY_DEFAULTS = {"partitions": list}
 ReassignableTopicResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
@@ -522,7 +448,6 @@ ReassignableTopicResponse.FIELDS = (  # what the runtime knows of each field (kw
 )
 AlterPartitionReassignmentsResponse._READERS = (_read_AlterPartitionReassignmentsResponse_v0, _read_AlterPartitionReassignmentsResponse_v1)
 AlterPartitionReassignmentsResponse._WRITERS = (_write_AlterPartitionReassignmentsResponse_v0, _write_AlterPartitionReassignmentsResponse_v1)
-AlterPartitionReassignmentsResponse._SIZERS = (_size_AlterPartitionReassignmentsResponse_v0, _size_AlterPartitionReassignmentsResponse_v1)
 AlterPartitionReassignmentsResponse._LAZY_DEFAULTS = {"responses": list}
 AlterPartitionReassignmentsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

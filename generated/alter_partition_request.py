@@ -3,8 +3,8 @@
 Request message, versions 0-3, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -333,15 +333,6 @@ def _write_BrokerState_v3(state: BrokerState, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_BrokerState_v3(state: BrokerState) -> int:
-    size = 12
-    count = len(state.unknown_tagged_fields)
-    for tag, payload in state.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- PartitionData, version 0 (flexible) ---
 
 def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
@@ -383,12 +374,9 @@ def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
         field = "partition_index, leader_epoch"
         out += _pack_PartitionData_partition_index_leader_epoch(data.partition_index, data.leader_epoch)
         field = "new_isr"
-        new_isr_items = data.new_isr
-        if new_isr_items is None:
-                raise EncodeError("field new_isr is null, which PartitionData version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(new_isr_items), True)
-            _w.write_fixed_array(out, new_isr_items, "i")
+        new_isr_items = _w.non_null(data.new_isr, "field new_isr is null, which PartitionData version 0 does not allow (never nullable)")
+        _w.write_count(out, len(new_isr_items), True)
+        _w.write_fixed_array(out, new_isr_items, "i")
         field = "partition_epoch"
         out += _pack_PartitionData_partition_epoch(data.partition_epoch)
         field = "(tagged fields)"
@@ -398,21 +386,6 @@ def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_PartitionData_v0(data: PartitionData) -> int:
-    size = 12
-    new_isr_items = data.new_isr
-    if new_isr_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(new_isr_items), True)
-        size += 4 * len(new_isr_items)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- PartitionData, versions 1-2 (flexible) ---
@@ -453,12 +426,9 @@ def _write_PartitionData_v1_2(data: PartitionData, out: bytearray) -> None:
         field = "partition_index, leader_epoch"
         out += _pack_PartitionData_partition_index_leader_epoch(data.partition_index, data.leader_epoch)
         field = "new_isr"
-        new_isr_items = data.new_isr
-        if new_isr_items is None:
-                raise EncodeError("field new_isr is null, which PartitionData versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(new_isr_items), True)
-            _w.write_fixed_array(out, new_isr_items, "i")
+        new_isr_items = _w.non_null(data.new_isr, "field new_isr is null, which PartitionData versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(new_isr_items), True)
+        _w.write_fixed_array(out, new_isr_items, "i")
         field = "leader_recovery_state, partition_epoch"
         out += _pack_PartitionData_leader_recovery_state_partition_epoch(data.leader_recovery_state, data.partition_epoch)
         field = "(tagged fields)"
@@ -468,21 +438,6 @@ def _write_PartitionData_v1_2(data: PartitionData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_PartitionData_v1_2(data: PartitionData) -> int:
-    size = 13
-    new_isr_items = data.new_isr
-    if new_isr_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(new_isr_items), True)
-        size += 4 * len(new_isr_items)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- PartitionData, version 3 (flexible) ---
@@ -542,13 +497,10 @@ def _write_PartitionData_v3(data: PartitionData, out: bytearray) -> None:
         field = "partition_index, leader_epoch"
         out += _pack_PartitionData_partition_index_leader_epoch(data.partition_index, data.leader_epoch)
         field = "new_isr_with_epochs[]"
-        new_isr_with_epochs_items = data.new_isr_with_epochs
-        if new_isr_with_epochs_items is None:
-                raise EncodeError("field new_isr_with_epochs is null, which PartitionData version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(new_isr_with_epochs_items), True)
-            for new_isr_with_epochs_item in new_isr_with_epochs_items:
-                _write_BrokerState_v3(new_isr_with_epochs_item, out)
+        new_isr_with_epochs_items = _w.non_null(data.new_isr_with_epochs, "field new_isr_with_epochs is null, which PartitionData version 3 does not allow (never nullable)")
+        _w.write_count(out, len(new_isr_with_epochs_items), True)
+        for new_isr_with_epochs_item in new_isr_with_epochs_items:
+            _write_BrokerState_v3(new_isr_with_epochs_item, out)
         field = "leader_recovery_state, partition_epoch"
         out += _pack_PartitionData_leader_recovery_state_partition_epoch(data.leader_recovery_state, data.partition_epoch)
         field = "(tagged fields)"
@@ -558,22 +510,6 @@ def _write_PartitionData_v3(data: PartitionData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_PartitionData_v3(data: PartitionData) -> int:
-    size = 13
-    new_isr_with_epochs_items = data.new_isr_with_epochs
-    if new_isr_with_epochs_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(new_isr_with_epochs_items), True)
-        for new_isr_with_epochs_item in new_isr_with_epochs_items:
-            size += _size_BrokerState_v3(new_isr_with_epochs_item)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- TopicData, version 0 (flexible) ---
@@ -614,17 +550,12 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
     field = ""
     try:
         field = "topic_name"
-        if data.topic_name is None:
-            raise EncodeError("field topic_name is null, which TopicData version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, data.topic_name)
+        _w.write_compact_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData version 0 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicData version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v0(partitions_item, out)
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v0(partitions_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -632,23 +563,6 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicData_v0(data: TopicData) -> int:
-    size = 0
-    size += _w.compact_string_size(data.topic_name)
-    partitions_items = data.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_PartitionData_v0(partitions_item)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- TopicData, version 1 (flexible) ---
@@ -689,17 +603,12 @@ def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
     field = ""
     try:
         field = "topic_name"
-        if data.topic_name is None:
-            raise EncodeError("field topic_name is null, which TopicData version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, data.topic_name)
+        _w.write_compact_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData version 1 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicData version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v1_2(partitions_item, out)
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 1 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v1_2(partitions_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -707,23 +616,6 @@ def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicData_v1(data: TopicData) -> int:
-    size = 0
-    size += _w.compact_string_size(data.topic_name)
-    partitions_items = data.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_PartitionData_v1_2(partitions_item)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- TopicData, version 2 (flexible) ---
@@ -766,13 +658,10 @@ def _write_TopicData_v2(data: TopicData, out: bytearray) -> None:
         field = "topic_id"
         out += _w.uuid_bytes(data.topic_id)
         field = "partitions[]"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicData version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v1_2(partitions_item, out)
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 2 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v1_2(partitions_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -780,23 +669,6 @@ def _write_TopicData_v2(data: TopicData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicData_v2(data: TopicData) -> int:
-    size = 0
-    size += 16
-    partitions_items = data.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_PartitionData_v1_2(partitions_item)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- TopicData, version 3 (flexible) ---
@@ -839,13 +711,10 @@ def _write_TopicData_v3(data: TopicData, out: bytearray) -> None:
         field = "topic_id"
         out += _w.uuid_bytes(data.topic_id)
         field = "partitions[]"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicData version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v3(partitions_item, out)
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 3 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v3(partitions_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -853,23 +722,6 @@ def _write_TopicData_v3(data: TopicData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicData_v3(data: TopicData) -> int:
-    size = 0
-    size += 16
-    partitions_items = data.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_PartitionData_v3(partitions_item)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- AlterPartitionRequest, version 0 (flexible) ---
@@ -912,13 +764,10 @@ def _write_AlterPartitionRequest_v0(request: AlterPartitionRequest, out: bytearr
         field = "broker_id, broker_epoch"
         out += _pack_AlterPartitionRequest_broker_id_broker_epoch(request.broker_id, request.broker_epoch)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which AlterPartitionRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicData_v0(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which AlterPartitionRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicData_v0(topics_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -926,22 +775,6 @@ def _write_AlterPartitionRequest_v0(request: AlterPartitionRequest, out: bytearr
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AlterPartitionRequest_v0(request: AlterPartitionRequest) -> int:
-    size = 12
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_TopicData_v0(topics_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- AlterPartitionRequest, version 1 (flexible) ---
@@ -984,13 +817,10 @@ def _write_AlterPartitionRequest_v1(request: AlterPartitionRequest, out: bytearr
         field = "broker_id, broker_epoch"
         out += _pack_AlterPartitionRequest_broker_id_broker_epoch(request.broker_id, request.broker_epoch)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which AlterPartitionRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicData_v1(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which AlterPartitionRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicData_v1(topics_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -998,22 +828,6 @@ def _write_AlterPartitionRequest_v1(request: AlterPartitionRequest, out: bytearr
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AlterPartitionRequest_v1(request: AlterPartitionRequest) -> int:
-    size = 12
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_TopicData_v1(topics_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- AlterPartitionRequest, version 2 (flexible) ---
@@ -1056,13 +870,10 @@ def _write_AlterPartitionRequest_v2(request: AlterPartitionRequest, out: bytearr
         field = "broker_id, broker_epoch"
         out += _pack_AlterPartitionRequest_broker_id_broker_epoch(request.broker_id, request.broker_epoch)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which AlterPartitionRequest version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicData_v2(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which AlterPartitionRequest version 2 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicData_v2(topics_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -1070,22 +881,6 @@ def _write_AlterPartitionRequest_v2(request: AlterPartitionRequest, out: bytearr
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AlterPartitionRequest_v2(request: AlterPartitionRequest) -> int:
-    size = 12
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_TopicData_v2(topics_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- AlterPartitionRequest, version 3 (flexible) ---
@@ -1128,13 +923,10 @@ def _write_AlterPartitionRequest_v3(request: AlterPartitionRequest, out: bytearr
         field = "broker_id, broker_epoch"
         out += _pack_AlterPartitionRequest_broker_id_broker_epoch(request.broker_id, request.broker_epoch)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which AlterPartitionRequest version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicData_v3(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which AlterPartitionRequest version 3 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicData_v3(topics_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -1142,22 +934,6 @@ def _write_AlterPartitionRequest_v3(request: AlterPartitionRequest, out: bytearr
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AlterPartitionRequest_v3(request: AlterPartitionRequest) -> int:
-    size = 12
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_TopicData_v3(topics_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -1172,14 +948,12 @@ _V3_PLUS = (3, 32767)
 
 BrokerState._READERS = (None, None, None, _read_BrokerState_v3)
 BrokerState._WRITERS = (None, None, None, _write_BrokerState_v3)
-BrokerState._SIZERS = (None, None, None, _size_BrokerState_v3)
 BrokerState.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="broker_id", json_name="brokerId", type="int32", versions=_V3_PLUS, default=0),
     FieldInfo(attr="broker_epoch", json_name="brokerEpoch", type="int64", versions=_V3_PLUS, default=-1),
 )
 PartitionData._READERS = (_read_PartitionData_v0, _read_PartitionData_v1_2, _read_PartitionData_v1_2, _read_PartitionData_v3)
 PartitionData._WRITERS = (_write_PartitionData_v0, _write_PartitionData_v1_2, _write_PartitionData_v1_2, _write_PartitionData_v3)
-PartitionData._SIZERS = (_size_PartitionData_v0, _size_PartitionData_v1_2, _size_PartitionData_v1_2, _size_PartitionData_v3)
 PartitionData._LAZY_DEFAULTS = {"new_isr": list, "new_isr_with_epochs": list}
 PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
@@ -1191,7 +965,6 @@ PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
 )
 TopicData._READERS = (_read_TopicData_v0, _read_TopicData_v1, _read_TopicData_v2, _read_TopicData_v3)
 TopicData._WRITERS = (_write_TopicData_v0, _write_TopicData_v1, _write_TopicData_v2, _write_TopicData_v3)
-TopicData._SIZERS = (_size_TopicData_v0, _size_TopicData_v1, _size_TopicData_v2, _size_TopicData_v3)
 TopicData._LAZY_DEFAULTS = {"partitions": list}
 TopicData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_TO_1, ignorable=True, default=''),
@@ -1200,7 +973,6 @@ TopicData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message
 )
 AlterPartitionRequest._READERS = (_read_AlterPartitionRequest_v0, _read_AlterPartitionRequest_v1, _read_AlterPartitionRequest_v2, _read_AlterPartitionRequest_v3)
 AlterPartitionRequest._WRITERS = (_write_AlterPartitionRequest_v0, _write_AlterPartitionRequest_v1, _write_AlterPartitionRequest_v2, _write_AlterPartitionRequest_v3)
-AlterPartitionRequest._SIZERS = (_size_AlterPartitionRequest_v0, _size_AlterPartitionRequest_v1, _size_AlterPartitionRequest_v2, _size_AlterPartitionRequest_v3)
 AlterPartitionRequest._LAZY_DEFAULTS = {"topics": list}
 AlterPartitionRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="broker_id", json_name="brokerId", type="int32", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Response message, versions 0-3, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -282,12 +282,9 @@ def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
         field = "partition_index, error_code, leader_id, leader_epoch"
         out += _pack_PartitionData_partition_index_to_leader_epoch(data.partition_index, data.error_code, data.leader_id, data.leader_epoch)
         field = "isr"
-        isr_items = data.isr
-        if isr_items is None:
-                raise EncodeError("field isr is null, which PartitionData version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(isr_items), True)
-            _w.write_fixed_array(out, isr_items, "i")
+        isr_items = _w.non_null(data.isr, "field isr is null, which PartitionData version 0 does not allow (never nullable)")
+        _w.write_count(out, len(isr_items), True)
+        _w.write_fixed_array(out, isr_items, "i")
         field = "partition_epoch"
         out += _pack_PartitionData_partition_epoch(data.partition_epoch)
         field = "(tagged fields)"
@@ -297,21 +294,6 @@ def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_PartitionData_v0(data: PartitionData) -> int:
-    size = 18
-    isr_items = data.isr
-    if isr_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(isr_items), True)
-        size += 4 * len(isr_items)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- PartitionData, versions 1-3 (flexible) ---
@@ -350,12 +332,9 @@ def _write_PartitionData_v1_3(data: PartitionData, out: bytearray) -> None:
         field = "partition_index, error_code, leader_id, leader_epoch"
         out += _pack_PartitionData_partition_index_to_leader_epoch(data.partition_index, data.error_code, data.leader_id, data.leader_epoch)
         field = "isr"
-        isr_items = data.isr
-        if isr_items is None:
-                raise EncodeError("field isr is null, which PartitionData versions 1-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(isr_items), True)
-            _w.write_fixed_array(out, isr_items, "i")
+        isr_items = _w.non_null(data.isr, "field isr is null, which PartitionData versions 1-3 do not allow (never nullable)")
+        _w.write_count(out, len(isr_items), True)
+        _w.write_fixed_array(out, isr_items, "i")
         field = "leader_recovery_state, partition_epoch"
         out += _pack_PartitionData_leader_recovery_state_partition_epoch(data.leader_recovery_state, data.partition_epoch)
         field = "(tagged fields)"
@@ -365,21 +344,6 @@ def _write_PartitionData_v1_3(data: PartitionData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_PartitionData_v1_3(data: PartitionData) -> int:
-    size = 19
-    isr_items = data.isr
-    if isr_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(isr_items), True)
-        size += 4 * len(isr_items)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- TopicData, version 0 (flexible) ---
@@ -420,17 +384,12 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
     field = ""
     try:
         field = "topic_name"
-        if data.topic_name is None:
-            raise EncodeError("field topic_name is null, which TopicData version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, data.topic_name)
+        _w.write_compact_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData version 0 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicData version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v0(partitions_item, out)
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v0(partitions_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -438,23 +397,6 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicData_v0(data: TopicData) -> int:
-    size = 0
-    size += _w.compact_string_size(data.topic_name)
-    partitions_items = data.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_PartitionData_v0(partitions_item)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- TopicData, version 1 (flexible) ---
@@ -495,17 +437,12 @@ def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
     field = ""
     try:
         field = "topic_name"
-        if data.topic_name is None:
-            raise EncodeError("field topic_name is null, which TopicData version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, data.topic_name)
+        _w.write_compact_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData version 1 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicData version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v1_3(partitions_item, out)
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 1 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v1_3(partitions_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -513,23 +450,6 @@ def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicData_v1(data: TopicData) -> int:
-    size = 0
-    size += _w.compact_string_size(data.topic_name)
-    partitions_items = data.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_PartitionData_v1_3(partitions_item)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- TopicData, versions 2-3 (flexible) ---
@@ -572,13 +492,10 @@ def _write_TopicData_v2_3(data: TopicData, out: bytearray) -> None:
         field = "topic_id"
         out += _w.uuid_bytes(data.topic_id)
         field = "partitions[]"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicData versions 2-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v1_3(partitions_item, out)
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData versions 2-3 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v1_3(partitions_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -586,23 +503,6 @@ def _write_TopicData_v2_3(data: TopicData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicData_v2_3(data: TopicData) -> int:
-    size = 0
-    size += 16
-    partitions_items = data.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_PartitionData_v1_3(partitions_item)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- AlterPartitionResponse, version 0 (flexible) ---
@@ -645,13 +545,10 @@ def _write_AlterPartitionResponse_v0(response: AlterPartitionResponse, out: byte
         field = "throttle_time_ms, error_code"
         out += _pack_AlterPartitionResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which AlterPartitionResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicData_v0(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which AlterPartitionResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicData_v0(topics_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -659,22 +556,6 @@ def _write_AlterPartitionResponse_v0(response: AlterPartitionResponse, out: byte
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AlterPartitionResponse_v0(response: AlterPartitionResponse) -> int:
-    size = 6
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_TopicData_v0(topics_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- AlterPartitionResponse, version 1 (flexible) ---
@@ -717,13 +598,10 @@ def _write_AlterPartitionResponse_v1(response: AlterPartitionResponse, out: byte
         field = "throttle_time_ms, error_code"
         out += _pack_AlterPartitionResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which AlterPartitionResponse version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicData_v1(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which AlterPartitionResponse version 1 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicData_v1(topics_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -731,22 +609,6 @@ def _write_AlterPartitionResponse_v1(response: AlterPartitionResponse, out: byte
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AlterPartitionResponse_v1(response: AlterPartitionResponse) -> int:
-    size = 6
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_TopicData_v1(topics_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- AlterPartitionResponse, versions 2-3 (flexible) ---
@@ -789,13 +651,10 @@ def _write_AlterPartitionResponse_v2_3(response: AlterPartitionResponse, out: by
         field = "throttle_time_ms, error_code"
         out += _pack_AlterPartitionResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which AlterPartitionResponse versions 2-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicData_v2_3(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which AlterPartitionResponse versions 2-3 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicData_v2_3(topics_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -803,22 +662,6 @@ def _write_AlterPartitionResponse_v2_3(response: AlterPartitionResponse, out: by
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AlterPartitionResponse_v2_3(response: AlterPartitionResponse) -> int:
-    size = 6
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_TopicData_v2_3(topics_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -831,7 +674,6 @@ _V2_PLUS = (2, 32767)
 
 PartitionData._READERS = (_read_PartitionData_v0, _read_PartitionData_v1_3, _read_PartitionData_v1_3, _read_PartitionData_v1_3)
 PartitionData._WRITERS = (_write_PartitionData_v0, _write_PartitionData_v1_3, _write_PartitionData_v1_3, _write_PartitionData_v1_3)
-PartitionData._SIZERS = (_size_PartitionData_v0, _size_PartitionData_v1_3, _size_PartitionData_v1_3, _size_PartitionData_v1_3)
 PartitionData._LAZY_DEFAULTS = {"isr": list}
 PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
@@ -844,7 +686,6 @@ PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
 )
 TopicData._READERS = (_read_TopicData_v0, _read_TopicData_v1, _read_TopicData_v2_3, _read_TopicData_v2_3)
 TopicData._WRITERS = (_write_TopicData_v0, _write_TopicData_v1, _write_TopicData_v2_3, _write_TopicData_v2_3)
-TopicData._SIZERS = (_size_TopicData_v0, _size_TopicData_v1, _size_TopicData_v2_3, _size_TopicData_v2_3)
 TopicData._LAZY_DEFAULTS = {"partitions": list}
 TopicData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_TO_1, ignorable=True, default=''),
@@ -853,7 +694,6 @@ TopicData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message
 )
 AlterPartitionResponse._READERS = (_read_AlterPartitionResponse_v0, _read_AlterPartitionResponse_v1, _read_AlterPartitionResponse_v2_3, _read_AlterPartitionResponse_v2_3)
 AlterPartitionResponse._WRITERS = (_write_AlterPartitionResponse_v0, _write_AlterPartitionResponse_v1, _write_AlterPartitionResponse_v2_3, _write_AlterPartitionResponse_v2_3)
-AlterPartitionResponse._SIZERS = (_size_AlterPartitionResponse_v0, _size_AlterPartitionResponse_v1, _size_AlterPartitionResponse_v2_3, _size_AlterPartitionResponse_v2_3)
 AlterPartitionResponse._LAZY_DEFAULTS = {"topics": list}
 AlterPartitionResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

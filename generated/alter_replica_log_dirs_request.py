@@ -3,8 +3,8 @@
 Request message, versions 0-2, flexible versions 2+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -201,30 +201,13 @@ def _write_AlterReplicaLogDirTopic_v0_1(topic: AlterReplicaLogDirTopic, out: byt
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which AlterReplicaLogDirTopic versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, topic.name)
+        _w.write_string(out, _w.non_null(topic.name, "field name is null, which AlterReplicaLogDirTopic versions 0-1 do not allow (never nullable)"))
         field = "partitions"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which AlterReplicaLogDirTopic versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which AlterReplicaLogDirTopic versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        _w.write_fixed_array(out, partitions_items, "i")
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AlterReplicaLogDirTopic_v0_1(topic: AlterReplicaLogDirTopic) -> int:
-    size = 0
-    size += _w.string_size(topic.name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        size += 4 * len(partitions_items)
-    return size
 
 
 # --- AlterReplicaLogDirTopic, version 2 (flexible) ---
@@ -257,16 +240,11 @@ def _write_AlterReplicaLogDirTopic_v2(topic: AlterReplicaLogDirTopic, out: bytea
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which AlterReplicaLogDirTopic version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, topic.name)
+        _w.write_compact_string(out, _w.non_null(topic.name, "field name is null, which AlterReplicaLogDirTopic version 2 does not allow (never nullable)"))
         field = "partitions"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which AlterReplicaLogDirTopic version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which AlterReplicaLogDirTopic version 2 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -274,22 +252,6 @@ def _write_AlterReplicaLogDirTopic_v2(topic: AlterReplicaLogDirTopic, out: bytea
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AlterReplicaLogDirTopic_v2(topic: AlterReplicaLogDirTopic) -> int:
-    size = 0
-    size += _w.compact_string_size(topic.name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        size += 4 * len(partitions_items)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- AlterReplicaLogDir, versions 0-1 ---
@@ -326,32 +288,14 @@ def _write_AlterReplicaLogDir_v0_1(alter_replica_log_dir: AlterReplicaLogDir, ou
     field = ""
     try:
         field = "path"
-        if alter_replica_log_dir.path is None:
-            raise EncodeError("field path is null, which AlterReplicaLogDir versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, alter_replica_log_dir.path)
+        _w.write_string(out, _w.non_null(alter_replica_log_dir.path, "field path is null, which AlterReplicaLogDir versions 0-1 do not allow (never nullable)"))
         field = "topics[]"
-        topics_items = alter_replica_log_dir.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which AlterReplicaLogDir versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_AlterReplicaLogDirTopic_v0_1(topics_item, out)
+        topics_items = _w.non_null(alter_replica_log_dir.topics, "field topics is null, which AlterReplicaLogDir versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_AlterReplicaLogDirTopic_v0_1(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AlterReplicaLogDir_v0_1(alter_replica_log_dir: AlterReplicaLogDir) -> int:
-    size = 0
-    size += _w.string_size(alter_replica_log_dir.path)
-    topics_items = alter_replica_log_dir.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_AlterReplicaLogDirTopic_v0_1(topics_item)
-    return size
 
 
 # --- AlterReplicaLogDir, version 2 (flexible) ---
@@ -391,17 +335,12 @@ def _write_AlterReplicaLogDir_v2(alter_replica_log_dir: AlterReplicaLogDir, out:
     field = ""
     try:
         field = "path"
-        if alter_replica_log_dir.path is None:
-            raise EncodeError("field path is null, which AlterReplicaLogDir version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, alter_replica_log_dir.path)
+        _w.write_compact_string(out, _w.non_null(alter_replica_log_dir.path, "field path is null, which AlterReplicaLogDir version 2 does not allow (never nullable)"))
         field = "topics[]"
-        topics_items = alter_replica_log_dir.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which AlterReplicaLogDir version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_AlterReplicaLogDirTopic_v2(topics_item, out)
+        topics_items = _w.non_null(alter_replica_log_dir.topics, "field topics is null, which AlterReplicaLogDir version 2 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_AlterReplicaLogDirTopic_v2(topics_item, out)
         field = "(tagged fields)"
         if alter_replica_log_dir.unknown_tagged_fields:
             _w.write_tagged(out, [], alter_replica_log_dir.unknown_tagged_fields)
@@ -409,23 +348,6 @@ def _write_AlterReplicaLogDir_v2(alter_replica_log_dir: AlterReplicaLogDir, out:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AlterReplicaLogDir_v2(alter_replica_log_dir: AlterReplicaLogDir) -> int:
-    size = 0
-    size += _w.compact_string_size(alter_replica_log_dir.path)
-    topics_items = alter_replica_log_dir.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_AlterReplicaLogDirTopic_v2(topics_item)
-    count = len(alter_replica_log_dir.unknown_tagged_fields)
-    for tag, payload in alter_replica_log_dir.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- AlterReplicaLogDirsRequest, versions 0-1 ---
@@ -460,27 +382,12 @@ def _write_AlterReplicaLogDirsRequest_v0_1(request: AlterReplicaLogDirsRequest, 
     field = ""
     try:
         field = "dirs[]"
-        dirs_items = request.dirs
-        if dirs_items is None:
-                raise EncodeError("field dirs is null, which AlterReplicaLogDirsRequest versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(dirs_items), False)
-            for dirs_item in dirs_items:
-                _write_AlterReplicaLogDir_v0_1(dirs_item, out)
+        dirs_items = _w.non_null(request.dirs, "field dirs is null, which AlterReplicaLogDirsRequest versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(dirs_items), False)
+        for dirs_item in dirs_items:
+            _write_AlterReplicaLogDir_v0_1(dirs_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AlterReplicaLogDirsRequest_v0_1(request: AlterReplicaLogDirsRequest) -> int:
-    size = 0
-    dirs_items = request.dirs
-    if dirs_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(dirs_items), False)
-        for dirs_item in dirs_items:
-            size += _size_AlterReplicaLogDir_v0_1(dirs_item)
-    return size
 
 
 # --- AlterReplicaLogDirsRequest, version 2 (flexible) ---
@@ -518,13 +425,10 @@ def _write_AlterReplicaLogDirsRequest_v2(request: AlterReplicaLogDirsRequest, ou
     field = ""
     try:
         field = "dirs[]"
-        dirs_items = request.dirs
-        if dirs_items is None:
-                raise EncodeError("field dirs is null, which AlterReplicaLogDirsRequest version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(dirs_items), True)
-            for dirs_item in dirs_items:
-                _write_AlterReplicaLogDir_v2(dirs_item, out)
+        dirs_items = _w.non_null(request.dirs, "field dirs is null, which AlterReplicaLogDirsRequest version 2 does not allow (never nullable)")
+        _w.write_count(out, len(dirs_items), True)
+        for dirs_item in dirs_items:
+            _write_AlterReplicaLogDir_v2(dirs_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -534,22 +438,6 @@ def _write_AlterReplicaLogDirsRequest_v2(request: AlterReplicaLogDirsRequest, ou
         raise _w.encode_failure(error, field) from None
 
 
-def _size_AlterReplicaLogDirsRequest_v2(request: AlterReplicaLogDirsRequest) -> int:
-    size = 0
-    dirs_items = request.dirs
-    if dirs_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(dirs_items), True)
-        for dirs_item in dirs_items:
-            size += _size_AlterReplicaLogDir_v2(dirs_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -557,7 +445,6 @@ _V0_PLUS = (0, 32767)
 
 AlterReplicaLogDirTopic._READERS = (_read_AlterReplicaLogDirTopic_v0_1, _read_AlterReplicaLogDirTopic_v0_1, _read_AlterReplicaLogDirTopic_v2)
 AlterReplicaLogDirTopic._WRITERS = (_write_AlterReplicaLogDirTopic_v0_1, _write_AlterReplicaLogDirTopic_v0_1, _write_AlterReplicaLogDirTopic_v2)
-AlterReplicaLogDirTopic._SIZERS = (_size_AlterReplicaLogDirTopic_v0_1, _size_AlterReplicaLogDirTopic_v0_1, _size_AlterReplicaLogDirTopic_v2)
 AlterReplicaLogDirTopic._LAZY_DEFAULTS = {"partitions": list}
 AlterReplicaLogDirTopic._MAP_KEYS = ("name",)
 AlterReplicaLogDirTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -566,7 +453,6 @@ AlterReplicaLogDirTopic.FIELDS = (  # what the runtime knows of each field (kwir
 )
 AlterReplicaLogDir._READERS = (_read_AlterReplicaLogDir_v0_1, _read_AlterReplicaLogDir_v0_1, _read_AlterReplicaLogDir_v2)
 AlterReplicaLogDir._WRITERS = (_write_AlterReplicaLogDir_v0_1, _write_AlterReplicaLogDir_v0_1, _write_AlterReplicaLogDir_v2)
-AlterReplicaLogDir._SIZERS = (_size_AlterReplicaLogDir_v0_1, _size_AlterReplicaLogDir_v0_1, _size_AlterReplicaLogDir_v2)
 AlterReplicaLogDir._LAZY_DEFAULTS = {"topics": KeyedList}
 AlterReplicaLogDir._MAP_KEYS = ("path",)
 AlterReplicaLogDir.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -575,7 +461,6 @@ AlterReplicaLogDir.FIELDS = (  # what the runtime knows of each field (kwire.wir
 )
 AlterReplicaLogDirsRequest._READERS = (_read_AlterReplicaLogDirsRequest_v0_1, _read_AlterReplicaLogDirsRequest_v0_1, _read_AlterReplicaLogDirsRequest_v2)
 AlterReplicaLogDirsRequest._WRITERS = (_write_AlterReplicaLogDirsRequest_v0_1, _write_AlterReplicaLogDirsRequest_v0_1, _write_AlterReplicaLogDirsRequest_v2)
-AlterReplicaLogDirsRequest._SIZERS = (_size_AlterReplicaLogDirsRequest_v0_1, _size_AlterReplicaLogDirsRequest_v0_1, _size_AlterReplicaLogDirsRequest_v2)
 AlterReplicaLogDirsRequest._LAZY_DEFAULTS = {"dirs": KeyedList}
 AlterReplicaLogDirsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="dirs", json_name="dirs", type="[]AlterReplicaLogDir", versions=_V0_PLUS, default=(), struct=AlterReplicaLogDir),

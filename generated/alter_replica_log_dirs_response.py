@@ -3,8 +3,8 @@
 Response message, versions 0-2, flexible versions 2+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -218,11 +218,6 @@ def _write_AlterReplicaLogDirPartitionResult_v0_1(result: AlterReplicaLogDirPart
         raise _w.encode_failure(error, field) from None
 
 
-def _size_AlterReplicaLogDirPartitionResult_v0_1(result: AlterReplicaLogDirPartitionResult) -> int:
-    size = 6
-    return size
-
-
 # --- AlterReplicaLogDirPartitionResult, version 2 (flexible) ---
 
 def _read_AlterReplicaLogDirPartitionResult_v2(buf: bytes, pos: int) -> tuple[AlterReplicaLogDirPartitionResult, int]:
@@ -256,15 +251,6 @@ def _write_AlterReplicaLogDirPartitionResult_v2(result: AlterReplicaLogDirPartit
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AlterReplicaLogDirPartitionResult_v2(result: AlterReplicaLogDirPartitionResult) -> int:
-    size = 6
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- AlterReplicaLogDirTopicResult, versions 0-1 ---
@@ -313,32 +299,14 @@ def _write_AlterReplicaLogDirTopicResult_v0_1(result: AlterReplicaLogDirTopicRes
     field = ""
     try:
         field = "topic_name"
-        if result.topic_name is None:
-            raise EncodeError("field topic_name is null, which AlterReplicaLogDirTopicResult versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, result.topic_name)
+        _w.write_string(out, _w.non_null(result.topic_name, "field topic_name is null, which AlterReplicaLogDirTopicResult versions 0-1 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = result.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which AlterReplicaLogDirTopicResult versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            for partitions_item in partitions_items:
-                _write_AlterReplicaLogDirPartitionResult_v0_1(partitions_item, out)
+        partitions_items = _w.non_null(result.partitions, "field partitions is null, which AlterReplicaLogDirTopicResult versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        for partitions_item in partitions_items:
+            _write_AlterReplicaLogDirPartitionResult_v0_1(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AlterReplicaLogDirTopicResult_v0_1(result: AlterReplicaLogDirTopicResult) -> int:
-    size = 0
-    size += _w.string_size(result.topic_name)
-    partitions_items = result.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_AlterReplicaLogDirPartitionResult_v0_1(partitions_item)
-    return size
 
 
 # --- AlterReplicaLogDirTopicResult, version 2 (flexible) ---
@@ -390,17 +358,12 @@ def _write_AlterReplicaLogDirTopicResult_v2(result: AlterReplicaLogDirTopicResul
     field = ""
     try:
         field = "topic_name"
-        if result.topic_name is None:
-            raise EncodeError("field topic_name is null, which AlterReplicaLogDirTopicResult version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, result.topic_name)
+        _w.write_compact_string(out, _w.non_null(result.topic_name, "field topic_name is null, which AlterReplicaLogDirTopicResult version 2 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = result.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which AlterReplicaLogDirTopicResult version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_AlterReplicaLogDirPartitionResult_v2(partitions_item, out)
+        partitions_items = _w.non_null(result.partitions, "field partitions is null, which AlterReplicaLogDirTopicResult version 2 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_AlterReplicaLogDirPartitionResult_v2(partitions_item, out)
         field = "(tagged fields)"
         if result.unknown_tagged_fields:
             _w.write_tagged(out, [], result.unknown_tagged_fields)
@@ -408,23 +371,6 @@ def _write_AlterReplicaLogDirTopicResult_v2(result: AlterReplicaLogDirTopicResul
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AlterReplicaLogDirTopicResult_v2(result: AlterReplicaLogDirTopicResult) -> int:
-    size = 0
-    size += _w.compact_string_size(result.topic_name)
-    partitions_items = result.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_AlterReplicaLogDirPartitionResult_v2(partitions_item)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- AlterReplicaLogDirsResponse, versions 0-1 ---
@@ -464,27 +410,12 @@ def _write_AlterReplicaLogDirsResponse_v0_1(response: AlterReplicaLogDirsRespons
         field = "throttle_time_ms"
         out += _pack_AlterReplicaLogDirsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which AlterReplicaLogDirsResponse versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), False)
-            for results_item in results_items:
-                _write_AlterReplicaLogDirTopicResult_v0_1(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which AlterReplicaLogDirsResponse versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(results_items), False)
+        for results_item in results_items:
+            _write_AlterReplicaLogDirTopicResult_v0_1(results_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AlterReplicaLogDirsResponse_v0_1(response: AlterReplicaLogDirsResponse) -> int:
-    size = 4
-    results_items = response.results
-    if results_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(results_items), False)
-        for results_item in results_items:
-            size += _size_AlterReplicaLogDirTopicResult_v0_1(results_item)
-    return size
 
 
 # --- AlterReplicaLogDirsResponse, version 2 (flexible) ---
@@ -527,13 +458,10 @@ def _write_AlterReplicaLogDirsResponse_v2(response: AlterReplicaLogDirsResponse,
         field = "throttle_time_ms"
         out += _pack_AlterReplicaLogDirsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which AlterReplicaLogDirsResponse version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), True)
-            for results_item in results_items:
-                _write_AlterReplicaLogDirTopicResult_v2(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which AlterReplicaLogDirsResponse version 2 does not allow (never nullable)")
+        _w.write_count(out, len(results_items), True)
+        for results_item in results_items:
+            _write_AlterReplicaLogDirTopicResult_v2(results_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -543,22 +471,6 @@ def _write_AlterReplicaLogDirsResponse_v2(response: AlterReplicaLogDirsResponse,
         raise _w.encode_failure(error, field) from None
 
 
-def _size_AlterReplicaLogDirsResponse_v2(response: AlterReplicaLogDirsResponse) -> int:
-    size = 4
-    results_items = response.results
-    if results_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(results_items), True)
-        for results_item in results_items:
-            size += _size_AlterReplicaLogDirTopicResult_v2(results_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -566,14 +478,12 @@ _V0_PLUS = (0, 32767)
 
 AlterReplicaLogDirPartitionResult._READERS = (_read_AlterReplicaLogDirPartitionResult_v0_1, _read_AlterReplicaLogDirPartitionResult_v0_1, _read_AlterReplicaLogDirPartitionResult_v2)
 AlterReplicaLogDirPartitionResult._WRITERS = (_write_AlterReplicaLogDirPartitionResult_v0_1, _write_AlterReplicaLogDirPartitionResult_v0_1, _write_AlterReplicaLogDirPartitionResult_v2)
-AlterReplicaLogDirPartitionResult._SIZERS = (_size_AlterReplicaLogDirPartitionResult_v0_1, _size_AlterReplicaLogDirPartitionResult_v0_1, _size_AlterReplicaLogDirPartitionResult_v2)
 AlterReplicaLogDirPartitionResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
 )
 AlterReplicaLogDirTopicResult._READERS = (_read_AlterReplicaLogDirTopicResult_v0_1, _read_AlterReplicaLogDirTopicResult_v0_1, _read_AlterReplicaLogDirTopicResult_v2)
 AlterReplicaLogDirTopicResult._WRITERS = (_write_AlterReplicaLogDirTopicResult_v0_1, _write_AlterReplicaLogDirTopicResult_v0_1, _write_AlterReplicaLogDirTopicResult_v2)
-AlterReplicaLogDirTopicResult._SIZERS = (_size_AlterReplicaLogDirTopicResult_v0_1, _size_AlterReplicaLogDirTopicResult_v0_1, _size_AlterReplicaLogDirTopicResult_v2)
 AlterReplicaLogDirTopicResult._LAZY_DEFAULTS = {"partitions": list}
 AlterReplicaLogDirTopicResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
@@ -581,7 +491,6 @@ AlterReplicaLogDirTopicResult.FIELDS = (  # what the runtime knows of each field
 )
 AlterReplicaLogDirsResponse._READERS = (_read_AlterReplicaLogDirsResponse_v0_1, _read_AlterReplicaLogDirsResponse_v0_1, _read_AlterReplicaLogDirsResponse_v2)
 AlterReplicaLogDirsResponse._WRITERS = (_write_AlterReplicaLogDirsResponse_v0_1, _write_AlterReplicaLogDirsResponse_v0_1, _write_AlterReplicaLogDirsResponse_v2)
-AlterReplicaLogDirsResponse._SIZERS = (_size_AlterReplicaLogDirsResponse_v0_1, _size_AlterReplicaLogDirsResponse_v0_1, _size_AlterReplicaLogDirsResponse_v2)
 AlterReplicaLogDirsResponse._LAZY_DEFAULTS = {"results": list}
 AlterReplicaLogDirsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

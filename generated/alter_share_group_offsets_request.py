@@ -3,8 +3,8 @@
 Request message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -223,15 +223,6 @@ def _write_AlterShareGroupOffsetsRequestPartition_v0(partition: AlterShareGroupO
         raise _w.encode_failure(error, field) from None
 
 
-def _size_AlterShareGroupOffsetsRequestPartition_v0(partition: AlterShareGroupOffsetsRequestPartition) -> int:
-    size = 12
-    count = len(partition.unknown_tagged_fields)
-    for tag, payload in partition.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- AlterShareGroupOffsetsRequestTopic, version 0 (flexible) ---
 
 def _read_AlterShareGroupOffsetsRequestTopic_v0(buf: bytes, pos: int) -> tuple[AlterShareGroupOffsetsRequestTopic, int]:
@@ -281,17 +272,12 @@ def _write_AlterShareGroupOffsetsRequestTopic_v0(topic: AlterShareGroupOffsetsRe
     field = ""
     try:
         field = "topic_name"
-        if topic.topic_name is None:
-            raise EncodeError("field topic_name is null, which AlterShareGroupOffsetsRequestTopic version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, topic.topic_name)
+        _w.write_compact_string(out, _w.non_null(topic.topic_name, "field topic_name is null, which AlterShareGroupOffsetsRequestTopic version 0 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which AlterShareGroupOffsetsRequestTopic version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_AlterShareGroupOffsetsRequestPartition_v0(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which AlterShareGroupOffsetsRequestTopic version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_AlterShareGroupOffsetsRequestPartition_v0(partitions_item, out)
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -299,23 +285,6 @@ def _write_AlterShareGroupOffsetsRequestTopic_v0(topic: AlterShareGroupOffsetsRe
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AlterShareGroupOffsetsRequestTopic_v0(topic: AlterShareGroupOffsetsRequestTopic) -> int:
-    size = 0
-    size += _w.compact_string_size(topic.topic_name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_AlterShareGroupOffsetsRequestPartition_v0(partitions_item)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- AlterShareGroupOffsetsRequest, version 0 (flexible) ---
@@ -355,17 +324,12 @@ def _write_AlterShareGroupOffsetsRequest_v0(request: AlterShareGroupOffsetsReque
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which AlterShareGroupOffsetsRequest version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which AlterShareGroupOffsetsRequest version 0 does not allow (never nullable)"))
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which AlterShareGroupOffsetsRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_AlterShareGroupOffsetsRequestTopic_v0(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which AlterShareGroupOffsetsRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_AlterShareGroupOffsetsRequestTopic_v0(topics_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -375,23 +339,6 @@ def _write_AlterShareGroupOffsetsRequest_v0(request: AlterShareGroupOffsetsReque
         raise _w.encode_failure(error, field) from None
 
 
-def _size_AlterShareGroupOffsetsRequest_v0(request: AlterShareGroupOffsetsRequest) -> int:
-    size = 0
-    size += _w.compact_string_size(request.group_id)
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_AlterShareGroupOffsetsRequestTopic_v0(topics_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -399,14 +346,12 @@ _V0_PLUS = (0, 32767)
 
 AlterShareGroupOffsetsRequestPartition._READERS = (_read_AlterShareGroupOffsetsRequestPartition_v0,)
 AlterShareGroupOffsetsRequestPartition._WRITERS = (_write_AlterShareGroupOffsetsRequestPartition_v0,)
-AlterShareGroupOffsetsRequestPartition._SIZERS = (_size_AlterShareGroupOffsetsRequestPartition_v0,)
 AlterShareGroupOffsetsRequestPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="start_offset", json_name="startOffset", type="int64", versions=_V0_PLUS, default=0),
 )
 AlterShareGroupOffsetsRequestTopic._READERS = (_read_AlterShareGroupOffsetsRequestTopic_v0,)
 AlterShareGroupOffsetsRequestTopic._WRITERS = (_write_AlterShareGroupOffsetsRequestTopic_v0,)
-AlterShareGroupOffsetsRequestTopic._SIZERS = (_size_AlterShareGroupOffsetsRequestTopic_v0,)
 AlterShareGroupOffsetsRequestTopic._LAZY_DEFAULTS = {"partitions": list}
 AlterShareGroupOffsetsRequestTopic._MAP_KEYS = ("topic_name",)
 AlterShareGroupOffsetsRequestTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -415,7 +360,6 @@ AlterShareGroupOffsetsRequestTopic.FIELDS = (  # what the runtime knows of each 
 )
 AlterShareGroupOffsetsRequest._READERS = (_read_AlterShareGroupOffsetsRequest_v0,)
 AlterShareGroupOffsetsRequest._WRITERS = (_write_AlterShareGroupOffsetsRequest_v0,)
-AlterShareGroupOffsetsRequest._SIZERS = (_size_AlterShareGroupOffsetsRequest_v0,)
 AlterShareGroupOffsetsRequest._LAZY_DEFAULTS = {"topics": KeyedList}
 AlterShareGroupOffsetsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),

@@ -3,8 +3,8 @@
 Response message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -259,16 +259,6 @@ def _write_AlterShareGroupOffsetsResponsePartition_v0(partition: AlterShareGroup
         raise _w.encode_failure(error, field) from None
 
 
-def _size_AlterShareGroupOffsetsResponsePartition_v0(partition: AlterShareGroupOffsetsResponsePartition) -> int:
-    size = 6
-    size += _w.compact_string_size(partition.error_message)
-    count = len(partition.unknown_tagged_fields)
-    for tag, payload in partition.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- AlterShareGroupOffsetsResponseTopic, version 0 (flexible) ---
 
 def _read_AlterShareGroupOffsetsResponseTopic_v0(buf: bytes, pos: int) -> tuple[AlterShareGroupOffsetsResponseTopic, int]:
@@ -308,19 +298,14 @@ def _write_AlterShareGroupOffsetsResponseTopic_v0(topic: AlterShareGroupOffsetsR
     field = ""
     try:
         field = "topic_name"
-        if topic.topic_name is None:
-            raise EncodeError("field topic_name is null, which AlterShareGroupOffsetsResponseTopic version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, topic.topic_name)
+        _w.write_compact_string(out, _w.non_null(topic.topic_name, "field topic_name is null, which AlterShareGroupOffsetsResponseTopic version 0 does not allow (never nullable)"))
         field = "topic_id"
         out += _w.uuid_bytes(topic.topic_id)
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which AlterShareGroupOffsetsResponseTopic version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_AlterShareGroupOffsetsResponsePartition_v0(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which AlterShareGroupOffsetsResponseTopic version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_AlterShareGroupOffsetsResponsePartition_v0(partitions_item, out)
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -328,24 +313,6 @@ def _write_AlterShareGroupOffsetsResponseTopic_v0(topic: AlterShareGroupOffsetsR
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AlterShareGroupOffsetsResponseTopic_v0(topic: AlterShareGroupOffsetsResponseTopic) -> int:
-    size = 0
-    size += _w.compact_string_size(topic.topic_name)
-    size += 16
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_AlterShareGroupOffsetsResponsePartition_v0(partitions_item)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- AlterShareGroupOffsetsResponse, version 0 (flexible) ---
@@ -392,13 +359,10 @@ def _write_AlterShareGroupOffsetsResponse_v0(response: AlterShareGroupOffsetsRes
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
         field = "responses[]"
-        responses_items = response.responses
-        if responses_items is None:
-                raise EncodeError("field responses is null, which AlterShareGroupOffsetsResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(responses_items), True)
-            for responses_item in responses_items:
-                _write_AlterShareGroupOffsetsResponseTopic_v0(responses_item, out)
+        responses_items = _w.non_null(response.responses, "field responses is null, which AlterShareGroupOffsetsResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(responses_items), True)
+        for responses_item in responses_items:
+            _write_AlterShareGroupOffsetsResponseTopic_v0(responses_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -408,23 +372,6 @@ def _write_AlterShareGroupOffsetsResponse_v0(response: AlterShareGroupOffsetsRes
         raise _w.encode_failure(error, field) from None
 
 
-def _size_AlterShareGroupOffsetsResponse_v0(response: AlterShareGroupOffsetsResponse) -> int:
-    size = 6
-    size += _w.compact_string_size(response.error_message)
-    responses_items = response.responses
-    if responses_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(responses_items), True)
-        for responses_item in responses_items:
-            size += _size_AlterShareGroupOffsetsResponseTopic_v0(responses_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -432,7 +379,6 @@ _V0_PLUS = (0, 32767)
 
 AlterShareGroupOffsetsResponsePartition._READERS = (_read_AlterShareGroupOffsetsResponsePartition_v0,)
 AlterShareGroupOffsetsResponsePartition._WRITERS = (_write_AlterShareGroupOffsetsResponsePartition_v0,)
-AlterShareGroupOffsetsResponsePartition._SIZERS = (_size_AlterShareGroupOffsetsResponsePartition_v0,)
 AlterShareGroupOffsetsResponsePartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
@@ -440,7 +386,6 @@ AlterShareGroupOffsetsResponsePartition.FIELDS = (  # what the runtime knows of 
 )
 AlterShareGroupOffsetsResponseTopic._READERS = (_read_AlterShareGroupOffsetsResponseTopic_v0,)
 AlterShareGroupOffsetsResponseTopic._WRITERS = (_write_AlterShareGroupOffsetsResponseTopic_v0,)
-AlterShareGroupOffsetsResponseTopic._SIZERS = (_size_AlterShareGroupOffsetsResponseTopic_v0,)
 AlterShareGroupOffsetsResponseTopic._LAZY_DEFAULTS = {"partitions": list}
 AlterShareGroupOffsetsResponseTopic._MAP_KEYS = ("topic_name",)
 AlterShareGroupOffsetsResponseTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -450,7 +395,6 @@ AlterShareGroupOffsetsResponseTopic.FIELDS = (  # what the runtime knows of each
 )
 AlterShareGroupOffsetsResponse._READERS = (_read_AlterShareGroupOffsetsResponse_v0,)
 AlterShareGroupOffsetsResponse._WRITERS = (_write_AlterShareGroupOffsetsResponse_v0,)
-AlterShareGroupOffsetsResponse._SIZERS = (_size_AlterShareGroupOffsetsResponse_v0,)
 AlterShareGroupOffsetsResponse._LAZY_DEFAULTS = {"responses": KeyedList}
 AlterShareGroupOffsetsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Request message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -238,9 +238,7 @@ def _write_ScramCredentialDeletion_v0(deletion: ScramCredentialDeletion, out: by
     field = ""
     try:
         field = "name"
-        if deletion.name is None:
-            raise EncodeError("field name is null, which ScramCredentialDeletion version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, deletion.name)
+        _w.write_compact_string(out, _w.non_null(deletion.name, "field name is null, which ScramCredentialDeletion version 0 does not allow (never nullable)"))
         field = "mechanism"
         out += _pack_ScramCredentialDeletion_mechanism(deletion.mechanism)
         field = "(tagged fields)"
@@ -250,16 +248,6 @@ def _write_ScramCredentialDeletion_v0(deletion: ScramCredentialDeletion, out: by
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ScramCredentialDeletion_v0(deletion: ScramCredentialDeletion) -> int:
-    size = 1
-    size += _w.compact_string_size(deletion.name)
-    count = len(deletion.unknown_tagged_fields)
-    for tag, payload in deletion.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ScramCredentialUpsertion, version 0 (flexible) ---
@@ -293,19 +281,13 @@ def _write_ScramCredentialUpsertion_v0(upsertion: ScramCredentialUpsertion, out:
     field = ""
     try:
         field = "name"
-        if upsertion.name is None:
-            raise EncodeError("field name is null, which ScramCredentialUpsertion version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, upsertion.name)
+        _w.write_compact_string(out, _w.non_null(upsertion.name, "field name is null, which ScramCredentialUpsertion version 0 does not allow (never nullable)"))
         field = "mechanism, iterations"
         out += _pack_ScramCredentialUpsertion_mechanism_iterations(upsertion.mechanism, upsertion.iterations)
         field = "salt"
-        if upsertion.salt is None:
-            raise EncodeError("field salt is null, which ScramCredentialUpsertion version 0 does not allow (never nullable)")
-        _w.write_compact_bytes(out, upsertion.salt)
+        _w.write_compact_bytes(out, _w.non_null(upsertion.salt, "field salt is null, which ScramCredentialUpsertion version 0 does not allow (never nullable)"))
         field = "salted_password"
-        if upsertion.salted_password is None:
-            raise EncodeError("field salted_password is null, which ScramCredentialUpsertion version 0 does not allow (never nullable)")
-        _w.write_compact_bytes(out, upsertion.salted_password)
+        _w.write_compact_bytes(out, _w.non_null(upsertion.salted_password, "field salted_password is null, which ScramCredentialUpsertion version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
         if upsertion.unknown_tagged_fields:
             _w.write_tagged(out, [], upsertion.unknown_tagged_fields)
@@ -313,18 +295,6 @@ def _write_ScramCredentialUpsertion_v0(upsertion: ScramCredentialUpsertion, out:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ScramCredentialUpsertion_v0(upsertion: ScramCredentialUpsertion) -> int:
-    size = 5
-    size += _w.compact_string_size(upsertion.name)
-    size += _w.compact_bytes_size(upsertion.salt)
-    size += _w.compact_bytes_size(upsertion.salted_password)
-    count = len(upsertion.unknown_tagged_fields)
-    for tag, payload in upsertion.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- AlterUserScramCredentialsRequest, version 0 (flexible) ---
@@ -375,21 +345,15 @@ def _write_AlterUserScramCredentialsRequest_v0(request: AlterUserScramCredential
     field = ""
     try:
         field = "deletions[]"
-        deletions_items = request.deletions
-        if deletions_items is None:
-                raise EncodeError("field deletions is null, which AlterUserScramCredentialsRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(deletions_items), True)
-            for deletions_item in deletions_items:
-                _write_ScramCredentialDeletion_v0(deletions_item, out)
+        deletions_items = _w.non_null(request.deletions, "field deletions is null, which AlterUserScramCredentialsRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(deletions_items), True)
+        for deletions_item in deletions_items:
+            _write_ScramCredentialDeletion_v0(deletions_item, out)
         field = "upsertions[]"
-        upsertions_items = request.upsertions
-        if upsertions_items is None:
-                raise EncodeError("field upsertions is null, which AlterUserScramCredentialsRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(upsertions_items), True)
-            for upsertions_item in upsertions_items:
-                _write_ScramCredentialUpsertion_v0(upsertions_item, out)
+        upsertions_items = _w.non_null(request.upsertions, "field upsertions is null, which AlterUserScramCredentialsRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(upsertions_items), True)
+        for upsertions_item in upsertions_items:
+            _write_ScramCredentialUpsertion_v0(upsertions_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -399,29 +363,6 @@ def _write_AlterUserScramCredentialsRequest_v0(request: AlterUserScramCredential
         raise _w.encode_failure(error, field) from None
 
 
-def _size_AlterUserScramCredentialsRequest_v0(request: AlterUserScramCredentialsRequest) -> int:
-    size = 0
-    deletions_items = request.deletions
-    if deletions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(deletions_items), True)
-        for deletions_item in deletions_items:
-            size += _size_ScramCredentialDeletion_v0(deletions_item)
-    upsertions_items = request.upsertions
-    if upsertions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(upsertions_items), True)
-        for upsertions_item in upsertions_items:
-            size += _size_ScramCredentialUpsertion_v0(upsertions_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -429,14 +370,12 @@ _V0_PLUS = (0, 32767)
 
 ScramCredentialDeletion._READERS = (_read_ScramCredentialDeletion_v0,)
 ScramCredentialDeletion._WRITERS = (_write_ScramCredentialDeletion_v0,)
-ScramCredentialDeletion._SIZERS = (_size_ScramCredentialDeletion_v0,)
 ScramCredentialDeletion.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="mechanism", json_name="mechanism", type="int8", versions=_V0_PLUS, default=0),
 )
 ScramCredentialUpsertion._READERS = (_read_ScramCredentialUpsertion_v0,)
 ScramCredentialUpsertion._WRITERS = (_write_ScramCredentialUpsertion_v0,)
-ScramCredentialUpsertion._SIZERS = (_size_ScramCredentialUpsertion_v0,)
 ScramCredentialUpsertion.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="mechanism", json_name="mechanism", type="int8", versions=_V0_PLUS, default=0),
@@ -446,7 +385,6 @@ ScramCredentialUpsertion.FIELDS = (  # what the runtime knows of each field (kwi
 )
 AlterUserScramCredentialsRequest._READERS = (_read_AlterUserScramCredentialsRequest_v0,)
 AlterUserScramCredentialsRequest._WRITERS = (_write_AlterUserScramCredentialsRequest_v0,)
-AlterUserScramCredentialsRequest._SIZERS = (_size_AlterUserScramCredentialsRequest_v0,)
 AlterUserScramCredentialsRequest._LAZY_DEFAULTS = {"deletions": list, "upsertions": list}
 AlterUserScramCredentialsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="deletions", json_name="deletions", type="[]ScramCredentialDeletion", versions=_V0_PLUS, default=(), struct=ScramCredentialDeletion),

@@ -3,8 +3,8 @@
 Response message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -173,9 +173,7 @@ def _write_AlterUserScramCredentialsResult_v0(result: AlterUserScramCredentialsR
     field = ""
     try:
         field = "user"
-        if result.user is None:
-            raise EncodeError("field user is null, which AlterUserScramCredentialsResult version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, result.user)
+        _w.write_compact_string(out, _w.non_null(result.user, "field user is null, which AlterUserScramCredentialsResult version 0 does not allow (never nullable)"))
         field = "error_code"
         out += _pack_AlterUserScramCredentialsResult_error_code(result.error_code)
         field = "error_message"
@@ -187,17 +185,6 @@ def _write_AlterUserScramCredentialsResult_v0(result: AlterUserScramCredentialsR
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AlterUserScramCredentialsResult_v0(result: AlterUserScramCredentialsResult) -> int:
-    size = 2
-    size += _w.compact_string_size(result.user)
-    size += _w.compact_string_size(result.error_message)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- AlterUserScramCredentialsResponse, version 0 (flexible) ---
@@ -240,13 +227,10 @@ def _write_AlterUserScramCredentialsResponse_v0(response: AlterUserScramCredenti
         field = "throttle_time_ms"
         out += _pack_AlterUserScramCredentialsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which AlterUserScramCredentialsResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), True)
-            for results_item in results_items:
-                _write_AlterUserScramCredentialsResult_v0(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which AlterUserScramCredentialsResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(results_items), True)
+        for results_item in results_items:
+            _write_AlterUserScramCredentialsResult_v0(results_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -256,22 +240,6 @@ def _write_AlterUserScramCredentialsResponse_v0(response: AlterUserScramCredenti
         raise _w.encode_failure(error, field) from None
 
 
-def _size_AlterUserScramCredentialsResponse_v0(response: AlterUserScramCredentialsResponse) -> int:
-    size = 4
-    results_items = response.results
-    if results_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(results_items), True)
-        for results_item in results_items:
-            size += _size_AlterUserScramCredentialsResult_v0(results_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -279,7 +247,6 @@ _V0_PLUS = (0, 32767)
 
 AlterUserScramCredentialsResult._READERS = (_read_AlterUserScramCredentialsResult_v0,)
 AlterUserScramCredentialsResult._WRITERS = (_write_AlterUserScramCredentialsResult_v0,)
-AlterUserScramCredentialsResult._SIZERS = (_size_AlterUserScramCredentialsResult_v0,)
 AlterUserScramCredentialsResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="user", json_name="user", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
@@ -287,7 +254,6 @@ AlterUserScramCredentialsResult.FIELDS = (  # what the runtime knows of each fie
 )
 AlterUserScramCredentialsResponse._READERS = (_read_AlterUserScramCredentialsResponse_v0,)
 AlterUserScramCredentialsResponse._WRITERS = (_write_AlterUserScramCredentialsResponse_v0,)
-AlterUserScramCredentialsResponse._SIZERS = (_size_AlterUserScramCredentialsResponse_v0,)
 AlterUserScramCredentialsResponse._LAZY_DEFAULTS = {"results": list}
 AlterUserScramCredentialsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Request message, versions 0-4, flexible versions 3+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -103,11 +103,6 @@ def _write_ApiVersionsRequest_v0_2(request: ApiVersionsRequest, out: bytearray) 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ApiVersionsRequest_v0_2(request: ApiVersionsRequest) -> int:
-    size = 0
-    return size
-
-
 # --- ApiVersionsRequest, versions 3-4 (flexible) ---
 
 def _read_ApiVersionsRequest_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRequest, int]:
@@ -181,17 +176,6 @@ def _write_ApiVersionsRequest_v3_4(request: ApiVersionsRequest, out: bytearray) 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ApiVersionsRequest_v3_4(request: ApiVersionsRequest) -> int:
-    size = 0
-    size += _w.compact_string_size(request.client_software_name)
-    size += _w.compact_string_size(request.client_software_version)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -199,7 +183,6 @@ _V3_PLUS = (3, 32767)
 
 ApiVersionsRequest._READERS = (_read_ApiVersionsRequest_v0_2, _read_ApiVersionsRequest_v0_2, _read_ApiVersionsRequest_v0_2, _read_ApiVersionsRequest_v3_4, _read_ApiVersionsRequest_v3_4)
 ApiVersionsRequest._WRITERS = (_write_ApiVersionsRequest_v0_2, _write_ApiVersionsRequest_v0_2, _write_ApiVersionsRequest_v0_2, _write_ApiVersionsRequest_v3_4, _write_ApiVersionsRequest_v3_4)
-ApiVersionsRequest._SIZERS = (_size_ApiVersionsRequest_v0_2, _size_ApiVersionsRequest_v0_2, _size_ApiVersionsRequest_v0_2, _size_ApiVersionsRequest_v3_4, _size_ApiVersionsRequest_v3_4)
 ApiVersionsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="client_software_name", json_name="clientSoftwareName", type="string", versions=_V3_PLUS, ignorable=True, default=''),
     FieldInfo(attr="client_software_version", json_name="clientSoftwareVersion", type="string", versions=_V3_PLUS, ignorable=True, default=''),

@@ -3,8 +3,8 @@
 Response message, versions 0-4, flexible versions 3+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -335,11 +335,6 @@ def _write_ApiVersion_v0_2(api_version: ApiVersion, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ApiVersion_v0_2(api_version: ApiVersion) -> int:
-    size = 6
-    return size
-
-
 # --- ApiVersion, versions 3-4 (flexible) ---
 
 def _read_ApiVersion_v3_4(buf: bytes, pos: int) -> tuple[ApiVersion, int]:
@@ -373,15 +368,6 @@ def _write_ApiVersion_v3_4(api_version: ApiVersion, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ApiVersion_v3_4(api_version: ApiVersion) -> int:
-    size = 6
-    count = len(api_version.unknown_tagged_fields)
-    for tag, payload in api_version.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- SupportedFeatureKey, versions 3-4 (flexible) ---
@@ -441,16 +427,6 @@ def _write_SupportedFeatureKey_v3_4(key: SupportedFeatureKey, out: bytearray) ->
         raise _w.encode_failure(error, field) from None
 
 
-def _size_SupportedFeatureKey_v3_4(key: SupportedFeatureKey) -> int:
-    size = 4
-    size += _w.compact_string_size(key.name)
-    count = len(key.unknown_tagged_fields)
-    for tag, payload in key.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- FinalizedFeatureKey, versions 3-4 (flexible) ---
 
 def _read_FinalizedFeatureKey_v3_4(buf: bytes, pos: int) -> tuple[FinalizedFeatureKey, int]:
@@ -506,16 +482,6 @@ def _write_FinalizedFeatureKey_v3_4(key: FinalizedFeatureKey, out: bytearray) ->
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_FinalizedFeatureKey_v3_4(key: FinalizedFeatureKey) -> int:
-    size = 4
-    size += _w.compact_string_size(key.name)
-    count = len(key.unknown_tagged_fields)
-    for tag, payload in key.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ApiVersionsResponse, version 0 ---
@@ -579,18 +545,6 @@ def _write_ApiVersionsResponse_v0(response: ApiVersionsResponse, out: bytearray)
                 _write_ApiVersion_v0_2(api_keys_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ApiVersionsResponse_v0(response: ApiVersionsResponse) -> int:
-    size = 2
-    api_keys_items = response.api_keys
-    if api_keys_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(api_keys_items), False)
-        for api_keys_item in api_keys_items:
-            size += _size_ApiVersion_v0_2(api_keys_item)
-    return size
 
 
 # --- ApiVersionsResponse, versions 1-2 ---
@@ -658,18 +612,6 @@ def _write_ApiVersionsResponse_v1_2(response: ApiVersionsResponse, out: bytearra
         out += _pack_ApiVersionsResponse_throttle_time_ms(response.throttle_time_ms)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ApiVersionsResponse_v1_2(response: ApiVersionsResponse) -> int:
-    size = 6
-    api_keys_items = response.api_keys
-    if api_keys_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(api_keys_items), False)
-        for api_keys_item in api_keys_items:
-            size += _size_ApiVersion_v0_2(api_keys_item)
-    return size
 
 
 # --- ApiVersionsResponse, versions 3-4 (flexible) ---
@@ -922,54 +864,6 @@ def _write_ApiVersionsResponse_v3_4(response: ApiVersionsResponse, out: bytearra
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ApiVersionsResponse_v3_4(response: ApiVersionsResponse) -> int:
-    size = 6
-    api_keys_items = response.api_keys
-    if api_keys_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(api_keys_items), True)
-        for api_keys_item in api_keys_items:
-            size += _size_ApiVersion_v3_4(api_keys_item)
-    count = len(response.unknown_tagged_fields)
-    if (response.supported_features is None or len(response.supported_features) != 0):
-        payload_size = 0
-        supported_features_items = response.supported_features
-        if supported_features_items is None:
-            payload_size += _w.count_size(None, True)
-        else:
-            payload_size += _w.count_size(len(supported_features_items), True)
-            for supported_features_item in supported_features_items:
-                payload_size += _size_SupportedFeatureKey_v3_4(supported_features_item)
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    if response.finalized_features_epoch != -1:
-        payload_size = 0
-        payload_size += 8
-        size += _w.uvarint_size(1) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    if (response.finalized_features is None or len(response.finalized_features) != 0):
-        payload_size = 0
-        finalized_features_items = response.finalized_features
-        if finalized_features_items is None:
-            payload_size += _w.count_size(None, True)
-        else:
-            payload_size += _w.count_size(len(finalized_features_items), True)
-            for finalized_features_item in finalized_features_items:
-                payload_size += _size_FinalizedFeatureKey_v3_4(finalized_features_item)
-        size += _w.uvarint_size(2) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    if response.zk_migration_ready:
-        payload_size = 0
-        payload_size += 1
-        size += _w.uvarint_size(3) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -979,7 +873,6 @@ _V3_PLUS = (3, 32767)
 
 ApiVersion._READERS = (_read_ApiVersion_v0_2, _read_ApiVersion_v0_2, _read_ApiVersion_v0_2, _read_ApiVersion_v3_4, _read_ApiVersion_v3_4)
 ApiVersion._WRITERS = (_write_ApiVersion_v0_2, _write_ApiVersion_v0_2, _write_ApiVersion_v0_2, _write_ApiVersion_v3_4, _write_ApiVersion_v3_4)
-ApiVersion._SIZERS = (_size_ApiVersion_v0_2, _size_ApiVersion_v0_2, _size_ApiVersion_v0_2, _size_ApiVersion_v3_4, _size_ApiVersion_v3_4)
 ApiVersion._MAP_KEYS = ("api_key",)
 ApiVersion.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="api_key", json_name="apiKey", type="int16", versions=_V0_PLUS, default=0, map_key=True),
@@ -988,7 +881,6 @@ ApiVersion.FIELDS = (  # what the runtime knows of each field (kwire.wire.messag
 )
 SupportedFeatureKey._READERS = (None, None, None, _read_SupportedFeatureKey_v3_4, _read_SupportedFeatureKey_v3_4)
 SupportedFeatureKey._WRITERS = (None, None, None, _write_SupportedFeatureKey_v3_4, _write_SupportedFeatureKey_v3_4)
-SupportedFeatureKey._SIZERS = (None, None, None, _size_SupportedFeatureKey_v3_4, _size_SupportedFeatureKey_v3_4)
 SupportedFeatureKey._MAP_KEYS = ("name",)
 SupportedFeatureKey.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V3_PLUS, default='', map_key=True),
@@ -997,7 +889,6 @@ SupportedFeatureKey.FIELDS = (  # what the runtime knows of each field (kwire.wi
 )
 FinalizedFeatureKey._READERS = (None, None, None, _read_FinalizedFeatureKey_v3_4, _read_FinalizedFeatureKey_v3_4)
 FinalizedFeatureKey._WRITERS = (None, None, None, _write_FinalizedFeatureKey_v3_4, _write_FinalizedFeatureKey_v3_4)
-FinalizedFeatureKey._SIZERS = (None, None, None, _size_FinalizedFeatureKey_v3_4, _size_FinalizedFeatureKey_v3_4)
 FinalizedFeatureKey._MAP_KEYS = ("name",)
 FinalizedFeatureKey.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V3_PLUS, default='', map_key=True),
@@ -1006,7 +897,6 @@ FinalizedFeatureKey.FIELDS = (  # what the runtime knows of each field (kwire.wi
 )
 ApiVersionsResponse._READERS = (_read_ApiVersionsResponse_v0, _read_ApiVersionsResponse_v1_2, _read_ApiVersionsResponse_v1_2, _read_ApiVersionsResponse_v3_4, _read_ApiVersionsResponse_v3_4)
 ApiVersionsResponse._WRITERS = (_write_ApiVersionsResponse_v0, _write_ApiVersionsResponse_v1_2, _write_ApiVersionsResponse_v1_2, _write_ApiVersionsResponse_v3_4, _write_ApiVersionsResponse_v3_4)
-ApiVersionsResponse._SIZERS = (_size_ApiVersionsResponse_v0, _size_ApiVersionsResponse_v1_2, _size_ApiVersionsResponse_v1_2, _size_ApiVersionsResponse_v3_4, _size_ApiVersionsResponse_v3_4)
 ApiVersionsResponse._LAZY_DEFAULTS = {"api_keys": KeyedList, "supported_features": KeyedList, "finalized_features": KeyedList}
 ApiVersionsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Request message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -280,15 +280,6 @@ def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_PartitionData_v0(data: PartitionData) -> int:
-    size = 4
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- TopicData, version 0 (flexible) ---
 
 def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
@@ -340,13 +331,10 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
         field = "topic_id"
         out += _w.uuid_bytes(data.topic_id)
         field = "partitions[]"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicData version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v0(partitions_item, out)
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v0(partitions_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -354,23 +342,6 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicData_v0(data: TopicData) -> int:
-    size = 0
-    size += 16
-    partitions_items = data.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_PartitionData_v0(partitions_item)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DirectoryData, version 0 (flexible) ---
@@ -412,13 +383,10 @@ def _write_DirectoryData_v0(data: DirectoryData, out: bytearray) -> None:
         field = "id"
         out += _w.uuid_bytes(data.id)
         field = "topics[]"
-        topics_items = data.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which DirectoryData version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicData_v0(topics_item, out)
+        topics_items = _w.non_null(data.topics, "field topics is null, which DirectoryData version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicData_v0(topics_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -426,23 +394,6 @@ def _write_DirectoryData_v0(data: DirectoryData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DirectoryData_v0(data: DirectoryData) -> int:
-    size = 0
-    size += 16
-    topics_items = data.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_TopicData_v0(topics_item)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- AssignReplicasToDirsRequest, version 0 (flexible) ---
@@ -485,13 +436,10 @@ def _write_AssignReplicasToDirsRequest_v0(request: AssignReplicasToDirsRequest, 
         field = "broker_id, broker_epoch"
         out += _pack_AssignReplicasToDirsRequest_broker_id_broker_epoch(request.broker_id, request.broker_epoch)
         field = "directories[]"
-        directories_items = request.directories
-        if directories_items is None:
-                raise EncodeError("field directories is null, which AssignReplicasToDirsRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(directories_items), True)
-            for directories_item in directories_items:
-                _write_DirectoryData_v0(directories_item, out)
+        directories_items = _w.non_null(request.directories, "field directories is null, which AssignReplicasToDirsRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(directories_items), True)
+        for directories_item in directories_items:
+            _write_DirectoryData_v0(directories_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -501,22 +449,6 @@ def _write_AssignReplicasToDirsRequest_v0(request: AssignReplicasToDirsRequest, 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_AssignReplicasToDirsRequest_v0(request: AssignReplicasToDirsRequest) -> int:
-    size = 12
-    directories_items = request.directories
-    if directories_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(directories_items), True)
-        for directories_item in directories_items:
-            size += _size_DirectoryData_v0(directories_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -524,13 +456,11 @@ _V0_PLUS = (0, 32767)
 
 PartitionData._READERS = (_read_PartitionData_v0,)
 PartitionData._WRITERS = (_write_PartitionData_v0,)
-PartitionData._SIZERS = (_size_PartitionData_v0,)
 PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
 )
 TopicData._READERS = (_read_TopicData_v0,)
 TopicData._WRITERS = (_write_TopicData_v0,)
-TopicData._SIZERS = (_size_TopicData_v0,)
 TopicData._LAZY_DEFAULTS = {"partitions": list}
 TopicData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
@@ -538,7 +468,6 @@ TopicData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message
 )
 DirectoryData._READERS = (_read_DirectoryData_v0,)
 DirectoryData._WRITERS = (_write_DirectoryData_v0,)
-DirectoryData._SIZERS = (_size_DirectoryData_v0,)
 DirectoryData._LAZY_DEFAULTS = {"topics": list}
 DirectoryData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="id", json_name="id", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
@@ -546,7 +475,6 @@ DirectoryData.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
 )
 AssignReplicasToDirsRequest._READERS = (_read_AssignReplicasToDirsRequest_v0,)
 AssignReplicasToDirsRequest._WRITERS = (_write_AssignReplicasToDirsRequest_v0,)
-AssignReplicasToDirsRequest._SIZERS = (_size_AssignReplicasToDirsRequest_v0,)
 AssignReplicasToDirsRequest._LAZY_DEFAULTS = {"directories": list}
 AssignReplicasToDirsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="broker_id", json_name="brokerId", type="int32", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Request message, versions 0-1, flexible versions 1+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -313,11 +313,6 @@ def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_PartitionData_v0(data: PartitionData) -> int:
-    size = 12
-    return size
-
-
 # --- PartitionData, version 1 (flexible) ---
 
 def _read_PartitionData_v1(buf: bytes, pos: int) -> tuple[PartitionData, int]:
@@ -362,16 +357,6 @@ def _write_PartitionData_v1(data: PartitionData, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_PartitionData_v1(data: PartitionData) -> int:
-    size = 12
-    size += 16
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- TopicData, version 0 ---
 
 def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
@@ -406,32 +391,14 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
     field = ""
     try:
         field = "topic_name"
-        if data.topic_name is None:
-            raise EncodeError("field topic_name is null, which TopicData version 0 does not allow (never nullable)")
-        _w.write_string(out, data.topic_name)
+        _w.write_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData version 0 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicData version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v0(partitions_item, out)
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v0(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicData_v0(data: TopicData) -> int:
-    size = 0
-    size += _w.string_size(data.topic_name)
-    partitions_items = data.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_PartitionData_v0(partitions_item)
-    return size
 
 
 # --- TopicData, version 1 (flexible) ---
@@ -471,17 +438,12 @@ def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
     field = ""
     try:
         field = "topic_name"
-        if data.topic_name is None:
-            raise EncodeError("field topic_name is null, which TopicData version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, data.topic_name)
+        _w.write_compact_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData version 1 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicData version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v1(partitions_item, out)
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 1 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v1(partitions_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -489,23 +451,6 @@ def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicData_v1(data: TopicData) -> int:
-    size = 0
-    size += _w.compact_string_size(data.topic_name)
-    partitions_items = data.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_PartitionData_v1(partitions_item)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- LeaderEndpoint, version 1 (flexible) ---
@@ -537,13 +482,9 @@ def _write_LeaderEndpoint_v1(endpoint: LeaderEndpoint, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if endpoint.name is None:
-            raise EncodeError("field name is null, which LeaderEndpoint version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, endpoint.name)
+        _w.write_compact_string(out, _w.non_null(endpoint.name, "field name is null, which LeaderEndpoint version 1 does not allow (never nullable)"))
         field = "host"
-        if endpoint.host is None:
-            raise EncodeError("field host is null, which LeaderEndpoint version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, endpoint.host)
+        _w.write_compact_string(out, _w.non_null(endpoint.host, "field host is null, which LeaderEndpoint version 1 does not allow (never nullable)"))
         field = "port"
         out += _pack_LeaderEndpoint_port(endpoint.port)
         field = "(tagged fields)"
@@ -553,17 +494,6 @@ def _write_LeaderEndpoint_v1(endpoint: LeaderEndpoint, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaderEndpoint_v1(endpoint: LeaderEndpoint) -> int:
-    size = 2
-    size += _w.compact_string_size(endpoint.name)
-    size += _w.compact_string_size(endpoint.host)
-    count = len(endpoint.unknown_tagged_fields)
-    for tag, payload in endpoint.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- BeginQuorumEpochRequest, version 0 ---
@@ -603,28 +533,12 @@ def _write_BeginQuorumEpochRequest_v0(request: BeginQuorumEpochRequest, out: byt
         field = "cluster_id"
         _w.write_string(out, request.cluster_id)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which BeginQuorumEpochRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_TopicData_v0(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which BeginQuorumEpochRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_TopicData_v0(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_BeginQuorumEpochRequest_v0(request: BeginQuorumEpochRequest) -> int:
-    size = 0
-    size += _w.string_size(request.cluster_id)
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_TopicData_v0(topics_item)
-    return size
 
 
 # --- BeginQuorumEpochRequest, version 1 (flexible) ---
@@ -684,21 +598,15 @@ def _write_BeginQuorumEpochRequest_v1(request: BeginQuorumEpochRequest, out: byt
         field = "voter_id"
         out += _pack_BeginQuorumEpochRequest_voter_id(request.voter_id)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which BeginQuorumEpochRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicData_v1(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which BeginQuorumEpochRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicData_v1(topics_item, out)
         field = "leader_endpoints[]"
-        leader_endpoints_items = request.leader_endpoints
-        if leader_endpoints_items is None:
-                raise EncodeError("field leader_endpoints is null, which BeginQuorumEpochRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(leader_endpoints_items), True)
-            for leader_endpoints_item in leader_endpoints_items:
-                _write_LeaderEndpoint_v1(leader_endpoints_item, out)
+        leader_endpoints_items = _w.non_null(request.leader_endpoints, "field leader_endpoints is null, which BeginQuorumEpochRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(leader_endpoints_items), True)
+        for leader_endpoints_item in leader_endpoints_items:
+            _write_LeaderEndpoint_v1(leader_endpoints_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -706,30 +614,6 @@ def _write_BeginQuorumEpochRequest_v1(request: BeginQuorumEpochRequest, out: byt
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_BeginQuorumEpochRequest_v1(request: BeginQuorumEpochRequest) -> int:
-    size = 4
-    size += _w.compact_string_size(request.cluster_id)
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_TopicData_v1(topics_item)
-    leader_endpoints_items = request.leader_endpoints
-    if leader_endpoints_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(leader_endpoints_items), True)
-        for leader_endpoints_item in leader_endpoints_items:
-            size += _size_LeaderEndpoint_v1(leader_endpoints_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -740,7 +624,6 @@ _V1_PLUS = (1, 32767)
 
 PartitionData._READERS = (_read_PartitionData_v0, _read_PartitionData_v1)
 PartitionData._WRITERS = (_write_PartitionData_v0, _write_PartitionData_v1)
-PartitionData._SIZERS = (_size_PartitionData_v0, _size_PartitionData_v1)
 PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="voter_directory_id", json_name="voterDirectoryId", type="uuid", versions=_V1_PLUS, ignorable=True, default=_ZERO_UUID),
@@ -749,7 +632,6 @@ PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
 )
 TopicData._READERS = (_read_TopicData_v0, _read_TopicData_v1)
 TopicData._WRITERS = (_write_TopicData_v0, _write_TopicData_v1)
-TopicData._SIZERS = (_size_TopicData_v0, _size_TopicData_v1)
 TopicData._LAZY_DEFAULTS = {"partitions": list}
 TopicData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
@@ -757,7 +639,6 @@ TopicData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message
 )
 LeaderEndpoint._READERS = (None, _read_LeaderEndpoint_v1)
 LeaderEndpoint._WRITERS = (None, _write_LeaderEndpoint_v1)
-LeaderEndpoint._SIZERS = (None, _size_LeaderEndpoint_v1)
 LeaderEndpoint._MAP_KEYS = ("name",)
 LeaderEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V1_PLUS, default='', map_key=True),
@@ -766,7 +647,6 @@ LeaderEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
 )
 BeginQuorumEpochRequest._READERS = (_read_BeginQuorumEpochRequest_v0, _read_BeginQuorumEpochRequest_v1)
 BeginQuorumEpochRequest._WRITERS = (_write_BeginQuorumEpochRequest_v0, _write_BeginQuorumEpochRequest_v1)
-BeginQuorumEpochRequest._SIZERS = (_size_BeginQuorumEpochRequest_v0, _size_BeginQuorumEpochRequest_v1)
 BeginQuorumEpochRequest._LAZY_DEFAULTS = {"topics": list, "leader_endpoints": KeyedList}
 BeginQuorumEpochRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="cluster_id", json_name="clusterId", type="string", versions=_V0_PLUS, nullable=_V0_PLUS),

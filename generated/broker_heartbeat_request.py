@@ -3,8 +3,8 @@
 Request message, versions 0-2, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -162,15 +162,6 @@ def _write_BrokerHeartbeatRequest_v0(request: BrokerHeartbeatRequest, out: bytea
         raise _w.encode_failure(error, field) from None
 
 
-def _size_BrokerHeartbeatRequest_v0(request: BrokerHeartbeatRequest) -> int:
-    size = 22
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- BrokerHeartbeatRequest, version 1 (flexible) ---
 
 def _read_BrokerHeartbeatRequest_v1(buf: bytes, pos: int) -> tuple[BrokerHeartbeatRequest, int]:
@@ -238,13 +229,10 @@ def _write_BrokerHeartbeatRequest_v1(request: BrokerHeartbeatRequest, out: bytea
         if (request.offline_log_dirs is None or len(request.offline_log_dirs) != 0):
             payload = bytearray()
             field = "offline_log_dirs"
-            offline_log_dirs_items = request.offline_log_dirs
-            if offline_log_dirs_items is None:
-                    raise EncodeError("field offline_log_dirs is null, which BrokerHeartbeatRequest version 1 does not allow (never nullable)")
-            else:
-                _w.write_count(payload, len(offline_log_dirs_items), True)
-                for offline_log_dirs_item in offline_log_dirs_items:
-                    payload += _w.uuid_bytes(offline_log_dirs_item)
+            offline_log_dirs_items = _w.non_null(request.offline_log_dirs, "field offline_log_dirs is null, which BrokerHeartbeatRequest version 1 does not allow (never nullable)")
+            _w.write_count(payload, len(offline_log_dirs_items), True)
+            for offline_log_dirs_item in offline_log_dirs_items:
+                payload += _w.uuid_bytes(offline_log_dirs_item)
             tagged.append((0, payload))
         if tagged or request.unknown_tagged_fields:
             _w.write_tagged(out, tagged, request.unknown_tagged_fields)
@@ -252,25 +240,6 @@ def _write_BrokerHeartbeatRequest_v1(request: BrokerHeartbeatRequest, out: bytea
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_BrokerHeartbeatRequest_v1(request: BrokerHeartbeatRequest) -> int:
-    size = 22
-    count = len(request.unknown_tagged_fields)
-    if (request.offline_log_dirs is None or len(request.offline_log_dirs) != 0):
-        payload_size = 0
-        offline_log_dirs_items = request.offline_log_dirs
-        if offline_log_dirs_items is None:
-            payload_size += _w.count_size(None, True)
-        else:
-            payload_size += _w.count_size(len(offline_log_dirs_items), True)
-            payload_size += 16 * len(offline_log_dirs_items)
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- BrokerHeartbeatRequest, version 2 (flexible) ---
@@ -354,13 +323,10 @@ def _write_BrokerHeartbeatRequest_v2(request: BrokerHeartbeatRequest, out: bytea
         if (request.offline_log_dirs is None or len(request.offline_log_dirs) != 0):
             payload = bytearray()
             field = "offline_log_dirs"
-            offline_log_dirs_items = request.offline_log_dirs
-            if offline_log_dirs_items is None:
-                    raise EncodeError("field offline_log_dirs is null, which BrokerHeartbeatRequest version 2 does not allow (never nullable)")
-            else:
-                _w.write_count(payload, len(offline_log_dirs_items), True)
-                for offline_log_dirs_item in offline_log_dirs_items:
-                    payload += _w.uuid_bytes(offline_log_dirs_item)
+            offline_log_dirs_items = _w.non_null(request.offline_log_dirs, "field offline_log_dirs is null, which BrokerHeartbeatRequest version 2 does not allow (never nullable)")
+            _w.write_count(payload, len(offline_log_dirs_items), True)
+            for offline_log_dirs_item in offline_log_dirs_items:
+                payload += _w.uuid_bytes(offline_log_dirs_item)
             tagged.append((0, payload))
         if request.cordoned_log_dirs is not None:
             payload = bytearray()
@@ -381,35 +347,6 @@ def _write_BrokerHeartbeatRequest_v2(request: BrokerHeartbeatRequest, out: bytea
         raise _w.encode_failure(error, field) from None
 
 
-def _size_BrokerHeartbeatRequest_v2(request: BrokerHeartbeatRequest) -> int:
-    size = 22
-    count = len(request.unknown_tagged_fields)
-    if (request.offline_log_dirs is None or len(request.offline_log_dirs) != 0):
-        payload_size = 0
-        offline_log_dirs_items = request.offline_log_dirs
-        if offline_log_dirs_items is None:
-            payload_size += _w.count_size(None, True)
-        else:
-            payload_size += _w.count_size(len(offline_log_dirs_items), True)
-            payload_size += 16 * len(offline_log_dirs_items)
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    if request.cordoned_log_dirs is not None:
-        payload_size = 0
-        cordoned_log_dirs_items = request.cordoned_log_dirs
-        if cordoned_log_dirs_items is None:
-            payload_size += _w.count_size(None, True)
-        else:
-            payload_size += _w.count_size(len(cordoned_log_dirs_items), True)
-            payload_size += 16 * len(cordoned_log_dirs_items)
-        size += _w.uvarint_size(1) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -419,7 +356,6 @@ _V2_PLUS = (2, 32767)
 
 BrokerHeartbeatRequest._READERS = (_read_BrokerHeartbeatRequest_v0, _read_BrokerHeartbeatRequest_v1, _read_BrokerHeartbeatRequest_v2)
 BrokerHeartbeatRequest._WRITERS = (_write_BrokerHeartbeatRequest_v0, _write_BrokerHeartbeatRequest_v1, _write_BrokerHeartbeatRequest_v2)
-BrokerHeartbeatRequest._SIZERS = (_size_BrokerHeartbeatRequest_v0, _size_BrokerHeartbeatRequest_v1, _size_BrokerHeartbeatRequest_v2)
 BrokerHeartbeatRequest._LAZY_DEFAULTS = {"offline_log_dirs": list}
 BrokerHeartbeatRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="broker_id", json_name="brokerId", type="int32", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Metadata message, versions 0-2, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -178,20 +178,6 @@ def _write_BrokerRegistrationChangeRecord_v0(record: BrokerRegistrationChangeRec
         raise _w.encode_failure(error, field) from None
 
 
-def _size_BrokerRegistrationChangeRecord_v0(record: BrokerRegistrationChangeRecord) -> int:
-    size = 12
-    count = len(record.unknown_tagged_fields)
-    if record.fenced != 0:
-        payload_size = 0
-        payload_size += 1
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in record.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- BrokerRegistrationChangeRecord, version 1 (flexible) ---
 
 def _read_BrokerRegistrationChangeRecord_v1(buf: bytes, pos: int) -> tuple[BrokerRegistrationChangeRecord, int]:
@@ -269,25 +255,6 @@ def _write_BrokerRegistrationChangeRecord_v1(record: BrokerRegistrationChangeRec
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_BrokerRegistrationChangeRecord_v1(record: BrokerRegistrationChangeRecord) -> int:
-    size = 12
-    count = len(record.unknown_tagged_fields)
-    if record.fenced != 0:
-        payload_size = 0
-        payload_size += 1
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    if record.in_controlled_shutdown != 0:
-        payload_size = 0
-        payload_size += 1
-        size += _w.uvarint_size(1) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in record.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- BrokerRegistrationChangeRecord, version 2 (flexible) ---
@@ -404,35 +371,6 @@ def _write_BrokerRegistrationChangeRecord_v2(record: BrokerRegistrationChangeRec
         raise _w.encode_failure(error, field) from None
 
 
-def _size_BrokerRegistrationChangeRecord_v2(record: BrokerRegistrationChangeRecord) -> int:
-    size = 12
-    count = len(record.unknown_tagged_fields)
-    if record.fenced != 0:
-        payload_size = 0
-        payload_size += 1
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    if record.in_controlled_shutdown != 0:
-        payload_size = 0
-        payload_size += 1
-        size += _w.uvarint_size(1) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    if (record.log_dirs is None or len(record.log_dirs) != 0):
-        payload_size = 0
-        log_dirs_items = record.log_dirs
-        if log_dirs_items is None:
-            payload_size += _w.count_size(None, True)
-        else:
-            payload_size += _w.count_size(len(log_dirs_items), True)
-            payload_size += 16 * len(log_dirs_items)
-        size += _w.uvarint_size(2) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in record.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -442,7 +380,6 @@ _V2_PLUS = (2, 32767)
 
 BrokerRegistrationChangeRecord._READERS = (_read_BrokerRegistrationChangeRecord_v0, _read_BrokerRegistrationChangeRecord_v1, _read_BrokerRegistrationChangeRecord_v2)
 BrokerRegistrationChangeRecord._WRITERS = (_write_BrokerRegistrationChangeRecord_v0, _write_BrokerRegistrationChangeRecord_v1, _write_BrokerRegistrationChangeRecord_v2)
-BrokerRegistrationChangeRecord._SIZERS = (_size_BrokerRegistrationChangeRecord_v0, _size_BrokerRegistrationChangeRecord_v1, _size_BrokerRegistrationChangeRecord_v2)
 BrokerRegistrationChangeRecord._LAZY_DEFAULTS = {"log_dirs": list}
 BrokerRegistrationChangeRecord.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="broker_id", json_name="brokerId", type="int32", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Request message, versions 0-5, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -306,13 +306,9 @@ def _write_Listener_v0_5(listener: Listener, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if listener.name is None:
-            raise EncodeError("field name is null, which Listener versions 0-5 do not allow (never nullable)")
-        _w.write_compact_string(out, listener.name)
+        _w.write_compact_string(out, _w.non_null(listener.name, "field name is null, which Listener versions 0-5 do not allow (never nullable)"))
         field = "host"
-        if listener.host is None:
-            raise EncodeError("field host is null, which Listener versions 0-5 do not allow (never nullable)")
-        _w.write_compact_string(out, listener.host)
+        _w.write_compact_string(out, _w.non_null(listener.host, "field host is null, which Listener versions 0-5 do not allow (never nullable)"))
         field = "port, security_protocol"
         out += _pack_Listener_port_security_protocol(listener.port, listener.security_protocol)
         field = "(tagged fields)"
@@ -322,17 +318,6 @@ def _write_Listener_v0_5(listener: Listener, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_Listener_v0_5(listener: Listener) -> int:
-    size = 4
-    size += _w.compact_string_size(listener.name)
-    size += _w.compact_string_size(listener.host)
-    count = len(listener.unknown_tagged_fields)
-    for tag, payload in listener.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- Feature, versions 0-5 (flexible) ---
@@ -362,9 +347,7 @@ def _write_Feature_v0_5(feature: Feature, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if feature.name is None:
-            raise EncodeError("field name is null, which Feature versions 0-5 do not allow (never nullable)")
-        _w.write_compact_string(out, feature.name)
+        _w.write_compact_string(out, _w.non_null(feature.name, "field name is null, which Feature versions 0-5 do not allow (never nullable)"))
         field = "min_supported_version, max_supported_version"
         out += _pack_Feature_min_supported_version_max_supported_version(feature.min_supported_version, feature.max_supported_version)
         field = "(tagged fields)"
@@ -374,16 +357,6 @@ def _write_Feature_v0_5(feature: Feature, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_Feature_v0_5(feature: Feature) -> int:
-    size = 4
-    size += _w.compact_string_size(feature.name)
-    count = len(feature.unknown_tagged_fields)
-    for tag, payload in feature.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- BrokerRegistrationRequest, version 0 (flexible) ---
@@ -451,27 +424,19 @@ def _write_BrokerRegistrationRequest_v0(request: BrokerRegistrationRequest, out:
         field = "broker_id"
         out += _pack_BrokerRegistrationRequest_broker_id(request.broker_id)
         field = "cluster_id"
-        if request.cluster_id is None:
-            raise EncodeError("field cluster_id is null, which BrokerRegistrationRequest version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, request.cluster_id)
+        _w.write_compact_string(out, _w.non_null(request.cluster_id, "field cluster_id is null, which BrokerRegistrationRequest version 0 does not allow (never nullable)"))
         field = "incarnation_id"
         out += _w.uuid_bytes(request.incarnation_id)
         field = "listeners[]"
-        listeners_items = request.listeners
-        if listeners_items is None:
-                raise EncodeError("field listeners is null, which BrokerRegistrationRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(listeners_items), True)
-            for listeners_item in listeners_items:
-                _write_Listener_v0_5(listeners_item, out)
+        listeners_items = _w.non_null(request.listeners, "field listeners is null, which BrokerRegistrationRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(listeners_items), True)
+        for listeners_item in listeners_items:
+            _write_Listener_v0_5(listeners_item, out)
         field = "features[]"
-        features_items = request.features
-        if features_items is None:
-                raise EncodeError("field features is null, which BrokerRegistrationRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(features_items), True)
-            for features_item in features_items:
-                _write_Feature_v0_5(features_item, out)
+        features_items = _w.non_null(request.features, "field features is null, which BrokerRegistrationRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(features_items), True)
+        for features_item in features_items:
+            _write_Feature_v0_5(features_item, out)
         field = "rack"
         _w.write_compact_string(out, request.rack)
         field = "(tagged fields)"
@@ -481,32 +446,6 @@ def _write_BrokerRegistrationRequest_v0(request: BrokerRegistrationRequest, out:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_BrokerRegistrationRequest_v0(request: BrokerRegistrationRequest) -> int:
-    size = 4
-    size += _w.compact_string_size(request.cluster_id)
-    size += 16
-    listeners_items = request.listeners
-    if listeners_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(listeners_items), True)
-        for listeners_item in listeners_items:
-            size += _size_Listener_v0_5(listeners_item)
-    features_items = request.features
-    if features_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(features_items), True)
-        for features_item in features_items:
-            size += _size_Feature_v0_5(features_item)
-    size += _w.compact_string_size(request.rack)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- BrokerRegistrationRequest, version 1 (flexible) ---
@@ -574,27 +513,19 @@ def _write_BrokerRegistrationRequest_v1(request: BrokerRegistrationRequest, out:
         field = "broker_id"
         out += _pack_BrokerRegistrationRequest_broker_id(request.broker_id)
         field = "cluster_id"
-        if request.cluster_id is None:
-            raise EncodeError("field cluster_id is null, which BrokerRegistrationRequest version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, request.cluster_id)
+        _w.write_compact_string(out, _w.non_null(request.cluster_id, "field cluster_id is null, which BrokerRegistrationRequest version 1 does not allow (never nullable)"))
         field = "incarnation_id"
         out += _w.uuid_bytes(request.incarnation_id)
         field = "listeners[]"
-        listeners_items = request.listeners
-        if listeners_items is None:
-                raise EncodeError("field listeners is null, which BrokerRegistrationRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(listeners_items), True)
-            for listeners_item in listeners_items:
-                _write_Listener_v0_5(listeners_item, out)
+        listeners_items = _w.non_null(request.listeners, "field listeners is null, which BrokerRegistrationRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(listeners_items), True)
+        for listeners_item in listeners_items:
+            _write_Listener_v0_5(listeners_item, out)
         field = "features[]"
-        features_items = request.features
-        if features_items is None:
-                raise EncodeError("field features is null, which BrokerRegistrationRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(features_items), True)
-            for features_item in features_items:
-                _write_Feature_v0_5(features_item, out)
+        features_items = _w.non_null(request.features, "field features is null, which BrokerRegistrationRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(features_items), True)
+        for features_item in features_items:
+            _write_Feature_v0_5(features_item, out)
         field = "rack"
         _w.write_compact_string(out, request.rack)
         field = "is_migrating_zk_broker"
@@ -606,32 +537,6 @@ def _write_BrokerRegistrationRequest_v1(request: BrokerRegistrationRequest, out:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_BrokerRegistrationRequest_v1(request: BrokerRegistrationRequest) -> int:
-    size = 5
-    size += _w.compact_string_size(request.cluster_id)
-    size += 16
-    listeners_items = request.listeners
-    if listeners_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(listeners_items), True)
-        for listeners_item in listeners_items:
-            size += _size_Listener_v0_5(listeners_item)
-    features_items = request.features
-    if features_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(features_items), True)
-        for features_item in features_items:
-            size += _size_Feature_v0_5(features_item)
-    size += _w.compact_string_size(request.rack)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- BrokerRegistrationRequest, version 2 (flexible) ---
@@ -712,39 +617,28 @@ def _write_BrokerRegistrationRequest_v2(request: BrokerRegistrationRequest, out:
         field = "broker_id"
         out += _pack_BrokerRegistrationRequest_broker_id(request.broker_id)
         field = "cluster_id"
-        if request.cluster_id is None:
-            raise EncodeError("field cluster_id is null, which BrokerRegistrationRequest version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, request.cluster_id)
+        _w.write_compact_string(out, _w.non_null(request.cluster_id, "field cluster_id is null, which BrokerRegistrationRequest version 2 does not allow (never nullable)"))
         field = "incarnation_id"
         out += _w.uuid_bytes(request.incarnation_id)
         field = "listeners[]"
-        listeners_items = request.listeners
-        if listeners_items is None:
-                raise EncodeError("field listeners is null, which BrokerRegistrationRequest version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(listeners_items), True)
-            for listeners_item in listeners_items:
-                _write_Listener_v0_5(listeners_item, out)
+        listeners_items = _w.non_null(request.listeners, "field listeners is null, which BrokerRegistrationRequest version 2 does not allow (never nullable)")
+        _w.write_count(out, len(listeners_items), True)
+        for listeners_item in listeners_items:
+            _write_Listener_v0_5(listeners_item, out)
         field = "features[]"
-        features_items = request.features
-        if features_items is None:
-                raise EncodeError("field features is null, which BrokerRegistrationRequest version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(features_items), True)
-            for features_item in features_items:
-                _write_Feature_v0_5(features_item, out)
+        features_items = _w.non_null(request.features, "field features is null, which BrokerRegistrationRequest version 2 does not allow (never nullable)")
+        _w.write_count(out, len(features_items), True)
+        for features_item in features_items:
+            _write_Feature_v0_5(features_item, out)
         field = "rack"
         _w.write_compact_string(out, request.rack)
         field = "is_migrating_zk_broker"
         out += _pack_BrokerRegistrationRequest_is_migrating_zk_broker(request.is_migrating_zk_broker)
         field = "log_dirs"
-        log_dirs_items = request.log_dirs
-        if log_dirs_items is None:
-                raise EncodeError("field log_dirs is null, which BrokerRegistrationRequest version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(log_dirs_items), True)
-            for log_dirs_item in log_dirs_items:
-                out += _w.uuid_bytes(log_dirs_item)
+        log_dirs_items = _w.non_null(request.log_dirs, "field log_dirs is null, which BrokerRegistrationRequest version 2 does not allow (never nullable)")
+        _w.write_count(out, len(log_dirs_items), True)
+        for log_dirs_item in log_dirs_items:
+            out += _w.uuid_bytes(log_dirs_item)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -752,38 +646,6 @@ def _write_BrokerRegistrationRequest_v2(request: BrokerRegistrationRequest, out:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_BrokerRegistrationRequest_v2(request: BrokerRegistrationRequest) -> int:
-    size = 5
-    size += _w.compact_string_size(request.cluster_id)
-    size += 16
-    listeners_items = request.listeners
-    if listeners_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(listeners_items), True)
-        for listeners_item in listeners_items:
-            size += _size_Listener_v0_5(listeners_item)
-    features_items = request.features
-    if features_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(features_items), True)
-        for features_item in features_items:
-            size += _size_Feature_v0_5(features_item)
-    size += _w.compact_string_size(request.rack)
-    log_dirs_items = request.log_dirs
-    if log_dirs_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(log_dirs_items), True)
-        size += 16 * len(log_dirs_items)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- BrokerRegistrationRequest, versions 3-4 (flexible) ---
@@ -866,39 +728,28 @@ def _write_BrokerRegistrationRequest_v3_4(request: BrokerRegistrationRequest, ou
         field = "broker_id"
         out += _pack_BrokerRegistrationRequest_broker_id(request.broker_id)
         field = "cluster_id"
-        if request.cluster_id is None:
-            raise EncodeError("field cluster_id is null, which BrokerRegistrationRequest versions 3-4 do not allow (never nullable)")
-        _w.write_compact_string(out, request.cluster_id)
+        _w.write_compact_string(out, _w.non_null(request.cluster_id, "field cluster_id is null, which BrokerRegistrationRequest versions 3-4 do not allow (never nullable)"))
         field = "incarnation_id"
         out += _w.uuid_bytes(request.incarnation_id)
         field = "listeners[]"
-        listeners_items = request.listeners
-        if listeners_items is None:
-                raise EncodeError("field listeners is null, which BrokerRegistrationRequest versions 3-4 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(listeners_items), True)
-            for listeners_item in listeners_items:
-                _write_Listener_v0_5(listeners_item, out)
+        listeners_items = _w.non_null(request.listeners, "field listeners is null, which BrokerRegistrationRequest versions 3-4 do not allow (never nullable)")
+        _w.write_count(out, len(listeners_items), True)
+        for listeners_item in listeners_items:
+            _write_Listener_v0_5(listeners_item, out)
         field = "features[]"
-        features_items = request.features
-        if features_items is None:
-                raise EncodeError("field features is null, which BrokerRegistrationRequest versions 3-4 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(features_items), True)
-            for features_item in features_items:
-                _write_Feature_v0_5(features_item, out)
+        features_items = _w.non_null(request.features, "field features is null, which BrokerRegistrationRequest versions 3-4 do not allow (never nullable)")
+        _w.write_count(out, len(features_items), True)
+        for features_item in features_items:
+            _write_Feature_v0_5(features_item, out)
         field = "rack"
         _w.write_compact_string(out, request.rack)
         field = "is_migrating_zk_broker"
         out += _pack_BrokerRegistrationRequest_is_migrating_zk_broker(request.is_migrating_zk_broker)
         field = "log_dirs"
-        log_dirs_items = request.log_dirs
-        if log_dirs_items is None:
-                raise EncodeError("field log_dirs is null, which BrokerRegistrationRequest versions 3-4 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(log_dirs_items), True)
-            for log_dirs_item in log_dirs_items:
-                out += _w.uuid_bytes(log_dirs_item)
+        log_dirs_items = _w.non_null(request.log_dirs, "field log_dirs is null, which BrokerRegistrationRequest versions 3-4 do not allow (never nullable)")
+        _w.write_count(out, len(log_dirs_items), True)
+        for log_dirs_item in log_dirs_items:
+            out += _w.uuid_bytes(log_dirs_item)
         field = "previous_broker_epoch"
         out += _pack_BrokerRegistrationRequest_previous_broker_epoch(request.previous_broker_epoch)
         field = "(tagged fields)"
@@ -908,38 +759,6 @@ def _write_BrokerRegistrationRequest_v3_4(request: BrokerRegistrationRequest, ou
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_BrokerRegistrationRequest_v3_4(request: BrokerRegistrationRequest) -> int:
-    size = 13
-    size += _w.compact_string_size(request.cluster_id)
-    size += 16
-    listeners_items = request.listeners
-    if listeners_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(listeners_items), True)
-        for listeners_item in listeners_items:
-            size += _size_Listener_v0_5(listeners_item)
-    features_items = request.features
-    if features_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(features_items), True)
-        for features_item in features_items:
-            size += _size_Feature_v0_5(features_item)
-    size += _w.compact_string_size(request.rack)
-    log_dirs_items = request.log_dirs
-    if log_dirs_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(log_dirs_items), True)
-        size += 16 * len(log_dirs_items)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- BrokerRegistrationRequest, version 5 (flexible) ---
@@ -1053,39 +872,28 @@ def _write_BrokerRegistrationRequest_v5(request: BrokerRegistrationRequest, out:
         field = "broker_id"
         out += _pack_BrokerRegistrationRequest_broker_id(request.broker_id)
         field = "cluster_id"
-        if request.cluster_id is None:
-            raise EncodeError("field cluster_id is null, which BrokerRegistrationRequest version 5 does not allow (never nullable)")
-        _w.write_compact_string(out, request.cluster_id)
+        _w.write_compact_string(out, _w.non_null(request.cluster_id, "field cluster_id is null, which BrokerRegistrationRequest version 5 does not allow (never nullable)"))
         field = "incarnation_id"
         out += _w.uuid_bytes(request.incarnation_id)
         field = "listeners[]"
-        listeners_items = request.listeners
-        if listeners_items is None:
-                raise EncodeError("field listeners is null, which BrokerRegistrationRequest version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(listeners_items), True)
-            for listeners_item in listeners_items:
-                _write_Listener_v0_5(listeners_item, out)
+        listeners_items = _w.non_null(request.listeners, "field listeners is null, which BrokerRegistrationRequest version 5 does not allow (never nullable)")
+        _w.write_count(out, len(listeners_items), True)
+        for listeners_item in listeners_items:
+            _write_Listener_v0_5(listeners_item, out)
         field = "features[]"
-        features_items = request.features
-        if features_items is None:
-                raise EncodeError("field features is null, which BrokerRegistrationRequest version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(features_items), True)
-            for features_item in features_items:
-                _write_Feature_v0_5(features_item, out)
+        features_items = _w.non_null(request.features, "field features is null, which BrokerRegistrationRequest version 5 does not allow (never nullable)")
+        _w.write_count(out, len(features_items), True)
+        for features_item in features_items:
+            _write_Feature_v0_5(features_item, out)
         field = "rack"
         _w.write_compact_string(out, request.rack)
         field = "is_migrating_zk_broker"
         out += _pack_BrokerRegistrationRequest_is_migrating_zk_broker(request.is_migrating_zk_broker)
         field = "log_dirs"
-        log_dirs_items = request.log_dirs
-        if log_dirs_items is None:
-                raise EncodeError("field log_dirs is null, which BrokerRegistrationRequest version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(log_dirs_items), True)
-            for log_dirs_item in log_dirs_items:
-                out += _w.uuid_bytes(log_dirs_item)
+        log_dirs_items = _w.non_null(request.log_dirs, "field log_dirs is null, which BrokerRegistrationRequest version 5 does not allow (never nullable)")
+        _w.write_count(out, len(log_dirs_items), True)
+        for log_dirs_item in log_dirs_items:
+            out += _w.uuid_bytes(log_dirs_item)
         field = "previous_broker_epoch"
         out += _pack_BrokerRegistrationRequest_previous_broker_epoch(request.previous_broker_epoch)
         field = "(tagged fields)"
@@ -1093,13 +901,10 @@ def _write_BrokerRegistrationRequest_v5(request: BrokerRegistrationRequest, out:
         if (request.cordoned_log_dirs is None or len(request.cordoned_log_dirs) != 0):
             payload = bytearray()
             field = "cordoned_log_dirs"
-            cordoned_log_dirs_items = request.cordoned_log_dirs
-            if cordoned_log_dirs_items is None:
-                    raise EncodeError("field cordoned_log_dirs is null, which BrokerRegistrationRequest version 5 does not allow (never nullable)")
-            else:
-                _w.write_count(payload, len(cordoned_log_dirs_items), True)
-                for cordoned_log_dirs_item in cordoned_log_dirs_items:
-                    payload += _w.uuid_bytes(cordoned_log_dirs_item)
+            cordoned_log_dirs_items = _w.non_null(request.cordoned_log_dirs, "field cordoned_log_dirs is null, which BrokerRegistrationRequest version 5 does not allow (never nullable)")
+            _w.write_count(payload, len(cordoned_log_dirs_items), True)
+            for cordoned_log_dirs_item in cordoned_log_dirs_items:
+                payload += _w.uuid_bytes(cordoned_log_dirs_item)
             tagged.append((0, payload))
         if tagged or request.unknown_tagged_fields:
             _w.write_tagged(out, tagged, request.unknown_tagged_fields)
@@ -1107,48 +912,6 @@ def _write_BrokerRegistrationRequest_v5(request: BrokerRegistrationRequest, out:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_BrokerRegistrationRequest_v5(request: BrokerRegistrationRequest) -> int:
-    size = 13
-    size += _w.compact_string_size(request.cluster_id)
-    size += 16
-    listeners_items = request.listeners
-    if listeners_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(listeners_items), True)
-        for listeners_item in listeners_items:
-            size += _size_Listener_v0_5(listeners_item)
-    features_items = request.features
-    if features_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(features_items), True)
-        for features_item in features_items:
-            size += _size_Feature_v0_5(features_item)
-    size += _w.compact_string_size(request.rack)
-    log_dirs_items = request.log_dirs
-    if log_dirs_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(log_dirs_items), True)
-        size += 16 * len(log_dirs_items)
-    count = len(request.unknown_tagged_fields)
-    if (request.cordoned_log_dirs is None or len(request.cordoned_log_dirs) != 0):
-        payload_size = 0
-        cordoned_log_dirs_items = request.cordoned_log_dirs
-        if cordoned_log_dirs_items is None:
-            payload_size += _w.count_size(None, True)
-        else:
-            payload_size += _w.count_size(len(cordoned_log_dirs_items), True)
-            payload_size += 16 * len(cordoned_log_dirs_items)
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -1162,7 +925,6 @@ _V5_PLUS = (5, 32767)
 
 Listener._READERS = (_read_Listener_v0_5, _read_Listener_v0_5, _read_Listener_v0_5, _read_Listener_v0_5, _read_Listener_v0_5, _read_Listener_v0_5)
 Listener._WRITERS = (_write_Listener_v0_5, _write_Listener_v0_5, _write_Listener_v0_5, _write_Listener_v0_5, _write_Listener_v0_5, _write_Listener_v0_5)
-Listener._SIZERS = (_size_Listener_v0_5, _size_Listener_v0_5, _size_Listener_v0_5, _size_Listener_v0_5, _size_Listener_v0_5, _size_Listener_v0_5)
 Listener._MAP_KEYS = ("name",)
 Listener.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
@@ -1172,7 +934,6 @@ Listener.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.
 )
 Feature._READERS = (_read_Feature_v0_5, _read_Feature_v0_5, _read_Feature_v0_5, _read_Feature_v0_5, _read_Feature_v0_5, _read_Feature_v0_5)
 Feature._WRITERS = (_write_Feature_v0_5, _write_Feature_v0_5, _write_Feature_v0_5, _write_Feature_v0_5, _write_Feature_v0_5, _write_Feature_v0_5)
-Feature._SIZERS = (_size_Feature_v0_5, _size_Feature_v0_5, _size_Feature_v0_5, _size_Feature_v0_5, _size_Feature_v0_5, _size_Feature_v0_5)
 Feature._MAP_KEYS = ("name",)
 Feature.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
@@ -1181,7 +942,6 @@ Feature.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.F
 )
 BrokerRegistrationRequest._READERS = (_read_BrokerRegistrationRequest_v0, _read_BrokerRegistrationRequest_v1, _read_BrokerRegistrationRequest_v2, _read_BrokerRegistrationRequest_v3_4, _read_BrokerRegistrationRequest_v3_4, _read_BrokerRegistrationRequest_v5)
 BrokerRegistrationRequest._WRITERS = (_write_BrokerRegistrationRequest_v0, _write_BrokerRegistrationRequest_v1, _write_BrokerRegistrationRequest_v2, _write_BrokerRegistrationRequest_v3_4, _write_BrokerRegistrationRequest_v3_4, _write_BrokerRegistrationRequest_v5)
-BrokerRegistrationRequest._SIZERS = (_size_BrokerRegistrationRequest_v0, _size_BrokerRegistrationRequest_v1, _size_BrokerRegistrationRequest_v2, _size_BrokerRegistrationRequest_v3_4, _size_BrokerRegistrationRequest_v3_4, _size_BrokerRegistrationRequest_v5)
 BrokerRegistrationRequest._LAZY_DEFAULTS = {"listeners": KeyedList, "features": KeyedList, "log_dirs": list, "cordoned_log_dirs": list}
 BrokerRegistrationRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="broker_id", json_name="brokerId", type="int32", versions=_V0_PLUS, default=0),

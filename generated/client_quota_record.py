@@ -3,8 +3,8 @@
 Metadata message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -216,17 +216,6 @@ def _write_EntityData_v0(data: EntityData, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_EntityData_v0(data: EntityData) -> int:
-    size = 0
-    size += _w.compact_string_size(data.entity_type)
-    size += _w.compact_string_size(data.entity_name)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- ClientQuotaRecord, version 0 (flexible) ---
 
 def _read_ClientQuotaRecord_v0(buf: bytes, pos: int) -> tuple[ClientQuotaRecord, int]:
@@ -353,23 +342,6 @@ def _write_ClientQuotaRecord_v0(record: ClientQuotaRecord, out: bytearray) -> No
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ClientQuotaRecord_v0(record: ClientQuotaRecord) -> int:
-    size = 9
-    entity_items = record.entity
-    if entity_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(entity_items), True)
-        for entity_item in entity_items:
-            size += _size_EntityData_v0(entity_item)
-    size += _w.compact_string_size(record.key)
-    count = len(record.unknown_tagged_fields)
-    for tag, payload in record.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -377,14 +349,12 @@ _V0_PLUS = (0, 32767)
 
 EntityData._READERS = (_read_EntityData_v0,)
 EntityData._WRITERS = (_write_EntityData_v0,)
-EntityData._SIZERS = (_size_EntityData_v0,)
 EntityData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="entity_type", json_name="entityType", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="entity_name", json_name="entityName", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
 )
 ClientQuotaRecord._READERS = (_read_ClientQuotaRecord_v0,)
 ClientQuotaRecord._WRITERS = (_write_ClientQuotaRecord_v0,)
-ClientQuotaRecord._SIZERS = (_size_ClientQuotaRecord_v0,)
 ClientQuotaRecord._LAZY_DEFAULTS = {"entity": list}
 ClientQuotaRecord.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="entity", json_name="entity", type="[]EntityData", versions=_V0_PLUS, default=(), struct=EntityData),

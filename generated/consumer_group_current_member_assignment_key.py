@@ -3,8 +3,8 @@
 Coordinator-key message, versions 0, flexible versions none.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -100,22 +100,11 @@ def _write_ConsumerGroupCurrentMemberAssignmentKey_v0(key: ConsumerGroupCurrentM
     field = ""
     try:
         field = "group_id"
-        if key.group_id is None:
-            raise EncodeError("field group_id is null, which ConsumerGroupCurrentMemberAssignmentKey version 0 does not allow (never nullable)")
-        _w.write_string(out, key.group_id)
+        _w.write_string(out, _w.non_null(key.group_id, "field group_id is null, which ConsumerGroupCurrentMemberAssignmentKey version 0 does not allow (never nullable)"))
         field = "member_id"
-        if key.member_id is None:
-            raise EncodeError("field member_id is null, which ConsumerGroupCurrentMemberAssignmentKey version 0 does not allow (never nullable)")
-        _w.write_string(out, key.member_id)
+        _w.write_string(out, _w.non_null(key.member_id, "field member_id is null, which ConsumerGroupCurrentMemberAssignmentKey version 0 does not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ConsumerGroupCurrentMemberAssignmentKey_v0(key: ConsumerGroupCurrentMemberAssignmentKey) -> int:
-    size = 0
-    size += _w.string_size(key.group_id)
-    size += _w.string_size(key.member_id)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -125,7 +114,6 @@ _V0_ONLY = (0, 0)
 
 ConsumerGroupCurrentMemberAssignmentKey._READERS = (_read_ConsumerGroupCurrentMemberAssignmentKey_v0,)
 ConsumerGroupCurrentMemberAssignmentKey._WRITERS = (_write_ConsumerGroupCurrentMemberAssignmentKey_v0,)
-ConsumerGroupCurrentMemberAssignmentKey._SIZERS = (_size_ConsumerGroupCurrentMemberAssignmentKey_v0,)
 ConsumerGroupCurrentMemberAssignmentKey.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_ONLY, default=''),
     FieldInfo(attr="member_id", json_name="memberId", type="string", versions=_V0_ONLY, default=''),

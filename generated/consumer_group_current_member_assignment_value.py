@@ -3,8 +3,8 @@
 Coordinator-value message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -224,12 +224,9 @@ def _write_TopicPartitions_v0(partitions: TopicPartitions, out: bytearray) -> No
         field = "topic_id"
         out += _w.uuid_bytes(partitions.topic_id)
         field = "partitions"
-        partitions_items = partitions.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicPartitions version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(partitions.partitions, "field partitions is null, which TopicPartitions version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
         if (partitions.assignment_epochs is None or len(partitions.assignment_epochs) != 0):
@@ -248,32 +245,6 @@ def _write_TopicPartitions_v0(partitions: TopicPartitions, out: bytearray) -> No
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicPartitions_v0(partitions: TopicPartitions) -> int:
-    size = 0
-    size += 16
-    partitions_items = partitions.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        size += 4 * len(partitions_items)
-    count = len(partitions.unknown_tagged_fields)
-    if (partitions.assignment_epochs is None or len(partitions.assignment_epochs) != 0):
-        payload_size = 0
-        assignment_epochs_items = partitions.assignment_epochs
-        if assignment_epochs_items is None:
-            payload_size += _w.count_size(None, True)
-        else:
-            payload_size += _w.count_size(len(assignment_epochs_items), True)
-            payload_size += 4 * len(assignment_epochs_items)
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in partitions.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ConsumerGroupCurrentMemberAssignmentValue, version 0 (flexible) ---
@@ -329,21 +300,15 @@ def _write_ConsumerGroupCurrentMemberAssignmentValue_v0(value: ConsumerGroupCurr
         field = "member_epoch, previous_member_epoch, state"
         out += _pack_ConsumerGroupCurrentMemberAssignmentValue_member_epoch_to_state(value.member_epoch, value.previous_member_epoch, value.state)
         field = "assigned_partitions[]"
-        assigned_partitions_items = value.assigned_partitions
-        if assigned_partitions_items is None:
-                raise EncodeError("field assigned_partitions is null, which ConsumerGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(assigned_partitions_items), True)
-            for assigned_partitions_item in assigned_partitions_items:
-                _write_TopicPartitions_v0(assigned_partitions_item, out)
+        assigned_partitions_items = _w.non_null(value.assigned_partitions, "field assigned_partitions is null, which ConsumerGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
+        _w.write_count(out, len(assigned_partitions_items), True)
+        for assigned_partitions_item in assigned_partitions_items:
+            _write_TopicPartitions_v0(assigned_partitions_item, out)
         field = "partitions_pending_revocation[]"
-        partitions_pending_revocation_items = value.partitions_pending_revocation
-        if partitions_pending_revocation_items is None:
-                raise EncodeError("field partitions_pending_revocation is null, which ConsumerGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_pending_revocation_items), True)
-            for partitions_pending_revocation_item in partitions_pending_revocation_items:
-                _write_TopicPartitions_v0(partitions_pending_revocation_item, out)
+        partitions_pending_revocation_items = _w.non_null(value.partitions_pending_revocation, "field partitions_pending_revocation is null, which ConsumerGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_pending_revocation_items), True)
+        for partitions_pending_revocation_item in partitions_pending_revocation_items:
+            _write_TopicPartitions_v0(partitions_pending_revocation_item, out)
         field = "(tagged fields)"
         if value.unknown_tagged_fields:
             _w.write_tagged(out, [], value.unknown_tagged_fields)
@@ -353,29 +318,6 @@ def _write_ConsumerGroupCurrentMemberAssignmentValue_v0(value: ConsumerGroupCurr
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ConsumerGroupCurrentMemberAssignmentValue_v0(value: ConsumerGroupCurrentMemberAssignmentValue) -> int:
-    size = 9
-    assigned_partitions_items = value.assigned_partitions
-    if assigned_partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(assigned_partitions_items), True)
-        for assigned_partitions_item in assigned_partitions_items:
-            size += _size_TopicPartitions_v0(assigned_partitions_item)
-    partitions_pending_revocation_items = value.partitions_pending_revocation
-    if partitions_pending_revocation_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_pending_revocation_items), True)
-        for partitions_pending_revocation_item in partitions_pending_revocation_items:
-            size += _size_TopicPartitions_v0(partitions_pending_revocation_item)
-    count = len(value.unknown_tagged_fields)
-    for tag, payload in value.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -383,7 +325,6 @@ _V0_PLUS = (0, 32767)
 
 TopicPartitions._READERS = (_read_TopicPartitions_v0,)
 TopicPartitions._WRITERS = (_write_TopicPartitions_v0,)
-TopicPartitions._SIZERS = (_size_TopicPartitions_v0,)
 TopicPartitions._LAZY_DEFAULTS = {"partitions": list, "assignment_epochs": list}
 TopicPartitions.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
@@ -392,7 +333,6 @@ TopicPartitions.FIELDS = (  # what the runtime knows of each field (kwire.wire.m
 )
 ConsumerGroupCurrentMemberAssignmentValue._READERS = (_read_ConsumerGroupCurrentMemberAssignmentValue_v0,)
 ConsumerGroupCurrentMemberAssignmentValue._WRITERS = (_write_ConsumerGroupCurrentMemberAssignmentValue_v0,)
-ConsumerGroupCurrentMemberAssignmentValue._SIZERS = (_size_ConsumerGroupCurrentMemberAssignmentValue_v0,)
 ConsumerGroupCurrentMemberAssignmentValue._LAZY_DEFAULTS = {"assigned_partitions": list, "partitions_pending_revocation": list}
 ConsumerGroupCurrentMemberAssignmentValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="member_epoch", json_name="memberEpoch", type="int32", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Request message, versions 0-1, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -121,15 +121,12 @@ def _write_ConsumerGroupDescribeRequest_v0_1(request: ConsumerGroupDescribeReque
     field = ""
     try:
         field = "group_ids"
-        group_ids_items = request.group_ids
-        if group_ids_items is None:
-                raise EncodeError("field group_ids is null, which ConsumerGroupDescribeRequest versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(group_ids_items), True)
-            for group_ids_item in group_ids_items:
-                if group_ids_item is None:
-                    raise EncodeError("null element in array group_ids")
-                _w.write_compact_string(out, group_ids_item)
+        group_ids_items = _w.non_null(request.group_ids, "field group_ids is null, which ConsumerGroupDescribeRequest versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(group_ids_items), True)
+        for group_ids_item in group_ids_items:
+            if group_ids_item is None:
+                raise EncodeError("null element in array group_ids")
+            _w.write_compact_string(out, group_ids_item)
         field = "include_authorized_operations"
         out += _pack_ConsumerGroupDescribeRequest_include_authorized_operations(request.include_authorized_operations)
         field = "(tagged fields)"
@@ -141,22 +138,6 @@ def _write_ConsumerGroupDescribeRequest_v0_1(request: ConsumerGroupDescribeReque
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ConsumerGroupDescribeRequest_v0_1(request: ConsumerGroupDescribeRequest) -> int:
-    size = 1
-    group_ids_items = request.group_ids
-    if group_ids_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(group_ids_items), True)
-        for group_ids_item in group_ids_items:
-            size += _w.compact_string_size(group_ids_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -164,7 +145,6 @@ _V0_PLUS = (0, 32767)
 
 ConsumerGroupDescribeRequest._READERS = (_read_ConsumerGroupDescribeRequest_v0_1, _read_ConsumerGroupDescribeRequest_v0_1)
 ConsumerGroupDescribeRequest._WRITERS = (_write_ConsumerGroupDescribeRequest_v0_1, _write_ConsumerGroupDescribeRequest_v0_1)
-ConsumerGroupDescribeRequest._SIZERS = (_size_ConsumerGroupDescribeRequest_v0_1, _size_ConsumerGroupDescribeRequest_v0_1)
 ConsumerGroupDescribeRequest._LAZY_DEFAULTS = {"group_ids": list}
 ConsumerGroupDescribeRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_ids", json_name="groupIds", type="[]string", versions=_V0_PLUS, default=()),

@@ -3,8 +3,8 @@
 Response message, versions 0-1, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -451,16 +451,11 @@ def _write_TopicPartitions_v0_1(partitions: TopicPartitions, out: bytearray) -> 
         field = "topic_id"
         out += _w.uuid_bytes(partitions.topic_id)
         field = "topic_name"
-        if partitions.topic_name is None:
-            raise EncodeError("field topic_name is null, which TopicPartitions versions 0-1 do not allow (never nullable)")
-        _w.write_compact_string(out, partitions.topic_name)
+        _w.write_compact_string(out, _w.non_null(partitions.topic_name, "field topic_name is null, which TopicPartitions versions 0-1 do not allow (never nullable)"))
         field = "partitions"
-        partitions_items = partitions.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicPartitions versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(partitions.partitions, "field partitions is null, which TopicPartitions versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
         if partitions.unknown_tagged_fields:
             _w.write_tagged(out, [], partitions.unknown_tagged_fields)
@@ -468,23 +463,6 @@ def _write_TopicPartitions_v0_1(partitions: TopicPartitions, out: bytearray) -> 
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicPartitions_v0_1(partitions: TopicPartitions) -> int:
-    size = 0
-    size += 16
-    size += _w.compact_string_size(partitions.topic_name)
-    partitions_items = partitions.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        size += 4 * len(partitions_items)
-    count = len(partitions.unknown_tagged_fields)
-    for tag, payload in partitions.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- Assignment, versions 0-1 (flexible) ---
@@ -522,13 +500,10 @@ def _write_Assignment_v0_1(assignment: Assignment, out: bytearray) -> None:
     field = ""
     try:
         field = "topic_partitions[]"
-        topic_partitions_items = assignment.topic_partitions
-        if topic_partitions_items is None:
-                raise EncodeError("field topic_partitions is null, which Assignment versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topic_partitions_items), True)
-            for topic_partitions_item in topic_partitions_items:
-                _write_TopicPartitions_v0_1(topic_partitions_item, out)
+        topic_partitions_items = _w.non_null(assignment.topic_partitions, "field topic_partitions is null, which Assignment versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(topic_partitions_items), True)
+        for topic_partitions_item in topic_partitions_items:
+            _write_TopicPartitions_v0_1(topic_partitions_item, out)
         field = "(tagged fields)"
         if assignment.unknown_tagged_fields:
             _w.write_tagged(out, [], assignment.unknown_tagged_fields)
@@ -536,22 +511,6 @@ def _write_Assignment_v0_1(assignment: Assignment, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_Assignment_v0_1(assignment: Assignment) -> int:
-    size = 0
-    topic_partitions_items = assignment.topic_partitions
-    if topic_partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topic_partitions_items), True)
-        for topic_partitions_item in topic_partitions_items:
-            size += _size_TopicPartitions_v0_1(topic_partitions_item)
-    count = len(assignment.unknown_tagged_fields)
-    for tag, payload in assignment.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- Member, version 0 (flexible) ---
@@ -609,9 +568,7 @@ def _write_Member_v0(member: Member, out: bytearray) -> None:
     field = ""
     try:
         field = "member_id"
-        if member.member_id is None:
-            raise EncodeError("field member_id is null, which Member version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, member.member_id)
+        _w.write_compact_string(out, _w.non_null(member.member_id, "field member_id is null, which Member version 0 does not allow (never nullable)"))
         field = "instance_id"
         _w.write_compact_string(out, member.instance_id)
         field = "rack_id"
@@ -619,33 +576,22 @@ def _write_Member_v0(member: Member, out: bytearray) -> None:
         field = "member_epoch"
         out += _pack_Member_member_epoch(member.member_epoch)
         field = "client_id"
-        if member.client_id is None:
-            raise EncodeError("field client_id is null, which Member version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, member.client_id)
+        _w.write_compact_string(out, _w.non_null(member.client_id, "field client_id is null, which Member version 0 does not allow (never nullable)"))
         field = "client_host"
-        if member.client_host is None:
-            raise EncodeError("field client_host is null, which Member version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, member.client_host)
+        _w.write_compact_string(out, _w.non_null(member.client_host, "field client_host is null, which Member version 0 does not allow (never nullable)"))
         field = "subscribed_topic_names"
-        subscribed_topic_names_items = member.subscribed_topic_names
-        if subscribed_topic_names_items is None:
-                raise EncodeError("field subscribed_topic_names is null, which Member version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(subscribed_topic_names_items), True)
-            for subscribed_topic_names_item in subscribed_topic_names_items:
-                if subscribed_topic_names_item is None:
-                    raise EncodeError("null element in array subscribed_topic_names")
-                _w.write_compact_string(out, subscribed_topic_names_item)
+        subscribed_topic_names_items = _w.non_null(member.subscribed_topic_names, "field subscribed_topic_names is null, which Member version 0 does not allow (never nullable)")
+        _w.write_count(out, len(subscribed_topic_names_items), True)
+        for subscribed_topic_names_item in subscribed_topic_names_items:
+            if subscribed_topic_names_item is None:
+                raise EncodeError("null element in array subscribed_topic_names")
+            _w.write_compact_string(out, subscribed_topic_names_item)
         field = "subscribed_topic_regex"
         _w.write_compact_string(out, member.subscribed_topic_regex)
         field = "assignment"
-        if member.assignment is None:
-            raise EncodeError("field assignment is null, which Member version 0 does not allow (never nullable)")
-        _write_Assignment_v0_1(member.assignment, out)
+        _write_Assignment_v0_1(_w.non_null(member.assignment, "field assignment is null, which Member version 0 does not allow (never nullable)"), out)
         field = "target_assignment"
-        if member.target_assignment is None:
-            raise EncodeError("field target_assignment is null, which Member version 0 does not allow (never nullable)")
-        _write_Assignment_v0_1(member.target_assignment, out)
+        _write_Assignment_v0_1(_w.non_null(member.target_assignment, "field target_assignment is null, which Member version 0 does not allow (never nullable)"), out)
         field = "(tagged fields)"
         if member.unknown_tagged_fields:
             _w.write_tagged(out, [], member.unknown_tagged_fields)
@@ -653,30 +599,6 @@ def _write_Member_v0(member: Member, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_Member_v0(member: Member) -> int:
-    size = 4
-    size += _w.compact_string_size(member.member_id)
-    size += _w.compact_string_size(member.instance_id)
-    size += _w.compact_string_size(member.rack_id)
-    size += _w.compact_string_size(member.client_id)
-    size += _w.compact_string_size(member.client_host)
-    subscribed_topic_names_items = member.subscribed_topic_names
-    if subscribed_topic_names_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(subscribed_topic_names_items), True)
-        for subscribed_topic_names_item in subscribed_topic_names_items:
-            size += _w.compact_string_size(subscribed_topic_names_item)
-    size += _w.compact_string_size(member.subscribed_topic_regex)
-    size += _size_Assignment_v0_1(member.assignment)
-    size += _size_Assignment_v0_1(member.target_assignment)
-    count = len(member.unknown_tagged_fields)
-    for tag, payload in member.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- Member, version 1 (flexible) ---
@@ -736,9 +658,7 @@ def _write_Member_v1(member: Member, out: bytearray) -> None:
     field = ""
     try:
         field = "member_id"
-        if member.member_id is None:
-            raise EncodeError("field member_id is null, which Member version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, member.member_id)
+        _w.write_compact_string(out, _w.non_null(member.member_id, "field member_id is null, which Member version 1 does not allow (never nullable)"))
         field = "instance_id"
         _w.write_compact_string(out, member.instance_id)
         field = "rack_id"
@@ -746,33 +666,22 @@ def _write_Member_v1(member: Member, out: bytearray) -> None:
         field = "member_epoch"
         out += _pack_Member_member_epoch(member.member_epoch)
         field = "client_id"
-        if member.client_id is None:
-            raise EncodeError("field client_id is null, which Member version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, member.client_id)
+        _w.write_compact_string(out, _w.non_null(member.client_id, "field client_id is null, which Member version 1 does not allow (never nullable)"))
         field = "client_host"
-        if member.client_host is None:
-            raise EncodeError("field client_host is null, which Member version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, member.client_host)
+        _w.write_compact_string(out, _w.non_null(member.client_host, "field client_host is null, which Member version 1 does not allow (never nullable)"))
         field = "subscribed_topic_names"
-        subscribed_topic_names_items = member.subscribed_topic_names
-        if subscribed_topic_names_items is None:
-                raise EncodeError("field subscribed_topic_names is null, which Member version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(subscribed_topic_names_items), True)
-            for subscribed_topic_names_item in subscribed_topic_names_items:
-                if subscribed_topic_names_item is None:
-                    raise EncodeError("null element in array subscribed_topic_names")
-                _w.write_compact_string(out, subscribed_topic_names_item)
+        subscribed_topic_names_items = _w.non_null(member.subscribed_topic_names, "field subscribed_topic_names is null, which Member version 1 does not allow (never nullable)")
+        _w.write_count(out, len(subscribed_topic_names_items), True)
+        for subscribed_topic_names_item in subscribed_topic_names_items:
+            if subscribed_topic_names_item is None:
+                raise EncodeError("null element in array subscribed_topic_names")
+            _w.write_compact_string(out, subscribed_topic_names_item)
         field = "subscribed_topic_regex"
         _w.write_compact_string(out, member.subscribed_topic_regex)
         field = "assignment"
-        if member.assignment is None:
-            raise EncodeError("field assignment is null, which Member version 1 does not allow (never nullable)")
-        _write_Assignment_v0_1(member.assignment, out)
+        _write_Assignment_v0_1(_w.non_null(member.assignment, "field assignment is null, which Member version 1 does not allow (never nullable)"), out)
         field = "target_assignment"
-        if member.target_assignment is None:
-            raise EncodeError("field target_assignment is null, which Member version 1 does not allow (never nullable)")
-        _write_Assignment_v0_1(member.target_assignment, out)
+        _write_Assignment_v0_1(_w.non_null(member.target_assignment, "field target_assignment is null, which Member version 1 does not allow (never nullable)"), out)
         field = "member_type"
         out += _pack_Member_member_type(member.member_type)
         field = "(tagged fields)"
@@ -782,30 +691,6 @@ def _write_Member_v1(member: Member, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_Member_v1(member: Member) -> int:
-    size = 5
-    size += _w.compact_string_size(member.member_id)
-    size += _w.compact_string_size(member.instance_id)
-    size += _w.compact_string_size(member.rack_id)
-    size += _w.compact_string_size(member.client_id)
-    size += _w.compact_string_size(member.client_host)
-    subscribed_topic_names_items = member.subscribed_topic_names
-    if subscribed_topic_names_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(subscribed_topic_names_items), True)
-        for subscribed_topic_names_item in subscribed_topic_names_items:
-            size += _w.compact_string_size(subscribed_topic_names_item)
-    size += _w.compact_string_size(member.subscribed_topic_regex)
-    size += _size_Assignment_v0_1(member.assignment)
-    size += _size_Assignment_v0_1(member.target_assignment)
-    count = len(member.unknown_tagged_fields)
-    for tag, payload in member.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribedGroup, version 0 (flexible) ---
@@ -864,27 +749,18 @@ def _write_DescribedGroup_v0(group: DescribedGroup, out: bytearray) -> None:
         field = "error_message"
         _w.write_compact_string(out, group.error_message)
         field = "group_id"
-        if group.group_id is None:
-            raise EncodeError("field group_id is null, which DescribedGroup version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, group.group_id)
+        _w.write_compact_string(out, _w.non_null(group.group_id, "field group_id is null, which DescribedGroup version 0 does not allow (never nullable)"))
         field = "group_state"
-        if group.group_state is None:
-            raise EncodeError("field group_state is null, which DescribedGroup version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, group.group_state)
+        _w.write_compact_string(out, _w.non_null(group.group_state, "field group_state is null, which DescribedGroup version 0 does not allow (never nullable)"))
         field = "group_epoch, assignment_epoch"
         out += _pack_DescribedGroup_group_epoch_assignment_epoch(group.group_epoch, group.assignment_epoch)
         field = "assignor_name"
-        if group.assignor_name is None:
-            raise EncodeError("field assignor_name is null, which DescribedGroup version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, group.assignor_name)
+        _w.write_compact_string(out, _w.non_null(group.assignor_name, "field assignor_name is null, which DescribedGroup version 0 does not allow (never nullable)"))
         field = "members[]"
-        members_items = group.members
-        if members_items is None:
-                raise EncodeError("field members is null, which DescribedGroup version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), True)
-            for members_item in members_items:
-                _write_Member_v0(members_item, out)
+        members_items = _w.non_null(group.members, "field members is null, which DescribedGroup version 0 does not allow (never nullable)")
+        _w.write_count(out, len(members_items), True)
+        for members_item in members_items:
+            _write_Member_v0(members_item, out)
         field = "authorized_operations"
         out += _pack_DescribedGroup_authorized_operations(group.authorized_operations)
         field = "(tagged fields)"
@@ -894,26 +770,6 @@ def _write_DescribedGroup_v0(group: DescribedGroup, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribedGroup_v0(group: DescribedGroup) -> int:
-    size = 14
-    size += _w.compact_string_size(group.error_message)
-    size += _w.compact_string_size(group.group_id)
-    size += _w.compact_string_size(group.group_state)
-    size += _w.compact_string_size(group.assignor_name)
-    members_items = group.members
-    if members_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(members_items), True)
-        for members_item in members_items:
-            size += _size_Member_v0(members_item)
-    count = len(group.unknown_tagged_fields)
-    for tag, payload in group.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribedGroup, version 1 (flexible) ---
@@ -972,27 +828,18 @@ def _write_DescribedGroup_v1(group: DescribedGroup, out: bytearray) -> None:
         field = "error_message"
         _w.write_compact_string(out, group.error_message)
         field = "group_id"
-        if group.group_id is None:
-            raise EncodeError("field group_id is null, which DescribedGroup version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, group.group_id)
+        _w.write_compact_string(out, _w.non_null(group.group_id, "field group_id is null, which DescribedGroup version 1 does not allow (never nullable)"))
         field = "group_state"
-        if group.group_state is None:
-            raise EncodeError("field group_state is null, which DescribedGroup version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, group.group_state)
+        _w.write_compact_string(out, _w.non_null(group.group_state, "field group_state is null, which DescribedGroup version 1 does not allow (never nullable)"))
         field = "group_epoch, assignment_epoch"
         out += _pack_DescribedGroup_group_epoch_assignment_epoch(group.group_epoch, group.assignment_epoch)
         field = "assignor_name"
-        if group.assignor_name is None:
-            raise EncodeError("field assignor_name is null, which DescribedGroup version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, group.assignor_name)
+        _w.write_compact_string(out, _w.non_null(group.assignor_name, "field assignor_name is null, which DescribedGroup version 1 does not allow (never nullable)"))
         field = "members[]"
-        members_items = group.members
-        if members_items is None:
-                raise EncodeError("field members is null, which DescribedGroup version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), True)
-            for members_item in members_items:
-                _write_Member_v1(members_item, out)
+        members_items = _w.non_null(group.members, "field members is null, which DescribedGroup version 1 does not allow (never nullable)")
+        _w.write_count(out, len(members_items), True)
+        for members_item in members_items:
+            _write_Member_v1(members_item, out)
         field = "authorized_operations"
         out += _pack_DescribedGroup_authorized_operations(group.authorized_operations)
         field = "(tagged fields)"
@@ -1002,26 +849,6 @@ def _write_DescribedGroup_v1(group: DescribedGroup, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribedGroup_v1(group: DescribedGroup) -> int:
-    size = 14
-    size += _w.compact_string_size(group.error_message)
-    size += _w.compact_string_size(group.group_id)
-    size += _w.compact_string_size(group.group_state)
-    size += _w.compact_string_size(group.assignor_name)
-    members_items = group.members
-    if members_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(members_items), True)
-        for members_item in members_items:
-            size += _size_Member_v1(members_item)
-    count = len(group.unknown_tagged_fields)
-    for tag, payload in group.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ConsumerGroupDescribeResponse, version 0 (flexible) ---
@@ -1064,13 +891,10 @@ def _write_ConsumerGroupDescribeResponse_v0(response: ConsumerGroupDescribeRespo
         field = "throttle_time_ms"
         out += _pack_ConsumerGroupDescribeResponse_throttle_time_ms(response.throttle_time_ms)
         field = "groups[]"
-        groups_items = response.groups
-        if groups_items is None:
-                raise EncodeError("field groups is null, which ConsumerGroupDescribeResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(groups_items), True)
-            for groups_item in groups_items:
-                _write_DescribedGroup_v0(groups_item, out)
+        groups_items = _w.non_null(response.groups, "field groups is null, which ConsumerGroupDescribeResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(groups_items), True)
+        for groups_item in groups_items:
+            _write_DescribedGroup_v0(groups_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -1078,22 +902,6 @@ def _write_ConsumerGroupDescribeResponse_v0(response: ConsumerGroupDescribeRespo
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ConsumerGroupDescribeResponse_v0(response: ConsumerGroupDescribeResponse) -> int:
-    size = 4
-    groups_items = response.groups
-    if groups_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(groups_items), True)
-        for groups_item in groups_items:
-            size += _size_DescribedGroup_v0(groups_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ConsumerGroupDescribeResponse, version 1 (flexible) ---
@@ -1136,13 +944,10 @@ def _write_ConsumerGroupDescribeResponse_v1(response: ConsumerGroupDescribeRespo
         field = "throttle_time_ms"
         out += _pack_ConsumerGroupDescribeResponse_throttle_time_ms(response.throttle_time_ms)
         field = "groups[]"
-        groups_items = response.groups
-        if groups_items is None:
-                raise EncodeError("field groups is null, which ConsumerGroupDescribeResponse version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(groups_items), True)
-            for groups_item in groups_items:
-                _write_DescribedGroup_v1(groups_item, out)
+        groups_items = _w.non_null(response.groups, "field groups is null, which ConsumerGroupDescribeResponse version 1 does not allow (never nullable)")
+        _w.write_count(out, len(groups_items), True)
+        for groups_item in groups_items:
+            _write_DescribedGroup_v1(groups_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -1150,22 +955,6 @@ def _write_ConsumerGroupDescribeResponse_v1(response: ConsumerGroupDescribeRespo
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ConsumerGroupDescribeResponse_v1(response: ConsumerGroupDescribeResponse) -> int:
-    size = 4
-    groups_items = response.groups
-    if groups_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(groups_items), True)
-        for groups_item in groups_items:
-            size += _size_DescribedGroup_v1(groups_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -1176,7 +965,6 @@ _V1_PLUS = (1, 32767)
 
 TopicPartitions._READERS = (_read_TopicPartitions_v0_1, _read_TopicPartitions_v0_1)
 TopicPartitions._WRITERS = (_write_TopicPartitions_v0_1, _write_TopicPartitions_v0_1)
-TopicPartitions._SIZERS = (_size_TopicPartitions_v0_1, _size_TopicPartitions_v0_1)
 TopicPartitions._LAZY_DEFAULTS = {"partitions": list}
 TopicPartitions.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
@@ -1185,14 +973,12 @@ TopicPartitions.FIELDS = (  # what the runtime knows of each field (kwire.wire.m
 )
 Assignment._READERS = (_read_Assignment_v0_1, _read_Assignment_v0_1)
 Assignment._WRITERS = (_write_Assignment_v0_1, _write_Assignment_v0_1)
-Assignment._SIZERS = (_size_Assignment_v0_1, _size_Assignment_v0_1)
 Assignment._LAZY_DEFAULTS = {"topic_partitions": list}
 Assignment.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_partitions", json_name="topicPartitions", type="[]TopicPartitions", versions=_V0_PLUS, default=(), struct=TopicPartitions),
 )
 Member._READERS = (_read_Member_v0, _read_Member_v1)
 Member._WRITERS = (_write_Member_v0, _write_Member_v1)
-Member._SIZERS = (_size_Member_v0, _size_Member_v1)
 Member._LAZY_DEFAULTS = {"subscribed_topic_names": list, "assignment": Assignment, "target_assignment": Assignment}
 Member.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="member_id", json_name="memberId", type="string", versions=_V0_PLUS, default=''),
@@ -1209,7 +995,6 @@ Member.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.Fi
 )
 DescribedGroup._READERS = (_read_DescribedGroup_v0, _read_DescribedGroup_v1)
 DescribedGroup._WRITERS = (_write_DescribedGroup_v0, _write_DescribedGroup_v1)
-DescribedGroup._SIZERS = (_size_DescribedGroup_v0, _size_DescribedGroup_v1)
 DescribedGroup._LAZY_DEFAULTS = {"members": list}
 DescribedGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
@@ -1224,7 +1009,6 @@ DescribedGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
 )
 ConsumerGroupDescribeResponse._READERS = (_read_ConsumerGroupDescribeResponse_v0, _read_ConsumerGroupDescribeResponse_v1)
 ConsumerGroupDescribeResponse._WRITERS = (_write_ConsumerGroupDescribeResponse_v0, _write_ConsumerGroupDescribeResponse_v1)
-ConsumerGroupDescribeResponse._SIZERS = (_size_ConsumerGroupDescribeResponse_v0, _size_ConsumerGroupDescribeResponse_v1)
 ConsumerGroupDescribeResponse._LAZY_DEFAULTS = {"groups": list}
 ConsumerGroupDescribeResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

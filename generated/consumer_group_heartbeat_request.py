@@ -3,8 +3,8 @@
 Request message, versions 0-1, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -231,12 +231,9 @@ def _write_TopicPartitions_v0_1(partitions: TopicPartitions, out: bytearray) -> 
         field = "topic_id"
         out += _w.uuid_bytes(partitions.topic_id)
         field = "partitions"
-        partitions_items = partitions.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicPartitions versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(partitions.partitions, "field partitions is null, which TopicPartitions versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
         if partitions.unknown_tagged_fields:
             _w.write_tagged(out, [], partitions.unknown_tagged_fields)
@@ -244,22 +241,6 @@ def _write_TopicPartitions_v0_1(partitions: TopicPartitions, out: bytearray) -> 
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicPartitions_v0_1(partitions: TopicPartitions) -> int:
-    size = 0
-    size += 16
-    partitions_items = partitions.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        size += 4 * len(partitions_items)
-    count = len(partitions.unknown_tagged_fields)
-    for tag, payload in partitions.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ConsumerGroupHeartbeatRequest, version 0 (flexible) ---
@@ -329,13 +310,9 @@ def _write_ConsumerGroupHeartbeatRequest_v0(request: ConsumerGroupHeartbeatReque
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which ConsumerGroupHeartbeatRequest version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which ConsumerGroupHeartbeatRequest version 0 does not allow (never nullable)"))
         field = "member_id"
-        if request.member_id is None:
-            raise EncodeError("field member_id is null, which ConsumerGroupHeartbeatRequest version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, request.member_id)
+        _w.write_compact_string(out, _w.non_null(request.member_id, "field member_id is null, which ConsumerGroupHeartbeatRequest version 0 does not allow (never nullable)"))
         field = "member_epoch"
         out += _pack_ConsumerGroupHeartbeatRequest_member_epoch(request.member_epoch)
         field = "instance_id"
@@ -371,34 +348,6 @@ def _write_ConsumerGroupHeartbeatRequest_v0(request: ConsumerGroupHeartbeatReque
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ConsumerGroupHeartbeatRequest_v0(request: ConsumerGroupHeartbeatRequest) -> int:
-    size = 8
-    size += _w.compact_string_size(request.group_id)
-    size += _w.compact_string_size(request.member_id)
-    size += _w.compact_string_size(request.instance_id)
-    size += _w.compact_string_size(request.rack_id)
-    subscribed_topic_names_items = request.subscribed_topic_names
-    if subscribed_topic_names_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(subscribed_topic_names_items), True)
-        for subscribed_topic_names_item in subscribed_topic_names_items:
-            size += _w.compact_string_size(subscribed_topic_names_item)
-    size += _w.compact_string_size(request.server_assignor)
-    topic_partitions_items = request.topic_partitions
-    if topic_partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topic_partitions_items), True)
-        for topic_partitions_item in topic_partitions_items:
-            size += _size_TopicPartitions_v0_1(topic_partitions_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ConsumerGroupHeartbeatRequest, version 1 (flexible) ---
@@ -467,13 +416,9 @@ def _write_ConsumerGroupHeartbeatRequest_v1(request: ConsumerGroupHeartbeatReque
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which ConsumerGroupHeartbeatRequest version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which ConsumerGroupHeartbeatRequest version 1 does not allow (never nullable)"))
         field = "member_id"
-        if request.member_id is None:
-            raise EncodeError("field member_id is null, which ConsumerGroupHeartbeatRequest version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, request.member_id)
+        _w.write_compact_string(out, _w.non_null(request.member_id, "field member_id is null, which ConsumerGroupHeartbeatRequest version 1 does not allow (never nullable)"))
         field = "member_epoch"
         out += _pack_ConsumerGroupHeartbeatRequest_member_epoch(request.member_epoch)
         field = "instance_id"
@@ -513,35 +458,6 @@ def _write_ConsumerGroupHeartbeatRequest_v1(request: ConsumerGroupHeartbeatReque
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ConsumerGroupHeartbeatRequest_v1(request: ConsumerGroupHeartbeatRequest) -> int:
-    size = 8
-    size += _w.compact_string_size(request.group_id)
-    size += _w.compact_string_size(request.member_id)
-    size += _w.compact_string_size(request.instance_id)
-    size += _w.compact_string_size(request.rack_id)
-    subscribed_topic_names_items = request.subscribed_topic_names
-    if subscribed_topic_names_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(subscribed_topic_names_items), True)
-        for subscribed_topic_names_item in subscribed_topic_names_items:
-            size += _w.compact_string_size(subscribed_topic_names_item)
-    size += _w.compact_string_size(request.subscribed_topic_regex)
-    size += _w.compact_string_size(request.server_assignor)
-    topic_partitions_items = request.topic_partitions
-    if topic_partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topic_partitions_items), True)
-        for topic_partitions_item in topic_partitions_items:
-            size += _size_TopicPartitions_v0_1(topic_partitions_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -550,7 +466,6 @@ _V1_PLUS = (1, 32767)
 
 TopicPartitions._READERS = (_read_TopicPartitions_v0_1, _read_TopicPartitions_v0_1)
 TopicPartitions._WRITERS = (_write_TopicPartitions_v0_1, _write_TopicPartitions_v0_1)
-TopicPartitions._SIZERS = (_size_TopicPartitions_v0_1, _size_TopicPartitions_v0_1)
 TopicPartitions._LAZY_DEFAULTS = {"partitions": list}
 TopicPartitions.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
@@ -558,7 +473,6 @@ TopicPartitions.FIELDS = (  # what the runtime knows of each field (kwire.wire.m
 )
 ConsumerGroupHeartbeatRequest._READERS = (_read_ConsumerGroupHeartbeatRequest_v0, _read_ConsumerGroupHeartbeatRequest_v1)
 ConsumerGroupHeartbeatRequest._WRITERS = (_write_ConsumerGroupHeartbeatRequest_v0, _write_ConsumerGroupHeartbeatRequest_v1)
-ConsumerGroupHeartbeatRequest._SIZERS = (_size_ConsumerGroupHeartbeatRequest_v0, _size_ConsumerGroupHeartbeatRequest_v1)
 ConsumerGroupHeartbeatRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="member_id", json_name="memberId", type="string", versions=_V0_PLUS, default=''),

@@ -3,8 +3,8 @@
 Coordinator-value message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -263,13 +263,9 @@ def _write_ClassicProtocol_v0(protocol: ClassicProtocol, out: bytearray) -> None
     field = ""
     try:
         field = "name"
-        if protocol.name is None:
-            raise EncodeError("field name is null, which ClassicProtocol version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, protocol.name)
+        _w.write_compact_string(out, _w.non_null(protocol.name, "field name is null, which ClassicProtocol version 0 does not allow (never nullable)"))
         field = "metadata"
-        if protocol.metadata is None:
-            raise EncodeError("field metadata is null, which ClassicProtocol version 0 does not allow (never nullable)")
-        _w.write_compact_bytes(out, protocol.metadata)
+        _w.write_compact_bytes(out, _w.non_null(protocol.metadata, "field metadata is null, which ClassicProtocol version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
         if protocol.unknown_tagged_fields:
             _w.write_tagged(out, [], protocol.unknown_tagged_fields)
@@ -277,17 +273,6 @@ def _write_ClassicProtocol_v0(protocol: ClassicProtocol, out: bytearray) -> None
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ClassicProtocol_v0(protocol: ClassicProtocol) -> int:
-    size = 0
-    size += _w.compact_string_size(protocol.name)
-    size += _w.compact_bytes_size(protocol.metadata)
-    count = len(protocol.unknown_tagged_fields)
-    for tag, payload in protocol.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ClassicMemberMetadata, version 0 (flexible) ---
@@ -330,13 +315,10 @@ def _write_ClassicMemberMetadata_v0(metadata: ClassicMemberMetadata, out: bytear
         field = "session_timeout_ms"
         out += _pack_ClassicMemberMetadata_session_timeout_ms(metadata.session_timeout_ms)
         field = "supported_protocols[]"
-        supported_protocols_items = metadata.supported_protocols
-        if supported_protocols_items is None:
-                raise EncodeError("field supported_protocols is null, which ClassicMemberMetadata version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(supported_protocols_items), True)
-            for supported_protocols_item in supported_protocols_items:
-                _write_ClassicProtocol_v0(supported_protocols_item, out)
+        supported_protocols_items = _w.non_null(metadata.supported_protocols, "field supported_protocols is null, which ClassicMemberMetadata version 0 does not allow (never nullable)")
+        _w.write_count(out, len(supported_protocols_items), True)
+        for supported_protocols_item in supported_protocols_items:
+            _write_ClassicProtocol_v0(supported_protocols_item, out)
         field = "(tagged fields)"
         if metadata.unknown_tagged_fields:
             _w.write_tagged(out, [], metadata.unknown_tagged_fields)
@@ -344,22 +326,6 @@ def _write_ClassicMemberMetadata_v0(metadata: ClassicMemberMetadata, out: bytear
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ClassicMemberMetadata_v0(metadata: ClassicMemberMetadata) -> int:
-    size = 4
-    supported_protocols_items = metadata.supported_protocols
-    if supported_protocols_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(supported_protocols_items), True)
-        for supported_protocols_item in supported_protocols_items:
-            size += _size_ClassicProtocol_v0(supported_protocols_item)
-    count = len(metadata.unknown_tagged_fields)
-    for tag, payload in metadata.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ConsumerGroupMemberMetadataValue, version 0 (flexible) ---
@@ -442,23 +408,16 @@ def _write_ConsumerGroupMemberMetadataValue_v0(value: ConsumerGroupMemberMetadat
         field = "rack_id"
         _w.write_compact_string(out, value.rack_id)
         field = "client_id"
-        if value.client_id is None:
-            raise EncodeError("field client_id is null, which ConsumerGroupMemberMetadataValue version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, value.client_id)
+        _w.write_compact_string(out, _w.non_null(value.client_id, "field client_id is null, which ConsumerGroupMemberMetadataValue version 0 does not allow (never nullable)"))
         field = "client_host"
-        if value.client_host is None:
-            raise EncodeError("field client_host is null, which ConsumerGroupMemberMetadataValue version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, value.client_host)
+        _w.write_compact_string(out, _w.non_null(value.client_host, "field client_host is null, which ConsumerGroupMemberMetadataValue version 0 does not allow (never nullable)"))
         field = "subscribed_topic_names"
-        subscribed_topic_names_items = value.subscribed_topic_names
-        if subscribed_topic_names_items is None:
-                raise EncodeError("field subscribed_topic_names is null, which ConsumerGroupMemberMetadataValue version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(subscribed_topic_names_items), True)
-            for subscribed_topic_names_item in subscribed_topic_names_items:
-                if subscribed_topic_names_item is None:
-                    raise EncodeError("null element in array subscribed_topic_names")
-                _w.write_compact_string(out, subscribed_topic_names_item)
+        subscribed_topic_names_items = _w.non_null(value.subscribed_topic_names, "field subscribed_topic_names is null, which ConsumerGroupMemberMetadataValue version 0 does not allow (never nullable)")
+        _w.write_count(out, len(subscribed_topic_names_items), True)
+        for subscribed_topic_names_item in subscribed_topic_names_items:
+            if subscribed_topic_names_item is None:
+                raise EncodeError("null element in array subscribed_topic_names")
+            _w.write_compact_string(out, subscribed_topic_names_item)
         field = "subscribed_topic_regex"
         _w.write_compact_string(out, value.subscribed_topic_regex)
         field = "rebalance_timeout_ms"
@@ -484,33 +443,6 @@ def _write_ConsumerGroupMemberMetadataValue_v0(value: ConsumerGroupMemberMetadat
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ConsumerGroupMemberMetadataValue_v0(value: ConsumerGroupMemberMetadataValue) -> int:
-    size = 4
-    size += _w.compact_string_size(value.instance_id)
-    size += _w.compact_string_size(value.rack_id)
-    size += _w.compact_string_size(value.client_id)
-    size += _w.compact_string_size(value.client_host)
-    subscribed_topic_names_items = value.subscribed_topic_names
-    if subscribed_topic_names_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(subscribed_topic_names_items), True)
-        for subscribed_topic_names_item in subscribed_topic_names_items:
-            size += _w.compact_string_size(subscribed_topic_names_item)
-    size += _w.compact_string_size(value.subscribed_topic_regex)
-    size += _w.compact_string_size(value.server_assignor)
-    count = len(value.unknown_tagged_fields)
-    if value.classic_member_metadata != ClassicMemberMetadata():
-        payload_size = 0
-        payload_size += 1 if value.classic_member_metadata is None else 1 + _size_ClassicMemberMetadata_v0(value.classic_member_metadata)
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in value.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -518,14 +450,12 @@ _V0_PLUS = (0, 32767)
 
 ClassicProtocol._READERS = (_read_ClassicProtocol_v0,)
 ClassicProtocol._WRITERS = (_write_ClassicProtocol_v0,)
-ClassicProtocol._SIZERS = (_size_ClassicProtocol_v0,)
 ClassicProtocol.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="metadata", json_name="metadata", type="bytes", versions=_V0_PLUS, default=b''),
 )
 ClassicMemberMetadata._READERS = (_read_ClassicMemberMetadata_v0,)
 ClassicMemberMetadata._WRITERS = (_write_ClassicMemberMetadata_v0,)
-ClassicMemberMetadata._SIZERS = (_size_ClassicMemberMetadata_v0,)
 ClassicMemberMetadata._LAZY_DEFAULTS = {"supported_protocols": list}
 ClassicMemberMetadata.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="session_timeout_ms", json_name="sessionTimeoutMs", type="int32", versions=_V0_PLUS, default=0),
@@ -533,7 +463,6 @@ ClassicMemberMetadata.FIELDS = (  # what the runtime knows of each field (kwire.
 )
 ConsumerGroupMemberMetadataValue._READERS = (_read_ConsumerGroupMemberMetadataValue_v0,)
 ConsumerGroupMemberMetadataValue._WRITERS = (_write_ConsumerGroupMemberMetadataValue_v0,)
-ConsumerGroupMemberMetadataValue._SIZERS = (_size_ConsumerGroupMemberMetadataValue_v0,)
 ConsumerGroupMemberMetadataValue._LAZY_DEFAULTS = {"subscribed_topic_names": list, "classic_member_metadata": ClassicMemberMetadata}
 ConsumerGroupMemberMetadataValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="instance_id", json_name="instanceId", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),

@@ -3,8 +3,8 @@
 Coordinator-value message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -171,25 +171,6 @@ def _write_ConsumerGroupMetadataValue_v0(value: ConsumerGroupMetadataValue, out:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ConsumerGroupMetadataValue_v0(value: ConsumerGroupMetadataValue) -> int:
-    size = 4
-    count = len(value.unknown_tagged_fields)
-    if value.metadata_hash != 0:
-        payload_size = 0
-        payload_size += 8
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    if value.creation_time_ms != -1:
-        payload_size = 0
-        payload_size += 8
-        size += _w.uvarint_size(1) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in value.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -197,7 +178,6 @@ _V0_PLUS = (0, 32767)
 
 ConsumerGroupMetadataValue._READERS = (_read_ConsumerGroupMetadataValue_v0,)
 ConsumerGroupMetadataValue._WRITERS = (_write_ConsumerGroupMetadataValue_v0,)
-ConsumerGroupMetadataValue._SIZERS = (_size_ConsumerGroupMetadataValue_v0,)
 ConsumerGroupMetadataValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="epoch", json_name="epoch", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="metadata_hash", json_name="metadataHash", type="int64", versions=_V0_PLUS, tagged=_V0_PLUS, tag=0, default=0),

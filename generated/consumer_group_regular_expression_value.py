@@ -3,8 +3,8 @@
 Coordinator-value message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -127,15 +127,12 @@ def _write_ConsumerGroupRegularExpressionValue_v0(value: ConsumerGroupRegularExp
     field = ""
     try:
         field = "topics"
-        topics_items = value.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ConsumerGroupRegularExpressionValue version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                if topics_item is None:
-                    raise EncodeError("null element in array topics")
-                _w.write_compact_string(out, topics_item)
+        topics_items = _w.non_null(value.topics, "field topics is null, which ConsumerGroupRegularExpressionValue version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            if topics_item is None:
+                raise EncodeError("null element in array topics")
+            _w.write_compact_string(out, topics_item)
         field = "version, timestamp"
         out += _pack_ConsumerGroupRegularExpressionValue_version_timestamp(value.version, value.timestamp)
         field = "(tagged fields)"
@@ -147,22 +144,6 @@ def _write_ConsumerGroupRegularExpressionValue_v0(value: ConsumerGroupRegularExp
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ConsumerGroupRegularExpressionValue_v0(value: ConsumerGroupRegularExpressionValue) -> int:
-    size = 16
-    topics_items = value.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _w.compact_string_size(topics_item)
-    count = len(value.unknown_tagged_fields)
-    for tag, payload in value.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -170,7 +151,6 @@ _V0_PLUS = (0, 32767)
 
 ConsumerGroupRegularExpressionValue._READERS = (_read_ConsumerGroupRegularExpressionValue_v0,)
 ConsumerGroupRegularExpressionValue._WRITERS = (_write_ConsumerGroupRegularExpressionValue_v0,)
-ConsumerGroupRegularExpressionValue._SIZERS = (_size_ConsumerGroupRegularExpressionValue_v0,)
 ConsumerGroupRegularExpressionValue._LAZY_DEFAULTS = {"topics": list}
 ConsumerGroupRegularExpressionValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topics", json_name="topics", type="[]string", versions=_V0_PLUS, default=()),

@@ -3,8 +3,8 @@
 Coordinator-value message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -157,12 +157,9 @@ def _write_TopicPartition_v0(partition: TopicPartition, out: bytearray) -> None:
         field = "topic_id"
         out += _w.uuid_bytes(partition.topic_id)
         field = "partitions"
-        partitions_items = partition.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicPartition version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(partition.partitions, "field partitions is null, which TopicPartition version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
         if partition.unknown_tagged_fields:
             _w.write_tagged(out, [], partition.unknown_tagged_fields)
@@ -170,22 +167,6 @@ def _write_TopicPartition_v0(partition: TopicPartition, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicPartition_v0(partition: TopicPartition) -> int:
-    size = 0
-    size += 16
-    partitions_items = partition.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        size += 4 * len(partitions_items)
-    count = len(partition.unknown_tagged_fields)
-    for tag, payload in partition.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ConsumerGroupTargetAssignmentMemberValue, version 0 (flexible) ---
@@ -223,13 +204,10 @@ def _write_ConsumerGroupTargetAssignmentMemberValue_v0(value: ConsumerGroupTarge
     field = ""
     try:
         field = "topic_partitions[]"
-        topic_partitions_items = value.topic_partitions
-        if topic_partitions_items is None:
-                raise EncodeError("field topic_partitions is null, which ConsumerGroupTargetAssignmentMemberValue version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topic_partitions_items), True)
-            for topic_partitions_item in topic_partitions_items:
-                _write_TopicPartition_v0(topic_partitions_item, out)
+        topic_partitions_items = _w.non_null(value.topic_partitions, "field topic_partitions is null, which ConsumerGroupTargetAssignmentMemberValue version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topic_partitions_items), True)
+        for topic_partitions_item in topic_partitions_items:
+            _write_TopicPartition_v0(topic_partitions_item, out)
         field = "(tagged fields)"
         if value.unknown_tagged_fields:
             _w.write_tagged(out, [], value.unknown_tagged_fields)
@@ -239,22 +217,6 @@ def _write_ConsumerGroupTargetAssignmentMemberValue_v0(value: ConsumerGroupTarge
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ConsumerGroupTargetAssignmentMemberValue_v0(value: ConsumerGroupTargetAssignmentMemberValue) -> int:
-    size = 0
-    topic_partitions_items = value.topic_partitions
-    if topic_partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topic_partitions_items), True)
-        for topic_partitions_item in topic_partitions_items:
-            size += _size_TopicPartition_v0(topic_partitions_item)
-    count = len(value.unknown_tagged_fields)
-    for tag, payload in value.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -262,7 +224,6 @@ _V0_PLUS = (0, 32767)
 
 TopicPartition._READERS = (_read_TopicPartition_v0,)
 TopicPartition._WRITERS = (_write_TopicPartition_v0,)
-TopicPartition._SIZERS = (_size_TopicPartition_v0,)
 TopicPartition._LAZY_DEFAULTS = {"partitions": list}
 TopicPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
@@ -270,7 +231,6 @@ TopicPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
 )
 ConsumerGroupTargetAssignmentMemberValue._READERS = (_read_ConsumerGroupTargetAssignmentMemberValue_v0,)
 ConsumerGroupTargetAssignmentMemberValue._WRITERS = (_write_ConsumerGroupTargetAssignmentMemberValue_v0,)
-ConsumerGroupTargetAssignmentMemberValue._SIZERS = (_size_ConsumerGroupTargetAssignmentMemberValue_v0,)
 ConsumerGroupTargetAssignmentMemberValue._LAZY_DEFAULTS = {"topic_partitions": list}
 ConsumerGroupTargetAssignmentMemberValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_partitions", json_name="topicPartitions", type="[]TopicPartition", versions=_V0_PLUS, default=(), struct=TopicPartition),

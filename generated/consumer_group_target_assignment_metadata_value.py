@@ -3,8 +3,8 @@
 Coordinator-value message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -149,20 +149,6 @@ def _write_ConsumerGroupTargetAssignmentMetadataValue_v0(value: ConsumerGroupTar
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ConsumerGroupTargetAssignmentMetadataValue_v0(value: ConsumerGroupTargetAssignmentMetadataValue) -> int:
-    size = 4
-    count = len(value.unknown_tagged_fields)
-    if value.assignment_timestamp != 0:
-        payload_size = 0
-        payload_size += 8
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in value.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -170,7 +156,6 @@ _V0_PLUS = (0, 32767)
 
 ConsumerGroupTargetAssignmentMetadataValue._READERS = (_read_ConsumerGroupTargetAssignmentMetadataValue_v0,)
 ConsumerGroupTargetAssignmentMetadataValue._WRITERS = (_write_ConsumerGroupTargetAssignmentMetadataValue_v0,)
-ConsumerGroupTargetAssignmentMetadataValue._SIZERS = (_size_ConsumerGroupTargetAssignmentMetadataValue_v0,)
 ConsumerGroupTargetAssignmentMetadataValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="assignment_epoch", json_name="assignmentEpoch", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="assignment_timestamp", json_name="assignmentTimestamp", type="int64", versions=_V0_PLUS, tagged=_V0_PLUS, tag=0, ignorable=True, default=0),

@@ -3,8 +3,8 @@
 Data message, versions 0-3, flexible versions none.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -156,30 +156,13 @@ def _write_TopicPartition_v0_3(partition: TopicPartition, out: bytearray) -> Non
     field = ""
     try:
         field = "topic"
-        if partition.topic is None:
-            raise EncodeError("field topic is null, which TopicPartition versions 0-3 do not allow (never nullable)")
-        _w.write_string(out, partition.topic)
+        _w.write_string(out, _w.non_null(partition.topic, "field topic is null, which TopicPartition versions 0-3 do not allow (never nullable)"))
         field = "partitions"
-        partitions_items = partition.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicPartition versions 0-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(partition.partitions, "field partitions is null, which TopicPartition versions 0-3 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        _w.write_fixed_array(out, partitions_items, "i")
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicPartition_v0_3(partition: TopicPartition) -> int:
-    size = 0
-    size += _w.string_size(partition.topic)
-    partitions_items = partition.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        size += 4 * len(partitions_items)
-    return size
 
 
 # --- ConsumerProtocolAssignment, versions 0-3 ---
@@ -216,30 +199,14 @@ def _write_ConsumerProtocolAssignment_v0_3(assignment: ConsumerProtocolAssignmen
     field = ""
     try:
         field = "assigned_partitions[]"
-        assigned_partitions_items = assignment.assigned_partitions
-        if assigned_partitions_items is None:
-                raise EncodeError("field assigned_partitions is null, which ConsumerProtocolAssignment versions 0-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(assigned_partitions_items), False)
-            for assigned_partitions_item in assigned_partitions_items:
-                _write_TopicPartition_v0_3(assigned_partitions_item, out)
+        assigned_partitions_items = _w.non_null(assignment.assigned_partitions, "field assigned_partitions is null, which ConsumerProtocolAssignment versions 0-3 do not allow (never nullable)")
+        _w.write_count(out, len(assigned_partitions_items), False)
+        for assigned_partitions_item in assigned_partitions_items:
+            _write_TopicPartition_v0_3(assigned_partitions_item, out)
         field = "user_data"
         _w.write_bytes(out, assignment.user_data)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ConsumerProtocolAssignment_v0_3(assignment: ConsumerProtocolAssignment) -> int:
-    size = 0
-    assigned_partitions_items = assignment.assigned_partitions
-    if assigned_partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(assigned_partitions_items), False)
-        for assigned_partitions_item in assigned_partitions_items:
-            size += _size_TopicPartition_v0_3(assigned_partitions_item)
-    size += _w.bytes_size(assignment.user_data)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -249,7 +216,6 @@ _V0_PLUS = (0, 32767)
 
 TopicPartition._READERS = (_read_TopicPartition_v0_3, _read_TopicPartition_v0_3, _read_TopicPartition_v0_3, _read_TopicPartition_v0_3)
 TopicPartition._WRITERS = (_write_TopicPartition_v0_3, _write_TopicPartition_v0_3, _write_TopicPartition_v0_3, _write_TopicPartition_v0_3)
-TopicPartition._SIZERS = (_size_TopicPartition_v0_3, _size_TopicPartition_v0_3, _size_TopicPartition_v0_3, _size_TopicPartition_v0_3)
 TopicPartition._LAZY_DEFAULTS = {"partitions": list}
 TopicPartition._MAP_KEYS = ("topic",)
 TopicPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -258,7 +224,6 @@ TopicPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
 )
 ConsumerProtocolAssignment._READERS = (_read_ConsumerProtocolAssignment_v0_3, _read_ConsumerProtocolAssignment_v0_3, _read_ConsumerProtocolAssignment_v0_3, _read_ConsumerProtocolAssignment_v0_3)
 ConsumerProtocolAssignment._WRITERS = (_write_ConsumerProtocolAssignment_v0_3, _write_ConsumerProtocolAssignment_v0_3, _write_ConsumerProtocolAssignment_v0_3, _write_ConsumerProtocolAssignment_v0_3)
-ConsumerProtocolAssignment._SIZERS = (_size_ConsumerProtocolAssignment_v0_3, _size_ConsumerProtocolAssignment_v0_3, _size_ConsumerProtocolAssignment_v0_3, _size_ConsumerProtocolAssignment_v0_3)
 ConsumerProtocolAssignment._LAZY_DEFAULTS = {"assigned_partitions": KeyedList}
 ConsumerProtocolAssignment.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="assigned_partitions", json_name="assignedPartitions", type="[]TopicPartition", versions=_V0_PLUS, default=(), struct=TopicPartition),

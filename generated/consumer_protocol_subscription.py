@@ -3,8 +3,8 @@
 Data message, versions 0-3, flexible versions none.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -182,30 +182,13 @@ def _write_TopicPartition_v1_3(partition: TopicPartition, out: bytearray) -> Non
     field = ""
     try:
         field = "topic"
-        if partition.topic is None:
-            raise EncodeError("field topic is null, which TopicPartition versions 1-3 do not allow (never nullable)")
-        _w.write_string(out, partition.topic)
+        _w.write_string(out, _w.non_null(partition.topic, "field topic is null, which TopicPartition versions 1-3 do not allow (never nullable)"))
         field = "partitions"
-        partitions_items = partition.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicPartition versions 1-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(partition.partitions, "field partitions is null, which TopicPartition versions 1-3 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        _w.write_fixed_array(out, partitions_items, "i")
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicPartition_v1_3(partition: TopicPartition) -> int:
-    size = 0
-    size += _w.string_size(partition.topic)
-    partitions_items = partition.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        size += 4 * len(partitions_items)
-    return size
 
 
 # --- ConsumerProtocolSubscription, version 0 ---
@@ -244,32 +227,16 @@ def _write_ConsumerProtocolSubscription_v0(subscription: ConsumerProtocolSubscri
     field = ""
     try:
         field = "topics"
-        topics_items = subscription.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ConsumerProtocolSubscription version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                if topics_item is None:
-                    raise EncodeError("null element in array topics")
-                _w.write_string(out, topics_item)
+        topics_items = _w.non_null(subscription.topics, "field topics is null, which ConsumerProtocolSubscription version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            if topics_item is None:
+                raise EncodeError("null element in array topics")
+            _w.write_string(out, topics_item)
         field = "user_data"
         _w.write_bytes(out, subscription.user_data)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ConsumerProtocolSubscription_v0(subscription: ConsumerProtocolSubscription) -> int:
-    size = 0
-    topics_items = subscription.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _w.string_size(topics_item)
-    size += _w.bytes_size(subscription.user_data)
-    return size
 
 
 # --- ConsumerProtocolSubscription, version 1 ---
@@ -321,47 +288,21 @@ def _write_ConsumerProtocolSubscription_v1(subscription: ConsumerProtocolSubscri
     field = ""
     try:
         field = "topics"
-        topics_items = subscription.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ConsumerProtocolSubscription version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                if topics_item is None:
-                    raise EncodeError("null element in array topics")
-                _w.write_string(out, topics_item)
+        topics_items = _w.non_null(subscription.topics, "field topics is null, which ConsumerProtocolSubscription version 1 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            if topics_item is None:
+                raise EncodeError("null element in array topics")
+            _w.write_string(out, topics_item)
         field = "user_data"
         _w.write_bytes(out, subscription.user_data)
         field = "owned_partitions[]"
-        owned_partitions_items = subscription.owned_partitions
-        if owned_partitions_items is None:
-                raise EncodeError("field owned_partitions is null, which ConsumerProtocolSubscription version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(owned_partitions_items), False)
-            for owned_partitions_item in owned_partitions_items:
-                _write_TopicPartition_v1_3(owned_partitions_item, out)
+        owned_partitions_items = _w.non_null(subscription.owned_partitions, "field owned_partitions is null, which ConsumerProtocolSubscription version 1 does not allow (never nullable)")
+        _w.write_count(out, len(owned_partitions_items), False)
+        for owned_partitions_item in owned_partitions_items:
+            _write_TopicPartition_v1_3(owned_partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ConsumerProtocolSubscription_v1(subscription: ConsumerProtocolSubscription) -> int:
-    size = 0
-    topics_items = subscription.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _w.string_size(topics_item)
-    size += _w.bytes_size(subscription.user_data)
-    owned_partitions_items = subscription.owned_partitions
-    if owned_partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(owned_partitions_items), False)
-        for owned_partitions_item in owned_partitions_items:
-            size += _size_TopicPartition_v1_3(owned_partitions_item)
-    return size
 
 
 # --- ConsumerProtocolSubscription, version 2 ---
@@ -415,49 +356,23 @@ def _write_ConsumerProtocolSubscription_v2(subscription: ConsumerProtocolSubscri
     field = ""
     try:
         field = "topics"
-        topics_items = subscription.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ConsumerProtocolSubscription version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                if topics_item is None:
-                    raise EncodeError("null element in array topics")
-                _w.write_string(out, topics_item)
+        topics_items = _w.non_null(subscription.topics, "field topics is null, which ConsumerProtocolSubscription version 2 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            if topics_item is None:
+                raise EncodeError("null element in array topics")
+            _w.write_string(out, topics_item)
         field = "user_data"
         _w.write_bytes(out, subscription.user_data)
         field = "owned_partitions[]"
-        owned_partitions_items = subscription.owned_partitions
-        if owned_partitions_items is None:
-                raise EncodeError("field owned_partitions is null, which ConsumerProtocolSubscription version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(owned_partitions_items), False)
-            for owned_partitions_item in owned_partitions_items:
-                _write_TopicPartition_v1_3(owned_partitions_item, out)
+        owned_partitions_items = _w.non_null(subscription.owned_partitions, "field owned_partitions is null, which ConsumerProtocolSubscription version 2 does not allow (never nullable)")
+        _w.write_count(out, len(owned_partitions_items), False)
+        for owned_partitions_item in owned_partitions_items:
+            _write_TopicPartition_v1_3(owned_partitions_item, out)
         field = "generation_id"
         out += _pack_ConsumerProtocolSubscription_generation_id(subscription.generation_id)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ConsumerProtocolSubscription_v2(subscription: ConsumerProtocolSubscription) -> int:
-    size = 4
-    topics_items = subscription.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _w.string_size(topics_item)
-    size += _w.bytes_size(subscription.user_data)
-    owned_partitions_items = subscription.owned_partitions
-    if owned_partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(owned_partitions_items), False)
-        for owned_partitions_item in owned_partitions_items:
-            size += _size_TopicPartition_v1_3(owned_partitions_item)
-    return size
 
 
 # --- ConsumerProtocolSubscription, version 3 ---
@@ -512,52 +427,25 @@ def _write_ConsumerProtocolSubscription_v3(subscription: ConsumerProtocolSubscri
     field = ""
     try:
         field = "topics"
-        topics_items = subscription.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ConsumerProtocolSubscription version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                if topics_item is None:
-                    raise EncodeError("null element in array topics")
-                _w.write_string(out, topics_item)
+        topics_items = _w.non_null(subscription.topics, "field topics is null, which ConsumerProtocolSubscription version 3 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            if topics_item is None:
+                raise EncodeError("null element in array topics")
+            _w.write_string(out, topics_item)
         field = "user_data"
         _w.write_bytes(out, subscription.user_data)
         field = "owned_partitions[]"
-        owned_partitions_items = subscription.owned_partitions
-        if owned_partitions_items is None:
-                raise EncodeError("field owned_partitions is null, which ConsumerProtocolSubscription version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(owned_partitions_items), False)
-            for owned_partitions_item in owned_partitions_items:
-                _write_TopicPartition_v1_3(owned_partitions_item, out)
+        owned_partitions_items = _w.non_null(subscription.owned_partitions, "field owned_partitions is null, which ConsumerProtocolSubscription version 3 does not allow (never nullable)")
+        _w.write_count(out, len(owned_partitions_items), False)
+        for owned_partitions_item in owned_partitions_items:
+            _write_TopicPartition_v1_3(owned_partitions_item, out)
         field = "generation_id"
         out += _pack_ConsumerProtocolSubscription_generation_id(subscription.generation_id)
         field = "rack_id"
         _w.write_string(out, subscription.rack_id)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ConsumerProtocolSubscription_v3(subscription: ConsumerProtocolSubscription) -> int:
-    size = 4
-    topics_items = subscription.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _w.string_size(topics_item)
-    size += _w.bytes_size(subscription.user_data)
-    owned_partitions_items = subscription.owned_partitions
-    if owned_partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(owned_partitions_items), False)
-        for owned_partitions_item in owned_partitions_items:
-            size += _size_TopicPartition_v1_3(owned_partitions_item)
-    size += _w.string_size(subscription.rack_id)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -570,7 +458,6 @@ _V3_PLUS = (3, 32767)
 
 TopicPartition._READERS = (None, _read_TopicPartition_v1_3, _read_TopicPartition_v1_3, _read_TopicPartition_v1_3)
 TopicPartition._WRITERS = (None, _write_TopicPartition_v1_3, _write_TopicPartition_v1_3, _write_TopicPartition_v1_3)
-TopicPartition._SIZERS = (None, _size_TopicPartition_v1_3, _size_TopicPartition_v1_3, _size_TopicPartition_v1_3)
 TopicPartition._LAZY_DEFAULTS = {"partitions": list}
 TopicPartition._MAP_KEYS = ("topic",)
 TopicPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -579,7 +466,6 @@ TopicPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
 )
 ConsumerProtocolSubscription._READERS = (_read_ConsumerProtocolSubscription_v0, _read_ConsumerProtocolSubscription_v1, _read_ConsumerProtocolSubscription_v2, _read_ConsumerProtocolSubscription_v3)
 ConsumerProtocolSubscription._WRITERS = (_write_ConsumerProtocolSubscription_v0, _write_ConsumerProtocolSubscription_v1, _write_ConsumerProtocolSubscription_v2, _write_ConsumerProtocolSubscription_v3)
-ConsumerProtocolSubscription._SIZERS = (_size_ConsumerProtocolSubscription_v0, _size_ConsumerProtocolSubscription_v1, _size_ConsumerProtocolSubscription_v2, _size_ConsumerProtocolSubscription_v3)
 ConsumerProtocolSubscription._LAZY_DEFAULTS = {"topics": list, "owned_partitions": KeyedList}
 ConsumerProtocolSubscription.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topics", json_name="topics", type="[]string", versions=_V0_PLUS, default=()),

@@ -3,8 +3,8 @@
 Data message, versions 0, flexible versions none.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -102,11 +102,6 @@ def _write_ControlRecordTypeSchema_v0(schema: ControlRecordTypeSchema, out: byte
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ControlRecordTypeSchema_v0(schema: ControlRecordTypeSchema) -> int:
-    size = 2
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -114,7 +109,6 @@ _V0_PLUS = (0, 32767)
 
 ControlRecordTypeSchema._READERS = (_read_ControlRecordTypeSchema_v0,)
 ControlRecordTypeSchema._WRITERS = (_write_ControlRecordTypeSchema_v0,)
-ControlRecordTypeSchema._SIZERS = (_size_ControlRecordTypeSchema_v0,)
 ControlRecordTypeSchema.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="type", json_name="type", type="int16", versions=_V0_PLUS, default=0),
 )

@@ -3,8 +3,8 @@
 Request message, versions 0-3, flexible versions 3+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -112,11 +112,6 @@ def _write_ControlledShutdownRequest_v0_1(request: ControlledShutdownRequest, ou
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ControlledShutdownRequest_v0_1(request: ControlledShutdownRequest) -> int:
-    size = 4
-    return size
-
-
 # --- ControlledShutdownRequest, version 2 ---
 
 def _read_ControlledShutdownRequest_v2(buf: bytes, pos: int) -> tuple[ControlledShutdownRequest, int]:
@@ -142,11 +137,6 @@ def _write_ControlledShutdownRequest_v2(request: ControlledShutdownRequest, out:
         out += _pack_ControlledShutdownRequest_broker_id_broker_epoch(request.broker_id, request.broker_epoch)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ControlledShutdownRequest_v2(request: ControlledShutdownRequest) -> int:
-    size = 12
-    return size
 
 
 # --- ControlledShutdownRequest, version 3 (flexible) ---
@@ -184,15 +174,6 @@ def _write_ControlledShutdownRequest_v3(request: ControlledShutdownRequest, out:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ControlledShutdownRequest_v3(request: ControlledShutdownRequest) -> int:
-    size = 12
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -201,7 +182,6 @@ _V2_PLUS = (2, 32767)
 
 ControlledShutdownRequest._READERS = (_read_ControlledShutdownRequest_v0_1, _read_ControlledShutdownRequest_v0_1, _read_ControlledShutdownRequest_v2, _read_ControlledShutdownRequest_v3)
 ControlledShutdownRequest._WRITERS = (_write_ControlledShutdownRequest_v0_1, _write_ControlledShutdownRequest_v0_1, _write_ControlledShutdownRequest_v2, _write_ControlledShutdownRequest_v3)
-ControlledShutdownRequest._SIZERS = (_size_ControlledShutdownRequest_v0_1, _size_ControlledShutdownRequest_v0_1, _size_ControlledShutdownRequest_v2, _size_ControlledShutdownRequest_v3)
 ControlledShutdownRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="broker_id", json_name="brokerId", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="broker_epoch", json_name="brokerEpoch", type="int64", versions=_V2_PLUS, ignorable=True, default=-1),

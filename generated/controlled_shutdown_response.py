@@ -3,8 +3,8 @@
 Response message, versions 0-3, flexible versions 3+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -160,19 +160,11 @@ def _write_RemainingPartition_v0_2(partition: RemainingPartition, out: bytearray
     field = ""
     try:
         field = "topic_name"
-        if partition.topic_name is None:
-            raise EncodeError("field topic_name is null, which RemainingPartition versions 0-2 do not allow (never nullable)")
-        _w.write_string(out, partition.topic_name)
+        _w.write_string(out, _w.non_null(partition.topic_name, "field topic_name is null, which RemainingPartition versions 0-2 do not allow (never nullable)"))
         field = "partition_index"
         out += _pack_RemainingPartition_partition_index(partition.partition_index)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_RemainingPartition_v0_2(partition: RemainingPartition) -> int:
-    size = 4
-    size += _w.string_size(partition.topic_name)
-    return size
 
 
 # --- RemainingPartition, version 3 (flexible) ---
@@ -202,9 +194,7 @@ def _write_RemainingPartition_v3(partition: RemainingPartition, out: bytearray) 
     field = ""
     try:
         field = "topic_name"
-        if partition.topic_name is None:
-            raise EncodeError("field topic_name is null, which RemainingPartition version 3 does not allow (never nullable)")
-        _w.write_compact_string(out, partition.topic_name)
+        _w.write_compact_string(out, _w.non_null(partition.topic_name, "field topic_name is null, which RemainingPartition version 3 does not allow (never nullable)"))
         field = "partition_index"
         out += _pack_RemainingPartition_partition_index(partition.partition_index)
         field = "(tagged fields)"
@@ -214,16 +204,6 @@ def _write_RemainingPartition_v3(partition: RemainingPartition, out: bytearray) 
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_RemainingPartition_v3(partition: RemainingPartition) -> int:
-    size = 4
-    size += _w.compact_string_size(partition.topic_name)
-    count = len(partition.unknown_tagged_fields)
-    for tag, payload in partition.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ControlledShutdownResponse, versions 0-2 ---
@@ -263,27 +243,12 @@ def _write_ControlledShutdownResponse_v0_2(response: ControlledShutdownResponse,
         field = "error_code"
         out += _pack_ControlledShutdownResponse_error_code(response.error_code)
         field = "remaining_partitions[]"
-        remaining_partitions_items = response.remaining_partitions
-        if remaining_partitions_items is None:
-                raise EncodeError("field remaining_partitions is null, which ControlledShutdownResponse versions 0-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(remaining_partitions_items), False)
-            for remaining_partitions_item in remaining_partitions_items:
-                _write_RemainingPartition_v0_2(remaining_partitions_item, out)
+        remaining_partitions_items = _w.non_null(response.remaining_partitions, "field remaining_partitions is null, which ControlledShutdownResponse versions 0-2 do not allow (never nullable)")
+        _w.write_count(out, len(remaining_partitions_items), False)
+        for remaining_partitions_item in remaining_partitions_items:
+            _write_RemainingPartition_v0_2(remaining_partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ControlledShutdownResponse_v0_2(response: ControlledShutdownResponse) -> int:
-    size = 2
-    remaining_partitions_items = response.remaining_partitions
-    if remaining_partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(remaining_partitions_items), False)
-        for remaining_partitions_item in remaining_partitions_items:
-            size += _size_RemainingPartition_v0_2(remaining_partitions_item)
-    return size
 
 
 # --- ControlledShutdownResponse, version 3 (flexible) ---
@@ -326,13 +291,10 @@ def _write_ControlledShutdownResponse_v3(response: ControlledShutdownResponse, o
         field = "error_code"
         out += _pack_ControlledShutdownResponse_error_code(response.error_code)
         field = "remaining_partitions[]"
-        remaining_partitions_items = response.remaining_partitions
-        if remaining_partitions_items is None:
-                raise EncodeError("field remaining_partitions is null, which ControlledShutdownResponse version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(remaining_partitions_items), True)
-            for remaining_partitions_item in remaining_partitions_items:
-                _write_RemainingPartition_v3(remaining_partitions_item, out)
+        remaining_partitions_items = _w.non_null(response.remaining_partitions, "field remaining_partitions is null, which ControlledShutdownResponse version 3 does not allow (never nullable)")
+        _w.write_count(out, len(remaining_partitions_items), True)
+        for remaining_partitions_item in remaining_partitions_items:
+            _write_RemainingPartition_v3(remaining_partitions_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -342,22 +304,6 @@ def _write_ControlledShutdownResponse_v3(response: ControlledShutdownResponse, o
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ControlledShutdownResponse_v3(response: ControlledShutdownResponse) -> int:
-    size = 2
-    remaining_partitions_items = response.remaining_partitions
-    if remaining_partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(remaining_partitions_items), True)
-        for remaining_partitions_item in remaining_partitions_items:
-            size += _size_RemainingPartition_v3(remaining_partitions_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -365,7 +311,6 @@ _V0_PLUS = (0, 32767)
 
 RemainingPartition._READERS = (_read_RemainingPartition_v0_2, _read_RemainingPartition_v0_2, _read_RemainingPartition_v0_2, _read_RemainingPartition_v3)
 RemainingPartition._WRITERS = (_write_RemainingPartition_v0_2, _write_RemainingPartition_v0_2, _write_RemainingPartition_v0_2, _write_RemainingPartition_v3)
-RemainingPartition._SIZERS = (_size_RemainingPartition_v0_2, _size_RemainingPartition_v0_2, _size_RemainingPartition_v0_2, _size_RemainingPartition_v3)
 RemainingPartition._MAP_KEYS = ("topic_name", "partition_index")
 RemainingPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default='', map_key=True),
@@ -373,7 +318,6 @@ RemainingPartition.FIELDS = (  # what the runtime knows of each field (kwire.wir
 )
 ControlledShutdownResponse._READERS = (_read_ControlledShutdownResponse_v0_2, _read_ControlledShutdownResponse_v0_2, _read_ControlledShutdownResponse_v0_2, _read_ControlledShutdownResponse_v3)
 ControlledShutdownResponse._WRITERS = (_write_ControlledShutdownResponse_v0_2, _write_ControlledShutdownResponse_v0_2, _write_ControlledShutdownResponse_v0_2, _write_ControlledShutdownResponse_v3)
-ControlledShutdownResponse._SIZERS = (_size_ControlledShutdownResponse_v0_2, _size_ControlledShutdownResponse_v0_2, _size_ControlledShutdownResponse_v0_2, _size_ControlledShutdownResponse_v3)
 ControlledShutdownResponse._LAZY_DEFAULTS = {"remaining_partitions": KeyedList}
 ControlledShutdownResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

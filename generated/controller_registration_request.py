@@ -3,8 +3,8 @@
 Request message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -268,13 +268,9 @@ def _write_Listener_v0(listener: Listener, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if listener.name is None:
-            raise EncodeError("field name is null, which Listener version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, listener.name)
+        _w.write_compact_string(out, _w.non_null(listener.name, "field name is null, which Listener version 0 does not allow (never nullable)"))
         field = "host"
-        if listener.host is None:
-            raise EncodeError("field host is null, which Listener version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, listener.host)
+        _w.write_compact_string(out, _w.non_null(listener.host, "field host is null, which Listener version 0 does not allow (never nullable)"))
         field = "port, security_protocol"
         out += _pack_Listener_port_security_protocol(listener.port, listener.security_protocol)
         field = "(tagged fields)"
@@ -284,17 +280,6 @@ def _write_Listener_v0(listener: Listener, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_Listener_v0(listener: Listener) -> int:
-    size = 4
-    size += _w.compact_string_size(listener.name)
-    size += _w.compact_string_size(listener.host)
-    count = len(listener.unknown_tagged_fields)
-    for tag, payload in listener.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- Feature, version 0 (flexible) ---
@@ -324,9 +309,7 @@ def _write_Feature_v0(feature: Feature, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if feature.name is None:
-            raise EncodeError("field name is null, which Feature version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, feature.name)
+        _w.write_compact_string(out, _w.non_null(feature.name, "field name is null, which Feature version 0 does not allow (never nullable)"))
         field = "min_supported_version, max_supported_version"
         out += _pack_Feature_min_supported_version_max_supported_version(feature.min_supported_version, feature.max_supported_version)
         field = "(tagged fields)"
@@ -336,16 +319,6 @@ def _write_Feature_v0(feature: Feature, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_Feature_v0(feature: Feature) -> int:
-    size = 4
-    size += _w.compact_string_size(feature.name)
-    count = len(feature.unknown_tagged_fields)
-    for tag, payload in feature.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ControllerRegistrationRequest, version 0 (flexible) ---
@@ -410,21 +383,15 @@ def _write_ControllerRegistrationRequest_v0(request: ControllerRegistrationReque
         field = "zk_migration_ready"
         out += _pack_ControllerRegistrationRequest_zk_migration_ready(request.zk_migration_ready)
         field = "listeners[]"
-        listeners_items = request.listeners
-        if listeners_items is None:
-                raise EncodeError("field listeners is null, which ControllerRegistrationRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(listeners_items), True)
-            for listeners_item in listeners_items:
-                _write_Listener_v0(listeners_item, out)
+        listeners_items = _w.non_null(request.listeners, "field listeners is null, which ControllerRegistrationRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(listeners_items), True)
+        for listeners_item in listeners_items:
+            _write_Listener_v0(listeners_item, out)
         field = "features[]"
-        features_items = request.features
-        if features_items is None:
-                raise EncodeError("field features is null, which ControllerRegistrationRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(features_items), True)
-            for features_item in features_items:
-                _write_Feature_v0(features_item, out)
+        features_items = _w.non_null(request.features, "field features is null, which ControllerRegistrationRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(features_items), True)
+        for features_item in features_items:
+            _write_Feature_v0(features_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -434,30 +401,6 @@ def _write_ControllerRegistrationRequest_v0(request: ControllerRegistrationReque
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ControllerRegistrationRequest_v0(request: ControllerRegistrationRequest) -> int:
-    size = 5
-    size += 16
-    listeners_items = request.listeners
-    if listeners_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(listeners_items), True)
-        for listeners_item in listeners_items:
-            size += _size_Listener_v0(listeners_item)
-    features_items = request.features
-    if features_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(features_items), True)
-        for features_item in features_items:
-            size += _size_Feature_v0(features_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -465,7 +408,6 @@ _V0_PLUS = (0, 32767)
 
 Listener._READERS = (_read_Listener_v0,)
 Listener._WRITERS = (_write_Listener_v0,)
-Listener._SIZERS = (_size_Listener_v0,)
 Listener._MAP_KEYS = ("name",)
 Listener.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
@@ -475,7 +417,6 @@ Listener.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.
 )
 Feature._READERS = (_read_Feature_v0,)
 Feature._WRITERS = (_write_Feature_v0,)
-Feature._SIZERS = (_size_Feature_v0,)
 Feature._MAP_KEYS = ("name",)
 Feature.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
@@ -484,7 +425,6 @@ Feature.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.F
 )
 ControllerRegistrationRequest._READERS = (_read_ControllerRegistrationRequest_v0,)
 ControllerRegistrationRequest._WRITERS = (_write_ControllerRegistrationRequest_v0,)
-ControllerRegistrationRequest._SIZERS = (_size_ControllerRegistrationRequest_v0,)
 ControllerRegistrationRequest._LAZY_DEFAULTS = {"listeners": KeyedList, "features": KeyedList}
 ControllerRegistrationRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="controller_id", json_name="controllerId", type="int32", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Response message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -129,16 +129,6 @@ def _write_ControllerRegistrationResponse_v0(response: ControllerRegistrationRes
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ControllerRegistrationResponse_v0(response: ControllerRegistrationResponse) -> int:
-    size = 6
-    size += _w.compact_string_size(response.error_message)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -146,7 +136,6 @@ _V0_PLUS = (0, 32767)
 
 ControllerRegistrationResponse._READERS = (_read_ControllerRegistrationResponse_v0,)
 ControllerRegistrationResponse._WRITERS = (_write_ControllerRegistrationResponse_v0,)
-ControllerRegistrationResponse._SIZERS = (_size_ControllerRegistrationResponse_v0,)
 ControllerRegistrationResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Request message, versions 0-3, flexible versions 2+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -204,29 +204,15 @@ def _write_AclCreation_v0(creation: AclCreation, out: bytearray) -> None:
         field = "resource_type"
         out += _pack_AclCreation_resource_type(creation.resource_type)
         field = "resource_name"
-        if creation.resource_name is None:
-            raise EncodeError("field resource_name is null, which AclCreation version 0 does not allow (never nullable)")
-        _w.write_string(out, creation.resource_name)
+        _w.write_string(out, _w.non_null(creation.resource_name, "field resource_name is null, which AclCreation version 0 does not allow (never nullable)"))
         field = "principal"
-        if creation.principal is None:
-            raise EncodeError("field principal is null, which AclCreation version 0 does not allow (never nullable)")
-        _w.write_string(out, creation.principal)
+        _w.write_string(out, _w.non_null(creation.principal, "field principal is null, which AclCreation version 0 does not allow (never nullable)"))
         field = "host"
-        if creation.host is None:
-            raise EncodeError("field host is null, which AclCreation version 0 does not allow (never nullable)")
-        _w.write_string(out, creation.host)
+        _w.write_string(out, _w.non_null(creation.host, "field host is null, which AclCreation version 0 does not allow (never nullable)"))
         field = "operation, permission_type"
         out += _pack_AclCreation_operation_permission_type(creation.operation, creation.permission_type)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AclCreation_v0(creation: AclCreation) -> int:
-    size = 3
-    size += _w.string_size(creation.resource_name)
-    size += _w.string_size(creation.principal)
-    size += _w.string_size(creation.host)
-    return size
 
 
 # --- AclCreation, version 1 ---
@@ -265,31 +251,17 @@ def _write_AclCreation_v1(creation: AclCreation, out: bytearray) -> None:
         field = "resource_type"
         out += _pack_AclCreation_resource_type(creation.resource_type)
         field = "resource_name"
-        if creation.resource_name is None:
-            raise EncodeError("field resource_name is null, which AclCreation version 1 does not allow (never nullable)")
-        _w.write_string(out, creation.resource_name)
+        _w.write_string(out, _w.non_null(creation.resource_name, "field resource_name is null, which AclCreation version 1 does not allow (never nullable)"))
         field = "resource_pattern_type"
         out += _pack_AclCreation_resource_pattern_type(creation.resource_pattern_type)
         field = "principal"
-        if creation.principal is None:
-            raise EncodeError("field principal is null, which AclCreation version 1 does not allow (never nullable)")
-        _w.write_string(out, creation.principal)
+        _w.write_string(out, _w.non_null(creation.principal, "field principal is null, which AclCreation version 1 does not allow (never nullable)"))
         field = "host"
-        if creation.host is None:
-            raise EncodeError("field host is null, which AclCreation version 1 does not allow (never nullable)")
-        _w.write_string(out, creation.host)
+        _w.write_string(out, _w.non_null(creation.host, "field host is null, which AclCreation version 1 does not allow (never nullable)"))
         field = "operation, permission_type"
         out += _pack_AclCreation_operation_permission_type(creation.operation, creation.permission_type)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AclCreation_v1(creation: AclCreation) -> int:
-    size = 4
-    size += _w.string_size(creation.resource_name)
-    size += _w.string_size(creation.principal)
-    size += _w.string_size(creation.host)
-    return size
 
 
 # --- AclCreation, versions 2-3 (flexible) ---
@@ -331,19 +303,13 @@ def _write_AclCreation_v2_3(creation: AclCreation, out: bytearray) -> None:
         field = "resource_type"
         out += _pack_AclCreation_resource_type(creation.resource_type)
         field = "resource_name"
-        if creation.resource_name is None:
-            raise EncodeError("field resource_name is null, which AclCreation versions 2-3 do not allow (never nullable)")
-        _w.write_compact_string(out, creation.resource_name)
+        _w.write_compact_string(out, _w.non_null(creation.resource_name, "field resource_name is null, which AclCreation versions 2-3 do not allow (never nullable)"))
         field = "resource_pattern_type"
         out += _pack_AclCreation_resource_pattern_type(creation.resource_pattern_type)
         field = "principal"
-        if creation.principal is None:
-            raise EncodeError("field principal is null, which AclCreation versions 2-3 do not allow (never nullable)")
-        _w.write_compact_string(out, creation.principal)
+        _w.write_compact_string(out, _w.non_null(creation.principal, "field principal is null, which AclCreation versions 2-3 do not allow (never nullable)"))
         field = "host"
-        if creation.host is None:
-            raise EncodeError("field host is null, which AclCreation versions 2-3 do not allow (never nullable)")
-        _w.write_compact_string(out, creation.host)
+        _w.write_compact_string(out, _w.non_null(creation.host, "field host is null, which AclCreation versions 2-3 do not allow (never nullable)"))
         field = "operation, permission_type"
         out += _pack_AclCreation_operation_permission_type(creation.operation, creation.permission_type)
         field = "(tagged fields)"
@@ -353,18 +319,6 @@ def _write_AclCreation_v2_3(creation: AclCreation, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AclCreation_v2_3(creation: AclCreation) -> int:
-    size = 4
-    size += _w.compact_string_size(creation.resource_name)
-    size += _w.compact_string_size(creation.principal)
-    size += _w.compact_string_size(creation.host)
-    count = len(creation.unknown_tagged_fields)
-    for tag, payload in creation.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- CreateAclsRequest, version 0 ---
@@ -399,27 +353,12 @@ def _write_CreateAclsRequest_v0(request: CreateAclsRequest, out: bytearray) -> N
     field = ""
     try:
         field = "creations[]"
-        creations_items = request.creations
-        if creations_items is None:
-                raise EncodeError("field creations is null, which CreateAclsRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(creations_items), False)
-            for creations_item in creations_items:
-                _write_AclCreation_v0(creations_item, out)
+        creations_items = _w.non_null(request.creations, "field creations is null, which CreateAclsRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(creations_items), False)
+        for creations_item in creations_items:
+            _write_AclCreation_v0(creations_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CreateAclsRequest_v0(request: CreateAclsRequest) -> int:
-    size = 0
-    creations_items = request.creations
-    if creations_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(creations_items), False)
-        for creations_item in creations_items:
-            size += _size_AclCreation_v0(creations_item)
-    return size
 
 
 # --- CreateAclsRequest, version 1 ---
@@ -454,27 +393,12 @@ def _write_CreateAclsRequest_v1(request: CreateAclsRequest, out: bytearray) -> N
     field = ""
     try:
         field = "creations[]"
-        creations_items = request.creations
-        if creations_items is None:
-                raise EncodeError("field creations is null, which CreateAclsRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(creations_items), False)
-            for creations_item in creations_items:
-                _write_AclCreation_v1(creations_item, out)
+        creations_items = _w.non_null(request.creations, "field creations is null, which CreateAclsRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(creations_items), False)
+        for creations_item in creations_items:
+            _write_AclCreation_v1(creations_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CreateAclsRequest_v1(request: CreateAclsRequest) -> int:
-    size = 0
-    creations_items = request.creations
-    if creations_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(creations_items), False)
-        for creations_item in creations_items:
-            size += _size_AclCreation_v1(creations_item)
-    return size
 
 
 # --- CreateAclsRequest, versions 2-3 (flexible) ---
@@ -512,13 +436,10 @@ def _write_CreateAclsRequest_v2_3(request: CreateAclsRequest, out: bytearray) ->
     field = ""
     try:
         field = "creations[]"
-        creations_items = request.creations
-        if creations_items is None:
-                raise EncodeError("field creations is null, which CreateAclsRequest versions 2-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(creations_items), True)
-            for creations_item in creations_items:
-                _write_AclCreation_v2_3(creations_item, out)
+        creations_items = _w.non_null(request.creations, "field creations is null, which CreateAclsRequest versions 2-3 do not allow (never nullable)")
+        _w.write_count(out, len(creations_items), True)
+        for creations_item in creations_items:
+            _write_AclCreation_v2_3(creations_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -526,22 +447,6 @@ def _write_CreateAclsRequest_v2_3(request: CreateAclsRequest, out: bytearray) ->
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CreateAclsRequest_v2_3(request: CreateAclsRequest) -> int:
-    size = 0
-    creations_items = request.creations
-    if creations_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(creations_items), True)
-        for creations_item in creations_items:
-            size += _size_AclCreation_v2_3(creations_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -552,7 +457,6 @@ _V1_PLUS = (1, 32767)
 
 AclCreation._READERS = (_read_AclCreation_v0, _read_AclCreation_v1, _read_AclCreation_v2_3, _read_AclCreation_v2_3)
 AclCreation._WRITERS = (_write_AclCreation_v0, _write_AclCreation_v1, _write_AclCreation_v2_3, _write_AclCreation_v2_3)
-AclCreation._SIZERS = (_size_AclCreation_v0, _size_AclCreation_v1, _size_AclCreation_v2_3, _size_AclCreation_v2_3)
 AclCreation.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="resource_type", json_name="resourceType", type="int8", versions=_V0_PLUS, default=0),
     FieldInfo(attr="resource_name", json_name="resourceName", type="string", versions=_V0_PLUS, default=''),
@@ -564,7 +468,6 @@ AclCreation.FIELDS = (  # what the runtime knows of each field (kwire.wire.messa
 )
 CreateAclsRequest._READERS = (_read_CreateAclsRequest_v0, _read_CreateAclsRequest_v1, _read_CreateAclsRequest_v2_3, _read_CreateAclsRequest_v2_3)
 CreateAclsRequest._WRITERS = (_write_CreateAclsRequest_v0, _write_CreateAclsRequest_v1, _write_CreateAclsRequest_v2_3, _write_CreateAclsRequest_v2_3)
-CreateAclsRequest._SIZERS = (_size_CreateAclsRequest_v0, _size_CreateAclsRequest_v1, _size_CreateAclsRequest_v2_3, _size_CreateAclsRequest_v2_3)
 CreateAclsRequest._LAZY_DEFAULTS = {"creations": list}
 CreateAclsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="creations", json_name="creations", type="[]AclCreation", versions=_V0_PLUS, default=(), struct=AclCreation),

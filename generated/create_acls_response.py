@@ -3,8 +3,8 @@
 Response message, versions 0-3, flexible versions 2+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -166,12 +166,6 @@ def _write_AclCreationResult_v0_1(result: AclCreationResult, out: bytearray) -> 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_AclCreationResult_v0_1(result: AclCreationResult) -> int:
-    size = 2
-    size += _w.string_size(result.error_message)
-    return size
-
-
 # --- AclCreationResult, versions 2-3 (flexible) ---
 
 def _read_AclCreationResult_v2_3(buf: bytes, pos: int) -> tuple[AclCreationResult, int]:
@@ -211,16 +205,6 @@ def _write_AclCreationResult_v2_3(result: AclCreationResult, out: bytearray) -> 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_AclCreationResult_v2_3(result: AclCreationResult) -> int:
-    size = 2
-    size += _w.compact_string_size(result.error_message)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- CreateAclsResponse, versions 0-1 ---
 
 def _read_CreateAclsResponse_v0_1(buf: bytes, pos: int) -> tuple[CreateAclsResponse, int]:
@@ -258,27 +242,12 @@ def _write_CreateAclsResponse_v0_1(response: CreateAclsResponse, out: bytearray)
         field = "throttle_time_ms"
         out += _pack_CreateAclsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which CreateAclsResponse versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), False)
-            for results_item in results_items:
-                _write_AclCreationResult_v0_1(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which CreateAclsResponse versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(results_items), False)
+        for results_item in results_items:
+            _write_AclCreationResult_v0_1(results_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CreateAclsResponse_v0_1(response: CreateAclsResponse) -> int:
-    size = 4
-    results_items = response.results
-    if results_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(results_items), False)
-        for results_item in results_items:
-            size += _size_AclCreationResult_v0_1(results_item)
-    return size
 
 
 # --- CreateAclsResponse, versions 2-3 (flexible) ---
@@ -321,13 +290,10 @@ def _write_CreateAclsResponse_v2_3(response: CreateAclsResponse, out: bytearray)
         field = "throttle_time_ms"
         out += _pack_CreateAclsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which CreateAclsResponse versions 2-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), True)
-            for results_item in results_items:
-                _write_AclCreationResult_v2_3(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which CreateAclsResponse versions 2-3 do not allow (never nullable)")
+        _w.write_count(out, len(results_items), True)
+        for results_item in results_items:
+            _write_AclCreationResult_v2_3(results_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -337,22 +303,6 @@ def _write_CreateAclsResponse_v2_3(response: CreateAclsResponse, out: bytearray)
         raise _w.encode_failure(error, field) from None
 
 
-def _size_CreateAclsResponse_v2_3(response: CreateAclsResponse) -> int:
-    size = 4
-    results_items = response.results
-    if results_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(results_items), True)
-        for results_item in results_items:
-            size += _size_AclCreationResult_v2_3(results_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -360,14 +310,12 @@ _V0_PLUS = (0, 32767)
 
 AclCreationResult._READERS = (_read_AclCreationResult_v0_1, _read_AclCreationResult_v0_1, _read_AclCreationResult_v2_3, _read_AclCreationResult_v2_3)
 AclCreationResult._WRITERS = (_write_AclCreationResult_v0_1, _write_AclCreationResult_v0_1, _write_AclCreationResult_v2_3, _write_AclCreationResult_v2_3)
-AclCreationResult._SIZERS = (_size_AclCreationResult_v0_1, _size_AclCreationResult_v0_1, _size_AclCreationResult_v2_3, _size_AclCreationResult_v2_3)
 AclCreationResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_message", json_name="errorMessage", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
 )
 CreateAclsResponse._READERS = (_read_CreateAclsResponse_v0_1, _read_CreateAclsResponse_v0_1, _read_CreateAclsResponse_v2_3, _read_CreateAclsResponse_v2_3)
 CreateAclsResponse._WRITERS = (_write_CreateAclsResponse_v0_1, _write_CreateAclsResponse_v0_1, _write_CreateAclsResponse_v2_3, _write_CreateAclsResponse_v2_3)
-CreateAclsResponse._SIZERS = (_size_CreateAclsResponse_v0_1, _size_CreateAclsResponse_v0_1, _size_CreateAclsResponse_v2_3, _size_CreateAclsResponse_v2_3)
 CreateAclsResponse._LAZY_DEFAULTS = {"results": list}
 CreateAclsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

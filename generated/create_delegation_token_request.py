@@ -3,8 +3,8 @@
 Request message, versions 0-3, flexible versions 2+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -174,22 +174,11 @@ def _write_CreatableRenewers_v0_1(renewers: CreatableRenewers, out: bytearray) -
     field = ""
     try:
         field = "principal_type"
-        if renewers.principal_type is None:
-            raise EncodeError("field principal_type is null, which CreatableRenewers versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, renewers.principal_type)
+        _w.write_string(out, _w.non_null(renewers.principal_type, "field principal_type is null, which CreatableRenewers versions 0-1 do not allow (never nullable)"))
         field = "principal_name"
-        if renewers.principal_name is None:
-            raise EncodeError("field principal_name is null, which CreatableRenewers versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, renewers.principal_name)
+        _w.write_string(out, _w.non_null(renewers.principal_name, "field principal_name is null, which CreatableRenewers versions 0-1 do not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CreatableRenewers_v0_1(renewers: CreatableRenewers) -> int:
-    size = 0
-    size += _w.string_size(renewers.principal_type)
-    size += _w.string_size(renewers.principal_name)
-    return size
 
 
 # --- CreatableRenewers, versions 2-3 (flexible) ---
@@ -218,13 +207,9 @@ def _write_CreatableRenewers_v2_3(renewers: CreatableRenewers, out: bytearray) -
     field = ""
     try:
         field = "principal_type"
-        if renewers.principal_type is None:
-            raise EncodeError("field principal_type is null, which CreatableRenewers versions 2-3 do not allow (never nullable)")
-        _w.write_compact_string(out, renewers.principal_type)
+        _w.write_compact_string(out, _w.non_null(renewers.principal_type, "field principal_type is null, which CreatableRenewers versions 2-3 do not allow (never nullable)"))
         field = "principal_name"
-        if renewers.principal_name is None:
-            raise EncodeError("field principal_name is null, which CreatableRenewers versions 2-3 do not allow (never nullable)")
-        _w.write_compact_string(out, renewers.principal_name)
+        _w.write_compact_string(out, _w.non_null(renewers.principal_name, "field principal_name is null, which CreatableRenewers versions 2-3 do not allow (never nullable)"))
         field = "(tagged fields)"
         if renewers.unknown_tagged_fields:
             _w.write_tagged(out, [], renewers.unknown_tagged_fields)
@@ -232,17 +217,6 @@ def _write_CreatableRenewers_v2_3(renewers: CreatableRenewers, out: bytearray) -
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CreatableRenewers_v2_3(renewers: CreatableRenewers) -> int:
-    size = 0
-    size += _w.compact_string_size(renewers.principal_type)
-    size += _w.compact_string_size(renewers.principal_name)
-    count = len(renewers.unknown_tagged_fields)
-    for tag, payload in renewers.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- CreateDelegationTokenRequest, versions 0-1 ---
@@ -286,29 +260,14 @@ def _write_CreateDelegationTokenRequest_v0_1(request: CreateDelegationTokenReque
     field = ""
     try:
         field = "renewers[]"
-        renewers_items = request.renewers
-        if renewers_items is None:
-                raise EncodeError("field renewers is null, which CreateDelegationTokenRequest versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(renewers_items), False)
-            for renewers_item in renewers_items:
-                _write_CreatableRenewers_v0_1(renewers_item, out)
+        renewers_items = _w.non_null(request.renewers, "field renewers is null, which CreateDelegationTokenRequest versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(renewers_items), False)
+        for renewers_item in renewers_items:
+            _write_CreatableRenewers_v0_1(renewers_item, out)
         field = "max_lifetime_ms"
         out += _pack_CreateDelegationTokenRequest_max_lifetime_ms(request.max_lifetime_ms)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CreateDelegationTokenRequest_v0_1(request: CreateDelegationTokenRequest) -> int:
-    size = 8
-    renewers_items = request.renewers
-    if renewers_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(renewers_items), False)
-        for renewers_item in renewers_items:
-            size += _size_CreatableRenewers_v0_1(renewers_item)
-    return size
 
 
 # --- CreateDelegationTokenRequest, version 2 (flexible) ---
@@ -355,13 +314,10 @@ def _write_CreateDelegationTokenRequest_v2(request: CreateDelegationTokenRequest
     field = ""
     try:
         field = "renewers[]"
-        renewers_items = request.renewers
-        if renewers_items is None:
-                raise EncodeError("field renewers is null, which CreateDelegationTokenRequest version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(renewers_items), True)
-            for renewers_item in renewers_items:
-                _write_CreatableRenewers_v2_3(renewers_item, out)
+        renewers_items = _w.non_null(request.renewers, "field renewers is null, which CreateDelegationTokenRequest version 2 does not allow (never nullable)")
+        _w.write_count(out, len(renewers_items), True)
+        for renewers_item in renewers_items:
+            _write_CreatableRenewers_v2_3(renewers_item, out)
         field = "max_lifetime_ms"
         out += _pack_CreateDelegationTokenRequest_max_lifetime_ms(request.max_lifetime_ms)
         field = "(tagged fields)"
@@ -371,22 +327,6 @@ def _write_CreateDelegationTokenRequest_v2(request: CreateDelegationTokenRequest
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CreateDelegationTokenRequest_v2(request: CreateDelegationTokenRequest) -> int:
-    size = 8
-    renewers_items = request.renewers
-    if renewers_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(renewers_items), True)
-        for renewers_item in renewers_items:
-            size += _size_CreatableRenewers_v2_3(renewers_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- CreateDelegationTokenRequest, version 3 (flexible) ---
@@ -435,13 +375,10 @@ def _write_CreateDelegationTokenRequest_v3(request: CreateDelegationTokenRequest
         field = "owner_principal_name"
         _w.write_compact_string(out, request.owner_principal_name)
         field = "renewers[]"
-        renewers_items = request.renewers
-        if renewers_items is None:
-                raise EncodeError("field renewers is null, which CreateDelegationTokenRequest version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(renewers_items), True)
-            for renewers_item in renewers_items:
-                _write_CreatableRenewers_v2_3(renewers_item, out)
+        renewers_items = _w.non_null(request.renewers, "field renewers is null, which CreateDelegationTokenRequest version 3 does not allow (never nullable)")
+        _w.write_count(out, len(renewers_items), True)
+        for renewers_item in renewers_items:
+            _write_CreatableRenewers_v2_3(renewers_item, out)
         field = "max_lifetime_ms"
         out += _pack_CreateDelegationTokenRequest_max_lifetime_ms(request.max_lifetime_ms)
         field = "(tagged fields)"
@@ -453,24 +390,6 @@ def _write_CreateDelegationTokenRequest_v3(request: CreateDelegationTokenRequest
         raise _w.encode_failure(error, field) from None
 
 
-def _size_CreateDelegationTokenRequest_v3(request: CreateDelegationTokenRequest) -> int:
-    size = 8
-    size += _w.compact_string_size(request.owner_principal_type)
-    size += _w.compact_string_size(request.owner_principal_name)
-    renewers_items = request.renewers
-    if renewers_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(renewers_items), True)
-        for renewers_item in renewers_items:
-            size += _size_CreatableRenewers_v2_3(renewers_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -479,14 +398,12 @@ _V3_PLUS = (3, 32767)
 
 CreatableRenewers._READERS = (_read_CreatableRenewers_v0_1, _read_CreatableRenewers_v0_1, _read_CreatableRenewers_v2_3, _read_CreatableRenewers_v2_3)
 CreatableRenewers._WRITERS = (_write_CreatableRenewers_v0_1, _write_CreatableRenewers_v0_1, _write_CreatableRenewers_v2_3, _write_CreatableRenewers_v2_3)
-CreatableRenewers._SIZERS = (_size_CreatableRenewers_v0_1, _size_CreatableRenewers_v0_1, _size_CreatableRenewers_v2_3, _size_CreatableRenewers_v2_3)
 CreatableRenewers.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="principal_type", json_name="principalType", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="principal_name", json_name="principalName", type="string", versions=_V0_PLUS, default=''),
 )
 CreateDelegationTokenRequest._READERS = (_read_CreateDelegationTokenRequest_v0_1, _read_CreateDelegationTokenRequest_v0_1, _read_CreateDelegationTokenRequest_v2, _read_CreateDelegationTokenRequest_v3)
 CreateDelegationTokenRequest._WRITERS = (_write_CreateDelegationTokenRequest_v0_1, _write_CreateDelegationTokenRequest_v0_1, _write_CreateDelegationTokenRequest_v2, _write_CreateDelegationTokenRequest_v3)
-CreateDelegationTokenRequest._SIZERS = (_size_CreateDelegationTokenRequest_v0_1, _size_CreateDelegationTokenRequest_v0_1, _size_CreateDelegationTokenRequest_v2, _size_CreateDelegationTokenRequest_v3)
 CreateDelegationTokenRequest._LAZY_DEFAULTS = {"renewers": list}
 CreateDelegationTokenRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="owner_principal_type", json_name="ownerPrincipalType", type="string", versions=_V3_PLUS, nullable=_V3_PLUS, default=''),

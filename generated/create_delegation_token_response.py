@@ -3,8 +3,8 @@
 Response message, versions 0-3, flexible versions 2+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -194,36 +194,19 @@ def _write_CreateDelegationTokenResponse_v0_1(response: CreateDelegationTokenRes
         field = "error_code"
         out += _pack_CreateDelegationTokenResponse_error_code(response.error_code)
         field = "principal_type"
-        if response.principal_type is None:
-            raise EncodeError("field principal_type is null, which CreateDelegationTokenResponse versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, response.principal_type)
+        _w.write_string(out, _w.non_null(response.principal_type, "field principal_type is null, which CreateDelegationTokenResponse versions 0-1 do not allow (never nullable)"))
         field = "principal_name"
-        if response.principal_name is None:
-            raise EncodeError("field principal_name is null, which CreateDelegationTokenResponse versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, response.principal_name)
+        _w.write_string(out, _w.non_null(response.principal_name, "field principal_name is null, which CreateDelegationTokenResponse versions 0-1 do not allow (never nullable)"))
         field = "issue_timestamp_ms, expiry_timestamp_ms, max_timestamp_ms"
         out += _pack_CreateDelegationTokenResponse_issue_timestamp_ms_to_max_timestamp_ms(response.issue_timestamp_ms, response.expiry_timestamp_ms, response.max_timestamp_ms)
         field = "token_id"
-        if response.token_id is None:
-            raise EncodeError("field token_id is null, which CreateDelegationTokenResponse versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, response.token_id)
+        _w.write_string(out, _w.non_null(response.token_id, "field token_id is null, which CreateDelegationTokenResponse versions 0-1 do not allow (never nullable)"))
         field = "hmac"
-        if response.hmac is None:
-            raise EncodeError("field hmac is null, which CreateDelegationTokenResponse versions 0-1 do not allow (never nullable)")
-        _w.write_bytes(out, response.hmac)
+        _w.write_bytes(out, _w.non_null(response.hmac, "field hmac is null, which CreateDelegationTokenResponse versions 0-1 do not allow (never nullable)"))
         field = "throttle_time_ms"
         out += _pack_CreateDelegationTokenResponse_throttle_time_ms(response.throttle_time_ms)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CreateDelegationTokenResponse_v0_1(response: CreateDelegationTokenResponse) -> int:
-    size = 30
-    size += _w.string_size(response.principal_type)
-    size += _w.string_size(response.principal_name)
-    size += _w.string_size(response.token_id)
-    size += _w.bytes_size(response.hmac)
-    return size
 
 
 # --- CreateDelegationTokenResponse, version 2 (flexible) ---
@@ -273,23 +256,15 @@ def _write_CreateDelegationTokenResponse_v2(response: CreateDelegationTokenRespo
         field = "error_code"
         out += _pack_CreateDelegationTokenResponse_error_code(response.error_code)
         field = "principal_type"
-        if response.principal_type is None:
-            raise EncodeError("field principal_type is null, which CreateDelegationTokenResponse version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, response.principal_type)
+        _w.write_compact_string(out, _w.non_null(response.principal_type, "field principal_type is null, which CreateDelegationTokenResponse version 2 does not allow (never nullable)"))
         field = "principal_name"
-        if response.principal_name is None:
-            raise EncodeError("field principal_name is null, which CreateDelegationTokenResponse version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, response.principal_name)
+        _w.write_compact_string(out, _w.non_null(response.principal_name, "field principal_name is null, which CreateDelegationTokenResponse version 2 does not allow (never nullable)"))
         field = "issue_timestamp_ms, expiry_timestamp_ms, max_timestamp_ms"
         out += _pack_CreateDelegationTokenResponse_issue_timestamp_ms_to_max_timestamp_ms(response.issue_timestamp_ms, response.expiry_timestamp_ms, response.max_timestamp_ms)
         field = "token_id"
-        if response.token_id is None:
-            raise EncodeError("field token_id is null, which CreateDelegationTokenResponse version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, response.token_id)
+        _w.write_compact_string(out, _w.non_null(response.token_id, "field token_id is null, which CreateDelegationTokenResponse version 2 does not allow (never nullable)"))
         field = "hmac"
-        if response.hmac is None:
-            raise EncodeError("field hmac is null, which CreateDelegationTokenResponse version 2 does not allow (never nullable)")
-        _w.write_compact_bytes(out, response.hmac)
+        _w.write_compact_bytes(out, _w.non_null(response.hmac, "field hmac is null, which CreateDelegationTokenResponse version 2 does not allow (never nullable)"))
         field = "throttle_time_ms"
         out += _pack_CreateDelegationTokenResponse_throttle_time_ms(response.throttle_time_ms)
         field = "(tagged fields)"
@@ -299,19 +274,6 @@ def _write_CreateDelegationTokenResponse_v2(response: CreateDelegationTokenRespo
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CreateDelegationTokenResponse_v2(response: CreateDelegationTokenResponse) -> int:
-    size = 30
-    size += _w.compact_string_size(response.principal_type)
-    size += _w.compact_string_size(response.principal_name)
-    size += _w.compact_string_size(response.token_id)
-    size += _w.compact_bytes_size(response.hmac)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- CreateDelegationTokenResponse, version 3 (flexible) ---
@@ -359,31 +321,19 @@ def _write_CreateDelegationTokenResponse_v3(response: CreateDelegationTokenRespo
         field = "error_code"
         out += _pack_CreateDelegationTokenResponse_error_code(response.error_code)
         field = "principal_type"
-        if response.principal_type is None:
-            raise EncodeError("field principal_type is null, which CreateDelegationTokenResponse version 3 does not allow (never nullable)")
-        _w.write_compact_string(out, response.principal_type)
+        _w.write_compact_string(out, _w.non_null(response.principal_type, "field principal_type is null, which CreateDelegationTokenResponse version 3 does not allow (never nullable)"))
         field = "principal_name"
-        if response.principal_name is None:
-            raise EncodeError("field principal_name is null, which CreateDelegationTokenResponse version 3 does not allow (never nullable)")
-        _w.write_compact_string(out, response.principal_name)
+        _w.write_compact_string(out, _w.non_null(response.principal_name, "field principal_name is null, which CreateDelegationTokenResponse version 3 does not allow (never nullable)"))
         field = "token_requester_principal_type"
-        if response.token_requester_principal_type is None:
-            raise EncodeError("field token_requester_principal_type is null, which CreateDelegationTokenResponse version 3 does not allow (never nullable)")
-        _w.write_compact_string(out, response.token_requester_principal_type)
+        _w.write_compact_string(out, _w.non_null(response.token_requester_principal_type, "field token_requester_principal_type is null, which CreateDelegationTokenResponse version 3 does not allow (never nullable)"))
         field = "token_requester_principal_name"
-        if response.token_requester_principal_name is None:
-            raise EncodeError("field token_requester_principal_name is null, which CreateDelegationTokenResponse version 3 does not allow (never nullable)")
-        _w.write_compact_string(out, response.token_requester_principal_name)
+        _w.write_compact_string(out, _w.non_null(response.token_requester_principal_name, "field token_requester_principal_name is null, which CreateDelegationTokenResponse version 3 does not allow (never nullable)"))
         field = "issue_timestamp_ms, expiry_timestamp_ms, max_timestamp_ms"
         out += _pack_CreateDelegationTokenResponse_issue_timestamp_ms_to_max_timestamp_ms(response.issue_timestamp_ms, response.expiry_timestamp_ms, response.max_timestamp_ms)
         field = "token_id"
-        if response.token_id is None:
-            raise EncodeError("field token_id is null, which CreateDelegationTokenResponse version 3 does not allow (never nullable)")
-        _w.write_compact_string(out, response.token_id)
+        _w.write_compact_string(out, _w.non_null(response.token_id, "field token_id is null, which CreateDelegationTokenResponse version 3 does not allow (never nullable)"))
         field = "hmac"
-        if response.hmac is None:
-            raise EncodeError("field hmac is null, which CreateDelegationTokenResponse version 3 does not allow (never nullable)")
-        _w.write_compact_bytes(out, response.hmac)
+        _w.write_compact_bytes(out, _w.non_null(response.hmac, "field hmac is null, which CreateDelegationTokenResponse version 3 does not allow (never nullable)"))
         field = "throttle_time_ms"
         out += _pack_CreateDelegationTokenResponse_throttle_time_ms(response.throttle_time_ms)
         field = "(tagged fields)"
@@ -395,21 +345,6 @@ def _write_CreateDelegationTokenResponse_v3(response: CreateDelegationTokenRespo
         raise _w.encode_failure(error, field) from None
 
 
-def _size_CreateDelegationTokenResponse_v3(response: CreateDelegationTokenResponse) -> int:
-    size = 30
-    size += _w.compact_string_size(response.principal_type)
-    size += _w.compact_string_size(response.principal_name)
-    size += _w.compact_string_size(response.token_requester_principal_type)
-    size += _w.compact_string_size(response.token_requester_principal_name)
-    size += _w.compact_string_size(response.token_id)
-    size += _w.compact_bytes_size(response.hmac)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -418,7 +353,6 @@ _V3_PLUS = (3, 32767)
 
 CreateDelegationTokenResponse._READERS = (_read_CreateDelegationTokenResponse_v0_1, _read_CreateDelegationTokenResponse_v0_1, _read_CreateDelegationTokenResponse_v2, _read_CreateDelegationTokenResponse_v3)
 CreateDelegationTokenResponse._WRITERS = (_write_CreateDelegationTokenResponse_v0_1, _write_CreateDelegationTokenResponse_v0_1, _write_CreateDelegationTokenResponse_v2, _write_CreateDelegationTokenResponse_v3)
-CreateDelegationTokenResponse._SIZERS = (_size_CreateDelegationTokenResponse_v0_1, _size_CreateDelegationTokenResponse_v0_1, _size_CreateDelegationTokenResponse_v2, _size_CreateDelegationTokenResponse_v3)
 CreateDelegationTokenResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="principal_type", json_name="principalType", type="string", versions=_V0_PLUS, default=''),

@@ -3,8 +3,8 @@
 Request message, versions 0-3, flexible versions 2+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -223,25 +223,11 @@ def _write_CreatePartitionsAssignment_v0_1(assignment: CreatePartitionsAssignmen
     field = ""
     try:
         field = "broker_ids"
-        broker_ids_items = assignment.broker_ids
-        if broker_ids_items is None:
-                raise EncodeError("field broker_ids is null, which CreatePartitionsAssignment versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(broker_ids_items), False)
-            _w.write_fixed_array(out, broker_ids_items, "i")
+        broker_ids_items = _w.non_null(assignment.broker_ids, "field broker_ids is null, which CreatePartitionsAssignment versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(broker_ids_items), False)
+        _w.write_fixed_array(out, broker_ids_items, "i")
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CreatePartitionsAssignment_v0_1(assignment: CreatePartitionsAssignment) -> int:
-    size = 0
-    broker_ids_items = assignment.broker_ids
-    if broker_ids_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(broker_ids_items), False)
-        size += 4 * len(broker_ids_items)
-    return size
 
 
 # --- CreatePartitionsAssignment, versions 2-3 (flexible) ---
@@ -272,12 +258,9 @@ def _write_CreatePartitionsAssignment_v2_3(assignment: CreatePartitionsAssignmen
     field = ""
     try:
         field = "broker_ids"
-        broker_ids_items = assignment.broker_ids
-        if broker_ids_items is None:
-                raise EncodeError("field broker_ids is null, which CreatePartitionsAssignment versions 2-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(broker_ids_items), True)
-            _w.write_fixed_array(out, broker_ids_items, "i")
+        broker_ids_items = _w.non_null(assignment.broker_ids, "field broker_ids is null, which CreatePartitionsAssignment versions 2-3 do not allow (never nullable)")
+        _w.write_count(out, len(broker_ids_items), True)
+        _w.write_fixed_array(out, broker_ids_items, "i")
         field = "(tagged fields)"
         if assignment.unknown_tagged_fields:
             _w.write_tagged(out, [], assignment.unknown_tagged_fields)
@@ -285,21 +268,6 @@ def _write_CreatePartitionsAssignment_v2_3(assignment: CreatePartitionsAssignmen
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CreatePartitionsAssignment_v2_3(assignment: CreatePartitionsAssignment) -> int:
-    size = 0
-    broker_ids_items = assignment.broker_ids
-    if broker_ids_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(broker_ids_items), True)
-        size += 4 * len(broker_ids_items)
-    count = len(assignment.unknown_tagged_fields)
-    for tag, payload in assignment.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- CreatePartitionsTopic, versions 0-1 ---
@@ -339,9 +307,7 @@ def _write_CreatePartitionsTopic_v0_1(topic: CreatePartitionsTopic, out: bytearr
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which CreatePartitionsTopic versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, topic.name)
+        _w.write_string(out, _w.non_null(topic.name, "field name is null, which CreatePartitionsTopic versions 0-1 do not allow (never nullable)"))
         field = "count"
         out += _pack_CreatePartitionsTopic_count(topic.count)
         field = "assignments[]"
@@ -354,19 +320,6 @@ def _write_CreatePartitionsTopic_v0_1(topic: CreatePartitionsTopic, out: bytearr
                 _write_CreatePartitionsAssignment_v0_1(assignments_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CreatePartitionsTopic_v0_1(topic: CreatePartitionsTopic) -> int:
-    size = 4
-    size += _w.string_size(topic.name)
-    assignments_items = topic.assignments
-    if assignments_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(assignments_items), False)
-        for assignments_item in assignments_items:
-            size += _size_CreatePartitionsAssignment_v0_1(assignments_item)
-    return size
 
 
 # --- CreatePartitionsTopic, versions 2-3 (flexible) ---
@@ -409,9 +362,7 @@ def _write_CreatePartitionsTopic_v2_3(topic: CreatePartitionsTopic, out: bytearr
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which CreatePartitionsTopic versions 2-3 do not allow (never nullable)")
-        _w.write_compact_string(out, topic.name)
+        _w.write_compact_string(out, _w.non_null(topic.name, "field name is null, which CreatePartitionsTopic versions 2-3 do not allow (never nullable)"))
         field = "count"
         out += _pack_CreatePartitionsTopic_count(topic.count)
         field = "assignments[]"
@@ -429,23 +380,6 @@ def _write_CreatePartitionsTopic_v2_3(topic: CreatePartitionsTopic, out: bytearr
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CreatePartitionsTopic_v2_3(topic: CreatePartitionsTopic) -> int:
-    size = 4
-    size += _w.compact_string_size(topic.name)
-    assignments_items = topic.assignments
-    if assignments_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(assignments_items), True)
-        for assignments_item in assignments_items:
-            size += _size_CreatePartitionsAssignment_v2_3(assignments_item)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- CreatePartitionsRequest, versions 0-1 ---
@@ -483,29 +417,14 @@ def _write_CreatePartitionsRequest_v0_1(request: CreatePartitionsRequest, out: b
     field = ""
     try:
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which CreatePartitionsRequest versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_CreatePartitionsTopic_v0_1(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which CreatePartitionsRequest versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_CreatePartitionsTopic_v0_1(topics_item, out)
         field = "timeout_ms, validate_only"
         out += _pack_CreatePartitionsRequest_timeout_ms_validate_only(request.timeout_ms, request.validate_only)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CreatePartitionsRequest_v0_1(request: CreatePartitionsRequest) -> int:
-    size = 5
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_CreatePartitionsTopic_v0_1(topics_item)
-    return size
 
 
 # --- CreatePartitionsRequest, versions 2-3 (flexible) ---
@@ -546,13 +465,10 @@ def _write_CreatePartitionsRequest_v2_3(request: CreatePartitionsRequest, out: b
     field = ""
     try:
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which CreatePartitionsRequest versions 2-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_CreatePartitionsTopic_v2_3(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which CreatePartitionsRequest versions 2-3 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_CreatePartitionsTopic_v2_3(topics_item, out)
         field = "timeout_ms, validate_only"
         out += _pack_CreatePartitionsRequest_timeout_ms_validate_only(request.timeout_ms, request.validate_only)
         field = "(tagged fields)"
@@ -564,22 +480,6 @@ def _write_CreatePartitionsRequest_v2_3(request: CreatePartitionsRequest, out: b
         raise _w.encode_failure(error, field) from None
 
 
-def _size_CreatePartitionsRequest_v2_3(request: CreatePartitionsRequest) -> int:
-    size = 5
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_CreatePartitionsTopic_v2_3(topics_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -587,14 +487,12 @@ _V0_PLUS = (0, 32767)
 
 CreatePartitionsAssignment._READERS = (_read_CreatePartitionsAssignment_v0_1, _read_CreatePartitionsAssignment_v0_1, _read_CreatePartitionsAssignment_v2_3, _read_CreatePartitionsAssignment_v2_3)
 CreatePartitionsAssignment._WRITERS = (_write_CreatePartitionsAssignment_v0_1, _write_CreatePartitionsAssignment_v0_1, _write_CreatePartitionsAssignment_v2_3, _write_CreatePartitionsAssignment_v2_3)
-CreatePartitionsAssignment._SIZERS = (_size_CreatePartitionsAssignment_v0_1, _size_CreatePartitionsAssignment_v0_1, _size_CreatePartitionsAssignment_v2_3, _size_CreatePartitionsAssignment_v2_3)
 CreatePartitionsAssignment._LAZY_DEFAULTS = {"broker_ids": list}
 CreatePartitionsAssignment.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="broker_ids", json_name="brokerIds", type="[]int32", versions=_V0_PLUS, default=()),
 )
 CreatePartitionsTopic._READERS = (_read_CreatePartitionsTopic_v0_1, _read_CreatePartitionsTopic_v0_1, _read_CreatePartitionsTopic_v2_3, _read_CreatePartitionsTopic_v2_3)
 CreatePartitionsTopic._WRITERS = (_write_CreatePartitionsTopic_v0_1, _write_CreatePartitionsTopic_v0_1, _write_CreatePartitionsTopic_v2_3, _write_CreatePartitionsTopic_v2_3)
-CreatePartitionsTopic._SIZERS = (_size_CreatePartitionsTopic_v0_1, _size_CreatePartitionsTopic_v0_1, _size_CreatePartitionsTopic_v2_3, _size_CreatePartitionsTopic_v2_3)
 CreatePartitionsTopic._LAZY_DEFAULTS = {"assignments": list}
 CreatePartitionsTopic._MAP_KEYS = ("name",)
 CreatePartitionsTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -604,7 +502,6 @@ CreatePartitionsTopic.FIELDS = (  # what the runtime knows of each field (kwire.
 )
 CreatePartitionsRequest._READERS = (_read_CreatePartitionsRequest_v0_1, _read_CreatePartitionsRequest_v0_1, _read_CreatePartitionsRequest_v2_3, _read_CreatePartitionsRequest_v2_3)
 CreatePartitionsRequest._WRITERS = (_write_CreatePartitionsRequest_v0_1, _write_CreatePartitionsRequest_v0_1, _write_CreatePartitionsRequest_v2_3, _write_CreatePartitionsRequest_v2_3)
-CreatePartitionsRequest._SIZERS = (_size_CreatePartitionsRequest_v0_1, _size_CreatePartitionsRequest_v0_1, _size_CreatePartitionsRequest_v2_3, _size_CreatePartitionsRequest_v2_3)
 CreatePartitionsRequest._LAZY_DEFAULTS = {"topics": KeyedList}
 CreatePartitionsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topics", json_name="topics", type="[]CreatePartitionsTopic", versions=_V0_PLUS, default=(), struct=CreatePartitionsTopic),

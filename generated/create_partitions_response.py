@@ -3,8 +3,8 @@
 Response message, versions 0-3, flexible versions 2+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -169,22 +169,13 @@ def _write_CreatePartitionsTopicResult_v0_1(result: CreatePartitionsTopicResult,
     field = ""
     try:
         field = "name"
-        if result.name is None:
-            raise EncodeError("field name is null, which CreatePartitionsTopicResult versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, result.name)
+        _w.write_string(out, _w.non_null(result.name, "field name is null, which CreatePartitionsTopicResult versions 0-1 do not allow (never nullable)"))
         field = "error_code"
         out += _pack_CreatePartitionsTopicResult_error_code(result.error_code)
         field = "error_message"
         _w.write_string(out, result.error_message)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CreatePartitionsTopicResult_v0_1(result: CreatePartitionsTopicResult) -> int:
-    size = 2
-    size += _w.string_size(result.name)
-    size += _w.string_size(result.error_message)
-    return size
 
 
 # --- CreatePartitionsTopicResult, versions 2-3 (flexible) ---
@@ -216,9 +207,7 @@ def _write_CreatePartitionsTopicResult_v2_3(result: CreatePartitionsTopicResult,
     field = ""
     try:
         field = "name"
-        if result.name is None:
-            raise EncodeError("field name is null, which CreatePartitionsTopicResult versions 2-3 do not allow (never nullable)")
-        _w.write_compact_string(out, result.name)
+        _w.write_compact_string(out, _w.non_null(result.name, "field name is null, which CreatePartitionsTopicResult versions 2-3 do not allow (never nullable)"))
         field = "error_code"
         out += _pack_CreatePartitionsTopicResult_error_code(result.error_code)
         field = "error_message"
@@ -230,17 +219,6 @@ def _write_CreatePartitionsTopicResult_v2_3(result: CreatePartitionsTopicResult,
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CreatePartitionsTopicResult_v2_3(result: CreatePartitionsTopicResult) -> int:
-    size = 2
-    size += _w.compact_string_size(result.name)
-    size += _w.compact_string_size(result.error_message)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- CreatePartitionsResponse, versions 0-1 ---
@@ -280,27 +258,12 @@ def _write_CreatePartitionsResponse_v0_1(response: CreatePartitionsResponse, out
         field = "throttle_time_ms"
         out += _pack_CreatePartitionsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which CreatePartitionsResponse versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), False)
-            for results_item in results_items:
-                _write_CreatePartitionsTopicResult_v0_1(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which CreatePartitionsResponse versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(results_items), False)
+        for results_item in results_items:
+            _write_CreatePartitionsTopicResult_v0_1(results_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CreatePartitionsResponse_v0_1(response: CreatePartitionsResponse) -> int:
-    size = 4
-    results_items = response.results
-    if results_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(results_items), False)
-        for results_item in results_items:
-            size += _size_CreatePartitionsTopicResult_v0_1(results_item)
-    return size
 
 
 # --- CreatePartitionsResponse, versions 2-3 (flexible) ---
@@ -343,13 +306,10 @@ def _write_CreatePartitionsResponse_v2_3(response: CreatePartitionsResponse, out
         field = "throttle_time_ms"
         out += _pack_CreatePartitionsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which CreatePartitionsResponse versions 2-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), True)
-            for results_item in results_items:
-                _write_CreatePartitionsTopicResult_v2_3(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which CreatePartitionsResponse versions 2-3 do not allow (never nullable)")
+        _w.write_count(out, len(results_items), True)
+        for results_item in results_items:
+            _write_CreatePartitionsTopicResult_v2_3(results_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -359,22 +319,6 @@ def _write_CreatePartitionsResponse_v2_3(response: CreatePartitionsResponse, out
         raise _w.encode_failure(error, field) from None
 
 
-def _size_CreatePartitionsResponse_v2_3(response: CreatePartitionsResponse) -> int:
-    size = 4
-    results_items = response.results
-    if results_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(results_items), True)
-        for results_item in results_items:
-            size += _size_CreatePartitionsTopicResult_v2_3(results_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -382,7 +326,6 @@ _V0_PLUS = (0, 32767)
 
 CreatePartitionsTopicResult._READERS = (_read_CreatePartitionsTopicResult_v0_1, _read_CreatePartitionsTopicResult_v0_1, _read_CreatePartitionsTopicResult_v2_3, _read_CreatePartitionsTopicResult_v2_3)
 CreatePartitionsTopicResult._WRITERS = (_write_CreatePartitionsTopicResult_v0_1, _write_CreatePartitionsTopicResult_v0_1, _write_CreatePartitionsTopicResult_v2_3, _write_CreatePartitionsTopicResult_v2_3)
-CreatePartitionsTopicResult._SIZERS = (_size_CreatePartitionsTopicResult_v0_1, _size_CreatePartitionsTopicResult_v0_1, _size_CreatePartitionsTopicResult_v2_3, _size_CreatePartitionsTopicResult_v2_3)
 CreatePartitionsTopicResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
@@ -390,7 +333,6 @@ CreatePartitionsTopicResult.FIELDS = (  # what the runtime knows of each field (
 )
 CreatePartitionsResponse._READERS = (_read_CreatePartitionsResponse_v0_1, _read_CreatePartitionsResponse_v0_1, _read_CreatePartitionsResponse_v2_3, _read_CreatePartitionsResponse_v2_3)
 CreatePartitionsResponse._WRITERS = (_write_CreatePartitionsResponse_v0_1, _write_CreatePartitionsResponse_v0_1, _write_CreatePartitionsResponse_v2_3, _write_CreatePartitionsResponse_v2_3)
-CreatePartitionsResponse._SIZERS = (_size_CreatePartitionsResponse_v0_1, _size_CreatePartitionsResponse_v0_1, _size_CreatePartitionsResponse_v2_3, _size_CreatePartitionsResponse_v2_3)
 CreatePartitionsResponse._LAZY_DEFAULTS = {"results": list}
 CreatePartitionsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

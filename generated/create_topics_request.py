@@ -3,8 +3,8 @@
 Request message, versions 0-7, flexible versions 5+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -302,25 +302,11 @@ def _write_CreatableReplicaAssignment_v0_4(assignment: CreatableReplicaAssignmen
         field = "partition_index"
         out += _pack_CreatableReplicaAssignment_partition_index(assignment.partition_index)
         field = "broker_ids"
-        broker_ids_items = assignment.broker_ids
-        if broker_ids_items is None:
-                raise EncodeError("field broker_ids is null, which CreatableReplicaAssignment versions 0-4 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(broker_ids_items), False)
-            _w.write_fixed_array(out, broker_ids_items, "i")
+        broker_ids_items = _w.non_null(assignment.broker_ids, "field broker_ids is null, which CreatableReplicaAssignment versions 0-4 do not allow (never nullable)")
+        _w.write_count(out, len(broker_ids_items), False)
+        _w.write_fixed_array(out, broker_ids_items, "i")
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CreatableReplicaAssignment_v0_4(assignment: CreatableReplicaAssignment) -> int:
-    size = 4
-    broker_ids_items = assignment.broker_ids
-    if broker_ids_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(broker_ids_items), False)
-        size += 4 * len(broker_ids_items)
-    return size
 
 
 # --- CreatableReplicaAssignment, versions 5-7 (flexible) ---
@@ -356,12 +342,9 @@ def _write_CreatableReplicaAssignment_v5_7(assignment: CreatableReplicaAssignmen
         field = "partition_index"
         out += _pack_CreatableReplicaAssignment_partition_index(assignment.partition_index)
         field = "broker_ids"
-        broker_ids_items = assignment.broker_ids
-        if broker_ids_items is None:
-                raise EncodeError("field broker_ids is null, which CreatableReplicaAssignment versions 5-7 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(broker_ids_items), True)
-            _w.write_fixed_array(out, broker_ids_items, "i")
+        broker_ids_items = _w.non_null(assignment.broker_ids, "field broker_ids is null, which CreatableReplicaAssignment versions 5-7 do not allow (never nullable)")
+        _w.write_count(out, len(broker_ids_items), True)
+        _w.write_fixed_array(out, broker_ids_items, "i")
         field = "(tagged fields)"
         if assignment.unknown_tagged_fields:
             _w.write_tagged(out, [], assignment.unknown_tagged_fields)
@@ -369,21 +352,6 @@ def _write_CreatableReplicaAssignment_v5_7(assignment: CreatableReplicaAssignmen
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CreatableReplicaAssignment_v5_7(assignment: CreatableReplicaAssignment) -> int:
-    size = 4
-    broker_ids_items = assignment.broker_ids
-    if broker_ids_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(broker_ids_items), True)
-        size += 4 * len(broker_ids_items)
-    count = len(assignment.unknown_tagged_fields)
-    for tag, payload in assignment.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- CreatableTopicConfig, versions 0-4 ---
@@ -409,20 +377,11 @@ def _write_CreatableTopicConfig_v0_4(config: CreatableTopicConfig, out: bytearra
     field = ""
     try:
         field = "name"
-        if config.name is None:
-            raise EncodeError("field name is null, which CreatableTopicConfig versions 0-4 do not allow (never nullable)")
-        _w.write_string(out, config.name)
+        _w.write_string(out, _w.non_null(config.name, "field name is null, which CreatableTopicConfig versions 0-4 do not allow (never nullable)"))
         field = "value"
         _w.write_string(out, config.value)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CreatableTopicConfig_v0_4(config: CreatableTopicConfig) -> int:
-    size = 0
-    size += _w.string_size(config.name)
-    size += _w.string_size(config.value)
-    return size
 
 
 # --- CreatableTopicConfig, versions 5-7 (flexible) ---
@@ -451,9 +410,7 @@ def _write_CreatableTopicConfig_v5_7(config: CreatableTopicConfig, out: bytearra
     field = ""
     try:
         field = "name"
-        if config.name is None:
-            raise EncodeError("field name is null, which CreatableTopicConfig versions 5-7 do not allow (never nullable)")
-        _w.write_compact_string(out, config.name)
+        _w.write_compact_string(out, _w.non_null(config.name, "field name is null, which CreatableTopicConfig versions 5-7 do not allow (never nullable)"))
         field = "value"
         _w.write_compact_string(out, config.value)
         field = "(tagged fields)"
@@ -463,17 +420,6 @@ def _write_CreatableTopicConfig_v5_7(config: CreatableTopicConfig, out: bytearra
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CreatableTopicConfig_v5_7(config: CreatableTopicConfig) -> int:
-    size = 0
-    size += _w.compact_string_size(config.name)
-    size += _w.compact_string_size(config.value)
-    count = len(config.unknown_tagged_fields)
-    for tag, payload in config.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- CreatableTopic, versions 0-4 ---
@@ -526,49 +472,21 @@ def _write_CreatableTopic_v0_4(topic: CreatableTopic, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which CreatableTopic versions 0-4 do not allow (never nullable)")
-        _w.write_string(out, topic.name)
+        _w.write_string(out, _w.non_null(topic.name, "field name is null, which CreatableTopic versions 0-4 do not allow (never nullable)"))
         field = "num_partitions, replication_factor"
         out += _pack_CreatableTopic_num_partitions_replication_factor(topic.num_partitions, topic.replication_factor)
         field = "assignments[]"
-        assignments_items = topic.assignments
-        if assignments_items is None:
-                raise EncodeError("field assignments is null, which CreatableTopic versions 0-4 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(assignments_items), False)
-            for assignments_item in assignments_items:
-                _write_CreatableReplicaAssignment_v0_4(assignments_item, out)
+        assignments_items = _w.non_null(topic.assignments, "field assignments is null, which CreatableTopic versions 0-4 do not allow (never nullable)")
+        _w.write_count(out, len(assignments_items), False)
+        for assignments_item in assignments_items:
+            _write_CreatableReplicaAssignment_v0_4(assignments_item, out)
         field = "configs[]"
-        configs_items = topic.configs
-        if configs_items is None:
-                raise EncodeError("field configs is null, which CreatableTopic versions 0-4 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(configs_items), False)
-            for configs_item in configs_items:
-                _write_CreatableTopicConfig_v0_4(configs_item, out)
+        configs_items = _w.non_null(topic.configs, "field configs is null, which CreatableTopic versions 0-4 do not allow (never nullable)")
+        _w.write_count(out, len(configs_items), False)
+        for configs_item in configs_items:
+            _write_CreatableTopicConfig_v0_4(configs_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CreatableTopic_v0_4(topic: CreatableTopic) -> int:
-    size = 6
-    size += _w.string_size(topic.name)
-    assignments_items = topic.assignments
-    if assignments_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(assignments_items), False)
-        for assignments_item in assignments_items:
-            size += _size_CreatableReplicaAssignment_v0_4(assignments_item)
-    configs_items = topic.configs
-    if configs_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(configs_items), False)
-        for configs_item in configs_items:
-            size += _size_CreatableTopicConfig_v0_4(configs_item)
-    return size
 
 
 # --- CreatableTopic, versions 5-7 (flexible) ---
@@ -624,27 +542,19 @@ def _write_CreatableTopic_v5_7(topic: CreatableTopic, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which CreatableTopic versions 5-7 do not allow (never nullable)")
-        _w.write_compact_string(out, topic.name)
+        _w.write_compact_string(out, _w.non_null(topic.name, "field name is null, which CreatableTopic versions 5-7 do not allow (never nullable)"))
         field = "num_partitions, replication_factor"
         out += _pack_CreatableTopic_num_partitions_replication_factor(topic.num_partitions, topic.replication_factor)
         field = "assignments[]"
-        assignments_items = topic.assignments
-        if assignments_items is None:
-                raise EncodeError("field assignments is null, which CreatableTopic versions 5-7 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(assignments_items), True)
-            for assignments_item in assignments_items:
-                _write_CreatableReplicaAssignment_v5_7(assignments_item, out)
+        assignments_items = _w.non_null(topic.assignments, "field assignments is null, which CreatableTopic versions 5-7 do not allow (never nullable)")
+        _w.write_count(out, len(assignments_items), True)
+        for assignments_item in assignments_items:
+            _write_CreatableReplicaAssignment_v5_7(assignments_item, out)
         field = "configs[]"
-        configs_items = topic.configs
-        if configs_items is None:
-                raise EncodeError("field configs is null, which CreatableTopic versions 5-7 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(configs_items), True)
-            for configs_item in configs_items:
-                _write_CreatableTopicConfig_v5_7(configs_item, out)
+        configs_items = _w.non_null(topic.configs, "field configs is null, which CreatableTopic versions 5-7 do not allow (never nullable)")
+        _w.write_count(out, len(configs_items), True)
+        for configs_item in configs_items:
+            _write_CreatableTopicConfig_v5_7(configs_item, out)
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -652,30 +562,6 @@ def _write_CreatableTopic_v5_7(topic: CreatableTopic, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CreatableTopic_v5_7(topic: CreatableTopic) -> int:
-    size = 6
-    size += _w.compact_string_size(topic.name)
-    assignments_items = topic.assignments
-    if assignments_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(assignments_items), True)
-        for assignments_item in assignments_items:
-            size += _size_CreatableReplicaAssignment_v5_7(assignments_item)
-    configs_items = topic.configs
-    if configs_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(configs_items), True)
-        for configs_item in configs_items:
-            size += _size_CreatableTopicConfig_v5_7(configs_item)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- CreateTopicsRequest, version 0 ---
@@ -716,29 +602,14 @@ def _write_CreateTopicsRequest_v0(request: CreateTopicsRequest, out: bytearray) 
     field = ""
     try:
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which CreateTopicsRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_CreatableTopic_v0_4(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which CreateTopicsRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_CreatableTopic_v0_4(topics_item, out)
         field = "timeout_ms"
         out += _pack_CreateTopicsRequest_timeout_ms(request.timeout_ms)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CreateTopicsRequest_v0(request: CreateTopicsRequest) -> int:
-    size = 4
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_CreatableTopic_v0_4(topics_item)
-    return size
 
 
 # --- CreateTopicsRequest, versions 1-4 ---
@@ -776,29 +647,14 @@ def _write_CreateTopicsRequest_v1_4(request: CreateTopicsRequest, out: bytearray
     field = ""
     try:
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which CreateTopicsRequest versions 1-4 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_CreatableTopic_v0_4(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which CreateTopicsRequest versions 1-4 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_CreatableTopic_v0_4(topics_item, out)
         field = "timeout_ms, validate_only"
         out += _pack_CreateTopicsRequest_timeout_ms_validate_only(request.timeout_ms, request.validate_only)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CreateTopicsRequest_v1_4(request: CreateTopicsRequest) -> int:
-    size = 5
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_CreatableTopic_v0_4(topics_item)
-    return size
 
 
 # --- CreateTopicsRequest, versions 5-7 (flexible) ---
@@ -839,13 +695,10 @@ def _write_CreateTopicsRequest_v5_7(request: CreateTopicsRequest, out: bytearray
     field = ""
     try:
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which CreateTopicsRequest versions 5-7 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_CreatableTopic_v5_7(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which CreateTopicsRequest versions 5-7 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_CreatableTopic_v5_7(topics_item, out)
         field = "timeout_ms, validate_only"
         out += _pack_CreateTopicsRequest_timeout_ms_validate_only(request.timeout_ms, request.validate_only)
         field = "(tagged fields)"
@@ -857,22 +710,6 @@ def _write_CreateTopicsRequest_v5_7(request: CreateTopicsRequest, out: bytearray
         raise _w.encode_failure(error, field) from None
 
 
-def _size_CreateTopicsRequest_v5_7(request: CreateTopicsRequest) -> int:
-    size = 5
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_CreatableTopic_v5_7(topics_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -881,7 +718,6 @@ _V1_PLUS = (1, 32767)
 
 CreatableReplicaAssignment._READERS = (_read_CreatableReplicaAssignment_v0_4, _read_CreatableReplicaAssignment_v0_4, _read_CreatableReplicaAssignment_v0_4, _read_CreatableReplicaAssignment_v0_4, _read_CreatableReplicaAssignment_v0_4, _read_CreatableReplicaAssignment_v5_7, _read_CreatableReplicaAssignment_v5_7, _read_CreatableReplicaAssignment_v5_7)
 CreatableReplicaAssignment._WRITERS = (_write_CreatableReplicaAssignment_v0_4, _write_CreatableReplicaAssignment_v0_4, _write_CreatableReplicaAssignment_v0_4, _write_CreatableReplicaAssignment_v0_4, _write_CreatableReplicaAssignment_v0_4, _write_CreatableReplicaAssignment_v5_7, _write_CreatableReplicaAssignment_v5_7, _write_CreatableReplicaAssignment_v5_7)
-CreatableReplicaAssignment._SIZERS = (_size_CreatableReplicaAssignment_v0_4, _size_CreatableReplicaAssignment_v0_4, _size_CreatableReplicaAssignment_v0_4, _size_CreatableReplicaAssignment_v0_4, _size_CreatableReplicaAssignment_v0_4, _size_CreatableReplicaAssignment_v5_7, _size_CreatableReplicaAssignment_v5_7, _size_CreatableReplicaAssignment_v5_7)
 CreatableReplicaAssignment._LAZY_DEFAULTS = {"broker_ids": list}
 CreatableReplicaAssignment._MAP_KEYS = ("partition_index",)
 CreatableReplicaAssignment.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -890,7 +726,6 @@ CreatableReplicaAssignment.FIELDS = (  # what the runtime knows of each field (k
 )
 CreatableTopicConfig._READERS = (_read_CreatableTopicConfig_v0_4, _read_CreatableTopicConfig_v0_4, _read_CreatableTopicConfig_v0_4, _read_CreatableTopicConfig_v0_4, _read_CreatableTopicConfig_v0_4, _read_CreatableTopicConfig_v5_7, _read_CreatableTopicConfig_v5_7, _read_CreatableTopicConfig_v5_7)
 CreatableTopicConfig._WRITERS = (_write_CreatableTopicConfig_v0_4, _write_CreatableTopicConfig_v0_4, _write_CreatableTopicConfig_v0_4, _write_CreatableTopicConfig_v0_4, _write_CreatableTopicConfig_v0_4, _write_CreatableTopicConfig_v5_7, _write_CreatableTopicConfig_v5_7, _write_CreatableTopicConfig_v5_7)
-CreatableTopicConfig._SIZERS = (_size_CreatableTopicConfig_v0_4, _size_CreatableTopicConfig_v0_4, _size_CreatableTopicConfig_v0_4, _size_CreatableTopicConfig_v0_4, _size_CreatableTopicConfig_v0_4, _size_CreatableTopicConfig_v5_7, _size_CreatableTopicConfig_v5_7, _size_CreatableTopicConfig_v5_7)
 CreatableTopicConfig._MAP_KEYS = ("name",)
 CreatableTopicConfig.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
@@ -898,7 +733,6 @@ CreatableTopicConfig.FIELDS = (  # what the runtime knows of each field (kwire.w
 )
 CreatableTopic._READERS = (_read_CreatableTopic_v0_4, _read_CreatableTopic_v0_4, _read_CreatableTopic_v0_4, _read_CreatableTopic_v0_4, _read_CreatableTopic_v0_4, _read_CreatableTopic_v5_7, _read_CreatableTopic_v5_7, _read_CreatableTopic_v5_7)
 CreatableTopic._WRITERS = (_write_CreatableTopic_v0_4, _write_CreatableTopic_v0_4, _write_CreatableTopic_v0_4, _write_CreatableTopic_v0_4, _write_CreatableTopic_v0_4, _write_CreatableTopic_v5_7, _write_CreatableTopic_v5_7, _write_CreatableTopic_v5_7)
-CreatableTopic._SIZERS = (_size_CreatableTopic_v0_4, _size_CreatableTopic_v0_4, _size_CreatableTopic_v0_4, _size_CreatableTopic_v0_4, _size_CreatableTopic_v0_4, _size_CreatableTopic_v5_7, _size_CreatableTopic_v5_7, _size_CreatableTopic_v5_7)
 CreatableTopic._LAZY_DEFAULTS = {"assignments": KeyedList, "configs": KeyedList}
 CreatableTopic._MAP_KEYS = ("name",)
 CreatableTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -910,7 +744,6 @@ CreatableTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
 )
 CreateTopicsRequest._READERS = (_read_CreateTopicsRequest_v0, _read_CreateTopicsRequest_v1_4, _read_CreateTopicsRequest_v1_4, _read_CreateTopicsRequest_v1_4, _read_CreateTopicsRequest_v1_4, _read_CreateTopicsRequest_v5_7, _read_CreateTopicsRequest_v5_7, _read_CreateTopicsRequest_v5_7)
 CreateTopicsRequest._WRITERS = (_write_CreateTopicsRequest_v0, _write_CreateTopicsRequest_v1_4, _write_CreateTopicsRequest_v1_4, _write_CreateTopicsRequest_v1_4, _write_CreateTopicsRequest_v1_4, _write_CreateTopicsRequest_v5_7, _write_CreateTopicsRequest_v5_7, _write_CreateTopicsRequest_v5_7)
-CreateTopicsRequest._SIZERS = (_size_CreateTopicsRequest_v0, _size_CreateTopicsRequest_v1_4, _size_CreateTopicsRequest_v1_4, _size_CreateTopicsRequest_v1_4, _size_CreateTopicsRequest_v1_4, _size_CreateTopicsRequest_v5_7, _size_CreateTopicsRequest_v5_7, _size_CreateTopicsRequest_v5_7)
 CreateTopicsRequest._LAZY_DEFAULTS = {"topics": KeyedList}
 CreateTopicsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topics", json_name="topics", type="[]CreatableTopic", versions=_V0_PLUS, default=(), struct=CreatableTopic),

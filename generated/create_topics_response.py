@@ -3,8 +3,8 @@
 Response message, versions 0-7, flexible versions 5+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -292,9 +292,7 @@ def _write_CreatableTopicConfigs_v5_7(configs: CreatableTopicConfigs, out: bytea
     field = ""
     try:
         field = "name"
-        if configs.name is None:
-            raise EncodeError("field name is null, which CreatableTopicConfigs versions 5-7 do not allow (never nullable)")
-        _w.write_compact_string(out, configs.name)
+        _w.write_compact_string(out, _w.non_null(configs.name, "field name is null, which CreatableTopicConfigs versions 5-7 do not allow (never nullable)"))
         field = "value"
         _w.write_compact_string(out, configs.value)
         field = "read_only, config_source, is_sensitive"
@@ -306,17 +304,6 @@ def _write_CreatableTopicConfigs_v5_7(configs: CreatableTopicConfigs, out: bytea
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CreatableTopicConfigs_v5_7(configs: CreatableTopicConfigs) -> int:
-    size = 3
-    size += _w.compact_string_size(configs.name)
-    size += _w.compact_string_size(configs.value)
-    count = len(configs.unknown_tagged_fields)
-    for tag, payload in configs.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- CreatableTopicResult, version 0 ---
@@ -348,19 +335,11 @@ def _write_CreatableTopicResult_v0(result: CreatableTopicResult, out: bytearray)
     field = ""
     try:
         field = "name"
-        if result.name is None:
-            raise EncodeError("field name is null, which CreatableTopicResult version 0 does not allow (never nullable)")
-        _w.write_string(out, result.name)
+        _w.write_string(out, _w.non_null(result.name, "field name is null, which CreatableTopicResult version 0 does not allow (never nullable)"))
         field = "error_code"
         out += _pack_CreatableTopicResult_error_code(result.error_code)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CreatableTopicResult_v0(result: CreatableTopicResult) -> int:
-    size = 2
-    size += _w.string_size(result.name)
-    return size
 
 
 # --- CreatableTopicResult, versions 1-4 ---
@@ -393,22 +372,13 @@ def _write_CreatableTopicResult_v1_4(result: CreatableTopicResult, out: bytearra
     field = ""
     try:
         field = "name"
-        if result.name is None:
-            raise EncodeError("field name is null, which CreatableTopicResult versions 1-4 do not allow (never nullable)")
-        _w.write_string(out, result.name)
+        _w.write_string(out, _w.non_null(result.name, "field name is null, which CreatableTopicResult versions 1-4 do not allow (never nullable)"))
         field = "error_code"
         out += _pack_CreatableTopicResult_error_code(result.error_code)
         field = "error_message"
         _w.write_string(out, result.error_message)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CreatableTopicResult_v1_4(result: CreatableTopicResult) -> int:
-    size = 2
-    size += _w.string_size(result.name)
-    size += _w.string_size(result.error_message)
-    return size
 
 
 # --- CreatableTopicResult, versions 5-6 (flexible) ---
@@ -481,9 +451,7 @@ def _write_CreatableTopicResult_v5_6(result: CreatableTopicResult, out: bytearra
     field = ""
     try:
         field = "name"
-        if result.name is None:
-            raise EncodeError("field name is null, which CreatableTopicResult versions 5-6 do not allow (never nullable)")
-        _w.write_compact_string(out, result.name)
+        _w.write_compact_string(out, _w.non_null(result.name, "field name is null, which CreatableTopicResult versions 5-6 do not allow (never nullable)"))
         field = "error_code"
         out += _pack_CreatableTopicResult_error_code(result.error_code)
         field = "error_message"
@@ -511,29 +479,6 @@ def _write_CreatableTopicResult_v5_6(result: CreatableTopicResult, out: bytearra
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CreatableTopicResult_v5_6(result: CreatableTopicResult) -> int:
-    size = 8
-    size += _w.compact_string_size(result.name)
-    size += _w.compact_string_size(result.error_message)
-    configs_items = result.configs
-    if configs_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(configs_items), True)
-        for configs_item in configs_items:
-            size += _size_CreatableTopicConfigs_v5_7(configs_item)
-    count = len(result.unknown_tagged_fields)
-    if result.topic_config_error_code != 0:
-        payload_size = 0
-        payload_size += 2
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- CreatableTopicResult, version 7 (flexible) ---
@@ -607,9 +552,7 @@ def _write_CreatableTopicResult_v7(result: CreatableTopicResult, out: bytearray)
     field = ""
     try:
         field = "name"
-        if result.name is None:
-            raise EncodeError("field name is null, which CreatableTopicResult version 7 does not allow (never nullable)")
-        _w.write_compact_string(out, result.name)
+        _w.write_compact_string(out, _w.non_null(result.name, "field name is null, which CreatableTopicResult version 7 does not allow (never nullable)"))
         field = "topic_id"
         out += _w.uuid_bytes(result.topic_id)
         field = "error_code"
@@ -639,30 +582,6 @@ def _write_CreatableTopicResult_v7(result: CreatableTopicResult, out: bytearray)
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CreatableTopicResult_v7(result: CreatableTopicResult) -> int:
-    size = 8
-    size += _w.compact_string_size(result.name)
-    size += 16
-    size += _w.compact_string_size(result.error_message)
-    configs_items = result.configs
-    if configs_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(configs_items), True)
-        for configs_item in configs_items:
-            size += _size_CreatableTopicConfigs_v5_7(configs_item)
-    count = len(result.unknown_tagged_fields)
-    if result.topic_config_error_code != 0:
-        payload_size = 0
-        payload_size += 2
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- CreateTopicsResponse, version 0 ---
@@ -698,27 +617,12 @@ def _write_CreateTopicsResponse_v0(response: CreateTopicsResponse, out: bytearra
     field = ""
     try:
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which CreateTopicsResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_CreatableTopicResult_v0(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which CreateTopicsResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_CreatableTopicResult_v0(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CreateTopicsResponse_v0(response: CreateTopicsResponse) -> int:
-    size = 0
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_CreatableTopicResult_v0(topics_item)
-    return size
 
 
 # --- CreateTopicsResponse, version 1 ---
@@ -754,27 +658,12 @@ def _write_CreateTopicsResponse_v1(response: CreateTopicsResponse, out: bytearra
     field = ""
     try:
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which CreateTopicsResponse version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_CreatableTopicResult_v1_4(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which CreateTopicsResponse version 1 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_CreatableTopicResult_v1_4(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CreateTopicsResponse_v1(response: CreateTopicsResponse) -> int:
-    size = 0
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_CreatableTopicResult_v1_4(topics_item)
-    return size
 
 
 # --- CreateTopicsResponse, versions 2-4 ---
@@ -814,27 +703,12 @@ def _write_CreateTopicsResponse_v2_4(response: CreateTopicsResponse, out: bytear
         field = "throttle_time_ms"
         out += _pack_CreateTopicsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which CreateTopicsResponse versions 2-4 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_CreatableTopicResult_v1_4(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which CreateTopicsResponse versions 2-4 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_CreatableTopicResult_v1_4(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CreateTopicsResponse_v2_4(response: CreateTopicsResponse) -> int:
-    size = 4
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_CreatableTopicResult_v1_4(topics_item)
-    return size
 
 
 # --- CreateTopicsResponse, versions 5-6 (flexible) ---
@@ -877,13 +751,10 @@ def _write_CreateTopicsResponse_v5_6(response: CreateTopicsResponse, out: bytear
         field = "throttle_time_ms"
         out += _pack_CreateTopicsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which CreateTopicsResponse versions 5-6 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_CreatableTopicResult_v5_6(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which CreateTopicsResponse versions 5-6 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_CreatableTopicResult_v5_6(topics_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -891,22 +762,6 @@ def _write_CreateTopicsResponse_v5_6(response: CreateTopicsResponse, out: bytear
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CreateTopicsResponse_v5_6(response: CreateTopicsResponse) -> int:
-    size = 4
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_CreatableTopicResult_v5_6(topics_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- CreateTopicsResponse, version 7 (flexible) ---
@@ -949,13 +804,10 @@ def _write_CreateTopicsResponse_v7(response: CreateTopicsResponse, out: bytearra
         field = "throttle_time_ms"
         out += _pack_CreateTopicsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which CreateTopicsResponse version 7 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_CreatableTopicResult_v7(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which CreateTopicsResponse version 7 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_CreatableTopicResult_v7(topics_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -963,22 +815,6 @@ def _write_CreateTopicsResponse_v7(response: CreateTopicsResponse, out: bytearra
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CreateTopicsResponse_v7(response: CreateTopicsResponse) -> int:
-    size = 4
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_CreatableTopicResult_v7(topics_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -992,7 +828,6 @@ _V7_PLUS = (7, 32767)
 
 CreatableTopicConfigs._READERS = (None, None, None, None, None, _read_CreatableTopicConfigs_v5_7, _read_CreatableTopicConfigs_v5_7, _read_CreatableTopicConfigs_v5_7)
 CreatableTopicConfigs._WRITERS = (None, None, None, None, None, _write_CreatableTopicConfigs_v5_7, _write_CreatableTopicConfigs_v5_7, _write_CreatableTopicConfigs_v5_7)
-CreatableTopicConfigs._SIZERS = (None, None, None, None, None, _size_CreatableTopicConfigs_v5_7, _size_CreatableTopicConfigs_v5_7, _size_CreatableTopicConfigs_v5_7)
 CreatableTopicConfigs.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V5_PLUS, default=''),
     FieldInfo(attr="value", json_name="value", type="string", versions=_V5_PLUS, nullable=_V5_PLUS, default=''),
@@ -1002,7 +837,6 @@ CreatableTopicConfigs.FIELDS = (  # what the runtime knows of each field (kwire.
 )
 CreatableTopicResult._READERS = (_read_CreatableTopicResult_v0, _read_CreatableTopicResult_v1_4, _read_CreatableTopicResult_v1_4, _read_CreatableTopicResult_v1_4, _read_CreatableTopicResult_v1_4, _read_CreatableTopicResult_v5_6, _read_CreatableTopicResult_v5_6, _read_CreatableTopicResult_v7)
 CreatableTopicResult._WRITERS = (_write_CreatableTopicResult_v0, _write_CreatableTopicResult_v1_4, _write_CreatableTopicResult_v1_4, _write_CreatableTopicResult_v1_4, _write_CreatableTopicResult_v1_4, _write_CreatableTopicResult_v5_6, _write_CreatableTopicResult_v5_6, _write_CreatableTopicResult_v7)
-CreatableTopicResult._SIZERS = (_size_CreatableTopicResult_v0, _size_CreatableTopicResult_v1_4, _size_CreatableTopicResult_v1_4, _size_CreatableTopicResult_v1_4, _size_CreatableTopicResult_v1_4, _size_CreatableTopicResult_v5_6, _size_CreatableTopicResult_v5_6, _size_CreatableTopicResult_v7)
 CreatableTopicResult._LAZY_DEFAULTS = {"configs": list}
 CreatableTopicResult._MAP_KEYS = ("name",)
 CreatableTopicResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -1017,7 +851,6 @@ CreatableTopicResult.FIELDS = (  # what the runtime knows of each field (kwire.w
 )
 CreateTopicsResponse._READERS = (_read_CreateTopicsResponse_v0, _read_CreateTopicsResponse_v1, _read_CreateTopicsResponse_v2_4, _read_CreateTopicsResponse_v2_4, _read_CreateTopicsResponse_v2_4, _read_CreateTopicsResponse_v5_6, _read_CreateTopicsResponse_v5_6, _read_CreateTopicsResponse_v7)
 CreateTopicsResponse._WRITERS = (_write_CreateTopicsResponse_v0, _write_CreateTopicsResponse_v1, _write_CreateTopicsResponse_v2_4, _write_CreateTopicsResponse_v2_4, _write_CreateTopicsResponse_v2_4, _write_CreateTopicsResponse_v5_6, _write_CreateTopicsResponse_v5_6, _write_CreateTopicsResponse_v7)
-CreateTopicsResponse._SIZERS = (_size_CreateTopicsResponse_v0, _size_CreateTopicsResponse_v1, _size_CreateTopicsResponse_v2_4, _size_CreateTopicsResponse_v2_4, _size_CreateTopicsResponse_v2_4, _size_CreateTopicsResponse_v5_6, _size_CreateTopicsResponse_v5_6, _size_CreateTopicsResponse_v7)
 CreateTopicsResponse._LAZY_DEFAULTS = {"topics": KeyedList}
 CreateTopicsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V2_PLUS, ignorable=True, default=0),

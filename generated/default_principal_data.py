@@ -3,8 +3,8 @@
 Data message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -118,13 +118,9 @@ def _write_DefaultPrincipalData_v0(data: DefaultPrincipalData, out: bytearray) -
     field = ""
     try:
         field = "type"
-        if data.type is None:
-            raise EncodeError("field type is null, which DefaultPrincipalData version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, data.type)
+        _w.write_compact_string(out, _w.non_null(data.type, "field type is null, which DefaultPrincipalData version 0 does not allow (never nullable)"))
         field = "name"
-        if data.name is None:
-            raise EncodeError("field name is null, which DefaultPrincipalData version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, data.name)
+        _w.write_compact_string(out, _w.non_null(data.name, "field name is null, which DefaultPrincipalData version 0 does not allow (never nullable)"))
         field = "token_authenticated"
         out += _pack_DefaultPrincipalData_token_authenticated(data.token_authenticated)
         field = "(tagged fields)"
@@ -136,17 +132,6 @@ def _write_DefaultPrincipalData_v0(data: DefaultPrincipalData, out: bytearray) -
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DefaultPrincipalData_v0(data: DefaultPrincipalData) -> int:
-    size = 1
-    size += _w.compact_string_size(data.type)
-    size += _w.compact_string_size(data.name)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -154,7 +139,6 @@ _V0_PLUS = (0, 32767)
 
 DefaultPrincipalData._READERS = (_read_DefaultPrincipalData_v0,)
 DefaultPrincipalData._WRITERS = (_write_DefaultPrincipalData_v0,)
-DefaultPrincipalData._SIZERS = (_size_DefaultPrincipalData_v0,)
 DefaultPrincipalData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="type", json_name="type", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),

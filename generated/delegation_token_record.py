@@ -3,8 +3,8 @@
 Metadata message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -247,25 +247,6 @@ def _write_DelegationTokenRecord_v0(record: DelegationTokenRecord, out: bytearra
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DelegationTokenRecord_v0(record: DelegationTokenRecord) -> int:
-    size = 24
-    size += _w.compact_string_size(record.owner)
-    size += _w.compact_string_size(record.requester)
-    renewers_items = record.renewers
-    if renewers_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(renewers_items), True)
-        for renewers_item in renewers_items:
-            size += _w.compact_string_size(renewers_item)
-    size += _w.compact_string_size(record.token_id)
-    count = len(record.unknown_tagged_fields)
-    for tag, payload in record.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -273,7 +254,6 @@ _V0_PLUS = (0, 32767)
 
 DelegationTokenRecord._READERS = (_read_DelegationTokenRecord_v0,)
 DelegationTokenRecord._WRITERS = (_write_DelegationTokenRecord_v0,)
-DelegationTokenRecord._SIZERS = (_size_DelegationTokenRecord_v0,)
 DelegationTokenRecord._LAZY_DEFAULTS = {"renewers": list}
 DelegationTokenRecord.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="owner", json_name="owner", type="string", versions=_V0_PLUS, default=''),

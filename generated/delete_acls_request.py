@@ -3,8 +3,8 @@
 Request message, versions 0-3, flexible versions 2+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -214,14 +214,6 @@ def _write_DeleteAclsFilter_v0(delete_acls_filter: DeleteAclsFilter, out: bytear
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DeleteAclsFilter_v0(delete_acls_filter: DeleteAclsFilter) -> int:
-    size = 3
-    size += _w.string_size(delete_acls_filter.resource_name_filter)
-    size += _w.string_size(delete_acls_filter.principal_filter)
-    size += _w.string_size(delete_acls_filter.host_filter)
-    return size
-
-
 # --- DeleteAclsFilter, version 1 ---
 
 def _read_DeleteAclsFilter_v1(buf: bytes, pos: int) -> tuple[DeleteAclsFilter, int]:
@@ -269,14 +261,6 @@ def _write_DeleteAclsFilter_v1(delete_acls_filter: DeleteAclsFilter, out: bytear
         out += _pack_DeleteAclsFilter_operation_permission_type(delete_acls_filter.operation, delete_acls_filter.permission_type)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeleteAclsFilter_v1(delete_acls_filter: DeleteAclsFilter) -> int:
-    size = 4
-    size += _w.string_size(delete_acls_filter.resource_name_filter)
-    size += _w.string_size(delete_acls_filter.principal_filter)
-    size += _w.string_size(delete_acls_filter.host_filter)
-    return size
 
 
 # --- DeleteAclsFilter, versions 2-3 (flexible) ---
@@ -336,18 +320,6 @@ def _write_DeleteAclsFilter_v2_3(delete_acls_filter: DeleteAclsFilter, out: byte
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DeleteAclsFilter_v2_3(delete_acls_filter: DeleteAclsFilter) -> int:
-    size = 4
-    size += _w.compact_string_size(delete_acls_filter.resource_name_filter)
-    size += _w.compact_string_size(delete_acls_filter.principal_filter)
-    size += _w.compact_string_size(delete_acls_filter.host_filter)
-    count = len(delete_acls_filter.unknown_tagged_fields)
-    for tag, payload in delete_acls_filter.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- DeleteAclsRequest, version 0 ---
 
 def _read_DeleteAclsRequest_v0(buf: bytes, pos: int) -> tuple[DeleteAclsRequest, int]:
@@ -380,27 +352,12 @@ def _write_DeleteAclsRequest_v0(request: DeleteAclsRequest, out: bytearray) -> N
     field = ""
     try:
         field = "filters[]"
-        filters_items = request.filters
-        if filters_items is None:
-                raise EncodeError("field filters is null, which DeleteAclsRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(filters_items), False)
-            for filters_item in filters_items:
-                _write_DeleteAclsFilter_v0(filters_item, out)
+        filters_items = _w.non_null(request.filters, "field filters is null, which DeleteAclsRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(filters_items), False)
+        for filters_item in filters_items:
+            _write_DeleteAclsFilter_v0(filters_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeleteAclsRequest_v0(request: DeleteAclsRequest) -> int:
-    size = 0
-    filters_items = request.filters
-    if filters_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(filters_items), False)
-        for filters_item in filters_items:
-            size += _size_DeleteAclsFilter_v0(filters_item)
-    return size
 
 
 # --- DeleteAclsRequest, version 1 ---
@@ -435,27 +392,12 @@ def _write_DeleteAclsRequest_v1(request: DeleteAclsRequest, out: bytearray) -> N
     field = ""
     try:
         field = "filters[]"
-        filters_items = request.filters
-        if filters_items is None:
-                raise EncodeError("field filters is null, which DeleteAclsRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(filters_items), False)
-            for filters_item in filters_items:
-                _write_DeleteAclsFilter_v1(filters_item, out)
+        filters_items = _w.non_null(request.filters, "field filters is null, which DeleteAclsRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(filters_items), False)
+        for filters_item in filters_items:
+            _write_DeleteAclsFilter_v1(filters_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeleteAclsRequest_v1(request: DeleteAclsRequest) -> int:
-    size = 0
-    filters_items = request.filters
-    if filters_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(filters_items), False)
-        for filters_item in filters_items:
-            size += _size_DeleteAclsFilter_v1(filters_item)
-    return size
 
 
 # --- DeleteAclsRequest, versions 2-3 (flexible) ---
@@ -493,13 +435,10 @@ def _write_DeleteAclsRequest_v2_3(request: DeleteAclsRequest, out: bytearray) ->
     field = ""
     try:
         field = "filters[]"
-        filters_items = request.filters
-        if filters_items is None:
-                raise EncodeError("field filters is null, which DeleteAclsRequest versions 2-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(filters_items), True)
-            for filters_item in filters_items:
-                _write_DeleteAclsFilter_v2_3(filters_item, out)
+        filters_items = _w.non_null(request.filters, "field filters is null, which DeleteAclsRequest versions 2-3 do not allow (never nullable)")
+        _w.write_count(out, len(filters_items), True)
+        for filters_item in filters_items:
+            _write_DeleteAclsFilter_v2_3(filters_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -507,22 +446,6 @@ def _write_DeleteAclsRequest_v2_3(request: DeleteAclsRequest, out: bytearray) ->
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeleteAclsRequest_v2_3(request: DeleteAclsRequest) -> int:
-    size = 0
-    filters_items = request.filters
-    if filters_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(filters_items), True)
-        for filters_item in filters_items:
-            size += _size_DeleteAclsFilter_v2_3(filters_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -533,7 +456,6 @@ _V1_PLUS = (1, 32767)
 
 DeleteAclsFilter._READERS = (_read_DeleteAclsFilter_v0, _read_DeleteAclsFilter_v1, _read_DeleteAclsFilter_v2_3, _read_DeleteAclsFilter_v2_3)
 DeleteAclsFilter._WRITERS = (_write_DeleteAclsFilter_v0, _write_DeleteAclsFilter_v1, _write_DeleteAclsFilter_v2_3, _write_DeleteAclsFilter_v2_3)
-DeleteAclsFilter._SIZERS = (_size_DeleteAclsFilter_v0, _size_DeleteAclsFilter_v1, _size_DeleteAclsFilter_v2_3, _size_DeleteAclsFilter_v2_3)
 DeleteAclsFilter.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="resource_type_filter", json_name="resourceTypeFilter", type="int8", versions=_V0_PLUS, default=0),
     FieldInfo(attr="resource_name_filter", json_name="resourceNameFilter", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
@@ -545,7 +467,6 @@ DeleteAclsFilter.FIELDS = (  # what the runtime knows of each field (kwire.wire.
 )
 DeleteAclsRequest._READERS = (_read_DeleteAclsRequest_v0, _read_DeleteAclsRequest_v1, _read_DeleteAclsRequest_v2_3, _read_DeleteAclsRequest_v2_3)
 DeleteAclsRequest._WRITERS = (_write_DeleteAclsRequest_v0, _write_DeleteAclsRequest_v1, _write_DeleteAclsRequest_v2_3, _write_DeleteAclsRequest_v2_3)
-DeleteAclsRequest._SIZERS = (_size_DeleteAclsRequest_v0, _size_DeleteAclsRequest_v1, _size_DeleteAclsRequest_v2_3, _size_DeleteAclsRequest_v2_3)
 DeleteAclsRequest._LAZY_DEFAULTS = {"filters": list}
 DeleteAclsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="filters", json_name="filters", type="[]DeleteAclsFilter", versions=_V0_PLUS, default=(), struct=DeleteAclsFilter),

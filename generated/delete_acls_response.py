@@ -3,8 +3,8 @@
 Response message, versions 0-3, flexible versions 2+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -297,30 +297,15 @@ def _write_DeleteAclsMatchingAcl_v0(acl: DeleteAclsMatchingAcl, out: bytearray) 
         field = "resource_type"
         out += _pack_DeleteAclsMatchingAcl_resource_type(acl.resource_type)
         field = "resource_name"
-        if acl.resource_name is None:
-            raise EncodeError("field resource_name is null, which DeleteAclsMatchingAcl version 0 does not allow (never nullable)")
-        _w.write_string(out, acl.resource_name)
+        _w.write_string(out, _w.non_null(acl.resource_name, "field resource_name is null, which DeleteAclsMatchingAcl version 0 does not allow (never nullable)"))
         field = "principal"
-        if acl.principal is None:
-            raise EncodeError("field principal is null, which DeleteAclsMatchingAcl version 0 does not allow (never nullable)")
-        _w.write_string(out, acl.principal)
+        _w.write_string(out, _w.non_null(acl.principal, "field principal is null, which DeleteAclsMatchingAcl version 0 does not allow (never nullable)"))
         field = "host"
-        if acl.host is None:
-            raise EncodeError("field host is null, which DeleteAclsMatchingAcl version 0 does not allow (never nullable)")
-        _w.write_string(out, acl.host)
+        _w.write_string(out, _w.non_null(acl.host, "field host is null, which DeleteAclsMatchingAcl version 0 does not allow (never nullable)"))
         field = "operation, permission_type"
         out += _pack_DeleteAclsMatchingAcl_operation_permission_type(acl.operation, acl.permission_type)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeleteAclsMatchingAcl_v0(acl: DeleteAclsMatchingAcl) -> int:
-    size = 5
-    size += _w.string_size(acl.error_message)
-    size += _w.string_size(acl.resource_name)
-    size += _w.string_size(acl.principal)
-    size += _w.string_size(acl.host)
-    return size
 
 
 # --- DeleteAclsMatchingAcl, version 1 ---
@@ -368,32 +353,17 @@ def _write_DeleteAclsMatchingAcl_v1(acl: DeleteAclsMatchingAcl, out: bytearray) 
         field = "resource_type"
         out += _pack_DeleteAclsMatchingAcl_resource_type(acl.resource_type)
         field = "resource_name"
-        if acl.resource_name is None:
-            raise EncodeError("field resource_name is null, which DeleteAclsMatchingAcl version 1 does not allow (never nullable)")
-        _w.write_string(out, acl.resource_name)
+        _w.write_string(out, _w.non_null(acl.resource_name, "field resource_name is null, which DeleteAclsMatchingAcl version 1 does not allow (never nullable)"))
         field = "pattern_type"
         out += _pack_DeleteAclsMatchingAcl_pattern_type(acl.pattern_type)
         field = "principal"
-        if acl.principal is None:
-            raise EncodeError("field principal is null, which DeleteAclsMatchingAcl version 1 does not allow (never nullable)")
-        _w.write_string(out, acl.principal)
+        _w.write_string(out, _w.non_null(acl.principal, "field principal is null, which DeleteAclsMatchingAcl version 1 does not allow (never nullable)"))
         field = "host"
-        if acl.host is None:
-            raise EncodeError("field host is null, which DeleteAclsMatchingAcl version 1 does not allow (never nullable)")
-        _w.write_string(out, acl.host)
+        _w.write_string(out, _w.non_null(acl.host, "field host is null, which DeleteAclsMatchingAcl version 1 does not allow (never nullable)"))
         field = "operation, permission_type"
         out += _pack_DeleteAclsMatchingAcl_operation_permission_type(acl.operation, acl.permission_type)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeleteAclsMatchingAcl_v1(acl: DeleteAclsMatchingAcl) -> int:
-    size = 6
-    size += _w.string_size(acl.error_message)
-    size += _w.string_size(acl.resource_name)
-    size += _w.string_size(acl.principal)
-    size += _w.string_size(acl.host)
-    return size
 
 
 # --- DeleteAclsMatchingAcl, versions 2-3 (flexible) ---
@@ -444,19 +414,13 @@ def _write_DeleteAclsMatchingAcl_v2_3(acl: DeleteAclsMatchingAcl, out: bytearray
         field = "resource_type"
         out += _pack_DeleteAclsMatchingAcl_resource_type(acl.resource_type)
         field = "resource_name"
-        if acl.resource_name is None:
-            raise EncodeError("field resource_name is null, which DeleteAclsMatchingAcl versions 2-3 do not allow (never nullable)")
-        _w.write_compact_string(out, acl.resource_name)
+        _w.write_compact_string(out, _w.non_null(acl.resource_name, "field resource_name is null, which DeleteAclsMatchingAcl versions 2-3 do not allow (never nullable)"))
         field = "pattern_type"
         out += _pack_DeleteAclsMatchingAcl_pattern_type(acl.pattern_type)
         field = "principal"
-        if acl.principal is None:
-            raise EncodeError("field principal is null, which DeleteAclsMatchingAcl versions 2-3 do not allow (never nullable)")
-        _w.write_compact_string(out, acl.principal)
+        _w.write_compact_string(out, _w.non_null(acl.principal, "field principal is null, which DeleteAclsMatchingAcl versions 2-3 do not allow (never nullable)"))
         field = "host"
-        if acl.host is None:
-            raise EncodeError("field host is null, which DeleteAclsMatchingAcl versions 2-3 do not allow (never nullable)")
-        _w.write_compact_string(out, acl.host)
+        _w.write_compact_string(out, _w.non_null(acl.host, "field host is null, which DeleteAclsMatchingAcl versions 2-3 do not allow (never nullable)"))
         field = "operation, permission_type"
         out += _pack_DeleteAclsMatchingAcl_operation_permission_type(acl.operation, acl.permission_type)
         field = "(tagged fields)"
@@ -466,19 +430,6 @@ def _write_DeleteAclsMatchingAcl_v2_3(acl: DeleteAclsMatchingAcl, out: bytearray
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeleteAclsMatchingAcl_v2_3(acl: DeleteAclsMatchingAcl) -> int:
-    size = 6
-    size += _w.compact_string_size(acl.error_message)
-    size += _w.compact_string_size(acl.resource_name)
-    size += _w.compact_string_size(acl.principal)
-    size += _w.compact_string_size(acl.host)
-    count = len(acl.unknown_tagged_fields)
-    for tag, payload in acl.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DeleteAclsFilterResult, version 0 ---
@@ -522,28 +473,12 @@ def _write_DeleteAclsFilterResult_v0(result: DeleteAclsFilterResult, out: bytear
         field = "error_message"
         _w.write_string(out, result.error_message)
         field = "matching_acls[]"
-        matching_acls_items = result.matching_acls
-        if matching_acls_items is None:
-                raise EncodeError("field matching_acls is null, which DeleteAclsFilterResult version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(matching_acls_items), False)
-            for matching_acls_item in matching_acls_items:
-                _write_DeleteAclsMatchingAcl_v0(matching_acls_item, out)
+        matching_acls_items = _w.non_null(result.matching_acls, "field matching_acls is null, which DeleteAclsFilterResult version 0 does not allow (never nullable)")
+        _w.write_count(out, len(matching_acls_items), False)
+        for matching_acls_item in matching_acls_items:
+            _write_DeleteAclsMatchingAcl_v0(matching_acls_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeleteAclsFilterResult_v0(result: DeleteAclsFilterResult) -> int:
-    size = 2
-    size += _w.string_size(result.error_message)
-    matching_acls_items = result.matching_acls
-    if matching_acls_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(matching_acls_items), False)
-        for matching_acls_item in matching_acls_items:
-            size += _size_DeleteAclsMatchingAcl_v0(matching_acls_item)
-    return size
 
 
 # --- DeleteAclsFilterResult, version 1 ---
@@ -587,28 +522,12 @@ def _write_DeleteAclsFilterResult_v1(result: DeleteAclsFilterResult, out: bytear
         field = "error_message"
         _w.write_string(out, result.error_message)
         field = "matching_acls[]"
-        matching_acls_items = result.matching_acls
-        if matching_acls_items is None:
-                raise EncodeError("field matching_acls is null, which DeleteAclsFilterResult version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(matching_acls_items), False)
-            for matching_acls_item in matching_acls_items:
-                _write_DeleteAclsMatchingAcl_v1(matching_acls_item, out)
+        matching_acls_items = _w.non_null(result.matching_acls, "field matching_acls is null, which DeleteAclsFilterResult version 1 does not allow (never nullable)")
+        _w.write_count(out, len(matching_acls_items), False)
+        for matching_acls_item in matching_acls_items:
+            _write_DeleteAclsMatchingAcl_v1(matching_acls_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeleteAclsFilterResult_v1(result: DeleteAclsFilterResult) -> int:
-    size = 2
-    size += _w.string_size(result.error_message)
-    matching_acls_items = result.matching_acls
-    if matching_acls_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(matching_acls_items), False)
-        for matching_acls_item in matching_acls_items:
-            size += _size_DeleteAclsMatchingAcl_v1(matching_acls_item)
-    return size
 
 
 # --- DeleteAclsFilterResult, versions 2-3 (flexible) ---
@@ -655,13 +574,10 @@ def _write_DeleteAclsFilterResult_v2_3(result: DeleteAclsFilterResult, out: byte
         field = "error_message"
         _w.write_compact_string(out, result.error_message)
         field = "matching_acls[]"
-        matching_acls_items = result.matching_acls
-        if matching_acls_items is None:
-                raise EncodeError("field matching_acls is null, which DeleteAclsFilterResult versions 2-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(matching_acls_items), True)
-            for matching_acls_item in matching_acls_items:
-                _write_DeleteAclsMatchingAcl_v2_3(matching_acls_item, out)
+        matching_acls_items = _w.non_null(result.matching_acls, "field matching_acls is null, which DeleteAclsFilterResult versions 2-3 do not allow (never nullable)")
+        _w.write_count(out, len(matching_acls_items), True)
+        for matching_acls_item in matching_acls_items:
+            _write_DeleteAclsMatchingAcl_v2_3(matching_acls_item, out)
         field = "(tagged fields)"
         if result.unknown_tagged_fields:
             _w.write_tagged(out, [], result.unknown_tagged_fields)
@@ -669,23 +585,6 @@ def _write_DeleteAclsFilterResult_v2_3(result: DeleteAclsFilterResult, out: byte
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeleteAclsFilterResult_v2_3(result: DeleteAclsFilterResult) -> int:
-    size = 2
-    size += _w.compact_string_size(result.error_message)
-    matching_acls_items = result.matching_acls
-    if matching_acls_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(matching_acls_items), True)
-        for matching_acls_item in matching_acls_items:
-            size += _size_DeleteAclsMatchingAcl_v2_3(matching_acls_item)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DeleteAclsResponse, version 0 ---
@@ -725,27 +624,12 @@ def _write_DeleteAclsResponse_v0(response: DeleteAclsResponse, out: bytearray) -
         field = "throttle_time_ms"
         out += _pack_DeleteAclsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "filter_results[]"
-        filter_results_items = response.filter_results
-        if filter_results_items is None:
-                raise EncodeError("field filter_results is null, which DeleteAclsResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(filter_results_items), False)
-            for filter_results_item in filter_results_items:
-                _write_DeleteAclsFilterResult_v0(filter_results_item, out)
+        filter_results_items = _w.non_null(response.filter_results, "field filter_results is null, which DeleteAclsResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(filter_results_items), False)
+        for filter_results_item in filter_results_items:
+            _write_DeleteAclsFilterResult_v0(filter_results_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeleteAclsResponse_v0(response: DeleteAclsResponse) -> int:
-    size = 4
-    filter_results_items = response.filter_results
-    if filter_results_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(filter_results_items), False)
-        for filter_results_item in filter_results_items:
-            size += _size_DeleteAclsFilterResult_v0(filter_results_item)
-    return size
 
 
 # --- DeleteAclsResponse, version 1 ---
@@ -785,27 +669,12 @@ def _write_DeleteAclsResponse_v1(response: DeleteAclsResponse, out: bytearray) -
         field = "throttle_time_ms"
         out += _pack_DeleteAclsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "filter_results[]"
-        filter_results_items = response.filter_results
-        if filter_results_items is None:
-                raise EncodeError("field filter_results is null, which DeleteAclsResponse version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(filter_results_items), False)
-            for filter_results_item in filter_results_items:
-                _write_DeleteAclsFilterResult_v1(filter_results_item, out)
+        filter_results_items = _w.non_null(response.filter_results, "field filter_results is null, which DeleteAclsResponse version 1 does not allow (never nullable)")
+        _w.write_count(out, len(filter_results_items), False)
+        for filter_results_item in filter_results_items:
+            _write_DeleteAclsFilterResult_v1(filter_results_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeleteAclsResponse_v1(response: DeleteAclsResponse) -> int:
-    size = 4
-    filter_results_items = response.filter_results
-    if filter_results_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(filter_results_items), False)
-        for filter_results_item in filter_results_items:
-            size += _size_DeleteAclsFilterResult_v1(filter_results_item)
-    return size
 
 
 # --- DeleteAclsResponse, versions 2-3 (flexible) ---
@@ -848,13 +717,10 @@ def _write_DeleteAclsResponse_v2_3(response: DeleteAclsResponse, out: bytearray)
         field = "throttle_time_ms"
         out += _pack_DeleteAclsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "filter_results[]"
-        filter_results_items = response.filter_results
-        if filter_results_items is None:
-                raise EncodeError("field filter_results is null, which DeleteAclsResponse versions 2-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(filter_results_items), True)
-            for filter_results_item in filter_results_items:
-                _write_DeleteAclsFilterResult_v2_3(filter_results_item, out)
+        filter_results_items = _w.non_null(response.filter_results, "field filter_results is null, which DeleteAclsResponse versions 2-3 do not allow (never nullable)")
+        _w.write_count(out, len(filter_results_items), True)
+        for filter_results_item in filter_results_items:
+            _write_DeleteAclsFilterResult_v2_3(filter_results_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -862,22 +728,6 @@ def _write_DeleteAclsResponse_v2_3(response: DeleteAclsResponse, out: bytearray)
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeleteAclsResponse_v2_3(response: DeleteAclsResponse) -> int:
-    size = 4
-    filter_results_items = response.filter_results
-    if filter_results_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(filter_results_items), True)
-        for filter_results_item in filter_results_items:
-            size += _size_DeleteAclsFilterResult_v2_3(filter_results_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -888,7 +738,6 @@ _V1_PLUS = (1, 32767)
 
 DeleteAclsMatchingAcl._READERS = (_read_DeleteAclsMatchingAcl_v0, _read_DeleteAclsMatchingAcl_v1, _read_DeleteAclsMatchingAcl_v2_3, _read_DeleteAclsMatchingAcl_v2_3)
 DeleteAclsMatchingAcl._WRITERS = (_write_DeleteAclsMatchingAcl_v0, _write_DeleteAclsMatchingAcl_v1, _write_DeleteAclsMatchingAcl_v2_3, _write_DeleteAclsMatchingAcl_v2_3)
-DeleteAclsMatchingAcl._SIZERS = (_size_DeleteAclsMatchingAcl_v0, _size_DeleteAclsMatchingAcl_v1, _size_DeleteAclsMatchingAcl_v2_3, _size_DeleteAclsMatchingAcl_v2_3)
 DeleteAclsMatchingAcl.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_message", json_name="errorMessage", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
@@ -902,7 +751,6 @@ DeleteAclsMatchingAcl.FIELDS = (  # what the runtime knows of each field (kwire.
 )
 DeleteAclsFilterResult._READERS = (_read_DeleteAclsFilterResult_v0, _read_DeleteAclsFilterResult_v1, _read_DeleteAclsFilterResult_v2_3, _read_DeleteAclsFilterResult_v2_3)
 DeleteAclsFilterResult._WRITERS = (_write_DeleteAclsFilterResult_v0, _write_DeleteAclsFilterResult_v1, _write_DeleteAclsFilterResult_v2_3, _write_DeleteAclsFilterResult_v2_3)
-DeleteAclsFilterResult._SIZERS = (_size_DeleteAclsFilterResult_v0, _size_DeleteAclsFilterResult_v1, _size_DeleteAclsFilterResult_v2_3, _size_DeleteAclsFilterResult_v2_3)
 DeleteAclsFilterResult._LAZY_DEFAULTS = {"matching_acls": list}
 DeleteAclsFilterResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
@@ -911,7 +759,6 @@ DeleteAclsFilterResult.FIELDS = (  # what the runtime knows of each field (kwire
 )
 DeleteAclsResponse._READERS = (_read_DeleteAclsResponse_v0, _read_DeleteAclsResponse_v1, _read_DeleteAclsResponse_v2_3, _read_DeleteAclsResponse_v2_3)
 DeleteAclsResponse._WRITERS = (_write_DeleteAclsResponse_v0, _write_DeleteAclsResponse_v1, _write_DeleteAclsResponse_v2_3, _write_DeleteAclsResponse_v2_3)
-DeleteAclsResponse._SIZERS = (_size_DeleteAclsResponse_v0, _size_DeleteAclsResponse_v1, _size_DeleteAclsResponse_v2_3, _size_DeleteAclsResponse_v2_3)
 DeleteAclsResponse._LAZY_DEFAULTS = {"filter_results": list}
 DeleteAclsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

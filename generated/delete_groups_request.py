@@ -3,8 +3,8 @@
 Request message, versions 0-2, flexible versions 2+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -102,29 +102,14 @@ def _write_DeleteGroupsRequest_v0_1(request: DeleteGroupsRequest, out: bytearray
     field = ""
     try:
         field = "groups_names"
-        groups_names_items = request.groups_names
-        if groups_names_items is None:
-                raise EncodeError("field groups_names is null, which DeleteGroupsRequest versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(groups_names_items), False)
-            for groups_names_item in groups_names_items:
-                if groups_names_item is None:
-                    raise EncodeError("null element in array groups_names")
-                _w.write_string(out, groups_names_item)
+        groups_names_items = _w.non_null(request.groups_names, "field groups_names is null, which DeleteGroupsRequest versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(groups_names_items), False)
+        for groups_names_item in groups_names_items:
+            if groups_names_item is None:
+                raise EncodeError("null element in array groups_names")
+            _w.write_string(out, groups_names_item)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeleteGroupsRequest_v0_1(request: DeleteGroupsRequest) -> int:
-    size = 0
-    groups_names_items = request.groups_names
-    if groups_names_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(groups_names_items), False)
-        for groups_names_item in groups_names_items:
-            size += _w.string_size(groups_names_item)
-    return size
 
 
 # --- DeleteGroupsRequest, version 2 (flexible) ---
@@ -162,15 +147,12 @@ def _write_DeleteGroupsRequest_v2(request: DeleteGroupsRequest, out: bytearray) 
     field = ""
     try:
         field = "groups_names"
-        groups_names_items = request.groups_names
-        if groups_names_items is None:
-                raise EncodeError("field groups_names is null, which DeleteGroupsRequest version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(groups_names_items), True)
-            for groups_names_item in groups_names_items:
-                if groups_names_item is None:
-                    raise EncodeError("null element in array groups_names")
-                _w.write_compact_string(out, groups_names_item)
+        groups_names_items = _w.non_null(request.groups_names, "field groups_names is null, which DeleteGroupsRequest version 2 does not allow (never nullable)")
+        _w.write_count(out, len(groups_names_items), True)
+        for groups_names_item in groups_names_items:
+            if groups_names_item is None:
+                raise EncodeError("null element in array groups_names")
+            _w.write_compact_string(out, groups_names_item)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -180,22 +162,6 @@ def _write_DeleteGroupsRequest_v2(request: DeleteGroupsRequest, out: bytearray) 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DeleteGroupsRequest_v2(request: DeleteGroupsRequest) -> int:
-    size = 0
-    groups_names_items = request.groups_names
-    if groups_names_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(groups_names_items), True)
-        for groups_names_item in groups_names_items:
-            size += _w.compact_string_size(groups_names_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -203,7 +169,6 @@ _V0_PLUS = (0, 32767)
 
 DeleteGroupsRequest._READERS = (_read_DeleteGroupsRequest_v0_1, _read_DeleteGroupsRequest_v0_1, _read_DeleteGroupsRequest_v2)
 DeleteGroupsRequest._WRITERS = (_write_DeleteGroupsRequest_v0_1, _write_DeleteGroupsRequest_v0_1, _write_DeleteGroupsRequest_v2)
-DeleteGroupsRequest._SIZERS = (_size_DeleteGroupsRequest_v0_1, _size_DeleteGroupsRequest_v0_1, _size_DeleteGroupsRequest_v2)
 DeleteGroupsRequest._LAZY_DEFAULTS = {"groups_names": list}
 DeleteGroupsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="groups_names", json_name="groupsNames", type="[]string", versions=_V0_PLUS, default=()),

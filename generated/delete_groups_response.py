@@ -3,8 +3,8 @@
 Response message, versions 0-2, flexible versions 2+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -160,19 +160,11 @@ def _write_DeletableGroupResult_v0_1(result: DeletableGroupResult, out: bytearra
     field = ""
     try:
         field = "group_id"
-        if result.group_id is None:
-            raise EncodeError("field group_id is null, which DeletableGroupResult versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, result.group_id)
+        _w.write_string(out, _w.non_null(result.group_id, "field group_id is null, which DeletableGroupResult versions 0-1 do not allow (never nullable)"))
         field = "error_code"
         out += _pack_DeletableGroupResult_error_code(result.error_code)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeletableGroupResult_v0_1(result: DeletableGroupResult) -> int:
-    size = 2
-    size += _w.string_size(result.group_id)
-    return size
 
 
 # --- DeletableGroupResult, version 2 (flexible) ---
@@ -202,9 +194,7 @@ def _write_DeletableGroupResult_v2(result: DeletableGroupResult, out: bytearray)
     field = ""
     try:
         field = "group_id"
-        if result.group_id is None:
-            raise EncodeError("field group_id is null, which DeletableGroupResult version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, result.group_id)
+        _w.write_compact_string(out, _w.non_null(result.group_id, "field group_id is null, which DeletableGroupResult version 2 does not allow (never nullable)"))
         field = "error_code"
         out += _pack_DeletableGroupResult_error_code(result.error_code)
         field = "(tagged fields)"
@@ -214,16 +204,6 @@ def _write_DeletableGroupResult_v2(result: DeletableGroupResult, out: bytearray)
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeletableGroupResult_v2(result: DeletableGroupResult) -> int:
-    size = 2
-    size += _w.compact_string_size(result.group_id)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DeleteGroupsResponse, versions 0-1 ---
@@ -263,27 +243,12 @@ def _write_DeleteGroupsResponse_v0_1(response: DeleteGroupsResponse, out: bytear
         field = "throttle_time_ms"
         out += _pack_DeleteGroupsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which DeleteGroupsResponse versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), False)
-            for results_item in results_items:
-                _write_DeletableGroupResult_v0_1(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which DeleteGroupsResponse versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(results_items), False)
+        for results_item in results_items:
+            _write_DeletableGroupResult_v0_1(results_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeleteGroupsResponse_v0_1(response: DeleteGroupsResponse) -> int:
-    size = 4
-    results_items = response.results
-    if results_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(results_items), False)
-        for results_item in results_items:
-            size += _size_DeletableGroupResult_v0_1(results_item)
-    return size
 
 
 # --- DeleteGroupsResponse, version 2 (flexible) ---
@@ -326,13 +291,10 @@ def _write_DeleteGroupsResponse_v2(response: DeleteGroupsResponse, out: bytearra
         field = "throttle_time_ms"
         out += _pack_DeleteGroupsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which DeleteGroupsResponse version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), True)
-            for results_item in results_items:
-                _write_DeletableGroupResult_v2(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which DeleteGroupsResponse version 2 does not allow (never nullable)")
+        _w.write_count(out, len(results_items), True)
+        for results_item in results_items:
+            _write_DeletableGroupResult_v2(results_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -342,22 +304,6 @@ def _write_DeleteGroupsResponse_v2(response: DeleteGroupsResponse, out: bytearra
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DeleteGroupsResponse_v2(response: DeleteGroupsResponse) -> int:
-    size = 4
-    results_items = response.results
-    if results_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(results_items), True)
-        for results_item in results_items:
-            size += _size_DeletableGroupResult_v2(results_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -365,7 +311,6 @@ _V0_PLUS = (0, 32767)
 
 DeletableGroupResult._READERS = (_read_DeletableGroupResult_v0_1, _read_DeletableGroupResult_v0_1, _read_DeletableGroupResult_v2)
 DeletableGroupResult._WRITERS = (_write_DeletableGroupResult_v0_1, _write_DeletableGroupResult_v0_1, _write_DeletableGroupResult_v2)
-DeletableGroupResult._SIZERS = (_size_DeletableGroupResult_v0_1, _size_DeletableGroupResult_v0_1, _size_DeletableGroupResult_v2)
 DeletableGroupResult._MAP_KEYS = ("group_id",)
 DeletableGroupResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default='', map_key=True),
@@ -373,7 +318,6 @@ DeletableGroupResult.FIELDS = (  # what the runtime knows of each field (kwire.w
 )
 DeleteGroupsResponse._READERS = (_read_DeleteGroupsResponse_v0_1, _read_DeleteGroupsResponse_v0_1, _read_DeleteGroupsResponse_v2)
 DeleteGroupsResponse._WRITERS = (_write_DeleteGroupsResponse_v0_1, _write_DeleteGroupsResponse_v0_1, _write_DeleteGroupsResponse_v2)
-DeleteGroupsResponse._SIZERS = (_size_DeleteGroupsResponse_v0_1, _size_DeleteGroupsResponse_v0_1, _size_DeleteGroupsResponse_v2)
 DeleteGroupsResponse._LAZY_DEFAULTS = {"results": KeyedList}
 DeleteGroupsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Request message, versions 0-2, flexible versions 2+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -219,11 +219,6 @@ def _write_DeleteRecordsPartition_v0_1(partition: DeleteRecordsPartition, out: b
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DeleteRecordsPartition_v0_1(partition: DeleteRecordsPartition) -> int:
-    size = 12
-    return size
-
-
 # --- DeleteRecordsPartition, version 2 (flexible) ---
 
 def _read_DeleteRecordsPartition_v2(buf: bytes, pos: int) -> tuple[DeleteRecordsPartition, int]:
@@ -257,15 +252,6 @@ def _write_DeleteRecordsPartition_v2(partition: DeleteRecordsPartition, out: byt
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeleteRecordsPartition_v2(partition: DeleteRecordsPartition) -> int:
-    size = 12
-    count = len(partition.unknown_tagged_fields)
-    for tag, payload in partition.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DeleteRecordsTopic, versions 0-1 ---
@@ -314,32 +300,14 @@ def _write_DeleteRecordsTopic_v0_1(topic: DeleteRecordsTopic, out: bytearray) ->
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which DeleteRecordsTopic versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, topic.name)
+        _w.write_string(out, _w.non_null(topic.name, "field name is null, which DeleteRecordsTopic versions 0-1 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which DeleteRecordsTopic versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            for partitions_item in partitions_items:
-                _write_DeleteRecordsPartition_v0_1(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which DeleteRecordsTopic versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        for partitions_item in partitions_items:
+            _write_DeleteRecordsPartition_v0_1(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeleteRecordsTopic_v0_1(topic: DeleteRecordsTopic) -> int:
-    size = 0
-    size += _w.string_size(topic.name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_DeleteRecordsPartition_v0_1(partitions_item)
-    return size
 
 
 # --- DeleteRecordsTopic, version 2 (flexible) ---
@@ -391,17 +359,12 @@ def _write_DeleteRecordsTopic_v2(topic: DeleteRecordsTopic, out: bytearray) -> N
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which DeleteRecordsTopic version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, topic.name)
+        _w.write_compact_string(out, _w.non_null(topic.name, "field name is null, which DeleteRecordsTopic version 2 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which DeleteRecordsTopic version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_DeleteRecordsPartition_v2(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which DeleteRecordsTopic version 2 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_DeleteRecordsPartition_v2(partitions_item, out)
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -409,23 +372,6 @@ def _write_DeleteRecordsTopic_v2(topic: DeleteRecordsTopic, out: bytearray) -> N
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeleteRecordsTopic_v2(topic: DeleteRecordsTopic) -> int:
-    size = 0
-    size += _w.compact_string_size(topic.name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_DeleteRecordsPartition_v2(partitions_item)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DeleteRecordsRequest, versions 0-1 ---
@@ -463,29 +409,14 @@ def _write_DeleteRecordsRequest_v0_1(request: DeleteRecordsRequest, out: bytearr
     field = ""
     try:
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which DeleteRecordsRequest versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_DeleteRecordsTopic_v0_1(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which DeleteRecordsRequest versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_DeleteRecordsTopic_v0_1(topics_item, out)
         field = "timeout_ms"
         out += _pack_DeleteRecordsRequest_timeout_ms(request.timeout_ms)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeleteRecordsRequest_v0_1(request: DeleteRecordsRequest) -> int:
-    size = 4
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_DeleteRecordsTopic_v0_1(topics_item)
-    return size
 
 
 # --- DeleteRecordsRequest, version 2 (flexible) ---
@@ -526,13 +457,10 @@ def _write_DeleteRecordsRequest_v2(request: DeleteRecordsRequest, out: bytearray
     field = ""
     try:
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which DeleteRecordsRequest version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_DeleteRecordsTopic_v2(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which DeleteRecordsRequest version 2 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_DeleteRecordsTopic_v2(topics_item, out)
         field = "timeout_ms"
         out += _pack_DeleteRecordsRequest_timeout_ms(request.timeout_ms)
         field = "(tagged fields)"
@@ -544,22 +472,6 @@ def _write_DeleteRecordsRequest_v2(request: DeleteRecordsRequest, out: bytearray
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DeleteRecordsRequest_v2(request: DeleteRecordsRequest) -> int:
-    size = 4
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_DeleteRecordsTopic_v2(topics_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -567,14 +479,12 @@ _V0_PLUS = (0, 32767)
 
 DeleteRecordsPartition._READERS = (_read_DeleteRecordsPartition_v0_1, _read_DeleteRecordsPartition_v0_1, _read_DeleteRecordsPartition_v2)
 DeleteRecordsPartition._WRITERS = (_write_DeleteRecordsPartition_v0_1, _write_DeleteRecordsPartition_v0_1, _write_DeleteRecordsPartition_v2)
-DeleteRecordsPartition._SIZERS = (_size_DeleteRecordsPartition_v0_1, _size_DeleteRecordsPartition_v0_1, _size_DeleteRecordsPartition_v2)
 DeleteRecordsPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="offset", json_name="offset", type="int64", versions=_V0_PLUS, default=0),
 )
 DeleteRecordsTopic._READERS = (_read_DeleteRecordsTopic_v0_1, _read_DeleteRecordsTopic_v0_1, _read_DeleteRecordsTopic_v2)
 DeleteRecordsTopic._WRITERS = (_write_DeleteRecordsTopic_v0_1, _write_DeleteRecordsTopic_v0_1, _write_DeleteRecordsTopic_v2)
-DeleteRecordsTopic._SIZERS = (_size_DeleteRecordsTopic_v0_1, _size_DeleteRecordsTopic_v0_1, _size_DeleteRecordsTopic_v2)
 DeleteRecordsTopic._LAZY_DEFAULTS = {"partitions": list}
 DeleteRecordsTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
@@ -582,7 +492,6 @@ DeleteRecordsTopic.FIELDS = (  # what the runtime knows of each field (kwire.wir
 )
 DeleteRecordsRequest._READERS = (_read_DeleteRecordsRequest_v0_1, _read_DeleteRecordsRequest_v0_1, _read_DeleteRecordsRequest_v2)
 DeleteRecordsRequest._WRITERS = (_write_DeleteRecordsRequest_v0_1, _write_DeleteRecordsRequest_v0_1, _write_DeleteRecordsRequest_v2)
-DeleteRecordsRequest._SIZERS = (_size_DeleteRecordsRequest_v0_1, _size_DeleteRecordsRequest_v0_1, _size_DeleteRecordsRequest_v2)
 DeleteRecordsRequest._LAZY_DEFAULTS = {"topics": list}
 DeleteRecordsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topics", json_name="topics", type="[]DeleteRecordsTopic", versions=_V0_PLUS, default=(), struct=DeleteRecordsTopic),

@@ -3,8 +3,8 @@
 Response message, versions 0-2, flexible versions 2+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -225,11 +225,6 @@ def _write_DeleteRecordsPartitionResult_v0_1(result: DeleteRecordsPartitionResul
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DeleteRecordsPartitionResult_v0_1(result: DeleteRecordsPartitionResult) -> int:
-    size = 14
-    return size
-
-
 # --- DeleteRecordsPartitionResult, version 2 (flexible) ---
 
 def _read_DeleteRecordsPartitionResult_v2(buf: bytes, pos: int) -> tuple[DeleteRecordsPartitionResult, int]:
@@ -263,15 +258,6 @@ def _write_DeleteRecordsPartitionResult_v2(result: DeleteRecordsPartitionResult,
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeleteRecordsPartitionResult_v2(result: DeleteRecordsPartitionResult) -> int:
-    size = 14
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DeleteRecordsTopicResult, versions 0-1 ---
@@ -320,32 +306,14 @@ def _write_DeleteRecordsTopicResult_v0_1(result: DeleteRecordsTopicResult, out: 
     field = ""
     try:
         field = "name"
-        if result.name is None:
-            raise EncodeError("field name is null, which DeleteRecordsTopicResult versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, result.name)
+        _w.write_string(out, _w.non_null(result.name, "field name is null, which DeleteRecordsTopicResult versions 0-1 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = result.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which DeleteRecordsTopicResult versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            for partitions_item in partitions_items:
-                _write_DeleteRecordsPartitionResult_v0_1(partitions_item, out)
+        partitions_items = _w.non_null(result.partitions, "field partitions is null, which DeleteRecordsTopicResult versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        for partitions_item in partitions_items:
+            _write_DeleteRecordsPartitionResult_v0_1(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeleteRecordsTopicResult_v0_1(result: DeleteRecordsTopicResult) -> int:
-    size = 0
-    size += _w.string_size(result.name)
-    partitions_items = result.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_DeleteRecordsPartitionResult_v0_1(partitions_item)
-    return size
 
 
 # --- DeleteRecordsTopicResult, version 2 (flexible) ---
@@ -397,17 +365,12 @@ def _write_DeleteRecordsTopicResult_v2(result: DeleteRecordsTopicResult, out: by
     field = ""
     try:
         field = "name"
-        if result.name is None:
-            raise EncodeError("field name is null, which DeleteRecordsTopicResult version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, result.name)
+        _w.write_compact_string(out, _w.non_null(result.name, "field name is null, which DeleteRecordsTopicResult version 2 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = result.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which DeleteRecordsTopicResult version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_DeleteRecordsPartitionResult_v2(partitions_item, out)
+        partitions_items = _w.non_null(result.partitions, "field partitions is null, which DeleteRecordsTopicResult version 2 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_DeleteRecordsPartitionResult_v2(partitions_item, out)
         field = "(tagged fields)"
         if result.unknown_tagged_fields:
             _w.write_tagged(out, [], result.unknown_tagged_fields)
@@ -415,23 +378,6 @@ def _write_DeleteRecordsTopicResult_v2(result: DeleteRecordsTopicResult, out: by
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeleteRecordsTopicResult_v2(result: DeleteRecordsTopicResult) -> int:
-    size = 0
-    size += _w.compact_string_size(result.name)
-    partitions_items = result.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_DeleteRecordsPartitionResult_v2(partitions_item)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DeleteRecordsResponse, versions 0-1 ---
@@ -471,27 +417,12 @@ def _write_DeleteRecordsResponse_v0_1(response: DeleteRecordsResponse, out: byte
         field = "throttle_time_ms"
         out += _pack_DeleteRecordsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which DeleteRecordsResponse versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_DeleteRecordsTopicResult_v0_1(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which DeleteRecordsResponse versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_DeleteRecordsTopicResult_v0_1(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeleteRecordsResponse_v0_1(response: DeleteRecordsResponse) -> int:
-    size = 4
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_DeleteRecordsTopicResult_v0_1(topics_item)
-    return size
 
 
 # --- DeleteRecordsResponse, version 2 (flexible) ---
@@ -534,13 +465,10 @@ def _write_DeleteRecordsResponse_v2(response: DeleteRecordsResponse, out: bytear
         field = "throttle_time_ms"
         out += _pack_DeleteRecordsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which DeleteRecordsResponse version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_DeleteRecordsTopicResult_v2(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which DeleteRecordsResponse version 2 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_DeleteRecordsTopicResult_v2(topics_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -550,22 +478,6 @@ def _write_DeleteRecordsResponse_v2(response: DeleteRecordsResponse, out: bytear
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DeleteRecordsResponse_v2(response: DeleteRecordsResponse) -> int:
-    size = 4
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_DeleteRecordsTopicResult_v2(topics_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -573,7 +485,6 @@ _V0_PLUS = (0, 32767)
 
 DeleteRecordsPartitionResult._READERS = (_read_DeleteRecordsPartitionResult_v0_1, _read_DeleteRecordsPartitionResult_v0_1, _read_DeleteRecordsPartitionResult_v2)
 DeleteRecordsPartitionResult._WRITERS = (_write_DeleteRecordsPartitionResult_v0_1, _write_DeleteRecordsPartitionResult_v0_1, _write_DeleteRecordsPartitionResult_v2)
-DeleteRecordsPartitionResult._SIZERS = (_size_DeleteRecordsPartitionResult_v0_1, _size_DeleteRecordsPartitionResult_v0_1, _size_DeleteRecordsPartitionResult_v2)
 DeleteRecordsPartitionResult._MAP_KEYS = ("partition_index",)
 DeleteRecordsPartitionResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0, map_key=True),
@@ -582,7 +493,6 @@ DeleteRecordsPartitionResult.FIELDS = (  # what the runtime knows of each field 
 )
 DeleteRecordsTopicResult._READERS = (_read_DeleteRecordsTopicResult_v0_1, _read_DeleteRecordsTopicResult_v0_1, _read_DeleteRecordsTopicResult_v2)
 DeleteRecordsTopicResult._WRITERS = (_write_DeleteRecordsTopicResult_v0_1, _write_DeleteRecordsTopicResult_v0_1, _write_DeleteRecordsTopicResult_v2)
-DeleteRecordsTopicResult._SIZERS = (_size_DeleteRecordsTopicResult_v0_1, _size_DeleteRecordsTopicResult_v0_1, _size_DeleteRecordsTopicResult_v2)
 DeleteRecordsTopicResult._LAZY_DEFAULTS = {"partitions": KeyedList}
 DeleteRecordsTopicResult._MAP_KEYS = ("name",)
 DeleteRecordsTopicResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -591,7 +501,6 @@ DeleteRecordsTopicResult.FIELDS = (  # what the runtime knows of each field (kwi
 )
 DeleteRecordsResponse._READERS = (_read_DeleteRecordsResponse_v0_1, _read_DeleteRecordsResponse_v0_1, _read_DeleteRecordsResponse_v2)
 DeleteRecordsResponse._WRITERS = (_write_DeleteRecordsResponse_v0_1, _write_DeleteRecordsResponse_v0_1, _write_DeleteRecordsResponse_v2)
-DeleteRecordsResponse._SIZERS = (_size_DeleteRecordsResponse_v0_1, _size_DeleteRecordsResponse_v0_1, _size_DeleteRecordsResponse_v2)
 DeleteRecordsResponse._LAZY_DEFAULTS = {"topics": KeyedList}
 DeleteRecordsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

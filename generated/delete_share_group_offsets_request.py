@@ -3,8 +3,8 @@
 Request message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -147,9 +147,7 @@ def _write_DeleteShareGroupOffsetsRequestTopic_v0(topic: DeleteShareGroupOffsets
     field = ""
     try:
         field = "topic_name"
-        if topic.topic_name is None:
-            raise EncodeError("field topic_name is null, which DeleteShareGroupOffsetsRequestTopic version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, topic.topic_name)
+        _w.write_compact_string(out, _w.non_null(topic.topic_name, "field topic_name is null, which DeleteShareGroupOffsetsRequestTopic version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -157,16 +155,6 @@ def _write_DeleteShareGroupOffsetsRequestTopic_v0(topic: DeleteShareGroupOffsets
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeleteShareGroupOffsetsRequestTopic_v0(topic: DeleteShareGroupOffsetsRequestTopic) -> int:
-    size = 0
-    size += _w.compact_string_size(topic.topic_name)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DeleteShareGroupOffsetsRequest, version 0 (flexible) ---
@@ -206,17 +194,12 @@ def _write_DeleteShareGroupOffsetsRequest_v0(request: DeleteShareGroupOffsetsReq
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which DeleteShareGroupOffsetsRequest version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which DeleteShareGroupOffsetsRequest version 0 does not allow (never nullable)"))
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which DeleteShareGroupOffsetsRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_DeleteShareGroupOffsetsRequestTopic_v0(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which DeleteShareGroupOffsetsRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_DeleteShareGroupOffsetsRequestTopic_v0(topics_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -226,23 +209,6 @@ def _write_DeleteShareGroupOffsetsRequest_v0(request: DeleteShareGroupOffsetsReq
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DeleteShareGroupOffsetsRequest_v0(request: DeleteShareGroupOffsetsRequest) -> int:
-    size = 0
-    size += _w.compact_string_size(request.group_id)
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_DeleteShareGroupOffsetsRequestTopic_v0(topics_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -250,13 +216,11 @@ _V0_PLUS = (0, 32767)
 
 DeleteShareGroupOffsetsRequestTopic._READERS = (_read_DeleteShareGroupOffsetsRequestTopic_v0,)
 DeleteShareGroupOffsetsRequestTopic._WRITERS = (_write_DeleteShareGroupOffsetsRequestTopic_v0,)
-DeleteShareGroupOffsetsRequestTopic._SIZERS = (_size_DeleteShareGroupOffsetsRequestTopic_v0,)
 DeleteShareGroupOffsetsRequestTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
 )
 DeleteShareGroupOffsetsRequest._READERS = (_read_DeleteShareGroupOffsetsRequest_v0,)
 DeleteShareGroupOffsetsRequest._WRITERS = (_write_DeleteShareGroupOffsetsRequest_v0,)
-DeleteShareGroupOffsetsRequest._SIZERS = (_size_DeleteShareGroupOffsetsRequest_v0,)
 DeleteShareGroupOffsetsRequest._LAZY_DEFAULTS = {"topics": list}
 DeleteShareGroupOffsetsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),

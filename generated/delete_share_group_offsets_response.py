@@ -3,8 +3,8 @@
 Response message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -198,9 +198,7 @@ def _write_DeleteShareGroupOffsetsResponseTopic_v0(topic: DeleteShareGroupOffset
     field = ""
     try:
         field = "topic_name"
-        if topic.topic_name is None:
-            raise EncodeError("field topic_name is null, which DeleteShareGroupOffsetsResponseTopic version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, topic.topic_name)
+        _w.write_compact_string(out, _w.non_null(topic.topic_name, "field topic_name is null, which DeleteShareGroupOffsetsResponseTopic version 0 does not allow (never nullable)"))
         field = "topic_id"
         out += _w.uuid_bytes(topic.topic_id)
         field = "error_code"
@@ -214,18 +212,6 @@ def _write_DeleteShareGroupOffsetsResponseTopic_v0(topic: DeleteShareGroupOffset
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeleteShareGroupOffsetsResponseTopic_v0(topic: DeleteShareGroupOffsetsResponseTopic) -> int:
-    size = 2
-    size += _w.compact_string_size(topic.topic_name)
-    size += 16
-    size += _w.compact_string_size(topic.error_message)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DeleteShareGroupOffsetsResponse, version 0 (flexible) ---
@@ -272,13 +258,10 @@ def _write_DeleteShareGroupOffsetsResponse_v0(response: DeleteShareGroupOffsetsR
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
         field = "responses[]"
-        responses_items = response.responses
-        if responses_items is None:
-                raise EncodeError("field responses is null, which DeleteShareGroupOffsetsResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(responses_items), True)
-            for responses_item in responses_items:
-                _write_DeleteShareGroupOffsetsResponseTopic_v0(responses_item, out)
+        responses_items = _w.non_null(response.responses, "field responses is null, which DeleteShareGroupOffsetsResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(responses_items), True)
+        for responses_item in responses_items:
+            _write_DeleteShareGroupOffsetsResponseTopic_v0(responses_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -288,23 +271,6 @@ def _write_DeleteShareGroupOffsetsResponse_v0(response: DeleteShareGroupOffsetsR
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DeleteShareGroupOffsetsResponse_v0(response: DeleteShareGroupOffsetsResponse) -> int:
-    size = 6
-    size += _w.compact_string_size(response.error_message)
-    responses_items = response.responses
-    if responses_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(responses_items), True)
-        for responses_item in responses_items:
-            size += _size_DeleteShareGroupOffsetsResponseTopic_v0(responses_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -312,7 +278,6 @@ _V0_PLUS = (0, 32767)
 
 DeleteShareGroupOffsetsResponseTopic._READERS = (_read_DeleteShareGroupOffsetsResponseTopic_v0,)
 DeleteShareGroupOffsetsResponseTopic._WRITERS = (_write_DeleteShareGroupOffsetsResponseTopic_v0,)
-DeleteShareGroupOffsetsResponseTopic._SIZERS = (_size_DeleteShareGroupOffsetsResponseTopic_v0,)
 DeleteShareGroupOffsetsResponseTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
@@ -321,7 +286,6 @@ DeleteShareGroupOffsetsResponseTopic.FIELDS = (  # what the runtime knows of eac
 )
 DeleteShareGroupOffsetsResponse._READERS = (_read_DeleteShareGroupOffsetsResponse_v0,)
 DeleteShareGroupOffsetsResponse._WRITERS = (_write_DeleteShareGroupOffsetsResponse_v0,)
-DeleteShareGroupOffsetsResponse._SIZERS = (_size_DeleteShareGroupOffsetsResponse_v0,)
 DeleteShareGroupOffsetsResponse._LAZY_DEFAULTS = {"responses": list}
 DeleteShareGroupOffsetsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Request message, versions 0-6, flexible versions 4+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -182,17 +182,6 @@ def _write_DeleteTopicState_v6(state: DeleteTopicState, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DeleteTopicState_v6(state: DeleteTopicState) -> int:
-    size = 0
-    size += _w.compact_string_size(state.name)
-    size += 16
-    count = len(state.unknown_tagged_fields)
-    for tag, payload in state.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- DeleteTopicsRequest, versions 0-3 ---
 
 def _read_DeleteTopicsRequest_v0_3(buf: bytes, pos: int) -> tuple[DeleteTopicsRequest, int]:
@@ -230,31 +219,16 @@ def _write_DeleteTopicsRequest_v0_3(request: DeleteTopicsRequest, out: bytearray
     field = ""
     try:
         field = "topic_names"
-        topic_names_items = request.topic_names
-        if topic_names_items is None:
-                raise EncodeError("field topic_names is null, which DeleteTopicsRequest versions 0-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topic_names_items), False)
-            for topic_names_item in topic_names_items:
-                if topic_names_item is None:
-                    raise EncodeError("null element in array topic_names")
-                _w.write_string(out, topic_names_item)
+        topic_names_items = _w.non_null(request.topic_names, "field topic_names is null, which DeleteTopicsRequest versions 0-3 do not allow (never nullable)")
+        _w.write_count(out, len(topic_names_items), False)
+        for topic_names_item in topic_names_items:
+            if topic_names_item is None:
+                raise EncodeError("null element in array topic_names")
+            _w.write_string(out, topic_names_item)
         field = "timeout_ms"
         out += _pack_DeleteTopicsRequest_timeout_ms(request.timeout_ms)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeleteTopicsRequest_v0_3(request: DeleteTopicsRequest) -> int:
-    size = 4
-    topic_names_items = request.topic_names
-    if topic_names_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topic_names_items), False)
-        for topic_names_item in topic_names_items:
-            size += _w.string_size(topic_names_item)
-    return size
 
 
 # --- DeleteTopicsRequest, versions 4-5 (flexible) ---
@@ -297,15 +271,12 @@ def _write_DeleteTopicsRequest_v4_5(request: DeleteTopicsRequest, out: bytearray
     field = ""
     try:
         field = "topic_names"
-        topic_names_items = request.topic_names
-        if topic_names_items is None:
-                raise EncodeError("field topic_names is null, which DeleteTopicsRequest versions 4-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topic_names_items), True)
-            for topic_names_item in topic_names_items:
-                if topic_names_item is None:
-                    raise EncodeError("null element in array topic_names")
-                _w.write_compact_string(out, topic_names_item)
+        topic_names_items = _w.non_null(request.topic_names, "field topic_names is null, which DeleteTopicsRequest versions 4-5 do not allow (never nullable)")
+        _w.write_count(out, len(topic_names_items), True)
+        for topic_names_item in topic_names_items:
+            if topic_names_item is None:
+                raise EncodeError("null element in array topic_names")
+            _w.write_compact_string(out, topic_names_item)
         field = "timeout_ms"
         out += _pack_DeleteTopicsRequest_timeout_ms(request.timeout_ms)
         field = "(tagged fields)"
@@ -315,22 +286,6 @@ def _write_DeleteTopicsRequest_v4_5(request: DeleteTopicsRequest, out: bytearray
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeleteTopicsRequest_v4_5(request: DeleteTopicsRequest) -> int:
-    size = 4
-    topic_names_items = request.topic_names
-    if topic_names_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topic_names_items), True)
-        for topic_names_item in topic_names_items:
-            size += _w.compact_string_size(topic_names_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DeleteTopicsRequest, version 6 (flexible) ---
@@ -371,13 +326,10 @@ def _write_DeleteTopicsRequest_v6(request: DeleteTopicsRequest, out: bytearray) 
     field = ""
     try:
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which DeleteTopicsRequest version 6 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_DeleteTopicState_v6(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which DeleteTopicsRequest version 6 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_DeleteTopicState_v6(topics_item, out)
         field = "timeout_ms"
         out += _pack_DeleteTopicsRequest_timeout_ms(request.timeout_ms)
         field = "(tagged fields)"
@@ -389,22 +341,6 @@ def _write_DeleteTopicsRequest_v6(request: DeleteTopicsRequest, out: bytearray) 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DeleteTopicsRequest_v6(request: DeleteTopicsRequest) -> int:
-    size = 4
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_DeleteTopicState_v6(topics_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -414,14 +350,12 @@ _V6_PLUS = (6, 32767)
 
 DeleteTopicState._READERS = (None, None, None, None, None, None, _read_DeleteTopicState_v6)
 DeleteTopicState._WRITERS = (None, None, None, None, None, None, _write_DeleteTopicState_v6)
-DeleteTopicState._SIZERS = (None, None, None, None, None, None, _size_DeleteTopicState_v6)
 DeleteTopicState.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V6_PLUS, nullable=_V6_PLUS),
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V6_PLUS, default=_ZERO_UUID),
 )
 DeleteTopicsRequest._READERS = (_read_DeleteTopicsRequest_v0_3, _read_DeleteTopicsRequest_v0_3, _read_DeleteTopicsRequest_v0_3, _read_DeleteTopicsRequest_v0_3, _read_DeleteTopicsRequest_v4_5, _read_DeleteTopicsRequest_v4_5, _read_DeleteTopicsRequest_v6)
 DeleteTopicsRequest._WRITERS = (_write_DeleteTopicsRequest_v0_3, _write_DeleteTopicsRequest_v0_3, _write_DeleteTopicsRequest_v0_3, _write_DeleteTopicsRequest_v0_3, _write_DeleteTopicsRequest_v4_5, _write_DeleteTopicsRequest_v4_5, _write_DeleteTopicsRequest_v6)
-DeleteTopicsRequest._SIZERS = (_size_DeleteTopicsRequest_v0_3, _size_DeleteTopicsRequest_v0_3, _size_DeleteTopicsRequest_v0_3, _size_DeleteTopicsRequest_v0_3, _size_DeleteTopicsRequest_v4_5, _size_DeleteTopicsRequest_v4_5, _size_DeleteTopicsRequest_v6)
 DeleteTopicsRequest._LAZY_DEFAULTS = {"topics": list, "topic_names": list}
 DeleteTopicsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topics", json_name="topics", type="[]DeleteTopicState", versions=_V6_PLUS, default=(), struct=DeleteTopicState),

@@ -3,8 +3,8 @@
 Response message, versions 0-6, flexible versions 4+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -179,19 +179,11 @@ def _write_DeletableTopicResult_v0_3(result: DeletableTopicResult, out: bytearra
     field = ""
     try:
         field = "name"
-        if result.name is None:
-            raise EncodeError("field name is null, which DeletableTopicResult versions 0-3 do not allow (nullable in versions 6+)")
-        _w.write_string(out, result.name)
+        _w.write_string(out, _w.non_null(result.name, "field name is null, which DeletableTopicResult versions 0-3 do not allow (nullable in versions 6+)"))
         field = "error_code"
         out += _pack_DeletableTopicResult_error_code(result.error_code)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeletableTopicResult_v0_3(result: DeletableTopicResult) -> int:
-    size = 2
-    size += _w.string_size(result.name)
-    return size
 
 
 # --- DeletableTopicResult, version 4 (flexible) ---
@@ -223,9 +215,7 @@ def _write_DeletableTopicResult_v4(result: DeletableTopicResult, out: bytearray)
     field = ""
     try:
         field = "name"
-        if result.name is None:
-            raise EncodeError("field name is null, which DeletableTopicResult version 4 does not allow (nullable in versions 6+)")
-        _w.write_compact_string(out, result.name)
+        _w.write_compact_string(out, _w.non_null(result.name, "field name is null, which DeletableTopicResult version 4 does not allow (nullable in versions 6+)"))
         field = "error_code"
         out += _pack_DeletableTopicResult_error_code(result.error_code)
         field = "(tagged fields)"
@@ -235,16 +225,6 @@ def _write_DeletableTopicResult_v4(result: DeletableTopicResult, out: bytearray)
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeletableTopicResult_v4(result: DeletableTopicResult) -> int:
-    size = 2
-    size += _w.compact_string_size(result.name)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DeletableTopicResult, version 5 (flexible) ---
@@ -277,9 +257,7 @@ def _write_DeletableTopicResult_v5(result: DeletableTopicResult, out: bytearray)
     field = ""
     try:
         field = "name"
-        if result.name is None:
-            raise EncodeError("field name is null, which DeletableTopicResult version 5 does not allow (nullable in versions 6+)")
-        _w.write_compact_string(out, result.name)
+        _w.write_compact_string(out, _w.non_null(result.name, "field name is null, which DeletableTopicResult version 5 does not allow (nullable in versions 6+)"))
         field = "error_code"
         out += _pack_DeletableTopicResult_error_code(result.error_code)
         field = "error_message"
@@ -291,17 +269,6 @@ def _write_DeletableTopicResult_v5(result: DeletableTopicResult, out: bytearray)
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeletableTopicResult_v5(result: DeletableTopicResult) -> int:
-    size = 2
-    size += _w.compact_string_size(result.name)
-    size += _w.compact_string_size(result.error_message)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DeletableTopicResult, version 6 (flexible) ---
@@ -351,18 +318,6 @@ def _write_DeletableTopicResult_v6(result: DeletableTopicResult, out: bytearray)
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DeletableTopicResult_v6(result: DeletableTopicResult) -> int:
-    size = 2
-    size += _w.compact_string_size(result.name)
-    size += 16
-    size += _w.compact_string_size(result.error_message)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- DeleteTopicsResponse, version 0 ---
 
 def _read_DeleteTopicsResponse_v0(buf: bytes, pos: int) -> tuple[DeleteTopicsResponse, int]:
@@ -396,27 +351,12 @@ def _write_DeleteTopicsResponse_v0(response: DeleteTopicsResponse, out: bytearra
     field = ""
     try:
         field = "responses[]"
-        responses_items = response.responses
-        if responses_items is None:
-                raise EncodeError("field responses is null, which DeleteTopicsResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(responses_items), False)
-            for responses_item in responses_items:
-                _write_DeletableTopicResult_v0_3(responses_item, out)
+        responses_items = _w.non_null(response.responses, "field responses is null, which DeleteTopicsResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(responses_items), False)
+        for responses_item in responses_items:
+            _write_DeletableTopicResult_v0_3(responses_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeleteTopicsResponse_v0(response: DeleteTopicsResponse) -> int:
-    size = 0
-    responses_items = response.responses
-    if responses_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(responses_items), False)
-        for responses_item in responses_items:
-            size += _size_DeletableTopicResult_v0_3(responses_item)
-    return size
 
 
 # --- DeleteTopicsResponse, versions 1-3 ---
@@ -456,27 +396,12 @@ def _write_DeleteTopicsResponse_v1_3(response: DeleteTopicsResponse, out: bytear
         field = "throttle_time_ms"
         out += _pack_DeleteTopicsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "responses[]"
-        responses_items = response.responses
-        if responses_items is None:
-                raise EncodeError("field responses is null, which DeleteTopicsResponse versions 1-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(responses_items), False)
-            for responses_item in responses_items:
-                _write_DeletableTopicResult_v0_3(responses_item, out)
+        responses_items = _w.non_null(response.responses, "field responses is null, which DeleteTopicsResponse versions 1-3 do not allow (never nullable)")
+        _w.write_count(out, len(responses_items), False)
+        for responses_item in responses_items:
+            _write_DeletableTopicResult_v0_3(responses_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeleteTopicsResponse_v1_3(response: DeleteTopicsResponse) -> int:
-    size = 4
-    responses_items = response.responses
-    if responses_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(responses_items), False)
-        for responses_item in responses_items:
-            size += _size_DeletableTopicResult_v0_3(responses_item)
-    return size
 
 
 # --- DeleteTopicsResponse, version 4 (flexible) ---
@@ -519,13 +444,10 @@ def _write_DeleteTopicsResponse_v4(response: DeleteTopicsResponse, out: bytearra
         field = "throttle_time_ms"
         out += _pack_DeleteTopicsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "responses[]"
-        responses_items = response.responses
-        if responses_items is None:
-                raise EncodeError("field responses is null, which DeleteTopicsResponse version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(responses_items), True)
-            for responses_item in responses_items:
-                _write_DeletableTopicResult_v4(responses_item, out)
+        responses_items = _w.non_null(response.responses, "field responses is null, which DeleteTopicsResponse version 4 does not allow (never nullable)")
+        _w.write_count(out, len(responses_items), True)
+        for responses_item in responses_items:
+            _write_DeletableTopicResult_v4(responses_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -533,22 +455,6 @@ def _write_DeleteTopicsResponse_v4(response: DeleteTopicsResponse, out: bytearra
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeleteTopicsResponse_v4(response: DeleteTopicsResponse) -> int:
-    size = 4
-    responses_items = response.responses
-    if responses_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(responses_items), True)
-        for responses_item in responses_items:
-            size += _size_DeletableTopicResult_v4(responses_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DeleteTopicsResponse, version 5 (flexible) ---
@@ -591,13 +497,10 @@ def _write_DeleteTopicsResponse_v5(response: DeleteTopicsResponse, out: bytearra
         field = "throttle_time_ms"
         out += _pack_DeleteTopicsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "responses[]"
-        responses_items = response.responses
-        if responses_items is None:
-                raise EncodeError("field responses is null, which DeleteTopicsResponse version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(responses_items), True)
-            for responses_item in responses_items:
-                _write_DeletableTopicResult_v5(responses_item, out)
+        responses_items = _w.non_null(response.responses, "field responses is null, which DeleteTopicsResponse version 5 does not allow (never nullable)")
+        _w.write_count(out, len(responses_items), True)
+        for responses_item in responses_items:
+            _write_DeletableTopicResult_v5(responses_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -605,22 +508,6 @@ def _write_DeleteTopicsResponse_v5(response: DeleteTopicsResponse, out: bytearra
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeleteTopicsResponse_v5(response: DeleteTopicsResponse) -> int:
-    size = 4
-    responses_items = response.responses
-    if responses_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(responses_items), True)
-        for responses_item in responses_items:
-            size += _size_DeletableTopicResult_v5(responses_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DeleteTopicsResponse, version 6 (flexible) ---
@@ -663,13 +550,10 @@ def _write_DeleteTopicsResponse_v6(response: DeleteTopicsResponse, out: bytearra
         field = "throttle_time_ms"
         out += _pack_DeleteTopicsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "responses[]"
-        responses_items = response.responses
-        if responses_items is None:
-                raise EncodeError("field responses is null, which DeleteTopicsResponse version 6 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(responses_items), True)
-            for responses_item in responses_items:
-                _write_DeletableTopicResult_v6(responses_item, out)
+        responses_items = _w.non_null(response.responses, "field responses is null, which DeleteTopicsResponse version 6 does not allow (never nullable)")
+        _w.write_count(out, len(responses_items), True)
+        for responses_item in responses_items:
+            _write_DeletableTopicResult_v6(responses_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -677,22 +561,6 @@ def _write_DeleteTopicsResponse_v6(response: DeleteTopicsResponse, out: bytearra
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DeleteTopicsResponse_v6(response: DeleteTopicsResponse) -> int:
-    size = 4
-    responses_items = response.responses
-    if responses_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(responses_items), True)
-        for responses_item in responses_items:
-            size += _size_DeletableTopicResult_v6(responses_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -705,7 +573,6 @@ _V6_PLUS = (6, 32767)
 
 DeletableTopicResult._READERS = (_read_DeletableTopicResult_v0_3, _read_DeletableTopicResult_v0_3, _read_DeletableTopicResult_v0_3, _read_DeletableTopicResult_v0_3, _read_DeletableTopicResult_v4, _read_DeletableTopicResult_v5, _read_DeletableTopicResult_v6)
 DeletableTopicResult._WRITERS = (_write_DeletableTopicResult_v0_3, _write_DeletableTopicResult_v0_3, _write_DeletableTopicResult_v0_3, _write_DeletableTopicResult_v0_3, _write_DeletableTopicResult_v4, _write_DeletableTopicResult_v5, _write_DeletableTopicResult_v6)
-DeletableTopicResult._SIZERS = (_size_DeletableTopicResult_v0_3, _size_DeletableTopicResult_v0_3, _size_DeletableTopicResult_v0_3, _size_DeletableTopicResult_v0_3, _size_DeletableTopicResult_v4, _size_DeletableTopicResult_v5, _size_DeletableTopicResult_v6)
 DeletableTopicResult._MAP_KEYS = ("name",)
 DeletableTopicResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, nullable=_V6_PLUS, default='', map_key=True),
@@ -715,7 +582,6 @@ DeletableTopicResult.FIELDS = (  # what the runtime knows of each field (kwire.w
 )
 DeleteTopicsResponse._READERS = (_read_DeleteTopicsResponse_v0, _read_DeleteTopicsResponse_v1_3, _read_DeleteTopicsResponse_v1_3, _read_DeleteTopicsResponse_v1_3, _read_DeleteTopicsResponse_v4, _read_DeleteTopicsResponse_v5, _read_DeleteTopicsResponse_v6)
 DeleteTopicsResponse._WRITERS = (_write_DeleteTopicsResponse_v0, _write_DeleteTopicsResponse_v1_3, _write_DeleteTopicsResponse_v1_3, _write_DeleteTopicsResponse_v1_3, _write_DeleteTopicsResponse_v4, _write_DeleteTopicsResponse_v5, _write_DeleteTopicsResponse_v6)
-DeleteTopicsResponse._SIZERS = (_size_DeleteTopicsResponse_v0, _size_DeleteTopicsResponse_v1_3, _size_DeleteTopicsResponse_v1_3, _size_DeleteTopicsResponse_v1_3, _size_DeleteTopicsResponse_v4, _size_DeleteTopicsResponse_v5, _size_DeleteTopicsResponse_v6)
 DeleteTopicsResponse._LAZY_DEFAULTS = {"responses": KeyedList}
 DeleteTopicsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V1_PLUS, ignorable=True, default=0),

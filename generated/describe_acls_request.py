@@ -3,8 +3,8 @@
 Request message, versions 0-3, flexible versions 2+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -169,14 +169,6 @@ def _write_DescribeAclsRequest_v0(request: DescribeAclsRequest, out: bytearray) 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeAclsRequest_v0(request: DescribeAclsRequest) -> int:
-    size = 3
-    size += _w.string_size(request.resource_name_filter)
-    size += _w.string_size(request.principal_filter)
-    size += _w.string_size(request.host_filter)
-    return size
-
-
 # --- DescribeAclsRequest, version 1 ---
 
 def _read_DescribeAclsRequest_v1(buf: bytes, pos: int) -> tuple[DescribeAclsRequest, int]:
@@ -224,14 +216,6 @@ def _write_DescribeAclsRequest_v1(request: DescribeAclsRequest, out: bytearray) 
         out += _pack_DescribeAclsRequest_operation_permission_type(request.operation, request.permission_type)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeAclsRequest_v1(request: DescribeAclsRequest) -> int:
-    size = 4
-    size += _w.string_size(request.resource_name_filter)
-    size += _w.string_size(request.principal_filter)
-    size += _w.string_size(request.host_filter)
-    return size
 
 
 # --- DescribeAclsRequest, versions 2-3 (flexible) ---
@@ -291,18 +275,6 @@ def _write_DescribeAclsRequest_v2_3(request: DescribeAclsRequest, out: bytearray
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeAclsRequest_v2_3(request: DescribeAclsRequest) -> int:
-    size = 4
-    size += _w.compact_string_size(request.resource_name_filter)
-    size += _w.compact_string_size(request.principal_filter)
-    size += _w.compact_string_size(request.host_filter)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -311,7 +283,6 @@ _V1_PLUS = (1, 32767)
 
 DescribeAclsRequest._READERS = (_read_DescribeAclsRequest_v0, _read_DescribeAclsRequest_v1, _read_DescribeAclsRequest_v2_3, _read_DescribeAclsRequest_v2_3)
 DescribeAclsRequest._WRITERS = (_write_DescribeAclsRequest_v0, _write_DescribeAclsRequest_v1, _write_DescribeAclsRequest_v2_3, _write_DescribeAclsRequest_v2_3)
-DescribeAclsRequest._SIZERS = (_size_DescribeAclsRequest_v0, _size_DescribeAclsRequest_v1, _size_DescribeAclsRequest_v2_3, _size_DescribeAclsRequest_v2_3)
 DescribeAclsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="resource_type_filter", json_name="resourceTypeFilter", type="int8", versions=_V0_PLUS, default=0),
     FieldInfo(attr="resource_name_filter", json_name="resourceNameFilter", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),

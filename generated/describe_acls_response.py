@@ -3,8 +3,8 @@
 Response message, versions 0-3, flexible versions 2+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -259,24 +259,13 @@ def _write_AclDescription_v0_1(description: AclDescription, out: bytearray) -> N
     field = ""
     try:
         field = "principal"
-        if description.principal is None:
-            raise EncodeError("field principal is null, which AclDescription versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, description.principal)
+        _w.write_string(out, _w.non_null(description.principal, "field principal is null, which AclDescription versions 0-1 do not allow (never nullable)"))
         field = "host"
-        if description.host is None:
-            raise EncodeError("field host is null, which AclDescription versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, description.host)
+        _w.write_string(out, _w.non_null(description.host, "field host is null, which AclDescription versions 0-1 do not allow (never nullable)"))
         field = "operation, permission_type"
         out += _pack_AclDescription_operation_permission_type(description.operation, description.permission_type)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AclDescription_v0_1(description: AclDescription) -> int:
-    size = 2
-    size += _w.string_size(description.principal)
-    size += _w.string_size(description.host)
-    return size
 
 
 # --- AclDescription, versions 2-3 (flexible) ---
@@ -308,13 +297,9 @@ def _write_AclDescription_v2_3(description: AclDescription, out: bytearray) -> N
     field = ""
     try:
         field = "principal"
-        if description.principal is None:
-            raise EncodeError("field principal is null, which AclDescription versions 2-3 do not allow (never nullable)")
-        _w.write_compact_string(out, description.principal)
+        _w.write_compact_string(out, _w.non_null(description.principal, "field principal is null, which AclDescription versions 2-3 do not allow (never nullable)"))
         field = "host"
-        if description.host is None:
-            raise EncodeError("field host is null, which AclDescription versions 2-3 do not allow (never nullable)")
-        _w.write_compact_string(out, description.host)
+        _w.write_compact_string(out, _w.non_null(description.host, "field host is null, which AclDescription versions 2-3 do not allow (never nullable)"))
         field = "operation, permission_type"
         out += _pack_AclDescription_operation_permission_type(description.operation, description.permission_type)
         field = "(tagged fields)"
@@ -324,17 +309,6 @@ def _write_AclDescription_v2_3(description: AclDescription, out: bytearray) -> N
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AclDescription_v2_3(description: AclDescription) -> int:
-    size = 2
-    size += _w.compact_string_size(description.principal)
-    size += _w.compact_string_size(description.host)
-    count = len(description.unknown_tagged_fields)
-    for tag, payload in description.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeAclsResource, version 0 ---
@@ -379,32 +353,14 @@ def _write_DescribeAclsResource_v0(resource: DescribeAclsResource, out: bytearra
         field = "resource_type"
         out += _pack_DescribeAclsResource_resource_type(resource.resource_type)
         field = "resource_name"
-        if resource.resource_name is None:
-            raise EncodeError("field resource_name is null, which DescribeAclsResource version 0 does not allow (never nullable)")
-        _w.write_string(out, resource.resource_name)
+        _w.write_string(out, _w.non_null(resource.resource_name, "field resource_name is null, which DescribeAclsResource version 0 does not allow (never nullable)"))
         field = "acls[]"
-        acls_items = resource.acls
-        if acls_items is None:
-                raise EncodeError("field acls is null, which DescribeAclsResource version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(acls_items), False)
-            for acls_item in acls_items:
-                _write_AclDescription_v0_1(acls_item, out)
+        acls_items = _w.non_null(resource.acls, "field acls is null, which DescribeAclsResource version 0 does not allow (never nullable)")
+        _w.write_count(out, len(acls_items), False)
+        for acls_item in acls_items:
+            _write_AclDescription_v0_1(acls_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeAclsResource_v0(resource: DescribeAclsResource) -> int:
-    size = 1
-    size += _w.string_size(resource.resource_name)
-    acls_items = resource.acls
-    if acls_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(acls_items), False)
-        for acls_item in acls_items:
-            size += _size_AclDescription_v0_1(acls_item)
-    return size
 
 
 # --- DescribeAclsResource, version 1 ---
@@ -449,34 +405,16 @@ def _write_DescribeAclsResource_v1(resource: DescribeAclsResource, out: bytearra
         field = "resource_type"
         out += _pack_DescribeAclsResource_resource_type(resource.resource_type)
         field = "resource_name"
-        if resource.resource_name is None:
-            raise EncodeError("field resource_name is null, which DescribeAclsResource version 1 does not allow (never nullable)")
-        _w.write_string(out, resource.resource_name)
+        _w.write_string(out, _w.non_null(resource.resource_name, "field resource_name is null, which DescribeAclsResource version 1 does not allow (never nullable)"))
         field = "pattern_type"
         out += _pack_DescribeAclsResource_pattern_type(resource.pattern_type)
         field = "acls[]"
-        acls_items = resource.acls
-        if acls_items is None:
-                raise EncodeError("field acls is null, which DescribeAclsResource version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(acls_items), False)
-            for acls_item in acls_items:
-                _write_AclDescription_v0_1(acls_item, out)
+        acls_items = _w.non_null(resource.acls, "field acls is null, which DescribeAclsResource version 1 does not allow (never nullable)")
+        _w.write_count(out, len(acls_items), False)
+        for acls_item in acls_items:
+            _write_AclDescription_v0_1(acls_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeAclsResource_v1(resource: DescribeAclsResource) -> int:
-    size = 2
-    size += _w.string_size(resource.resource_name)
-    acls_items = resource.acls
-    if acls_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(acls_items), False)
-        for acls_item in acls_items:
-            size += _size_AclDescription_v0_1(acls_item)
-    return size
 
 
 # --- DescribeAclsResource, versions 2-3 (flexible) ---
@@ -524,19 +462,14 @@ def _write_DescribeAclsResource_v2_3(resource: DescribeAclsResource, out: bytear
         field = "resource_type"
         out += _pack_DescribeAclsResource_resource_type(resource.resource_type)
         field = "resource_name"
-        if resource.resource_name is None:
-            raise EncodeError("field resource_name is null, which DescribeAclsResource versions 2-3 do not allow (never nullable)")
-        _w.write_compact_string(out, resource.resource_name)
+        _w.write_compact_string(out, _w.non_null(resource.resource_name, "field resource_name is null, which DescribeAclsResource versions 2-3 do not allow (never nullable)"))
         field = "pattern_type"
         out += _pack_DescribeAclsResource_pattern_type(resource.pattern_type)
         field = "acls[]"
-        acls_items = resource.acls
-        if acls_items is None:
-                raise EncodeError("field acls is null, which DescribeAclsResource versions 2-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(acls_items), True)
-            for acls_item in acls_items:
-                _write_AclDescription_v2_3(acls_item, out)
+        acls_items = _w.non_null(resource.acls, "field acls is null, which DescribeAclsResource versions 2-3 do not allow (never nullable)")
+        _w.write_count(out, len(acls_items), True)
+        for acls_item in acls_items:
+            _write_AclDescription_v2_3(acls_item, out)
         field = "(tagged fields)"
         if resource.unknown_tagged_fields:
             _w.write_tagged(out, [], resource.unknown_tagged_fields)
@@ -544,23 +477,6 @@ def _write_DescribeAclsResource_v2_3(resource: DescribeAclsResource, out: bytear
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeAclsResource_v2_3(resource: DescribeAclsResource) -> int:
-    size = 2
-    size += _w.compact_string_size(resource.resource_name)
-    acls_items = resource.acls
-    if acls_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(acls_items), True)
-        for acls_item in acls_items:
-            size += _size_AclDescription_v2_3(acls_item)
-    count = len(resource.unknown_tagged_fields)
-    for tag, payload in resource.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeAclsResponse, version 0 ---
@@ -604,28 +520,12 @@ def _write_DescribeAclsResponse_v0(response: DescribeAclsResponse, out: bytearra
         field = "error_message"
         _w.write_string(out, response.error_message)
         field = "resources[]"
-        resources_items = response.resources
-        if resources_items is None:
-                raise EncodeError("field resources is null, which DescribeAclsResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(resources_items), False)
-            for resources_item in resources_items:
-                _write_DescribeAclsResource_v0(resources_item, out)
+        resources_items = _w.non_null(response.resources, "field resources is null, which DescribeAclsResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(resources_items), False)
+        for resources_item in resources_items:
+            _write_DescribeAclsResource_v0(resources_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeAclsResponse_v0(response: DescribeAclsResponse) -> int:
-    size = 6
-    size += _w.string_size(response.error_message)
-    resources_items = response.resources
-    if resources_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(resources_items), False)
-        for resources_item in resources_items:
-            size += _size_DescribeAclsResource_v0(resources_item)
-    return size
 
 
 # --- DescribeAclsResponse, version 1 ---
@@ -669,28 +569,12 @@ def _write_DescribeAclsResponse_v1(response: DescribeAclsResponse, out: bytearra
         field = "error_message"
         _w.write_string(out, response.error_message)
         field = "resources[]"
-        resources_items = response.resources
-        if resources_items is None:
-                raise EncodeError("field resources is null, which DescribeAclsResponse version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(resources_items), False)
-            for resources_item in resources_items:
-                _write_DescribeAclsResource_v1(resources_item, out)
+        resources_items = _w.non_null(response.resources, "field resources is null, which DescribeAclsResponse version 1 does not allow (never nullable)")
+        _w.write_count(out, len(resources_items), False)
+        for resources_item in resources_items:
+            _write_DescribeAclsResource_v1(resources_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeAclsResponse_v1(response: DescribeAclsResponse) -> int:
-    size = 6
-    size += _w.string_size(response.error_message)
-    resources_items = response.resources
-    if resources_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(resources_items), False)
-        for resources_item in resources_items:
-            size += _size_DescribeAclsResource_v1(resources_item)
-    return size
 
 
 # --- DescribeAclsResponse, versions 2-3 (flexible) ---
@@ -737,13 +621,10 @@ def _write_DescribeAclsResponse_v2_3(response: DescribeAclsResponse, out: bytear
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
         field = "resources[]"
-        resources_items = response.resources
-        if resources_items is None:
-                raise EncodeError("field resources is null, which DescribeAclsResponse versions 2-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(resources_items), True)
-            for resources_item in resources_items:
-                _write_DescribeAclsResource_v2_3(resources_item, out)
+        resources_items = _w.non_null(response.resources, "field resources is null, which DescribeAclsResponse versions 2-3 do not allow (never nullable)")
+        _w.write_count(out, len(resources_items), True)
+        for resources_item in resources_items:
+            _write_DescribeAclsResource_v2_3(resources_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -751,23 +632,6 @@ def _write_DescribeAclsResponse_v2_3(response: DescribeAclsResponse, out: bytear
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeAclsResponse_v2_3(response: DescribeAclsResponse) -> int:
-    size = 6
-    size += _w.compact_string_size(response.error_message)
-    resources_items = response.resources
-    if resources_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(resources_items), True)
-        for resources_item in resources_items:
-            size += _size_DescribeAclsResource_v2_3(resources_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -778,7 +642,6 @@ _V1_PLUS = (1, 32767)
 
 AclDescription._READERS = (_read_AclDescription_v0_1, _read_AclDescription_v0_1, _read_AclDescription_v2_3, _read_AclDescription_v2_3)
 AclDescription._WRITERS = (_write_AclDescription_v0_1, _write_AclDescription_v0_1, _write_AclDescription_v2_3, _write_AclDescription_v2_3)
-AclDescription._SIZERS = (_size_AclDescription_v0_1, _size_AclDescription_v0_1, _size_AclDescription_v2_3, _size_AclDescription_v2_3)
 AclDescription.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="principal", json_name="principal", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="host", json_name="host", type="string", versions=_V0_PLUS, default=''),
@@ -787,7 +650,6 @@ AclDescription.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
 )
 DescribeAclsResource._READERS = (_read_DescribeAclsResource_v0, _read_DescribeAclsResource_v1, _read_DescribeAclsResource_v2_3, _read_DescribeAclsResource_v2_3)
 DescribeAclsResource._WRITERS = (_write_DescribeAclsResource_v0, _write_DescribeAclsResource_v1, _write_DescribeAclsResource_v2_3, _write_DescribeAclsResource_v2_3)
-DescribeAclsResource._SIZERS = (_size_DescribeAclsResource_v0, _size_DescribeAclsResource_v1, _size_DescribeAclsResource_v2_3, _size_DescribeAclsResource_v2_3)
 DescribeAclsResource._LAZY_DEFAULTS = {"acls": list}
 DescribeAclsResource.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="resource_type", json_name="resourceType", type="int8", versions=_V0_PLUS, default=0),
@@ -797,7 +659,6 @@ DescribeAclsResource.FIELDS = (  # what the runtime knows of each field (kwire.w
 )
 DescribeAclsResponse._READERS = (_read_DescribeAclsResponse_v0, _read_DescribeAclsResponse_v1, _read_DescribeAclsResponse_v2_3, _read_DescribeAclsResponse_v2_3)
 DescribeAclsResponse._WRITERS = (_write_DescribeAclsResponse_v0, _write_DescribeAclsResponse_v1, _write_DescribeAclsResponse_v2_3, _write_DescribeAclsResponse_v2_3)
-DescribeAclsResponse._SIZERS = (_size_DescribeAclsResponse_v0, _size_DescribeAclsResponse_v1, _size_DescribeAclsResponse_v2_3, _size_DescribeAclsResponse_v2_3)
 DescribeAclsResponse._LAZY_DEFAULTS = {"resources": list}
 DescribeAclsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

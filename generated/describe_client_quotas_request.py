@@ -3,8 +3,8 @@
 Request message, versions 0-1, flexible versions 1+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -171,22 +171,13 @@ def _write_ComponentData_v0(data: ComponentData, out: bytearray) -> None:
     field = ""
     try:
         field = "entity_type"
-        if data.entity_type is None:
-            raise EncodeError("field entity_type is null, which ComponentData version 0 does not allow (never nullable)")
-        _w.write_string(out, data.entity_type)
+        _w.write_string(out, _w.non_null(data.entity_type, "field entity_type is null, which ComponentData version 0 does not allow (never nullable)"))
         field = "match_type"
         out += _pack_ComponentData_match_type(data.match_type)
         field = "match"
         _w.write_string(out, data.match)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ComponentData_v0(data: ComponentData) -> int:
-    size = 1
-    size += _w.string_size(data.entity_type)
-    size += _w.string_size(data.match)
-    return size
 
 
 # --- ComponentData, version 1 (flexible) ---
@@ -218,9 +209,7 @@ def _write_ComponentData_v1(data: ComponentData, out: bytearray) -> None:
     field = ""
     try:
         field = "entity_type"
-        if data.entity_type is None:
-            raise EncodeError("field entity_type is null, which ComponentData version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, data.entity_type)
+        _w.write_compact_string(out, _w.non_null(data.entity_type, "field entity_type is null, which ComponentData version 1 does not allow (never nullable)"))
         field = "match_type"
         out += _pack_ComponentData_match_type(data.match_type)
         field = "match"
@@ -232,17 +221,6 @@ def _write_ComponentData_v1(data: ComponentData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ComponentData_v1(data: ComponentData) -> int:
-    size = 1
-    size += _w.compact_string_size(data.entity_type)
-    size += _w.compact_string_size(data.match)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeClientQuotasRequest, version 0 ---
@@ -280,29 +258,14 @@ def _write_DescribeClientQuotasRequest_v0(request: DescribeClientQuotasRequest, 
     field = ""
     try:
         field = "components[]"
-        components_items = request.components
-        if components_items is None:
-                raise EncodeError("field components is null, which DescribeClientQuotasRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(components_items), False)
-            for components_item in components_items:
-                _write_ComponentData_v0(components_item, out)
+        components_items = _w.non_null(request.components, "field components is null, which DescribeClientQuotasRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(components_items), False)
+        for components_item in components_items:
+            _write_ComponentData_v0(components_item, out)
         field = "strict"
         out += _pack_DescribeClientQuotasRequest_strict(request.strict)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeClientQuotasRequest_v0(request: DescribeClientQuotasRequest) -> int:
-    size = 1
-    components_items = request.components
-    if components_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(components_items), False)
-        for components_item in components_items:
-            size += _size_ComponentData_v0(components_item)
-    return size
 
 
 # --- DescribeClientQuotasRequest, version 1 (flexible) ---
@@ -343,13 +306,10 @@ def _write_DescribeClientQuotasRequest_v1(request: DescribeClientQuotasRequest, 
     field = ""
     try:
         field = "components[]"
-        components_items = request.components
-        if components_items is None:
-                raise EncodeError("field components is null, which DescribeClientQuotasRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(components_items), True)
-            for components_item in components_items:
-                _write_ComponentData_v1(components_item, out)
+        components_items = _w.non_null(request.components, "field components is null, which DescribeClientQuotasRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(components_items), True)
+        for components_item in components_items:
+            _write_ComponentData_v1(components_item, out)
         field = "strict"
         out += _pack_DescribeClientQuotasRequest_strict(request.strict)
         field = "(tagged fields)"
@@ -361,22 +321,6 @@ def _write_DescribeClientQuotasRequest_v1(request: DescribeClientQuotasRequest, 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeClientQuotasRequest_v1(request: DescribeClientQuotasRequest) -> int:
-    size = 1
-    components_items = request.components
-    if components_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(components_items), True)
-        for components_item in components_items:
-            size += _size_ComponentData_v1(components_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -384,7 +328,6 @@ _V0_PLUS = (0, 32767)
 
 ComponentData._READERS = (_read_ComponentData_v0, _read_ComponentData_v1)
 ComponentData._WRITERS = (_write_ComponentData_v0, _write_ComponentData_v1)
-ComponentData._SIZERS = (_size_ComponentData_v0, _size_ComponentData_v1)
 ComponentData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="entity_type", json_name="entityType", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="match_type", json_name="matchType", type="int8", versions=_V0_PLUS, default=0),
@@ -392,7 +335,6 @@ ComponentData.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
 )
 DescribeClientQuotasRequest._READERS = (_read_DescribeClientQuotasRequest_v0, _read_DescribeClientQuotasRequest_v1)
 DescribeClientQuotasRequest._WRITERS = (_write_DescribeClientQuotasRequest_v0, _write_DescribeClientQuotasRequest_v1)
-DescribeClientQuotasRequest._SIZERS = (_size_DescribeClientQuotasRequest_v0, _size_DescribeClientQuotasRequest_v1)
 DescribeClientQuotasRequest._LAZY_DEFAULTS = {"components": list}
 DescribeClientQuotasRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="components", json_name="components", type="[]ComponentData", versions=_V0_PLUS, default=(), struct=ComponentData),

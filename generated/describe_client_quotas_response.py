@@ -3,8 +3,8 @@
 Response message, versions 0-1, flexible versions 1+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -277,20 +277,11 @@ def _write_EntityData_v0(data: EntityData, out: bytearray) -> None:
     field = ""
     try:
         field = "entity_type"
-        if data.entity_type is None:
-            raise EncodeError("field entity_type is null, which EntityData version 0 does not allow (never nullable)")
-        _w.write_string(out, data.entity_type)
+        _w.write_string(out, _w.non_null(data.entity_type, "field entity_type is null, which EntityData version 0 does not allow (never nullable)"))
         field = "entity_name"
         _w.write_string(out, data.entity_name)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_EntityData_v0(data: EntityData) -> int:
-    size = 0
-    size += _w.string_size(data.entity_type)
-    size += _w.string_size(data.entity_name)
-    return size
 
 
 # --- EntityData, version 1 (flexible) ---
@@ -319,9 +310,7 @@ def _write_EntityData_v1(data: EntityData, out: bytearray) -> None:
     field = ""
     try:
         field = "entity_type"
-        if data.entity_type is None:
-            raise EncodeError("field entity_type is null, which EntityData version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, data.entity_type)
+        _w.write_compact_string(out, _w.non_null(data.entity_type, "field entity_type is null, which EntityData version 1 does not allow (never nullable)"))
         field = "entity_name"
         _w.write_compact_string(out, data.entity_name)
         field = "(tagged fields)"
@@ -331,17 +320,6 @@ def _write_EntityData_v1(data: EntityData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_EntityData_v1(data: EntityData) -> int:
-    size = 0
-    size += _w.compact_string_size(data.entity_type)
-    size += _w.compact_string_size(data.entity_name)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ValueData, version 0 ---
@@ -368,19 +346,11 @@ def _write_ValueData_v0(data: ValueData, out: bytearray) -> None:
     field = ""
     try:
         field = "key"
-        if data.key is None:
-            raise EncodeError("field key is null, which ValueData version 0 does not allow (never nullable)")
-        _w.write_string(out, data.key)
+        _w.write_string(out, _w.non_null(data.key, "field key is null, which ValueData version 0 does not allow (never nullable)"))
         field = "value"
         out += _pack_ValueData_value(data.value)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ValueData_v0(data: ValueData) -> int:
-    size = 8
-    size += _w.string_size(data.key)
-    return size
 
 
 # --- ValueData, version 1 (flexible) ---
@@ -410,9 +380,7 @@ def _write_ValueData_v1(data: ValueData, out: bytearray) -> None:
     field = ""
     try:
         field = "key"
-        if data.key is None:
-            raise EncodeError("field key is null, which ValueData version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, data.key)
+        _w.write_compact_string(out, _w.non_null(data.key, "field key is null, which ValueData version 1 does not allow (never nullable)"))
         field = "value"
         out += _pack_ValueData_value(data.value)
         field = "(tagged fields)"
@@ -422,16 +390,6 @@ def _write_ValueData_v1(data: ValueData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ValueData_v1(data: ValueData) -> int:
-    size = 8
-    size += _w.compact_string_size(data.key)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- EntryData, version 0 ---
@@ -479,42 +437,17 @@ def _write_EntryData_v0(data: EntryData, out: bytearray) -> None:
     field = ""
     try:
         field = "entity[]"
-        entity_items = data.entity
-        if entity_items is None:
-                raise EncodeError("field entity is null, which EntryData version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(entity_items), False)
-            for entity_item in entity_items:
-                _write_EntityData_v0(entity_item, out)
+        entity_items = _w.non_null(data.entity, "field entity is null, which EntryData version 0 does not allow (never nullable)")
+        _w.write_count(out, len(entity_items), False)
+        for entity_item in entity_items:
+            _write_EntityData_v0(entity_item, out)
         field = "values[]"
-        values_items = data.values
-        if values_items is None:
-                raise EncodeError("field values is null, which EntryData version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(values_items), False)
-            for values_item in values_items:
-                _write_ValueData_v0(values_item, out)
+        values_items = _w.non_null(data.values, "field values is null, which EntryData version 0 does not allow (never nullable)")
+        _w.write_count(out, len(values_items), False)
+        for values_item in values_items:
+            _write_ValueData_v0(values_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_EntryData_v0(data: EntryData) -> int:
-    size = 0
-    entity_items = data.entity
-    if entity_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(entity_items), False)
-        for entity_item in entity_items:
-            size += _size_EntityData_v0(entity_item)
-    values_items = data.values
-    if values_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(values_items), False)
-        for values_item in values_items:
-            size += _size_ValueData_v0(values_item)
-    return size
 
 
 # --- EntryData, version 1 (flexible) ---
@@ -565,21 +498,15 @@ def _write_EntryData_v1(data: EntryData, out: bytearray) -> None:
     field = ""
     try:
         field = "entity[]"
-        entity_items = data.entity
-        if entity_items is None:
-                raise EncodeError("field entity is null, which EntryData version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(entity_items), True)
-            for entity_item in entity_items:
-                _write_EntityData_v1(entity_item, out)
+        entity_items = _w.non_null(data.entity, "field entity is null, which EntryData version 1 does not allow (never nullable)")
+        _w.write_count(out, len(entity_items), True)
+        for entity_item in entity_items:
+            _write_EntityData_v1(entity_item, out)
         field = "values[]"
-        values_items = data.values
-        if values_items is None:
-                raise EncodeError("field values is null, which EntryData version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(values_items), True)
-            for values_item in values_items:
-                _write_ValueData_v1(values_item, out)
+        values_items = _w.non_null(data.values, "field values is null, which EntryData version 1 does not allow (never nullable)")
+        _w.write_count(out, len(values_items), True)
+        for values_item in values_items:
+            _write_ValueData_v1(values_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -587,29 +514,6 @@ def _write_EntryData_v1(data: EntryData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_EntryData_v1(data: EntryData) -> int:
-    size = 0
-    entity_items = data.entity
-    if entity_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(entity_items), True)
-        for entity_item in entity_items:
-            size += _size_EntityData_v1(entity_item)
-    values_items = data.values
-    if values_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(values_items), True)
-        for values_item in values_items:
-            size += _size_ValueData_v1(values_item)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeClientQuotasResponse, version 0 ---
@@ -662,19 +566,6 @@ def _write_DescribeClientQuotasResponse_v0(response: DescribeClientQuotasRespons
                 _write_EntryData_v0(entries_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeClientQuotasResponse_v0(response: DescribeClientQuotasResponse) -> int:
-    size = 6
-    size += _w.string_size(response.error_message)
-    entries_items = response.entries
-    if entries_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(entries_items), False)
-        for entries_item in entries_items:
-            size += _size_EntryData_v0(entries_item)
-    return size
 
 
 # --- DescribeClientQuotasResponse, version 1 (flexible) ---
@@ -737,23 +628,6 @@ def _write_DescribeClientQuotasResponse_v1(response: DescribeClientQuotasRespons
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeClientQuotasResponse_v1(response: DescribeClientQuotasResponse) -> int:
-    size = 6
-    size += _w.compact_string_size(response.error_message)
-    entries_items = response.entries
-    if entries_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(entries_items), True)
-        for entries_item in entries_items:
-            size += _size_EntryData_v1(entries_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -761,21 +635,18 @@ _V0_PLUS = (0, 32767)
 
 EntityData._READERS = (_read_EntityData_v0, _read_EntityData_v1)
 EntityData._WRITERS = (_write_EntityData_v0, _write_EntityData_v1)
-EntityData._SIZERS = (_size_EntityData_v0, _size_EntityData_v1)
 EntityData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="entity_type", json_name="entityType", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="entity_name", json_name="entityName", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
 )
 ValueData._READERS = (_read_ValueData_v0, _read_ValueData_v1)
 ValueData._WRITERS = (_write_ValueData_v0, _write_ValueData_v1)
-ValueData._SIZERS = (_size_ValueData_v0, _size_ValueData_v1)
 ValueData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="key", json_name="key", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="value", json_name="value", type="float64", versions=_V0_PLUS, default=0.0),
 )
 EntryData._READERS = (_read_EntryData_v0, _read_EntryData_v1)
 EntryData._WRITERS = (_write_EntryData_v0, _write_EntryData_v1)
-EntryData._SIZERS = (_size_EntryData_v0, _size_EntryData_v1)
 EntryData._LAZY_DEFAULTS = {"entity": list, "values": list}
 EntryData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="entity", json_name="entity", type="[]EntityData", versions=_V0_PLUS, default=(), struct=EntityData),
@@ -783,7 +654,6 @@ EntryData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message
 )
 DescribeClientQuotasResponse._READERS = (_read_DescribeClientQuotasResponse_v0, _read_DescribeClientQuotasResponse_v1)
 DescribeClientQuotasResponse._WRITERS = (_write_DescribeClientQuotasResponse_v0, _write_DescribeClientQuotasResponse_v1)
-DescribeClientQuotasResponse._SIZERS = (_size_DescribeClientQuotasResponse_v0, _size_DescribeClientQuotasResponse_v1)
 DescribeClientQuotasResponse._LAZY_DEFAULTS = {"entries": list}
 DescribeClientQuotasResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Request message, versions 0-2, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -135,15 +135,6 @@ def _write_DescribeClusterRequest_v0(request: DescribeClusterRequest, out: bytea
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeClusterRequest_v0(request: DescribeClusterRequest) -> int:
-    size = 1
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- DescribeClusterRequest, version 1 (flexible) ---
 
 def _read_DescribeClusterRequest_v1(buf: bytes, pos: int) -> tuple[DescribeClusterRequest, int]:
@@ -182,15 +173,6 @@ def _write_DescribeClusterRequest_v1(request: DescribeClusterRequest, out: bytea
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeClusterRequest_v1(request: DescribeClusterRequest) -> int:
-    size = 2
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- DescribeClusterRequest, version 2 (flexible) ---
 
 def _read_DescribeClusterRequest_v2(buf: bytes, pos: int) -> tuple[DescribeClusterRequest, int]:
@@ -226,15 +208,6 @@ def _write_DescribeClusterRequest_v2(request: DescribeClusterRequest, out: bytea
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeClusterRequest_v2(request: DescribeClusterRequest) -> int:
-    size = 3
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -244,7 +217,6 @@ _V2_PLUS = (2, 32767)
 
 DescribeClusterRequest._READERS = (_read_DescribeClusterRequest_v0, _read_DescribeClusterRequest_v1, _read_DescribeClusterRequest_v2)
 DescribeClusterRequest._WRITERS = (_write_DescribeClusterRequest_v0, _write_DescribeClusterRequest_v1, _write_DescribeClusterRequest_v2)
-DescribeClusterRequest._SIZERS = (_size_DescribeClusterRequest_v0, _size_DescribeClusterRequest_v1, _size_DescribeClusterRequest_v2)
 DescribeClusterRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="include_cluster_authorized_operations", json_name="includeClusterAuthorizedOperations", type="bool", versions=_V0_PLUS, default=False),
     FieldInfo(attr="endpoint_type", json_name="endpointType", type="int8", versions=_V1_PLUS, default=1),

@@ -3,8 +3,8 @@
 Response message, versions 0-2, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -248,9 +248,7 @@ def _write_DescribeClusterBroker_v0_1(broker: DescribeClusterBroker, out: bytear
         field = "broker_id"
         out += _pack_DescribeClusterBroker_broker_id(broker.broker_id)
         field = "host"
-        if broker.host is None:
-            raise EncodeError("field host is null, which DescribeClusterBroker versions 0-1 do not allow (never nullable)")
-        _w.write_compact_string(out, broker.host)
+        _w.write_compact_string(out, _w.non_null(broker.host, "field host is null, which DescribeClusterBroker versions 0-1 do not allow (never nullable)"))
         field = "port"
         out += _pack_DescribeClusterBroker_port(broker.port)
         field = "rack"
@@ -262,17 +260,6 @@ def _write_DescribeClusterBroker_v0_1(broker: DescribeClusterBroker, out: bytear
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeClusterBroker_v0_1(broker: DescribeClusterBroker) -> int:
-    size = 8
-    size += _w.compact_string_size(broker.host)
-    size += _w.compact_string_size(broker.rack)
-    count = len(broker.unknown_tagged_fields)
-    for tag, payload in broker.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeClusterBroker, version 2 (flexible) ---
@@ -312,9 +299,7 @@ def _write_DescribeClusterBroker_v2(broker: DescribeClusterBroker, out: bytearra
         field = "broker_id"
         out += _pack_DescribeClusterBroker_broker_id(broker.broker_id)
         field = "host"
-        if broker.host is None:
-            raise EncodeError("field host is null, which DescribeClusterBroker version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, broker.host)
+        _w.write_compact_string(out, _w.non_null(broker.host, "field host is null, which DescribeClusterBroker version 2 does not allow (never nullable)"))
         field = "port"
         out += _pack_DescribeClusterBroker_port(broker.port)
         field = "rack"
@@ -328,17 +313,6 @@ def _write_DescribeClusterBroker_v2(broker: DescribeClusterBroker, out: bytearra
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeClusterBroker_v2(broker: DescribeClusterBroker) -> int:
-    size = 9
-    size += _w.compact_string_size(broker.host)
-    size += _w.compact_string_size(broker.rack)
-    count = len(broker.unknown_tagged_fields)
-    for tag, payload in broker.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeClusterResponse, version 0 (flexible) ---
@@ -396,19 +370,14 @@ def _write_DescribeClusterResponse_v0(response: DescribeClusterResponse, out: by
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
         field = "cluster_id"
-        if response.cluster_id is None:
-            raise EncodeError("field cluster_id is null, which DescribeClusterResponse version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, response.cluster_id)
+        _w.write_compact_string(out, _w.non_null(response.cluster_id, "field cluster_id is null, which DescribeClusterResponse version 0 does not allow (never nullable)"))
         field = "controller_id"
         out += _pack_DescribeClusterResponse_controller_id(response.controller_id)
         field = "brokers[]"
-        brokers_items = response.brokers
-        if brokers_items is None:
-                raise EncodeError("field brokers is null, which DescribeClusterResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(brokers_items), True)
-            for brokers_item in brokers_items:
-                _write_DescribeClusterBroker_v0_1(brokers_item, out)
+        brokers_items = _w.non_null(response.brokers, "field brokers is null, which DescribeClusterResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(brokers_items), True)
+        for brokers_item in brokers_items:
+            _write_DescribeClusterBroker_v0_1(brokers_item, out)
         field = "cluster_authorized_operations"
         out += _pack_DescribeClusterResponse_cluster_authorized_operations(response.cluster_authorized_operations)
         field = "(tagged fields)"
@@ -418,24 +387,6 @@ def _write_DescribeClusterResponse_v0(response: DescribeClusterResponse, out: by
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeClusterResponse_v0(response: DescribeClusterResponse) -> int:
-    size = 14
-    size += _w.compact_string_size(response.error_message)
-    size += _w.compact_string_size(response.cluster_id)
-    brokers_items = response.brokers
-    if brokers_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(brokers_items), True)
-        for brokers_item in brokers_items:
-            size += _size_DescribeClusterBroker_v0_1(brokers_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeClusterResponse, version 1 (flexible) ---
@@ -495,19 +446,14 @@ def _write_DescribeClusterResponse_v1(response: DescribeClusterResponse, out: by
         field = "endpoint_type"
         out += _pack_DescribeClusterResponse_endpoint_type(response.endpoint_type)
         field = "cluster_id"
-        if response.cluster_id is None:
-            raise EncodeError("field cluster_id is null, which DescribeClusterResponse version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, response.cluster_id)
+        _w.write_compact_string(out, _w.non_null(response.cluster_id, "field cluster_id is null, which DescribeClusterResponse version 1 does not allow (never nullable)"))
         field = "controller_id"
         out += _pack_DescribeClusterResponse_controller_id(response.controller_id)
         field = "brokers[]"
-        brokers_items = response.brokers
-        if brokers_items is None:
-                raise EncodeError("field brokers is null, which DescribeClusterResponse version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(brokers_items), True)
-            for brokers_item in brokers_items:
-                _write_DescribeClusterBroker_v0_1(brokers_item, out)
+        brokers_items = _w.non_null(response.brokers, "field brokers is null, which DescribeClusterResponse version 1 does not allow (never nullable)")
+        _w.write_count(out, len(brokers_items), True)
+        for brokers_item in brokers_items:
+            _write_DescribeClusterBroker_v0_1(brokers_item, out)
         field = "cluster_authorized_operations"
         out += _pack_DescribeClusterResponse_cluster_authorized_operations(response.cluster_authorized_operations)
         field = "(tagged fields)"
@@ -517,24 +463,6 @@ def _write_DescribeClusterResponse_v1(response: DescribeClusterResponse, out: by
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeClusterResponse_v1(response: DescribeClusterResponse) -> int:
-    size = 15
-    size += _w.compact_string_size(response.error_message)
-    size += _w.compact_string_size(response.cluster_id)
-    brokers_items = response.brokers
-    if brokers_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(brokers_items), True)
-        for brokers_item in brokers_items:
-            size += _size_DescribeClusterBroker_v0_1(brokers_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeClusterResponse, version 2 (flexible) ---
@@ -594,19 +522,14 @@ def _write_DescribeClusterResponse_v2(response: DescribeClusterResponse, out: by
         field = "endpoint_type"
         out += _pack_DescribeClusterResponse_endpoint_type(response.endpoint_type)
         field = "cluster_id"
-        if response.cluster_id is None:
-            raise EncodeError("field cluster_id is null, which DescribeClusterResponse version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, response.cluster_id)
+        _w.write_compact_string(out, _w.non_null(response.cluster_id, "field cluster_id is null, which DescribeClusterResponse version 2 does not allow (never nullable)"))
         field = "controller_id"
         out += _pack_DescribeClusterResponse_controller_id(response.controller_id)
         field = "brokers[]"
-        brokers_items = response.brokers
-        if brokers_items is None:
-                raise EncodeError("field brokers is null, which DescribeClusterResponse version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(brokers_items), True)
-            for brokers_item in brokers_items:
-                _write_DescribeClusterBroker_v2(brokers_item, out)
+        brokers_items = _w.non_null(response.brokers, "field brokers is null, which DescribeClusterResponse version 2 does not allow (never nullable)")
+        _w.write_count(out, len(brokers_items), True)
+        for brokers_item in brokers_items:
+            _write_DescribeClusterBroker_v2(brokers_item, out)
         field = "cluster_authorized_operations"
         out += _pack_DescribeClusterResponse_cluster_authorized_operations(response.cluster_authorized_operations)
         field = "(tagged fields)"
@@ -618,24 +541,6 @@ def _write_DescribeClusterResponse_v2(response: DescribeClusterResponse, out: by
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeClusterResponse_v2(response: DescribeClusterResponse) -> int:
-    size = 15
-    size += _w.compact_string_size(response.error_message)
-    size += _w.compact_string_size(response.cluster_id)
-    brokers_items = response.brokers
-    if brokers_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(brokers_items), True)
-        for brokers_item in brokers_items:
-            size += _size_DescribeClusterBroker_v2(brokers_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -645,7 +550,6 @@ _V2_PLUS = (2, 32767)
 
 DescribeClusterBroker._READERS = (_read_DescribeClusterBroker_v0_1, _read_DescribeClusterBroker_v0_1, _read_DescribeClusterBroker_v2)
 DescribeClusterBroker._WRITERS = (_write_DescribeClusterBroker_v0_1, _write_DescribeClusterBroker_v0_1, _write_DescribeClusterBroker_v2)
-DescribeClusterBroker._SIZERS = (_size_DescribeClusterBroker_v0_1, _size_DescribeClusterBroker_v0_1, _size_DescribeClusterBroker_v2)
 DescribeClusterBroker._MAP_KEYS = ("broker_id",)
 DescribeClusterBroker.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="broker_id", json_name="brokerId", type="int32", versions=_V0_PLUS, default=0, map_key=True),
@@ -656,7 +560,6 @@ DescribeClusterBroker.FIELDS = (  # what the runtime knows of each field (kwire.
 )
 DescribeClusterResponse._READERS = (_read_DescribeClusterResponse_v0, _read_DescribeClusterResponse_v1, _read_DescribeClusterResponse_v2)
 DescribeClusterResponse._WRITERS = (_write_DescribeClusterResponse_v0, _write_DescribeClusterResponse_v1, _write_DescribeClusterResponse_v2)
-DescribeClusterResponse._SIZERS = (_size_DescribeClusterResponse_v0, _size_DescribeClusterResponse_v1, _size_DescribeClusterResponse_v2)
 DescribeClusterResponse._LAZY_DEFAULTS = {"brokers": KeyedList}
 DescribeClusterResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

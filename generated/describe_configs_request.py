@@ -3,8 +3,8 @@
 Request message, versions 0-4, flexible versions 4+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -194,9 +194,7 @@ def _write_DescribeConfigsResource_v0_3(resource: DescribeConfigsResource, out: 
         field = "resource_type"
         out += _pack_DescribeConfigsResource_resource_type(resource.resource_type)
         field = "resource_name"
-        if resource.resource_name is None:
-            raise EncodeError("field resource_name is null, which DescribeConfigsResource versions 0-3 do not allow (never nullable)")
-        _w.write_string(out, resource.resource_name)
+        _w.write_string(out, _w.non_null(resource.resource_name, "field resource_name is null, which DescribeConfigsResource versions 0-3 do not allow (never nullable)"))
         field = "configuration_keys"
         configuration_keys_items = resource.configuration_keys
         if configuration_keys_items is None:
@@ -209,19 +207,6 @@ def _write_DescribeConfigsResource_v0_3(resource: DescribeConfigsResource, out: 
                 _w.write_string(out, configuration_keys_item)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeConfigsResource_v0_3(resource: DescribeConfigsResource) -> int:
-    size = 1
-    size += _w.string_size(resource.resource_name)
-    configuration_keys_items = resource.configuration_keys
-    if configuration_keys_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(configuration_keys_items), False)
-        for configuration_keys_item in configuration_keys_items:
-            size += _w.string_size(configuration_keys_item)
-    return size
 
 
 # --- DescribeConfigsResource, version 4 (flexible) ---
@@ -266,9 +251,7 @@ def _write_DescribeConfigsResource_v4(resource: DescribeConfigsResource, out: by
         field = "resource_type"
         out += _pack_DescribeConfigsResource_resource_type(resource.resource_type)
         field = "resource_name"
-        if resource.resource_name is None:
-            raise EncodeError("field resource_name is null, which DescribeConfigsResource version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, resource.resource_name)
+        _w.write_compact_string(out, _w.non_null(resource.resource_name, "field resource_name is null, which DescribeConfigsResource version 4 does not allow (never nullable)"))
         field = "configuration_keys"
         configuration_keys_items = resource.configuration_keys
         if configuration_keys_items is None:
@@ -286,23 +269,6 @@ def _write_DescribeConfigsResource_v4(resource: DescribeConfigsResource, out: by
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeConfigsResource_v4(resource: DescribeConfigsResource) -> int:
-    size = 1
-    size += _w.compact_string_size(resource.resource_name)
-    configuration_keys_items = resource.configuration_keys
-    if configuration_keys_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(configuration_keys_items), True)
-        for configuration_keys_item in configuration_keys_items:
-            size += _w.compact_string_size(configuration_keys_item)
-    count = len(resource.unknown_tagged_fields)
-    for tag, payload in resource.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeConfigsRequest, version 0 ---
@@ -343,27 +309,12 @@ def _write_DescribeConfigsRequest_v0(request: DescribeConfigsRequest, out: bytea
     field = ""
     try:
         field = "resources[]"
-        resources_items = request.resources
-        if resources_items is None:
-                raise EncodeError("field resources is null, which DescribeConfigsRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(resources_items), False)
-            for resources_item in resources_items:
-                _write_DescribeConfigsResource_v0_3(resources_item, out)
+        resources_items = _w.non_null(request.resources, "field resources is null, which DescribeConfigsRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(resources_items), False)
+        for resources_item in resources_items:
+            _write_DescribeConfigsResource_v0_3(resources_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeConfigsRequest_v0(request: DescribeConfigsRequest) -> int:
-    size = 0
-    resources_items = request.resources
-    if resources_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(resources_items), False)
-        for resources_item in resources_items:
-            size += _size_DescribeConfigsResource_v0_3(resources_item)
-    return size
 
 
 # --- DescribeConfigsRequest, versions 1-2 ---
@@ -404,29 +355,14 @@ def _write_DescribeConfigsRequest_v1_2(request: DescribeConfigsRequest, out: byt
     field = ""
     try:
         field = "resources[]"
-        resources_items = request.resources
-        if resources_items is None:
-                raise EncodeError("field resources is null, which DescribeConfigsRequest versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(resources_items), False)
-            for resources_item in resources_items:
-                _write_DescribeConfigsResource_v0_3(resources_item, out)
+        resources_items = _w.non_null(request.resources, "field resources is null, which DescribeConfigsRequest versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(resources_items), False)
+        for resources_item in resources_items:
+            _write_DescribeConfigsResource_v0_3(resources_item, out)
         field = "include_synonyms"
         out += _pack_DescribeConfigsRequest_include_synonyms(request.include_synonyms)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeConfigsRequest_v1_2(request: DescribeConfigsRequest) -> int:
-    size = 1
-    resources_items = request.resources
-    if resources_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(resources_items), False)
-        for resources_item in resources_items:
-            size += _size_DescribeConfigsResource_v0_3(resources_item)
-    return size
 
 
 # --- DescribeConfigsRequest, version 3 ---
@@ -464,29 +400,14 @@ def _write_DescribeConfigsRequest_v3(request: DescribeConfigsRequest, out: bytea
     field = ""
     try:
         field = "resources[]"
-        resources_items = request.resources
-        if resources_items is None:
-                raise EncodeError("field resources is null, which DescribeConfigsRequest version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(resources_items), False)
-            for resources_item in resources_items:
-                _write_DescribeConfigsResource_v0_3(resources_item, out)
+        resources_items = _w.non_null(request.resources, "field resources is null, which DescribeConfigsRequest version 3 does not allow (never nullable)")
+        _w.write_count(out, len(resources_items), False)
+        for resources_item in resources_items:
+            _write_DescribeConfigsResource_v0_3(resources_item, out)
         field = "include_synonyms, include_documentation"
         out += _pack_DescribeConfigsRequest_include_synonyms_include_documentation(request.include_synonyms, request.include_documentation)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeConfigsRequest_v3(request: DescribeConfigsRequest) -> int:
-    size = 2
-    resources_items = request.resources
-    if resources_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(resources_items), False)
-        for resources_item in resources_items:
-            size += _size_DescribeConfigsResource_v0_3(resources_item)
-    return size
 
 
 # --- DescribeConfigsRequest, version 4 (flexible) ---
@@ -527,13 +448,10 @@ def _write_DescribeConfigsRequest_v4(request: DescribeConfigsRequest, out: bytea
     field = ""
     try:
         field = "resources[]"
-        resources_items = request.resources
-        if resources_items is None:
-                raise EncodeError("field resources is null, which DescribeConfigsRequest version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(resources_items), True)
-            for resources_item in resources_items:
-                _write_DescribeConfigsResource_v4(resources_item, out)
+        resources_items = _w.non_null(request.resources, "field resources is null, which DescribeConfigsRequest version 4 does not allow (never nullable)")
+        _w.write_count(out, len(resources_items), True)
+        for resources_item in resources_items:
+            _write_DescribeConfigsResource_v4(resources_item, out)
         field = "include_synonyms, include_documentation"
         out += _pack_DescribeConfigsRequest_include_synonyms_include_documentation(request.include_synonyms, request.include_documentation)
         field = "(tagged fields)"
@@ -545,22 +463,6 @@ def _write_DescribeConfigsRequest_v4(request: DescribeConfigsRequest, out: bytea
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeConfigsRequest_v4(request: DescribeConfigsRequest) -> int:
-    size = 2
-    resources_items = request.resources
-    if resources_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(resources_items), True)
-        for resources_item in resources_items:
-            size += _size_DescribeConfigsResource_v4(resources_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -570,7 +472,6 @@ _V3_PLUS = (3, 32767)
 
 DescribeConfigsResource._READERS = (_read_DescribeConfigsResource_v0_3, _read_DescribeConfigsResource_v0_3, _read_DescribeConfigsResource_v0_3, _read_DescribeConfigsResource_v0_3, _read_DescribeConfigsResource_v4)
 DescribeConfigsResource._WRITERS = (_write_DescribeConfigsResource_v0_3, _write_DescribeConfigsResource_v0_3, _write_DescribeConfigsResource_v0_3, _write_DescribeConfigsResource_v0_3, _write_DescribeConfigsResource_v4)
-DescribeConfigsResource._SIZERS = (_size_DescribeConfigsResource_v0_3, _size_DescribeConfigsResource_v0_3, _size_DescribeConfigsResource_v0_3, _size_DescribeConfigsResource_v0_3, _size_DescribeConfigsResource_v4)
 DescribeConfigsResource._LAZY_DEFAULTS = {"configuration_keys": list}
 DescribeConfigsResource.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="resource_type", json_name="resourceType", type="int8", versions=_V0_PLUS, default=0),
@@ -579,7 +480,6 @@ DescribeConfigsResource.FIELDS = (  # what the runtime knows of each field (kwir
 )
 DescribeConfigsRequest._READERS = (_read_DescribeConfigsRequest_v0, _read_DescribeConfigsRequest_v1_2, _read_DescribeConfigsRequest_v1_2, _read_DescribeConfigsRequest_v3, _read_DescribeConfigsRequest_v4)
 DescribeConfigsRequest._WRITERS = (_write_DescribeConfigsRequest_v0, _write_DescribeConfigsRequest_v1_2, _write_DescribeConfigsRequest_v1_2, _write_DescribeConfigsRequest_v3, _write_DescribeConfigsRequest_v4)
-DescribeConfigsRequest._SIZERS = (_size_DescribeConfigsRequest_v0, _size_DescribeConfigsRequest_v1_2, _size_DescribeConfigsRequest_v1_2, _size_DescribeConfigsRequest_v3, _size_DescribeConfigsRequest_v4)
 DescribeConfigsRequest._LAZY_DEFAULTS = {"resources": list}
 DescribeConfigsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="resources", json_name="resources", type="[]DescribeConfigsResource", versions=_V0_PLUS, default=(), struct=DescribeConfigsResource),

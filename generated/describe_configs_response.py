@@ -3,8 +3,8 @@
 Response message, versions 0-4, flexible versions 4+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -356,22 +356,13 @@ def _write_DescribeConfigsSynonym_v1_3(synonym: DescribeConfigsSynonym, out: byt
     field = ""
     try:
         field = "name"
-        if synonym.name is None:
-            raise EncodeError("field name is null, which DescribeConfigsSynonym versions 1-3 do not allow (never nullable)")
-        _w.write_string(out, synonym.name)
+        _w.write_string(out, _w.non_null(synonym.name, "field name is null, which DescribeConfigsSynonym versions 1-3 do not allow (never nullable)"))
         field = "value"
         _w.write_string(out, synonym.value)
         field = "source"
         out += _pack_DescribeConfigsSynonym_source(synonym.source)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeConfigsSynonym_v1_3(synonym: DescribeConfigsSynonym) -> int:
-    size = 1
-    size += _w.string_size(synonym.name)
-    size += _w.string_size(synonym.value)
-    return size
 
 
 # --- DescribeConfigsSynonym, version 4 (flexible) ---
@@ -403,9 +394,7 @@ def _write_DescribeConfigsSynonym_v4(synonym: DescribeConfigsSynonym, out: bytea
     field = ""
     try:
         field = "name"
-        if synonym.name is None:
-            raise EncodeError("field name is null, which DescribeConfigsSynonym version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, synonym.name)
+        _w.write_compact_string(out, _w.non_null(synonym.name, "field name is null, which DescribeConfigsSynonym version 4 does not allow (never nullable)"))
         field = "value"
         _w.write_compact_string(out, synonym.value)
         field = "source"
@@ -417,17 +406,6 @@ def _write_DescribeConfigsSynonym_v4(synonym: DescribeConfigsSynonym, out: bytea
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeConfigsSynonym_v4(synonym: DescribeConfigsSynonym) -> int:
-    size = 1
-    size += _w.compact_string_size(synonym.name)
-    size += _w.compact_string_size(synonym.value)
-    count = len(synonym.unknown_tagged_fields)
-    for tag, payload in synonym.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeConfigsResourceResult, version 0 ---
@@ -459,22 +437,13 @@ def _write_DescribeConfigsResourceResult_v0(result: DescribeConfigsResourceResul
     field = ""
     try:
         field = "name"
-        if result.name is None:
-            raise EncodeError("field name is null, which DescribeConfigsResourceResult version 0 does not allow (never nullable)")
-        _w.write_string(out, result.name)
+        _w.write_string(out, _w.non_null(result.name, "field name is null, which DescribeConfigsResourceResult version 0 does not allow (never nullable)"))
         field = "value"
         _w.write_string(out, result.value)
         field = "read_only, is_default, is_sensitive"
         out += _pack_DescribeConfigsResourceResult_read_only_to_is_sensitive(result.read_only, result.is_default, result.is_sensitive)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeConfigsResourceResult_v0(result: DescribeConfigsResourceResult) -> int:
-    size = 3
-    size += _w.string_size(result.name)
-    size += _w.string_size(result.value)
-    return size
 
 
 # --- DescribeConfigsResourceResult, versions 1-2 ---
@@ -521,37 +490,18 @@ def _write_DescribeConfigsResourceResult_v1_2(result: DescribeConfigsResourceRes
     field = ""
     try:
         field = "name"
-        if result.name is None:
-            raise EncodeError("field name is null, which DescribeConfigsResourceResult versions 1-2 do not allow (never nullable)")
-        _w.write_string(out, result.name)
+        _w.write_string(out, _w.non_null(result.name, "field name is null, which DescribeConfigsResourceResult versions 1-2 do not allow (never nullable)"))
         field = "value"
         _w.write_string(out, result.value)
         field = "read_only, config_source, is_sensitive"
         out += _pack_DescribeConfigsResourceResult_read_only_config_source_is_sensitive(result.read_only, result.config_source, result.is_sensitive)
         field = "synonyms[]"
-        synonyms_items = result.synonyms
-        if synonyms_items is None:
-                raise EncodeError("field synonyms is null, which DescribeConfigsResourceResult versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(synonyms_items), False)
-            for synonyms_item in synonyms_items:
-                _write_DescribeConfigsSynonym_v1_3(synonyms_item, out)
+        synonyms_items = _w.non_null(result.synonyms, "field synonyms is null, which DescribeConfigsResourceResult versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(synonyms_items), False)
+        for synonyms_item in synonyms_items:
+            _write_DescribeConfigsSynonym_v1_3(synonyms_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeConfigsResourceResult_v1_2(result: DescribeConfigsResourceResult) -> int:
-    size = 3
-    size += _w.string_size(result.name)
-    size += _w.string_size(result.value)
-    synonyms_items = result.synonyms
-    if synonyms_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(synonyms_items), False)
-        for synonyms_item in synonyms_items:
-            size += _size_DescribeConfigsSynonym_v1_3(synonyms_item)
-    return size
 
 
 # --- DescribeConfigsResourceResult, version 3 ---
@@ -601,42 +551,22 @@ def _write_DescribeConfigsResourceResult_v3(result: DescribeConfigsResourceResul
     field = ""
     try:
         field = "name"
-        if result.name is None:
-            raise EncodeError("field name is null, which DescribeConfigsResourceResult version 3 does not allow (never nullable)")
-        _w.write_string(out, result.name)
+        _w.write_string(out, _w.non_null(result.name, "field name is null, which DescribeConfigsResourceResult version 3 does not allow (never nullable)"))
         field = "value"
         _w.write_string(out, result.value)
         field = "read_only, config_source, is_sensitive"
         out += _pack_DescribeConfigsResourceResult_read_only_config_source_is_sensitive(result.read_only, result.config_source, result.is_sensitive)
         field = "synonyms[]"
-        synonyms_items = result.synonyms
-        if synonyms_items is None:
-                raise EncodeError("field synonyms is null, which DescribeConfigsResourceResult version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(synonyms_items), False)
-            for synonyms_item in synonyms_items:
-                _write_DescribeConfigsSynonym_v1_3(synonyms_item, out)
+        synonyms_items = _w.non_null(result.synonyms, "field synonyms is null, which DescribeConfigsResourceResult version 3 does not allow (never nullable)")
+        _w.write_count(out, len(synonyms_items), False)
+        for synonyms_item in synonyms_items:
+            _write_DescribeConfigsSynonym_v1_3(synonyms_item, out)
         field = "config_type"
         out += _pack_DescribeConfigsResourceResult_config_type(result.config_type)
         field = "documentation"
         _w.write_string(out, result.documentation)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeConfigsResourceResult_v3(result: DescribeConfigsResourceResult) -> int:
-    size = 4
-    size += _w.string_size(result.name)
-    size += _w.string_size(result.value)
-    synonyms_items = result.synonyms
-    if synonyms_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(synonyms_items), False)
-        for synonyms_item in synonyms_items:
-            size += _size_DescribeConfigsSynonym_v1_3(synonyms_item)
-    size += _w.string_size(result.documentation)
-    return size
 
 
 # --- DescribeConfigsResourceResult, version 4 (flexible) ---
@@ -689,21 +619,16 @@ def _write_DescribeConfigsResourceResult_v4(result: DescribeConfigsResourceResul
     field = ""
     try:
         field = "name"
-        if result.name is None:
-            raise EncodeError("field name is null, which DescribeConfigsResourceResult version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, result.name)
+        _w.write_compact_string(out, _w.non_null(result.name, "field name is null, which DescribeConfigsResourceResult version 4 does not allow (never nullable)"))
         field = "value"
         _w.write_compact_string(out, result.value)
         field = "read_only, config_source, is_sensitive"
         out += _pack_DescribeConfigsResourceResult_read_only_config_source_is_sensitive(result.read_only, result.config_source, result.is_sensitive)
         field = "synonyms[]"
-        synonyms_items = result.synonyms
-        if synonyms_items is None:
-                raise EncodeError("field synonyms is null, which DescribeConfigsResourceResult version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(synonyms_items), True)
-            for synonyms_item in synonyms_items:
-                _write_DescribeConfigsSynonym_v4(synonyms_item, out)
+        synonyms_items = _w.non_null(result.synonyms, "field synonyms is null, which DescribeConfigsResourceResult version 4 does not allow (never nullable)")
+        _w.write_count(out, len(synonyms_items), True)
+        for synonyms_item in synonyms_items:
+            _write_DescribeConfigsSynonym_v4(synonyms_item, out)
         field = "config_type"
         out += _pack_DescribeConfigsResourceResult_config_type(result.config_type)
         field = "documentation"
@@ -715,25 +640,6 @@ def _write_DescribeConfigsResourceResult_v4(result: DescribeConfigsResourceResul
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeConfigsResourceResult_v4(result: DescribeConfigsResourceResult) -> int:
-    size = 4
-    size += _w.compact_string_size(result.name)
-    size += _w.compact_string_size(result.value)
-    synonyms_items = result.synonyms
-    if synonyms_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(synonyms_items), True)
-        for synonyms_item in synonyms_items:
-            size += _size_DescribeConfigsSynonym_v4(synonyms_item)
-    size += _w.compact_string_size(result.documentation)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeConfigsResult, version 0 ---
@@ -784,33 +690,14 @@ def _write_DescribeConfigsResult_v0(result: DescribeConfigsResult, out: bytearra
         field = "resource_type"
         out += _pack_DescribeConfigsResult_resource_type(result.resource_type)
         field = "resource_name"
-        if result.resource_name is None:
-            raise EncodeError("field resource_name is null, which DescribeConfigsResult version 0 does not allow (never nullable)")
-        _w.write_string(out, result.resource_name)
+        _w.write_string(out, _w.non_null(result.resource_name, "field resource_name is null, which DescribeConfigsResult version 0 does not allow (never nullable)"))
         field = "configs[]"
-        configs_items = result.configs
-        if configs_items is None:
-                raise EncodeError("field configs is null, which DescribeConfigsResult version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(configs_items), False)
-            for configs_item in configs_items:
-                _write_DescribeConfigsResourceResult_v0(configs_item, out)
+        configs_items = _w.non_null(result.configs, "field configs is null, which DescribeConfigsResult version 0 does not allow (never nullable)")
+        _w.write_count(out, len(configs_items), False)
+        for configs_item in configs_items:
+            _write_DescribeConfigsResourceResult_v0(configs_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeConfigsResult_v0(result: DescribeConfigsResult) -> int:
-    size = 3
-    size += _w.string_size(result.error_message)
-    size += _w.string_size(result.resource_name)
-    configs_items = result.configs
-    if configs_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(configs_items), False)
-        for configs_item in configs_items:
-            size += _size_DescribeConfigsResourceResult_v0(configs_item)
-    return size
 
 
 # --- DescribeConfigsResult, versions 1-2 ---
@@ -861,33 +748,14 @@ def _write_DescribeConfigsResult_v1_2(result: DescribeConfigsResult, out: bytear
         field = "resource_type"
         out += _pack_DescribeConfigsResult_resource_type(result.resource_type)
         field = "resource_name"
-        if result.resource_name is None:
-            raise EncodeError("field resource_name is null, which DescribeConfigsResult versions 1-2 do not allow (never nullable)")
-        _w.write_string(out, result.resource_name)
+        _w.write_string(out, _w.non_null(result.resource_name, "field resource_name is null, which DescribeConfigsResult versions 1-2 do not allow (never nullable)"))
         field = "configs[]"
-        configs_items = result.configs
-        if configs_items is None:
-                raise EncodeError("field configs is null, which DescribeConfigsResult versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(configs_items), False)
-            for configs_item in configs_items:
-                _write_DescribeConfigsResourceResult_v1_2(configs_item, out)
+        configs_items = _w.non_null(result.configs, "field configs is null, which DescribeConfigsResult versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(configs_items), False)
+        for configs_item in configs_items:
+            _write_DescribeConfigsResourceResult_v1_2(configs_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeConfigsResult_v1_2(result: DescribeConfigsResult) -> int:
-    size = 3
-    size += _w.string_size(result.error_message)
-    size += _w.string_size(result.resource_name)
-    configs_items = result.configs
-    if configs_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(configs_items), False)
-        for configs_item in configs_items:
-            size += _size_DescribeConfigsResourceResult_v1_2(configs_item)
-    return size
 
 
 # --- DescribeConfigsResult, version 3 ---
@@ -938,33 +806,14 @@ def _write_DescribeConfigsResult_v3(result: DescribeConfigsResult, out: bytearra
         field = "resource_type"
         out += _pack_DescribeConfigsResult_resource_type(result.resource_type)
         field = "resource_name"
-        if result.resource_name is None:
-            raise EncodeError("field resource_name is null, which DescribeConfigsResult version 3 does not allow (never nullable)")
-        _w.write_string(out, result.resource_name)
+        _w.write_string(out, _w.non_null(result.resource_name, "field resource_name is null, which DescribeConfigsResult version 3 does not allow (never nullable)"))
         field = "configs[]"
-        configs_items = result.configs
-        if configs_items is None:
-                raise EncodeError("field configs is null, which DescribeConfigsResult version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(configs_items), False)
-            for configs_item in configs_items:
-                _write_DescribeConfigsResourceResult_v3(configs_item, out)
+        configs_items = _w.non_null(result.configs, "field configs is null, which DescribeConfigsResult version 3 does not allow (never nullable)")
+        _w.write_count(out, len(configs_items), False)
+        for configs_item in configs_items:
+            _write_DescribeConfigsResourceResult_v3(configs_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeConfigsResult_v3(result: DescribeConfigsResult) -> int:
-    size = 3
-    size += _w.string_size(result.error_message)
-    size += _w.string_size(result.resource_name)
-    configs_items = result.configs
-    if configs_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(configs_items), False)
-        for configs_item in configs_items:
-            size += _size_DescribeConfigsResourceResult_v3(configs_item)
-    return size
 
 
 # --- DescribeConfigsResult, version 4 (flexible) ---
@@ -1018,17 +867,12 @@ def _write_DescribeConfigsResult_v4(result: DescribeConfigsResult, out: bytearra
         field = "resource_type"
         out += _pack_DescribeConfigsResult_resource_type(result.resource_type)
         field = "resource_name"
-        if result.resource_name is None:
-            raise EncodeError("field resource_name is null, which DescribeConfigsResult version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, result.resource_name)
+        _w.write_compact_string(out, _w.non_null(result.resource_name, "field resource_name is null, which DescribeConfigsResult version 4 does not allow (never nullable)"))
         field = "configs[]"
-        configs_items = result.configs
-        if configs_items is None:
-                raise EncodeError("field configs is null, which DescribeConfigsResult version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(configs_items), True)
-            for configs_item in configs_items:
-                _write_DescribeConfigsResourceResult_v4(configs_item, out)
+        configs_items = _w.non_null(result.configs, "field configs is null, which DescribeConfigsResult version 4 does not allow (never nullable)")
+        _w.write_count(out, len(configs_items), True)
+        for configs_item in configs_items:
+            _write_DescribeConfigsResourceResult_v4(configs_item, out)
         field = "(tagged fields)"
         if result.unknown_tagged_fields:
             _w.write_tagged(out, [], result.unknown_tagged_fields)
@@ -1036,24 +880,6 @@ def _write_DescribeConfigsResult_v4(result: DescribeConfigsResult, out: bytearra
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeConfigsResult_v4(result: DescribeConfigsResult) -> int:
-    size = 3
-    size += _w.compact_string_size(result.error_message)
-    size += _w.compact_string_size(result.resource_name)
-    configs_items = result.configs
-    if configs_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(configs_items), True)
-        for configs_item in configs_items:
-            size += _size_DescribeConfigsResourceResult_v4(configs_item)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeConfigsResponse, version 0 ---
@@ -1093,27 +919,12 @@ def _write_DescribeConfigsResponse_v0(response: DescribeConfigsResponse, out: by
         field = "throttle_time_ms"
         out += _pack_DescribeConfigsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which DescribeConfigsResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), False)
-            for results_item in results_items:
-                _write_DescribeConfigsResult_v0(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which DescribeConfigsResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(results_items), False)
+        for results_item in results_items:
+            _write_DescribeConfigsResult_v0(results_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeConfigsResponse_v0(response: DescribeConfigsResponse) -> int:
-    size = 4
-    results_items = response.results
-    if results_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(results_items), False)
-        for results_item in results_items:
-            size += _size_DescribeConfigsResult_v0(results_item)
-    return size
 
 
 # --- DescribeConfigsResponse, versions 1-2 ---
@@ -1153,27 +964,12 @@ def _write_DescribeConfigsResponse_v1_2(response: DescribeConfigsResponse, out: 
         field = "throttle_time_ms"
         out += _pack_DescribeConfigsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which DescribeConfigsResponse versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), False)
-            for results_item in results_items:
-                _write_DescribeConfigsResult_v1_2(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which DescribeConfigsResponse versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(results_items), False)
+        for results_item in results_items:
+            _write_DescribeConfigsResult_v1_2(results_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeConfigsResponse_v1_2(response: DescribeConfigsResponse) -> int:
-    size = 4
-    results_items = response.results
-    if results_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(results_items), False)
-        for results_item in results_items:
-            size += _size_DescribeConfigsResult_v1_2(results_item)
-    return size
 
 
 # --- DescribeConfigsResponse, version 3 ---
@@ -1213,27 +1009,12 @@ def _write_DescribeConfigsResponse_v3(response: DescribeConfigsResponse, out: by
         field = "throttle_time_ms"
         out += _pack_DescribeConfigsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which DescribeConfigsResponse version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), False)
-            for results_item in results_items:
-                _write_DescribeConfigsResult_v3(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which DescribeConfigsResponse version 3 does not allow (never nullable)")
+        _w.write_count(out, len(results_items), False)
+        for results_item in results_items:
+            _write_DescribeConfigsResult_v3(results_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeConfigsResponse_v3(response: DescribeConfigsResponse) -> int:
-    size = 4
-    results_items = response.results
-    if results_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(results_items), False)
-        for results_item in results_items:
-            size += _size_DescribeConfigsResult_v3(results_item)
-    return size
 
 
 # --- DescribeConfigsResponse, version 4 (flexible) ---
@@ -1276,13 +1057,10 @@ def _write_DescribeConfigsResponse_v4(response: DescribeConfigsResponse, out: by
         field = "throttle_time_ms"
         out += _pack_DescribeConfigsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which DescribeConfigsResponse version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), True)
-            for results_item in results_items:
-                _write_DescribeConfigsResult_v4(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which DescribeConfigsResponse version 4 does not allow (never nullable)")
+        _w.write_count(out, len(results_items), True)
+        for results_item in results_items:
+            _write_DescribeConfigsResult_v4(results_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -1290,22 +1068,6 @@ def _write_DescribeConfigsResponse_v4(response: DescribeConfigsResponse, out: by
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeConfigsResponse_v4(response: DescribeConfigsResponse) -> int:
-    size = 4
-    results_items = response.results
-    if results_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(results_items), True)
-        for results_item in results_items:
-            size += _size_DescribeConfigsResult_v4(results_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -1318,7 +1080,6 @@ _V3_PLUS = (3, 32767)
 
 DescribeConfigsSynonym._READERS = (None, _read_DescribeConfigsSynonym_v1_3, _read_DescribeConfigsSynonym_v1_3, _read_DescribeConfigsSynonym_v1_3, _read_DescribeConfigsSynonym_v4)
 DescribeConfigsSynonym._WRITERS = (None, _write_DescribeConfigsSynonym_v1_3, _write_DescribeConfigsSynonym_v1_3, _write_DescribeConfigsSynonym_v1_3, _write_DescribeConfigsSynonym_v4)
-DescribeConfigsSynonym._SIZERS = (None, _size_DescribeConfigsSynonym_v1_3, _size_DescribeConfigsSynonym_v1_3, _size_DescribeConfigsSynonym_v1_3, _size_DescribeConfigsSynonym_v4)
 DescribeConfigsSynonym.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V1_PLUS, default=''),
     FieldInfo(attr="value", json_name="value", type="string", versions=_V1_PLUS, nullable=_V0_PLUS, default=''),
@@ -1326,7 +1087,6 @@ DescribeConfigsSynonym.FIELDS = (  # what the runtime knows of each field (kwire
 )
 DescribeConfigsResourceResult._READERS = (_read_DescribeConfigsResourceResult_v0, _read_DescribeConfigsResourceResult_v1_2, _read_DescribeConfigsResourceResult_v1_2, _read_DescribeConfigsResourceResult_v3, _read_DescribeConfigsResourceResult_v4)
 DescribeConfigsResourceResult._WRITERS = (_write_DescribeConfigsResourceResult_v0, _write_DescribeConfigsResourceResult_v1_2, _write_DescribeConfigsResourceResult_v1_2, _write_DescribeConfigsResourceResult_v3, _write_DescribeConfigsResourceResult_v4)
-DescribeConfigsResourceResult._SIZERS = (_size_DescribeConfigsResourceResult_v0, _size_DescribeConfigsResourceResult_v1_2, _size_DescribeConfigsResourceResult_v1_2, _size_DescribeConfigsResourceResult_v3, _size_DescribeConfigsResourceResult_v4)
 DescribeConfigsResourceResult._LAZY_DEFAULTS = {"synonyms": list}
 DescribeConfigsResourceResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
@@ -1341,7 +1101,6 @@ DescribeConfigsResourceResult.FIELDS = (  # what the runtime knows of each field
 )
 DescribeConfigsResult._READERS = (_read_DescribeConfigsResult_v0, _read_DescribeConfigsResult_v1_2, _read_DescribeConfigsResult_v1_2, _read_DescribeConfigsResult_v3, _read_DescribeConfigsResult_v4)
 DescribeConfigsResult._WRITERS = (_write_DescribeConfigsResult_v0, _write_DescribeConfigsResult_v1_2, _write_DescribeConfigsResult_v1_2, _write_DescribeConfigsResult_v3, _write_DescribeConfigsResult_v4)
-DescribeConfigsResult._SIZERS = (_size_DescribeConfigsResult_v0, _size_DescribeConfigsResult_v1_2, _size_DescribeConfigsResult_v1_2, _size_DescribeConfigsResult_v3, _size_DescribeConfigsResult_v4)
 DescribeConfigsResult._LAZY_DEFAULTS = {"configs": list}
 DescribeConfigsResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
@@ -1352,7 +1111,6 @@ DescribeConfigsResult.FIELDS = (  # what the runtime knows of each field (kwire.
 )
 DescribeConfigsResponse._READERS = (_read_DescribeConfigsResponse_v0, _read_DescribeConfigsResponse_v1_2, _read_DescribeConfigsResponse_v1_2, _read_DescribeConfigsResponse_v3, _read_DescribeConfigsResponse_v4)
 DescribeConfigsResponse._WRITERS = (_write_DescribeConfigsResponse_v0, _write_DescribeConfigsResponse_v1_2, _write_DescribeConfigsResponse_v1_2, _write_DescribeConfigsResponse_v3, _write_DescribeConfigsResponse_v4)
-DescribeConfigsResponse._SIZERS = (_size_DescribeConfigsResponse_v0, _size_DescribeConfigsResponse_v1_2, _size_DescribeConfigsResponse_v1_2, _size_DescribeConfigsResponse_v3, _size_DescribeConfigsResponse_v4)
 DescribeConfigsResponse._LAZY_DEFAULTS = {"results": list}
 DescribeConfigsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Request message, versions 0-3, flexible versions 2+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -146,22 +146,11 @@ def _write_DescribeDelegationTokenOwner_v0_1(owner: DescribeDelegationTokenOwner
     field = ""
     try:
         field = "principal_type"
-        if owner.principal_type is None:
-            raise EncodeError("field principal_type is null, which DescribeDelegationTokenOwner versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, owner.principal_type)
+        _w.write_string(out, _w.non_null(owner.principal_type, "field principal_type is null, which DescribeDelegationTokenOwner versions 0-1 do not allow (never nullable)"))
         field = "principal_name"
-        if owner.principal_name is None:
-            raise EncodeError("field principal_name is null, which DescribeDelegationTokenOwner versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, owner.principal_name)
+        _w.write_string(out, _w.non_null(owner.principal_name, "field principal_name is null, which DescribeDelegationTokenOwner versions 0-1 do not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeDelegationTokenOwner_v0_1(owner: DescribeDelegationTokenOwner) -> int:
-    size = 0
-    size += _w.string_size(owner.principal_type)
-    size += _w.string_size(owner.principal_name)
-    return size
 
 
 # --- DescribeDelegationTokenOwner, versions 2-3 (flexible) ---
@@ -190,13 +179,9 @@ def _write_DescribeDelegationTokenOwner_v2_3(owner: DescribeDelegationTokenOwner
     field = ""
     try:
         field = "principal_type"
-        if owner.principal_type is None:
-            raise EncodeError("field principal_type is null, which DescribeDelegationTokenOwner versions 2-3 do not allow (never nullable)")
-        _w.write_compact_string(out, owner.principal_type)
+        _w.write_compact_string(out, _w.non_null(owner.principal_type, "field principal_type is null, which DescribeDelegationTokenOwner versions 2-3 do not allow (never nullable)"))
         field = "principal_name"
-        if owner.principal_name is None:
-            raise EncodeError("field principal_name is null, which DescribeDelegationTokenOwner versions 2-3 do not allow (never nullable)")
-        _w.write_compact_string(out, owner.principal_name)
+        _w.write_compact_string(out, _w.non_null(owner.principal_name, "field principal_name is null, which DescribeDelegationTokenOwner versions 2-3 do not allow (never nullable)"))
         field = "(tagged fields)"
         if owner.unknown_tagged_fields:
             _w.write_tagged(out, [], owner.unknown_tagged_fields)
@@ -204,17 +189,6 @@ def _write_DescribeDelegationTokenOwner_v2_3(owner: DescribeDelegationTokenOwner
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeDelegationTokenOwner_v2_3(owner: DescribeDelegationTokenOwner) -> int:
-    size = 0
-    size += _w.compact_string_size(owner.principal_type)
-    size += _w.compact_string_size(owner.principal_name)
-    count = len(owner.unknown_tagged_fields)
-    for tag, payload in owner.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeDelegationTokenRequest, versions 0-1 ---
@@ -258,18 +232,6 @@ def _write_DescribeDelegationTokenRequest_v0_1(request: DescribeDelegationTokenR
                 _write_DescribeDelegationTokenOwner_v0_1(owners_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeDelegationTokenRequest_v0_1(request: DescribeDelegationTokenRequest) -> int:
-    size = 0
-    owners_items = request.owners
-    if owners_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(owners_items), False)
-        for owners_item in owners_items:
-            size += _size_DescribeDelegationTokenOwner_v0_1(owners_item)
-    return size
 
 
 # --- DescribeDelegationTokenRequest, versions 2-3 (flexible) ---
@@ -323,22 +285,6 @@ def _write_DescribeDelegationTokenRequest_v2_3(request: DescribeDelegationTokenR
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeDelegationTokenRequest_v2_3(request: DescribeDelegationTokenRequest) -> int:
-    size = 0
-    owners_items = request.owners
-    if owners_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(owners_items), True)
-        for owners_item in owners_items:
-            size += _size_DescribeDelegationTokenOwner_v2_3(owners_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -346,14 +292,12 @@ _V0_PLUS = (0, 32767)
 
 DescribeDelegationTokenOwner._READERS = (_read_DescribeDelegationTokenOwner_v0_1, _read_DescribeDelegationTokenOwner_v0_1, _read_DescribeDelegationTokenOwner_v2_3, _read_DescribeDelegationTokenOwner_v2_3)
 DescribeDelegationTokenOwner._WRITERS = (_write_DescribeDelegationTokenOwner_v0_1, _write_DescribeDelegationTokenOwner_v0_1, _write_DescribeDelegationTokenOwner_v2_3, _write_DescribeDelegationTokenOwner_v2_3)
-DescribeDelegationTokenOwner._SIZERS = (_size_DescribeDelegationTokenOwner_v0_1, _size_DescribeDelegationTokenOwner_v0_1, _size_DescribeDelegationTokenOwner_v2_3, _size_DescribeDelegationTokenOwner_v2_3)
 DescribeDelegationTokenOwner.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="principal_type", json_name="principalType", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="principal_name", json_name="principalName", type="string", versions=_V0_PLUS, default=''),
 )
 DescribeDelegationTokenRequest._READERS = (_read_DescribeDelegationTokenRequest_v0_1, _read_DescribeDelegationTokenRequest_v0_1, _read_DescribeDelegationTokenRequest_v2_3, _read_DescribeDelegationTokenRequest_v2_3)
 DescribeDelegationTokenRequest._WRITERS = (_write_DescribeDelegationTokenRequest_v0_1, _write_DescribeDelegationTokenRequest_v0_1, _write_DescribeDelegationTokenRequest_v2_3, _write_DescribeDelegationTokenRequest_v2_3)
-DescribeDelegationTokenRequest._SIZERS = (_size_DescribeDelegationTokenRequest_v0_1, _size_DescribeDelegationTokenRequest_v0_1, _size_DescribeDelegationTokenRequest_v2_3, _size_DescribeDelegationTokenRequest_v2_3)
 DescribeDelegationTokenRequest._LAZY_DEFAULTS = {"owners": list}
 DescribeDelegationTokenRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="owners", json_name="owners", type="[]DescribeDelegationTokenOwner", versions=_V0_PLUS, nullable=_V0_PLUS, default=(), struct=DescribeDelegationTokenOwner),

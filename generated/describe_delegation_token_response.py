@@ -3,8 +3,8 @@
 Response message, versions 0-3, flexible versions 2+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -276,22 +276,11 @@ def _write_DescribedDelegationTokenRenewer_v0_1(renewer: DescribedDelegationToke
     field = ""
     try:
         field = "principal_type"
-        if renewer.principal_type is None:
-            raise EncodeError("field principal_type is null, which DescribedDelegationTokenRenewer versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, renewer.principal_type)
+        _w.write_string(out, _w.non_null(renewer.principal_type, "field principal_type is null, which DescribedDelegationTokenRenewer versions 0-1 do not allow (never nullable)"))
         field = "principal_name"
-        if renewer.principal_name is None:
-            raise EncodeError("field principal_name is null, which DescribedDelegationTokenRenewer versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, renewer.principal_name)
+        _w.write_string(out, _w.non_null(renewer.principal_name, "field principal_name is null, which DescribedDelegationTokenRenewer versions 0-1 do not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribedDelegationTokenRenewer_v0_1(renewer: DescribedDelegationTokenRenewer) -> int:
-    size = 0
-    size += _w.string_size(renewer.principal_type)
-    size += _w.string_size(renewer.principal_name)
-    return size
 
 
 # --- DescribedDelegationTokenRenewer, versions 2-3 (flexible) ---
@@ -320,13 +309,9 @@ def _write_DescribedDelegationTokenRenewer_v2_3(renewer: DescribedDelegationToke
     field = ""
     try:
         field = "principal_type"
-        if renewer.principal_type is None:
-            raise EncodeError("field principal_type is null, which DescribedDelegationTokenRenewer versions 2-3 do not allow (never nullable)")
-        _w.write_compact_string(out, renewer.principal_type)
+        _w.write_compact_string(out, _w.non_null(renewer.principal_type, "field principal_type is null, which DescribedDelegationTokenRenewer versions 2-3 do not allow (never nullable)"))
         field = "principal_name"
-        if renewer.principal_name is None:
-            raise EncodeError("field principal_name is null, which DescribedDelegationTokenRenewer versions 2-3 do not allow (never nullable)")
-        _w.write_compact_string(out, renewer.principal_name)
+        _w.write_compact_string(out, _w.non_null(renewer.principal_name, "field principal_name is null, which DescribedDelegationTokenRenewer versions 2-3 do not allow (never nullable)"))
         field = "(tagged fields)"
         if renewer.unknown_tagged_fields:
             _w.write_tagged(out, [], renewer.unknown_tagged_fields)
@@ -334,17 +319,6 @@ def _write_DescribedDelegationTokenRenewer_v2_3(renewer: DescribedDelegationToke
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribedDelegationTokenRenewer_v2_3(renewer: DescribedDelegationTokenRenewer) -> int:
-    size = 0
-    size += _w.compact_string_size(renewer.principal_type)
-    size += _w.compact_string_size(renewer.principal_name)
-    count = len(renewer.unknown_tagged_fields)
-    for tag, payload in renewer.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribedDelegationToken, versions 0-1 ---
@@ -396,49 +370,22 @@ def _write_DescribedDelegationToken_v0_1(token: DescribedDelegationToken, out: b
     field = ""
     try:
         field = "principal_type"
-        if token.principal_type is None:
-            raise EncodeError("field principal_type is null, which DescribedDelegationToken versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, token.principal_type)
+        _w.write_string(out, _w.non_null(token.principal_type, "field principal_type is null, which DescribedDelegationToken versions 0-1 do not allow (never nullable)"))
         field = "principal_name"
-        if token.principal_name is None:
-            raise EncodeError("field principal_name is null, which DescribedDelegationToken versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, token.principal_name)
+        _w.write_string(out, _w.non_null(token.principal_name, "field principal_name is null, which DescribedDelegationToken versions 0-1 do not allow (never nullable)"))
         field = "issue_timestamp, expiry_timestamp, max_timestamp"
         out += _pack_DescribedDelegationToken_issue_timestamp_to_max_timestamp(token.issue_timestamp, token.expiry_timestamp, token.max_timestamp)
         field = "token_id"
-        if token.token_id is None:
-            raise EncodeError("field token_id is null, which DescribedDelegationToken versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, token.token_id)
+        _w.write_string(out, _w.non_null(token.token_id, "field token_id is null, which DescribedDelegationToken versions 0-1 do not allow (never nullable)"))
         field = "hmac"
-        if token.hmac is None:
-            raise EncodeError("field hmac is null, which DescribedDelegationToken versions 0-1 do not allow (never nullable)")
-        _w.write_bytes(out, token.hmac)
+        _w.write_bytes(out, _w.non_null(token.hmac, "field hmac is null, which DescribedDelegationToken versions 0-1 do not allow (never nullable)"))
         field = "renewers[]"
-        renewers_items = token.renewers
-        if renewers_items is None:
-                raise EncodeError("field renewers is null, which DescribedDelegationToken versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(renewers_items), False)
-            for renewers_item in renewers_items:
-                _write_DescribedDelegationTokenRenewer_v0_1(renewers_item, out)
+        renewers_items = _w.non_null(token.renewers, "field renewers is null, which DescribedDelegationToken versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(renewers_items), False)
+        for renewers_item in renewers_items:
+            _write_DescribedDelegationTokenRenewer_v0_1(renewers_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribedDelegationToken_v0_1(token: DescribedDelegationToken) -> int:
-    size = 24
-    size += _w.string_size(token.principal_type)
-    size += _w.string_size(token.principal_name)
-    size += _w.string_size(token.token_id)
-    size += _w.bytes_size(token.hmac)
-    renewers_items = token.renewers
-    if renewers_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(renewers_items), False)
-        for renewers_item in renewers_items:
-            size += _size_DescribedDelegationTokenRenewer_v0_1(renewers_item)
-    return size
 
 
 # --- DescribedDelegationToken, version 2 (flexible) ---
@@ -493,31 +440,20 @@ def _write_DescribedDelegationToken_v2(token: DescribedDelegationToken, out: byt
     field = ""
     try:
         field = "principal_type"
-        if token.principal_type is None:
-            raise EncodeError("field principal_type is null, which DescribedDelegationToken version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, token.principal_type)
+        _w.write_compact_string(out, _w.non_null(token.principal_type, "field principal_type is null, which DescribedDelegationToken version 2 does not allow (never nullable)"))
         field = "principal_name"
-        if token.principal_name is None:
-            raise EncodeError("field principal_name is null, which DescribedDelegationToken version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, token.principal_name)
+        _w.write_compact_string(out, _w.non_null(token.principal_name, "field principal_name is null, which DescribedDelegationToken version 2 does not allow (never nullable)"))
         field = "issue_timestamp, expiry_timestamp, max_timestamp"
         out += _pack_DescribedDelegationToken_issue_timestamp_to_max_timestamp(token.issue_timestamp, token.expiry_timestamp, token.max_timestamp)
         field = "token_id"
-        if token.token_id is None:
-            raise EncodeError("field token_id is null, which DescribedDelegationToken version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, token.token_id)
+        _w.write_compact_string(out, _w.non_null(token.token_id, "field token_id is null, which DescribedDelegationToken version 2 does not allow (never nullable)"))
         field = "hmac"
-        if token.hmac is None:
-            raise EncodeError("field hmac is null, which DescribedDelegationToken version 2 does not allow (never nullable)")
-        _w.write_compact_bytes(out, token.hmac)
+        _w.write_compact_bytes(out, _w.non_null(token.hmac, "field hmac is null, which DescribedDelegationToken version 2 does not allow (never nullable)"))
         field = "renewers[]"
-        renewers_items = token.renewers
-        if renewers_items is None:
-                raise EncodeError("field renewers is null, which DescribedDelegationToken version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(renewers_items), True)
-            for renewers_item in renewers_items:
-                _write_DescribedDelegationTokenRenewer_v2_3(renewers_item, out)
+        renewers_items = _w.non_null(token.renewers, "field renewers is null, which DescribedDelegationToken version 2 does not allow (never nullable)")
+        _w.write_count(out, len(renewers_items), True)
+        for renewers_item in renewers_items:
+            _write_DescribedDelegationTokenRenewer_v2_3(renewers_item, out)
         field = "(tagged fields)"
         if token.unknown_tagged_fields:
             _w.write_tagged(out, [], token.unknown_tagged_fields)
@@ -525,26 +461,6 @@ def _write_DescribedDelegationToken_v2(token: DescribedDelegationToken, out: byt
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribedDelegationToken_v2(token: DescribedDelegationToken) -> int:
-    size = 24
-    size += _w.compact_string_size(token.principal_type)
-    size += _w.compact_string_size(token.principal_name)
-    size += _w.compact_string_size(token.token_id)
-    size += _w.compact_bytes_size(token.hmac)
-    renewers_items = token.renewers
-    if renewers_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(renewers_items), True)
-        for renewers_item in renewers_items:
-            size += _size_DescribedDelegationTokenRenewer_v2_3(renewers_item)
-    count = len(token.unknown_tagged_fields)
-    for tag, payload in token.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribedDelegationToken, version 3 (flexible) ---
@@ -597,39 +513,24 @@ def _write_DescribedDelegationToken_v3(token: DescribedDelegationToken, out: byt
     field = ""
     try:
         field = "principal_type"
-        if token.principal_type is None:
-            raise EncodeError("field principal_type is null, which DescribedDelegationToken version 3 does not allow (never nullable)")
-        _w.write_compact_string(out, token.principal_type)
+        _w.write_compact_string(out, _w.non_null(token.principal_type, "field principal_type is null, which DescribedDelegationToken version 3 does not allow (never nullable)"))
         field = "principal_name"
-        if token.principal_name is None:
-            raise EncodeError("field principal_name is null, which DescribedDelegationToken version 3 does not allow (never nullable)")
-        _w.write_compact_string(out, token.principal_name)
+        _w.write_compact_string(out, _w.non_null(token.principal_name, "field principal_name is null, which DescribedDelegationToken version 3 does not allow (never nullable)"))
         field = "token_requester_principal_type"
-        if token.token_requester_principal_type is None:
-            raise EncodeError("field token_requester_principal_type is null, which DescribedDelegationToken version 3 does not allow (never nullable)")
-        _w.write_compact_string(out, token.token_requester_principal_type)
+        _w.write_compact_string(out, _w.non_null(token.token_requester_principal_type, "field token_requester_principal_type is null, which DescribedDelegationToken version 3 does not allow (never nullable)"))
         field = "token_requester_principal_name"
-        if token.token_requester_principal_name is None:
-            raise EncodeError("field token_requester_principal_name is null, which DescribedDelegationToken version 3 does not allow (never nullable)")
-        _w.write_compact_string(out, token.token_requester_principal_name)
+        _w.write_compact_string(out, _w.non_null(token.token_requester_principal_name, "field token_requester_principal_name is null, which DescribedDelegationToken version 3 does not allow (never nullable)"))
         field = "issue_timestamp, expiry_timestamp, max_timestamp"
         out += _pack_DescribedDelegationToken_issue_timestamp_to_max_timestamp(token.issue_timestamp, token.expiry_timestamp, token.max_timestamp)
         field = "token_id"
-        if token.token_id is None:
-            raise EncodeError("field token_id is null, which DescribedDelegationToken version 3 does not allow (never nullable)")
-        _w.write_compact_string(out, token.token_id)
+        _w.write_compact_string(out, _w.non_null(token.token_id, "field token_id is null, which DescribedDelegationToken version 3 does not allow (never nullable)"))
         field = "hmac"
-        if token.hmac is None:
-            raise EncodeError("field hmac is null, which DescribedDelegationToken version 3 does not allow (never nullable)")
-        _w.write_compact_bytes(out, token.hmac)
+        _w.write_compact_bytes(out, _w.non_null(token.hmac, "field hmac is null, which DescribedDelegationToken version 3 does not allow (never nullable)"))
         field = "renewers[]"
-        renewers_items = token.renewers
-        if renewers_items is None:
-                raise EncodeError("field renewers is null, which DescribedDelegationToken version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(renewers_items), True)
-            for renewers_item in renewers_items:
-                _write_DescribedDelegationTokenRenewer_v2_3(renewers_item, out)
+        renewers_items = _w.non_null(token.renewers, "field renewers is null, which DescribedDelegationToken version 3 does not allow (never nullable)")
+        _w.write_count(out, len(renewers_items), True)
+        for renewers_item in renewers_items:
+            _write_DescribedDelegationTokenRenewer_v2_3(renewers_item, out)
         field = "(tagged fields)"
         if token.unknown_tagged_fields:
             _w.write_tagged(out, [], token.unknown_tagged_fields)
@@ -637,28 +538,6 @@ def _write_DescribedDelegationToken_v3(token: DescribedDelegationToken, out: byt
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribedDelegationToken_v3(token: DescribedDelegationToken) -> int:
-    size = 24
-    size += _w.compact_string_size(token.principal_type)
-    size += _w.compact_string_size(token.principal_name)
-    size += _w.compact_string_size(token.token_requester_principal_type)
-    size += _w.compact_string_size(token.token_requester_principal_name)
-    size += _w.compact_string_size(token.token_id)
-    size += _w.compact_bytes_size(token.hmac)
-    renewers_items = token.renewers
-    if renewers_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(renewers_items), True)
-        for renewers_item in renewers_items:
-            size += _size_DescribedDelegationTokenRenewer_v2_3(renewers_item)
-    count = len(token.unknown_tagged_fields)
-    for tag, payload in token.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeDelegationTokenResponse, versions 0-1 ---
@@ -701,29 +580,14 @@ def _write_DescribeDelegationTokenResponse_v0_1(response: DescribeDelegationToke
         field = "error_code"
         out += _pack_DescribeDelegationTokenResponse_error_code(response.error_code)
         field = "tokens[]"
-        tokens_items = response.tokens
-        if tokens_items is None:
-                raise EncodeError("field tokens is null, which DescribeDelegationTokenResponse versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(tokens_items), False)
-            for tokens_item in tokens_items:
-                _write_DescribedDelegationToken_v0_1(tokens_item, out)
+        tokens_items = _w.non_null(response.tokens, "field tokens is null, which DescribeDelegationTokenResponse versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(tokens_items), False)
+        for tokens_item in tokens_items:
+            _write_DescribedDelegationToken_v0_1(tokens_item, out)
         field = "throttle_time_ms"
         out += _pack_DescribeDelegationTokenResponse_throttle_time_ms(response.throttle_time_ms)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeDelegationTokenResponse_v0_1(response: DescribeDelegationTokenResponse) -> int:
-    size = 6
-    tokens_items = response.tokens
-    if tokens_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(tokens_items), False)
-        for tokens_item in tokens_items:
-            size += _size_DescribedDelegationToken_v0_1(tokens_item)
-    return size
 
 
 # --- DescribeDelegationTokenResponse, version 2 (flexible) ---
@@ -769,13 +633,10 @@ def _write_DescribeDelegationTokenResponse_v2(response: DescribeDelegationTokenR
         field = "error_code"
         out += _pack_DescribeDelegationTokenResponse_error_code(response.error_code)
         field = "tokens[]"
-        tokens_items = response.tokens
-        if tokens_items is None:
-                raise EncodeError("field tokens is null, which DescribeDelegationTokenResponse version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(tokens_items), True)
-            for tokens_item in tokens_items:
-                _write_DescribedDelegationToken_v2(tokens_item, out)
+        tokens_items = _w.non_null(response.tokens, "field tokens is null, which DescribeDelegationTokenResponse version 2 does not allow (never nullable)")
+        _w.write_count(out, len(tokens_items), True)
+        for tokens_item in tokens_items:
+            _write_DescribedDelegationToken_v2(tokens_item, out)
         field = "throttle_time_ms"
         out += _pack_DescribeDelegationTokenResponse_throttle_time_ms(response.throttle_time_ms)
         field = "(tagged fields)"
@@ -785,22 +646,6 @@ def _write_DescribeDelegationTokenResponse_v2(response: DescribeDelegationTokenR
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeDelegationTokenResponse_v2(response: DescribeDelegationTokenResponse) -> int:
-    size = 6
-    tokens_items = response.tokens
-    if tokens_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(tokens_items), True)
-        for tokens_item in tokens_items:
-            size += _size_DescribedDelegationToken_v2(tokens_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeDelegationTokenResponse, version 3 (flexible) ---
@@ -846,13 +691,10 @@ def _write_DescribeDelegationTokenResponse_v3(response: DescribeDelegationTokenR
         field = "error_code"
         out += _pack_DescribeDelegationTokenResponse_error_code(response.error_code)
         field = "tokens[]"
-        tokens_items = response.tokens
-        if tokens_items is None:
-                raise EncodeError("field tokens is null, which DescribeDelegationTokenResponse version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(tokens_items), True)
-            for tokens_item in tokens_items:
-                _write_DescribedDelegationToken_v3(tokens_item, out)
+        tokens_items = _w.non_null(response.tokens, "field tokens is null, which DescribeDelegationTokenResponse version 3 does not allow (never nullable)")
+        _w.write_count(out, len(tokens_items), True)
+        for tokens_item in tokens_items:
+            _write_DescribedDelegationToken_v3(tokens_item, out)
         field = "throttle_time_ms"
         out += _pack_DescribeDelegationTokenResponse_throttle_time_ms(response.throttle_time_ms)
         field = "(tagged fields)"
@@ -864,22 +706,6 @@ def _write_DescribeDelegationTokenResponse_v3(response: DescribeDelegationTokenR
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeDelegationTokenResponse_v3(response: DescribeDelegationTokenResponse) -> int:
-    size = 6
-    tokens_items = response.tokens
-    if tokens_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(tokens_items), True)
-        for tokens_item in tokens_items:
-            size += _size_DescribedDelegationToken_v3(tokens_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -888,14 +714,12 @@ _V3_PLUS = (3, 32767)
 
 DescribedDelegationTokenRenewer._READERS = (_read_DescribedDelegationTokenRenewer_v0_1, _read_DescribedDelegationTokenRenewer_v0_1, _read_DescribedDelegationTokenRenewer_v2_3, _read_DescribedDelegationTokenRenewer_v2_3)
 DescribedDelegationTokenRenewer._WRITERS = (_write_DescribedDelegationTokenRenewer_v0_1, _write_DescribedDelegationTokenRenewer_v0_1, _write_DescribedDelegationTokenRenewer_v2_3, _write_DescribedDelegationTokenRenewer_v2_3)
-DescribedDelegationTokenRenewer._SIZERS = (_size_DescribedDelegationTokenRenewer_v0_1, _size_DescribedDelegationTokenRenewer_v0_1, _size_DescribedDelegationTokenRenewer_v2_3, _size_DescribedDelegationTokenRenewer_v2_3)
 DescribedDelegationTokenRenewer.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="principal_type", json_name="principalType", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="principal_name", json_name="principalName", type="string", versions=_V0_PLUS, default=''),
 )
 DescribedDelegationToken._READERS = (_read_DescribedDelegationToken_v0_1, _read_DescribedDelegationToken_v0_1, _read_DescribedDelegationToken_v2, _read_DescribedDelegationToken_v3)
 DescribedDelegationToken._WRITERS = (_write_DescribedDelegationToken_v0_1, _write_DescribedDelegationToken_v0_1, _write_DescribedDelegationToken_v2, _write_DescribedDelegationToken_v3)
-DescribedDelegationToken._SIZERS = (_size_DescribedDelegationToken_v0_1, _size_DescribedDelegationToken_v0_1, _size_DescribedDelegationToken_v2, _size_DescribedDelegationToken_v3)
 DescribedDelegationToken._LAZY_DEFAULTS = {"renewers": list}
 DescribedDelegationToken.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="principal_type", json_name="principalType", type="string", versions=_V0_PLUS, default=''),
@@ -911,7 +735,6 @@ DescribedDelegationToken.FIELDS = (  # what the runtime knows of each field (kwi
 )
 DescribeDelegationTokenResponse._READERS = (_read_DescribeDelegationTokenResponse_v0_1, _read_DescribeDelegationTokenResponse_v0_1, _read_DescribeDelegationTokenResponse_v2, _read_DescribeDelegationTokenResponse_v3)
 DescribeDelegationTokenResponse._WRITERS = (_write_DescribeDelegationTokenResponse_v0_1, _write_DescribeDelegationTokenResponse_v0_1, _write_DescribeDelegationTokenResponse_v2, _write_DescribeDelegationTokenResponse_v3)
-DescribeDelegationTokenResponse._SIZERS = (_size_DescribeDelegationTokenResponse_v0_1, _size_DescribeDelegationTokenResponse_v0_1, _size_DescribeDelegationTokenResponse_v2, _size_DescribeDelegationTokenResponse_v3)
 DescribeDelegationTokenResponse._LAZY_DEFAULTS = {"tokens": list}
 DescribeDelegationTokenResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

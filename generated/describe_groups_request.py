@@ -3,8 +3,8 @@
 Request message, versions 0-6, flexible versions 5+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -117,29 +117,14 @@ def _write_DescribeGroupsRequest_v0_2(request: DescribeGroupsRequest, out: bytea
     field = ""
     try:
         field = "groups"
-        groups_items = request.groups
-        if groups_items is None:
-                raise EncodeError("field groups is null, which DescribeGroupsRequest versions 0-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(groups_items), False)
-            for groups_item in groups_items:
-                if groups_item is None:
-                    raise EncodeError("null element in array groups")
-                _w.write_string(out, groups_item)
+        groups_items = _w.non_null(request.groups, "field groups is null, which DescribeGroupsRequest versions 0-2 do not allow (never nullable)")
+        _w.write_count(out, len(groups_items), False)
+        for groups_item in groups_items:
+            if groups_item is None:
+                raise EncodeError("null element in array groups")
+            _w.write_string(out, groups_item)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeGroupsRequest_v0_2(request: DescribeGroupsRequest) -> int:
-    size = 0
-    groups_items = request.groups
-    if groups_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(groups_items), False)
-        for groups_item in groups_items:
-            size += _w.string_size(groups_item)
-    return size
 
 
 # --- DescribeGroupsRequest, versions 3-4 ---
@@ -177,31 +162,16 @@ def _write_DescribeGroupsRequest_v3_4(request: DescribeGroupsRequest, out: bytea
     field = ""
     try:
         field = "groups"
-        groups_items = request.groups
-        if groups_items is None:
-                raise EncodeError("field groups is null, which DescribeGroupsRequest versions 3-4 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(groups_items), False)
-            for groups_item in groups_items:
-                if groups_item is None:
-                    raise EncodeError("null element in array groups")
-                _w.write_string(out, groups_item)
+        groups_items = _w.non_null(request.groups, "field groups is null, which DescribeGroupsRequest versions 3-4 do not allow (never nullable)")
+        _w.write_count(out, len(groups_items), False)
+        for groups_item in groups_items:
+            if groups_item is None:
+                raise EncodeError("null element in array groups")
+            _w.write_string(out, groups_item)
         field = "include_authorized_operations"
         out += _pack_DescribeGroupsRequest_include_authorized_operations(request.include_authorized_operations)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeGroupsRequest_v3_4(request: DescribeGroupsRequest) -> int:
-    size = 1
-    groups_items = request.groups
-    if groups_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(groups_items), False)
-        for groups_item in groups_items:
-            size += _w.string_size(groups_item)
-    return size
 
 
 # --- DescribeGroupsRequest, versions 5-6 (flexible) ---
@@ -242,15 +212,12 @@ def _write_DescribeGroupsRequest_v5_6(request: DescribeGroupsRequest, out: bytea
     field = ""
     try:
         field = "groups"
-        groups_items = request.groups
-        if groups_items is None:
-                raise EncodeError("field groups is null, which DescribeGroupsRequest versions 5-6 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(groups_items), True)
-            for groups_item in groups_items:
-                if groups_item is None:
-                    raise EncodeError("null element in array groups")
-                _w.write_compact_string(out, groups_item)
+        groups_items = _w.non_null(request.groups, "field groups is null, which DescribeGroupsRequest versions 5-6 do not allow (never nullable)")
+        _w.write_count(out, len(groups_items), True)
+        for groups_item in groups_items:
+            if groups_item is None:
+                raise EncodeError("null element in array groups")
+            _w.write_compact_string(out, groups_item)
         field = "include_authorized_operations"
         out += _pack_DescribeGroupsRequest_include_authorized_operations(request.include_authorized_operations)
         field = "(tagged fields)"
@@ -262,22 +229,6 @@ def _write_DescribeGroupsRequest_v5_6(request: DescribeGroupsRequest, out: bytea
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeGroupsRequest_v5_6(request: DescribeGroupsRequest) -> int:
-    size = 1
-    groups_items = request.groups
-    if groups_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(groups_items), True)
-        for groups_item in groups_items:
-            size += _w.compact_string_size(groups_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -286,7 +237,6 @@ _V3_PLUS = (3, 32767)
 
 DescribeGroupsRequest._READERS = (_read_DescribeGroupsRequest_v0_2, _read_DescribeGroupsRequest_v0_2, _read_DescribeGroupsRequest_v0_2, _read_DescribeGroupsRequest_v3_4, _read_DescribeGroupsRequest_v3_4, _read_DescribeGroupsRequest_v5_6, _read_DescribeGroupsRequest_v5_6)
 DescribeGroupsRequest._WRITERS = (_write_DescribeGroupsRequest_v0_2, _write_DescribeGroupsRequest_v0_2, _write_DescribeGroupsRequest_v0_2, _write_DescribeGroupsRequest_v3_4, _write_DescribeGroupsRequest_v3_4, _write_DescribeGroupsRequest_v5_6, _write_DescribeGroupsRequest_v5_6)
-DescribeGroupsRequest._SIZERS = (_size_DescribeGroupsRequest_v0_2, _size_DescribeGroupsRequest_v0_2, _size_DescribeGroupsRequest_v0_2, _size_DescribeGroupsRequest_v3_4, _size_DescribeGroupsRequest_v3_4, _size_DescribeGroupsRequest_v5_6, _size_DescribeGroupsRequest_v5_6)
 DescribeGroupsRequest._LAZY_DEFAULTS = {"groups": list}
 DescribeGroupsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="groups", json_name="groups", type="[]string", versions=_V0_PLUS, default=()),

@@ -3,8 +3,8 @@
 Response message, versions 0-6, flexible versions 5+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -296,37 +296,17 @@ def _write_DescribedGroupMember_v0_3(member: DescribedGroupMember, out: bytearra
     field = ""
     try:
         field = "member_id"
-        if member.member_id is None:
-            raise EncodeError("field member_id is null, which DescribedGroupMember versions 0-3 do not allow (never nullable)")
-        _w.write_string(out, member.member_id)
+        _w.write_string(out, _w.non_null(member.member_id, "field member_id is null, which DescribedGroupMember versions 0-3 do not allow (never nullable)"))
         field = "client_id"
-        if member.client_id is None:
-            raise EncodeError("field client_id is null, which DescribedGroupMember versions 0-3 do not allow (never nullable)")
-        _w.write_string(out, member.client_id)
+        _w.write_string(out, _w.non_null(member.client_id, "field client_id is null, which DescribedGroupMember versions 0-3 do not allow (never nullable)"))
         field = "client_host"
-        if member.client_host is None:
-            raise EncodeError("field client_host is null, which DescribedGroupMember versions 0-3 do not allow (never nullable)")
-        _w.write_string(out, member.client_host)
+        _w.write_string(out, _w.non_null(member.client_host, "field client_host is null, which DescribedGroupMember versions 0-3 do not allow (never nullable)"))
         field = "member_metadata"
-        if member.member_metadata is None:
-            raise EncodeError("field member_metadata is null, which DescribedGroupMember versions 0-3 do not allow (never nullable)")
-        _w.write_bytes(out, member.member_metadata)
+        _w.write_bytes(out, _w.non_null(member.member_metadata, "field member_metadata is null, which DescribedGroupMember versions 0-3 do not allow (never nullable)"))
         field = "member_assignment"
-        if member.member_assignment is None:
-            raise EncodeError("field member_assignment is null, which DescribedGroupMember versions 0-3 do not allow (never nullable)")
-        _w.write_bytes(out, member.member_assignment)
+        _w.write_bytes(out, _w.non_null(member.member_assignment, "field member_assignment is null, which DescribedGroupMember versions 0-3 do not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribedGroupMember_v0_3(member: DescribedGroupMember) -> int:
-    size = 0
-    size += _w.string_size(member.member_id)
-    size += _w.string_size(member.client_id)
-    size += _w.string_size(member.client_host)
-    size += _w.bytes_size(member.member_metadata)
-    size += _w.bytes_size(member.member_assignment)
-    return size
 
 
 # --- DescribedGroupMember, version 4 ---
@@ -360,40 +340,19 @@ def _write_DescribedGroupMember_v4(member: DescribedGroupMember, out: bytearray)
     field = ""
     try:
         field = "member_id"
-        if member.member_id is None:
-            raise EncodeError("field member_id is null, which DescribedGroupMember version 4 does not allow (never nullable)")
-        _w.write_string(out, member.member_id)
+        _w.write_string(out, _w.non_null(member.member_id, "field member_id is null, which DescribedGroupMember version 4 does not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_string(out, member.group_instance_id)
         field = "client_id"
-        if member.client_id is None:
-            raise EncodeError("field client_id is null, which DescribedGroupMember version 4 does not allow (never nullable)")
-        _w.write_string(out, member.client_id)
+        _w.write_string(out, _w.non_null(member.client_id, "field client_id is null, which DescribedGroupMember version 4 does not allow (never nullable)"))
         field = "client_host"
-        if member.client_host is None:
-            raise EncodeError("field client_host is null, which DescribedGroupMember version 4 does not allow (never nullable)")
-        _w.write_string(out, member.client_host)
+        _w.write_string(out, _w.non_null(member.client_host, "field client_host is null, which DescribedGroupMember version 4 does not allow (never nullable)"))
         field = "member_metadata"
-        if member.member_metadata is None:
-            raise EncodeError("field member_metadata is null, which DescribedGroupMember version 4 does not allow (never nullable)")
-        _w.write_bytes(out, member.member_metadata)
+        _w.write_bytes(out, _w.non_null(member.member_metadata, "field member_metadata is null, which DescribedGroupMember version 4 does not allow (never nullable)"))
         field = "member_assignment"
-        if member.member_assignment is None:
-            raise EncodeError("field member_assignment is null, which DescribedGroupMember version 4 does not allow (never nullable)")
-        _w.write_bytes(out, member.member_assignment)
+        _w.write_bytes(out, _w.non_null(member.member_assignment, "field member_assignment is null, which DescribedGroupMember version 4 does not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribedGroupMember_v4(member: DescribedGroupMember) -> int:
-    size = 0
-    size += _w.string_size(member.member_id)
-    size += _w.string_size(member.group_instance_id)
-    size += _w.string_size(member.client_id)
-    size += _w.string_size(member.client_host)
-    size += _w.bytes_size(member.member_metadata)
-    size += _w.bytes_size(member.member_assignment)
-    return size
 
 
 # --- DescribedGroupMember, versions 5-6 (flexible) ---
@@ -430,27 +389,17 @@ def _write_DescribedGroupMember_v5_6(member: DescribedGroupMember, out: bytearra
     field = ""
     try:
         field = "member_id"
-        if member.member_id is None:
-            raise EncodeError("field member_id is null, which DescribedGroupMember versions 5-6 do not allow (never nullable)")
-        _w.write_compact_string(out, member.member_id)
+        _w.write_compact_string(out, _w.non_null(member.member_id, "field member_id is null, which DescribedGroupMember versions 5-6 do not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_compact_string(out, member.group_instance_id)
         field = "client_id"
-        if member.client_id is None:
-            raise EncodeError("field client_id is null, which DescribedGroupMember versions 5-6 do not allow (never nullable)")
-        _w.write_compact_string(out, member.client_id)
+        _w.write_compact_string(out, _w.non_null(member.client_id, "field client_id is null, which DescribedGroupMember versions 5-6 do not allow (never nullable)"))
         field = "client_host"
-        if member.client_host is None:
-            raise EncodeError("field client_host is null, which DescribedGroupMember versions 5-6 do not allow (never nullable)")
-        _w.write_compact_string(out, member.client_host)
+        _w.write_compact_string(out, _w.non_null(member.client_host, "field client_host is null, which DescribedGroupMember versions 5-6 do not allow (never nullable)"))
         field = "member_metadata"
-        if member.member_metadata is None:
-            raise EncodeError("field member_metadata is null, which DescribedGroupMember versions 5-6 do not allow (never nullable)")
-        _w.write_compact_bytes(out, member.member_metadata)
+        _w.write_compact_bytes(out, _w.non_null(member.member_metadata, "field member_metadata is null, which DescribedGroupMember versions 5-6 do not allow (never nullable)"))
         field = "member_assignment"
-        if member.member_assignment is None:
-            raise EncodeError("field member_assignment is null, which DescribedGroupMember versions 5-6 do not allow (never nullable)")
-        _w.write_compact_bytes(out, member.member_assignment)
+        _w.write_compact_bytes(out, _w.non_null(member.member_assignment, "field member_assignment is null, which DescribedGroupMember versions 5-6 do not allow (never nullable)"))
         field = "(tagged fields)"
         if member.unknown_tagged_fields:
             _w.write_tagged(out, [], member.unknown_tagged_fields)
@@ -458,21 +407,6 @@ def _write_DescribedGroupMember_v5_6(member: DescribedGroupMember, out: bytearra
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribedGroupMember_v5_6(member: DescribedGroupMember) -> int:
-    size = 0
-    size += _w.compact_string_size(member.member_id)
-    size += _w.compact_string_size(member.group_instance_id)
-    size += _w.compact_string_size(member.client_id)
-    size += _w.compact_string_size(member.client_host)
-    size += _w.compact_bytes_size(member.member_metadata)
-    size += _w.compact_bytes_size(member.member_assignment)
-    count = len(member.unknown_tagged_fields)
-    for tag, payload in member.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribedGroup, versions 0-2 ---
@@ -526,47 +460,20 @@ def _write_DescribedGroup_v0_2(group: DescribedGroup, out: bytearray) -> None:
         field = "error_code"
         out += _pack_DescribedGroup_error_code(group.error_code)
         field = "group_id"
-        if group.group_id is None:
-            raise EncodeError("field group_id is null, which DescribedGroup versions 0-2 do not allow (never nullable)")
-        _w.write_string(out, group.group_id)
+        _w.write_string(out, _w.non_null(group.group_id, "field group_id is null, which DescribedGroup versions 0-2 do not allow (never nullable)"))
         field = "group_state"
-        if group.group_state is None:
-            raise EncodeError("field group_state is null, which DescribedGroup versions 0-2 do not allow (never nullable)")
-        _w.write_string(out, group.group_state)
+        _w.write_string(out, _w.non_null(group.group_state, "field group_state is null, which DescribedGroup versions 0-2 do not allow (never nullable)"))
         field = "protocol_type"
-        if group.protocol_type is None:
-            raise EncodeError("field protocol_type is null, which DescribedGroup versions 0-2 do not allow (never nullable)")
-        _w.write_string(out, group.protocol_type)
+        _w.write_string(out, _w.non_null(group.protocol_type, "field protocol_type is null, which DescribedGroup versions 0-2 do not allow (never nullable)"))
         field = "protocol_data"
-        if group.protocol_data is None:
-            raise EncodeError("field protocol_data is null, which DescribedGroup versions 0-2 do not allow (never nullable)")
-        _w.write_string(out, group.protocol_data)
+        _w.write_string(out, _w.non_null(group.protocol_data, "field protocol_data is null, which DescribedGroup versions 0-2 do not allow (never nullable)"))
         field = "members[]"
-        members_items = group.members
-        if members_items is None:
-                raise EncodeError("field members is null, which DescribedGroup versions 0-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), False)
-            for members_item in members_items:
-                _write_DescribedGroupMember_v0_3(members_item, out)
+        members_items = _w.non_null(group.members, "field members is null, which DescribedGroup versions 0-2 do not allow (never nullable)")
+        _w.write_count(out, len(members_items), False)
+        for members_item in members_items:
+            _write_DescribedGroupMember_v0_3(members_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribedGroup_v0_2(group: DescribedGroup) -> int:
-    size = 2
-    size += _w.string_size(group.group_id)
-    size += _w.string_size(group.group_state)
-    size += _w.string_size(group.protocol_type)
-    size += _w.string_size(group.protocol_data)
-    members_items = group.members
-    if members_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(members_items), False)
-        for members_item in members_items:
-            size += _size_DescribedGroupMember_v0_3(members_item)
-    return size
 
 
 # --- DescribedGroup, version 3 ---
@@ -620,49 +527,22 @@ def _write_DescribedGroup_v3(group: DescribedGroup, out: bytearray) -> None:
         field = "error_code"
         out += _pack_DescribedGroup_error_code(group.error_code)
         field = "group_id"
-        if group.group_id is None:
-            raise EncodeError("field group_id is null, which DescribedGroup version 3 does not allow (never nullable)")
-        _w.write_string(out, group.group_id)
+        _w.write_string(out, _w.non_null(group.group_id, "field group_id is null, which DescribedGroup version 3 does not allow (never nullable)"))
         field = "group_state"
-        if group.group_state is None:
-            raise EncodeError("field group_state is null, which DescribedGroup version 3 does not allow (never nullable)")
-        _w.write_string(out, group.group_state)
+        _w.write_string(out, _w.non_null(group.group_state, "field group_state is null, which DescribedGroup version 3 does not allow (never nullable)"))
         field = "protocol_type"
-        if group.protocol_type is None:
-            raise EncodeError("field protocol_type is null, which DescribedGroup version 3 does not allow (never nullable)")
-        _w.write_string(out, group.protocol_type)
+        _w.write_string(out, _w.non_null(group.protocol_type, "field protocol_type is null, which DescribedGroup version 3 does not allow (never nullable)"))
         field = "protocol_data"
-        if group.protocol_data is None:
-            raise EncodeError("field protocol_data is null, which DescribedGroup version 3 does not allow (never nullable)")
-        _w.write_string(out, group.protocol_data)
+        _w.write_string(out, _w.non_null(group.protocol_data, "field protocol_data is null, which DescribedGroup version 3 does not allow (never nullable)"))
         field = "members[]"
-        members_items = group.members
-        if members_items is None:
-                raise EncodeError("field members is null, which DescribedGroup version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), False)
-            for members_item in members_items:
-                _write_DescribedGroupMember_v0_3(members_item, out)
+        members_items = _w.non_null(group.members, "field members is null, which DescribedGroup version 3 does not allow (never nullable)")
+        _w.write_count(out, len(members_items), False)
+        for members_item in members_items:
+            _write_DescribedGroupMember_v0_3(members_item, out)
         field = "authorized_operations"
         out += _pack_DescribedGroup_authorized_operations(group.authorized_operations)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribedGroup_v3(group: DescribedGroup) -> int:
-    size = 6
-    size += _w.string_size(group.group_id)
-    size += _w.string_size(group.group_state)
-    size += _w.string_size(group.protocol_type)
-    size += _w.string_size(group.protocol_data)
-    members_items = group.members
-    if members_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(members_items), False)
-        for members_item in members_items:
-            size += _size_DescribedGroupMember_v0_3(members_item)
-    return size
 
 
 # --- DescribedGroup, version 4 ---
@@ -716,49 +596,22 @@ def _write_DescribedGroup_v4(group: DescribedGroup, out: bytearray) -> None:
         field = "error_code"
         out += _pack_DescribedGroup_error_code(group.error_code)
         field = "group_id"
-        if group.group_id is None:
-            raise EncodeError("field group_id is null, which DescribedGroup version 4 does not allow (never nullable)")
-        _w.write_string(out, group.group_id)
+        _w.write_string(out, _w.non_null(group.group_id, "field group_id is null, which DescribedGroup version 4 does not allow (never nullable)"))
         field = "group_state"
-        if group.group_state is None:
-            raise EncodeError("field group_state is null, which DescribedGroup version 4 does not allow (never nullable)")
-        _w.write_string(out, group.group_state)
+        _w.write_string(out, _w.non_null(group.group_state, "field group_state is null, which DescribedGroup version 4 does not allow (never nullable)"))
         field = "protocol_type"
-        if group.protocol_type is None:
-            raise EncodeError("field protocol_type is null, which DescribedGroup version 4 does not allow (never nullable)")
-        _w.write_string(out, group.protocol_type)
+        _w.write_string(out, _w.non_null(group.protocol_type, "field protocol_type is null, which DescribedGroup version 4 does not allow (never nullable)"))
         field = "protocol_data"
-        if group.protocol_data is None:
-            raise EncodeError("field protocol_data is null, which DescribedGroup version 4 does not allow (never nullable)")
-        _w.write_string(out, group.protocol_data)
+        _w.write_string(out, _w.non_null(group.protocol_data, "field protocol_data is null, which DescribedGroup version 4 does not allow (never nullable)"))
         field = "members[]"
-        members_items = group.members
-        if members_items is None:
-                raise EncodeError("field members is null, which DescribedGroup version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), False)
-            for members_item in members_items:
-                _write_DescribedGroupMember_v4(members_item, out)
+        members_items = _w.non_null(group.members, "field members is null, which DescribedGroup version 4 does not allow (never nullable)")
+        _w.write_count(out, len(members_items), False)
+        for members_item in members_items:
+            _write_DescribedGroupMember_v4(members_item, out)
         field = "authorized_operations"
         out += _pack_DescribedGroup_authorized_operations(group.authorized_operations)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribedGroup_v4(group: DescribedGroup) -> int:
-    size = 6
-    size += _w.string_size(group.group_id)
-    size += _w.string_size(group.group_state)
-    size += _w.string_size(group.protocol_type)
-    size += _w.string_size(group.protocol_data)
-    members_items = group.members
-    if members_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(members_items), False)
-        for members_item in members_items:
-            size += _size_DescribedGroupMember_v4(members_item)
-    return size
 
 
 # --- DescribedGroup, version 5 (flexible) ---
@@ -815,29 +668,18 @@ def _write_DescribedGroup_v5(group: DescribedGroup, out: bytearray) -> None:
         field = "error_code"
         out += _pack_DescribedGroup_error_code(group.error_code)
         field = "group_id"
-        if group.group_id is None:
-            raise EncodeError("field group_id is null, which DescribedGroup version 5 does not allow (never nullable)")
-        _w.write_compact_string(out, group.group_id)
+        _w.write_compact_string(out, _w.non_null(group.group_id, "field group_id is null, which DescribedGroup version 5 does not allow (never nullable)"))
         field = "group_state"
-        if group.group_state is None:
-            raise EncodeError("field group_state is null, which DescribedGroup version 5 does not allow (never nullable)")
-        _w.write_compact_string(out, group.group_state)
+        _w.write_compact_string(out, _w.non_null(group.group_state, "field group_state is null, which DescribedGroup version 5 does not allow (never nullable)"))
         field = "protocol_type"
-        if group.protocol_type is None:
-            raise EncodeError("field protocol_type is null, which DescribedGroup version 5 does not allow (never nullable)")
-        _w.write_compact_string(out, group.protocol_type)
+        _w.write_compact_string(out, _w.non_null(group.protocol_type, "field protocol_type is null, which DescribedGroup version 5 does not allow (never nullable)"))
         field = "protocol_data"
-        if group.protocol_data is None:
-            raise EncodeError("field protocol_data is null, which DescribedGroup version 5 does not allow (never nullable)")
-        _w.write_compact_string(out, group.protocol_data)
+        _w.write_compact_string(out, _w.non_null(group.protocol_data, "field protocol_data is null, which DescribedGroup version 5 does not allow (never nullable)"))
         field = "members[]"
-        members_items = group.members
-        if members_items is None:
-                raise EncodeError("field members is null, which DescribedGroup version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), True)
-            for members_item in members_items:
-                _write_DescribedGroupMember_v5_6(members_item, out)
+        members_items = _w.non_null(group.members, "field members is null, which DescribedGroup version 5 does not allow (never nullable)")
+        _w.write_count(out, len(members_items), True)
+        for members_item in members_items:
+            _write_DescribedGroupMember_v5_6(members_item, out)
         field = "authorized_operations"
         out += _pack_DescribedGroup_authorized_operations(group.authorized_operations)
         field = "(tagged fields)"
@@ -847,26 +689,6 @@ def _write_DescribedGroup_v5(group: DescribedGroup, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribedGroup_v5(group: DescribedGroup) -> int:
-    size = 6
-    size += _w.compact_string_size(group.group_id)
-    size += _w.compact_string_size(group.group_state)
-    size += _w.compact_string_size(group.protocol_type)
-    size += _w.compact_string_size(group.protocol_data)
-    members_items = group.members
-    if members_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(members_items), True)
-        for members_item in members_items:
-            size += _size_DescribedGroupMember_v5_6(members_item)
-    count = len(group.unknown_tagged_fields)
-    for tag, payload in group.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribedGroup, version 6 (flexible) ---
@@ -924,29 +746,18 @@ def _write_DescribedGroup_v6(group: DescribedGroup, out: bytearray) -> None:
         field = "error_message"
         _w.write_compact_string(out, group.error_message)
         field = "group_id"
-        if group.group_id is None:
-            raise EncodeError("field group_id is null, which DescribedGroup version 6 does not allow (never nullable)")
-        _w.write_compact_string(out, group.group_id)
+        _w.write_compact_string(out, _w.non_null(group.group_id, "field group_id is null, which DescribedGroup version 6 does not allow (never nullable)"))
         field = "group_state"
-        if group.group_state is None:
-            raise EncodeError("field group_state is null, which DescribedGroup version 6 does not allow (never nullable)")
-        _w.write_compact_string(out, group.group_state)
+        _w.write_compact_string(out, _w.non_null(group.group_state, "field group_state is null, which DescribedGroup version 6 does not allow (never nullable)"))
         field = "protocol_type"
-        if group.protocol_type is None:
-            raise EncodeError("field protocol_type is null, which DescribedGroup version 6 does not allow (never nullable)")
-        _w.write_compact_string(out, group.protocol_type)
+        _w.write_compact_string(out, _w.non_null(group.protocol_type, "field protocol_type is null, which DescribedGroup version 6 does not allow (never nullable)"))
         field = "protocol_data"
-        if group.protocol_data is None:
-            raise EncodeError("field protocol_data is null, which DescribedGroup version 6 does not allow (never nullable)")
-        _w.write_compact_string(out, group.protocol_data)
+        _w.write_compact_string(out, _w.non_null(group.protocol_data, "field protocol_data is null, which DescribedGroup version 6 does not allow (never nullable)"))
         field = "members[]"
-        members_items = group.members
-        if members_items is None:
-                raise EncodeError("field members is null, which DescribedGroup version 6 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), True)
-            for members_item in members_items:
-                _write_DescribedGroupMember_v5_6(members_item, out)
+        members_items = _w.non_null(group.members, "field members is null, which DescribedGroup version 6 does not allow (never nullable)")
+        _w.write_count(out, len(members_items), True)
+        for members_item in members_items:
+            _write_DescribedGroupMember_v5_6(members_item, out)
         field = "authorized_operations"
         out += _pack_DescribedGroup_authorized_operations(group.authorized_operations)
         field = "(tagged fields)"
@@ -956,27 +767,6 @@ def _write_DescribedGroup_v6(group: DescribedGroup, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribedGroup_v6(group: DescribedGroup) -> int:
-    size = 6
-    size += _w.compact_string_size(group.error_message)
-    size += _w.compact_string_size(group.group_id)
-    size += _w.compact_string_size(group.group_state)
-    size += _w.compact_string_size(group.protocol_type)
-    size += _w.compact_string_size(group.protocol_data)
-    members_items = group.members
-    if members_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(members_items), True)
-        for members_item in members_items:
-            size += _size_DescribedGroupMember_v5_6(members_item)
-    count = len(group.unknown_tagged_fields)
-    for tag, payload in group.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeGroupsResponse, version 0 ---
@@ -1012,27 +802,12 @@ def _write_DescribeGroupsResponse_v0(response: DescribeGroupsResponse, out: byte
     field = ""
     try:
         field = "groups[]"
-        groups_items = response.groups
-        if groups_items is None:
-                raise EncodeError("field groups is null, which DescribeGroupsResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(groups_items), False)
-            for groups_item in groups_items:
-                _write_DescribedGroup_v0_2(groups_item, out)
+        groups_items = _w.non_null(response.groups, "field groups is null, which DescribeGroupsResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(groups_items), False)
+        for groups_item in groups_items:
+            _write_DescribedGroup_v0_2(groups_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeGroupsResponse_v0(response: DescribeGroupsResponse) -> int:
-    size = 0
-    groups_items = response.groups
-    if groups_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(groups_items), False)
-        for groups_item in groups_items:
-            size += _size_DescribedGroup_v0_2(groups_item)
-    return size
 
 
 # --- DescribeGroupsResponse, versions 1-2 ---
@@ -1072,27 +847,12 @@ def _write_DescribeGroupsResponse_v1_2(response: DescribeGroupsResponse, out: by
         field = "throttle_time_ms"
         out += _pack_DescribeGroupsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "groups[]"
-        groups_items = response.groups
-        if groups_items is None:
-                raise EncodeError("field groups is null, which DescribeGroupsResponse versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(groups_items), False)
-            for groups_item in groups_items:
-                _write_DescribedGroup_v0_2(groups_item, out)
+        groups_items = _w.non_null(response.groups, "field groups is null, which DescribeGroupsResponse versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(groups_items), False)
+        for groups_item in groups_items:
+            _write_DescribedGroup_v0_2(groups_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeGroupsResponse_v1_2(response: DescribeGroupsResponse) -> int:
-    size = 4
-    groups_items = response.groups
-    if groups_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(groups_items), False)
-        for groups_item in groups_items:
-            size += _size_DescribedGroup_v0_2(groups_item)
-    return size
 
 
 # --- DescribeGroupsResponse, version 3 ---
@@ -1132,27 +892,12 @@ def _write_DescribeGroupsResponse_v3(response: DescribeGroupsResponse, out: byte
         field = "throttle_time_ms"
         out += _pack_DescribeGroupsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "groups[]"
-        groups_items = response.groups
-        if groups_items is None:
-                raise EncodeError("field groups is null, which DescribeGroupsResponse version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(groups_items), False)
-            for groups_item in groups_items:
-                _write_DescribedGroup_v3(groups_item, out)
+        groups_items = _w.non_null(response.groups, "field groups is null, which DescribeGroupsResponse version 3 does not allow (never nullable)")
+        _w.write_count(out, len(groups_items), False)
+        for groups_item in groups_items:
+            _write_DescribedGroup_v3(groups_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeGroupsResponse_v3(response: DescribeGroupsResponse) -> int:
-    size = 4
-    groups_items = response.groups
-    if groups_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(groups_items), False)
-        for groups_item in groups_items:
-            size += _size_DescribedGroup_v3(groups_item)
-    return size
 
 
 # --- DescribeGroupsResponse, version 4 ---
@@ -1192,27 +937,12 @@ def _write_DescribeGroupsResponse_v4(response: DescribeGroupsResponse, out: byte
         field = "throttle_time_ms"
         out += _pack_DescribeGroupsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "groups[]"
-        groups_items = response.groups
-        if groups_items is None:
-                raise EncodeError("field groups is null, which DescribeGroupsResponse version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(groups_items), False)
-            for groups_item in groups_items:
-                _write_DescribedGroup_v4(groups_item, out)
+        groups_items = _w.non_null(response.groups, "field groups is null, which DescribeGroupsResponse version 4 does not allow (never nullable)")
+        _w.write_count(out, len(groups_items), False)
+        for groups_item in groups_items:
+            _write_DescribedGroup_v4(groups_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeGroupsResponse_v4(response: DescribeGroupsResponse) -> int:
-    size = 4
-    groups_items = response.groups
-    if groups_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(groups_items), False)
-        for groups_item in groups_items:
-            size += _size_DescribedGroup_v4(groups_item)
-    return size
 
 
 # --- DescribeGroupsResponse, version 5 (flexible) ---
@@ -1255,13 +985,10 @@ def _write_DescribeGroupsResponse_v5(response: DescribeGroupsResponse, out: byte
         field = "throttle_time_ms"
         out += _pack_DescribeGroupsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "groups[]"
-        groups_items = response.groups
-        if groups_items is None:
-                raise EncodeError("field groups is null, which DescribeGroupsResponse version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(groups_items), True)
-            for groups_item in groups_items:
-                _write_DescribedGroup_v5(groups_item, out)
+        groups_items = _w.non_null(response.groups, "field groups is null, which DescribeGroupsResponse version 5 does not allow (never nullable)")
+        _w.write_count(out, len(groups_items), True)
+        for groups_item in groups_items:
+            _write_DescribedGroup_v5(groups_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -1269,22 +996,6 @@ def _write_DescribeGroupsResponse_v5(response: DescribeGroupsResponse, out: byte
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeGroupsResponse_v5(response: DescribeGroupsResponse) -> int:
-    size = 4
-    groups_items = response.groups
-    if groups_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(groups_items), True)
-        for groups_item in groups_items:
-            size += _size_DescribedGroup_v5(groups_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeGroupsResponse, version 6 (flexible) ---
@@ -1327,13 +1038,10 @@ def _write_DescribeGroupsResponse_v6(response: DescribeGroupsResponse, out: byte
         field = "throttle_time_ms"
         out += _pack_DescribeGroupsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "groups[]"
-        groups_items = response.groups
-        if groups_items is None:
-                raise EncodeError("field groups is null, which DescribeGroupsResponse version 6 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(groups_items), True)
-            for groups_item in groups_items:
-                _write_DescribedGroup_v6(groups_item, out)
+        groups_items = _w.non_null(response.groups, "field groups is null, which DescribeGroupsResponse version 6 does not allow (never nullable)")
+        _w.write_count(out, len(groups_items), True)
+        for groups_item in groups_items:
+            _write_DescribedGroup_v6(groups_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -1341,22 +1049,6 @@ def _write_DescribeGroupsResponse_v6(response: DescribeGroupsResponse, out: byte
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeGroupsResponse_v6(response: DescribeGroupsResponse) -> int:
-    size = 4
-    groups_items = response.groups
-    if groups_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(groups_items), True)
-        for groups_item in groups_items:
-            size += _size_DescribedGroup_v6(groups_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -1370,7 +1062,6 @@ _V6_PLUS = (6, 32767)
 
 DescribedGroupMember._READERS = (_read_DescribedGroupMember_v0_3, _read_DescribedGroupMember_v0_3, _read_DescribedGroupMember_v0_3, _read_DescribedGroupMember_v0_3, _read_DescribedGroupMember_v4, _read_DescribedGroupMember_v5_6, _read_DescribedGroupMember_v5_6)
 DescribedGroupMember._WRITERS = (_write_DescribedGroupMember_v0_3, _write_DescribedGroupMember_v0_3, _write_DescribedGroupMember_v0_3, _write_DescribedGroupMember_v0_3, _write_DescribedGroupMember_v4, _write_DescribedGroupMember_v5_6, _write_DescribedGroupMember_v5_6)
-DescribedGroupMember._SIZERS = (_size_DescribedGroupMember_v0_3, _size_DescribedGroupMember_v0_3, _size_DescribedGroupMember_v0_3, _size_DescribedGroupMember_v0_3, _size_DescribedGroupMember_v4, _size_DescribedGroupMember_v5_6, _size_DescribedGroupMember_v5_6)
 DescribedGroupMember.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="member_id", json_name="memberId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="group_instance_id", json_name="groupInstanceId", type="string", versions=_V4_PLUS, nullable=_V4_PLUS, ignorable=True),
@@ -1381,7 +1072,6 @@ DescribedGroupMember.FIELDS = (  # what the runtime knows of each field (kwire.w
 )
 DescribedGroup._READERS = (_read_DescribedGroup_v0_2, _read_DescribedGroup_v0_2, _read_DescribedGroup_v0_2, _read_DescribedGroup_v3, _read_DescribedGroup_v4, _read_DescribedGroup_v5, _read_DescribedGroup_v6)
 DescribedGroup._WRITERS = (_write_DescribedGroup_v0_2, _write_DescribedGroup_v0_2, _write_DescribedGroup_v0_2, _write_DescribedGroup_v3, _write_DescribedGroup_v4, _write_DescribedGroup_v5, _write_DescribedGroup_v6)
-DescribedGroup._SIZERS = (_size_DescribedGroup_v0_2, _size_DescribedGroup_v0_2, _size_DescribedGroup_v0_2, _size_DescribedGroup_v3, _size_DescribedGroup_v4, _size_DescribedGroup_v5, _size_DescribedGroup_v6)
 DescribedGroup._LAZY_DEFAULTS = {"members": list}
 DescribedGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
@@ -1395,7 +1085,6 @@ DescribedGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
 )
 DescribeGroupsResponse._READERS = (_read_DescribeGroupsResponse_v0, _read_DescribeGroupsResponse_v1_2, _read_DescribeGroupsResponse_v1_2, _read_DescribeGroupsResponse_v3, _read_DescribeGroupsResponse_v4, _read_DescribeGroupsResponse_v5, _read_DescribeGroupsResponse_v6)
 DescribeGroupsResponse._WRITERS = (_write_DescribeGroupsResponse_v0, _write_DescribeGroupsResponse_v1_2, _write_DescribeGroupsResponse_v1_2, _write_DescribeGroupsResponse_v3, _write_DescribeGroupsResponse_v4, _write_DescribeGroupsResponse_v5, _write_DescribeGroupsResponse_v6)
-DescribeGroupsResponse._SIZERS = (_size_DescribeGroupsResponse_v0, _size_DescribeGroupsResponse_v1_2, _size_DescribeGroupsResponse_v1_2, _size_DescribeGroupsResponse_v3, _size_DescribeGroupsResponse_v4, _size_DescribeGroupsResponse_v5, _size_DescribeGroupsResponse_v6)
 DescribeGroupsResponse._LAZY_DEFAULTS = {"groups": list}
 DescribeGroupsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V1_PLUS, ignorable=True, default=0),

@@ -3,8 +3,8 @@
 Request message, versions 0-5, flexible versions 2+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -149,30 +149,13 @@ def _write_DescribableLogDirTopic_v0_1(topic: DescribableLogDirTopic, out: bytea
     field = ""
     try:
         field = "topic"
-        if topic.topic is None:
-            raise EncodeError("field topic is null, which DescribableLogDirTopic versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, topic.topic)
+        _w.write_string(out, _w.non_null(topic.topic, "field topic is null, which DescribableLogDirTopic versions 0-1 do not allow (never nullable)"))
         field = "partitions"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which DescribableLogDirTopic versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which DescribableLogDirTopic versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        _w.write_fixed_array(out, partitions_items, "i")
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribableLogDirTopic_v0_1(topic: DescribableLogDirTopic) -> int:
-    size = 0
-    size += _w.string_size(topic.topic)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        size += 4 * len(partitions_items)
-    return size
 
 
 # --- DescribableLogDirTopic, versions 2-5 (flexible) ---
@@ -205,16 +188,11 @@ def _write_DescribableLogDirTopic_v2_5(topic: DescribableLogDirTopic, out: bytea
     field = ""
     try:
         field = "topic"
-        if topic.topic is None:
-            raise EncodeError("field topic is null, which DescribableLogDirTopic versions 2-5 do not allow (never nullable)")
-        _w.write_compact_string(out, topic.topic)
+        _w.write_compact_string(out, _w.non_null(topic.topic, "field topic is null, which DescribableLogDirTopic versions 2-5 do not allow (never nullable)"))
         field = "partitions"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which DescribableLogDirTopic versions 2-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which DescribableLogDirTopic versions 2-5 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -222,22 +200,6 @@ def _write_DescribableLogDirTopic_v2_5(topic: DescribableLogDirTopic, out: bytea
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribableLogDirTopic_v2_5(topic: DescribableLogDirTopic) -> int:
-    size = 0
-    size += _w.compact_string_size(topic.topic)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        size += 4 * len(partitions_items)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeLogDirsRequest, versions 0-1 ---
@@ -281,18 +243,6 @@ def _write_DescribeLogDirsRequest_v0_1(request: DescribeLogDirsRequest, out: byt
                 _write_DescribableLogDirTopic_v0_1(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeLogDirsRequest_v0_1(request: DescribeLogDirsRequest) -> int:
-    size = 0
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_DescribableLogDirTopic_v0_1(topics_item)
-    return size
 
 
 # --- DescribeLogDirsRequest, versions 2-5 (flexible) ---
@@ -346,22 +296,6 @@ def _write_DescribeLogDirsRequest_v2_5(request: DescribeLogDirsRequest, out: byt
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeLogDirsRequest_v2_5(request: DescribeLogDirsRequest) -> int:
-    size = 0
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_DescribableLogDirTopic_v2_5(topics_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -369,7 +303,6 @@ _V0_PLUS = (0, 32767)
 
 DescribableLogDirTopic._READERS = (_read_DescribableLogDirTopic_v0_1, _read_DescribableLogDirTopic_v0_1, _read_DescribableLogDirTopic_v2_5, _read_DescribableLogDirTopic_v2_5, _read_DescribableLogDirTopic_v2_5, _read_DescribableLogDirTopic_v2_5)
 DescribableLogDirTopic._WRITERS = (_write_DescribableLogDirTopic_v0_1, _write_DescribableLogDirTopic_v0_1, _write_DescribableLogDirTopic_v2_5, _write_DescribableLogDirTopic_v2_5, _write_DescribableLogDirTopic_v2_5, _write_DescribableLogDirTopic_v2_5)
-DescribableLogDirTopic._SIZERS = (_size_DescribableLogDirTopic_v0_1, _size_DescribableLogDirTopic_v0_1, _size_DescribableLogDirTopic_v2_5, _size_DescribableLogDirTopic_v2_5, _size_DescribableLogDirTopic_v2_5, _size_DescribableLogDirTopic_v2_5)
 DescribableLogDirTopic._LAZY_DEFAULTS = {"partitions": list}
 DescribableLogDirTopic._MAP_KEYS = ("topic",)
 DescribableLogDirTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -378,7 +311,6 @@ DescribableLogDirTopic.FIELDS = (  # what the runtime knows of each field (kwire
 )
 DescribeLogDirsRequest._READERS = (_read_DescribeLogDirsRequest_v0_1, _read_DescribeLogDirsRequest_v0_1, _read_DescribeLogDirsRequest_v2_5, _read_DescribeLogDirsRequest_v2_5, _read_DescribeLogDirsRequest_v2_5, _read_DescribeLogDirsRequest_v2_5)
 DescribeLogDirsRequest._WRITERS = (_write_DescribeLogDirsRequest_v0_1, _write_DescribeLogDirsRequest_v0_1, _write_DescribeLogDirsRequest_v2_5, _write_DescribeLogDirsRequest_v2_5, _write_DescribeLogDirsRequest_v2_5, _write_DescribeLogDirsRequest_v2_5)
-DescribeLogDirsRequest._SIZERS = (_size_DescribeLogDirsRequest_v0_1, _size_DescribeLogDirsRequest_v0_1, _size_DescribeLogDirsRequest_v2_5, _size_DescribeLogDirsRequest_v2_5, _size_DescribeLogDirsRequest_v2_5, _size_DescribeLogDirsRequest_v2_5)
 DescribeLogDirsRequest._LAZY_DEFAULTS = {"topics": KeyedList}
 DescribeLogDirsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topics", json_name="topics", type="[]DescribableLogDirTopic", versions=_V0_PLUS, nullable=_V0_PLUS, default=(), struct=DescribableLogDirTopic),

@@ -3,8 +3,8 @@
 Response message, versions 0-5, flexible versions 2+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -330,11 +330,6 @@ def _write_DescribeLogDirsPartition_v0_1(partition: DescribeLogDirsPartition, ou
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeLogDirsPartition_v0_1(partition: DescribeLogDirsPartition) -> int:
-    size = 21
-    return size
-
-
 # --- DescribeLogDirsPartition, versions 2-5 (flexible) ---
 
 def _read_DescribeLogDirsPartition_v2_5(buf: bytes, pos: int) -> tuple[DescribeLogDirsPartition, int]:
@@ -368,15 +363,6 @@ def _write_DescribeLogDirsPartition_v2_5(partition: DescribeLogDirsPartition, ou
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeLogDirsPartition_v2_5(partition: DescribeLogDirsPartition) -> int:
-    size = 21
-    count = len(partition.unknown_tagged_fields)
-    for tag, payload in partition.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeLogDirsTopic, versions 0-1 ---
@@ -425,32 +411,14 @@ def _write_DescribeLogDirsTopic_v0_1(topic: DescribeLogDirsTopic, out: bytearray
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which DescribeLogDirsTopic versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, topic.name)
+        _w.write_string(out, _w.non_null(topic.name, "field name is null, which DescribeLogDirsTopic versions 0-1 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which DescribeLogDirsTopic versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            for partitions_item in partitions_items:
-                _write_DescribeLogDirsPartition_v0_1(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which DescribeLogDirsTopic versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        for partitions_item in partitions_items:
+            _write_DescribeLogDirsPartition_v0_1(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeLogDirsTopic_v0_1(topic: DescribeLogDirsTopic) -> int:
-    size = 0
-    size += _w.string_size(topic.name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_DescribeLogDirsPartition_v0_1(partitions_item)
-    return size
 
 
 # --- DescribeLogDirsTopic, versions 2-5 (flexible) ---
@@ -502,17 +470,12 @@ def _write_DescribeLogDirsTopic_v2_5(topic: DescribeLogDirsTopic, out: bytearray
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which DescribeLogDirsTopic versions 2-5 do not allow (never nullable)")
-        _w.write_compact_string(out, topic.name)
+        _w.write_compact_string(out, _w.non_null(topic.name, "field name is null, which DescribeLogDirsTopic versions 2-5 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which DescribeLogDirsTopic versions 2-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_DescribeLogDirsPartition_v2_5(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which DescribeLogDirsTopic versions 2-5 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_DescribeLogDirsPartition_v2_5(partitions_item, out)
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -520,23 +483,6 @@ def _write_DescribeLogDirsTopic_v2_5(topic: DescribeLogDirsTopic, out: bytearray
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeLogDirsTopic_v2_5(topic: DescribeLogDirsTopic) -> int:
-    size = 0
-    size += _w.compact_string_size(topic.name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_DescribeLogDirsPartition_v2_5(partitions_item)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeLogDirsResult, versions 0-1 ---
@@ -581,32 +527,14 @@ def _write_DescribeLogDirsResult_v0_1(result: DescribeLogDirsResult, out: bytear
         field = "error_code"
         out += _pack_DescribeLogDirsResult_error_code(result.error_code)
         field = "log_dir"
-        if result.log_dir is None:
-            raise EncodeError("field log_dir is null, which DescribeLogDirsResult versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, result.log_dir)
+        _w.write_string(out, _w.non_null(result.log_dir, "field log_dir is null, which DescribeLogDirsResult versions 0-1 do not allow (never nullable)"))
         field = "topics[]"
-        topics_items = result.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which DescribeLogDirsResult versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_DescribeLogDirsTopic_v0_1(topics_item, out)
+        topics_items = _w.non_null(result.topics, "field topics is null, which DescribeLogDirsResult versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_DescribeLogDirsTopic_v0_1(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeLogDirsResult_v0_1(result: DescribeLogDirsResult) -> int:
-    size = 2
-    size += _w.string_size(result.log_dir)
-    topics_items = result.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_DescribeLogDirsTopic_v0_1(topics_item)
-    return size
 
 
 # --- DescribeLogDirsResult, versions 2-3 (flexible) ---
@@ -654,17 +582,12 @@ def _write_DescribeLogDirsResult_v2_3(result: DescribeLogDirsResult, out: bytear
         field = "error_code"
         out += _pack_DescribeLogDirsResult_error_code(result.error_code)
         field = "log_dir"
-        if result.log_dir is None:
-            raise EncodeError("field log_dir is null, which DescribeLogDirsResult versions 2-3 do not allow (never nullable)")
-        _w.write_compact_string(out, result.log_dir)
+        _w.write_compact_string(out, _w.non_null(result.log_dir, "field log_dir is null, which DescribeLogDirsResult versions 2-3 do not allow (never nullable)"))
         field = "topics[]"
-        topics_items = result.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which DescribeLogDirsResult versions 2-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_DescribeLogDirsTopic_v2_5(topics_item, out)
+        topics_items = _w.non_null(result.topics, "field topics is null, which DescribeLogDirsResult versions 2-3 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_DescribeLogDirsTopic_v2_5(topics_item, out)
         field = "(tagged fields)"
         if result.unknown_tagged_fields:
             _w.write_tagged(out, [], result.unknown_tagged_fields)
@@ -672,23 +595,6 @@ def _write_DescribeLogDirsResult_v2_3(result: DescribeLogDirsResult, out: bytear
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeLogDirsResult_v2_3(result: DescribeLogDirsResult) -> int:
-    size = 2
-    size += _w.compact_string_size(result.log_dir)
-    topics_items = result.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_DescribeLogDirsTopic_v2_5(topics_item)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeLogDirsResult, version 4 (flexible) ---
@@ -737,17 +643,12 @@ def _write_DescribeLogDirsResult_v4(result: DescribeLogDirsResult, out: bytearra
         field = "error_code"
         out += _pack_DescribeLogDirsResult_error_code(result.error_code)
         field = "log_dir"
-        if result.log_dir is None:
-            raise EncodeError("field log_dir is null, which DescribeLogDirsResult version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, result.log_dir)
+        _w.write_compact_string(out, _w.non_null(result.log_dir, "field log_dir is null, which DescribeLogDirsResult version 4 does not allow (never nullable)"))
         field = "topics[]"
-        topics_items = result.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which DescribeLogDirsResult version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_DescribeLogDirsTopic_v2_5(topics_item, out)
+        topics_items = _w.non_null(result.topics, "field topics is null, which DescribeLogDirsResult version 4 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_DescribeLogDirsTopic_v2_5(topics_item, out)
         field = "total_bytes, usable_bytes"
         out += _pack_DescribeLogDirsResult_total_bytes_usable_bytes(result.total_bytes, result.usable_bytes)
         field = "(tagged fields)"
@@ -757,23 +658,6 @@ def _write_DescribeLogDirsResult_v4(result: DescribeLogDirsResult, out: bytearra
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeLogDirsResult_v4(result: DescribeLogDirsResult) -> int:
-    size = 18
-    size += _w.compact_string_size(result.log_dir)
-    topics_items = result.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_DescribeLogDirsTopic_v2_5(topics_item)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeLogDirsResult, version 5 (flexible) ---
@@ -821,17 +705,12 @@ def _write_DescribeLogDirsResult_v5(result: DescribeLogDirsResult, out: bytearra
         field = "error_code"
         out += _pack_DescribeLogDirsResult_error_code(result.error_code)
         field = "log_dir"
-        if result.log_dir is None:
-            raise EncodeError("field log_dir is null, which DescribeLogDirsResult version 5 does not allow (never nullable)")
-        _w.write_compact_string(out, result.log_dir)
+        _w.write_compact_string(out, _w.non_null(result.log_dir, "field log_dir is null, which DescribeLogDirsResult version 5 does not allow (never nullable)"))
         field = "topics[]"
-        topics_items = result.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which DescribeLogDirsResult version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_DescribeLogDirsTopic_v2_5(topics_item, out)
+        topics_items = _w.non_null(result.topics, "field topics is null, which DescribeLogDirsResult version 5 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_DescribeLogDirsTopic_v2_5(topics_item, out)
         field = "total_bytes, usable_bytes, is_cordoned"
         out += _pack_DescribeLogDirsResult_total_bytes_to_is_cordoned(result.total_bytes, result.usable_bytes, result.is_cordoned)
         field = "(tagged fields)"
@@ -841,23 +720,6 @@ def _write_DescribeLogDirsResult_v5(result: DescribeLogDirsResult, out: bytearra
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeLogDirsResult_v5(result: DescribeLogDirsResult) -> int:
-    size = 19
-    size += _w.compact_string_size(result.log_dir)
-    topics_items = result.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_DescribeLogDirsTopic_v2_5(topics_item)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeLogDirsResponse, versions 0-1 ---
@@ -898,27 +760,12 @@ def _write_DescribeLogDirsResponse_v0_1(response: DescribeLogDirsResponse, out: 
         field = "throttle_time_ms"
         out += _pack_DescribeLogDirsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which DescribeLogDirsResponse versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), False)
-            for results_item in results_items:
-                _write_DescribeLogDirsResult_v0_1(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which DescribeLogDirsResponse versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(results_items), False)
+        for results_item in results_items:
+            _write_DescribeLogDirsResult_v0_1(results_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeLogDirsResponse_v0_1(response: DescribeLogDirsResponse) -> int:
-    size = 4
-    results_items = response.results
-    if results_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(results_items), False)
-        for results_item in results_items:
-            size += _size_DescribeLogDirsResult_v0_1(results_item)
-    return size
 
 
 # --- DescribeLogDirsResponse, version 2 (flexible) ---
@@ -962,13 +809,10 @@ def _write_DescribeLogDirsResponse_v2(response: DescribeLogDirsResponse, out: by
         field = "throttle_time_ms"
         out += _pack_DescribeLogDirsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which DescribeLogDirsResponse version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), True)
-            for results_item in results_items:
-                _write_DescribeLogDirsResult_v2_3(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which DescribeLogDirsResponse version 2 does not allow (never nullable)")
+        _w.write_count(out, len(results_items), True)
+        for results_item in results_items:
+            _write_DescribeLogDirsResult_v2_3(results_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -976,22 +820,6 @@ def _write_DescribeLogDirsResponse_v2(response: DescribeLogDirsResponse, out: by
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeLogDirsResponse_v2(response: DescribeLogDirsResponse) -> int:
-    size = 4
-    results_items = response.results
-    if results_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(results_items), True)
-        for results_item in results_items:
-            size += _size_DescribeLogDirsResult_v2_3(results_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeLogDirsResponse, version 3 (flexible) ---
@@ -1034,13 +862,10 @@ def _write_DescribeLogDirsResponse_v3(response: DescribeLogDirsResponse, out: by
         field = "throttle_time_ms, error_code"
         out += _pack_DescribeLogDirsResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which DescribeLogDirsResponse version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), True)
-            for results_item in results_items:
-                _write_DescribeLogDirsResult_v2_3(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which DescribeLogDirsResponse version 3 does not allow (never nullable)")
+        _w.write_count(out, len(results_items), True)
+        for results_item in results_items:
+            _write_DescribeLogDirsResult_v2_3(results_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -1048,22 +873,6 @@ def _write_DescribeLogDirsResponse_v3(response: DescribeLogDirsResponse, out: by
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeLogDirsResponse_v3(response: DescribeLogDirsResponse) -> int:
-    size = 6
-    results_items = response.results
-    if results_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(results_items), True)
-        for results_item in results_items:
-            size += _size_DescribeLogDirsResult_v2_3(results_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeLogDirsResponse, version 4 (flexible) ---
@@ -1106,13 +915,10 @@ def _write_DescribeLogDirsResponse_v4(response: DescribeLogDirsResponse, out: by
         field = "throttle_time_ms, error_code"
         out += _pack_DescribeLogDirsResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which DescribeLogDirsResponse version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), True)
-            for results_item in results_items:
-                _write_DescribeLogDirsResult_v4(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which DescribeLogDirsResponse version 4 does not allow (never nullable)")
+        _w.write_count(out, len(results_items), True)
+        for results_item in results_items:
+            _write_DescribeLogDirsResult_v4(results_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -1120,22 +926,6 @@ def _write_DescribeLogDirsResponse_v4(response: DescribeLogDirsResponse, out: by
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeLogDirsResponse_v4(response: DescribeLogDirsResponse) -> int:
-    size = 6
-    results_items = response.results
-    if results_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(results_items), True)
-        for results_item in results_items:
-            size += _size_DescribeLogDirsResult_v4(results_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeLogDirsResponse, version 5 (flexible) ---
@@ -1178,13 +968,10 @@ def _write_DescribeLogDirsResponse_v5(response: DescribeLogDirsResponse, out: by
         field = "throttle_time_ms, error_code"
         out += _pack_DescribeLogDirsResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which DescribeLogDirsResponse version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), True)
-            for results_item in results_items:
-                _write_DescribeLogDirsResult_v5(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which DescribeLogDirsResponse version 5 does not allow (never nullable)")
+        _w.write_count(out, len(results_items), True)
+        for results_item in results_items:
+            _write_DescribeLogDirsResult_v5(results_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -1192,22 +979,6 @@ def _write_DescribeLogDirsResponse_v5(response: DescribeLogDirsResponse, out: by
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeLogDirsResponse_v5(response: DescribeLogDirsResponse) -> int:
-    size = 6
-    results_items = response.results
-    if results_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(results_items), True)
-        for results_item in results_items:
-            size += _size_DescribeLogDirsResult_v5(results_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -1220,7 +991,6 @@ _V5_PLUS = (5, 32767)
 
 DescribeLogDirsPartition._READERS = (_read_DescribeLogDirsPartition_v0_1, _read_DescribeLogDirsPartition_v0_1, _read_DescribeLogDirsPartition_v2_5, _read_DescribeLogDirsPartition_v2_5, _read_DescribeLogDirsPartition_v2_5, _read_DescribeLogDirsPartition_v2_5)
 DescribeLogDirsPartition._WRITERS = (_write_DescribeLogDirsPartition_v0_1, _write_DescribeLogDirsPartition_v0_1, _write_DescribeLogDirsPartition_v2_5, _write_DescribeLogDirsPartition_v2_5, _write_DescribeLogDirsPartition_v2_5, _write_DescribeLogDirsPartition_v2_5)
-DescribeLogDirsPartition._SIZERS = (_size_DescribeLogDirsPartition_v0_1, _size_DescribeLogDirsPartition_v0_1, _size_DescribeLogDirsPartition_v2_5, _size_DescribeLogDirsPartition_v2_5, _size_DescribeLogDirsPartition_v2_5, _size_DescribeLogDirsPartition_v2_5)
 DescribeLogDirsPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="partition_size", json_name="partitionSize", type="int64", versions=_V0_PLUS, default=0),
@@ -1229,7 +999,6 @@ DescribeLogDirsPartition.FIELDS = (  # what the runtime knows of each field (kwi
 )
 DescribeLogDirsTopic._READERS = (_read_DescribeLogDirsTopic_v0_1, _read_DescribeLogDirsTopic_v0_1, _read_DescribeLogDirsTopic_v2_5, _read_DescribeLogDirsTopic_v2_5, _read_DescribeLogDirsTopic_v2_5, _read_DescribeLogDirsTopic_v2_5)
 DescribeLogDirsTopic._WRITERS = (_write_DescribeLogDirsTopic_v0_1, _write_DescribeLogDirsTopic_v0_1, _write_DescribeLogDirsTopic_v2_5, _write_DescribeLogDirsTopic_v2_5, _write_DescribeLogDirsTopic_v2_5, _write_DescribeLogDirsTopic_v2_5)
-DescribeLogDirsTopic._SIZERS = (_size_DescribeLogDirsTopic_v0_1, _size_DescribeLogDirsTopic_v0_1, _size_DescribeLogDirsTopic_v2_5, _size_DescribeLogDirsTopic_v2_5, _size_DescribeLogDirsTopic_v2_5, _size_DescribeLogDirsTopic_v2_5)
 DescribeLogDirsTopic._LAZY_DEFAULTS = {"partitions": list}
 DescribeLogDirsTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
@@ -1237,7 +1006,6 @@ DescribeLogDirsTopic.FIELDS = (  # what the runtime knows of each field (kwire.w
 )
 DescribeLogDirsResult._READERS = (_read_DescribeLogDirsResult_v0_1, _read_DescribeLogDirsResult_v0_1, _read_DescribeLogDirsResult_v2_3, _read_DescribeLogDirsResult_v2_3, _read_DescribeLogDirsResult_v4, _read_DescribeLogDirsResult_v5)
 DescribeLogDirsResult._WRITERS = (_write_DescribeLogDirsResult_v0_1, _write_DescribeLogDirsResult_v0_1, _write_DescribeLogDirsResult_v2_3, _write_DescribeLogDirsResult_v2_3, _write_DescribeLogDirsResult_v4, _write_DescribeLogDirsResult_v5)
-DescribeLogDirsResult._SIZERS = (_size_DescribeLogDirsResult_v0_1, _size_DescribeLogDirsResult_v0_1, _size_DescribeLogDirsResult_v2_3, _size_DescribeLogDirsResult_v2_3, _size_DescribeLogDirsResult_v4, _size_DescribeLogDirsResult_v5)
 DescribeLogDirsResult._LAZY_DEFAULTS = {"topics": list}
 DescribeLogDirsResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
@@ -1249,7 +1017,6 @@ DescribeLogDirsResult.FIELDS = (  # what the runtime knows of each field (kwire.
 )
 DescribeLogDirsResponse._READERS = (_read_DescribeLogDirsResponse_v0_1, _read_DescribeLogDirsResponse_v0_1, _read_DescribeLogDirsResponse_v2, _read_DescribeLogDirsResponse_v3, _read_DescribeLogDirsResponse_v4, _read_DescribeLogDirsResponse_v5)
 DescribeLogDirsResponse._WRITERS = (_write_DescribeLogDirsResponse_v0_1, _write_DescribeLogDirsResponse_v0_1, _write_DescribeLogDirsResponse_v2, _write_DescribeLogDirsResponse_v3, _write_DescribeLogDirsResponse_v4, _write_DescribeLogDirsResponse_v5)
-DescribeLogDirsResponse._SIZERS = (_size_DescribeLogDirsResponse_v0_1, _size_DescribeLogDirsResponse_v0_1, _size_DescribeLogDirsResponse_v2, _size_DescribeLogDirsResponse_v3, _size_DescribeLogDirsResponse_v4, _size_DescribeLogDirsResponse_v5)
 DescribeLogDirsResponse._LAZY_DEFAULTS = {"results": list}
 DescribeLogDirsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

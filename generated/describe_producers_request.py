@@ -3,8 +3,8 @@
 Request message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -152,16 +152,11 @@ def _write_TopicRequest_v0(request: TopicRequest, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if request.name is None:
-            raise EncodeError("field name is null, which TopicRequest version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, request.name)
+        _w.write_compact_string(out, _w.non_null(request.name, "field name is null, which TopicRequest version 0 does not allow (never nullable)"))
         field = "partition_indexes"
-        partition_indexes_items = request.partition_indexes
-        if partition_indexes_items is None:
-                raise EncodeError("field partition_indexes is null, which TopicRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_indexes_items), True)
-            _w.write_fixed_array(out, partition_indexes_items, "i")
+        partition_indexes_items = _w.non_null(request.partition_indexes, "field partition_indexes is null, which TopicRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partition_indexes_items), True)
+        _w.write_fixed_array(out, partition_indexes_items, "i")
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -169,22 +164,6 @@ def _write_TopicRequest_v0(request: TopicRequest, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicRequest_v0(request: TopicRequest) -> int:
-    size = 0
-    size += _w.compact_string_size(request.name)
-    partition_indexes_items = request.partition_indexes
-    if partition_indexes_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partition_indexes_items), True)
-        size += 4 * len(partition_indexes_items)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeProducersRequest, version 0 (flexible) ---
@@ -222,13 +201,10 @@ def _write_DescribeProducersRequest_v0(request: DescribeProducersRequest, out: b
     field = ""
     try:
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which DescribeProducersRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicRequest_v0(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which DescribeProducersRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicRequest_v0(topics_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -238,22 +214,6 @@ def _write_DescribeProducersRequest_v0(request: DescribeProducersRequest, out: b
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeProducersRequest_v0(request: DescribeProducersRequest) -> int:
-    size = 0
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_TopicRequest_v0(topics_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -261,7 +221,6 @@ _V0_PLUS = (0, 32767)
 
 TopicRequest._READERS = (_read_TopicRequest_v0,)
 TopicRequest._WRITERS = (_write_TopicRequest_v0,)
-TopicRequest._SIZERS = (_size_TopicRequest_v0,)
 TopicRequest._LAZY_DEFAULTS = {"partition_indexes": list}
 TopicRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
@@ -269,7 +228,6 @@ TopicRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.mess
 )
 DescribeProducersRequest._READERS = (_read_DescribeProducersRequest_v0,)
 DescribeProducersRequest._WRITERS = (_write_DescribeProducersRequest_v0,)
-DescribeProducersRequest._SIZERS = (_size_DescribeProducersRequest_v0,)
 DescribeProducersRequest._LAZY_DEFAULTS = {"topics": list}
 DescribeProducersRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topics", json_name="topics", type="[]TopicRequest", versions=_V0_PLUS, default=(), struct=TopicRequest),

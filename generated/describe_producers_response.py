@@ -3,8 +3,8 @@
 Response message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -322,15 +322,6 @@ def _write_ProducerState_v0(state: ProducerState, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ProducerState_v0(state: ProducerState) -> int:
-    size = 36
-    count = len(state.unknown_tagged_fields)
-    for tag, payload in state.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- PartitionResponse, version 0 (flexible) ---
 
 def _read_PartitionResponse_v0(buf: bytes, pos: int) -> tuple[PartitionResponse, int]:
@@ -387,13 +378,10 @@ def _write_PartitionResponse_v0(response: PartitionResponse, out: bytearray) -> 
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
         field = "active_producers[]"
-        active_producers_items = response.active_producers
-        if active_producers_items is None:
-                raise EncodeError("field active_producers is null, which PartitionResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(active_producers_items), True)
-            for active_producers_item in active_producers_items:
-                _write_ProducerState_v0(active_producers_item, out)
+        active_producers_items = _w.non_null(response.active_producers, "field active_producers is null, which PartitionResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(active_producers_items), True)
+        for active_producers_item in active_producers_items:
+            _write_ProducerState_v0(active_producers_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -401,23 +389,6 @@ def _write_PartitionResponse_v0(response: PartitionResponse, out: bytearray) -> 
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_PartitionResponse_v0(response: PartitionResponse) -> int:
-    size = 6
-    size += _w.compact_string_size(response.error_message)
-    active_producers_items = response.active_producers
-    if active_producers_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(active_producers_items), True)
-        for active_producers_item in active_producers_items:
-            size += _size_ProducerState_v0(active_producers_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- TopicResponse, version 0 (flexible) ---
@@ -457,17 +428,12 @@ def _write_TopicResponse_v0(response: TopicResponse, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if response.name is None:
-            raise EncodeError("field name is null, which TopicResponse version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, response.name)
+        _w.write_compact_string(out, _w.non_null(response.name, "field name is null, which TopicResponse version 0 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = response.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionResponse_v0(partitions_item, out)
+        partitions_items = _w.non_null(response.partitions, "field partitions is null, which TopicResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionResponse_v0(partitions_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -475,23 +441,6 @@ def _write_TopicResponse_v0(response: TopicResponse, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicResponse_v0(response: TopicResponse) -> int:
-    size = 0
-    size += _w.compact_string_size(response.name)
-    partitions_items = response.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_PartitionResponse_v0(partitions_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeProducersResponse, version 0 (flexible) ---
@@ -534,13 +483,10 @@ def _write_DescribeProducersResponse_v0(response: DescribeProducersResponse, out
         field = "throttle_time_ms"
         out += _pack_DescribeProducersResponse_throttle_time_ms(response.throttle_time_ms)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which DescribeProducersResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicResponse_v0(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which DescribeProducersResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicResponse_v0(topics_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -550,22 +496,6 @@ def _write_DescribeProducersResponse_v0(response: DescribeProducersResponse, out
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeProducersResponse_v0(response: DescribeProducersResponse) -> int:
-    size = 4
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_TopicResponse_v0(topics_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -573,7 +503,6 @@ _V0_PLUS = (0, 32767)
 
 ProducerState._READERS = (_read_ProducerState_v0,)
 ProducerState._WRITERS = (_write_ProducerState_v0,)
-ProducerState._SIZERS = (_size_ProducerState_v0,)
 ProducerState.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="producer_id", json_name="producerId", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="producer_epoch", json_name="producerEpoch", type="int32", versions=_V0_PLUS, default=0),
@@ -584,7 +513,6 @@ ProducerState.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
 )
 PartitionResponse._READERS = (_read_PartitionResponse_v0,)
 PartitionResponse._WRITERS = (_write_PartitionResponse_v0,)
-PartitionResponse._SIZERS = (_size_PartitionResponse_v0,)
 PartitionResponse._LAZY_DEFAULTS = {"active_producers": list}
 PartitionResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
@@ -594,7 +522,6 @@ PartitionResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire
 )
 TopicResponse._READERS = (_read_TopicResponse_v0,)
 TopicResponse._WRITERS = (_write_TopicResponse_v0,)
-TopicResponse._SIZERS = (_size_TopicResponse_v0,)
 TopicResponse._LAZY_DEFAULTS = {"partitions": list}
 TopicResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
@@ -602,7 +529,6 @@ TopicResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
 )
 DescribeProducersResponse._READERS = (_read_DescribeProducersResponse_v0,)
 DescribeProducersResponse._WRITERS = (_write_DescribeProducersResponse_v0,)
-DescribeProducersResponse._SIZERS = (_size_DescribeProducersResponse_v0,)
 DescribeProducersResponse._LAZY_DEFAULTS = {"topics": list}
 DescribeProducersResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

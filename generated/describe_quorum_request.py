@@ -3,8 +3,8 @@
 Request message, versions 0-2, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -208,15 +208,6 @@ def _write_PartitionData_v0_2(data: PartitionData, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_PartitionData_v0_2(data: PartitionData) -> int:
-    size = 4
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- TopicData, versions 0-2 (flexible) ---
 
 def _read_TopicData_v0_2(buf: bytes, pos: int) -> tuple[TopicData, int]:
@@ -266,17 +257,12 @@ def _write_TopicData_v0_2(data: TopicData, out: bytearray) -> None:
     field = ""
     try:
         field = "topic_name"
-        if data.topic_name is None:
-            raise EncodeError("field topic_name is null, which TopicData versions 0-2 do not allow (never nullable)")
-        _w.write_compact_string(out, data.topic_name)
+        _w.write_compact_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData versions 0-2 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicData versions 0-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v0_2(partitions_item, out)
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData versions 0-2 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v0_2(partitions_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -284,23 +270,6 @@ def _write_TopicData_v0_2(data: TopicData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicData_v0_2(data: TopicData) -> int:
-    size = 0
-    size += _w.compact_string_size(data.topic_name)
-    partitions_items = data.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_PartitionData_v0_2(partitions_item)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeQuorumRequest, versions 0-2 (flexible) ---
@@ -338,13 +307,10 @@ def _write_DescribeQuorumRequest_v0_2(request: DescribeQuorumRequest, out: bytea
     field = ""
     try:
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which DescribeQuorumRequest versions 0-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicData_v0_2(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which DescribeQuorumRequest versions 0-2 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicData_v0_2(topics_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -354,22 +320,6 @@ def _write_DescribeQuorumRequest_v0_2(request: DescribeQuorumRequest, out: bytea
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeQuorumRequest_v0_2(request: DescribeQuorumRequest) -> int:
-    size = 0
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_TopicData_v0_2(topics_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -377,13 +327,11 @@ _V0_PLUS = (0, 32767)
 
 PartitionData._READERS = (_read_PartitionData_v0_2, _read_PartitionData_v0_2, _read_PartitionData_v0_2)
 PartitionData._WRITERS = (_write_PartitionData_v0_2, _write_PartitionData_v0_2, _write_PartitionData_v0_2)
-PartitionData._SIZERS = (_size_PartitionData_v0_2, _size_PartitionData_v0_2, _size_PartitionData_v0_2)
 PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
 )
 TopicData._READERS = (_read_TopicData_v0_2, _read_TopicData_v0_2, _read_TopicData_v0_2)
 TopicData._WRITERS = (_write_TopicData_v0_2, _write_TopicData_v0_2, _write_TopicData_v0_2)
-TopicData._SIZERS = (_size_TopicData_v0_2, _size_TopicData_v0_2, _size_TopicData_v0_2)
 TopicData._LAZY_DEFAULTS = {"partitions": list}
 TopicData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
@@ -391,7 +339,6 @@ TopicData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message
 )
 DescribeQuorumRequest._READERS = (_read_DescribeQuorumRequest_v0_2, _read_DescribeQuorumRequest_v0_2, _read_DescribeQuorumRequest_v0_2)
 DescribeQuorumRequest._WRITERS = (_write_DescribeQuorumRequest_v0_2, _write_DescribeQuorumRequest_v0_2, _write_DescribeQuorumRequest_v0_2)
-DescribeQuorumRequest._SIZERS = (_size_DescribeQuorumRequest_v0_2, _size_DescribeQuorumRequest_v0_2, _size_DescribeQuorumRequest_v0_2)
 DescribeQuorumRequest._LAZY_DEFAULTS = {"topics": list}
 DescribeQuorumRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topics", json_name="topics", type="[]TopicData", versions=_V0_PLUS, default=(), struct=TopicData),

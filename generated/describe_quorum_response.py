@@ -3,8 +3,8 @@
 Response message, versions 0-2, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -489,15 +489,6 @@ def _write_ReplicaState_v0(state: ReplicaState, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ReplicaState_v0(state: ReplicaState) -> int:
-    size = 12
-    count = len(state.unknown_tagged_fields)
-    for tag, payload in state.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- ReplicaState, version 1 (flexible) ---
 
 def _read_ReplicaState_v1(buf: bytes, pos: int) -> tuple[ReplicaState, int]:
@@ -534,15 +525,6 @@ def _write_ReplicaState_v1(state: ReplicaState, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ReplicaState_v1(state: ReplicaState) -> int:
-    size = 28
-    count = len(state.unknown_tagged_fields)
-    for tag, payload in state.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ReplicaState, version 2 (flexible) ---
@@ -587,16 +569,6 @@ def _write_ReplicaState_v2(state: ReplicaState, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ReplicaState_v2(state: ReplicaState) -> int:
-    size = 28
-    size += 16
-    count = len(state.unknown_tagged_fields)
-    for tag, payload in state.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- PartitionData, version 0 (flexible) ---
@@ -653,21 +625,15 @@ def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
         field = "partition_index, error_code, leader_id, leader_epoch, high_watermark"
         out += _pack_PartitionData_partition_index_to_high_watermark(data.partition_index, data.error_code, data.leader_id, data.leader_epoch, data.high_watermark)
         field = "current_voters[]"
-        current_voters_items = data.current_voters
-        if current_voters_items is None:
-                raise EncodeError("field current_voters is null, which PartitionData version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(current_voters_items), True)
-            for current_voters_item in current_voters_items:
-                _write_ReplicaState_v0(current_voters_item, out)
+        current_voters_items = _w.non_null(data.current_voters, "field current_voters is null, which PartitionData version 0 does not allow (never nullable)")
+        _w.write_count(out, len(current_voters_items), True)
+        for current_voters_item in current_voters_items:
+            _write_ReplicaState_v0(current_voters_item, out)
         field = "observers[]"
-        observers_items = data.observers
-        if observers_items is None:
-                raise EncodeError("field observers is null, which PartitionData version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(observers_items), True)
-            for observers_item in observers_items:
-                _write_ReplicaState_v0(observers_item, out)
+        observers_items = _w.non_null(data.observers, "field observers is null, which PartitionData version 0 does not allow (never nullable)")
+        _w.write_count(out, len(observers_items), True)
+        for observers_item in observers_items:
+            _write_ReplicaState_v0(observers_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -675,29 +641,6 @@ def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_PartitionData_v0(data: PartitionData) -> int:
-    size = 22
-    current_voters_items = data.current_voters
-    if current_voters_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(current_voters_items), True)
-        for current_voters_item in current_voters_items:
-            size += _size_ReplicaState_v0(current_voters_item)
-    observers_items = data.observers
-    if observers_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(observers_items), True)
-        for observers_item in observers_items:
-            size += _size_ReplicaState_v0(observers_item)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- PartitionData, version 1 (flexible) ---
@@ -754,21 +697,15 @@ def _write_PartitionData_v1(data: PartitionData, out: bytearray) -> None:
         field = "partition_index, error_code, leader_id, leader_epoch, high_watermark"
         out += _pack_PartitionData_partition_index_to_high_watermark(data.partition_index, data.error_code, data.leader_id, data.leader_epoch, data.high_watermark)
         field = "current_voters[]"
-        current_voters_items = data.current_voters
-        if current_voters_items is None:
-                raise EncodeError("field current_voters is null, which PartitionData version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(current_voters_items), True)
-            for current_voters_item in current_voters_items:
-                _write_ReplicaState_v1(current_voters_item, out)
+        current_voters_items = _w.non_null(data.current_voters, "field current_voters is null, which PartitionData version 1 does not allow (never nullable)")
+        _w.write_count(out, len(current_voters_items), True)
+        for current_voters_item in current_voters_items:
+            _write_ReplicaState_v1(current_voters_item, out)
         field = "observers[]"
-        observers_items = data.observers
-        if observers_items is None:
-                raise EncodeError("field observers is null, which PartitionData version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(observers_items), True)
-            for observers_item in observers_items:
-                _write_ReplicaState_v1(observers_item, out)
+        observers_items = _w.non_null(data.observers, "field observers is null, which PartitionData version 1 does not allow (never nullable)")
+        _w.write_count(out, len(observers_items), True)
+        for observers_item in observers_items:
+            _write_ReplicaState_v1(observers_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -776,29 +713,6 @@ def _write_PartitionData_v1(data: PartitionData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_PartitionData_v1(data: PartitionData) -> int:
-    size = 22
-    current_voters_items = data.current_voters
-    if current_voters_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(current_voters_items), True)
-        for current_voters_item in current_voters_items:
-            size += _size_ReplicaState_v1(current_voters_item)
-    observers_items = data.observers
-    if observers_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(observers_items), True)
-        for observers_item in observers_items:
-            size += _size_ReplicaState_v1(observers_item)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- PartitionData, version 2 (flexible) ---
@@ -863,21 +777,15 @@ def _write_PartitionData_v2(data: PartitionData, out: bytearray) -> None:
         field = "leader_id, leader_epoch, high_watermark"
         out += _pack_PartitionData_leader_id_to_high_watermark(data.leader_id, data.leader_epoch, data.high_watermark)
         field = "current_voters[]"
-        current_voters_items = data.current_voters
-        if current_voters_items is None:
-                raise EncodeError("field current_voters is null, which PartitionData version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(current_voters_items), True)
-            for current_voters_item in current_voters_items:
-                _write_ReplicaState_v2(current_voters_item, out)
+        current_voters_items = _w.non_null(data.current_voters, "field current_voters is null, which PartitionData version 2 does not allow (never nullable)")
+        _w.write_count(out, len(current_voters_items), True)
+        for current_voters_item in current_voters_items:
+            _write_ReplicaState_v2(current_voters_item, out)
         field = "observers[]"
-        observers_items = data.observers
-        if observers_items is None:
-                raise EncodeError("field observers is null, which PartitionData version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(observers_items), True)
-            for observers_item in observers_items:
-                _write_ReplicaState_v2(observers_item, out)
+        observers_items = _w.non_null(data.observers, "field observers is null, which PartitionData version 2 does not allow (never nullable)")
+        _w.write_count(out, len(observers_items), True)
+        for observers_item in observers_items:
+            _write_ReplicaState_v2(observers_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -885,30 +793,6 @@ def _write_PartitionData_v2(data: PartitionData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_PartitionData_v2(data: PartitionData) -> int:
-    size = 22
-    size += _w.compact_string_size(data.error_message)
-    current_voters_items = data.current_voters
-    if current_voters_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(current_voters_items), True)
-        for current_voters_item in current_voters_items:
-            size += _size_ReplicaState_v2(current_voters_item)
-    observers_items = data.observers
-    if observers_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(observers_items), True)
-        for observers_item in observers_items:
-            size += _size_ReplicaState_v2(observers_item)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- TopicData, version 0 (flexible) ---
@@ -948,17 +832,12 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
     field = ""
     try:
         field = "topic_name"
-        if data.topic_name is None:
-            raise EncodeError("field topic_name is null, which TopicData version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, data.topic_name)
+        _w.write_compact_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData version 0 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicData version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v0(partitions_item, out)
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v0(partitions_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -966,23 +845,6 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicData_v0(data: TopicData) -> int:
-    size = 0
-    size += _w.compact_string_size(data.topic_name)
-    partitions_items = data.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_PartitionData_v0(partitions_item)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- TopicData, version 1 (flexible) ---
@@ -1022,17 +884,12 @@ def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
     field = ""
     try:
         field = "topic_name"
-        if data.topic_name is None:
-            raise EncodeError("field topic_name is null, which TopicData version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, data.topic_name)
+        _w.write_compact_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData version 1 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicData version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v1(partitions_item, out)
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 1 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v1(partitions_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -1040,23 +897,6 @@ def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicData_v1(data: TopicData) -> int:
-    size = 0
-    size += _w.compact_string_size(data.topic_name)
-    partitions_items = data.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_PartitionData_v1(partitions_item)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- TopicData, version 2 (flexible) ---
@@ -1096,17 +936,12 @@ def _write_TopicData_v2(data: TopicData, out: bytearray) -> None:
     field = ""
     try:
         field = "topic_name"
-        if data.topic_name is None:
-            raise EncodeError("field topic_name is null, which TopicData version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, data.topic_name)
+        _w.write_compact_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData version 2 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicData version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v2(partitions_item, out)
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 2 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v2(partitions_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -1114,23 +949,6 @@ def _write_TopicData_v2(data: TopicData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicData_v2(data: TopicData) -> int:
-    size = 0
-    size += _w.compact_string_size(data.topic_name)
-    partitions_items = data.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_PartitionData_v2(partitions_item)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- Listener, version 2 (flexible) ---
@@ -1162,13 +980,9 @@ def _write_Listener_v2(listener: Listener, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if listener.name is None:
-            raise EncodeError("field name is null, which Listener version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, listener.name)
+        _w.write_compact_string(out, _w.non_null(listener.name, "field name is null, which Listener version 2 does not allow (never nullable)"))
         field = "host"
-        if listener.host is None:
-            raise EncodeError("field host is null, which Listener version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, listener.host)
+        _w.write_compact_string(out, _w.non_null(listener.host, "field host is null, which Listener version 2 does not allow (never nullable)"))
         field = "port"
         out += _pack_Listener_port(listener.port)
         field = "(tagged fields)"
@@ -1178,17 +992,6 @@ def _write_Listener_v2(listener: Listener, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_Listener_v2(listener: Listener) -> int:
-    size = 2
-    size += _w.compact_string_size(listener.name)
-    size += _w.compact_string_size(listener.host)
-    count = len(listener.unknown_tagged_fields)
-    for tag, payload in listener.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- Node, version 2 (flexible) ---
@@ -1231,13 +1034,10 @@ def _write_Node_v2(node: Node, out: bytearray) -> None:
         field = "node_id"
         out += _pack_Node_node_id(node.node_id)
         field = "listeners[]"
-        listeners_items = node.listeners
-        if listeners_items is None:
-                raise EncodeError("field listeners is null, which Node version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(listeners_items), True)
-            for listeners_item in listeners_items:
-                _write_Listener_v2(listeners_item, out)
+        listeners_items = _w.non_null(node.listeners, "field listeners is null, which Node version 2 does not allow (never nullable)")
+        _w.write_count(out, len(listeners_items), True)
+        for listeners_item in listeners_items:
+            _write_Listener_v2(listeners_item, out)
         field = "(tagged fields)"
         if node.unknown_tagged_fields:
             _w.write_tagged(out, [], node.unknown_tagged_fields)
@@ -1245,22 +1045,6 @@ def _write_Node_v2(node: Node, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_Node_v2(node: Node) -> int:
-    size = 4
-    listeners_items = node.listeners
-    if listeners_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(listeners_items), True)
-        for listeners_item in listeners_items:
-            size += _size_Listener_v2(listeners_item)
-    count = len(node.unknown_tagged_fields)
-    for tag, payload in node.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeQuorumResponse, version 0 (flexible) ---
@@ -1306,13 +1090,10 @@ def _write_DescribeQuorumResponse_v0(response: DescribeQuorumResponse, out: byte
         field = "error_code"
         out += _pack_DescribeQuorumResponse_error_code(response.error_code)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which DescribeQuorumResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicData_v0(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which DescribeQuorumResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicData_v0(topics_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -1320,22 +1101,6 @@ def _write_DescribeQuorumResponse_v0(response: DescribeQuorumResponse, out: byte
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeQuorumResponse_v0(response: DescribeQuorumResponse) -> int:
-    size = 2
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_TopicData_v0(topics_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeQuorumResponse, version 1 (flexible) ---
@@ -1381,13 +1146,10 @@ def _write_DescribeQuorumResponse_v1(response: DescribeQuorumResponse, out: byte
         field = "error_code"
         out += _pack_DescribeQuorumResponse_error_code(response.error_code)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which DescribeQuorumResponse version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicData_v1(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which DescribeQuorumResponse version 1 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicData_v1(topics_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -1395,22 +1157,6 @@ def _write_DescribeQuorumResponse_v1(response: DescribeQuorumResponse, out: byte
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeQuorumResponse_v1(response: DescribeQuorumResponse) -> int:
-    size = 2
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_TopicData_v1(topics_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeQuorumResponse, version 2 (flexible) ---
@@ -1470,21 +1216,15 @@ def _write_DescribeQuorumResponse_v2(response: DescribeQuorumResponse, out: byte
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which DescribeQuorumResponse version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicData_v2(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which DescribeQuorumResponse version 2 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicData_v2(topics_item, out)
         field = "nodes[]"
-        nodes_items = response.nodes
-        if nodes_items is None:
-                raise EncodeError("field nodes is null, which DescribeQuorumResponse version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(nodes_items), True)
-            for nodes_item in nodes_items:
-                _write_Node_v2(nodes_item, out)
+        nodes_items = _w.non_null(response.nodes, "field nodes is null, which DescribeQuorumResponse version 2 does not allow (never nullable)")
+        _w.write_count(out, len(nodes_items), True)
+        for nodes_item in nodes_items:
+            _write_Node_v2(nodes_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -1492,30 +1232,6 @@ def _write_DescribeQuorumResponse_v2(response: DescribeQuorumResponse, out: byte
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeQuorumResponse_v2(response: DescribeQuorumResponse) -> int:
-    size = 2
-    size += _w.compact_string_size(response.error_message)
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_TopicData_v2(topics_item)
-    nodes_items = response.nodes
-    if nodes_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(nodes_items), True)
-        for nodes_item in nodes_items:
-            size += _size_Node_v2(nodes_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -1527,7 +1243,6 @@ _V2_PLUS = (2, 32767)
 
 ReplicaState._READERS = (_read_ReplicaState_v0, _read_ReplicaState_v1, _read_ReplicaState_v2)
 ReplicaState._WRITERS = (_write_ReplicaState_v0, _write_ReplicaState_v1, _write_ReplicaState_v2)
-ReplicaState._SIZERS = (_size_ReplicaState_v0, _size_ReplicaState_v1, _size_ReplicaState_v2)
 ReplicaState.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="replica_id", json_name="replicaId", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="replica_directory_id", json_name="replicaDirectoryId", type="uuid", versions=_V2_PLUS, default=_ZERO_UUID),
@@ -1537,7 +1252,6 @@ ReplicaState.FIELDS = (  # what the runtime knows of each field (kwire.wire.mess
 )
 PartitionData._READERS = (_read_PartitionData_v0, _read_PartitionData_v1, _read_PartitionData_v2)
 PartitionData._WRITERS = (_write_PartitionData_v0, _write_PartitionData_v1, _write_PartitionData_v2)
-PartitionData._SIZERS = (_size_PartitionData_v0, _size_PartitionData_v1, _size_PartitionData_v2)
 PartitionData._LAZY_DEFAULTS = {"current_voters": list, "observers": list}
 PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
@@ -1551,7 +1265,6 @@ PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
 )
 TopicData._READERS = (_read_TopicData_v0, _read_TopicData_v1, _read_TopicData_v2)
 TopicData._WRITERS = (_write_TopicData_v0, _write_TopicData_v1, _write_TopicData_v2)
-TopicData._SIZERS = (_size_TopicData_v0, _size_TopicData_v1, _size_TopicData_v2)
 TopicData._LAZY_DEFAULTS = {"partitions": list}
 TopicData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
@@ -1559,7 +1272,6 @@ TopicData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message
 )
 Listener._READERS = (None, None, _read_Listener_v2)
 Listener._WRITERS = (None, None, _write_Listener_v2)
-Listener._SIZERS = (None, None, _size_Listener_v2)
 Listener._MAP_KEYS = ("name",)
 Listener.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V2_PLUS, default='', map_key=True),
@@ -1568,7 +1280,6 @@ Listener.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.
 )
 Node._READERS = (None, None, _read_Node_v2)
 Node._WRITERS = (None, None, _write_Node_v2)
-Node._SIZERS = (None, None, _size_Node_v2)
 Node._LAZY_DEFAULTS = {"listeners": KeyedList}
 Node._MAP_KEYS = ("node_id",)
 Node.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -1577,7 +1288,6 @@ Node.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.Fiel
 )
 DescribeQuorumResponse._READERS = (_read_DescribeQuorumResponse_v0, _read_DescribeQuorumResponse_v1, _read_DescribeQuorumResponse_v2)
 DescribeQuorumResponse._WRITERS = (_write_DescribeQuorumResponse_v0, _write_DescribeQuorumResponse_v1, _write_DescribeQuorumResponse_v2)
-DescribeQuorumResponse._SIZERS = (_size_DescribeQuorumResponse_v0, _size_DescribeQuorumResponse_v1, _size_DescribeQuorumResponse_v2)
 DescribeQuorumResponse._LAZY_DEFAULTS = {"topics": list, "nodes": KeyedList}
 DescribeQuorumResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Request message, versions 0-1, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -205,16 +205,11 @@ def _write_DescribeShareGroupOffsetsRequestTopic_v0_1(topic: DescribeShareGroupO
     field = ""
     try:
         field = "topic_name"
-        if topic.topic_name is None:
-            raise EncodeError("field topic_name is null, which DescribeShareGroupOffsetsRequestTopic versions 0-1 do not allow (never nullable)")
-        _w.write_compact_string(out, topic.topic_name)
+        _w.write_compact_string(out, _w.non_null(topic.topic_name, "field topic_name is null, which DescribeShareGroupOffsetsRequestTopic versions 0-1 do not allow (never nullable)"))
         field = "partitions"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which DescribeShareGroupOffsetsRequestTopic versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which DescribeShareGroupOffsetsRequestTopic versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -222,22 +217,6 @@ def _write_DescribeShareGroupOffsetsRequestTopic_v0_1(topic: DescribeShareGroupO
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeShareGroupOffsetsRequestTopic_v0_1(topic: DescribeShareGroupOffsetsRequestTopic) -> int:
-    size = 0
-    size += _w.compact_string_size(topic.topic_name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        size += 4 * len(partitions_items)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeShareGroupOffsetsRequestGroup, versions 0-1 (flexible) ---
@@ -277,9 +256,7 @@ def _write_DescribeShareGroupOffsetsRequestGroup_v0_1(group: DescribeShareGroupO
     field = ""
     try:
         field = "group_id"
-        if group.group_id is None:
-            raise EncodeError("field group_id is null, which DescribeShareGroupOffsetsRequestGroup versions 0-1 do not allow (never nullable)")
-        _w.write_compact_string(out, group.group_id)
+        _w.write_compact_string(out, _w.non_null(group.group_id, "field group_id is null, which DescribeShareGroupOffsetsRequestGroup versions 0-1 do not allow (never nullable)"))
         field = "topics[]"
         topics_items = group.topics
         if topics_items is None:
@@ -295,23 +272,6 @@ def _write_DescribeShareGroupOffsetsRequestGroup_v0_1(group: DescribeShareGroupO
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeShareGroupOffsetsRequestGroup_v0_1(group: DescribeShareGroupOffsetsRequestGroup) -> int:
-    size = 0
-    size += _w.compact_string_size(group.group_id)
-    topics_items = group.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_DescribeShareGroupOffsetsRequestTopic_v0_1(topics_item)
-    count = len(group.unknown_tagged_fields)
-    for tag, payload in group.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeShareGroupOffsetsRequest, versions 0-1 (flexible) ---
@@ -349,13 +309,10 @@ def _write_DescribeShareGroupOffsetsRequest_v0_1(request: DescribeShareGroupOffs
     field = ""
     try:
         field = "groups[]"
-        groups_items = request.groups
-        if groups_items is None:
-                raise EncodeError("field groups is null, which DescribeShareGroupOffsetsRequest versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(groups_items), True)
-            for groups_item in groups_items:
-                _write_DescribeShareGroupOffsetsRequestGroup_v0_1(groups_item, out)
+        groups_items = _w.non_null(request.groups, "field groups is null, which DescribeShareGroupOffsetsRequest versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(groups_items), True)
+        for groups_item in groups_items:
+            _write_DescribeShareGroupOffsetsRequestGroup_v0_1(groups_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -365,22 +322,6 @@ def _write_DescribeShareGroupOffsetsRequest_v0_1(request: DescribeShareGroupOffs
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeShareGroupOffsetsRequest_v0_1(request: DescribeShareGroupOffsetsRequest) -> int:
-    size = 0
-    groups_items = request.groups
-    if groups_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(groups_items), True)
-        for groups_item in groups_items:
-            size += _size_DescribeShareGroupOffsetsRequestGroup_v0_1(groups_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -388,7 +329,6 @@ _V0_PLUS = (0, 32767)
 
 DescribeShareGroupOffsetsRequestTopic._READERS = (_read_DescribeShareGroupOffsetsRequestTopic_v0_1, _read_DescribeShareGroupOffsetsRequestTopic_v0_1)
 DescribeShareGroupOffsetsRequestTopic._WRITERS = (_write_DescribeShareGroupOffsetsRequestTopic_v0_1, _write_DescribeShareGroupOffsetsRequestTopic_v0_1)
-DescribeShareGroupOffsetsRequestTopic._SIZERS = (_size_DescribeShareGroupOffsetsRequestTopic_v0_1, _size_DescribeShareGroupOffsetsRequestTopic_v0_1)
 DescribeShareGroupOffsetsRequestTopic._LAZY_DEFAULTS = {"partitions": list}
 DescribeShareGroupOffsetsRequestTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
@@ -396,7 +336,6 @@ DescribeShareGroupOffsetsRequestTopic.FIELDS = (  # what the runtime knows of ea
 )
 DescribeShareGroupOffsetsRequestGroup._READERS = (_read_DescribeShareGroupOffsetsRequestGroup_v0_1, _read_DescribeShareGroupOffsetsRequestGroup_v0_1)
 DescribeShareGroupOffsetsRequestGroup._WRITERS = (_write_DescribeShareGroupOffsetsRequestGroup_v0_1, _write_DescribeShareGroupOffsetsRequestGroup_v0_1)
-DescribeShareGroupOffsetsRequestGroup._SIZERS = (_size_DescribeShareGroupOffsetsRequestGroup_v0_1, _size_DescribeShareGroupOffsetsRequestGroup_v0_1)
 DescribeShareGroupOffsetsRequestGroup._LAZY_DEFAULTS = {"topics": list}
 DescribeShareGroupOffsetsRequestGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),
@@ -404,7 +343,6 @@ DescribeShareGroupOffsetsRequestGroup.FIELDS = (  # what the runtime knows of ea
 )
 DescribeShareGroupOffsetsRequest._READERS = (_read_DescribeShareGroupOffsetsRequest_v0_1, _read_DescribeShareGroupOffsetsRequest_v0_1)
 DescribeShareGroupOffsetsRequest._WRITERS = (_write_DescribeShareGroupOffsetsRequest_v0_1, _write_DescribeShareGroupOffsetsRequest_v0_1)
-DescribeShareGroupOffsetsRequest._SIZERS = (_size_DescribeShareGroupOffsetsRequest_v0_1, _size_DescribeShareGroupOffsetsRequest_v0_1)
 DescribeShareGroupOffsetsRequest._LAZY_DEFAULTS = {"groups": list}
 DescribeShareGroupOffsetsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="groups", json_name="groups", type="[]DescribeShareGroupOffsetsRequestGroup", versions=_V0_PLUS, default=(), struct=DescribeShareGroupOffsetsRequestGroup),

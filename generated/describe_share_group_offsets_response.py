@@ -3,8 +3,8 @@
 Response message, versions 0-1, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -336,16 +336,6 @@ def _write_DescribeShareGroupOffsetsResponsePartition_v0(partition: DescribeShar
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeShareGroupOffsetsResponsePartition_v0(partition: DescribeShareGroupOffsetsResponsePartition) -> int:
-    size = 18
-    size += _w.compact_string_size(partition.error_message)
-    count = len(partition.unknown_tagged_fields)
-    for tag, payload in partition.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- DescribeShareGroupOffsetsResponsePartition, version 1 (flexible) ---
 
 def _read_DescribeShareGroupOffsetsResponsePartition_v1(buf: bytes, pos: int) -> tuple[DescribeShareGroupOffsetsResponsePartition, int]:
@@ -383,16 +373,6 @@ def _write_DescribeShareGroupOffsetsResponsePartition_v1(partition: DescribeShar
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeShareGroupOffsetsResponsePartition_v1(partition: DescribeShareGroupOffsetsResponsePartition) -> int:
-    size = 26
-    size += _w.compact_string_size(partition.error_message)
-    count = len(partition.unknown_tagged_fields)
-    for tag, payload in partition.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeShareGroupOffsetsResponseTopic, version 0 (flexible) ---
@@ -434,19 +414,14 @@ def _write_DescribeShareGroupOffsetsResponseTopic_v0(topic: DescribeShareGroupOf
     field = ""
     try:
         field = "topic_name"
-        if topic.topic_name is None:
-            raise EncodeError("field topic_name is null, which DescribeShareGroupOffsetsResponseTopic version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, topic.topic_name)
+        _w.write_compact_string(out, _w.non_null(topic.topic_name, "field topic_name is null, which DescribeShareGroupOffsetsResponseTopic version 0 does not allow (never nullable)"))
         field = "topic_id"
         out += _w.uuid_bytes(topic.topic_id)
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which DescribeShareGroupOffsetsResponseTopic version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_DescribeShareGroupOffsetsResponsePartition_v0(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which DescribeShareGroupOffsetsResponseTopic version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_DescribeShareGroupOffsetsResponsePartition_v0(partitions_item, out)
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -454,24 +429,6 @@ def _write_DescribeShareGroupOffsetsResponseTopic_v0(topic: DescribeShareGroupOf
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeShareGroupOffsetsResponseTopic_v0(topic: DescribeShareGroupOffsetsResponseTopic) -> int:
-    size = 0
-    size += _w.compact_string_size(topic.topic_name)
-    size += 16
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_DescribeShareGroupOffsetsResponsePartition_v0(partitions_item)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeShareGroupOffsetsResponseTopic, version 1 (flexible) ---
@@ -513,19 +470,14 @@ def _write_DescribeShareGroupOffsetsResponseTopic_v1(topic: DescribeShareGroupOf
     field = ""
     try:
         field = "topic_name"
-        if topic.topic_name is None:
-            raise EncodeError("field topic_name is null, which DescribeShareGroupOffsetsResponseTopic version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, topic.topic_name)
+        _w.write_compact_string(out, _w.non_null(topic.topic_name, "field topic_name is null, which DescribeShareGroupOffsetsResponseTopic version 1 does not allow (never nullable)"))
         field = "topic_id"
         out += _w.uuid_bytes(topic.topic_id)
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which DescribeShareGroupOffsetsResponseTopic version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_DescribeShareGroupOffsetsResponsePartition_v1(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which DescribeShareGroupOffsetsResponseTopic version 1 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_DescribeShareGroupOffsetsResponsePartition_v1(partitions_item, out)
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -533,24 +485,6 @@ def _write_DescribeShareGroupOffsetsResponseTopic_v1(topic: DescribeShareGroupOf
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeShareGroupOffsetsResponseTopic_v1(topic: DescribeShareGroupOffsetsResponseTopic) -> int:
-    size = 0
-    size += _w.compact_string_size(topic.topic_name)
-    size += 16
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_DescribeShareGroupOffsetsResponsePartition_v1(partitions_item)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeShareGroupOffsetsResponseGroup, version 0 (flexible) ---
@@ -595,17 +529,12 @@ def _write_DescribeShareGroupOffsetsResponseGroup_v0(group: DescribeShareGroupOf
     field = ""
     try:
         field = "group_id"
-        if group.group_id is None:
-            raise EncodeError("field group_id is null, which DescribeShareGroupOffsetsResponseGroup version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, group.group_id)
+        _w.write_compact_string(out, _w.non_null(group.group_id, "field group_id is null, which DescribeShareGroupOffsetsResponseGroup version 0 does not allow (never nullable)"))
         field = "topics[]"
-        topics_items = group.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which DescribeShareGroupOffsetsResponseGroup version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_DescribeShareGroupOffsetsResponseTopic_v0(topics_item, out)
+        topics_items = _w.non_null(group.topics, "field topics is null, which DescribeShareGroupOffsetsResponseGroup version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_DescribeShareGroupOffsetsResponseTopic_v0(topics_item, out)
         field = "error_code"
         out += _pack_DescribeShareGroupOffsetsResponseGroup_error_code(group.error_code)
         field = "error_message"
@@ -617,24 +546,6 @@ def _write_DescribeShareGroupOffsetsResponseGroup_v0(group: DescribeShareGroupOf
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeShareGroupOffsetsResponseGroup_v0(group: DescribeShareGroupOffsetsResponseGroup) -> int:
-    size = 2
-    size += _w.compact_string_size(group.group_id)
-    topics_items = group.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_DescribeShareGroupOffsetsResponseTopic_v0(topics_item)
-    size += _w.compact_string_size(group.error_message)
-    count = len(group.unknown_tagged_fields)
-    for tag, payload in group.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeShareGroupOffsetsResponseGroup, version 1 (flexible) ---
@@ -679,17 +590,12 @@ def _write_DescribeShareGroupOffsetsResponseGroup_v1(group: DescribeShareGroupOf
     field = ""
     try:
         field = "group_id"
-        if group.group_id is None:
-            raise EncodeError("field group_id is null, which DescribeShareGroupOffsetsResponseGroup version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, group.group_id)
+        _w.write_compact_string(out, _w.non_null(group.group_id, "field group_id is null, which DescribeShareGroupOffsetsResponseGroup version 1 does not allow (never nullable)"))
         field = "topics[]"
-        topics_items = group.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which DescribeShareGroupOffsetsResponseGroup version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_DescribeShareGroupOffsetsResponseTopic_v1(topics_item, out)
+        topics_items = _w.non_null(group.topics, "field topics is null, which DescribeShareGroupOffsetsResponseGroup version 1 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_DescribeShareGroupOffsetsResponseTopic_v1(topics_item, out)
         field = "error_code"
         out += _pack_DescribeShareGroupOffsetsResponseGroup_error_code(group.error_code)
         field = "error_message"
@@ -701,24 +607,6 @@ def _write_DescribeShareGroupOffsetsResponseGroup_v1(group: DescribeShareGroupOf
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeShareGroupOffsetsResponseGroup_v1(group: DescribeShareGroupOffsetsResponseGroup) -> int:
-    size = 2
-    size += _w.compact_string_size(group.group_id)
-    topics_items = group.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_DescribeShareGroupOffsetsResponseTopic_v1(topics_item)
-    size += _w.compact_string_size(group.error_message)
-    count = len(group.unknown_tagged_fields)
-    for tag, payload in group.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeShareGroupOffsetsResponse, version 0 (flexible) ---
@@ -761,13 +649,10 @@ def _write_DescribeShareGroupOffsetsResponse_v0(response: DescribeShareGroupOffs
         field = "throttle_time_ms"
         out += _pack_DescribeShareGroupOffsetsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "groups[]"
-        groups_items = response.groups
-        if groups_items is None:
-                raise EncodeError("field groups is null, which DescribeShareGroupOffsetsResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(groups_items), True)
-            for groups_item in groups_items:
-                _write_DescribeShareGroupOffsetsResponseGroup_v0(groups_item, out)
+        groups_items = _w.non_null(response.groups, "field groups is null, which DescribeShareGroupOffsetsResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(groups_items), True)
+        for groups_item in groups_items:
+            _write_DescribeShareGroupOffsetsResponseGroup_v0(groups_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -775,22 +660,6 @@ def _write_DescribeShareGroupOffsetsResponse_v0(response: DescribeShareGroupOffs
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeShareGroupOffsetsResponse_v0(response: DescribeShareGroupOffsetsResponse) -> int:
-    size = 4
-    groups_items = response.groups
-    if groups_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(groups_items), True)
-        for groups_item in groups_items:
-            size += _size_DescribeShareGroupOffsetsResponseGroup_v0(groups_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeShareGroupOffsetsResponse, version 1 (flexible) ---
@@ -833,13 +702,10 @@ def _write_DescribeShareGroupOffsetsResponse_v1(response: DescribeShareGroupOffs
         field = "throttle_time_ms"
         out += _pack_DescribeShareGroupOffsetsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "groups[]"
-        groups_items = response.groups
-        if groups_items is None:
-                raise EncodeError("field groups is null, which DescribeShareGroupOffsetsResponse version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(groups_items), True)
-            for groups_item in groups_items:
-                _write_DescribeShareGroupOffsetsResponseGroup_v1(groups_item, out)
+        groups_items = _w.non_null(response.groups, "field groups is null, which DescribeShareGroupOffsetsResponse version 1 does not allow (never nullable)")
+        _w.write_count(out, len(groups_items), True)
+        for groups_item in groups_items:
+            _write_DescribeShareGroupOffsetsResponseGroup_v1(groups_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -847,22 +713,6 @@ def _write_DescribeShareGroupOffsetsResponse_v1(response: DescribeShareGroupOffs
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeShareGroupOffsetsResponse_v1(response: DescribeShareGroupOffsetsResponse) -> int:
-    size = 4
-    groups_items = response.groups
-    if groups_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(groups_items), True)
-        for groups_item in groups_items:
-            size += _size_DescribeShareGroupOffsetsResponseGroup_v1(groups_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -873,7 +723,6 @@ _V1_PLUS = (1, 32767)
 
 DescribeShareGroupOffsetsResponsePartition._READERS = (_read_DescribeShareGroupOffsetsResponsePartition_v0, _read_DescribeShareGroupOffsetsResponsePartition_v1)
 DescribeShareGroupOffsetsResponsePartition._WRITERS = (_write_DescribeShareGroupOffsetsResponsePartition_v0, _write_DescribeShareGroupOffsetsResponsePartition_v1)
-DescribeShareGroupOffsetsResponsePartition._SIZERS = (_size_DescribeShareGroupOffsetsResponsePartition_v0, _size_DescribeShareGroupOffsetsResponsePartition_v1)
 DescribeShareGroupOffsetsResponsePartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="start_offset", json_name="startOffset", type="int64", versions=_V0_PLUS, default=0),
@@ -884,7 +733,6 @@ DescribeShareGroupOffsetsResponsePartition.FIELDS = (  # what the runtime knows 
 )
 DescribeShareGroupOffsetsResponseTopic._READERS = (_read_DescribeShareGroupOffsetsResponseTopic_v0, _read_DescribeShareGroupOffsetsResponseTopic_v1)
 DescribeShareGroupOffsetsResponseTopic._WRITERS = (_write_DescribeShareGroupOffsetsResponseTopic_v0, _write_DescribeShareGroupOffsetsResponseTopic_v1)
-DescribeShareGroupOffsetsResponseTopic._SIZERS = (_size_DescribeShareGroupOffsetsResponseTopic_v0, _size_DescribeShareGroupOffsetsResponseTopic_v1)
 DescribeShareGroupOffsetsResponseTopic._LAZY_DEFAULTS = {"partitions": list}
 DescribeShareGroupOffsetsResponseTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
@@ -893,7 +741,6 @@ DescribeShareGroupOffsetsResponseTopic.FIELDS = (  # what the runtime knows of e
 )
 DescribeShareGroupOffsetsResponseGroup._READERS = (_read_DescribeShareGroupOffsetsResponseGroup_v0, _read_DescribeShareGroupOffsetsResponseGroup_v1)
 DescribeShareGroupOffsetsResponseGroup._WRITERS = (_write_DescribeShareGroupOffsetsResponseGroup_v0, _write_DescribeShareGroupOffsetsResponseGroup_v1)
-DescribeShareGroupOffsetsResponseGroup._SIZERS = (_size_DescribeShareGroupOffsetsResponseGroup_v0, _size_DescribeShareGroupOffsetsResponseGroup_v1)
 DescribeShareGroupOffsetsResponseGroup._LAZY_DEFAULTS = {"topics": list}
 DescribeShareGroupOffsetsResponseGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),
@@ -903,7 +750,6 @@ DescribeShareGroupOffsetsResponseGroup.FIELDS = (  # what the runtime knows of e
 )
 DescribeShareGroupOffsetsResponse._READERS = (_read_DescribeShareGroupOffsetsResponse_v0, _read_DescribeShareGroupOffsetsResponse_v1)
 DescribeShareGroupOffsetsResponse._WRITERS = (_write_DescribeShareGroupOffsetsResponse_v0, _write_DescribeShareGroupOffsetsResponse_v1)
-DescribeShareGroupOffsetsResponse._SIZERS = (_size_DescribeShareGroupOffsetsResponse_v0, _size_DescribeShareGroupOffsetsResponse_v1)
 DescribeShareGroupOffsetsResponse._LAZY_DEFAULTS = {"groups": list}
 DescribeShareGroupOffsetsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Request message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -214,9 +214,7 @@ def _write_TopicRequest_v0(request: TopicRequest, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if request.name is None:
-            raise EncodeError("field name is null, which TopicRequest version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, request.name)
+        _w.write_compact_string(out, _w.non_null(request.name, "field name is null, which TopicRequest version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -224,16 +222,6 @@ def _write_TopicRequest_v0(request: TopicRequest, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicRequest_v0(request: TopicRequest) -> int:
-    size = 0
-    size += _w.compact_string_size(request.name)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- Cursor, version 0 (flexible) ---
@@ -263,9 +251,7 @@ def _write_Cursor_v0(cursor: Cursor, out: bytearray) -> None:
     field = ""
     try:
         field = "topic_name"
-        if cursor.topic_name is None:
-            raise EncodeError("field topic_name is null, which Cursor version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, cursor.topic_name)
+        _w.write_compact_string(out, _w.non_null(cursor.topic_name, "field topic_name is null, which Cursor version 0 does not allow (never nullable)"))
         field = "partition_index"
         out += _pack_Cursor_partition_index(cursor.partition_index)
         field = "(tagged fields)"
@@ -275,16 +261,6 @@ def _write_Cursor_v0(cursor: Cursor, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_Cursor_v0(cursor: Cursor) -> int:
-    size = 4
-    size += _w.compact_string_size(cursor.topic_name)
-    count = len(cursor.unknown_tagged_fields)
-    for tag, payload in cursor.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeTopicPartitionsRequest, version 0 (flexible) ---
@@ -331,13 +307,10 @@ def _write_DescribeTopicPartitionsRequest_v0(request: DescribeTopicPartitionsReq
     field = ""
     try:
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which DescribeTopicPartitionsRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicRequest_v0(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which DescribeTopicPartitionsRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicRequest_v0(topics_item, out)
         field = "response_partition_limit"
         out += _pack_DescribeTopicPartitionsRequest_response_partition_limit(request.response_partition_limit)
         field = "cursor"
@@ -355,23 +328,6 @@ def _write_DescribeTopicPartitionsRequest_v0(request: DescribeTopicPartitionsReq
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeTopicPartitionsRequest_v0(request: DescribeTopicPartitionsRequest) -> int:
-    size = 4
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_TopicRequest_v0(topics_item)
-    size += 1 if request.cursor is None else 1 + _size_Cursor_v0(request.cursor)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -379,20 +335,17 @@ _V0_PLUS = (0, 32767)
 
 TopicRequest._READERS = (_read_TopicRequest_v0,)
 TopicRequest._WRITERS = (_write_TopicRequest_v0,)
-TopicRequest._SIZERS = (_size_TopicRequest_v0,)
 TopicRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
 )
 Cursor._READERS = (_read_Cursor_v0,)
 Cursor._WRITERS = (_write_Cursor_v0,)
-Cursor._SIZERS = (_size_Cursor_v0,)
 Cursor.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
 )
 DescribeTopicPartitionsRequest._READERS = (_read_DescribeTopicPartitionsRequest_v0,)
 DescribeTopicPartitionsRequest._WRITERS = (_write_DescribeTopicPartitionsRequest_v0,)
-DescribeTopicPartitionsRequest._SIZERS = (_size_DescribeTopicPartitionsRequest_v0,)
 DescribeTopicPartitionsRequest._LAZY_DEFAULTS = {"topics": list}
 DescribeTopicPartitionsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topics", json_name="topics", type="[]TopicRequest", versions=_V0_PLUS, default=(), struct=TopicRequest),

@@ -3,8 +3,8 @@
 Response message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -396,19 +396,13 @@ def _write_DescribeTopicPartitionsResponsePartition_v0(partition: DescribeTopicP
         field = "error_code, partition_index, leader_id, leader_epoch"
         out += _pack_DescribeTopicPartitionsResponsePartition_error_code_to_leader_epoch(partition.error_code, partition.partition_index, partition.leader_id, partition.leader_epoch)
         field = "replica_nodes"
-        replica_nodes_items = partition.replica_nodes
-        if replica_nodes_items is None:
-                raise EncodeError("field replica_nodes is null, which DescribeTopicPartitionsResponsePartition version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(replica_nodes_items), True)
-            _w.write_fixed_array(out, replica_nodes_items, "i")
+        replica_nodes_items = _w.non_null(partition.replica_nodes, "field replica_nodes is null, which DescribeTopicPartitionsResponsePartition version 0 does not allow (never nullable)")
+        _w.write_count(out, len(replica_nodes_items), True)
+        _w.write_fixed_array(out, replica_nodes_items, "i")
         field = "isr_nodes"
-        isr_nodes_items = partition.isr_nodes
-        if isr_nodes_items is None:
-                raise EncodeError("field isr_nodes is null, which DescribeTopicPartitionsResponsePartition version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(isr_nodes_items), True)
-            _w.write_fixed_array(out, isr_nodes_items, "i")
+        isr_nodes_items = _w.non_null(partition.isr_nodes, "field isr_nodes is null, which DescribeTopicPartitionsResponsePartition version 0 does not allow (never nullable)")
+        _w.write_count(out, len(isr_nodes_items), True)
+        _w.write_fixed_array(out, isr_nodes_items, "i")
         field = "eligible_leader_replicas"
         eligible_leader_replicas_items = partition.eligible_leader_replicas
         if eligible_leader_replicas_items is None:
@@ -424,12 +418,9 @@ def _write_DescribeTopicPartitionsResponsePartition_v0(partition: DescribeTopicP
             _w.write_count(out, len(last_known_elr_items), True)
             _w.write_fixed_array(out, last_known_elr_items, "i")
         field = "offline_replicas"
-        offline_replicas_items = partition.offline_replicas
-        if offline_replicas_items is None:
-                raise EncodeError("field offline_replicas is null, which DescribeTopicPartitionsResponsePartition version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(offline_replicas_items), True)
-            _w.write_fixed_array(out, offline_replicas_items, "i")
+        offline_replicas_items = _w.non_null(partition.offline_replicas, "field offline_replicas is null, which DescribeTopicPartitionsResponsePartition version 0 does not allow (never nullable)")
+        _w.write_count(out, len(offline_replicas_items), True)
+        _w.write_fixed_array(out, offline_replicas_items, "i")
         field = "(tagged fields)"
         if partition.unknown_tagged_fields:
             _w.write_tagged(out, [], partition.unknown_tagged_fields)
@@ -437,45 +428,6 @@ def _write_DescribeTopicPartitionsResponsePartition_v0(partition: DescribeTopicP
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeTopicPartitionsResponsePartition_v0(partition: DescribeTopicPartitionsResponsePartition) -> int:
-    size = 14
-    replica_nodes_items = partition.replica_nodes
-    if replica_nodes_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(replica_nodes_items), True)
-        size += 4 * len(replica_nodes_items)
-    isr_nodes_items = partition.isr_nodes
-    if isr_nodes_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(isr_nodes_items), True)
-        size += 4 * len(isr_nodes_items)
-    eligible_leader_replicas_items = partition.eligible_leader_replicas
-    if eligible_leader_replicas_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(eligible_leader_replicas_items), True)
-        size += 4 * len(eligible_leader_replicas_items)
-    last_known_elr_items = partition.last_known_elr
-    if last_known_elr_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(last_known_elr_items), True)
-        size += 4 * len(last_known_elr_items)
-    offline_replicas_items = partition.offline_replicas
-    if offline_replicas_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(offline_replicas_items), True)
-        size += 4 * len(offline_replicas_items)
-    count = len(partition.unknown_tagged_fields)
-    for tag, payload in partition.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeTopicPartitionsResponseTopic, version 0 (flexible) ---
@@ -534,13 +486,10 @@ def _write_DescribeTopicPartitionsResponseTopic_v0(topic: DescribeTopicPartition
         field = "is_internal"
         out += _pack_DescribeTopicPartitionsResponseTopic_is_internal(topic.is_internal)
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which DescribeTopicPartitionsResponseTopic version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_DescribeTopicPartitionsResponsePartition_v0(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which DescribeTopicPartitionsResponseTopic version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_DescribeTopicPartitionsResponsePartition_v0(partitions_item, out)
         field = "topic_authorized_operations"
         out += _pack_DescribeTopicPartitionsResponseTopic_topic_authorized_operations(topic.topic_authorized_operations)
         field = "(tagged fields)"
@@ -550,24 +499,6 @@ def _write_DescribeTopicPartitionsResponseTopic_v0(topic: DescribeTopicPartition
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeTopicPartitionsResponseTopic_v0(topic: DescribeTopicPartitionsResponseTopic) -> int:
-    size = 7
-    size += _w.compact_string_size(topic.name)
-    size += 16
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_DescribeTopicPartitionsResponsePartition_v0(partitions_item)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- Cursor, version 0 (flexible) ---
@@ -597,9 +528,7 @@ def _write_Cursor_v0(cursor: Cursor, out: bytearray) -> None:
     field = ""
     try:
         field = "topic_name"
-        if cursor.topic_name is None:
-            raise EncodeError("field topic_name is null, which Cursor version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, cursor.topic_name)
+        _w.write_compact_string(out, _w.non_null(cursor.topic_name, "field topic_name is null, which Cursor version 0 does not allow (never nullable)"))
         field = "partition_index"
         out += _pack_Cursor_partition_index(cursor.partition_index)
         field = "(tagged fields)"
@@ -609,16 +538,6 @@ def _write_Cursor_v0(cursor: Cursor, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_Cursor_v0(cursor: Cursor) -> int:
-    size = 4
-    size += _w.compact_string_size(cursor.topic_name)
-    count = len(cursor.unknown_tagged_fields)
-    for tag, payload in cursor.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeTopicPartitionsResponse, version 0 (flexible) ---
@@ -667,13 +586,10 @@ def _write_DescribeTopicPartitionsResponse_v0(response: DescribeTopicPartitionsR
         field = "throttle_time_ms"
         out += _pack_DescribeTopicPartitionsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which DescribeTopicPartitionsResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_DescribeTopicPartitionsResponseTopic_v0(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which DescribeTopicPartitionsResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_DescribeTopicPartitionsResponseTopic_v0(topics_item, out)
         field = "next_cursor"
         if response.next_cursor is None:
             out.append(0xFF)  # the null marker
@@ -689,23 +605,6 @@ def _write_DescribeTopicPartitionsResponse_v0(response: DescribeTopicPartitionsR
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeTopicPartitionsResponse_v0(response: DescribeTopicPartitionsResponse) -> int:
-    size = 4
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_DescribeTopicPartitionsResponseTopic_v0(topics_item)
-    size += 1 if response.next_cursor is None else 1 + _size_Cursor_v0(response.next_cursor)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -713,7 +612,6 @@ _V0_PLUS = (0, 32767)
 
 DescribeTopicPartitionsResponsePartition._READERS = (_read_DescribeTopicPartitionsResponsePartition_v0,)
 DescribeTopicPartitionsResponsePartition._WRITERS = (_write_DescribeTopicPartitionsResponsePartition_v0,)
-DescribeTopicPartitionsResponsePartition._SIZERS = (_size_DescribeTopicPartitionsResponsePartition_v0,)
 DescribeTopicPartitionsResponsePartition._LAZY_DEFAULTS = {"replica_nodes": list, "isr_nodes": list, "offline_replicas": list}
 DescribeTopicPartitionsResponsePartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
@@ -728,7 +626,6 @@ DescribeTopicPartitionsResponsePartition.FIELDS = (  # what the runtime knows of
 )
 DescribeTopicPartitionsResponseTopic._READERS = (_read_DescribeTopicPartitionsResponseTopic_v0,)
 DescribeTopicPartitionsResponseTopic._WRITERS = (_write_DescribeTopicPartitionsResponseTopic_v0,)
-DescribeTopicPartitionsResponseTopic._SIZERS = (_size_DescribeTopicPartitionsResponseTopic_v0,)
 DescribeTopicPartitionsResponseTopic._LAZY_DEFAULTS = {"partitions": list}
 DescribeTopicPartitionsResponseTopic._MAP_KEYS = ("name",)
 DescribeTopicPartitionsResponseTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -741,14 +638,12 @@ DescribeTopicPartitionsResponseTopic.FIELDS = (  # what the runtime knows of eac
 )
 Cursor._READERS = (_read_Cursor_v0,)
 Cursor._WRITERS = (_write_Cursor_v0,)
-Cursor._SIZERS = (_size_Cursor_v0,)
 Cursor.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
 )
 DescribeTopicPartitionsResponse._READERS = (_read_DescribeTopicPartitionsResponse_v0,)
 DescribeTopicPartitionsResponse._WRITERS = (_write_DescribeTopicPartitionsResponse_v0,)
-DescribeTopicPartitionsResponse._SIZERS = (_size_DescribeTopicPartitionsResponse_v0,)
 DescribeTopicPartitionsResponse._LAZY_DEFAULTS = {"topics": KeyedList}
 DescribeTopicPartitionsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, ignorable=True, default=0),

@@ -3,8 +3,8 @@
 Request message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -105,15 +105,12 @@ def _write_DescribeTransactionsRequest_v0(request: DescribeTransactionsRequest, 
     field = ""
     try:
         field = "transactional_ids"
-        transactional_ids_items = request.transactional_ids
-        if transactional_ids_items is None:
-                raise EncodeError("field transactional_ids is null, which DescribeTransactionsRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(transactional_ids_items), True)
-            for transactional_ids_item in transactional_ids_items:
-                if transactional_ids_item is None:
-                    raise EncodeError("null element in array transactional_ids")
-                _w.write_compact_string(out, transactional_ids_item)
+        transactional_ids_items = _w.non_null(request.transactional_ids, "field transactional_ids is null, which DescribeTransactionsRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(transactional_ids_items), True)
+        for transactional_ids_item in transactional_ids_items:
+            if transactional_ids_item is None:
+                raise EncodeError("null element in array transactional_ids")
+            _w.write_compact_string(out, transactional_ids_item)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -123,22 +120,6 @@ def _write_DescribeTransactionsRequest_v0(request: DescribeTransactionsRequest, 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeTransactionsRequest_v0(request: DescribeTransactionsRequest) -> int:
-    size = 0
-    transactional_ids_items = request.transactional_ids
-    if transactional_ids_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(transactional_ids_items), True)
-        for transactional_ids_item in transactional_ids_items:
-            size += _w.compact_string_size(transactional_ids_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -146,7 +127,6 @@ _V0_PLUS = (0, 32767)
 
 DescribeTransactionsRequest._READERS = (_read_DescribeTransactionsRequest_v0,)
 DescribeTransactionsRequest._WRITERS = (_write_DescribeTransactionsRequest_v0,)
-DescribeTransactionsRequest._SIZERS = (_size_DescribeTransactionsRequest_v0,)
 DescribeTransactionsRequest._LAZY_DEFAULTS = {"transactional_ids": list}
 DescribeTransactionsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="transactional_ids", json_name="transactionalIds", type="[]string", versions=_V0_PLUS, default=()),

@@ -3,8 +3,8 @@
 Response message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -267,16 +267,11 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
     field = ""
     try:
         field = "topic"
-        if data.topic is None:
-            raise EncodeError("field topic is null, which TopicData version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, data.topic)
+        _w.write_compact_string(out, _w.non_null(data.topic, "field topic is null, which TopicData version 0 does not allow (never nullable)"))
         field = "partitions"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicData version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -284,22 +279,6 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicData_v0(data: TopicData) -> int:
-    size = 0
-    size += _w.compact_string_size(data.topic)
-    partitions_items = data.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        size += 4 * len(partitions_items)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- TransactionState, version 0 (flexible) ---
@@ -349,23 +328,16 @@ def _write_TransactionState_v0(state: TransactionState, out: bytearray) -> None:
         field = "error_code"
         out += _pack_TransactionState_error_code(state.error_code)
         field = "transactional_id"
-        if state.transactional_id is None:
-            raise EncodeError("field transactional_id is null, which TransactionState version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, state.transactional_id)
+        _w.write_compact_string(out, _w.non_null(state.transactional_id, "field transactional_id is null, which TransactionState version 0 does not allow (never nullable)"))
         field = "transaction_state"
-        if state.transaction_state is None:
-            raise EncodeError("field transaction_state is null, which TransactionState version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, state.transaction_state)
+        _w.write_compact_string(out, _w.non_null(state.transaction_state, "field transaction_state is null, which TransactionState version 0 does not allow (never nullable)"))
         field = "transaction_timeout_ms, transaction_start_time_ms, producer_id, producer_epoch"
         out += _pack_TransactionState_transaction_timeout_ms_to_producer_epoch(state.transaction_timeout_ms, state.transaction_start_time_ms, state.producer_id, state.producer_epoch)
         field = "topics[]"
-        topics_items = state.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which TransactionState version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicData_v0(topics_item, out)
+        topics_items = _w.non_null(state.topics, "field topics is null, which TransactionState version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicData_v0(topics_item, out)
         field = "(tagged fields)"
         if state.unknown_tagged_fields:
             _w.write_tagged(out, [], state.unknown_tagged_fields)
@@ -373,24 +345,6 @@ def _write_TransactionState_v0(state: TransactionState, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TransactionState_v0(state: TransactionState) -> int:
-    size = 24
-    size += _w.compact_string_size(state.transactional_id)
-    size += _w.compact_string_size(state.transaction_state)
-    topics_items = state.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_TopicData_v0(topics_item)
-    count = len(state.unknown_tagged_fields)
-    for tag, payload in state.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeTransactionsResponse, version 0 (flexible) ---
@@ -433,13 +387,10 @@ def _write_DescribeTransactionsResponse_v0(response: DescribeTransactionsRespons
         field = "throttle_time_ms"
         out += _pack_DescribeTransactionsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "transaction_states[]"
-        transaction_states_items = response.transaction_states
-        if transaction_states_items is None:
-                raise EncodeError("field transaction_states is null, which DescribeTransactionsResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(transaction_states_items), True)
-            for transaction_states_item in transaction_states_items:
-                _write_TransactionState_v0(transaction_states_item, out)
+        transaction_states_items = _w.non_null(response.transaction_states, "field transaction_states is null, which DescribeTransactionsResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(transaction_states_items), True)
+        for transaction_states_item in transaction_states_items:
+            _write_TransactionState_v0(transaction_states_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -449,22 +400,6 @@ def _write_DescribeTransactionsResponse_v0(response: DescribeTransactionsRespons
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeTransactionsResponse_v0(response: DescribeTransactionsResponse) -> int:
-    size = 4
-    transaction_states_items = response.transaction_states
-    if transaction_states_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(transaction_states_items), True)
-        for transaction_states_item in transaction_states_items:
-            size += _size_TransactionState_v0(transaction_states_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -472,7 +407,6 @@ _V0_PLUS = (0, 32767)
 
 TopicData._READERS = (_read_TopicData_v0,)
 TopicData._WRITERS = (_write_TopicData_v0,)
-TopicData._SIZERS = (_size_TopicData_v0,)
 TopicData._LAZY_DEFAULTS = {"partitions": list}
 TopicData._MAP_KEYS = ("topic",)
 TopicData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -481,7 +415,6 @@ TopicData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message
 )
 TransactionState._READERS = (_read_TransactionState_v0,)
 TransactionState._WRITERS = (_write_TransactionState_v0,)
-TransactionState._SIZERS = (_size_TransactionState_v0,)
 TransactionState._LAZY_DEFAULTS = {"topics": KeyedList}
 TransactionState.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
@@ -495,7 +428,6 @@ TransactionState.FIELDS = (  # what the runtime knows of each field (kwire.wire.
 )
 DescribeTransactionsResponse._READERS = (_read_DescribeTransactionsResponse_v0,)
 DescribeTransactionsResponse._WRITERS = (_write_DescribeTransactionsResponse_v0,)
-DescribeTransactionsResponse._SIZERS = (_size_DescribeTransactionsResponse_v0,)
 DescribeTransactionsResponse._LAZY_DEFAULTS = {"transaction_states": list}
 DescribeTransactionsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

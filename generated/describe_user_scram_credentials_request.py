@@ -3,8 +3,8 @@
 Request message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -140,9 +140,7 @@ def _write_UserName_v0(user_name: UserName, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if user_name.name is None:
-            raise EncodeError("field name is null, which UserName version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, user_name.name)
+        _w.write_compact_string(out, _w.non_null(user_name.name, "field name is null, which UserName version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
         if user_name.unknown_tagged_fields:
             _w.write_tagged(out, [], user_name.unknown_tagged_fields)
@@ -150,16 +148,6 @@ def _write_UserName_v0(user_name: UserName, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_UserName_v0(user_name: UserName) -> int:
-    size = 0
-    size += _w.compact_string_size(user_name.name)
-    count = len(user_name.unknown_tagged_fields)
-    for tag, payload in user_name.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeUserScramCredentialsRequest, version 0 (flexible) ---
@@ -213,22 +201,6 @@ def _write_DescribeUserScramCredentialsRequest_v0(request: DescribeUserScramCred
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeUserScramCredentialsRequest_v0(request: DescribeUserScramCredentialsRequest) -> int:
-    size = 0
-    users_items = request.users
-    if users_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(users_items), True)
-        for users_item in users_items:
-            size += _size_UserName_v0(users_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -236,13 +208,11 @@ _V0_PLUS = (0, 32767)
 
 UserName._READERS = (_read_UserName_v0,)
 UserName._WRITERS = (_write_UserName_v0,)
-UserName._SIZERS = (_size_UserName_v0,)
 UserName.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
 )
 DescribeUserScramCredentialsRequest._READERS = (_read_DescribeUserScramCredentialsRequest_v0,)
 DescribeUserScramCredentialsRequest._WRITERS = (_write_DescribeUserScramCredentialsRequest_v0,)
-DescribeUserScramCredentialsRequest._SIZERS = (_size_DescribeUserScramCredentialsRequest_v0,)
 DescribeUserScramCredentialsRequest._LAZY_DEFAULTS = {"users": list}
 DescribeUserScramCredentialsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="users", json_name="users", type="[]UserName", versions=_V0_PLUS, nullable=_V0_PLUS, default=(), struct=UserName),

@@ -3,8 +3,8 @@
 Response message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -255,15 +255,6 @@ def _write_CredentialInfo_v0(info: CredentialInfo, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_CredentialInfo_v0(info: CredentialInfo) -> int:
-    size = 5
-    count = len(info.unknown_tagged_fields)
-    for tag, payload in info.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- DescribeUserScramCredentialsResult, version 0 (flexible) ---
 
 def _read_DescribeUserScramCredentialsResult_v0(buf: bytes, pos: int) -> tuple[DescribeUserScramCredentialsResult, int]:
@@ -318,21 +309,16 @@ def _write_DescribeUserScramCredentialsResult_v0(result: DescribeUserScramCreden
     field = ""
     try:
         field = "user"
-        if result.user is None:
-            raise EncodeError("field user is null, which DescribeUserScramCredentialsResult version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, result.user)
+        _w.write_compact_string(out, _w.non_null(result.user, "field user is null, which DescribeUserScramCredentialsResult version 0 does not allow (never nullable)"))
         field = "error_code"
         out += _pack_DescribeUserScramCredentialsResult_error_code(result.error_code)
         field = "error_message"
         _w.write_compact_string(out, result.error_message)
         field = "credential_infos[]"
-        credential_infos_items = result.credential_infos
-        if credential_infos_items is None:
-                raise EncodeError("field credential_infos is null, which DescribeUserScramCredentialsResult version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(credential_infos_items), True)
-            for credential_infos_item in credential_infos_items:
-                _write_CredentialInfo_v0(credential_infos_item, out)
+        credential_infos_items = _w.non_null(result.credential_infos, "field credential_infos is null, which DescribeUserScramCredentialsResult version 0 does not allow (never nullable)")
+        _w.write_count(out, len(credential_infos_items), True)
+        for credential_infos_item in credential_infos_items:
+            _write_CredentialInfo_v0(credential_infos_item, out)
         field = "(tagged fields)"
         if result.unknown_tagged_fields:
             _w.write_tagged(out, [], result.unknown_tagged_fields)
@@ -340,24 +326,6 @@ def _write_DescribeUserScramCredentialsResult_v0(result: DescribeUserScramCreden
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribeUserScramCredentialsResult_v0(result: DescribeUserScramCredentialsResult) -> int:
-    size = 2
-    size += _w.compact_string_size(result.user)
-    size += _w.compact_string_size(result.error_message)
-    credential_infos_items = result.credential_infos
-    if credential_infos_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(credential_infos_items), True)
-        for credential_infos_item in credential_infos_items:
-            size += _size_CredentialInfo_v0(credential_infos_item)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribeUserScramCredentialsResponse, version 0 (flexible) ---
@@ -404,13 +372,10 @@ def _write_DescribeUserScramCredentialsResponse_v0(response: DescribeUserScramCr
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which DescribeUserScramCredentialsResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), True)
-            for results_item in results_items:
-                _write_DescribeUserScramCredentialsResult_v0(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which DescribeUserScramCredentialsResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(results_items), True)
+        for results_item in results_items:
+            _write_DescribeUserScramCredentialsResult_v0(results_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -420,23 +385,6 @@ def _write_DescribeUserScramCredentialsResponse_v0(response: DescribeUserScramCr
         raise _w.encode_failure(error, field) from None
 
 
-def _size_DescribeUserScramCredentialsResponse_v0(response: DescribeUserScramCredentialsResponse) -> int:
-    size = 6
-    size += _w.compact_string_size(response.error_message)
-    results_items = response.results
-    if results_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(results_items), True)
-        for results_item in results_items:
-            size += _size_DescribeUserScramCredentialsResult_v0(results_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -444,14 +392,12 @@ _V0_PLUS = (0, 32767)
 
 CredentialInfo._READERS = (_read_CredentialInfo_v0,)
 CredentialInfo._WRITERS = (_write_CredentialInfo_v0,)
-CredentialInfo._SIZERS = (_size_CredentialInfo_v0,)
 CredentialInfo.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="mechanism", json_name="mechanism", type="int8", versions=_V0_PLUS, default=0),
     FieldInfo(attr="iterations", json_name="iterations", type="int32", versions=_V0_PLUS, default=0),
 )
 DescribeUserScramCredentialsResult._READERS = (_read_DescribeUserScramCredentialsResult_v0,)
 DescribeUserScramCredentialsResult._WRITERS = (_write_DescribeUserScramCredentialsResult_v0,)
-DescribeUserScramCredentialsResult._SIZERS = (_size_DescribeUserScramCredentialsResult_v0,)
 DescribeUserScramCredentialsResult._LAZY_DEFAULTS = {"credential_infos": list}
 DescribeUserScramCredentialsResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="user", json_name="user", type="string", versions=_V0_PLUS, default=''),
@@ -461,7 +407,6 @@ DescribeUserScramCredentialsResult.FIELDS = (  # what the runtime knows of each 
 )
 DescribeUserScramCredentialsResponse._READERS = (_read_DescribeUserScramCredentialsResponse_v0,)
 DescribeUserScramCredentialsResponse._WRITERS = (_write_DescribeUserScramCredentialsResponse_v0,)
-DescribeUserScramCredentialsResponse._SIZERS = (_size_DescribeUserScramCredentialsResponse_v0,)
 DescribeUserScramCredentialsResponse._LAZY_DEFAULTS = {"results": list}
 DescribeUserScramCredentialsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Request message, versions 0-2, flexible versions 2+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -171,30 +171,13 @@ def _write_TopicPartitions_v0_1(partitions: TopicPartitions, out: bytearray) -> 
     field = ""
     try:
         field = "topic"
-        if partitions.topic is None:
-            raise EncodeError("field topic is null, which TopicPartitions versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, partitions.topic)
+        _w.write_string(out, _w.non_null(partitions.topic, "field topic is null, which TopicPartitions versions 0-1 do not allow (never nullable)"))
         field = "partitions"
-        partitions_items = partitions.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicPartitions versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(partitions.partitions, "field partitions is null, which TopicPartitions versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        _w.write_fixed_array(out, partitions_items, "i")
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicPartitions_v0_1(partitions: TopicPartitions) -> int:
-    size = 0
-    size += _w.string_size(partitions.topic)
-    partitions_items = partitions.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        size += 4 * len(partitions_items)
-    return size
 
 
 # --- TopicPartitions, version 2 (flexible) ---
@@ -227,16 +210,11 @@ def _write_TopicPartitions_v2(partitions: TopicPartitions, out: bytearray) -> No
     field = ""
     try:
         field = "topic"
-        if partitions.topic is None:
-            raise EncodeError("field topic is null, which TopicPartitions version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, partitions.topic)
+        _w.write_compact_string(out, _w.non_null(partitions.topic, "field topic is null, which TopicPartitions version 2 does not allow (never nullable)"))
         field = "partitions"
-        partitions_items = partitions.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicPartitions version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(partitions.partitions, "field partitions is null, which TopicPartitions version 2 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
         if partitions.unknown_tagged_fields:
             _w.write_tagged(out, [], partitions.unknown_tagged_fields)
@@ -244,22 +222,6 @@ def _write_TopicPartitions_v2(partitions: TopicPartitions, out: bytearray) -> No
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicPartitions_v2(partitions: TopicPartitions) -> int:
-    size = 0
-    size += _w.compact_string_size(partitions.topic)
-    partitions_items = partitions.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        size += 4 * len(partitions_items)
-    count = len(partitions.unknown_tagged_fields)
-    for tag, payload in partitions.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ElectLeadersRequest, version 0 ---
@@ -313,18 +275,6 @@ def _write_ElectLeadersRequest_v0(request: ElectLeadersRequest, out: bytearray) 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ElectLeadersRequest_v0(request: ElectLeadersRequest) -> int:
-    size = 4
-    topic_partitions_items = request.topic_partitions
-    if topic_partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topic_partitions_items), False)
-        for topic_partitions_item in topic_partitions_items:
-            size += _size_TopicPartitions_v0_1(topic_partitions_item)
-    return size
-
-
 # --- ElectLeadersRequest, version 1 ---
 
 def _read_ElectLeadersRequest_v1(buf: bytes, pos: int) -> tuple[ElectLeadersRequest, int]:
@@ -376,18 +326,6 @@ def _write_ElectLeadersRequest_v1(request: ElectLeadersRequest, out: bytearray) 
         out += _pack_ElectLeadersRequest_timeout_ms(request.timeout_ms)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ElectLeadersRequest_v1(request: ElectLeadersRequest) -> int:
-    size = 5
-    topic_partitions_items = request.topic_partitions
-    if topic_partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topic_partitions_items), False)
-        for topic_partitions_item in topic_partitions_items:
-            size += _size_TopicPartitions_v0_1(topic_partitions_item)
-    return size
 
 
 # --- ElectLeadersRequest, version 2 (flexible) ---
@@ -451,22 +389,6 @@ def _write_ElectLeadersRequest_v2(request: ElectLeadersRequest, out: bytearray) 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ElectLeadersRequest_v2(request: ElectLeadersRequest) -> int:
-    size = 5
-    topic_partitions_items = request.topic_partitions
-    if topic_partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topic_partitions_items), True)
-        for topic_partitions_item in topic_partitions_items:
-            size += _size_TopicPartitions_v2(topic_partitions_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -475,7 +397,6 @@ _V1_PLUS = (1, 32767)
 
 TopicPartitions._READERS = (_read_TopicPartitions_v0_1, _read_TopicPartitions_v0_1, _read_TopicPartitions_v2)
 TopicPartitions._WRITERS = (_write_TopicPartitions_v0_1, _write_TopicPartitions_v0_1, _write_TopicPartitions_v2)
-TopicPartitions._SIZERS = (_size_TopicPartitions_v0_1, _size_TopicPartitions_v0_1, _size_TopicPartitions_v2)
 TopicPartitions._LAZY_DEFAULTS = {"partitions": list}
 TopicPartitions._MAP_KEYS = ("topic",)
 TopicPartitions.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -484,7 +405,6 @@ TopicPartitions.FIELDS = (  # what the runtime knows of each field (kwire.wire.m
 )
 ElectLeadersRequest._READERS = (_read_ElectLeadersRequest_v0, _read_ElectLeadersRequest_v1, _read_ElectLeadersRequest_v2)
 ElectLeadersRequest._WRITERS = (_write_ElectLeadersRequest_v0, _write_ElectLeadersRequest_v1, _write_ElectLeadersRequest_v2)
-ElectLeadersRequest._SIZERS = (_size_ElectLeadersRequest_v0, _size_ElectLeadersRequest_v1, _size_ElectLeadersRequest_v2)
 ElectLeadersRequest._LAZY_DEFAULTS = {"topic_partitions": KeyedList}
 ElectLeadersRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="election_type", json_name="electionType", type="int8", versions=_V1_PLUS, default=0),

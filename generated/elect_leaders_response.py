@@ -3,8 +3,8 @@
 Response message, versions 0-2, flexible versions 2+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -236,12 +236,6 @@ def _write_PartitionResult_v0_1(result: PartitionResult, out: bytearray) -> None
         raise _w.encode_failure(error, field) from None
 
 
-def _size_PartitionResult_v0_1(result: PartitionResult) -> int:
-    size = 6
-    size += _w.string_size(result.error_message)
-    return size
-
-
 # --- PartitionResult, version 2 (flexible) ---
 
 def _read_PartitionResult_v2(buf: bytes, pos: int) -> tuple[PartitionResult, int]:
@@ -281,16 +275,6 @@ def _write_PartitionResult_v2(result: PartitionResult, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_PartitionResult_v2(result: PartitionResult) -> int:
-    size = 6
-    size += _w.compact_string_size(result.error_message)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- ReplicaElectionResult, versions 0-1 ---
 
 def _read_ReplicaElectionResult_v0_1(buf: bytes, pos: int) -> tuple[ReplicaElectionResult, int]:
@@ -325,32 +309,14 @@ def _write_ReplicaElectionResult_v0_1(result: ReplicaElectionResult, out: bytear
     field = ""
     try:
         field = "topic"
-        if result.topic is None:
-            raise EncodeError("field topic is null, which ReplicaElectionResult versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, result.topic)
+        _w.write_string(out, _w.non_null(result.topic, "field topic is null, which ReplicaElectionResult versions 0-1 do not allow (never nullable)"))
         field = "partition_result[]"
-        partition_result_items = result.partition_result
-        if partition_result_items is None:
-                raise EncodeError("field partition_result is null, which ReplicaElectionResult versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_result_items), False)
-            for partition_result_item in partition_result_items:
-                _write_PartitionResult_v0_1(partition_result_item, out)
+        partition_result_items = _w.non_null(result.partition_result, "field partition_result is null, which ReplicaElectionResult versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(partition_result_items), False)
+        for partition_result_item in partition_result_items:
+            _write_PartitionResult_v0_1(partition_result_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ReplicaElectionResult_v0_1(result: ReplicaElectionResult) -> int:
-    size = 0
-    size += _w.string_size(result.topic)
-    partition_result_items = result.partition_result
-    if partition_result_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partition_result_items), False)
-        for partition_result_item in partition_result_items:
-            size += _size_PartitionResult_v0_1(partition_result_item)
-    return size
 
 
 # --- ReplicaElectionResult, version 2 (flexible) ---
@@ -390,17 +356,12 @@ def _write_ReplicaElectionResult_v2(result: ReplicaElectionResult, out: bytearra
     field = ""
     try:
         field = "topic"
-        if result.topic is None:
-            raise EncodeError("field topic is null, which ReplicaElectionResult version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, result.topic)
+        _w.write_compact_string(out, _w.non_null(result.topic, "field topic is null, which ReplicaElectionResult version 2 does not allow (never nullable)"))
         field = "partition_result[]"
-        partition_result_items = result.partition_result
-        if partition_result_items is None:
-                raise EncodeError("field partition_result is null, which ReplicaElectionResult version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_result_items), True)
-            for partition_result_item in partition_result_items:
-                _write_PartitionResult_v2(partition_result_item, out)
+        partition_result_items = _w.non_null(result.partition_result, "field partition_result is null, which ReplicaElectionResult version 2 does not allow (never nullable)")
+        _w.write_count(out, len(partition_result_items), True)
+        for partition_result_item in partition_result_items:
+            _write_PartitionResult_v2(partition_result_item, out)
         field = "(tagged fields)"
         if result.unknown_tagged_fields:
             _w.write_tagged(out, [], result.unknown_tagged_fields)
@@ -408,23 +369,6 @@ def _write_ReplicaElectionResult_v2(result: ReplicaElectionResult, out: bytearra
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ReplicaElectionResult_v2(result: ReplicaElectionResult) -> int:
-    size = 0
-    size += _w.compact_string_size(result.topic)
-    partition_result_items = result.partition_result
-    if partition_result_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partition_result_items), True)
-        for partition_result_item in partition_result_items:
-            size += _size_PartitionResult_v2(partition_result_item)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ElectLeadersResponse, version 0 ---
@@ -467,27 +411,12 @@ def _write_ElectLeadersResponse_v0(response: ElectLeadersResponse, out: bytearra
         field = "throttle_time_ms"
         out += _pack_ElectLeadersResponse_throttle_time_ms(response.throttle_time_ms)
         field = "replica_election_results[]"
-        replica_election_results_items = response.replica_election_results
-        if replica_election_results_items is None:
-                raise EncodeError("field replica_election_results is null, which ElectLeadersResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(replica_election_results_items), False)
-            for replica_election_results_item in replica_election_results_items:
-                _write_ReplicaElectionResult_v0_1(replica_election_results_item, out)
+        replica_election_results_items = _w.non_null(response.replica_election_results, "field replica_election_results is null, which ElectLeadersResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(replica_election_results_items), False)
+        for replica_election_results_item in replica_election_results_items:
+            _write_ReplicaElectionResult_v0_1(replica_election_results_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ElectLeadersResponse_v0(response: ElectLeadersResponse) -> int:
-    size = 4
-    replica_election_results_items = response.replica_election_results
-    if replica_election_results_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(replica_election_results_items), False)
-        for replica_election_results_item in replica_election_results_items:
-            size += _size_ReplicaElectionResult_v0_1(replica_election_results_item)
-    return size
 
 
 # --- ElectLeadersResponse, version 1 ---
@@ -527,27 +456,12 @@ def _write_ElectLeadersResponse_v1(response: ElectLeadersResponse, out: bytearra
         field = "throttle_time_ms, error_code"
         out += _pack_ElectLeadersResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "replica_election_results[]"
-        replica_election_results_items = response.replica_election_results
-        if replica_election_results_items is None:
-                raise EncodeError("field replica_election_results is null, which ElectLeadersResponse version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(replica_election_results_items), False)
-            for replica_election_results_item in replica_election_results_items:
-                _write_ReplicaElectionResult_v0_1(replica_election_results_item, out)
+        replica_election_results_items = _w.non_null(response.replica_election_results, "field replica_election_results is null, which ElectLeadersResponse version 1 does not allow (never nullable)")
+        _w.write_count(out, len(replica_election_results_items), False)
+        for replica_election_results_item in replica_election_results_items:
+            _write_ReplicaElectionResult_v0_1(replica_election_results_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ElectLeadersResponse_v1(response: ElectLeadersResponse) -> int:
-    size = 6
-    replica_election_results_items = response.replica_election_results
-    if replica_election_results_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(replica_election_results_items), False)
-        for replica_election_results_item in replica_election_results_items:
-            size += _size_ReplicaElectionResult_v0_1(replica_election_results_item)
-    return size
 
 
 # --- ElectLeadersResponse, version 2 (flexible) ---
@@ -590,13 +504,10 @@ def _write_ElectLeadersResponse_v2(response: ElectLeadersResponse, out: bytearra
         field = "throttle_time_ms, error_code"
         out += _pack_ElectLeadersResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "replica_election_results[]"
-        replica_election_results_items = response.replica_election_results
-        if replica_election_results_items is None:
-                raise EncodeError("field replica_election_results is null, which ElectLeadersResponse version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(replica_election_results_items), True)
-            for replica_election_results_item in replica_election_results_items:
-                _write_ReplicaElectionResult_v2(replica_election_results_item, out)
+        replica_election_results_items = _w.non_null(response.replica_election_results, "field replica_election_results is null, which ElectLeadersResponse version 2 does not allow (never nullable)")
+        _w.write_count(out, len(replica_election_results_items), True)
+        for replica_election_results_item in replica_election_results_items:
+            _write_ReplicaElectionResult_v2(replica_election_results_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -604,22 +515,6 @@ def _write_ElectLeadersResponse_v2(response: ElectLeadersResponse, out: bytearra
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ElectLeadersResponse_v2(response: ElectLeadersResponse) -> int:
-    size = 6
-    replica_election_results_items = response.replica_election_results
-    if replica_election_results_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(replica_election_results_items), True)
-        for replica_election_results_item in replica_election_results_items:
-            size += _size_ReplicaElectionResult_v2(replica_election_results_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -630,7 +525,6 @@ _V1_PLUS = (1, 32767)
 
 PartitionResult._READERS = (_read_PartitionResult_v0_1, _read_PartitionResult_v0_1, _read_PartitionResult_v2)
 PartitionResult._WRITERS = (_write_PartitionResult_v0_1, _write_PartitionResult_v0_1, _write_PartitionResult_v2)
-PartitionResult._SIZERS = (_size_PartitionResult_v0_1, _size_PartitionResult_v0_1, _size_PartitionResult_v2)
 PartitionResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_id", json_name="partitionId", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
@@ -638,7 +532,6 @@ PartitionResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.m
 )
 ReplicaElectionResult._READERS = (_read_ReplicaElectionResult_v0_1, _read_ReplicaElectionResult_v0_1, _read_ReplicaElectionResult_v2)
 ReplicaElectionResult._WRITERS = (_write_ReplicaElectionResult_v0_1, _write_ReplicaElectionResult_v0_1, _write_ReplicaElectionResult_v2)
-ReplicaElectionResult._SIZERS = (_size_ReplicaElectionResult_v0_1, _size_ReplicaElectionResult_v0_1, _size_ReplicaElectionResult_v2)
 ReplicaElectionResult._LAZY_DEFAULTS = {"partition_result": list}
 ReplicaElectionResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic", json_name="topic", type="string", versions=_V0_PLUS, default=''),
@@ -646,7 +539,6 @@ ReplicaElectionResult.FIELDS = (  # what the runtime knows of each field (kwire.
 )
 ElectLeadersResponse._READERS = (_read_ElectLeadersResponse_v0, _read_ElectLeadersResponse_v1, _read_ElectLeadersResponse_v2)
 ElectLeadersResponse._WRITERS = (_write_ElectLeadersResponse_v0, _write_ElectLeadersResponse_v1, _write_ElectLeadersResponse_v2)
-ElectLeadersResponse._SIZERS = (_size_ElectLeadersResponse_v0, _size_ElectLeadersResponse_v1, _size_ElectLeadersResponse_v2)
 ElectLeadersResponse._LAZY_DEFAULTS = {"replica_election_results": list}
 ElectLeadersResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

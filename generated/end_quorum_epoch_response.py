@@ -3,8 +3,8 @@
 Response message, versions 0-1, flexible versions 1+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -301,11 +301,6 @@ def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_PartitionData_v0(data: PartitionData) -> int:
-    size = 14
-    return size
-
-
 # --- PartitionData, version 1 (flexible) ---
 
 def _read_PartitionData_v1(buf: bytes, pos: int) -> tuple[PartitionData, int]:
@@ -339,15 +334,6 @@ def _write_PartitionData_v1(data: PartitionData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_PartitionData_v1(data: PartitionData) -> int:
-    size = 14
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- TopicData, version 0 ---
@@ -396,32 +382,14 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
     field = ""
     try:
         field = "topic_name"
-        if data.topic_name is None:
-            raise EncodeError("field topic_name is null, which TopicData version 0 does not allow (never nullable)")
-        _w.write_string(out, data.topic_name)
+        _w.write_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData version 0 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicData version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v0(partitions_item, out)
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v0(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicData_v0(data: TopicData) -> int:
-    size = 0
-    size += _w.string_size(data.topic_name)
-    partitions_items = data.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_PartitionData_v0(partitions_item)
-    return size
 
 
 # --- TopicData, version 1 (flexible) ---
@@ -473,17 +441,12 @@ def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
     field = ""
     try:
         field = "topic_name"
-        if data.topic_name is None:
-            raise EncodeError("field topic_name is null, which TopicData version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, data.topic_name)
+        _w.write_compact_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData version 1 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicData version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v1(partitions_item, out)
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 1 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v1(partitions_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -491,23 +454,6 @@ def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicData_v1(data: TopicData) -> int:
-    size = 0
-    size += _w.compact_string_size(data.topic_name)
-    partitions_items = data.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_PartitionData_v1(partitions_item)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- NodeEndpoint, version 1 (flexible) ---
@@ -542,9 +488,7 @@ def _write_NodeEndpoint_v1(endpoint: NodeEndpoint, out: bytearray) -> None:
         field = "node_id"
         out += _pack_NodeEndpoint_node_id(endpoint.node_id)
         field = "host"
-        if endpoint.host is None:
-            raise EncodeError("field host is null, which NodeEndpoint version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, endpoint.host)
+        _w.write_compact_string(out, _w.non_null(endpoint.host, "field host is null, which NodeEndpoint version 1 does not allow (never nullable)"))
         field = "port"
         out += _pack_NodeEndpoint_port(endpoint.port)
         field = "(tagged fields)"
@@ -554,16 +498,6 @@ def _write_NodeEndpoint_v1(endpoint: NodeEndpoint, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_NodeEndpoint_v1(endpoint: NodeEndpoint) -> int:
-    size = 6
-    size += _w.compact_string_size(endpoint.host)
-    count = len(endpoint.unknown_tagged_fields)
-    for tag, payload in endpoint.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- EndQuorumEpochResponse, version 0 ---
@@ -605,27 +539,12 @@ def _write_EndQuorumEpochResponse_v0(response: EndQuorumEpochResponse, out: byte
         field = "error_code"
         out += _pack_EndQuorumEpochResponse_error_code(response.error_code)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which EndQuorumEpochResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_TopicData_v0(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which EndQuorumEpochResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_TopicData_v0(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_EndQuorumEpochResponse_v0(response: EndQuorumEpochResponse) -> int:
-    size = 2
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_TopicData_v0(topics_item)
-    return size
 
 
 # --- EndQuorumEpochResponse, version 1 (flexible) ---
@@ -701,25 +620,19 @@ def _write_EndQuorumEpochResponse_v1(response: EndQuorumEpochResponse, out: byte
         field = "error_code"
         out += _pack_EndQuorumEpochResponse_error_code(response.error_code)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which EndQuorumEpochResponse version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicData_v1(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which EndQuorumEpochResponse version 1 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicData_v1(topics_item, out)
         field = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
         if (response.node_endpoints is None or len(response.node_endpoints) != 0):
             payload = bytearray()
             field = "node_endpoints[]"
-            node_endpoints_items = response.node_endpoints
-            if node_endpoints_items is None:
-                    raise EncodeError("field node_endpoints is null, which EndQuorumEpochResponse version 1 does not allow (never nullable)")
-            else:
-                _w.write_count(payload, len(node_endpoints_items), True)
-                for node_endpoints_item in node_endpoints_items:
-                    _write_NodeEndpoint_v1(node_endpoints_item, payload)
+            node_endpoints_items = _w.non_null(response.node_endpoints, "field node_endpoints is null, which EndQuorumEpochResponse version 1 does not allow (never nullable)")
+            _w.write_count(payload, len(node_endpoints_items), True)
+            for node_endpoints_item in node_endpoints_items:
+                _write_NodeEndpoint_v1(node_endpoints_item, payload)
             tagged.append((0, payload))
         if tagged or response.unknown_tagged_fields:
             _w.write_tagged(out, tagged, response.unknown_tagged_fields)
@@ -727,33 +640,6 @@ def _write_EndQuorumEpochResponse_v1(response: EndQuorumEpochResponse, out: byte
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_EndQuorumEpochResponse_v1(response: EndQuorumEpochResponse) -> int:
-    size = 2
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_TopicData_v1(topics_item)
-    count = len(response.unknown_tagged_fields)
-    if (response.node_endpoints is None or len(response.node_endpoints) != 0):
-        payload_size = 0
-        node_endpoints_items = response.node_endpoints
-        if node_endpoints_items is None:
-            payload_size += _w.count_size(None, True)
-        else:
-            payload_size += _w.count_size(len(node_endpoints_items), True)
-            for node_endpoints_item in node_endpoints_items:
-                payload_size += _size_NodeEndpoint_v1(node_endpoints_item)
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -764,7 +650,6 @@ _V1_PLUS = (1, 32767)
 
 PartitionData._READERS = (_read_PartitionData_v0, _read_PartitionData_v1)
 PartitionData._WRITERS = (_write_PartitionData_v0, _write_PartitionData_v1)
-PartitionData._SIZERS = (_size_PartitionData_v0, _size_PartitionData_v1)
 PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
@@ -773,7 +658,6 @@ PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
 )
 TopicData._READERS = (_read_TopicData_v0, _read_TopicData_v1)
 TopicData._WRITERS = (_write_TopicData_v0, _write_TopicData_v1)
-TopicData._SIZERS = (_size_TopicData_v0, _size_TopicData_v1)
 TopicData._LAZY_DEFAULTS = {"partitions": list}
 TopicData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
@@ -781,7 +665,6 @@ TopicData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message
 )
 NodeEndpoint._READERS = (None, _read_NodeEndpoint_v1)
 NodeEndpoint._WRITERS = (None, _write_NodeEndpoint_v1)
-NodeEndpoint._SIZERS = (None, _size_NodeEndpoint_v1)
 NodeEndpoint._MAP_KEYS = ("node_id",)
 NodeEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="node_id", json_name="nodeId", type="int32", versions=_V1_PLUS, default=0, map_key=True),
@@ -790,7 +673,6 @@ NodeEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.mess
 )
 EndQuorumEpochResponse._READERS = (_read_EndQuorumEpochResponse_v0, _read_EndQuorumEpochResponse_v1)
 EndQuorumEpochResponse._WRITERS = (_write_EndQuorumEpochResponse_v0, _write_EndQuorumEpochResponse_v1)
-EndQuorumEpochResponse._SIZERS = (_size_EndQuorumEpochResponse_v0, _size_EndQuorumEpochResponse_v1)
 EndQuorumEpochResponse._LAZY_DEFAULTS = {"topics": list, "node_endpoints": KeyedList}
 EndQuorumEpochResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

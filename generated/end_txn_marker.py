@@ -3,8 +3,8 @@
 Data message, versions 0, flexible versions none.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -102,11 +102,6 @@ def _write_EndTxnMarker_v0(marker: EndTxnMarker, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_EndTxnMarker_v0(marker: EndTxnMarker) -> int:
-    size = 4
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -114,7 +109,6 @@ _V0_PLUS = (0, 32767)
 
 EndTxnMarker._READERS = (_read_EndTxnMarker_v0,)
 EndTxnMarker._WRITERS = (_write_EndTxnMarker_v0,)
-EndTxnMarker._SIZERS = (_size_EndTxnMarker_v0,)
 EndTxnMarker.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="coordinator_epoch", json_name="coordinatorEpoch", type="int32", versions=_V0_PLUS, default=0),
 )

@@ -3,8 +3,8 @@
 Request message, versions 0-5, flexible versions 3+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -120,19 +120,11 @@ def _write_EndTxnRequest_v0_2(request: EndTxnRequest, out: bytearray) -> None:
     field = ""
     try:
         field = "transactional_id"
-        if request.transactional_id is None:
-            raise EncodeError("field transactional_id is null, which EndTxnRequest versions 0-2 do not allow (never nullable)")
-        _w.write_string(out, request.transactional_id)
+        _w.write_string(out, _w.non_null(request.transactional_id, "field transactional_id is null, which EndTxnRequest versions 0-2 do not allow (never nullable)"))
         field = "producer_id, producer_epoch, committed"
         out += _pack_EndTxnRequest_producer_id_to_committed(request.producer_id, request.producer_epoch, request.committed)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_EndTxnRequest_v0_2(request: EndTxnRequest) -> int:
-    size = 11
-    size += _w.string_size(request.transactional_id)
-    return size
 
 
 # --- EndTxnRequest, versions 3-5 (flexible) ---
@@ -162,9 +154,7 @@ def _write_EndTxnRequest_v3_5(request: EndTxnRequest, out: bytearray) -> None:
     field = ""
     try:
         field = "transactional_id"
-        if request.transactional_id is None:
-            raise EncodeError("field transactional_id is null, which EndTxnRequest versions 3-5 do not allow (never nullable)")
-        _w.write_compact_string(out, request.transactional_id)
+        _w.write_compact_string(out, _w.non_null(request.transactional_id, "field transactional_id is null, which EndTxnRequest versions 3-5 do not allow (never nullable)"))
         field = "producer_id, producer_epoch, committed"
         out += _pack_EndTxnRequest_producer_id_to_committed(request.producer_id, request.producer_epoch, request.committed)
         field = "(tagged fields)"
@@ -176,16 +166,6 @@ def _write_EndTxnRequest_v3_5(request: EndTxnRequest, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_EndTxnRequest_v3_5(request: EndTxnRequest) -> int:
-    size = 11
-    size += _w.compact_string_size(request.transactional_id)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -193,7 +173,6 @@ _V0_PLUS = (0, 32767)
 
 EndTxnRequest._READERS = (_read_EndTxnRequest_v0_2, _read_EndTxnRequest_v0_2, _read_EndTxnRequest_v0_2, _read_EndTxnRequest_v3_5, _read_EndTxnRequest_v3_5, _read_EndTxnRequest_v3_5)
 EndTxnRequest._WRITERS = (_write_EndTxnRequest_v0_2, _write_EndTxnRequest_v0_2, _write_EndTxnRequest_v0_2, _write_EndTxnRequest_v3_5, _write_EndTxnRequest_v3_5, _write_EndTxnRequest_v3_5)
-EndTxnRequest._SIZERS = (_size_EndTxnRequest_v0_2, _size_EndTxnRequest_v0_2, _size_EndTxnRequest_v0_2, _size_EndTxnRequest_v3_5, _size_EndTxnRequest_v3_5, _size_EndTxnRequest_v3_5)
 EndTxnRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="transactional_id", json_name="transactionalId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="producer_id", json_name="producerId", type="int64", versions=_V0_PLUS, default=0),

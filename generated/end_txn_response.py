@@ -3,8 +3,8 @@
 Response message, versions 0-5, flexible versions 3+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -127,11 +127,6 @@ def _write_EndTxnResponse_v0_2(response: EndTxnResponse, out: bytearray) -> None
         raise _w.encode_failure(error, field) from None
 
 
-def _size_EndTxnResponse_v0_2(response: EndTxnResponse) -> int:
-    size = 6
-    return size
-
-
 # --- EndTxnResponse, versions 3-4 (flexible) ---
 
 def _read_EndTxnResponse_v3_4(buf: bytes, pos: int) -> tuple[EndTxnResponse, int]:
@@ -169,15 +164,6 @@ def _write_EndTxnResponse_v3_4(response: EndTxnResponse, out: bytearray) -> None
         raise _w.encode_failure(error, field) from None
 
 
-def _size_EndTxnResponse_v3_4(response: EndTxnResponse) -> int:
-    size = 6
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- EndTxnResponse, version 5 (flexible) ---
 
 def _read_EndTxnResponse_v5(buf: bytes, pos: int) -> tuple[EndTxnResponse, int]:
@@ -213,15 +199,6 @@ def _write_EndTxnResponse_v5(response: EndTxnResponse, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_EndTxnResponse_v5(response: EndTxnResponse) -> int:
-    size = 16
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -230,7 +207,6 @@ _V5_PLUS = (5, 32767)
 
 EndTxnResponse._READERS = (_read_EndTxnResponse_v0_2, _read_EndTxnResponse_v0_2, _read_EndTxnResponse_v0_2, _read_EndTxnResponse_v3_4, _read_EndTxnResponse_v3_4, _read_EndTxnResponse_v5)
 EndTxnResponse._WRITERS = (_write_EndTxnResponse_v0_2, _write_EndTxnResponse_v0_2, _write_EndTxnResponse_v0_2, _write_EndTxnResponse_v3_4, _write_EndTxnResponse_v3_4, _write_EndTxnResponse_v5)
-EndTxnResponse._SIZERS = (_size_EndTxnResponse_v0_2, _size_EndTxnResponse_v0_2, _size_EndTxnResponse_v0_2, _size_EndTxnResponse_v3_4, _size_EndTxnResponse_v3_4, _size_EndTxnResponse_v5)
 EndTxnResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

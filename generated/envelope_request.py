@@ -3,8 +3,8 @@
 Request message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -113,15 +113,11 @@ def _write_EnvelopeRequest_v0(request: EnvelopeRequest, out: bytearray) -> None:
     field = ""
     try:
         field = "request_data"
-        if request.request_data is None:
-            raise EncodeError("field request_data is null, which EnvelopeRequest version 0 does not allow (never nullable)")
-        _w.write_compact_bytes(out, request.request_data)
+        _w.write_compact_bytes(out, _w.non_null(request.request_data, "field request_data is null, which EnvelopeRequest version 0 does not allow (never nullable)"))
         field = "request_principal"
         _w.write_compact_bytes(out, request.request_principal)
         field = "client_host_address"
-        if request.client_host_address is None:
-            raise EncodeError("field client_host_address is null, which EnvelopeRequest version 0 does not allow (never nullable)")
-        _w.write_compact_bytes(out, request.client_host_address)
+        _w.write_compact_bytes(out, _w.non_null(request.client_host_address, "field client_host_address is null, which EnvelopeRequest version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -131,18 +127,6 @@ def _write_EnvelopeRequest_v0(request: EnvelopeRequest, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_EnvelopeRequest_v0(request: EnvelopeRequest) -> int:
-    size = 0
-    size += _w.compact_bytes_size(request.request_data)
-    size += _w.compact_bytes_size(request.request_principal)
-    size += _w.compact_bytes_size(request.client_host_address)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -150,7 +134,6 @@ _V0_PLUS = (0, 32767)
 
 EnvelopeRequest._READERS = (_read_EnvelopeRequest_v0,)
 EnvelopeRequest._WRITERS = (_write_EnvelopeRequest_v0,)
-EnvelopeRequest._SIZERS = (_size_EnvelopeRequest_v0,)
 EnvelopeRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="request_data", json_name="requestData", type="bytes", versions=_V0_PLUS, default=b''),
     FieldInfo(attr="request_principal", json_name="requestPrincipal", type="bytes", versions=_V0_PLUS, nullable=_V0_PLUS, default=b''),

@@ -3,8 +3,8 @@
 Response message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -121,16 +121,6 @@ def _write_EnvelopeResponse_v0(response: EnvelopeResponse, out: bytearray) -> No
         raise _w.encode_failure(error, field) from None
 
 
-def _size_EnvelopeResponse_v0(response: EnvelopeResponse) -> int:
-    size = 2
-    size += _w.compact_bytes_size(response.response_data)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -138,7 +128,6 @@ _V0_PLUS = (0, 32767)
 
 EnvelopeResponse._READERS = (_read_EnvelopeResponse_v0,)
 EnvelopeResponse._WRITERS = (_write_EnvelopeResponse_v0,)
-EnvelopeResponse._SIZERS = (_size_EnvelopeResponse_v0,)
 EnvelopeResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="response_data", json_name="responseData", type="bytes", versions=_V0_PLUS, nullable=_V0_PLUS),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

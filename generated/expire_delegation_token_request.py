@@ -3,8 +3,8 @@
 Request message, versions 0-2, flexible versions 2+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -108,19 +108,11 @@ def _write_ExpireDelegationTokenRequest_v0_1(request: ExpireDelegationTokenReque
     field = ""
     try:
         field = "hmac"
-        if request.hmac is None:
-            raise EncodeError("field hmac is null, which ExpireDelegationTokenRequest versions 0-1 do not allow (never nullable)")
-        _w.write_bytes(out, request.hmac)
+        _w.write_bytes(out, _w.non_null(request.hmac, "field hmac is null, which ExpireDelegationTokenRequest versions 0-1 do not allow (never nullable)"))
         field = "expiry_time_period_ms"
         out += _pack_ExpireDelegationTokenRequest_expiry_time_period_ms(request.expiry_time_period_ms)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ExpireDelegationTokenRequest_v0_1(request: ExpireDelegationTokenRequest) -> int:
-    size = 8
-    size += _w.bytes_size(request.hmac)
-    return size
 
 
 # --- ExpireDelegationTokenRequest, version 2 (flexible) ---
@@ -150,9 +142,7 @@ def _write_ExpireDelegationTokenRequest_v2(request: ExpireDelegationTokenRequest
     field = ""
     try:
         field = "hmac"
-        if request.hmac is None:
-            raise EncodeError("field hmac is null, which ExpireDelegationTokenRequest version 2 does not allow (never nullable)")
-        _w.write_compact_bytes(out, request.hmac)
+        _w.write_compact_bytes(out, _w.non_null(request.hmac, "field hmac is null, which ExpireDelegationTokenRequest version 2 does not allow (never nullable)"))
         field = "expiry_time_period_ms"
         out += _pack_ExpireDelegationTokenRequest_expiry_time_period_ms(request.expiry_time_period_ms)
         field = "(tagged fields)"
@@ -164,16 +154,6 @@ def _write_ExpireDelegationTokenRequest_v2(request: ExpireDelegationTokenRequest
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ExpireDelegationTokenRequest_v2(request: ExpireDelegationTokenRequest) -> int:
-    size = 8
-    size += _w.compact_bytes_size(request.hmac)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -181,7 +161,6 @@ _V0_PLUS = (0, 32767)
 
 ExpireDelegationTokenRequest._READERS = (_read_ExpireDelegationTokenRequest_v0_1, _read_ExpireDelegationTokenRequest_v0_1, _read_ExpireDelegationTokenRequest_v2)
 ExpireDelegationTokenRequest._WRITERS = (_write_ExpireDelegationTokenRequest_v0_1, _write_ExpireDelegationTokenRequest_v0_1, _write_ExpireDelegationTokenRequest_v2)
-ExpireDelegationTokenRequest._SIZERS = (_size_ExpireDelegationTokenRequest_v0_1, _size_ExpireDelegationTokenRequest_v0_1, _size_ExpireDelegationTokenRequest_v2)
 ExpireDelegationTokenRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="hmac", json_name="hmac", type="bytes", versions=_V0_PLUS, default=b''),
     FieldInfo(attr="expiry_time_period_ms", json_name="expiryTimePeriodMs", type="int64", versions=_V0_PLUS, default=0),

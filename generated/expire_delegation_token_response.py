@@ -3,8 +3,8 @@
 Response message, versions 0-2, flexible versions 2+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -117,11 +117,6 @@ def _write_ExpireDelegationTokenResponse_v0_1(response: ExpireDelegationTokenRes
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ExpireDelegationTokenResponse_v0_1(response: ExpireDelegationTokenResponse) -> int:
-    size = 14
-    return size
-
-
 # --- ExpireDelegationTokenResponse, version 2 (flexible) ---
 
 def _read_ExpireDelegationTokenResponse_v2(buf: bytes, pos: int) -> tuple[ExpireDelegationTokenResponse, int]:
@@ -157,15 +152,6 @@ def _write_ExpireDelegationTokenResponse_v2(response: ExpireDelegationTokenRespo
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ExpireDelegationTokenResponse_v2(response: ExpireDelegationTokenResponse) -> int:
-    size = 14
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -173,7 +159,6 @@ _V0_PLUS = (0, 32767)
 
 ExpireDelegationTokenResponse._READERS = (_read_ExpireDelegationTokenResponse_v0_1, _read_ExpireDelegationTokenResponse_v0_1, _read_ExpireDelegationTokenResponse_v2)
 ExpireDelegationTokenResponse._WRITERS = (_write_ExpireDelegationTokenResponse_v0_1, _write_ExpireDelegationTokenResponse_v0_1, _write_ExpireDelegationTokenResponse_v2)
-ExpireDelegationTokenResponse._SIZERS = (_size_ExpireDelegationTokenResponse_v0_1, _size_ExpireDelegationTokenResponse_v0_1, _size_ExpireDelegationTokenResponse_v2)
 ExpireDelegationTokenResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="expiry_timestamp_ms", json_name="expiryTimestampMs", type="int64", versions=_V0_PLUS, default=0),

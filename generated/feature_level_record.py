@@ -3,8 +3,8 @@
 Metadata message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -138,16 +138,6 @@ def _write_FeatureLevelRecord_v0(record: FeatureLevelRecord, out: bytearray) -> 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_FeatureLevelRecord_v0(record: FeatureLevelRecord) -> int:
-    size = 2
-    size += _w.compact_string_size(record.name)
-    count = len(record.unknown_tagged_fields)
-    for tag, payload in record.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -155,7 +145,6 @@ _V0_PLUS = (0, 32767)
 
 FeatureLevelRecord._READERS = (_read_FeatureLevelRecord_v0,)
 FeatureLevelRecord._WRITERS = (_write_FeatureLevelRecord_v0,)
-FeatureLevelRecord._SIZERS = (_size_FeatureLevelRecord_v0,)
 FeatureLevelRecord.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="feature_level", json_name="featureLevel", type="int16", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Metadata message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -117,15 +117,6 @@ def _write_FenceBrokerRecord_v0(record: FenceBrokerRecord, out: bytearray) -> No
         raise _w.encode_failure(error, field) from None
 
 
-def _size_FenceBrokerRecord_v0(record: FenceBrokerRecord) -> int:
-    size = 12
-    count = len(record.unknown_tagged_fields)
-    for tag, payload in record.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -133,7 +124,6 @@ _V0_PLUS = (0, 32767)
 
 FenceBrokerRecord._READERS = (_read_FenceBrokerRecord_v0,)
 FenceBrokerRecord._WRITERS = (_write_FenceBrokerRecord_v0,)
-FenceBrokerRecord._SIZERS = (_size_FenceBrokerRecord_v0,)
 FenceBrokerRecord.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="id", json_name="id", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="epoch", json_name="epoch", type="int64", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Request message, versions 0-18, flexible versions 12+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -484,15 +484,6 @@ def _write_ReplicaState_v15_18(state: ReplicaState, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ReplicaState_v15_18(state: ReplicaState) -> int:
-    size = 12
-    count = len(state.unknown_tagged_fields)
-    for tag, payload in state.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- FetchPartition, versions 0-4 ---
 
 def _read_FetchPartition_v0_4(buf: bytes, pos: int) -> tuple[FetchPartition, int]:
@@ -525,11 +516,6 @@ def _write_FetchPartition_v0_4(partition: FetchPartition, out: bytearray) -> Non
         out += _pack_FetchPartition_partition_to_partition_max_bytes(partition.partition, partition.fetch_offset, partition.partition_max_bytes)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_FetchPartition_v0_4(partition: FetchPartition) -> int:
-    size = 16
-    return size
 
 
 # --- FetchPartition, versions 5-8 ---
@@ -565,11 +551,6 @@ def _write_FetchPartition_v5_8(partition: FetchPartition, out: bytearray) -> Non
         raise _w.encode_failure(error, field) from None
 
 
-def _size_FetchPartition_v5_8(partition: FetchPartition) -> int:
-    size = 24
-    return size
-
-
 # --- FetchPartition, versions 9-11 ---
 
 def _read_FetchPartition_v9_11(buf: bytes, pos: int) -> tuple[FetchPartition, int]:
@@ -600,11 +581,6 @@ def _write_FetchPartition_v9_11(partition: FetchPartition, out: bytearray) -> No
         out += _pack_FetchPartition_partition_current_leader_epoch_fetch_offset_log_start_offset_partition_max_bytes(partition.partition, partition.current_leader_epoch, partition.fetch_offset, partition.log_start_offset, partition.partition_max_bytes)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_FetchPartition_v9_11(partition: FetchPartition) -> int:
-    size = 28
-    return size
 
 
 # --- FetchPartition, versions 12-16 (flexible) ---
@@ -642,15 +618,6 @@ def _write_FetchPartition_v12_16(partition: FetchPartition, out: bytearray) -> N
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_FetchPartition_v12_16(partition: FetchPartition) -> int:
-    size = 32
-    count = len(partition.unknown_tagged_fields)
-    for tag, payload in partition.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- FetchPartition, version 17 (flexible) ---
@@ -716,20 +683,6 @@ def _write_FetchPartition_v17(partition: FetchPartition, out: bytearray) -> None
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_FetchPartition_v17(partition: FetchPartition) -> int:
-    size = 32
-    count = len(partition.unknown_tagged_fields)
-    if partition.replica_directory_id != _ZERO_UUID:
-        payload_size = 0
-        payload_size += 16
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in partition.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- FetchPartition, version 18 (flexible) ---
@@ -808,25 +761,6 @@ def _write_FetchPartition_v18(partition: FetchPartition, out: bytearray) -> None
         raise _w.encode_failure(error, field) from None
 
 
-def _size_FetchPartition_v18(partition: FetchPartition) -> int:
-    size = 32
-    count = len(partition.unknown_tagged_fields)
-    if partition.replica_directory_id != _ZERO_UUID:
-        payload_size = 0
-        payload_size += 16
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    if partition.high_watermark != 9223372036854775807:
-        payload_size = 0
-        payload_size += 8
-        size += _w.uvarint_size(1) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in partition.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- FetchTopic, versions 0-4 ---
 
 def _read_FetchTopic_v0_4(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
@@ -875,19 +809,6 @@ def _write_FetchTopic_v0_4(topic: FetchTopic, out: bytearray) -> None:
                 _write_FetchPartition_v0_4(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_FetchTopic_v0_4(topic: FetchTopic) -> int:
-    size = 0
-    size += _w.string_size(topic.topic)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_FetchPartition_v0_4(partitions_item)
-    return size
 
 
 # --- FetchTopic, versions 5-8 ---
@@ -940,19 +861,6 @@ def _write_FetchTopic_v5_8(topic: FetchTopic, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_FetchTopic_v5_8(topic: FetchTopic) -> int:
-    size = 0
-    size += _w.string_size(topic.topic)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_FetchPartition_v5_8(partitions_item)
-    return size
-
-
 # --- FetchTopic, versions 9-11 ---
 
 def _read_FetchTopic_v9_11(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
@@ -1001,19 +909,6 @@ def _write_FetchTopic_v9_11(topic: FetchTopic, out: bytearray) -> None:
                 _write_FetchPartition_v9_11(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_FetchTopic_v9_11(topic: FetchTopic) -> int:
-    size = 0
-    size += _w.string_size(topic.topic)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_FetchPartition_v9_11(partitions_item)
-    return size
 
 
 # --- FetchTopic, version 12 (flexible) ---
@@ -1116,23 +1011,6 @@ def _write_FetchTopic_v12(topic: FetchTopic, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_FetchTopic_v12(topic: FetchTopic) -> int:
-    size = 0
-    size += _w.compact_string_size(topic.topic)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_FetchPartition_v12_16(partitions_item)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- FetchTopic, versions 13-16 (flexible) ---
 
 def _read_FetchTopic_v13_16(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
@@ -1214,23 +1092,6 @@ def _write_FetchTopic_v13_16(topic: FetchTopic, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_FetchTopic_v13_16(topic: FetchTopic) -> int:
-    size = 0
-    size += 16
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_FetchPartition_v12_16(partitions_item)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- FetchTopic, version 17 (flexible) ---
@@ -1336,23 +1197,6 @@ def _write_FetchTopic_v17(topic: FetchTopic, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_FetchTopic_v17(topic: FetchTopic) -> int:
-    size = 0
-    size += 16
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_FetchPartition_v17(partitions_item)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- FetchTopic, version 18 (flexible) ---
@@ -1466,23 +1310,6 @@ def _write_FetchTopic_v18(topic: FetchTopic, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_FetchTopic_v18(topic: FetchTopic) -> int:
-    size = 0
-    size += 16
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_FetchPartition_v18(partitions_item)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- ForgottenTopic, versions 7-11 ---
 
 def _read_ForgottenTopic_v7_11(buf: bytes, pos: int) -> tuple[ForgottenTopic, int]:
@@ -1523,18 +1350,6 @@ def _write_ForgottenTopic_v7_11(topic: ForgottenTopic, out: bytearray) -> None:
             _w.write_fixed_array(out, partitions_items, "i")
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ForgottenTopic_v7_11(topic: ForgottenTopic) -> int:
-    size = 0
-    size += _w.string_size(topic.topic)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        size += 4 * len(partitions_items)
-    return size
 
 
 # --- ForgottenTopic, version 12 (flexible) ---
@@ -1615,22 +1430,6 @@ def _write_ForgottenTopic_v12(topic: ForgottenTopic, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ForgottenTopic_v12(topic: ForgottenTopic) -> int:
-    size = 0
-    size += _w.compact_string_size(topic.topic)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        size += 4 * len(partitions_items)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- ForgottenTopic, versions 13-18 (flexible) ---
 
 def _read_ForgottenTopic_v13_18(buf: bytes, pos: int) -> tuple[ForgottenTopic, int]:
@@ -1692,22 +1491,6 @@ def _write_ForgottenTopic_v13_18(topic: ForgottenTopic, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ForgottenTopic_v13_18(topic: ForgottenTopic) -> int:
-    size = 0
-    size += 16
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        size += 4 * len(partitions_items)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- FetchRequest, versions 0-2 ---
 
 def _read_FetchRequest_v0_2(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
@@ -1764,18 +1547,6 @@ def _write_FetchRequest_v0_2(request: FetchRequest, out: bytearray) -> None:
                 _write_FetchTopic_v0_4(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_FetchRequest_v0_2(request: FetchRequest) -> int:
-    size = 12
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_FetchTopic_v0_4(topics_item)
-    return size
 
 
 # --- FetchRequest, version 3 ---
@@ -1835,18 +1606,6 @@ def _write_FetchRequest_v3(request: FetchRequest, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_FetchRequest_v3(request: FetchRequest) -> int:
-    size = 16
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_FetchTopic_v0_4(topics_item)
-    return size
-
-
 # --- FetchRequest, version 4 ---
 
 def _read_FetchRequest_v4(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
@@ -1903,18 +1662,6 @@ def _write_FetchRequest_v4(request: FetchRequest, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_FetchRequest_v4(request: FetchRequest) -> int:
-    size = 17
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_FetchTopic_v0_4(topics_item)
-    return size
-
-
 # --- FetchRequest, versions 5-6 ---
 
 def _read_FetchRequest_v5_6(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
@@ -1969,18 +1716,6 @@ def _write_FetchRequest_v5_6(request: FetchRequest, out: bytearray) -> None:
                 _write_FetchTopic_v5_8(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_FetchRequest_v5_6(request: FetchRequest) -> int:
-    size = 17
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_FetchTopic_v5_8(topics_item)
-    return size
 
 
 # --- FetchRequest, versions 7-8 ---
@@ -2056,25 +1791,6 @@ def _write_FetchRequest_v7_8(request: FetchRequest, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_FetchRequest_v7_8(request: FetchRequest) -> int:
-    size = 25
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_FetchTopic_v5_8(topics_item)
-    forgotten_topics_data_items = request.forgotten_topics_data
-    if forgotten_topics_data_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(forgotten_topics_data_items), False)
-        for forgotten_topics_data_item in forgotten_topics_data_items:
-            size += _size_ForgottenTopic_v7_11(forgotten_topics_data_item)
-    return size
-
-
 # --- FetchRequest, versions 9-10 ---
 
 def _read_FetchRequest_v9_10(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
@@ -2146,25 +1862,6 @@ def _write_FetchRequest_v9_10(request: FetchRequest, out: bytearray) -> None:
                 _write_ForgottenTopic_v7_11(forgotten_topics_data_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_FetchRequest_v9_10(request: FetchRequest) -> int:
-    size = 25
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_FetchTopic_v9_11(topics_item)
-    forgotten_topics_data_items = request.forgotten_topics_data
-    if forgotten_topics_data_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(forgotten_topics_data_items), False)
-        for forgotten_topics_data_item in forgotten_topics_data_items:
-            size += _size_ForgottenTopic_v7_11(forgotten_topics_data_item)
-    return size
 
 
 # --- FetchRequest, version 11 ---
@@ -2243,26 +1940,6 @@ def _write_FetchRequest_v11(request: FetchRequest, out: bytearray) -> None:
         _w.write_string(out, request.rack_id)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_FetchRequest_v11(request: FetchRequest) -> int:
-    size = 25
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_FetchTopic_v9_11(topics_item)
-    forgotten_topics_data_items = request.forgotten_topics_data
-    if forgotten_topics_data_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(forgotten_topics_data_items), False)
-        for forgotten_topics_data_item in forgotten_topics_data_items:
-            size += _size_ForgottenTopic_v7_11(forgotten_topics_data_item)
-    size += _w.string_size(request.rack_id)
-    return size
 
 
 # --- FetchRequest, version 12 (flexible) ---
@@ -2528,35 +2205,6 @@ def _write_FetchRequest_v12(request: FetchRequest, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_FetchRequest_v12(request: FetchRequest) -> int:
-    size = 25
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_FetchTopic_v12(topics_item)
-    forgotten_topics_data_items = request.forgotten_topics_data
-    if forgotten_topics_data_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(forgotten_topics_data_items), True)
-        for forgotten_topics_data_item in forgotten_topics_data_items:
-            size += _size_ForgottenTopic_v12(forgotten_topics_data_item)
-    size += _w.compact_string_size(request.rack_id)
-    count = len(request.unknown_tagged_fields)
-    if request.cluster_id is not None:
-        payload_size = 0
-        payload_size += _w.compact_string_size(request.cluster_id)
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- FetchRequest, versions 13-14 (flexible) ---
 
 def _read_FetchRequest_v13_14(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
@@ -2798,35 +2446,6 @@ def _write_FetchRequest_v13_14(request: FetchRequest, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_FetchRequest_v13_14(request: FetchRequest) -> int:
-    size = 25
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_FetchTopic_v13_16(topics_item)
-    forgotten_topics_data_items = request.forgotten_topics_data
-    if forgotten_topics_data_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(forgotten_topics_data_items), True)
-        for forgotten_topics_data_item in forgotten_topics_data_items:
-            size += _size_ForgottenTopic_v13_18(forgotten_topics_data_item)
-    size += _w.compact_string_size(request.rack_id)
-    count = len(request.unknown_tagged_fields)
-    if request.cluster_id is not None:
-        payload_size = 0
-        payload_size += _w.compact_string_size(request.cluster_id)
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- FetchRequest, versions 15-16 (flexible) ---
@@ -3083,40 +2702,6 @@ def _write_FetchRequest_v15_16(request: FetchRequest, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_FetchRequest_v15_16(request: FetchRequest) -> int:
-    size = 21
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_FetchTopic_v13_16(topics_item)
-    forgotten_topics_data_items = request.forgotten_topics_data
-    if forgotten_topics_data_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(forgotten_topics_data_items), True)
-        for forgotten_topics_data_item in forgotten_topics_data_items:
-            size += _size_ForgottenTopic_v13_18(forgotten_topics_data_item)
-    size += _w.compact_string_size(request.rack_id)
-    count = len(request.unknown_tagged_fields)
-    if request.cluster_id is not None:
-        payload_size = 0
-        payload_size += _w.compact_string_size(request.cluster_id)
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    if request.replica_state != ReplicaState():
-        payload_size = 0
-        payload_size += _size_ReplicaState_v15_18(request.replica_state)
-        size += _w.uvarint_size(1) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- FetchRequest, version 17 (flexible) ---
@@ -3395,40 +2980,6 @@ def _write_FetchRequest_v17(request: FetchRequest, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_FetchRequest_v17(request: FetchRequest) -> int:
-    size = 21
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_FetchTopic_v17(topics_item)
-    forgotten_topics_data_items = request.forgotten_topics_data
-    if forgotten_topics_data_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(forgotten_topics_data_items), True)
-        for forgotten_topics_data_item in forgotten_topics_data_items:
-            size += _size_ForgottenTopic_v13_18(forgotten_topics_data_item)
-    size += _w.compact_string_size(request.rack_id)
-    count = len(request.unknown_tagged_fields)
-    if request.cluster_id is not None:
-        payload_size = 0
-        payload_size += _w.compact_string_size(request.cluster_id)
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    if request.replica_state != ReplicaState():
-        payload_size = 0
-        payload_size += _size_ReplicaState_v15_18(request.replica_state)
-        size += _w.uvarint_size(1) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- FetchRequest, version 18 (flexible) ---
@@ -3715,40 +3266,6 @@ def _write_FetchRequest_v18(request: FetchRequest, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_FetchRequest_v18(request: FetchRequest) -> int:
-    size = 21
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_FetchTopic_v18(topics_item)
-    forgotten_topics_data_items = request.forgotten_topics_data
-    if forgotten_topics_data_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(forgotten_topics_data_items), True)
-        for forgotten_topics_data_item in forgotten_topics_data_items:
-            size += _size_ForgottenTopic_v13_18(forgotten_topics_data_item)
-    size += _w.compact_string_size(request.rack_id)
-    count = len(request.unknown_tagged_fields)
-    if request.cluster_id is not None:
-        payload_size = 0
-        payload_size += _w.compact_string_size(request.cluster_id)
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    if request.replica_state != ReplicaState():
-        payload_size = 0
-        payload_size += _size_ReplicaState_v15_18(request.replica_state)
-        size += _w.uvarint_size(1) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -3770,14 +3287,12 @@ _V18_PLUS = (18, 32767)
 
 ReplicaState._READERS = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, _read_ReplicaState_v15_18, _read_ReplicaState_v15_18, _read_ReplicaState_v15_18, _read_ReplicaState_v15_18)
 ReplicaState._WRITERS = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, _write_ReplicaState_v15_18, _write_ReplicaState_v15_18, _write_ReplicaState_v15_18, _write_ReplicaState_v15_18)
-ReplicaState._SIZERS = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, _size_ReplicaState_v15_18, _size_ReplicaState_v15_18, _size_ReplicaState_v15_18, _size_ReplicaState_v15_18)
 ReplicaState.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="replica_id", json_name="replicaId", type="int32", versions=_V15_PLUS, default=-1),
     FieldInfo(attr="replica_epoch", json_name="replicaEpoch", type="int64", versions=_V15_PLUS, default=-1),
 )
 FetchPartition._READERS = (_read_FetchPartition_v0_4, _read_FetchPartition_v0_4, _read_FetchPartition_v0_4, _read_FetchPartition_v0_4, _read_FetchPartition_v0_4, _read_FetchPartition_v5_8, _read_FetchPartition_v5_8, _read_FetchPartition_v5_8, _read_FetchPartition_v5_8, _read_FetchPartition_v9_11, _read_FetchPartition_v9_11, _read_FetchPartition_v9_11, _read_FetchPartition_v12_16, _read_FetchPartition_v12_16, _read_FetchPartition_v12_16, _read_FetchPartition_v12_16, _read_FetchPartition_v12_16, _read_FetchPartition_v17, _read_FetchPartition_v18)
 FetchPartition._WRITERS = (_write_FetchPartition_v0_4, _write_FetchPartition_v0_4, _write_FetchPartition_v0_4, _write_FetchPartition_v0_4, _write_FetchPartition_v0_4, _write_FetchPartition_v5_8, _write_FetchPartition_v5_8, _write_FetchPartition_v5_8, _write_FetchPartition_v5_8, _write_FetchPartition_v9_11, _write_FetchPartition_v9_11, _write_FetchPartition_v9_11, _write_FetchPartition_v12_16, _write_FetchPartition_v12_16, _write_FetchPartition_v12_16, _write_FetchPartition_v12_16, _write_FetchPartition_v12_16, _write_FetchPartition_v17, _write_FetchPartition_v18)
-FetchPartition._SIZERS = (_size_FetchPartition_v0_4, _size_FetchPartition_v0_4, _size_FetchPartition_v0_4, _size_FetchPartition_v0_4, _size_FetchPartition_v0_4, _size_FetchPartition_v5_8, _size_FetchPartition_v5_8, _size_FetchPartition_v5_8, _size_FetchPartition_v5_8, _size_FetchPartition_v9_11, _size_FetchPartition_v9_11, _size_FetchPartition_v9_11, _size_FetchPartition_v12_16, _size_FetchPartition_v12_16, _size_FetchPartition_v12_16, _size_FetchPartition_v12_16, _size_FetchPartition_v12_16, _size_FetchPartition_v17, _size_FetchPartition_v18)
 FetchPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition", json_name="partition", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="current_leader_epoch", json_name="currentLeaderEpoch", type="int32", versions=_V9_PLUS, ignorable=True, default=-1),
@@ -3790,7 +3305,6 @@ FetchPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
 )
 FetchTopic._READERS = (_read_FetchTopic_v0_4, _read_FetchTopic_v0_4, _read_FetchTopic_v0_4, _read_FetchTopic_v0_4, _read_FetchTopic_v0_4, _read_FetchTopic_v5_8, _read_FetchTopic_v5_8, _read_FetchTopic_v5_8, _read_FetchTopic_v5_8, _read_FetchTopic_v9_11, _read_FetchTopic_v9_11, _read_FetchTopic_v9_11, _read_FetchTopic_v12, _read_FetchTopic_v13_16, _read_FetchTopic_v13_16, _read_FetchTopic_v13_16, _read_FetchTopic_v13_16, _read_FetchTopic_v17, _read_FetchTopic_v18)
 FetchTopic._WRITERS = (_write_FetchTopic_v0_4, _write_FetchTopic_v0_4, _write_FetchTopic_v0_4, _write_FetchTopic_v0_4, _write_FetchTopic_v0_4, _write_FetchTopic_v5_8, _write_FetchTopic_v5_8, _write_FetchTopic_v5_8, _write_FetchTopic_v5_8, _write_FetchTopic_v9_11, _write_FetchTopic_v9_11, _write_FetchTopic_v9_11, _write_FetchTopic_v12, _write_FetchTopic_v13_16, _write_FetchTopic_v13_16, _write_FetchTopic_v13_16, _write_FetchTopic_v13_16, _write_FetchTopic_v17, _write_FetchTopic_v18)
-FetchTopic._SIZERS = (_size_FetchTopic_v0_4, _size_FetchTopic_v0_4, _size_FetchTopic_v0_4, _size_FetchTopic_v0_4, _size_FetchTopic_v0_4, _size_FetchTopic_v5_8, _size_FetchTopic_v5_8, _size_FetchTopic_v5_8, _size_FetchTopic_v5_8, _size_FetchTopic_v9_11, _size_FetchTopic_v9_11, _size_FetchTopic_v9_11, _size_FetchTopic_v12, _size_FetchTopic_v13_16, _size_FetchTopic_v13_16, _size_FetchTopic_v13_16, _size_FetchTopic_v13_16, _size_FetchTopic_v17, _size_FetchTopic_v18)
 FetchTopic._LAZY_DEFAULTS = {"partitions": list}
 FetchTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic", json_name="topic", type="string", versions=_V0_TO_12, ignorable=True, default=''),
@@ -3799,7 +3313,6 @@ FetchTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.messag
 )
 ForgottenTopic._READERS = (None, None, None, None, None, None, None, _read_ForgottenTopic_v7_11, _read_ForgottenTopic_v7_11, _read_ForgottenTopic_v7_11, _read_ForgottenTopic_v7_11, _read_ForgottenTopic_v7_11, _read_ForgottenTopic_v12, _read_ForgottenTopic_v13_18, _read_ForgottenTopic_v13_18, _read_ForgottenTopic_v13_18, _read_ForgottenTopic_v13_18, _read_ForgottenTopic_v13_18, _read_ForgottenTopic_v13_18)
 ForgottenTopic._WRITERS = (None, None, None, None, None, None, None, _write_ForgottenTopic_v7_11, _write_ForgottenTopic_v7_11, _write_ForgottenTopic_v7_11, _write_ForgottenTopic_v7_11, _write_ForgottenTopic_v7_11, _write_ForgottenTopic_v12, _write_ForgottenTopic_v13_18, _write_ForgottenTopic_v13_18, _write_ForgottenTopic_v13_18, _write_ForgottenTopic_v13_18, _write_ForgottenTopic_v13_18, _write_ForgottenTopic_v13_18)
-ForgottenTopic._SIZERS = (None, None, None, None, None, None, None, _size_ForgottenTopic_v7_11, _size_ForgottenTopic_v7_11, _size_ForgottenTopic_v7_11, _size_ForgottenTopic_v7_11, _size_ForgottenTopic_v7_11, _size_ForgottenTopic_v12, _size_ForgottenTopic_v13_18, _size_ForgottenTopic_v13_18, _size_ForgottenTopic_v13_18, _size_ForgottenTopic_v13_18, _size_ForgottenTopic_v13_18, _size_ForgottenTopic_v13_18)
 ForgottenTopic._LAZY_DEFAULTS = {"partitions": list}
 ForgottenTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic", json_name="topic", type="string", versions=_V7_TO_12, ignorable=True, default=''),
@@ -3808,7 +3321,6 @@ ForgottenTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
 )
 FetchRequest._READERS = (_read_FetchRequest_v0_2, _read_FetchRequest_v0_2, _read_FetchRequest_v0_2, _read_FetchRequest_v3, _read_FetchRequest_v4, _read_FetchRequest_v5_6, _read_FetchRequest_v5_6, _read_FetchRequest_v7_8, _read_FetchRequest_v7_8, _read_FetchRequest_v9_10, _read_FetchRequest_v9_10, _read_FetchRequest_v11, _read_FetchRequest_v12, _read_FetchRequest_v13_14, _read_FetchRequest_v13_14, _read_FetchRequest_v15_16, _read_FetchRequest_v15_16, _read_FetchRequest_v17, _read_FetchRequest_v18)
 FetchRequest._WRITERS = (_write_FetchRequest_v0_2, _write_FetchRequest_v0_2, _write_FetchRequest_v0_2, _write_FetchRequest_v3, _write_FetchRequest_v4, _write_FetchRequest_v5_6, _write_FetchRequest_v5_6, _write_FetchRequest_v7_8, _write_FetchRequest_v7_8, _write_FetchRequest_v9_10, _write_FetchRequest_v9_10, _write_FetchRequest_v11, _write_FetchRequest_v12, _write_FetchRequest_v13_14, _write_FetchRequest_v13_14, _write_FetchRequest_v15_16, _write_FetchRequest_v15_16, _write_FetchRequest_v17, _write_FetchRequest_v18)
-FetchRequest._SIZERS = (_size_FetchRequest_v0_2, _size_FetchRequest_v0_2, _size_FetchRequest_v0_2, _size_FetchRequest_v3, _size_FetchRequest_v4, _size_FetchRequest_v5_6, _size_FetchRequest_v5_6, _size_FetchRequest_v7_8, _size_FetchRequest_v7_8, _size_FetchRequest_v9_10, _size_FetchRequest_v9_10, _size_FetchRequest_v11, _size_FetchRequest_v12, _size_FetchRequest_v13_14, _size_FetchRequest_v13_14, _size_FetchRequest_v15_16, _size_FetchRequest_v15_16, _size_FetchRequest_v17, _size_FetchRequest_v18)
 FetchRequest._LAZY_DEFAULTS = {"replica_state": ReplicaState, "topics": list, "forgotten_topics_data": list}
 FetchRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="cluster_id", json_name="clusterId", type="string", versions=_V12_PLUS, nullable=_V12_PLUS, tagged=_V12_PLUS, tag=0, ignorable=True),

@@ -3,8 +3,8 @@
 Response message, versions 0-18, flexible versions 12+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -630,15 +630,6 @@ def _write_EpochEndOffset_v12_18(epoch_end_offset: EpochEndOffset, out: bytearra
         raise _w.encode_failure(error, field) from None
 
 
-def _size_EpochEndOffset_v12_18(epoch_end_offset: EpochEndOffset) -> int:
-    size = 12
-    count = len(epoch_end_offset.unknown_tagged_fields)
-    for tag, payload in epoch_end_offset.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- LeaderIdAndEpoch, versions 12-18 (flexible) ---
 
 def _read_LeaderIdAndEpoch_v12_18(buf: bytes, pos: int) -> tuple[LeaderIdAndEpoch, int]:
@@ -672,15 +663,6 @@ def _write_LeaderIdAndEpoch_v12_18(leader_id_and_epoch: LeaderIdAndEpoch, out: b
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaderIdAndEpoch_v12_18(leader_id_and_epoch: LeaderIdAndEpoch) -> int:
-    size = 8
-    count = len(leader_id_and_epoch.unknown_tagged_fields)
-    for tag, payload in leader_id_and_epoch.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- SnapshotId, versions 12-18 (flexible) ---
@@ -718,15 +700,6 @@ def _write_SnapshotId_v12_18(snapshot_id: SnapshotId, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_SnapshotId_v12_18(snapshot_id: SnapshotId) -> int:
-    size = 12
-    count = len(snapshot_id.unknown_tagged_fields)
-    for tag, payload in snapshot_id.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- AbortedTransaction, versions 4-11 ---
 
 def _read_AbortedTransaction_v4_11(buf: bytes, pos: int) -> tuple[AbortedTransaction, int]:
@@ -752,11 +725,6 @@ def _write_AbortedTransaction_v4_11(transaction: AbortedTransaction, out: bytear
         out += _pack_AbortedTransaction_producer_id_first_offset(transaction.producer_id, transaction.first_offset)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AbortedTransaction_v4_11(transaction: AbortedTransaction) -> int:
-    size = 16
-    return size
 
 
 # --- AbortedTransaction, versions 12-18 (flexible) ---
@@ -792,15 +760,6 @@ def _write_AbortedTransaction_v12_18(transaction: AbortedTransaction, out: bytea
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AbortedTransaction_v12_18(transaction: AbortedTransaction) -> int:
-    size = 16
-    count = len(transaction.unknown_tagged_fields)
-    for tag, payload in transaction.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- PartitionData, versions 0-3 ---
@@ -852,12 +811,6 @@ def _write_PartitionData_v0_3(data: PartitionData, out: bytearray) -> None:
         _w.write_records(out, data.records, False)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_PartitionData_v0_3(data: PartitionData) -> int:
-    size = 14
-    size += _w.records_size(data.records, False)
-    return size
 
 
 # --- PartitionData, version 4 ---
@@ -943,19 +896,6 @@ def _write_PartitionData_v4(data: PartitionData, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_PartitionData_v4(data: PartitionData) -> int:
-    size = 22
-    aborted_transactions_items = data.aborted_transactions
-    if aborted_transactions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(aborted_transactions_items), False)
-        for aborted_transactions_item in aborted_transactions_items:
-            size += _size_AbortedTransaction_v4_11(aborted_transactions_item)
-    size += _w.records_size(data.records, False)
-    return size
-
-
 # --- PartitionData, versions 5-10 ---
 
 def _read_PartitionData_v5_10(buf: bytes, pos: int) -> tuple[PartitionData, int]:
@@ -1036,19 +976,6 @@ def _write_PartitionData_v5_10(data: PartitionData, out: bytearray) -> None:
         _w.write_records(out, data.records, False)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_PartitionData_v5_10(data: PartitionData) -> int:
-    size = 30
-    aborted_transactions_items = data.aborted_transactions
-    if aborted_transactions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(aborted_transactions_items), False)
-        for aborted_transactions_item in aborted_transactions_items:
-            size += _size_AbortedTransaction_v4_11(aborted_transactions_item)
-    size += _w.records_size(data.records, False)
-    return size
 
 
 # --- PartitionData, version 11 ---
@@ -1133,19 +1060,6 @@ def _write_PartitionData_v11(data: PartitionData, out: bytearray) -> None:
         _w.write_records(out, data.records, False)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_PartitionData_v11(data: PartitionData) -> int:
-    size = 34
-    aborted_transactions_items = data.aborted_transactions
-    if aborted_transactions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(aborted_transactions_items), False)
-        for aborted_transactions_item in aborted_transactions_items:
-            size += _size_AbortedTransaction_v4_11(aborted_transactions_item)
-    size += _w.records_size(data.records, False)
-    return size
 
 
 # --- PartitionData, versions 12-18 (flexible) ---
@@ -1321,38 +1235,6 @@ def _write_PartitionData_v12_18(data: PartitionData, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_PartitionData_v12_18(data: PartitionData) -> int:
-    size = 34
-    aborted_transactions_items = data.aborted_transactions
-    if aborted_transactions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(aborted_transactions_items), True)
-        for aborted_transactions_item in aborted_transactions_items:
-            size += _size_AbortedTransaction_v12_18(aborted_transactions_item)
-    size += _w.records_size(data.records, True)
-    count = len(data.unknown_tagged_fields)
-    if data.diverging_epoch != EpochEndOffset():
-        payload_size = 0
-        payload_size += _size_EpochEndOffset_v12_18(data.diverging_epoch)
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    if data.current_leader != LeaderIdAndEpoch():
-        payload_size = 0
-        payload_size += _size_LeaderIdAndEpoch_v12_18(data.current_leader)
-        size += _w.uvarint_size(1) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    if data.snapshot_id != SnapshotId():
-        payload_size = 0
-        payload_size += _size_SnapshotId_v12_18(data.snapshot_id)
-        size += _w.uvarint_size(2) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- FetchableTopicResponse, versions 0-3 ---
 
 def _read_FetchableTopicResponse_v0_3(buf: bytes, pos: int) -> tuple[FetchableTopicResponse, int]:
@@ -1401,19 +1283,6 @@ def _write_FetchableTopicResponse_v0_3(response: FetchableTopicResponse, out: by
                 _write_PartitionData_v0_3(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_FetchableTopicResponse_v0_3(response: FetchableTopicResponse) -> int:
-    size = 0
-    size += _w.string_size(response.topic)
-    partitions_items = response.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_PartitionData_v0_3(partitions_item)
-    return size
 
 
 # --- FetchableTopicResponse, version 4 ---
@@ -1466,19 +1335,6 @@ def _write_FetchableTopicResponse_v4(response: FetchableTopicResponse, out: byte
         raise _w.encode_failure(error, field) from None
 
 
-def _size_FetchableTopicResponse_v4(response: FetchableTopicResponse) -> int:
-    size = 0
-    size += _w.string_size(response.topic)
-    partitions_items = response.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_PartitionData_v4(partitions_item)
-    return size
-
-
 # --- FetchableTopicResponse, versions 5-10 ---
 
 def _read_FetchableTopicResponse_v5_10(buf: bytes, pos: int) -> tuple[FetchableTopicResponse, int]:
@@ -1529,19 +1385,6 @@ def _write_FetchableTopicResponse_v5_10(response: FetchableTopicResponse, out: b
         raise _w.encode_failure(error, field) from None
 
 
-def _size_FetchableTopicResponse_v5_10(response: FetchableTopicResponse) -> int:
-    size = 0
-    size += _w.string_size(response.topic)
-    partitions_items = response.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_PartitionData_v5_10(partitions_item)
-    return size
-
-
 # --- FetchableTopicResponse, version 11 ---
 
 def _read_FetchableTopicResponse_v11(buf: bytes, pos: int) -> tuple[FetchableTopicResponse, int]:
@@ -1590,19 +1433,6 @@ def _write_FetchableTopicResponse_v11(response: FetchableTopicResponse, out: byt
                 _write_PartitionData_v11(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_FetchableTopicResponse_v11(response: FetchableTopicResponse) -> int:
-    size = 0
-    size += _w.string_size(response.topic)
-    partitions_items = response.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_PartitionData_v11(partitions_item)
-    return size
 
 
 # --- FetchableTopicResponse, version 12 (flexible) ---
@@ -1803,23 +1633,6 @@ def _write_FetchableTopicResponse_v12(response: FetchableTopicResponse, out: byt
         raise _w.encode_failure(error, field) from None
 
 
-def _size_FetchableTopicResponse_v12(response: FetchableTopicResponse) -> int:
-    size = 0
-    size += _w.compact_string_size(response.topic)
-    partitions_items = response.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_PartitionData_v12_18(partitions_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- FetchableTopicResponse, versions 13-18 (flexible) ---
 
 def _read_FetchableTopicResponse_v13_18(buf: bytes, pos: int) -> tuple[FetchableTopicResponse, int]:
@@ -2001,23 +1814,6 @@ def _write_FetchableTopicResponse_v13_18(response: FetchableTopicResponse, out: 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_FetchableTopicResponse_v13_18(response: FetchableTopicResponse) -> int:
-    size = 0
-    size += 16
-    partitions_items = response.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_PartitionData_v12_18(partitions_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- NodeEndpoint, versions 16-18 (flexible) ---
 
 def _read_NodeEndpoint_v16_18(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
@@ -2097,17 +1893,6 @@ def _write_NodeEndpoint_v16_18(endpoint: NodeEndpoint, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_NodeEndpoint_v16_18(endpoint: NodeEndpoint) -> int:
-    size = 8
-    size += _w.compact_string_size(endpoint.host)
-    size += _w.compact_string_size(endpoint.rack)
-    count = len(endpoint.unknown_tagged_fields)
-    for tag, payload in endpoint.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- FetchResponse, version 0 ---
 
 def _read_FetchResponse_v0(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
@@ -2156,18 +1941,6 @@ def _write_FetchResponse_v0(response: FetchResponse, out: bytearray) -> None:
                 _write_FetchableTopicResponse_v0_3(responses_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_FetchResponse_v0(response: FetchResponse) -> int:
-    size = 0
-    responses_items = response.responses
-    if responses_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(responses_items), False)
-        for responses_item in responses_items:
-            size += _size_FetchableTopicResponse_v0_3(responses_item)
-    return size
 
 
 # --- FetchResponse, versions 1-3 ---
@@ -2224,18 +1997,6 @@ def _write_FetchResponse_v1_3(response: FetchResponse, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_FetchResponse_v1_3(response: FetchResponse) -> int:
-    size = 4
-    responses_items = response.responses
-    if responses_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(responses_items), False)
-        for responses_item in responses_items:
-            size += _size_FetchableTopicResponse_v0_3(responses_item)
-    return size
-
-
 # --- FetchResponse, version 4 ---
 
 def _read_FetchResponse_v4(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
@@ -2288,18 +2049,6 @@ def _write_FetchResponse_v4(response: FetchResponse, out: bytearray) -> None:
                 _write_FetchableTopicResponse_v4(responses_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_FetchResponse_v4(response: FetchResponse) -> int:
-    size = 4
-    responses_items = response.responses
-    if responses_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(responses_items), False)
-        for responses_item in responses_items:
-            size += _size_FetchableTopicResponse_v4(responses_item)
-    return size
 
 
 # --- FetchResponse, versions 5-6 ---
@@ -2356,18 +2105,6 @@ def _write_FetchResponse_v5_6(response: FetchResponse, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_FetchResponse_v5_6(response: FetchResponse) -> int:
-    size = 4
-    responses_items = response.responses
-    if responses_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(responses_items), False)
-        for responses_item in responses_items:
-            size += _size_FetchableTopicResponse_v5_10(responses_item)
-    return size
-
-
 # --- FetchResponse, versions 7-10 ---
 
 def _read_FetchResponse_v7_10(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
@@ -2418,18 +2155,6 @@ def _write_FetchResponse_v7_10(response: FetchResponse, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_FetchResponse_v7_10(response: FetchResponse) -> int:
-    size = 10
-    responses_items = response.responses
-    if responses_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(responses_items), False)
-        for responses_item in responses_items:
-            size += _size_FetchableTopicResponse_v5_10(responses_item)
-    return size
-
-
 # --- FetchResponse, version 11 ---
 
 def _read_FetchResponse_v11(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
@@ -2478,18 +2203,6 @@ def _write_FetchResponse_v11(response: FetchResponse, out: bytearray) -> None:
                 _write_FetchableTopicResponse_v11(responses_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_FetchResponse_v11(response: FetchResponse) -> int:
-    size = 10
-    responses_items = response.responses
-    if responses_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(responses_items), False)
-        for responses_item in responses_items:
-            size += _size_FetchableTopicResponse_v11(responses_item)
-    return size
 
 
 # --- FetchResponse, version 12 (flexible) ---
@@ -2720,22 +2433,6 @@ def _write_FetchResponse_v12(response: FetchResponse, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_FetchResponse_v12(response: FetchResponse) -> int:
-    size = 10
-    responses_items = response.responses
-    if responses_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(responses_items), True)
-        for responses_item in responses_items:
-            size += _size_FetchableTopicResponse_v12(responses_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- FetchResponse, versions 13-15 (flexible) ---
 
 def _read_FetchResponse_v13_15(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
@@ -2952,22 +2649,6 @@ def _write_FetchResponse_v13_15(response: FetchResponse, out: bytearray) -> None
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_FetchResponse_v13_15(response: FetchResponse) -> int:
-    size = 10
-    responses_items = response.responses
-    if responses_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(responses_items), True)
-        for responses_item in responses_items:
-            size += _size_FetchableTopicResponse_v13_18(responses_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- FetchResponse, versions 16-18 (flexible) ---
@@ -3285,33 +2966,6 @@ def _write_FetchResponse_v16_18(response: FetchResponse, out: bytearray) -> None
         raise _w.encode_failure(error, field) from None
 
 
-def _size_FetchResponse_v16_18(response: FetchResponse) -> int:
-    size = 10
-    responses_items = response.responses
-    if responses_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(responses_items), True)
-        for responses_item in responses_items:
-            size += _size_FetchableTopicResponse_v13_18(responses_item)
-    count = len(response.unknown_tagged_fields)
-    if (response.node_endpoints is None or len(response.node_endpoints) != 0):
-        payload_size = 0
-        node_endpoints_items = response.node_endpoints
-        if node_endpoints_items is None:
-            payload_size += _w.count_size(None, True)
-        else:
-            payload_size += _w.count_size(len(node_endpoints_items), True)
-            for node_endpoints_item in node_endpoints_items:
-                payload_size += _size_NodeEndpoint_v16_18(node_endpoints_item)
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -3328,35 +2982,30 @@ _V16_PLUS = (16, 32767)
 
 EpochEndOffset._READERS = (None, None, None, None, None, None, None, None, None, None, None, None, _read_EpochEndOffset_v12_18, _read_EpochEndOffset_v12_18, _read_EpochEndOffset_v12_18, _read_EpochEndOffset_v12_18, _read_EpochEndOffset_v12_18, _read_EpochEndOffset_v12_18, _read_EpochEndOffset_v12_18)
 EpochEndOffset._WRITERS = (None, None, None, None, None, None, None, None, None, None, None, None, _write_EpochEndOffset_v12_18, _write_EpochEndOffset_v12_18, _write_EpochEndOffset_v12_18, _write_EpochEndOffset_v12_18, _write_EpochEndOffset_v12_18, _write_EpochEndOffset_v12_18, _write_EpochEndOffset_v12_18)
-EpochEndOffset._SIZERS = (None, None, None, None, None, None, None, None, None, None, None, None, _size_EpochEndOffset_v12_18, _size_EpochEndOffset_v12_18, _size_EpochEndOffset_v12_18, _size_EpochEndOffset_v12_18, _size_EpochEndOffset_v12_18, _size_EpochEndOffset_v12_18, _size_EpochEndOffset_v12_18)
 EpochEndOffset.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="epoch", json_name="epoch", type="int32", versions=_V12_PLUS, default=-1),
     FieldInfo(attr="end_offset", json_name="endOffset", type="int64", versions=_V12_PLUS, default=-1),
 )
 LeaderIdAndEpoch._READERS = (None, None, None, None, None, None, None, None, None, None, None, None, _read_LeaderIdAndEpoch_v12_18, _read_LeaderIdAndEpoch_v12_18, _read_LeaderIdAndEpoch_v12_18, _read_LeaderIdAndEpoch_v12_18, _read_LeaderIdAndEpoch_v12_18, _read_LeaderIdAndEpoch_v12_18, _read_LeaderIdAndEpoch_v12_18)
 LeaderIdAndEpoch._WRITERS = (None, None, None, None, None, None, None, None, None, None, None, None, _write_LeaderIdAndEpoch_v12_18, _write_LeaderIdAndEpoch_v12_18, _write_LeaderIdAndEpoch_v12_18, _write_LeaderIdAndEpoch_v12_18, _write_LeaderIdAndEpoch_v12_18, _write_LeaderIdAndEpoch_v12_18, _write_LeaderIdAndEpoch_v12_18)
-LeaderIdAndEpoch._SIZERS = (None, None, None, None, None, None, None, None, None, None, None, None, _size_LeaderIdAndEpoch_v12_18, _size_LeaderIdAndEpoch_v12_18, _size_LeaderIdAndEpoch_v12_18, _size_LeaderIdAndEpoch_v12_18, _size_LeaderIdAndEpoch_v12_18, _size_LeaderIdAndEpoch_v12_18, _size_LeaderIdAndEpoch_v12_18)
 LeaderIdAndEpoch.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="leader_id", json_name="leaderId", type="int32", versions=_V12_PLUS, default=-1),
     FieldInfo(attr="leader_epoch", json_name="leaderEpoch", type="int32", versions=_V12_PLUS, default=-1),
 )
 SnapshotId._READERS = (None, None, None, None, None, None, None, None, None, None, None, None, _read_SnapshotId_v12_18, _read_SnapshotId_v12_18, _read_SnapshotId_v12_18, _read_SnapshotId_v12_18, _read_SnapshotId_v12_18, _read_SnapshotId_v12_18, _read_SnapshotId_v12_18)
 SnapshotId._WRITERS = (None, None, None, None, None, None, None, None, None, None, None, None, _write_SnapshotId_v12_18, _write_SnapshotId_v12_18, _write_SnapshotId_v12_18, _write_SnapshotId_v12_18, _write_SnapshotId_v12_18, _write_SnapshotId_v12_18, _write_SnapshotId_v12_18)
-SnapshotId._SIZERS = (None, None, None, None, None, None, None, None, None, None, None, None, _size_SnapshotId_v12_18, _size_SnapshotId_v12_18, _size_SnapshotId_v12_18, _size_SnapshotId_v12_18, _size_SnapshotId_v12_18, _size_SnapshotId_v12_18, _size_SnapshotId_v12_18)
 SnapshotId.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="end_offset", json_name="endOffset", type="int64", versions=_V0_PLUS, default=-1),
     FieldInfo(attr="epoch", json_name="epoch", type="int32", versions=_V0_PLUS, default=-1),
 )
 AbortedTransaction._READERS = (None, None, None, None, _read_AbortedTransaction_v4_11, _read_AbortedTransaction_v4_11, _read_AbortedTransaction_v4_11, _read_AbortedTransaction_v4_11, _read_AbortedTransaction_v4_11, _read_AbortedTransaction_v4_11, _read_AbortedTransaction_v4_11, _read_AbortedTransaction_v4_11, _read_AbortedTransaction_v12_18, _read_AbortedTransaction_v12_18, _read_AbortedTransaction_v12_18, _read_AbortedTransaction_v12_18, _read_AbortedTransaction_v12_18, _read_AbortedTransaction_v12_18, _read_AbortedTransaction_v12_18)
 AbortedTransaction._WRITERS = (None, None, None, None, _write_AbortedTransaction_v4_11, _write_AbortedTransaction_v4_11, _write_AbortedTransaction_v4_11, _write_AbortedTransaction_v4_11, _write_AbortedTransaction_v4_11, _write_AbortedTransaction_v4_11, _write_AbortedTransaction_v4_11, _write_AbortedTransaction_v4_11, _write_AbortedTransaction_v12_18, _write_AbortedTransaction_v12_18, _write_AbortedTransaction_v12_18, _write_AbortedTransaction_v12_18, _write_AbortedTransaction_v12_18, _write_AbortedTransaction_v12_18, _write_AbortedTransaction_v12_18)
-AbortedTransaction._SIZERS = (None, None, None, None, _size_AbortedTransaction_v4_11, _size_AbortedTransaction_v4_11, _size_AbortedTransaction_v4_11, _size_AbortedTransaction_v4_11, _size_AbortedTransaction_v4_11, _size_AbortedTransaction_v4_11, _size_AbortedTransaction_v4_11, _size_AbortedTransaction_v4_11, _size_AbortedTransaction_v12_18, _size_AbortedTransaction_v12_18, _size_AbortedTransaction_v12_18, _size_AbortedTransaction_v12_18, _size_AbortedTransaction_v12_18, _size_AbortedTransaction_v12_18, _size_AbortedTransaction_v12_18)
 AbortedTransaction.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="producer_id", json_name="producerId", type="int64", versions=_V4_PLUS, default=0),
     FieldInfo(attr="first_offset", json_name="firstOffset", type="int64", versions=_V4_PLUS, default=0),
 )
 PartitionData._READERS = (_read_PartitionData_v0_3, _read_PartitionData_v0_3, _read_PartitionData_v0_3, _read_PartitionData_v0_3, _read_PartitionData_v4, _read_PartitionData_v5_10, _read_PartitionData_v5_10, _read_PartitionData_v5_10, _read_PartitionData_v5_10, _read_PartitionData_v5_10, _read_PartitionData_v5_10, _read_PartitionData_v11, _read_PartitionData_v12_18, _read_PartitionData_v12_18, _read_PartitionData_v12_18, _read_PartitionData_v12_18, _read_PartitionData_v12_18, _read_PartitionData_v12_18, _read_PartitionData_v12_18)
 PartitionData._WRITERS = (_write_PartitionData_v0_3, _write_PartitionData_v0_3, _write_PartitionData_v0_3, _write_PartitionData_v0_3, _write_PartitionData_v4, _write_PartitionData_v5_10, _write_PartitionData_v5_10, _write_PartitionData_v5_10, _write_PartitionData_v5_10, _write_PartitionData_v5_10, _write_PartitionData_v5_10, _write_PartitionData_v11, _write_PartitionData_v12_18, _write_PartitionData_v12_18, _write_PartitionData_v12_18, _write_PartitionData_v12_18, _write_PartitionData_v12_18, _write_PartitionData_v12_18, _write_PartitionData_v12_18)
-PartitionData._SIZERS = (_size_PartitionData_v0_3, _size_PartitionData_v0_3, _size_PartitionData_v0_3, _size_PartitionData_v0_3, _size_PartitionData_v4, _size_PartitionData_v5_10, _size_PartitionData_v5_10, _size_PartitionData_v5_10, _size_PartitionData_v5_10, _size_PartitionData_v5_10, _size_PartitionData_v5_10, _size_PartitionData_v11, _size_PartitionData_v12_18, _size_PartitionData_v12_18, _size_PartitionData_v12_18, _size_PartitionData_v12_18, _size_PartitionData_v12_18, _size_PartitionData_v12_18, _size_PartitionData_v12_18)
 PartitionData._LAZY_DEFAULTS = {"diverging_epoch": EpochEndOffset, "current_leader": LeaderIdAndEpoch, "snapshot_id": SnapshotId, "aborted_transactions": list}
 PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
@@ -3373,7 +3022,6 @@ PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
 )
 FetchableTopicResponse._READERS = (_read_FetchableTopicResponse_v0_3, _read_FetchableTopicResponse_v0_3, _read_FetchableTopicResponse_v0_3, _read_FetchableTopicResponse_v0_3, _read_FetchableTopicResponse_v4, _read_FetchableTopicResponse_v5_10, _read_FetchableTopicResponse_v5_10, _read_FetchableTopicResponse_v5_10, _read_FetchableTopicResponse_v5_10, _read_FetchableTopicResponse_v5_10, _read_FetchableTopicResponse_v5_10, _read_FetchableTopicResponse_v11, _read_FetchableTopicResponse_v12, _read_FetchableTopicResponse_v13_18, _read_FetchableTopicResponse_v13_18, _read_FetchableTopicResponse_v13_18, _read_FetchableTopicResponse_v13_18, _read_FetchableTopicResponse_v13_18, _read_FetchableTopicResponse_v13_18)
 FetchableTopicResponse._WRITERS = (_write_FetchableTopicResponse_v0_3, _write_FetchableTopicResponse_v0_3, _write_FetchableTopicResponse_v0_3, _write_FetchableTopicResponse_v0_3, _write_FetchableTopicResponse_v4, _write_FetchableTopicResponse_v5_10, _write_FetchableTopicResponse_v5_10, _write_FetchableTopicResponse_v5_10, _write_FetchableTopicResponse_v5_10, _write_FetchableTopicResponse_v5_10, _write_FetchableTopicResponse_v5_10, _write_FetchableTopicResponse_v11, _write_FetchableTopicResponse_v12, _write_FetchableTopicResponse_v13_18, _write_FetchableTopicResponse_v13_18, _write_FetchableTopicResponse_v13_18, _write_FetchableTopicResponse_v13_18, _write_FetchableTopicResponse_v13_18, _write_FetchableTopicResponse_v13_18)
-FetchableTopicResponse._SIZERS = (_size_FetchableTopicResponse_v0_3, _size_FetchableTopicResponse_v0_3, _size_FetchableTopicResponse_v0_3, _size_FetchableTopicResponse_v0_3, _size_FetchableTopicResponse_v4, _size_FetchableTopicResponse_v5_10, _size_FetchableTopicResponse_v5_10, _size_FetchableTopicResponse_v5_10, _size_FetchableTopicResponse_v5_10, _size_FetchableTopicResponse_v5_10, _size_FetchableTopicResponse_v5_10, _size_FetchableTopicResponse_v11, _size_FetchableTopicResponse_v12, _size_FetchableTopicResponse_v13_18, _size_FetchableTopicResponse_v13_18, _size_FetchableTopicResponse_v13_18, _size_FetchableTopicResponse_v13_18, _size_FetchableTopicResponse_v13_18, _size_FetchableTopicResponse_v13_18)
 FetchableTopicResponse._LAZY_DEFAULTS = {"partitions": list}
 FetchableTopicResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic", json_name="topic", type="string", versions=_V0_TO_12, ignorable=True, default=''),
@@ -3382,7 +3030,6 @@ FetchableTopicResponse.FIELDS = (  # what the runtime knows of each field (kwire
 )
 NodeEndpoint._READERS = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, _read_NodeEndpoint_v16_18, _read_NodeEndpoint_v16_18, _read_NodeEndpoint_v16_18)
 NodeEndpoint._WRITERS = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, _write_NodeEndpoint_v16_18, _write_NodeEndpoint_v16_18, _write_NodeEndpoint_v16_18)
-NodeEndpoint._SIZERS = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, _size_NodeEndpoint_v16_18, _size_NodeEndpoint_v16_18, _size_NodeEndpoint_v16_18)
 NodeEndpoint._MAP_KEYS = ("node_id",)
 NodeEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="node_id", json_name="nodeId", type="int32", versions=_V16_PLUS, default=0, map_key=True),
@@ -3392,7 +3039,6 @@ NodeEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.mess
 )
 FetchResponse._READERS = (_read_FetchResponse_v0, _read_FetchResponse_v1_3, _read_FetchResponse_v1_3, _read_FetchResponse_v1_3, _read_FetchResponse_v4, _read_FetchResponse_v5_6, _read_FetchResponse_v5_6, _read_FetchResponse_v7_10, _read_FetchResponse_v7_10, _read_FetchResponse_v7_10, _read_FetchResponse_v7_10, _read_FetchResponse_v11, _read_FetchResponse_v12, _read_FetchResponse_v13_15, _read_FetchResponse_v13_15, _read_FetchResponse_v13_15, _read_FetchResponse_v16_18, _read_FetchResponse_v16_18, _read_FetchResponse_v16_18)
 FetchResponse._WRITERS = (_write_FetchResponse_v0, _write_FetchResponse_v1_3, _write_FetchResponse_v1_3, _write_FetchResponse_v1_3, _write_FetchResponse_v4, _write_FetchResponse_v5_6, _write_FetchResponse_v5_6, _write_FetchResponse_v7_10, _write_FetchResponse_v7_10, _write_FetchResponse_v7_10, _write_FetchResponse_v7_10, _write_FetchResponse_v11, _write_FetchResponse_v12, _write_FetchResponse_v13_15, _write_FetchResponse_v13_15, _write_FetchResponse_v13_15, _write_FetchResponse_v16_18, _write_FetchResponse_v16_18, _write_FetchResponse_v16_18)
-FetchResponse._SIZERS = (_size_FetchResponse_v0, _size_FetchResponse_v1_3, _size_FetchResponse_v1_3, _size_FetchResponse_v1_3, _size_FetchResponse_v4, _size_FetchResponse_v5_6, _size_FetchResponse_v5_6, _size_FetchResponse_v7_10, _size_FetchResponse_v7_10, _size_FetchResponse_v7_10, _size_FetchResponse_v7_10, _size_FetchResponse_v11, _size_FetchResponse_v12, _size_FetchResponse_v13_15, _size_FetchResponse_v13_15, _size_FetchResponse_v13_15, _size_FetchResponse_v16_18, _size_FetchResponse_v16_18, _size_FetchResponse_v16_18)
 FetchResponse._LAZY_DEFAULTS = {"responses": list, "node_endpoints": KeyedList}
 FetchResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V1_PLUS, ignorable=True, default=0),

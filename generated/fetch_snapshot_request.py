@@ -3,8 +3,8 @@
 Request message, versions 0-1, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -317,15 +317,6 @@ def _write_SnapshotId_v0_1(snapshot_id: SnapshotId, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_SnapshotId_v0_1(snapshot_id: SnapshotId) -> int:
-    size = 12
-    count = len(snapshot_id.unknown_tagged_fields)
-    for tag, payload in snapshot_id.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- PartitionSnapshot, version 0 (flexible) ---
 
 def _read_PartitionSnapshot_v0(buf: bytes, pos: int) -> tuple[PartitionSnapshot, int]:
@@ -359,9 +350,7 @@ def _write_PartitionSnapshot_v0(snapshot: PartitionSnapshot, out: bytearray) -> 
         field = "partition, current_leader_epoch"
         out += _pack_PartitionSnapshot_partition_current_leader_epoch(snapshot.partition, snapshot.current_leader_epoch)
         field = "snapshot_id"
-        if snapshot.snapshot_id is None:
-            raise EncodeError("field snapshot_id is null, which PartitionSnapshot version 0 does not allow (never nullable)")
-        _write_SnapshotId_v0_1(snapshot.snapshot_id, out)
+        _write_SnapshotId_v0_1(_w.non_null(snapshot.snapshot_id, "field snapshot_id is null, which PartitionSnapshot version 0 does not allow (never nullable)"), out)
         field = "position"
         out += _pack_PartitionSnapshot_position(snapshot.position)
         field = "(tagged fields)"
@@ -371,16 +360,6 @@ def _write_PartitionSnapshot_v0(snapshot: PartitionSnapshot, out: bytearray) -> 
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_PartitionSnapshot_v0(snapshot: PartitionSnapshot) -> int:
-    size = 16
-    size += _size_SnapshotId_v0_1(snapshot.snapshot_id)
-    count = len(snapshot.unknown_tagged_fields)
-    for tag, payload in snapshot.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- PartitionSnapshot, version 1 (flexible) ---
@@ -438,9 +417,7 @@ def _write_PartitionSnapshot_v1(snapshot: PartitionSnapshot, out: bytearray) -> 
         field = "partition, current_leader_epoch"
         out += _pack_PartitionSnapshot_partition_current_leader_epoch(snapshot.partition, snapshot.current_leader_epoch)
         field = "snapshot_id"
-        if snapshot.snapshot_id is None:
-            raise EncodeError("field snapshot_id is null, which PartitionSnapshot version 1 does not allow (never nullable)")
-        _write_SnapshotId_v0_1(snapshot.snapshot_id, out)
+        _write_SnapshotId_v0_1(_w.non_null(snapshot.snapshot_id, "field snapshot_id is null, which PartitionSnapshot version 1 does not allow (never nullable)"), out)
         field = "position"
         out += _pack_PartitionSnapshot_position(snapshot.position)
         field = "(tagged fields)"
@@ -456,21 +433,6 @@ def _write_PartitionSnapshot_v1(snapshot: PartitionSnapshot, out: bytearray) -> 
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_PartitionSnapshot_v1(snapshot: PartitionSnapshot) -> int:
-    size = 16
-    size += _size_SnapshotId_v0_1(snapshot.snapshot_id)
-    count = len(snapshot.unknown_tagged_fields)
-    if snapshot.replica_directory_id != _ZERO_UUID:
-        payload_size = 0
-        payload_size += 16
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in snapshot.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- TopicSnapshot, version 0 (flexible) ---
@@ -510,17 +472,12 @@ def _write_TopicSnapshot_v0(snapshot: TopicSnapshot, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if snapshot.name is None:
-            raise EncodeError("field name is null, which TopicSnapshot version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, snapshot.name)
+        _w.write_compact_string(out, _w.non_null(snapshot.name, "field name is null, which TopicSnapshot version 0 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = snapshot.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicSnapshot version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionSnapshot_v0(partitions_item, out)
+        partitions_items = _w.non_null(snapshot.partitions, "field partitions is null, which TopicSnapshot version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionSnapshot_v0(partitions_item, out)
         field = "(tagged fields)"
         if snapshot.unknown_tagged_fields:
             _w.write_tagged(out, [], snapshot.unknown_tagged_fields)
@@ -528,23 +485,6 @@ def _write_TopicSnapshot_v0(snapshot: TopicSnapshot, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicSnapshot_v0(snapshot: TopicSnapshot) -> int:
-    size = 0
-    size += _w.compact_string_size(snapshot.name)
-    partitions_items = snapshot.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_PartitionSnapshot_v0(partitions_item)
-    count = len(snapshot.unknown_tagged_fields)
-    for tag, payload in snapshot.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- TopicSnapshot, version 1 (flexible) ---
@@ -584,17 +524,12 @@ def _write_TopicSnapshot_v1(snapshot: TopicSnapshot, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if snapshot.name is None:
-            raise EncodeError("field name is null, which TopicSnapshot version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, snapshot.name)
+        _w.write_compact_string(out, _w.non_null(snapshot.name, "field name is null, which TopicSnapshot version 1 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = snapshot.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicSnapshot version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionSnapshot_v1(partitions_item, out)
+        partitions_items = _w.non_null(snapshot.partitions, "field partitions is null, which TopicSnapshot version 1 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionSnapshot_v1(partitions_item, out)
         field = "(tagged fields)"
         if snapshot.unknown_tagged_fields:
             _w.write_tagged(out, [], snapshot.unknown_tagged_fields)
@@ -602,23 +537,6 @@ def _write_TopicSnapshot_v1(snapshot: TopicSnapshot, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicSnapshot_v1(snapshot: TopicSnapshot) -> int:
-    size = 0
-    size += _w.compact_string_size(snapshot.name)
-    partitions_items = snapshot.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_PartitionSnapshot_v1(partitions_item)
-    count = len(snapshot.unknown_tagged_fields)
-    for tag, payload in snapshot.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- FetchSnapshotRequest, version 0 (flexible) ---
@@ -684,13 +602,10 @@ def _write_FetchSnapshotRequest_v0(request: FetchSnapshotRequest, out: bytearray
         field = "replica_id, max_bytes"
         out += _pack_FetchSnapshotRequest_replica_id_max_bytes(request.replica_id, request.max_bytes)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which FetchSnapshotRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicSnapshot_v0(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which FetchSnapshotRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicSnapshot_v0(topics_item, out)
         field = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
         if request.cluster_id is not None:
@@ -704,27 +619,6 @@ def _write_FetchSnapshotRequest_v0(request: FetchSnapshotRequest, out: bytearray
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_FetchSnapshotRequest_v0(request: FetchSnapshotRequest) -> int:
-    size = 8
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_TopicSnapshot_v0(topics_item)
-    count = len(request.unknown_tagged_fields)
-    if request.cluster_id is not None:
-        payload_size = 0
-        payload_size += _w.compact_string_size(request.cluster_id)
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- FetchSnapshotRequest, version 1 (flexible) ---
@@ -790,13 +684,10 @@ def _write_FetchSnapshotRequest_v1(request: FetchSnapshotRequest, out: bytearray
         field = "replica_id, max_bytes"
         out += _pack_FetchSnapshotRequest_replica_id_max_bytes(request.replica_id, request.max_bytes)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which FetchSnapshotRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicSnapshot_v1(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which FetchSnapshotRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicSnapshot_v1(topics_item, out)
         field = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
         if request.cluster_id is not None:
@@ -812,27 +703,6 @@ def _write_FetchSnapshotRequest_v1(request: FetchSnapshotRequest, out: bytearray
         raise _w.encode_failure(error, field) from None
 
 
-def _size_FetchSnapshotRequest_v1(request: FetchSnapshotRequest) -> int:
-    size = 8
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_TopicSnapshot_v1(topics_item)
-    count = len(request.unknown_tagged_fields)
-    if request.cluster_id is not None:
-        payload_size = 0
-        payload_size += _w.compact_string_size(request.cluster_id)
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -841,14 +711,12 @@ _V1_PLUS = (1, 32767)
 
 SnapshotId._READERS = (_read_SnapshotId_v0_1, _read_SnapshotId_v0_1)
 SnapshotId._WRITERS = (_write_SnapshotId_v0_1, _write_SnapshotId_v0_1)
-SnapshotId._SIZERS = (_size_SnapshotId_v0_1, _size_SnapshotId_v0_1)
 SnapshotId.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="end_offset", json_name="endOffset", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="epoch", json_name="epoch", type="int32", versions=_V0_PLUS, default=0),
 )
 PartitionSnapshot._READERS = (_read_PartitionSnapshot_v0, _read_PartitionSnapshot_v1)
 PartitionSnapshot._WRITERS = (_write_PartitionSnapshot_v0, _write_PartitionSnapshot_v1)
-PartitionSnapshot._SIZERS = (_size_PartitionSnapshot_v0, _size_PartitionSnapshot_v1)
 PartitionSnapshot._LAZY_DEFAULTS = {"snapshot_id": SnapshotId}
 PartitionSnapshot.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition", json_name="partition", type="int32", versions=_V0_PLUS, default=0),
@@ -859,7 +727,6 @@ PartitionSnapshot.FIELDS = (  # what the runtime knows of each field (kwire.wire
 )
 TopicSnapshot._READERS = (_read_TopicSnapshot_v0, _read_TopicSnapshot_v1)
 TopicSnapshot._WRITERS = (_write_TopicSnapshot_v0, _write_TopicSnapshot_v1)
-TopicSnapshot._SIZERS = (_size_TopicSnapshot_v0, _size_TopicSnapshot_v1)
 TopicSnapshot._LAZY_DEFAULTS = {"partitions": list}
 TopicSnapshot.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
@@ -867,7 +734,6 @@ TopicSnapshot.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
 )
 FetchSnapshotRequest._READERS = (_read_FetchSnapshotRequest_v0, _read_FetchSnapshotRequest_v1)
 FetchSnapshotRequest._WRITERS = (_write_FetchSnapshotRequest_v0, _write_FetchSnapshotRequest_v1)
-FetchSnapshotRequest._SIZERS = (_size_FetchSnapshotRequest_v0, _size_FetchSnapshotRequest_v1)
 FetchSnapshotRequest._LAZY_DEFAULTS = {"topics": list}
 FetchSnapshotRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="cluster_id", json_name="clusterId", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, tagged=_V0_PLUS, tag=0),

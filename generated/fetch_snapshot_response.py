@@ -3,8 +3,8 @@
 Response message, versions 0-1, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -446,15 +446,6 @@ def _write_SnapshotId_v0_1(snapshot_id: SnapshotId, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_SnapshotId_v0_1(snapshot_id: SnapshotId) -> int:
-    size = 12
-    count = len(snapshot_id.unknown_tagged_fields)
-    for tag, payload in snapshot_id.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- LeaderIdAndEpoch, versions 0-1 (flexible) ---
 
 def _read_LeaderIdAndEpoch_v0_1(buf: bytes, pos: int) -> tuple[LeaderIdAndEpoch, int]:
@@ -488,15 +479,6 @@ def _write_LeaderIdAndEpoch_v0_1(leader_id_and_epoch: LeaderIdAndEpoch, out: byt
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaderIdAndEpoch_v0_1(leader_id_and_epoch: LeaderIdAndEpoch) -> int:
-    size = 8
-    count = len(leader_id_and_epoch.unknown_tagged_fields)
-    for tag, payload in leader_id_and_epoch.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- PartitionSnapshot, versions 0-1 (flexible) ---
@@ -582,23 +564,17 @@ def _write_PartitionSnapshot_v0_1(snapshot: PartitionSnapshot, out: bytearray) -
         field = "index, error_code"
         out += _pack_PartitionSnapshot_index_error_code(snapshot.index, snapshot.error_code)
         field = "snapshot_id"
-        if snapshot.snapshot_id is None:
-            raise EncodeError("field snapshot_id is null, which PartitionSnapshot versions 0-1 do not allow (never nullable)")
-        _write_SnapshotId_v0_1(snapshot.snapshot_id, out)
+        _write_SnapshotId_v0_1(_w.non_null(snapshot.snapshot_id, "field snapshot_id is null, which PartitionSnapshot versions 0-1 do not allow (never nullable)"), out)
         field = "size_, position"
         out += _pack_PartitionSnapshot_size__position(snapshot.size_, snapshot.position)
         field = "unaligned_records"
-        if snapshot.unaligned_records is None:
-            raise EncodeError("field unaligned_records is null, which PartitionSnapshot versions 0-1 do not allow (never nullable)")
-        _w.write_records(out, snapshot.unaligned_records, True)
+        _w.write_records(out, _w.non_null(snapshot.unaligned_records, "field unaligned_records is null, which PartitionSnapshot versions 0-1 do not allow (never nullable)"), True)
         field = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
         if snapshot.current_leader != LeaderIdAndEpoch():
             payload = bytearray()
             field = "current_leader"
-            if snapshot.current_leader is None:
-                raise EncodeError("field current_leader is null, which PartitionSnapshot versions 0-1 do not allow (never nullable)")
-            _write_LeaderIdAndEpoch_v0_1(snapshot.current_leader, payload)
+            _write_LeaderIdAndEpoch_v0_1(_w.non_null(snapshot.current_leader, "field current_leader is null, which PartitionSnapshot versions 0-1 do not allow (never nullable)"), payload)
             tagged.append((0, payload))
         if tagged or snapshot.unknown_tagged_fields:
             _w.write_tagged(out, tagged, snapshot.unknown_tagged_fields)
@@ -606,22 +582,6 @@ def _write_PartitionSnapshot_v0_1(snapshot: PartitionSnapshot, out: bytearray) -
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_PartitionSnapshot_v0_1(snapshot: PartitionSnapshot) -> int:
-    size = 22
-    size += _size_SnapshotId_v0_1(snapshot.snapshot_id)
-    size += _w.records_size(snapshot.unaligned_records, True)
-    count = len(snapshot.unknown_tagged_fields)
-    if snapshot.current_leader != LeaderIdAndEpoch():
-        payload_size = 0
-        payload_size += _size_LeaderIdAndEpoch_v0_1(snapshot.current_leader)
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in snapshot.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- TopicSnapshot, versions 0-1 (flexible) ---
@@ -661,17 +621,12 @@ def _write_TopicSnapshot_v0_1(snapshot: TopicSnapshot, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if snapshot.name is None:
-            raise EncodeError("field name is null, which TopicSnapshot versions 0-1 do not allow (never nullable)")
-        _w.write_compact_string(out, snapshot.name)
+        _w.write_compact_string(out, _w.non_null(snapshot.name, "field name is null, which TopicSnapshot versions 0-1 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = snapshot.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicSnapshot versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionSnapshot_v0_1(partitions_item, out)
+        partitions_items = _w.non_null(snapshot.partitions, "field partitions is null, which TopicSnapshot versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionSnapshot_v0_1(partitions_item, out)
         field = "(tagged fields)"
         if snapshot.unknown_tagged_fields:
             _w.write_tagged(out, [], snapshot.unknown_tagged_fields)
@@ -679,23 +634,6 @@ def _write_TopicSnapshot_v0_1(snapshot: TopicSnapshot, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicSnapshot_v0_1(snapshot: TopicSnapshot) -> int:
-    size = 0
-    size += _w.compact_string_size(snapshot.name)
-    partitions_items = snapshot.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_PartitionSnapshot_v0_1(partitions_item)
-    count = len(snapshot.unknown_tagged_fields)
-    for tag, payload in snapshot.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- NodeEndpoint, version 1 (flexible) ---
@@ -730,9 +668,7 @@ def _write_NodeEndpoint_v1(endpoint: NodeEndpoint, out: bytearray) -> None:
         field = "node_id"
         out += _pack_NodeEndpoint_node_id(endpoint.node_id)
         field = "host"
-        if endpoint.host is None:
-            raise EncodeError("field host is null, which NodeEndpoint version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, endpoint.host)
+        _w.write_compact_string(out, _w.non_null(endpoint.host, "field host is null, which NodeEndpoint version 1 does not allow (never nullable)"))
         field = "port"
         out += _pack_NodeEndpoint_port(endpoint.port)
         field = "(tagged fields)"
@@ -742,16 +678,6 @@ def _write_NodeEndpoint_v1(endpoint: NodeEndpoint, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_NodeEndpoint_v1(endpoint: NodeEndpoint) -> int:
-    size = 6
-    size += _w.compact_string_size(endpoint.host)
-    count = len(endpoint.unknown_tagged_fields)
-    for tag, payload in endpoint.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- FetchSnapshotResponse, version 0 (flexible) ---
@@ -796,13 +722,10 @@ def _write_FetchSnapshotResponse_v0(response: FetchSnapshotResponse, out: bytear
         field = "throttle_time_ms, error_code"
         out += _pack_FetchSnapshotResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which FetchSnapshotResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicSnapshot_v0_1(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which FetchSnapshotResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicSnapshot_v0_1(topics_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -810,22 +733,6 @@ def _write_FetchSnapshotResponse_v0(response: FetchSnapshotResponse, out: bytear
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_FetchSnapshotResponse_v0(response: FetchSnapshotResponse) -> int:
-    size = 6
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_TopicSnapshot_v0_1(topics_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- FetchSnapshotResponse, version 1 (flexible) ---
@@ -901,25 +808,19 @@ def _write_FetchSnapshotResponse_v1(response: FetchSnapshotResponse, out: bytear
         field = "throttle_time_ms, error_code"
         out += _pack_FetchSnapshotResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which FetchSnapshotResponse version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicSnapshot_v0_1(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which FetchSnapshotResponse version 1 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicSnapshot_v0_1(topics_item, out)
         field = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
         if (response.node_endpoints is None or len(response.node_endpoints) != 0):
             payload = bytearray()
             field = "node_endpoints[]"
-            node_endpoints_items = response.node_endpoints
-            if node_endpoints_items is None:
-                    raise EncodeError("field node_endpoints is null, which FetchSnapshotResponse version 1 does not allow (never nullable)")
-            else:
-                _w.write_count(payload, len(node_endpoints_items), True)
-                for node_endpoints_item in node_endpoints_items:
-                    _write_NodeEndpoint_v1(node_endpoints_item, payload)
+            node_endpoints_items = _w.non_null(response.node_endpoints, "field node_endpoints is null, which FetchSnapshotResponse version 1 does not allow (never nullable)")
+            _w.write_count(payload, len(node_endpoints_items), True)
+            for node_endpoints_item in node_endpoints_items:
+                _write_NodeEndpoint_v1(node_endpoints_item, payload)
             tagged.append((0, payload))
         if tagged or response.unknown_tagged_fields:
             _w.write_tagged(out, tagged, response.unknown_tagged_fields)
@@ -927,33 +828,6 @@ def _write_FetchSnapshotResponse_v1(response: FetchSnapshotResponse, out: bytear
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_FetchSnapshotResponse_v1(response: FetchSnapshotResponse) -> int:
-    size = 6
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_TopicSnapshot_v0_1(topics_item)
-    count = len(response.unknown_tagged_fields)
-    if (response.node_endpoints is None or len(response.node_endpoints) != 0):
-        payload_size = 0
-        node_endpoints_items = response.node_endpoints
-        if node_endpoints_items is None:
-            payload_size += _w.count_size(None, True)
-        else:
-            payload_size += _w.count_size(len(node_endpoints_items), True)
-            for node_endpoints_item in node_endpoints_items:
-                payload_size += _size_NodeEndpoint_v1(node_endpoints_item)
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -964,21 +838,18 @@ _V1_PLUS = (1, 32767)
 
 SnapshotId._READERS = (_read_SnapshotId_v0_1, _read_SnapshotId_v0_1)
 SnapshotId._WRITERS = (_write_SnapshotId_v0_1, _write_SnapshotId_v0_1)
-SnapshotId._SIZERS = (_size_SnapshotId_v0_1, _size_SnapshotId_v0_1)
 SnapshotId.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="end_offset", json_name="endOffset", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="epoch", json_name="epoch", type="int32", versions=_V0_PLUS, default=0),
 )
 LeaderIdAndEpoch._READERS = (_read_LeaderIdAndEpoch_v0_1, _read_LeaderIdAndEpoch_v0_1)
 LeaderIdAndEpoch._WRITERS = (_write_LeaderIdAndEpoch_v0_1, _write_LeaderIdAndEpoch_v0_1)
-LeaderIdAndEpoch._SIZERS = (_size_LeaderIdAndEpoch_v0_1, _size_LeaderIdAndEpoch_v0_1)
 LeaderIdAndEpoch.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="leader_id", json_name="leaderId", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="leader_epoch", json_name="leaderEpoch", type="int32", versions=_V0_PLUS, default=0),
 )
 PartitionSnapshot._READERS = (_read_PartitionSnapshot_v0_1, _read_PartitionSnapshot_v0_1)
 PartitionSnapshot._WRITERS = (_write_PartitionSnapshot_v0_1, _write_PartitionSnapshot_v0_1)
-PartitionSnapshot._SIZERS = (_size_PartitionSnapshot_v0_1, _size_PartitionSnapshot_v0_1)
 PartitionSnapshot._LAZY_DEFAULTS = {"snapshot_id": SnapshotId, "current_leader": LeaderIdAndEpoch}
 PartitionSnapshot.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="index", json_name="index", type="int32", versions=_V0_PLUS, default=0),
@@ -991,7 +862,6 @@ PartitionSnapshot.FIELDS = (  # what the runtime knows of each field (kwire.wire
 )
 TopicSnapshot._READERS = (_read_TopicSnapshot_v0_1, _read_TopicSnapshot_v0_1)
 TopicSnapshot._WRITERS = (_write_TopicSnapshot_v0_1, _write_TopicSnapshot_v0_1)
-TopicSnapshot._SIZERS = (_size_TopicSnapshot_v0_1, _size_TopicSnapshot_v0_1)
 TopicSnapshot._LAZY_DEFAULTS = {"partitions": list}
 TopicSnapshot.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
@@ -999,7 +869,6 @@ TopicSnapshot.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
 )
 NodeEndpoint._READERS = (None, _read_NodeEndpoint_v1)
 NodeEndpoint._WRITERS = (None, _write_NodeEndpoint_v1)
-NodeEndpoint._SIZERS = (None, _size_NodeEndpoint_v1)
 NodeEndpoint._MAP_KEYS = ("node_id",)
 NodeEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="node_id", json_name="nodeId", type="int32", versions=_V1_PLUS, default=0, map_key=True),
@@ -1008,7 +877,6 @@ NodeEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.mess
 )
 FetchSnapshotResponse._READERS = (_read_FetchSnapshotResponse_v0, _read_FetchSnapshotResponse_v1)
 FetchSnapshotResponse._WRITERS = (_write_FetchSnapshotResponse_v0, _write_FetchSnapshotResponse_v1)
-FetchSnapshotResponse._SIZERS = (_size_FetchSnapshotResponse_v0, _size_FetchSnapshotResponse_v1)
 FetchSnapshotResponse._LAZY_DEFAULTS = {"topics": list, "node_endpoints": KeyedList}
 FetchSnapshotResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, ignorable=True, default=0),

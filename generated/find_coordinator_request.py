@@ -3,8 +3,8 @@
 Request message, versions 0-6, flexible versions 3+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -116,17 +116,9 @@ def _write_FindCoordinatorRequest_v0(request: FindCoordinatorRequest, out: bytea
     field = ""
     try:
         field = "key"
-        if request.key is None:
-            raise EncodeError("field key is null, which FindCoordinatorRequest version 0 does not allow (never nullable)")
-        _w.write_string(out, request.key)
+        _w.write_string(out, _w.non_null(request.key, "field key is null, which FindCoordinatorRequest version 0 does not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_FindCoordinatorRequest_v0(request: FindCoordinatorRequest) -> int:
-    size = 0
-    size += _w.string_size(request.key)
-    return size
 
 
 # --- FindCoordinatorRequest, versions 1-2 ---
@@ -155,19 +147,11 @@ def _write_FindCoordinatorRequest_v1_2(request: FindCoordinatorRequest, out: byt
     field = ""
     try:
         field = "key"
-        if request.key is None:
-            raise EncodeError("field key is null, which FindCoordinatorRequest versions 1-2 do not allow (never nullable)")
-        _w.write_string(out, request.key)
+        _w.write_string(out, _w.non_null(request.key, "field key is null, which FindCoordinatorRequest versions 1-2 do not allow (never nullable)"))
         field = "key_type"
         out += _pack_FindCoordinatorRequest_key_type(request.key_type)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_FindCoordinatorRequest_v1_2(request: FindCoordinatorRequest) -> int:
-    size = 1
-    size += _w.string_size(request.key)
-    return size
 
 
 # --- FindCoordinatorRequest, version 3 (flexible) ---
@@ -199,9 +183,7 @@ def _write_FindCoordinatorRequest_v3(request: FindCoordinatorRequest, out: bytea
     field = ""
     try:
         field = "key"
-        if request.key is None:
-            raise EncodeError("field key is null, which FindCoordinatorRequest version 3 does not allow (never nullable)")
-        _w.write_compact_string(out, request.key)
+        _w.write_compact_string(out, _w.non_null(request.key, "field key is null, which FindCoordinatorRequest version 3 does not allow (never nullable)"))
         field = "key_type"
         out += _pack_FindCoordinatorRequest_key_type(request.key_type)
         field = "(tagged fields)"
@@ -211,16 +193,6 @@ def _write_FindCoordinatorRequest_v3(request: FindCoordinatorRequest, out: bytea
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_FindCoordinatorRequest_v3(request: FindCoordinatorRequest) -> int:
-    size = 1
-    size += _w.compact_string_size(request.key)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- FindCoordinatorRequest, versions 4-6 (flexible) ---
@@ -266,15 +238,12 @@ def _write_FindCoordinatorRequest_v4_6(request: FindCoordinatorRequest, out: byt
         field = "key_type"
         out += _pack_FindCoordinatorRequest_key_type(request.key_type)
         field = "coordinator_keys"
-        coordinator_keys_items = request.coordinator_keys
-        if coordinator_keys_items is None:
-                raise EncodeError("field coordinator_keys is null, which FindCoordinatorRequest versions 4-6 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(coordinator_keys_items), True)
-            for coordinator_keys_item in coordinator_keys_items:
-                if coordinator_keys_item is None:
-                    raise EncodeError("null element in array coordinator_keys")
-                _w.write_compact_string(out, coordinator_keys_item)
+        coordinator_keys_items = _w.non_null(request.coordinator_keys, "field coordinator_keys is null, which FindCoordinatorRequest versions 4-6 do not allow (never nullable)")
+        _w.write_count(out, len(coordinator_keys_items), True)
+        for coordinator_keys_item in coordinator_keys_items:
+            if coordinator_keys_item is None:
+                raise EncodeError("null element in array coordinator_keys")
+            _w.write_compact_string(out, coordinator_keys_item)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -282,22 +251,6 @@ def _write_FindCoordinatorRequest_v4_6(request: FindCoordinatorRequest, out: byt
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_FindCoordinatorRequest_v4_6(request: FindCoordinatorRequest) -> int:
-    size = 1
-    coordinator_keys_items = request.coordinator_keys
-    if coordinator_keys_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(coordinator_keys_items), True)
-        for coordinator_keys_item in coordinator_keys_items:
-            size += _w.compact_string_size(coordinator_keys_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -309,7 +262,6 @@ _V4_PLUS = (4, 32767)
 
 FindCoordinatorRequest._READERS = (_read_FindCoordinatorRequest_v0, _read_FindCoordinatorRequest_v1_2, _read_FindCoordinatorRequest_v1_2, _read_FindCoordinatorRequest_v3, _read_FindCoordinatorRequest_v4_6, _read_FindCoordinatorRequest_v4_6, _read_FindCoordinatorRequest_v4_6)
 FindCoordinatorRequest._WRITERS = (_write_FindCoordinatorRequest_v0, _write_FindCoordinatorRequest_v1_2, _write_FindCoordinatorRequest_v1_2, _write_FindCoordinatorRequest_v3, _write_FindCoordinatorRequest_v4_6, _write_FindCoordinatorRequest_v4_6, _write_FindCoordinatorRequest_v4_6)
-FindCoordinatorRequest._SIZERS = (_size_FindCoordinatorRequest_v0, _size_FindCoordinatorRequest_v1_2, _size_FindCoordinatorRequest_v1_2, _size_FindCoordinatorRequest_v3, _size_FindCoordinatorRequest_v4_6, _size_FindCoordinatorRequest_v4_6, _size_FindCoordinatorRequest_v4_6)
 FindCoordinatorRequest._LAZY_DEFAULTS = {"coordinator_keys": list}
 FindCoordinatorRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="key", json_name="key", type="string", versions=_V0_TO_3, default=''),

@@ -3,8 +3,8 @@
 Response message, versions 0-6, flexible versions 3+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -244,15 +244,11 @@ def _write_Coordinator_v4_6(coordinator: Coordinator, out: bytearray) -> None:
     field = ""
     try:
         field = "key"
-        if coordinator.key is None:
-            raise EncodeError("field key is null, which Coordinator versions 4-6 do not allow (never nullable)")
-        _w.write_compact_string(out, coordinator.key)
+        _w.write_compact_string(out, _w.non_null(coordinator.key, "field key is null, which Coordinator versions 4-6 do not allow (never nullable)"))
         field = "node_id"
         out += _pack_Coordinator_node_id(coordinator.node_id)
         field = "host"
-        if coordinator.host is None:
-            raise EncodeError("field host is null, which Coordinator versions 4-6 do not allow (never nullable)")
-        _w.write_compact_string(out, coordinator.host)
+        _w.write_compact_string(out, _w.non_null(coordinator.host, "field host is null, which Coordinator versions 4-6 do not allow (never nullable)"))
         field = "port, error_code"
         out += _pack_Coordinator_port_error_code(coordinator.port, coordinator.error_code)
         field = "error_message"
@@ -264,18 +260,6 @@ def _write_Coordinator_v4_6(coordinator: Coordinator, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_Coordinator_v4_6(coordinator: Coordinator) -> int:
-    size = 10
-    size += _w.compact_string_size(coordinator.key)
-    size += _w.compact_string_size(coordinator.host)
-    size += _w.compact_string_size(coordinator.error_message)
-    count = len(coordinator.unknown_tagged_fields)
-    for tag, payload in coordinator.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- FindCoordinatorResponse, version 0 ---
@@ -311,19 +295,11 @@ def _write_FindCoordinatorResponse_v0(response: FindCoordinatorResponse, out: by
         field = "error_code, node_id"
         out += _pack_FindCoordinatorResponse_error_code_node_id(response.error_code, response.node_id)
         field = "host"
-        if response.host is None:
-            raise EncodeError("field host is null, which FindCoordinatorResponse version 0 does not allow (never nullable)")
-        _w.write_string(out, response.host)
+        _w.write_string(out, _w.non_null(response.host, "field host is null, which FindCoordinatorResponse version 0 does not allow (never nullable)"))
         field = "port"
         out += _pack_FindCoordinatorResponse_port(response.port)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_FindCoordinatorResponse_v0(response: FindCoordinatorResponse) -> int:
-    size = 10
-    size += _w.string_size(response.host)
-    return size
 
 
 # --- FindCoordinatorResponse, versions 1-2 ---
@@ -366,20 +342,11 @@ def _write_FindCoordinatorResponse_v1_2(response: FindCoordinatorResponse, out: 
         field = "node_id"
         out += _pack_FindCoordinatorResponse_node_id(response.node_id)
         field = "host"
-        if response.host is None:
-            raise EncodeError("field host is null, which FindCoordinatorResponse versions 1-2 do not allow (never nullable)")
-        _w.write_string(out, response.host)
+        _w.write_string(out, _w.non_null(response.host, "field host is null, which FindCoordinatorResponse versions 1-2 do not allow (never nullable)"))
         field = "port"
         out += _pack_FindCoordinatorResponse_port(response.port)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_FindCoordinatorResponse_v1_2(response: FindCoordinatorResponse) -> int:
-    size = 14
-    size += _w.string_size(response.error_message)
-    size += _w.string_size(response.host)
-    return size
 
 
 # --- FindCoordinatorResponse, version 3 (flexible) ---
@@ -425,9 +392,7 @@ def _write_FindCoordinatorResponse_v3(response: FindCoordinatorResponse, out: by
         field = "node_id"
         out += _pack_FindCoordinatorResponse_node_id(response.node_id)
         field = "host"
-        if response.host is None:
-            raise EncodeError("field host is null, which FindCoordinatorResponse version 3 does not allow (never nullable)")
-        _w.write_compact_string(out, response.host)
+        _w.write_compact_string(out, _w.non_null(response.host, "field host is null, which FindCoordinatorResponse version 3 does not allow (never nullable)"))
         field = "port"
         out += _pack_FindCoordinatorResponse_port(response.port)
         field = "(tagged fields)"
@@ -437,17 +402,6 @@ def _write_FindCoordinatorResponse_v3(response: FindCoordinatorResponse, out: by
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_FindCoordinatorResponse_v3(response: FindCoordinatorResponse) -> int:
-    size = 14
-    size += _w.compact_string_size(response.error_message)
-    size += _w.compact_string_size(response.host)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- FindCoordinatorResponse, versions 4-6 (flexible) ---
@@ -503,13 +457,10 @@ def _write_FindCoordinatorResponse_v4_6(response: FindCoordinatorResponse, out: 
         field = "throttle_time_ms"
         out += _pack_FindCoordinatorResponse_throttle_time_ms(response.throttle_time_ms)
         field = "coordinators[]"
-        coordinators_items = response.coordinators
-        if coordinators_items is None:
-                raise EncodeError("field coordinators is null, which FindCoordinatorResponse versions 4-6 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(coordinators_items), True)
-            for coordinators_item in coordinators_items:
-                _write_Coordinator_v4_6(coordinators_item, out)
+        coordinators_items = _w.non_null(response.coordinators, "field coordinators is null, which FindCoordinatorResponse versions 4-6 do not allow (never nullable)")
+        _w.write_count(out, len(coordinators_items), True)
+        for coordinators_item in coordinators_items:
+            _write_Coordinator_v4_6(coordinators_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -517,22 +468,6 @@ def _write_FindCoordinatorResponse_v4_6(response: FindCoordinatorResponse, out: 
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_FindCoordinatorResponse_v4_6(response: FindCoordinatorResponse) -> int:
-    size = 4
-    coordinators_items = response.coordinators
-    if coordinators_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(coordinators_items), True)
-        for coordinators_item in coordinators_items:
-            size += _size_Coordinator_v4_6(coordinators_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -545,7 +480,6 @@ _V4_PLUS = (4, 32767)
 
 Coordinator._READERS = (None, None, None, None, _read_Coordinator_v4_6, _read_Coordinator_v4_6, _read_Coordinator_v4_6)
 Coordinator._WRITERS = (None, None, None, None, _write_Coordinator_v4_6, _write_Coordinator_v4_6, _write_Coordinator_v4_6)
-Coordinator._SIZERS = (None, None, None, None, _size_Coordinator_v4_6, _size_Coordinator_v4_6, _size_Coordinator_v4_6)
 Coordinator.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="key", json_name="key", type="string", versions=_V4_PLUS, default=''),
     FieldInfo(attr="node_id", json_name="nodeId", type="int32", versions=_V4_PLUS, default=0),
@@ -556,7 +490,6 @@ Coordinator.FIELDS = (  # what the runtime knows of each field (kwire.wire.messa
 )
 FindCoordinatorResponse._READERS = (_read_FindCoordinatorResponse_v0, _read_FindCoordinatorResponse_v1_2, _read_FindCoordinatorResponse_v1_2, _read_FindCoordinatorResponse_v3, _read_FindCoordinatorResponse_v4_6, _read_FindCoordinatorResponse_v4_6, _read_FindCoordinatorResponse_v4_6)
 FindCoordinatorResponse._WRITERS = (_write_FindCoordinatorResponse_v0, _write_FindCoordinatorResponse_v1_2, _write_FindCoordinatorResponse_v1_2, _write_FindCoordinatorResponse_v3, _write_FindCoordinatorResponse_v4_6, _write_FindCoordinatorResponse_v4_6, _write_FindCoordinatorResponse_v4_6)
-FindCoordinatorResponse._SIZERS = (_size_FindCoordinatorResponse_v0, _size_FindCoordinatorResponse_v1_2, _size_FindCoordinatorResponse_v1_2, _size_FindCoordinatorResponse_v3, _size_FindCoordinatorResponse_v4_6, _size_FindCoordinatorResponse_v4_6, _size_FindCoordinatorResponse_v4_6)
 FindCoordinatorResponse._LAZY_DEFAULTS = {"coordinators": list}
 FindCoordinatorResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V1_PLUS, ignorable=True, default=0),

@@ -3,8 +3,8 @@
 Request message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -108,16 +108,6 @@ def _write_GetTelemetrySubscriptionsRequest_v0(request: GetTelemetrySubscription
         raise _w.encode_failure(error, field) from None
 
 
-def _size_GetTelemetrySubscriptionsRequest_v0(request: GetTelemetrySubscriptionsRequest) -> int:
-    size = 0
-    size += 16
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -125,7 +115,6 @@ _V0_PLUS = (0, 32767)
 
 GetTelemetrySubscriptionsRequest._READERS = (_read_GetTelemetrySubscriptionsRequest_v0,)
 GetTelemetrySubscriptionsRequest._WRITERS = (_write_GetTelemetrySubscriptionsRequest_v0,)
-GetTelemetrySubscriptionsRequest._SIZERS = (_size_GetTelemetrySubscriptionsRequest_v0,)
 GetTelemetrySubscriptionsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="client_instance_id", json_name="clientInstanceId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
 )

@@ -3,8 +3,8 @@
 Response message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -197,24 +197,18 @@ def _write_GetTelemetrySubscriptionsResponse_v0(response: GetTelemetrySubscripti
         field = "subscription_id"
         out += _pack_GetTelemetrySubscriptionsResponse_subscription_id(response.subscription_id)
         field = "accepted_compression_types"
-        accepted_compression_types_items = response.accepted_compression_types
-        if accepted_compression_types_items is None:
-                raise EncodeError("field accepted_compression_types is null, which GetTelemetrySubscriptionsResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(accepted_compression_types_items), True)
-            _w.write_fixed_array(out, accepted_compression_types_items, "b")
+        accepted_compression_types_items = _w.non_null(response.accepted_compression_types, "field accepted_compression_types is null, which GetTelemetrySubscriptionsResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(accepted_compression_types_items), True)
+        _w.write_fixed_array(out, accepted_compression_types_items, "b")
         field = "push_interval_ms, telemetry_max_bytes, delta_temporality"
         out += _pack_GetTelemetrySubscriptionsResponse_push_interval_ms_to_delta_temporality(response.push_interval_ms, response.telemetry_max_bytes, response.delta_temporality)
         field = "requested_metrics"
-        requested_metrics_items = response.requested_metrics
-        if requested_metrics_items is None:
-                raise EncodeError("field requested_metrics is null, which GetTelemetrySubscriptionsResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(requested_metrics_items), True)
-            for requested_metrics_item in requested_metrics_items:
-                if requested_metrics_item is None:
-                    raise EncodeError("null element in array requested_metrics")
-                _w.write_compact_string(out, requested_metrics_item)
+        requested_metrics_items = _w.non_null(response.requested_metrics, "field requested_metrics is null, which GetTelemetrySubscriptionsResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(requested_metrics_items), True)
+        for requested_metrics_item in requested_metrics_items:
+            if requested_metrics_item is None:
+                raise EncodeError("null element in array requested_metrics")
+            _w.write_compact_string(out, requested_metrics_item)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -224,29 +218,6 @@ def _write_GetTelemetrySubscriptionsResponse_v0(response: GetTelemetrySubscripti
         raise _w.encode_failure(error, field) from None
 
 
-def _size_GetTelemetrySubscriptionsResponse_v0(response: GetTelemetrySubscriptionsResponse) -> int:
-    size = 19
-    size += 16
-    accepted_compression_types_items = response.accepted_compression_types
-    if accepted_compression_types_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(accepted_compression_types_items), True)
-        size += 1 * len(accepted_compression_types_items)
-    requested_metrics_items = response.requested_metrics
-    if requested_metrics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(requested_metrics_items), True)
-        for requested_metrics_item in requested_metrics_items:
-            size += _w.compact_string_size(requested_metrics_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -254,7 +225,6 @@ _V0_PLUS = (0, 32767)
 
 GetTelemetrySubscriptionsResponse._READERS = (_read_GetTelemetrySubscriptionsResponse_v0,)
 GetTelemetrySubscriptionsResponse._WRITERS = (_write_GetTelemetrySubscriptionsResponse_v0,)
-GetTelemetrySubscriptionsResponse._SIZERS = (_size_GetTelemetrySubscriptionsResponse_v0,)
 GetTelemetrySubscriptionsResponse._LAZY_DEFAULTS = {"accepted_compression_types": list, "requested_metrics": list}
 GetTelemetrySubscriptionsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

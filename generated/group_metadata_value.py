@@ -3,8 +3,8 @@
 Coordinator-value message, versions 0-4, flexible versions 4+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -247,39 +247,19 @@ def _write_MemberMetadata_v0(metadata: MemberMetadata, out: bytearray) -> None:
     field = ""
     try:
         field = "member_id"
-        if metadata.member_id is None:
-            raise EncodeError("field member_id is null, which MemberMetadata version 0 does not allow (never nullable)")
-        _w.write_string(out, metadata.member_id)
+        _w.write_string(out, _w.non_null(metadata.member_id, "field member_id is null, which MemberMetadata version 0 does not allow (never nullable)"))
         field = "client_id"
-        if metadata.client_id is None:
-            raise EncodeError("field client_id is null, which MemberMetadata version 0 does not allow (never nullable)")
-        _w.write_string(out, metadata.client_id)
+        _w.write_string(out, _w.non_null(metadata.client_id, "field client_id is null, which MemberMetadata version 0 does not allow (never nullable)"))
         field = "client_host"
-        if metadata.client_host is None:
-            raise EncodeError("field client_host is null, which MemberMetadata version 0 does not allow (never nullable)")
-        _w.write_string(out, metadata.client_host)
+        _w.write_string(out, _w.non_null(metadata.client_host, "field client_host is null, which MemberMetadata version 0 does not allow (never nullable)"))
         field = "session_timeout"
         out += _pack_MemberMetadata_session_timeout(metadata.session_timeout)
         field = "subscription"
-        if metadata.subscription is None:
-            raise EncodeError("field subscription is null, which MemberMetadata version 0 does not allow (never nullable)")
-        _w.write_bytes(out, metadata.subscription)
+        _w.write_bytes(out, _w.non_null(metadata.subscription, "field subscription is null, which MemberMetadata version 0 does not allow (never nullable)"))
         field = "assignment"
-        if metadata.assignment is None:
-            raise EncodeError("field assignment is null, which MemberMetadata version 0 does not allow (never nullable)")
-        _w.write_bytes(out, metadata.assignment)
+        _w.write_bytes(out, _w.non_null(metadata.assignment, "field assignment is null, which MemberMetadata version 0 does not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_MemberMetadata_v0(metadata: MemberMetadata) -> int:
-    size = 4
-    size += _w.string_size(metadata.member_id)
-    size += _w.string_size(metadata.client_id)
-    size += _w.string_size(metadata.client_host)
-    size += _w.bytes_size(metadata.subscription)
-    size += _w.bytes_size(metadata.assignment)
-    return size
 
 
 # --- MemberMetadata, versions 1-2 ---
@@ -315,39 +295,19 @@ def _write_MemberMetadata_v1_2(metadata: MemberMetadata, out: bytearray) -> None
     field = ""
     try:
         field = "member_id"
-        if metadata.member_id is None:
-            raise EncodeError("field member_id is null, which MemberMetadata versions 1-2 do not allow (never nullable)")
-        _w.write_string(out, metadata.member_id)
+        _w.write_string(out, _w.non_null(metadata.member_id, "field member_id is null, which MemberMetadata versions 1-2 do not allow (never nullable)"))
         field = "client_id"
-        if metadata.client_id is None:
-            raise EncodeError("field client_id is null, which MemberMetadata versions 1-2 do not allow (never nullable)")
-        _w.write_string(out, metadata.client_id)
+        _w.write_string(out, _w.non_null(metadata.client_id, "field client_id is null, which MemberMetadata versions 1-2 do not allow (never nullable)"))
         field = "client_host"
-        if metadata.client_host is None:
-            raise EncodeError("field client_host is null, which MemberMetadata versions 1-2 do not allow (never nullable)")
-        _w.write_string(out, metadata.client_host)
+        _w.write_string(out, _w.non_null(metadata.client_host, "field client_host is null, which MemberMetadata versions 1-2 do not allow (never nullable)"))
         field = "rebalance_timeout, session_timeout"
         out += _pack_MemberMetadata_rebalance_timeout_session_timeout(metadata.rebalance_timeout, metadata.session_timeout)
         field = "subscription"
-        if metadata.subscription is None:
-            raise EncodeError("field subscription is null, which MemberMetadata versions 1-2 do not allow (never nullable)")
-        _w.write_bytes(out, metadata.subscription)
+        _w.write_bytes(out, _w.non_null(metadata.subscription, "field subscription is null, which MemberMetadata versions 1-2 do not allow (never nullable)"))
         field = "assignment"
-        if metadata.assignment is None:
-            raise EncodeError("field assignment is null, which MemberMetadata versions 1-2 do not allow (never nullable)")
-        _w.write_bytes(out, metadata.assignment)
+        _w.write_bytes(out, _w.non_null(metadata.assignment, "field assignment is null, which MemberMetadata versions 1-2 do not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_MemberMetadata_v1_2(metadata: MemberMetadata) -> int:
-    size = 8
-    size += _w.string_size(metadata.member_id)
-    size += _w.string_size(metadata.client_id)
-    size += _w.string_size(metadata.client_host)
-    size += _w.bytes_size(metadata.subscription)
-    size += _w.bytes_size(metadata.assignment)
-    return size
 
 
 # --- MemberMetadata, version 3 ---
@@ -384,42 +344,21 @@ def _write_MemberMetadata_v3(metadata: MemberMetadata, out: bytearray) -> None:
     field = ""
     try:
         field = "member_id"
-        if metadata.member_id is None:
-            raise EncodeError("field member_id is null, which MemberMetadata version 3 does not allow (never nullable)")
-        _w.write_string(out, metadata.member_id)
+        _w.write_string(out, _w.non_null(metadata.member_id, "field member_id is null, which MemberMetadata version 3 does not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_string(out, metadata.group_instance_id)
         field = "client_id"
-        if metadata.client_id is None:
-            raise EncodeError("field client_id is null, which MemberMetadata version 3 does not allow (never nullable)")
-        _w.write_string(out, metadata.client_id)
+        _w.write_string(out, _w.non_null(metadata.client_id, "field client_id is null, which MemberMetadata version 3 does not allow (never nullable)"))
         field = "client_host"
-        if metadata.client_host is None:
-            raise EncodeError("field client_host is null, which MemberMetadata version 3 does not allow (never nullable)")
-        _w.write_string(out, metadata.client_host)
+        _w.write_string(out, _w.non_null(metadata.client_host, "field client_host is null, which MemberMetadata version 3 does not allow (never nullable)"))
         field = "rebalance_timeout, session_timeout"
         out += _pack_MemberMetadata_rebalance_timeout_session_timeout(metadata.rebalance_timeout, metadata.session_timeout)
         field = "subscription"
-        if metadata.subscription is None:
-            raise EncodeError("field subscription is null, which MemberMetadata version 3 does not allow (never nullable)")
-        _w.write_bytes(out, metadata.subscription)
+        _w.write_bytes(out, _w.non_null(metadata.subscription, "field subscription is null, which MemberMetadata version 3 does not allow (never nullable)"))
         field = "assignment"
-        if metadata.assignment is None:
-            raise EncodeError("field assignment is null, which MemberMetadata version 3 does not allow (never nullable)")
-        _w.write_bytes(out, metadata.assignment)
+        _w.write_bytes(out, _w.non_null(metadata.assignment, "field assignment is null, which MemberMetadata version 3 does not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_MemberMetadata_v3(metadata: MemberMetadata) -> int:
-    size = 8
-    size += _w.string_size(metadata.member_id)
-    size += _w.string_size(metadata.group_instance_id)
-    size += _w.string_size(metadata.client_id)
-    size += _w.string_size(metadata.client_host)
-    size += _w.bytes_size(metadata.subscription)
-    size += _w.bytes_size(metadata.assignment)
-    return size
 
 
 # --- MemberMetadata, version 4 (flexible) ---
@@ -459,29 +398,19 @@ def _write_MemberMetadata_v4(metadata: MemberMetadata, out: bytearray) -> None:
     field = ""
     try:
         field = "member_id"
-        if metadata.member_id is None:
-            raise EncodeError("field member_id is null, which MemberMetadata version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, metadata.member_id)
+        _w.write_compact_string(out, _w.non_null(metadata.member_id, "field member_id is null, which MemberMetadata version 4 does not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_compact_string(out, metadata.group_instance_id)
         field = "client_id"
-        if metadata.client_id is None:
-            raise EncodeError("field client_id is null, which MemberMetadata version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, metadata.client_id)
+        _w.write_compact_string(out, _w.non_null(metadata.client_id, "field client_id is null, which MemberMetadata version 4 does not allow (never nullable)"))
         field = "client_host"
-        if metadata.client_host is None:
-            raise EncodeError("field client_host is null, which MemberMetadata version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, metadata.client_host)
+        _w.write_compact_string(out, _w.non_null(metadata.client_host, "field client_host is null, which MemberMetadata version 4 does not allow (never nullable)"))
         field = "rebalance_timeout, session_timeout"
         out += _pack_MemberMetadata_rebalance_timeout_session_timeout(metadata.rebalance_timeout, metadata.session_timeout)
         field = "subscription"
-        if metadata.subscription is None:
-            raise EncodeError("field subscription is null, which MemberMetadata version 4 does not allow (never nullable)")
-        _w.write_compact_bytes(out, metadata.subscription)
+        _w.write_compact_bytes(out, _w.non_null(metadata.subscription, "field subscription is null, which MemberMetadata version 4 does not allow (never nullable)"))
         field = "assignment"
-        if metadata.assignment is None:
-            raise EncodeError("field assignment is null, which MemberMetadata version 4 does not allow (never nullable)")
-        _w.write_compact_bytes(out, metadata.assignment)
+        _w.write_compact_bytes(out, _w.non_null(metadata.assignment, "field assignment is null, which MemberMetadata version 4 does not allow (never nullable)"))
         field = "(tagged fields)"
         if metadata.unknown_tagged_fields:
             _w.write_tagged(out, [], metadata.unknown_tagged_fields)
@@ -489,21 +418,6 @@ def _write_MemberMetadata_v4(metadata: MemberMetadata, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_MemberMetadata_v4(metadata: MemberMetadata) -> int:
-    size = 8
-    size += _w.compact_string_size(metadata.member_id)
-    size += _w.compact_string_size(metadata.group_instance_id)
-    size += _w.compact_string_size(metadata.client_id)
-    size += _w.compact_string_size(metadata.client_host)
-    size += _w.compact_bytes_size(metadata.subscription)
-    size += _w.compact_bytes_size(metadata.assignment)
-    count = len(metadata.unknown_tagged_fields)
-    for tag, payload in metadata.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- GroupMetadataValue, version 0 ---
@@ -548,9 +462,7 @@ def _write_GroupMetadataValue_v0(value: GroupMetadataValue, out: bytearray) -> N
     field = ""
     try:
         field = "protocol_type"
-        if value.protocol_type is None:
-            raise EncodeError("field protocol_type is null, which GroupMetadataValue version 0 does not allow (never nullable)")
-        _w.write_string(out, value.protocol_type)
+        _w.write_string(out, _w.non_null(value.protocol_type, "field protocol_type is null, which GroupMetadataValue version 0 does not allow (never nullable)"))
         field = "generation"
         out += _pack_GroupMetadataValue_generation(value.generation)
         field = "protocol"
@@ -558,30 +470,12 @@ def _write_GroupMetadataValue_v0(value: GroupMetadataValue, out: bytearray) -> N
         field = "leader"
         _w.write_string(out, value.leader)
         field = "members[]"
-        members_items = value.members
-        if members_items is None:
-                raise EncodeError("field members is null, which GroupMetadataValue version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), False)
-            for members_item in members_items:
-                _write_MemberMetadata_v0(members_item, out)
+        members_items = _w.non_null(value.members, "field members is null, which GroupMetadataValue version 0 does not allow (never nullable)")
+        _w.write_count(out, len(members_items), False)
+        for members_item in members_items:
+            _write_MemberMetadata_v0(members_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_GroupMetadataValue_v0(value: GroupMetadataValue) -> int:
-    size = 4
-    size += _w.string_size(value.protocol_type)
-    size += _w.string_size(value.protocol)
-    size += _w.string_size(value.leader)
-    members_items = value.members
-    if members_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(members_items), False)
-        for members_item in members_items:
-            size += _size_MemberMetadata_v0(members_item)
-    return size
 
 
 # --- GroupMetadataValue, version 1 ---
@@ -626,9 +520,7 @@ def _write_GroupMetadataValue_v1(value: GroupMetadataValue, out: bytearray) -> N
     field = ""
     try:
         field = "protocol_type"
-        if value.protocol_type is None:
-            raise EncodeError("field protocol_type is null, which GroupMetadataValue version 1 does not allow (never nullable)")
-        _w.write_string(out, value.protocol_type)
+        _w.write_string(out, _w.non_null(value.protocol_type, "field protocol_type is null, which GroupMetadataValue version 1 does not allow (never nullable)"))
         field = "generation"
         out += _pack_GroupMetadataValue_generation(value.generation)
         field = "protocol"
@@ -636,30 +528,12 @@ def _write_GroupMetadataValue_v1(value: GroupMetadataValue, out: bytearray) -> N
         field = "leader"
         _w.write_string(out, value.leader)
         field = "members[]"
-        members_items = value.members
-        if members_items is None:
-                raise EncodeError("field members is null, which GroupMetadataValue version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), False)
-            for members_item in members_items:
-                _write_MemberMetadata_v1_2(members_item, out)
+        members_items = _w.non_null(value.members, "field members is null, which GroupMetadataValue version 1 does not allow (never nullable)")
+        _w.write_count(out, len(members_items), False)
+        for members_item in members_items:
+            _write_MemberMetadata_v1_2(members_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_GroupMetadataValue_v1(value: GroupMetadataValue) -> int:
-    size = 4
-    size += _w.string_size(value.protocol_type)
-    size += _w.string_size(value.protocol)
-    size += _w.string_size(value.leader)
-    members_items = value.members
-    if members_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(members_items), False)
-        for members_item in members_items:
-            size += _size_MemberMetadata_v1_2(members_item)
-    return size
 
 
 # --- GroupMetadataValue, version 2 ---
@@ -706,9 +580,7 @@ def _write_GroupMetadataValue_v2(value: GroupMetadataValue, out: bytearray) -> N
     field = ""
     try:
         field = "protocol_type"
-        if value.protocol_type is None:
-            raise EncodeError("field protocol_type is null, which GroupMetadataValue version 2 does not allow (never nullable)")
-        _w.write_string(out, value.protocol_type)
+        _w.write_string(out, _w.non_null(value.protocol_type, "field protocol_type is null, which GroupMetadataValue version 2 does not allow (never nullable)"))
         field = "generation"
         out += _pack_GroupMetadataValue_generation(value.generation)
         field = "protocol"
@@ -718,30 +590,12 @@ def _write_GroupMetadataValue_v2(value: GroupMetadataValue, out: bytearray) -> N
         field = "current_state_timestamp"
         out += _pack_GroupMetadataValue_current_state_timestamp(value.current_state_timestamp)
         field = "members[]"
-        members_items = value.members
-        if members_items is None:
-                raise EncodeError("field members is null, which GroupMetadataValue version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), False)
-            for members_item in members_items:
-                _write_MemberMetadata_v1_2(members_item, out)
+        members_items = _w.non_null(value.members, "field members is null, which GroupMetadataValue version 2 does not allow (never nullable)")
+        _w.write_count(out, len(members_items), False)
+        for members_item in members_items:
+            _write_MemberMetadata_v1_2(members_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_GroupMetadataValue_v2(value: GroupMetadataValue) -> int:
-    size = 12
-    size += _w.string_size(value.protocol_type)
-    size += _w.string_size(value.protocol)
-    size += _w.string_size(value.leader)
-    members_items = value.members
-    if members_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(members_items), False)
-        for members_item in members_items:
-            size += _size_MemberMetadata_v1_2(members_item)
-    return size
 
 
 # --- GroupMetadataValue, version 3 ---
@@ -788,9 +642,7 @@ def _write_GroupMetadataValue_v3(value: GroupMetadataValue, out: bytearray) -> N
     field = ""
     try:
         field = "protocol_type"
-        if value.protocol_type is None:
-            raise EncodeError("field protocol_type is null, which GroupMetadataValue version 3 does not allow (never nullable)")
-        _w.write_string(out, value.protocol_type)
+        _w.write_string(out, _w.non_null(value.protocol_type, "field protocol_type is null, which GroupMetadataValue version 3 does not allow (never nullable)"))
         field = "generation"
         out += _pack_GroupMetadataValue_generation(value.generation)
         field = "protocol"
@@ -800,30 +652,12 @@ def _write_GroupMetadataValue_v3(value: GroupMetadataValue, out: bytearray) -> N
         field = "current_state_timestamp"
         out += _pack_GroupMetadataValue_current_state_timestamp(value.current_state_timestamp)
         field = "members[]"
-        members_items = value.members
-        if members_items is None:
-                raise EncodeError("field members is null, which GroupMetadataValue version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), False)
-            for members_item in members_items:
-                _write_MemberMetadata_v3(members_item, out)
+        members_items = _w.non_null(value.members, "field members is null, which GroupMetadataValue version 3 does not allow (never nullable)")
+        _w.write_count(out, len(members_items), False)
+        for members_item in members_items:
+            _write_MemberMetadata_v3(members_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_GroupMetadataValue_v3(value: GroupMetadataValue) -> int:
-    size = 12
-    size += _w.string_size(value.protocol_type)
-    size += _w.string_size(value.protocol)
-    size += _w.string_size(value.leader)
-    members_items = value.members
-    if members_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(members_items), False)
-        for members_item in members_items:
-            size += _size_MemberMetadata_v3(members_item)
-    return size
 
 
 # --- GroupMetadataValue, version 4 (flexible) ---
@@ -873,9 +707,7 @@ def _write_GroupMetadataValue_v4(value: GroupMetadataValue, out: bytearray) -> N
     field = ""
     try:
         field = "protocol_type"
-        if value.protocol_type is None:
-            raise EncodeError("field protocol_type is null, which GroupMetadataValue version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, value.protocol_type)
+        _w.write_compact_string(out, _w.non_null(value.protocol_type, "field protocol_type is null, which GroupMetadataValue version 4 does not allow (never nullable)"))
         field = "generation"
         out += _pack_GroupMetadataValue_generation(value.generation)
         field = "protocol"
@@ -885,13 +717,10 @@ def _write_GroupMetadataValue_v4(value: GroupMetadataValue, out: bytearray) -> N
         field = "current_state_timestamp"
         out += _pack_GroupMetadataValue_current_state_timestamp(value.current_state_timestamp)
         field = "members[]"
-        members_items = value.members
-        if members_items is None:
-                raise EncodeError("field members is null, which GroupMetadataValue version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), True)
-            for members_item in members_items:
-                _write_MemberMetadata_v4(members_item, out)
+        members_items = _w.non_null(value.members, "field members is null, which GroupMetadataValue version 4 does not allow (never nullable)")
+        _w.write_count(out, len(members_items), True)
+        for members_item in members_items:
+            _write_MemberMetadata_v4(members_item, out)
         field = "(tagged fields)"
         if value.unknown_tagged_fields:
             _w.write_tagged(out, [], value.unknown_tagged_fields)
@@ -899,25 +728,6 @@ def _write_GroupMetadataValue_v4(value: GroupMetadataValue, out: bytearray) -> N
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_GroupMetadataValue_v4(value: GroupMetadataValue) -> int:
-    size = 12
-    size += _w.compact_string_size(value.protocol_type)
-    size += _w.compact_string_size(value.protocol)
-    size += _w.compact_string_size(value.leader)
-    members_items = value.members
-    if members_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(members_items), True)
-        for members_item in members_items:
-            size += _size_MemberMetadata_v4(members_item)
-    count = len(value.unknown_tagged_fields)
-    for tag, payload in value.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -930,7 +740,6 @@ _V3_PLUS = (3, 32767)
 
 MemberMetadata._READERS = (_read_MemberMetadata_v0, _read_MemberMetadata_v1_2, _read_MemberMetadata_v1_2, _read_MemberMetadata_v3, _read_MemberMetadata_v4)
 MemberMetadata._WRITERS = (_write_MemberMetadata_v0, _write_MemberMetadata_v1_2, _write_MemberMetadata_v1_2, _write_MemberMetadata_v3, _write_MemberMetadata_v4)
-MemberMetadata._SIZERS = (_size_MemberMetadata_v0, _size_MemberMetadata_v1_2, _size_MemberMetadata_v1_2, _size_MemberMetadata_v3, _size_MemberMetadata_v4)
 MemberMetadata.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="member_id", json_name="memberId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="group_instance_id", json_name="groupInstanceId", type="string", versions=_V3_PLUS, nullable=_V3_PLUS, ignorable=True),
@@ -943,7 +752,6 @@ MemberMetadata.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
 )
 GroupMetadataValue._READERS = (_read_GroupMetadataValue_v0, _read_GroupMetadataValue_v1, _read_GroupMetadataValue_v2, _read_GroupMetadataValue_v3, _read_GroupMetadataValue_v4)
 GroupMetadataValue._WRITERS = (_write_GroupMetadataValue_v0, _write_GroupMetadataValue_v1, _write_GroupMetadataValue_v2, _write_GroupMetadataValue_v3, _write_GroupMetadataValue_v4)
-GroupMetadataValue._SIZERS = (_size_GroupMetadataValue_v0, _size_GroupMetadataValue_v1, _size_GroupMetadataValue_v2, _size_GroupMetadataValue_v3, _size_GroupMetadataValue_v4)
 GroupMetadataValue._LAZY_DEFAULTS = {"members": list}
 GroupMetadataValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="protocol_type", json_name="protocolType", type="string", versions=_V0_PLUS, default=''),

@@ -3,8 +3,8 @@
 Request message, versions 0-4, flexible versions 4+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -126,24 +126,13 @@ def _write_HeartbeatRequest_v0_2(request: HeartbeatRequest, out: bytearray) -> N
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which HeartbeatRequest versions 0-2 do not allow (never nullable)")
-        _w.write_string(out, request.group_id)
+        _w.write_string(out, _w.non_null(request.group_id, "field group_id is null, which HeartbeatRequest versions 0-2 do not allow (never nullable)"))
         field = "generation_id"
         out += _pack_HeartbeatRequest_generation_id(request.generation_id)
         field = "member_id"
-        if request.member_id is None:
-            raise EncodeError("field member_id is null, which HeartbeatRequest versions 0-2 do not allow (never nullable)")
-        _w.write_string(out, request.member_id)
+        _w.write_string(out, _w.non_null(request.member_id, "field member_id is null, which HeartbeatRequest versions 0-2 do not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_HeartbeatRequest_v0_2(request: HeartbeatRequest) -> int:
-    size = 4
-    size += _w.string_size(request.group_id)
-    size += _w.string_size(request.member_id)
-    return size
 
 
 # --- HeartbeatRequest, version 3 ---
@@ -174,27 +163,15 @@ def _write_HeartbeatRequest_v3(request: HeartbeatRequest, out: bytearray) -> Non
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which HeartbeatRequest version 3 does not allow (never nullable)")
-        _w.write_string(out, request.group_id)
+        _w.write_string(out, _w.non_null(request.group_id, "field group_id is null, which HeartbeatRequest version 3 does not allow (never nullable)"))
         field = "generation_id"
         out += _pack_HeartbeatRequest_generation_id(request.generation_id)
         field = "member_id"
-        if request.member_id is None:
-            raise EncodeError("field member_id is null, which HeartbeatRequest version 3 does not allow (never nullable)")
-        _w.write_string(out, request.member_id)
+        _w.write_string(out, _w.non_null(request.member_id, "field member_id is null, which HeartbeatRequest version 3 does not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_string(out, request.group_instance_id)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_HeartbeatRequest_v3(request: HeartbeatRequest) -> int:
-    size = 4
-    size += _w.string_size(request.group_id)
-    size += _w.string_size(request.member_id)
-    size += _w.string_size(request.group_instance_id)
-    return size
 
 
 # --- HeartbeatRequest, version 4 (flexible) ---
@@ -228,15 +205,11 @@ def _write_HeartbeatRequest_v4(request: HeartbeatRequest, out: bytearray) -> Non
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which HeartbeatRequest version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which HeartbeatRequest version 4 does not allow (never nullable)"))
         field = "generation_id"
         out += _pack_HeartbeatRequest_generation_id(request.generation_id)
         field = "member_id"
-        if request.member_id is None:
-            raise EncodeError("field member_id is null, which HeartbeatRequest version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, request.member_id)
+        _w.write_compact_string(out, _w.non_null(request.member_id, "field member_id is null, which HeartbeatRequest version 4 does not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_compact_string(out, request.group_instance_id)
         field = "(tagged fields)"
@@ -248,18 +221,6 @@ def _write_HeartbeatRequest_v4(request: HeartbeatRequest, out: bytearray) -> Non
         raise _w.encode_failure(error, field) from None
 
 
-def _size_HeartbeatRequest_v4(request: HeartbeatRequest) -> int:
-    size = 4
-    size += _w.compact_string_size(request.group_id)
-    size += _w.compact_string_size(request.member_id)
-    size += _w.compact_string_size(request.group_instance_id)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -268,7 +229,6 @@ _V3_PLUS = (3, 32767)
 
 HeartbeatRequest._READERS = (_read_HeartbeatRequest_v0_2, _read_HeartbeatRequest_v0_2, _read_HeartbeatRequest_v0_2, _read_HeartbeatRequest_v3, _read_HeartbeatRequest_v4)
 HeartbeatRequest._WRITERS = (_write_HeartbeatRequest_v0_2, _write_HeartbeatRequest_v0_2, _write_HeartbeatRequest_v0_2, _write_HeartbeatRequest_v3, _write_HeartbeatRequest_v4)
-HeartbeatRequest._SIZERS = (_size_HeartbeatRequest_v0_2, _size_HeartbeatRequest_v0_2, _size_HeartbeatRequest_v0_2, _size_HeartbeatRequest_v3, _size_HeartbeatRequest_v4)
 HeartbeatRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="generation_id", json_name="generationId", type="int32", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Response message, versions 0-4, flexible versions 4+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -112,11 +112,6 @@ def _write_HeartbeatResponse_v0(response: HeartbeatResponse, out: bytearray) -> 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_HeartbeatResponse_v0(response: HeartbeatResponse) -> int:
-    size = 2
-    return size
-
-
 # --- HeartbeatResponse, versions 1-3 ---
 
 def _read_HeartbeatResponse_v1_3(buf: bytes, pos: int) -> tuple[HeartbeatResponse, int]:
@@ -142,11 +137,6 @@ def _write_HeartbeatResponse_v1_3(response: HeartbeatResponse, out: bytearray) -
         out += _pack_HeartbeatResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_HeartbeatResponse_v1_3(response: HeartbeatResponse) -> int:
-    size = 6
-    return size
 
 
 # --- HeartbeatResponse, version 4 (flexible) ---
@@ -184,15 +174,6 @@ def _write_HeartbeatResponse_v4(response: HeartbeatResponse, out: bytearray) -> 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_HeartbeatResponse_v4(response: HeartbeatResponse) -> int:
-    size = 6
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -201,7 +182,6 @@ _V1_PLUS = (1, 32767)
 
 HeartbeatResponse._READERS = (_read_HeartbeatResponse_v0, _read_HeartbeatResponse_v1_3, _read_HeartbeatResponse_v1_3, _read_HeartbeatResponse_v1_3, _read_HeartbeatResponse_v4)
 HeartbeatResponse._WRITERS = (_write_HeartbeatResponse_v0, _write_HeartbeatResponse_v1_3, _write_HeartbeatResponse_v1_3, _write_HeartbeatResponse_v1_3, _write_HeartbeatResponse_v4)
-HeartbeatResponse._SIZERS = (_size_HeartbeatResponse_v0, _size_HeartbeatResponse_v1_3, _size_HeartbeatResponse_v1_3, _size_HeartbeatResponse_v1_3, _size_HeartbeatResponse_v4)
 HeartbeatResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V1_PLUS, ignorable=True, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

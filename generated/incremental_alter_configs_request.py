@@ -3,8 +3,8 @@
 Request message, versions 0-1, flexible versions 1+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -234,22 +234,13 @@ def _write_AlterableConfig_v0(config: AlterableConfig, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if config.name is None:
-            raise EncodeError("field name is null, which AlterableConfig version 0 does not allow (never nullable)")
-        _w.write_string(out, config.name)
+        _w.write_string(out, _w.non_null(config.name, "field name is null, which AlterableConfig version 0 does not allow (never nullable)"))
         field = "config_operation"
         out += _pack_AlterableConfig_config_operation(config.config_operation)
         field = "value"
         _w.write_string(out, config.value)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AlterableConfig_v0(config: AlterableConfig) -> int:
-    size = 1
-    size += _w.string_size(config.name)
-    size += _w.string_size(config.value)
-    return size
 
 
 # --- AlterableConfig, version 1 (flexible) ---
@@ -281,9 +272,7 @@ def _write_AlterableConfig_v1(config: AlterableConfig, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if config.name is None:
-            raise EncodeError("field name is null, which AlterableConfig version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, config.name)
+        _w.write_compact_string(out, _w.non_null(config.name, "field name is null, which AlterableConfig version 1 does not allow (never nullable)"))
         field = "config_operation"
         out += _pack_AlterableConfig_config_operation(config.config_operation)
         field = "value"
@@ -295,17 +284,6 @@ def _write_AlterableConfig_v1(config: AlterableConfig, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AlterableConfig_v1(config: AlterableConfig) -> int:
-    size = 1
-    size += _w.compact_string_size(config.name)
-    size += _w.compact_string_size(config.value)
-    count = len(config.unknown_tagged_fields)
-    for tag, payload in config.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- AlterConfigsResource, version 0 ---
@@ -347,32 +325,14 @@ def _write_AlterConfigsResource_v0(resource: AlterConfigsResource, out: bytearra
         field = "resource_type"
         out += _pack_AlterConfigsResource_resource_type(resource.resource_type)
         field = "resource_name"
-        if resource.resource_name is None:
-            raise EncodeError("field resource_name is null, which AlterConfigsResource version 0 does not allow (never nullable)")
-        _w.write_string(out, resource.resource_name)
+        _w.write_string(out, _w.non_null(resource.resource_name, "field resource_name is null, which AlterConfigsResource version 0 does not allow (never nullable)"))
         field = "configs[]"
-        configs_items = resource.configs
-        if configs_items is None:
-                raise EncodeError("field configs is null, which AlterConfigsResource version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(configs_items), False)
-            for configs_item in configs_items:
-                _write_AlterableConfig_v0(configs_item, out)
+        configs_items = _w.non_null(resource.configs, "field configs is null, which AlterConfigsResource version 0 does not allow (never nullable)")
+        _w.write_count(out, len(configs_items), False)
+        for configs_item in configs_items:
+            _write_AlterableConfig_v0(configs_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AlterConfigsResource_v0(resource: AlterConfigsResource) -> int:
-    size = 1
-    size += _w.string_size(resource.resource_name)
-    configs_items = resource.configs
-    if configs_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(configs_items), False)
-        for configs_item in configs_items:
-            size += _size_AlterableConfig_v0(configs_item)
-    return size
 
 
 # --- AlterConfigsResource, version 1 (flexible) ---
@@ -417,17 +377,12 @@ def _write_AlterConfigsResource_v1(resource: AlterConfigsResource, out: bytearra
         field = "resource_type"
         out += _pack_AlterConfigsResource_resource_type(resource.resource_type)
         field = "resource_name"
-        if resource.resource_name is None:
-            raise EncodeError("field resource_name is null, which AlterConfigsResource version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, resource.resource_name)
+        _w.write_compact_string(out, _w.non_null(resource.resource_name, "field resource_name is null, which AlterConfigsResource version 1 does not allow (never nullable)"))
         field = "configs[]"
-        configs_items = resource.configs
-        if configs_items is None:
-                raise EncodeError("field configs is null, which AlterConfigsResource version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(configs_items), True)
-            for configs_item in configs_items:
-                _write_AlterableConfig_v1(configs_item, out)
+        configs_items = _w.non_null(resource.configs, "field configs is null, which AlterConfigsResource version 1 does not allow (never nullable)")
+        _w.write_count(out, len(configs_items), True)
+        for configs_item in configs_items:
+            _write_AlterableConfig_v1(configs_item, out)
         field = "(tagged fields)"
         if resource.unknown_tagged_fields:
             _w.write_tagged(out, [], resource.unknown_tagged_fields)
@@ -435,23 +390,6 @@ def _write_AlterConfigsResource_v1(resource: AlterConfigsResource, out: bytearra
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AlterConfigsResource_v1(resource: AlterConfigsResource) -> int:
-    size = 1
-    size += _w.compact_string_size(resource.resource_name)
-    configs_items = resource.configs
-    if configs_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(configs_items), True)
-        for configs_item in configs_items:
-            size += _size_AlterableConfig_v1(configs_item)
-    count = len(resource.unknown_tagged_fields)
-    for tag, payload in resource.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- IncrementalAlterConfigsRequest, version 0 ---
@@ -489,29 +427,14 @@ def _write_IncrementalAlterConfigsRequest_v0(request: IncrementalAlterConfigsReq
     field = ""
     try:
         field = "resources[]"
-        resources_items = request.resources
-        if resources_items is None:
-                raise EncodeError("field resources is null, which IncrementalAlterConfigsRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(resources_items), False)
-            for resources_item in resources_items:
-                _write_AlterConfigsResource_v0(resources_item, out)
+        resources_items = _w.non_null(request.resources, "field resources is null, which IncrementalAlterConfigsRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(resources_items), False)
+        for resources_item in resources_items:
+            _write_AlterConfigsResource_v0(resources_item, out)
         field = "validate_only"
         out += _pack_IncrementalAlterConfigsRequest_validate_only(request.validate_only)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_IncrementalAlterConfigsRequest_v0(request: IncrementalAlterConfigsRequest) -> int:
-    size = 1
-    resources_items = request.resources
-    if resources_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(resources_items), False)
-        for resources_item in resources_items:
-            size += _size_AlterConfigsResource_v0(resources_item)
-    return size
 
 
 # --- IncrementalAlterConfigsRequest, version 1 (flexible) ---
@@ -552,13 +475,10 @@ def _write_IncrementalAlterConfigsRequest_v1(request: IncrementalAlterConfigsReq
     field = ""
     try:
         field = "resources[]"
-        resources_items = request.resources
-        if resources_items is None:
-                raise EncodeError("field resources is null, which IncrementalAlterConfigsRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(resources_items), True)
-            for resources_item in resources_items:
-                _write_AlterConfigsResource_v1(resources_item, out)
+        resources_items = _w.non_null(request.resources, "field resources is null, which IncrementalAlterConfigsRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(resources_items), True)
+        for resources_item in resources_items:
+            _write_AlterConfigsResource_v1(resources_item, out)
         field = "validate_only"
         out += _pack_IncrementalAlterConfigsRequest_validate_only(request.validate_only)
         field = "(tagged fields)"
@@ -570,22 +490,6 @@ def _write_IncrementalAlterConfigsRequest_v1(request: IncrementalAlterConfigsReq
         raise _w.encode_failure(error, field) from None
 
 
-def _size_IncrementalAlterConfigsRequest_v1(request: IncrementalAlterConfigsRequest) -> int:
-    size = 1
-    resources_items = request.resources
-    if resources_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(resources_items), True)
-        for resources_item in resources_items:
-            size += _size_AlterConfigsResource_v1(resources_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -593,7 +497,6 @@ _V0_PLUS = (0, 32767)
 
 AlterableConfig._READERS = (_read_AlterableConfig_v0, _read_AlterableConfig_v1)
 AlterableConfig._WRITERS = (_write_AlterableConfig_v0, _write_AlterableConfig_v1)
-AlterableConfig._SIZERS = (_size_AlterableConfig_v0, _size_AlterableConfig_v1)
 AlterableConfig._MAP_KEYS = ("name", "config_operation")
 AlterableConfig.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
@@ -602,7 +505,6 @@ AlterableConfig.FIELDS = (  # what the runtime knows of each field (kwire.wire.m
 )
 AlterConfigsResource._READERS = (_read_AlterConfigsResource_v0, _read_AlterConfigsResource_v1)
 AlterConfigsResource._WRITERS = (_write_AlterConfigsResource_v0, _write_AlterConfigsResource_v1)
-AlterConfigsResource._SIZERS = (_size_AlterConfigsResource_v0, _size_AlterConfigsResource_v1)
 AlterConfigsResource._LAZY_DEFAULTS = {"configs": KeyedList}
 AlterConfigsResource._MAP_KEYS = ("resource_type", "resource_name")
 AlterConfigsResource.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -612,7 +514,6 @@ AlterConfigsResource.FIELDS = (  # what the runtime knows of each field (kwire.w
 )
 IncrementalAlterConfigsRequest._READERS = (_read_IncrementalAlterConfigsRequest_v0, _read_IncrementalAlterConfigsRequest_v1)
 IncrementalAlterConfigsRequest._WRITERS = (_write_IncrementalAlterConfigsRequest_v0, _write_IncrementalAlterConfigsRequest_v1)
-IncrementalAlterConfigsRequest._SIZERS = (_size_IncrementalAlterConfigsRequest_v0, _size_IncrementalAlterConfigsRequest_v1)
 IncrementalAlterConfigsRequest._LAZY_DEFAULTS = {"resources": KeyedList}
 IncrementalAlterConfigsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="resources", json_name="resources", type="[]AlterConfigsResource", versions=_V0_PLUS, default=(), struct=AlterConfigsResource),

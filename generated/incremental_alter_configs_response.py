@@ -3,8 +3,8 @@
 Response message, versions 0-1, flexible versions 1+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -187,18 +187,9 @@ def _write_AlterConfigsResourceResponse_v0(response: AlterConfigsResourceRespons
         field = "resource_type"
         out += _pack_AlterConfigsResourceResponse_resource_type(response.resource_type)
         field = "resource_name"
-        if response.resource_name is None:
-            raise EncodeError("field resource_name is null, which AlterConfigsResourceResponse version 0 does not allow (never nullable)")
-        _w.write_string(out, response.resource_name)
+        _w.write_string(out, _w.non_null(response.resource_name, "field resource_name is null, which AlterConfigsResourceResponse version 0 does not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AlterConfigsResourceResponse_v0(response: AlterConfigsResourceResponse) -> int:
-    size = 3
-    size += _w.string_size(response.error_message)
-    size += _w.string_size(response.resource_name)
-    return size
 
 
 # --- AlterConfigsResourceResponse, version 1 (flexible) ---
@@ -239,9 +230,7 @@ def _write_AlterConfigsResourceResponse_v1(response: AlterConfigsResourceRespons
         field = "resource_type"
         out += _pack_AlterConfigsResourceResponse_resource_type(response.resource_type)
         field = "resource_name"
-        if response.resource_name is None:
-            raise EncodeError("field resource_name is null, which AlterConfigsResourceResponse version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, response.resource_name)
+        _w.write_compact_string(out, _w.non_null(response.resource_name, "field resource_name is null, which AlterConfigsResourceResponse version 1 does not allow (never nullable)"))
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -249,17 +238,6 @@ def _write_AlterConfigsResourceResponse_v1(response: AlterConfigsResourceRespons
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AlterConfigsResourceResponse_v1(response: AlterConfigsResourceResponse) -> int:
-    size = 3
-    size += _w.compact_string_size(response.error_message)
-    size += _w.compact_string_size(response.resource_name)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- IncrementalAlterConfigsResponse, version 0 ---
@@ -299,27 +277,12 @@ def _write_IncrementalAlterConfigsResponse_v0(response: IncrementalAlterConfigsR
         field = "throttle_time_ms"
         out += _pack_IncrementalAlterConfigsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "responses[]"
-        responses_items = response.responses
-        if responses_items is None:
-                raise EncodeError("field responses is null, which IncrementalAlterConfigsResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(responses_items), False)
-            for responses_item in responses_items:
-                _write_AlterConfigsResourceResponse_v0(responses_item, out)
+        responses_items = _w.non_null(response.responses, "field responses is null, which IncrementalAlterConfigsResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(responses_items), False)
+        for responses_item in responses_items:
+            _write_AlterConfigsResourceResponse_v0(responses_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_IncrementalAlterConfigsResponse_v0(response: IncrementalAlterConfigsResponse) -> int:
-    size = 4
-    responses_items = response.responses
-    if responses_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(responses_items), False)
-        for responses_item in responses_items:
-            size += _size_AlterConfigsResourceResponse_v0(responses_item)
-    return size
 
 
 # --- IncrementalAlterConfigsResponse, version 1 (flexible) ---
@@ -362,13 +325,10 @@ def _write_IncrementalAlterConfigsResponse_v1(response: IncrementalAlterConfigsR
         field = "throttle_time_ms"
         out += _pack_IncrementalAlterConfigsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "responses[]"
-        responses_items = response.responses
-        if responses_items is None:
-                raise EncodeError("field responses is null, which IncrementalAlterConfigsResponse version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(responses_items), True)
-            for responses_item in responses_items:
-                _write_AlterConfigsResourceResponse_v1(responses_item, out)
+        responses_items = _w.non_null(response.responses, "field responses is null, which IncrementalAlterConfigsResponse version 1 does not allow (never nullable)")
+        _w.write_count(out, len(responses_items), True)
+        for responses_item in responses_items:
+            _write_AlterConfigsResourceResponse_v1(responses_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -378,22 +338,6 @@ def _write_IncrementalAlterConfigsResponse_v1(response: IncrementalAlterConfigsR
         raise _w.encode_failure(error, field) from None
 
 
-def _size_IncrementalAlterConfigsResponse_v1(response: IncrementalAlterConfigsResponse) -> int:
-    size = 4
-    responses_items = response.responses
-    if responses_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(responses_items), True)
-        for responses_item in responses_items:
-            size += _size_AlterConfigsResourceResponse_v1(responses_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -401,7 +345,6 @@ _V0_PLUS = (0, 32767)
 
 AlterConfigsResourceResponse._READERS = (_read_AlterConfigsResourceResponse_v0, _read_AlterConfigsResourceResponse_v1)
 AlterConfigsResourceResponse._WRITERS = (_write_AlterConfigsResourceResponse_v0, _write_AlterConfigsResourceResponse_v1)
-AlterConfigsResourceResponse._SIZERS = (_size_AlterConfigsResourceResponse_v0, _size_AlterConfigsResourceResponse_v1)
 AlterConfigsResourceResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_message", json_name="errorMessage", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
@@ -410,7 +353,6 @@ AlterConfigsResourceResponse.FIELDS = (  # what the runtime knows of each field 
 )
 IncrementalAlterConfigsResponse._READERS = (_read_IncrementalAlterConfigsResponse_v0, _read_IncrementalAlterConfigsResponse_v1)
 IncrementalAlterConfigsResponse._WRITERS = (_write_IncrementalAlterConfigsResponse_v0, _write_IncrementalAlterConfigsResponse_v1)
-IncrementalAlterConfigsResponse._SIZERS = (_size_IncrementalAlterConfigsResponse_v0, _size_IncrementalAlterConfigsResponse_v1)
 IncrementalAlterConfigsResponse._LAZY_DEFAULTS = {"responses": list}
 IncrementalAlterConfigsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Request message, versions 0-6, flexible versions 2+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -159,12 +159,6 @@ def _write_InitProducerIdRequest_v0_1(request: InitProducerIdRequest, out: bytea
         raise _w.encode_failure(error, field) from None
 
 
-def _size_InitProducerIdRequest_v0_1(request: InitProducerIdRequest) -> int:
-    size = 4
-    size += _w.string_size(request.transactional_id)
-    return size
-
-
 # --- InitProducerIdRequest, version 2 (flexible) ---
 
 def _read_InitProducerIdRequest_v2(buf: bytes, pos: int) -> tuple[InitProducerIdRequest, int]:
@@ -216,16 +210,6 @@ def _write_InitProducerIdRequest_v2(request: InitProducerIdRequest, out: bytearr
         raise _w.encode_failure(error, field) from None
 
 
-def _size_InitProducerIdRequest_v2(request: InitProducerIdRequest) -> int:
-    size = 4
-    size += _w.compact_string_size(request.transactional_id)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- InitProducerIdRequest, versions 3-5 (flexible) ---
 
 def _read_InitProducerIdRequest_v3_5(buf: bytes, pos: int) -> tuple[InitProducerIdRequest, int]:
@@ -271,16 +255,6 @@ def _write_InitProducerIdRequest_v3_5(request: InitProducerIdRequest, out: bytea
         raise _w.encode_failure(error, field) from None
 
 
-def _size_InitProducerIdRequest_v3_5(request: InitProducerIdRequest) -> int:
-    size = 14
-    size += _w.compact_string_size(request.transactional_id)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- InitProducerIdRequest, version 6 (flexible) ---
 
 def _read_InitProducerIdRequest_v6(buf: bytes, pos: int) -> tuple[InitProducerIdRequest, int]:
@@ -320,16 +294,6 @@ def _write_InitProducerIdRequest_v6(request: InitProducerIdRequest, out: bytearr
         raise _w.encode_failure(error, field) from None
 
 
-def _size_InitProducerIdRequest_v6(request: InitProducerIdRequest) -> int:
-    size = 16
-    size += _w.compact_string_size(request.transactional_id)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -339,7 +303,6 @@ _V6_PLUS = (6, 32767)
 
 InitProducerIdRequest._READERS = (_read_InitProducerIdRequest_v0_1, _read_InitProducerIdRequest_v0_1, _read_InitProducerIdRequest_v2, _read_InitProducerIdRequest_v3_5, _read_InitProducerIdRequest_v3_5, _read_InitProducerIdRequest_v3_5, _read_InitProducerIdRequest_v6)
 InitProducerIdRequest._WRITERS = (_write_InitProducerIdRequest_v0_1, _write_InitProducerIdRequest_v0_1, _write_InitProducerIdRequest_v2, _write_InitProducerIdRequest_v3_5, _write_InitProducerIdRequest_v3_5, _write_InitProducerIdRequest_v3_5, _write_InitProducerIdRequest_v6)
-InitProducerIdRequest._SIZERS = (_size_InitProducerIdRequest_v0_1, _size_InitProducerIdRequest_v0_1, _size_InitProducerIdRequest_v2, _size_InitProducerIdRequest_v3_5, _size_InitProducerIdRequest_v3_5, _size_InitProducerIdRequest_v3_5, _size_InitProducerIdRequest_v6)
 InitProducerIdRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="transactional_id", json_name="transactionalId", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
     FieldInfo(attr="transaction_timeout_ms", json_name="transactionTimeoutMs", type="int32", versions=_V0_PLUS, default=0),

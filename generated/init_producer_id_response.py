@@ -3,8 +3,8 @@
 Response message, versions 0-6, flexible versions 2+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -146,11 +146,6 @@ def _write_InitProducerIdResponse_v0_1(response: InitProducerIdResponse, out: by
         raise _w.encode_failure(error, field) from None
 
 
-def _size_InitProducerIdResponse_v0_1(response: InitProducerIdResponse) -> int:
-    size = 16
-    return size
-
-
 # --- InitProducerIdResponse, versions 2-5 (flexible) ---
 
 def _read_InitProducerIdResponse_v2_5(buf: bytes, pos: int) -> tuple[InitProducerIdResponse, int]:
@@ -192,15 +187,6 @@ def _write_InitProducerIdResponse_v2_5(response: InitProducerIdResponse, out: by
         raise _w.encode_failure(error, field) from None
 
 
-def _size_InitProducerIdResponse_v2_5(response: InitProducerIdResponse) -> int:
-    size = 16
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- InitProducerIdResponse, version 6 (flexible) ---
 
 def _read_InitProducerIdResponse_v6(buf: bytes, pos: int) -> tuple[InitProducerIdResponse, int]:
@@ -236,15 +222,6 @@ def _write_InitProducerIdResponse_v6(response: InitProducerIdResponse, out: byte
         raise _w.encode_failure(error, field) from None
 
 
-def _size_InitProducerIdResponse_v6(response: InitProducerIdResponse) -> int:
-    size = 26
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -253,7 +230,6 @@ _V6_PLUS = (6, 32767)
 
 InitProducerIdResponse._READERS = (_read_InitProducerIdResponse_v0_1, _read_InitProducerIdResponse_v0_1, _read_InitProducerIdResponse_v2_5, _read_InitProducerIdResponse_v2_5, _read_InitProducerIdResponse_v2_5, _read_InitProducerIdResponse_v2_5, _read_InitProducerIdResponse_v6)
 InitProducerIdResponse._WRITERS = (_write_InitProducerIdResponse_v0_1, _write_InitProducerIdResponse_v0_1, _write_InitProducerIdResponse_v2_5, _write_InitProducerIdResponse_v2_5, _write_InitProducerIdResponse_v2_5, _write_InitProducerIdResponse_v2_5, _write_InitProducerIdResponse_v6)
-InitProducerIdResponse._SIZERS = (_size_InitProducerIdResponse_v0_1, _size_InitProducerIdResponse_v0_1, _size_InitProducerIdResponse_v2_5, _size_InitProducerIdResponse_v2_5, _size_InitProducerIdResponse_v2_5, _size_InitProducerIdResponse_v2_5, _size_InitProducerIdResponse_v6)
 InitProducerIdResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, ignorable=True, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Request message, versions 0-9, flexible versions 6+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -202,22 +202,11 @@ def _write_JoinGroupRequestProtocol_v0_5(protocol: JoinGroupRequestProtocol, out
     field = ""
     try:
         field = "name"
-        if protocol.name is None:
-            raise EncodeError("field name is null, which JoinGroupRequestProtocol versions 0-5 do not allow (never nullable)")
-        _w.write_string(out, protocol.name)
+        _w.write_string(out, _w.non_null(protocol.name, "field name is null, which JoinGroupRequestProtocol versions 0-5 do not allow (never nullable)"))
         field = "metadata"
-        if protocol.metadata is None:
-            raise EncodeError("field metadata is null, which JoinGroupRequestProtocol versions 0-5 do not allow (never nullable)")
-        _w.write_bytes(out, protocol.metadata)
+        _w.write_bytes(out, _w.non_null(protocol.metadata, "field metadata is null, which JoinGroupRequestProtocol versions 0-5 do not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_JoinGroupRequestProtocol_v0_5(protocol: JoinGroupRequestProtocol) -> int:
-    size = 0
-    size += _w.string_size(protocol.name)
-    size += _w.bytes_size(protocol.metadata)
-    return size
 
 
 # --- JoinGroupRequestProtocol, versions 6-9 (flexible) ---
@@ -246,13 +235,9 @@ def _write_JoinGroupRequestProtocol_v6_9(protocol: JoinGroupRequestProtocol, out
     field = ""
     try:
         field = "name"
-        if protocol.name is None:
-            raise EncodeError("field name is null, which JoinGroupRequestProtocol versions 6-9 do not allow (never nullable)")
-        _w.write_compact_string(out, protocol.name)
+        _w.write_compact_string(out, _w.non_null(protocol.name, "field name is null, which JoinGroupRequestProtocol versions 6-9 do not allow (never nullable)"))
         field = "metadata"
-        if protocol.metadata is None:
-            raise EncodeError("field metadata is null, which JoinGroupRequestProtocol versions 6-9 do not allow (never nullable)")
-        _w.write_compact_bytes(out, protocol.metadata)
+        _w.write_compact_bytes(out, _w.non_null(protocol.metadata, "field metadata is null, which JoinGroupRequestProtocol versions 6-9 do not allow (never nullable)"))
         field = "(tagged fields)"
         if protocol.unknown_tagged_fields:
             _w.write_tagged(out, [], protocol.unknown_tagged_fields)
@@ -260,17 +245,6 @@ def _write_JoinGroupRequestProtocol_v6_9(protocol: JoinGroupRequestProtocol, out
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_JoinGroupRequestProtocol_v6_9(protocol: JoinGroupRequestProtocol) -> int:
-    size = 0
-    size += _w.compact_string_size(protocol.name)
-    size += _w.compact_bytes_size(protocol.metadata)
-    count = len(protocol.unknown_tagged_fields)
-    for tag, payload in protocol.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- JoinGroupRequest, version 0 ---
@@ -319,44 +293,20 @@ def _write_JoinGroupRequest_v0(request: JoinGroupRequest, out: bytearray) -> Non
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which JoinGroupRequest version 0 does not allow (never nullable)")
-        _w.write_string(out, request.group_id)
+        _w.write_string(out, _w.non_null(request.group_id, "field group_id is null, which JoinGroupRequest version 0 does not allow (never nullable)"))
         field = "session_timeout_ms"
         out += _pack_JoinGroupRequest_session_timeout_ms(request.session_timeout_ms)
         field = "member_id"
-        if request.member_id is None:
-            raise EncodeError("field member_id is null, which JoinGroupRequest version 0 does not allow (never nullable)")
-        _w.write_string(out, request.member_id)
+        _w.write_string(out, _w.non_null(request.member_id, "field member_id is null, which JoinGroupRequest version 0 does not allow (never nullable)"))
         field = "protocol_type"
-        if request.protocol_type is None:
-            raise EncodeError("field protocol_type is null, which JoinGroupRequest version 0 does not allow (never nullable)")
-        _w.write_string(out, request.protocol_type)
+        _w.write_string(out, _w.non_null(request.protocol_type, "field protocol_type is null, which JoinGroupRequest version 0 does not allow (never nullable)"))
         field = "protocols[]"
-        protocols_items = request.protocols
-        if protocols_items is None:
-                raise EncodeError("field protocols is null, which JoinGroupRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(protocols_items), False)
-            for protocols_item in protocols_items:
-                _write_JoinGroupRequestProtocol_v0_5(protocols_item, out)
+        protocols_items = _w.non_null(request.protocols, "field protocols is null, which JoinGroupRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(protocols_items), False)
+        for protocols_item in protocols_items:
+            _write_JoinGroupRequestProtocol_v0_5(protocols_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_JoinGroupRequest_v0(request: JoinGroupRequest) -> int:
-    size = 4
-    size += _w.string_size(request.group_id)
-    size += _w.string_size(request.member_id)
-    size += _w.string_size(request.protocol_type)
-    protocols_items = request.protocols
-    if protocols_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(protocols_items), False)
-        for protocols_item in protocols_items:
-            size += _size_JoinGroupRequestProtocol_v0_5(protocols_item)
-    return size
 
 
 # --- JoinGroupRequest, versions 1-4 ---
@@ -404,44 +354,20 @@ def _write_JoinGroupRequest_v1_4(request: JoinGroupRequest, out: bytearray) -> N
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which JoinGroupRequest versions 1-4 do not allow (never nullable)")
-        _w.write_string(out, request.group_id)
+        _w.write_string(out, _w.non_null(request.group_id, "field group_id is null, which JoinGroupRequest versions 1-4 do not allow (never nullable)"))
         field = "session_timeout_ms, rebalance_timeout_ms"
         out += _pack_JoinGroupRequest_session_timeout_ms_rebalance_timeout_ms(request.session_timeout_ms, request.rebalance_timeout_ms)
         field = "member_id"
-        if request.member_id is None:
-            raise EncodeError("field member_id is null, which JoinGroupRequest versions 1-4 do not allow (never nullable)")
-        _w.write_string(out, request.member_id)
+        _w.write_string(out, _w.non_null(request.member_id, "field member_id is null, which JoinGroupRequest versions 1-4 do not allow (never nullable)"))
         field = "protocol_type"
-        if request.protocol_type is None:
-            raise EncodeError("field protocol_type is null, which JoinGroupRequest versions 1-4 do not allow (never nullable)")
-        _w.write_string(out, request.protocol_type)
+        _w.write_string(out, _w.non_null(request.protocol_type, "field protocol_type is null, which JoinGroupRequest versions 1-4 do not allow (never nullable)"))
         field = "protocols[]"
-        protocols_items = request.protocols
-        if protocols_items is None:
-                raise EncodeError("field protocols is null, which JoinGroupRequest versions 1-4 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(protocols_items), False)
-            for protocols_item in protocols_items:
-                _write_JoinGroupRequestProtocol_v0_5(protocols_item, out)
+        protocols_items = _w.non_null(request.protocols, "field protocols is null, which JoinGroupRequest versions 1-4 do not allow (never nullable)")
+        _w.write_count(out, len(protocols_items), False)
+        for protocols_item in protocols_items:
+            _write_JoinGroupRequestProtocol_v0_5(protocols_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_JoinGroupRequest_v1_4(request: JoinGroupRequest) -> int:
-    size = 8
-    size += _w.string_size(request.group_id)
-    size += _w.string_size(request.member_id)
-    size += _w.string_size(request.protocol_type)
-    protocols_items = request.protocols
-    if protocols_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(protocols_items), False)
-        for protocols_item in protocols_items:
-            size += _size_JoinGroupRequestProtocol_v0_5(protocols_item)
-    return size
 
 
 # --- JoinGroupRequest, version 5 ---
@@ -488,47 +414,22 @@ def _write_JoinGroupRequest_v5(request: JoinGroupRequest, out: bytearray) -> Non
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which JoinGroupRequest version 5 does not allow (never nullable)")
-        _w.write_string(out, request.group_id)
+        _w.write_string(out, _w.non_null(request.group_id, "field group_id is null, which JoinGroupRequest version 5 does not allow (never nullable)"))
         field = "session_timeout_ms, rebalance_timeout_ms"
         out += _pack_JoinGroupRequest_session_timeout_ms_rebalance_timeout_ms(request.session_timeout_ms, request.rebalance_timeout_ms)
         field = "member_id"
-        if request.member_id is None:
-            raise EncodeError("field member_id is null, which JoinGroupRequest version 5 does not allow (never nullable)")
-        _w.write_string(out, request.member_id)
+        _w.write_string(out, _w.non_null(request.member_id, "field member_id is null, which JoinGroupRequest version 5 does not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_string(out, request.group_instance_id)
         field = "protocol_type"
-        if request.protocol_type is None:
-            raise EncodeError("field protocol_type is null, which JoinGroupRequest version 5 does not allow (never nullable)")
-        _w.write_string(out, request.protocol_type)
+        _w.write_string(out, _w.non_null(request.protocol_type, "field protocol_type is null, which JoinGroupRequest version 5 does not allow (never nullable)"))
         field = "protocols[]"
-        protocols_items = request.protocols
-        if protocols_items is None:
-                raise EncodeError("field protocols is null, which JoinGroupRequest version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(protocols_items), False)
-            for protocols_item in protocols_items:
-                _write_JoinGroupRequestProtocol_v0_5(protocols_item, out)
+        protocols_items = _w.non_null(request.protocols, "field protocols is null, which JoinGroupRequest version 5 does not allow (never nullable)")
+        _w.write_count(out, len(protocols_items), False)
+        for protocols_item in protocols_items:
+            _write_JoinGroupRequestProtocol_v0_5(protocols_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_JoinGroupRequest_v5(request: JoinGroupRequest) -> int:
-    size = 8
-    size += _w.string_size(request.group_id)
-    size += _w.string_size(request.member_id)
-    size += _w.string_size(request.group_instance_id)
-    size += _w.string_size(request.protocol_type)
-    protocols_items = request.protocols
-    if protocols_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(protocols_items), False)
-        for protocols_item in protocols_items:
-            size += _size_JoinGroupRequestProtocol_v0_5(protocols_item)
-    return size
 
 
 # --- JoinGroupRequest, versions 6-7 (flexible) ---
@@ -578,29 +479,20 @@ def _write_JoinGroupRequest_v6_7(request: JoinGroupRequest, out: bytearray) -> N
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which JoinGroupRequest versions 6-7 do not allow (never nullable)")
-        _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which JoinGroupRequest versions 6-7 do not allow (never nullable)"))
         field = "session_timeout_ms, rebalance_timeout_ms"
         out += _pack_JoinGroupRequest_session_timeout_ms_rebalance_timeout_ms(request.session_timeout_ms, request.rebalance_timeout_ms)
         field = "member_id"
-        if request.member_id is None:
-            raise EncodeError("field member_id is null, which JoinGroupRequest versions 6-7 do not allow (never nullable)")
-        _w.write_compact_string(out, request.member_id)
+        _w.write_compact_string(out, _w.non_null(request.member_id, "field member_id is null, which JoinGroupRequest versions 6-7 do not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_compact_string(out, request.group_instance_id)
         field = "protocol_type"
-        if request.protocol_type is None:
-            raise EncodeError("field protocol_type is null, which JoinGroupRequest versions 6-7 do not allow (never nullable)")
-        _w.write_compact_string(out, request.protocol_type)
+        _w.write_compact_string(out, _w.non_null(request.protocol_type, "field protocol_type is null, which JoinGroupRequest versions 6-7 do not allow (never nullable)"))
         field = "protocols[]"
-        protocols_items = request.protocols
-        if protocols_items is None:
-                raise EncodeError("field protocols is null, which JoinGroupRequest versions 6-7 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(protocols_items), True)
-            for protocols_item in protocols_items:
-                _write_JoinGroupRequestProtocol_v6_9(protocols_item, out)
+        protocols_items = _w.non_null(request.protocols, "field protocols is null, which JoinGroupRequest versions 6-7 do not allow (never nullable)")
+        _w.write_count(out, len(protocols_items), True)
+        for protocols_item in protocols_items:
+            _write_JoinGroupRequestProtocol_v6_9(protocols_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -608,26 +500,6 @@ def _write_JoinGroupRequest_v6_7(request: JoinGroupRequest, out: bytearray) -> N
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_JoinGroupRequest_v6_7(request: JoinGroupRequest) -> int:
-    size = 8
-    size += _w.compact_string_size(request.group_id)
-    size += _w.compact_string_size(request.member_id)
-    size += _w.compact_string_size(request.group_instance_id)
-    size += _w.compact_string_size(request.protocol_type)
-    protocols_items = request.protocols
-    if protocols_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(protocols_items), True)
-        for protocols_item in protocols_items:
-            size += _size_JoinGroupRequestProtocol_v6_9(protocols_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- JoinGroupRequest, versions 8-9 (flexible) ---
@@ -678,29 +550,20 @@ def _write_JoinGroupRequest_v8_9(request: JoinGroupRequest, out: bytearray) -> N
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which JoinGroupRequest versions 8-9 do not allow (never nullable)")
-        _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which JoinGroupRequest versions 8-9 do not allow (never nullable)"))
         field = "session_timeout_ms, rebalance_timeout_ms"
         out += _pack_JoinGroupRequest_session_timeout_ms_rebalance_timeout_ms(request.session_timeout_ms, request.rebalance_timeout_ms)
         field = "member_id"
-        if request.member_id is None:
-            raise EncodeError("field member_id is null, which JoinGroupRequest versions 8-9 do not allow (never nullable)")
-        _w.write_compact_string(out, request.member_id)
+        _w.write_compact_string(out, _w.non_null(request.member_id, "field member_id is null, which JoinGroupRequest versions 8-9 do not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_compact_string(out, request.group_instance_id)
         field = "protocol_type"
-        if request.protocol_type is None:
-            raise EncodeError("field protocol_type is null, which JoinGroupRequest versions 8-9 do not allow (never nullable)")
-        _w.write_compact_string(out, request.protocol_type)
+        _w.write_compact_string(out, _w.non_null(request.protocol_type, "field protocol_type is null, which JoinGroupRequest versions 8-9 do not allow (never nullable)"))
         field = "protocols[]"
-        protocols_items = request.protocols
-        if protocols_items is None:
-                raise EncodeError("field protocols is null, which JoinGroupRequest versions 8-9 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(protocols_items), True)
-            for protocols_item in protocols_items:
-                _write_JoinGroupRequestProtocol_v6_9(protocols_item, out)
+        protocols_items = _w.non_null(request.protocols, "field protocols is null, which JoinGroupRequest versions 8-9 do not allow (never nullable)")
+        _w.write_count(out, len(protocols_items), True)
+        for protocols_item in protocols_items:
+            _write_JoinGroupRequestProtocol_v6_9(protocols_item, out)
         field = "reason"
         _w.write_compact_string(out, request.reason)
         field = "(tagged fields)"
@@ -710,27 +573,6 @@ def _write_JoinGroupRequest_v8_9(request: JoinGroupRequest, out: bytearray) -> N
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_JoinGroupRequest_v8_9(request: JoinGroupRequest) -> int:
-    size = 8
-    size += _w.compact_string_size(request.group_id)
-    size += _w.compact_string_size(request.member_id)
-    size += _w.compact_string_size(request.group_instance_id)
-    size += _w.compact_string_size(request.protocol_type)
-    protocols_items = request.protocols
-    if protocols_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(protocols_items), True)
-        for protocols_item in protocols_items:
-            size += _size_JoinGroupRequestProtocol_v6_9(protocols_item)
-    size += _w.compact_string_size(request.reason)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -743,7 +585,6 @@ _V8_PLUS = (8, 32767)
 
 JoinGroupRequestProtocol._READERS = (_read_JoinGroupRequestProtocol_v0_5, _read_JoinGroupRequestProtocol_v0_5, _read_JoinGroupRequestProtocol_v0_5, _read_JoinGroupRequestProtocol_v0_5, _read_JoinGroupRequestProtocol_v0_5, _read_JoinGroupRequestProtocol_v0_5, _read_JoinGroupRequestProtocol_v6_9, _read_JoinGroupRequestProtocol_v6_9, _read_JoinGroupRequestProtocol_v6_9, _read_JoinGroupRequestProtocol_v6_9)
 JoinGroupRequestProtocol._WRITERS = (_write_JoinGroupRequestProtocol_v0_5, _write_JoinGroupRequestProtocol_v0_5, _write_JoinGroupRequestProtocol_v0_5, _write_JoinGroupRequestProtocol_v0_5, _write_JoinGroupRequestProtocol_v0_5, _write_JoinGroupRequestProtocol_v0_5, _write_JoinGroupRequestProtocol_v6_9, _write_JoinGroupRequestProtocol_v6_9, _write_JoinGroupRequestProtocol_v6_9, _write_JoinGroupRequestProtocol_v6_9)
-JoinGroupRequestProtocol._SIZERS = (_size_JoinGroupRequestProtocol_v0_5, _size_JoinGroupRequestProtocol_v0_5, _size_JoinGroupRequestProtocol_v0_5, _size_JoinGroupRequestProtocol_v0_5, _size_JoinGroupRequestProtocol_v0_5, _size_JoinGroupRequestProtocol_v0_5, _size_JoinGroupRequestProtocol_v6_9, _size_JoinGroupRequestProtocol_v6_9, _size_JoinGroupRequestProtocol_v6_9, _size_JoinGroupRequestProtocol_v6_9)
 JoinGroupRequestProtocol._MAP_KEYS = ("name",)
 JoinGroupRequestProtocol.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
@@ -751,7 +592,6 @@ JoinGroupRequestProtocol.FIELDS = (  # what the runtime knows of each field (kwi
 )
 JoinGroupRequest._READERS = (_read_JoinGroupRequest_v0, _read_JoinGroupRequest_v1_4, _read_JoinGroupRequest_v1_4, _read_JoinGroupRequest_v1_4, _read_JoinGroupRequest_v1_4, _read_JoinGroupRequest_v5, _read_JoinGroupRequest_v6_7, _read_JoinGroupRequest_v6_7, _read_JoinGroupRequest_v8_9, _read_JoinGroupRequest_v8_9)
 JoinGroupRequest._WRITERS = (_write_JoinGroupRequest_v0, _write_JoinGroupRequest_v1_4, _write_JoinGroupRequest_v1_4, _write_JoinGroupRequest_v1_4, _write_JoinGroupRequest_v1_4, _write_JoinGroupRequest_v5, _write_JoinGroupRequest_v6_7, _write_JoinGroupRequest_v6_7, _write_JoinGroupRequest_v8_9, _write_JoinGroupRequest_v8_9)
-JoinGroupRequest._SIZERS = (_size_JoinGroupRequest_v0, _size_JoinGroupRequest_v1_4, _size_JoinGroupRequest_v1_4, _size_JoinGroupRequest_v1_4, _size_JoinGroupRequest_v1_4, _size_JoinGroupRequest_v5, _size_JoinGroupRequest_v6_7, _size_JoinGroupRequest_v6_7, _size_JoinGroupRequest_v8_9, _size_JoinGroupRequest_v8_9)
 JoinGroupRequest._LAZY_DEFAULTS = {"protocols": KeyedList}
 JoinGroupRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),

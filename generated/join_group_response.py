@@ -3,8 +3,8 @@
 Response message, versions 0-9, flexible versions 6+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -219,22 +219,11 @@ def _write_JoinGroupResponseMember_v0_4(member: JoinGroupResponseMember, out: by
     field = ""
     try:
         field = "member_id"
-        if member.member_id is None:
-            raise EncodeError("field member_id is null, which JoinGroupResponseMember versions 0-4 do not allow (never nullable)")
-        _w.write_string(out, member.member_id)
+        _w.write_string(out, _w.non_null(member.member_id, "field member_id is null, which JoinGroupResponseMember versions 0-4 do not allow (never nullable)"))
         field = "metadata"
-        if member.metadata is None:
-            raise EncodeError("field metadata is null, which JoinGroupResponseMember versions 0-4 do not allow (never nullable)")
-        _w.write_bytes(out, member.metadata)
+        _w.write_bytes(out, _w.non_null(member.metadata, "field metadata is null, which JoinGroupResponseMember versions 0-4 do not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_JoinGroupResponseMember_v0_4(member: JoinGroupResponseMember) -> int:
-    size = 0
-    size += _w.string_size(member.member_id)
-    size += _w.bytes_size(member.metadata)
-    return size
 
 
 # --- JoinGroupResponseMember, version 5 ---
@@ -262,25 +251,13 @@ def _write_JoinGroupResponseMember_v5(member: JoinGroupResponseMember, out: byte
     field = ""
     try:
         field = "member_id"
-        if member.member_id is None:
-            raise EncodeError("field member_id is null, which JoinGroupResponseMember version 5 does not allow (never nullable)")
-        _w.write_string(out, member.member_id)
+        _w.write_string(out, _w.non_null(member.member_id, "field member_id is null, which JoinGroupResponseMember version 5 does not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_string(out, member.group_instance_id)
         field = "metadata"
-        if member.metadata is None:
-            raise EncodeError("field metadata is null, which JoinGroupResponseMember version 5 does not allow (never nullable)")
-        _w.write_bytes(out, member.metadata)
+        _w.write_bytes(out, _w.non_null(member.metadata, "field metadata is null, which JoinGroupResponseMember version 5 does not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_JoinGroupResponseMember_v5(member: JoinGroupResponseMember) -> int:
-    size = 0
-    size += _w.string_size(member.member_id)
-    size += _w.string_size(member.group_instance_id)
-    size += _w.bytes_size(member.metadata)
-    return size
 
 
 # --- JoinGroupResponseMember, versions 6-9 (flexible) ---
@@ -311,15 +288,11 @@ def _write_JoinGroupResponseMember_v6_9(member: JoinGroupResponseMember, out: by
     field = ""
     try:
         field = "member_id"
-        if member.member_id is None:
-            raise EncodeError("field member_id is null, which JoinGroupResponseMember versions 6-9 do not allow (never nullable)")
-        _w.write_compact_string(out, member.member_id)
+        _w.write_compact_string(out, _w.non_null(member.member_id, "field member_id is null, which JoinGroupResponseMember versions 6-9 do not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_compact_string(out, member.group_instance_id)
         field = "metadata"
-        if member.metadata is None:
-            raise EncodeError("field metadata is null, which JoinGroupResponseMember versions 6-9 do not allow (never nullable)")
-        _w.write_compact_bytes(out, member.metadata)
+        _w.write_compact_bytes(out, _w.non_null(member.metadata, "field metadata is null, which JoinGroupResponseMember versions 6-9 do not allow (never nullable)"))
         field = "(tagged fields)"
         if member.unknown_tagged_fields:
             _w.write_tagged(out, [], member.unknown_tagged_fields)
@@ -327,18 +300,6 @@ def _write_JoinGroupResponseMember_v6_9(member: JoinGroupResponseMember, out: by
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_JoinGroupResponseMember_v6_9(member: JoinGroupResponseMember) -> int:
-    size = 0
-    size += _w.compact_string_size(member.member_id)
-    size += _w.compact_string_size(member.group_instance_id)
-    size += _w.compact_bytes_size(member.metadata)
-    count = len(member.unknown_tagged_fields)
-    for tag, payload in member.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- JoinGroupResponse, versions 0-1 ---
@@ -389,42 +350,18 @@ def _write_JoinGroupResponse_v0_1(response: JoinGroupResponse, out: bytearray) -
         field = "error_code, generation_id"
         out += _pack_JoinGroupResponse_error_code_generation_id(response.error_code, response.generation_id)
         field = "protocol_name"
-        if response.protocol_name is None:
-            raise EncodeError("field protocol_name is null, which JoinGroupResponse versions 0-1 do not allow (nullable in versions 7+)")
-        _w.write_string(out, response.protocol_name)
+        _w.write_string(out, _w.non_null(response.protocol_name, "field protocol_name is null, which JoinGroupResponse versions 0-1 do not allow (nullable in versions 7+)"))
         field = "leader"
-        if response.leader is None:
-            raise EncodeError("field leader is null, which JoinGroupResponse versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, response.leader)
+        _w.write_string(out, _w.non_null(response.leader, "field leader is null, which JoinGroupResponse versions 0-1 do not allow (never nullable)"))
         field = "member_id"
-        if response.member_id is None:
-            raise EncodeError("field member_id is null, which JoinGroupResponse versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, response.member_id)
+        _w.write_string(out, _w.non_null(response.member_id, "field member_id is null, which JoinGroupResponse versions 0-1 do not allow (never nullable)"))
         field = "members[]"
-        members_items = response.members
-        if members_items is None:
-                raise EncodeError("field members is null, which JoinGroupResponse versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), False)
-            for members_item in members_items:
-                _write_JoinGroupResponseMember_v0_4(members_item, out)
+        members_items = _w.non_null(response.members, "field members is null, which JoinGroupResponse versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(members_items), False)
+        for members_item in members_items:
+            _write_JoinGroupResponseMember_v0_4(members_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_JoinGroupResponse_v0_1(response: JoinGroupResponse) -> int:
-    size = 6
-    size += _w.string_size(response.protocol_name)
-    size += _w.string_size(response.leader)
-    size += _w.string_size(response.member_id)
-    members_items = response.members
-    if members_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(members_items), False)
-        for members_item in members_items:
-            size += _size_JoinGroupResponseMember_v0_4(members_item)
-    return size
 
 
 # --- JoinGroupResponse, versions 2-4 ---
@@ -474,42 +411,18 @@ def _write_JoinGroupResponse_v2_4(response: JoinGroupResponse, out: bytearray) -
         field = "throttle_time_ms, error_code, generation_id"
         out += _pack_JoinGroupResponse_throttle_time_ms_to_generation_id(response.throttle_time_ms, response.error_code, response.generation_id)
         field = "protocol_name"
-        if response.protocol_name is None:
-            raise EncodeError("field protocol_name is null, which JoinGroupResponse versions 2-4 do not allow (nullable in versions 7+)")
-        _w.write_string(out, response.protocol_name)
+        _w.write_string(out, _w.non_null(response.protocol_name, "field protocol_name is null, which JoinGroupResponse versions 2-4 do not allow (nullable in versions 7+)"))
         field = "leader"
-        if response.leader is None:
-            raise EncodeError("field leader is null, which JoinGroupResponse versions 2-4 do not allow (never nullable)")
-        _w.write_string(out, response.leader)
+        _w.write_string(out, _w.non_null(response.leader, "field leader is null, which JoinGroupResponse versions 2-4 do not allow (never nullable)"))
         field = "member_id"
-        if response.member_id is None:
-            raise EncodeError("field member_id is null, which JoinGroupResponse versions 2-4 do not allow (never nullable)")
-        _w.write_string(out, response.member_id)
+        _w.write_string(out, _w.non_null(response.member_id, "field member_id is null, which JoinGroupResponse versions 2-4 do not allow (never nullable)"))
         field = "members[]"
-        members_items = response.members
-        if members_items is None:
-                raise EncodeError("field members is null, which JoinGroupResponse versions 2-4 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), False)
-            for members_item in members_items:
-                _write_JoinGroupResponseMember_v0_4(members_item, out)
+        members_items = _w.non_null(response.members, "field members is null, which JoinGroupResponse versions 2-4 do not allow (never nullable)")
+        _w.write_count(out, len(members_items), False)
+        for members_item in members_items:
+            _write_JoinGroupResponseMember_v0_4(members_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_JoinGroupResponse_v2_4(response: JoinGroupResponse) -> int:
-    size = 10
-    size += _w.string_size(response.protocol_name)
-    size += _w.string_size(response.leader)
-    size += _w.string_size(response.member_id)
-    members_items = response.members
-    if members_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(members_items), False)
-        for members_item in members_items:
-            size += _size_JoinGroupResponseMember_v0_4(members_item)
-    return size
 
 
 # --- JoinGroupResponse, version 5 ---
@@ -559,42 +472,18 @@ def _write_JoinGroupResponse_v5(response: JoinGroupResponse, out: bytearray) -> 
         field = "throttle_time_ms, error_code, generation_id"
         out += _pack_JoinGroupResponse_throttle_time_ms_to_generation_id(response.throttle_time_ms, response.error_code, response.generation_id)
         field = "protocol_name"
-        if response.protocol_name is None:
-            raise EncodeError("field protocol_name is null, which JoinGroupResponse version 5 does not allow (nullable in versions 7+)")
-        _w.write_string(out, response.protocol_name)
+        _w.write_string(out, _w.non_null(response.protocol_name, "field protocol_name is null, which JoinGroupResponse version 5 does not allow (nullable in versions 7+)"))
         field = "leader"
-        if response.leader is None:
-            raise EncodeError("field leader is null, which JoinGroupResponse version 5 does not allow (never nullable)")
-        _w.write_string(out, response.leader)
+        _w.write_string(out, _w.non_null(response.leader, "field leader is null, which JoinGroupResponse version 5 does not allow (never nullable)"))
         field = "member_id"
-        if response.member_id is None:
-            raise EncodeError("field member_id is null, which JoinGroupResponse version 5 does not allow (never nullable)")
-        _w.write_string(out, response.member_id)
+        _w.write_string(out, _w.non_null(response.member_id, "field member_id is null, which JoinGroupResponse version 5 does not allow (never nullable)"))
         field = "members[]"
-        members_items = response.members
-        if members_items is None:
-                raise EncodeError("field members is null, which JoinGroupResponse version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), False)
-            for members_item in members_items:
-                _write_JoinGroupResponseMember_v5(members_item, out)
+        members_items = _w.non_null(response.members, "field members is null, which JoinGroupResponse version 5 does not allow (never nullable)")
+        _w.write_count(out, len(members_items), False)
+        for members_item in members_items:
+            _write_JoinGroupResponseMember_v5(members_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_JoinGroupResponse_v5(response: JoinGroupResponse) -> int:
-    size = 10
-    size += _w.string_size(response.protocol_name)
-    size += _w.string_size(response.leader)
-    size += _w.string_size(response.member_id)
-    members_items = response.members
-    if members_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(members_items), False)
-        for members_item in members_items:
-            size += _size_JoinGroupResponseMember_v5(members_item)
-    return size
 
 
 # --- JoinGroupResponse, version 6 (flexible) ---
@@ -647,25 +536,16 @@ def _write_JoinGroupResponse_v6(response: JoinGroupResponse, out: bytearray) -> 
         field = "throttle_time_ms, error_code, generation_id"
         out += _pack_JoinGroupResponse_throttle_time_ms_to_generation_id(response.throttle_time_ms, response.error_code, response.generation_id)
         field = "protocol_name"
-        if response.protocol_name is None:
-            raise EncodeError("field protocol_name is null, which JoinGroupResponse version 6 does not allow (nullable in versions 7+)")
-        _w.write_compact_string(out, response.protocol_name)
+        _w.write_compact_string(out, _w.non_null(response.protocol_name, "field protocol_name is null, which JoinGroupResponse version 6 does not allow (nullable in versions 7+)"))
         field = "leader"
-        if response.leader is None:
-            raise EncodeError("field leader is null, which JoinGroupResponse version 6 does not allow (never nullable)")
-        _w.write_compact_string(out, response.leader)
+        _w.write_compact_string(out, _w.non_null(response.leader, "field leader is null, which JoinGroupResponse version 6 does not allow (never nullable)"))
         field = "member_id"
-        if response.member_id is None:
-            raise EncodeError("field member_id is null, which JoinGroupResponse version 6 does not allow (never nullable)")
-        _w.write_compact_string(out, response.member_id)
+        _w.write_compact_string(out, _w.non_null(response.member_id, "field member_id is null, which JoinGroupResponse version 6 does not allow (never nullable)"))
         field = "members[]"
-        members_items = response.members
-        if members_items is None:
-                raise EncodeError("field members is null, which JoinGroupResponse version 6 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), True)
-            for members_item in members_items:
-                _write_JoinGroupResponseMember_v6_9(members_item, out)
+        members_items = _w.non_null(response.members, "field members is null, which JoinGroupResponse version 6 does not allow (never nullable)")
+        _w.write_count(out, len(members_items), True)
+        for members_item in members_items:
+            _write_JoinGroupResponseMember_v6_9(members_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -673,25 +553,6 @@ def _write_JoinGroupResponse_v6(response: JoinGroupResponse, out: bytearray) -> 
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_JoinGroupResponse_v6(response: JoinGroupResponse) -> int:
-    size = 10
-    size += _w.compact_string_size(response.protocol_name)
-    size += _w.compact_string_size(response.leader)
-    size += _w.compact_string_size(response.member_id)
-    members_items = response.members
-    if members_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(members_items), True)
-        for members_item in members_items:
-            size += _size_JoinGroupResponseMember_v6_9(members_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- JoinGroupResponse, versions 7-8 (flexible) ---
@@ -749,21 +610,14 @@ def _write_JoinGroupResponse_v7_8(response: JoinGroupResponse, out: bytearray) -
         field = "protocol_name"
         _w.write_compact_string(out, response.protocol_name)
         field = "leader"
-        if response.leader is None:
-            raise EncodeError("field leader is null, which JoinGroupResponse versions 7-8 do not allow (never nullable)")
-        _w.write_compact_string(out, response.leader)
+        _w.write_compact_string(out, _w.non_null(response.leader, "field leader is null, which JoinGroupResponse versions 7-8 do not allow (never nullable)"))
         field = "member_id"
-        if response.member_id is None:
-            raise EncodeError("field member_id is null, which JoinGroupResponse versions 7-8 do not allow (never nullable)")
-        _w.write_compact_string(out, response.member_id)
+        _w.write_compact_string(out, _w.non_null(response.member_id, "field member_id is null, which JoinGroupResponse versions 7-8 do not allow (never nullable)"))
         field = "members[]"
-        members_items = response.members
-        if members_items is None:
-                raise EncodeError("field members is null, which JoinGroupResponse versions 7-8 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), True)
-            for members_item in members_items:
-                _write_JoinGroupResponseMember_v6_9(members_item, out)
+        members_items = _w.non_null(response.members, "field members is null, which JoinGroupResponse versions 7-8 do not allow (never nullable)")
+        _w.write_count(out, len(members_items), True)
+        for members_item in members_items:
+            _write_JoinGroupResponseMember_v6_9(members_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -771,26 +625,6 @@ def _write_JoinGroupResponse_v7_8(response: JoinGroupResponse, out: bytearray) -
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_JoinGroupResponse_v7_8(response: JoinGroupResponse) -> int:
-    size = 10
-    size += _w.compact_string_size(response.protocol_type)
-    size += _w.compact_string_size(response.protocol_name)
-    size += _w.compact_string_size(response.leader)
-    size += _w.compact_string_size(response.member_id)
-    members_items = response.members
-    if members_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(members_items), True)
-        for members_item in members_items:
-            size += _size_JoinGroupResponseMember_v6_9(members_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- JoinGroupResponse, version 9 (flexible) ---
@@ -848,23 +682,16 @@ def _write_JoinGroupResponse_v9(response: JoinGroupResponse, out: bytearray) -> 
         field = "protocol_name"
         _w.write_compact_string(out, response.protocol_name)
         field = "leader"
-        if response.leader is None:
-            raise EncodeError("field leader is null, which JoinGroupResponse version 9 does not allow (never nullable)")
-        _w.write_compact_string(out, response.leader)
+        _w.write_compact_string(out, _w.non_null(response.leader, "field leader is null, which JoinGroupResponse version 9 does not allow (never nullable)"))
         field = "skip_assignment"
         out += _pack_JoinGroupResponse_skip_assignment(response.skip_assignment)
         field = "member_id"
-        if response.member_id is None:
-            raise EncodeError("field member_id is null, which JoinGroupResponse version 9 does not allow (never nullable)")
-        _w.write_compact_string(out, response.member_id)
+        _w.write_compact_string(out, _w.non_null(response.member_id, "field member_id is null, which JoinGroupResponse version 9 does not allow (never nullable)"))
         field = "members[]"
-        members_items = response.members
-        if members_items is None:
-                raise EncodeError("field members is null, which JoinGroupResponse version 9 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), True)
-            for members_item in members_items:
-                _write_JoinGroupResponseMember_v6_9(members_item, out)
+        members_items = _w.non_null(response.members, "field members is null, which JoinGroupResponse version 9 does not allow (never nullable)")
+        _w.write_count(out, len(members_items), True)
+        for members_item in members_items:
+            _write_JoinGroupResponseMember_v6_9(members_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -872,26 +699,6 @@ def _write_JoinGroupResponse_v9(response: JoinGroupResponse, out: bytearray) -> 
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_JoinGroupResponse_v9(response: JoinGroupResponse) -> int:
-    size = 11
-    size += _w.compact_string_size(response.protocol_type)
-    size += _w.compact_string_size(response.protocol_name)
-    size += _w.compact_string_size(response.leader)
-    size += _w.compact_string_size(response.member_id)
-    members_items = response.members
-    if members_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(members_items), True)
-        for members_item in members_items:
-            size += _size_JoinGroupResponseMember_v6_9(members_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -905,7 +712,6 @@ _V9_PLUS = (9, 32767)
 
 JoinGroupResponseMember._READERS = (_read_JoinGroupResponseMember_v0_4, _read_JoinGroupResponseMember_v0_4, _read_JoinGroupResponseMember_v0_4, _read_JoinGroupResponseMember_v0_4, _read_JoinGroupResponseMember_v0_4, _read_JoinGroupResponseMember_v5, _read_JoinGroupResponseMember_v6_9, _read_JoinGroupResponseMember_v6_9, _read_JoinGroupResponseMember_v6_9, _read_JoinGroupResponseMember_v6_9)
 JoinGroupResponseMember._WRITERS = (_write_JoinGroupResponseMember_v0_4, _write_JoinGroupResponseMember_v0_4, _write_JoinGroupResponseMember_v0_4, _write_JoinGroupResponseMember_v0_4, _write_JoinGroupResponseMember_v0_4, _write_JoinGroupResponseMember_v5, _write_JoinGroupResponseMember_v6_9, _write_JoinGroupResponseMember_v6_9, _write_JoinGroupResponseMember_v6_9, _write_JoinGroupResponseMember_v6_9)
-JoinGroupResponseMember._SIZERS = (_size_JoinGroupResponseMember_v0_4, _size_JoinGroupResponseMember_v0_4, _size_JoinGroupResponseMember_v0_4, _size_JoinGroupResponseMember_v0_4, _size_JoinGroupResponseMember_v0_4, _size_JoinGroupResponseMember_v5, _size_JoinGroupResponseMember_v6_9, _size_JoinGroupResponseMember_v6_9, _size_JoinGroupResponseMember_v6_9, _size_JoinGroupResponseMember_v6_9)
 JoinGroupResponseMember.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="member_id", json_name="memberId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="group_instance_id", json_name="groupInstanceId", type="string", versions=_V5_PLUS, nullable=_V5_PLUS, ignorable=True),
@@ -913,7 +719,6 @@ JoinGroupResponseMember.FIELDS = (  # what the runtime knows of each field (kwir
 )
 JoinGroupResponse._READERS = (_read_JoinGroupResponse_v0_1, _read_JoinGroupResponse_v0_1, _read_JoinGroupResponse_v2_4, _read_JoinGroupResponse_v2_4, _read_JoinGroupResponse_v2_4, _read_JoinGroupResponse_v5, _read_JoinGroupResponse_v6, _read_JoinGroupResponse_v7_8, _read_JoinGroupResponse_v7_8, _read_JoinGroupResponse_v9)
 JoinGroupResponse._WRITERS = (_write_JoinGroupResponse_v0_1, _write_JoinGroupResponse_v0_1, _write_JoinGroupResponse_v2_4, _write_JoinGroupResponse_v2_4, _write_JoinGroupResponse_v2_4, _write_JoinGroupResponse_v5, _write_JoinGroupResponse_v6, _write_JoinGroupResponse_v7_8, _write_JoinGroupResponse_v7_8, _write_JoinGroupResponse_v9)
-JoinGroupResponse._SIZERS = (_size_JoinGroupResponse_v0_1, _size_JoinGroupResponse_v0_1, _size_JoinGroupResponse_v2_4, _size_JoinGroupResponse_v2_4, _size_JoinGroupResponse_v2_4, _size_JoinGroupResponse_v5, _size_JoinGroupResponse_v6, _size_JoinGroupResponse_v7_8, _size_JoinGroupResponse_v7_8, _size_JoinGroupResponse_v9)
 JoinGroupResponse._LAZY_DEFAULTS = {"members": list}
 JoinGroupResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V2_PLUS, ignorable=True, default=0),

@@ -3,8 +3,8 @@
 Request message, versions 0-7, flexible versions 4+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -432,47 +432,21 @@ def _write_LeaderAndIsrPartitionState_v0(state: LeaderAndIsrPartitionState, out:
     field = ""
     try:
         field = "topic_name"
-        if state.topic_name is None:
-            raise EncodeError("field topic_name is null, which LeaderAndIsrPartitionState version 0 does not allow (never nullable)")
-        _w.write_string(out, state.topic_name)
+        _w.write_string(out, _w.non_null(state.topic_name, "field topic_name is null, which LeaderAndIsrPartitionState version 0 does not allow (never nullable)"))
         field = "partition_index, controller_epoch, leader, leader_epoch"
         out += _pack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(state.partition_index, state.controller_epoch, state.leader, state.leader_epoch)
         field = "isr"
-        isr_items = state.isr
-        if isr_items is None:
-                raise EncodeError("field isr is null, which LeaderAndIsrPartitionState version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(isr_items), False)
-            _w.write_fixed_array(out, isr_items, "i")
+        isr_items = _w.non_null(state.isr, "field isr is null, which LeaderAndIsrPartitionState version 0 does not allow (never nullable)")
+        _w.write_count(out, len(isr_items), False)
+        _w.write_fixed_array(out, isr_items, "i")
         field = "partition_epoch"
         out += _pack_LeaderAndIsrPartitionState_partition_epoch(state.partition_epoch)
         field = "replicas"
-        replicas_items = state.replicas
-        if replicas_items is None:
-                raise EncodeError("field replicas is null, which LeaderAndIsrPartitionState version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(replicas_items), False)
-            _w.write_fixed_array(out, replicas_items, "i")
+        replicas_items = _w.non_null(state.replicas, "field replicas is null, which LeaderAndIsrPartitionState version 0 does not allow (never nullable)")
+        _w.write_count(out, len(replicas_items), False)
+        _w.write_fixed_array(out, replicas_items, "i")
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaderAndIsrPartitionState_v0(state: LeaderAndIsrPartitionState) -> int:
-    size = 20
-    size += _w.string_size(state.topic_name)
-    isr_items = state.isr
-    if isr_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(isr_items), False)
-        size += 4 * len(isr_items)
-    replicas_items = state.replicas
-    if replicas_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(replicas_items), False)
-        size += 4 * len(replicas_items)
-    return size
 
 
 # --- LeaderAndIsrPartitionState, version 1 ---
@@ -520,49 +494,23 @@ def _write_LeaderAndIsrPartitionState_v1(state: LeaderAndIsrPartitionState, out:
     field = ""
     try:
         field = "topic_name"
-        if state.topic_name is None:
-            raise EncodeError("field topic_name is null, which LeaderAndIsrPartitionState version 1 does not allow (never nullable)")
-        _w.write_string(out, state.topic_name)
+        _w.write_string(out, _w.non_null(state.topic_name, "field topic_name is null, which LeaderAndIsrPartitionState version 1 does not allow (never nullable)"))
         field = "partition_index, controller_epoch, leader, leader_epoch"
         out += _pack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(state.partition_index, state.controller_epoch, state.leader, state.leader_epoch)
         field = "isr"
-        isr_items = state.isr
-        if isr_items is None:
-                raise EncodeError("field isr is null, which LeaderAndIsrPartitionState version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(isr_items), False)
-            _w.write_fixed_array(out, isr_items, "i")
+        isr_items = _w.non_null(state.isr, "field isr is null, which LeaderAndIsrPartitionState version 1 does not allow (never nullable)")
+        _w.write_count(out, len(isr_items), False)
+        _w.write_fixed_array(out, isr_items, "i")
         field = "partition_epoch"
         out += _pack_LeaderAndIsrPartitionState_partition_epoch(state.partition_epoch)
         field = "replicas"
-        replicas_items = state.replicas
-        if replicas_items is None:
-                raise EncodeError("field replicas is null, which LeaderAndIsrPartitionState version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(replicas_items), False)
-            _w.write_fixed_array(out, replicas_items, "i")
+        replicas_items = _w.non_null(state.replicas, "field replicas is null, which LeaderAndIsrPartitionState version 1 does not allow (never nullable)")
+        _w.write_count(out, len(replicas_items), False)
+        _w.write_fixed_array(out, replicas_items, "i")
         field = "is_new"
         out += _pack_LeaderAndIsrPartitionState_is_new(state.is_new)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaderAndIsrPartitionState_v1(state: LeaderAndIsrPartitionState) -> int:
-    size = 21
-    size += _w.string_size(state.topic_name)
-    isr_items = state.isr
-    if isr_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(isr_items), False)
-        size += 4 * len(isr_items)
-    replicas_items = state.replicas
-    if replicas_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(replicas_items), False)
-        size += 4 * len(replicas_items)
-    return size
 
 
 # --- LeaderAndIsrPartitionState, version 2 ---
@@ -611,42 +559,19 @@ def _write_LeaderAndIsrPartitionState_v2(state: LeaderAndIsrPartitionState, out:
         field = "partition_index, controller_epoch, leader, leader_epoch"
         out += _pack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(state.partition_index, state.controller_epoch, state.leader, state.leader_epoch)
         field = "isr"
-        isr_items = state.isr
-        if isr_items is None:
-                raise EncodeError("field isr is null, which LeaderAndIsrPartitionState version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(isr_items), False)
-            _w.write_fixed_array(out, isr_items, "i")
+        isr_items = _w.non_null(state.isr, "field isr is null, which LeaderAndIsrPartitionState version 2 does not allow (never nullable)")
+        _w.write_count(out, len(isr_items), False)
+        _w.write_fixed_array(out, isr_items, "i")
         field = "partition_epoch"
         out += _pack_LeaderAndIsrPartitionState_partition_epoch(state.partition_epoch)
         field = "replicas"
-        replicas_items = state.replicas
-        if replicas_items is None:
-                raise EncodeError("field replicas is null, which LeaderAndIsrPartitionState version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(replicas_items), False)
-            _w.write_fixed_array(out, replicas_items, "i")
+        replicas_items = _w.non_null(state.replicas, "field replicas is null, which LeaderAndIsrPartitionState version 2 does not allow (never nullable)")
+        _w.write_count(out, len(replicas_items), False)
+        _w.write_fixed_array(out, replicas_items, "i")
         field = "is_new"
         out += _pack_LeaderAndIsrPartitionState_is_new(state.is_new)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaderAndIsrPartitionState_v2(state: LeaderAndIsrPartitionState) -> int:
-    size = 21
-    isr_items = state.isr
-    if isr_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(isr_items), False)
-        size += 4 * len(isr_items)
-    replicas_items = state.replicas
-    if replicas_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(replicas_items), False)
-        size += 4 * len(replicas_items)
-    return size
 
 
 # --- LeaderAndIsrPartitionState, version 3 ---
@@ -707,68 +632,27 @@ def _write_LeaderAndIsrPartitionState_v3(state: LeaderAndIsrPartitionState, out:
         field = "partition_index, controller_epoch, leader, leader_epoch"
         out += _pack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(state.partition_index, state.controller_epoch, state.leader, state.leader_epoch)
         field = "isr"
-        isr_items = state.isr
-        if isr_items is None:
-                raise EncodeError("field isr is null, which LeaderAndIsrPartitionState version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(isr_items), False)
-            _w.write_fixed_array(out, isr_items, "i")
+        isr_items = _w.non_null(state.isr, "field isr is null, which LeaderAndIsrPartitionState version 3 does not allow (never nullable)")
+        _w.write_count(out, len(isr_items), False)
+        _w.write_fixed_array(out, isr_items, "i")
         field = "partition_epoch"
         out += _pack_LeaderAndIsrPartitionState_partition_epoch(state.partition_epoch)
         field = "replicas"
-        replicas_items = state.replicas
-        if replicas_items is None:
-                raise EncodeError("field replicas is null, which LeaderAndIsrPartitionState version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(replicas_items), False)
-            _w.write_fixed_array(out, replicas_items, "i")
+        replicas_items = _w.non_null(state.replicas, "field replicas is null, which LeaderAndIsrPartitionState version 3 does not allow (never nullable)")
+        _w.write_count(out, len(replicas_items), False)
+        _w.write_fixed_array(out, replicas_items, "i")
         field = "adding_replicas"
-        adding_replicas_items = state.adding_replicas
-        if adding_replicas_items is None:
-                raise EncodeError("field adding_replicas is null, which LeaderAndIsrPartitionState version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(adding_replicas_items), False)
-            _w.write_fixed_array(out, adding_replicas_items, "i")
+        adding_replicas_items = _w.non_null(state.adding_replicas, "field adding_replicas is null, which LeaderAndIsrPartitionState version 3 does not allow (never nullable)")
+        _w.write_count(out, len(adding_replicas_items), False)
+        _w.write_fixed_array(out, adding_replicas_items, "i")
         field = "removing_replicas"
-        removing_replicas_items = state.removing_replicas
-        if removing_replicas_items is None:
-                raise EncodeError("field removing_replicas is null, which LeaderAndIsrPartitionState version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(removing_replicas_items), False)
-            _w.write_fixed_array(out, removing_replicas_items, "i")
+        removing_replicas_items = _w.non_null(state.removing_replicas, "field removing_replicas is null, which LeaderAndIsrPartitionState version 3 does not allow (never nullable)")
+        _w.write_count(out, len(removing_replicas_items), False)
+        _w.write_fixed_array(out, removing_replicas_items, "i")
         field = "is_new"
         out += _pack_LeaderAndIsrPartitionState_is_new(state.is_new)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaderAndIsrPartitionState_v3(state: LeaderAndIsrPartitionState) -> int:
-    size = 21
-    isr_items = state.isr
-    if isr_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(isr_items), False)
-        size += 4 * len(isr_items)
-    replicas_items = state.replicas
-    if replicas_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(replicas_items), False)
-        size += 4 * len(replicas_items)
-    adding_replicas_items = state.adding_replicas
-    if adding_replicas_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(adding_replicas_items), False)
-        size += 4 * len(adding_replicas_items)
-    removing_replicas_items = state.removing_replicas
-    if removing_replicas_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(removing_replicas_items), False)
-        size += 4 * len(removing_replicas_items)
-    return size
 
 
 # --- LeaderAndIsrPartitionState, versions 4-5 (flexible) ---
@@ -832,35 +716,23 @@ def _write_LeaderAndIsrPartitionState_v4_5(state: LeaderAndIsrPartitionState, ou
         field = "partition_index, controller_epoch, leader, leader_epoch"
         out += _pack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(state.partition_index, state.controller_epoch, state.leader, state.leader_epoch)
         field = "isr"
-        isr_items = state.isr
-        if isr_items is None:
-                raise EncodeError("field isr is null, which LeaderAndIsrPartitionState versions 4-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(isr_items), True)
-            _w.write_fixed_array(out, isr_items, "i")
+        isr_items = _w.non_null(state.isr, "field isr is null, which LeaderAndIsrPartitionState versions 4-5 do not allow (never nullable)")
+        _w.write_count(out, len(isr_items), True)
+        _w.write_fixed_array(out, isr_items, "i")
         field = "partition_epoch"
         out += _pack_LeaderAndIsrPartitionState_partition_epoch(state.partition_epoch)
         field = "replicas"
-        replicas_items = state.replicas
-        if replicas_items is None:
-                raise EncodeError("field replicas is null, which LeaderAndIsrPartitionState versions 4-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(replicas_items), True)
-            _w.write_fixed_array(out, replicas_items, "i")
+        replicas_items = _w.non_null(state.replicas, "field replicas is null, which LeaderAndIsrPartitionState versions 4-5 do not allow (never nullable)")
+        _w.write_count(out, len(replicas_items), True)
+        _w.write_fixed_array(out, replicas_items, "i")
         field = "adding_replicas"
-        adding_replicas_items = state.adding_replicas
-        if adding_replicas_items is None:
-                raise EncodeError("field adding_replicas is null, which LeaderAndIsrPartitionState versions 4-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(adding_replicas_items), True)
-            _w.write_fixed_array(out, adding_replicas_items, "i")
+        adding_replicas_items = _w.non_null(state.adding_replicas, "field adding_replicas is null, which LeaderAndIsrPartitionState versions 4-5 do not allow (never nullable)")
+        _w.write_count(out, len(adding_replicas_items), True)
+        _w.write_fixed_array(out, adding_replicas_items, "i")
         field = "removing_replicas"
-        removing_replicas_items = state.removing_replicas
-        if removing_replicas_items is None:
-                raise EncodeError("field removing_replicas is null, which LeaderAndIsrPartitionState versions 4-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(removing_replicas_items), True)
-            _w.write_fixed_array(out, removing_replicas_items, "i")
+        removing_replicas_items = _w.non_null(state.removing_replicas, "field removing_replicas is null, which LeaderAndIsrPartitionState versions 4-5 do not allow (never nullable)")
+        _w.write_count(out, len(removing_replicas_items), True)
+        _w.write_fixed_array(out, removing_replicas_items, "i")
         field = "is_new"
         out += _pack_LeaderAndIsrPartitionState_is_new(state.is_new)
         field = "(tagged fields)"
@@ -870,39 +742,6 @@ def _write_LeaderAndIsrPartitionState_v4_5(state: LeaderAndIsrPartitionState, ou
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaderAndIsrPartitionState_v4_5(state: LeaderAndIsrPartitionState) -> int:
-    size = 21
-    isr_items = state.isr
-    if isr_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(isr_items), True)
-        size += 4 * len(isr_items)
-    replicas_items = state.replicas
-    if replicas_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(replicas_items), True)
-        size += 4 * len(replicas_items)
-    adding_replicas_items = state.adding_replicas
-    if adding_replicas_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(adding_replicas_items), True)
-        size += 4 * len(adding_replicas_items)
-    removing_replicas_items = state.removing_replicas
-    if removing_replicas_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(removing_replicas_items), True)
-        size += 4 * len(removing_replicas_items)
-    count = len(state.unknown_tagged_fields)
-    for tag, payload in state.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- LeaderAndIsrPartitionState, versions 6-7 (flexible) ---
@@ -963,35 +802,23 @@ def _write_LeaderAndIsrPartitionState_v6_7(state: LeaderAndIsrPartitionState, ou
         field = "partition_index, controller_epoch, leader, leader_epoch"
         out += _pack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(state.partition_index, state.controller_epoch, state.leader, state.leader_epoch)
         field = "isr"
-        isr_items = state.isr
-        if isr_items is None:
-                raise EncodeError("field isr is null, which LeaderAndIsrPartitionState versions 6-7 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(isr_items), True)
-            _w.write_fixed_array(out, isr_items, "i")
+        isr_items = _w.non_null(state.isr, "field isr is null, which LeaderAndIsrPartitionState versions 6-7 do not allow (never nullable)")
+        _w.write_count(out, len(isr_items), True)
+        _w.write_fixed_array(out, isr_items, "i")
         field = "partition_epoch"
         out += _pack_LeaderAndIsrPartitionState_partition_epoch(state.partition_epoch)
         field = "replicas"
-        replicas_items = state.replicas
-        if replicas_items is None:
-                raise EncodeError("field replicas is null, which LeaderAndIsrPartitionState versions 6-7 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(replicas_items), True)
-            _w.write_fixed_array(out, replicas_items, "i")
+        replicas_items = _w.non_null(state.replicas, "field replicas is null, which LeaderAndIsrPartitionState versions 6-7 do not allow (never nullable)")
+        _w.write_count(out, len(replicas_items), True)
+        _w.write_fixed_array(out, replicas_items, "i")
         field = "adding_replicas"
-        adding_replicas_items = state.adding_replicas
-        if adding_replicas_items is None:
-                raise EncodeError("field adding_replicas is null, which LeaderAndIsrPartitionState versions 6-7 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(adding_replicas_items), True)
-            _w.write_fixed_array(out, adding_replicas_items, "i")
+        adding_replicas_items = _w.non_null(state.adding_replicas, "field adding_replicas is null, which LeaderAndIsrPartitionState versions 6-7 do not allow (never nullable)")
+        _w.write_count(out, len(adding_replicas_items), True)
+        _w.write_fixed_array(out, adding_replicas_items, "i")
         field = "removing_replicas"
-        removing_replicas_items = state.removing_replicas
-        if removing_replicas_items is None:
-                raise EncodeError("field removing_replicas is null, which LeaderAndIsrPartitionState versions 6-7 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(removing_replicas_items), True)
-            _w.write_fixed_array(out, removing_replicas_items, "i")
+        removing_replicas_items = _w.non_null(state.removing_replicas, "field removing_replicas is null, which LeaderAndIsrPartitionState versions 6-7 do not allow (never nullable)")
+        _w.write_count(out, len(removing_replicas_items), True)
+        _w.write_fixed_array(out, removing_replicas_items, "i")
         field = "is_new, leader_recovery_state"
         out += _pack_LeaderAndIsrPartitionState_is_new_leader_recovery_state(state.is_new, state.leader_recovery_state)
         field = "(tagged fields)"
@@ -1001,39 +828,6 @@ def _write_LeaderAndIsrPartitionState_v6_7(state: LeaderAndIsrPartitionState, ou
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaderAndIsrPartitionState_v6_7(state: LeaderAndIsrPartitionState) -> int:
-    size = 22
-    isr_items = state.isr
-    if isr_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(isr_items), True)
-        size += 4 * len(isr_items)
-    replicas_items = state.replicas
-    if replicas_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(replicas_items), True)
-        size += 4 * len(replicas_items)
-    adding_replicas_items = state.adding_replicas
-    if adding_replicas_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(adding_replicas_items), True)
-        size += 4 * len(adding_replicas_items)
-    removing_replicas_items = state.removing_replicas
-    if removing_replicas_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(removing_replicas_items), True)
-        size += 4 * len(removing_replicas_items)
-    count = len(state.unknown_tagged_fields)
-    for tag, payload in state.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- LeaderAndIsrTopicState, version 2 ---
@@ -1071,32 +865,14 @@ def _write_LeaderAndIsrTopicState_v2(state: LeaderAndIsrTopicState, out: bytearr
     field = ""
     try:
         field = "topic_name"
-        if state.topic_name is None:
-            raise EncodeError("field topic_name is null, which LeaderAndIsrTopicState version 2 does not allow (never nullable)")
-        _w.write_string(out, state.topic_name)
+        _w.write_string(out, _w.non_null(state.topic_name, "field topic_name is null, which LeaderAndIsrTopicState version 2 does not allow (never nullable)"))
         field = "partition_states[]"
-        partition_states_items = state.partition_states
-        if partition_states_items is None:
-                raise EncodeError("field partition_states is null, which LeaderAndIsrTopicState version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_states_items), False)
-            for partition_states_item in partition_states_items:
-                _write_LeaderAndIsrPartitionState_v2(partition_states_item, out)
+        partition_states_items = _w.non_null(state.partition_states, "field partition_states is null, which LeaderAndIsrTopicState version 2 does not allow (never nullable)")
+        _w.write_count(out, len(partition_states_items), False)
+        for partition_states_item in partition_states_items:
+            _write_LeaderAndIsrPartitionState_v2(partition_states_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaderAndIsrTopicState_v2(state: LeaderAndIsrTopicState) -> int:
-    size = 0
-    size += _w.string_size(state.topic_name)
-    partition_states_items = state.partition_states
-    if partition_states_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partition_states_items), False)
-        for partition_states_item in partition_states_items:
-            size += _size_LeaderAndIsrPartitionState_v2(partition_states_item)
-    return size
 
 
 # --- LeaderAndIsrTopicState, version 3 ---
@@ -1134,32 +910,14 @@ def _write_LeaderAndIsrTopicState_v3(state: LeaderAndIsrTopicState, out: bytearr
     field = ""
     try:
         field = "topic_name"
-        if state.topic_name is None:
-            raise EncodeError("field topic_name is null, which LeaderAndIsrTopicState version 3 does not allow (never nullable)")
-        _w.write_string(out, state.topic_name)
+        _w.write_string(out, _w.non_null(state.topic_name, "field topic_name is null, which LeaderAndIsrTopicState version 3 does not allow (never nullable)"))
         field = "partition_states[]"
-        partition_states_items = state.partition_states
-        if partition_states_items is None:
-                raise EncodeError("field partition_states is null, which LeaderAndIsrTopicState version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_states_items), False)
-            for partition_states_item in partition_states_items:
-                _write_LeaderAndIsrPartitionState_v3(partition_states_item, out)
+        partition_states_items = _w.non_null(state.partition_states, "field partition_states is null, which LeaderAndIsrTopicState version 3 does not allow (never nullable)")
+        _w.write_count(out, len(partition_states_items), False)
+        for partition_states_item in partition_states_items:
+            _write_LeaderAndIsrPartitionState_v3(partition_states_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaderAndIsrTopicState_v3(state: LeaderAndIsrTopicState) -> int:
-    size = 0
-    size += _w.string_size(state.topic_name)
-    partition_states_items = state.partition_states
-    if partition_states_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partition_states_items), False)
-        for partition_states_item in partition_states_items:
-            size += _size_LeaderAndIsrPartitionState_v3(partition_states_item)
-    return size
 
 
 # --- LeaderAndIsrTopicState, version 4 (flexible) ---
@@ -1200,17 +958,12 @@ def _write_LeaderAndIsrTopicState_v4(state: LeaderAndIsrTopicState, out: bytearr
     field = ""
     try:
         field = "topic_name"
-        if state.topic_name is None:
-            raise EncodeError("field topic_name is null, which LeaderAndIsrTopicState version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, state.topic_name)
+        _w.write_compact_string(out, _w.non_null(state.topic_name, "field topic_name is null, which LeaderAndIsrTopicState version 4 does not allow (never nullable)"))
         field = "partition_states[]"
-        partition_states_items = state.partition_states
-        if partition_states_items is None:
-                raise EncodeError("field partition_states is null, which LeaderAndIsrTopicState version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_states_items), True)
-            for partition_states_item in partition_states_items:
-                _write_LeaderAndIsrPartitionState_v4_5(partition_states_item, out)
+        partition_states_items = _w.non_null(state.partition_states, "field partition_states is null, which LeaderAndIsrTopicState version 4 does not allow (never nullable)")
+        _w.write_count(out, len(partition_states_items), True)
+        for partition_states_item in partition_states_items:
+            _write_LeaderAndIsrPartitionState_v4_5(partition_states_item, out)
         field = "(tagged fields)"
         if state.unknown_tagged_fields:
             _w.write_tagged(out, [], state.unknown_tagged_fields)
@@ -1218,23 +971,6 @@ def _write_LeaderAndIsrTopicState_v4(state: LeaderAndIsrTopicState, out: bytearr
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaderAndIsrTopicState_v4(state: LeaderAndIsrTopicState) -> int:
-    size = 0
-    size += _w.compact_string_size(state.topic_name)
-    partition_states_items = state.partition_states
-    if partition_states_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partition_states_items), True)
-        for partition_states_item in partition_states_items:
-            size += _size_LeaderAndIsrPartitionState_v4_5(partition_states_item)
-    count = len(state.unknown_tagged_fields)
-    for tag, payload in state.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- LeaderAndIsrTopicState, version 5 (flexible) ---
@@ -1276,19 +1012,14 @@ def _write_LeaderAndIsrTopicState_v5(state: LeaderAndIsrTopicState, out: bytearr
     field = ""
     try:
         field = "topic_name"
-        if state.topic_name is None:
-            raise EncodeError("field topic_name is null, which LeaderAndIsrTopicState version 5 does not allow (never nullable)")
-        _w.write_compact_string(out, state.topic_name)
+        _w.write_compact_string(out, _w.non_null(state.topic_name, "field topic_name is null, which LeaderAndIsrTopicState version 5 does not allow (never nullable)"))
         field = "topic_id"
         out += _w.uuid_bytes(state.topic_id)
         field = "partition_states[]"
-        partition_states_items = state.partition_states
-        if partition_states_items is None:
-                raise EncodeError("field partition_states is null, which LeaderAndIsrTopicState version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_states_items), True)
-            for partition_states_item in partition_states_items:
-                _write_LeaderAndIsrPartitionState_v4_5(partition_states_item, out)
+        partition_states_items = _w.non_null(state.partition_states, "field partition_states is null, which LeaderAndIsrTopicState version 5 does not allow (never nullable)")
+        _w.write_count(out, len(partition_states_items), True)
+        for partition_states_item in partition_states_items:
+            _write_LeaderAndIsrPartitionState_v4_5(partition_states_item, out)
         field = "(tagged fields)"
         if state.unknown_tagged_fields:
             _w.write_tagged(out, [], state.unknown_tagged_fields)
@@ -1296,24 +1027,6 @@ def _write_LeaderAndIsrTopicState_v5(state: LeaderAndIsrTopicState, out: bytearr
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaderAndIsrTopicState_v5(state: LeaderAndIsrTopicState) -> int:
-    size = 0
-    size += _w.compact_string_size(state.topic_name)
-    size += 16
-    partition_states_items = state.partition_states
-    if partition_states_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partition_states_items), True)
-        for partition_states_item in partition_states_items:
-            size += _size_LeaderAndIsrPartitionState_v4_5(partition_states_item)
-    count = len(state.unknown_tagged_fields)
-    for tag, payload in state.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- LeaderAndIsrTopicState, versions 6-7 (flexible) ---
@@ -1355,19 +1068,14 @@ def _write_LeaderAndIsrTopicState_v6_7(state: LeaderAndIsrTopicState, out: bytea
     field = ""
     try:
         field = "topic_name"
-        if state.topic_name is None:
-            raise EncodeError("field topic_name is null, which LeaderAndIsrTopicState versions 6-7 do not allow (never nullable)")
-        _w.write_compact_string(out, state.topic_name)
+        _w.write_compact_string(out, _w.non_null(state.topic_name, "field topic_name is null, which LeaderAndIsrTopicState versions 6-7 do not allow (never nullable)"))
         field = "topic_id"
         out += _w.uuid_bytes(state.topic_id)
         field = "partition_states[]"
-        partition_states_items = state.partition_states
-        if partition_states_items is None:
-                raise EncodeError("field partition_states is null, which LeaderAndIsrTopicState versions 6-7 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_states_items), True)
-            for partition_states_item in partition_states_items:
-                _write_LeaderAndIsrPartitionState_v6_7(partition_states_item, out)
+        partition_states_items = _w.non_null(state.partition_states, "field partition_states is null, which LeaderAndIsrTopicState versions 6-7 do not allow (never nullable)")
+        _w.write_count(out, len(partition_states_items), True)
+        for partition_states_item in partition_states_items:
+            _write_LeaderAndIsrPartitionState_v6_7(partition_states_item, out)
         field = "(tagged fields)"
         if state.unknown_tagged_fields:
             _w.write_tagged(out, [], state.unknown_tagged_fields)
@@ -1375,24 +1083,6 @@ def _write_LeaderAndIsrTopicState_v6_7(state: LeaderAndIsrTopicState, out: bytea
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaderAndIsrTopicState_v6_7(state: LeaderAndIsrTopicState) -> int:
-    size = 0
-    size += _w.compact_string_size(state.topic_name)
-    size += 16
-    partition_states_items = state.partition_states
-    if partition_states_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partition_states_items), True)
-        for partition_states_item in partition_states_items:
-            size += _size_LeaderAndIsrPartitionState_v6_7(partition_states_item)
-    count = len(state.unknown_tagged_fields)
-    for tag, payload in state.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- LeaderAndIsrLiveLeader, versions 0-3 ---
@@ -1424,19 +1114,11 @@ def _write_LeaderAndIsrLiveLeader_v0_3(leader: LeaderAndIsrLiveLeader, out: byte
         field = "broker_id"
         out += _pack_LeaderAndIsrLiveLeader_broker_id(leader.broker_id)
         field = "host_name"
-        if leader.host_name is None:
-            raise EncodeError("field host_name is null, which LeaderAndIsrLiveLeader versions 0-3 do not allow (never nullable)")
-        _w.write_string(out, leader.host_name)
+        _w.write_string(out, _w.non_null(leader.host_name, "field host_name is null, which LeaderAndIsrLiveLeader versions 0-3 do not allow (never nullable)"))
         field = "port"
         out += _pack_LeaderAndIsrLiveLeader_port(leader.port)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaderAndIsrLiveLeader_v0_3(leader: LeaderAndIsrLiveLeader) -> int:
-    size = 8
-    size += _w.string_size(leader.host_name)
-    return size
 
 
 # --- LeaderAndIsrLiveLeader, versions 4-7 (flexible) ---
@@ -1471,9 +1153,7 @@ def _write_LeaderAndIsrLiveLeader_v4_7(leader: LeaderAndIsrLiveLeader, out: byte
         field = "broker_id"
         out += _pack_LeaderAndIsrLiveLeader_broker_id(leader.broker_id)
         field = "host_name"
-        if leader.host_name is None:
-            raise EncodeError("field host_name is null, which LeaderAndIsrLiveLeader versions 4-7 do not allow (never nullable)")
-        _w.write_compact_string(out, leader.host_name)
+        _w.write_compact_string(out, _w.non_null(leader.host_name, "field host_name is null, which LeaderAndIsrLiveLeader versions 4-7 do not allow (never nullable)"))
         field = "port"
         out += _pack_LeaderAndIsrLiveLeader_port(leader.port)
         field = "(tagged fields)"
@@ -1483,16 +1163,6 @@ def _write_LeaderAndIsrLiveLeader_v4_7(leader: LeaderAndIsrLiveLeader, out: byte
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaderAndIsrLiveLeader_v4_7(leader: LeaderAndIsrLiveLeader) -> int:
-    size = 8
-    size += _w.compact_string_size(leader.host_name)
-    count = len(leader.unknown_tagged_fields)
-    for tag, payload in leader.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- LeaderAndIsrRequest, version 0 ---
@@ -1554,42 +1224,17 @@ def _write_LeaderAndIsrRequest_v0(request: LeaderAndIsrRequest, out: bytearray) 
         field = "controller_id, controller_epoch"
         out += _pack_LeaderAndIsrRequest_controller_id_controller_epoch(request.controller_id, request.controller_epoch)
         field = "ungrouped_partition_states[]"
-        ungrouped_partition_states_items = request.ungrouped_partition_states
-        if ungrouped_partition_states_items is None:
-                raise EncodeError("field ungrouped_partition_states is null, which LeaderAndIsrRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(ungrouped_partition_states_items), False)
-            for ungrouped_partition_states_item in ungrouped_partition_states_items:
-                _write_LeaderAndIsrPartitionState_v0(ungrouped_partition_states_item, out)
+        ungrouped_partition_states_items = _w.non_null(request.ungrouped_partition_states, "field ungrouped_partition_states is null, which LeaderAndIsrRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(ungrouped_partition_states_items), False)
+        for ungrouped_partition_states_item in ungrouped_partition_states_items:
+            _write_LeaderAndIsrPartitionState_v0(ungrouped_partition_states_item, out)
         field = "live_leaders[]"
-        live_leaders_items = request.live_leaders
-        if live_leaders_items is None:
-                raise EncodeError("field live_leaders is null, which LeaderAndIsrRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(live_leaders_items), False)
-            for live_leaders_item in live_leaders_items:
-                _write_LeaderAndIsrLiveLeader_v0_3(live_leaders_item, out)
+        live_leaders_items = _w.non_null(request.live_leaders, "field live_leaders is null, which LeaderAndIsrRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(live_leaders_items), False)
+        for live_leaders_item in live_leaders_items:
+            _write_LeaderAndIsrLiveLeader_v0_3(live_leaders_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaderAndIsrRequest_v0(request: LeaderAndIsrRequest) -> int:
-    size = 8
-    ungrouped_partition_states_items = request.ungrouped_partition_states
-    if ungrouped_partition_states_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(ungrouped_partition_states_items), False)
-        for ungrouped_partition_states_item in ungrouped_partition_states_items:
-            size += _size_LeaderAndIsrPartitionState_v0(ungrouped_partition_states_item)
-    live_leaders_items = request.live_leaders
-    if live_leaders_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(live_leaders_items), False)
-        for live_leaders_item in live_leaders_items:
-            size += _size_LeaderAndIsrLiveLeader_v0_3(live_leaders_item)
-    return size
 
 
 # --- LeaderAndIsrRequest, version 1 ---
@@ -1651,42 +1296,17 @@ def _write_LeaderAndIsrRequest_v1(request: LeaderAndIsrRequest, out: bytearray) 
         field = "controller_id, controller_epoch"
         out += _pack_LeaderAndIsrRequest_controller_id_controller_epoch(request.controller_id, request.controller_epoch)
         field = "ungrouped_partition_states[]"
-        ungrouped_partition_states_items = request.ungrouped_partition_states
-        if ungrouped_partition_states_items is None:
-                raise EncodeError("field ungrouped_partition_states is null, which LeaderAndIsrRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(ungrouped_partition_states_items), False)
-            for ungrouped_partition_states_item in ungrouped_partition_states_items:
-                _write_LeaderAndIsrPartitionState_v1(ungrouped_partition_states_item, out)
+        ungrouped_partition_states_items = _w.non_null(request.ungrouped_partition_states, "field ungrouped_partition_states is null, which LeaderAndIsrRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(ungrouped_partition_states_items), False)
+        for ungrouped_partition_states_item in ungrouped_partition_states_items:
+            _write_LeaderAndIsrPartitionState_v1(ungrouped_partition_states_item, out)
         field = "live_leaders[]"
-        live_leaders_items = request.live_leaders
-        if live_leaders_items is None:
-                raise EncodeError("field live_leaders is null, which LeaderAndIsrRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(live_leaders_items), False)
-            for live_leaders_item in live_leaders_items:
-                _write_LeaderAndIsrLiveLeader_v0_3(live_leaders_item, out)
+        live_leaders_items = _w.non_null(request.live_leaders, "field live_leaders is null, which LeaderAndIsrRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(live_leaders_items), False)
+        for live_leaders_item in live_leaders_items:
+            _write_LeaderAndIsrLiveLeader_v0_3(live_leaders_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaderAndIsrRequest_v1(request: LeaderAndIsrRequest) -> int:
-    size = 8
-    ungrouped_partition_states_items = request.ungrouped_partition_states
-    if ungrouped_partition_states_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(ungrouped_partition_states_items), False)
-        for ungrouped_partition_states_item in ungrouped_partition_states_items:
-            size += _size_LeaderAndIsrPartitionState_v1(ungrouped_partition_states_item)
-    live_leaders_items = request.live_leaders
-    if live_leaders_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(live_leaders_items), False)
-        for live_leaders_item in live_leaders_items:
-            size += _size_LeaderAndIsrLiveLeader_v0_3(live_leaders_item)
-    return size
 
 
 # --- LeaderAndIsrRequest, version 2 ---
@@ -1747,42 +1367,17 @@ def _write_LeaderAndIsrRequest_v2(request: LeaderAndIsrRequest, out: bytearray) 
         field = "controller_id, controller_epoch, broker_epoch"
         out += _pack_LeaderAndIsrRequest_controller_id_to_broker_epoch(request.controller_id, request.controller_epoch, request.broker_epoch)
         field = "topic_states[]"
-        topic_states_items = request.topic_states
-        if topic_states_items is None:
-                raise EncodeError("field topic_states is null, which LeaderAndIsrRequest version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topic_states_items), False)
-            for topic_states_item in topic_states_items:
-                _write_LeaderAndIsrTopicState_v2(topic_states_item, out)
+        topic_states_items = _w.non_null(request.topic_states, "field topic_states is null, which LeaderAndIsrRequest version 2 does not allow (never nullable)")
+        _w.write_count(out, len(topic_states_items), False)
+        for topic_states_item in topic_states_items:
+            _write_LeaderAndIsrTopicState_v2(topic_states_item, out)
         field = "live_leaders[]"
-        live_leaders_items = request.live_leaders
-        if live_leaders_items is None:
-                raise EncodeError("field live_leaders is null, which LeaderAndIsrRequest version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(live_leaders_items), False)
-            for live_leaders_item in live_leaders_items:
-                _write_LeaderAndIsrLiveLeader_v0_3(live_leaders_item, out)
+        live_leaders_items = _w.non_null(request.live_leaders, "field live_leaders is null, which LeaderAndIsrRequest version 2 does not allow (never nullable)")
+        _w.write_count(out, len(live_leaders_items), False)
+        for live_leaders_item in live_leaders_items:
+            _write_LeaderAndIsrLiveLeader_v0_3(live_leaders_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaderAndIsrRequest_v2(request: LeaderAndIsrRequest) -> int:
-    size = 16
-    topic_states_items = request.topic_states
-    if topic_states_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topic_states_items), False)
-        for topic_states_item in topic_states_items:
-            size += _size_LeaderAndIsrTopicState_v2(topic_states_item)
-    live_leaders_items = request.live_leaders
-    if live_leaders_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(live_leaders_items), False)
-        for live_leaders_item in live_leaders_items:
-            size += _size_LeaderAndIsrLiveLeader_v0_3(live_leaders_item)
-    return size
 
 
 # --- LeaderAndIsrRequest, version 3 ---
@@ -1843,42 +1438,17 @@ def _write_LeaderAndIsrRequest_v3(request: LeaderAndIsrRequest, out: bytearray) 
         field = "controller_id, controller_epoch, broker_epoch"
         out += _pack_LeaderAndIsrRequest_controller_id_to_broker_epoch(request.controller_id, request.controller_epoch, request.broker_epoch)
         field = "topic_states[]"
-        topic_states_items = request.topic_states
-        if topic_states_items is None:
-                raise EncodeError("field topic_states is null, which LeaderAndIsrRequest version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topic_states_items), False)
-            for topic_states_item in topic_states_items:
-                _write_LeaderAndIsrTopicState_v3(topic_states_item, out)
+        topic_states_items = _w.non_null(request.topic_states, "field topic_states is null, which LeaderAndIsrRequest version 3 does not allow (never nullable)")
+        _w.write_count(out, len(topic_states_items), False)
+        for topic_states_item in topic_states_items:
+            _write_LeaderAndIsrTopicState_v3(topic_states_item, out)
         field = "live_leaders[]"
-        live_leaders_items = request.live_leaders
-        if live_leaders_items is None:
-                raise EncodeError("field live_leaders is null, which LeaderAndIsrRequest version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(live_leaders_items), False)
-            for live_leaders_item in live_leaders_items:
-                _write_LeaderAndIsrLiveLeader_v0_3(live_leaders_item, out)
+        live_leaders_items = _w.non_null(request.live_leaders, "field live_leaders is null, which LeaderAndIsrRequest version 3 does not allow (never nullable)")
+        _w.write_count(out, len(live_leaders_items), False)
+        for live_leaders_item in live_leaders_items:
+            _write_LeaderAndIsrLiveLeader_v0_3(live_leaders_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaderAndIsrRequest_v3(request: LeaderAndIsrRequest) -> int:
-    size = 16
-    topic_states_items = request.topic_states
-    if topic_states_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topic_states_items), False)
-        for topic_states_item in topic_states_items:
-            size += _size_LeaderAndIsrTopicState_v3(topic_states_item)
-    live_leaders_items = request.live_leaders
-    if live_leaders_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(live_leaders_items), False)
-        for live_leaders_item in live_leaders_items:
-            size += _size_LeaderAndIsrLiveLeader_v0_3(live_leaders_item)
-    return size
 
 
 # --- LeaderAndIsrRequest, version 4 (flexible) ---
@@ -1942,21 +1512,15 @@ def _write_LeaderAndIsrRequest_v4(request: LeaderAndIsrRequest, out: bytearray) 
         field = "controller_id, controller_epoch, broker_epoch"
         out += _pack_LeaderAndIsrRequest_controller_id_to_broker_epoch(request.controller_id, request.controller_epoch, request.broker_epoch)
         field = "topic_states[]"
-        topic_states_items = request.topic_states
-        if topic_states_items is None:
-                raise EncodeError("field topic_states is null, which LeaderAndIsrRequest version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topic_states_items), True)
-            for topic_states_item in topic_states_items:
-                _write_LeaderAndIsrTopicState_v4(topic_states_item, out)
+        topic_states_items = _w.non_null(request.topic_states, "field topic_states is null, which LeaderAndIsrRequest version 4 does not allow (never nullable)")
+        _w.write_count(out, len(topic_states_items), True)
+        for topic_states_item in topic_states_items:
+            _write_LeaderAndIsrTopicState_v4(topic_states_item, out)
         field = "live_leaders[]"
-        live_leaders_items = request.live_leaders
-        if live_leaders_items is None:
-                raise EncodeError("field live_leaders is null, which LeaderAndIsrRequest version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(live_leaders_items), True)
-            for live_leaders_item in live_leaders_items:
-                _write_LeaderAndIsrLiveLeader_v4_7(live_leaders_item, out)
+        live_leaders_items = _w.non_null(request.live_leaders, "field live_leaders is null, which LeaderAndIsrRequest version 4 does not allow (never nullable)")
+        _w.write_count(out, len(live_leaders_items), True)
+        for live_leaders_item in live_leaders_items:
+            _write_LeaderAndIsrLiveLeader_v4_7(live_leaders_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -1964,29 +1528,6 @@ def _write_LeaderAndIsrRequest_v4(request: LeaderAndIsrRequest, out: bytearray) 
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaderAndIsrRequest_v4(request: LeaderAndIsrRequest) -> int:
-    size = 16
-    topic_states_items = request.topic_states
-    if topic_states_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topic_states_items), True)
-        for topic_states_item in topic_states_items:
-            size += _size_LeaderAndIsrTopicState_v4(topic_states_item)
-    live_leaders_items = request.live_leaders
-    if live_leaders_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(live_leaders_items), True)
-        for live_leaders_item in live_leaders_items:
-            size += _size_LeaderAndIsrLiveLeader_v4_7(live_leaders_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- LeaderAndIsrRequest, version 5 (flexible) ---
@@ -2047,21 +1588,15 @@ def _write_LeaderAndIsrRequest_v5(request: LeaderAndIsrRequest, out: bytearray) 
         field = "controller_id, controller_epoch, broker_epoch, type"
         out += _pack_LeaderAndIsrRequest_controller_id_to_type(request.controller_id, request.controller_epoch, request.broker_epoch, request.type)
         field = "topic_states[]"
-        topic_states_items = request.topic_states
-        if topic_states_items is None:
-                raise EncodeError("field topic_states is null, which LeaderAndIsrRequest version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topic_states_items), True)
-            for topic_states_item in topic_states_items:
-                _write_LeaderAndIsrTopicState_v5(topic_states_item, out)
+        topic_states_items = _w.non_null(request.topic_states, "field topic_states is null, which LeaderAndIsrRequest version 5 does not allow (never nullable)")
+        _w.write_count(out, len(topic_states_items), True)
+        for topic_states_item in topic_states_items:
+            _write_LeaderAndIsrTopicState_v5(topic_states_item, out)
         field = "live_leaders[]"
-        live_leaders_items = request.live_leaders
-        if live_leaders_items is None:
-                raise EncodeError("field live_leaders is null, which LeaderAndIsrRequest version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(live_leaders_items), True)
-            for live_leaders_item in live_leaders_items:
-                _write_LeaderAndIsrLiveLeader_v4_7(live_leaders_item, out)
+        live_leaders_items = _w.non_null(request.live_leaders, "field live_leaders is null, which LeaderAndIsrRequest version 5 does not allow (never nullable)")
+        _w.write_count(out, len(live_leaders_items), True)
+        for live_leaders_item in live_leaders_items:
+            _write_LeaderAndIsrLiveLeader_v4_7(live_leaders_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -2069,29 +1604,6 @@ def _write_LeaderAndIsrRequest_v5(request: LeaderAndIsrRequest, out: bytearray) 
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaderAndIsrRequest_v5(request: LeaderAndIsrRequest) -> int:
-    size = 17
-    topic_states_items = request.topic_states
-    if topic_states_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topic_states_items), True)
-        for topic_states_item in topic_states_items:
-            size += _size_LeaderAndIsrTopicState_v5(topic_states_item)
-    live_leaders_items = request.live_leaders
-    if live_leaders_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(live_leaders_items), True)
-        for live_leaders_item in live_leaders_items:
-            size += _size_LeaderAndIsrLiveLeader_v4_7(live_leaders_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- LeaderAndIsrRequest, version 6 (flexible) ---
@@ -2152,21 +1664,15 @@ def _write_LeaderAndIsrRequest_v6(request: LeaderAndIsrRequest, out: bytearray) 
         field = "controller_id, controller_epoch, broker_epoch, type"
         out += _pack_LeaderAndIsrRequest_controller_id_to_type(request.controller_id, request.controller_epoch, request.broker_epoch, request.type)
         field = "topic_states[]"
-        topic_states_items = request.topic_states
-        if topic_states_items is None:
-                raise EncodeError("field topic_states is null, which LeaderAndIsrRequest version 6 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topic_states_items), True)
-            for topic_states_item in topic_states_items:
-                _write_LeaderAndIsrTopicState_v6_7(topic_states_item, out)
+        topic_states_items = _w.non_null(request.topic_states, "field topic_states is null, which LeaderAndIsrRequest version 6 does not allow (never nullable)")
+        _w.write_count(out, len(topic_states_items), True)
+        for topic_states_item in topic_states_items:
+            _write_LeaderAndIsrTopicState_v6_7(topic_states_item, out)
         field = "live_leaders[]"
-        live_leaders_items = request.live_leaders
-        if live_leaders_items is None:
-                raise EncodeError("field live_leaders is null, which LeaderAndIsrRequest version 6 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(live_leaders_items), True)
-            for live_leaders_item in live_leaders_items:
-                _write_LeaderAndIsrLiveLeader_v4_7(live_leaders_item, out)
+        live_leaders_items = _w.non_null(request.live_leaders, "field live_leaders is null, which LeaderAndIsrRequest version 6 does not allow (never nullable)")
+        _w.write_count(out, len(live_leaders_items), True)
+        for live_leaders_item in live_leaders_items:
+            _write_LeaderAndIsrLiveLeader_v4_7(live_leaders_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -2174,29 +1680,6 @@ def _write_LeaderAndIsrRequest_v6(request: LeaderAndIsrRequest, out: bytearray) 
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaderAndIsrRequest_v6(request: LeaderAndIsrRequest) -> int:
-    size = 17
-    topic_states_items = request.topic_states
-    if topic_states_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topic_states_items), True)
-        for topic_states_item in topic_states_items:
-            size += _size_LeaderAndIsrTopicState_v6_7(topic_states_item)
-    live_leaders_items = request.live_leaders
-    if live_leaders_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(live_leaders_items), True)
-        for live_leaders_item in live_leaders_items:
-            size += _size_LeaderAndIsrLiveLeader_v4_7(live_leaders_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- LeaderAndIsrRequest, version 7 (flexible) ---
@@ -2254,21 +1737,15 @@ def _write_LeaderAndIsrRequest_v7(request: LeaderAndIsrRequest, out: bytearray) 
         field = "controller_id, is_kraft_controller, controller_epoch, broker_epoch, type"
         out += _pack_LeaderAndIsrRequest_controller_id_is_kraft_controller_controller_epoch_broker_epoch_type(request.controller_id, request.is_kraft_controller, request.controller_epoch, request.broker_epoch, request.type)
         field = "topic_states[]"
-        topic_states_items = request.topic_states
-        if topic_states_items is None:
-                raise EncodeError("field topic_states is null, which LeaderAndIsrRequest version 7 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topic_states_items), True)
-            for topic_states_item in topic_states_items:
-                _write_LeaderAndIsrTopicState_v6_7(topic_states_item, out)
+        topic_states_items = _w.non_null(request.topic_states, "field topic_states is null, which LeaderAndIsrRequest version 7 does not allow (never nullable)")
+        _w.write_count(out, len(topic_states_items), True)
+        for topic_states_item in topic_states_items:
+            _write_LeaderAndIsrTopicState_v6_7(topic_states_item, out)
         field = "live_leaders[]"
-        live_leaders_items = request.live_leaders
-        if live_leaders_items is None:
-                raise EncodeError("field live_leaders is null, which LeaderAndIsrRequest version 7 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(live_leaders_items), True)
-            for live_leaders_item in live_leaders_items:
-                _write_LeaderAndIsrLiveLeader_v4_7(live_leaders_item, out)
+        live_leaders_items = _w.non_null(request.live_leaders, "field live_leaders is null, which LeaderAndIsrRequest version 7 does not allow (never nullable)")
+        _w.write_count(out, len(live_leaders_items), True)
+        for live_leaders_item in live_leaders_items:
+            _write_LeaderAndIsrLiveLeader_v4_7(live_leaders_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -2276,29 +1753,6 @@ def _write_LeaderAndIsrRequest_v7(request: LeaderAndIsrRequest, out: bytearray) 
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaderAndIsrRequest_v7(request: LeaderAndIsrRequest) -> int:
-    size = 18
-    topic_states_items = request.topic_states
-    if topic_states_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topic_states_items), True)
-        for topic_states_item in topic_states_items:
-            size += _size_LeaderAndIsrTopicState_v6_7(topic_states_item)
-    live_leaders_items = request.live_leaders
-    if live_leaders_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(live_leaders_items), True)
-        for live_leaders_item in live_leaders_items:
-            size += _size_LeaderAndIsrLiveLeader_v4_7(live_leaders_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -2315,7 +1769,6 @@ _V7_PLUS = (7, 32767)
 
 LeaderAndIsrPartitionState._READERS = (_read_LeaderAndIsrPartitionState_v0, _read_LeaderAndIsrPartitionState_v1, _read_LeaderAndIsrPartitionState_v2, _read_LeaderAndIsrPartitionState_v3, _read_LeaderAndIsrPartitionState_v4_5, _read_LeaderAndIsrPartitionState_v4_5, _read_LeaderAndIsrPartitionState_v6_7, _read_LeaderAndIsrPartitionState_v6_7)
 LeaderAndIsrPartitionState._WRITERS = (_write_LeaderAndIsrPartitionState_v0, _write_LeaderAndIsrPartitionState_v1, _write_LeaderAndIsrPartitionState_v2, _write_LeaderAndIsrPartitionState_v3, _write_LeaderAndIsrPartitionState_v4_5, _write_LeaderAndIsrPartitionState_v4_5, _write_LeaderAndIsrPartitionState_v6_7, _write_LeaderAndIsrPartitionState_v6_7)
-LeaderAndIsrPartitionState._SIZERS = (_size_LeaderAndIsrPartitionState_v0, _size_LeaderAndIsrPartitionState_v1, _size_LeaderAndIsrPartitionState_v2, _size_LeaderAndIsrPartitionState_v3, _size_LeaderAndIsrPartitionState_v4_5, _size_LeaderAndIsrPartitionState_v4_5, _size_LeaderAndIsrPartitionState_v6_7, _size_LeaderAndIsrPartitionState_v6_7)
 LeaderAndIsrPartitionState._LAZY_DEFAULTS = {"isr": list, "replicas": list, "adding_replicas": list, "removing_replicas": list}
 LeaderAndIsrPartitionState.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_TO_1, ignorable=True, default=''),
@@ -2333,7 +1786,6 @@ LeaderAndIsrPartitionState.FIELDS = (  # what the runtime knows of each field (k
 )
 LeaderAndIsrTopicState._READERS = (None, None, _read_LeaderAndIsrTopicState_v2, _read_LeaderAndIsrTopicState_v3, _read_LeaderAndIsrTopicState_v4, _read_LeaderAndIsrTopicState_v5, _read_LeaderAndIsrTopicState_v6_7, _read_LeaderAndIsrTopicState_v6_7)
 LeaderAndIsrTopicState._WRITERS = (None, None, _write_LeaderAndIsrTopicState_v2, _write_LeaderAndIsrTopicState_v3, _write_LeaderAndIsrTopicState_v4, _write_LeaderAndIsrTopicState_v5, _write_LeaderAndIsrTopicState_v6_7, _write_LeaderAndIsrTopicState_v6_7)
-LeaderAndIsrTopicState._SIZERS = (None, None, _size_LeaderAndIsrTopicState_v2, _size_LeaderAndIsrTopicState_v3, _size_LeaderAndIsrTopicState_v4, _size_LeaderAndIsrTopicState_v5, _size_LeaderAndIsrTopicState_v6_7, _size_LeaderAndIsrTopicState_v6_7)
 LeaderAndIsrTopicState._LAZY_DEFAULTS = {"partition_states": list}
 LeaderAndIsrTopicState.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V2_PLUS, default=''),
@@ -2342,7 +1794,6 @@ LeaderAndIsrTopicState.FIELDS = (  # what the runtime knows of each field (kwire
 )
 LeaderAndIsrLiveLeader._READERS = (_read_LeaderAndIsrLiveLeader_v0_3, _read_LeaderAndIsrLiveLeader_v0_3, _read_LeaderAndIsrLiveLeader_v0_3, _read_LeaderAndIsrLiveLeader_v0_3, _read_LeaderAndIsrLiveLeader_v4_7, _read_LeaderAndIsrLiveLeader_v4_7, _read_LeaderAndIsrLiveLeader_v4_7, _read_LeaderAndIsrLiveLeader_v4_7)
 LeaderAndIsrLiveLeader._WRITERS = (_write_LeaderAndIsrLiveLeader_v0_3, _write_LeaderAndIsrLiveLeader_v0_3, _write_LeaderAndIsrLiveLeader_v0_3, _write_LeaderAndIsrLiveLeader_v0_3, _write_LeaderAndIsrLiveLeader_v4_7, _write_LeaderAndIsrLiveLeader_v4_7, _write_LeaderAndIsrLiveLeader_v4_7, _write_LeaderAndIsrLiveLeader_v4_7)
-LeaderAndIsrLiveLeader._SIZERS = (_size_LeaderAndIsrLiveLeader_v0_3, _size_LeaderAndIsrLiveLeader_v0_3, _size_LeaderAndIsrLiveLeader_v0_3, _size_LeaderAndIsrLiveLeader_v0_3, _size_LeaderAndIsrLiveLeader_v4_7, _size_LeaderAndIsrLiveLeader_v4_7, _size_LeaderAndIsrLiveLeader_v4_7, _size_LeaderAndIsrLiveLeader_v4_7)
 LeaderAndIsrLiveLeader.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="broker_id", json_name="brokerId", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="host_name", json_name="hostName", type="string", versions=_V0_PLUS, default=''),
@@ -2350,7 +1801,6 @@ LeaderAndIsrLiveLeader.FIELDS = (  # what the runtime knows of each field (kwire
 )
 LeaderAndIsrRequest._READERS = (_read_LeaderAndIsrRequest_v0, _read_LeaderAndIsrRequest_v1, _read_LeaderAndIsrRequest_v2, _read_LeaderAndIsrRequest_v3, _read_LeaderAndIsrRequest_v4, _read_LeaderAndIsrRequest_v5, _read_LeaderAndIsrRequest_v6, _read_LeaderAndIsrRequest_v7)
 LeaderAndIsrRequest._WRITERS = (_write_LeaderAndIsrRequest_v0, _write_LeaderAndIsrRequest_v1, _write_LeaderAndIsrRequest_v2, _write_LeaderAndIsrRequest_v3, _write_LeaderAndIsrRequest_v4, _write_LeaderAndIsrRequest_v5, _write_LeaderAndIsrRequest_v6, _write_LeaderAndIsrRequest_v7)
-LeaderAndIsrRequest._SIZERS = (_size_LeaderAndIsrRequest_v0, _size_LeaderAndIsrRequest_v1, _size_LeaderAndIsrRequest_v2, _size_LeaderAndIsrRequest_v3, _size_LeaderAndIsrRequest_v4, _size_LeaderAndIsrRequest_v5, _size_LeaderAndIsrRequest_v6, _size_LeaderAndIsrRequest_v7)
 LeaderAndIsrRequest._LAZY_DEFAULTS = {"ungrouped_partition_states": list, "topic_states": list, "live_leaders": list}
 LeaderAndIsrRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="controller_id", json_name="controllerId", type="int32", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Response message, versions 0-7, flexible versions 4+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -229,19 +229,11 @@ def _write_LeaderAndIsrPartitionError_v0_3(leader_and_isr_partition_error: Leade
     field = ""
     try:
         field = "topic_name"
-        if leader_and_isr_partition_error.topic_name is None:
-            raise EncodeError("field topic_name is null, which LeaderAndIsrPartitionError versions 0-3 do not allow (never nullable)")
-        _w.write_string(out, leader_and_isr_partition_error.topic_name)
+        _w.write_string(out, _w.non_null(leader_and_isr_partition_error.topic_name, "field topic_name is null, which LeaderAndIsrPartitionError versions 0-3 do not allow (never nullable)"))
         field = "partition_index, error_code"
         out += _pack_LeaderAndIsrPartitionError_partition_index_error_code(leader_and_isr_partition_error.partition_index, leader_and_isr_partition_error.error_code)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaderAndIsrPartitionError_v0_3(leader_and_isr_partition_error: LeaderAndIsrPartitionError) -> int:
-    size = 6
-    size += _w.string_size(leader_and_isr_partition_error.topic_name)
-    return size
 
 
 # --- LeaderAndIsrPartitionError, version 4 (flexible) ---
@@ -271,9 +263,7 @@ def _write_LeaderAndIsrPartitionError_v4(leader_and_isr_partition_error: LeaderA
     field = ""
     try:
         field = "topic_name"
-        if leader_and_isr_partition_error.topic_name is None:
-            raise EncodeError("field topic_name is null, which LeaderAndIsrPartitionError version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, leader_and_isr_partition_error.topic_name)
+        _w.write_compact_string(out, _w.non_null(leader_and_isr_partition_error.topic_name, "field topic_name is null, which LeaderAndIsrPartitionError version 4 does not allow (never nullable)"))
         field = "partition_index, error_code"
         out += _pack_LeaderAndIsrPartitionError_partition_index_error_code(leader_and_isr_partition_error.partition_index, leader_and_isr_partition_error.error_code)
         field = "(tagged fields)"
@@ -283,16 +273,6 @@ def _write_LeaderAndIsrPartitionError_v4(leader_and_isr_partition_error: LeaderA
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaderAndIsrPartitionError_v4(leader_and_isr_partition_error: LeaderAndIsrPartitionError) -> int:
-    size = 6
-    size += _w.compact_string_size(leader_and_isr_partition_error.topic_name)
-    count = len(leader_and_isr_partition_error.unknown_tagged_fields)
-    for tag, payload in leader_and_isr_partition_error.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- LeaderAndIsrPartitionError, versions 5-7 (flexible) ---
@@ -329,15 +309,6 @@ def _write_LeaderAndIsrPartitionError_v5_7(leader_and_isr_partition_error: Leade
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaderAndIsrPartitionError_v5_7(leader_and_isr_partition_error: LeaderAndIsrPartitionError) -> int:
-    size = 6
-    count = len(leader_and_isr_partition_error.unknown_tagged_fields)
-    for tag, payload in leader_and_isr_partition_error.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- LeaderAndIsrTopicError, versions 5-7 (flexible) ---
@@ -379,13 +350,10 @@ def _write_LeaderAndIsrTopicError_v5_7(leader_and_isr_topic_error: LeaderAndIsrT
         field = "topic_id"
         out += _w.uuid_bytes(leader_and_isr_topic_error.topic_id)
         field = "partition_errors[]"
-        partition_errors_items = leader_and_isr_topic_error.partition_errors
-        if partition_errors_items is None:
-                raise EncodeError("field partition_errors is null, which LeaderAndIsrTopicError versions 5-7 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_errors_items), True)
-            for partition_errors_item in partition_errors_items:
-                _write_LeaderAndIsrPartitionError_v5_7(partition_errors_item, out)
+        partition_errors_items = _w.non_null(leader_and_isr_topic_error.partition_errors, "field partition_errors is null, which LeaderAndIsrTopicError versions 5-7 do not allow (never nullable)")
+        _w.write_count(out, len(partition_errors_items), True)
+        for partition_errors_item in partition_errors_items:
+            _write_LeaderAndIsrPartitionError_v5_7(partition_errors_item, out)
         field = "(tagged fields)"
         if leader_and_isr_topic_error.unknown_tagged_fields:
             _w.write_tagged(out, [], leader_and_isr_topic_error.unknown_tagged_fields)
@@ -393,23 +361,6 @@ def _write_LeaderAndIsrTopicError_v5_7(leader_and_isr_topic_error: LeaderAndIsrT
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaderAndIsrTopicError_v5_7(leader_and_isr_topic_error: LeaderAndIsrTopicError) -> int:
-    size = 0
-    size += 16
-    partition_errors_items = leader_and_isr_topic_error.partition_errors
-    if partition_errors_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partition_errors_items), True)
-        for partition_errors_item in partition_errors_items:
-            size += _size_LeaderAndIsrPartitionError_v5_7(partition_errors_item)
-    count = len(leader_and_isr_topic_error.unknown_tagged_fields)
-    for tag, payload in leader_and_isr_topic_error.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- LeaderAndIsrResponse, versions 0-3 ---
@@ -451,27 +402,12 @@ def _write_LeaderAndIsrResponse_v0_3(response: LeaderAndIsrResponse, out: bytear
         field = "error_code"
         out += _pack_LeaderAndIsrResponse_error_code(response.error_code)
         field = "partition_errors[]"
-        partition_errors_items = response.partition_errors
-        if partition_errors_items is None:
-                raise EncodeError("field partition_errors is null, which LeaderAndIsrResponse versions 0-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_errors_items), False)
-            for partition_errors_item in partition_errors_items:
-                _write_LeaderAndIsrPartitionError_v0_3(partition_errors_item, out)
+        partition_errors_items = _w.non_null(response.partition_errors, "field partition_errors is null, which LeaderAndIsrResponse versions 0-3 do not allow (never nullable)")
+        _w.write_count(out, len(partition_errors_items), False)
+        for partition_errors_item in partition_errors_items:
+            _write_LeaderAndIsrPartitionError_v0_3(partition_errors_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaderAndIsrResponse_v0_3(response: LeaderAndIsrResponse) -> int:
-    size = 2
-    partition_errors_items = response.partition_errors
-    if partition_errors_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partition_errors_items), False)
-        for partition_errors_item in partition_errors_items:
-            size += _size_LeaderAndIsrPartitionError_v0_3(partition_errors_item)
-    return size
 
 
 # --- LeaderAndIsrResponse, version 4 (flexible) ---
@@ -516,13 +452,10 @@ def _write_LeaderAndIsrResponse_v4(response: LeaderAndIsrResponse, out: bytearra
         field = "error_code"
         out += _pack_LeaderAndIsrResponse_error_code(response.error_code)
         field = "partition_errors[]"
-        partition_errors_items = response.partition_errors
-        if partition_errors_items is None:
-                raise EncodeError("field partition_errors is null, which LeaderAndIsrResponse version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_errors_items), True)
-            for partition_errors_item in partition_errors_items:
-                _write_LeaderAndIsrPartitionError_v4(partition_errors_item, out)
+        partition_errors_items = _w.non_null(response.partition_errors, "field partition_errors is null, which LeaderAndIsrResponse version 4 does not allow (never nullable)")
+        _w.write_count(out, len(partition_errors_items), True)
+        for partition_errors_item in partition_errors_items:
+            _write_LeaderAndIsrPartitionError_v4(partition_errors_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -530,22 +463,6 @@ def _write_LeaderAndIsrResponse_v4(response: LeaderAndIsrResponse, out: bytearra
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaderAndIsrResponse_v4(response: LeaderAndIsrResponse) -> int:
-    size = 2
-    partition_errors_items = response.partition_errors
-    if partition_errors_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partition_errors_items), True)
-        for partition_errors_item in partition_errors_items:
-            size += _size_LeaderAndIsrPartitionError_v4(partition_errors_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- LeaderAndIsrResponse, versions 5-7 (flexible) ---
@@ -590,13 +507,10 @@ def _write_LeaderAndIsrResponse_v5_7(response: LeaderAndIsrResponse, out: bytear
         field = "error_code"
         out += _pack_LeaderAndIsrResponse_error_code(response.error_code)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which LeaderAndIsrResponse versions 5-7 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_LeaderAndIsrTopicError_v5_7(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which LeaderAndIsrResponse versions 5-7 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_LeaderAndIsrTopicError_v5_7(topics_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -604,22 +518,6 @@ def _write_LeaderAndIsrResponse_v5_7(response: LeaderAndIsrResponse, out: bytear
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaderAndIsrResponse_v5_7(response: LeaderAndIsrResponse) -> int:
-    size = 2
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_LeaderAndIsrTopicError_v5_7(topics_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -631,7 +529,6 @@ _V5_PLUS = (5, 32767)
 
 LeaderAndIsrPartitionError._READERS = (_read_LeaderAndIsrPartitionError_v0_3, _read_LeaderAndIsrPartitionError_v0_3, _read_LeaderAndIsrPartitionError_v0_3, _read_LeaderAndIsrPartitionError_v0_3, _read_LeaderAndIsrPartitionError_v4, _read_LeaderAndIsrPartitionError_v5_7, _read_LeaderAndIsrPartitionError_v5_7, _read_LeaderAndIsrPartitionError_v5_7)
 LeaderAndIsrPartitionError._WRITERS = (_write_LeaderAndIsrPartitionError_v0_3, _write_LeaderAndIsrPartitionError_v0_3, _write_LeaderAndIsrPartitionError_v0_3, _write_LeaderAndIsrPartitionError_v0_3, _write_LeaderAndIsrPartitionError_v4, _write_LeaderAndIsrPartitionError_v5_7, _write_LeaderAndIsrPartitionError_v5_7, _write_LeaderAndIsrPartitionError_v5_7)
-LeaderAndIsrPartitionError._SIZERS = (_size_LeaderAndIsrPartitionError_v0_3, _size_LeaderAndIsrPartitionError_v0_3, _size_LeaderAndIsrPartitionError_v0_3, _size_LeaderAndIsrPartitionError_v0_3, _size_LeaderAndIsrPartitionError_v4, _size_LeaderAndIsrPartitionError_v5_7, _size_LeaderAndIsrPartitionError_v5_7, _size_LeaderAndIsrPartitionError_v5_7)
 LeaderAndIsrPartitionError.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_TO_4, ignorable=True, default=''),
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
@@ -639,7 +536,6 @@ LeaderAndIsrPartitionError.FIELDS = (  # what the runtime knows of each field (k
 )
 LeaderAndIsrTopicError._READERS = (None, None, None, None, None, _read_LeaderAndIsrTopicError_v5_7, _read_LeaderAndIsrTopicError_v5_7, _read_LeaderAndIsrTopicError_v5_7)
 LeaderAndIsrTopicError._WRITERS = (None, None, None, None, None, _write_LeaderAndIsrTopicError_v5_7, _write_LeaderAndIsrTopicError_v5_7, _write_LeaderAndIsrTopicError_v5_7)
-LeaderAndIsrTopicError._SIZERS = (None, None, None, None, None, _size_LeaderAndIsrTopicError_v5_7, _size_LeaderAndIsrTopicError_v5_7, _size_LeaderAndIsrTopicError_v5_7)
 LeaderAndIsrTopicError._LAZY_DEFAULTS = {"partition_errors": list}
 LeaderAndIsrTopicError._MAP_KEYS = ("topic_id",)
 LeaderAndIsrTopicError.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -648,7 +544,6 @@ LeaderAndIsrTopicError.FIELDS = (  # what the runtime knows of each field (kwire
 )
 LeaderAndIsrResponse._READERS = (_read_LeaderAndIsrResponse_v0_3, _read_LeaderAndIsrResponse_v0_3, _read_LeaderAndIsrResponse_v0_3, _read_LeaderAndIsrResponse_v0_3, _read_LeaderAndIsrResponse_v4, _read_LeaderAndIsrResponse_v5_7, _read_LeaderAndIsrResponse_v5_7, _read_LeaderAndIsrResponse_v5_7)
 LeaderAndIsrResponse._WRITERS = (_write_LeaderAndIsrResponse_v0_3, _write_LeaderAndIsrResponse_v0_3, _write_LeaderAndIsrResponse_v0_3, _write_LeaderAndIsrResponse_v0_3, _write_LeaderAndIsrResponse_v4, _write_LeaderAndIsrResponse_v5_7, _write_LeaderAndIsrResponse_v5_7, _write_LeaderAndIsrResponse_v5_7)
-LeaderAndIsrResponse._SIZERS = (_size_LeaderAndIsrResponse_v0_3, _size_LeaderAndIsrResponse_v0_3, _size_LeaderAndIsrResponse_v0_3, _size_LeaderAndIsrResponse_v0_3, _size_LeaderAndIsrResponse_v4, _size_LeaderAndIsrResponse_v5_7, _size_LeaderAndIsrResponse_v5_7, _size_LeaderAndIsrResponse_v5_7)
 LeaderAndIsrResponse._LAZY_DEFAULTS = {"partition_errors": list, "topics": KeyedList}
 LeaderAndIsrResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Data message, versions 0-1, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -190,15 +190,6 @@ def _write_Voter_v0(voter: Voter, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_Voter_v0(voter: Voter) -> int:
-    size = 4
-    count = len(voter.unknown_tagged_fields)
-    for tag, payload in voter.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- Voter, version 1 (flexible) ---
 
 def _read_Voter_v1(buf: bytes, pos: int) -> tuple[Voter, int]:
@@ -236,16 +227,6 @@ def _write_Voter_v1(voter: Voter, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_Voter_v1(voter: Voter) -> int:
-    size = 4
-    size += 16
-    count = len(voter.unknown_tagged_fields)
-    for tag, payload in voter.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- LeaderChangeMessage, version 0 (flexible) ---
@@ -301,21 +282,15 @@ def _write_LeaderChangeMessage_v0(message: LeaderChangeMessage, out: bytearray) 
         field = "version, leader_id"
         out += _pack_LeaderChangeMessage_version_leader_id(message.version, message.leader_id)
         field = "voters[]"
-        voters_items = message.voters
-        if voters_items is None:
-                raise EncodeError("field voters is null, which LeaderChangeMessage version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(voters_items), True)
-            for voters_item in voters_items:
-                _write_Voter_v0(voters_item, out)
+        voters_items = _w.non_null(message.voters, "field voters is null, which LeaderChangeMessage version 0 does not allow (never nullable)")
+        _w.write_count(out, len(voters_items), True)
+        for voters_item in voters_items:
+            _write_Voter_v0(voters_item, out)
         field = "granting_voters[]"
-        granting_voters_items = message.granting_voters
-        if granting_voters_items is None:
-                raise EncodeError("field granting_voters is null, which LeaderChangeMessage version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(granting_voters_items), True)
-            for granting_voters_item in granting_voters_items:
-                _write_Voter_v0(granting_voters_item, out)
+        granting_voters_items = _w.non_null(message.granting_voters, "field granting_voters is null, which LeaderChangeMessage version 0 does not allow (never nullable)")
+        _w.write_count(out, len(granting_voters_items), True)
+        for granting_voters_item in granting_voters_items:
+            _write_Voter_v0(granting_voters_item, out)
         field = "(tagged fields)"
         if message.unknown_tagged_fields:
             _w.write_tagged(out, [], message.unknown_tagged_fields)
@@ -323,29 +298,6 @@ def _write_LeaderChangeMessage_v0(message: LeaderChangeMessage, out: bytearray) 
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaderChangeMessage_v0(message: LeaderChangeMessage) -> int:
-    size = 6
-    voters_items = message.voters
-    if voters_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(voters_items), True)
-        for voters_item in voters_items:
-            size += _size_Voter_v0(voters_item)
-    granting_voters_items = message.granting_voters
-    if granting_voters_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(granting_voters_items), True)
-        for granting_voters_item in granting_voters_items:
-            size += _size_Voter_v0(granting_voters_item)
-    count = len(message.unknown_tagged_fields)
-    for tag, payload in message.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- LeaderChangeMessage, version 1 (flexible) ---
@@ -401,21 +353,15 @@ def _write_LeaderChangeMessage_v1(message: LeaderChangeMessage, out: bytearray) 
         field = "version, leader_id"
         out += _pack_LeaderChangeMessage_version_leader_id(message.version, message.leader_id)
         field = "voters[]"
-        voters_items = message.voters
-        if voters_items is None:
-                raise EncodeError("field voters is null, which LeaderChangeMessage version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(voters_items), True)
-            for voters_item in voters_items:
-                _write_Voter_v1(voters_item, out)
+        voters_items = _w.non_null(message.voters, "field voters is null, which LeaderChangeMessage version 1 does not allow (never nullable)")
+        _w.write_count(out, len(voters_items), True)
+        for voters_item in voters_items:
+            _write_Voter_v1(voters_item, out)
         field = "granting_voters[]"
-        granting_voters_items = message.granting_voters
-        if granting_voters_items is None:
-                raise EncodeError("field granting_voters is null, which LeaderChangeMessage version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(granting_voters_items), True)
-            for granting_voters_item in granting_voters_items:
-                _write_Voter_v1(granting_voters_item, out)
+        granting_voters_items = _w.non_null(message.granting_voters, "field granting_voters is null, which LeaderChangeMessage version 1 does not allow (never nullable)")
+        _w.write_count(out, len(granting_voters_items), True)
+        for granting_voters_item in granting_voters_items:
+            _write_Voter_v1(granting_voters_item, out)
         field = "(tagged fields)"
         if message.unknown_tagged_fields:
             _w.write_tagged(out, [], message.unknown_tagged_fields)
@@ -423,29 +369,6 @@ def _write_LeaderChangeMessage_v1(message: LeaderChangeMessage, out: bytearray) 
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaderChangeMessage_v1(message: LeaderChangeMessage) -> int:
-    size = 6
-    voters_items = message.voters
-    if voters_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(voters_items), True)
-        for voters_item in voters_items:
-            size += _size_Voter_v1(voters_item)
-    granting_voters_items = message.granting_voters
-    if granting_voters_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(granting_voters_items), True)
-        for granting_voters_item in granting_voters_items:
-            size += _size_Voter_v1(granting_voters_item)
-    count = len(message.unknown_tagged_fields)
-    for tag, payload in message.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -456,14 +379,12 @@ _V1_PLUS = (1, 32767)
 
 Voter._READERS = (_read_Voter_v0, _read_Voter_v1)
 Voter._WRITERS = (_write_Voter_v0, _write_Voter_v1)
-Voter._SIZERS = (_size_Voter_v0, _size_Voter_v1)
 Voter.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="voter_id", json_name="voterId", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="voter_directory_id", json_name="voterDirectoryId", type="uuid", versions=_V1_PLUS, default=_ZERO_UUID),
 )
 LeaderChangeMessage._READERS = (_read_LeaderChangeMessage_v0, _read_LeaderChangeMessage_v1)
 LeaderChangeMessage._WRITERS = (_write_LeaderChangeMessage_v0, _write_LeaderChangeMessage_v1)
-LeaderChangeMessage._SIZERS = (_size_LeaderChangeMessage_v0, _size_LeaderChangeMessage_v1)
 LeaderChangeMessage._LAZY_DEFAULTS = {"voters": list, "granting_voters": list}
 LeaderChangeMessage.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="version", json_name="version", type="int16", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Request message, versions 0-5, flexible versions 4+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -167,20 +167,11 @@ def _write_MemberIdentity_v3(identity: MemberIdentity, out: bytearray) -> None:
     field = ""
     try:
         field = "member_id"
-        if identity.member_id is None:
-            raise EncodeError("field member_id is null, which MemberIdentity version 3 does not allow (never nullable)")
-        _w.write_string(out, identity.member_id)
+        _w.write_string(out, _w.non_null(identity.member_id, "field member_id is null, which MemberIdentity version 3 does not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_string(out, identity.group_instance_id)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_MemberIdentity_v3(identity: MemberIdentity) -> int:
-    size = 0
-    size += _w.string_size(identity.member_id)
-    size += _w.string_size(identity.group_instance_id)
-    return size
 
 
 # --- MemberIdentity, version 4 (flexible) ---
@@ -210,9 +201,7 @@ def _write_MemberIdentity_v4(identity: MemberIdentity, out: bytearray) -> None:
     field = ""
     try:
         field = "member_id"
-        if identity.member_id is None:
-            raise EncodeError("field member_id is null, which MemberIdentity version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, identity.member_id)
+        _w.write_compact_string(out, _w.non_null(identity.member_id, "field member_id is null, which MemberIdentity version 4 does not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_compact_string(out, identity.group_instance_id)
         field = "(tagged fields)"
@@ -222,17 +211,6 @@ def _write_MemberIdentity_v4(identity: MemberIdentity, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_MemberIdentity_v4(identity: MemberIdentity) -> int:
-    size = 0
-    size += _w.compact_string_size(identity.member_id)
-    size += _w.compact_string_size(identity.group_instance_id)
-    count = len(identity.unknown_tagged_fields)
-    for tag, payload in identity.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- MemberIdentity, version 5 (flexible) ---
@@ -263,9 +241,7 @@ def _write_MemberIdentity_v5(identity: MemberIdentity, out: bytearray) -> None:
     field = ""
     try:
         field = "member_id"
-        if identity.member_id is None:
-            raise EncodeError("field member_id is null, which MemberIdentity version 5 does not allow (never nullable)")
-        _w.write_compact_string(out, identity.member_id)
+        _w.write_compact_string(out, _w.non_null(identity.member_id, "field member_id is null, which MemberIdentity version 5 does not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_compact_string(out, identity.group_instance_id)
         field = "reason"
@@ -277,18 +253,6 @@ def _write_MemberIdentity_v5(identity: MemberIdentity, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_MemberIdentity_v5(identity: MemberIdentity) -> int:
-    size = 0
-    size += _w.compact_string_size(identity.member_id)
-    size += _w.compact_string_size(identity.group_instance_id)
-    size += _w.compact_string_size(identity.reason)
-    count = len(identity.unknown_tagged_fields)
-    for tag, payload in identity.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- LeaveGroupRequest, versions 0-2 ---
@@ -316,22 +280,11 @@ def _write_LeaveGroupRequest_v0_2(request: LeaveGroupRequest, out: bytearray) ->
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which LeaveGroupRequest versions 0-2 do not allow (never nullable)")
-        _w.write_string(out, request.group_id)
+        _w.write_string(out, _w.non_null(request.group_id, "field group_id is null, which LeaveGroupRequest versions 0-2 do not allow (never nullable)"))
         field = "member_id"
-        if request.member_id is None:
-            raise EncodeError("field member_id is null, which LeaveGroupRequest versions 0-2 do not allow (never nullable)")
-        _w.write_string(out, request.member_id)
+        _w.write_string(out, _w.non_null(request.member_id, "field member_id is null, which LeaveGroupRequest versions 0-2 do not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaveGroupRequest_v0_2(request: LeaveGroupRequest) -> int:
-    size = 0
-    size += _w.string_size(request.group_id)
-    size += _w.string_size(request.member_id)
-    return size
 
 
 # --- LeaveGroupRequest, version 3 ---
@@ -371,32 +324,14 @@ def _write_LeaveGroupRequest_v3(request: LeaveGroupRequest, out: bytearray) -> N
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which LeaveGroupRequest version 3 does not allow (never nullable)")
-        _w.write_string(out, request.group_id)
+        _w.write_string(out, _w.non_null(request.group_id, "field group_id is null, which LeaveGroupRequest version 3 does not allow (never nullable)"))
         field = "members[]"
-        members_items = request.members
-        if members_items is None:
-                raise EncodeError("field members is null, which LeaveGroupRequest version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), False)
-            for members_item in members_items:
-                _write_MemberIdentity_v3(members_item, out)
+        members_items = _w.non_null(request.members, "field members is null, which LeaveGroupRequest version 3 does not allow (never nullable)")
+        _w.write_count(out, len(members_items), False)
+        for members_item in members_items:
+            _write_MemberIdentity_v3(members_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaveGroupRequest_v3(request: LeaveGroupRequest) -> int:
-    size = 0
-    size += _w.string_size(request.group_id)
-    members_items = request.members
-    if members_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(members_items), False)
-        for members_item in members_items:
-            size += _size_MemberIdentity_v3(members_item)
-    return size
 
 
 # --- LeaveGroupRequest, version 4 (flexible) ---
@@ -439,17 +374,12 @@ def _write_LeaveGroupRequest_v4(request: LeaveGroupRequest, out: bytearray) -> N
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which LeaveGroupRequest version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which LeaveGroupRequest version 4 does not allow (never nullable)"))
         field = "members[]"
-        members_items = request.members
-        if members_items is None:
-                raise EncodeError("field members is null, which LeaveGroupRequest version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), True)
-            for members_item in members_items:
-                _write_MemberIdentity_v4(members_item, out)
+        members_items = _w.non_null(request.members, "field members is null, which LeaveGroupRequest version 4 does not allow (never nullable)")
+        _w.write_count(out, len(members_items), True)
+        for members_item in members_items:
+            _write_MemberIdentity_v4(members_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -457,23 +387,6 @@ def _write_LeaveGroupRequest_v4(request: LeaveGroupRequest, out: bytearray) -> N
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaveGroupRequest_v4(request: LeaveGroupRequest) -> int:
-    size = 0
-    size += _w.compact_string_size(request.group_id)
-    members_items = request.members
-    if members_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(members_items), True)
-        for members_item in members_items:
-            size += _size_MemberIdentity_v4(members_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- LeaveGroupRequest, version 5 (flexible) ---
@@ -516,17 +429,12 @@ def _write_LeaveGroupRequest_v5(request: LeaveGroupRequest, out: bytearray) -> N
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which LeaveGroupRequest version 5 does not allow (never nullable)")
-        _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which LeaveGroupRequest version 5 does not allow (never nullable)"))
         field = "members[]"
-        members_items = request.members
-        if members_items is None:
-                raise EncodeError("field members is null, which LeaveGroupRequest version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), True)
-            for members_item in members_items:
-                _write_MemberIdentity_v5(members_item, out)
+        members_items = _w.non_null(request.members, "field members is null, which LeaveGroupRequest version 5 does not allow (never nullable)")
+        _w.write_count(out, len(members_items), True)
+        for members_item in members_items:
+            _write_MemberIdentity_v5(members_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -534,23 +442,6 @@ def _write_LeaveGroupRequest_v5(request: LeaveGroupRequest, out: bytearray) -> N
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaveGroupRequest_v5(request: LeaveGroupRequest) -> int:
-    size = 0
-    size += _w.compact_string_size(request.group_id)
-    members_items = request.members
-    if members_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(members_items), True)
-        for members_item in members_items:
-            size += _size_MemberIdentity_v5(members_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -563,7 +454,6 @@ _V5_PLUS = (5, 32767)
 
 MemberIdentity._READERS = (None, None, None, _read_MemberIdentity_v3, _read_MemberIdentity_v4, _read_MemberIdentity_v5)
 MemberIdentity._WRITERS = (None, None, None, _write_MemberIdentity_v3, _write_MemberIdentity_v4, _write_MemberIdentity_v5)
-MemberIdentity._SIZERS = (None, None, None, _size_MemberIdentity_v3, _size_MemberIdentity_v4, _size_MemberIdentity_v5)
 MemberIdentity.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="member_id", json_name="memberId", type="string", versions=_V3_PLUS, default=''),
     FieldInfo(attr="group_instance_id", json_name="groupInstanceId", type="string", versions=_V3_PLUS, nullable=_V3_PLUS),
@@ -571,7 +461,6 @@ MemberIdentity.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
 )
 LeaveGroupRequest._READERS = (_read_LeaveGroupRequest_v0_2, _read_LeaveGroupRequest_v0_2, _read_LeaveGroupRequest_v0_2, _read_LeaveGroupRequest_v3, _read_LeaveGroupRequest_v4, _read_LeaveGroupRequest_v5)
 LeaveGroupRequest._WRITERS = (_write_LeaveGroupRequest_v0_2, _write_LeaveGroupRequest_v0_2, _write_LeaveGroupRequest_v0_2, _write_LeaveGroupRequest_v3, _write_LeaveGroupRequest_v4, _write_LeaveGroupRequest_v5)
-LeaveGroupRequest._SIZERS = (_size_LeaveGroupRequest_v0_2, _size_LeaveGroupRequest_v0_2, _size_LeaveGroupRequest_v0_2, _size_LeaveGroupRequest_v3, _size_LeaveGroupRequest_v4, _size_LeaveGroupRequest_v5)
 LeaveGroupRequest._LAZY_DEFAULTS = {"members": list}
 LeaveGroupRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),

@@ -3,8 +3,8 @@
 Response message, versions 0-5, flexible versions 4+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -179,22 +179,13 @@ def _write_MemberResponse_v3(response: MemberResponse, out: bytearray) -> None:
     field = ""
     try:
         field = "member_id"
-        if response.member_id is None:
-            raise EncodeError("field member_id is null, which MemberResponse version 3 does not allow (never nullable)")
-        _w.write_string(out, response.member_id)
+        _w.write_string(out, _w.non_null(response.member_id, "field member_id is null, which MemberResponse version 3 does not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_string(out, response.group_instance_id)
         field = "error_code"
         out += _pack_MemberResponse_error_code(response.error_code)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_MemberResponse_v3(response: MemberResponse) -> int:
-    size = 2
-    size += _w.string_size(response.member_id)
-    size += _w.string_size(response.group_instance_id)
-    return size
 
 
 # --- MemberResponse, versions 4-5 (flexible) ---
@@ -226,9 +217,7 @@ def _write_MemberResponse_v4_5(response: MemberResponse, out: bytearray) -> None
     field = ""
     try:
         field = "member_id"
-        if response.member_id is None:
-            raise EncodeError("field member_id is null, which MemberResponse versions 4-5 do not allow (never nullable)")
-        _w.write_compact_string(out, response.member_id)
+        _w.write_compact_string(out, _w.non_null(response.member_id, "field member_id is null, which MemberResponse versions 4-5 do not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_compact_string(out, response.group_instance_id)
         field = "error_code"
@@ -240,17 +229,6 @@ def _write_MemberResponse_v4_5(response: MemberResponse, out: bytearray) -> None
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_MemberResponse_v4_5(response: MemberResponse) -> int:
-    size = 2
-    size += _w.compact_string_size(response.member_id)
-    size += _w.compact_string_size(response.group_instance_id)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- LeaveGroupResponse, version 0 ---
@@ -283,11 +261,6 @@ def _write_LeaveGroupResponse_v0(response: LeaveGroupResponse, out: bytearray) -
         raise _w.encode_failure(error, field) from None
 
 
-def _size_LeaveGroupResponse_v0(response: LeaveGroupResponse) -> int:
-    size = 2
-    return size
-
-
 # --- LeaveGroupResponse, versions 1-2 ---
 
 def _read_LeaveGroupResponse_v1_2(buf: bytes, pos: int) -> tuple[LeaveGroupResponse, int]:
@@ -315,11 +288,6 @@ def _write_LeaveGroupResponse_v1_2(response: LeaveGroupResponse, out: bytearray)
         out += _pack_LeaveGroupResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaveGroupResponse_v1_2(response: LeaveGroupResponse) -> int:
-    size = 6
-    return size
 
 
 # --- LeaveGroupResponse, version 3 ---
@@ -359,27 +327,12 @@ def _write_LeaveGroupResponse_v3(response: LeaveGroupResponse, out: bytearray) -
         field = "throttle_time_ms, error_code"
         out += _pack_LeaveGroupResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "members[]"
-        members_items = response.members
-        if members_items is None:
-                raise EncodeError("field members is null, which LeaveGroupResponse version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), False)
-            for members_item in members_items:
-                _write_MemberResponse_v3(members_item, out)
+        members_items = _w.non_null(response.members, "field members is null, which LeaveGroupResponse version 3 does not allow (never nullable)")
+        _w.write_count(out, len(members_items), False)
+        for members_item in members_items:
+            _write_MemberResponse_v3(members_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaveGroupResponse_v3(response: LeaveGroupResponse) -> int:
-    size = 6
-    members_items = response.members
-    if members_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(members_items), False)
-        for members_item in members_items:
-            size += _size_MemberResponse_v3(members_item)
-    return size
 
 
 # --- LeaveGroupResponse, versions 4-5 (flexible) ---
@@ -422,13 +375,10 @@ def _write_LeaveGroupResponse_v4_5(response: LeaveGroupResponse, out: bytearray)
         field = "throttle_time_ms, error_code"
         out += _pack_LeaveGroupResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "members[]"
-        members_items = response.members
-        if members_items is None:
-                raise EncodeError("field members is null, which LeaveGroupResponse versions 4-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), True)
-            for members_item in members_items:
-                _write_MemberResponse_v4_5(members_item, out)
+        members_items = _w.non_null(response.members, "field members is null, which LeaveGroupResponse versions 4-5 do not allow (never nullable)")
+        _w.write_count(out, len(members_items), True)
+        for members_item in members_items:
+            _write_MemberResponse_v4_5(members_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -436,22 +386,6 @@ def _write_LeaveGroupResponse_v4_5(response: LeaveGroupResponse, out: bytearray)
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LeaveGroupResponse_v4_5(response: LeaveGroupResponse) -> int:
-    size = 6
-    members_items = response.members
-    if members_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(members_items), True)
-        for members_item in members_items:
-            size += _size_MemberResponse_v4_5(members_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -463,7 +397,6 @@ _V3_PLUS = (3, 32767)
 
 MemberResponse._READERS = (None, None, None, _read_MemberResponse_v3, _read_MemberResponse_v4_5, _read_MemberResponse_v4_5)
 MemberResponse._WRITERS = (None, None, None, _write_MemberResponse_v3, _write_MemberResponse_v4_5, _write_MemberResponse_v4_5)
-MemberResponse._SIZERS = (None, None, None, _size_MemberResponse_v3, _size_MemberResponse_v4_5, _size_MemberResponse_v4_5)
 MemberResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="member_id", json_name="memberId", type="string", versions=_V3_PLUS, default=''),
     FieldInfo(attr="group_instance_id", json_name="groupInstanceId", type="string", versions=_V3_PLUS, nullable=_V3_PLUS, default=''),
@@ -471,7 +404,6 @@ MemberResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
 )
 LeaveGroupResponse._READERS = (_read_LeaveGroupResponse_v0, _read_LeaveGroupResponse_v1_2, _read_LeaveGroupResponse_v1_2, _read_LeaveGroupResponse_v3, _read_LeaveGroupResponse_v4_5, _read_LeaveGroupResponse_v4_5)
 LeaveGroupResponse._WRITERS = (_write_LeaveGroupResponse_v0, _write_LeaveGroupResponse_v1_2, _write_LeaveGroupResponse_v1_2, _write_LeaveGroupResponse_v3, _write_LeaveGroupResponse_v4_5, _write_LeaveGroupResponse_v4_5)
-LeaveGroupResponse._SIZERS = (_size_LeaveGroupResponse_v0, _size_LeaveGroupResponse_v1_2, _size_LeaveGroupResponse_v1_2, _size_LeaveGroupResponse_v3, _size_LeaveGroupResponse_v4_5, _size_LeaveGroupResponse_v4_5)
 LeaveGroupResponse._LAZY_DEFAULTS = {"members": list}
 LeaveGroupResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V1_PLUS, ignorable=True, default=0),

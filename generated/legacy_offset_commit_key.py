@@ -3,8 +3,8 @@
 Coordinator-key message, versions 0, flexible versions none.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -115,24 +115,13 @@ def _write_LegacyOffsetCommitKey_v0(key: LegacyOffsetCommitKey, out: bytearray) 
     field = ""
     try:
         field = "group"
-        if key.group is None:
-            raise EncodeError("field group is null, which LegacyOffsetCommitKey version 0 does not allow (never nullable)")
-        _w.write_string(out, key.group)
+        _w.write_string(out, _w.non_null(key.group, "field group is null, which LegacyOffsetCommitKey version 0 does not allow (never nullable)"))
         field = "topic"
-        if key.topic is None:
-            raise EncodeError("field topic is null, which LegacyOffsetCommitKey version 0 does not allow (never nullable)")
-        _w.write_string(out, key.topic)
+        _w.write_string(out, _w.non_null(key.topic, "field topic is null, which LegacyOffsetCommitKey version 0 does not allow (never nullable)"))
         field = "partition"
         out += _pack_LegacyOffsetCommitKey_partition(key.partition)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LegacyOffsetCommitKey_v0(key: LegacyOffsetCommitKey) -> int:
-    size = 4
-    size += _w.string_size(key.group)
-    size += _w.string_size(key.topic)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -142,7 +131,6 @@ _V0_ONLY = (0, 0)
 
 LegacyOffsetCommitKey._READERS = (_read_LegacyOffsetCommitKey_v0,)
 LegacyOffsetCommitKey._WRITERS = (_write_LegacyOffsetCommitKey_v0,)
-LegacyOffsetCommitKey._SIZERS = (_size_LegacyOffsetCommitKey_v0,)
 LegacyOffsetCommitKey.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group", json_name="group", type="string", versions=_V0_ONLY, default=''),
     FieldInfo(attr="topic", json_name="topic", type="string", versions=_V0_ONLY, default=''),

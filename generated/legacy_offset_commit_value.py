@@ -3,8 +3,8 @@
 Coordinator-value message, versions 0, flexible versions none.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -120,19 +120,11 @@ def _write_LegacyOffsetCommitValue_v0(value: LegacyOffsetCommitValue, out: bytea
         field = "offset"
         out += _pack_LegacyOffsetCommitValue_offset(value.offset)
         field = "metadata"
-        if value.metadata is None:
-            raise EncodeError("field metadata is null, which LegacyOffsetCommitValue version 0 does not allow (never nullable)")
-        _w.write_string(out, value.metadata)
+        _w.write_string(out, _w.non_null(value.metadata, "field metadata is null, which LegacyOffsetCommitValue version 0 does not allow (never nullable)"))
         field = "commit_timestamp"
         out += _pack_LegacyOffsetCommitValue_commit_timestamp(value.commit_timestamp)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LegacyOffsetCommitValue_v0(value: LegacyOffsetCommitValue) -> int:
-    size = 16
-    size += _w.string_size(value.metadata)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -142,7 +134,6 @@ _V0_ONLY = (0, 0)
 
 LegacyOffsetCommitValue._READERS = (_read_LegacyOffsetCommitValue_v0,)
 LegacyOffsetCommitValue._WRITERS = (_write_LegacyOffsetCommitValue_v0,)
-LegacyOffsetCommitValue._SIZERS = (_size_LegacyOffsetCommitValue_v0,)
 LegacyOffsetCommitValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="offset", json_name="offset", type="int64", versions=_V0_ONLY, default=0),
     FieldInfo(attr="metadata", json_name="metadata", type="string", versions=_V0_ONLY, default=''),

@@ -3,8 +3,8 @@
 Response message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -158,9 +158,7 @@ def _write_ClientMetricsResource_v0(resource: ClientMetricsResource, out: bytear
     field = ""
     try:
         field = "name"
-        if resource.name is None:
-            raise EncodeError("field name is null, which ClientMetricsResource version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, resource.name)
+        _w.write_compact_string(out, _w.non_null(resource.name, "field name is null, which ClientMetricsResource version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
         if resource.unknown_tagged_fields:
             _w.write_tagged(out, [], resource.unknown_tagged_fields)
@@ -168,16 +166,6 @@ def _write_ClientMetricsResource_v0(resource: ClientMetricsResource, out: bytear
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ClientMetricsResource_v0(resource: ClientMetricsResource) -> int:
-    size = 0
-    size += _w.compact_string_size(resource.name)
-    count = len(resource.unknown_tagged_fields)
-    for tag, payload in resource.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ListClientMetricsResourcesResponse, version 0 (flexible) ---
@@ -220,13 +208,10 @@ def _write_ListClientMetricsResourcesResponse_v0(response: ListClientMetricsReso
         field = "throttle_time_ms, error_code"
         out += _pack_ListClientMetricsResourcesResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "client_metrics_resources[]"
-        client_metrics_resources_items = response.client_metrics_resources
-        if client_metrics_resources_items is None:
-                raise EncodeError("field client_metrics_resources is null, which ListClientMetricsResourcesResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(client_metrics_resources_items), True)
-            for client_metrics_resources_item in client_metrics_resources_items:
-                _write_ClientMetricsResource_v0(client_metrics_resources_item, out)
+        client_metrics_resources_items = _w.non_null(response.client_metrics_resources, "field client_metrics_resources is null, which ListClientMetricsResourcesResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(client_metrics_resources_items), True)
+        for client_metrics_resources_item in client_metrics_resources_items:
+            _write_ClientMetricsResource_v0(client_metrics_resources_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -236,22 +221,6 @@ def _write_ListClientMetricsResourcesResponse_v0(response: ListClientMetricsReso
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ListClientMetricsResourcesResponse_v0(response: ListClientMetricsResourcesResponse) -> int:
-    size = 6
-    client_metrics_resources_items = response.client_metrics_resources
-    if client_metrics_resources_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(client_metrics_resources_items), True)
-        for client_metrics_resources_item in client_metrics_resources_items:
-            size += _size_ClientMetricsResource_v0(client_metrics_resources_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -259,13 +228,11 @@ _V0_PLUS = (0, 32767)
 
 ClientMetricsResource._READERS = (_read_ClientMetricsResource_v0,)
 ClientMetricsResource._WRITERS = (_write_ClientMetricsResource_v0,)
-ClientMetricsResource._SIZERS = (_size_ClientMetricsResource_v0,)
 ClientMetricsResource.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
 )
 ListClientMetricsResourcesResponse._READERS = (_read_ListClientMetricsResourcesResponse_v0,)
 ListClientMetricsResourcesResponse._WRITERS = (_write_ListClientMetricsResourcesResponse_v0,)
-ListClientMetricsResourcesResponse._SIZERS = (_size_ListClientMetricsResourcesResponse_v0,)
 ListClientMetricsResourcesResponse._LAZY_DEFAULTS = {"client_metrics_resources": list}
 ListClientMetricsResourcesResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

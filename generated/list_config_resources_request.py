@@ -3,8 +3,8 @@
 Request message, versions 0-1, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -103,15 +103,6 @@ def _write_ListConfigResourcesRequest_v0(request: ListConfigResourcesRequest, ou
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ListConfigResourcesRequest_v0(request: ListConfigResourcesRequest) -> int:
-    size = 0
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- ListConfigResourcesRequest, version 1 (flexible) ---
 
 def _read_ListConfigResourcesRequest_v1(buf: bytes, pos: int) -> tuple[ListConfigResourcesRequest, int]:
@@ -140,12 +131,9 @@ def _write_ListConfigResourcesRequest_v1(request: ListConfigResourcesRequest, ou
     field = ""
     try:
         field = "resource_types"
-        resource_types_items = request.resource_types
-        if resource_types_items is None:
-                raise EncodeError("field resource_types is null, which ListConfigResourcesRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(resource_types_items), True)
-            _w.write_fixed_array(out, resource_types_items, "b")
+        resource_types_items = _w.non_null(request.resource_types, "field resource_types is null, which ListConfigResourcesRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(resource_types_items), True)
+        _w.write_fixed_array(out, resource_types_items, "b")
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -155,21 +143,6 @@ def _write_ListConfigResourcesRequest_v1(request: ListConfigResourcesRequest, ou
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ListConfigResourcesRequest_v1(request: ListConfigResourcesRequest) -> int:
-    size = 0
-    resource_types_items = request.resource_types
-    if resource_types_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(resource_types_items), True)
-        size += 1 * len(resource_types_items)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -177,7 +150,6 @@ _V1_PLUS = (1, 32767)
 
 ListConfigResourcesRequest._READERS = (_read_ListConfigResourcesRequest_v0, _read_ListConfigResourcesRequest_v1)
 ListConfigResourcesRequest._WRITERS = (_write_ListConfigResourcesRequest_v0, _write_ListConfigResourcesRequest_v1)
-ListConfigResourcesRequest._SIZERS = (_size_ListConfigResourcesRequest_v0, _size_ListConfigResourcesRequest_v1)
 ListConfigResourcesRequest._LAZY_DEFAULTS = {"resource_types": list}
 ListConfigResourcesRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="resource_types", json_name="resourceTypes", type="[]int8", versions=_V1_PLUS, default=()),

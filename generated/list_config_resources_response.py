@@ -3,8 +3,8 @@
 Response message, versions 0-1, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -169,9 +169,7 @@ def _write_ConfigResource_v0(resource: ConfigResource, out: bytearray) -> None:
     field = ""
     try:
         field = "resource_name"
-        if resource.resource_name is None:
-            raise EncodeError("field resource_name is null, which ConfigResource version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, resource.resource_name)
+        _w.write_compact_string(out, _w.non_null(resource.resource_name, "field resource_name is null, which ConfigResource version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
         if resource.unknown_tagged_fields:
             _w.write_tagged(out, [], resource.unknown_tagged_fields)
@@ -179,16 +177,6 @@ def _write_ConfigResource_v0(resource: ConfigResource, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ConfigResource_v0(resource: ConfigResource) -> int:
-    size = 0
-    size += _w.compact_string_size(resource.resource_name)
-    count = len(resource.unknown_tagged_fields)
-    for tag, payload in resource.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ConfigResource, version 1 (flexible) ---
@@ -218,9 +206,7 @@ def _write_ConfigResource_v1(resource: ConfigResource, out: bytearray) -> None:
     field = ""
     try:
         field = "resource_name"
-        if resource.resource_name is None:
-            raise EncodeError("field resource_name is null, which ConfigResource version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, resource.resource_name)
+        _w.write_compact_string(out, _w.non_null(resource.resource_name, "field resource_name is null, which ConfigResource version 1 does not allow (never nullable)"))
         field = "resource_type"
         out += _pack_ConfigResource_resource_type(resource.resource_type)
         field = "(tagged fields)"
@@ -230,16 +216,6 @@ def _write_ConfigResource_v1(resource: ConfigResource, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ConfigResource_v1(resource: ConfigResource) -> int:
-    size = 1
-    size += _w.compact_string_size(resource.resource_name)
-    count = len(resource.unknown_tagged_fields)
-    for tag, payload in resource.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ListConfigResourcesResponse, version 0 (flexible) ---
@@ -282,13 +258,10 @@ def _write_ListConfigResourcesResponse_v0(response: ListConfigResourcesResponse,
         field = "throttle_time_ms, error_code"
         out += _pack_ListConfigResourcesResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "config_resources[]"
-        config_resources_items = response.config_resources
-        if config_resources_items is None:
-                raise EncodeError("field config_resources is null, which ListConfigResourcesResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(config_resources_items), True)
-            for config_resources_item in config_resources_items:
-                _write_ConfigResource_v0(config_resources_item, out)
+        config_resources_items = _w.non_null(response.config_resources, "field config_resources is null, which ListConfigResourcesResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(config_resources_items), True)
+        for config_resources_item in config_resources_items:
+            _write_ConfigResource_v0(config_resources_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -296,22 +269,6 @@ def _write_ListConfigResourcesResponse_v0(response: ListConfigResourcesResponse,
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListConfigResourcesResponse_v0(response: ListConfigResourcesResponse) -> int:
-    size = 6
-    config_resources_items = response.config_resources
-    if config_resources_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(config_resources_items), True)
-        for config_resources_item in config_resources_items:
-            size += _size_ConfigResource_v0(config_resources_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ListConfigResourcesResponse, version 1 (flexible) ---
@@ -354,13 +311,10 @@ def _write_ListConfigResourcesResponse_v1(response: ListConfigResourcesResponse,
         field = "throttle_time_ms, error_code"
         out += _pack_ListConfigResourcesResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "config_resources[]"
-        config_resources_items = response.config_resources
-        if config_resources_items is None:
-                raise EncodeError("field config_resources is null, which ListConfigResourcesResponse version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(config_resources_items), True)
-            for config_resources_item in config_resources_items:
-                _write_ConfigResource_v1(config_resources_item, out)
+        config_resources_items = _w.non_null(response.config_resources, "field config_resources is null, which ListConfigResourcesResponse version 1 does not allow (never nullable)")
+        _w.write_count(out, len(config_resources_items), True)
+        for config_resources_item in config_resources_items:
+            _write_ConfigResource_v1(config_resources_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -368,22 +322,6 @@ def _write_ListConfigResourcesResponse_v1(response: ListConfigResourcesResponse,
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListConfigResourcesResponse_v1(response: ListConfigResourcesResponse) -> int:
-    size = 6
-    config_resources_items = response.config_resources
-    if config_resources_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(config_resources_items), True)
-        for config_resources_item in config_resources_items:
-            size += _size_ConfigResource_v1(config_resources_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -394,14 +332,12 @@ _V1_PLUS = (1, 32767)
 
 ConfigResource._READERS = (_read_ConfigResource_v0, _read_ConfigResource_v1)
 ConfigResource._WRITERS = (_write_ConfigResource_v0, _write_ConfigResource_v1)
-ConfigResource._SIZERS = (_size_ConfigResource_v0, _size_ConfigResource_v1)
 ConfigResource.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="resource_name", json_name="resourceName", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="resource_type", json_name="resourceType", type="int8", versions=_V1_PLUS, ignorable=True, default=16),
 )
 ListConfigResourcesResponse._READERS = (_read_ListConfigResourcesResponse_v0, _read_ListConfigResourcesResponse_v1)
 ListConfigResourcesResponse._WRITERS = (_write_ListConfigResourcesResponse_v0, _write_ListConfigResourcesResponse_v1)
-ListConfigResourcesResponse._SIZERS = (_size_ListConfigResourcesResponse_v0, _size_ListConfigResourcesResponse_v1)
 ListConfigResourcesResponse._LAZY_DEFAULTS = {"config_resources": list}
 ListConfigResourcesResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

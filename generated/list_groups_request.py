@@ -3,8 +3,8 @@
 Request message, versions 0-5, flexible versions 3+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -106,11 +106,6 @@ def _write_ListGroupsRequest_v0_2(request: ListGroupsRequest, out: bytearray) ->
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ListGroupsRequest_v0_2(request: ListGroupsRequest) -> int:
-    size = 0
-    return size
-
-
 # --- ListGroupsRequest, version 3 (flexible) ---
 
 def _read_ListGroupsRequest_v3(buf: bytes, pos: int) -> tuple[ListGroupsRequest, int]:
@@ -143,15 +138,6 @@ def _write_ListGroupsRequest_v3(request: ListGroupsRequest, out: bytearray) -> N
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListGroupsRequest_v3(request: ListGroupsRequest) -> int:
-    size = 0
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ListGroupsRequest, version 4 (flexible) ---
@@ -191,15 +177,12 @@ def _write_ListGroupsRequest_v4(request: ListGroupsRequest, out: bytearray) -> N
     field = ""
     try:
         field = "states_filter"
-        states_filter_items = request.states_filter
-        if states_filter_items is None:
-                raise EncodeError("field states_filter is null, which ListGroupsRequest version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(states_filter_items), True)
-            for states_filter_item in states_filter_items:
-                if states_filter_item is None:
-                    raise EncodeError("null element in array states_filter")
-                _w.write_compact_string(out, states_filter_item)
+        states_filter_items = _w.non_null(request.states_filter, "field states_filter is null, which ListGroupsRequest version 4 does not allow (never nullable)")
+        _w.write_count(out, len(states_filter_items), True)
+        for states_filter_item in states_filter_items:
+            if states_filter_item is None:
+                raise EncodeError("null element in array states_filter")
+            _w.write_compact_string(out, states_filter_item)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -207,22 +190,6 @@ def _write_ListGroupsRequest_v4(request: ListGroupsRequest, out: bytearray) -> N
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListGroupsRequest_v4(request: ListGroupsRequest) -> int:
-    size = 0
-    states_filter_items = request.states_filter
-    if states_filter_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(states_filter_items), True)
-        for states_filter_item in states_filter_items:
-            size += _w.compact_string_size(states_filter_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ListGroupsRequest, version 5 (flexible) ---
@@ -273,25 +240,19 @@ def _write_ListGroupsRequest_v5(request: ListGroupsRequest, out: bytearray) -> N
     field = ""
     try:
         field = "states_filter"
-        states_filter_items = request.states_filter
-        if states_filter_items is None:
-                raise EncodeError("field states_filter is null, which ListGroupsRequest version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(states_filter_items), True)
-            for states_filter_item in states_filter_items:
-                if states_filter_item is None:
-                    raise EncodeError("null element in array states_filter")
-                _w.write_compact_string(out, states_filter_item)
+        states_filter_items = _w.non_null(request.states_filter, "field states_filter is null, which ListGroupsRequest version 5 does not allow (never nullable)")
+        _w.write_count(out, len(states_filter_items), True)
+        for states_filter_item in states_filter_items:
+            if states_filter_item is None:
+                raise EncodeError("null element in array states_filter")
+            _w.write_compact_string(out, states_filter_item)
         field = "types_filter"
-        types_filter_items = request.types_filter
-        if types_filter_items is None:
-                raise EncodeError("field types_filter is null, which ListGroupsRequest version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(types_filter_items), True)
-            for types_filter_item in types_filter_items:
-                if types_filter_item is None:
-                    raise EncodeError("null element in array types_filter")
-                _w.write_compact_string(out, types_filter_item)
+        types_filter_items = _w.non_null(request.types_filter, "field types_filter is null, which ListGroupsRequest version 5 does not allow (never nullable)")
+        _w.write_count(out, len(types_filter_items), True)
+        for types_filter_item in types_filter_items:
+            if types_filter_item is None:
+                raise EncodeError("null element in array types_filter")
+            _w.write_compact_string(out, types_filter_item)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -299,29 +260,6 @@ def _write_ListGroupsRequest_v5(request: ListGroupsRequest, out: bytearray) -> N
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListGroupsRequest_v5(request: ListGroupsRequest) -> int:
-    size = 0
-    states_filter_items = request.states_filter
-    if states_filter_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(states_filter_items), True)
-        for states_filter_item in states_filter_items:
-            size += _w.compact_string_size(states_filter_item)
-    types_filter_items = request.types_filter
-    if types_filter_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(types_filter_items), True)
-        for types_filter_item in types_filter_items:
-            size += _w.compact_string_size(types_filter_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -332,7 +270,6 @@ _V5_PLUS = (5, 32767)
 
 ListGroupsRequest._READERS = (_read_ListGroupsRequest_v0_2, _read_ListGroupsRequest_v0_2, _read_ListGroupsRequest_v0_2, _read_ListGroupsRequest_v3, _read_ListGroupsRequest_v4, _read_ListGroupsRequest_v5)
 ListGroupsRequest._WRITERS = (_write_ListGroupsRequest_v0_2, _write_ListGroupsRequest_v0_2, _write_ListGroupsRequest_v0_2, _write_ListGroupsRequest_v3, _write_ListGroupsRequest_v4, _write_ListGroupsRequest_v5)
-ListGroupsRequest._SIZERS = (_size_ListGroupsRequest_v0_2, _size_ListGroupsRequest_v0_2, _size_ListGroupsRequest_v0_2, _size_ListGroupsRequest_v3, _size_ListGroupsRequest_v4, _size_ListGroupsRequest_v5)
 ListGroupsRequest._LAZY_DEFAULTS = {"states_filter": list, "types_filter": list}
 ListGroupsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="states_filter", json_name="statesFilter", type="[]string", versions=_V4_PLUS, default=()),

@@ -3,8 +3,8 @@
 Response message, versions 0-5, flexible versions 3+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -181,22 +181,11 @@ def _write_ListedGroup_v0_2(group: ListedGroup, out: bytearray) -> None:
     field = ""
     try:
         field = "group_id"
-        if group.group_id is None:
-            raise EncodeError("field group_id is null, which ListedGroup versions 0-2 do not allow (never nullable)")
-        _w.write_string(out, group.group_id)
+        _w.write_string(out, _w.non_null(group.group_id, "field group_id is null, which ListedGroup versions 0-2 do not allow (never nullable)"))
         field = "protocol_type"
-        if group.protocol_type is None:
-            raise EncodeError("field protocol_type is null, which ListedGroup versions 0-2 do not allow (never nullable)")
-        _w.write_string(out, group.protocol_type)
+        _w.write_string(out, _w.non_null(group.protocol_type, "field protocol_type is null, which ListedGroup versions 0-2 do not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListedGroup_v0_2(group: ListedGroup) -> int:
-    size = 0
-    size += _w.string_size(group.group_id)
-    size += _w.string_size(group.protocol_type)
-    return size
 
 
 # --- ListedGroup, version 3 (flexible) ---
@@ -227,13 +216,9 @@ def _write_ListedGroup_v3(group: ListedGroup, out: bytearray) -> None:
     field = ""
     try:
         field = "group_id"
-        if group.group_id is None:
-            raise EncodeError("field group_id is null, which ListedGroup version 3 does not allow (never nullable)")
-        _w.write_compact_string(out, group.group_id)
+        _w.write_compact_string(out, _w.non_null(group.group_id, "field group_id is null, which ListedGroup version 3 does not allow (never nullable)"))
         field = "protocol_type"
-        if group.protocol_type is None:
-            raise EncodeError("field protocol_type is null, which ListedGroup version 3 does not allow (never nullable)")
-        _w.write_compact_string(out, group.protocol_type)
+        _w.write_compact_string(out, _w.non_null(group.protocol_type, "field protocol_type is null, which ListedGroup version 3 does not allow (never nullable)"))
         field = "(tagged fields)"
         if group.unknown_tagged_fields:
             _w.write_tagged(out, [], group.unknown_tagged_fields)
@@ -241,17 +226,6 @@ def _write_ListedGroup_v3(group: ListedGroup, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListedGroup_v3(group: ListedGroup) -> int:
-    size = 0
-    size += _w.compact_string_size(group.group_id)
-    size += _w.compact_string_size(group.protocol_type)
-    count = len(group.unknown_tagged_fields)
-    for tag, payload in group.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ListedGroup, version 4 (flexible) ---
@@ -283,17 +257,11 @@ def _write_ListedGroup_v4(group: ListedGroup, out: bytearray) -> None:
     field = ""
     try:
         field = "group_id"
-        if group.group_id is None:
-            raise EncodeError("field group_id is null, which ListedGroup version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, group.group_id)
+        _w.write_compact_string(out, _w.non_null(group.group_id, "field group_id is null, which ListedGroup version 4 does not allow (never nullable)"))
         field = "protocol_type"
-        if group.protocol_type is None:
-            raise EncodeError("field protocol_type is null, which ListedGroup version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, group.protocol_type)
+        _w.write_compact_string(out, _w.non_null(group.protocol_type, "field protocol_type is null, which ListedGroup version 4 does not allow (never nullable)"))
         field = "group_state"
-        if group.group_state is None:
-            raise EncodeError("field group_state is null, which ListedGroup version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, group.group_state)
+        _w.write_compact_string(out, _w.non_null(group.group_state, "field group_state is null, which ListedGroup version 4 does not allow (never nullable)"))
         field = "(tagged fields)"
         if group.unknown_tagged_fields:
             _w.write_tagged(out, [], group.unknown_tagged_fields)
@@ -301,18 +269,6 @@ def _write_ListedGroup_v4(group: ListedGroup, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListedGroup_v4(group: ListedGroup) -> int:
-    size = 0
-    size += _w.compact_string_size(group.group_id)
-    size += _w.compact_string_size(group.protocol_type)
-    size += _w.compact_string_size(group.group_state)
-    count = len(group.unknown_tagged_fields)
-    for tag, payload in group.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ListedGroup, version 5 (flexible) ---
@@ -345,21 +301,13 @@ def _write_ListedGroup_v5(group: ListedGroup, out: bytearray) -> None:
     field = ""
     try:
         field = "group_id"
-        if group.group_id is None:
-            raise EncodeError("field group_id is null, which ListedGroup version 5 does not allow (never nullable)")
-        _w.write_compact_string(out, group.group_id)
+        _w.write_compact_string(out, _w.non_null(group.group_id, "field group_id is null, which ListedGroup version 5 does not allow (never nullable)"))
         field = "protocol_type"
-        if group.protocol_type is None:
-            raise EncodeError("field protocol_type is null, which ListedGroup version 5 does not allow (never nullable)")
-        _w.write_compact_string(out, group.protocol_type)
+        _w.write_compact_string(out, _w.non_null(group.protocol_type, "field protocol_type is null, which ListedGroup version 5 does not allow (never nullable)"))
         field = "group_state"
-        if group.group_state is None:
-            raise EncodeError("field group_state is null, which ListedGroup version 5 does not allow (never nullable)")
-        _w.write_compact_string(out, group.group_state)
+        _w.write_compact_string(out, _w.non_null(group.group_state, "field group_state is null, which ListedGroup version 5 does not allow (never nullable)"))
         field = "group_type"
-        if group.group_type is None:
-            raise EncodeError("field group_type is null, which ListedGroup version 5 does not allow (never nullable)")
-        _w.write_compact_string(out, group.group_type)
+        _w.write_compact_string(out, _w.non_null(group.group_type, "field group_type is null, which ListedGroup version 5 does not allow (never nullable)"))
         field = "(tagged fields)"
         if group.unknown_tagged_fields:
             _w.write_tagged(out, [], group.unknown_tagged_fields)
@@ -367,19 +315,6 @@ def _write_ListedGroup_v5(group: ListedGroup, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListedGroup_v5(group: ListedGroup) -> int:
-    size = 0
-    size += _w.compact_string_size(group.group_id)
-    size += _w.compact_string_size(group.protocol_type)
-    size += _w.compact_string_size(group.group_state)
-    size += _w.compact_string_size(group.group_type)
-    count = len(group.unknown_tagged_fields)
-    for tag, payload in group.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ListGroupsResponse, version 0 ---
@@ -420,27 +355,12 @@ def _write_ListGroupsResponse_v0(response: ListGroupsResponse, out: bytearray) -
         field = "error_code"
         out += _pack_ListGroupsResponse_error_code(response.error_code)
         field = "groups[]"
-        groups_items = response.groups
-        if groups_items is None:
-                raise EncodeError("field groups is null, which ListGroupsResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(groups_items), False)
-            for groups_item in groups_items:
-                _write_ListedGroup_v0_2(groups_item, out)
+        groups_items = _w.non_null(response.groups, "field groups is null, which ListGroupsResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(groups_items), False)
+        for groups_item in groups_items:
+            _write_ListedGroup_v0_2(groups_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListGroupsResponse_v0(response: ListGroupsResponse) -> int:
-    size = 2
-    groups_items = response.groups
-    if groups_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(groups_items), False)
-        for groups_item in groups_items:
-            size += _size_ListedGroup_v0_2(groups_item)
-    return size
 
 
 # --- ListGroupsResponse, versions 1-2 ---
@@ -480,27 +400,12 @@ def _write_ListGroupsResponse_v1_2(response: ListGroupsResponse, out: bytearray)
         field = "throttle_time_ms, error_code"
         out += _pack_ListGroupsResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "groups[]"
-        groups_items = response.groups
-        if groups_items is None:
-                raise EncodeError("field groups is null, which ListGroupsResponse versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(groups_items), False)
-            for groups_item in groups_items:
-                _write_ListedGroup_v0_2(groups_item, out)
+        groups_items = _w.non_null(response.groups, "field groups is null, which ListGroupsResponse versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(groups_items), False)
+        for groups_item in groups_items:
+            _write_ListedGroup_v0_2(groups_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListGroupsResponse_v1_2(response: ListGroupsResponse) -> int:
-    size = 6
-    groups_items = response.groups
-    if groups_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(groups_items), False)
-        for groups_item in groups_items:
-            size += _size_ListedGroup_v0_2(groups_item)
-    return size
 
 
 # --- ListGroupsResponse, version 3 (flexible) ---
@@ -543,13 +448,10 @@ def _write_ListGroupsResponse_v3(response: ListGroupsResponse, out: bytearray) -
         field = "throttle_time_ms, error_code"
         out += _pack_ListGroupsResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "groups[]"
-        groups_items = response.groups
-        if groups_items is None:
-                raise EncodeError("field groups is null, which ListGroupsResponse version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(groups_items), True)
-            for groups_item in groups_items:
-                _write_ListedGroup_v3(groups_item, out)
+        groups_items = _w.non_null(response.groups, "field groups is null, which ListGroupsResponse version 3 does not allow (never nullable)")
+        _w.write_count(out, len(groups_items), True)
+        for groups_item in groups_items:
+            _write_ListedGroup_v3(groups_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -557,22 +459,6 @@ def _write_ListGroupsResponse_v3(response: ListGroupsResponse, out: bytearray) -
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListGroupsResponse_v3(response: ListGroupsResponse) -> int:
-    size = 6
-    groups_items = response.groups
-    if groups_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(groups_items), True)
-        for groups_item in groups_items:
-            size += _size_ListedGroup_v3(groups_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ListGroupsResponse, version 4 (flexible) ---
@@ -615,13 +501,10 @@ def _write_ListGroupsResponse_v4(response: ListGroupsResponse, out: bytearray) -
         field = "throttle_time_ms, error_code"
         out += _pack_ListGroupsResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "groups[]"
-        groups_items = response.groups
-        if groups_items is None:
-                raise EncodeError("field groups is null, which ListGroupsResponse version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(groups_items), True)
-            for groups_item in groups_items:
-                _write_ListedGroup_v4(groups_item, out)
+        groups_items = _w.non_null(response.groups, "field groups is null, which ListGroupsResponse version 4 does not allow (never nullable)")
+        _w.write_count(out, len(groups_items), True)
+        for groups_item in groups_items:
+            _write_ListedGroup_v4(groups_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -629,22 +512,6 @@ def _write_ListGroupsResponse_v4(response: ListGroupsResponse, out: bytearray) -
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListGroupsResponse_v4(response: ListGroupsResponse) -> int:
-    size = 6
-    groups_items = response.groups
-    if groups_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(groups_items), True)
-        for groups_item in groups_items:
-            size += _size_ListedGroup_v4(groups_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ListGroupsResponse, version 5 (flexible) ---
@@ -687,13 +554,10 @@ def _write_ListGroupsResponse_v5(response: ListGroupsResponse, out: bytearray) -
         field = "throttle_time_ms, error_code"
         out += _pack_ListGroupsResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "groups[]"
-        groups_items = response.groups
-        if groups_items is None:
-                raise EncodeError("field groups is null, which ListGroupsResponse version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(groups_items), True)
-            for groups_item in groups_items:
-                _write_ListedGroup_v5(groups_item, out)
+        groups_items = _w.non_null(response.groups, "field groups is null, which ListGroupsResponse version 5 does not allow (never nullable)")
+        _w.write_count(out, len(groups_items), True)
+        for groups_item in groups_items:
+            _write_ListedGroup_v5(groups_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -701,22 +565,6 @@ def _write_ListGroupsResponse_v5(response: ListGroupsResponse, out: bytearray) -
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListGroupsResponse_v5(response: ListGroupsResponse) -> int:
-    size = 6
-    groups_items = response.groups
-    if groups_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(groups_items), True)
-        for groups_item in groups_items:
-            size += _size_ListedGroup_v5(groups_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -729,7 +577,6 @@ _V5_PLUS = (5, 32767)
 
 ListedGroup._READERS = (_read_ListedGroup_v0_2, _read_ListedGroup_v0_2, _read_ListedGroup_v0_2, _read_ListedGroup_v3, _read_ListedGroup_v4, _read_ListedGroup_v5)
 ListedGroup._WRITERS = (_write_ListedGroup_v0_2, _write_ListedGroup_v0_2, _write_ListedGroup_v0_2, _write_ListedGroup_v3, _write_ListedGroup_v4, _write_ListedGroup_v5)
-ListedGroup._SIZERS = (_size_ListedGroup_v0_2, _size_ListedGroup_v0_2, _size_ListedGroup_v0_2, _size_ListedGroup_v3, _size_ListedGroup_v4, _size_ListedGroup_v5)
 ListedGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="protocol_type", json_name="protocolType", type="string", versions=_V0_PLUS, default=''),
@@ -738,7 +585,6 @@ ListedGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.messa
 )
 ListGroupsResponse._READERS = (_read_ListGroupsResponse_v0, _read_ListGroupsResponse_v1_2, _read_ListGroupsResponse_v1_2, _read_ListGroupsResponse_v3, _read_ListGroupsResponse_v4, _read_ListGroupsResponse_v5)
 ListGroupsResponse._WRITERS = (_write_ListGroupsResponse_v0, _write_ListGroupsResponse_v1_2, _write_ListGroupsResponse_v1_2, _write_ListGroupsResponse_v3, _write_ListGroupsResponse_v4, _write_ListGroupsResponse_v5)
-ListGroupsResponse._SIZERS = (_size_ListGroupsResponse_v0, _size_ListGroupsResponse_v1_2, _size_ListGroupsResponse_v1_2, _size_ListGroupsResponse_v3, _size_ListGroupsResponse_v4, _size_ListGroupsResponse_v5)
 ListGroupsResponse._LAZY_DEFAULTS = {"groups": list}
 ListGroupsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V1_PLUS, ignorable=True, default=0),

@@ -3,8 +3,8 @@
 Request message, versions 0-11, flexible versions 6+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -256,11 +256,6 @@ def _write_ListOffsetsPartition_v0(partition: ListOffsetsPartition, out: bytearr
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ListOffsetsPartition_v0(partition: ListOffsetsPartition) -> int:
-    size = 16
-    return size
-
-
 # --- ListOffsetsPartition, versions 1-3 ---
 
 def _read_ListOffsetsPartition_v1_3(buf: bytes, pos: int) -> tuple[ListOffsetsPartition, int]:
@@ -292,11 +287,6 @@ def _write_ListOffsetsPartition_v1_3(partition: ListOffsetsPartition, out: bytea
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ListOffsetsPartition_v1_3(partition: ListOffsetsPartition) -> int:
-    size = 12
-    return size
-
-
 # --- ListOffsetsPartition, versions 4-5 ---
 
 def _read_ListOffsetsPartition_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsPartition, int]:
@@ -325,11 +315,6 @@ def _write_ListOffsetsPartition_v4_5(partition: ListOffsetsPartition, out: bytea
         out += _pack_ListOffsetsPartition_partition_index_to_timestamp(partition.partition_index, partition.current_leader_epoch, partition.timestamp)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListOffsetsPartition_v4_5(partition: ListOffsetsPartition) -> int:
-    size = 16
-    return size
 
 
 # --- ListOffsetsPartition, versions 6-11 (flexible) ---
@@ -370,15 +355,6 @@ def _write_ListOffsetsPartition_v6_11(partition: ListOffsetsPartition, out: byte
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ListOffsetsPartition_v6_11(partition: ListOffsetsPartition) -> int:
-    size = 16
-    count = len(partition.unknown_tagged_fields)
-    for tag, payload in partition.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- ListOffsetsTopic, version 0 ---
 
 def _read_ListOffsetsTopic_v0(buf: bytes, pos: int) -> tuple[ListOffsetsTopic, int]:
@@ -413,32 +389,14 @@ def _write_ListOffsetsTopic_v0(topic: ListOffsetsTopic, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which ListOffsetsTopic version 0 does not allow (never nullable)")
-        _w.write_string(out, topic.name)
+        _w.write_string(out, _w.non_null(topic.name, "field name is null, which ListOffsetsTopic version 0 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which ListOffsetsTopic version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            for partitions_item in partitions_items:
-                _write_ListOffsetsPartition_v0(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which ListOffsetsTopic version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        for partitions_item in partitions_items:
+            _write_ListOffsetsPartition_v0(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListOffsetsTopic_v0(topic: ListOffsetsTopic) -> int:
-    size = 0
-    size += _w.string_size(topic.name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_ListOffsetsPartition_v0(partitions_item)
-    return size
 
 
 # --- ListOffsetsTopic, versions 1-3 ---
@@ -475,32 +433,14 @@ def _write_ListOffsetsTopic_v1_3(topic: ListOffsetsTopic, out: bytearray) -> Non
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which ListOffsetsTopic versions 1-3 do not allow (never nullable)")
-        _w.write_string(out, topic.name)
+        _w.write_string(out, _w.non_null(topic.name, "field name is null, which ListOffsetsTopic versions 1-3 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which ListOffsetsTopic versions 1-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            for partitions_item in partitions_items:
-                _write_ListOffsetsPartition_v1_3(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which ListOffsetsTopic versions 1-3 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        for partitions_item in partitions_items:
+            _write_ListOffsetsPartition_v1_3(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListOffsetsTopic_v1_3(topic: ListOffsetsTopic) -> int:
-    size = 0
-    size += _w.string_size(topic.name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_ListOffsetsPartition_v1_3(partitions_item)
-    return size
 
 
 # --- ListOffsetsTopic, versions 4-5 ---
@@ -537,32 +477,14 @@ def _write_ListOffsetsTopic_v4_5(topic: ListOffsetsTopic, out: bytearray) -> Non
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which ListOffsetsTopic versions 4-5 do not allow (never nullable)")
-        _w.write_string(out, topic.name)
+        _w.write_string(out, _w.non_null(topic.name, "field name is null, which ListOffsetsTopic versions 4-5 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which ListOffsetsTopic versions 4-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            for partitions_item in partitions_items:
-                _write_ListOffsetsPartition_v4_5(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which ListOffsetsTopic versions 4-5 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        for partitions_item in partitions_items:
+            _write_ListOffsetsPartition_v4_5(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListOffsetsTopic_v4_5(topic: ListOffsetsTopic) -> int:
-    size = 0
-    size += _w.string_size(topic.name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_ListOffsetsPartition_v4_5(partitions_item)
-    return size
 
 
 # --- ListOffsetsTopic, versions 6-11 (flexible) ---
@@ -602,17 +524,12 @@ def _write_ListOffsetsTopic_v6_11(topic: ListOffsetsTopic, out: bytearray) -> No
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which ListOffsetsTopic versions 6-11 do not allow (never nullable)")
-        _w.write_compact_string(out, topic.name)
+        _w.write_compact_string(out, _w.non_null(topic.name, "field name is null, which ListOffsetsTopic versions 6-11 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which ListOffsetsTopic versions 6-11 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_ListOffsetsPartition_v6_11(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which ListOffsetsTopic versions 6-11 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_ListOffsetsPartition_v6_11(partitions_item, out)
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -620,23 +537,6 @@ def _write_ListOffsetsTopic_v6_11(topic: ListOffsetsTopic, out: bytearray) -> No
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListOffsetsTopic_v6_11(topic: ListOffsetsTopic) -> int:
-    size = 0
-    size += _w.compact_string_size(topic.name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_ListOffsetsPartition_v6_11(partitions_item)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ListOffsetsRequest, version 0 ---
@@ -680,27 +580,12 @@ def _write_ListOffsetsRequest_v0(request: ListOffsetsRequest, out: bytearray) ->
         field = "replica_id"
         out += _pack_ListOffsetsRequest_replica_id(request.replica_id)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ListOffsetsRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_ListOffsetsTopic_v0(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which ListOffsetsRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_ListOffsetsTopic_v0(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListOffsetsRequest_v0(request: ListOffsetsRequest) -> int:
-    size = 4
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_ListOffsetsTopic_v0(topics_item)
-    return size
 
 
 # --- ListOffsetsRequest, version 1 ---
@@ -744,27 +629,12 @@ def _write_ListOffsetsRequest_v1(request: ListOffsetsRequest, out: bytearray) ->
         field = "replica_id"
         out += _pack_ListOffsetsRequest_replica_id(request.replica_id)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ListOffsetsRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_ListOffsetsTopic_v1_3(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which ListOffsetsRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_ListOffsetsTopic_v1_3(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListOffsetsRequest_v1(request: ListOffsetsRequest) -> int:
-    size = 4
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_ListOffsetsTopic_v1_3(topics_item)
-    return size
 
 
 # --- ListOffsetsRequest, versions 2-3 ---
@@ -805,27 +675,12 @@ def _write_ListOffsetsRequest_v2_3(request: ListOffsetsRequest, out: bytearray) 
         field = "replica_id, isolation_level"
         out += _pack_ListOffsetsRequest_replica_id_isolation_level(request.replica_id, request.isolation_level)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ListOffsetsRequest versions 2-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_ListOffsetsTopic_v1_3(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which ListOffsetsRequest versions 2-3 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_ListOffsetsTopic_v1_3(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListOffsetsRequest_v2_3(request: ListOffsetsRequest) -> int:
-    size = 5
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_ListOffsetsTopic_v1_3(topics_item)
-    return size
 
 
 # --- ListOffsetsRequest, versions 4-5 ---
@@ -866,27 +721,12 @@ def _write_ListOffsetsRequest_v4_5(request: ListOffsetsRequest, out: bytearray) 
         field = "replica_id, isolation_level"
         out += _pack_ListOffsetsRequest_replica_id_isolation_level(request.replica_id, request.isolation_level)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ListOffsetsRequest versions 4-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_ListOffsetsTopic_v4_5(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which ListOffsetsRequest versions 4-5 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_ListOffsetsTopic_v4_5(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListOffsetsRequest_v4_5(request: ListOffsetsRequest) -> int:
-    size = 5
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_ListOffsetsTopic_v4_5(topics_item)
-    return size
 
 
 # --- ListOffsetsRequest, versions 6-9 (flexible) ---
@@ -930,13 +770,10 @@ def _write_ListOffsetsRequest_v6_9(request: ListOffsetsRequest, out: bytearray) 
         field = "replica_id, isolation_level"
         out += _pack_ListOffsetsRequest_replica_id_isolation_level(request.replica_id, request.isolation_level)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ListOffsetsRequest versions 6-9 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_ListOffsetsTopic_v6_11(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which ListOffsetsRequest versions 6-9 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_ListOffsetsTopic_v6_11(topics_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -944,22 +781,6 @@ def _write_ListOffsetsRequest_v6_9(request: ListOffsetsRequest, out: bytearray) 
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListOffsetsRequest_v6_9(request: ListOffsetsRequest) -> int:
-    size = 5
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_ListOffsetsTopic_v6_11(topics_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ListOffsetsRequest, versions 10-11 (flexible) ---
@@ -1005,13 +826,10 @@ def _write_ListOffsetsRequest_v10_11(request: ListOffsetsRequest, out: bytearray
         field = "replica_id, isolation_level"
         out += _pack_ListOffsetsRequest_replica_id_isolation_level(request.replica_id, request.isolation_level)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ListOffsetsRequest versions 10-11 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_ListOffsetsTopic_v6_11(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which ListOffsetsRequest versions 10-11 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_ListOffsetsTopic_v6_11(topics_item, out)
         field = "timeout_ms"
         out += _pack_ListOffsetsRequest_timeout_ms(request.timeout_ms)
         field = "(tagged fields)"
@@ -1021,22 +839,6 @@ def _write_ListOffsetsRequest_v10_11(request: ListOffsetsRequest, out: bytearray
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListOffsetsRequest_v10_11(request: ListOffsetsRequest) -> int:
-    size = 9
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_ListOffsetsTopic_v6_11(topics_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -1050,7 +852,6 @@ _V10_PLUS = (10, 32767)
 
 ListOffsetsPartition._READERS = (_read_ListOffsetsPartition_v0, _read_ListOffsetsPartition_v1_3, _read_ListOffsetsPartition_v1_3, _read_ListOffsetsPartition_v1_3, _read_ListOffsetsPartition_v4_5, _read_ListOffsetsPartition_v4_5, _read_ListOffsetsPartition_v6_11, _read_ListOffsetsPartition_v6_11, _read_ListOffsetsPartition_v6_11, _read_ListOffsetsPartition_v6_11, _read_ListOffsetsPartition_v6_11, _read_ListOffsetsPartition_v6_11)
 ListOffsetsPartition._WRITERS = (_write_ListOffsetsPartition_v0, _write_ListOffsetsPartition_v1_3, _write_ListOffsetsPartition_v1_3, _write_ListOffsetsPartition_v1_3, _write_ListOffsetsPartition_v4_5, _write_ListOffsetsPartition_v4_5, _write_ListOffsetsPartition_v6_11, _write_ListOffsetsPartition_v6_11, _write_ListOffsetsPartition_v6_11, _write_ListOffsetsPartition_v6_11, _write_ListOffsetsPartition_v6_11, _write_ListOffsetsPartition_v6_11)
-ListOffsetsPartition._SIZERS = (_size_ListOffsetsPartition_v0, _size_ListOffsetsPartition_v1_3, _size_ListOffsetsPartition_v1_3, _size_ListOffsetsPartition_v1_3, _size_ListOffsetsPartition_v4_5, _size_ListOffsetsPartition_v4_5, _size_ListOffsetsPartition_v6_11, _size_ListOffsetsPartition_v6_11, _size_ListOffsetsPartition_v6_11, _size_ListOffsetsPartition_v6_11, _size_ListOffsetsPartition_v6_11, _size_ListOffsetsPartition_v6_11)
 ListOffsetsPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="current_leader_epoch", json_name="currentLeaderEpoch", type="int32", versions=_V4_PLUS, ignorable=True, default=-1),
@@ -1059,7 +860,6 @@ ListOffsetsPartition.FIELDS = (  # what the runtime knows of each field (kwire.w
 )
 ListOffsetsTopic._READERS = (_read_ListOffsetsTopic_v0, _read_ListOffsetsTopic_v1_3, _read_ListOffsetsTopic_v1_3, _read_ListOffsetsTopic_v1_3, _read_ListOffsetsTopic_v4_5, _read_ListOffsetsTopic_v4_5, _read_ListOffsetsTopic_v6_11, _read_ListOffsetsTopic_v6_11, _read_ListOffsetsTopic_v6_11, _read_ListOffsetsTopic_v6_11, _read_ListOffsetsTopic_v6_11, _read_ListOffsetsTopic_v6_11)
 ListOffsetsTopic._WRITERS = (_write_ListOffsetsTopic_v0, _write_ListOffsetsTopic_v1_3, _write_ListOffsetsTopic_v1_3, _write_ListOffsetsTopic_v1_3, _write_ListOffsetsTopic_v4_5, _write_ListOffsetsTopic_v4_5, _write_ListOffsetsTopic_v6_11, _write_ListOffsetsTopic_v6_11, _write_ListOffsetsTopic_v6_11, _write_ListOffsetsTopic_v6_11, _write_ListOffsetsTopic_v6_11, _write_ListOffsetsTopic_v6_11)
-ListOffsetsTopic._SIZERS = (_size_ListOffsetsTopic_v0, _size_ListOffsetsTopic_v1_3, _size_ListOffsetsTopic_v1_3, _size_ListOffsetsTopic_v1_3, _size_ListOffsetsTopic_v4_5, _size_ListOffsetsTopic_v4_5, _size_ListOffsetsTopic_v6_11, _size_ListOffsetsTopic_v6_11, _size_ListOffsetsTopic_v6_11, _size_ListOffsetsTopic_v6_11, _size_ListOffsetsTopic_v6_11, _size_ListOffsetsTopic_v6_11)
 ListOffsetsTopic._LAZY_DEFAULTS = {"partitions": list}
 ListOffsetsTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
@@ -1067,7 +867,6 @@ ListOffsetsTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.
 )
 ListOffsetsRequest._READERS = (_read_ListOffsetsRequest_v0, _read_ListOffsetsRequest_v1, _read_ListOffsetsRequest_v2_3, _read_ListOffsetsRequest_v2_3, _read_ListOffsetsRequest_v4_5, _read_ListOffsetsRequest_v4_5, _read_ListOffsetsRequest_v6_9, _read_ListOffsetsRequest_v6_9, _read_ListOffsetsRequest_v6_9, _read_ListOffsetsRequest_v6_9, _read_ListOffsetsRequest_v10_11, _read_ListOffsetsRequest_v10_11)
 ListOffsetsRequest._WRITERS = (_write_ListOffsetsRequest_v0, _write_ListOffsetsRequest_v1, _write_ListOffsetsRequest_v2_3, _write_ListOffsetsRequest_v2_3, _write_ListOffsetsRequest_v4_5, _write_ListOffsetsRequest_v4_5, _write_ListOffsetsRequest_v6_9, _write_ListOffsetsRequest_v6_9, _write_ListOffsetsRequest_v6_9, _write_ListOffsetsRequest_v6_9, _write_ListOffsetsRequest_v10_11, _write_ListOffsetsRequest_v10_11)
-ListOffsetsRequest._SIZERS = (_size_ListOffsetsRequest_v0, _size_ListOffsetsRequest_v1, _size_ListOffsetsRequest_v2_3, _size_ListOffsetsRequest_v2_3, _size_ListOffsetsRequest_v4_5, _size_ListOffsetsRequest_v4_5, _size_ListOffsetsRequest_v6_9, _size_ListOffsetsRequest_v6_9, _size_ListOffsetsRequest_v6_9, _size_ListOffsetsRequest_v6_9, _size_ListOffsetsRequest_v10_11, _size_ListOffsetsRequest_v10_11)
 ListOffsetsRequest._LAZY_DEFAULTS = {"topics": list}
 ListOffsetsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="replica_id", json_name="replicaId", type="int32", versions=_V0_PLUS, default=0),

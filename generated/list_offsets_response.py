@@ -3,8 +3,8 @@
 Response message, versions 0-11, flexible versions 6+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -259,25 +259,11 @@ def _write_ListOffsetsPartitionResponse_v0(response: ListOffsetsPartitionRespons
         field = "partition_index, error_code"
         out += _pack_ListOffsetsPartitionResponse_partition_index_error_code(response.partition_index, response.error_code)
         field = "old_style_offsets"
-        old_style_offsets_items = response.old_style_offsets
-        if old_style_offsets_items is None:
-                raise EncodeError("field old_style_offsets is null, which ListOffsetsPartitionResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(old_style_offsets_items), False)
-            _w.write_fixed_array(out, old_style_offsets_items, "q")
+        old_style_offsets_items = _w.non_null(response.old_style_offsets, "field old_style_offsets is null, which ListOffsetsPartitionResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(old_style_offsets_items), False)
+        _w.write_fixed_array(out, old_style_offsets_items, "q")
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListOffsetsPartitionResponse_v0(response: ListOffsetsPartitionResponse) -> int:
-    size = 6
-    old_style_offsets_items = response.old_style_offsets
-    if old_style_offsets_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(old_style_offsets_items), False)
-        size += 8 * len(old_style_offsets_items)
-    return size
 
 
 # --- ListOffsetsPartitionResponse, versions 1-3 ---
@@ -312,11 +298,6 @@ def _write_ListOffsetsPartitionResponse_v1_3(response: ListOffsetsPartitionRespo
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ListOffsetsPartitionResponse_v1_3(response: ListOffsetsPartitionResponse) -> int:
-    size = 22
-    return size
-
-
 # --- ListOffsetsPartitionResponse, versions 4-5 ---
 
 def _read_ListOffsetsPartitionResponse_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsPartitionResponse, int]:
@@ -344,11 +325,6 @@ def _write_ListOffsetsPartitionResponse_v4_5(response: ListOffsetsPartitionRespo
         out += _pack_ListOffsetsPartitionResponse_partition_index_to_leader_epoch(response.partition_index, response.error_code, response.timestamp, response.offset, response.leader_epoch)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListOffsetsPartitionResponse_v4_5(response: ListOffsetsPartitionResponse) -> int:
-    size = 26
-    return size
 
 
 # --- ListOffsetsPartitionResponse, versions 6-11 (flexible) ---
@@ -388,15 +364,6 @@ def _write_ListOffsetsPartitionResponse_v6_11(response: ListOffsetsPartitionResp
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ListOffsetsPartitionResponse_v6_11(response: ListOffsetsPartitionResponse) -> int:
-    size = 26
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- ListOffsetsTopicResponse, version 0 ---
 
 def _read_ListOffsetsTopicResponse_v0(buf: bytes, pos: int) -> tuple[ListOffsetsTopicResponse, int]:
@@ -431,32 +398,14 @@ def _write_ListOffsetsTopicResponse_v0(response: ListOffsetsTopicResponse, out: 
     field = ""
     try:
         field = "name"
-        if response.name is None:
-            raise EncodeError("field name is null, which ListOffsetsTopicResponse version 0 does not allow (never nullable)")
-        _w.write_string(out, response.name)
+        _w.write_string(out, _w.non_null(response.name, "field name is null, which ListOffsetsTopicResponse version 0 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = response.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which ListOffsetsTopicResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            for partitions_item in partitions_items:
-                _write_ListOffsetsPartitionResponse_v0(partitions_item, out)
+        partitions_items = _w.non_null(response.partitions, "field partitions is null, which ListOffsetsTopicResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        for partitions_item in partitions_items:
+            _write_ListOffsetsPartitionResponse_v0(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListOffsetsTopicResponse_v0(response: ListOffsetsTopicResponse) -> int:
-    size = 0
-    size += _w.string_size(response.name)
-    partitions_items = response.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_ListOffsetsPartitionResponse_v0(partitions_item)
-    return size
 
 
 # --- ListOffsetsTopicResponse, versions 1-3 ---
@@ -493,32 +442,14 @@ def _write_ListOffsetsTopicResponse_v1_3(response: ListOffsetsTopicResponse, out
     field = ""
     try:
         field = "name"
-        if response.name is None:
-            raise EncodeError("field name is null, which ListOffsetsTopicResponse versions 1-3 do not allow (never nullable)")
-        _w.write_string(out, response.name)
+        _w.write_string(out, _w.non_null(response.name, "field name is null, which ListOffsetsTopicResponse versions 1-3 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = response.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which ListOffsetsTopicResponse versions 1-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            for partitions_item in partitions_items:
-                _write_ListOffsetsPartitionResponse_v1_3(partitions_item, out)
+        partitions_items = _w.non_null(response.partitions, "field partitions is null, which ListOffsetsTopicResponse versions 1-3 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        for partitions_item in partitions_items:
+            _write_ListOffsetsPartitionResponse_v1_3(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListOffsetsTopicResponse_v1_3(response: ListOffsetsTopicResponse) -> int:
-    size = 0
-    size += _w.string_size(response.name)
-    partitions_items = response.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_ListOffsetsPartitionResponse_v1_3(partitions_item)
-    return size
 
 
 # --- ListOffsetsTopicResponse, versions 4-5 ---
@@ -555,32 +486,14 @@ def _write_ListOffsetsTopicResponse_v4_5(response: ListOffsetsTopicResponse, out
     field = ""
     try:
         field = "name"
-        if response.name is None:
-            raise EncodeError("field name is null, which ListOffsetsTopicResponse versions 4-5 do not allow (never nullable)")
-        _w.write_string(out, response.name)
+        _w.write_string(out, _w.non_null(response.name, "field name is null, which ListOffsetsTopicResponse versions 4-5 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = response.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which ListOffsetsTopicResponse versions 4-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            for partitions_item in partitions_items:
-                _write_ListOffsetsPartitionResponse_v4_5(partitions_item, out)
+        partitions_items = _w.non_null(response.partitions, "field partitions is null, which ListOffsetsTopicResponse versions 4-5 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        for partitions_item in partitions_items:
+            _write_ListOffsetsPartitionResponse_v4_5(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListOffsetsTopicResponse_v4_5(response: ListOffsetsTopicResponse) -> int:
-    size = 0
-    size += _w.string_size(response.name)
-    partitions_items = response.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_ListOffsetsPartitionResponse_v4_5(partitions_item)
-    return size
 
 
 # --- ListOffsetsTopicResponse, versions 6-11 (flexible) ---
@@ -620,17 +533,12 @@ def _write_ListOffsetsTopicResponse_v6_11(response: ListOffsetsTopicResponse, ou
     field = ""
     try:
         field = "name"
-        if response.name is None:
-            raise EncodeError("field name is null, which ListOffsetsTopicResponse versions 6-11 do not allow (never nullable)")
-        _w.write_compact_string(out, response.name)
+        _w.write_compact_string(out, _w.non_null(response.name, "field name is null, which ListOffsetsTopicResponse versions 6-11 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = response.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which ListOffsetsTopicResponse versions 6-11 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_ListOffsetsPartitionResponse_v6_11(partitions_item, out)
+        partitions_items = _w.non_null(response.partitions, "field partitions is null, which ListOffsetsTopicResponse versions 6-11 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_ListOffsetsPartitionResponse_v6_11(partitions_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -638,23 +546,6 @@ def _write_ListOffsetsTopicResponse_v6_11(response: ListOffsetsTopicResponse, ou
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListOffsetsTopicResponse_v6_11(response: ListOffsetsTopicResponse) -> int:
-    size = 0
-    size += _w.compact_string_size(response.name)
-    partitions_items = response.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_ListOffsetsPartitionResponse_v6_11(partitions_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ListOffsetsResponse, version 0 ---
@@ -690,27 +581,12 @@ def _write_ListOffsetsResponse_v0(response: ListOffsetsResponse, out: bytearray)
     field = ""
     try:
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ListOffsetsResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_ListOffsetsTopicResponse_v0(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which ListOffsetsResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_ListOffsetsTopicResponse_v0(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListOffsetsResponse_v0(response: ListOffsetsResponse) -> int:
-    size = 0
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_ListOffsetsTopicResponse_v0(topics_item)
-    return size
 
 
 # --- ListOffsetsResponse, version 1 ---
@@ -746,27 +622,12 @@ def _write_ListOffsetsResponse_v1(response: ListOffsetsResponse, out: bytearray)
     field = ""
     try:
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ListOffsetsResponse version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_ListOffsetsTopicResponse_v1_3(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which ListOffsetsResponse version 1 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_ListOffsetsTopicResponse_v1_3(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListOffsetsResponse_v1(response: ListOffsetsResponse) -> int:
-    size = 0
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_ListOffsetsTopicResponse_v1_3(topics_item)
-    return size
 
 
 # --- ListOffsetsResponse, versions 2-3 ---
@@ -806,27 +667,12 @@ def _write_ListOffsetsResponse_v2_3(response: ListOffsetsResponse, out: bytearra
         field = "throttle_time_ms"
         out += _pack_ListOffsetsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ListOffsetsResponse versions 2-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_ListOffsetsTopicResponse_v1_3(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which ListOffsetsResponse versions 2-3 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_ListOffsetsTopicResponse_v1_3(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListOffsetsResponse_v2_3(response: ListOffsetsResponse) -> int:
-    size = 4
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_ListOffsetsTopicResponse_v1_3(topics_item)
-    return size
 
 
 # --- ListOffsetsResponse, versions 4-5 ---
@@ -866,27 +712,12 @@ def _write_ListOffsetsResponse_v4_5(response: ListOffsetsResponse, out: bytearra
         field = "throttle_time_ms"
         out += _pack_ListOffsetsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ListOffsetsResponse versions 4-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_ListOffsetsTopicResponse_v4_5(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which ListOffsetsResponse versions 4-5 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_ListOffsetsTopicResponse_v4_5(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListOffsetsResponse_v4_5(response: ListOffsetsResponse) -> int:
-    size = 4
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_ListOffsetsTopicResponse_v4_5(topics_item)
-    return size
 
 
 # --- ListOffsetsResponse, versions 6-11 (flexible) ---
@@ -929,13 +760,10 @@ def _write_ListOffsetsResponse_v6_11(response: ListOffsetsResponse, out: bytearr
         field = "throttle_time_ms"
         out += _pack_ListOffsetsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ListOffsetsResponse versions 6-11 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_ListOffsetsTopicResponse_v6_11(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which ListOffsetsResponse versions 6-11 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_ListOffsetsTopicResponse_v6_11(topics_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -943,22 +771,6 @@ def _write_ListOffsetsResponse_v6_11(response: ListOffsetsResponse, out: bytearr
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListOffsetsResponse_v6_11(response: ListOffsetsResponse) -> int:
-    size = 4
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_ListOffsetsTopicResponse_v6_11(topics_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -972,7 +784,6 @@ _V4_PLUS = (4, 32767)
 
 ListOffsetsPartitionResponse._READERS = (_read_ListOffsetsPartitionResponse_v0, _read_ListOffsetsPartitionResponse_v1_3, _read_ListOffsetsPartitionResponse_v1_3, _read_ListOffsetsPartitionResponse_v1_3, _read_ListOffsetsPartitionResponse_v4_5, _read_ListOffsetsPartitionResponse_v4_5, _read_ListOffsetsPartitionResponse_v6_11, _read_ListOffsetsPartitionResponse_v6_11, _read_ListOffsetsPartitionResponse_v6_11, _read_ListOffsetsPartitionResponse_v6_11, _read_ListOffsetsPartitionResponse_v6_11, _read_ListOffsetsPartitionResponse_v6_11)
 ListOffsetsPartitionResponse._WRITERS = (_write_ListOffsetsPartitionResponse_v0, _write_ListOffsetsPartitionResponse_v1_3, _write_ListOffsetsPartitionResponse_v1_3, _write_ListOffsetsPartitionResponse_v1_3, _write_ListOffsetsPartitionResponse_v4_5, _write_ListOffsetsPartitionResponse_v4_5, _write_ListOffsetsPartitionResponse_v6_11, _write_ListOffsetsPartitionResponse_v6_11, _write_ListOffsetsPartitionResponse_v6_11, _write_ListOffsetsPartitionResponse_v6_11, _write_ListOffsetsPartitionResponse_v6_11, _write_ListOffsetsPartitionResponse_v6_11)
-ListOffsetsPartitionResponse._SIZERS = (_size_ListOffsetsPartitionResponse_v0, _size_ListOffsetsPartitionResponse_v1_3, _size_ListOffsetsPartitionResponse_v1_3, _size_ListOffsetsPartitionResponse_v1_3, _size_ListOffsetsPartitionResponse_v4_5, _size_ListOffsetsPartitionResponse_v4_5, _size_ListOffsetsPartitionResponse_v6_11, _size_ListOffsetsPartitionResponse_v6_11, _size_ListOffsetsPartitionResponse_v6_11, _size_ListOffsetsPartitionResponse_v6_11, _size_ListOffsetsPartitionResponse_v6_11, _size_ListOffsetsPartitionResponse_v6_11)
 ListOffsetsPartitionResponse._LAZY_DEFAULTS = {"old_style_offsets": list}
 ListOffsetsPartitionResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
@@ -984,7 +795,6 @@ ListOffsetsPartitionResponse.FIELDS = (  # what the runtime knows of each field 
 )
 ListOffsetsTopicResponse._READERS = (_read_ListOffsetsTopicResponse_v0, _read_ListOffsetsTopicResponse_v1_3, _read_ListOffsetsTopicResponse_v1_3, _read_ListOffsetsTopicResponse_v1_3, _read_ListOffsetsTopicResponse_v4_5, _read_ListOffsetsTopicResponse_v4_5, _read_ListOffsetsTopicResponse_v6_11, _read_ListOffsetsTopicResponse_v6_11, _read_ListOffsetsTopicResponse_v6_11, _read_ListOffsetsTopicResponse_v6_11, _read_ListOffsetsTopicResponse_v6_11, _read_ListOffsetsTopicResponse_v6_11)
 ListOffsetsTopicResponse._WRITERS = (_write_ListOffsetsTopicResponse_v0, _write_ListOffsetsTopicResponse_v1_3, _write_ListOffsetsTopicResponse_v1_3, _write_ListOffsetsTopicResponse_v1_3, _write_ListOffsetsTopicResponse_v4_5, _write_ListOffsetsTopicResponse_v4_5, _write_ListOffsetsTopicResponse_v6_11, _write_ListOffsetsTopicResponse_v6_11, _write_ListOffsetsTopicResponse_v6_11, _write_ListOffsetsTopicResponse_v6_11, _write_ListOffsetsTopicResponse_v6_11, _write_ListOffsetsTopicResponse_v6_11)
-ListOffsetsTopicResponse._SIZERS = (_size_ListOffsetsTopicResponse_v0, _size_ListOffsetsTopicResponse_v1_3, _size_ListOffsetsTopicResponse_v1_3, _size_ListOffsetsTopicResponse_v1_3, _size_ListOffsetsTopicResponse_v4_5, _size_ListOffsetsTopicResponse_v4_5, _size_ListOffsetsTopicResponse_v6_11, _size_ListOffsetsTopicResponse_v6_11, _size_ListOffsetsTopicResponse_v6_11, _size_ListOffsetsTopicResponse_v6_11, _size_ListOffsetsTopicResponse_v6_11, _size_ListOffsetsTopicResponse_v6_11)
 ListOffsetsTopicResponse._LAZY_DEFAULTS = {"partitions": list}
 ListOffsetsTopicResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
@@ -992,7 +802,6 @@ ListOffsetsTopicResponse.FIELDS = (  # what the runtime knows of each field (kwi
 )
 ListOffsetsResponse._READERS = (_read_ListOffsetsResponse_v0, _read_ListOffsetsResponse_v1, _read_ListOffsetsResponse_v2_3, _read_ListOffsetsResponse_v2_3, _read_ListOffsetsResponse_v4_5, _read_ListOffsetsResponse_v4_5, _read_ListOffsetsResponse_v6_11, _read_ListOffsetsResponse_v6_11, _read_ListOffsetsResponse_v6_11, _read_ListOffsetsResponse_v6_11, _read_ListOffsetsResponse_v6_11, _read_ListOffsetsResponse_v6_11)
 ListOffsetsResponse._WRITERS = (_write_ListOffsetsResponse_v0, _write_ListOffsetsResponse_v1, _write_ListOffsetsResponse_v2_3, _write_ListOffsetsResponse_v2_3, _write_ListOffsetsResponse_v4_5, _write_ListOffsetsResponse_v4_5, _write_ListOffsetsResponse_v6_11, _write_ListOffsetsResponse_v6_11, _write_ListOffsetsResponse_v6_11, _write_ListOffsetsResponse_v6_11, _write_ListOffsetsResponse_v6_11, _write_ListOffsetsResponse_v6_11)
-ListOffsetsResponse._SIZERS = (_size_ListOffsetsResponse_v0, _size_ListOffsetsResponse_v1, _size_ListOffsetsResponse_v2_3, _size_ListOffsetsResponse_v2_3, _size_ListOffsetsResponse_v4_5, _size_ListOffsetsResponse_v4_5, _size_ListOffsetsResponse_v6_11, _size_ListOffsetsResponse_v6_11, _size_ListOffsetsResponse_v6_11, _size_ListOffsetsResponse_v6_11, _size_ListOffsetsResponse_v6_11, _size_ListOffsetsResponse_v6_11)
 ListOffsetsResponse._LAZY_DEFAULTS = {"topics": list}
 ListOffsetsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V2_PLUS, ignorable=True, default=0),

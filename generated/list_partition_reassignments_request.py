@@ -3,8 +3,8 @@
 Request message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -165,16 +165,11 @@ def _write_ListPartitionReassignmentsTopics_v0(topics: ListPartitionReassignment
     field = ""
     try:
         field = "name"
-        if topics.name is None:
-            raise EncodeError("field name is null, which ListPartitionReassignmentsTopics version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, topics.name)
+        _w.write_compact_string(out, _w.non_null(topics.name, "field name is null, which ListPartitionReassignmentsTopics version 0 does not allow (never nullable)"))
         field = "partition_indexes"
-        partition_indexes_items = topics.partition_indexes
-        if partition_indexes_items is None:
-                raise EncodeError("field partition_indexes is null, which ListPartitionReassignmentsTopics version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_indexes_items), True)
-            _w.write_fixed_array(out, partition_indexes_items, "i")
+        partition_indexes_items = _w.non_null(topics.partition_indexes, "field partition_indexes is null, which ListPartitionReassignmentsTopics version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partition_indexes_items), True)
+        _w.write_fixed_array(out, partition_indexes_items, "i")
         field = "(tagged fields)"
         if topics.unknown_tagged_fields:
             _w.write_tagged(out, [], topics.unknown_tagged_fields)
@@ -182,22 +177,6 @@ def _write_ListPartitionReassignmentsTopics_v0(topics: ListPartitionReassignment
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListPartitionReassignmentsTopics_v0(topics: ListPartitionReassignmentsTopics) -> int:
-    size = 0
-    size += _w.compact_string_size(topics.name)
-    partition_indexes_items = topics.partition_indexes
-    if partition_indexes_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partition_indexes_items), True)
-        size += 4 * len(partition_indexes_items)
-    count = len(topics.unknown_tagged_fields)
-    for tag, payload in topics.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ListPartitionReassignmentsRequest, version 0 (flexible) ---
@@ -256,22 +235,6 @@ def _write_ListPartitionReassignmentsRequest_v0(request: ListPartitionReassignme
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ListPartitionReassignmentsRequest_v0(request: ListPartitionReassignmentsRequest) -> int:
-    size = 4
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_ListPartitionReassignmentsTopics_v0(topics_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -279,7 +242,6 @@ _V0_PLUS = (0, 32767)
 
 ListPartitionReassignmentsTopics._READERS = (_read_ListPartitionReassignmentsTopics_v0,)
 ListPartitionReassignmentsTopics._WRITERS = (_write_ListPartitionReassignmentsTopics_v0,)
-ListPartitionReassignmentsTopics._SIZERS = (_size_ListPartitionReassignmentsTopics_v0,)
 ListPartitionReassignmentsTopics._LAZY_DEFAULTS = {"partition_indexes": list}
 ListPartitionReassignmentsTopics.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
@@ -287,7 +249,6 @@ ListPartitionReassignmentsTopics.FIELDS = (  # what the runtime knows of each fi
 )
 ListPartitionReassignmentsRequest._READERS = (_read_ListPartitionReassignmentsRequest_v0,)
 ListPartitionReassignmentsRequest._WRITERS = (_write_ListPartitionReassignmentsRequest_v0,)
-ListPartitionReassignmentsRequest._SIZERS = (_size_ListPartitionReassignmentsRequest_v0,)
 ListPartitionReassignmentsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="timeout_ms", json_name="timeoutMs", type="int32", versions=_V0_PLUS, default=60000),
     FieldInfo(attr="topics", json_name="topics", type="[]ListPartitionReassignmentsTopics", versions=_V0_PLUS, nullable=_V0_PLUS, struct=ListPartitionReassignmentsTopics),

@@ -3,8 +3,8 @@
 Response message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -261,26 +261,17 @@ def _write_OngoingPartitionReassignment_v0(reassignment: OngoingPartitionReassig
         field = "partition_index"
         out += _pack_OngoingPartitionReassignment_partition_index(reassignment.partition_index)
         field = "replicas"
-        replicas_items = reassignment.replicas
-        if replicas_items is None:
-                raise EncodeError("field replicas is null, which OngoingPartitionReassignment version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(replicas_items), True)
-            _w.write_fixed_array(out, replicas_items, "i")
+        replicas_items = _w.non_null(reassignment.replicas, "field replicas is null, which OngoingPartitionReassignment version 0 does not allow (never nullable)")
+        _w.write_count(out, len(replicas_items), True)
+        _w.write_fixed_array(out, replicas_items, "i")
         field = "adding_replicas"
-        adding_replicas_items = reassignment.adding_replicas
-        if adding_replicas_items is None:
-                raise EncodeError("field adding_replicas is null, which OngoingPartitionReassignment version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(adding_replicas_items), True)
-            _w.write_fixed_array(out, adding_replicas_items, "i")
+        adding_replicas_items = _w.non_null(reassignment.adding_replicas, "field adding_replicas is null, which OngoingPartitionReassignment version 0 does not allow (never nullable)")
+        _w.write_count(out, len(adding_replicas_items), True)
+        _w.write_fixed_array(out, adding_replicas_items, "i")
         field = "removing_replicas"
-        removing_replicas_items = reassignment.removing_replicas
-        if removing_replicas_items is None:
-                raise EncodeError("field removing_replicas is null, which OngoingPartitionReassignment version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(removing_replicas_items), True)
-            _w.write_fixed_array(out, removing_replicas_items, "i")
+        removing_replicas_items = _w.non_null(reassignment.removing_replicas, "field removing_replicas is null, which OngoingPartitionReassignment version 0 does not allow (never nullable)")
+        _w.write_count(out, len(removing_replicas_items), True)
+        _w.write_fixed_array(out, removing_replicas_items, "i")
         field = "(tagged fields)"
         if reassignment.unknown_tagged_fields:
             _w.write_tagged(out, [], reassignment.unknown_tagged_fields)
@@ -288,33 +279,6 @@ def _write_OngoingPartitionReassignment_v0(reassignment: OngoingPartitionReassig
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OngoingPartitionReassignment_v0(reassignment: OngoingPartitionReassignment) -> int:
-    size = 4
-    replicas_items = reassignment.replicas
-    if replicas_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(replicas_items), True)
-        size += 4 * len(replicas_items)
-    adding_replicas_items = reassignment.adding_replicas
-    if adding_replicas_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(adding_replicas_items), True)
-        size += 4 * len(adding_replicas_items)
-    removing_replicas_items = reassignment.removing_replicas
-    if removing_replicas_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(removing_replicas_items), True)
-        size += 4 * len(removing_replicas_items)
-    count = len(reassignment.unknown_tagged_fields)
-    for tag, payload in reassignment.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- OngoingTopicReassignment, version 0 (flexible) ---
@@ -354,17 +318,12 @@ def _write_OngoingTopicReassignment_v0(reassignment: OngoingTopicReassignment, o
     field = ""
     try:
         field = "name"
-        if reassignment.name is None:
-            raise EncodeError("field name is null, which OngoingTopicReassignment version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, reassignment.name)
+        _w.write_compact_string(out, _w.non_null(reassignment.name, "field name is null, which OngoingTopicReassignment version 0 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = reassignment.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which OngoingTopicReassignment version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_OngoingPartitionReassignment_v0(partitions_item, out)
+        partitions_items = _w.non_null(reassignment.partitions, "field partitions is null, which OngoingTopicReassignment version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_OngoingPartitionReassignment_v0(partitions_item, out)
         field = "(tagged fields)"
         if reassignment.unknown_tagged_fields:
             _w.write_tagged(out, [], reassignment.unknown_tagged_fields)
@@ -372,23 +331,6 @@ def _write_OngoingTopicReassignment_v0(reassignment: OngoingTopicReassignment, o
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OngoingTopicReassignment_v0(reassignment: OngoingTopicReassignment) -> int:
-    size = 0
-    size += _w.compact_string_size(reassignment.name)
-    partitions_items = reassignment.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_OngoingPartitionReassignment_v0(partitions_item)
-    count = len(reassignment.unknown_tagged_fields)
-    for tag, payload in reassignment.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ListPartitionReassignmentsResponse, version 0 (flexible) ---
@@ -435,13 +377,10 @@ def _write_ListPartitionReassignmentsResponse_v0(response: ListPartitionReassign
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ListPartitionReassignmentsResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_OngoingTopicReassignment_v0(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which ListPartitionReassignmentsResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_OngoingTopicReassignment_v0(topics_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -451,23 +390,6 @@ def _write_ListPartitionReassignmentsResponse_v0(response: ListPartitionReassign
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ListPartitionReassignmentsResponse_v0(response: ListPartitionReassignmentsResponse) -> int:
-    size = 6
-    size += _w.compact_string_size(response.error_message)
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_OngoingTopicReassignment_v0(topics_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -475,7 +397,6 @@ _V0_PLUS = (0, 32767)
 
 OngoingPartitionReassignment._READERS = (_read_OngoingPartitionReassignment_v0,)
 OngoingPartitionReassignment._WRITERS = (_write_OngoingPartitionReassignment_v0,)
-OngoingPartitionReassignment._SIZERS = (_size_OngoingPartitionReassignment_v0,)
 OngoingPartitionReassignment._LAZY_DEFAULTS = {"replicas": list, "adding_replicas": list, "removing_replicas": list}
 OngoingPartitionReassignment.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
@@ -485,7 +406,6 @@ OngoingPartitionReassignment.FIELDS = (  # what the runtime knows of each field 
 )
 OngoingTopicReassignment._READERS = (_read_OngoingTopicReassignment_v0,)
 OngoingTopicReassignment._WRITERS = (_write_OngoingTopicReassignment_v0,)
-OngoingTopicReassignment._SIZERS = (_size_OngoingTopicReassignment_v0,)
 OngoingTopicReassignment._LAZY_DEFAULTS = {"partitions": list}
 OngoingTopicReassignment.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
@@ -493,7 +413,6 @@ OngoingTopicReassignment.FIELDS = (  # what the runtime knows of each field (kwi
 )
 ListPartitionReassignmentsResponse._READERS = (_read_ListPartitionReassignmentsResponse_v0,)
 ListPartitionReassignmentsResponse._WRITERS = (_write_ListPartitionReassignmentsResponse_v0,)
-ListPartitionReassignmentsResponse._SIZERS = (_size_ListPartitionReassignmentsResponse_v0,)
 ListPartitionReassignmentsResponse._LAZY_DEFAULTS = {"topics": list}
 ListPartitionReassignmentsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Request message, versions 0-2, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -144,22 +144,16 @@ def _write_ListTransactionsRequest_v0(request: ListTransactionsRequest, out: byt
     field = ""
     try:
         field = "state_filters"
-        state_filters_items = request.state_filters
-        if state_filters_items is None:
-                raise EncodeError("field state_filters is null, which ListTransactionsRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(state_filters_items), True)
-            for state_filters_item in state_filters_items:
-                if state_filters_item is None:
-                    raise EncodeError("null element in array state_filters")
-                _w.write_compact_string(out, state_filters_item)
+        state_filters_items = _w.non_null(request.state_filters, "field state_filters is null, which ListTransactionsRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(state_filters_items), True)
+        for state_filters_item in state_filters_items:
+            if state_filters_item is None:
+                raise EncodeError("null element in array state_filters")
+            _w.write_compact_string(out, state_filters_item)
         field = "producer_id_filters"
-        producer_id_filters_items = request.producer_id_filters
-        if producer_id_filters_items is None:
-                raise EncodeError("field producer_id_filters is null, which ListTransactionsRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(producer_id_filters_items), True)
-            _w.write_fixed_array(out, producer_id_filters_items, "q")
+        producer_id_filters_items = _w.non_null(request.producer_id_filters, "field producer_id_filters is null, which ListTransactionsRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(producer_id_filters_items), True)
+        _w.write_fixed_array(out, producer_id_filters_items, "q")
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -167,28 +161,6 @@ def _write_ListTransactionsRequest_v0(request: ListTransactionsRequest, out: byt
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListTransactionsRequest_v0(request: ListTransactionsRequest) -> int:
-    size = 0
-    state_filters_items = request.state_filters
-    if state_filters_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(state_filters_items), True)
-        for state_filters_item in state_filters_items:
-            size += _w.compact_string_size(state_filters_item)
-    producer_id_filters_items = request.producer_id_filters
-    if producer_id_filters_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(producer_id_filters_items), True)
-        size += 8 * len(producer_id_filters_items)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ListTransactionsRequest, version 1 (flexible) ---
@@ -238,22 +210,16 @@ def _write_ListTransactionsRequest_v1(request: ListTransactionsRequest, out: byt
     field = ""
     try:
         field = "state_filters"
-        state_filters_items = request.state_filters
-        if state_filters_items is None:
-                raise EncodeError("field state_filters is null, which ListTransactionsRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(state_filters_items), True)
-            for state_filters_item in state_filters_items:
-                if state_filters_item is None:
-                    raise EncodeError("null element in array state_filters")
-                _w.write_compact_string(out, state_filters_item)
+        state_filters_items = _w.non_null(request.state_filters, "field state_filters is null, which ListTransactionsRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(state_filters_items), True)
+        for state_filters_item in state_filters_items:
+            if state_filters_item is None:
+                raise EncodeError("null element in array state_filters")
+            _w.write_compact_string(out, state_filters_item)
         field = "producer_id_filters"
-        producer_id_filters_items = request.producer_id_filters
-        if producer_id_filters_items is None:
-                raise EncodeError("field producer_id_filters is null, which ListTransactionsRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(producer_id_filters_items), True)
-            _w.write_fixed_array(out, producer_id_filters_items, "q")
+        producer_id_filters_items = _w.non_null(request.producer_id_filters, "field producer_id_filters is null, which ListTransactionsRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(producer_id_filters_items), True)
+        _w.write_fixed_array(out, producer_id_filters_items, "q")
         field = "duration_filter"
         out += _pack_ListTransactionsRequest_duration_filter(request.duration_filter)
         field = "(tagged fields)"
@@ -263,28 +229,6 @@ def _write_ListTransactionsRequest_v1(request: ListTransactionsRequest, out: byt
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ListTransactionsRequest_v1(request: ListTransactionsRequest) -> int:
-    size = 8
-    state_filters_items = request.state_filters
-    if state_filters_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(state_filters_items), True)
-        for state_filters_item in state_filters_items:
-            size += _w.compact_string_size(state_filters_item)
-    producer_id_filters_items = request.producer_id_filters
-    if producer_id_filters_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(producer_id_filters_items), True)
-        size += 8 * len(producer_id_filters_items)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ListTransactionsRequest, version 2 (flexible) ---
@@ -333,22 +277,16 @@ def _write_ListTransactionsRequest_v2(request: ListTransactionsRequest, out: byt
     field = ""
     try:
         field = "state_filters"
-        state_filters_items = request.state_filters
-        if state_filters_items is None:
-                raise EncodeError("field state_filters is null, which ListTransactionsRequest version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(state_filters_items), True)
-            for state_filters_item in state_filters_items:
-                if state_filters_item is None:
-                    raise EncodeError("null element in array state_filters")
-                _w.write_compact_string(out, state_filters_item)
+        state_filters_items = _w.non_null(request.state_filters, "field state_filters is null, which ListTransactionsRequest version 2 does not allow (never nullable)")
+        _w.write_count(out, len(state_filters_items), True)
+        for state_filters_item in state_filters_items:
+            if state_filters_item is None:
+                raise EncodeError("null element in array state_filters")
+            _w.write_compact_string(out, state_filters_item)
         field = "producer_id_filters"
-        producer_id_filters_items = request.producer_id_filters
-        if producer_id_filters_items is None:
-                raise EncodeError("field producer_id_filters is null, which ListTransactionsRequest version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(producer_id_filters_items), True)
-            _w.write_fixed_array(out, producer_id_filters_items, "q")
+        producer_id_filters_items = _w.non_null(request.producer_id_filters, "field producer_id_filters is null, which ListTransactionsRequest version 2 does not allow (never nullable)")
+        _w.write_count(out, len(producer_id_filters_items), True)
+        _w.write_fixed_array(out, producer_id_filters_items, "q")
         field = "duration_filter"
         out += _pack_ListTransactionsRequest_duration_filter(request.duration_filter)
         field = "transactional_id_pattern"
@@ -362,29 +300,6 @@ def _write_ListTransactionsRequest_v2(request: ListTransactionsRequest, out: byt
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ListTransactionsRequest_v2(request: ListTransactionsRequest) -> int:
-    size = 8
-    state_filters_items = request.state_filters
-    if state_filters_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(state_filters_items), True)
-        for state_filters_item in state_filters_items:
-            size += _w.compact_string_size(state_filters_item)
-    producer_id_filters_items = request.producer_id_filters
-    if producer_id_filters_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(producer_id_filters_items), True)
-        size += 8 * len(producer_id_filters_items)
-    size += _w.compact_string_size(request.transactional_id_pattern)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -394,7 +309,6 @@ _V2_PLUS = (2, 32767)
 
 ListTransactionsRequest._READERS = (_read_ListTransactionsRequest_v0, _read_ListTransactionsRequest_v1, _read_ListTransactionsRequest_v2)
 ListTransactionsRequest._WRITERS = (_write_ListTransactionsRequest_v0, _write_ListTransactionsRequest_v1, _write_ListTransactionsRequest_v2)
-ListTransactionsRequest._SIZERS = (_size_ListTransactionsRequest_v0, _size_ListTransactionsRequest_v1, _size_ListTransactionsRequest_v2)
 ListTransactionsRequest._LAZY_DEFAULTS = {"state_filters": list, "producer_id_filters": list}
 ListTransactionsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="state_filters", json_name="stateFilters", type="[]string", versions=_V0_PLUS, default=()),

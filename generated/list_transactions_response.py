@@ -3,8 +3,8 @@
 Response message, versions 0-2, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -186,15 +186,11 @@ def _write_TransactionState_v0_2(state: TransactionState, out: bytearray) -> Non
     field = ""
     try:
         field = "transactional_id"
-        if state.transactional_id is None:
-            raise EncodeError("field transactional_id is null, which TransactionState versions 0-2 do not allow (never nullable)")
-        _w.write_compact_string(out, state.transactional_id)
+        _w.write_compact_string(out, _w.non_null(state.transactional_id, "field transactional_id is null, which TransactionState versions 0-2 do not allow (never nullable)"))
         field = "producer_id"
         out += _pack_TransactionState_producer_id(state.producer_id)
         field = "transaction_state"
-        if state.transaction_state is None:
-            raise EncodeError("field transaction_state is null, which TransactionState versions 0-2 do not allow (never nullable)")
-        _w.write_compact_string(out, state.transaction_state)
+        _w.write_compact_string(out, _w.non_null(state.transaction_state, "field transaction_state is null, which TransactionState versions 0-2 do not allow (never nullable)"))
         field = "(tagged fields)"
         if state.unknown_tagged_fields:
             _w.write_tagged(out, [], state.unknown_tagged_fields)
@@ -202,17 +198,6 @@ def _write_TransactionState_v0_2(state: TransactionState, out: bytearray) -> Non
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TransactionState_v0_2(state: TransactionState) -> int:
-    size = 8
-    size += _w.compact_string_size(state.transactional_id)
-    size += _w.compact_string_size(state.transaction_state)
-    count = len(state.unknown_tagged_fields)
-    for tag, payload in state.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ListTransactionsResponse, versions 0-2 (flexible) ---
@@ -268,23 +253,17 @@ def _write_ListTransactionsResponse_v0_2(response: ListTransactionsResponse, out
         field = "throttle_time_ms, error_code"
         out += _pack_ListTransactionsResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "unknown_state_filters"
-        unknown_state_filters_items = response.unknown_state_filters
-        if unknown_state_filters_items is None:
-                raise EncodeError("field unknown_state_filters is null, which ListTransactionsResponse versions 0-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(unknown_state_filters_items), True)
-            for unknown_state_filters_item in unknown_state_filters_items:
-                if unknown_state_filters_item is None:
-                    raise EncodeError("null element in array unknown_state_filters")
-                _w.write_compact_string(out, unknown_state_filters_item)
+        unknown_state_filters_items = _w.non_null(response.unknown_state_filters, "field unknown_state_filters is null, which ListTransactionsResponse versions 0-2 do not allow (never nullable)")
+        _w.write_count(out, len(unknown_state_filters_items), True)
+        for unknown_state_filters_item in unknown_state_filters_items:
+            if unknown_state_filters_item is None:
+                raise EncodeError("null element in array unknown_state_filters")
+            _w.write_compact_string(out, unknown_state_filters_item)
         field = "transaction_states[]"
-        transaction_states_items = response.transaction_states
-        if transaction_states_items is None:
-                raise EncodeError("field transaction_states is null, which ListTransactionsResponse versions 0-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(transaction_states_items), True)
-            for transaction_states_item in transaction_states_items:
-                _write_TransactionState_v0_2(transaction_states_item, out)
+        transaction_states_items = _w.non_null(response.transaction_states, "field transaction_states is null, which ListTransactionsResponse versions 0-2 do not allow (never nullable)")
+        _w.write_count(out, len(transaction_states_items), True)
+        for transaction_states_item in transaction_states_items:
+            _write_TransactionState_v0_2(transaction_states_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -294,29 +273,6 @@ def _write_ListTransactionsResponse_v0_2(response: ListTransactionsResponse, out
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ListTransactionsResponse_v0_2(response: ListTransactionsResponse) -> int:
-    size = 6
-    unknown_state_filters_items = response.unknown_state_filters
-    if unknown_state_filters_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(unknown_state_filters_items), True)
-        for unknown_state_filters_item in unknown_state_filters_items:
-            size += _w.compact_string_size(unknown_state_filters_item)
-    transaction_states_items = response.transaction_states
-    if transaction_states_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(transaction_states_items), True)
-        for transaction_states_item in transaction_states_items:
-            size += _size_TransactionState_v0_2(transaction_states_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -324,7 +280,6 @@ _V0_PLUS = (0, 32767)
 
 TransactionState._READERS = (_read_TransactionState_v0_2, _read_TransactionState_v0_2, _read_TransactionState_v0_2)
 TransactionState._WRITERS = (_write_TransactionState_v0_2, _write_TransactionState_v0_2, _write_TransactionState_v0_2)
-TransactionState._SIZERS = (_size_TransactionState_v0_2, _size_TransactionState_v0_2, _size_TransactionState_v0_2)
 TransactionState.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="transactional_id", json_name="transactionalId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="producer_id", json_name="producerId", type="int64", versions=_V0_PLUS, default=0),
@@ -332,7 +287,6 @@ TransactionState.FIELDS = (  # what the runtime knows of each field (kwire.wire.
 )
 ListTransactionsResponse._READERS = (_read_ListTransactionsResponse_v0_2, _read_ListTransactionsResponse_v0_2, _read_ListTransactionsResponse_v0_2)
 ListTransactionsResponse._WRITERS = (_write_ListTransactionsResponse_v0_2, _write_ListTransactionsResponse_v0_2, _write_ListTransactionsResponse_v0_2)
-ListTransactionsResponse._SIZERS = (_size_ListTransactionsResponse_v0_2, _size_ListTransactionsResponse_v0_2, _size_ListTransactionsResponse_v0_2)
 ListTransactionsResponse._LAZY_DEFAULTS = {"unknown_state_filters": list, "transaction_states": list}
 ListTransactionsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Request message, versions 0-13, flexible versions 9+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -184,12 +184,6 @@ def _write_MetadataRequestTopic_v0_8(topic: MetadataRequestTopic, out: bytearray
         raise _w.encode_failure(error, field) from None
 
 
-def _size_MetadataRequestTopic_v0_8(topic: MetadataRequestTopic) -> int:
-    size = 0
-    size += _w.string_size(topic.name)
-    return size
-
-
 # --- MetadataRequestTopic, version 9 (flexible) ---
 
 def _read_MetadataRequestTopic_v9(buf: bytes, pos: int) -> tuple[MetadataRequestTopic, int]:
@@ -241,16 +235,6 @@ def _write_MetadataRequestTopic_v9(topic: MetadataRequestTopic, out: bytearray) 
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_MetadataRequestTopic_v9(topic: MetadataRequestTopic) -> int:
-    size = 0
-    size += _w.compact_string_size(topic.name)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- MetadataRequestTopic, versions 10-13 (flexible) ---
@@ -305,17 +289,6 @@ def _write_MetadataRequestTopic_v10_13(topic: MetadataRequestTopic, out: bytearr
         raise _w.encode_failure(error, field) from None
 
 
-def _size_MetadataRequestTopic_v10_13(topic: MetadataRequestTopic) -> int:
-    size = 0
-    size += 16
-    size += _w.compact_string_size(topic.name)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- MetadataRequest, version 0 ---
 
 def _read_MetadataRequest_v0(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
@@ -368,18 +341,6 @@ def _write_MetadataRequest_v0(request: MetadataRequest, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_MetadataRequest_v0(request: MetadataRequest) -> int:
-    size = 0
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_MetadataRequestTopic_v0_8(topics_item)
-    return size
-
-
 # --- MetadataRequest, versions 1-3 ---
 
 def _read_MetadataRequest_v1_3(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
@@ -430,18 +391,6 @@ def _write_MetadataRequest_v1_3(request: MetadataRequest, out: bytearray) -> Non
                 _write_MetadataRequestTopic_v0_8(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_MetadataRequest_v1_3(request: MetadataRequest) -> int:
-    size = 0
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_MetadataRequestTopic_v0_8(topics_item)
-    return size
 
 
 # --- MetadataRequest, versions 4-7 ---
@@ -498,18 +447,6 @@ def _write_MetadataRequest_v4_7(request: MetadataRequest, out: bytearray) -> Non
         raise _w.encode_failure(error, field) from None
 
 
-def _size_MetadataRequest_v4_7(request: MetadataRequest) -> int:
-    size = 1
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_MetadataRequestTopic_v0_8(topics_item)
-    return size
-
-
 # --- MetadataRequest, version 8 ---
 
 def _read_MetadataRequest_v8(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
@@ -556,18 +493,6 @@ def _write_MetadataRequest_v8(request: MetadataRequest, out: bytearray) -> None:
         out += _pack_MetadataRequest_allow_auto_topic_creation_to_include_topic_authorized_operations(request.allow_auto_topic_creation, request.include_cluster_authorized_operations, request.include_topic_authorized_operations)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_MetadataRequest_v8(request: MetadataRequest) -> int:
-    size = 3
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_MetadataRequestTopic_v0_8(topics_item)
-    return size
 
 
 # --- MetadataRequest, version 9 (flexible) ---
@@ -660,22 +585,6 @@ def _write_MetadataRequest_v9(request: MetadataRequest, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_MetadataRequest_v9(request: MetadataRequest) -> int:
-    size = 3
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_MetadataRequestTopic_v9(topics_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- MetadataRequest, version 10 (flexible) ---
@@ -772,22 +681,6 @@ def _write_MetadataRequest_v10(request: MetadataRequest, out: bytearray) -> None
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_MetadataRequest_v10(request: MetadataRequest) -> int:
-    size = 3
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_MetadataRequestTopic_v10_13(topics_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- MetadataRequest, versions 11-13 (flexible) ---
@@ -889,22 +782,6 @@ def _write_MetadataRequest_v11_13(request: MetadataRequest, out: bytearray) -> N
         raise _w.encode_failure(error, field) from None
 
 
-def _size_MetadataRequest_v11_13(request: MetadataRequest) -> int:
-    size = 2
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_MetadataRequestTopic_v10_13(topics_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -917,14 +794,12 @@ _V10_PLUS = (10, 32767)
 
 MetadataRequestTopic._READERS = (_read_MetadataRequestTopic_v0_8, _read_MetadataRequestTopic_v0_8, _read_MetadataRequestTopic_v0_8, _read_MetadataRequestTopic_v0_8, _read_MetadataRequestTopic_v0_8, _read_MetadataRequestTopic_v0_8, _read_MetadataRequestTopic_v0_8, _read_MetadataRequestTopic_v0_8, _read_MetadataRequestTopic_v0_8, _read_MetadataRequestTopic_v9, _read_MetadataRequestTopic_v10_13, _read_MetadataRequestTopic_v10_13, _read_MetadataRequestTopic_v10_13, _read_MetadataRequestTopic_v10_13)
 MetadataRequestTopic._WRITERS = (_write_MetadataRequestTopic_v0_8, _write_MetadataRequestTopic_v0_8, _write_MetadataRequestTopic_v0_8, _write_MetadataRequestTopic_v0_8, _write_MetadataRequestTopic_v0_8, _write_MetadataRequestTopic_v0_8, _write_MetadataRequestTopic_v0_8, _write_MetadataRequestTopic_v0_8, _write_MetadataRequestTopic_v0_8, _write_MetadataRequestTopic_v9, _write_MetadataRequestTopic_v10_13, _write_MetadataRequestTopic_v10_13, _write_MetadataRequestTopic_v10_13, _write_MetadataRequestTopic_v10_13)
-MetadataRequestTopic._SIZERS = (_size_MetadataRequestTopic_v0_8, _size_MetadataRequestTopic_v0_8, _size_MetadataRequestTopic_v0_8, _size_MetadataRequestTopic_v0_8, _size_MetadataRequestTopic_v0_8, _size_MetadataRequestTopic_v0_8, _size_MetadataRequestTopic_v0_8, _size_MetadataRequestTopic_v0_8, _size_MetadataRequestTopic_v0_8, _size_MetadataRequestTopic_v9, _size_MetadataRequestTopic_v10_13, _size_MetadataRequestTopic_v10_13, _size_MetadataRequestTopic_v10_13, _size_MetadataRequestTopic_v10_13)
 MetadataRequestTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V10_PLUS, ignorable=True, default=_ZERO_UUID),
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, nullable=_V10_PLUS, default=''),
 )
 MetadataRequest._READERS = (_read_MetadataRequest_v0, _read_MetadataRequest_v1_3, _read_MetadataRequest_v1_3, _read_MetadataRequest_v1_3, _read_MetadataRequest_v4_7, _read_MetadataRequest_v4_7, _read_MetadataRequest_v4_7, _read_MetadataRequest_v4_7, _read_MetadataRequest_v8, _read_MetadataRequest_v9, _read_MetadataRequest_v10, _read_MetadataRequest_v11_13, _read_MetadataRequest_v11_13, _read_MetadataRequest_v11_13)
 MetadataRequest._WRITERS = (_write_MetadataRequest_v0, _write_MetadataRequest_v1_3, _write_MetadataRequest_v1_3, _write_MetadataRequest_v1_3, _write_MetadataRequest_v4_7, _write_MetadataRequest_v4_7, _write_MetadataRequest_v4_7, _write_MetadataRequest_v4_7, _write_MetadataRequest_v8, _write_MetadataRequest_v9, _write_MetadataRequest_v10, _write_MetadataRequest_v11_13, _write_MetadataRequest_v11_13, _write_MetadataRequest_v11_13)
-MetadataRequest._SIZERS = (_size_MetadataRequest_v0, _size_MetadataRequest_v1_3, _size_MetadataRequest_v1_3, _size_MetadataRequest_v1_3, _size_MetadataRequest_v4_7, _size_MetadataRequest_v4_7, _size_MetadataRequest_v4_7, _size_MetadataRequest_v4_7, _size_MetadataRequest_v8, _size_MetadataRequest_v9, _size_MetadataRequest_v10, _size_MetadataRequest_v11_13, _size_MetadataRequest_v11_13, _size_MetadataRequest_v11_13)
 MetadataRequest._LAZY_DEFAULTS = {"topics": list}
 MetadataRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topics", json_name="topics", type="[]MetadataRequestTopic", versions=_V0_PLUS, nullable=_V1_PLUS, default=(), struct=MetadataRequestTopic),

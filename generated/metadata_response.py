@@ -3,8 +3,8 @@
 Response message, versions 0-13, flexible versions 9+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -421,12 +421,6 @@ def _write_MetadataResponseBroker_v0(broker: MetadataResponseBroker, out: bytear
         raise _w.encode_failure(error, field) from None
 
 
-def _size_MetadataResponseBroker_v0(broker: MetadataResponseBroker) -> int:
-    size = 8
-    size += _w.string_size(broker.host)
-    return size
-
-
 # --- MetadataResponseBroker, versions 1-8 ---
 
 def _read_MetadataResponseBroker_v1_8(buf: bytes, pos: int) -> tuple[MetadataResponseBroker, int]:
@@ -467,13 +461,6 @@ def _write_MetadataResponseBroker_v1_8(broker: MetadataResponseBroker, out: byte
         _w.write_string(out, broker.rack)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_MetadataResponseBroker_v1_8(broker: MetadataResponseBroker) -> int:
-    size = 8
-    size += _w.string_size(broker.host)
-    size += _w.string_size(broker.rack)
-    return size
 
 
 # --- MetadataResponseBroker, versions 9-13 (flexible) ---
@@ -555,17 +542,6 @@ def _write_MetadataResponseBroker_v9_13(broker: MetadataResponseBroker, out: byt
         raise _w.encode_failure(error, field) from None
 
 
-def _size_MetadataResponseBroker_v9_13(broker: MetadataResponseBroker) -> int:
-    size = 8
-    size += _w.compact_string_size(broker.host)
-    size += _w.compact_string_size(broker.rack)
-    count = len(broker.unknown_tagged_fields)
-    for tag, payload in broker.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- MetadataResponsePartition, versions 0-4 ---
 
 def _read_MetadataResponsePartition_v0_4(buf: bytes, pos: int) -> tuple[MetadataResponsePartition, int]:
@@ -618,23 +594,6 @@ def _write_MetadataResponsePartition_v0_4(partition: MetadataResponsePartition, 
             _w.write_fixed_array(out, isr_nodes_items, "i")
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_MetadataResponsePartition_v0_4(partition: MetadataResponsePartition) -> int:
-    size = 10
-    replica_nodes_items = partition.replica_nodes
-    if replica_nodes_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(replica_nodes_items), False)
-        size += 4 * len(replica_nodes_items)
-    isr_nodes_items = partition.isr_nodes
-    if isr_nodes_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(isr_nodes_items), False)
-        size += 4 * len(isr_nodes_items)
-    return size
 
 
 # --- MetadataResponsePartition, versions 5-6 ---
@@ -704,29 +663,6 @@ def _write_MetadataResponsePartition_v5_6(partition: MetadataResponsePartition, 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_MetadataResponsePartition_v5_6(partition: MetadataResponsePartition) -> int:
-    size = 10
-    replica_nodes_items = partition.replica_nodes
-    if replica_nodes_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(replica_nodes_items), False)
-        size += 4 * len(replica_nodes_items)
-    isr_nodes_items = partition.isr_nodes
-    if isr_nodes_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(isr_nodes_items), False)
-        size += 4 * len(isr_nodes_items)
-    offline_replicas_items = partition.offline_replicas
-    if offline_replicas_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(offline_replicas_items), False)
-        size += 4 * len(offline_replicas_items)
-    return size
-
-
 # --- MetadataResponsePartition, versions 7-8 ---
 
 def _read_MetadataResponsePartition_v7_8(buf: bytes, pos: int) -> tuple[MetadataResponsePartition, int]:
@@ -791,29 +727,6 @@ def _write_MetadataResponsePartition_v7_8(partition: MetadataResponsePartition, 
             _w.write_fixed_array(out, offline_replicas_items, "i")
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_MetadataResponsePartition_v7_8(partition: MetadataResponsePartition) -> int:
-    size = 14
-    replica_nodes_items = partition.replica_nodes
-    if replica_nodes_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(replica_nodes_items), False)
-        size += 4 * len(replica_nodes_items)
-    isr_nodes_items = partition.isr_nodes
-    if isr_nodes_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(isr_nodes_items), False)
-        size += 4 * len(isr_nodes_items)
-    offline_replicas_items = partition.offline_replicas
-    if offline_replicas_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(offline_replicas_items), False)
-        size += 4 * len(offline_replicas_items)
-    return size
 
 
 # --- MetadataResponsePartition, versions 9-13 (flexible) ---
@@ -927,33 +840,6 @@ def _write_MetadataResponsePartition_v9_13(partition: MetadataResponsePartition,
         raise _w.encode_failure(error, field) from None
 
 
-def _size_MetadataResponsePartition_v9_13(partition: MetadataResponsePartition) -> int:
-    size = 14
-    replica_nodes_items = partition.replica_nodes
-    if replica_nodes_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(replica_nodes_items), True)
-        size += 4 * len(replica_nodes_items)
-    isr_nodes_items = partition.isr_nodes
-    if isr_nodes_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(isr_nodes_items), True)
-        size += 4 * len(isr_nodes_items)
-    offline_replicas_items = partition.offline_replicas
-    if offline_replicas_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(offline_replicas_items), True)
-        size += 4 * len(offline_replicas_items)
-    count = len(partition.unknown_tagged_fields)
-    for tag, payload in partition.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- MetadataResponseTopic, version 0 ---
 
 def _read_MetadataResponseTopic_v0(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
@@ -1011,19 +897,6 @@ def _write_MetadataResponseTopic_v0(topic: MetadataResponseTopic, out: bytearray
                 _write_MetadataResponsePartition_v0_4(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_MetadataResponseTopic_v0(topic: MetadataResponseTopic) -> int:
-    size = 2
-    size += _w.string_size(topic.name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_MetadataResponsePartition_v0_4(partitions_item)
-    return size
 
 
 # --- MetadataResponseTopic, versions 1-4 ---
@@ -1089,19 +962,6 @@ def _write_MetadataResponseTopic_v1_4(topic: MetadataResponseTopic, out: bytearr
         raise _w.encode_failure(error, field) from None
 
 
-def _size_MetadataResponseTopic_v1_4(topic: MetadataResponseTopic) -> int:
-    size = 3
-    size += _w.string_size(topic.name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_MetadataResponsePartition_v0_4(partitions_item)
-    return size
-
-
 # --- MetadataResponseTopic, versions 5-6 ---
 
 def _read_MetadataResponseTopic_v5_6(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
@@ -1163,19 +1023,6 @@ def _write_MetadataResponseTopic_v5_6(topic: MetadataResponseTopic, out: bytearr
                 _write_MetadataResponsePartition_v5_6(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_MetadataResponseTopic_v5_6(topic: MetadataResponseTopic) -> int:
-    size = 3
-    size += _w.string_size(topic.name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_MetadataResponsePartition_v5_6(partitions_item)
-    return size
 
 
 # --- MetadataResponseTopic, version 7 ---
@@ -1241,19 +1088,6 @@ def _write_MetadataResponseTopic_v7(topic: MetadataResponseTopic, out: bytearray
         raise _w.encode_failure(error, field) from None
 
 
-def _size_MetadataResponseTopic_v7(topic: MetadataResponseTopic) -> int:
-    size = 3
-    size += _w.string_size(topic.name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_MetadataResponsePartition_v7_8(partitions_item)
-    return size
-
-
 # --- MetadataResponseTopic, version 8 ---
 
 def _read_MetadataResponseTopic_v8(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
@@ -1317,19 +1151,6 @@ def _write_MetadataResponseTopic_v8(topic: MetadataResponseTopic, out: bytearray
         out += _pack_MetadataResponseTopic_topic_authorized_operations(topic.topic_authorized_operations)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_MetadataResponseTopic_v8(topic: MetadataResponseTopic) -> int:
-    size = 7
-    size += _w.string_size(topic.name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_MetadataResponsePartition_v7_8(partitions_item)
-    return size
 
 
 # --- MetadataResponseTopic, version 9 (flexible) ---
@@ -1488,23 +1309,6 @@ def _write_MetadataResponseTopic_v9(topic: MetadataResponseTopic, out: bytearray
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_MetadataResponseTopic_v9(topic: MetadataResponseTopic) -> int:
-    size = 7
-    size += _w.compact_string_size(topic.name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_MetadataResponsePartition_v9_13(partitions_item)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- MetadataResponseTopic, versions 10-11 (flexible) ---
@@ -1668,24 +1472,6 @@ def _write_MetadataResponseTopic_v10_11(topic: MetadataResponseTopic, out: bytea
         raise _w.encode_failure(error, field) from None
 
 
-def _size_MetadataResponseTopic_v10_11(topic: MetadataResponseTopic) -> int:
-    size = 7
-    size += _w.compact_string_size(topic.name)
-    size += 16
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_MetadataResponsePartition_v9_13(partitions_item)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- MetadataResponseTopic, versions 12-13 (flexible) ---
 
 def _read_MetadataResponseTopic_v12_13(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
@@ -1843,24 +1629,6 @@ def _write_MetadataResponseTopic_v12_13(topic: MetadataResponseTopic, out: bytea
         raise _w.encode_failure(error, field) from None
 
 
-def _size_MetadataResponseTopic_v12_13(topic: MetadataResponseTopic) -> int:
-    size = 7
-    size += _w.compact_string_size(topic.name)
-    size += 16
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_MetadataResponsePartition_v9_13(partitions_item)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- MetadataResponse, version 0 ---
 
 def _read_MetadataResponse_v0(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
@@ -1930,25 +1698,6 @@ def _write_MetadataResponse_v0(response: MetadataResponse, out: bytearray) -> No
                 _write_MetadataResponseTopic_v0(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_MetadataResponse_v0(response: MetadataResponse) -> int:
-    size = 0
-    brokers_items = response.brokers
-    if brokers_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(brokers_items), False)
-        for brokers_item in brokers_items:
-            size += _size_MetadataResponseBroker_v0(brokers_item)
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_MetadataResponseTopic_v0(topics_item)
-    return size
 
 
 # --- MetadataResponse, version 1 ---
@@ -2024,25 +1773,6 @@ def _write_MetadataResponse_v1(response: MetadataResponse, out: bytearray) -> No
                 _write_MetadataResponseTopic_v1_4(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_MetadataResponse_v1(response: MetadataResponse) -> int:
-    size = 4
-    brokers_items = response.brokers
-    if brokers_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(brokers_items), False)
-        for brokers_item in brokers_items:
-            size += _size_MetadataResponseBroker_v1_8(brokers_item)
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_MetadataResponseTopic_v1_4(topics_item)
-    return size
 
 
 # --- MetadataResponse, version 2 ---
@@ -2121,26 +1851,6 @@ def _write_MetadataResponse_v2(response: MetadataResponse, out: bytearray) -> No
                 _write_MetadataResponseTopic_v1_4(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_MetadataResponse_v2(response: MetadataResponse) -> int:
-    size = 4
-    brokers_items = response.brokers
-    if brokers_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(brokers_items), False)
-        for brokers_item in brokers_items:
-            size += _size_MetadataResponseBroker_v1_8(brokers_item)
-    size += _w.string_size(response.cluster_id)
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_MetadataResponseTopic_v1_4(topics_item)
-    return size
 
 
 # --- MetadataResponse, versions 3-4 ---
@@ -2225,26 +1935,6 @@ def _write_MetadataResponse_v3_4(response: MetadataResponse, out: bytearray) -> 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_MetadataResponse_v3_4(response: MetadataResponse) -> int:
-    size = 8
-    brokers_items = response.brokers
-    if brokers_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(brokers_items), False)
-        for brokers_item in brokers_items:
-            size += _size_MetadataResponseBroker_v1_8(brokers_item)
-    size += _w.string_size(response.cluster_id)
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_MetadataResponseTopic_v1_4(topics_item)
-    return size
-
-
 # --- MetadataResponse, versions 5-6 ---
 
 def _read_MetadataResponse_v5_6(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
@@ -2325,26 +2015,6 @@ def _write_MetadataResponse_v5_6(response: MetadataResponse, out: bytearray) -> 
                 _write_MetadataResponseTopic_v5_6(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_MetadataResponse_v5_6(response: MetadataResponse) -> int:
-    size = 8
-    brokers_items = response.brokers
-    if brokers_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(brokers_items), False)
-        for brokers_item in brokers_items:
-            size += _size_MetadataResponseBroker_v1_8(brokers_item)
-    size += _w.string_size(response.cluster_id)
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_MetadataResponseTopic_v5_6(topics_item)
-    return size
 
 
 # --- MetadataResponse, version 7 ---
@@ -2429,26 +2099,6 @@ def _write_MetadataResponse_v7(response: MetadataResponse, out: bytearray) -> No
         raise _w.encode_failure(error, field) from None
 
 
-def _size_MetadataResponse_v7(response: MetadataResponse) -> int:
-    size = 8
-    brokers_items = response.brokers
-    if brokers_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(brokers_items), False)
-        for brokers_item in brokers_items:
-            size += _size_MetadataResponseBroker_v1_8(brokers_item)
-    size += _w.string_size(response.cluster_id)
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_MetadataResponseTopic_v7(topics_item)
-    return size
-
-
 # --- MetadataResponse, version 8 ---
 
 def _read_MetadataResponse_v8(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
@@ -2531,26 +2181,6 @@ def _write_MetadataResponse_v8(response: MetadataResponse, out: bytearray) -> No
         out += _pack_MetadataResponse_cluster_authorized_operations(response.cluster_authorized_operations)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_MetadataResponse_v8(response: MetadataResponse) -> int:
-    size = 12
-    brokers_items = response.brokers
-    if brokers_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(brokers_items), False)
-        for brokers_item in brokers_items:
-            size += _size_MetadataResponseBroker_v1_8(brokers_item)
-    size += _w.string_size(response.cluster_id)
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_MetadataResponseTopic_v8(topics_item)
-    return size
 
 
 # --- MetadataResponse, version 9 (flexible) ---
@@ -2834,30 +2464,6 @@ def _write_MetadataResponse_v9(response: MetadataResponse, out: bytearray) -> No
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_MetadataResponse_v9(response: MetadataResponse) -> int:
-    size = 12
-    brokers_items = response.brokers
-    if brokers_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(brokers_items), True)
-        for brokers_item in brokers_items:
-            size += _size_MetadataResponseBroker_v9_13(brokers_item)
-    size += _w.compact_string_size(response.cluster_id)
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_MetadataResponseTopic_v9(topics_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- MetadataResponse, version 10 (flexible) ---
@@ -3144,30 +2750,6 @@ def _write_MetadataResponse_v10(response: MetadataResponse, out: bytearray) -> N
         raise _w.encode_failure(error, field) from None
 
 
-def _size_MetadataResponse_v10(response: MetadataResponse) -> int:
-    size = 12
-    brokers_items = response.brokers
-    if brokers_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(brokers_items), True)
-        for brokers_item in brokers_items:
-            size += _size_MetadataResponseBroker_v9_13(brokers_item)
-    size += _w.compact_string_size(response.cluster_id)
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_MetadataResponseTopic_v10_11(topics_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- MetadataResponse, version 11 (flexible) ---
 
 def _read_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
@@ -3448,30 +3030,6 @@ def _write_MetadataResponse_v11(response: MetadataResponse, out: bytearray) -> N
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_MetadataResponse_v11(response: MetadataResponse) -> int:
-    size = 8
-    brokers_items = response.brokers
-    if brokers_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(brokers_items), True)
-        for brokers_item in brokers_items:
-            size += _size_MetadataResponseBroker_v9_13(brokers_item)
-    size += _w.compact_string_size(response.cluster_id)
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_MetadataResponseTopic_v10_11(topics_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- MetadataResponse, version 12 (flexible) ---
@@ -3757,30 +3315,6 @@ def _write_MetadataResponse_v12(response: MetadataResponse, out: bytearray) -> N
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_MetadataResponse_v12(response: MetadataResponse) -> int:
-    size = 8
-    brokers_items = response.brokers
-    if brokers_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(brokers_items), True)
-        for brokers_item in brokers_items:
-            size += _size_MetadataResponseBroker_v9_13(brokers_item)
-    size += _w.compact_string_size(response.cluster_id)
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_MetadataResponseTopic_v12_13(topics_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- MetadataResponse, version 13 (flexible) ---
@@ -4072,30 +3606,6 @@ def _write_MetadataResponse_v13(response: MetadataResponse, out: bytearray) -> N
         raise _w.encode_failure(error, field) from None
 
 
-def _size_MetadataResponse_v13(response: MetadataResponse) -> int:
-    size = 10
-    brokers_items = response.brokers
-    if brokers_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(brokers_items), True)
-        for brokers_item in brokers_items:
-            size += _size_MetadataResponseBroker_v9_13(brokers_item)
-    size += _w.compact_string_size(response.cluster_id)
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_MetadataResponseTopic_v12_13(topics_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -4113,7 +3623,6 @@ _V13_PLUS = (13, 32767)
 
 MetadataResponseBroker._READERS = (_read_MetadataResponseBroker_v0, _read_MetadataResponseBroker_v1_8, _read_MetadataResponseBroker_v1_8, _read_MetadataResponseBroker_v1_8, _read_MetadataResponseBroker_v1_8, _read_MetadataResponseBroker_v1_8, _read_MetadataResponseBroker_v1_8, _read_MetadataResponseBroker_v1_8, _read_MetadataResponseBroker_v1_8, _read_MetadataResponseBroker_v9_13, _read_MetadataResponseBroker_v9_13, _read_MetadataResponseBroker_v9_13, _read_MetadataResponseBroker_v9_13, _read_MetadataResponseBroker_v9_13)
 MetadataResponseBroker._WRITERS = (_write_MetadataResponseBroker_v0, _write_MetadataResponseBroker_v1_8, _write_MetadataResponseBroker_v1_8, _write_MetadataResponseBroker_v1_8, _write_MetadataResponseBroker_v1_8, _write_MetadataResponseBroker_v1_8, _write_MetadataResponseBroker_v1_8, _write_MetadataResponseBroker_v1_8, _write_MetadataResponseBroker_v1_8, _write_MetadataResponseBroker_v9_13, _write_MetadataResponseBroker_v9_13, _write_MetadataResponseBroker_v9_13, _write_MetadataResponseBroker_v9_13, _write_MetadataResponseBroker_v9_13)
-MetadataResponseBroker._SIZERS = (_size_MetadataResponseBroker_v0, _size_MetadataResponseBroker_v1_8, _size_MetadataResponseBroker_v1_8, _size_MetadataResponseBroker_v1_8, _size_MetadataResponseBroker_v1_8, _size_MetadataResponseBroker_v1_8, _size_MetadataResponseBroker_v1_8, _size_MetadataResponseBroker_v1_8, _size_MetadataResponseBroker_v1_8, _size_MetadataResponseBroker_v9_13, _size_MetadataResponseBroker_v9_13, _size_MetadataResponseBroker_v9_13, _size_MetadataResponseBroker_v9_13, _size_MetadataResponseBroker_v9_13)
 MetadataResponseBroker._MAP_KEYS = ("node_id",)
 MetadataResponseBroker.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="node_id", json_name="nodeId", type="int32", versions=_V0_PLUS, default=0, map_key=True),
@@ -4123,7 +3632,6 @@ MetadataResponseBroker.FIELDS = (  # what the runtime knows of each field (kwire
 )
 MetadataResponsePartition._READERS = (_read_MetadataResponsePartition_v0_4, _read_MetadataResponsePartition_v0_4, _read_MetadataResponsePartition_v0_4, _read_MetadataResponsePartition_v0_4, _read_MetadataResponsePartition_v0_4, _read_MetadataResponsePartition_v5_6, _read_MetadataResponsePartition_v5_6, _read_MetadataResponsePartition_v7_8, _read_MetadataResponsePartition_v7_8, _read_MetadataResponsePartition_v9_13, _read_MetadataResponsePartition_v9_13, _read_MetadataResponsePartition_v9_13, _read_MetadataResponsePartition_v9_13, _read_MetadataResponsePartition_v9_13)
 MetadataResponsePartition._WRITERS = (_write_MetadataResponsePartition_v0_4, _write_MetadataResponsePartition_v0_4, _write_MetadataResponsePartition_v0_4, _write_MetadataResponsePartition_v0_4, _write_MetadataResponsePartition_v0_4, _write_MetadataResponsePartition_v5_6, _write_MetadataResponsePartition_v5_6, _write_MetadataResponsePartition_v7_8, _write_MetadataResponsePartition_v7_8, _write_MetadataResponsePartition_v9_13, _write_MetadataResponsePartition_v9_13, _write_MetadataResponsePartition_v9_13, _write_MetadataResponsePartition_v9_13, _write_MetadataResponsePartition_v9_13)
-MetadataResponsePartition._SIZERS = (_size_MetadataResponsePartition_v0_4, _size_MetadataResponsePartition_v0_4, _size_MetadataResponsePartition_v0_4, _size_MetadataResponsePartition_v0_4, _size_MetadataResponsePartition_v0_4, _size_MetadataResponsePartition_v5_6, _size_MetadataResponsePartition_v5_6, _size_MetadataResponsePartition_v7_8, _size_MetadataResponsePartition_v7_8, _size_MetadataResponsePartition_v9_13, _size_MetadataResponsePartition_v9_13, _size_MetadataResponsePartition_v9_13, _size_MetadataResponsePartition_v9_13, _size_MetadataResponsePartition_v9_13)
 MetadataResponsePartition._LAZY_DEFAULTS = {"replica_nodes": list, "isr_nodes": list, "offline_replicas": list}
 MetadataResponsePartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
@@ -4136,7 +3644,6 @@ MetadataResponsePartition.FIELDS = (  # what the runtime knows of each field (kw
 )
 MetadataResponseTopic._READERS = (_read_MetadataResponseTopic_v0, _read_MetadataResponseTopic_v1_4, _read_MetadataResponseTopic_v1_4, _read_MetadataResponseTopic_v1_4, _read_MetadataResponseTopic_v1_4, _read_MetadataResponseTopic_v5_6, _read_MetadataResponseTopic_v5_6, _read_MetadataResponseTopic_v7, _read_MetadataResponseTopic_v8, _read_MetadataResponseTopic_v9, _read_MetadataResponseTopic_v10_11, _read_MetadataResponseTopic_v10_11, _read_MetadataResponseTopic_v12_13, _read_MetadataResponseTopic_v12_13)
 MetadataResponseTopic._WRITERS = (_write_MetadataResponseTopic_v0, _write_MetadataResponseTopic_v1_4, _write_MetadataResponseTopic_v1_4, _write_MetadataResponseTopic_v1_4, _write_MetadataResponseTopic_v1_4, _write_MetadataResponseTopic_v5_6, _write_MetadataResponseTopic_v5_6, _write_MetadataResponseTopic_v7, _write_MetadataResponseTopic_v8, _write_MetadataResponseTopic_v9, _write_MetadataResponseTopic_v10_11, _write_MetadataResponseTopic_v10_11, _write_MetadataResponseTopic_v12_13, _write_MetadataResponseTopic_v12_13)
-MetadataResponseTopic._SIZERS = (_size_MetadataResponseTopic_v0, _size_MetadataResponseTopic_v1_4, _size_MetadataResponseTopic_v1_4, _size_MetadataResponseTopic_v1_4, _size_MetadataResponseTopic_v1_4, _size_MetadataResponseTopic_v5_6, _size_MetadataResponseTopic_v5_6, _size_MetadataResponseTopic_v7, _size_MetadataResponseTopic_v8, _size_MetadataResponseTopic_v9, _size_MetadataResponseTopic_v10_11, _size_MetadataResponseTopic_v10_11, _size_MetadataResponseTopic_v12_13, _size_MetadataResponseTopic_v12_13)
 MetadataResponseTopic._LAZY_DEFAULTS = {"partitions": list}
 MetadataResponseTopic._MAP_KEYS = ("name",)
 MetadataResponseTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -4149,7 +3656,6 @@ MetadataResponseTopic.FIELDS = (  # what the runtime knows of each field (kwire.
 )
 MetadataResponse._READERS = (_read_MetadataResponse_v0, _read_MetadataResponse_v1, _read_MetadataResponse_v2, _read_MetadataResponse_v3_4, _read_MetadataResponse_v3_4, _read_MetadataResponse_v5_6, _read_MetadataResponse_v5_6, _read_MetadataResponse_v7, _read_MetadataResponse_v8, _read_MetadataResponse_v9, _read_MetadataResponse_v10, _read_MetadataResponse_v11, _read_MetadataResponse_v12, _read_MetadataResponse_v13)
 MetadataResponse._WRITERS = (_write_MetadataResponse_v0, _write_MetadataResponse_v1, _write_MetadataResponse_v2, _write_MetadataResponse_v3_4, _write_MetadataResponse_v3_4, _write_MetadataResponse_v5_6, _write_MetadataResponse_v5_6, _write_MetadataResponse_v7, _write_MetadataResponse_v8, _write_MetadataResponse_v9, _write_MetadataResponse_v10, _write_MetadataResponse_v11, _write_MetadataResponse_v12, _write_MetadataResponse_v13)
-MetadataResponse._SIZERS = (_size_MetadataResponse_v0, _size_MetadataResponse_v1, _size_MetadataResponse_v2, _size_MetadataResponse_v3_4, _size_MetadataResponse_v3_4, _size_MetadataResponse_v5_6, _size_MetadataResponse_v5_6, _size_MetadataResponse_v7, _size_MetadataResponse_v8, _size_MetadataResponse_v9, _size_MetadataResponse_v10, _size_MetadataResponse_v11, _size_MetadataResponse_v12, _size_MetadataResponse_v13)
 MetadataResponse._LAZY_DEFAULTS = {"brokers": KeyedList, "topics": KeyedList}
 MetadataResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V3_PLUS, ignorable=True, default=0),

@@ -3,8 +3,8 @@
 Metadata message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -92,21 +92,11 @@ def _write_NoOpRecord_v0(record: NoOpRecord, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_NoOpRecord_v0(record: NoOpRecord) -> int:
-    size = 0
-    count = len(record.unknown_tagged_fields)
-    for tag, payload in record.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 
 NoOpRecord._READERS = (_read_NoOpRecord_v0,)
 NoOpRecord._WRITERS = (_write_NoOpRecord_v0,)
-NoOpRecord._SIZERS = (_size_NoOpRecord_v0,)
 NoOpRecord.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
 )

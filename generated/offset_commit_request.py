@@ -3,8 +3,8 @@
 Request message, versions 0-10, flexible versions 8+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -290,12 +290,6 @@ def _write_OffsetCommitRequestPartition_v0_2_3_4_5(partition: OffsetCommitReques
         raise _w.encode_failure(error, field) from None
 
 
-def _size_OffsetCommitRequestPartition_v0_2_3_4_5(partition: OffsetCommitRequestPartition) -> int:
-    size = 12
-    size += _w.string_size(partition.committed_metadata)
-    return size
-
-
 # --- OffsetCommitRequestPartition, version 1 ---
 
 def _read_OffsetCommitRequestPartition_v1(buf: bytes, pos: int) -> tuple[OffsetCommitRequestPartition, int]:
@@ -326,12 +320,6 @@ def _write_OffsetCommitRequestPartition_v1(partition: OffsetCommitRequestPartiti
         _w.write_string(out, partition.committed_metadata)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetCommitRequestPartition_v1(partition: OffsetCommitRequestPartition) -> int:
-    size = 20
-    size += _w.string_size(partition.committed_metadata)
-    return size
 
 
 # --- OffsetCommitRequestPartition, versions 6-7 ---
@@ -366,12 +354,6 @@ def _write_OffsetCommitRequestPartition_v6_7(partition: OffsetCommitRequestParti
         _w.write_string(out, partition.committed_metadata)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetCommitRequestPartition_v6_7(partition: OffsetCommitRequestPartition) -> int:
-    size = 16
-    size += _w.string_size(partition.committed_metadata)
-    return size
 
 
 # --- OffsetCommitRequestPartition, versions 8-10 (flexible) ---
@@ -430,16 +412,6 @@ def _write_OffsetCommitRequestPartition_v8_10(partition: OffsetCommitRequestPart
         raise _w.encode_failure(error, field) from None
 
 
-def _size_OffsetCommitRequestPartition_v8_10(partition: OffsetCommitRequestPartition) -> int:
-    size = 16
-    size += _w.compact_string_size(partition.committed_metadata)
-    count = len(partition.unknown_tagged_fields)
-    for tag, payload in partition.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- OffsetCommitRequestTopic, versions 0,2,3,4,5 ---
 
 def _read_OffsetCommitRequestTopic_v0_2_3_4_5(buf: bytes, pos: int) -> tuple[OffsetCommitRequestTopic, int]:
@@ -488,19 +460,6 @@ def _write_OffsetCommitRequestTopic_v0_2_3_4_5(topic: OffsetCommitRequestTopic, 
                 _write_OffsetCommitRequestPartition_v0_2_3_4_5(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetCommitRequestTopic_v0_2_3_4_5(topic: OffsetCommitRequestTopic) -> int:
-    size = 0
-    size += _w.string_size(topic.name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_OffsetCommitRequestPartition_v0_2_3_4_5(partitions_item)
-    return size
 
 
 # --- OffsetCommitRequestTopic, version 1 ---
@@ -553,19 +512,6 @@ def _write_OffsetCommitRequestTopic_v1(topic: OffsetCommitRequestTopic, out: byt
         raise _w.encode_failure(error, field) from None
 
 
-def _size_OffsetCommitRequestTopic_v1(topic: OffsetCommitRequestTopic) -> int:
-    size = 0
-    size += _w.string_size(topic.name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_OffsetCommitRequestPartition_v1(partitions_item)
-    return size
-
-
 # --- OffsetCommitRequestTopic, versions 6-7 ---
 
 def _read_OffsetCommitRequestTopic_v6_7(buf: bytes, pos: int) -> tuple[OffsetCommitRequestTopic, int]:
@@ -614,19 +560,6 @@ def _write_OffsetCommitRequestTopic_v6_7(topic: OffsetCommitRequestTopic, out: b
                 _write_OffsetCommitRequestPartition_v6_7(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetCommitRequestTopic_v6_7(topic: OffsetCommitRequestTopic) -> int:
-    size = 0
-    size += _w.string_size(topic.name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_OffsetCommitRequestPartition_v6_7(partitions_item)
-    return size
 
 
 # --- OffsetCommitRequestTopic, versions 8-9 (flexible) ---
@@ -743,23 +676,6 @@ def _write_OffsetCommitRequestTopic_v8_9(topic: OffsetCommitRequestTopic, out: b
         raise _w.encode_failure(error, field) from None
 
 
-def _size_OffsetCommitRequestTopic_v8_9(topic: OffsetCommitRequestTopic) -> int:
-    size = 0
-    size += _w.compact_string_size(topic.name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_OffsetCommitRequestPartition_v8_10(partitions_item)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- OffsetCommitRequestTopic, version 10 (flexible) ---
 
 def _read_OffsetCommitRequestTopic_v10(buf: bytes, pos: int) -> tuple[OffsetCommitRequestTopic, int]:
@@ -857,23 +773,6 @@ def _write_OffsetCommitRequestTopic_v10(topic: OffsetCommitRequestTopic, out: by
         raise _w.encode_failure(error, field) from None
 
 
-def _size_OffsetCommitRequestTopic_v10(topic: OffsetCommitRequestTopic) -> int:
-    size = 0
-    size += 16
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_OffsetCommitRequestPartition_v8_10(partitions_item)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- OffsetCommitRequest, version 0 ---
 
 def _read_OffsetCommitRequest_v0(buf: bytes, pos: int) -> tuple[OffsetCommitRequest, int]:
@@ -927,19 +826,6 @@ def _write_OffsetCommitRequest_v0(request: OffsetCommitRequest, out: bytearray) 
                 _write_OffsetCommitRequestTopic_v0_2_3_4_5(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetCommitRequest_v0(request: OffsetCommitRequest) -> int:
-    size = 0
-    size += _w.string_size(request.group_id)
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_OffsetCommitRequestTopic_v0_2_3_4_5(topics_item)
-    return size
 
 
 # --- OffsetCommitRequest, version 1 ---
@@ -1004,20 +890,6 @@ def _write_OffsetCommitRequest_v1(request: OffsetCommitRequest, out: bytearray) 
                 _write_OffsetCommitRequestTopic_v1(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetCommitRequest_v1(request: OffsetCommitRequest) -> int:
-    size = 4
-    size += _w.string_size(request.group_id)
-    size += _w.string_size(request.member_id)
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_OffsetCommitRequestTopic_v1(topics_item)
-    return size
 
 
 # --- OffsetCommitRequest, versions 2-4 ---
@@ -1088,20 +960,6 @@ def _write_OffsetCommitRequest_v2_4(request: OffsetCommitRequest, out: bytearray
         raise _w.encode_failure(error, field) from None
 
 
-def _size_OffsetCommitRequest_v2_4(request: OffsetCommitRequest) -> int:
-    size = 12
-    size += _w.string_size(request.group_id)
-    size += _w.string_size(request.member_id)
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_OffsetCommitRequestTopic_v0_2_3_4_5(topics_item)
-    return size
-
-
 # --- OffsetCommitRequest, version 5 ---
 
 def _read_OffsetCommitRequest_v5(buf: bytes, pos: int) -> tuple[OffsetCommitRequest, int]:
@@ -1164,20 +1022,6 @@ def _write_OffsetCommitRequest_v5(request: OffsetCommitRequest, out: bytearray) 
                 _write_OffsetCommitRequestTopic_v0_2_3_4_5(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetCommitRequest_v5(request: OffsetCommitRequest) -> int:
-    size = 4
-    size += _w.string_size(request.group_id)
-    size += _w.string_size(request.member_id)
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_OffsetCommitRequestTopic_v0_2_3_4_5(topics_item)
-    return size
 
 
 # --- OffsetCommitRequest, version 6 ---
@@ -1244,20 +1088,6 @@ def _write_OffsetCommitRequest_v6(request: OffsetCommitRequest, out: bytearray) 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_OffsetCommitRequest_v6(request: OffsetCommitRequest) -> int:
-    size = 4
-    size += _w.string_size(request.group_id)
-    size += _w.string_size(request.member_id)
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_OffsetCommitRequestTopic_v6_7(topics_item)
-    return size
-
-
 # --- OffsetCommitRequest, version 7 ---
 
 def _read_OffsetCommitRequest_v7(buf: bytes, pos: int) -> tuple[OffsetCommitRequest, int]:
@@ -1321,21 +1151,6 @@ def _write_OffsetCommitRequest_v7(request: OffsetCommitRequest, out: bytearray) 
                 _write_OffsetCommitRequestTopic_v6_7(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetCommitRequest_v7(request: OffsetCommitRequest) -> int:
-    size = 4
-    size += _w.string_size(request.group_id)
-    size += _w.string_size(request.member_id)
-    size += _w.string_size(request.group_instance_id)
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_OffsetCommitRequestTopic_v6_7(topics_item)
-    return size
 
 
 # --- OffsetCommitRequest, versions 8-9 (flexible) ---
@@ -1540,25 +1355,6 @@ def _write_OffsetCommitRequest_v8_9(request: OffsetCommitRequest, out: bytearray
         raise _w.encode_failure(error, field) from None
 
 
-def _size_OffsetCommitRequest_v8_9(request: OffsetCommitRequest) -> int:
-    size = 4
-    size += _w.compact_string_size(request.group_id)
-    size += _w.compact_string_size(request.member_id)
-    size += _w.compact_string_size(request.group_instance_id)
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_OffsetCommitRequestTopic_v8_9(topics_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- OffsetCommitRequest, version 10 (flexible) ---
 
 def _read_OffsetCommitRequest_v10(buf: bytes, pos: int) -> tuple[OffsetCommitRequest, int]:
@@ -1751,25 +1547,6 @@ def _write_OffsetCommitRequest_v10(request: OffsetCommitRequest, out: bytearray)
         raise _w.encode_failure(error, field) from None
 
 
-def _size_OffsetCommitRequest_v10(request: OffsetCommitRequest) -> int:
-    size = 4
-    size += _w.compact_string_size(request.group_id)
-    size += _w.compact_string_size(request.member_id)
-    size += _w.compact_string_size(request.group_instance_id)
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_OffsetCommitRequestTopic_v10(topics_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -1784,7 +1561,6 @@ _V10_PLUS = (10, 32767)
 
 OffsetCommitRequestPartition._READERS = (_read_OffsetCommitRequestPartition_v0_2_3_4_5, _read_OffsetCommitRequestPartition_v1, _read_OffsetCommitRequestPartition_v0_2_3_4_5, _read_OffsetCommitRequestPartition_v0_2_3_4_5, _read_OffsetCommitRequestPartition_v0_2_3_4_5, _read_OffsetCommitRequestPartition_v0_2_3_4_5, _read_OffsetCommitRequestPartition_v6_7, _read_OffsetCommitRequestPartition_v6_7, _read_OffsetCommitRequestPartition_v8_10, _read_OffsetCommitRequestPartition_v8_10, _read_OffsetCommitRequestPartition_v8_10)
 OffsetCommitRequestPartition._WRITERS = (_write_OffsetCommitRequestPartition_v0_2_3_4_5, _write_OffsetCommitRequestPartition_v1, _write_OffsetCommitRequestPartition_v0_2_3_4_5, _write_OffsetCommitRequestPartition_v0_2_3_4_5, _write_OffsetCommitRequestPartition_v0_2_3_4_5, _write_OffsetCommitRequestPartition_v0_2_3_4_5, _write_OffsetCommitRequestPartition_v6_7, _write_OffsetCommitRequestPartition_v6_7, _write_OffsetCommitRequestPartition_v8_10, _write_OffsetCommitRequestPartition_v8_10, _write_OffsetCommitRequestPartition_v8_10)
-OffsetCommitRequestPartition._SIZERS = (_size_OffsetCommitRequestPartition_v0_2_3_4_5, _size_OffsetCommitRequestPartition_v1, _size_OffsetCommitRequestPartition_v0_2_3_4_5, _size_OffsetCommitRequestPartition_v0_2_3_4_5, _size_OffsetCommitRequestPartition_v0_2_3_4_5, _size_OffsetCommitRequestPartition_v0_2_3_4_5, _size_OffsetCommitRequestPartition_v6_7, _size_OffsetCommitRequestPartition_v6_7, _size_OffsetCommitRequestPartition_v8_10, _size_OffsetCommitRequestPartition_v8_10, _size_OffsetCommitRequestPartition_v8_10)
 OffsetCommitRequestPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="committed_offset", json_name="committedOffset", type="int64", versions=_V0_PLUS, default=0),
@@ -1794,7 +1570,6 @@ OffsetCommitRequestPartition.FIELDS = (  # what the runtime knows of each field 
 )
 OffsetCommitRequestTopic._READERS = (_read_OffsetCommitRequestTopic_v0_2_3_4_5, _read_OffsetCommitRequestTopic_v1, _read_OffsetCommitRequestTopic_v0_2_3_4_5, _read_OffsetCommitRequestTopic_v0_2_3_4_5, _read_OffsetCommitRequestTopic_v0_2_3_4_5, _read_OffsetCommitRequestTopic_v0_2_3_4_5, _read_OffsetCommitRequestTopic_v6_7, _read_OffsetCommitRequestTopic_v6_7, _read_OffsetCommitRequestTopic_v8_9, _read_OffsetCommitRequestTopic_v8_9, _read_OffsetCommitRequestTopic_v10)
 OffsetCommitRequestTopic._WRITERS = (_write_OffsetCommitRequestTopic_v0_2_3_4_5, _write_OffsetCommitRequestTopic_v1, _write_OffsetCommitRequestTopic_v0_2_3_4_5, _write_OffsetCommitRequestTopic_v0_2_3_4_5, _write_OffsetCommitRequestTopic_v0_2_3_4_5, _write_OffsetCommitRequestTopic_v0_2_3_4_5, _write_OffsetCommitRequestTopic_v6_7, _write_OffsetCommitRequestTopic_v6_7, _write_OffsetCommitRequestTopic_v8_9, _write_OffsetCommitRequestTopic_v8_9, _write_OffsetCommitRequestTopic_v10)
-OffsetCommitRequestTopic._SIZERS = (_size_OffsetCommitRequestTopic_v0_2_3_4_5, _size_OffsetCommitRequestTopic_v1, _size_OffsetCommitRequestTopic_v0_2_3_4_5, _size_OffsetCommitRequestTopic_v0_2_3_4_5, _size_OffsetCommitRequestTopic_v0_2_3_4_5, _size_OffsetCommitRequestTopic_v0_2_3_4_5, _size_OffsetCommitRequestTopic_v6_7, _size_OffsetCommitRequestTopic_v6_7, _size_OffsetCommitRequestTopic_v8_9, _size_OffsetCommitRequestTopic_v8_9, _size_OffsetCommitRequestTopic_v10)
 OffsetCommitRequestTopic._LAZY_DEFAULTS = {"partitions": list}
 OffsetCommitRequestTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_TO_9, ignorable=True, default=''),
@@ -1803,7 +1578,6 @@ OffsetCommitRequestTopic.FIELDS = (  # what the runtime knows of each field (kwi
 )
 OffsetCommitRequest._READERS = (_read_OffsetCommitRequest_v0, _read_OffsetCommitRequest_v1, _read_OffsetCommitRequest_v2_4, _read_OffsetCommitRequest_v2_4, _read_OffsetCommitRequest_v2_4, _read_OffsetCommitRequest_v5, _read_OffsetCommitRequest_v6, _read_OffsetCommitRequest_v7, _read_OffsetCommitRequest_v8_9, _read_OffsetCommitRequest_v8_9, _read_OffsetCommitRequest_v10)
 OffsetCommitRequest._WRITERS = (_write_OffsetCommitRequest_v0, _write_OffsetCommitRequest_v1, _write_OffsetCommitRequest_v2_4, _write_OffsetCommitRequest_v2_4, _write_OffsetCommitRequest_v2_4, _write_OffsetCommitRequest_v5, _write_OffsetCommitRequest_v6, _write_OffsetCommitRequest_v7, _write_OffsetCommitRequest_v8_9, _write_OffsetCommitRequest_v8_9, _write_OffsetCommitRequest_v10)
-OffsetCommitRequest._SIZERS = (_size_OffsetCommitRequest_v0, _size_OffsetCommitRequest_v1, _size_OffsetCommitRequest_v2_4, _size_OffsetCommitRequest_v2_4, _size_OffsetCommitRequest_v2_4, _size_OffsetCommitRequest_v5, _size_OffsetCommitRequest_v6, _size_OffsetCommitRequest_v7, _size_OffsetCommitRequest_v8_9, _size_OffsetCommitRequest_v8_9, _size_OffsetCommitRequest_v10)
 OffsetCommitRequest._LAZY_DEFAULTS = {"topics": list}
 OffsetCommitRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),

@@ -3,8 +3,8 @@
 Response message, versions 0-10, flexible versions 8+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -227,11 +227,6 @@ def _write_OffsetCommitResponsePartition_v0_7(partition: OffsetCommitResponsePar
         raise _w.encode_failure(error, field) from None
 
 
-def _size_OffsetCommitResponsePartition_v0_7(partition: OffsetCommitResponsePartition) -> int:
-    size = 6
-    return size
-
-
 # --- OffsetCommitResponsePartition, versions 8-10 (flexible) ---
 
 def _read_OffsetCommitResponsePartition_v8_10(buf: bytes, pos: int) -> tuple[OffsetCommitResponsePartition, int]:
@@ -265,15 +260,6 @@ def _write_OffsetCommitResponsePartition_v8_10(partition: OffsetCommitResponsePa
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetCommitResponsePartition_v8_10(partition: OffsetCommitResponsePartition) -> int:
-    size = 6
-    count = len(partition.unknown_tagged_fields)
-    for tag, payload in partition.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- OffsetCommitResponseTopic, versions 0-7 ---
@@ -336,19 +322,6 @@ def _write_OffsetCommitResponseTopic_v0_7(topic: OffsetCommitResponseTopic, out:
                 _write_OffsetCommitResponsePartition_v0_7(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetCommitResponseTopic_v0_7(topic: OffsetCommitResponseTopic) -> int:
-    size = 0
-    size += _w.string_size(topic.name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_OffsetCommitResponsePartition_v0_7(partitions_item)
-    return size
 
 
 # --- OffsetCommitResponseTopic, versions 8-9 (flexible) ---
@@ -445,23 +418,6 @@ def _write_OffsetCommitResponseTopic_v8_9(topic: OffsetCommitResponseTopic, out:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_OffsetCommitResponseTopic_v8_9(topic: OffsetCommitResponseTopic) -> int:
-    size = 0
-    size += _w.compact_string_size(topic.name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_OffsetCommitResponsePartition_v8_10(partitions_item)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- OffsetCommitResponseTopic, version 10 (flexible) ---
 
 def _read_OffsetCommitResponseTopic_v10(buf: bytes, pos: int) -> tuple[OffsetCommitResponseTopic, int]:
@@ -539,23 +495,6 @@ def _write_OffsetCommitResponseTopic_v10(topic: OffsetCommitResponseTopic, out: 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_OffsetCommitResponseTopic_v10(topic: OffsetCommitResponseTopic) -> int:
-    size = 0
-    size += 16
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_OffsetCommitResponsePartition_v8_10(partitions_item)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- OffsetCommitResponse, versions 0-2 ---
 
 def _read_OffsetCommitResponse_v0_2(buf: bytes, pos: int) -> tuple[OffsetCommitResponse, int]:
@@ -598,18 +537,6 @@ def _write_OffsetCommitResponse_v0_2(response: OffsetCommitResponse, out: bytear
                 _write_OffsetCommitResponseTopic_v0_7(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetCommitResponse_v0_2(response: OffsetCommitResponse) -> int:
-    size = 0
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_OffsetCommitResponseTopic_v0_7(topics_item)
-    return size
 
 
 # --- OffsetCommitResponse, versions 3-7 ---
@@ -658,18 +585,6 @@ def _write_OffsetCommitResponse_v3_7(response: OffsetCommitResponse, out: bytear
                 _write_OffsetCommitResponseTopic_v0_7(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetCommitResponse_v3_7(response: OffsetCommitResponse) -> int:
-    size = 4
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_OffsetCommitResponseTopic_v0_7(topics_item)
-    return size
 
 
 # --- OffsetCommitResponse, versions 8-9 (flexible) ---
@@ -794,22 +709,6 @@ def _write_OffsetCommitResponse_v8_9(response: OffsetCommitResponse, out: bytear
         raise _w.encode_failure(error, field) from None
 
 
-def _size_OffsetCommitResponse_v8_9(response: OffsetCommitResponse) -> int:
-    size = 4
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_OffsetCommitResponseTopic_v8_9(topics_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- OffsetCommitResponse, version 10 (flexible) ---
 
 def _read_OffsetCommitResponse_v10(buf: bytes, pos: int) -> tuple[OffsetCommitResponse, int]:
@@ -922,22 +821,6 @@ def _write_OffsetCommitResponse_v10(response: OffsetCommitResponse, out: bytearr
         raise _w.encode_failure(error, field) from None
 
 
-def _size_OffsetCommitResponse_v10(response: OffsetCommitResponse) -> int:
-    size = 4
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_OffsetCommitResponseTopic_v10(topics_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -948,14 +831,12 @@ _V10_PLUS = (10, 32767)
 
 OffsetCommitResponsePartition._READERS = (_read_OffsetCommitResponsePartition_v0_7, _read_OffsetCommitResponsePartition_v0_7, _read_OffsetCommitResponsePartition_v0_7, _read_OffsetCommitResponsePartition_v0_7, _read_OffsetCommitResponsePartition_v0_7, _read_OffsetCommitResponsePartition_v0_7, _read_OffsetCommitResponsePartition_v0_7, _read_OffsetCommitResponsePartition_v0_7, _read_OffsetCommitResponsePartition_v8_10, _read_OffsetCommitResponsePartition_v8_10, _read_OffsetCommitResponsePartition_v8_10)
 OffsetCommitResponsePartition._WRITERS = (_write_OffsetCommitResponsePartition_v0_7, _write_OffsetCommitResponsePartition_v0_7, _write_OffsetCommitResponsePartition_v0_7, _write_OffsetCommitResponsePartition_v0_7, _write_OffsetCommitResponsePartition_v0_7, _write_OffsetCommitResponsePartition_v0_7, _write_OffsetCommitResponsePartition_v0_7, _write_OffsetCommitResponsePartition_v0_7, _write_OffsetCommitResponsePartition_v8_10, _write_OffsetCommitResponsePartition_v8_10, _write_OffsetCommitResponsePartition_v8_10)
-OffsetCommitResponsePartition._SIZERS = (_size_OffsetCommitResponsePartition_v0_7, _size_OffsetCommitResponsePartition_v0_7, _size_OffsetCommitResponsePartition_v0_7, _size_OffsetCommitResponsePartition_v0_7, _size_OffsetCommitResponsePartition_v0_7, _size_OffsetCommitResponsePartition_v0_7, _size_OffsetCommitResponsePartition_v0_7, _size_OffsetCommitResponsePartition_v0_7, _size_OffsetCommitResponsePartition_v8_10, _size_OffsetCommitResponsePartition_v8_10, _size_OffsetCommitResponsePartition_v8_10)
 OffsetCommitResponsePartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
 )
 OffsetCommitResponseTopic._READERS = (_read_OffsetCommitResponseTopic_v0_7, _read_OffsetCommitResponseTopic_v0_7, _read_OffsetCommitResponseTopic_v0_7, _read_OffsetCommitResponseTopic_v0_7, _read_OffsetCommitResponseTopic_v0_7, _read_OffsetCommitResponseTopic_v0_7, _read_OffsetCommitResponseTopic_v0_7, _read_OffsetCommitResponseTopic_v0_7, _read_OffsetCommitResponseTopic_v8_9, _read_OffsetCommitResponseTopic_v8_9, _read_OffsetCommitResponseTopic_v10)
 OffsetCommitResponseTopic._WRITERS = (_write_OffsetCommitResponseTopic_v0_7, _write_OffsetCommitResponseTopic_v0_7, _write_OffsetCommitResponseTopic_v0_7, _write_OffsetCommitResponseTopic_v0_7, _write_OffsetCommitResponseTopic_v0_7, _write_OffsetCommitResponseTopic_v0_7, _write_OffsetCommitResponseTopic_v0_7, _write_OffsetCommitResponseTopic_v0_7, _write_OffsetCommitResponseTopic_v8_9, _write_OffsetCommitResponseTopic_v8_9, _write_OffsetCommitResponseTopic_v10)
-OffsetCommitResponseTopic._SIZERS = (_size_OffsetCommitResponseTopic_v0_7, _size_OffsetCommitResponseTopic_v0_7, _size_OffsetCommitResponseTopic_v0_7, _size_OffsetCommitResponseTopic_v0_7, _size_OffsetCommitResponseTopic_v0_7, _size_OffsetCommitResponseTopic_v0_7, _size_OffsetCommitResponseTopic_v0_7, _size_OffsetCommitResponseTopic_v0_7, _size_OffsetCommitResponseTopic_v8_9, _size_OffsetCommitResponseTopic_v8_9, _size_OffsetCommitResponseTopic_v10)
 OffsetCommitResponseTopic._LAZY_DEFAULTS = {"partitions": list}
 OffsetCommitResponseTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_TO_9, ignorable=True, default=''),
@@ -964,7 +845,6 @@ OffsetCommitResponseTopic.FIELDS = (  # what the runtime knows of each field (kw
 )
 OffsetCommitResponse._READERS = (_read_OffsetCommitResponse_v0_2, _read_OffsetCommitResponse_v0_2, _read_OffsetCommitResponse_v0_2, _read_OffsetCommitResponse_v3_7, _read_OffsetCommitResponse_v3_7, _read_OffsetCommitResponse_v3_7, _read_OffsetCommitResponse_v3_7, _read_OffsetCommitResponse_v3_7, _read_OffsetCommitResponse_v8_9, _read_OffsetCommitResponse_v8_9, _read_OffsetCommitResponse_v10)
 OffsetCommitResponse._WRITERS = (_write_OffsetCommitResponse_v0_2, _write_OffsetCommitResponse_v0_2, _write_OffsetCommitResponse_v0_2, _write_OffsetCommitResponse_v3_7, _write_OffsetCommitResponse_v3_7, _write_OffsetCommitResponse_v3_7, _write_OffsetCommitResponse_v3_7, _write_OffsetCommitResponse_v3_7, _write_OffsetCommitResponse_v8_9, _write_OffsetCommitResponse_v8_9, _write_OffsetCommitResponse_v10)
-OffsetCommitResponse._SIZERS = (_size_OffsetCommitResponse_v0_2, _size_OffsetCommitResponse_v0_2, _size_OffsetCommitResponse_v0_2, _size_OffsetCommitResponse_v3_7, _size_OffsetCommitResponse_v3_7, _size_OffsetCommitResponse_v3_7, _size_OffsetCommitResponse_v3_7, _size_OffsetCommitResponse_v3_7, _size_OffsetCommitResponse_v8_9, _size_OffsetCommitResponse_v8_9, _size_OffsetCommitResponse_v10)
 OffsetCommitResponse._LAZY_DEFAULTS = {"topics": list}
 OffsetCommitResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V3_PLUS, ignorable=True, default=0),

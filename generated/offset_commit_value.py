@@ -3,8 +3,8 @@
 Coordinator-value message, versions 0-4, flexible versions 4+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -151,19 +151,11 @@ def _write_OffsetCommitValue_v0_2(value: OffsetCommitValue, out: bytearray) -> N
         field = "offset"
         out += _pack_OffsetCommitValue_offset(value.offset)
         field = "metadata"
-        if value.metadata is None:
-            raise EncodeError("field metadata is null, which OffsetCommitValue versions 0,2 do not allow (never nullable)")
-        _w.write_string(out, value.metadata)
+        _w.write_string(out, _w.non_null(value.metadata, "field metadata is null, which OffsetCommitValue versions 0,2 do not allow (never nullable)"))
         field = "commit_timestamp"
         out += _pack_OffsetCommitValue_commit_timestamp(value.commit_timestamp)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetCommitValue_v0_2(value: OffsetCommitValue) -> int:
-    size = 16
-    size += _w.string_size(value.metadata)
-    return size
 
 
 # --- OffsetCommitValue, version 1 ---
@@ -197,19 +189,11 @@ def _write_OffsetCommitValue_v1(value: OffsetCommitValue, out: bytearray) -> Non
         field = "offset"
         out += _pack_OffsetCommitValue_offset(value.offset)
         field = "metadata"
-        if value.metadata is None:
-            raise EncodeError("field metadata is null, which OffsetCommitValue version 1 does not allow (never nullable)")
-        _w.write_string(out, value.metadata)
+        _w.write_string(out, _w.non_null(value.metadata, "field metadata is null, which OffsetCommitValue version 1 does not allow (never nullable)"))
         field = "commit_timestamp, expire_timestamp"
         out += _pack_OffsetCommitValue_commit_timestamp_expire_timestamp(value.commit_timestamp, value.expire_timestamp)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetCommitValue_v1(value: OffsetCommitValue) -> int:
-    size = 24
-    size += _w.string_size(value.metadata)
-    return size
 
 
 # --- OffsetCommitValue, version 3 ---
@@ -243,19 +227,11 @@ def _write_OffsetCommitValue_v3(value: OffsetCommitValue, out: bytearray) -> Non
         field = "offset, leader_epoch"
         out += _pack_OffsetCommitValue_offset_leader_epoch(value.offset, value.leader_epoch)
         field = "metadata"
-        if value.metadata is None:
-            raise EncodeError("field metadata is null, which OffsetCommitValue version 3 does not allow (never nullable)")
-        _w.write_string(out, value.metadata)
+        _w.write_string(out, _w.non_null(value.metadata, "field metadata is null, which OffsetCommitValue version 3 does not allow (never nullable)"))
         field = "commit_timestamp"
         out += _pack_OffsetCommitValue_commit_timestamp(value.commit_timestamp)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetCommitValue_v3(value: OffsetCommitValue) -> int:
-    size = 20
-    size += _w.string_size(value.metadata)
-    return size
 
 
 # --- OffsetCommitValue, version 4 (flexible) ---
@@ -314,9 +290,7 @@ def _write_OffsetCommitValue_v4(value: OffsetCommitValue, out: bytearray) -> Non
         field = "offset, leader_epoch"
         out += _pack_OffsetCommitValue_offset_leader_epoch(value.offset, value.leader_epoch)
         field = "metadata"
-        if value.metadata is None:
-            raise EncodeError("field metadata is null, which OffsetCommitValue version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, value.metadata)
+        _w.write_compact_string(out, _w.non_null(value.metadata, "field metadata is null, which OffsetCommitValue version 4 does not allow (never nullable)"))
         field = "commit_timestamp"
         out += _pack_OffsetCommitValue_commit_timestamp(value.commit_timestamp)
         field = "(tagged fields)"
@@ -334,21 +308,6 @@ def _write_OffsetCommitValue_v4(value: OffsetCommitValue, out: bytearray) -> Non
         raise _w.encode_failure(error, field) from None
 
 
-def _size_OffsetCommitValue_v4(value: OffsetCommitValue) -> int:
-    size = 20
-    size += _w.compact_string_size(value.metadata)
-    count = len(value.unknown_tagged_fields)
-    if value.topic_id != _ZERO_UUID:
-        payload_size = 0
-        payload_size += 16
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in value.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -359,7 +318,6 @@ _V4_PLUS = (4, 32767)
 
 OffsetCommitValue._READERS = (_read_OffsetCommitValue_v0_2, _read_OffsetCommitValue_v1, _read_OffsetCommitValue_v0_2, _read_OffsetCommitValue_v3, _read_OffsetCommitValue_v4)
 OffsetCommitValue._WRITERS = (_write_OffsetCommitValue_v0_2, _write_OffsetCommitValue_v1, _write_OffsetCommitValue_v0_2, _write_OffsetCommitValue_v3, _write_OffsetCommitValue_v4)
-OffsetCommitValue._SIZERS = (_size_OffsetCommitValue_v0_2, _size_OffsetCommitValue_v1, _size_OffsetCommitValue_v0_2, _size_OffsetCommitValue_v3, _size_OffsetCommitValue_v4)
 OffsetCommitValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="offset", json_name="offset", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="leader_epoch", json_name="leaderEpoch", type="int32", versions=_V3_PLUS, ignorable=True, default=-1),

@@ -3,8 +3,8 @@
 Request message, versions 0, flexible versions none.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -207,11 +207,6 @@ def _write_OffsetDeleteRequestPartition_v0(partition: OffsetDeleteRequestPartiti
         raise _w.encode_failure(error, field) from None
 
 
-def _size_OffsetDeleteRequestPartition_v0(partition: OffsetDeleteRequestPartition) -> int:
-    size = 4
-    return size
-
-
 # --- OffsetDeleteRequestTopic, version 0 ---
 
 def _read_OffsetDeleteRequestTopic_v0(buf: bytes, pos: int) -> tuple[OffsetDeleteRequestTopic, int]:
@@ -258,32 +253,14 @@ def _write_OffsetDeleteRequestTopic_v0(topic: OffsetDeleteRequestTopic, out: byt
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which OffsetDeleteRequestTopic version 0 does not allow (never nullable)")
-        _w.write_string(out, topic.name)
+        _w.write_string(out, _w.non_null(topic.name, "field name is null, which OffsetDeleteRequestTopic version 0 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which OffsetDeleteRequestTopic version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            for partitions_item in partitions_items:
-                _write_OffsetDeleteRequestPartition_v0(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which OffsetDeleteRequestTopic version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        for partitions_item in partitions_items:
+            _write_OffsetDeleteRequestPartition_v0(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetDeleteRequestTopic_v0(topic: OffsetDeleteRequestTopic) -> int:
-    size = 0
-    size += _w.string_size(topic.name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_OffsetDeleteRequestPartition_v0(partitions_item)
-    return size
 
 
 # --- OffsetDeleteRequest, version 0 ---
@@ -320,32 +297,14 @@ def _write_OffsetDeleteRequest_v0(request: OffsetDeleteRequest, out: bytearray) 
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which OffsetDeleteRequest version 0 does not allow (never nullable)")
-        _w.write_string(out, request.group_id)
+        _w.write_string(out, _w.non_null(request.group_id, "field group_id is null, which OffsetDeleteRequest version 0 does not allow (never nullable)"))
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which OffsetDeleteRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_OffsetDeleteRequestTopic_v0(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which OffsetDeleteRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_OffsetDeleteRequestTopic_v0(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetDeleteRequest_v0(request: OffsetDeleteRequest) -> int:
-    size = 0
-    size += _w.string_size(request.group_id)
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_OffsetDeleteRequestTopic_v0(topics_item)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -355,13 +314,11 @@ _V0_PLUS = (0, 32767)
 
 OffsetDeleteRequestPartition._READERS = (_read_OffsetDeleteRequestPartition_v0,)
 OffsetDeleteRequestPartition._WRITERS = (_write_OffsetDeleteRequestPartition_v0,)
-OffsetDeleteRequestPartition._SIZERS = (_size_OffsetDeleteRequestPartition_v0,)
 OffsetDeleteRequestPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
 )
 OffsetDeleteRequestTopic._READERS = (_read_OffsetDeleteRequestTopic_v0,)
 OffsetDeleteRequestTopic._WRITERS = (_write_OffsetDeleteRequestTopic_v0,)
-OffsetDeleteRequestTopic._SIZERS = (_size_OffsetDeleteRequestTopic_v0,)
 OffsetDeleteRequestTopic._LAZY_DEFAULTS = {"partitions": list}
 OffsetDeleteRequestTopic._MAP_KEYS = ("name",)
 OffsetDeleteRequestTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -370,7 +327,6 @@ OffsetDeleteRequestTopic.FIELDS = (  # what the runtime knows of each field (kwi
 )
 OffsetDeleteRequest._READERS = (_read_OffsetDeleteRequest_v0,)
 OffsetDeleteRequest._WRITERS = (_write_OffsetDeleteRequest_v0,)
-OffsetDeleteRequest._SIZERS = (_size_OffsetDeleteRequest_v0,)
 OffsetDeleteRequest._LAZY_DEFAULTS = {"topics": KeyedList}
 OffsetDeleteRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),

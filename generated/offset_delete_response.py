@@ -3,8 +3,8 @@
 Response message, versions 0, flexible versions none.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -224,11 +224,6 @@ def _write_OffsetDeleteResponsePartition_v0(partition: OffsetDeleteResponseParti
         raise _w.encode_failure(error, field) from None
 
 
-def _size_OffsetDeleteResponsePartition_v0(partition: OffsetDeleteResponsePartition) -> int:
-    size = 6
-    return size
-
-
 # --- OffsetDeleteResponseTopic, version 0 ---
 
 def _read_OffsetDeleteResponseTopic_v0(buf: bytes, pos: int) -> tuple[OffsetDeleteResponseTopic, int]:
@@ -275,32 +270,14 @@ def _write_OffsetDeleteResponseTopic_v0(topic: OffsetDeleteResponseTopic, out: b
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which OffsetDeleteResponseTopic version 0 does not allow (never nullable)")
-        _w.write_string(out, topic.name)
+        _w.write_string(out, _w.non_null(topic.name, "field name is null, which OffsetDeleteResponseTopic version 0 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which OffsetDeleteResponseTopic version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            for partitions_item in partitions_items:
-                _write_OffsetDeleteResponsePartition_v0(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which OffsetDeleteResponseTopic version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        for partitions_item in partitions_items:
+            _write_OffsetDeleteResponsePartition_v0(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetDeleteResponseTopic_v0(topic: OffsetDeleteResponseTopic) -> int:
-    size = 0
-    size += _w.string_size(topic.name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_OffsetDeleteResponsePartition_v0(partitions_item)
-    return size
 
 
 # --- OffsetDeleteResponse, version 0 ---
@@ -340,27 +317,12 @@ def _write_OffsetDeleteResponse_v0(response: OffsetDeleteResponse, out: bytearra
         field = "error_code, throttle_time_ms"
         out += _pack_OffsetDeleteResponse_error_code_throttle_time_ms(response.error_code, response.throttle_time_ms)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which OffsetDeleteResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_OffsetDeleteResponseTopic_v0(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which OffsetDeleteResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_OffsetDeleteResponseTopic_v0(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetDeleteResponse_v0(response: OffsetDeleteResponse) -> int:
-    size = 6
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_OffsetDeleteResponseTopic_v0(topics_item)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -370,7 +332,6 @@ _V0_PLUS = (0, 32767)
 
 OffsetDeleteResponsePartition._READERS = (_read_OffsetDeleteResponsePartition_v0,)
 OffsetDeleteResponsePartition._WRITERS = (_write_OffsetDeleteResponsePartition_v0,)
-OffsetDeleteResponsePartition._SIZERS = (_size_OffsetDeleteResponsePartition_v0,)
 OffsetDeleteResponsePartition._MAP_KEYS = ("partition_index",)
 OffsetDeleteResponsePartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0, map_key=True),
@@ -378,7 +339,6 @@ OffsetDeleteResponsePartition.FIELDS = (  # what the runtime knows of each field
 )
 OffsetDeleteResponseTopic._READERS = (_read_OffsetDeleteResponseTopic_v0,)
 OffsetDeleteResponseTopic._WRITERS = (_write_OffsetDeleteResponseTopic_v0,)
-OffsetDeleteResponseTopic._SIZERS = (_size_OffsetDeleteResponseTopic_v0,)
 OffsetDeleteResponseTopic._LAZY_DEFAULTS = {"partitions": KeyedList}
 OffsetDeleteResponseTopic._MAP_KEYS = ("name",)
 OffsetDeleteResponseTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -387,7 +347,6 @@ OffsetDeleteResponseTopic.FIELDS = (  # what the runtime knows of each field (kw
 )
 OffsetDeleteResponse._READERS = (_read_OffsetDeleteResponse_v0,)
 OffsetDeleteResponse._WRITERS = (_write_OffsetDeleteResponse_v0,)
-OffsetDeleteResponse._SIZERS = (_size_OffsetDeleteResponse_v0,)
 OffsetDeleteResponse._LAZY_DEFAULTS = {"topics": KeyedList}
 OffsetDeleteResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Request message, versions 0-10, flexible versions 6+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -324,18 +324,6 @@ def _write_OffsetFetchRequestTopic_v0_5(topic: OffsetFetchRequestTopic, out: byt
         raise _w.encode_failure(error, field) from None
 
 
-def _size_OffsetFetchRequestTopic_v0_5(topic: OffsetFetchRequestTopic) -> int:
-    size = 0
-    size += _w.string_size(topic.name)
-    partition_indexes_items = topic.partition_indexes
-    if partition_indexes_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partition_indexes_items), False)
-        size += 4 * len(partition_indexes_items)
-    return size
-
-
 # --- OffsetFetchRequestTopic, versions 6-7 (flexible) ---
 
 def _read_OffsetFetchRequestTopic_v6_7(buf: bytes, pos: int) -> tuple[OffsetFetchRequestTopic, int]:
@@ -411,22 +399,6 @@ def _write_OffsetFetchRequestTopic_v6_7(topic: OffsetFetchRequestTopic, out: byt
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetFetchRequestTopic_v6_7(topic: OffsetFetchRequestTopic) -> int:
-    size = 0
-    size += _w.compact_string_size(topic.name)
-    partition_indexes_items = topic.partition_indexes
-    if partition_indexes_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partition_indexes_items), True)
-        size += 4 * len(partition_indexes_items)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- OffsetFetchRequestTopics, versions 8-9 (flexible) ---
@@ -507,22 +479,6 @@ def _write_OffsetFetchRequestTopics_v8_9(topics: OffsetFetchRequestTopics, out: 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_OffsetFetchRequestTopics_v8_9(topics: OffsetFetchRequestTopics) -> int:
-    size = 0
-    size += _w.compact_string_size(topics.name)
-    partition_indexes_items = topics.partition_indexes
-    if partition_indexes_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partition_indexes_items), True)
-        size += 4 * len(partition_indexes_items)
-    count = len(topics.unknown_tagged_fields)
-    for tag, payload in topics.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- OffsetFetchRequestTopics, version 10 (flexible) ---
 
 def _read_OffsetFetchRequestTopics_v10(buf: bytes, pos: int) -> tuple[OffsetFetchRequestTopics, int]:
@@ -582,22 +538,6 @@ def _write_OffsetFetchRequestTopics_v10(topics: OffsetFetchRequestTopics, out: b
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetFetchRequestTopics_v10(topics: OffsetFetchRequestTopics) -> int:
-    size = 0
-    size += 16
-    partition_indexes_items = topics.partition_indexes
-    if partition_indexes_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partition_indexes_items), True)
-        size += 4 * len(partition_indexes_items)
-    count = len(topics.unknown_tagged_fields)
-    for tag, payload in topics.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- OffsetFetchRequestGroup, version 8 (flexible) ---
@@ -723,23 +663,6 @@ def _write_OffsetFetchRequestGroup_v8(group: OffsetFetchRequestGroup, out: bytea
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetFetchRequestGroup_v8(group: OffsetFetchRequestGroup) -> int:
-    size = 0
-    size += _w.compact_string_size(group.group_id)
-    topics_items = group.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_OffsetFetchRequestTopics_v8_9(topics_item)
-    count = len(group.unknown_tagged_fields)
-    for tag, payload in group.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- OffsetFetchRequestGroup, version 9 (flexible) ---
@@ -887,24 +810,6 @@ def _write_OffsetFetchRequestGroup_v9(group: OffsetFetchRequestGroup, out: bytea
         raise _w.encode_failure(error, field) from None
 
 
-def _size_OffsetFetchRequestGroup_v9(group: OffsetFetchRequestGroup) -> int:
-    size = 4
-    size += _w.compact_string_size(group.group_id)
-    size += _w.compact_string_size(group.member_id)
-    topics_items = group.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_OffsetFetchRequestTopics_v8_9(topics_item)
-    count = len(group.unknown_tagged_fields)
-    for tag, payload in group.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- OffsetFetchRequestGroup, version 10 (flexible) ---
 
 def _read_OffsetFetchRequestGroup_v10(buf: bytes, pos: int) -> tuple[OffsetFetchRequestGroup, int]:
@@ -1040,24 +945,6 @@ def _write_OffsetFetchRequestGroup_v10(group: OffsetFetchRequestGroup, out: byte
         raise _w.encode_failure(error, field) from None
 
 
-def _size_OffsetFetchRequestGroup_v10(group: OffsetFetchRequestGroup) -> int:
-    size = 4
-    size += _w.compact_string_size(group.group_id)
-    size += _w.compact_string_size(group.member_id)
-    topics_items = group.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_OffsetFetchRequestTopics_v10(topics_item)
-    count = len(group.unknown_tagged_fields)
-    for tag, payload in group.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- OffsetFetchRequest, versions 0-1 ---
 
 def _read_OffsetFetchRequest_v0_1(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
@@ -1112,19 +999,6 @@ def _write_OffsetFetchRequest_v0_1(request: OffsetFetchRequest, out: bytearray) 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_OffsetFetchRequest_v0_1(request: OffsetFetchRequest) -> int:
-    size = 0
-    size += _w.string_size(request.group_id)
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_OffsetFetchRequestTopic_v0_5(topics_item)
-    return size
-
-
 # --- OffsetFetchRequest, versions 2-5 ---
 
 def _read_OffsetFetchRequest_v2_5(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
@@ -1177,19 +1051,6 @@ def _write_OffsetFetchRequest_v2_5(request: OffsetFetchRequest, out: bytearray) 
                 _write_OffsetFetchRequestTopic_v0_5(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetFetchRequest_v2_5(request: OffsetFetchRequest) -> int:
-    size = 0
-    size += _w.string_size(request.group_id)
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_OffsetFetchRequestTopic_v0_5(topics_item)
-    return size
 
 
 # --- OffsetFetchRequest, version 6 (flexible) ---
@@ -1319,23 +1180,6 @@ def _write_OffsetFetchRequest_v6(request: OffsetFetchRequest, out: bytearray) ->
         raise _w.encode_failure(error, field) from None
 
 
-def _size_OffsetFetchRequest_v6(request: OffsetFetchRequest) -> int:
-    size = 0
-    size += _w.compact_string_size(request.group_id)
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_OffsetFetchRequestTopic_v6_7(topics_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- OffsetFetchRequest, version 7 (flexible) ---
 
 def _read_OffsetFetchRequest_v7(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
@@ -1463,23 +1307,6 @@ def _write_OffsetFetchRequest_v7(request: OffsetFetchRequest, out: bytearray) ->
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetFetchRequest_v7(request: OffsetFetchRequest) -> int:
-    size = 1
-    size += _w.compact_string_size(request.group_id)
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_OffsetFetchRequestTopic_v6_7(topics_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- OffsetFetchRequest, version 8 (flexible) ---
@@ -1637,22 +1464,6 @@ def _write_OffsetFetchRequest_v8(request: OffsetFetchRequest, out: bytearray) ->
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetFetchRequest_v8(request: OffsetFetchRequest) -> int:
-    size = 1
-    groups_items = request.groups
-    if groups_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(groups_items), True)
-        for groups_item in groups_items:
-            size += _size_OffsetFetchRequestGroup_v8(groups_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- OffsetFetchRequest, version 9 (flexible) ---
@@ -1828,22 +1639,6 @@ def _write_OffsetFetchRequest_v9(request: OffsetFetchRequest, out: bytearray) ->
         raise _w.encode_failure(error, field) from None
 
 
-def _size_OffsetFetchRequest_v9(request: OffsetFetchRequest) -> int:
-    size = 1
-    groups_items = request.groups
-    if groups_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(groups_items), True)
-        for groups_item in groups_items:
-            size += _size_OffsetFetchRequestGroup_v9(groups_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- OffsetFetchRequest, version 10 (flexible) ---
 
 def _read_OffsetFetchRequest_v10(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
@@ -2007,22 +1802,6 @@ def _write_OffsetFetchRequest_v10(request: OffsetFetchRequest, out: bytearray) -
         raise _w.encode_failure(error, field) from None
 
 
-def _size_OffsetFetchRequest_v10(request: OffsetFetchRequest) -> int:
-    size = 1
-    groups_items = request.groups
-    if groups_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(groups_items), True)
-        for groups_item in groups_items:
-            size += _size_OffsetFetchRequestGroup_v10(groups_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -2036,7 +1815,6 @@ _V10_PLUS = (10, 32767)
 
 OffsetFetchRequestTopic._READERS = (_read_OffsetFetchRequestTopic_v0_5, _read_OffsetFetchRequestTopic_v0_5, _read_OffsetFetchRequestTopic_v0_5, _read_OffsetFetchRequestTopic_v0_5, _read_OffsetFetchRequestTopic_v0_5, _read_OffsetFetchRequestTopic_v0_5, _read_OffsetFetchRequestTopic_v6_7, _read_OffsetFetchRequestTopic_v6_7, None, None, None)
 OffsetFetchRequestTopic._WRITERS = (_write_OffsetFetchRequestTopic_v0_5, _write_OffsetFetchRequestTopic_v0_5, _write_OffsetFetchRequestTopic_v0_5, _write_OffsetFetchRequestTopic_v0_5, _write_OffsetFetchRequestTopic_v0_5, _write_OffsetFetchRequestTopic_v0_5, _write_OffsetFetchRequestTopic_v6_7, _write_OffsetFetchRequestTopic_v6_7, None, None, None)
-OffsetFetchRequestTopic._SIZERS = (_size_OffsetFetchRequestTopic_v0_5, _size_OffsetFetchRequestTopic_v0_5, _size_OffsetFetchRequestTopic_v0_5, _size_OffsetFetchRequestTopic_v0_5, _size_OffsetFetchRequestTopic_v0_5, _size_OffsetFetchRequestTopic_v0_5, _size_OffsetFetchRequestTopic_v6_7, _size_OffsetFetchRequestTopic_v6_7, None, None, None)
 OffsetFetchRequestTopic._LAZY_DEFAULTS = {"partition_indexes": list}
 OffsetFetchRequestTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_TO_7, default=''),
@@ -2044,7 +1822,6 @@ OffsetFetchRequestTopic.FIELDS = (  # what the runtime knows of each field (kwir
 )
 OffsetFetchRequestTopics._READERS = (None, None, None, None, None, None, None, None, _read_OffsetFetchRequestTopics_v8_9, _read_OffsetFetchRequestTopics_v8_9, _read_OffsetFetchRequestTopics_v10)
 OffsetFetchRequestTopics._WRITERS = (None, None, None, None, None, None, None, None, _write_OffsetFetchRequestTopics_v8_9, _write_OffsetFetchRequestTopics_v8_9, _write_OffsetFetchRequestTopics_v10)
-OffsetFetchRequestTopics._SIZERS = (None, None, None, None, None, None, None, None, _size_OffsetFetchRequestTopics_v8_9, _size_OffsetFetchRequestTopics_v8_9, _size_OffsetFetchRequestTopics_v10)
 OffsetFetchRequestTopics._LAZY_DEFAULTS = {"partition_indexes": list}
 OffsetFetchRequestTopics.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V8_TO_9, ignorable=True, default=''),
@@ -2053,7 +1830,6 @@ OffsetFetchRequestTopics.FIELDS = (  # what the runtime knows of each field (kwi
 )
 OffsetFetchRequestGroup._READERS = (None, None, None, None, None, None, None, None, _read_OffsetFetchRequestGroup_v8, _read_OffsetFetchRequestGroup_v9, _read_OffsetFetchRequestGroup_v10)
 OffsetFetchRequestGroup._WRITERS = (None, None, None, None, None, None, None, None, _write_OffsetFetchRequestGroup_v8, _write_OffsetFetchRequestGroup_v9, _write_OffsetFetchRequestGroup_v10)
-OffsetFetchRequestGroup._SIZERS = (None, None, None, None, None, None, None, None, _size_OffsetFetchRequestGroup_v8, _size_OffsetFetchRequestGroup_v9, _size_OffsetFetchRequestGroup_v10)
 OffsetFetchRequestGroup._LAZY_DEFAULTS = {"topics": list}
 OffsetFetchRequestGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V8_PLUS, default=''),
@@ -2063,7 +1839,6 @@ OffsetFetchRequestGroup.FIELDS = (  # what the runtime knows of each field (kwir
 )
 OffsetFetchRequest._READERS = (_read_OffsetFetchRequest_v0_1, _read_OffsetFetchRequest_v0_1, _read_OffsetFetchRequest_v2_5, _read_OffsetFetchRequest_v2_5, _read_OffsetFetchRequest_v2_5, _read_OffsetFetchRequest_v2_5, _read_OffsetFetchRequest_v6, _read_OffsetFetchRequest_v7, _read_OffsetFetchRequest_v8, _read_OffsetFetchRequest_v9, _read_OffsetFetchRequest_v10)
 OffsetFetchRequest._WRITERS = (_write_OffsetFetchRequest_v0_1, _write_OffsetFetchRequest_v0_1, _write_OffsetFetchRequest_v2_5, _write_OffsetFetchRequest_v2_5, _write_OffsetFetchRequest_v2_5, _write_OffsetFetchRequest_v2_5, _write_OffsetFetchRequest_v6, _write_OffsetFetchRequest_v7, _write_OffsetFetchRequest_v8, _write_OffsetFetchRequest_v9, _write_OffsetFetchRequest_v10)
-OffsetFetchRequest._SIZERS = (_size_OffsetFetchRequest_v0_1, _size_OffsetFetchRequest_v0_1, _size_OffsetFetchRequest_v2_5, _size_OffsetFetchRequest_v2_5, _size_OffsetFetchRequest_v2_5, _size_OffsetFetchRequest_v2_5, _size_OffsetFetchRequest_v6, _size_OffsetFetchRequest_v7, _size_OffsetFetchRequest_v8, _size_OffsetFetchRequest_v9, _size_OffsetFetchRequest_v10)
 OffsetFetchRequest._LAZY_DEFAULTS = {"topics": list, "groups": list}
 OffsetFetchRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_TO_7, default=''),

@@ -3,8 +3,8 @@
 Response message, versions 0-10, flexible versions 6+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -471,12 +471,6 @@ def _write_OffsetFetchResponsePartition_v0_4(partition: OffsetFetchResponseParti
         raise _w.encode_failure(error, field) from None
 
 
-def _size_OffsetFetchResponsePartition_v0_4(partition: OffsetFetchResponsePartition) -> int:
-    size = 14
-    size += _w.string_size(partition.metadata)
-    return size
-
-
 # --- OffsetFetchResponsePartition, version 5 ---
 
 def _read_OffsetFetchResponsePartition_v5(buf: bytes, pos: int) -> tuple[OffsetFetchResponsePartition, int]:
@@ -511,12 +505,6 @@ def _write_OffsetFetchResponsePartition_v5(partition: OffsetFetchResponsePartiti
         out += _pack_OffsetFetchResponsePartition_error_code(partition.error_code)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetFetchResponsePartition_v5(partition: OffsetFetchResponsePartition) -> int:
-    size = 18
-    size += _w.string_size(partition.metadata)
-    return size
 
 
 # --- OffsetFetchResponsePartition, versions 6-7 (flexible) ---
@@ -577,16 +565,6 @@ def _write_OffsetFetchResponsePartition_v6_7(partition: OffsetFetchResponseParti
         raise _w.encode_failure(error, field) from None
 
 
-def _size_OffsetFetchResponsePartition_v6_7(partition: OffsetFetchResponsePartition) -> int:
-    size = 18
-    size += _w.compact_string_size(partition.metadata)
-    count = len(partition.unknown_tagged_fields)
-    for tag, payload in partition.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- OffsetFetchResponseTopic, versions 0-4 ---
 
 def _read_OffsetFetchResponseTopic_v0_4(buf: bytes, pos: int) -> tuple[OffsetFetchResponseTopic, int]:
@@ -636,19 +614,6 @@ def _write_OffsetFetchResponseTopic_v0_4(topic: OffsetFetchResponseTopic, out: b
         raise _w.encode_failure(error, field) from None
 
 
-def _size_OffsetFetchResponseTopic_v0_4(topic: OffsetFetchResponseTopic) -> int:
-    size = 0
-    size += _w.string_size(topic.name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_OffsetFetchResponsePartition_v0_4(partitions_item)
-    return size
-
-
 # --- OffsetFetchResponseTopic, version 5 ---
 
 def _read_OffsetFetchResponseTopic_v5(buf: bytes, pos: int) -> tuple[OffsetFetchResponseTopic, int]:
@@ -696,19 +661,6 @@ def _write_OffsetFetchResponseTopic_v5(topic: OffsetFetchResponseTopic, out: byt
                 _write_OffsetFetchResponsePartition_v5(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetFetchResponseTopic_v5(topic: OffsetFetchResponseTopic) -> int:
-    size = 0
-    size += _w.string_size(topic.name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_OffsetFetchResponsePartition_v5(partitions_item)
-    return size
 
 
 # --- OffsetFetchResponseTopic, versions 6-7 (flexible) ---
@@ -826,23 +778,6 @@ def _write_OffsetFetchResponseTopic_v6_7(topic: OffsetFetchResponseTopic, out: b
         raise _w.encode_failure(error, field) from None
 
 
-def _size_OffsetFetchResponseTopic_v6_7(topic: OffsetFetchResponseTopic) -> int:
-    size = 0
-    size += _w.compact_string_size(topic.name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_OffsetFetchResponsePartition_v6_7(partitions_item)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- OffsetFetchResponsePartitions, versions 8-10 (flexible) ---
 
 def _read_OffsetFetchResponsePartitions_v8_10(buf: bytes, pos: int) -> tuple[OffsetFetchResponsePartitions, int]:
@@ -899,16 +834,6 @@ def _write_OffsetFetchResponsePartitions_v8_10(partitions: OffsetFetchResponsePa
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetFetchResponsePartitions_v8_10(partitions: OffsetFetchResponsePartitions) -> int:
-    size = 18
-    size += _w.compact_string_size(partitions.metadata)
-    count = len(partitions.unknown_tagged_fields)
-    for tag, payload in partitions.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- OffsetFetchResponseTopics, versions 8-9 (flexible) ---
@@ -1027,23 +952,6 @@ def _write_OffsetFetchResponseTopics_v8_9(topics: OffsetFetchResponseTopics, out
         raise _w.encode_failure(error, field) from None
 
 
-def _size_OffsetFetchResponseTopics_v8_9(topics: OffsetFetchResponseTopics) -> int:
-    size = 0
-    size += _w.compact_string_size(topics.name)
-    partitions_items = topics.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_OffsetFetchResponsePartitions_v8_10(partitions_item)
-    count = len(topics.unknown_tagged_fields)
-    for tag, payload in topics.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- OffsetFetchResponseTopics, version 10 (flexible) ---
 
 def _read_OffsetFetchResponseTopics_v10(buf: bytes, pos: int) -> tuple[OffsetFetchResponseTopics, int]:
@@ -1141,23 +1049,6 @@ def _write_OffsetFetchResponseTopics_v10(topics: OffsetFetchResponseTopics, out:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetFetchResponseTopics_v10(topics: OffsetFetchResponseTopics) -> int:
-    size = 0
-    size += 16
-    partitions_items = topics.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_OffsetFetchResponsePartitions_v8_10(partitions_item)
-    count = len(topics.unknown_tagged_fields)
-    for tag, payload in topics.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- OffsetFetchResponseGroup, versions 8-9 (flexible) ---
@@ -1325,23 +1216,6 @@ def _write_OffsetFetchResponseGroup_v8_9(group: OffsetFetchResponseGroup, out: b
         raise _w.encode_failure(error, field) from None
 
 
-def _size_OffsetFetchResponseGroup_v8_9(group: OffsetFetchResponseGroup) -> int:
-    size = 2
-    size += _w.compact_string_size(group.group_id)
-    topics_items = group.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_OffsetFetchResponseTopics_v8_9(topics_item)
-    count = len(group.unknown_tagged_fields)
-    for tag, payload in group.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- OffsetFetchResponseGroup, version 10 (flexible) ---
 
 def _read_OffsetFetchResponseGroup_v10(buf: bytes, pos: int) -> tuple[OffsetFetchResponseGroup, int]:
@@ -1497,23 +1371,6 @@ def _write_OffsetFetchResponseGroup_v10(group: OffsetFetchResponseGroup, out: by
         raise _w.encode_failure(error, field) from None
 
 
-def _size_OffsetFetchResponseGroup_v10(group: OffsetFetchResponseGroup) -> int:
-    size = 2
-    size += _w.compact_string_size(group.group_id)
-    topics_items = group.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_OffsetFetchResponseTopics_v10(topics_item)
-    count = len(group.unknown_tagged_fields)
-    for tag, payload in group.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- OffsetFetchResponse, versions 0-1 ---
 
 def _read_OffsetFetchResponse_v0_1(buf: bytes, pos: int) -> tuple[OffsetFetchResponse, int]:
@@ -1559,18 +1416,6 @@ def _write_OffsetFetchResponse_v0_1(response: OffsetFetchResponse, out: bytearra
                 _write_OffsetFetchResponseTopic_v0_4(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetFetchResponse_v0_1(response: OffsetFetchResponse) -> int:
-    size = 0
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_OffsetFetchResponseTopic_v0_4(topics_item)
-    return size
 
 
 # --- OffsetFetchResponse, version 2 ---
@@ -1622,18 +1467,6 @@ def _write_OffsetFetchResponse_v2(response: OffsetFetchResponse, out: bytearray)
         out += _pack_OffsetFetchResponse_error_code(response.error_code)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetFetchResponse_v2(response: OffsetFetchResponse) -> int:
-    size = 2
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_OffsetFetchResponseTopic_v0_4(topics_item)
-    return size
 
 
 # --- OffsetFetchResponse, versions 3-4 ---
@@ -1691,18 +1524,6 @@ def _write_OffsetFetchResponse_v3_4(response: OffsetFetchResponse, out: bytearra
         raise _w.encode_failure(error, field) from None
 
 
-def _size_OffsetFetchResponse_v3_4(response: OffsetFetchResponse) -> int:
-    size = 6
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_OffsetFetchResponseTopic_v0_4(topics_item)
-    return size
-
-
 # --- OffsetFetchResponse, version 5 ---
 
 def _read_OffsetFetchResponse_v5(buf: bytes, pos: int) -> tuple[OffsetFetchResponse, int]:
@@ -1756,18 +1577,6 @@ def _write_OffsetFetchResponse_v5(response: OffsetFetchResponse, out: bytearray)
         out += _pack_OffsetFetchResponse_error_code(response.error_code)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetFetchResponse_v5(response: OffsetFetchResponse) -> int:
-    size = 6
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_OffsetFetchResponseTopic_v5(topics_item)
-    return size
 
 
 # --- OffsetFetchResponse, versions 6-7 (flexible) ---
@@ -1918,22 +1727,6 @@ def _write_OffsetFetchResponse_v6_7(response: OffsetFetchResponse, out: bytearra
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetFetchResponse_v6_7(response: OffsetFetchResponse) -> int:
-    size = 6
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_OffsetFetchResponseTopic_v6_7(topics_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- OffsetFetchResponse, versions 8-9 (flexible) ---
@@ -2130,22 +1923,6 @@ def _write_OffsetFetchResponse_v8_9(response: OffsetFetchResponse, out: bytearra
         raise _w.encode_failure(error, field) from None
 
 
-def _size_OffsetFetchResponse_v8_9(response: OffsetFetchResponse) -> int:
-    size = 4
-    groups_items = response.groups
-    if groups_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(groups_items), True)
-        for groups_item in groups_items:
-            size += _size_OffsetFetchResponseGroup_v8_9(groups_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- OffsetFetchResponse, version 10 (flexible) ---
 
 def _read_OffsetFetchResponse_v10(buf: bytes, pos: int) -> tuple[OffsetFetchResponse, int]:
@@ -2330,22 +2107,6 @@ def _write_OffsetFetchResponse_v10(response: OffsetFetchResponse, out: bytearray
         raise _w.encode_failure(error, field) from None
 
 
-def _size_OffsetFetchResponse_v10(response: OffsetFetchResponse) -> int:
-    size = 4
-    groups_items = response.groups
-    if groups_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(groups_items), True)
-        for groups_item in groups_items:
-            size += _size_OffsetFetchResponseGroup_v10(groups_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -2359,7 +2120,6 @@ _V10_PLUS = (10, 32767)
 
 OffsetFetchResponsePartition._READERS = (_read_OffsetFetchResponsePartition_v0_4, _read_OffsetFetchResponsePartition_v0_4, _read_OffsetFetchResponsePartition_v0_4, _read_OffsetFetchResponsePartition_v0_4, _read_OffsetFetchResponsePartition_v0_4, _read_OffsetFetchResponsePartition_v5, _read_OffsetFetchResponsePartition_v6_7, _read_OffsetFetchResponsePartition_v6_7, None, None, None)
 OffsetFetchResponsePartition._WRITERS = (_write_OffsetFetchResponsePartition_v0_4, _write_OffsetFetchResponsePartition_v0_4, _write_OffsetFetchResponsePartition_v0_4, _write_OffsetFetchResponsePartition_v0_4, _write_OffsetFetchResponsePartition_v0_4, _write_OffsetFetchResponsePartition_v5, _write_OffsetFetchResponsePartition_v6_7, _write_OffsetFetchResponsePartition_v6_7, None, None, None)
-OffsetFetchResponsePartition._SIZERS = (_size_OffsetFetchResponsePartition_v0_4, _size_OffsetFetchResponsePartition_v0_4, _size_OffsetFetchResponsePartition_v0_4, _size_OffsetFetchResponsePartition_v0_4, _size_OffsetFetchResponsePartition_v0_4, _size_OffsetFetchResponsePartition_v5, _size_OffsetFetchResponsePartition_v6_7, _size_OffsetFetchResponsePartition_v6_7, None, None, None)
 OffsetFetchResponsePartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_TO_7, default=0),
     FieldInfo(attr="committed_offset", json_name="committedOffset", type="int64", versions=_V0_TO_7, default=0),
@@ -2369,7 +2129,6 @@ OffsetFetchResponsePartition.FIELDS = (  # what the runtime knows of each field 
 )
 OffsetFetchResponseTopic._READERS = (_read_OffsetFetchResponseTopic_v0_4, _read_OffsetFetchResponseTopic_v0_4, _read_OffsetFetchResponseTopic_v0_4, _read_OffsetFetchResponseTopic_v0_4, _read_OffsetFetchResponseTopic_v0_4, _read_OffsetFetchResponseTopic_v5, _read_OffsetFetchResponseTopic_v6_7, _read_OffsetFetchResponseTopic_v6_7, None, None, None)
 OffsetFetchResponseTopic._WRITERS = (_write_OffsetFetchResponseTopic_v0_4, _write_OffsetFetchResponseTopic_v0_4, _write_OffsetFetchResponseTopic_v0_4, _write_OffsetFetchResponseTopic_v0_4, _write_OffsetFetchResponseTopic_v0_4, _write_OffsetFetchResponseTopic_v5, _write_OffsetFetchResponseTopic_v6_7, _write_OffsetFetchResponseTopic_v6_7, None, None, None)
-OffsetFetchResponseTopic._SIZERS = (_size_OffsetFetchResponseTopic_v0_4, _size_OffsetFetchResponseTopic_v0_4, _size_OffsetFetchResponseTopic_v0_4, _size_OffsetFetchResponseTopic_v0_4, _size_OffsetFetchResponseTopic_v0_4, _size_OffsetFetchResponseTopic_v5, _size_OffsetFetchResponseTopic_v6_7, _size_OffsetFetchResponseTopic_v6_7, None, None, None)
 OffsetFetchResponseTopic._LAZY_DEFAULTS = {"partitions": list}
 OffsetFetchResponseTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_TO_7, default=''),
@@ -2377,7 +2136,6 @@ OffsetFetchResponseTopic.FIELDS = (  # what the runtime knows of each field (kwi
 )
 OffsetFetchResponsePartitions._READERS = (None, None, None, None, None, None, None, None, _read_OffsetFetchResponsePartitions_v8_10, _read_OffsetFetchResponsePartitions_v8_10, _read_OffsetFetchResponsePartitions_v8_10)
 OffsetFetchResponsePartitions._WRITERS = (None, None, None, None, None, None, None, None, _write_OffsetFetchResponsePartitions_v8_10, _write_OffsetFetchResponsePartitions_v8_10, _write_OffsetFetchResponsePartitions_v8_10)
-OffsetFetchResponsePartitions._SIZERS = (None, None, None, None, None, None, None, None, _size_OffsetFetchResponsePartitions_v8_10, _size_OffsetFetchResponsePartitions_v8_10, _size_OffsetFetchResponsePartitions_v8_10)
 OffsetFetchResponsePartitions.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V8_PLUS, default=0),
     FieldInfo(attr="committed_offset", json_name="committedOffset", type="int64", versions=_V8_PLUS, default=0),
@@ -2387,7 +2145,6 @@ OffsetFetchResponsePartitions.FIELDS = (  # what the runtime knows of each field
 )
 OffsetFetchResponseTopics._READERS = (None, None, None, None, None, None, None, None, _read_OffsetFetchResponseTopics_v8_9, _read_OffsetFetchResponseTopics_v8_9, _read_OffsetFetchResponseTopics_v10)
 OffsetFetchResponseTopics._WRITERS = (None, None, None, None, None, None, None, None, _write_OffsetFetchResponseTopics_v8_9, _write_OffsetFetchResponseTopics_v8_9, _write_OffsetFetchResponseTopics_v10)
-OffsetFetchResponseTopics._SIZERS = (None, None, None, None, None, None, None, None, _size_OffsetFetchResponseTopics_v8_9, _size_OffsetFetchResponseTopics_v8_9, _size_OffsetFetchResponseTopics_v10)
 OffsetFetchResponseTopics._LAZY_DEFAULTS = {"partitions": list}
 OffsetFetchResponseTopics.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V8_TO_9, ignorable=True, default=''),
@@ -2396,7 +2153,6 @@ OffsetFetchResponseTopics.FIELDS = (  # what the runtime knows of each field (kw
 )
 OffsetFetchResponseGroup._READERS = (None, None, None, None, None, None, None, None, _read_OffsetFetchResponseGroup_v8_9, _read_OffsetFetchResponseGroup_v8_9, _read_OffsetFetchResponseGroup_v10)
 OffsetFetchResponseGroup._WRITERS = (None, None, None, None, None, None, None, None, _write_OffsetFetchResponseGroup_v8_9, _write_OffsetFetchResponseGroup_v8_9, _write_OffsetFetchResponseGroup_v10)
-OffsetFetchResponseGroup._SIZERS = (None, None, None, None, None, None, None, None, _size_OffsetFetchResponseGroup_v8_9, _size_OffsetFetchResponseGroup_v8_9, _size_OffsetFetchResponseGroup_v10)
 OffsetFetchResponseGroup._LAZY_DEFAULTS = {"topics": list}
 OffsetFetchResponseGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V8_PLUS, default=''),
@@ -2405,7 +2161,6 @@ OffsetFetchResponseGroup.FIELDS = (  # what the runtime knows of each field (kwi
 )
 OffsetFetchResponse._READERS = (_read_OffsetFetchResponse_v0_1, _read_OffsetFetchResponse_v0_1, _read_OffsetFetchResponse_v2, _read_OffsetFetchResponse_v3_4, _read_OffsetFetchResponse_v3_4, _read_OffsetFetchResponse_v5, _read_OffsetFetchResponse_v6_7, _read_OffsetFetchResponse_v6_7, _read_OffsetFetchResponse_v8_9, _read_OffsetFetchResponse_v8_9, _read_OffsetFetchResponse_v10)
 OffsetFetchResponse._WRITERS = (_write_OffsetFetchResponse_v0_1, _write_OffsetFetchResponse_v0_1, _write_OffsetFetchResponse_v2, _write_OffsetFetchResponse_v3_4, _write_OffsetFetchResponse_v3_4, _write_OffsetFetchResponse_v5, _write_OffsetFetchResponse_v6_7, _write_OffsetFetchResponse_v6_7, _write_OffsetFetchResponse_v8_9, _write_OffsetFetchResponse_v8_9, _write_OffsetFetchResponse_v10)
-OffsetFetchResponse._SIZERS = (_size_OffsetFetchResponse_v0_1, _size_OffsetFetchResponse_v0_1, _size_OffsetFetchResponse_v2, _size_OffsetFetchResponse_v3_4, _size_OffsetFetchResponse_v3_4, _size_OffsetFetchResponse_v5, _size_OffsetFetchResponse_v6_7, _size_OffsetFetchResponse_v6_7, _size_OffsetFetchResponse_v8_9, _size_OffsetFetchResponse_v8_9, _size_OffsetFetchResponse_v10)
 OffsetFetchResponse._LAZY_DEFAULTS = {"topics": list, "groups": list}
 OffsetFetchResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V3_PLUS, ignorable=True, default=0),

@@ -3,8 +3,8 @@
 Request message, versions 0-4, flexible versions 4+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -231,11 +231,6 @@ def _write_OffsetForLeaderPartition_v0_1(partition: OffsetForLeaderPartition, ou
         raise _w.encode_failure(error, field) from None
 
 
-def _size_OffsetForLeaderPartition_v0_1(partition: OffsetForLeaderPartition) -> int:
-    size = 8
-    return size
-
-
 # --- OffsetForLeaderPartition, versions 2-3 ---
 
 def _read_OffsetForLeaderPartition_v2_3(buf: bytes, pos: int) -> tuple[OffsetForLeaderPartition, int]:
@@ -261,11 +256,6 @@ def _write_OffsetForLeaderPartition_v2_3(partition: OffsetForLeaderPartition, ou
         out += _pack_OffsetForLeaderPartition_partition_to_leader_epoch(partition.partition, partition.current_leader_epoch, partition.leader_epoch)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetForLeaderPartition_v2_3(partition: OffsetForLeaderPartition) -> int:
-    size = 12
-    return size
 
 
 # --- OffsetForLeaderPartition, version 4 (flexible) ---
@@ -303,15 +293,6 @@ def _write_OffsetForLeaderPartition_v4(partition: OffsetForLeaderPartition, out:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_OffsetForLeaderPartition_v4(partition: OffsetForLeaderPartition) -> int:
-    size = 12
-    count = len(partition.unknown_tagged_fields)
-    for tag, payload in partition.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- OffsetForLeaderTopic, versions 0-1 ---
 
 def _read_OffsetForLeaderTopic_v0_1(buf: bytes, pos: int) -> tuple[OffsetForLeaderTopic, int]:
@@ -346,32 +327,14 @@ def _write_OffsetForLeaderTopic_v0_1(topic: OffsetForLeaderTopic, out: bytearray
     field = ""
     try:
         field = "topic"
-        if topic.topic is None:
-            raise EncodeError("field topic is null, which OffsetForLeaderTopic versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, topic.topic)
+        _w.write_string(out, _w.non_null(topic.topic, "field topic is null, which OffsetForLeaderTopic versions 0-1 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which OffsetForLeaderTopic versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            for partitions_item in partitions_items:
-                _write_OffsetForLeaderPartition_v0_1(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which OffsetForLeaderTopic versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        for partitions_item in partitions_items:
+            _write_OffsetForLeaderPartition_v0_1(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetForLeaderTopic_v0_1(topic: OffsetForLeaderTopic) -> int:
-    size = 0
-    size += _w.string_size(topic.topic)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_OffsetForLeaderPartition_v0_1(partitions_item)
-    return size
 
 
 # --- OffsetForLeaderTopic, versions 2-3 ---
@@ -420,32 +383,14 @@ def _write_OffsetForLeaderTopic_v2_3(topic: OffsetForLeaderTopic, out: bytearray
     field = ""
     try:
         field = "topic"
-        if topic.topic is None:
-            raise EncodeError("field topic is null, which OffsetForLeaderTopic versions 2-3 do not allow (never nullable)")
-        _w.write_string(out, topic.topic)
+        _w.write_string(out, _w.non_null(topic.topic, "field topic is null, which OffsetForLeaderTopic versions 2-3 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which OffsetForLeaderTopic versions 2-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            for partitions_item in partitions_items:
-                _write_OffsetForLeaderPartition_v2_3(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which OffsetForLeaderTopic versions 2-3 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        for partitions_item in partitions_items:
+            _write_OffsetForLeaderPartition_v2_3(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetForLeaderTopic_v2_3(topic: OffsetForLeaderTopic) -> int:
-    size = 0
-    size += _w.string_size(topic.topic)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_OffsetForLeaderPartition_v2_3(partitions_item)
-    return size
 
 
 # --- OffsetForLeaderTopic, version 4 (flexible) ---
@@ -497,17 +442,12 @@ def _write_OffsetForLeaderTopic_v4(topic: OffsetForLeaderTopic, out: bytearray) 
     field = ""
     try:
         field = "topic"
-        if topic.topic is None:
-            raise EncodeError("field topic is null, which OffsetForLeaderTopic version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, topic.topic)
+        _w.write_compact_string(out, _w.non_null(topic.topic, "field topic is null, which OffsetForLeaderTopic version 4 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which OffsetForLeaderTopic version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_OffsetForLeaderPartition_v4(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which OffsetForLeaderTopic version 4 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_OffsetForLeaderPartition_v4(partitions_item, out)
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -515,23 +455,6 @@ def _write_OffsetForLeaderTopic_v4(topic: OffsetForLeaderTopic, out: bytearray) 
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetForLeaderTopic_v4(topic: OffsetForLeaderTopic) -> int:
-    size = 0
-    size += _w.compact_string_size(topic.topic)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_OffsetForLeaderPartition_v4(partitions_item)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- OffsetForLeaderEpochRequest, versions 0-1 ---
@@ -567,27 +490,12 @@ def _write_OffsetForLeaderEpochRequest_v0_1(request: OffsetForLeaderEpochRequest
     field = ""
     try:
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which OffsetForLeaderEpochRequest versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_OffsetForLeaderTopic_v0_1(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which OffsetForLeaderEpochRequest versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_OffsetForLeaderTopic_v0_1(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetForLeaderEpochRequest_v0_1(request: OffsetForLeaderEpochRequest) -> int:
-    size = 0
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_OffsetForLeaderTopic_v0_1(topics_item)
-    return size
 
 
 # --- OffsetForLeaderEpochRequest, version 2 ---
@@ -623,27 +531,12 @@ def _write_OffsetForLeaderEpochRequest_v2(request: OffsetForLeaderEpochRequest, 
     field = ""
     try:
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which OffsetForLeaderEpochRequest version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_OffsetForLeaderTopic_v2_3(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which OffsetForLeaderEpochRequest version 2 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_OffsetForLeaderTopic_v2_3(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetForLeaderEpochRequest_v2(request: OffsetForLeaderEpochRequest) -> int:
-    size = 0
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_OffsetForLeaderTopic_v2_3(topics_item)
-    return size
 
 
 # --- OffsetForLeaderEpochRequest, version 3 ---
@@ -683,27 +576,12 @@ def _write_OffsetForLeaderEpochRequest_v3(request: OffsetForLeaderEpochRequest, 
         field = "replica_id"
         out += _pack_OffsetForLeaderEpochRequest_replica_id(request.replica_id)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which OffsetForLeaderEpochRequest version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_OffsetForLeaderTopic_v2_3(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which OffsetForLeaderEpochRequest version 3 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_OffsetForLeaderTopic_v2_3(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetForLeaderEpochRequest_v3(request: OffsetForLeaderEpochRequest) -> int:
-    size = 4
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_OffsetForLeaderTopic_v2_3(topics_item)
-    return size
 
 
 # --- OffsetForLeaderEpochRequest, version 4 (flexible) ---
@@ -746,13 +624,10 @@ def _write_OffsetForLeaderEpochRequest_v4(request: OffsetForLeaderEpochRequest, 
         field = "replica_id"
         out += _pack_OffsetForLeaderEpochRequest_replica_id(request.replica_id)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which OffsetForLeaderEpochRequest version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_OffsetForLeaderTopic_v4(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which OffsetForLeaderEpochRequest version 4 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_OffsetForLeaderTopic_v4(topics_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -760,22 +635,6 @@ def _write_OffsetForLeaderEpochRequest_v4(request: OffsetForLeaderEpochRequest, 
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetForLeaderEpochRequest_v4(request: OffsetForLeaderEpochRequest) -> int:
-    size = 4
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_OffsetForLeaderTopic_v4(topics_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -787,7 +646,6 @@ _V3_PLUS = (3, 32767)
 
 OffsetForLeaderPartition._READERS = (_read_OffsetForLeaderPartition_v0_1, _read_OffsetForLeaderPartition_v0_1, _read_OffsetForLeaderPartition_v2_3, _read_OffsetForLeaderPartition_v2_3, _read_OffsetForLeaderPartition_v4)
 OffsetForLeaderPartition._WRITERS = (_write_OffsetForLeaderPartition_v0_1, _write_OffsetForLeaderPartition_v0_1, _write_OffsetForLeaderPartition_v2_3, _write_OffsetForLeaderPartition_v2_3, _write_OffsetForLeaderPartition_v4)
-OffsetForLeaderPartition._SIZERS = (_size_OffsetForLeaderPartition_v0_1, _size_OffsetForLeaderPartition_v0_1, _size_OffsetForLeaderPartition_v2_3, _size_OffsetForLeaderPartition_v2_3, _size_OffsetForLeaderPartition_v4)
 OffsetForLeaderPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition", json_name="partition", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="current_leader_epoch", json_name="currentLeaderEpoch", type="int32", versions=_V2_PLUS, ignorable=True, default=-1),
@@ -795,7 +653,6 @@ OffsetForLeaderPartition.FIELDS = (  # what the runtime knows of each field (kwi
 )
 OffsetForLeaderTopic._READERS = (_read_OffsetForLeaderTopic_v0_1, _read_OffsetForLeaderTopic_v0_1, _read_OffsetForLeaderTopic_v2_3, _read_OffsetForLeaderTopic_v2_3, _read_OffsetForLeaderTopic_v4)
 OffsetForLeaderTopic._WRITERS = (_write_OffsetForLeaderTopic_v0_1, _write_OffsetForLeaderTopic_v0_1, _write_OffsetForLeaderTopic_v2_3, _write_OffsetForLeaderTopic_v2_3, _write_OffsetForLeaderTopic_v4)
-OffsetForLeaderTopic._SIZERS = (_size_OffsetForLeaderTopic_v0_1, _size_OffsetForLeaderTopic_v0_1, _size_OffsetForLeaderTopic_v2_3, _size_OffsetForLeaderTopic_v2_3, _size_OffsetForLeaderTopic_v4)
 OffsetForLeaderTopic._LAZY_DEFAULTS = {"partitions": list}
 OffsetForLeaderTopic._MAP_KEYS = ("topic",)
 OffsetForLeaderTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -804,7 +661,6 @@ OffsetForLeaderTopic.FIELDS = (  # what the runtime knows of each field (kwire.w
 )
 OffsetForLeaderEpochRequest._READERS = (_read_OffsetForLeaderEpochRequest_v0_1, _read_OffsetForLeaderEpochRequest_v0_1, _read_OffsetForLeaderEpochRequest_v2, _read_OffsetForLeaderEpochRequest_v3, _read_OffsetForLeaderEpochRequest_v4)
 OffsetForLeaderEpochRequest._WRITERS = (_write_OffsetForLeaderEpochRequest_v0_1, _write_OffsetForLeaderEpochRequest_v0_1, _write_OffsetForLeaderEpochRequest_v2, _write_OffsetForLeaderEpochRequest_v3, _write_OffsetForLeaderEpochRequest_v4)
-OffsetForLeaderEpochRequest._SIZERS = (_size_OffsetForLeaderEpochRequest_v0_1, _size_OffsetForLeaderEpochRequest_v0_1, _size_OffsetForLeaderEpochRequest_v2, _size_OffsetForLeaderEpochRequest_v3, _size_OffsetForLeaderEpochRequest_v4)
 OffsetForLeaderEpochRequest._LAZY_DEFAULTS = {"topics": KeyedList}
 OffsetForLeaderEpochRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="replica_id", json_name="replicaId", type="int32", versions=_V3_PLUS, ignorable=True, default=-2),

@@ -3,8 +3,8 @@
 Response message, versions 0-4, flexible versions 4+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -235,11 +235,6 @@ def _write_EpochEndOffset_v0(epoch_end_offset: EpochEndOffset, out: bytearray) -
         raise _w.encode_failure(error, field) from None
 
 
-def _size_EpochEndOffset_v0(epoch_end_offset: EpochEndOffset) -> int:
-    size = 14
-    return size
-
-
 # --- EpochEndOffset, versions 1-3 ---
 
 def _read_EpochEndOffset_v1_3(buf: bytes, pos: int) -> tuple[EpochEndOffset, int]:
@@ -265,11 +260,6 @@ def _write_EpochEndOffset_v1_3(epoch_end_offset: EpochEndOffset, out: bytearray)
         out += _pack_EpochEndOffset_error_code_partition_leader_epoch_end_offset(epoch_end_offset.error_code, epoch_end_offset.partition, epoch_end_offset.leader_epoch, epoch_end_offset.end_offset)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_EpochEndOffset_v1_3(epoch_end_offset: EpochEndOffset) -> int:
-    size = 18
-    return size
 
 
 # --- EpochEndOffset, version 4 (flexible) ---
@@ -307,15 +297,6 @@ def _write_EpochEndOffset_v4(epoch_end_offset: EpochEndOffset, out: bytearray) -
         raise _w.encode_failure(error, field) from None
 
 
-def _size_EpochEndOffset_v4(epoch_end_offset: EpochEndOffset) -> int:
-    size = 18
-    count = len(epoch_end_offset.unknown_tagged_fields)
-    for tag, payload in epoch_end_offset.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- OffsetForLeaderTopicResult, version 0 ---
 
 def _read_OffsetForLeaderTopicResult_v0(buf: bytes, pos: int) -> tuple[OffsetForLeaderTopicResult, int]:
@@ -350,32 +331,14 @@ def _write_OffsetForLeaderTopicResult_v0(result: OffsetForLeaderTopicResult, out
     field = ""
     try:
         field = "topic"
-        if result.topic is None:
-            raise EncodeError("field topic is null, which OffsetForLeaderTopicResult version 0 does not allow (never nullable)")
-        _w.write_string(out, result.topic)
+        _w.write_string(out, _w.non_null(result.topic, "field topic is null, which OffsetForLeaderTopicResult version 0 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = result.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which OffsetForLeaderTopicResult version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            for partitions_item in partitions_items:
-                _write_EpochEndOffset_v0(partitions_item, out)
+        partitions_items = _w.non_null(result.partitions, "field partitions is null, which OffsetForLeaderTopicResult version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        for partitions_item in partitions_items:
+            _write_EpochEndOffset_v0(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetForLeaderTopicResult_v0(result: OffsetForLeaderTopicResult) -> int:
-    size = 0
-    size += _w.string_size(result.topic)
-    partitions_items = result.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_EpochEndOffset_v0(partitions_item)
-    return size
 
 
 # --- OffsetForLeaderTopicResult, versions 1-3 ---
@@ -424,32 +387,14 @@ def _write_OffsetForLeaderTopicResult_v1_3(result: OffsetForLeaderTopicResult, o
     field = ""
     try:
         field = "topic"
-        if result.topic is None:
-            raise EncodeError("field topic is null, which OffsetForLeaderTopicResult versions 1-3 do not allow (never nullable)")
-        _w.write_string(out, result.topic)
+        _w.write_string(out, _w.non_null(result.topic, "field topic is null, which OffsetForLeaderTopicResult versions 1-3 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = result.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which OffsetForLeaderTopicResult versions 1-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            for partitions_item in partitions_items:
-                _write_EpochEndOffset_v1_3(partitions_item, out)
+        partitions_items = _w.non_null(result.partitions, "field partitions is null, which OffsetForLeaderTopicResult versions 1-3 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        for partitions_item in partitions_items:
+            _write_EpochEndOffset_v1_3(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetForLeaderTopicResult_v1_3(result: OffsetForLeaderTopicResult) -> int:
-    size = 0
-    size += _w.string_size(result.topic)
-    partitions_items = result.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_EpochEndOffset_v1_3(partitions_item)
-    return size
 
 
 # --- OffsetForLeaderTopicResult, version 4 (flexible) ---
@@ -501,17 +446,12 @@ def _write_OffsetForLeaderTopicResult_v4(result: OffsetForLeaderTopicResult, out
     field = ""
     try:
         field = "topic"
-        if result.topic is None:
-            raise EncodeError("field topic is null, which OffsetForLeaderTopicResult version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, result.topic)
+        _w.write_compact_string(out, _w.non_null(result.topic, "field topic is null, which OffsetForLeaderTopicResult version 4 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = result.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which OffsetForLeaderTopicResult version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_EpochEndOffset_v4(partitions_item, out)
+        partitions_items = _w.non_null(result.partitions, "field partitions is null, which OffsetForLeaderTopicResult version 4 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_EpochEndOffset_v4(partitions_item, out)
         field = "(tagged fields)"
         if result.unknown_tagged_fields:
             _w.write_tagged(out, [], result.unknown_tagged_fields)
@@ -519,23 +459,6 @@ def _write_OffsetForLeaderTopicResult_v4(result: OffsetForLeaderTopicResult, out
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetForLeaderTopicResult_v4(result: OffsetForLeaderTopicResult) -> int:
-    size = 0
-    size += _w.compact_string_size(result.topic)
-    partitions_items = result.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_EpochEndOffset_v4(partitions_item)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- OffsetForLeaderEpochResponse, version 0 ---
@@ -571,27 +494,12 @@ def _write_OffsetForLeaderEpochResponse_v0(response: OffsetForLeaderEpochRespons
     field = ""
     try:
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which OffsetForLeaderEpochResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_OffsetForLeaderTopicResult_v0(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which OffsetForLeaderEpochResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_OffsetForLeaderTopicResult_v0(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetForLeaderEpochResponse_v0(response: OffsetForLeaderEpochResponse) -> int:
-    size = 0
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_OffsetForLeaderTopicResult_v0(topics_item)
-    return size
 
 
 # --- OffsetForLeaderEpochResponse, version 1 ---
@@ -627,27 +535,12 @@ def _write_OffsetForLeaderEpochResponse_v1(response: OffsetForLeaderEpochRespons
     field = ""
     try:
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which OffsetForLeaderEpochResponse version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_OffsetForLeaderTopicResult_v1_3(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which OffsetForLeaderEpochResponse version 1 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_OffsetForLeaderTopicResult_v1_3(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetForLeaderEpochResponse_v1(response: OffsetForLeaderEpochResponse) -> int:
-    size = 0
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_OffsetForLeaderTopicResult_v1_3(topics_item)
-    return size
 
 
 # --- OffsetForLeaderEpochResponse, versions 2-3 ---
@@ -687,27 +580,12 @@ def _write_OffsetForLeaderEpochResponse_v2_3(response: OffsetForLeaderEpochRespo
         field = "throttle_time_ms"
         out += _pack_OffsetForLeaderEpochResponse_throttle_time_ms(response.throttle_time_ms)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which OffsetForLeaderEpochResponse versions 2-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_OffsetForLeaderTopicResult_v1_3(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which OffsetForLeaderEpochResponse versions 2-3 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_OffsetForLeaderTopicResult_v1_3(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetForLeaderEpochResponse_v2_3(response: OffsetForLeaderEpochResponse) -> int:
-    size = 4
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_OffsetForLeaderTopicResult_v1_3(topics_item)
-    return size
 
 
 # --- OffsetForLeaderEpochResponse, version 4 (flexible) ---
@@ -750,13 +628,10 @@ def _write_OffsetForLeaderEpochResponse_v4(response: OffsetForLeaderEpochRespons
         field = "throttle_time_ms"
         out += _pack_OffsetForLeaderEpochResponse_throttle_time_ms(response.throttle_time_ms)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which OffsetForLeaderEpochResponse version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_OffsetForLeaderTopicResult_v4(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which OffsetForLeaderEpochResponse version 4 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_OffsetForLeaderTopicResult_v4(topics_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -764,22 +639,6 @@ def _write_OffsetForLeaderEpochResponse_v4(response: OffsetForLeaderEpochRespons
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_OffsetForLeaderEpochResponse_v4(response: OffsetForLeaderEpochResponse) -> int:
-    size = 4
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_OffsetForLeaderTopicResult_v4(topics_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -791,7 +650,6 @@ _V2_PLUS = (2, 32767)
 
 EpochEndOffset._READERS = (_read_EpochEndOffset_v0, _read_EpochEndOffset_v1_3, _read_EpochEndOffset_v1_3, _read_EpochEndOffset_v1_3, _read_EpochEndOffset_v4)
 EpochEndOffset._WRITERS = (_write_EpochEndOffset_v0, _write_EpochEndOffset_v1_3, _write_EpochEndOffset_v1_3, _write_EpochEndOffset_v1_3, _write_EpochEndOffset_v4)
-EpochEndOffset._SIZERS = (_size_EpochEndOffset_v0, _size_EpochEndOffset_v1_3, _size_EpochEndOffset_v1_3, _size_EpochEndOffset_v1_3, _size_EpochEndOffset_v4)
 EpochEndOffset.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="partition", json_name="partition", type="int32", versions=_V0_PLUS, default=0),
@@ -800,7 +658,6 @@ EpochEndOffset.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
 )
 OffsetForLeaderTopicResult._READERS = (_read_OffsetForLeaderTopicResult_v0, _read_OffsetForLeaderTopicResult_v1_3, _read_OffsetForLeaderTopicResult_v1_3, _read_OffsetForLeaderTopicResult_v1_3, _read_OffsetForLeaderTopicResult_v4)
 OffsetForLeaderTopicResult._WRITERS = (_write_OffsetForLeaderTopicResult_v0, _write_OffsetForLeaderTopicResult_v1_3, _write_OffsetForLeaderTopicResult_v1_3, _write_OffsetForLeaderTopicResult_v1_3, _write_OffsetForLeaderTopicResult_v4)
-OffsetForLeaderTopicResult._SIZERS = (_size_OffsetForLeaderTopicResult_v0, _size_OffsetForLeaderTopicResult_v1_3, _size_OffsetForLeaderTopicResult_v1_3, _size_OffsetForLeaderTopicResult_v1_3, _size_OffsetForLeaderTopicResult_v4)
 OffsetForLeaderTopicResult._LAZY_DEFAULTS = {"partitions": list}
 OffsetForLeaderTopicResult._MAP_KEYS = ("topic",)
 OffsetForLeaderTopicResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -809,7 +666,6 @@ OffsetForLeaderTopicResult.FIELDS = (  # what the runtime knows of each field (k
 )
 OffsetForLeaderEpochResponse._READERS = (_read_OffsetForLeaderEpochResponse_v0, _read_OffsetForLeaderEpochResponse_v1, _read_OffsetForLeaderEpochResponse_v2_3, _read_OffsetForLeaderEpochResponse_v2_3, _read_OffsetForLeaderEpochResponse_v4)
 OffsetForLeaderEpochResponse._WRITERS = (_write_OffsetForLeaderEpochResponse_v0, _write_OffsetForLeaderEpochResponse_v1, _write_OffsetForLeaderEpochResponse_v2_3, _write_OffsetForLeaderEpochResponse_v2_3, _write_OffsetForLeaderEpochResponse_v4)
-OffsetForLeaderEpochResponse._SIZERS = (_size_OffsetForLeaderEpochResponse_v0, _size_OffsetForLeaderEpochResponse_v1, _size_OffsetForLeaderEpochResponse_v2_3, _size_OffsetForLeaderEpochResponse_v2_3, _size_OffsetForLeaderEpochResponse_v4)
 OffsetForLeaderEpochResponse._LAZY_DEFAULTS = {"topics": KeyedList}
 OffsetForLeaderEpochResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V2_PLUS, ignorable=True, default=0),

@@ -3,8 +3,8 @@
 Metadata message, versions 0-2, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -377,66 +377,6 @@ def _write_PartitionChangeRecord_v0(record: PartitionChangeRecord, out: bytearra
         raise _w.encode_failure(error, field) from None
 
 
-def _size_PartitionChangeRecord_v0(record: PartitionChangeRecord) -> int:
-    size = 4
-    size += 16
-    count = len(record.unknown_tagged_fields)
-    if record.isr is not None:
-        payload_size = 0
-        isr_items = record.isr
-        if isr_items is None:
-            payload_size += _w.count_size(None, True)
-        else:
-            payload_size += _w.count_size(len(isr_items), True)
-            payload_size += 4 * len(isr_items)
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    if record.leader != -2:
-        payload_size = 0
-        payload_size += 4
-        size += _w.uvarint_size(1) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    if record.replicas is not None:
-        payload_size = 0
-        replicas_items = record.replicas
-        if replicas_items is None:
-            payload_size += _w.count_size(None, True)
-        else:
-            payload_size += _w.count_size(len(replicas_items), True)
-            payload_size += 4 * len(replicas_items)
-        size += _w.uvarint_size(2) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    if record.removing_replicas is not None:
-        payload_size = 0
-        removing_replicas_items = record.removing_replicas
-        if removing_replicas_items is None:
-            payload_size += _w.count_size(None, True)
-        else:
-            payload_size += _w.count_size(len(removing_replicas_items), True)
-            payload_size += 4 * len(removing_replicas_items)
-        size += _w.uvarint_size(3) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    if record.adding_replicas is not None:
-        payload_size = 0
-        adding_replicas_items = record.adding_replicas
-        if adding_replicas_items is None:
-            payload_size += _w.count_size(None, True)
-        else:
-            payload_size += _w.count_size(len(adding_replicas_items), True)
-            payload_size += 4 * len(adding_replicas_items)
-        size += _w.uvarint_size(4) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    if record.leader_recovery_state != -1:
-        payload_size = 0
-        payload_size += 1
-        size += _w.uvarint_size(5) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in record.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- PartitionChangeRecord, version 1 (flexible) ---
 
 def _read_PartitionChangeRecord_v1(buf: bytes, pos: int) -> tuple[PartitionChangeRecord, int]:
@@ -694,76 +634,6 @@ def _write_PartitionChangeRecord_v1(record: PartitionChangeRecord, out: bytearra
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_PartitionChangeRecord_v1(record: PartitionChangeRecord) -> int:
-    size = 4
-    size += 16
-    count = len(record.unknown_tagged_fields)
-    if record.isr is not None:
-        payload_size = 0
-        isr_items = record.isr
-        if isr_items is None:
-            payload_size += _w.count_size(None, True)
-        else:
-            payload_size += _w.count_size(len(isr_items), True)
-            payload_size += 4 * len(isr_items)
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    if record.leader != -2:
-        payload_size = 0
-        payload_size += 4
-        size += _w.uvarint_size(1) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    if record.replicas is not None:
-        payload_size = 0
-        replicas_items = record.replicas
-        if replicas_items is None:
-            payload_size += _w.count_size(None, True)
-        else:
-            payload_size += _w.count_size(len(replicas_items), True)
-            payload_size += 4 * len(replicas_items)
-        size += _w.uvarint_size(2) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    if record.removing_replicas is not None:
-        payload_size = 0
-        removing_replicas_items = record.removing_replicas
-        if removing_replicas_items is None:
-            payload_size += _w.count_size(None, True)
-        else:
-            payload_size += _w.count_size(len(removing_replicas_items), True)
-            payload_size += 4 * len(removing_replicas_items)
-        size += _w.uvarint_size(3) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    if record.adding_replicas is not None:
-        payload_size = 0
-        adding_replicas_items = record.adding_replicas
-        if adding_replicas_items is None:
-            payload_size += _w.count_size(None, True)
-        else:
-            payload_size += _w.count_size(len(adding_replicas_items), True)
-            payload_size += 4 * len(adding_replicas_items)
-        size += _w.uvarint_size(4) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    if record.leader_recovery_state != -1:
-        payload_size = 0
-        payload_size += 1
-        size += _w.uvarint_size(5) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    if record.directories is not None:
-        payload_size = 0
-        directories_items = record.directories
-        if directories_items is None:
-            payload_size += _w.count_size(None, True)
-        else:
-            payload_size += _w.count_size(len(directories_items), True)
-            payload_size += 16 * len(directories_items)
-        size += _w.uvarint_size(8) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in record.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- PartitionChangeRecord, version 2 (flexible) ---
@@ -1085,96 +955,6 @@ def _write_PartitionChangeRecord_v2(record: PartitionChangeRecord, out: bytearra
         raise _w.encode_failure(error, field) from None
 
 
-def _size_PartitionChangeRecord_v2(record: PartitionChangeRecord) -> int:
-    size = 4
-    size += 16
-    count = len(record.unknown_tagged_fields)
-    if record.isr is not None:
-        payload_size = 0
-        isr_items = record.isr
-        if isr_items is None:
-            payload_size += _w.count_size(None, True)
-        else:
-            payload_size += _w.count_size(len(isr_items), True)
-            payload_size += 4 * len(isr_items)
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    if record.leader != -2:
-        payload_size = 0
-        payload_size += 4
-        size += _w.uvarint_size(1) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    if record.replicas is not None:
-        payload_size = 0
-        replicas_items = record.replicas
-        if replicas_items is None:
-            payload_size += _w.count_size(None, True)
-        else:
-            payload_size += _w.count_size(len(replicas_items), True)
-            payload_size += 4 * len(replicas_items)
-        size += _w.uvarint_size(2) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    if record.removing_replicas is not None:
-        payload_size = 0
-        removing_replicas_items = record.removing_replicas
-        if removing_replicas_items is None:
-            payload_size += _w.count_size(None, True)
-        else:
-            payload_size += _w.count_size(len(removing_replicas_items), True)
-            payload_size += 4 * len(removing_replicas_items)
-        size += _w.uvarint_size(3) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    if record.adding_replicas is not None:
-        payload_size = 0
-        adding_replicas_items = record.adding_replicas
-        if adding_replicas_items is None:
-            payload_size += _w.count_size(None, True)
-        else:
-            payload_size += _w.count_size(len(adding_replicas_items), True)
-            payload_size += 4 * len(adding_replicas_items)
-        size += _w.uvarint_size(4) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    if record.leader_recovery_state != -1:
-        payload_size = 0
-        payload_size += 1
-        size += _w.uvarint_size(5) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    if record.eligible_leader_replicas is not None:
-        payload_size = 0
-        eligible_leader_replicas_items = record.eligible_leader_replicas
-        if eligible_leader_replicas_items is None:
-            payload_size += _w.count_size(None, True)
-        else:
-            payload_size += _w.count_size(len(eligible_leader_replicas_items), True)
-            payload_size += 4 * len(eligible_leader_replicas_items)
-        size += _w.uvarint_size(6) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    if record.last_known_elr is not None:
-        payload_size = 0
-        last_known_elr_items = record.last_known_elr
-        if last_known_elr_items is None:
-            payload_size += _w.count_size(None, True)
-        else:
-            payload_size += _w.count_size(len(last_known_elr_items), True)
-            payload_size += 4 * len(last_known_elr_items)
-        size += _w.uvarint_size(7) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    if record.directories is not None:
-        payload_size = 0
-        directories_items = record.directories
-        if directories_items is None:
-            payload_size += _w.count_size(None, True)
-        else:
-            payload_size += _w.count_size(len(directories_items), True)
-            payload_size += 16 * len(directories_items)
-        size += _w.uvarint_size(8) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in record.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -1184,7 +964,6 @@ _V2_PLUS = (2, 32767)
 
 PartitionChangeRecord._READERS = (_read_PartitionChangeRecord_v0, _read_PartitionChangeRecord_v1, _read_PartitionChangeRecord_v2)
 PartitionChangeRecord._WRITERS = (_write_PartitionChangeRecord_v0, _write_PartitionChangeRecord_v1, _write_PartitionChangeRecord_v2)
-PartitionChangeRecord._SIZERS = (_size_PartitionChangeRecord_v0, _size_PartitionChangeRecord_v1, _size_PartitionChangeRecord_v2)
 PartitionChangeRecord.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_id", json_name="partitionId", type="int32", versions=_V0_PLUS, default=-1),
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),

@@ -3,8 +3,8 @@
 Metadata message, versions 0-2, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -351,45 +351,6 @@ def _write_PartitionRecord_v0(record: PartitionRecord, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_PartitionRecord_v0(record: PartitionRecord) -> int:
-    size = 16
-    size += 16
-    replicas_items = record.replicas
-    if replicas_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(replicas_items), True)
-        size += 4 * len(replicas_items)
-    isr_items = record.isr
-    if isr_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(isr_items), True)
-        size += 4 * len(isr_items)
-    removing_replicas_items = record.removing_replicas
-    if removing_replicas_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(removing_replicas_items), True)
-        size += 4 * len(removing_replicas_items)
-    adding_replicas_items = record.adding_replicas
-    if adding_replicas_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(adding_replicas_items), True)
-        size += 4 * len(adding_replicas_items)
-    count = len(record.unknown_tagged_fields)
-    if record.leader_recovery_state != 0:
-        payload_size = 0
-        payload_size += 1
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in record.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- PartitionRecord, version 1 (flexible) ---
 
 def _read_PartitionRecord_v1(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
@@ -599,51 +560,6 @@ def _write_PartitionRecord_v1(record: PartitionRecord, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_PartitionRecord_v1(record: PartitionRecord) -> int:
-    size = 16
-    size += 16
-    replicas_items = record.replicas
-    if replicas_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(replicas_items), True)
-        size += 4 * len(replicas_items)
-    isr_items = record.isr
-    if isr_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(isr_items), True)
-        size += 4 * len(isr_items)
-    removing_replicas_items = record.removing_replicas
-    if removing_replicas_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(removing_replicas_items), True)
-        size += 4 * len(removing_replicas_items)
-    adding_replicas_items = record.adding_replicas
-    if adding_replicas_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(adding_replicas_items), True)
-        size += 4 * len(adding_replicas_items)
-    directories_items = record.directories
-    if directories_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(directories_items), True)
-        size += 16 * len(directories_items)
-    count = len(record.unknown_tagged_fields)
-    if record.leader_recovery_state != 0:
-        payload_size = 0
-        payload_size += 1
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in record.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- PartitionRecord, version 2 (flexible) ---
@@ -917,71 +833,6 @@ def _write_PartitionRecord_v2(record: PartitionRecord, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_PartitionRecord_v2(record: PartitionRecord) -> int:
-    size = 16
-    size += 16
-    replicas_items = record.replicas
-    if replicas_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(replicas_items), True)
-        size += 4 * len(replicas_items)
-    isr_items = record.isr
-    if isr_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(isr_items), True)
-        size += 4 * len(isr_items)
-    removing_replicas_items = record.removing_replicas
-    if removing_replicas_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(removing_replicas_items), True)
-        size += 4 * len(removing_replicas_items)
-    adding_replicas_items = record.adding_replicas
-    if adding_replicas_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(adding_replicas_items), True)
-        size += 4 * len(adding_replicas_items)
-    directories_items = record.directories
-    if directories_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(directories_items), True)
-        size += 16 * len(directories_items)
-    count = len(record.unknown_tagged_fields)
-    if record.leader_recovery_state != 0:
-        payload_size = 0
-        payload_size += 1
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    if record.eligible_leader_replicas is not None:
-        payload_size = 0
-        eligible_leader_replicas_items = record.eligible_leader_replicas
-        if eligible_leader_replicas_items is None:
-            payload_size += _w.count_size(None, True)
-        else:
-            payload_size += _w.count_size(len(eligible_leader_replicas_items), True)
-            payload_size += 4 * len(eligible_leader_replicas_items)
-        size += _w.uvarint_size(1) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    if record.last_known_elr is not None:
-        payload_size = 0
-        last_known_elr_items = record.last_known_elr
-        if last_known_elr_items is None:
-            payload_size += _w.count_size(None, True)
-        else:
-            payload_size += _w.count_size(len(last_known_elr_items), True)
-            payload_size += 4 * len(last_known_elr_items)
-        size += _w.uvarint_size(2) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in record.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -991,7 +842,6 @@ _V2_PLUS = (2, 32767)
 
 PartitionRecord._READERS = (_read_PartitionRecord_v0, _read_PartitionRecord_v1, _read_PartitionRecord_v2)
 PartitionRecord._WRITERS = (_write_PartitionRecord_v0, _write_PartitionRecord_v1, _write_PartitionRecord_v2)
-PartitionRecord._SIZERS = (_size_PartitionRecord_v0, _size_PartitionRecord_v1, _size_PartitionRecord_v2)
 PartitionRecord._LAZY_DEFAULTS = {"replicas": list, "isr": list, "removing_replicas": list, "adding_replicas": list, "directories": list}
 PartitionRecord.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_id", json_name="partitionId", type="int32", versions=_V0_PLUS, default=-1),

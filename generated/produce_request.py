@@ -3,8 +3,8 @@
 Request message, versions 0-13, flexible versions 9+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -254,12 +254,6 @@ def _write_PartitionProduceData_v0_8(data: PartitionProduceData, out: bytearray)
         raise _w.encode_failure(error, field) from None
 
 
-def _size_PartitionProduceData_v0_8(data: PartitionProduceData) -> int:
-    size = 4
-    size += _w.records_size(data.records, False)
-    return size
-
-
 # --- PartitionProduceData, versions 9-13 (flexible) ---
 
 def _read_PartitionProduceData_v9_13(buf: bytes, pos: int) -> tuple[PartitionProduceData, int]:
@@ -326,16 +320,6 @@ def _write_PartitionProduceData_v9_13(data: PartitionProduceData, out: bytearray
         raise _w.encode_failure(error, field) from None
 
 
-def _size_PartitionProduceData_v9_13(data: PartitionProduceData) -> int:
-    size = 4
-    size += _w.records_size(data.records, True)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- TopicProduceData, versions 0-8 ---
 
 def _read_TopicProduceData_v0_8(buf: bytes, pos: int) -> tuple[TopicProduceData, int]:
@@ -384,19 +368,6 @@ def _write_TopicProduceData_v0_8(data: TopicProduceData, out: bytearray) -> None
                 _write_PartitionProduceData_v0_8(partition_data_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicProduceData_v0_8(data: TopicProduceData) -> int:
-    size = 0
-    size += _w.string_size(data.name)
-    partition_data_items = data.partition_data
-    if partition_data_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partition_data_items), False)
-        for partition_data_item in partition_data_items:
-            size += _size_PartitionProduceData_v0_8(partition_data_item)
-    return size
 
 
 # --- TopicProduceData, versions 9-12 (flexible) ---
@@ -525,23 +496,6 @@ def _write_TopicProduceData_v9_12(data: TopicProduceData, out: bytearray) -> Non
         raise _w.encode_failure(error, field) from None
 
 
-def _size_TopicProduceData_v9_12(data: TopicProduceData) -> int:
-    size = 0
-    size += _w.compact_string_size(data.name)
-    partition_data_items = data.partition_data
-    if partition_data_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partition_data_items), True)
-        for partition_data_item in partition_data_items:
-            size += _size_PartitionProduceData_v9_13(partition_data_item)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- TopicProduceData, version 13 (flexible) ---
 
 def _read_TopicProduceData_v13(buf: bytes, pos: int) -> tuple[TopicProduceData, int]:
@@ -651,23 +605,6 @@ def _write_TopicProduceData_v13(data: TopicProduceData, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_TopicProduceData_v13(data: TopicProduceData) -> int:
-    size = 0
-    size += 16
-    partition_data_items = data.partition_data
-    if partition_data_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partition_data_items), True)
-        for partition_data_item in partition_data_items:
-            size += _size_PartitionProduceData_v9_13(partition_data_item)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- ProduceRequest, versions 0-2 ---
 
 def _read_ProduceRequest_v0_2(buf: bytes, pos: int) -> tuple[ProduceRequest, int]:
@@ -717,18 +654,6 @@ def _write_ProduceRequest_v0_2(request: ProduceRequest, out: bytearray) -> None:
                 _write_TopicProduceData_v0_8(topic_data_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ProduceRequest_v0_2(request: ProduceRequest) -> int:
-    size = 6
-    topic_data_items = request.topic_data
-    if topic_data_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topic_data_items), False)
-        for topic_data_item in topic_data_items:
-            size += _size_TopicProduceData_v0_8(topic_data_item)
-    return size
 
 
 # --- ProduceRequest, versions 3-8 ---
@@ -781,19 +706,6 @@ def _write_ProduceRequest_v3_8(request: ProduceRequest, out: bytearray) -> None:
                 _write_TopicProduceData_v0_8(topic_data_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ProduceRequest_v3_8(request: ProduceRequest) -> int:
-    size = 6
-    size += _w.string_size(request.transactional_id)
-    topic_data_items = request.topic_data
-    if topic_data_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topic_data_items), False)
-        for topic_data_item in topic_data_items:
-            size += _size_TopicProduceData_v0_8(topic_data_item)
-    return size
 
 
 # --- ProduceRequest, versions 9-12 (flexible) ---
@@ -967,23 +879,6 @@ def _write_ProduceRequest_v9_12(request: ProduceRequest, out: bytearray) -> None
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ProduceRequest_v9_12(request: ProduceRequest) -> int:
-    size = 6
-    size += _w.compact_string_size(request.transactional_id)
-    topic_data_items = request.topic_data
-    if topic_data_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topic_data_items), True)
-        for topic_data_item in topic_data_items:
-            size += _size_TopicProduceData_v9_12(topic_data_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- ProduceRequest, version 13 (flexible) ---
 
 def _read_ProduceRequest_v13(buf: bytes, pos: int) -> tuple[ProduceRequest, int]:
@@ -1145,23 +1040,6 @@ def _write_ProduceRequest_v13(request: ProduceRequest, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ProduceRequest_v13(request: ProduceRequest) -> int:
-    size = 6
-    size += _w.compact_string_size(request.transactional_id)
-    topic_data_items = request.topic_data
-    if topic_data_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topic_data_items), True)
-        for topic_data_item in topic_data_items:
-            size += _size_TopicProduceData_v13(topic_data_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -1172,14 +1050,12 @@ _V13_PLUS = (13, 32767)
 
 PartitionProduceData._READERS = (_read_PartitionProduceData_v0_8, _read_PartitionProduceData_v0_8, _read_PartitionProduceData_v0_8, _read_PartitionProduceData_v0_8, _read_PartitionProduceData_v0_8, _read_PartitionProduceData_v0_8, _read_PartitionProduceData_v0_8, _read_PartitionProduceData_v0_8, _read_PartitionProduceData_v0_8, _read_PartitionProduceData_v9_13, _read_PartitionProduceData_v9_13, _read_PartitionProduceData_v9_13, _read_PartitionProduceData_v9_13, _read_PartitionProduceData_v9_13)
 PartitionProduceData._WRITERS = (_write_PartitionProduceData_v0_8, _write_PartitionProduceData_v0_8, _write_PartitionProduceData_v0_8, _write_PartitionProduceData_v0_8, _write_PartitionProduceData_v0_8, _write_PartitionProduceData_v0_8, _write_PartitionProduceData_v0_8, _write_PartitionProduceData_v0_8, _write_PartitionProduceData_v0_8, _write_PartitionProduceData_v9_13, _write_PartitionProduceData_v9_13, _write_PartitionProduceData_v9_13, _write_PartitionProduceData_v9_13, _write_PartitionProduceData_v9_13)
-PartitionProduceData._SIZERS = (_size_PartitionProduceData_v0_8, _size_PartitionProduceData_v0_8, _size_PartitionProduceData_v0_8, _size_PartitionProduceData_v0_8, _size_PartitionProduceData_v0_8, _size_PartitionProduceData_v0_8, _size_PartitionProduceData_v0_8, _size_PartitionProduceData_v0_8, _size_PartitionProduceData_v0_8, _size_PartitionProduceData_v9_13, _size_PartitionProduceData_v9_13, _size_PartitionProduceData_v9_13, _size_PartitionProduceData_v9_13, _size_PartitionProduceData_v9_13)
 PartitionProduceData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="index", json_name="index", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="records", json_name="records", type="records", versions=_V0_PLUS, nullable=_V0_PLUS),
 )
 TopicProduceData._READERS = (_read_TopicProduceData_v0_8, _read_TopicProduceData_v0_8, _read_TopicProduceData_v0_8, _read_TopicProduceData_v0_8, _read_TopicProduceData_v0_8, _read_TopicProduceData_v0_8, _read_TopicProduceData_v0_8, _read_TopicProduceData_v0_8, _read_TopicProduceData_v0_8, _read_TopicProduceData_v9_12, _read_TopicProduceData_v9_12, _read_TopicProduceData_v9_12, _read_TopicProduceData_v9_12, _read_TopicProduceData_v13)
 TopicProduceData._WRITERS = (_write_TopicProduceData_v0_8, _write_TopicProduceData_v0_8, _write_TopicProduceData_v0_8, _write_TopicProduceData_v0_8, _write_TopicProduceData_v0_8, _write_TopicProduceData_v0_8, _write_TopicProduceData_v0_8, _write_TopicProduceData_v0_8, _write_TopicProduceData_v0_8, _write_TopicProduceData_v9_12, _write_TopicProduceData_v9_12, _write_TopicProduceData_v9_12, _write_TopicProduceData_v9_12, _write_TopicProduceData_v13)
-TopicProduceData._SIZERS = (_size_TopicProduceData_v0_8, _size_TopicProduceData_v0_8, _size_TopicProduceData_v0_8, _size_TopicProduceData_v0_8, _size_TopicProduceData_v0_8, _size_TopicProduceData_v0_8, _size_TopicProduceData_v0_8, _size_TopicProduceData_v0_8, _size_TopicProduceData_v0_8, _size_TopicProduceData_v9_12, _size_TopicProduceData_v9_12, _size_TopicProduceData_v9_12, _size_TopicProduceData_v9_12, _size_TopicProduceData_v13)
 TopicProduceData._LAZY_DEFAULTS = {"partition_data": list}
 TopicProduceData._MAP_KEYS = ("name", "topic_id")
 TopicProduceData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -1189,7 +1065,6 @@ TopicProduceData.FIELDS = (  # what the runtime knows of each field (kwire.wire.
 )
 ProduceRequest._READERS = (_read_ProduceRequest_v0_2, _read_ProduceRequest_v0_2, _read_ProduceRequest_v0_2, _read_ProduceRequest_v3_8, _read_ProduceRequest_v3_8, _read_ProduceRequest_v3_8, _read_ProduceRequest_v3_8, _read_ProduceRequest_v3_8, _read_ProduceRequest_v3_8, _read_ProduceRequest_v9_12, _read_ProduceRequest_v9_12, _read_ProduceRequest_v9_12, _read_ProduceRequest_v9_12, _read_ProduceRequest_v13)
 ProduceRequest._WRITERS = (_write_ProduceRequest_v0_2, _write_ProduceRequest_v0_2, _write_ProduceRequest_v0_2, _write_ProduceRequest_v3_8, _write_ProduceRequest_v3_8, _write_ProduceRequest_v3_8, _write_ProduceRequest_v3_8, _write_ProduceRequest_v3_8, _write_ProduceRequest_v3_8, _write_ProduceRequest_v9_12, _write_ProduceRequest_v9_12, _write_ProduceRequest_v9_12, _write_ProduceRequest_v9_12, _write_ProduceRequest_v13)
-ProduceRequest._SIZERS = (_size_ProduceRequest_v0_2, _size_ProduceRequest_v0_2, _size_ProduceRequest_v0_2, _size_ProduceRequest_v3_8, _size_ProduceRequest_v3_8, _size_ProduceRequest_v3_8, _size_ProduceRequest_v3_8, _size_ProduceRequest_v3_8, _size_ProduceRequest_v3_8, _size_ProduceRequest_v9_12, _size_ProduceRequest_v9_12, _size_ProduceRequest_v9_12, _size_ProduceRequest_v9_12, _size_ProduceRequest_v13)
 ProduceRequest._LAZY_DEFAULTS = {"topic_data": KeyedList}
 ProduceRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="transactional_id", json_name="transactionalId", type="string", versions=_V3_PLUS, nullable=_V3_PLUS),

@@ -3,8 +3,8 @@
 Response message, versions 0-13, flexible versions 9+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -462,12 +462,6 @@ def _write_BatchIndexAndErrorMessage_v8(message: BatchIndexAndErrorMessage, out:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_BatchIndexAndErrorMessage_v8(message: BatchIndexAndErrorMessage) -> int:
-    size = 4
-    size += _w.string_size(message.batch_index_error_message)
-    return size
-
-
 # --- BatchIndexAndErrorMessage, versions 9-13 (flexible) ---
 
 def _read_BatchIndexAndErrorMessage_v9_13(buf: bytes, pos: int) -> tuple[BatchIndexAndErrorMessage, int]:
@@ -521,16 +515,6 @@ def _write_BatchIndexAndErrorMessage_v9_13(message: BatchIndexAndErrorMessage, o
         raise _w.encode_failure(error, field) from None
 
 
-def _size_BatchIndexAndErrorMessage_v9_13(message: BatchIndexAndErrorMessage) -> int:
-    size = 4
-    size += _w.compact_string_size(message.batch_index_error_message)
-    count = len(message.unknown_tagged_fields)
-    for tag, payload in message.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- LeaderIdAndEpoch, versions 10-13 (flexible) ---
 
 def _read_LeaderIdAndEpoch_v10_13(buf: bytes, pos: int) -> tuple[LeaderIdAndEpoch, int]:
@@ -566,15 +550,6 @@ def _write_LeaderIdAndEpoch_v10_13(leader_id_and_epoch: LeaderIdAndEpoch, out: b
         raise _w.encode_failure(error, field) from None
 
 
-def _size_LeaderIdAndEpoch_v10_13(leader_id_and_epoch: LeaderIdAndEpoch) -> int:
-    size = 8
-    count = len(leader_id_and_epoch.unknown_tagged_fields)
-    for tag, payload in leader_id_and_epoch.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- PartitionProduceResponse, versions 0-1 ---
 
 def _read_PartitionProduceResponse_v0_1(buf: bytes, pos: int) -> tuple[PartitionProduceResponse, int]:
@@ -605,11 +580,6 @@ def _write_PartitionProduceResponse_v0_1(response: PartitionProduceResponse, out
         out += _pack_PartitionProduceResponse_index_to_base_offset(response.index, response.error_code, response.base_offset)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_PartitionProduceResponse_v0_1(response: PartitionProduceResponse) -> int:
-    size = 14
-    return size
 
 
 # --- PartitionProduceResponse, versions 2-4 ---
@@ -643,11 +613,6 @@ def _write_PartitionProduceResponse_v2_4(response: PartitionProduceResponse, out
         raise _w.encode_failure(error, field) from None
 
 
-def _size_PartitionProduceResponse_v2_4(response: PartitionProduceResponse) -> int:
-    size = 22
-    return size
-
-
 # --- PartitionProduceResponse, versions 5-7 ---
 
 def _read_PartitionProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[PartitionProduceResponse, int]:
@@ -676,11 +641,6 @@ def _write_PartitionProduceResponse_v5_7(response: PartitionProduceResponse, out
         out += _pack_PartitionProduceResponse_index_to_log_start_offset(response.index, response.error_code, response.base_offset, response.log_append_time_ms, response.log_start_offset)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_PartitionProduceResponse_v5_7(response: PartitionProduceResponse) -> int:
-    size = 30
-    return size
 
 
 # --- PartitionProduceResponse, version 8 ---
@@ -735,19 +695,6 @@ def _write_PartitionProduceResponse_v8(response: PartitionProduceResponse, out: 
         _w.write_string(out, response.error_message)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_PartitionProduceResponse_v8(response: PartitionProduceResponse) -> int:
-    size = 30
-    record_errors_items = response.record_errors
-    if record_errors_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(record_errors_items), False)
-        for record_errors_item in record_errors_items:
-            size += _size_BatchIndexAndErrorMessage_v8(record_errors_item)
-    size += _w.string_size(response.error_message)
-    return size
 
 
 # --- PartitionProduceResponse, version 9 (flexible) ---
@@ -863,23 +810,6 @@ def _write_PartitionProduceResponse_v9(response: PartitionProduceResponse, out: 
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_PartitionProduceResponse_v9(response: PartitionProduceResponse) -> int:
-    size = 30
-    record_errors_items = response.record_errors
-    if record_errors_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(record_errors_items), True)
-        for record_errors_item in record_errors_items:
-            size += _size_BatchIndexAndErrorMessage_v9_13(record_errors_item)
-    size += _w.compact_string_size(response.error_message)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- PartitionProduceResponse, versions 10-13 (flexible) ---
@@ -1025,28 +955,6 @@ def _write_PartitionProduceResponse_v10_13(response: PartitionProduceResponse, o
         raise _w.encode_failure(error, field) from None
 
 
-def _size_PartitionProduceResponse_v10_13(response: PartitionProduceResponse) -> int:
-    size = 30
-    record_errors_items = response.record_errors
-    if record_errors_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(record_errors_items), True)
-        for record_errors_item in record_errors_items:
-            size += _size_BatchIndexAndErrorMessage_v9_13(record_errors_item)
-    size += _w.compact_string_size(response.error_message)
-    count = len(response.unknown_tagged_fields)
-    if response.current_leader != LeaderIdAndEpoch():
-        payload_size = 0
-        payload_size += _size_LeaderIdAndEpoch_v10_13(response.current_leader)
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- TopicProduceResponse, versions 0-1 ---
 
 def _read_TopicProduceResponse_v0_1(buf: bytes, pos: int) -> tuple[TopicProduceResponse, int]:
@@ -1095,19 +1003,6 @@ def _write_TopicProduceResponse_v0_1(response: TopicProduceResponse, out: bytear
                 _write_PartitionProduceResponse_v0_1(partition_responses_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicProduceResponse_v0_1(response: TopicProduceResponse) -> int:
-    size = 0
-    size += _w.string_size(response.name)
-    partition_responses_items = response.partition_responses
-    if partition_responses_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partition_responses_items), False)
-        for partition_responses_item in partition_responses_items:
-            size += _size_PartitionProduceResponse_v0_1(partition_responses_item)
-    return size
 
 
 # --- TopicProduceResponse, versions 2-4 ---
@@ -1160,19 +1055,6 @@ def _write_TopicProduceResponse_v2_4(response: TopicProduceResponse, out: bytear
         raise _w.encode_failure(error, field) from None
 
 
-def _size_TopicProduceResponse_v2_4(response: TopicProduceResponse) -> int:
-    size = 0
-    size += _w.string_size(response.name)
-    partition_responses_items = response.partition_responses
-    if partition_responses_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partition_responses_items), False)
-        for partition_responses_item in partition_responses_items:
-            size += _size_PartitionProduceResponse_v2_4(partition_responses_item)
-    return size
-
-
 # --- TopicProduceResponse, versions 5-7 ---
 
 def _read_TopicProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[TopicProduceResponse, int]:
@@ -1223,19 +1105,6 @@ def _write_TopicProduceResponse_v5_7(response: TopicProduceResponse, out: bytear
         raise _w.encode_failure(error, field) from None
 
 
-def _size_TopicProduceResponse_v5_7(response: TopicProduceResponse) -> int:
-    size = 0
-    size += _w.string_size(response.name)
-    partition_responses_items = response.partition_responses
-    if partition_responses_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partition_responses_items), False)
-        for partition_responses_item in partition_responses_items:
-            size += _size_PartitionProduceResponse_v5_7(partition_responses_item)
-    return size
-
-
 # --- TopicProduceResponse, version 8 ---
 
 def _read_TopicProduceResponse_v8(buf: bytes, pos: int) -> tuple[TopicProduceResponse, int]:
@@ -1284,19 +1153,6 @@ def _write_TopicProduceResponse_v8(response: TopicProduceResponse, out: bytearra
                 _write_PartitionProduceResponse_v8(partition_responses_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicProduceResponse_v8(response: TopicProduceResponse) -> int:
-    size = 0
-    size += _w.string_size(response.name)
-    partition_responses_items = response.partition_responses
-    if partition_responses_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partition_responses_items), False)
-        for partition_responses_item in partition_responses_items:
-            size += _size_PartitionProduceResponse_v8(partition_responses_item)
-    return size
 
 
 # --- TopicProduceResponse, version 9 (flexible) ---
@@ -1460,23 +1316,6 @@ def _write_TopicProduceResponse_v9(response: TopicProduceResponse, out: bytearra
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicProduceResponse_v9(response: TopicProduceResponse) -> int:
-    size = 0
-    size += _w.compact_string_size(response.name)
-    partition_responses_items = response.partition_responses
-    if partition_responses_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partition_responses_items), True)
-        for partition_responses_item in partition_responses_items:
-            size += _size_PartitionProduceResponse_v9(partition_responses_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- TopicProduceResponse, versions 10-12 (flexible) ---
@@ -1664,23 +1503,6 @@ def _write_TopicProduceResponse_v10_12(response: TopicProduceResponse, out: byte
         raise _w.encode_failure(error, field) from None
 
 
-def _size_TopicProduceResponse_v10_12(response: TopicProduceResponse) -> int:
-    size = 0
-    size += _w.compact_string_size(response.name)
-    partition_responses_items = response.partition_responses
-    if partition_responses_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partition_responses_items), True)
-        for partition_responses_item in partition_responses_items:
-            size += _size_PartitionProduceResponse_v10_13(partition_responses_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- TopicProduceResponse, version 13 (flexible) ---
 
 def _read_TopicProduceResponse_v13(buf: bytes, pos: int) -> tuple[TopicProduceResponse, int]:
@@ -1849,23 +1671,6 @@ def _write_TopicProduceResponse_v13(response: TopicProduceResponse, out: bytearr
         raise _w.encode_failure(error, field) from None
 
 
-def _size_TopicProduceResponse_v13(response: TopicProduceResponse) -> int:
-    size = 0
-    size += 16
-    partition_responses_items = response.partition_responses
-    if partition_responses_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partition_responses_items), True)
-        for partition_responses_item in partition_responses_items:
-            size += _size_PartitionProduceResponse_v10_13(partition_responses_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- NodeEndpoint, versions 10-13 (flexible) ---
 
 def _read_NodeEndpoint_v10_13(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
@@ -1945,17 +1750,6 @@ def _write_NodeEndpoint_v10_13(endpoint: NodeEndpoint, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_NodeEndpoint_v10_13(endpoint: NodeEndpoint) -> int:
-    size = 8
-    size += _w.compact_string_size(endpoint.host)
-    size += _w.compact_string_size(endpoint.rack)
-    count = len(endpoint.unknown_tagged_fields)
-    for tag, payload in endpoint.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- ProduceResponse, version 0 ---
 
 def _read_ProduceResponse_v0(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
@@ -2000,18 +1794,6 @@ def _write_ProduceResponse_v0(response: ProduceResponse, out: bytearray) -> None
                 _write_TopicProduceResponse_v0_1(responses_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ProduceResponse_v0(response: ProduceResponse) -> int:
-    size = 0
-    responses_items = response.responses
-    if responses_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(responses_items), False)
-        for responses_item in responses_items:
-            size += _size_TopicProduceResponse_v0_1(responses_item)
-    return size
 
 
 # --- ProduceResponse, version 1 ---
@@ -2064,18 +1846,6 @@ def _write_ProduceResponse_v1(response: ProduceResponse, out: bytearray) -> None
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ProduceResponse_v1(response: ProduceResponse) -> int:
-    size = 4
-    responses_items = response.responses
-    if responses_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(responses_items), False)
-        for responses_item in responses_items:
-            size += _size_TopicProduceResponse_v0_1(responses_item)
-    return size
-
-
 # --- ProduceResponse, versions 2-4 ---
 
 def _read_ProduceResponse_v2_4(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
@@ -2124,18 +1894,6 @@ def _write_ProduceResponse_v2_4(response: ProduceResponse, out: bytearray) -> No
         out += _pack_ProduceResponse_throttle_time_ms(response.throttle_time_ms)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ProduceResponse_v2_4(response: ProduceResponse) -> int:
-    size = 4
-    responses_items = response.responses
-    if responses_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(responses_items), False)
-        for responses_item in responses_items:
-            size += _size_TopicProduceResponse_v2_4(responses_item)
-    return size
 
 
 # --- ProduceResponse, versions 5-7 ---
@@ -2188,18 +1946,6 @@ def _write_ProduceResponse_v5_7(response: ProduceResponse, out: bytearray) -> No
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ProduceResponse_v5_7(response: ProduceResponse) -> int:
-    size = 4
-    responses_items = response.responses
-    if responses_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(responses_items), False)
-        for responses_item in responses_items:
-            size += _size_TopicProduceResponse_v5_7(responses_item)
-    return size
-
-
 # --- ProduceResponse, version 8 ---
 
 def _read_ProduceResponse_v8(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
@@ -2248,18 +1994,6 @@ def _write_ProduceResponse_v8(response: ProduceResponse, out: bytearray) -> None
         out += _pack_ProduceResponse_throttle_time_ms(response.throttle_time_ms)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ProduceResponse_v8(response: ProduceResponse) -> int:
-    size = 4
-    responses_items = response.responses
-    if responses_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(responses_items), False)
-        for responses_item in responses_items:
-            size += _size_TopicProduceResponse_v8(responses_item)
-    return size
 
 
 # --- ProduceResponse, version 9 (flexible) ---
@@ -2453,22 +2187,6 @@ def _write_ProduceResponse_v9(response: ProduceResponse, out: bytearray) -> None
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ProduceResponse_v9(response: ProduceResponse) -> int:
-    size = 4
-    responses_items = response.responses
-    if responses_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(responses_items), True)
-        for responses_item in responses_items:
-            size += _size_TopicProduceResponse_v9(responses_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ProduceResponse, versions 10-12 (flexible) ---
@@ -2783,33 +2501,6 @@ def _write_ProduceResponse_v10_12(response: ProduceResponse, out: bytearray) -> 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ProduceResponse_v10_12(response: ProduceResponse) -> int:
-    size = 4
-    responses_items = response.responses
-    if responses_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(responses_items), True)
-        for responses_item in responses_items:
-            size += _size_TopicProduceResponse_v10_12(responses_item)
-    count = len(response.unknown_tagged_fields)
-    if (response.node_endpoints is None or len(response.node_endpoints) != 0):
-        payload_size = 0
-        node_endpoints_items = response.node_endpoints
-        if node_endpoints_items is None:
-            payload_size += _w.count_size(None, True)
-        else:
-            payload_size += _w.count_size(len(node_endpoints_items), True)
-            for node_endpoints_item in node_endpoints_items:
-                payload_size += _size_NodeEndpoint_v10_13(node_endpoints_item)
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- ProduceResponse, version 13 (flexible) ---
 
 def _read_ProduceResponse_v13(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
@@ -3112,33 +2803,6 @@ def _write_ProduceResponse_v13(response: ProduceResponse, out: bytearray) -> Non
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ProduceResponse_v13(response: ProduceResponse) -> int:
-    size = 4
-    responses_items = response.responses
-    if responses_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(responses_items), True)
-        for responses_item in responses_items:
-            size += _size_TopicProduceResponse_v13(responses_item)
-    count = len(response.unknown_tagged_fields)
-    if (response.node_endpoints is None or len(response.node_endpoints) != 0):
-        payload_size = 0
-        node_endpoints_items = response.node_endpoints
-        if node_endpoints_items is None:
-            payload_size += _w.count_size(None, True)
-        else:
-            payload_size += _w.count_size(len(node_endpoints_items), True)
-            for node_endpoints_item in node_endpoints_items:
-                payload_size += _size_NodeEndpoint_v10_13(node_endpoints_item)
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -3153,21 +2817,18 @@ _V13_PLUS = (13, 32767)
 
 BatchIndexAndErrorMessage._READERS = (None, None, None, None, None, None, None, None, _read_BatchIndexAndErrorMessage_v8, _read_BatchIndexAndErrorMessage_v9_13, _read_BatchIndexAndErrorMessage_v9_13, _read_BatchIndexAndErrorMessage_v9_13, _read_BatchIndexAndErrorMessage_v9_13, _read_BatchIndexAndErrorMessage_v9_13)
 BatchIndexAndErrorMessage._WRITERS = (None, None, None, None, None, None, None, None, _write_BatchIndexAndErrorMessage_v8, _write_BatchIndexAndErrorMessage_v9_13, _write_BatchIndexAndErrorMessage_v9_13, _write_BatchIndexAndErrorMessage_v9_13, _write_BatchIndexAndErrorMessage_v9_13, _write_BatchIndexAndErrorMessage_v9_13)
-BatchIndexAndErrorMessage._SIZERS = (None, None, None, None, None, None, None, None, _size_BatchIndexAndErrorMessage_v8, _size_BatchIndexAndErrorMessage_v9_13, _size_BatchIndexAndErrorMessage_v9_13, _size_BatchIndexAndErrorMessage_v9_13, _size_BatchIndexAndErrorMessage_v9_13, _size_BatchIndexAndErrorMessage_v9_13)
 BatchIndexAndErrorMessage.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="batch_index", json_name="batchIndex", type="int32", versions=_V8_PLUS, default=0),
     FieldInfo(attr="batch_index_error_message", json_name="batchIndexErrorMessage", type="string", versions=_V8_PLUS, nullable=_V8_PLUS),
 )
 LeaderIdAndEpoch._READERS = (None, None, None, None, None, None, None, None, None, None, _read_LeaderIdAndEpoch_v10_13, _read_LeaderIdAndEpoch_v10_13, _read_LeaderIdAndEpoch_v10_13, _read_LeaderIdAndEpoch_v10_13)
 LeaderIdAndEpoch._WRITERS = (None, None, None, None, None, None, None, None, None, None, _write_LeaderIdAndEpoch_v10_13, _write_LeaderIdAndEpoch_v10_13, _write_LeaderIdAndEpoch_v10_13, _write_LeaderIdAndEpoch_v10_13)
-LeaderIdAndEpoch._SIZERS = (None, None, None, None, None, None, None, None, None, None, _size_LeaderIdAndEpoch_v10_13, _size_LeaderIdAndEpoch_v10_13, _size_LeaderIdAndEpoch_v10_13, _size_LeaderIdAndEpoch_v10_13)
 LeaderIdAndEpoch.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="leader_id", json_name="leaderId", type="int32", versions=_V10_PLUS, default=-1),
     FieldInfo(attr="leader_epoch", json_name="leaderEpoch", type="int32", versions=_V10_PLUS, default=-1),
 )
 PartitionProduceResponse._READERS = (_read_PartitionProduceResponse_v0_1, _read_PartitionProduceResponse_v0_1, _read_PartitionProduceResponse_v2_4, _read_PartitionProduceResponse_v2_4, _read_PartitionProduceResponse_v2_4, _read_PartitionProduceResponse_v5_7, _read_PartitionProduceResponse_v5_7, _read_PartitionProduceResponse_v5_7, _read_PartitionProduceResponse_v8, _read_PartitionProduceResponse_v9, _read_PartitionProduceResponse_v10_13, _read_PartitionProduceResponse_v10_13, _read_PartitionProduceResponse_v10_13, _read_PartitionProduceResponse_v10_13)
 PartitionProduceResponse._WRITERS = (_write_PartitionProduceResponse_v0_1, _write_PartitionProduceResponse_v0_1, _write_PartitionProduceResponse_v2_4, _write_PartitionProduceResponse_v2_4, _write_PartitionProduceResponse_v2_4, _write_PartitionProduceResponse_v5_7, _write_PartitionProduceResponse_v5_7, _write_PartitionProduceResponse_v5_7, _write_PartitionProduceResponse_v8, _write_PartitionProduceResponse_v9, _write_PartitionProduceResponse_v10_13, _write_PartitionProduceResponse_v10_13, _write_PartitionProduceResponse_v10_13, _write_PartitionProduceResponse_v10_13)
-PartitionProduceResponse._SIZERS = (_size_PartitionProduceResponse_v0_1, _size_PartitionProduceResponse_v0_1, _size_PartitionProduceResponse_v2_4, _size_PartitionProduceResponse_v2_4, _size_PartitionProduceResponse_v2_4, _size_PartitionProduceResponse_v5_7, _size_PartitionProduceResponse_v5_7, _size_PartitionProduceResponse_v5_7, _size_PartitionProduceResponse_v8, _size_PartitionProduceResponse_v9, _size_PartitionProduceResponse_v10_13, _size_PartitionProduceResponse_v10_13, _size_PartitionProduceResponse_v10_13, _size_PartitionProduceResponse_v10_13)
 PartitionProduceResponse._LAZY_DEFAULTS = {"record_errors": list, "current_leader": LeaderIdAndEpoch}
 PartitionProduceResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="index", json_name="index", type="int32", versions=_V0_PLUS, default=0),
@@ -3181,7 +2842,6 @@ PartitionProduceResponse.FIELDS = (  # what the runtime knows of each field (kwi
 )
 TopicProduceResponse._READERS = (_read_TopicProduceResponse_v0_1, _read_TopicProduceResponse_v0_1, _read_TopicProduceResponse_v2_4, _read_TopicProduceResponse_v2_4, _read_TopicProduceResponse_v2_4, _read_TopicProduceResponse_v5_7, _read_TopicProduceResponse_v5_7, _read_TopicProduceResponse_v5_7, _read_TopicProduceResponse_v8, _read_TopicProduceResponse_v9, _read_TopicProduceResponse_v10_12, _read_TopicProduceResponse_v10_12, _read_TopicProduceResponse_v10_12, _read_TopicProduceResponse_v13)
 TopicProduceResponse._WRITERS = (_write_TopicProduceResponse_v0_1, _write_TopicProduceResponse_v0_1, _write_TopicProduceResponse_v2_4, _write_TopicProduceResponse_v2_4, _write_TopicProduceResponse_v2_4, _write_TopicProduceResponse_v5_7, _write_TopicProduceResponse_v5_7, _write_TopicProduceResponse_v5_7, _write_TopicProduceResponse_v8, _write_TopicProduceResponse_v9, _write_TopicProduceResponse_v10_12, _write_TopicProduceResponse_v10_12, _write_TopicProduceResponse_v10_12, _write_TopicProduceResponse_v13)
-TopicProduceResponse._SIZERS = (_size_TopicProduceResponse_v0_1, _size_TopicProduceResponse_v0_1, _size_TopicProduceResponse_v2_4, _size_TopicProduceResponse_v2_4, _size_TopicProduceResponse_v2_4, _size_TopicProduceResponse_v5_7, _size_TopicProduceResponse_v5_7, _size_TopicProduceResponse_v5_7, _size_TopicProduceResponse_v8, _size_TopicProduceResponse_v9, _size_TopicProduceResponse_v10_12, _size_TopicProduceResponse_v10_12, _size_TopicProduceResponse_v10_12, _size_TopicProduceResponse_v13)
 TopicProduceResponse._LAZY_DEFAULTS = {"partition_responses": list}
 TopicProduceResponse._MAP_KEYS = ("name", "topic_id")
 TopicProduceResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -3191,7 +2851,6 @@ TopicProduceResponse.FIELDS = (  # what the runtime knows of each field (kwire.w
 )
 NodeEndpoint._READERS = (None, None, None, None, None, None, None, None, None, None, _read_NodeEndpoint_v10_13, _read_NodeEndpoint_v10_13, _read_NodeEndpoint_v10_13, _read_NodeEndpoint_v10_13)
 NodeEndpoint._WRITERS = (None, None, None, None, None, None, None, None, None, None, _write_NodeEndpoint_v10_13, _write_NodeEndpoint_v10_13, _write_NodeEndpoint_v10_13, _write_NodeEndpoint_v10_13)
-NodeEndpoint._SIZERS = (None, None, None, None, None, None, None, None, None, None, _size_NodeEndpoint_v10_13, _size_NodeEndpoint_v10_13, _size_NodeEndpoint_v10_13, _size_NodeEndpoint_v10_13)
 NodeEndpoint._MAP_KEYS = ("node_id",)
 NodeEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="node_id", json_name="nodeId", type="int32", versions=_V10_PLUS, default=0, map_key=True),
@@ -3201,7 +2860,6 @@ NodeEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.mess
 )
 ProduceResponse._READERS = (_read_ProduceResponse_v0, _read_ProduceResponse_v1, _read_ProduceResponse_v2_4, _read_ProduceResponse_v2_4, _read_ProduceResponse_v2_4, _read_ProduceResponse_v5_7, _read_ProduceResponse_v5_7, _read_ProduceResponse_v5_7, _read_ProduceResponse_v8, _read_ProduceResponse_v9, _read_ProduceResponse_v10_12, _read_ProduceResponse_v10_12, _read_ProduceResponse_v10_12, _read_ProduceResponse_v13)
 ProduceResponse._WRITERS = (_write_ProduceResponse_v0, _write_ProduceResponse_v1, _write_ProduceResponse_v2_4, _write_ProduceResponse_v2_4, _write_ProduceResponse_v2_4, _write_ProduceResponse_v5_7, _write_ProduceResponse_v5_7, _write_ProduceResponse_v5_7, _write_ProduceResponse_v8, _write_ProduceResponse_v9, _write_ProduceResponse_v10_12, _write_ProduceResponse_v10_12, _write_ProduceResponse_v10_12, _write_ProduceResponse_v13)
-ProduceResponse._SIZERS = (_size_ProduceResponse_v0, _size_ProduceResponse_v1, _size_ProduceResponse_v2_4, _size_ProduceResponse_v2_4, _size_ProduceResponse_v2_4, _size_ProduceResponse_v5_7, _size_ProduceResponse_v5_7, _size_ProduceResponse_v5_7, _size_ProduceResponse_v8, _size_ProduceResponse_v9, _size_ProduceResponse_v10_12, _size_ProduceResponse_v10_12, _size_ProduceResponse_v10_12, _size_ProduceResponse_v13)
 ProduceResponse._LAZY_DEFAULTS = {"responses": KeyedList, "node_endpoints": KeyedList}
 ProduceResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="responses", json_name="responses", type="[]TopicProduceResponse", versions=_V0_PLUS, default=(), struct=TopicProduceResponse),

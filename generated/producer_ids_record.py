@@ -3,8 +3,8 @@
 Metadata message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -123,15 +123,6 @@ def _write_ProducerIdsRecord_v0(record: ProducerIdsRecord, out: bytearray) -> No
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ProducerIdsRecord_v0(record: ProducerIdsRecord) -> int:
-    size = 20
-    count = len(record.unknown_tagged_fields)
-    for tag, payload in record.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -139,7 +130,6 @@ _V0_PLUS = (0, 32767)
 
 ProducerIdsRecord._READERS = (_read_ProducerIdsRecord_v0,)
 ProducerIdsRecord._WRITERS = (_write_ProducerIdsRecord_v0,)
-ProducerIdsRecord._SIZERS = (_size_ProducerIdsRecord_v0,)
 ProducerIdsRecord.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="broker_id", json_name="brokerId", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="broker_epoch", json_name="brokerEpoch", type="int64", versions=_V0_PLUS, default=-1),

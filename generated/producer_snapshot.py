@@ -3,8 +3,8 @@
 Data message, versions 1, flexible versions none.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -205,11 +205,6 @@ def _write_ProducerEntry_v1(entry: ProducerEntry, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ProducerEntry_v1(entry: ProducerEntry) -> int:
-    size = 46
-    return size
-
-
 # --- ProducerSnapshot, version 1 ---
 
 def _read_ProducerSnapshot_v1(buf: bytes, pos: int) -> tuple[ProducerSnapshot, int]:
@@ -259,27 +254,12 @@ def _write_ProducerSnapshot_v1(snapshot: ProducerSnapshot, out: bytearray) -> No
         field = "crc"
         out += _pack_ProducerSnapshot_crc(snapshot.crc)
         field = "producer_entries[]"
-        producer_entries_items = snapshot.producer_entries
-        if producer_entries_items is None:
-                raise EncodeError("field producer_entries is null, which ProducerSnapshot version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(producer_entries_items), False)
-            for producer_entries_item in producer_entries_items:
-                _write_ProducerEntry_v1(producer_entries_item, out)
+        producer_entries_items = _w.non_null(snapshot.producer_entries, "field producer_entries is null, which ProducerSnapshot version 1 does not allow (never nullable)")
+        _w.write_count(out, len(producer_entries_items), False)
+        for producer_entries_item in producer_entries_items:
+            _write_ProducerEntry_v1(producer_entries_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ProducerSnapshot_v1(snapshot: ProducerSnapshot) -> int:
-    size = 4
-    producer_entries_items = snapshot.producer_entries
-    if producer_entries_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(producer_entries_items), False)
-        for producer_entries_item in producer_entries_items:
-            size += _size_ProducerEntry_v1(producer_entries_item)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -289,7 +269,6 @@ _V1_ONLY = (1, 1)
 
 ProducerEntry._READERS = (None, _read_ProducerEntry_v1)
 ProducerEntry._WRITERS = (None, _write_ProducerEntry_v1)
-ProducerEntry._SIZERS = (None, _size_ProducerEntry_v1)
 ProducerEntry.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="producer_id", json_name="producerId", type="int64", versions=_V1_ONLY, default=0),
     FieldInfo(attr="epoch", json_name="epoch", type="int16", versions=_V1_ONLY, default=0),
@@ -302,7 +281,6 @@ ProducerEntry.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
 )
 ProducerSnapshot._READERS = (None, _read_ProducerSnapshot_v1)
 ProducerSnapshot._WRITERS = (None, _write_ProducerSnapshot_v1)
-ProducerSnapshot._SIZERS = (None, _size_ProducerSnapshot_v1)
 ProducerSnapshot._LAZY_DEFAULTS = {"producer_entries": list}
 ProducerSnapshot.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="crc", json_name="crc", type="uint32", versions=_V1_ONLY, default=0),

@@ -3,8 +3,8 @@
 Request message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -140,9 +140,7 @@ def _write_PushTelemetryRequest_v0(request: PushTelemetryRequest, out: bytearray
         field = "subscription_id, terminating, compression_type"
         out += _pack_PushTelemetryRequest_subscription_id_to_compression_type(request.subscription_id, request.terminating, request.compression_type)
         field = "metrics"
-        if request.metrics is None:
-            raise EncodeError("field metrics is null, which PushTelemetryRequest version 0 does not allow (never nullable)")
-        _w.write_compact_bytes(out, request.metrics)
+        _w.write_compact_bytes(out, _w.non_null(request.metrics, "field metrics is null, which PushTelemetryRequest version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -152,17 +150,6 @@ def _write_PushTelemetryRequest_v0(request: PushTelemetryRequest, out: bytearray
         raise _w.encode_failure(error, field) from None
 
 
-def _size_PushTelemetryRequest_v0(request: PushTelemetryRequest) -> int:
-    size = 6
-    size += 16
-    size += _w.compact_bytes_size(request.metrics)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -170,7 +157,6 @@ _V0_PLUS = (0, 32767)
 
 PushTelemetryRequest._READERS = (_read_PushTelemetryRequest_v0,)
 PushTelemetryRequest._WRITERS = (_write_PushTelemetryRequest_v0,)
-PushTelemetryRequest._SIZERS = (_size_PushTelemetryRequest_v0,)
 PushTelemetryRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="client_instance_id", json_name="clientInstanceId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
     FieldInfo(attr="subscription_id", json_name="subscriptionId", type="int32", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Response message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -117,15 +117,6 @@ def _write_PushTelemetryResponse_v0(response: PushTelemetryResponse, out: bytear
         raise _w.encode_failure(error, field) from None
 
 
-def _size_PushTelemetryResponse_v0(response: PushTelemetryResponse) -> int:
-    size = 6
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -133,7 +124,6 @@ _V0_PLUS = (0, 32767)
 
 PushTelemetryResponse._READERS = (_read_PushTelemetryResponse_v0,)
 PushTelemetryResponse._WRITERS = (_write_PushTelemetryResponse_v0,)
-PushTelemetryResponse._SIZERS = (_size_PushTelemetryResponse_v0,)
 PushTelemetryResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

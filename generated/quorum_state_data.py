@@ -3,8 +3,8 @@
 Data message, versions 0-1, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -204,15 +204,6 @@ def _write_Voter_v0(voter: Voter, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_Voter_v0(voter: Voter) -> int:
-    size = 4
-    count = len(voter.unknown_tagged_fields)
-    for tag, payload in voter.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- QuorumStateData, version 0 (flexible) ---
 
 def _read_QuorumStateData_v0(buf: bytes, pos: int) -> tuple[QuorumStateData, int]:
@@ -268,9 +259,7 @@ def _write_QuorumStateData_v0(data: QuorumStateData, out: bytearray) -> None:
     field = ""
     try:
         field = "cluster_id"
-        if data.cluster_id is None:
-            raise EncodeError("field cluster_id is null, which QuorumStateData version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, data.cluster_id)
+        _w.write_compact_string(out, _w.non_null(data.cluster_id, "field cluster_id is null, which QuorumStateData version 0 does not allow (never nullable)"))
         field = "leader_id, leader_epoch, voted_id, applied_offset"
         out += _pack_QuorumStateData_leader_id_to_applied_offset(data.leader_id, data.leader_epoch, data.voted_id, data.applied_offset)
         field = "current_voters[]"
@@ -288,23 +277,6 @@ def _write_QuorumStateData_v0(data: QuorumStateData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_QuorumStateData_v0(data: QuorumStateData) -> int:
-    size = 20
-    size += _w.compact_string_size(data.cluster_id)
-    current_voters_items = data.current_voters
-    if current_voters_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(current_voters_items), True)
-        for current_voters_item in current_voters_items:
-            size += _size_Voter_v0(current_voters_item)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- QuorumStateData, version 1 (flexible) ---
@@ -354,16 +326,6 @@ def _write_QuorumStateData_v1(data: QuorumStateData, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_QuorumStateData_v1(data: QuorumStateData) -> int:
-    size = 12
-    size += 16
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -373,13 +335,11 @@ _V1_PLUS = (1, 32767)
 
 Voter._READERS = (_read_Voter_v0, None)
 Voter._WRITERS = (_write_Voter_v0, None)
-Voter._SIZERS = (_size_Voter_v0, None)
 Voter.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="voter_id", json_name="voterId", type="int32", versions=_V0_ONLY, default=0),
 )
 QuorumStateData._READERS = (_read_QuorumStateData_v0, _read_QuorumStateData_v1)
 QuorumStateData._WRITERS = (_write_QuorumStateData_v0, _write_QuorumStateData_v1)
-QuorumStateData._SIZERS = (_size_QuorumStateData_v0, _size_QuorumStateData_v1)
 QuorumStateData._LAZY_DEFAULTS = {"current_voters": list}
 QuorumStateData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="cluster_id", json_name="clusterId", type="string", versions=_V0_ONLY, default=''),

@@ -3,8 +3,8 @@
 Request message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -226,15 +226,6 @@ def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_PartitionData_v0(data: PartitionData) -> int:
-    size = 8
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- ReadStateData, version 0 (flexible) ---
 
 def _read_ReadStateData_v0(buf: bytes, pos: int) -> tuple[ReadStateData, int]:
@@ -286,13 +277,10 @@ def _write_ReadStateData_v0(data: ReadStateData, out: bytearray) -> None:
         field = "topic_id"
         out += _w.uuid_bytes(data.topic_id)
         field = "partitions[]"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which ReadStateData version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v0(partitions_item, out)
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which ReadStateData version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v0(partitions_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -300,23 +288,6 @@ def _write_ReadStateData_v0(data: ReadStateData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ReadStateData_v0(data: ReadStateData) -> int:
-    size = 0
-    size += 16
-    partitions_items = data.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_PartitionData_v0(partitions_item)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ReadShareGroupStateRequest, version 0 (flexible) ---
@@ -356,17 +327,12 @@ def _write_ReadShareGroupStateRequest_v0(request: ReadShareGroupStateRequest, ou
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which ReadShareGroupStateRequest version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which ReadShareGroupStateRequest version 0 does not allow (never nullable)"))
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ReadShareGroupStateRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_ReadStateData_v0(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which ReadShareGroupStateRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_ReadStateData_v0(topics_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -376,23 +342,6 @@ def _write_ReadShareGroupStateRequest_v0(request: ReadShareGroupStateRequest, ou
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ReadShareGroupStateRequest_v0(request: ReadShareGroupStateRequest) -> int:
-    size = 0
-    size += _w.compact_string_size(request.group_id)
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_ReadStateData_v0(topics_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -400,14 +349,12 @@ _V0_PLUS = (0, 32767)
 
 PartitionData._READERS = (_read_PartitionData_v0,)
 PartitionData._WRITERS = (_write_PartitionData_v0,)
-PartitionData._SIZERS = (_size_PartitionData_v0,)
 PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition", json_name="partition", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="leader_epoch", json_name="leaderEpoch", type="int32", versions=_V0_PLUS, default=0),
 )
 ReadStateData._READERS = (_read_ReadStateData_v0,)
 ReadStateData._WRITERS = (_write_ReadStateData_v0,)
-ReadStateData._SIZERS = (_size_ReadStateData_v0,)
 ReadStateData._LAZY_DEFAULTS = {"partitions": list}
 ReadStateData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
@@ -415,7 +362,6 @@ ReadStateData.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
 )
 ReadShareGroupStateRequest._READERS = (_read_ReadShareGroupStateRequest_v0,)
 ReadShareGroupStateRequest._WRITERS = (_write_ReadShareGroupStateRequest_v0,)
-ReadShareGroupStateRequest._SIZERS = (_size_ReadShareGroupStateRequest_v0,)
 ReadShareGroupStateRequest._LAZY_DEFAULTS = {"topics": list}
 ReadShareGroupStateRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),

@@ -3,8 +3,8 @@
 Response message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -317,15 +317,6 @@ def _write_StateBatch_v0(batch: StateBatch, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_StateBatch_v0(batch: StateBatch) -> int:
-    size = 19
-    count = len(batch.unknown_tagged_fields)
-    for tag, payload in batch.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- PartitionResult, version 0 (flexible) ---
 
 def _read_PartitionResult_v0(buf: bytes, pos: int) -> tuple[PartitionResult, int]:
@@ -387,13 +378,10 @@ def _write_PartitionResult_v0(result: PartitionResult, out: bytearray) -> None:
         field = "state_epoch, start_offset"
         out += _pack_PartitionResult_state_epoch_start_offset(result.state_epoch, result.start_offset)
         field = "state_batches[]"
-        state_batches_items = result.state_batches
-        if state_batches_items is None:
-                raise EncodeError("field state_batches is null, which PartitionResult version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(state_batches_items), True)
-            for state_batches_item in state_batches_items:
-                _write_StateBatch_v0(state_batches_item, out)
+        state_batches_items = _w.non_null(result.state_batches, "field state_batches is null, which PartitionResult version 0 does not allow (never nullable)")
+        _w.write_count(out, len(state_batches_items), True)
+        for state_batches_item in state_batches_items:
+            _write_StateBatch_v0(state_batches_item, out)
         field = "(tagged fields)"
         if result.unknown_tagged_fields:
             _w.write_tagged(out, [], result.unknown_tagged_fields)
@@ -401,23 +389,6 @@ def _write_PartitionResult_v0(result: PartitionResult, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_PartitionResult_v0(result: PartitionResult) -> int:
-    size = 18
-    size += _w.compact_string_size(result.error_message)
-    state_batches_items = result.state_batches
-    if state_batches_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(state_batches_items), True)
-        for state_batches_item in state_batches_items:
-            size += _size_StateBatch_v0(state_batches_item)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ReadStateResult, version 0 (flexible) ---
@@ -459,13 +430,10 @@ def _write_ReadStateResult_v0(result: ReadStateResult, out: bytearray) -> None:
         field = "topic_id"
         out += _w.uuid_bytes(result.topic_id)
         field = "partitions[]"
-        partitions_items = result.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which ReadStateResult version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionResult_v0(partitions_item, out)
+        partitions_items = _w.non_null(result.partitions, "field partitions is null, which ReadStateResult version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionResult_v0(partitions_item, out)
         field = "(tagged fields)"
         if result.unknown_tagged_fields:
             _w.write_tagged(out, [], result.unknown_tagged_fields)
@@ -473,23 +441,6 @@ def _write_ReadStateResult_v0(result: ReadStateResult, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ReadStateResult_v0(result: ReadStateResult) -> int:
-    size = 0
-    size += 16
-    partitions_items = result.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_PartitionResult_v0(partitions_item)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ReadShareGroupStateResponse, version 0 (flexible) ---
@@ -527,13 +478,10 @@ def _write_ReadShareGroupStateResponse_v0(response: ReadShareGroupStateResponse,
     field = ""
     try:
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which ReadShareGroupStateResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), True)
-            for results_item in results_items:
-                _write_ReadStateResult_v0(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which ReadShareGroupStateResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(results_items), True)
+        for results_item in results_items:
+            _write_ReadStateResult_v0(results_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -543,22 +491,6 @@ def _write_ReadShareGroupStateResponse_v0(response: ReadShareGroupStateResponse,
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ReadShareGroupStateResponse_v0(response: ReadShareGroupStateResponse) -> int:
-    size = 0
-    results_items = response.results
-    if results_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(results_items), True)
-        for results_item in results_items:
-            size += _size_ReadStateResult_v0(results_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -566,7 +498,6 @@ _V0_PLUS = (0, 32767)
 
 StateBatch._READERS = (_read_StateBatch_v0,)
 StateBatch._WRITERS = (_write_StateBatch_v0,)
-StateBatch._SIZERS = (_size_StateBatch_v0,)
 StateBatch.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="first_offset", json_name="firstOffset", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="last_offset", json_name="lastOffset", type="int64", versions=_V0_PLUS, default=0),
@@ -575,7 +506,6 @@ StateBatch.FIELDS = (  # what the runtime knows of each field (kwire.wire.messag
 )
 PartitionResult._READERS = (_read_PartitionResult_v0,)
 PartitionResult._WRITERS = (_write_PartitionResult_v0,)
-PartitionResult._SIZERS = (_size_PartitionResult_v0,)
 PartitionResult._LAZY_DEFAULTS = {"state_batches": list}
 PartitionResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition", json_name="partition", type="int32", versions=_V0_PLUS, default=0),
@@ -587,7 +517,6 @@ PartitionResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.m
 )
 ReadStateResult._READERS = (_read_ReadStateResult_v0,)
 ReadStateResult._WRITERS = (_write_ReadStateResult_v0,)
-ReadStateResult._SIZERS = (_size_ReadStateResult_v0,)
 ReadStateResult._LAZY_DEFAULTS = {"partitions": list}
 ReadStateResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
@@ -595,7 +524,6 @@ ReadStateResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.m
 )
 ReadShareGroupStateResponse._READERS = (_read_ReadShareGroupStateResponse_v0,)
 ReadShareGroupStateResponse._WRITERS = (_write_ReadShareGroupStateResponse_v0,)
-ReadShareGroupStateResponse._SIZERS = (_size_ReadShareGroupStateResponse_v0,)
 ReadShareGroupStateResponse._LAZY_DEFAULTS = {"results": list}
 ReadShareGroupStateResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="results", json_name="results", type="[]ReadStateResult", versions=_V0_PLUS, default=(), struct=ReadStateResult),

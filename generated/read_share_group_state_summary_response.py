@@ -3,8 +3,8 @@
 Response message, versions 0-1, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -268,16 +268,6 @@ def _write_PartitionResult_v0(result: PartitionResult, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_PartitionResult_v0(result: PartitionResult) -> int:
-    size = 22
-    size += _w.compact_string_size(result.error_message)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- PartitionResult, version 1 (flexible) ---
 
 def _read_PartitionResult_v1(buf: bytes, pos: int) -> tuple[PartitionResult, int]:
@@ -322,16 +312,6 @@ def _write_PartitionResult_v1(result: PartitionResult, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_PartitionResult_v1(result: PartitionResult) -> int:
-    size = 26
-    size += _w.compact_string_size(result.error_message)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- ReadStateSummaryResult, version 0 (flexible) ---
 
 def _read_ReadStateSummaryResult_v0(buf: bytes, pos: int) -> tuple[ReadStateSummaryResult, int]:
@@ -371,13 +351,10 @@ def _write_ReadStateSummaryResult_v0(result: ReadStateSummaryResult, out: bytear
         field = "topic_id"
         out += _w.uuid_bytes(result.topic_id)
         field = "partitions[]"
-        partitions_items = result.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which ReadStateSummaryResult version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionResult_v0(partitions_item, out)
+        partitions_items = _w.non_null(result.partitions, "field partitions is null, which ReadStateSummaryResult version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionResult_v0(partitions_item, out)
         field = "(tagged fields)"
         if result.unknown_tagged_fields:
             _w.write_tagged(out, [], result.unknown_tagged_fields)
@@ -385,23 +362,6 @@ def _write_ReadStateSummaryResult_v0(result: ReadStateSummaryResult, out: bytear
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ReadStateSummaryResult_v0(result: ReadStateSummaryResult) -> int:
-    size = 0
-    size += 16
-    partitions_items = result.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_PartitionResult_v0(partitions_item)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ReadStateSummaryResult, version 1 (flexible) ---
@@ -443,13 +403,10 @@ def _write_ReadStateSummaryResult_v1(result: ReadStateSummaryResult, out: bytear
         field = "topic_id"
         out += _w.uuid_bytes(result.topic_id)
         field = "partitions[]"
-        partitions_items = result.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which ReadStateSummaryResult version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionResult_v1(partitions_item, out)
+        partitions_items = _w.non_null(result.partitions, "field partitions is null, which ReadStateSummaryResult version 1 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionResult_v1(partitions_item, out)
         field = "(tagged fields)"
         if result.unknown_tagged_fields:
             _w.write_tagged(out, [], result.unknown_tagged_fields)
@@ -457,23 +414,6 @@ def _write_ReadStateSummaryResult_v1(result: ReadStateSummaryResult, out: bytear
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ReadStateSummaryResult_v1(result: ReadStateSummaryResult) -> int:
-    size = 0
-    size += 16
-    partitions_items = result.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_PartitionResult_v1(partitions_item)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ReadShareGroupStateSummaryResponse, version 0 (flexible) ---
@@ -511,13 +451,10 @@ def _write_ReadShareGroupStateSummaryResponse_v0(response: ReadShareGroupStateSu
     field = ""
     try:
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which ReadShareGroupStateSummaryResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), True)
-            for results_item in results_items:
-                _write_ReadStateSummaryResult_v0(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which ReadShareGroupStateSummaryResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(results_items), True)
+        for results_item in results_items:
+            _write_ReadStateSummaryResult_v0(results_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -525,22 +462,6 @@ def _write_ReadShareGroupStateSummaryResponse_v0(response: ReadShareGroupStateSu
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ReadShareGroupStateSummaryResponse_v0(response: ReadShareGroupStateSummaryResponse) -> int:
-    size = 0
-    results_items = response.results
-    if results_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(results_items), True)
-        for results_item in results_items:
-            size += _size_ReadStateSummaryResult_v0(results_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ReadShareGroupStateSummaryResponse, version 1 (flexible) ---
@@ -578,13 +499,10 @@ def _write_ReadShareGroupStateSummaryResponse_v1(response: ReadShareGroupStateSu
     field = ""
     try:
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which ReadShareGroupStateSummaryResponse version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), True)
-            for results_item in results_items:
-                _write_ReadStateSummaryResult_v1(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which ReadShareGroupStateSummaryResponse version 1 does not allow (never nullable)")
+        _w.write_count(out, len(results_items), True)
+        for results_item in results_items:
+            _write_ReadStateSummaryResult_v1(results_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -592,22 +510,6 @@ def _write_ReadShareGroupStateSummaryResponse_v1(response: ReadShareGroupStateSu
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ReadShareGroupStateSummaryResponse_v1(response: ReadShareGroupStateSummaryResponse) -> int:
-    size = 0
-    results_items = response.results
-    if results_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(results_items), True)
-        for results_item in results_items:
-            size += _size_ReadStateSummaryResult_v1(results_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -618,7 +520,6 @@ _V1_PLUS = (1, 32767)
 
 PartitionResult._READERS = (_read_PartitionResult_v0, _read_PartitionResult_v1)
 PartitionResult._WRITERS = (_write_PartitionResult_v0, _write_PartitionResult_v1)
-PartitionResult._SIZERS = (_size_PartitionResult_v0, _size_PartitionResult_v1)
 PartitionResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition", json_name="partition", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
@@ -630,7 +531,6 @@ PartitionResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.m
 )
 ReadStateSummaryResult._READERS = (_read_ReadStateSummaryResult_v0, _read_ReadStateSummaryResult_v1)
 ReadStateSummaryResult._WRITERS = (_write_ReadStateSummaryResult_v0, _write_ReadStateSummaryResult_v1)
-ReadStateSummaryResult._SIZERS = (_size_ReadStateSummaryResult_v0, _size_ReadStateSummaryResult_v1)
 ReadStateSummaryResult._LAZY_DEFAULTS = {"partitions": list}
 ReadStateSummaryResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
@@ -638,7 +538,6 @@ ReadStateSummaryResult.FIELDS = (  # what the runtime knows of each field (kwire
 )
 ReadShareGroupStateSummaryResponse._READERS = (_read_ReadShareGroupStateSummaryResponse_v0, _read_ReadShareGroupStateSummaryResponse_v1)
 ReadShareGroupStateSummaryResponse._WRITERS = (_write_ReadShareGroupStateSummaryResponse_v0, _write_ReadShareGroupStateSummaryResponse_v1)
-ReadShareGroupStateSummaryResponse._SIZERS = (_size_ReadShareGroupStateSummaryResponse_v0, _size_ReadShareGroupStateSummaryResponse_v1)
 ReadShareGroupStateSummaryResponse._LAZY_DEFAULTS = {"results": list}
 ReadShareGroupStateSummaryResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="results", json_name="results", type="[]ReadStateSummaryResult", versions=_V0_PLUS, default=(), struct=ReadStateSummaryResult),

@@ -3,8 +3,8 @@
 Metadata message, versions 0-3, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -356,17 +356,6 @@ def _write_BrokerEndpoint_v0_3(endpoint: BrokerEndpoint, out: bytearray) -> None
         raise _w.encode_failure(error, field) from None
 
 
-def _size_BrokerEndpoint_v0_3(endpoint: BrokerEndpoint) -> int:
-    size = 4
-    size += _w.compact_string_size(endpoint.name)
-    size += _w.compact_string_size(endpoint.host)
-    count = len(endpoint.unknown_tagged_fields)
-    for tag, payload in endpoint.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- BrokerFeature, versions 0-3 (flexible) ---
 
 def _read_BrokerFeature_v0_3(buf: bytes, pos: int) -> tuple[BrokerFeature, int]:
@@ -422,16 +411,6 @@ def _write_BrokerFeature_v0_3(feature: BrokerFeature, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_BrokerFeature_v0_3(feature: BrokerFeature) -> int:
-    size = 4
-    size += _w.compact_string_size(feature.name)
-    count = len(feature.unknown_tagged_fields)
-    for tag, payload in feature.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- RegisterBrokerRecord, version 0 (flexible) ---
@@ -635,31 +614,6 @@ def _write_RegisterBrokerRecord_v0(record: RegisterBrokerRecord, out: bytearray)
         raise _w.encode_failure(error, field) from None
 
 
-def _size_RegisterBrokerRecord_v0(record: RegisterBrokerRecord) -> int:
-    size = 13
-    size += 16
-    end_points_items = record.end_points
-    if end_points_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(end_points_items), True)
-        for end_points_item in end_points_items:
-            size += _size_BrokerEndpoint_v0_3(end_points_item)
-    features_items = record.features
-    if features_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(features_items), True)
-        for features_item in features_items:
-            size += _size_BrokerFeature_v0_3(features_item)
-    size += _w.compact_string_size(record.rack)
-    count = len(record.unknown_tagged_fields)
-    for tag, payload in record.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- RegisterBrokerRecord, version 1 (flexible) ---
 
 def _read_RegisterBrokerRecord_v1(buf: bytes, pos: int) -> tuple[RegisterBrokerRecord, int]:
@@ -858,31 +812,6 @@ def _write_RegisterBrokerRecord_v1(record: RegisterBrokerRecord, out: bytearray)
         raise _w.encode_failure(error, field) from None
 
 
-def _size_RegisterBrokerRecord_v1(record: RegisterBrokerRecord) -> int:
-    size = 14
-    size += 16
-    end_points_items = record.end_points
-    if end_points_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(end_points_items), True)
-        for end_points_item in end_points_items:
-            size += _size_BrokerEndpoint_v0_3(end_points_item)
-    features_items = record.features
-    if features_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(features_items), True)
-        for features_item in features_items:
-            size += _size_BrokerFeature_v0_3(features_item)
-    size += _w.compact_string_size(record.rack)
-    count = len(record.unknown_tagged_fields)
-    for tag, payload in record.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- RegisterBrokerRecord, version 2 (flexible) ---
 
 def _read_RegisterBrokerRecord_v2(buf: bytes, pos: int) -> tuple[RegisterBrokerRecord, int]:
@@ -1076,31 +1005,6 @@ def _write_RegisterBrokerRecord_v2(record: RegisterBrokerRecord, out: bytearray)
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_RegisterBrokerRecord_v2(record: RegisterBrokerRecord) -> int:
-    size = 15
-    size += 16
-    end_points_items = record.end_points
-    if end_points_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(end_points_items), True)
-        for end_points_item in end_points_items:
-            size += _size_BrokerEndpoint_v0_3(end_points_item)
-    features_items = record.features
-    if features_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(features_items), True)
-        for features_item in features_items:
-            size += _size_BrokerFeature_v0_3(features_item)
-    size += _w.compact_string_size(record.rack)
-    count = len(record.unknown_tagged_fields)
-    for tag, payload in record.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- RegisterBrokerRecord, version 3 (flexible) ---
@@ -1350,41 +1254,6 @@ def _write_RegisterBrokerRecord_v3(record: RegisterBrokerRecord, out: bytearray)
         raise _w.encode_failure(error, field) from None
 
 
-def _size_RegisterBrokerRecord_v3(record: RegisterBrokerRecord) -> int:
-    size = 15
-    size += 16
-    end_points_items = record.end_points
-    if end_points_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(end_points_items), True)
-        for end_points_item in end_points_items:
-            size += _size_BrokerEndpoint_v0_3(end_points_item)
-    features_items = record.features
-    if features_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(features_items), True)
-        for features_item in features_items:
-            size += _size_BrokerFeature_v0_3(features_item)
-    size += _w.compact_string_size(record.rack)
-    count = len(record.unknown_tagged_fields)
-    if (record.log_dirs is None or len(record.log_dirs) != 0):
-        payload_size = 0
-        log_dirs_items = record.log_dirs
-        if log_dirs_items is None:
-            payload_size += _w.count_size(None, True)
-        else:
-            payload_size += _w.count_size(len(log_dirs_items), True)
-            payload_size += 16 * len(log_dirs_items)
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in record.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -1395,7 +1264,6 @@ _V3_PLUS = (3, 32767)
 
 BrokerEndpoint._READERS = (_read_BrokerEndpoint_v0_3, _read_BrokerEndpoint_v0_3, _read_BrokerEndpoint_v0_3, _read_BrokerEndpoint_v0_3)
 BrokerEndpoint._WRITERS = (_write_BrokerEndpoint_v0_3, _write_BrokerEndpoint_v0_3, _write_BrokerEndpoint_v0_3, _write_BrokerEndpoint_v0_3)
-BrokerEndpoint._SIZERS = (_size_BrokerEndpoint_v0_3, _size_BrokerEndpoint_v0_3, _size_BrokerEndpoint_v0_3, _size_BrokerEndpoint_v0_3)
 BrokerEndpoint._MAP_KEYS = ("name",)
 BrokerEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
@@ -1405,7 +1273,6 @@ BrokerEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
 )
 BrokerFeature._READERS = (_read_BrokerFeature_v0_3, _read_BrokerFeature_v0_3, _read_BrokerFeature_v0_3, _read_BrokerFeature_v0_3)
 BrokerFeature._WRITERS = (_write_BrokerFeature_v0_3, _write_BrokerFeature_v0_3, _write_BrokerFeature_v0_3, _write_BrokerFeature_v0_3)
-BrokerFeature._SIZERS = (_size_BrokerFeature_v0_3, _size_BrokerFeature_v0_3, _size_BrokerFeature_v0_3, _size_BrokerFeature_v0_3)
 BrokerFeature._MAP_KEYS = ("name",)
 BrokerFeature.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
@@ -1414,7 +1281,6 @@ BrokerFeature.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
 )
 RegisterBrokerRecord._READERS = (_read_RegisterBrokerRecord_v0, _read_RegisterBrokerRecord_v1, _read_RegisterBrokerRecord_v2, _read_RegisterBrokerRecord_v3)
 RegisterBrokerRecord._WRITERS = (_write_RegisterBrokerRecord_v0, _write_RegisterBrokerRecord_v1, _write_RegisterBrokerRecord_v2, _write_RegisterBrokerRecord_v3)
-RegisterBrokerRecord._SIZERS = (_size_RegisterBrokerRecord_v0, _size_RegisterBrokerRecord_v1, _size_RegisterBrokerRecord_v2, _size_RegisterBrokerRecord_v3)
 RegisterBrokerRecord._LAZY_DEFAULTS = {"end_points": KeyedList, "features": KeyedList, "log_dirs": list}
 RegisterBrokerRecord.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="broker_id", json_name="brokerId", type="int32", versions=_V0_PLUS, default=0),

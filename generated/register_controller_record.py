@@ -3,8 +3,8 @@
 Metadata message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -314,17 +314,6 @@ def _write_ControllerEndpoint_v0(endpoint: ControllerEndpoint, out: bytearray) -
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ControllerEndpoint_v0(endpoint: ControllerEndpoint) -> int:
-    size = 4
-    size += _w.compact_string_size(endpoint.name)
-    size += _w.compact_string_size(endpoint.host)
-    count = len(endpoint.unknown_tagged_fields)
-    for tag, payload in endpoint.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- ControllerFeature, version 0 (flexible) ---
 
 def _read_ControllerFeature_v0(buf: bytes, pos: int) -> tuple[ControllerFeature, int]:
@@ -380,16 +369,6 @@ def _write_ControllerFeature_v0(feature: ControllerFeature, out: bytearray) -> N
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ControllerFeature_v0(feature: ControllerFeature) -> int:
-    size = 4
-    size += _w.compact_string_size(feature.name)
-    count = len(feature.unknown_tagged_fields)
-    for tag, payload in feature.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- RegisterControllerRecord, version 0 (flexible) ---
@@ -563,30 +542,6 @@ def _write_RegisterControllerRecord_v0(record: RegisterControllerRecord, out: by
         raise _w.encode_failure(error, field) from None
 
 
-def _size_RegisterControllerRecord_v0(record: RegisterControllerRecord) -> int:
-    size = 5
-    size += 16
-    end_points_items = record.end_points
-    if end_points_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(end_points_items), True)
-        for end_points_item in end_points_items:
-            size += _size_ControllerEndpoint_v0(end_points_item)
-    features_items = record.features
-    if features_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(features_items), True)
-        for features_item in features_items:
-            size += _size_ControllerFeature_v0(features_item)
-    count = len(record.unknown_tagged_fields)
-    for tag, payload in record.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -594,7 +549,6 @@ _V0_PLUS = (0, 32767)
 
 ControllerEndpoint._READERS = (_read_ControllerEndpoint_v0,)
 ControllerEndpoint._WRITERS = (_write_ControllerEndpoint_v0,)
-ControllerEndpoint._SIZERS = (_size_ControllerEndpoint_v0,)
 ControllerEndpoint._MAP_KEYS = ("name",)
 ControllerEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
@@ -604,7 +558,6 @@ ControllerEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wir
 )
 ControllerFeature._READERS = (_read_ControllerFeature_v0,)
 ControllerFeature._WRITERS = (_write_ControllerFeature_v0,)
-ControllerFeature._SIZERS = (_size_ControllerFeature_v0,)
 ControllerFeature._MAP_KEYS = ("name",)
 ControllerFeature.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
@@ -613,7 +566,6 @@ ControllerFeature.FIELDS = (  # what the runtime knows of each field (kwire.wire
 )
 RegisterControllerRecord._READERS = (_read_RegisterControllerRecord_v0,)
 RegisterControllerRecord._WRITERS = (_write_RegisterControllerRecord_v0,)
-RegisterControllerRecord._SIZERS = (_size_RegisterControllerRecord_v0,)
 RegisterControllerRecord._LAZY_DEFAULTS = {"end_points": KeyedList, "features": KeyedList}
 RegisterControllerRecord.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="controller_id", json_name="controllerId", type="int32", versions=_V0_PLUS, default=0),

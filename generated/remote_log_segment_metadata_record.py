@@ -3,8 +3,8 @@
 Metadata message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -385,17 +385,6 @@ def _write_TopicIdPartitionEntry_v0(entry: TopicIdPartitionEntry, out: bytearray
         raise _w.encode_failure(error, field) from None
 
 
-def _size_TopicIdPartitionEntry_v0(entry: TopicIdPartitionEntry) -> int:
-    size = 4
-    size += _w.compact_string_size(entry.name)
-    size += 16
-    count = len(entry.unknown_tagged_fields)
-    for tag, payload in entry.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- RemoteLogSegmentIdEntry, version 0 (flexible) ---
 
 def _read_RemoteLogSegmentIdEntry_v0(buf: bytes, pos: int) -> tuple[RemoteLogSegmentIdEntry, int]:
@@ -436,17 +425,6 @@ def _write_RemoteLogSegmentIdEntry_v0(entry: RemoteLogSegmentIdEntry, out: bytea
         raise _w.encode_failure(error, field) from None
 
 
-def _size_RemoteLogSegmentIdEntry_v0(entry: RemoteLogSegmentIdEntry) -> int:
-    size = 0
-    size += _size_TopicIdPartitionEntry_v0(entry.topic_id_partition)
-    size += 16
-    count = len(entry.unknown_tagged_fields)
-    for tag, payload in entry.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- SegmentLeaderEpochEntry, version 0 (flexible) ---
 
 def _read_SegmentLeaderEpochEntry_v0(buf: bytes, pos: int) -> tuple[SegmentLeaderEpochEntry, int]:
@@ -480,15 +458,6 @@ def _write_SegmentLeaderEpochEntry_v0(entry: SegmentLeaderEpochEntry, out: bytea
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_SegmentLeaderEpochEntry_v0(entry: SegmentLeaderEpochEntry) -> int:
-    size = 12
-    count = len(entry.unknown_tagged_fields)
-    for tag, payload in entry.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- RemoteLogSegmentMetadataRecord, version 0 (flexible) ---
@@ -618,29 +587,6 @@ def _write_RemoteLogSegmentMetadataRecord_v0(record: RemoteLogSegmentMetadataRec
         raise _w.encode_failure(error, field) from None
 
 
-def _size_RemoteLogSegmentMetadataRecord_v0(record: RemoteLogSegmentMetadataRecord) -> int:
-    size = 41
-    size += _size_RemoteLogSegmentIdEntry_v0(record.remote_log_segment_id)
-    segment_leader_epochs_items = record.segment_leader_epochs
-    if segment_leader_epochs_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(segment_leader_epochs_items), True)
-        for segment_leader_epochs_item in segment_leader_epochs_items:
-            size += _size_SegmentLeaderEpochEntry_v0(segment_leader_epochs_item)
-    size += _w.compact_bytes_size(record.custom_metadata)
-    count = len(record.unknown_tagged_fields)
-    if record.txn_index_empty:
-        payload_size = 0
-        payload_size += 1
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in record.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -648,7 +594,6 @@ _V0_PLUS = (0, 32767)
 
 TopicIdPartitionEntry._READERS = (_read_TopicIdPartitionEntry_v0,)
 TopicIdPartitionEntry._WRITERS = (_write_TopicIdPartitionEntry_v0,)
-TopicIdPartitionEntry._SIZERS = (_size_TopicIdPartitionEntry_v0,)
 TopicIdPartitionEntry.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="id", json_name="id", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
@@ -656,7 +601,6 @@ TopicIdPartitionEntry.FIELDS = (  # what the runtime knows of each field (kwire.
 )
 RemoteLogSegmentIdEntry._READERS = (_read_RemoteLogSegmentIdEntry_v0,)
 RemoteLogSegmentIdEntry._WRITERS = (_write_RemoteLogSegmentIdEntry_v0,)
-RemoteLogSegmentIdEntry._SIZERS = (_size_RemoteLogSegmentIdEntry_v0,)
 RemoteLogSegmentIdEntry._LAZY_DEFAULTS = {"topic_id_partition": TopicIdPartitionEntry}
 RemoteLogSegmentIdEntry.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id_partition", json_name="topicIdPartition", type="TopicIdPartitionEntry", versions=_V0_PLUS, default=(), struct=TopicIdPartitionEntry),
@@ -664,14 +608,12 @@ RemoteLogSegmentIdEntry.FIELDS = (  # what the runtime knows of each field (kwir
 )
 SegmentLeaderEpochEntry._READERS = (_read_SegmentLeaderEpochEntry_v0,)
 SegmentLeaderEpochEntry._WRITERS = (_write_SegmentLeaderEpochEntry_v0,)
-SegmentLeaderEpochEntry._SIZERS = (_size_SegmentLeaderEpochEntry_v0,)
 SegmentLeaderEpochEntry.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="leader_epoch", json_name="leaderEpoch", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="offset", json_name="offset", type="int64", versions=_V0_PLUS, default=0),
 )
 RemoteLogSegmentMetadataRecord._READERS = (_read_RemoteLogSegmentMetadataRecord_v0,)
 RemoteLogSegmentMetadataRecord._WRITERS = (_write_RemoteLogSegmentMetadataRecord_v0,)
-RemoteLogSegmentMetadataRecord._SIZERS = (_size_RemoteLogSegmentMetadataRecord_v0,)
 RemoteLogSegmentMetadataRecord._LAZY_DEFAULTS = {"remote_log_segment_id": RemoteLogSegmentIdEntry, "segment_leader_epochs": list}
 RemoteLogSegmentMetadataRecord.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="remote_log_segment_id", json_name="remoteLogSegmentId", type="RemoteLogSegmentIdEntry", versions=_V0_PLUS, default=(), struct=RemoteLogSegmentIdEntry),

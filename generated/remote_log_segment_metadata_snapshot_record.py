@@ -3,8 +3,8 @@
 Metadata message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -246,15 +246,6 @@ def _write_SegmentLeaderEpochEntry_v0(entry: SegmentLeaderEpochEntry, out: bytea
         raise _w.encode_failure(error, field) from None
 
 
-def _size_SegmentLeaderEpochEntry_v0(entry: SegmentLeaderEpochEntry) -> int:
-    size = 12
-    count = len(entry.unknown_tagged_fields)
-    for tag, payload in entry.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- RemoteLogSegmentMetadataSnapshotRecord, version 0 (flexible) ---
 
 def _read_RemoteLogSegmentMetadataSnapshotRecord_v0(buf: bytes, pos: int) -> tuple[RemoteLogSegmentMetadataSnapshotRecord, int]:
@@ -380,29 +371,6 @@ def _write_RemoteLogSegmentMetadataSnapshotRecord_v0(record: RemoteLogSegmentMet
         raise _w.encode_failure(error, field) from None
 
 
-def _size_RemoteLogSegmentMetadataSnapshotRecord_v0(record: RemoteLogSegmentMetadataSnapshotRecord) -> int:
-    size = 41
-    size += 16
-    segment_leader_epochs_items = record.segment_leader_epochs
-    if segment_leader_epochs_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(segment_leader_epochs_items), True)
-        for segment_leader_epochs_item in segment_leader_epochs_items:
-            size += _size_SegmentLeaderEpochEntry_v0(segment_leader_epochs_item)
-    size += _w.compact_bytes_size(record.custom_metadata)
-    count = len(record.unknown_tagged_fields)
-    if record.txn_index_empty:
-        payload_size = 0
-        payload_size += 1
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in record.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -410,14 +378,12 @@ _V0_PLUS = (0, 32767)
 
 SegmentLeaderEpochEntry._READERS = (_read_SegmentLeaderEpochEntry_v0,)
 SegmentLeaderEpochEntry._WRITERS = (_write_SegmentLeaderEpochEntry_v0,)
-SegmentLeaderEpochEntry._SIZERS = (_size_SegmentLeaderEpochEntry_v0,)
 SegmentLeaderEpochEntry.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="leader_epoch", json_name="leaderEpoch", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="offset", json_name="offset", type="int64", versions=_V0_PLUS, default=0),
 )
 RemoteLogSegmentMetadataSnapshotRecord._READERS = (_read_RemoteLogSegmentMetadataSnapshotRecord_v0,)
 RemoteLogSegmentMetadataSnapshotRecord._WRITERS = (_write_RemoteLogSegmentMetadataSnapshotRecord_v0,)
-RemoteLogSegmentMetadataSnapshotRecord._SIZERS = (_size_RemoteLogSegmentMetadataSnapshotRecord_v0,)
 RemoteLogSegmentMetadataSnapshotRecord._LAZY_DEFAULTS = {"segment_leader_epochs": list}
 RemoteLogSegmentMetadataSnapshotRecord.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="segment_id", json_name="segmentId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),

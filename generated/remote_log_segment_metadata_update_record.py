@@ -3,8 +3,8 @@
 Metadata message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -282,17 +282,6 @@ def _write_TopicIdPartitionEntry_v0(entry: TopicIdPartitionEntry, out: bytearray
         raise _w.encode_failure(error, field) from None
 
 
-def _size_TopicIdPartitionEntry_v0(entry: TopicIdPartitionEntry) -> int:
-    size = 4
-    size += _w.compact_string_size(entry.name)
-    size += 16
-    count = len(entry.unknown_tagged_fields)
-    for tag, payload in entry.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- RemoteLogSegmentIdEntry, version 0 (flexible) ---
 
 def _read_RemoteLogSegmentIdEntry_v0(buf: bytes, pos: int) -> tuple[RemoteLogSegmentIdEntry, int]:
@@ -331,17 +320,6 @@ def _write_RemoteLogSegmentIdEntry_v0(entry: RemoteLogSegmentIdEntry, out: bytea
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_RemoteLogSegmentIdEntry_v0(entry: RemoteLogSegmentIdEntry) -> int:
-    size = 0
-    size += _size_TopicIdPartitionEntry_v0(entry.topic_id_partition)
-    size += 16
-    count = len(entry.unknown_tagged_fields)
-    for tag, payload in entry.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- RemoteLogSegmentMetadataUpdateRecord, version 0 (flexible) ---
@@ -394,17 +372,6 @@ def _write_RemoteLogSegmentMetadataUpdateRecord_v0(record: RemoteLogSegmentMetad
         raise _w.encode_failure(error, field) from None
 
 
-def _size_RemoteLogSegmentMetadataUpdateRecord_v0(record: RemoteLogSegmentMetadataUpdateRecord) -> int:
-    size = 13
-    size += _size_RemoteLogSegmentIdEntry_v0(record.remote_log_segment_id)
-    size += _w.compact_bytes_size(record.custom_metadata)
-    count = len(record.unknown_tagged_fields)
-    for tag, payload in record.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -412,7 +379,6 @@ _V0_PLUS = (0, 32767)
 
 TopicIdPartitionEntry._READERS = (_read_TopicIdPartitionEntry_v0,)
 TopicIdPartitionEntry._WRITERS = (_write_TopicIdPartitionEntry_v0,)
-TopicIdPartitionEntry._SIZERS = (_size_TopicIdPartitionEntry_v0,)
 TopicIdPartitionEntry.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="id", json_name="id", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
@@ -420,7 +386,6 @@ TopicIdPartitionEntry.FIELDS = (  # what the runtime knows of each field (kwire.
 )
 RemoteLogSegmentIdEntry._READERS = (_read_RemoteLogSegmentIdEntry_v0,)
 RemoteLogSegmentIdEntry._WRITERS = (_write_RemoteLogSegmentIdEntry_v0,)
-RemoteLogSegmentIdEntry._SIZERS = (_size_RemoteLogSegmentIdEntry_v0,)
 RemoteLogSegmentIdEntry._LAZY_DEFAULTS = {"topic_id_partition": TopicIdPartitionEntry}
 RemoteLogSegmentIdEntry.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id_partition", json_name="topicIdPartition", type="TopicIdPartitionEntry", versions=_V0_PLUS, default=(), struct=TopicIdPartitionEntry),
@@ -428,7 +393,6 @@ RemoteLogSegmentIdEntry.FIELDS = (  # what the runtime knows of each field (kwir
 )
 RemoteLogSegmentMetadataUpdateRecord._READERS = (_read_RemoteLogSegmentMetadataUpdateRecord_v0,)
 RemoteLogSegmentMetadataUpdateRecord._WRITERS = (_write_RemoteLogSegmentMetadataUpdateRecord_v0,)
-RemoteLogSegmentMetadataUpdateRecord._SIZERS = (_size_RemoteLogSegmentMetadataUpdateRecord_v0,)
 RemoteLogSegmentMetadataUpdateRecord._LAZY_DEFAULTS = {"remote_log_segment_id": RemoteLogSegmentIdEntry}
 RemoteLogSegmentMetadataUpdateRecord.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="remote_log_segment_id", json_name="remoteLogSegmentId", type="RemoteLogSegmentIdEntry", versions=_V0_PLUS, default=(), struct=RemoteLogSegmentIdEntry),

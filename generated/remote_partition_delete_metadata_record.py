@@ -3,8 +3,8 @@
 Metadata message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -222,17 +222,6 @@ def _write_TopicIdPartitionEntry_v0(entry: TopicIdPartitionEntry, out: bytearray
         raise _w.encode_failure(error, field) from None
 
 
-def _size_TopicIdPartitionEntry_v0(entry: TopicIdPartitionEntry) -> int:
-    size = 4
-    size += _w.compact_string_size(entry.name)
-    size += 16
-    count = len(entry.unknown_tagged_fields)
-    for tag, payload in entry.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- RemotePartitionDeleteMetadataRecord, version 0 (flexible) ---
 
 def _read_RemotePartitionDeleteMetadataRecord_v0(buf: bytes, pos: int) -> tuple[RemotePartitionDeleteMetadataRecord, int]:
@@ -274,16 +263,6 @@ def _write_RemotePartitionDeleteMetadataRecord_v0(record: RemotePartitionDeleteM
         raise _w.encode_failure(error, field) from None
 
 
-def _size_RemotePartitionDeleteMetadataRecord_v0(record: RemotePartitionDeleteMetadataRecord) -> int:
-    size = 13
-    size += _size_TopicIdPartitionEntry_v0(record.topic_id_partition)
-    count = len(record.unknown_tagged_fields)
-    for tag, payload in record.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -291,7 +270,6 @@ _V0_PLUS = (0, 32767)
 
 TopicIdPartitionEntry._READERS = (_read_TopicIdPartitionEntry_v0,)
 TopicIdPartitionEntry._WRITERS = (_write_TopicIdPartitionEntry_v0,)
-TopicIdPartitionEntry._SIZERS = (_size_TopicIdPartitionEntry_v0,)
 TopicIdPartitionEntry.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="id", json_name="id", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
@@ -299,7 +277,6 @@ TopicIdPartitionEntry.FIELDS = (  # what the runtime knows of each field (kwire.
 )
 RemotePartitionDeleteMetadataRecord._READERS = (_read_RemotePartitionDeleteMetadataRecord_v0,)
 RemotePartitionDeleteMetadataRecord._WRITERS = (_write_RemotePartitionDeleteMetadataRecord_v0,)
-RemotePartitionDeleteMetadataRecord._SIZERS = (_size_RemotePartitionDeleteMetadataRecord_v0,)
 RemotePartitionDeleteMetadataRecord._LAZY_DEFAULTS = {"topic_id_partition": TopicIdPartitionEntry}
 RemotePartitionDeleteMetadataRecord.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id_partition", json_name="topicIdPartition", type="TopicIdPartitionEntry", versions=_V0_PLUS, default=(), struct=TopicIdPartitionEntry),

@@ -3,8 +3,8 @@
 Metadata message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -106,16 +106,6 @@ def _write_RemoveTopicRecord_v0(record: RemoveTopicRecord, out: bytearray) -> No
         raise _w.encode_failure(error, field) from None
 
 
-def _size_RemoveTopicRecord_v0(record: RemoveTopicRecord) -> int:
-    size = 0
-    size += 16
-    count = len(record.unknown_tagged_fields)
-    for tag, payload in record.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -123,7 +113,6 @@ _V0_PLUS = (0, 32767)
 
 RemoveTopicRecord._READERS = (_read_RemoveTopicRecord_v0,)
 RemoveTopicRecord._WRITERS = (_write_RemoveTopicRecord_v0,)
-RemoveTopicRecord._SIZERS = (_size_RemoveTopicRecord_v0,)
 RemoveTopicRecord.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
 )

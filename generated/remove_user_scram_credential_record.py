@@ -3,8 +3,8 @@
 Metadata message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -139,16 +139,6 @@ def _write_RemoveUserScramCredentialRecord_v0(record: RemoveUserScramCredentialR
         raise _w.encode_failure(error, field) from None
 
 
-def _size_RemoveUserScramCredentialRecord_v0(record: RemoveUserScramCredentialRecord) -> int:
-    size = 1
-    size += _w.compact_string_size(record.name)
-    count = len(record.unknown_tagged_fields)
-    for tag, payload in record.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -156,7 +146,6 @@ _V0_PLUS = (0, 32767)
 
 RemoveUserScramCredentialRecord._READERS = (_read_RemoveUserScramCredentialRecord_v0,)
 RemoveUserScramCredentialRecord._WRITERS = (_write_RemoveUserScramCredentialRecord_v0,)
-RemoveUserScramCredentialRecord._SIZERS = (_size_RemoveUserScramCredentialRecord_v0,)
 RemoveUserScramCredentialRecord.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="mechanism", json_name="mechanism", type="int8", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Header message, versions 0-2, flexible versions 2+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -126,11 +126,6 @@ def _write_RequestHeader_v0(header: RequestHeader, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_RequestHeader_v0(header: RequestHeader) -> int:
-    size = 8
-    return size
-
-
 # --- RequestHeader, version 1 ---
 
 def _read_RequestHeader_v1(buf: bytes, pos: int) -> tuple[RequestHeader, int]:
@@ -160,12 +155,6 @@ def _write_RequestHeader_v1(header: RequestHeader, out: bytearray) -> None:
         _w.write_string(out, header.client_id)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_RequestHeader_v1(header: RequestHeader) -> int:
-    size = 8
-    size += _w.string_size(header.client_id)
-    return size
 
 
 # --- RequestHeader, version 2 (flexible) ---
@@ -207,16 +196,6 @@ def _write_RequestHeader_v2(header: RequestHeader, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_RequestHeader_v2(header: RequestHeader) -> int:
-    size = 8
-    size += _w.string_size(header.client_id)
-    count = len(header.unknown_tagged_fields)
-    for tag, payload in header.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -225,7 +204,6 @@ _V1_PLUS = (1, 32767)
 
 RequestHeader._READERS = (_read_RequestHeader_v0, _read_RequestHeader_v1, _read_RequestHeader_v2)
 RequestHeader._WRITERS = (_write_RequestHeader_v0, _write_RequestHeader_v1, _write_RequestHeader_v2)
-RequestHeader._SIZERS = (_size_RequestHeader_v0, _size_RequestHeader_v1, _size_RequestHeader_v2)
 RequestHeader.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="request_api_key", json_name="requestApiKey", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="request_api_version", json_name="requestApiVersion", type="int16", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Header message, versions 0-1, flexible versions 1+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -101,11 +101,6 @@ def _write_ResponseHeader_v0(header: ResponseHeader, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ResponseHeader_v0(header: ResponseHeader) -> int:
-    size = 4
-    return size
-
-
 # --- ResponseHeader, version 1 (flexible) ---
 
 def _read_ResponseHeader_v1(buf: bytes, pos: int) -> tuple[ResponseHeader, int]:
@@ -141,15 +136,6 @@ def _write_ResponseHeader_v1(header: ResponseHeader, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ResponseHeader_v1(header: ResponseHeader) -> int:
-    size = 4
-    count = len(header.unknown_tagged_fields)
-    for tag, payload in header.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -157,7 +143,6 @@ _V0_PLUS = (0, 32767)
 
 ResponseHeader._READERS = (_read_ResponseHeader_v0, _read_ResponseHeader_v1)
 ResponseHeader._WRITERS = (_write_ResponseHeader_v0, _write_ResponseHeader_v1)
-ResponseHeader._SIZERS = (_size_ResponseHeader_v0, _size_ResponseHeader_v1)
 ResponseHeader.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="correlation_id", json_name="correlationId", type="int32", versions=_V0_PLUS, default=0),
 )

@@ -3,8 +3,8 @@
 Request message, versions 0-2, flexible versions 2+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -91,17 +91,9 @@ def _write_SaslAuthenticateRequest_v0_1(request: SaslAuthenticateRequest, out: b
     field = ""
     try:
         field = "auth_bytes"
-        if request.auth_bytes is None:
-            raise EncodeError("field auth_bytes is null, which SaslAuthenticateRequest versions 0-1 do not allow (never nullable)")
-        _w.write_bytes(out, request.auth_bytes)
+        _w.write_bytes(out, _w.non_null(request.auth_bytes, "field auth_bytes is null, which SaslAuthenticateRequest versions 0-1 do not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_SaslAuthenticateRequest_v0_1(request: SaslAuthenticateRequest) -> int:
-    size = 0
-    size += _w.bytes_size(request.auth_bytes)
-    return size
 
 
 # --- SaslAuthenticateRequest, version 2 (flexible) ---
@@ -128,9 +120,7 @@ def _write_SaslAuthenticateRequest_v2(request: SaslAuthenticateRequest, out: byt
     field = ""
     try:
         field = "auth_bytes"
-        if request.auth_bytes is None:
-            raise EncodeError("field auth_bytes is null, which SaslAuthenticateRequest version 2 does not allow (never nullable)")
-        _w.write_compact_bytes(out, request.auth_bytes)
+        _w.write_compact_bytes(out, _w.non_null(request.auth_bytes, "field auth_bytes is null, which SaslAuthenticateRequest version 2 does not allow (never nullable)"))
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -140,16 +130,6 @@ def _write_SaslAuthenticateRequest_v2(request: SaslAuthenticateRequest, out: byt
         raise _w.encode_failure(error, field) from None
 
 
-def _size_SaslAuthenticateRequest_v2(request: SaslAuthenticateRequest) -> int:
-    size = 0
-    size += _w.compact_bytes_size(request.auth_bytes)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -157,7 +137,6 @@ _V0_PLUS = (0, 32767)
 
 SaslAuthenticateRequest._READERS = (_read_SaslAuthenticateRequest_v0_1, _read_SaslAuthenticateRequest_v0_1, _read_SaslAuthenticateRequest_v2)
 SaslAuthenticateRequest._WRITERS = (_write_SaslAuthenticateRequest_v0_1, _write_SaslAuthenticateRequest_v0_1, _write_SaslAuthenticateRequest_v2)
-SaslAuthenticateRequest._SIZERS = (_size_SaslAuthenticateRequest_v0_1, _size_SaslAuthenticateRequest_v0_1, _size_SaslAuthenticateRequest_v2)
 SaslAuthenticateRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="auth_bytes", json_name="authBytes", type="bytes", versions=_V0_PLUS, default=b''),
 )

@@ -3,8 +3,8 @@
 Response message, versions 0-2, flexible versions 2+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -130,18 +130,9 @@ def _write_SaslAuthenticateResponse_v0(response: SaslAuthenticateResponse, out: 
         field = "error_message"
         _w.write_string(out, response.error_message)
         field = "auth_bytes"
-        if response.auth_bytes is None:
-            raise EncodeError("field auth_bytes is null, which SaslAuthenticateResponse version 0 does not allow (never nullable)")
-        _w.write_bytes(out, response.auth_bytes)
+        _w.write_bytes(out, _w.non_null(response.auth_bytes, "field auth_bytes is null, which SaslAuthenticateResponse version 0 does not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_SaslAuthenticateResponse_v0(response: SaslAuthenticateResponse) -> int:
-    size = 2
-    size += _w.string_size(response.error_message)
-    size += _w.bytes_size(response.auth_bytes)
-    return size
 
 
 # --- SaslAuthenticateResponse, version 1 ---
@@ -177,20 +168,11 @@ def _write_SaslAuthenticateResponse_v1(response: SaslAuthenticateResponse, out: 
         field = "error_message"
         _w.write_string(out, response.error_message)
         field = "auth_bytes"
-        if response.auth_bytes is None:
-            raise EncodeError("field auth_bytes is null, which SaslAuthenticateResponse version 1 does not allow (never nullable)")
-        _w.write_bytes(out, response.auth_bytes)
+        _w.write_bytes(out, _w.non_null(response.auth_bytes, "field auth_bytes is null, which SaslAuthenticateResponse version 1 does not allow (never nullable)"))
         field = "session_lifetime_ms"
         out += _pack_SaslAuthenticateResponse_session_lifetime_ms(response.session_lifetime_ms)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_SaslAuthenticateResponse_v1(response: SaslAuthenticateResponse) -> int:
-    size = 10
-    size += _w.string_size(response.error_message)
-    size += _w.bytes_size(response.auth_bytes)
-    return size
 
 
 # --- SaslAuthenticateResponse, version 2 (flexible) ---
@@ -229,9 +211,7 @@ def _write_SaslAuthenticateResponse_v2(response: SaslAuthenticateResponse, out: 
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
         field = "auth_bytes"
-        if response.auth_bytes is None:
-            raise EncodeError("field auth_bytes is null, which SaslAuthenticateResponse version 2 does not allow (never nullable)")
-        _w.write_compact_bytes(out, response.auth_bytes)
+        _w.write_compact_bytes(out, _w.non_null(response.auth_bytes, "field auth_bytes is null, which SaslAuthenticateResponse version 2 does not allow (never nullable)"))
         field = "session_lifetime_ms"
         out += _pack_SaslAuthenticateResponse_session_lifetime_ms(response.session_lifetime_ms)
         field = "(tagged fields)"
@@ -243,17 +223,6 @@ def _write_SaslAuthenticateResponse_v2(response: SaslAuthenticateResponse, out: 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_SaslAuthenticateResponse_v2(response: SaslAuthenticateResponse) -> int:
-    size = 10
-    size += _w.compact_string_size(response.error_message)
-    size += _w.compact_bytes_size(response.auth_bytes)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -262,7 +231,6 @@ _V1_PLUS = (1, 32767)
 
 SaslAuthenticateResponse._READERS = (_read_SaslAuthenticateResponse_v0, _read_SaslAuthenticateResponse_v1, _read_SaslAuthenticateResponse_v2)
 SaslAuthenticateResponse._WRITERS = (_write_SaslAuthenticateResponse_v0, _write_SaslAuthenticateResponse_v1, _write_SaslAuthenticateResponse_v2)
-SaslAuthenticateResponse._SIZERS = (_size_SaslAuthenticateResponse_v0, _size_SaslAuthenticateResponse_v1, _size_SaslAuthenticateResponse_v2)
 SaslAuthenticateResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_message", json_name="errorMessage", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),

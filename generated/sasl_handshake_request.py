@@ -3,8 +3,8 @@
 Request message, versions 0-1, flexible versions none.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -92,17 +92,9 @@ def _write_SaslHandshakeRequest_v0_1(request: SaslHandshakeRequest, out: bytearr
     field = ""
     try:
         field = "mechanism"
-        if request.mechanism is None:
-            raise EncodeError("field mechanism is null, which SaslHandshakeRequest versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, request.mechanism)
+        _w.write_string(out, _w.non_null(request.mechanism, "field mechanism is null, which SaslHandshakeRequest versions 0-1 do not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_SaslHandshakeRequest_v0_1(request: SaslHandshakeRequest) -> int:
-    size = 0
-    size += _w.string_size(request.mechanism)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -112,7 +104,6 @@ _V0_PLUS = (0, 32767)
 
 SaslHandshakeRequest._READERS = (_read_SaslHandshakeRequest_v0_1, _read_SaslHandshakeRequest_v0_1)
 SaslHandshakeRequest._WRITERS = (_write_SaslHandshakeRequest_v0_1, _write_SaslHandshakeRequest_v0_1)
-SaslHandshakeRequest._SIZERS = (_size_SaslHandshakeRequest_v0_1, _size_SaslHandshakeRequest_v0_1)
 SaslHandshakeRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="mechanism", json_name="mechanism", type="string", versions=_V0_PLUS, default=''),
 )

@@ -3,8 +3,8 @@
 Response message, versions 0-1, flexible versions none.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -119,29 +119,14 @@ def _write_SaslHandshakeResponse_v0_1(response: SaslHandshakeResponse, out: byte
         field = "error_code"
         out += _pack_SaslHandshakeResponse_error_code(response.error_code)
         field = "mechanisms"
-        mechanisms_items = response.mechanisms
-        if mechanisms_items is None:
-                raise EncodeError("field mechanisms is null, which SaslHandshakeResponse versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(mechanisms_items), False)
-            for mechanisms_item in mechanisms_items:
-                if mechanisms_item is None:
-                    raise EncodeError("null element in array mechanisms")
-                _w.write_string(out, mechanisms_item)
+        mechanisms_items = _w.non_null(response.mechanisms, "field mechanisms is null, which SaslHandshakeResponse versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(mechanisms_items), False)
+        for mechanisms_item in mechanisms_items:
+            if mechanisms_item is None:
+                raise EncodeError("null element in array mechanisms")
+            _w.write_string(out, mechanisms_item)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_SaslHandshakeResponse_v0_1(response: SaslHandshakeResponse) -> int:
-    size = 2
-    mechanisms_items = response.mechanisms
-    if mechanisms_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(mechanisms_items), False)
-        for mechanisms_item in mechanisms_items:
-            size += _w.string_size(mechanisms_item)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -151,7 +136,6 @@ _V0_PLUS = (0, 32767)
 
 SaslHandshakeResponse._READERS = (_read_SaslHandshakeResponse_v0_1, _read_SaslHandshakeResponse_v0_1)
 SaslHandshakeResponse._WRITERS = (_write_SaslHandshakeResponse_v0_1, _write_SaslHandshakeResponse_v0_1)
-SaslHandshakeResponse._SIZERS = (_size_SaslHandshakeResponse_v0_1, _size_SaslHandshakeResponse_v0_1)
 SaslHandshakeResponse._LAZY_DEFAULTS = {"mechanisms": list}
 SaslHandshakeResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

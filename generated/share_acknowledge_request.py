@@ -3,8 +3,8 @@
 Request message, versions 1-2, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -310,12 +310,9 @@ def _write_AcknowledgementBatch_v1_2(batch: AcknowledgementBatch, out: bytearray
         field = "first_offset, last_offset"
         out += _pack_AcknowledgementBatch_first_offset_last_offset(batch.first_offset, batch.last_offset)
         field = "acknowledge_types"
-        acknowledge_types_items = batch.acknowledge_types
-        if acknowledge_types_items is None:
-                raise EncodeError("field acknowledge_types is null, which AcknowledgementBatch versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(acknowledge_types_items), True)
-            _w.write_fixed_array(out, acknowledge_types_items, "b")
+        acknowledge_types_items = _w.non_null(batch.acknowledge_types, "field acknowledge_types is null, which AcknowledgementBatch versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(acknowledge_types_items), True)
+        _w.write_fixed_array(out, acknowledge_types_items, "b")
         field = "(tagged fields)"
         if batch.unknown_tagged_fields:
             _w.write_tagged(out, [], batch.unknown_tagged_fields)
@@ -323,21 +320,6 @@ def _write_AcknowledgementBatch_v1_2(batch: AcknowledgementBatch, out: bytearray
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AcknowledgementBatch_v1_2(batch: AcknowledgementBatch) -> int:
-    size = 16
-    acknowledge_types_items = batch.acknowledge_types
-    if acknowledge_types_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(acknowledge_types_items), True)
-        size += 1 * len(acknowledge_types_items)
-    count = len(batch.unknown_tagged_fields)
-    for tag, payload in batch.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- AcknowledgePartition, versions 1-2 (flexible) ---
@@ -380,13 +362,10 @@ def _write_AcknowledgePartition_v1_2(partition: AcknowledgePartition, out: bytea
         field = "partition_index"
         out += _pack_AcknowledgePartition_partition_index(partition.partition_index)
         field = "acknowledgement_batches[]"
-        acknowledgement_batches_items = partition.acknowledgement_batches
-        if acknowledgement_batches_items is None:
-                raise EncodeError("field acknowledgement_batches is null, which AcknowledgePartition versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(acknowledgement_batches_items), True)
-            for acknowledgement_batches_item in acknowledgement_batches_items:
-                _write_AcknowledgementBatch_v1_2(acknowledgement_batches_item, out)
+        acknowledgement_batches_items = _w.non_null(partition.acknowledgement_batches, "field acknowledgement_batches is null, which AcknowledgePartition versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(acknowledgement_batches_items), True)
+        for acknowledgement_batches_item in acknowledgement_batches_items:
+            _write_AcknowledgementBatch_v1_2(acknowledgement_batches_item, out)
         field = "(tagged fields)"
         if partition.unknown_tagged_fields:
             _w.write_tagged(out, [], partition.unknown_tagged_fields)
@@ -394,22 +373,6 @@ def _write_AcknowledgePartition_v1_2(partition: AcknowledgePartition, out: bytea
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AcknowledgePartition_v1_2(partition: AcknowledgePartition) -> int:
-    size = 4
-    acknowledgement_batches_items = partition.acknowledgement_batches
-    if acknowledgement_batches_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(acknowledgement_batches_items), True)
-        for acknowledgement_batches_item in acknowledgement_batches_items:
-            size += _size_AcknowledgementBatch_v1_2(acknowledgement_batches_item)
-    count = len(partition.unknown_tagged_fields)
-    for tag, payload in partition.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- AcknowledgeTopic, versions 1-2 (flexible) ---
@@ -451,13 +414,10 @@ def _write_AcknowledgeTopic_v1_2(topic: AcknowledgeTopic, out: bytearray) -> Non
         field = "topic_id"
         out += _w.uuid_bytes(topic.topic_id)
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which AcknowledgeTopic versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_AcknowledgePartition_v1_2(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which AcknowledgeTopic versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_AcknowledgePartition_v1_2(partitions_item, out)
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -465,23 +425,6 @@ def _write_AcknowledgeTopic_v1_2(topic: AcknowledgeTopic, out: bytearray) -> Non
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AcknowledgeTopic_v1_2(topic: AcknowledgeTopic) -> int:
-    size = 0
-    size += 16
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_AcknowledgePartition_v1_2(partitions_item)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ShareAcknowledgeRequest, version 1 (flexible) ---
@@ -535,13 +478,10 @@ def _write_ShareAcknowledgeRequest_v1(request: ShareAcknowledgeRequest, out: byt
         field = "share_session_epoch"
         out += _pack_ShareAcknowledgeRequest_share_session_epoch(request.share_session_epoch)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ShareAcknowledgeRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_AcknowledgeTopic_v1_2(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which ShareAcknowledgeRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_AcknowledgeTopic_v1_2(topics_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -549,24 +489,6 @@ def _write_ShareAcknowledgeRequest_v1(request: ShareAcknowledgeRequest, out: byt
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ShareAcknowledgeRequest_v1(request: ShareAcknowledgeRequest) -> int:
-    size = 4
-    size += _w.compact_string_size(request.group_id)
-    size += _w.compact_string_size(request.member_id)
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_AcknowledgeTopic_v1_2(topics_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ShareAcknowledgeRequest, version 2 (flexible) ---
@@ -617,13 +539,10 @@ def _write_ShareAcknowledgeRequest_v2(request: ShareAcknowledgeRequest, out: byt
         field = "share_session_epoch, is_renew_ack"
         out += _pack_ShareAcknowledgeRequest_share_session_epoch_is_renew_ack(request.share_session_epoch, request.is_renew_ack)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ShareAcknowledgeRequest version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_AcknowledgeTopic_v1_2(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which ShareAcknowledgeRequest version 2 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_AcknowledgeTopic_v1_2(topics_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -631,24 +550,6 @@ def _write_ShareAcknowledgeRequest_v2(request: ShareAcknowledgeRequest, out: byt
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ShareAcknowledgeRequest_v2(request: ShareAcknowledgeRequest) -> int:
-    size = 5
-    size += _w.compact_string_size(request.group_id)
-    size += _w.compact_string_size(request.member_id)
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_AcknowledgeTopic_v1_2(topics_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -659,7 +560,6 @@ _V2_PLUS = (2, 32767)
 
 AcknowledgementBatch._READERS = (None, _read_AcknowledgementBatch_v1_2, _read_AcknowledgementBatch_v1_2)
 AcknowledgementBatch._WRITERS = (None, _write_AcknowledgementBatch_v1_2, _write_AcknowledgementBatch_v1_2)
-AcknowledgementBatch._SIZERS = (None, _size_AcknowledgementBatch_v1_2, _size_AcknowledgementBatch_v1_2)
 AcknowledgementBatch._LAZY_DEFAULTS = {"acknowledge_types": list}
 AcknowledgementBatch.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="first_offset", json_name="firstOffset", type="int64", versions=_V0_PLUS, default=0),
@@ -668,7 +568,6 @@ AcknowledgementBatch.FIELDS = (  # what the runtime knows of each field (kwire.w
 )
 AcknowledgePartition._READERS = (None, _read_AcknowledgePartition_v1_2, _read_AcknowledgePartition_v1_2)
 AcknowledgePartition._WRITERS = (None, _write_AcknowledgePartition_v1_2, _write_AcknowledgePartition_v1_2)
-AcknowledgePartition._SIZERS = (None, _size_AcknowledgePartition_v1_2, _size_AcknowledgePartition_v1_2)
 AcknowledgePartition._LAZY_DEFAULTS = {"acknowledgement_batches": list}
 AcknowledgePartition._MAP_KEYS = ("partition_index",)
 AcknowledgePartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -677,7 +576,6 @@ AcknowledgePartition.FIELDS = (  # what the runtime knows of each field (kwire.w
 )
 AcknowledgeTopic._READERS = (None, _read_AcknowledgeTopic_v1_2, _read_AcknowledgeTopic_v1_2)
 AcknowledgeTopic._WRITERS = (None, _write_AcknowledgeTopic_v1_2, _write_AcknowledgeTopic_v1_2)
-AcknowledgeTopic._SIZERS = (None, _size_AcknowledgeTopic_v1_2, _size_AcknowledgeTopic_v1_2)
 AcknowledgeTopic._LAZY_DEFAULTS = {"partitions": KeyedList}
 AcknowledgeTopic._MAP_KEYS = ("topic_id",)
 AcknowledgeTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -686,7 +584,6 @@ AcknowledgeTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.
 )
 ShareAcknowledgeRequest._READERS = (None, _read_ShareAcknowledgeRequest_v1, _read_ShareAcknowledgeRequest_v2)
 ShareAcknowledgeRequest._WRITERS = (None, _write_ShareAcknowledgeRequest_v1, _write_ShareAcknowledgeRequest_v2)
-ShareAcknowledgeRequest._SIZERS = (None, _size_ShareAcknowledgeRequest_v1, _size_ShareAcknowledgeRequest_v2)
 ShareAcknowledgeRequest._LAZY_DEFAULTS = {"topics": KeyedList}
 ShareAcknowledgeRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, nullable=_V0_PLUS),

@@ -3,8 +3,8 @@
 Response message, versions 1-2, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -395,15 +395,6 @@ def _write_LeaderIdAndEpoch_v1_2(leader_id_and_epoch: LeaderIdAndEpoch, out: byt
         raise _w.encode_failure(error, field) from None
 
 
-def _size_LeaderIdAndEpoch_v1_2(leader_id_and_epoch: LeaderIdAndEpoch) -> int:
-    size = 8
-    count = len(leader_id_and_epoch.unknown_tagged_fields)
-    for tag, payload in leader_id_and_epoch.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- PartitionData, versions 1-2 (flexible) ---
 
 def _read_PartitionData_v1_2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
@@ -437,9 +428,7 @@ def _write_PartitionData_v1_2(data: PartitionData, out: bytearray) -> None:
         field = "error_message"
         _w.write_compact_string(out, data.error_message)
         field = "current_leader"
-        if data.current_leader is None:
-            raise EncodeError("field current_leader is null, which PartitionData versions 1-2 do not allow (never nullable)")
-        _write_LeaderIdAndEpoch_v1_2(data.current_leader, out)
+        _write_LeaderIdAndEpoch_v1_2(_w.non_null(data.current_leader, "field current_leader is null, which PartitionData versions 1-2 do not allow (never nullable)"), out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -447,17 +436,6 @@ def _write_PartitionData_v1_2(data: PartitionData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_PartitionData_v1_2(data: PartitionData) -> int:
-    size = 6
-    size += _w.compact_string_size(data.error_message)
-    size += _size_LeaderIdAndEpoch_v1_2(data.current_leader)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ShareAcknowledgeTopicResponse, versions 1-2 (flexible) ---
@@ -499,13 +477,10 @@ def _write_ShareAcknowledgeTopicResponse_v1_2(response: ShareAcknowledgeTopicRes
         field = "topic_id"
         out += _w.uuid_bytes(response.topic_id)
         field = "partitions[]"
-        partitions_items = response.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which ShareAcknowledgeTopicResponse versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v1_2(partitions_item, out)
+        partitions_items = _w.non_null(response.partitions, "field partitions is null, which ShareAcknowledgeTopicResponse versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v1_2(partitions_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -513,23 +488,6 @@ def _write_ShareAcknowledgeTopicResponse_v1_2(response: ShareAcknowledgeTopicRes
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ShareAcknowledgeTopicResponse_v1_2(response: ShareAcknowledgeTopicResponse) -> int:
-    size = 0
-    size += 16
-    partitions_items = response.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_PartitionData_v1_2(partitions_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- NodeEndpoint, versions 1-2 (flexible) ---
@@ -566,9 +524,7 @@ def _write_NodeEndpoint_v1_2(endpoint: NodeEndpoint, out: bytearray) -> None:
         field = "node_id"
         out += _pack_NodeEndpoint_node_id(endpoint.node_id)
         field = "host"
-        if endpoint.host is None:
-            raise EncodeError("field host is null, which NodeEndpoint versions 1-2 do not allow (never nullable)")
-        _w.write_compact_string(out, endpoint.host)
+        _w.write_compact_string(out, _w.non_null(endpoint.host, "field host is null, which NodeEndpoint versions 1-2 do not allow (never nullable)"))
         field = "port"
         out += _pack_NodeEndpoint_port(endpoint.port)
         field = "rack"
@@ -580,17 +536,6 @@ def _write_NodeEndpoint_v1_2(endpoint: NodeEndpoint, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_NodeEndpoint_v1_2(endpoint: NodeEndpoint) -> int:
-    size = 8
-    size += _w.compact_string_size(endpoint.host)
-    size += _w.compact_string_size(endpoint.rack)
-    count = len(endpoint.unknown_tagged_fields)
-    for tag, payload in endpoint.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ShareAcknowledgeResponse, version 1 (flexible) ---
@@ -651,21 +596,15 @@ def _write_ShareAcknowledgeResponse_v1(response: ShareAcknowledgeResponse, out: 
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
         field = "responses[]"
-        responses_items = response.responses
-        if responses_items is None:
-                raise EncodeError("field responses is null, which ShareAcknowledgeResponse version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(responses_items), True)
-            for responses_item in responses_items:
-                _write_ShareAcknowledgeTopicResponse_v1_2(responses_item, out)
+        responses_items = _w.non_null(response.responses, "field responses is null, which ShareAcknowledgeResponse version 1 does not allow (never nullable)")
+        _w.write_count(out, len(responses_items), True)
+        for responses_item in responses_items:
+            _write_ShareAcknowledgeTopicResponse_v1_2(responses_item, out)
         field = "node_endpoints[]"
-        node_endpoints_items = response.node_endpoints
-        if node_endpoints_items is None:
-                raise EncodeError("field node_endpoints is null, which ShareAcknowledgeResponse version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(node_endpoints_items), True)
-            for node_endpoints_item in node_endpoints_items:
-                _write_NodeEndpoint_v1_2(node_endpoints_item, out)
+        node_endpoints_items = _w.non_null(response.node_endpoints, "field node_endpoints is null, which ShareAcknowledgeResponse version 1 does not allow (never nullable)")
+        _w.write_count(out, len(node_endpoints_items), True)
+        for node_endpoints_item in node_endpoints_items:
+            _write_NodeEndpoint_v1_2(node_endpoints_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -673,30 +612,6 @@ def _write_ShareAcknowledgeResponse_v1(response: ShareAcknowledgeResponse, out: 
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ShareAcknowledgeResponse_v1(response: ShareAcknowledgeResponse) -> int:
-    size = 6
-    size += _w.compact_string_size(response.error_message)
-    responses_items = response.responses
-    if responses_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(responses_items), True)
-        for responses_item in responses_items:
-            size += _size_ShareAcknowledgeTopicResponse_v1_2(responses_item)
-    node_endpoints_items = response.node_endpoints
-    if node_endpoints_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(node_endpoints_items), True)
-        for node_endpoints_item in node_endpoints_items:
-            size += _size_NodeEndpoint_v1_2(node_endpoints_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ShareAcknowledgeResponse, version 2 (flexible) ---
@@ -761,21 +676,15 @@ def _write_ShareAcknowledgeResponse_v2(response: ShareAcknowledgeResponse, out: 
         field = "acquisition_lock_timeout_ms"
         out += _pack_ShareAcknowledgeResponse_acquisition_lock_timeout_ms(response.acquisition_lock_timeout_ms)
         field = "responses[]"
-        responses_items = response.responses
-        if responses_items is None:
-                raise EncodeError("field responses is null, which ShareAcknowledgeResponse version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(responses_items), True)
-            for responses_item in responses_items:
-                _write_ShareAcknowledgeTopicResponse_v1_2(responses_item, out)
+        responses_items = _w.non_null(response.responses, "field responses is null, which ShareAcknowledgeResponse version 2 does not allow (never nullable)")
+        _w.write_count(out, len(responses_items), True)
+        for responses_item in responses_items:
+            _write_ShareAcknowledgeTopicResponse_v1_2(responses_item, out)
         field = "node_endpoints[]"
-        node_endpoints_items = response.node_endpoints
-        if node_endpoints_items is None:
-                raise EncodeError("field node_endpoints is null, which ShareAcknowledgeResponse version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(node_endpoints_items), True)
-            for node_endpoints_item in node_endpoints_items:
-                _write_NodeEndpoint_v1_2(node_endpoints_item, out)
+        node_endpoints_items = _w.non_null(response.node_endpoints, "field node_endpoints is null, which ShareAcknowledgeResponse version 2 does not allow (never nullable)")
+        _w.write_count(out, len(node_endpoints_items), True)
+        for node_endpoints_item in node_endpoints_items:
+            _write_NodeEndpoint_v1_2(node_endpoints_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -783,30 +692,6 @@ def _write_ShareAcknowledgeResponse_v2(response: ShareAcknowledgeResponse, out: 
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ShareAcknowledgeResponse_v2(response: ShareAcknowledgeResponse) -> int:
-    size = 10
-    size += _w.compact_string_size(response.error_message)
-    responses_items = response.responses
-    if responses_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(responses_items), True)
-        for responses_item in responses_items:
-            size += _size_ShareAcknowledgeTopicResponse_v1_2(responses_item)
-    node_endpoints_items = response.node_endpoints
-    if node_endpoints_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(node_endpoints_items), True)
-        for node_endpoints_item in node_endpoints_items:
-            size += _size_NodeEndpoint_v1_2(node_endpoints_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -817,14 +702,12 @@ _V2_PLUS = (2, 32767)
 
 LeaderIdAndEpoch._READERS = (None, _read_LeaderIdAndEpoch_v1_2, _read_LeaderIdAndEpoch_v1_2)
 LeaderIdAndEpoch._WRITERS = (None, _write_LeaderIdAndEpoch_v1_2, _write_LeaderIdAndEpoch_v1_2)
-LeaderIdAndEpoch._SIZERS = (None, _size_LeaderIdAndEpoch_v1_2, _size_LeaderIdAndEpoch_v1_2)
 LeaderIdAndEpoch.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="leader_id", json_name="leaderId", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="leader_epoch", json_name="leaderEpoch", type="int32", versions=_V0_PLUS, default=0),
 )
 PartitionData._READERS = (None, _read_PartitionData_v1_2, _read_PartitionData_v1_2)
 PartitionData._WRITERS = (None, _write_PartitionData_v1_2, _write_PartitionData_v1_2)
-PartitionData._SIZERS = (None, _size_PartitionData_v1_2, _size_PartitionData_v1_2)
 PartitionData._LAZY_DEFAULTS = {"current_leader": LeaderIdAndEpoch}
 PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
@@ -834,7 +717,6 @@ PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
 )
 ShareAcknowledgeTopicResponse._READERS = (None, _read_ShareAcknowledgeTopicResponse_v1_2, _read_ShareAcknowledgeTopicResponse_v1_2)
 ShareAcknowledgeTopicResponse._WRITERS = (None, _write_ShareAcknowledgeTopicResponse_v1_2, _write_ShareAcknowledgeTopicResponse_v1_2)
-ShareAcknowledgeTopicResponse._SIZERS = (None, _size_ShareAcknowledgeTopicResponse_v1_2, _size_ShareAcknowledgeTopicResponse_v1_2)
 ShareAcknowledgeTopicResponse._LAZY_DEFAULTS = {"partitions": list}
 ShareAcknowledgeTopicResponse._MAP_KEYS = ("topic_id",)
 ShareAcknowledgeTopicResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -843,7 +725,6 @@ ShareAcknowledgeTopicResponse.FIELDS = (  # what the runtime knows of each field
 )
 NodeEndpoint._READERS = (None, _read_NodeEndpoint_v1_2, _read_NodeEndpoint_v1_2)
 NodeEndpoint._WRITERS = (None, _write_NodeEndpoint_v1_2, _write_NodeEndpoint_v1_2)
-NodeEndpoint._SIZERS = (None, _size_NodeEndpoint_v1_2, _size_NodeEndpoint_v1_2)
 NodeEndpoint._MAP_KEYS = ("node_id",)
 NodeEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="node_id", json_name="nodeId", type="int32", versions=_V0_PLUS, default=0, map_key=True),
@@ -853,7 +734,6 @@ NodeEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.mess
 )
 ShareAcknowledgeResponse._READERS = (None, _read_ShareAcknowledgeResponse_v1, _read_ShareAcknowledgeResponse_v2)
 ShareAcknowledgeResponse._WRITERS = (None, _write_ShareAcknowledgeResponse_v1, _write_ShareAcknowledgeResponse_v2)
-ShareAcknowledgeResponse._SIZERS = (None, _size_ShareAcknowledgeResponse_v1, _size_ShareAcknowledgeResponse_v2)
 ShareAcknowledgeResponse._LAZY_DEFAULTS = {"responses": KeyedList, "node_endpoints": KeyedList}
 ShareAcknowledgeResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Request message, versions 1-2, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -411,12 +411,9 @@ def _write_AcknowledgementBatch_v1_2(batch: AcknowledgementBatch, out: bytearray
         field = "first_offset, last_offset"
         out += _pack_AcknowledgementBatch_first_offset_last_offset(batch.first_offset, batch.last_offset)
         field = "acknowledge_types"
-        acknowledge_types_items = batch.acknowledge_types
-        if acknowledge_types_items is None:
-                raise EncodeError("field acknowledge_types is null, which AcknowledgementBatch versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(acknowledge_types_items), True)
-            _w.write_fixed_array(out, acknowledge_types_items, "b")
+        acknowledge_types_items = _w.non_null(batch.acknowledge_types, "field acknowledge_types is null, which AcknowledgementBatch versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(acknowledge_types_items), True)
+        _w.write_fixed_array(out, acknowledge_types_items, "b")
         field = "(tagged fields)"
         if batch.unknown_tagged_fields:
             _w.write_tagged(out, [], batch.unknown_tagged_fields)
@@ -424,21 +421,6 @@ def _write_AcknowledgementBatch_v1_2(batch: AcknowledgementBatch, out: bytearray
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AcknowledgementBatch_v1_2(batch: AcknowledgementBatch) -> int:
-    size = 16
-    acknowledge_types_items = batch.acknowledge_types
-    if acknowledge_types_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(acknowledge_types_items), True)
-        size += 1 * len(acknowledge_types_items)
-    count = len(batch.unknown_tagged_fields)
-    for tag, payload in batch.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- FetchPartition, versions 1-2 (flexible) ---
@@ -481,13 +463,10 @@ def _write_FetchPartition_v1_2(partition: FetchPartition, out: bytearray) -> Non
         field = "partition_index"
         out += _pack_FetchPartition_partition_index(partition.partition_index)
         field = "acknowledgement_batches[]"
-        acknowledgement_batches_items = partition.acknowledgement_batches
-        if acknowledgement_batches_items is None:
-                raise EncodeError("field acknowledgement_batches is null, which FetchPartition versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(acknowledgement_batches_items), True)
-            for acknowledgement_batches_item in acknowledgement_batches_items:
-                _write_AcknowledgementBatch_v1_2(acknowledgement_batches_item, out)
+        acknowledgement_batches_items = _w.non_null(partition.acknowledgement_batches, "field acknowledgement_batches is null, which FetchPartition versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(acknowledgement_batches_items), True)
+        for acknowledgement_batches_item in acknowledgement_batches_items:
+            _write_AcknowledgementBatch_v1_2(acknowledgement_batches_item, out)
         field = "(tagged fields)"
         if partition.unknown_tagged_fields:
             _w.write_tagged(out, [], partition.unknown_tagged_fields)
@@ -495,22 +474,6 @@ def _write_FetchPartition_v1_2(partition: FetchPartition, out: bytearray) -> Non
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_FetchPartition_v1_2(partition: FetchPartition) -> int:
-    size = 4
-    acknowledgement_batches_items = partition.acknowledgement_batches
-    if acknowledgement_batches_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(acknowledgement_batches_items), True)
-        for acknowledgement_batches_item in acknowledgement_batches_items:
-            size += _size_AcknowledgementBatch_v1_2(acknowledgement_batches_item)
-    count = len(partition.unknown_tagged_fields)
-    for tag, payload in partition.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- FetchTopic, versions 1-2 (flexible) ---
@@ -552,13 +515,10 @@ def _write_FetchTopic_v1_2(topic: FetchTopic, out: bytearray) -> None:
         field = "topic_id"
         out += _w.uuid_bytes(topic.topic_id)
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which FetchTopic versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_FetchPartition_v1_2(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which FetchTopic versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_FetchPartition_v1_2(partitions_item, out)
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -566,23 +526,6 @@ def _write_FetchTopic_v1_2(topic: FetchTopic, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_FetchTopic_v1_2(topic: FetchTopic) -> int:
-    size = 0
-    size += 16
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_FetchPartition_v1_2(partitions_item)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ForgottenTopic, versions 1-2 (flexible) ---
@@ -617,12 +560,9 @@ def _write_ForgottenTopic_v1_2(topic: ForgottenTopic, out: bytearray) -> None:
         field = "topic_id"
         out += _w.uuid_bytes(topic.topic_id)
         field = "partitions"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which ForgottenTopic versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which ForgottenTopic versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -630,22 +570,6 @@ def _write_ForgottenTopic_v1_2(topic: ForgottenTopic, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ForgottenTopic_v1_2(topic: ForgottenTopic) -> int:
-    size = 0
-    size += 16
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        size += 4 * len(partitions_items)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ShareFetchRequest, version 1 (flexible) ---
@@ -713,21 +637,15 @@ def _write_ShareFetchRequest_v1(request: ShareFetchRequest, out: bytearray) -> N
         field = "share_session_epoch, max_wait_ms, min_bytes, max_bytes, max_records, batch_size"
         out += _pack_ShareFetchRequest_share_session_epoch_to_batch_size(request.share_session_epoch, request.max_wait_ms, request.min_bytes, request.max_bytes, request.max_records, request.batch_size)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ShareFetchRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_FetchTopic_v1_2(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which ShareFetchRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_FetchTopic_v1_2(topics_item, out)
         field = "forgotten_topics_data[]"
-        forgotten_topics_data_items = request.forgotten_topics_data
-        if forgotten_topics_data_items is None:
-                raise EncodeError("field forgotten_topics_data is null, which ShareFetchRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(forgotten_topics_data_items), True)
-            for forgotten_topics_data_item in forgotten_topics_data_items:
-                _write_ForgottenTopic_v1_2(forgotten_topics_data_item, out)
+        forgotten_topics_data_items = _w.non_null(request.forgotten_topics_data, "field forgotten_topics_data is null, which ShareFetchRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(forgotten_topics_data_items), True)
+        for forgotten_topics_data_item in forgotten_topics_data_items:
+            _write_ForgottenTopic_v1_2(forgotten_topics_data_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -735,31 +653,6 @@ def _write_ShareFetchRequest_v1(request: ShareFetchRequest, out: bytearray) -> N
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ShareFetchRequest_v1(request: ShareFetchRequest) -> int:
-    size = 24
-    size += _w.compact_string_size(request.group_id)
-    size += _w.compact_string_size(request.member_id)
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_FetchTopic_v1_2(topics_item)
-    forgotten_topics_data_items = request.forgotten_topics_data
-    if forgotten_topics_data_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(forgotten_topics_data_items), True)
-        for forgotten_topics_data_item in forgotten_topics_data_items:
-            size += _size_ForgottenTopic_v1_2(forgotten_topics_data_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ShareFetchRequest, version 2 (flexible) ---
@@ -823,21 +716,15 @@ def _write_ShareFetchRequest_v2(request: ShareFetchRequest, out: bytearray) -> N
         field = "share_session_epoch, max_wait_ms, min_bytes, max_bytes, max_records, batch_size, share_acquire_mode, is_renew_ack"
         out += _pack_ShareFetchRequest_share_session_epoch_to_is_renew_ack(request.share_session_epoch, request.max_wait_ms, request.min_bytes, request.max_bytes, request.max_records, request.batch_size, request.share_acquire_mode, request.is_renew_ack)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ShareFetchRequest version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_FetchTopic_v1_2(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which ShareFetchRequest version 2 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_FetchTopic_v1_2(topics_item, out)
         field = "forgotten_topics_data[]"
-        forgotten_topics_data_items = request.forgotten_topics_data
-        if forgotten_topics_data_items is None:
-                raise EncodeError("field forgotten_topics_data is null, which ShareFetchRequest version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(forgotten_topics_data_items), True)
-            for forgotten_topics_data_item in forgotten_topics_data_items:
-                _write_ForgottenTopic_v1_2(forgotten_topics_data_item, out)
+        forgotten_topics_data_items = _w.non_null(request.forgotten_topics_data, "field forgotten_topics_data is null, which ShareFetchRequest version 2 does not allow (never nullable)")
+        _w.write_count(out, len(forgotten_topics_data_items), True)
+        for forgotten_topics_data_item in forgotten_topics_data_items:
+            _write_ForgottenTopic_v1_2(forgotten_topics_data_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -845,31 +732,6 @@ def _write_ShareFetchRequest_v2(request: ShareFetchRequest, out: bytearray) -> N
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ShareFetchRequest_v2(request: ShareFetchRequest) -> int:
-    size = 26
-    size += _w.compact_string_size(request.group_id)
-    size += _w.compact_string_size(request.member_id)
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_FetchTopic_v1_2(topics_item)
-    forgotten_topics_data_items = request.forgotten_topics_data
-    if forgotten_topics_data_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(forgotten_topics_data_items), True)
-        for forgotten_topics_data_item in forgotten_topics_data_items:
-            size += _size_ForgottenTopic_v1_2(forgotten_topics_data_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -881,7 +743,6 @@ _V2_PLUS = (2, 32767)
 
 AcknowledgementBatch._READERS = (None, _read_AcknowledgementBatch_v1_2, _read_AcknowledgementBatch_v1_2)
 AcknowledgementBatch._WRITERS = (None, _write_AcknowledgementBatch_v1_2, _write_AcknowledgementBatch_v1_2)
-AcknowledgementBatch._SIZERS = (None, _size_AcknowledgementBatch_v1_2, _size_AcknowledgementBatch_v1_2)
 AcknowledgementBatch._LAZY_DEFAULTS = {"acknowledge_types": list}
 AcknowledgementBatch.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="first_offset", json_name="firstOffset", type="int64", versions=_V0_PLUS, default=0),
@@ -890,7 +751,6 @@ AcknowledgementBatch.FIELDS = (  # what the runtime knows of each field (kwire.w
 )
 FetchPartition._READERS = (None, _read_FetchPartition_v1_2, _read_FetchPartition_v1_2)
 FetchPartition._WRITERS = (None, _write_FetchPartition_v1_2, _write_FetchPartition_v1_2)
-FetchPartition._SIZERS = (None, _size_FetchPartition_v1_2, _size_FetchPartition_v1_2)
 FetchPartition._LAZY_DEFAULTS = {"acknowledgement_batches": list}
 FetchPartition._MAP_KEYS = ("partition_index",)
 FetchPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -899,7 +759,6 @@ FetchPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
 )
 FetchTopic._READERS = (None, _read_FetchTopic_v1_2, _read_FetchTopic_v1_2)
 FetchTopic._WRITERS = (None, _write_FetchTopic_v1_2, _write_FetchTopic_v1_2)
-FetchTopic._SIZERS = (None, _size_FetchTopic_v1_2, _size_FetchTopic_v1_2)
 FetchTopic._LAZY_DEFAULTS = {"partitions": KeyedList}
 FetchTopic._MAP_KEYS = ("topic_id",)
 FetchTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -908,7 +767,6 @@ FetchTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.messag
 )
 ForgottenTopic._READERS = (None, _read_ForgottenTopic_v1_2, _read_ForgottenTopic_v1_2)
 ForgottenTopic._WRITERS = (None, _write_ForgottenTopic_v1_2, _write_ForgottenTopic_v1_2)
-ForgottenTopic._SIZERS = (None, _size_ForgottenTopic_v1_2, _size_ForgottenTopic_v1_2)
 ForgottenTopic._LAZY_DEFAULTS = {"partitions": list}
 ForgottenTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
@@ -916,7 +774,6 @@ ForgottenTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
 )
 ShareFetchRequest._READERS = (None, _read_ShareFetchRequest_v1, _read_ShareFetchRequest_v2)
 ShareFetchRequest._WRITERS = (None, _write_ShareFetchRequest_v1, _write_ShareFetchRequest_v2)
-ShareFetchRequest._SIZERS = (None, _size_ShareFetchRequest_v1, _size_ShareFetchRequest_v2)
 ShareFetchRequest._LAZY_DEFAULTS = {"topics": KeyedList, "forgotten_topics_data": list}
 ShareFetchRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, nullable=_V0_PLUS),

@@ -3,8 +3,8 @@
 Response message, versions 1-2, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -491,15 +491,6 @@ def _write_LeaderIdAndEpoch_v1_2(leader_id_and_epoch: LeaderIdAndEpoch, out: byt
         raise _w.encode_failure(error, field) from None
 
 
-def _size_LeaderIdAndEpoch_v1_2(leader_id_and_epoch: LeaderIdAndEpoch) -> int:
-    size = 8
-    count = len(leader_id_and_epoch.unknown_tagged_fields)
-    for tag, payload in leader_id_and_epoch.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- AcquiredRecords, versions 1-2 (flexible) ---
 
 def _read_AcquiredRecords_v1_2(buf: bytes, pos: int) -> tuple[AcquiredRecords, int]:
@@ -533,15 +524,6 @@ def _write_AcquiredRecords_v1_2(records: AcquiredRecords, out: bytearray) -> Non
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_AcquiredRecords_v1_2(records: AcquiredRecords) -> int:
-    size = 18
-    count = len(records.unknown_tagged_fields)
-    for tag, payload in records.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- PartitionData, versions 1-2 (flexible) ---
@@ -639,21 +621,14 @@ def _write_PartitionData_v1_2(data: PartitionData, out: bytearray) -> None:
         field = "acknowledge_error_message"
         _w.write_compact_string(out, data.acknowledge_error_message)
         field = "current_leader"
-        if data.current_leader is None:
-            raise EncodeError("field current_leader is null, which PartitionData versions 1-2 do not allow (never nullable)")
-        _write_LeaderIdAndEpoch_v1_2(data.current_leader, out)
+        _write_LeaderIdAndEpoch_v1_2(_w.non_null(data.current_leader, "field current_leader is null, which PartitionData versions 1-2 do not allow (never nullable)"), out)
         field = "records"
-        if data.records is None:
-            raise EncodeError("field records is null, which PartitionData versions 1-2 do not allow (never nullable)")
-        _w.write_records(out, data.records, True)
+        _w.write_records(out, _w.non_null(data.records, "field records is null, which PartitionData versions 1-2 do not allow (never nullable)"), True)
         field = "acquired_records[]"
-        acquired_records_items = data.acquired_records
-        if acquired_records_items is None:
-                raise EncodeError("field acquired_records is null, which PartitionData versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(acquired_records_items), True)
-            for acquired_records_item in acquired_records_items:
-                _write_AcquiredRecords_v1_2(acquired_records_item, out)
+        acquired_records_items = _w.non_null(data.acquired_records, "field acquired_records is null, which PartitionData versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(acquired_records_items), True)
+        for acquired_records_item in acquired_records_items:
+            _write_AcquiredRecords_v1_2(acquired_records_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -661,26 +636,6 @@ def _write_PartitionData_v1_2(data: PartitionData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_PartitionData_v1_2(data: PartitionData) -> int:
-    size = 8
-    size += _w.compact_string_size(data.error_message)
-    size += _w.compact_string_size(data.acknowledge_error_message)
-    size += _size_LeaderIdAndEpoch_v1_2(data.current_leader)
-    size += _w.records_size(data.records, True)
-    acquired_records_items = data.acquired_records
-    if acquired_records_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(acquired_records_items), True)
-        for acquired_records_item in acquired_records_items:
-            size += _size_AcquiredRecords_v1_2(acquired_records_item)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ShareFetchableTopicResponse, versions 1-2 (flexible) ---
@@ -722,13 +677,10 @@ def _write_ShareFetchableTopicResponse_v1_2(response: ShareFetchableTopicRespons
         field = "topic_id"
         out += _w.uuid_bytes(response.topic_id)
         field = "partitions[]"
-        partitions_items = response.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which ShareFetchableTopicResponse versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v1_2(partitions_item, out)
+        partitions_items = _w.non_null(response.partitions, "field partitions is null, which ShareFetchableTopicResponse versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v1_2(partitions_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -736,23 +688,6 @@ def _write_ShareFetchableTopicResponse_v1_2(response: ShareFetchableTopicRespons
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ShareFetchableTopicResponse_v1_2(response: ShareFetchableTopicResponse) -> int:
-    size = 0
-    size += 16
-    partitions_items = response.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_PartitionData_v1_2(partitions_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- NodeEndpoint, versions 1-2 (flexible) ---
@@ -789,9 +724,7 @@ def _write_NodeEndpoint_v1_2(endpoint: NodeEndpoint, out: bytearray) -> None:
         field = "node_id"
         out += _pack_NodeEndpoint_node_id(endpoint.node_id)
         field = "host"
-        if endpoint.host is None:
-            raise EncodeError("field host is null, which NodeEndpoint versions 1-2 do not allow (never nullable)")
-        _w.write_compact_string(out, endpoint.host)
+        _w.write_compact_string(out, _w.non_null(endpoint.host, "field host is null, which NodeEndpoint versions 1-2 do not allow (never nullable)"))
         field = "port"
         out += _pack_NodeEndpoint_port(endpoint.port)
         field = "rack"
@@ -803,17 +736,6 @@ def _write_NodeEndpoint_v1_2(endpoint: NodeEndpoint, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_NodeEndpoint_v1_2(endpoint: NodeEndpoint) -> int:
-    size = 8
-    size += _w.compact_string_size(endpoint.host)
-    size += _w.compact_string_size(endpoint.rack)
-    count = len(endpoint.unknown_tagged_fields)
-    for tag, payload in endpoint.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ShareFetchResponse, versions 1-2 (flexible) ---
@@ -878,21 +800,15 @@ def _write_ShareFetchResponse_v1_2(response: ShareFetchResponse, out: bytearray)
         field = "acquisition_lock_timeout_ms"
         out += _pack_ShareFetchResponse_acquisition_lock_timeout_ms(response.acquisition_lock_timeout_ms)
         field = "responses[]"
-        responses_items = response.responses
-        if responses_items is None:
-                raise EncodeError("field responses is null, which ShareFetchResponse versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(responses_items), True)
-            for responses_item in responses_items:
-                _write_ShareFetchableTopicResponse_v1_2(responses_item, out)
+        responses_items = _w.non_null(response.responses, "field responses is null, which ShareFetchResponse versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(responses_items), True)
+        for responses_item in responses_items:
+            _write_ShareFetchableTopicResponse_v1_2(responses_item, out)
         field = "node_endpoints[]"
-        node_endpoints_items = response.node_endpoints
-        if node_endpoints_items is None:
-                raise EncodeError("field node_endpoints is null, which ShareFetchResponse versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(node_endpoints_items), True)
-            for node_endpoints_item in node_endpoints_items:
-                _write_NodeEndpoint_v1_2(node_endpoints_item, out)
+        node_endpoints_items = _w.non_null(response.node_endpoints, "field node_endpoints is null, which ShareFetchResponse versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(node_endpoints_items), True)
+        for node_endpoints_item in node_endpoints_items:
+            _write_NodeEndpoint_v1_2(node_endpoints_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -902,30 +818,6 @@ def _write_ShareFetchResponse_v1_2(response: ShareFetchResponse, out: bytearray)
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ShareFetchResponse_v1_2(response: ShareFetchResponse) -> int:
-    size = 10
-    size += _w.compact_string_size(response.error_message)
-    responses_items = response.responses
-    if responses_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(responses_items), True)
-        for responses_item in responses_items:
-            size += _size_ShareFetchableTopicResponse_v1_2(responses_item)
-    node_endpoints_items = response.node_endpoints
-    if node_endpoints_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(node_endpoints_items), True)
-        for node_endpoints_item in node_endpoints_items:
-            size += _size_NodeEndpoint_v1_2(node_endpoints_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -933,14 +825,12 @@ _V0_PLUS = (0, 32767)
 
 LeaderIdAndEpoch._READERS = (None, _read_LeaderIdAndEpoch_v1_2, _read_LeaderIdAndEpoch_v1_2)
 LeaderIdAndEpoch._WRITERS = (None, _write_LeaderIdAndEpoch_v1_2, _write_LeaderIdAndEpoch_v1_2)
-LeaderIdAndEpoch._SIZERS = (None, _size_LeaderIdAndEpoch_v1_2, _size_LeaderIdAndEpoch_v1_2)
 LeaderIdAndEpoch.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="leader_id", json_name="leaderId", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="leader_epoch", json_name="leaderEpoch", type="int32", versions=_V0_PLUS, default=0),
 )
 AcquiredRecords._READERS = (None, _read_AcquiredRecords_v1_2, _read_AcquiredRecords_v1_2)
 AcquiredRecords._WRITERS = (None, _write_AcquiredRecords_v1_2, _write_AcquiredRecords_v1_2)
-AcquiredRecords._SIZERS = (None, _size_AcquiredRecords_v1_2, _size_AcquiredRecords_v1_2)
 AcquiredRecords.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="first_offset", json_name="firstOffset", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="last_offset", json_name="lastOffset", type="int64", versions=_V0_PLUS, default=0),
@@ -948,7 +838,6 @@ AcquiredRecords.FIELDS = (  # what the runtime knows of each field (kwire.wire.m
 )
 PartitionData._READERS = (None, _read_PartitionData_v1_2, _read_PartitionData_v1_2)
 PartitionData._WRITERS = (None, _write_PartitionData_v1_2, _write_PartitionData_v1_2)
-PartitionData._SIZERS = (None, _size_PartitionData_v1_2, _size_PartitionData_v1_2)
 PartitionData._LAZY_DEFAULTS = {"current_leader": LeaderIdAndEpoch, "acquired_records": list}
 PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
@@ -962,7 +851,6 @@ PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
 )
 ShareFetchableTopicResponse._READERS = (None, _read_ShareFetchableTopicResponse_v1_2, _read_ShareFetchableTopicResponse_v1_2)
 ShareFetchableTopicResponse._WRITERS = (None, _write_ShareFetchableTopicResponse_v1_2, _write_ShareFetchableTopicResponse_v1_2)
-ShareFetchableTopicResponse._SIZERS = (None, _size_ShareFetchableTopicResponse_v1_2, _size_ShareFetchableTopicResponse_v1_2)
 ShareFetchableTopicResponse._LAZY_DEFAULTS = {"partitions": list}
 ShareFetchableTopicResponse._MAP_KEYS = ("topic_id",)
 ShareFetchableTopicResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -971,7 +859,6 @@ ShareFetchableTopicResponse.FIELDS = (  # what the runtime knows of each field (
 )
 NodeEndpoint._READERS = (None, _read_NodeEndpoint_v1_2, _read_NodeEndpoint_v1_2)
 NodeEndpoint._WRITERS = (None, _write_NodeEndpoint_v1_2, _write_NodeEndpoint_v1_2)
-NodeEndpoint._SIZERS = (None, _size_NodeEndpoint_v1_2, _size_NodeEndpoint_v1_2)
 NodeEndpoint._MAP_KEYS = ("node_id",)
 NodeEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="node_id", json_name="nodeId", type="int32", versions=_V0_PLUS, default=0, map_key=True),
@@ -981,7 +868,6 @@ NodeEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.mess
 )
 ShareFetchResponse._READERS = (None, _read_ShareFetchResponse_v1_2, _read_ShareFetchResponse_v1_2)
 ShareFetchResponse._WRITERS = (None, _write_ShareFetchResponse_v1_2, _write_ShareFetchResponse_v1_2)
-ShareFetchResponse._SIZERS = (None, _size_ShareFetchResponse_v1_2, _size_ShareFetchResponse_v1_2)
 ShareFetchResponse._LAZY_DEFAULTS = {"responses": KeyedList, "node_endpoints": KeyedList}
 ShareFetchResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Coordinator-value message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -183,12 +183,9 @@ def _write_TopicPartitions_v0(partitions: TopicPartitions, out: bytearray) -> No
         field = "topic_id"
         out += _w.uuid_bytes(partitions.topic_id)
         field = "partitions"
-        partitions_items = partitions.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicPartitions version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(partitions.partitions, "field partitions is null, which TopicPartitions version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
         if partitions.unknown_tagged_fields:
             _w.write_tagged(out, [], partitions.unknown_tagged_fields)
@@ -196,22 +193,6 @@ def _write_TopicPartitions_v0(partitions: TopicPartitions, out: bytearray) -> No
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicPartitions_v0(partitions: TopicPartitions) -> int:
-    size = 0
-    size += 16
-    partitions_items = partitions.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        size += 4 * len(partitions_items)
-    count = len(partitions.unknown_tagged_fields)
-    for tag, payload in partitions.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ShareGroupCurrentMemberAssignmentValue, version 0 (flexible) ---
@@ -254,13 +235,10 @@ def _write_ShareGroupCurrentMemberAssignmentValue_v0(value: ShareGroupCurrentMem
         field = "member_epoch, previous_member_epoch, state"
         out += _pack_ShareGroupCurrentMemberAssignmentValue_member_epoch_to_state(value.member_epoch, value.previous_member_epoch, value.state)
         field = "assigned_partitions[]"
-        assigned_partitions_items = value.assigned_partitions
-        if assigned_partitions_items is None:
-                raise EncodeError("field assigned_partitions is null, which ShareGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(assigned_partitions_items), True)
-            for assigned_partitions_item in assigned_partitions_items:
-                _write_TopicPartitions_v0(assigned_partitions_item, out)
+        assigned_partitions_items = _w.non_null(value.assigned_partitions, "field assigned_partitions is null, which ShareGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
+        _w.write_count(out, len(assigned_partitions_items), True)
+        for assigned_partitions_item in assigned_partitions_items:
+            _write_TopicPartitions_v0(assigned_partitions_item, out)
         field = "(tagged fields)"
         if value.unknown_tagged_fields:
             _w.write_tagged(out, [], value.unknown_tagged_fields)
@@ -270,22 +248,6 @@ def _write_ShareGroupCurrentMemberAssignmentValue_v0(value: ShareGroupCurrentMem
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ShareGroupCurrentMemberAssignmentValue_v0(value: ShareGroupCurrentMemberAssignmentValue) -> int:
-    size = 9
-    assigned_partitions_items = value.assigned_partitions
-    if assigned_partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(assigned_partitions_items), True)
-        for assigned_partitions_item in assigned_partitions_items:
-            size += _size_TopicPartitions_v0(assigned_partitions_item)
-    count = len(value.unknown_tagged_fields)
-    for tag, payload in value.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -293,7 +255,6 @@ _V0_PLUS = (0, 32767)
 
 TopicPartitions._READERS = (_read_TopicPartitions_v0,)
 TopicPartitions._WRITERS = (_write_TopicPartitions_v0,)
-TopicPartitions._SIZERS = (_size_TopicPartitions_v0,)
 TopicPartitions._LAZY_DEFAULTS = {"partitions": list}
 TopicPartitions.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
@@ -301,7 +262,6 @@ TopicPartitions.FIELDS = (  # what the runtime knows of each field (kwire.wire.m
 )
 ShareGroupCurrentMemberAssignmentValue._READERS = (_read_ShareGroupCurrentMemberAssignmentValue_v0,)
 ShareGroupCurrentMemberAssignmentValue._WRITERS = (_write_ShareGroupCurrentMemberAssignmentValue_v0,)
-ShareGroupCurrentMemberAssignmentValue._SIZERS = (_size_ShareGroupCurrentMemberAssignmentValue_v0,)
 ShareGroupCurrentMemberAssignmentValue._LAZY_DEFAULTS = {"assigned_partitions": list}
 ShareGroupCurrentMemberAssignmentValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="member_epoch", json_name="memberEpoch", type="int32", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Request message, versions 1, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -120,15 +120,12 @@ def _write_ShareGroupDescribeRequest_v1(request: ShareGroupDescribeRequest, out:
     field = ""
     try:
         field = "group_ids"
-        group_ids_items = request.group_ids
-        if group_ids_items is None:
-                raise EncodeError("field group_ids is null, which ShareGroupDescribeRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(group_ids_items), True)
-            for group_ids_item in group_ids_items:
-                if group_ids_item is None:
-                    raise EncodeError("null element in array group_ids")
-                _w.write_compact_string(out, group_ids_item)
+        group_ids_items = _w.non_null(request.group_ids, "field group_ids is null, which ShareGroupDescribeRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(group_ids_items), True)
+        for group_ids_item in group_ids_items:
+            if group_ids_item is None:
+                raise EncodeError("null element in array group_ids")
+            _w.write_compact_string(out, group_ids_item)
         field = "include_authorized_operations"
         out += _pack_ShareGroupDescribeRequest_include_authorized_operations(request.include_authorized_operations)
         field = "(tagged fields)"
@@ -140,22 +137,6 @@ def _write_ShareGroupDescribeRequest_v1(request: ShareGroupDescribeRequest, out:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ShareGroupDescribeRequest_v1(request: ShareGroupDescribeRequest) -> int:
-    size = 1
-    group_ids_items = request.group_ids
-    if group_ids_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(group_ids_items), True)
-        for group_ids_item in group_ids_items:
-            size += _w.compact_string_size(group_ids_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -163,7 +144,6 @@ _V0_PLUS = (0, 32767)
 
 ShareGroupDescribeRequest._READERS = (None, _read_ShareGroupDescribeRequest_v1)
 ShareGroupDescribeRequest._WRITERS = (None, _write_ShareGroupDescribeRequest_v1)
-ShareGroupDescribeRequest._SIZERS = (None, _size_ShareGroupDescribeRequest_v1)
 ShareGroupDescribeRequest._LAZY_DEFAULTS = {"group_ids": list}
 ShareGroupDescribeRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_ids", json_name="groupIds", type="[]string", versions=_V0_PLUS, default=()),

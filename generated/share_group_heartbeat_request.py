@@ -3,8 +3,8 @@
 Request message, versions 1, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -147,13 +147,9 @@ def _write_ShareGroupHeartbeatRequest_v1(request: ShareGroupHeartbeatRequest, ou
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which ShareGroupHeartbeatRequest version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which ShareGroupHeartbeatRequest version 1 does not allow (never nullable)"))
         field = "member_id"
-        if request.member_id is None:
-            raise EncodeError("field member_id is null, which ShareGroupHeartbeatRequest version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, request.member_id)
+        _w.write_compact_string(out, _w.non_null(request.member_id, "field member_id is null, which ShareGroupHeartbeatRequest version 1 does not allow (never nullable)"))
         field = "member_epoch"
         out += _pack_ShareGroupHeartbeatRequest_member_epoch(request.member_epoch)
         field = "rack_id"
@@ -177,25 +173,6 @@ def _write_ShareGroupHeartbeatRequest_v1(request: ShareGroupHeartbeatRequest, ou
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ShareGroupHeartbeatRequest_v1(request: ShareGroupHeartbeatRequest) -> int:
-    size = 4
-    size += _w.compact_string_size(request.group_id)
-    size += _w.compact_string_size(request.member_id)
-    size += _w.compact_string_size(request.rack_id)
-    subscribed_topic_names_items = request.subscribed_topic_names
-    if subscribed_topic_names_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(subscribed_topic_names_items), True)
-        for subscribed_topic_names_item in subscribed_topic_names_items:
-            size += _w.compact_string_size(subscribed_topic_names_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -203,7 +180,6 @@ _V0_PLUS = (0, 32767)
 
 ShareGroupHeartbeatRequest._READERS = (None, _read_ShareGroupHeartbeatRequest_v1)
 ShareGroupHeartbeatRequest._WRITERS = (None, _write_ShareGroupHeartbeatRequest_v1)
-ShareGroupHeartbeatRequest._SIZERS = (None, _size_ShareGroupHeartbeatRequest_v1)
 ShareGroupHeartbeatRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="member_id", json_name="memberId", type="string", versions=_V0_PLUS, default=''),

@@ -3,8 +3,8 @@
 Response message, versions 1, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -251,12 +251,9 @@ def _write_TopicPartitions_v1(partitions: TopicPartitions, out: bytearray) -> No
         field = "topic_id"
         out += _w.uuid_bytes(partitions.topic_id)
         field = "partitions"
-        partitions_items = partitions.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicPartitions version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(partitions.partitions, "field partitions is null, which TopicPartitions version 1 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
         if partitions.unknown_tagged_fields:
             _w.write_tagged(out, [], partitions.unknown_tagged_fields)
@@ -264,22 +261,6 @@ def _write_TopicPartitions_v1(partitions: TopicPartitions, out: bytearray) -> No
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicPartitions_v1(partitions: TopicPartitions) -> int:
-    size = 0
-    size += 16
-    partitions_items = partitions.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        size += 4 * len(partitions_items)
-    count = len(partitions.unknown_tagged_fields)
-    for tag, payload in partitions.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- Assignment, version 1 (flexible) ---
@@ -317,13 +298,10 @@ def _write_Assignment_v1(assignment: Assignment, out: bytearray) -> None:
     field = ""
     try:
         field = "topic_partitions[]"
-        topic_partitions_items = assignment.topic_partitions
-        if topic_partitions_items is None:
-                raise EncodeError("field topic_partitions is null, which Assignment version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topic_partitions_items), True)
-            for topic_partitions_item in topic_partitions_items:
-                _write_TopicPartitions_v1(topic_partitions_item, out)
+        topic_partitions_items = _w.non_null(assignment.topic_partitions, "field topic_partitions is null, which Assignment version 1 does not allow (never nullable)")
+        _w.write_count(out, len(topic_partitions_items), True)
+        for topic_partitions_item in topic_partitions_items:
+            _write_TopicPartitions_v1(topic_partitions_item, out)
         field = "(tagged fields)"
         if assignment.unknown_tagged_fields:
             _w.write_tagged(out, [], assignment.unknown_tagged_fields)
@@ -331,22 +309,6 @@ def _write_Assignment_v1(assignment: Assignment, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_Assignment_v1(assignment: Assignment) -> int:
-    size = 0
-    topic_partitions_items = assignment.topic_partitions
-    if topic_partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topic_partitions_items), True)
-        for topic_partitions_item in topic_partitions_items:
-            size += _size_TopicPartitions_v1(topic_partitions_item)
-    count = len(assignment.unknown_tagged_fields)
-    for tag, payload in assignment.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ShareGroupHeartbeatResponse, version 1 (flexible) ---
@@ -409,18 +371,6 @@ def _write_ShareGroupHeartbeatResponse_v1(response: ShareGroupHeartbeatResponse,
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ShareGroupHeartbeatResponse_v1(response: ShareGroupHeartbeatResponse) -> int:
-    size = 14
-    size += _w.compact_string_size(response.error_message)
-    size += _w.compact_string_size(response.member_id)
-    size += 1 if response.assignment is None else 1 + _size_Assignment_v1(response.assignment)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -428,7 +378,6 @@ _V0_PLUS = (0, 32767)
 
 TopicPartitions._READERS = (None, _read_TopicPartitions_v1)
 TopicPartitions._WRITERS = (None, _write_TopicPartitions_v1)
-TopicPartitions._SIZERS = (None, _size_TopicPartitions_v1)
 TopicPartitions._LAZY_DEFAULTS = {"partitions": list}
 TopicPartitions.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
@@ -436,14 +385,12 @@ TopicPartitions.FIELDS = (  # what the runtime knows of each field (kwire.wire.m
 )
 Assignment._READERS = (None, _read_Assignment_v1)
 Assignment._WRITERS = (None, _write_Assignment_v1)
-Assignment._SIZERS = (None, _size_Assignment_v1)
 Assignment._LAZY_DEFAULTS = {"topic_partitions": list}
 Assignment.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_partitions", json_name="topicPartitions", type="[]TopicPartitions", versions=_V0_PLUS, default=(), struct=TopicPartitions),
 )
 ShareGroupHeartbeatResponse._READERS = (None, _read_ShareGroupHeartbeatResponse_v1)
 ShareGroupHeartbeatResponse._WRITERS = (None, _write_ShareGroupHeartbeatResponse_v1)
-ShareGroupHeartbeatResponse._SIZERS = (None, _size_ShareGroupHeartbeatResponse_v1)
 ShareGroupHeartbeatResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

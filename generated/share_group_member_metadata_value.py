@@ -3,8 +3,8 @@
 Coordinator-value message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -134,23 +134,16 @@ def _write_ShareGroupMemberMetadataValue_v0(value: ShareGroupMemberMetadataValue
         field = "rack_id"
         _w.write_compact_string(out, value.rack_id)
         field = "client_id"
-        if value.client_id is None:
-            raise EncodeError("field client_id is null, which ShareGroupMemberMetadataValue version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, value.client_id)
+        _w.write_compact_string(out, _w.non_null(value.client_id, "field client_id is null, which ShareGroupMemberMetadataValue version 0 does not allow (never nullable)"))
         field = "client_host"
-        if value.client_host is None:
-            raise EncodeError("field client_host is null, which ShareGroupMemberMetadataValue version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, value.client_host)
+        _w.write_compact_string(out, _w.non_null(value.client_host, "field client_host is null, which ShareGroupMemberMetadataValue version 0 does not allow (never nullable)"))
         field = "subscribed_topic_names"
-        subscribed_topic_names_items = value.subscribed_topic_names
-        if subscribed_topic_names_items is None:
-                raise EncodeError("field subscribed_topic_names is null, which ShareGroupMemberMetadataValue version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(subscribed_topic_names_items), True)
-            for subscribed_topic_names_item in subscribed_topic_names_items:
-                if subscribed_topic_names_item is None:
-                    raise EncodeError("null element in array subscribed_topic_names")
-                _w.write_compact_string(out, subscribed_topic_names_item)
+        subscribed_topic_names_items = _w.non_null(value.subscribed_topic_names, "field subscribed_topic_names is null, which ShareGroupMemberMetadataValue version 0 does not allow (never nullable)")
+        _w.write_count(out, len(subscribed_topic_names_items), True)
+        for subscribed_topic_names_item in subscribed_topic_names_items:
+            if subscribed_topic_names_item is None:
+                raise EncodeError("null element in array subscribed_topic_names")
+            _w.write_compact_string(out, subscribed_topic_names_item)
         field = "(tagged fields)"
         if value.unknown_tagged_fields:
             _w.write_tagged(out, [], value.unknown_tagged_fields)
@@ -160,25 +153,6 @@ def _write_ShareGroupMemberMetadataValue_v0(value: ShareGroupMemberMetadataValue
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ShareGroupMemberMetadataValue_v0(value: ShareGroupMemberMetadataValue) -> int:
-    size = 0
-    size += _w.compact_string_size(value.rack_id)
-    size += _w.compact_string_size(value.client_id)
-    size += _w.compact_string_size(value.client_host)
-    subscribed_topic_names_items = value.subscribed_topic_names
-    if subscribed_topic_names_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(subscribed_topic_names_items), True)
-        for subscribed_topic_names_item in subscribed_topic_names_items:
-            size += _w.compact_string_size(subscribed_topic_names_item)
-    count = len(value.unknown_tagged_fields)
-    for tag, payload in value.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -186,7 +160,6 @@ _V0_PLUS = (0, 32767)
 
 ShareGroupMemberMetadataValue._READERS = (_read_ShareGroupMemberMetadataValue_v0,)
 ShareGroupMemberMetadataValue._WRITERS = (_write_ShareGroupMemberMetadataValue_v0,)
-ShareGroupMemberMetadataValue._SIZERS = (_size_ShareGroupMemberMetadataValue_v0,)
 ShareGroupMemberMetadataValue._LAZY_DEFAULTS = {"subscribed_topic_names": list}
 ShareGroupMemberMetadataValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="rack_id", json_name="rackId", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),

@@ -3,8 +3,8 @@
 Coordinator-key message, versions 0, flexible versions none.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -91,17 +91,9 @@ def _write_ShareGroupPartitionMetadataKey_v0(key: ShareGroupPartitionMetadataKey
     field = ""
     try:
         field = "group_id"
-        if key.group_id is None:
-            raise EncodeError("field group_id is null, which ShareGroupPartitionMetadataKey version 0 does not allow (never nullable)")
-        _w.write_string(out, key.group_id)
+        _w.write_string(out, _w.non_null(key.group_id, "field group_id is null, which ShareGroupPartitionMetadataKey version 0 does not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ShareGroupPartitionMetadataKey_v0(key: ShareGroupPartitionMetadataKey) -> int:
-    size = 0
-    size += _w.string_size(key.group_id)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -111,7 +103,6 @@ _V0_ONLY = (0, 0)
 
 ShareGroupPartitionMetadataKey._READERS = (_read_ShareGroupPartitionMetadataKey_v0,)
 ShareGroupPartitionMetadataKey._WRITERS = (_write_ShareGroupPartitionMetadataKey_v0,)
-ShareGroupPartitionMetadataKey._SIZERS = (_size_ShareGroupPartitionMetadataKey_v0,)
 ShareGroupPartitionMetadataKey.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_ONLY, default=''),
 )

@@ -3,8 +3,8 @@
 Coordinator-value message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -238,15 +238,12 @@ def _write_PartitionMetadata_v0(metadata: PartitionMetadata, out: bytearray) -> 
         field = "partition"
         out += _pack_PartitionMetadata_partition(metadata.partition)
         field = "racks"
-        racks_items = metadata.racks
-        if racks_items is None:
-                raise EncodeError("field racks is null, which PartitionMetadata version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(racks_items), True)
-            for racks_item in racks_items:
-                if racks_item is None:
-                    raise EncodeError("null element in array racks")
-                _w.write_compact_string(out, racks_item)
+        racks_items = _w.non_null(metadata.racks, "field racks is null, which PartitionMetadata version 0 does not allow (never nullable)")
+        _w.write_count(out, len(racks_items), True)
+        for racks_item in racks_items:
+            if racks_item is None:
+                raise EncodeError("null element in array racks")
+            _w.write_compact_string(out, racks_item)
         field = "(tagged fields)"
         if metadata.unknown_tagged_fields:
             _w.write_tagged(out, [], metadata.unknown_tagged_fields)
@@ -254,22 +251,6 @@ def _write_PartitionMetadata_v0(metadata: PartitionMetadata, out: bytearray) -> 
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_PartitionMetadata_v0(metadata: PartitionMetadata) -> int:
-    size = 4
-    racks_items = metadata.racks
-    if racks_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(racks_items), True)
-        for racks_item in racks_items:
-            size += _w.compact_string_size(racks_item)
-    count = len(metadata.unknown_tagged_fields)
-    for tag, payload in metadata.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- TopicMetadata, version 0 (flexible) ---
@@ -316,19 +297,14 @@ def _write_TopicMetadata_v0(metadata: TopicMetadata, out: bytearray) -> None:
         field = "topic_id"
         out += _w.uuid_bytes(metadata.topic_id)
         field = "topic_name"
-        if metadata.topic_name is None:
-            raise EncodeError("field topic_name is null, which TopicMetadata version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, metadata.topic_name)
+        _w.write_compact_string(out, _w.non_null(metadata.topic_name, "field topic_name is null, which TopicMetadata version 0 does not allow (never nullable)"))
         field = "num_partitions"
         out += _pack_TopicMetadata_num_partitions(metadata.num_partitions)
         field = "partition_metadata[]"
-        partition_metadata_items = metadata.partition_metadata
-        if partition_metadata_items is None:
-                raise EncodeError("field partition_metadata is null, which TopicMetadata version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_metadata_items), True)
-            for partition_metadata_item in partition_metadata_items:
-                _write_PartitionMetadata_v0(partition_metadata_item, out)
+        partition_metadata_items = _w.non_null(metadata.partition_metadata, "field partition_metadata is null, which TopicMetadata version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partition_metadata_items), True)
+        for partition_metadata_item in partition_metadata_items:
+            _write_PartitionMetadata_v0(partition_metadata_item, out)
         field = "(tagged fields)"
         if metadata.unknown_tagged_fields:
             _w.write_tagged(out, [], metadata.unknown_tagged_fields)
@@ -336,24 +312,6 @@ def _write_TopicMetadata_v0(metadata: TopicMetadata, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicMetadata_v0(metadata: TopicMetadata) -> int:
-    size = 4
-    size += 16
-    size += _w.compact_string_size(metadata.topic_name)
-    partition_metadata_items = metadata.partition_metadata
-    if partition_metadata_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partition_metadata_items), True)
-        for partition_metadata_item in partition_metadata_items:
-            size += _size_PartitionMetadata_v0(partition_metadata_item)
-    count = len(metadata.unknown_tagged_fields)
-    for tag, payload in metadata.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ShareGroupPartitionMetadataValue, version 0 (flexible) ---
@@ -391,13 +349,10 @@ def _write_ShareGroupPartitionMetadataValue_v0(value: ShareGroupPartitionMetadat
     field = ""
     try:
         field = "topics[]"
-        topics_items = value.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which ShareGroupPartitionMetadataValue version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicMetadata_v0(topics_item, out)
+        topics_items = _w.non_null(value.topics, "field topics is null, which ShareGroupPartitionMetadataValue version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicMetadata_v0(topics_item, out)
         field = "(tagged fields)"
         if value.unknown_tagged_fields:
             _w.write_tagged(out, [], value.unknown_tagged_fields)
@@ -407,22 +362,6 @@ def _write_ShareGroupPartitionMetadataValue_v0(value: ShareGroupPartitionMetadat
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ShareGroupPartitionMetadataValue_v0(value: ShareGroupPartitionMetadataValue) -> int:
-    size = 0
-    topics_items = value.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_TopicMetadata_v0(topics_item)
-    count = len(value.unknown_tagged_fields)
-    for tag, payload in value.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -430,7 +369,6 @@ _V0_PLUS = (0, 32767)
 
 PartitionMetadata._READERS = (_read_PartitionMetadata_v0,)
 PartitionMetadata._WRITERS = (_write_PartitionMetadata_v0,)
-PartitionMetadata._SIZERS = (_size_PartitionMetadata_v0,)
 PartitionMetadata._LAZY_DEFAULTS = {"racks": list}
 PartitionMetadata.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition", json_name="partition", type="int32", versions=_V0_PLUS, default=0),
@@ -438,7 +376,6 @@ PartitionMetadata.FIELDS = (  # what the runtime knows of each field (kwire.wire
 )
 TopicMetadata._READERS = (_read_TopicMetadata_v0,)
 TopicMetadata._WRITERS = (_write_TopicMetadata_v0,)
-TopicMetadata._SIZERS = (_size_TopicMetadata_v0,)
 TopicMetadata._LAZY_DEFAULTS = {"partition_metadata": list}
 TopicMetadata.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
@@ -448,7 +385,6 @@ TopicMetadata.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
 )
 ShareGroupPartitionMetadataValue._READERS = (_read_ShareGroupPartitionMetadataValue_v0,)
 ShareGroupPartitionMetadataValue._WRITERS = (_write_ShareGroupPartitionMetadataValue_v0,)
-ShareGroupPartitionMetadataValue._SIZERS = (_size_ShareGroupPartitionMetadataValue_v0,)
 ShareGroupPartitionMetadataValue._LAZY_DEFAULTS = {"topics": list}
 ShareGroupPartitionMetadataValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topics", json_name="topics", type="[]TopicMetadata", versions=_V0_PLUS, default=(), struct=TopicMetadata),

@@ -3,8 +3,8 @@
 Coordinator-value message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -232,16 +232,11 @@ def _write_TopicPartitionsInfo_v0(info: TopicPartitionsInfo, out: bytearray) -> 
         field = "topic_id"
         out += _w.uuid_bytes(info.topic_id)
         field = "topic_name"
-        if info.topic_name is None:
-            raise EncodeError("field topic_name is null, which TopicPartitionsInfo version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, info.topic_name)
+        _w.write_compact_string(out, _w.non_null(info.topic_name, "field topic_name is null, which TopicPartitionsInfo version 0 does not allow (never nullable)"))
         field = "partitions"
-        partitions_items = info.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicPartitionsInfo version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(info.partitions, "field partitions is null, which TopicPartitionsInfo version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
         if info.unknown_tagged_fields:
             _w.write_tagged(out, [], info.unknown_tagged_fields)
@@ -249,23 +244,6 @@ def _write_TopicPartitionsInfo_v0(info: TopicPartitionsInfo, out: bytearray) -> 
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicPartitionsInfo_v0(info: TopicPartitionsInfo) -> int:
-    size = 0
-    size += 16
-    size += _w.compact_string_size(info.topic_name)
-    partitions_items = info.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        size += 4 * len(partitions_items)
-    count = len(info.unknown_tagged_fields)
-    for tag, payload in info.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- TopicInfo, version 0 (flexible) ---
@@ -296,9 +274,7 @@ def _write_TopicInfo_v0(info: TopicInfo, out: bytearray) -> None:
         field = "topic_id"
         out += _w.uuid_bytes(info.topic_id)
         field = "topic_name"
-        if info.topic_name is None:
-            raise EncodeError("field topic_name is null, which TopicInfo version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, info.topic_name)
+        _w.write_compact_string(out, _w.non_null(info.topic_name, "field topic_name is null, which TopicInfo version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
         if info.unknown_tagged_fields:
             _w.write_tagged(out, [], info.unknown_tagged_fields)
@@ -306,17 +282,6 @@ def _write_TopicInfo_v0(info: TopicInfo, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicInfo_v0(info: TopicInfo) -> int:
-    size = 0
-    size += 16
-    size += _w.compact_string_size(info.topic_name)
-    count = len(info.unknown_tagged_fields)
-    for tag, payload in info.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- ShareGroupStatePartitionMetadataValue, version 0 (flexible) ---
@@ -380,29 +345,20 @@ def _write_ShareGroupStatePartitionMetadataValue_v0(value: ShareGroupStatePartit
     field = ""
     try:
         field = "initializing_topics[]"
-        initializing_topics_items = value.initializing_topics
-        if initializing_topics_items is None:
-                raise EncodeError("field initializing_topics is null, which ShareGroupStatePartitionMetadataValue version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(initializing_topics_items), True)
-            for initializing_topics_item in initializing_topics_items:
-                _write_TopicPartitionsInfo_v0(initializing_topics_item, out)
+        initializing_topics_items = _w.non_null(value.initializing_topics, "field initializing_topics is null, which ShareGroupStatePartitionMetadataValue version 0 does not allow (never nullable)")
+        _w.write_count(out, len(initializing_topics_items), True)
+        for initializing_topics_item in initializing_topics_items:
+            _write_TopicPartitionsInfo_v0(initializing_topics_item, out)
         field = "initialized_topics[]"
-        initialized_topics_items = value.initialized_topics
-        if initialized_topics_items is None:
-                raise EncodeError("field initialized_topics is null, which ShareGroupStatePartitionMetadataValue version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(initialized_topics_items), True)
-            for initialized_topics_item in initialized_topics_items:
-                _write_TopicPartitionsInfo_v0(initialized_topics_item, out)
+        initialized_topics_items = _w.non_null(value.initialized_topics, "field initialized_topics is null, which ShareGroupStatePartitionMetadataValue version 0 does not allow (never nullable)")
+        _w.write_count(out, len(initialized_topics_items), True)
+        for initialized_topics_item in initialized_topics_items:
+            _write_TopicPartitionsInfo_v0(initialized_topics_item, out)
         field = "deleting_topics[]"
-        deleting_topics_items = value.deleting_topics
-        if deleting_topics_items is None:
-                raise EncodeError("field deleting_topics is null, which ShareGroupStatePartitionMetadataValue version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(deleting_topics_items), True)
-            for deleting_topics_item in deleting_topics_items:
-                _write_TopicInfo_v0(deleting_topics_item, out)
+        deleting_topics_items = _w.non_null(value.deleting_topics, "field deleting_topics is null, which ShareGroupStatePartitionMetadataValue version 0 does not allow (never nullable)")
+        _w.write_count(out, len(deleting_topics_items), True)
+        for deleting_topics_item in deleting_topics_items:
+            _write_TopicInfo_v0(deleting_topics_item, out)
         field = "(tagged fields)"
         if value.unknown_tagged_fields:
             _w.write_tagged(out, [], value.unknown_tagged_fields)
@@ -412,36 +368,6 @@ def _write_ShareGroupStatePartitionMetadataValue_v0(value: ShareGroupStatePartit
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ShareGroupStatePartitionMetadataValue_v0(value: ShareGroupStatePartitionMetadataValue) -> int:
-    size = 0
-    initializing_topics_items = value.initializing_topics
-    if initializing_topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(initializing_topics_items), True)
-        for initializing_topics_item in initializing_topics_items:
-            size += _size_TopicPartitionsInfo_v0(initializing_topics_item)
-    initialized_topics_items = value.initialized_topics
-    if initialized_topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(initialized_topics_items), True)
-        for initialized_topics_item in initialized_topics_items:
-            size += _size_TopicPartitionsInfo_v0(initialized_topics_item)
-    deleting_topics_items = value.deleting_topics
-    if deleting_topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(deleting_topics_items), True)
-        for deleting_topics_item in deleting_topics_items:
-            size += _size_TopicInfo_v0(deleting_topics_item)
-    count = len(value.unknown_tagged_fields)
-    for tag, payload in value.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -449,7 +375,6 @@ _V0_PLUS = (0, 32767)
 
 TopicPartitionsInfo._READERS = (_read_TopicPartitionsInfo_v0,)
 TopicPartitionsInfo._WRITERS = (_write_TopicPartitionsInfo_v0,)
-TopicPartitionsInfo._SIZERS = (_size_TopicPartitionsInfo_v0,)
 TopicPartitionsInfo._LAZY_DEFAULTS = {"partitions": list}
 TopicPartitionsInfo.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
@@ -458,14 +383,12 @@ TopicPartitionsInfo.FIELDS = (  # what the runtime knows of each field (kwire.wi
 )
 TopicInfo._READERS = (_read_TopicInfo_v0,)
 TopicInfo._WRITERS = (_write_TopicInfo_v0,)
-TopicInfo._SIZERS = (_size_TopicInfo_v0,)
 TopicInfo.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
 )
 ShareGroupStatePartitionMetadataValue._READERS = (_read_ShareGroupStatePartitionMetadataValue_v0,)
 ShareGroupStatePartitionMetadataValue._WRITERS = (_write_ShareGroupStatePartitionMetadataValue_v0,)
-ShareGroupStatePartitionMetadataValue._SIZERS = (_size_ShareGroupStatePartitionMetadataValue_v0,)
 ShareGroupStatePartitionMetadataValue._LAZY_DEFAULTS = {"initializing_topics": list, "initialized_topics": list, "deleting_topics": list}
 ShareGroupStatePartitionMetadataValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="initializing_topics", json_name="initializingTopics", type="[]TopicPartitionsInfo", versions=_V0_PLUS, default=(), struct=TopicPartitionsInfo),

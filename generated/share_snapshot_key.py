@@ -3,8 +3,8 @@
 Coordinator-key message, versions 0, flexible versions none.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -117,22 +117,13 @@ def _write_ShareSnapshotKey_v0(key: ShareSnapshotKey, out: bytearray) -> None:
     field = ""
     try:
         field = "group_id"
-        if key.group_id is None:
-            raise EncodeError("field group_id is null, which ShareSnapshotKey version 0 does not allow (never nullable)")
-        _w.write_string(out, key.group_id)
+        _w.write_string(out, _w.non_null(key.group_id, "field group_id is null, which ShareSnapshotKey version 0 does not allow (never nullable)"))
         field = "topic_id"
         out += _w.uuid_bytes(key.topic_id)
         field = "partition"
         out += _pack_ShareSnapshotKey_partition(key.partition)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ShareSnapshotKey_v0(key: ShareSnapshotKey) -> int:
-    size = 4
-    size += _w.string_size(key.group_id)
-    size += 16
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -142,7 +133,6 @@ _V0_ONLY = (0, 0)
 
 ShareSnapshotKey._READERS = (_read_ShareSnapshotKey_v0,)
 ShareSnapshotKey._WRITERS = (_write_ShareSnapshotKey_v0,)
-ShareSnapshotKey._SIZERS = (_size_ShareSnapshotKey_v0,)
 ShareSnapshotKey.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_ONLY, default=''),
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_ONLY, default=_ZERO_UUID),

@@ -3,8 +3,8 @@
 Coordinator-value message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -229,15 +229,6 @@ def _write_StateBatch_v0(batch: StateBatch, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_StateBatch_v0(batch: StateBatch) -> int:
-    size = 19
-    count = len(batch.unknown_tagged_fields)
-    for tag, payload in batch.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- ShareSnapshotValue, version 0 (flexible) ---
 
 def _read_ShareSnapshotValue_v0(buf: bytes, pos: int) -> tuple[ShareSnapshotValue, int]:
@@ -314,13 +305,10 @@ def _write_ShareSnapshotValue_v0(value: ShareSnapshotValue, out: bytearray) -> N
         field = "snapshot_epoch, state_epoch, leader_epoch, start_offset, create_timestamp, write_timestamp"
         out += _pack_ShareSnapshotValue_snapshot_epoch_to_write_timestamp(value.snapshot_epoch, value.state_epoch, value.leader_epoch, value.start_offset, value.create_timestamp, value.write_timestamp)
         field = "state_batches[]"
-        state_batches_items = value.state_batches
-        if state_batches_items is None:
-                raise EncodeError("field state_batches is null, which ShareSnapshotValue version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(state_batches_items), True)
-            for state_batches_item in state_batches_items:
-                _write_StateBatch_v0(state_batches_item, out)
+        state_batches_items = _w.non_null(value.state_batches, "field state_batches is null, which ShareSnapshotValue version 0 does not allow (never nullable)")
+        _w.write_count(out, len(state_batches_items), True)
+        for state_batches_item in state_batches_items:
+            _write_StateBatch_v0(state_batches_item, out)
         field = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
         if value.delivery_complete_count != -1:
@@ -336,27 +324,6 @@ def _write_ShareSnapshotValue_v0(value: ShareSnapshotValue, out: bytearray) -> N
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ShareSnapshotValue_v0(value: ShareSnapshotValue) -> int:
-    size = 36
-    state_batches_items = value.state_batches
-    if state_batches_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(state_batches_items), True)
-        for state_batches_item in state_batches_items:
-            size += _size_StateBatch_v0(state_batches_item)
-    count = len(value.unknown_tagged_fields)
-    if value.delivery_complete_count != -1:
-        payload_size = 0
-        payload_size += 4
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in value.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -364,7 +331,6 @@ _V0_PLUS = (0, 32767)
 
 StateBatch._READERS = (_read_StateBatch_v0,)
 StateBatch._WRITERS = (_write_StateBatch_v0,)
-StateBatch._SIZERS = (_size_StateBatch_v0,)
 StateBatch.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="first_offset", json_name="firstOffset", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="last_offset", json_name="lastOffset", type="int64", versions=_V0_PLUS, default=0),
@@ -373,7 +339,6 @@ StateBatch.FIELDS = (  # what the runtime knows of each field (kwire.wire.messag
 )
 ShareSnapshotValue._READERS = (_read_ShareSnapshotValue_v0,)
 ShareSnapshotValue._WRITERS = (_write_ShareSnapshotValue_v0,)
-ShareSnapshotValue._SIZERS = (_size_ShareSnapshotValue_v0,)
 ShareSnapshotValue._LAZY_DEFAULTS = {"state_batches": list}
 ShareSnapshotValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="snapshot_epoch", json_name="snapshotEpoch", type="int32", versions=_V0_PLUS, default=0),

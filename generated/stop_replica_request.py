@@ -3,8 +3,8 @@
 Request message, versions 0-4, flexible versions 2+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -377,19 +377,11 @@ def _write_StopReplicaPartitionV0_v0(v0: StopReplicaPartitionV0, out: bytearray)
     field = ""
     try:
         field = "topic_name"
-        if v0.topic_name is None:
-            raise EncodeError("field topic_name is null, which StopReplicaPartitionV0 version 0 does not allow (never nullable)")
-        _w.write_string(out, v0.topic_name)
+        _w.write_string(out, _w.non_null(v0.topic_name, "field topic_name is null, which StopReplicaPartitionV0 version 0 does not allow (never nullable)"))
         field = "partition_index"
         out += _pack_StopReplicaPartitionV0_partition_index(v0.partition_index)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_StopReplicaPartitionV0_v0(v0: StopReplicaPartitionV0) -> int:
-    size = 4
-    size += _w.string_size(v0.topic_name)
-    return size
 
 
 # --- StopReplicaTopicV1, version 1 ---
@@ -419,30 +411,13 @@ def _write_StopReplicaTopicV1_v1(v1: StopReplicaTopicV1, out: bytearray) -> None
     field = ""
     try:
         field = "name"
-        if v1.name is None:
-            raise EncodeError("field name is null, which StopReplicaTopicV1 version 1 does not allow (never nullable)")
-        _w.write_string(out, v1.name)
+        _w.write_string(out, _w.non_null(v1.name, "field name is null, which StopReplicaTopicV1 version 1 does not allow (never nullable)"))
         field = "partition_indexes"
-        partition_indexes_items = v1.partition_indexes
-        if partition_indexes_items is None:
-                raise EncodeError("field partition_indexes is null, which StopReplicaTopicV1 version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_indexes_items), False)
-            _w.write_fixed_array(out, partition_indexes_items, "i")
+        partition_indexes_items = _w.non_null(v1.partition_indexes, "field partition_indexes is null, which StopReplicaTopicV1 version 1 does not allow (never nullable)")
+        _w.write_count(out, len(partition_indexes_items), False)
+        _w.write_fixed_array(out, partition_indexes_items, "i")
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_StopReplicaTopicV1_v1(v1: StopReplicaTopicV1) -> int:
-    size = 0
-    size += _w.string_size(v1.name)
-    partition_indexes_items = v1.partition_indexes
-    if partition_indexes_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partition_indexes_items), False)
-        size += 4 * len(partition_indexes_items)
-    return size
 
 
 # --- StopReplicaTopicV1, version 2 (flexible) ---
@@ -475,16 +450,11 @@ def _write_StopReplicaTopicV1_v2(v1: StopReplicaTopicV1, out: bytearray) -> None
     field = ""
     try:
         field = "name"
-        if v1.name is None:
-            raise EncodeError("field name is null, which StopReplicaTopicV1 version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, v1.name)
+        _w.write_compact_string(out, _w.non_null(v1.name, "field name is null, which StopReplicaTopicV1 version 2 does not allow (never nullable)"))
         field = "partition_indexes"
-        partition_indexes_items = v1.partition_indexes
-        if partition_indexes_items is None:
-                raise EncodeError("field partition_indexes is null, which StopReplicaTopicV1 version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_indexes_items), True)
-            _w.write_fixed_array(out, partition_indexes_items, "i")
+        partition_indexes_items = _w.non_null(v1.partition_indexes, "field partition_indexes is null, which StopReplicaTopicV1 version 2 does not allow (never nullable)")
+        _w.write_count(out, len(partition_indexes_items), True)
+        _w.write_fixed_array(out, partition_indexes_items, "i")
         field = "(tagged fields)"
         if v1.unknown_tagged_fields:
             _w.write_tagged(out, [], v1.unknown_tagged_fields)
@@ -492,22 +462,6 @@ def _write_StopReplicaTopicV1_v2(v1: StopReplicaTopicV1, out: bytearray) -> None
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_StopReplicaTopicV1_v2(v1: StopReplicaTopicV1) -> int:
-    size = 0
-    size += _w.compact_string_size(v1.name)
-    partition_indexes_items = v1.partition_indexes
-    if partition_indexes_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partition_indexes_items), True)
-        size += 4 * len(partition_indexes_items)
-    count = len(v1.unknown_tagged_fields)
-    for tag, payload in v1.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- StopReplicaPartitionState, versions 3-4 (flexible) ---
@@ -543,15 +497,6 @@ def _write_StopReplicaPartitionState_v3_4(state: StopReplicaPartitionState, out:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_StopReplicaPartitionState_v3_4(state: StopReplicaPartitionState) -> int:
-    size = 9
-    count = len(state.unknown_tagged_fields)
-    for tag, payload in state.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- StopReplicaTopicState, versions 3-4 (flexible) ---
@@ -603,17 +548,12 @@ def _write_StopReplicaTopicState_v3_4(state: StopReplicaTopicState, out: bytearr
     field = ""
     try:
         field = "topic_name"
-        if state.topic_name is None:
-            raise EncodeError("field topic_name is null, which StopReplicaTopicState versions 3-4 do not allow (never nullable)")
-        _w.write_compact_string(out, state.topic_name)
+        _w.write_compact_string(out, _w.non_null(state.topic_name, "field topic_name is null, which StopReplicaTopicState versions 3-4 do not allow (never nullable)"))
         field = "partition_states[]"
-        partition_states_items = state.partition_states
-        if partition_states_items is None:
-                raise EncodeError("field partition_states is null, which StopReplicaTopicState versions 3-4 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_states_items), True)
-            for partition_states_item in partition_states_items:
-                _write_StopReplicaPartitionState_v3_4(partition_states_item, out)
+        partition_states_items = _w.non_null(state.partition_states, "field partition_states is null, which StopReplicaTopicState versions 3-4 do not allow (never nullable)")
+        _w.write_count(out, len(partition_states_items), True)
+        for partition_states_item in partition_states_items:
+            _write_StopReplicaPartitionState_v3_4(partition_states_item, out)
         field = "(tagged fields)"
         if state.unknown_tagged_fields:
             _w.write_tagged(out, [], state.unknown_tagged_fields)
@@ -621,23 +561,6 @@ def _write_StopReplicaTopicState_v3_4(state: StopReplicaTopicState, out: bytearr
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_StopReplicaTopicState_v3_4(state: StopReplicaTopicState) -> int:
-    size = 0
-    size += _w.compact_string_size(state.topic_name)
-    partition_states_items = state.partition_states
-    if partition_states_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partition_states_items), True)
-        for partition_states_item in partition_states_items:
-            size += _size_StopReplicaPartitionState_v3_4(partition_states_item)
-    count = len(state.unknown_tagged_fields)
-    for tag, payload in state.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- StopReplicaRequest, version 0 ---
@@ -685,27 +608,12 @@ def _write_StopReplicaRequest_v0(request: StopReplicaRequest, out: bytearray) ->
         field = "controller_id, controller_epoch, delete_partitions"
         out += _pack_StopReplicaRequest_controller_id_to_delete_partitions(request.controller_id, request.controller_epoch, request.delete_partitions)
         field = "ungrouped_partitions[]"
-        ungrouped_partitions_items = request.ungrouped_partitions
-        if ungrouped_partitions_items is None:
-                raise EncodeError("field ungrouped_partitions is null, which StopReplicaRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(ungrouped_partitions_items), False)
-            for ungrouped_partitions_item in ungrouped_partitions_items:
-                _write_StopReplicaPartitionV0_v0(ungrouped_partitions_item, out)
+        ungrouped_partitions_items = _w.non_null(request.ungrouped_partitions, "field ungrouped_partitions is null, which StopReplicaRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(ungrouped_partitions_items), False)
+        for ungrouped_partitions_item in ungrouped_partitions_items:
+            _write_StopReplicaPartitionV0_v0(ungrouped_partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_StopReplicaRequest_v0(request: StopReplicaRequest) -> int:
-    size = 9
-    ungrouped_partitions_items = request.ungrouped_partitions
-    if ungrouped_partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(ungrouped_partitions_items), False)
-        for ungrouped_partitions_item in ungrouped_partitions_items:
-            size += _size_StopReplicaPartitionV0_v0(ungrouped_partitions_item)
-    return size
 
 
 # --- StopReplicaRequest, version 1 ---
@@ -752,27 +660,12 @@ def _write_StopReplicaRequest_v1(request: StopReplicaRequest, out: bytearray) ->
         field = "controller_id, controller_epoch, broker_epoch, delete_partitions"
         out += _pack_StopReplicaRequest_controller_id_controller_epoch_broker_epoch_delete_partitions(request.controller_id, request.controller_epoch, request.broker_epoch, request.delete_partitions)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which StopReplicaRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_StopReplicaTopicV1_v1(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which StopReplicaRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_StopReplicaTopicV1_v1(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_StopReplicaRequest_v1(request: StopReplicaRequest) -> int:
-    size = 17
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_StopReplicaTopicV1_v1(topics_item)
-    return size
 
 
 # --- StopReplicaRequest, version 2 (flexible) ---
@@ -822,13 +715,10 @@ def _write_StopReplicaRequest_v2(request: StopReplicaRequest, out: bytearray) ->
         field = "controller_id, controller_epoch, broker_epoch, delete_partitions"
         out += _pack_StopReplicaRequest_controller_id_controller_epoch_broker_epoch_delete_partitions(request.controller_id, request.controller_epoch, request.broker_epoch, request.delete_partitions)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which StopReplicaRequest version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_StopReplicaTopicV1_v2(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which StopReplicaRequest version 2 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_StopReplicaTopicV1_v2(topics_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -836,22 +726,6 @@ def _write_StopReplicaRequest_v2(request: StopReplicaRequest, out: bytearray) ->
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_StopReplicaRequest_v2(request: StopReplicaRequest) -> int:
-    size = 17
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_StopReplicaTopicV1_v2(topics_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- StopReplicaRequest, version 3 (flexible) ---
@@ -904,13 +778,10 @@ def _write_StopReplicaRequest_v3(request: StopReplicaRequest, out: bytearray) ->
         field = "controller_id, controller_epoch, broker_epoch"
         out += _pack_StopReplicaRequest_controller_id_to_broker_epoch(request.controller_id, request.controller_epoch, request.broker_epoch)
         field = "topic_states[]"
-        topic_states_items = request.topic_states
-        if topic_states_items is None:
-                raise EncodeError("field topic_states is null, which StopReplicaRequest version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topic_states_items), True)
-            for topic_states_item in topic_states_items:
-                _write_StopReplicaTopicState_v3_4(topic_states_item, out)
+        topic_states_items = _w.non_null(request.topic_states, "field topic_states is null, which StopReplicaRequest version 3 does not allow (never nullable)")
+        _w.write_count(out, len(topic_states_items), True)
+        for topic_states_item in topic_states_items:
+            _write_StopReplicaTopicState_v3_4(topic_states_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -918,22 +789,6 @@ def _write_StopReplicaRequest_v3(request: StopReplicaRequest, out: bytearray) ->
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_StopReplicaRequest_v3(request: StopReplicaRequest) -> int:
-    size = 16
-    topic_states_items = request.topic_states
-    if topic_states_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topic_states_items), True)
-        for topic_states_item in topic_states_items:
-            size += _size_StopReplicaTopicState_v3_4(topic_states_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- StopReplicaRequest, version 4 (flexible) ---
@@ -983,13 +838,10 @@ def _write_StopReplicaRequest_v4(request: StopReplicaRequest, out: bytearray) ->
         field = "controller_id, is_kraft_controller, controller_epoch, broker_epoch"
         out += _pack_StopReplicaRequest_controller_id_is_kraft_controller_controller_epoch_broker_epoch(request.controller_id, request.is_kraft_controller, request.controller_epoch, request.broker_epoch)
         field = "topic_states[]"
-        topic_states_items = request.topic_states
-        if topic_states_items is None:
-                raise EncodeError("field topic_states is null, which StopReplicaRequest version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topic_states_items), True)
-            for topic_states_item in topic_states_items:
-                _write_StopReplicaTopicState_v3_4(topic_states_item, out)
+        topic_states_items = _w.non_null(request.topic_states, "field topic_states is null, which StopReplicaRequest version 4 does not allow (never nullable)")
+        _w.write_count(out, len(topic_states_items), True)
+        for topic_states_item in topic_states_items:
+            _write_StopReplicaTopicState_v3_4(topic_states_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -997,22 +849,6 @@ def _write_StopReplicaRequest_v4(request: StopReplicaRequest, out: bytearray) ->
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_StopReplicaRequest_v4(request: StopReplicaRequest) -> int:
-    size = 17
-    topic_states_items = request.topic_states
-    if topic_states_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topic_states_items), True)
-        for topic_states_item in topic_states_items:
-            size += _size_StopReplicaTopicState_v3_4(topic_states_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -1028,14 +864,12 @@ _V4_PLUS = (4, 32767)
 
 StopReplicaPartitionV0._READERS = (_read_StopReplicaPartitionV0_v0, None, None, None, None)
 StopReplicaPartitionV0._WRITERS = (_write_StopReplicaPartitionV0_v0, None, None, None, None)
-StopReplicaPartitionV0._SIZERS = (_size_StopReplicaPartitionV0_v0, None, None, None, None)
 StopReplicaPartitionV0.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_ONLY, default=''),
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_ONLY, default=0),
 )
 StopReplicaTopicV1._READERS = (None, _read_StopReplicaTopicV1_v1, _read_StopReplicaTopicV1_v2, None, None)
 StopReplicaTopicV1._WRITERS = (None, _write_StopReplicaTopicV1_v1, _write_StopReplicaTopicV1_v2, None, None)
-StopReplicaTopicV1._SIZERS = (None, _size_StopReplicaTopicV1_v1, _size_StopReplicaTopicV1_v2, None, None)
 StopReplicaTopicV1._LAZY_DEFAULTS = {"partition_indexes": list}
 StopReplicaTopicV1.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V1_TO_2, default=''),
@@ -1043,7 +877,6 @@ StopReplicaTopicV1.FIELDS = (  # what the runtime knows of each field (kwire.wir
 )
 StopReplicaPartitionState._READERS = (None, None, None, _read_StopReplicaPartitionState_v3_4, _read_StopReplicaPartitionState_v3_4)
 StopReplicaPartitionState._WRITERS = (None, None, None, _write_StopReplicaPartitionState_v3_4, _write_StopReplicaPartitionState_v3_4)
-StopReplicaPartitionState._SIZERS = (None, None, None, _size_StopReplicaPartitionState_v3_4, _size_StopReplicaPartitionState_v3_4)
 StopReplicaPartitionState.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V3_PLUS, default=0),
     FieldInfo(attr="leader_epoch", json_name="leaderEpoch", type="int32", versions=_V3_PLUS, default=-1),
@@ -1051,7 +884,6 @@ StopReplicaPartitionState.FIELDS = (  # what the runtime knows of each field (kw
 )
 StopReplicaTopicState._READERS = (None, None, None, _read_StopReplicaTopicState_v3_4, _read_StopReplicaTopicState_v3_4)
 StopReplicaTopicState._WRITERS = (None, None, None, _write_StopReplicaTopicState_v3_4, _write_StopReplicaTopicState_v3_4)
-StopReplicaTopicState._SIZERS = (None, None, None, _size_StopReplicaTopicState_v3_4, _size_StopReplicaTopicState_v3_4)
 StopReplicaTopicState._LAZY_DEFAULTS = {"partition_states": list}
 StopReplicaTopicState.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V3_PLUS, default=''),
@@ -1059,7 +891,6 @@ StopReplicaTopicState.FIELDS = (  # what the runtime knows of each field (kwire.
 )
 StopReplicaRequest._READERS = (_read_StopReplicaRequest_v0, _read_StopReplicaRequest_v1, _read_StopReplicaRequest_v2, _read_StopReplicaRequest_v3, _read_StopReplicaRequest_v4)
 StopReplicaRequest._WRITERS = (_write_StopReplicaRequest_v0, _write_StopReplicaRequest_v1, _write_StopReplicaRequest_v2, _write_StopReplicaRequest_v3, _write_StopReplicaRequest_v4)
-StopReplicaRequest._SIZERS = (_size_StopReplicaRequest_v0, _size_StopReplicaRequest_v1, _size_StopReplicaRequest_v2, _size_StopReplicaRequest_v3, _size_StopReplicaRequest_v4)
 StopReplicaRequest._LAZY_DEFAULTS = {"ungrouped_partitions": list, "topics": list, "topic_states": list}
 StopReplicaRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="controller_id", json_name="controllerId", type="int32", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Response message, versions 0-4, flexible versions 2+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -168,19 +168,11 @@ def _write_StopReplicaPartitionError_v0_1(stop_replica_partition_error: StopRepl
     field = ""
     try:
         field = "topic_name"
-        if stop_replica_partition_error.topic_name is None:
-            raise EncodeError("field topic_name is null, which StopReplicaPartitionError versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, stop_replica_partition_error.topic_name)
+        _w.write_string(out, _w.non_null(stop_replica_partition_error.topic_name, "field topic_name is null, which StopReplicaPartitionError versions 0-1 do not allow (never nullable)"))
         field = "partition_index, error_code"
         out += _pack_StopReplicaPartitionError_partition_index_error_code(stop_replica_partition_error.partition_index, stop_replica_partition_error.error_code)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_StopReplicaPartitionError_v0_1(stop_replica_partition_error: StopReplicaPartitionError) -> int:
-    size = 6
-    size += _w.string_size(stop_replica_partition_error.topic_name)
-    return size
 
 
 # --- StopReplicaPartitionError, versions 2-4 (flexible) ---
@@ -210,9 +202,7 @@ def _write_StopReplicaPartitionError_v2_4(stop_replica_partition_error: StopRepl
     field = ""
     try:
         field = "topic_name"
-        if stop_replica_partition_error.topic_name is None:
-            raise EncodeError("field topic_name is null, which StopReplicaPartitionError versions 2-4 do not allow (never nullable)")
-        _w.write_compact_string(out, stop_replica_partition_error.topic_name)
+        _w.write_compact_string(out, _w.non_null(stop_replica_partition_error.topic_name, "field topic_name is null, which StopReplicaPartitionError versions 2-4 do not allow (never nullable)"))
         field = "partition_index, error_code"
         out += _pack_StopReplicaPartitionError_partition_index_error_code(stop_replica_partition_error.partition_index, stop_replica_partition_error.error_code)
         field = "(tagged fields)"
@@ -222,16 +212,6 @@ def _write_StopReplicaPartitionError_v2_4(stop_replica_partition_error: StopRepl
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_StopReplicaPartitionError_v2_4(stop_replica_partition_error: StopReplicaPartitionError) -> int:
-    size = 6
-    size += _w.compact_string_size(stop_replica_partition_error.topic_name)
-    count = len(stop_replica_partition_error.unknown_tagged_fields)
-    for tag, payload in stop_replica_partition_error.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- StopReplicaResponse, versions 0-1 ---
@@ -271,27 +251,12 @@ def _write_StopReplicaResponse_v0_1(response: StopReplicaResponse, out: bytearra
         field = "error_code"
         out += _pack_StopReplicaResponse_error_code(response.error_code)
         field = "partition_errors[]"
-        partition_errors_items = response.partition_errors
-        if partition_errors_items is None:
-                raise EncodeError("field partition_errors is null, which StopReplicaResponse versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_errors_items), False)
-            for partition_errors_item in partition_errors_items:
-                _write_StopReplicaPartitionError_v0_1(partition_errors_item, out)
+        partition_errors_items = _w.non_null(response.partition_errors, "field partition_errors is null, which StopReplicaResponse versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(partition_errors_items), False)
+        for partition_errors_item in partition_errors_items:
+            _write_StopReplicaPartitionError_v0_1(partition_errors_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_StopReplicaResponse_v0_1(response: StopReplicaResponse) -> int:
-    size = 2
-    partition_errors_items = response.partition_errors
-    if partition_errors_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partition_errors_items), False)
-        for partition_errors_item in partition_errors_items:
-            size += _size_StopReplicaPartitionError_v0_1(partition_errors_item)
-    return size
 
 
 # --- StopReplicaResponse, versions 2-4 (flexible) ---
@@ -334,13 +299,10 @@ def _write_StopReplicaResponse_v2_4(response: StopReplicaResponse, out: bytearra
         field = "error_code"
         out += _pack_StopReplicaResponse_error_code(response.error_code)
         field = "partition_errors[]"
-        partition_errors_items = response.partition_errors
-        if partition_errors_items is None:
-                raise EncodeError("field partition_errors is null, which StopReplicaResponse versions 2-4 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_errors_items), True)
-            for partition_errors_item in partition_errors_items:
-                _write_StopReplicaPartitionError_v2_4(partition_errors_item, out)
+        partition_errors_items = _w.non_null(response.partition_errors, "field partition_errors is null, which StopReplicaResponse versions 2-4 do not allow (never nullable)")
+        _w.write_count(out, len(partition_errors_items), True)
+        for partition_errors_item in partition_errors_items:
+            _write_StopReplicaPartitionError_v2_4(partition_errors_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -350,22 +312,6 @@ def _write_StopReplicaResponse_v2_4(response: StopReplicaResponse, out: bytearra
         raise _w.encode_failure(error, field) from None
 
 
-def _size_StopReplicaResponse_v2_4(response: StopReplicaResponse) -> int:
-    size = 2
-    partition_errors_items = response.partition_errors
-    if partition_errors_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partition_errors_items), True)
-        for partition_errors_item in partition_errors_items:
-            size += _size_StopReplicaPartitionError_v2_4(partition_errors_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -373,7 +319,6 @@ _V0_PLUS = (0, 32767)
 
 StopReplicaPartitionError._READERS = (_read_StopReplicaPartitionError_v0_1, _read_StopReplicaPartitionError_v0_1, _read_StopReplicaPartitionError_v2_4, _read_StopReplicaPartitionError_v2_4, _read_StopReplicaPartitionError_v2_4)
 StopReplicaPartitionError._WRITERS = (_write_StopReplicaPartitionError_v0_1, _write_StopReplicaPartitionError_v0_1, _write_StopReplicaPartitionError_v2_4, _write_StopReplicaPartitionError_v2_4, _write_StopReplicaPartitionError_v2_4)
-StopReplicaPartitionError._SIZERS = (_size_StopReplicaPartitionError_v0_1, _size_StopReplicaPartitionError_v0_1, _size_StopReplicaPartitionError_v2_4, _size_StopReplicaPartitionError_v2_4, _size_StopReplicaPartitionError_v2_4)
 StopReplicaPartitionError.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
@@ -381,7 +326,6 @@ StopReplicaPartitionError.FIELDS = (  # what the runtime knows of each field (kw
 )
 StopReplicaResponse._READERS = (_read_StopReplicaResponse_v0_1, _read_StopReplicaResponse_v0_1, _read_StopReplicaResponse_v2_4, _read_StopReplicaResponse_v2_4, _read_StopReplicaResponse_v2_4)
 StopReplicaResponse._WRITERS = (_write_StopReplicaResponse_v0_1, _write_StopReplicaResponse_v0_1, _write_StopReplicaResponse_v2_4, _write_StopReplicaResponse_v2_4, _write_StopReplicaResponse_v2_4)
-StopReplicaResponse._SIZERS = (_size_StopReplicaResponse_v0_1, _size_StopReplicaResponse_v0_1, _size_StopReplicaResponse_v2_4, _size_StopReplicaResponse_v2_4, _size_StopReplicaResponse_v2_4)
 StopReplicaResponse._LAZY_DEFAULTS = {"partition_errors": list}
 StopReplicaResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Coordinator-value message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -248,16 +248,11 @@ def _write_TaskIds_v0(ids: TaskIds, out: bytearray) -> None:
     field = ""
     try:
         field = "subtopology_id"
-        if ids.subtopology_id is None:
-            raise EncodeError("field subtopology_id is null, which TaskIds version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, ids.subtopology_id)
+        _w.write_compact_string(out, _w.non_null(ids.subtopology_id, "field subtopology_id is null, which TaskIds version 0 does not allow (never nullable)"))
         field = "partitions"
-        partitions_items = ids.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TaskIds version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(ids.partitions, "field partitions is null, which TaskIds version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
         if (ids.assignment_epochs is None or len(ids.assignment_epochs) != 0):
@@ -276,32 +271,6 @@ def _write_TaskIds_v0(ids: TaskIds, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TaskIds_v0(ids: TaskIds) -> int:
-    size = 0
-    size += _w.compact_string_size(ids.subtopology_id)
-    partitions_items = ids.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        size += 4 * len(partitions_items)
-    count = len(ids.unknown_tagged_fields)
-    if (ids.assignment_epochs is None or len(ids.assignment_epochs) != 0):
-        payload_size = 0
-        assignment_epochs_items = ids.assignment_epochs
-        if assignment_epochs_items is None:
-            payload_size += _w.count_size(None, True)
-        else:
-            payload_size += _w.count_size(len(assignment_epochs_items), True)
-            payload_size += 4 * len(assignment_epochs_items)
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in ids.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- StreamsGroupCurrentMemberAssignmentValue, version 0 (flexible) ---
@@ -409,53 +378,35 @@ def _write_StreamsGroupCurrentMemberAssignmentValue_v0(value: StreamsGroupCurren
         field = "member_epoch, previous_member_epoch, state"
         out += _pack_StreamsGroupCurrentMemberAssignmentValue_member_epoch_to_state(value.member_epoch, value.previous_member_epoch, value.state)
         field = "active_tasks[]"
-        active_tasks_items = value.active_tasks
-        if active_tasks_items is None:
-                raise EncodeError("field active_tasks is null, which StreamsGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(active_tasks_items), True)
-            for active_tasks_item in active_tasks_items:
-                _write_TaskIds_v0(active_tasks_item, out)
+        active_tasks_items = _w.non_null(value.active_tasks, "field active_tasks is null, which StreamsGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
+        _w.write_count(out, len(active_tasks_items), True)
+        for active_tasks_item in active_tasks_items:
+            _write_TaskIds_v0(active_tasks_item, out)
         field = "standby_tasks[]"
-        standby_tasks_items = value.standby_tasks
-        if standby_tasks_items is None:
-                raise EncodeError("field standby_tasks is null, which StreamsGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(standby_tasks_items), True)
-            for standby_tasks_item in standby_tasks_items:
-                _write_TaskIds_v0(standby_tasks_item, out)
+        standby_tasks_items = _w.non_null(value.standby_tasks, "field standby_tasks is null, which StreamsGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
+        _w.write_count(out, len(standby_tasks_items), True)
+        for standby_tasks_item in standby_tasks_items:
+            _write_TaskIds_v0(standby_tasks_item, out)
         field = "warmup_tasks[]"
-        warmup_tasks_items = value.warmup_tasks
-        if warmup_tasks_items is None:
-                raise EncodeError("field warmup_tasks is null, which StreamsGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(warmup_tasks_items), True)
-            for warmup_tasks_item in warmup_tasks_items:
-                _write_TaskIds_v0(warmup_tasks_item, out)
+        warmup_tasks_items = _w.non_null(value.warmup_tasks, "field warmup_tasks is null, which StreamsGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
+        _w.write_count(out, len(warmup_tasks_items), True)
+        for warmup_tasks_item in warmup_tasks_items:
+            _write_TaskIds_v0(warmup_tasks_item, out)
         field = "active_tasks_pending_revocation[]"
-        active_tasks_pending_revocation_items = value.active_tasks_pending_revocation
-        if active_tasks_pending_revocation_items is None:
-                raise EncodeError("field active_tasks_pending_revocation is null, which StreamsGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(active_tasks_pending_revocation_items), True)
-            for active_tasks_pending_revocation_item in active_tasks_pending_revocation_items:
-                _write_TaskIds_v0(active_tasks_pending_revocation_item, out)
+        active_tasks_pending_revocation_items = _w.non_null(value.active_tasks_pending_revocation, "field active_tasks_pending_revocation is null, which StreamsGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
+        _w.write_count(out, len(active_tasks_pending_revocation_items), True)
+        for active_tasks_pending_revocation_item in active_tasks_pending_revocation_items:
+            _write_TaskIds_v0(active_tasks_pending_revocation_item, out)
         field = "standby_tasks_pending_revocation[]"
-        standby_tasks_pending_revocation_items = value.standby_tasks_pending_revocation
-        if standby_tasks_pending_revocation_items is None:
-                raise EncodeError("field standby_tasks_pending_revocation is null, which StreamsGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(standby_tasks_pending_revocation_items), True)
-            for standby_tasks_pending_revocation_item in standby_tasks_pending_revocation_items:
-                _write_TaskIds_v0(standby_tasks_pending_revocation_item, out)
+        standby_tasks_pending_revocation_items = _w.non_null(value.standby_tasks_pending_revocation, "field standby_tasks_pending_revocation is null, which StreamsGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
+        _w.write_count(out, len(standby_tasks_pending_revocation_items), True)
+        for standby_tasks_pending_revocation_item in standby_tasks_pending_revocation_items:
+            _write_TaskIds_v0(standby_tasks_pending_revocation_item, out)
         field = "warmup_tasks_pending_revocation[]"
-        warmup_tasks_pending_revocation_items = value.warmup_tasks_pending_revocation
-        if warmup_tasks_pending_revocation_items is None:
-                raise EncodeError("field warmup_tasks_pending_revocation is null, which StreamsGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(warmup_tasks_pending_revocation_items), True)
-            for warmup_tasks_pending_revocation_item in warmup_tasks_pending_revocation_items:
-                _write_TaskIds_v0(warmup_tasks_pending_revocation_item, out)
+        warmup_tasks_pending_revocation_items = _w.non_null(value.warmup_tasks_pending_revocation, "field warmup_tasks_pending_revocation is null, which StreamsGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
+        _w.write_count(out, len(warmup_tasks_pending_revocation_items), True)
+        for warmup_tasks_pending_revocation_item in warmup_tasks_pending_revocation_items:
+            _write_TaskIds_v0(warmup_tasks_pending_revocation_item, out)
         field = "(tagged fields)"
         if value.unknown_tagged_fields:
             _w.write_tagged(out, [], value.unknown_tagged_fields)
@@ -465,57 +416,6 @@ def _write_StreamsGroupCurrentMemberAssignmentValue_v0(value: StreamsGroupCurren
         raise _w.encode_failure(error, field) from None
 
 
-def _size_StreamsGroupCurrentMemberAssignmentValue_v0(value: StreamsGroupCurrentMemberAssignmentValue) -> int:
-    size = 9
-    active_tasks_items = value.active_tasks
-    if active_tasks_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(active_tasks_items), True)
-        for active_tasks_item in active_tasks_items:
-            size += _size_TaskIds_v0(active_tasks_item)
-    standby_tasks_items = value.standby_tasks
-    if standby_tasks_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(standby_tasks_items), True)
-        for standby_tasks_item in standby_tasks_items:
-            size += _size_TaskIds_v0(standby_tasks_item)
-    warmup_tasks_items = value.warmup_tasks
-    if warmup_tasks_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(warmup_tasks_items), True)
-        for warmup_tasks_item in warmup_tasks_items:
-            size += _size_TaskIds_v0(warmup_tasks_item)
-    active_tasks_pending_revocation_items = value.active_tasks_pending_revocation
-    if active_tasks_pending_revocation_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(active_tasks_pending_revocation_items), True)
-        for active_tasks_pending_revocation_item in active_tasks_pending_revocation_items:
-            size += _size_TaskIds_v0(active_tasks_pending_revocation_item)
-    standby_tasks_pending_revocation_items = value.standby_tasks_pending_revocation
-    if standby_tasks_pending_revocation_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(standby_tasks_pending_revocation_items), True)
-        for standby_tasks_pending_revocation_item in standby_tasks_pending_revocation_items:
-            size += _size_TaskIds_v0(standby_tasks_pending_revocation_item)
-    warmup_tasks_pending_revocation_items = value.warmup_tasks_pending_revocation
-    if warmup_tasks_pending_revocation_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(warmup_tasks_pending_revocation_items), True)
-        for warmup_tasks_pending_revocation_item in warmup_tasks_pending_revocation_items:
-            size += _size_TaskIds_v0(warmup_tasks_pending_revocation_item)
-    count = len(value.unknown_tagged_fields)
-    for tag, payload in value.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -523,7 +423,6 @@ _V0_PLUS = (0, 32767)
 
 TaskIds._READERS = (_read_TaskIds_v0,)
 TaskIds._WRITERS = (_write_TaskIds_v0,)
-TaskIds._SIZERS = (_size_TaskIds_v0,)
 TaskIds._LAZY_DEFAULTS = {"partitions": list, "assignment_epochs": list}
 TaskIds.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="subtopology_id", json_name="subtopologyId", type="string", versions=_V0_PLUS, default=''),
@@ -532,7 +431,6 @@ TaskIds.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.F
 )
 StreamsGroupCurrentMemberAssignmentValue._READERS = (_read_StreamsGroupCurrentMemberAssignmentValue_v0,)
 StreamsGroupCurrentMemberAssignmentValue._WRITERS = (_write_StreamsGroupCurrentMemberAssignmentValue_v0,)
-StreamsGroupCurrentMemberAssignmentValue._SIZERS = (_size_StreamsGroupCurrentMemberAssignmentValue_v0,)
 StreamsGroupCurrentMemberAssignmentValue._LAZY_DEFAULTS = {"active_tasks": list, "standby_tasks": list, "warmup_tasks": list, "active_tasks_pending_revocation": list, "standby_tasks_pending_revocation": list, "warmup_tasks_pending_revocation": list}
 StreamsGroupCurrentMemberAssignmentValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="member_epoch", json_name="memberEpoch", type="int32", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Response message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -845,9 +845,7 @@ def _write_Endpoint_v0(endpoint: Endpoint, out: bytearray) -> None:
     field = ""
     try:
         field = "host"
-        if endpoint.host is None:
-            raise EncodeError("field host is null, which Endpoint version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, endpoint.host)
+        _w.write_compact_string(out, _w.non_null(endpoint.host, "field host is null, which Endpoint version 0 does not allow (never nullable)"))
         field = "port"
         out += _pack_Endpoint_port(endpoint.port)
         field = "(tagged fields)"
@@ -857,16 +855,6 @@ def _write_Endpoint_v0(endpoint: Endpoint, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_Endpoint_v0(endpoint: Endpoint) -> int:
-    size = 2
-    size += _w.compact_string_size(endpoint.host)
-    count = len(endpoint.unknown_tagged_fields)
-    for tag, payload in endpoint.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- TaskOffset, version 0 (flexible) ---
@@ -896,9 +884,7 @@ def _write_TaskOffset_v0(task_offset: TaskOffset, out: bytearray) -> None:
     field = ""
     try:
         field = "subtopology_id"
-        if task_offset.subtopology_id is None:
-            raise EncodeError("field subtopology_id is null, which TaskOffset version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, task_offset.subtopology_id)
+        _w.write_compact_string(out, _w.non_null(task_offset.subtopology_id, "field subtopology_id is null, which TaskOffset version 0 does not allow (never nullable)"))
         field = "partition, offset"
         out += _pack_TaskOffset_partition_offset(task_offset.partition, task_offset.offset)
         field = "(tagged fields)"
@@ -908,16 +894,6 @@ def _write_TaskOffset_v0(task_offset: TaskOffset, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TaskOffset_v0(task_offset: TaskOffset) -> int:
-    size = 12
-    size += _w.compact_string_size(task_offset.subtopology_id)
-    count = len(task_offset.unknown_tagged_fields)
-    for tag, payload in task_offset.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- TaskIds, version 0 (flexible) ---
@@ -950,16 +926,11 @@ def _write_TaskIds_v0(ids: TaskIds, out: bytearray) -> None:
     field = ""
     try:
         field = "subtopology_id"
-        if ids.subtopology_id is None:
-            raise EncodeError("field subtopology_id is null, which TaskIds version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, ids.subtopology_id)
+        _w.write_compact_string(out, _w.non_null(ids.subtopology_id, "field subtopology_id is null, which TaskIds version 0 does not allow (never nullable)"))
         field = "partitions"
-        partitions_items = ids.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TaskIds version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(ids.partitions, "field partitions is null, which TaskIds version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
         if ids.unknown_tagged_fields:
             _w.write_tagged(out, [], ids.unknown_tagged_fields)
@@ -967,22 +938,6 @@ def _write_TaskIds_v0(ids: TaskIds, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TaskIds_v0(ids: TaskIds) -> int:
-    size = 0
-    size += _w.compact_string_size(ids.subtopology_id)
-    partitions_items = ids.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        size += 4 * len(partitions_items)
-    count = len(ids.unknown_tagged_fields)
-    for tag, payload in ids.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- Assignment, version 0 (flexible) ---
@@ -1046,29 +1001,20 @@ def _write_Assignment_v0(assignment: Assignment, out: bytearray) -> None:
     field = ""
     try:
         field = "active_tasks[]"
-        active_tasks_items = assignment.active_tasks
-        if active_tasks_items is None:
-                raise EncodeError("field active_tasks is null, which Assignment version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(active_tasks_items), True)
-            for active_tasks_item in active_tasks_items:
-                _write_TaskIds_v0(active_tasks_item, out)
+        active_tasks_items = _w.non_null(assignment.active_tasks, "field active_tasks is null, which Assignment version 0 does not allow (never nullable)")
+        _w.write_count(out, len(active_tasks_items), True)
+        for active_tasks_item in active_tasks_items:
+            _write_TaskIds_v0(active_tasks_item, out)
         field = "standby_tasks[]"
-        standby_tasks_items = assignment.standby_tasks
-        if standby_tasks_items is None:
-                raise EncodeError("field standby_tasks is null, which Assignment version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(standby_tasks_items), True)
-            for standby_tasks_item in standby_tasks_items:
-                _write_TaskIds_v0(standby_tasks_item, out)
+        standby_tasks_items = _w.non_null(assignment.standby_tasks, "field standby_tasks is null, which Assignment version 0 does not allow (never nullable)")
+        _w.write_count(out, len(standby_tasks_items), True)
+        for standby_tasks_item in standby_tasks_items:
+            _write_TaskIds_v0(standby_tasks_item, out)
         field = "warmup_tasks[]"
-        warmup_tasks_items = assignment.warmup_tasks
-        if warmup_tasks_items is None:
-                raise EncodeError("field warmup_tasks is null, which Assignment version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(warmup_tasks_items), True)
-            for warmup_tasks_item in warmup_tasks_items:
-                _write_TaskIds_v0(warmup_tasks_item, out)
+        warmup_tasks_items = _w.non_null(assignment.warmup_tasks, "field warmup_tasks is null, which Assignment version 0 does not allow (never nullable)")
+        _w.write_count(out, len(warmup_tasks_items), True)
+        for warmup_tasks_item in warmup_tasks_items:
+            _write_TaskIds_v0(warmup_tasks_item, out)
         field = "(tagged fields)"
         if assignment.unknown_tagged_fields:
             _w.write_tagged(out, [], assignment.unknown_tagged_fields)
@@ -1076,36 +1022,6 @@ def _write_Assignment_v0(assignment: Assignment, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_Assignment_v0(assignment: Assignment) -> int:
-    size = 0
-    active_tasks_items = assignment.active_tasks
-    if active_tasks_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(active_tasks_items), True)
-        for active_tasks_item in active_tasks_items:
-            size += _size_TaskIds_v0(active_tasks_item)
-    standby_tasks_items = assignment.standby_tasks
-    if standby_tasks_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(standby_tasks_items), True)
-        for standby_tasks_item in standby_tasks_items:
-            size += _size_TaskIds_v0(standby_tasks_item)
-    warmup_tasks_items = assignment.warmup_tasks
-    if warmup_tasks_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(warmup_tasks_items), True)
-        for warmup_tasks_item in warmup_tasks_items:
-            size += _size_TaskIds_v0(warmup_tasks_item)
-    count = len(assignment.unknown_tagged_fields)
-    for tag, payload in assignment.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- KeyValue, version 0 (flexible) ---
@@ -1134,13 +1050,9 @@ def _write_KeyValue_v0(value: KeyValue, out: bytearray) -> None:
     field = ""
     try:
         field = "key"
-        if value.key is None:
-            raise EncodeError("field key is null, which KeyValue version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, value.key)
+        _w.write_compact_string(out, _w.non_null(value.key, "field key is null, which KeyValue version 0 does not allow (never nullable)"))
         field = "value"
-        if value.value is None:
-            raise EncodeError("field value is null, which KeyValue version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, value.value)
+        _w.write_compact_string(out, _w.non_null(value.value, "field value is null, which KeyValue version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
         if value.unknown_tagged_fields:
             _w.write_tagged(out, [], value.unknown_tagged_fields)
@@ -1148,17 +1060,6 @@ def _write_KeyValue_v0(value: KeyValue, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_KeyValue_v0(value: KeyValue) -> int:
-    size = 0
-    size += _w.compact_string_size(value.key)
-    size += _w.compact_string_size(value.value)
-    count = len(value.unknown_tagged_fields)
-    for tag, payload in value.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- TopicInfo, version 0 (flexible) ---
@@ -1201,19 +1102,14 @@ def _write_TopicInfo_v0(info: TopicInfo, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if info.name is None:
-            raise EncodeError("field name is null, which TopicInfo version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, info.name)
+        _w.write_compact_string(out, _w.non_null(info.name, "field name is null, which TopicInfo version 0 does not allow (never nullable)"))
         field = "partitions, replication_factor"
         out += _pack_TopicInfo_partitions_replication_factor(info.partitions, info.replication_factor)
         field = "topic_configs[]"
-        topic_configs_items = info.topic_configs
-        if topic_configs_items is None:
-                raise EncodeError("field topic_configs is null, which TopicInfo version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topic_configs_items), True)
-            for topic_configs_item in topic_configs_items:
-                _write_KeyValue_v0(topic_configs_item, out)
+        topic_configs_items = _w.non_null(info.topic_configs, "field topic_configs is null, which TopicInfo version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topic_configs_items), True)
+        for topic_configs_item in topic_configs_items:
+            _write_KeyValue_v0(topic_configs_item, out)
         field = "(tagged fields)"
         if info.unknown_tagged_fields:
             _w.write_tagged(out, [], info.unknown_tagged_fields)
@@ -1221,23 +1117,6 @@ def _write_TopicInfo_v0(info: TopicInfo, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicInfo_v0(info: TopicInfo) -> int:
-    size = 6
-    size += _w.compact_string_size(info.name)
-    topic_configs_items = info.topic_configs
-    if topic_configs_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topic_configs_items), True)
-        for topic_configs_item in topic_configs_items:
-            size += _size_KeyValue_v0(topic_configs_item)
-    count = len(info.unknown_tagged_fields)
-    for tag, payload in info.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- Subtopology, version 0 (flexible) ---
@@ -1316,45 +1195,31 @@ def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
     field = ""
     try:
         field = "subtopology_id"
-        if subtopology.subtopology_id is None:
-            raise EncodeError("field subtopology_id is null, which Subtopology version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, subtopology.subtopology_id)
+        _w.write_compact_string(out, _w.non_null(subtopology.subtopology_id, "field subtopology_id is null, which Subtopology version 0 does not allow (never nullable)"))
         field = "source_topics"
-        source_topics_items = subtopology.source_topics
-        if source_topics_items is None:
-                raise EncodeError("field source_topics is null, which Subtopology version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(source_topics_items), True)
-            for source_topics_item in source_topics_items:
-                if source_topics_item is None:
-                    raise EncodeError("null element in array source_topics")
-                _w.write_compact_string(out, source_topics_item)
+        source_topics_items = _w.non_null(subtopology.source_topics, "field source_topics is null, which Subtopology version 0 does not allow (never nullable)")
+        _w.write_count(out, len(source_topics_items), True)
+        for source_topics_item in source_topics_items:
+            if source_topics_item is None:
+                raise EncodeError("null element in array source_topics")
+            _w.write_compact_string(out, source_topics_item)
         field = "repartition_sink_topics"
-        repartition_sink_topics_items = subtopology.repartition_sink_topics
-        if repartition_sink_topics_items is None:
-                raise EncodeError("field repartition_sink_topics is null, which Subtopology version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(repartition_sink_topics_items), True)
-            for repartition_sink_topics_item in repartition_sink_topics_items:
-                if repartition_sink_topics_item is None:
-                    raise EncodeError("null element in array repartition_sink_topics")
-                _w.write_compact_string(out, repartition_sink_topics_item)
+        repartition_sink_topics_items = _w.non_null(subtopology.repartition_sink_topics, "field repartition_sink_topics is null, which Subtopology version 0 does not allow (never nullable)")
+        _w.write_count(out, len(repartition_sink_topics_items), True)
+        for repartition_sink_topics_item in repartition_sink_topics_items:
+            if repartition_sink_topics_item is None:
+                raise EncodeError("null element in array repartition_sink_topics")
+            _w.write_compact_string(out, repartition_sink_topics_item)
         field = "state_changelog_topics[]"
-        state_changelog_topics_items = subtopology.state_changelog_topics
-        if state_changelog_topics_items is None:
-                raise EncodeError("field state_changelog_topics is null, which Subtopology version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(state_changelog_topics_items), True)
-            for state_changelog_topics_item in state_changelog_topics_items:
-                _write_TopicInfo_v0(state_changelog_topics_item, out)
+        state_changelog_topics_items = _w.non_null(subtopology.state_changelog_topics, "field state_changelog_topics is null, which Subtopology version 0 does not allow (never nullable)")
+        _w.write_count(out, len(state_changelog_topics_items), True)
+        for state_changelog_topics_item in state_changelog_topics_items:
+            _write_TopicInfo_v0(state_changelog_topics_item, out)
         field = "repartition_source_topics[]"
-        repartition_source_topics_items = subtopology.repartition_source_topics
-        if repartition_source_topics_items is None:
-                raise EncodeError("field repartition_source_topics is null, which Subtopology version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(repartition_source_topics_items), True)
-            for repartition_source_topics_item in repartition_source_topics_items:
-                _write_TopicInfo_v0(repartition_source_topics_item, out)
+        repartition_source_topics_items = _w.non_null(subtopology.repartition_source_topics, "field repartition_source_topics is null, which Subtopology version 0 does not allow (never nullable)")
+        _w.write_count(out, len(repartition_source_topics_items), True)
+        for repartition_source_topics_item in repartition_source_topics_items:
+            _write_TopicInfo_v0(repartition_source_topics_item, out)
         field = "(tagged fields)"
         if subtopology.unknown_tagged_fields:
             _w.write_tagged(out, [], subtopology.unknown_tagged_fields)
@@ -1362,44 +1227,6 @@ def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_Subtopology_v0(subtopology: Subtopology) -> int:
-    size = 0
-    size += _w.compact_string_size(subtopology.subtopology_id)
-    source_topics_items = subtopology.source_topics
-    if source_topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(source_topics_items), True)
-        for source_topics_item in source_topics_items:
-            size += _w.compact_string_size(source_topics_item)
-    repartition_sink_topics_items = subtopology.repartition_sink_topics
-    if repartition_sink_topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(repartition_sink_topics_items), True)
-        for repartition_sink_topics_item in repartition_sink_topics_items:
-            size += _w.compact_string_size(repartition_sink_topics_item)
-    state_changelog_topics_items = subtopology.state_changelog_topics
-    if state_changelog_topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(state_changelog_topics_items), True)
-        for state_changelog_topics_item in state_changelog_topics_items:
-            size += _size_TopicInfo_v0(state_changelog_topics_item)
-    repartition_source_topics_items = subtopology.repartition_source_topics
-    if repartition_source_topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(repartition_source_topics_items), True)
-        for repartition_source_topics_item in repartition_source_topics_items:
-            size += _size_TopicInfo_v0(repartition_source_topics_item)
-    count = len(subtopology.unknown_tagged_fields)
-    for tag, payload in subtopology.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- Topology, version 0 (flexible) ---
@@ -1456,22 +1283,6 @@ def _write_Topology_v0(topology: Topology, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_Topology_v0(topology: Topology) -> int:
-    size = 4
-    subtopologies_items = topology.subtopologies
-    if subtopologies_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(subtopologies_items), True)
-        for subtopologies_item in subtopologies_items:
-            size += _size_Subtopology_v0(subtopologies_item)
-    count = len(topology.unknown_tagged_fields)
-    for tag, payload in topology.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- Member, version 0 (flexible) ---
@@ -1566,9 +1377,7 @@ def _write_Member_v0(member: Member, out: bytearray) -> None:
     field = ""
     try:
         field = "member_id"
-        if member.member_id is None:
-            raise EncodeError("field member_id is null, which Member version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, member.member_id)
+        _w.write_compact_string(out, _w.non_null(member.member_id, "field member_id is null, which Member version 0 does not allow (never nullable)"))
         field = "member_epoch"
         out += _pack_Member_member_epoch(member.member_epoch)
         field = "instance_id"
@@ -1576,19 +1385,13 @@ def _write_Member_v0(member: Member, out: bytearray) -> None:
         field = "rack_id"
         _w.write_compact_string(out, member.rack_id)
         field = "client_id"
-        if member.client_id is None:
-            raise EncodeError("field client_id is null, which Member version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, member.client_id)
+        _w.write_compact_string(out, _w.non_null(member.client_id, "field client_id is null, which Member version 0 does not allow (never nullable)"))
         field = "client_host"
-        if member.client_host is None:
-            raise EncodeError("field client_host is null, which Member version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, member.client_host)
+        _w.write_compact_string(out, _w.non_null(member.client_host, "field client_host is null, which Member version 0 does not allow (never nullable)"))
         field = "topology_epoch"
         out += _pack_Member_topology_epoch(member.topology_epoch)
         field = "process_id"
-        if member.process_id is None:
-            raise EncodeError("field process_id is null, which Member version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, member.process_id)
+        _w.write_compact_string(out, _w.non_null(member.process_id, "field process_id is null, which Member version 0 does not allow (never nullable)"))
         field = "user_endpoint"
         if member.user_endpoint is None:
             out.append(0xFF)  # the null marker
@@ -1596,37 +1399,24 @@ def _write_Member_v0(member: Member, out: bytearray) -> None:
             out.append(1)
             _write_Endpoint_v0(member.user_endpoint, out)
         field = "client_tags[]"
-        client_tags_items = member.client_tags
-        if client_tags_items is None:
-                raise EncodeError("field client_tags is null, which Member version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(client_tags_items), True)
-            for client_tags_item in client_tags_items:
-                _write_KeyValue_v0(client_tags_item, out)
+        client_tags_items = _w.non_null(member.client_tags, "field client_tags is null, which Member version 0 does not allow (never nullable)")
+        _w.write_count(out, len(client_tags_items), True)
+        for client_tags_item in client_tags_items:
+            _write_KeyValue_v0(client_tags_item, out)
         field = "task_offsets[]"
-        task_offsets_items = member.task_offsets
-        if task_offsets_items is None:
-                raise EncodeError("field task_offsets is null, which Member version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(task_offsets_items), True)
-            for task_offsets_item in task_offsets_items:
-                _write_TaskOffset_v0(task_offsets_item, out)
+        task_offsets_items = _w.non_null(member.task_offsets, "field task_offsets is null, which Member version 0 does not allow (never nullable)")
+        _w.write_count(out, len(task_offsets_items), True)
+        for task_offsets_item in task_offsets_items:
+            _write_TaskOffset_v0(task_offsets_item, out)
         field = "task_end_offsets[]"
-        task_end_offsets_items = member.task_end_offsets
-        if task_end_offsets_items is None:
-                raise EncodeError("field task_end_offsets is null, which Member version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(task_end_offsets_items), True)
-            for task_end_offsets_item in task_end_offsets_items:
-                _write_TaskOffset_v0(task_end_offsets_item, out)
+        task_end_offsets_items = _w.non_null(member.task_end_offsets, "field task_end_offsets is null, which Member version 0 does not allow (never nullable)")
+        _w.write_count(out, len(task_end_offsets_items), True)
+        for task_end_offsets_item in task_end_offsets_items:
+            _write_TaskOffset_v0(task_end_offsets_item, out)
         field = "assignment"
-        if member.assignment is None:
-            raise EncodeError("field assignment is null, which Member version 0 does not allow (never nullable)")
-        _write_Assignment_v0(member.assignment, out)
+        _write_Assignment_v0(_w.non_null(member.assignment, "field assignment is null, which Member version 0 does not allow (never nullable)"), out)
         field = "target_assignment"
-        if member.target_assignment is None:
-            raise EncodeError("field target_assignment is null, which Member version 0 does not allow (never nullable)")
-        _write_Assignment_v0(member.target_assignment, out)
+        _write_Assignment_v0(_w.non_null(member.target_assignment, "field target_assignment is null, which Member version 0 does not allow (never nullable)"), out)
         field = "is_classic"
         out += _pack_Member_is_classic(member.is_classic)
         field = "(tagged fields)"
@@ -1636,45 +1426,6 @@ def _write_Member_v0(member: Member, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_Member_v0(member: Member) -> int:
-    size = 9
-    size += _w.compact_string_size(member.member_id)
-    size += _w.compact_string_size(member.instance_id)
-    size += _w.compact_string_size(member.rack_id)
-    size += _w.compact_string_size(member.client_id)
-    size += _w.compact_string_size(member.client_host)
-    size += _w.compact_string_size(member.process_id)
-    size += 1 if member.user_endpoint is None else 1 + _size_Endpoint_v0(member.user_endpoint)
-    client_tags_items = member.client_tags
-    if client_tags_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(client_tags_items), True)
-        for client_tags_item in client_tags_items:
-            size += _size_KeyValue_v0(client_tags_item)
-    task_offsets_items = member.task_offsets
-    if task_offsets_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(task_offsets_items), True)
-        for task_offsets_item in task_offsets_items:
-            size += _size_TaskOffset_v0(task_offsets_item)
-    task_end_offsets_items = member.task_end_offsets
-    if task_end_offsets_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(task_end_offsets_items), True)
-        for task_end_offsets_item in task_end_offsets_items:
-            size += _size_TaskOffset_v0(task_end_offsets_item)
-    size += _size_Assignment_v0(member.assignment)
-    size += _size_Assignment_v0(member.target_assignment)
-    count = len(member.unknown_tagged_fields)
-    for tag, payload in member.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- DescribedGroup, version 0 (flexible) ---
@@ -1737,13 +1488,9 @@ def _write_DescribedGroup_v0(group: DescribedGroup, out: bytearray) -> None:
         field = "error_message"
         _w.write_compact_string(out, group.error_message)
         field = "group_id"
-        if group.group_id is None:
-            raise EncodeError("field group_id is null, which DescribedGroup version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, group.group_id)
+        _w.write_compact_string(out, _w.non_null(group.group_id, "field group_id is null, which DescribedGroup version 0 does not allow (never nullable)"))
         field = "group_state"
-        if group.group_state is None:
-            raise EncodeError("field group_state is null, which DescribedGroup version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, group.group_state)
+        _w.write_compact_string(out, _w.non_null(group.group_state, "field group_state is null, which DescribedGroup version 0 does not allow (never nullable)"))
         field = "group_epoch, assignment_epoch"
         out += _pack_DescribedGroup_group_epoch_assignment_epoch(group.group_epoch, group.assignment_epoch)
         field = "topology"
@@ -1753,13 +1500,10 @@ def _write_DescribedGroup_v0(group: DescribedGroup, out: bytearray) -> None:
             out.append(1)
             _write_Topology_v0(group.topology, out)
         field = "members[]"
-        members_items = group.members
-        if members_items is None:
-                raise EncodeError("field members is null, which DescribedGroup version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(members_items), True)
-            for members_item in members_items:
-                _write_Member_v0(members_item, out)
+        members_items = _w.non_null(group.members, "field members is null, which DescribedGroup version 0 does not allow (never nullable)")
+        _w.write_count(out, len(members_items), True)
+        for members_item in members_items:
+            _write_Member_v0(members_item, out)
         field = "authorized_operations"
         out += _pack_DescribedGroup_authorized_operations(group.authorized_operations)
         field = "(tagged fields)"
@@ -1769,26 +1513,6 @@ def _write_DescribedGroup_v0(group: DescribedGroup, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_DescribedGroup_v0(group: DescribedGroup) -> int:
-    size = 14
-    size += _w.compact_string_size(group.error_message)
-    size += _w.compact_string_size(group.group_id)
-    size += _w.compact_string_size(group.group_state)
-    size += 1 if group.topology is None else 1 + _size_Topology_v0(group.topology)
-    members_items = group.members
-    if members_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(members_items), True)
-        for members_item in members_items:
-            size += _size_Member_v0(members_item)
-    count = len(group.unknown_tagged_fields)
-    for tag, payload in group.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- StreamsGroupDescribeResponse, version 0 (flexible) ---
@@ -1831,13 +1555,10 @@ def _write_StreamsGroupDescribeResponse_v0(response: StreamsGroupDescribeRespons
         field = "throttle_time_ms"
         out += _pack_StreamsGroupDescribeResponse_throttle_time_ms(response.throttle_time_ms)
         field = "groups[]"
-        groups_items = response.groups
-        if groups_items is None:
-                raise EncodeError("field groups is null, which StreamsGroupDescribeResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(groups_items), True)
-            for groups_item in groups_items:
-                _write_DescribedGroup_v0(groups_item, out)
+        groups_items = _w.non_null(response.groups, "field groups is null, which StreamsGroupDescribeResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(groups_items), True)
+        for groups_item in groups_items:
+            _write_DescribedGroup_v0(groups_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -1847,22 +1568,6 @@ def _write_StreamsGroupDescribeResponse_v0(response: StreamsGroupDescribeRespons
         raise _w.encode_failure(error, field) from None
 
 
-def _size_StreamsGroupDescribeResponse_v0(response: StreamsGroupDescribeResponse) -> int:
-    size = 4
-    groups_items = response.groups
-    if groups_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(groups_items), True)
-        for groups_item in groups_items:
-            size += _size_DescribedGroup_v0(groups_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -1870,14 +1575,12 @@ _V0_PLUS = (0, 32767)
 
 Endpoint._READERS = (_read_Endpoint_v0,)
 Endpoint._WRITERS = (_write_Endpoint_v0,)
-Endpoint._SIZERS = (_size_Endpoint_v0,)
 Endpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="host", json_name="host", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="port", json_name="port", type="uint16", versions=_V0_PLUS, default=0),
 )
 TaskOffset._READERS = (_read_TaskOffset_v0,)
 TaskOffset._WRITERS = (_write_TaskOffset_v0,)
-TaskOffset._SIZERS = (_size_TaskOffset_v0,)
 TaskOffset.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="subtopology_id", json_name="subtopologyId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partition", json_name="partition", type="int32", versions=_V0_PLUS, default=0),
@@ -1885,7 +1588,6 @@ TaskOffset.FIELDS = (  # what the runtime knows of each field (kwire.wire.messag
 )
 TaskIds._READERS = (_read_TaskIds_v0,)
 TaskIds._WRITERS = (_write_TaskIds_v0,)
-TaskIds._SIZERS = (_size_TaskIds_v0,)
 TaskIds._LAZY_DEFAULTS = {"partitions": list}
 TaskIds.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="subtopology_id", json_name="subtopologyId", type="string", versions=_V0_PLUS, default=''),
@@ -1893,7 +1595,6 @@ TaskIds.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.F
 )
 Assignment._READERS = (_read_Assignment_v0,)
 Assignment._WRITERS = (_write_Assignment_v0,)
-Assignment._SIZERS = (_size_Assignment_v0,)
 Assignment._LAZY_DEFAULTS = {"active_tasks": list, "standby_tasks": list, "warmup_tasks": list}
 Assignment.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="active_tasks", json_name="activeTasks", type="[]TaskIds", versions=_V0_PLUS, default=(), struct=TaskIds),
@@ -1902,14 +1603,12 @@ Assignment.FIELDS = (  # what the runtime knows of each field (kwire.wire.messag
 )
 KeyValue._READERS = (_read_KeyValue_v0,)
 KeyValue._WRITERS = (_write_KeyValue_v0,)
-KeyValue._SIZERS = (_size_KeyValue_v0,)
 KeyValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="key", json_name="key", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="value", json_name="value", type="string", versions=_V0_PLUS, default=''),
 )
 TopicInfo._READERS = (_read_TopicInfo_v0,)
 TopicInfo._WRITERS = (_write_TopicInfo_v0,)
-TopicInfo._SIZERS = (_size_TopicInfo_v0,)
 TopicInfo._LAZY_DEFAULTS = {"topic_configs": list}
 TopicInfo.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
@@ -1919,7 +1618,6 @@ TopicInfo.FIELDS = (  # what the runtime knows of each field (kwire.wire.message
 )
 Subtopology._READERS = (_read_Subtopology_v0,)
 Subtopology._WRITERS = (_write_Subtopology_v0,)
-Subtopology._SIZERS = (_size_Subtopology_v0,)
 Subtopology._LAZY_DEFAULTS = {"source_topics": list, "repartition_sink_topics": list, "state_changelog_topics": list, "repartition_source_topics": list}
 Subtopology.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="subtopology_id", json_name="subtopologyId", type="string", versions=_V0_PLUS, default=''),
@@ -1930,14 +1628,12 @@ Subtopology.FIELDS = (  # what the runtime knows of each field (kwire.wire.messa
 )
 Topology._READERS = (_read_Topology_v0,)
 Topology._WRITERS = (_write_Topology_v0,)
-Topology._SIZERS = (_size_Topology_v0,)
 Topology.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="epoch", json_name="epoch", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="subtopologies", json_name="subtopologies", type="[]Subtopology", versions=_V0_PLUS, nullable=_V0_PLUS, struct=Subtopology),
 )
 Member._READERS = (_read_Member_v0,)
 Member._WRITERS = (_write_Member_v0,)
-Member._SIZERS = (_size_Member_v0,)
 Member._LAZY_DEFAULTS = {"client_tags": list, "task_offsets": list, "task_end_offsets": list, "assignment": Assignment, "target_assignment": Assignment}
 Member.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="member_id", json_name="memberId", type="string", versions=_V0_PLUS, default=''),
@@ -1958,7 +1654,6 @@ Member.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.Fi
 )
 DescribedGroup._READERS = (_read_DescribedGroup_v0,)
 DescribedGroup._WRITERS = (_write_DescribedGroup_v0,)
-DescribedGroup._SIZERS = (_size_DescribedGroup_v0,)
 DescribedGroup._LAZY_DEFAULTS = {"members": list}
 DescribedGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
@@ -1973,7 +1668,6 @@ DescribedGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
 )
 StreamsGroupDescribeResponse._READERS = (_read_StreamsGroupDescribeResponse_v0,)
 StreamsGroupDescribeResponse._WRITERS = (_write_StreamsGroupDescribeResponse_v0,)
-StreamsGroupDescribeResponse._SIZERS = (_size_StreamsGroupDescribeResponse_v0,)
 StreamsGroupDescribeResponse._LAZY_DEFAULTS = {"groups": list}
 StreamsGroupDescribeResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

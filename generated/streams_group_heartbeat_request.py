@@ -3,8 +3,8 @@
 Request message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -709,13 +709,9 @@ def _write_KeyValue_v0(value: KeyValue, out: bytearray) -> None:
     field = ""
     try:
         field = "key"
-        if value.key is None:
-            raise EncodeError("field key is null, which KeyValue version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, value.key)
+        _w.write_compact_string(out, _w.non_null(value.key, "field key is null, which KeyValue version 0 does not allow (never nullable)"))
         field = "value"
-        if value.value is None:
-            raise EncodeError("field value is null, which KeyValue version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, value.value)
+        _w.write_compact_string(out, _w.non_null(value.value, "field value is null, which KeyValue version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
         if value.unknown_tagged_fields:
             _w.write_tagged(out, [], value.unknown_tagged_fields)
@@ -723,17 +719,6 @@ def _write_KeyValue_v0(value: KeyValue, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_KeyValue_v0(value: KeyValue) -> int:
-    size = 0
-    size += _w.compact_string_size(value.key)
-    size += _w.compact_string_size(value.value)
-    count = len(value.unknown_tagged_fields)
-    for tag, payload in value.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- TopicInfo, version 0 (flexible) ---
@@ -776,19 +761,14 @@ def _write_TopicInfo_v0(info: TopicInfo, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if info.name is None:
-            raise EncodeError("field name is null, which TopicInfo version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, info.name)
+        _w.write_compact_string(out, _w.non_null(info.name, "field name is null, which TopicInfo version 0 does not allow (never nullable)"))
         field = "partitions, replication_factor"
         out += _pack_TopicInfo_partitions_replication_factor(info.partitions, info.replication_factor)
         field = "topic_configs[]"
-        topic_configs_items = info.topic_configs
-        if topic_configs_items is None:
-                raise EncodeError("field topic_configs is null, which TopicInfo version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topic_configs_items), True)
-            for topic_configs_item in topic_configs_items:
-                _write_KeyValue_v0(topic_configs_item, out)
+        topic_configs_items = _w.non_null(info.topic_configs, "field topic_configs is null, which TopicInfo version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topic_configs_items), True)
+        for topic_configs_item in topic_configs_items:
+            _write_KeyValue_v0(topic_configs_item, out)
         field = "(tagged fields)"
         if info.unknown_tagged_fields:
             _w.write_tagged(out, [], info.unknown_tagged_fields)
@@ -796,23 +776,6 @@ def _write_TopicInfo_v0(info: TopicInfo, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicInfo_v0(info: TopicInfo) -> int:
-    size = 6
-    size += _w.compact_string_size(info.name)
-    topic_configs_items = info.topic_configs
-    if topic_configs_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topic_configs_items), True)
-        for topic_configs_item in topic_configs_items:
-            size += _size_KeyValue_v0(topic_configs_item)
-    count = len(info.unknown_tagged_fields)
-    for tag, payload in info.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- Endpoint, version 0 (flexible) ---
@@ -842,9 +805,7 @@ def _write_Endpoint_v0(endpoint: Endpoint, out: bytearray) -> None:
     field = ""
     try:
         field = "host"
-        if endpoint.host is None:
-            raise EncodeError("field host is null, which Endpoint version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, endpoint.host)
+        _w.write_compact_string(out, _w.non_null(endpoint.host, "field host is null, which Endpoint version 0 does not allow (never nullable)"))
         field = "port"
         out += _pack_Endpoint_port(endpoint.port)
         field = "(tagged fields)"
@@ -854,16 +815,6 @@ def _write_Endpoint_v0(endpoint: Endpoint, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_Endpoint_v0(endpoint: Endpoint) -> int:
-    size = 2
-    size += _w.compact_string_size(endpoint.host)
-    count = len(endpoint.unknown_tagged_fields)
-    for tag, payload in endpoint.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- TaskOffset, version 0 (flexible) ---
@@ -893,9 +844,7 @@ def _write_TaskOffset_v0(task_offset: TaskOffset, out: bytearray) -> None:
     field = ""
     try:
         field = "subtopology_id"
-        if task_offset.subtopology_id is None:
-            raise EncodeError("field subtopology_id is null, which TaskOffset version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, task_offset.subtopology_id)
+        _w.write_compact_string(out, _w.non_null(task_offset.subtopology_id, "field subtopology_id is null, which TaskOffset version 0 does not allow (never nullable)"))
         field = "partition, offset"
         out += _pack_TaskOffset_partition_offset(task_offset.partition, task_offset.offset)
         field = "(tagged fields)"
@@ -905,16 +854,6 @@ def _write_TaskOffset_v0(task_offset: TaskOffset, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TaskOffset_v0(task_offset: TaskOffset) -> int:
-    size = 12
-    size += _w.compact_string_size(task_offset.subtopology_id)
-    count = len(task_offset.unknown_tagged_fields)
-    for tag, payload in task_offset.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- TaskIds, version 0 (flexible) ---
@@ -947,16 +886,11 @@ def _write_TaskIds_v0(ids: TaskIds, out: bytearray) -> None:
     field = ""
     try:
         field = "subtopology_id"
-        if ids.subtopology_id is None:
-            raise EncodeError("field subtopology_id is null, which TaskIds version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, ids.subtopology_id)
+        _w.write_compact_string(out, _w.non_null(ids.subtopology_id, "field subtopology_id is null, which TaskIds version 0 does not allow (never nullable)"))
         field = "partitions"
-        partitions_items = ids.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TaskIds version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(ids.partitions, "field partitions is null, which TaskIds version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
         if ids.unknown_tagged_fields:
             _w.write_tagged(out, [], ids.unknown_tagged_fields)
@@ -964,22 +898,6 @@ def _write_TaskIds_v0(ids: TaskIds, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TaskIds_v0(ids: TaskIds) -> int:
-    size = 0
-    size += _w.compact_string_size(ids.subtopology_id)
-    partitions_items = ids.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        size += 4 * len(partitions_items)
-    count = len(ids.unknown_tagged_fields)
-    for tag, payload in ids.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- CopartitionGroup, version 0 (flexible) ---
@@ -1022,26 +940,17 @@ def _write_CopartitionGroup_v0(group: CopartitionGroup, out: bytearray) -> None:
     field = ""
     try:
         field = "source_topics"
-        source_topics_items = group.source_topics
-        if source_topics_items is None:
-                raise EncodeError("field source_topics is null, which CopartitionGroup version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(source_topics_items), True)
-            _w.write_fixed_array(out, source_topics_items, "h")
+        source_topics_items = _w.non_null(group.source_topics, "field source_topics is null, which CopartitionGroup version 0 does not allow (never nullable)")
+        _w.write_count(out, len(source_topics_items), True)
+        _w.write_fixed_array(out, source_topics_items, "h")
         field = "source_topic_regex"
-        source_topic_regex_items = group.source_topic_regex
-        if source_topic_regex_items is None:
-                raise EncodeError("field source_topic_regex is null, which CopartitionGroup version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(source_topic_regex_items), True)
-            _w.write_fixed_array(out, source_topic_regex_items, "h")
+        source_topic_regex_items = _w.non_null(group.source_topic_regex, "field source_topic_regex is null, which CopartitionGroup version 0 does not allow (never nullable)")
+        _w.write_count(out, len(source_topic_regex_items), True)
+        _w.write_fixed_array(out, source_topic_regex_items, "h")
         field = "repartition_source_topics"
-        repartition_source_topics_items = group.repartition_source_topics
-        if repartition_source_topics_items is None:
-                raise EncodeError("field repartition_source_topics is null, which CopartitionGroup version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(repartition_source_topics_items), True)
-            _w.write_fixed_array(out, repartition_source_topics_items, "h")
+        repartition_source_topics_items = _w.non_null(group.repartition_source_topics, "field repartition_source_topics is null, which CopartitionGroup version 0 does not allow (never nullable)")
+        _w.write_count(out, len(repartition_source_topics_items), True)
+        _w.write_fixed_array(out, repartition_source_topics_items, "h")
         field = "(tagged fields)"
         if group.unknown_tagged_fields:
             _w.write_tagged(out, [], group.unknown_tagged_fields)
@@ -1049,33 +958,6 @@ def _write_CopartitionGroup_v0(group: CopartitionGroup, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CopartitionGroup_v0(group: CopartitionGroup) -> int:
-    size = 0
-    source_topics_items = group.source_topics
-    if source_topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(source_topics_items), True)
-        size += 2 * len(source_topics_items)
-    source_topic_regex_items = group.source_topic_regex
-    if source_topic_regex_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(source_topic_regex_items), True)
-        size += 2 * len(source_topic_regex_items)
-    repartition_source_topics_items = group.repartition_source_topics
-    if repartition_source_topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(repartition_source_topics_items), True)
-        size += 2 * len(repartition_source_topics_items)
-    count = len(group.unknown_tagged_fields)
-    for tag, payload in group.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- Subtopology, version 0 (flexible) ---
@@ -1180,63 +1062,43 @@ def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
     field = ""
     try:
         field = "subtopology_id"
-        if subtopology.subtopology_id is None:
-            raise EncodeError("field subtopology_id is null, which Subtopology version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, subtopology.subtopology_id)
+        _w.write_compact_string(out, _w.non_null(subtopology.subtopology_id, "field subtopology_id is null, which Subtopology version 0 does not allow (never nullable)"))
         field = "source_topics"
-        source_topics_items = subtopology.source_topics
-        if source_topics_items is None:
-                raise EncodeError("field source_topics is null, which Subtopology version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(source_topics_items), True)
-            for source_topics_item in source_topics_items:
-                if source_topics_item is None:
-                    raise EncodeError("null element in array source_topics")
-                _w.write_compact_string(out, source_topics_item)
+        source_topics_items = _w.non_null(subtopology.source_topics, "field source_topics is null, which Subtopology version 0 does not allow (never nullable)")
+        _w.write_count(out, len(source_topics_items), True)
+        for source_topics_item in source_topics_items:
+            if source_topics_item is None:
+                raise EncodeError("null element in array source_topics")
+            _w.write_compact_string(out, source_topics_item)
         field = "source_topic_regex"
-        source_topic_regex_items = subtopology.source_topic_regex
-        if source_topic_regex_items is None:
-                raise EncodeError("field source_topic_regex is null, which Subtopology version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(source_topic_regex_items), True)
-            for source_topic_regex_item in source_topic_regex_items:
-                if source_topic_regex_item is None:
-                    raise EncodeError("null element in array source_topic_regex")
-                _w.write_compact_string(out, source_topic_regex_item)
+        source_topic_regex_items = _w.non_null(subtopology.source_topic_regex, "field source_topic_regex is null, which Subtopology version 0 does not allow (never nullable)")
+        _w.write_count(out, len(source_topic_regex_items), True)
+        for source_topic_regex_item in source_topic_regex_items:
+            if source_topic_regex_item is None:
+                raise EncodeError("null element in array source_topic_regex")
+            _w.write_compact_string(out, source_topic_regex_item)
         field = "state_changelog_topics[]"
-        state_changelog_topics_items = subtopology.state_changelog_topics
-        if state_changelog_topics_items is None:
-                raise EncodeError("field state_changelog_topics is null, which Subtopology version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(state_changelog_topics_items), True)
-            for state_changelog_topics_item in state_changelog_topics_items:
-                _write_TopicInfo_v0(state_changelog_topics_item, out)
+        state_changelog_topics_items = _w.non_null(subtopology.state_changelog_topics, "field state_changelog_topics is null, which Subtopology version 0 does not allow (never nullable)")
+        _w.write_count(out, len(state_changelog_topics_items), True)
+        for state_changelog_topics_item in state_changelog_topics_items:
+            _write_TopicInfo_v0(state_changelog_topics_item, out)
         field = "repartition_sink_topics"
-        repartition_sink_topics_items = subtopology.repartition_sink_topics
-        if repartition_sink_topics_items is None:
-                raise EncodeError("field repartition_sink_topics is null, which Subtopology version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(repartition_sink_topics_items), True)
-            for repartition_sink_topics_item in repartition_sink_topics_items:
-                if repartition_sink_topics_item is None:
-                    raise EncodeError("null element in array repartition_sink_topics")
-                _w.write_compact_string(out, repartition_sink_topics_item)
+        repartition_sink_topics_items = _w.non_null(subtopology.repartition_sink_topics, "field repartition_sink_topics is null, which Subtopology version 0 does not allow (never nullable)")
+        _w.write_count(out, len(repartition_sink_topics_items), True)
+        for repartition_sink_topics_item in repartition_sink_topics_items:
+            if repartition_sink_topics_item is None:
+                raise EncodeError("null element in array repartition_sink_topics")
+            _w.write_compact_string(out, repartition_sink_topics_item)
         field = "repartition_source_topics[]"
-        repartition_source_topics_items = subtopology.repartition_source_topics
-        if repartition_source_topics_items is None:
-                raise EncodeError("field repartition_source_topics is null, which Subtopology version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(repartition_source_topics_items), True)
-            for repartition_source_topics_item in repartition_source_topics_items:
-                _write_TopicInfo_v0(repartition_source_topics_item, out)
+        repartition_source_topics_items = _w.non_null(subtopology.repartition_source_topics, "field repartition_source_topics is null, which Subtopology version 0 does not allow (never nullable)")
+        _w.write_count(out, len(repartition_source_topics_items), True)
+        for repartition_source_topics_item in repartition_source_topics_items:
+            _write_TopicInfo_v0(repartition_source_topics_item, out)
         field = "copartition_groups[]"
-        copartition_groups_items = subtopology.copartition_groups
-        if copartition_groups_items is None:
-                raise EncodeError("field copartition_groups is null, which Subtopology version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(copartition_groups_items), True)
-            for copartition_groups_item in copartition_groups_items:
-                _write_CopartitionGroup_v0(copartition_groups_item, out)
+        copartition_groups_items = _w.non_null(subtopology.copartition_groups, "field copartition_groups is null, which Subtopology version 0 does not allow (never nullable)")
+        _w.write_count(out, len(copartition_groups_items), True)
+        for copartition_groups_item in copartition_groups_items:
+            _write_CopartitionGroup_v0(copartition_groups_item, out)
         field = "(tagged fields)"
         if subtopology.unknown_tagged_fields:
             _w.write_tagged(out, [], subtopology.unknown_tagged_fields)
@@ -1244,58 +1106,6 @@ def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_Subtopology_v0(subtopology: Subtopology) -> int:
-    size = 0
-    size += _w.compact_string_size(subtopology.subtopology_id)
-    source_topics_items = subtopology.source_topics
-    if source_topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(source_topics_items), True)
-        for source_topics_item in source_topics_items:
-            size += _w.compact_string_size(source_topics_item)
-    source_topic_regex_items = subtopology.source_topic_regex
-    if source_topic_regex_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(source_topic_regex_items), True)
-        for source_topic_regex_item in source_topic_regex_items:
-            size += _w.compact_string_size(source_topic_regex_item)
-    state_changelog_topics_items = subtopology.state_changelog_topics
-    if state_changelog_topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(state_changelog_topics_items), True)
-        for state_changelog_topics_item in state_changelog_topics_items:
-            size += _size_TopicInfo_v0(state_changelog_topics_item)
-    repartition_sink_topics_items = subtopology.repartition_sink_topics
-    if repartition_sink_topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(repartition_sink_topics_items), True)
-        for repartition_sink_topics_item in repartition_sink_topics_items:
-            size += _w.compact_string_size(repartition_sink_topics_item)
-    repartition_source_topics_items = subtopology.repartition_source_topics
-    if repartition_source_topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(repartition_source_topics_items), True)
-        for repartition_source_topics_item in repartition_source_topics_items:
-            size += _size_TopicInfo_v0(repartition_source_topics_item)
-    copartition_groups_items = subtopology.copartition_groups
-    if copartition_groups_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(copartition_groups_items), True)
-        for copartition_groups_item in copartition_groups_items:
-            size += _size_CopartitionGroup_v0(copartition_groups_item)
-    count = len(subtopology.unknown_tagged_fields)
-    for tag, payload in subtopology.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- Topology, version 0 (flexible) ---
@@ -1338,13 +1148,10 @@ def _write_Topology_v0(topology: Topology, out: bytearray) -> None:
         field = "epoch"
         out += _pack_Topology_epoch(topology.epoch)
         field = "subtopologies[]"
-        subtopologies_items = topology.subtopologies
-        if subtopologies_items is None:
-                raise EncodeError("field subtopologies is null, which Topology version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(subtopologies_items), True)
-            for subtopologies_item in subtopologies_items:
-                _write_Subtopology_v0(subtopologies_item, out)
+        subtopologies_items = _w.non_null(topology.subtopologies, "field subtopologies is null, which Topology version 0 does not allow (never nullable)")
+        _w.write_count(out, len(subtopologies_items), True)
+        for subtopologies_item in subtopologies_items:
+            _write_Subtopology_v0(subtopologies_item, out)
         field = "(tagged fields)"
         if topology.unknown_tagged_fields:
             _w.write_tagged(out, [], topology.unknown_tagged_fields)
@@ -1352,22 +1159,6 @@ def _write_Topology_v0(topology: Topology, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_Topology_v0(topology: Topology) -> int:
-    size = 4
-    subtopologies_items = topology.subtopologies
-    if subtopologies_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(subtopologies_items), True)
-        for subtopologies_item in subtopologies_items:
-            size += _size_Subtopology_v0(subtopologies_item)
-    count = len(topology.unknown_tagged_fields)
-    for tag, payload in topology.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- StreamsGroupHeartbeatRequest, version 0 (flexible) ---
@@ -1501,13 +1292,9 @@ def _write_StreamsGroupHeartbeatRequest_v0(request: StreamsGroupHeartbeatRequest
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which StreamsGroupHeartbeatRequest version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which StreamsGroupHeartbeatRequest version 0 does not allow (never nullable)"))
         field = "member_id"
-        if request.member_id is None:
-            raise EncodeError("field member_id is null, which StreamsGroupHeartbeatRequest version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, request.member_id)
+        _w.write_compact_string(out, _w.non_null(request.member_id, "field member_id is null, which StreamsGroupHeartbeatRequest version 0 does not allow (never nullable)"))
         field = "member_epoch, endpoint_information_epoch"
         out += _pack_StreamsGroupHeartbeatRequest_member_epoch_endpoint_information_epoch(request.member_epoch, request.endpoint_information_epoch)
         field = "instance_id"
@@ -1589,64 +1376,6 @@ def _write_StreamsGroupHeartbeatRequest_v0(request: StreamsGroupHeartbeatRequest
         raise _w.encode_failure(error, field) from None
 
 
-def _size_StreamsGroupHeartbeatRequest_v0(request: StreamsGroupHeartbeatRequest) -> int:
-    size = 13
-    size += _w.compact_string_size(request.group_id)
-    size += _w.compact_string_size(request.member_id)
-    size += _w.compact_string_size(request.instance_id)
-    size += _w.compact_string_size(request.rack_id)
-    size += 1 if request.topology is None else 1 + _size_Topology_v0(request.topology)
-    active_tasks_items = request.active_tasks
-    if active_tasks_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(active_tasks_items), True)
-        for active_tasks_item in active_tasks_items:
-            size += _size_TaskIds_v0(active_tasks_item)
-    standby_tasks_items = request.standby_tasks
-    if standby_tasks_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(standby_tasks_items), True)
-        for standby_tasks_item in standby_tasks_items:
-            size += _size_TaskIds_v0(standby_tasks_item)
-    warmup_tasks_items = request.warmup_tasks
-    if warmup_tasks_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(warmup_tasks_items), True)
-        for warmup_tasks_item in warmup_tasks_items:
-            size += _size_TaskIds_v0(warmup_tasks_item)
-    size += _w.compact_string_size(request.process_id)
-    size += 1 if request.user_endpoint is None else 1 + _size_Endpoint_v0(request.user_endpoint)
-    client_tags_items = request.client_tags
-    if client_tags_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(client_tags_items), True)
-        for client_tags_item in client_tags_items:
-            size += _size_KeyValue_v0(client_tags_item)
-    task_offsets_items = request.task_offsets
-    if task_offsets_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(task_offsets_items), True)
-        for task_offsets_item in task_offsets_items:
-            size += _size_TaskOffset_v0(task_offsets_item)
-    task_end_offsets_items = request.task_end_offsets
-    if task_end_offsets_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(task_end_offsets_items), True)
-        for task_end_offsets_item in task_end_offsets_items:
-            size += _size_TaskOffset_v0(task_end_offsets_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -1654,14 +1383,12 @@ _V0_PLUS = (0, 32767)
 
 KeyValue._READERS = (_read_KeyValue_v0,)
 KeyValue._WRITERS = (_write_KeyValue_v0,)
-KeyValue._SIZERS = (_size_KeyValue_v0,)
 KeyValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="key", json_name="key", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="value", json_name="value", type="string", versions=_V0_PLUS, default=''),
 )
 TopicInfo._READERS = (_read_TopicInfo_v0,)
 TopicInfo._WRITERS = (_write_TopicInfo_v0,)
-TopicInfo._SIZERS = (_size_TopicInfo_v0,)
 TopicInfo._LAZY_DEFAULTS = {"topic_configs": list}
 TopicInfo.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
@@ -1671,14 +1398,12 @@ TopicInfo.FIELDS = (  # what the runtime knows of each field (kwire.wire.message
 )
 Endpoint._READERS = (_read_Endpoint_v0,)
 Endpoint._WRITERS = (_write_Endpoint_v0,)
-Endpoint._SIZERS = (_size_Endpoint_v0,)
 Endpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="host", json_name="host", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="port", json_name="port", type="uint16", versions=_V0_PLUS, default=0),
 )
 TaskOffset._READERS = (_read_TaskOffset_v0,)
 TaskOffset._WRITERS = (_write_TaskOffset_v0,)
-TaskOffset._SIZERS = (_size_TaskOffset_v0,)
 TaskOffset.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="subtopology_id", json_name="subtopologyId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partition", json_name="partition", type="int32", versions=_V0_PLUS, default=0),
@@ -1686,7 +1411,6 @@ TaskOffset.FIELDS = (  # what the runtime knows of each field (kwire.wire.messag
 )
 TaskIds._READERS = (_read_TaskIds_v0,)
 TaskIds._WRITERS = (_write_TaskIds_v0,)
-TaskIds._SIZERS = (_size_TaskIds_v0,)
 TaskIds._LAZY_DEFAULTS = {"partitions": list}
 TaskIds.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="subtopology_id", json_name="subtopologyId", type="string", versions=_V0_PLUS, default=''),
@@ -1694,7 +1418,6 @@ TaskIds.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.F
 )
 CopartitionGroup._READERS = (_read_CopartitionGroup_v0,)
 CopartitionGroup._WRITERS = (_write_CopartitionGroup_v0,)
-CopartitionGroup._SIZERS = (_size_CopartitionGroup_v0,)
 CopartitionGroup._LAZY_DEFAULTS = {"source_topics": list, "source_topic_regex": list, "repartition_source_topics": list}
 CopartitionGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="source_topics", json_name="sourceTopics", type="[]int16", versions=_V0_PLUS, default=()),
@@ -1703,7 +1426,6 @@ CopartitionGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.
 )
 Subtopology._READERS = (_read_Subtopology_v0,)
 Subtopology._WRITERS = (_write_Subtopology_v0,)
-Subtopology._SIZERS = (_size_Subtopology_v0,)
 Subtopology._LAZY_DEFAULTS = {"source_topics": list, "source_topic_regex": list, "state_changelog_topics": list, "repartition_sink_topics": list, "repartition_source_topics": list, "copartition_groups": list}
 Subtopology.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="subtopology_id", json_name="subtopologyId", type="string", versions=_V0_PLUS, default=''),
@@ -1716,7 +1438,6 @@ Subtopology.FIELDS = (  # what the runtime knows of each field (kwire.wire.messa
 )
 Topology._READERS = (_read_Topology_v0,)
 Topology._WRITERS = (_write_Topology_v0,)
-Topology._SIZERS = (_size_Topology_v0,)
 Topology._LAZY_DEFAULTS = {"subtopologies": list}
 Topology.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="epoch", json_name="epoch", type="int32", versions=_V0_PLUS, default=0),
@@ -1724,7 +1445,6 @@ Topology.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.
 )
 StreamsGroupHeartbeatRequest._READERS = (_read_StreamsGroupHeartbeatRequest_v0,)
 StreamsGroupHeartbeatRequest._WRITERS = (_write_StreamsGroupHeartbeatRequest_v0,)
-StreamsGroupHeartbeatRequest._SIZERS = (_size_StreamsGroupHeartbeatRequest_v0,)
 StreamsGroupHeartbeatRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="member_id", json_name="memberId", type="string", versions=_V0_PLUS, default=''),

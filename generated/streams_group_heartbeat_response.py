@@ -3,8 +3,8 @@
 Response message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -474,9 +474,7 @@ def _write_Status_v0(status: Status, out: bytearray) -> None:
         field = "status_code"
         out += _pack_Status_status_code(status.status_code)
         field = "status_detail"
-        if status.status_detail is None:
-            raise EncodeError("field status_detail is null, which Status version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, status.status_detail)
+        _w.write_compact_string(out, _w.non_null(status.status_detail, "field status_detail is null, which Status version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
         if status.unknown_tagged_fields:
             _w.write_tagged(out, [], status.unknown_tagged_fields)
@@ -484,16 +482,6 @@ def _write_Status_v0(status: Status, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_Status_v0(status: Status) -> int:
-    size = 1
-    size += _w.compact_string_size(status.status_detail)
-    count = len(status.unknown_tagged_fields)
-    for tag, payload in status.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- TopicPartition, version 0 (flexible) ---
@@ -526,16 +514,11 @@ def _write_TopicPartition_v0(partition: TopicPartition, out: bytearray) -> None:
     field = ""
     try:
         field = "topic"
-        if partition.topic is None:
-            raise EncodeError("field topic is null, which TopicPartition version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, partition.topic)
+        _w.write_compact_string(out, _w.non_null(partition.topic, "field topic is null, which TopicPartition version 0 does not allow (never nullable)"))
         field = "partitions"
-        partitions_items = partition.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicPartition version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(partition.partitions, "field partitions is null, which TopicPartition version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
         if partition.unknown_tagged_fields:
             _w.write_tagged(out, [], partition.unknown_tagged_fields)
@@ -543,22 +526,6 @@ def _write_TopicPartition_v0(partition: TopicPartition, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicPartition_v0(partition: TopicPartition) -> int:
-    size = 0
-    size += _w.compact_string_size(partition.topic)
-    partitions_items = partition.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        size += 4 * len(partitions_items)
-    count = len(partition.unknown_tagged_fields)
-    for tag, payload in partition.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- TaskIds, version 0 (flexible) ---
@@ -591,16 +558,11 @@ def _write_TaskIds_v0(ids: TaskIds, out: bytearray) -> None:
     field = ""
     try:
         field = "subtopology_id"
-        if ids.subtopology_id is None:
-            raise EncodeError("field subtopology_id is null, which TaskIds version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, ids.subtopology_id)
+        _w.write_compact_string(out, _w.non_null(ids.subtopology_id, "field subtopology_id is null, which TaskIds version 0 does not allow (never nullable)"))
         field = "partitions"
-        partitions_items = ids.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TaskIds version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(ids.partitions, "field partitions is null, which TaskIds version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
         if ids.unknown_tagged_fields:
             _w.write_tagged(out, [], ids.unknown_tagged_fields)
@@ -608,22 +570,6 @@ def _write_TaskIds_v0(ids: TaskIds, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TaskIds_v0(ids: TaskIds) -> int:
-    size = 0
-    size += _w.compact_string_size(ids.subtopology_id)
-    partitions_items = ids.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        size += 4 * len(partitions_items)
-    count = len(ids.unknown_tagged_fields)
-    for tag, payload in ids.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- Endpoint, version 0 (flexible) ---
@@ -653,9 +599,7 @@ def _write_Endpoint_v0(endpoint: Endpoint, out: bytearray) -> None:
     field = ""
     try:
         field = "host"
-        if endpoint.host is None:
-            raise EncodeError("field host is null, which Endpoint version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, endpoint.host)
+        _w.write_compact_string(out, _w.non_null(endpoint.host, "field host is null, which Endpoint version 0 does not allow (never nullable)"))
         field = "port"
         out += _pack_Endpoint_port(endpoint.port)
         field = "(tagged fields)"
@@ -665,16 +609,6 @@ def _write_Endpoint_v0(endpoint: Endpoint, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_Endpoint_v0(endpoint: Endpoint) -> int:
-    size = 2
-    size += _w.compact_string_size(endpoint.host)
-    count = len(endpoint.unknown_tagged_fields)
-    for tag, payload in endpoint.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- EndpointToPartitions, version 0 (flexible) ---
@@ -727,25 +661,17 @@ def _write_EndpointToPartitions_v0(partitions: EndpointToPartitions, out: bytear
     field = ""
     try:
         field = "user_endpoint"
-        if partitions.user_endpoint is None:
-            raise EncodeError("field user_endpoint is null, which EndpointToPartitions version 0 does not allow (never nullable)")
-        _write_Endpoint_v0(partitions.user_endpoint, out)
+        _write_Endpoint_v0(_w.non_null(partitions.user_endpoint, "field user_endpoint is null, which EndpointToPartitions version 0 does not allow (never nullable)"), out)
         field = "active_partitions[]"
-        active_partitions_items = partitions.active_partitions
-        if active_partitions_items is None:
-                raise EncodeError("field active_partitions is null, which EndpointToPartitions version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(active_partitions_items), True)
-            for active_partitions_item in active_partitions_items:
-                _write_TopicPartition_v0(active_partitions_item, out)
+        active_partitions_items = _w.non_null(partitions.active_partitions, "field active_partitions is null, which EndpointToPartitions version 0 does not allow (never nullable)")
+        _w.write_count(out, len(active_partitions_items), True)
+        for active_partitions_item in active_partitions_items:
+            _write_TopicPartition_v0(active_partitions_item, out)
         field = "standby_partitions[]"
-        standby_partitions_items = partitions.standby_partitions
-        if standby_partitions_items is None:
-                raise EncodeError("field standby_partitions is null, which EndpointToPartitions version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(standby_partitions_items), True)
-            for standby_partitions_item in standby_partitions_items:
-                _write_TopicPartition_v0(standby_partitions_item, out)
+        standby_partitions_items = _w.non_null(partitions.standby_partitions, "field standby_partitions is null, which EndpointToPartitions version 0 does not allow (never nullable)")
+        _w.write_count(out, len(standby_partitions_items), True)
+        for standby_partitions_item in standby_partitions_items:
+            _write_TopicPartition_v0(standby_partitions_item, out)
         field = "(tagged fields)"
         if partitions.unknown_tagged_fields:
             _w.write_tagged(out, [], partitions.unknown_tagged_fields)
@@ -753,30 +679,6 @@ def _write_EndpointToPartitions_v0(partitions: EndpointToPartitions, out: bytear
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_EndpointToPartitions_v0(partitions: EndpointToPartitions) -> int:
-    size = 0
-    size += _size_Endpoint_v0(partitions.user_endpoint)
-    active_partitions_items = partitions.active_partitions
-    if active_partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(active_partitions_items), True)
-        for active_partitions_item in active_partitions_items:
-            size += _size_TopicPartition_v0(active_partitions_item)
-    standby_partitions_items = partitions.standby_partitions
-    if standby_partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(standby_partitions_items), True)
-        for standby_partitions_item in standby_partitions_items:
-            size += _size_TopicPartition_v0(standby_partitions_item)
-    count = len(partitions.unknown_tagged_fields)
-    for tag, payload in partitions.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- StreamsGroupHeartbeatResponse, version 0 (flexible) ---
@@ -883,9 +785,7 @@ def _write_StreamsGroupHeartbeatResponse_v0(response: StreamsGroupHeartbeatRespo
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
         field = "member_id"
-        if response.member_id is None:
-            raise EncodeError("field member_id is null, which StreamsGroupHeartbeatResponse version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, response.member_id)
+        _w.write_compact_string(out, _w.non_null(response.member_id, "field member_id is null, which StreamsGroupHeartbeatResponse version 0 does not allow (never nullable)"))
         field = "member_epoch, heartbeat_interval_ms, acceptable_recovery_lag, task_offset_interval_ms"
         out += _pack_StreamsGroupHeartbeatResponse_member_epoch_to_task_offset_interval_ms(response.member_epoch, response.heartbeat_interval_ms, response.acceptable_recovery_lag, response.task_offset_interval_ms)
         field = "status[]"
@@ -939,52 +839,6 @@ def _write_StreamsGroupHeartbeatResponse_v0(response: StreamsGroupHeartbeatRespo
         raise _w.encode_failure(error, field) from None
 
 
-def _size_StreamsGroupHeartbeatResponse_v0(response: StreamsGroupHeartbeatResponse) -> int:
-    size = 26
-    size += _w.compact_string_size(response.error_message)
-    size += _w.compact_string_size(response.member_id)
-    status_items = response.status
-    if status_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(status_items), True)
-        for status_item in status_items:
-            size += _size_Status_v0(status_item)
-    active_tasks_items = response.active_tasks
-    if active_tasks_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(active_tasks_items), True)
-        for active_tasks_item in active_tasks_items:
-            size += _size_TaskIds_v0(active_tasks_item)
-    standby_tasks_items = response.standby_tasks
-    if standby_tasks_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(standby_tasks_items), True)
-        for standby_tasks_item in standby_tasks_items:
-            size += _size_TaskIds_v0(standby_tasks_item)
-    warmup_tasks_items = response.warmup_tasks
-    if warmup_tasks_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(warmup_tasks_items), True)
-        for warmup_tasks_item in warmup_tasks_items:
-            size += _size_TaskIds_v0(warmup_tasks_item)
-    partitions_by_user_endpoint_items = response.partitions_by_user_endpoint
-    if partitions_by_user_endpoint_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_by_user_endpoint_items), True)
-        for partitions_by_user_endpoint_item in partitions_by_user_endpoint_items:
-            size += _size_EndpointToPartitions_v0(partitions_by_user_endpoint_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -992,14 +846,12 @@ _V0_PLUS = (0, 32767)
 
 Status._READERS = (_read_Status_v0,)
 Status._WRITERS = (_write_Status_v0,)
-Status._SIZERS = (_size_Status_v0,)
 Status.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="status_code", json_name="statusCode", type="int8", versions=_V0_PLUS, default=0),
     FieldInfo(attr="status_detail", json_name="statusDetail", type="string", versions=_V0_PLUS, default=''),
 )
 TopicPartition._READERS = (_read_TopicPartition_v0,)
 TopicPartition._WRITERS = (_write_TopicPartition_v0,)
-TopicPartition._SIZERS = (_size_TopicPartition_v0,)
 TopicPartition._LAZY_DEFAULTS = {"partitions": list}
 TopicPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic", json_name="topic", type="string", versions=_V0_PLUS, default=''),
@@ -1007,7 +859,6 @@ TopicPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
 )
 TaskIds._READERS = (_read_TaskIds_v0,)
 TaskIds._WRITERS = (_write_TaskIds_v0,)
-TaskIds._SIZERS = (_size_TaskIds_v0,)
 TaskIds._LAZY_DEFAULTS = {"partitions": list}
 TaskIds.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="subtopology_id", json_name="subtopologyId", type="string", versions=_V0_PLUS, default=''),
@@ -1015,14 +866,12 @@ TaskIds.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.F
 )
 Endpoint._READERS = (_read_Endpoint_v0,)
 Endpoint._WRITERS = (_write_Endpoint_v0,)
-Endpoint._SIZERS = (_size_Endpoint_v0,)
 Endpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="host", json_name="host", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="port", json_name="port", type="uint16", versions=_V0_PLUS, default=0),
 )
 EndpointToPartitions._READERS = (_read_EndpointToPartitions_v0,)
 EndpointToPartitions._WRITERS = (_write_EndpointToPartitions_v0,)
-EndpointToPartitions._SIZERS = (_size_EndpointToPartitions_v0,)
 EndpointToPartitions._LAZY_DEFAULTS = {"user_endpoint": Endpoint, "active_partitions": list, "standby_partitions": list}
 EndpointToPartitions.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="user_endpoint", json_name="userEndpoint", type="Endpoint", versions=_V0_PLUS, default=(), struct=Endpoint),
@@ -1031,7 +880,6 @@ EndpointToPartitions.FIELDS = (  # what the runtime knows of each field (kwire.w
 )
 StreamsGroupHeartbeatResponse._READERS = (_read_StreamsGroupHeartbeatResponse_v0,)
 StreamsGroupHeartbeatResponse._WRITERS = (_write_StreamsGroupHeartbeatResponse_v0,)
-StreamsGroupHeartbeatResponse._SIZERS = (_size_StreamsGroupHeartbeatResponse_v0,)
 StreamsGroupHeartbeatResponse._LAZY_DEFAULTS = {"status": list}
 StreamsGroupHeartbeatResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

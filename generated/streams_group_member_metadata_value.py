@@ -3,8 +3,8 @@
 Coordinator-value message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -264,9 +264,7 @@ def _write_Endpoint_v0(endpoint: Endpoint, out: bytearray) -> None:
     field = ""
     try:
         field = "host"
-        if endpoint.host is None:
-            raise EncodeError("field host is null, which Endpoint version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, endpoint.host)
+        _w.write_compact_string(out, _w.non_null(endpoint.host, "field host is null, which Endpoint version 0 does not allow (never nullable)"))
         field = "port"
         out += _pack_Endpoint_port(endpoint.port)
         field = "(tagged fields)"
@@ -276,16 +274,6 @@ def _write_Endpoint_v0(endpoint: Endpoint, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_Endpoint_v0(endpoint: Endpoint) -> int:
-    size = 2
-    size += _w.compact_string_size(endpoint.host)
-    count = len(endpoint.unknown_tagged_fields)
-    for tag, payload in endpoint.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- KeyValue, version 0 (flexible) ---
@@ -314,13 +302,9 @@ def _write_KeyValue_v0(value: KeyValue, out: bytearray) -> None:
     field = ""
     try:
         field = "key"
-        if value.key is None:
-            raise EncodeError("field key is null, which KeyValue version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, value.key)
+        _w.write_compact_string(out, _w.non_null(value.key, "field key is null, which KeyValue version 0 does not allow (never nullable)"))
         field = "value"
-        if value.value is None:
-            raise EncodeError("field value is null, which KeyValue version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, value.value)
+        _w.write_compact_string(out, _w.non_null(value.value, "field value is null, which KeyValue version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
         if value.unknown_tagged_fields:
             _w.write_tagged(out, [], value.unknown_tagged_fields)
@@ -328,17 +312,6 @@ def _write_KeyValue_v0(value: KeyValue, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_KeyValue_v0(value: KeyValue) -> int:
-    size = 0
-    size += _w.compact_string_size(value.key)
-    size += _w.compact_string_size(value.value)
-    count = len(value.unknown_tagged_fields)
-    for tag, payload in value.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- StreamsGroupMemberMetadataValue, version 0 (flexible) ---
@@ -399,19 +372,13 @@ def _write_StreamsGroupMemberMetadataValue_v0(value: StreamsGroupMemberMetadataV
         field = "rack_id"
         _w.write_compact_string(out, value.rack_id)
         field = "client_id"
-        if value.client_id is None:
-            raise EncodeError("field client_id is null, which StreamsGroupMemberMetadataValue version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, value.client_id)
+        _w.write_compact_string(out, _w.non_null(value.client_id, "field client_id is null, which StreamsGroupMemberMetadataValue version 0 does not allow (never nullable)"))
         field = "client_host"
-        if value.client_host is None:
-            raise EncodeError("field client_host is null, which StreamsGroupMemberMetadataValue version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, value.client_host)
+        _w.write_compact_string(out, _w.non_null(value.client_host, "field client_host is null, which StreamsGroupMemberMetadataValue version 0 does not allow (never nullable)"))
         field = "rebalance_timeout_ms, topology_epoch"
         out += _pack_StreamsGroupMemberMetadataValue_rebalance_timeout_ms_topology_epoch(value.rebalance_timeout_ms, value.topology_epoch)
         field = "process_id"
-        if value.process_id is None:
-            raise EncodeError("field process_id is null, which StreamsGroupMemberMetadataValue version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, value.process_id)
+        _w.write_compact_string(out, _w.non_null(value.process_id, "field process_id is null, which StreamsGroupMemberMetadataValue version 0 does not allow (never nullable)"))
         field = "user_endpoint"
         if value.user_endpoint is None:
             out.append(0xFF)  # the null marker
@@ -419,13 +386,10 @@ def _write_StreamsGroupMemberMetadataValue_v0(value: StreamsGroupMemberMetadataV
             out.append(1)
             _write_Endpoint_v0(value.user_endpoint, out)
         field = "client_tags[]"
-        client_tags_items = value.client_tags
-        if client_tags_items is None:
-                raise EncodeError("field client_tags is null, which StreamsGroupMemberMetadataValue version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(client_tags_items), True)
-            for client_tags_item in client_tags_items:
-                _write_KeyValue_v0(client_tags_item, out)
+        client_tags_items = _w.non_null(value.client_tags, "field client_tags is null, which StreamsGroupMemberMetadataValue version 0 does not allow (never nullable)")
+        _w.write_count(out, len(client_tags_items), True)
+        for client_tags_item in client_tags_items:
+            _write_KeyValue_v0(client_tags_item, out)
         field = "(tagged fields)"
         if value.unknown_tagged_fields:
             _w.write_tagged(out, [], value.unknown_tagged_fields)
@@ -435,28 +399,6 @@ def _write_StreamsGroupMemberMetadataValue_v0(value: StreamsGroupMemberMetadataV
         raise _w.encode_failure(error, field) from None
 
 
-def _size_StreamsGroupMemberMetadataValue_v0(value: StreamsGroupMemberMetadataValue) -> int:
-    size = 8
-    size += _w.compact_string_size(value.instance_id)
-    size += _w.compact_string_size(value.rack_id)
-    size += _w.compact_string_size(value.client_id)
-    size += _w.compact_string_size(value.client_host)
-    size += _w.compact_string_size(value.process_id)
-    size += 1 if value.user_endpoint is None else 1 + _size_Endpoint_v0(value.user_endpoint)
-    client_tags_items = value.client_tags
-    if client_tags_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(client_tags_items), True)
-        for client_tags_item in client_tags_items:
-            size += _size_KeyValue_v0(client_tags_item)
-    count = len(value.unknown_tagged_fields)
-    for tag, payload in value.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -464,21 +406,18 @@ _V0_PLUS = (0, 32767)
 
 Endpoint._READERS = (_read_Endpoint_v0,)
 Endpoint._WRITERS = (_write_Endpoint_v0,)
-Endpoint._SIZERS = (_size_Endpoint_v0,)
 Endpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="host", json_name="host", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="port", json_name="port", type="uint16", versions=_V0_PLUS, default=0),
 )
 KeyValue._READERS = (_read_KeyValue_v0,)
 KeyValue._WRITERS = (_write_KeyValue_v0,)
-KeyValue._SIZERS = (_size_KeyValue_v0,)
 KeyValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="key", json_name="key", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="value", json_name="value", type="string", versions=_V0_PLUS, default=''),
 )
 StreamsGroupMemberMetadataValue._READERS = (_read_StreamsGroupMemberMetadataValue_v0,)
 StreamsGroupMemberMetadataValue._WRITERS = (_write_StreamsGroupMemberMetadataValue_v0,)
-StreamsGroupMemberMetadataValue._SIZERS = (_size_StreamsGroupMemberMetadataValue_v0,)
 StreamsGroupMemberMetadataValue._LAZY_DEFAULTS = {"client_tags": list}
 StreamsGroupMemberMetadataValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="instance_id", json_name="instanceId", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),

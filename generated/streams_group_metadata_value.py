@@ -3,8 +3,8 @@
 Coordinator-value message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -177,13 +177,9 @@ def _write_LastAssignmentConfig_v0(config: LastAssignmentConfig, out: bytearray)
     field = ""
     try:
         field = "key"
-        if config.key is None:
-            raise EncodeError("field key is null, which LastAssignmentConfig version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, config.key)
+        _w.write_compact_string(out, _w.non_null(config.key, "field key is null, which LastAssignmentConfig version 0 does not allow (never nullable)"))
         field = "value"
-        if config.value is None:
-            raise EncodeError("field value is null, which LastAssignmentConfig version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, config.value)
+        _w.write_compact_string(out, _w.non_null(config.value, "field value is null, which LastAssignmentConfig version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
         if config.unknown_tagged_fields:
             _w.write_tagged(out, [], config.unknown_tagged_fields)
@@ -191,17 +187,6 @@ def _write_LastAssignmentConfig_v0(config: LastAssignmentConfig, out: bytearray)
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_LastAssignmentConfig_v0(config: LastAssignmentConfig) -> int:
-    size = 0
-    size += _w.compact_string_size(config.key)
-    size += _w.compact_string_size(config.value)
-    count = len(config.unknown_tagged_fields)
-    for tag, payload in config.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- StreamsGroupMetadataValue, version 0 (flexible) ---
@@ -296,31 +281,6 @@ def _write_StreamsGroupMetadataValue_v0(value: StreamsGroupMetadataValue, out: b
         raise _w.encode_failure(error, field) from None
 
 
-def _size_StreamsGroupMetadataValue_v0(value: StreamsGroupMetadataValue) -> int:
-    size = 12
-    count = len(value.unknown_tagged_fields)
-    if value.validated_topology_epoch != -1:
-        payload_size = 0
-        payload_size += 4
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    if (value.last_assignment_configs is None or len(value.last_assignment_configs) != 0):
-        payload_size = 0
-        last_assignment_configs_items = value.last_assignment_configs
-        if last_assignment_configs_items is None:
-            payload_size += _w.count_size(None, True)
-        else:
-            payload_size += _w.count_size(len(last_assignment_configs_items), True)
-            for last_assignment_configs_item in last_assignment_configs_items:
-                payload_size += _size_LastAssignmentConfig_v0(last_assignment_configs_item)
-        size += _w.uvarint_size(1) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in value.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -328,14 +288,12 @@ _V0_PLUS = (0, 32767)
 
 LastAssignmentConfig._READERS = (_read_LastAssignmentConfig_v0,)
 LastAssignmentConfig._WRITERS = (_write_LastAssignmentConfig_v0,)
-LastAssignmentConfig._SIZERS = (_size_LastAssignmentConfig_v0,)
 LastAssignmentConfig.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="key", json_name="key", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="value", json_name="value", type="string", versions=_V0_PLUS, default=''),
 )
 StreamsGroupMetadataValue._READERS = (_read_StreamsGroupMetadataValue_v0,)
 StreamsGroupMetadataValue._WRITERS = (_write_StreamsGroupMetadataValue_v0,)
-StreamsGroupMetadataValue._SIZERS = (_size_StreamsGroupMetadataValue_v0,)
 StreamsGroupMetadataValue._LAZY_DEFAULTS = {"last_assignment_configs": list}
 StreamsGroupMetadataValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="epoch", json_name="epoch", type="int32", versions=_V0_PLUS, default=0),

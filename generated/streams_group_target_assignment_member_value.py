@@ -3,8 +3,8 @@
 Coordinator-value message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -166,16 +166,11 @@ def _write_TaskIds_v0(ids: TaskIds, out: bytearray) -> None:
     field = ""
     try:
         field = "subtopology_id"
-        if ids.subtopology_id is None:
-            raise EncodeError("field subtopology_id is null, which TaskIds version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, ids.subtopology_id)
+        _w.write_compact_string(out, _w.non_null(ids.subtopology_id, "field subtopology_id is null, which TaskIds version 0 does not allow (never nullable)"))
         field = "partitions"
-        partitions_items = ids.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TaskIds version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            _w.write_fixed_array(out, partitions_items, "i")
+        partitions_items = _w.non_null(ids.partitions, "field partitions is null, which TaskIds version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
         if ids.unknown_tagged_fields:
             _w.write_tagged(out, [], ids.unknown_tagged_fields)
@@ -183,22 +178,6 @@ def _write_TaskIds_v0(ids: TaskIds, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TaskIds_v0(ids: TaskIds) -> int:
-    size = 0
-    size += _w.compact_string_size(ids.subtopology_id)
-    partitions_items = ids.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        size += 4 * len(partitions_items)
-    count = len(ids.unknown_tagged_fields)
-    for tag, payload in ids.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- StreamsGroupTargetAssignmentMemberValue, version 0 (flexible) ---
@@ -262,29 +241,20 @@ def _write_StreamsGroupTargetAssignmentMemberValue_v0(value: StreamsGroupTargetA
     field = ""
     try:
         field = "active_tasks[]"
-        active_tasks_items = value.active_tasks
-        if active_tasks_items is None:
-                raise EncodeError("field active_tasks is null, which StreamsGroupTargetAssignmentMemberValue version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(active_tasks_items), True)
-            for active_tasks_item in active_tasks_items:
-                _write_TaskIds_v0(active_tasks_item, out)
+        active_tasks_items = _w.non_null(value.active_tasks, "field active_tasks is null, which StreamsGroupTargetAssignmentMemberValue version 0 does not allow (never nullable)")
+        _w.write_count(out, len(active_tasks_items), True)
+        for active_tasks_item in active_tasks_items:
+            _write_TaskIds_v0(active_tasks_item, out)
         field = "standby_tasks[]"
-        standby_tasks_items = value.standby_tasks
-        if standby_tasks_items is None:
-                raise EncodeError("field standby_tasks is null, which StreamsGroupTargetAssignmentMemberValue version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(standby_tasks_items), True)
-            for standby_tasks_item in standby_tasks_items:
-                _write_TaskIds_v0(standby_tasks_item, out)
+        standby_tasks_items = _w.non_null(value.standby_tasks, "field standby_tasks is null, which StreamsGroupTargetAssignmentMemberValue version 0 does not allow (never nullable)")
+        _w.write_count(out, len(standby_tasks_items), True)
+        for standby_tasks_item in standby_tasks_items:
+            _write_TaskIds_v0(standby_tasks_item, out)
         field = "warmup_tasks[]"
-        warmup_tasks_items = value.warmup_tasks
-        if warmup_tasks_items is None:
-                raise EncodeError("field warmup_tasks is null, which StreamsGroupTargetAssignmentMemberValue version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(warmup_tasks_items), True)
-            for warmup_tasks_item in warmup_tasks_items:
-                _write_TaskIds_v0(warmup_tasks_item, out)
+        warmup_tasks_items = _w.non_null(value.warmup_tasks, "field warmup_tasks is null, which StreamsGroupTargetAssignmentMemberValue version 0 does not allow (never nullable)")
+        _w.write_count(out, len(warmup_tasks_items), True)
+        for warmup_tasks_item in warmup_tasks_items:
+            _write_TaskIds_v0(warmup_tasks_item, out)
         field = "(tagged fields)"
         if value.unknown_tagged_fields:
             _w.write_tagged(out, [], value.unknown_tagged_fields)
@@ -294,36 +264,6 @@ def _write_StreamsGroupTargetAssignmentMemberValue_v0(value: StreamsGroupTargetA
         raise _w.encode_failure(error, field) from None
 
 
-def _size_StreamsGroupTargetAssignmentMemberValue_v0(value: StreamsGroupTargetAssignmentMemberValue) -> int:
-    size = 0
-    active_tasks_items = value.active_tasks
-    if active_tasks_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(active_tasks_items), True)
-        for active_tasks_item in active_tasks_items:
-            size += _size_TaskIds_v0(active_tasks_item)
-    standby_tasks_items = value.standby_tasks
-    if standby_tasks_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(standby_tasks_items), True)
-        for standby_tasks_item in standby_tasks_items:
-            size += _size_TaskIds_v0(standby_tasks_item)
-    warmup_tasks_items = value.warmup_tasks
-    if warmup_tasks_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(warmup_tasks_items), True)
-        for warmup_tasks_item in warmup_tasks_items:
-            size += _size_TaskIds_v0(warmup_tasks_item)
-    count = len(value.unknown_tagged_fields)
-    for tag, payload in value.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -331,7 +271,6 @@ _V0_PLUS = (0, 32767)
 
 TaskIds._READERS = (_read_TaskIds_v0,)
 TaskIds._WRITERS = (_write_TaskIds_v0,)
-TaskIds._SIZERS = (_size_TaskIds_v0,)
 TaskIds._LAZY_DEFAULTS = {"partitions": list}
 TaskIds.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="subtopology_id", json_name="subtopologyId", type="string", versions=_V0_PLUS, default=''),
@@ -339,7 +278,6 @@ TaskIds.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.F
 )
 StreamsGroupTargetAssignmentMemberValue._READERS = (_read_StreamsGroupTargetAssignmentMemberValue_v0,)
 StreamsGroupTargetAssignmentMemberValue._WRITERS = (_write_StreamsGroupTargetAssignmentMemberValue_v0,)
-StreamsGroupTargetAssignmentMemberValue._SIZERS = (_size_StreamsGroupTargetAssignmentMemberValue_v0,)
 StreamsGroupTargetAssignmentMemberValue._LAZY_DEFAULTS = {"active_tasks": list, "standby_tasks": list, "warmup_tasks": list}
 StreamsGroupTargetAssignmentMemberValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="active_tasks", json_name="activeTasks", type="[]TaskIds", versions=_V0_PLUS, default=(), struct=TaskIds),

@@ -3,8 +3,8 @@
 Coordinator-value message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -110,15 +110,6 @@ def _write_StreamsGroupTargetAssignmentMetadataValue_v0(value: StreamsGroupTarge
         raise _w.encode_failure(error, field) from None
 
 
-def _size_StreamsGroupTargetAssignmentMetadataValue_v0(value: StreamsGroupTargetAssignmentMetadataValue) -> int:
-    size = 4
-    count = len(value.unknown_tagged_fields)
-    for tag, payload in value.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -126,7 +117,6 @@ _V0_PLUS = (0, 32767)
 
 StreamsGroupTargetAssignmentMetadataValue._READERS = (_read_StreamsGroupTargetAssignmentMetadataValue_v0,)
 StreamsGroupTargetAssignmentMetadataValue._WRITERS = (_write_StreamsGroupTargetAssignmentMetadataValue_v0,)
-StreamsGroupTargetAssignmentMetadataValue._SIZERS = (_size_StreamsGroupTargetAssignmentMetadataValue_v0,)
 StreamsGroupTargetAssignmentMetadataValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="assignment_epoch", json_name="assignmentEpoch", type="int32", versions=_V0_PLUS, default=0),
 )

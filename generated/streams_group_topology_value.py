@@ -3,8 +3,8 @@
 Coordinator-value message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -376,13 +376,9 @@ def _write_TopicConfig_v0(config: TopicConfig, out: bytearray) -> None:
     field = ""
     try:
         field = "key"
-        if config.key is None:
-            raise EncodeError("field key is null, which TopicConfig version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, config.key)
+        _w.write_compact_string(out, _w.non_null(config.key, "field key is null, which TopicConfig version 0 does not allow (never nullable)"))
         field = "value"
-        if config.value is None:
-            raise EncodeError("field value is null, which TopicConfig version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, config.value)
+        _w.write_compact_string(out, _w.non_null(config.value, "field value is null, which TopicConfig version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
         if config.unknown_tagged_fields:
             _w.write_tagged(out, [], config.unknown_tagged_fields)
@@ -390,17 +386,6 @@ def _write_TopicConfig_v0(config: TopicConfig, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicConfig_v0(config: TopicConfig) -> int:
-    size = 0
-    size += _w.compact_string_size(config.key)
-    size += _w.compact_string_size(config.value)
-    count = len(config.unknown_tagged_fields)
-    for tag, payload in config.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- TopicInfo, version 0 (flexible) ---
@@ -443,19 +428,14 @@ def _write_TopicInfo_v0(info: TopicInfo, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if info.name is None:
-            raise EncodeError("field name is null, which TopicInfo version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, info.name)
+        _w.write_compact_string(out, _w.non_null(info.name, "field name is null, which TopicInfo version 0 does not allow (never nullable)"))
         field = "partitions, replication_factor"
         out += _pack_TopicInfo_partitions_replication_factor(info.partitions, info.replication_factor)
         field = "topic_configs[]"
-        topic_configs_items = info.topic_configs
-        if topic_configs_items is None:
-                raise EncodeError("field topic_configs is null, which TopicInfo version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topic_configs_items), True)
-            for topic_configs_item in topic_configs_items:
-                _write_TopicConfig_v0(topic_configs_item, out)
+        topic_configs_items = _w.non_null(info.topic_configs, "field topic_configs is null, which TopicInfo version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topic_configs_items), True)
+        for topic_configs_item in topic_configs_items:
+            _write_TopicConfig_v0(topic_configs_item, out)
         field = "(tagged fields)"
         if info.unknown_tagged_fields:
             _w.write_tagged(out, [], info.unknown_tagged_fields)
@@ -463,23 +443,6 @@ def _write_TopicInfo_v0(info: TopicInfo, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicInfo_v0(info: TopicInfo) -> int:
-    size = 6
-    size += _w.compact_string_size(info.name)
-    topic_configs_items = info.topic_configs
-    if topic_configs_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topic_configs_items), True)
-        for topic_configs_item in topic_configs_items:
-            size += _size_TopicConfig_v0(topic_configs_item)
-    count = len(info.unknown_tagged_fields)
-    for tag, payload in info.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- CopartitionGroup, version 0 (flexible) ---
@@ -522,26 +485,17 @@ def _write_CopartitionGroup_v0(group: CopartitionGroup, out: bytearray) -> None:
     field = ""
     try:
         field = "source_topics"
-        source_topics_items = group.source_topics
-        if source_topics_items is None:
-                raise EncodeError("field source_topics is null, which CopartitionGroup version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(source_topics_items), True)
-            _w.write_fixed_array(out, source_topics_items, "h")
+        source_topics_items = _w.non_null(group.source_topics, "field source_topics is null, which CopartitionGroup version 0 does not allow (never nullable)")
+        _w.write_count(out, len(source_topics_items), True)
+        _w.write_fixed_array(out, source_topics_items, "h")
         field = "source_topic_regex"
-        source_topic_regex_items = group.source_topic_regex
-        if source_topic_regex_items is None:
-                raise EncodeError("field source_topic_regex is null, which CopartitionGroup version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(source_topic_regex_items), True)
-            _w.write_fixed_array(out, source_topic_regex_items, "h")
+        source_topic_regex_items = _w.non_null(group.source_topic_regex, "field source_topic_regex is null, which CopartitionGroup version 0 does not allow (never nullable)")
+        _w.write_count(out, len(source_topic_regex_items), True)
+        _w.write_fixed_array(out, source_topic_regex_items, "h")
         field = "repartition_source_topics"
-        repartition_source_topics_items = group.repartition_source_topics
-        if repartition_source_topics_items is None:
-                raise EncodeError("field repartition_source_topics is null, which CopartitionGroup version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(repartition_source_topics_items), True)
-            _w.write_fixed_array(out, repartition_source_topics_items, "h")
+        repartition_source_topics_items = _w.non_null(group.repartition_source_topics, "field repartition_source_topics is null, which CopartitionGroup version 0 does not allow (never nullable)")
+        _w.write_count(out, len(repartition_source_topics_items), True)
+        _w.write_fixed_array(out, repartition_source_topics_items, "h")
         field = "(tagged fields)"
         if group.unknown_tagged_fields:
             _w.write_tagged(out, [], group.unknown_tagged_fields)
@@ -549,33 +503,6 @@ def _write_CopartitionGroup_v0(group: CopartitionGroup, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CopartitionGroup_v0(group: CopartitionGroup) -> int:
-    size = 0
-    source_topics_items = group.source_topics
-    if source_topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(source_topics_items), True)
-        size += 2 * len(source_topics_items)
-    source_topic_regex_items = group.source_topic_regex
-    if source_topic_regex_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(source_topic_regex_items), True)
-        size += 2 * len(source_topic_regex_items)
-    repartition_source_topics_items = group.repartition_source_topics
-    if repartition_source_topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(repartition_source_topics_items), True)
-        size += 2 * len(repartition_source_topics_items)
-    count = len(group.unknown_tagged_fields)
-    for tag, payload in group.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- Subtopology, version 0 (flexible) ---
@@ -680,63 +607,43 @@ def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
     field = ""
     try:
         field = "subtopology_id"
-        if subtopology.subtopology_id is None:
-            raise EncodeError("field subtopology_id is null, which Subtopology version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, subtopology.subtopology_id)
+        _w.write_compact_string(out, _w.non_null(subtopology.subtopology_id, "field subtopology_id is null, which Subtopology version 0 does not allow (never nullable)"))
         field = "source_topics"
-        source_topics_items = subtopology.source_topics
-        if source_topics_items is None:
-                raise EncodeError("field source_topics is null, which Subtopology version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(source_topics_items), True)
-            for source_topics_item in source_topics_items:
-                if source_topics_item is None:
-                    raise EncodeError("null element in array source_topics")
-                _w.write_compact_string(out, source_topics_item)
+        source_topics_items = _w.non_null(subtopology.source_topics, "field source_topics is null, which Subtopology version 0 does not allow (never nullable)")
+        _w.write_count(out, len(source_topics_items), True)
+        for source_topics_item in source_topics_items:
+            if source_topics_item is None:
+                raise EncodeError("null element in array source_topics")
+            _w.write_compact_string(out, source_topics_item)
         field = "source_topic_regex"
-        source_topic_regex_items = subtopology.source_topic_regex
-        if source_topic_regex_items is None:
-                raise EncodeError("field source_topic_regex is null, which Subtopology version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(source_topic_regex_items), True)
-            for source_topic_regex_item in source_topic_regex_items:
-                if source_topic_regex_item is None:
-                    raise EncodeError("null element in array source_topic_regex")
-                _w.write_compact_string(out, source_topic_regex_item)
+        source_topic_regex_items = _w.non_null(subtopology.source_topic_regex, "field source_topic_regex is null, which Subtopology version 0 does not allow (never nullable)")
+        _w.write_count(out, len(source_topic_regex_items), True)
+        for source_topic_regex_item in source_topic_regex_items:
+            if source_topic_regex_item is None:
+                raise EncodeError("null element in array source_topic_regex")
+            _w.write_compact_string(out, source_topic_regex_item)
         field = "state_changelog_topics[]"
-        state_changelog_topics_items = subtopology.state_changelog_topics
-        if state_changelog_topics_items is None:
-                raise EncodeError("field state_changelog_topics is null, which Subtopology version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(state_changelog_topics_items), True)
-            for state_changelog_topics_item in state_changelog_topics_items:
-                _write_TopicInfo_v0(state_changelog_topics_item, out)
+        state_changelog_topics_items = _w.non_null(subtopology.state_changelog_topics, "field state_changelog_topics is null, which Subtopology version 0 does not allow (never nullable)")
+        _w.write_count(out, len(state_changelog_topics_items), True)
+        for state_changelog_topics_item in state_changelog_topics_items:
+            _write_TopicInfo_v0(state_changelog_topics_item, out)
         field = "repartition_sink_topics"
-        repartition_sink_topics_items = subtopology.repartition_sink_topics
-        if repartition_sink_topics_items is None:
-                raise EncodeError("field repartition_sink_topics is null, which Subtopology version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(repartition_sink_topics_items), True)
-            for repartition_sink_topics_item in repartition_sink_topics_items:
-                if repartition_sink_topics_item is None:
-                    raise EncodeError("null element in array repartition_sink_topics")
-                _w.write_compact_string(out, repartition_sink_topics_item)
+        repartition_sink_topics_items = _w.non_null(subtopology.repartition_sink_topics, "field repartition_sink_topics is null, which Subtopology version 0 does not allow (never nullable)")
+        _w.write_count(out, len(repartition_sink_topics_items), True)
+        for repartition_sink_topics_item in repartition_sink_topics_items:
+            if repartition_sink_topics_item is None:
+                raise EncodeError("null element in array repartition_sink_topics")
+            _w.write_compact_string(out, repartition_sink_topics_item)
         field = "repartition_source_topics[]"
-        repartition_source_topics_items = subtopology.repartition_source_topics
-        if repartition_source_topics_items is None:
-                raise EncodeError("field repartition_source_topics is null, which Subtopology version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(repartition_source_topics_items), True)
-            for repartition_source_topics_item in repartition_source_topics_items:
-                _write_TopicInfo_v0(repartition_source_topics_item, out)
+        repartition_source_topics_items = _w.non_null(subtopology.repartition_source_topics, "field repartition_source_topics is null, which Subtopology version 0 does not allow (never nullable)")
+        _w.write_count(out, len(repartition_source_topics_items), True)
+        for repartition_source_topics_item in repartition_source_topics_items:
+            _write_TopicInfo_v0(repartition_source_topics_item, out)
         field = "copartition_groups[]"
-        copartition_groups_items = subtopology.copartition_groups
-        if copartition_groups_items is None:
-                raise EncodeError("field copartition_groups is null, which Subtopology version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(copartition_groups_items), True)
-            for copartition_groups_item in copartition_groups_items:
-                _write_CopartitionGroup_v0(copartition_groups_item, out)
+        copartition_groups_items = _w.non_null(subtopology.copartition_groups, "field copartition_groups is null, which Subtopology version 0 does not allow (never nullable)")
+        _w.write_count(out, len(copartition_groups_items), True)
+        for copartition_groups_item in copartition_groups_items:
+            _write_CopartitionGroup_v0(copartition_groups_item, out)
         field = "(tagged fields)"
         if subtopology.unknown_tagged_fields:
             _w.write_tagged(out, [], subtopology.unknown_tagged_fields)
@@ -744,58 +651,6 @@ def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_Subtopology_v0(subtopology: Subtopology) -> int:
-    size = 0
-    size += _w.compact_string_size(subtopology.subtopology_id)
-    source_topics_items = subtopology.source_topics
-    if source_topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(source_topics_items), True)
-        for source_topics_item in source_topics_items:
-            size += _w.compact_string_size(source_topics_item)
-    source_topic_regex_items = subtopology.source_topic_regex
-    if source_topic_regex_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(source_topic_regex_items), True)
-        for source_topic_regex_item in source_topic_regex_items:
-            size += _w.compact_string_size(source_topic_regex_item)
-    state_changelog_topics_items = subtopology.state_changelog_topics
-    if state_changelog_topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(state_changelog_topics_items), True)
-        for state_changelog_topics_item in state_changelog_topics_items:
-            size += _size_TopicInfo_v0(state_changelog_topics_item)
-    repartition_sink_topics_items = subtopology.repartition_sink_topics
-    if repartition_sink_topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(repartition_sink_topics_items), True)
-        for repartition_sink_topics_item in repartition_sink_topics_items:
-            size += _w.compact_string_size(repartition_sink_topics_item)
-    repartition_source_topics_items = subtopology.repartition_source_topics
-    if repartition_source_topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(repartition_source_topics_items), True)
-        for repartition_source_topics_item in repartition_source_topics_items:
-            size += _size_TopicInfo_v0(repartition_source_topics_item)
-    copartition_groups_items = subtopology.copartition_groups
-    if copartition_groups_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(copartition_groups_items), True)
-        for copartition_groups_item in copartition_groups_items:
-            size += _size_CopartitionGroup_v0(copartition_groups_item)
-    count = len(subtopology.unknown_tagged_fields)
-    for tag, payload in subtopology.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- StreamsGroupTopologyValue, version 0 (flexible) ---
@@ -838,13 +693,10 @@ def _write_StreamsGroupTopologyValue_v0(value: StreamsGroupTopologyValue, out: b
         field = "epoch"
         out += _pack_StreamsGroupTopologyValue_epoch(value.epoch)
         field = "subtopologies[]"
-        subtopologies_items = value.subtopologies
-        if subtopologies_items is None:
-                raise EncodeError("field subtopologies is null, which StreamsGroupTopologyValue version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(subtopologies_items), True)
-            for subtopologies_item in subtopologies_items:
-                _write_Subtopology_v0(subtopologies_item, out)
+        subtopologies_items = _w.non_null(value.subtopologies, "field subtopologies is null, which StreamsGroupTopologyValue version 0 does not allow (never nullable)")
+        _w.write_count(out, len(subtopologies_items), True)
+        for subtopologies_item in subtopologies_items:
+            _write_Subtopology_v0(subtopologies_item, out)
         field = "(tagged fields)"
         if value.unknown_tagged_fields:
             _w.write_tagged(out, [], value.unknown_tagged_fields)
@@ -854,22 +706,6 @@ def _write_StreamsGroupTopologyValue_v0(value: StreamsGroupTopologyValue, out: b
         raise _w.encode_failure(error, field) from None
 
 
-def _size_StreamsGroupTopologyValue_v0(value: StreamsGroupTopologyValue) -> int:
-    size = 4
-    subtopologies_items = value.subtopologies
-    if subtopologies_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(subtopologies_items), True)
-        for subtopologies_item in subtopologies_items:
-            size += _size_Subtopology_v0(subtopologies_item)
-    count = len(value.unknown_tagged_fields)
-    for tag, payload in value.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -877,14 +713,12 @@ _V0_PLUS = (0, 32767)
 
 TopicConfig._READERS = (_read_TopicConfig_v0,)
 TopicConfig._WRITERS = (_write_TopicConfig_v0,)
-TopicConfig._SIZERS = (_size_TopicConfig_v0,)
 TopicConfig.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="key", json_name="key", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="value", json_name="value", type="string", versions=_V0_PLUS, default=''),
 )
 TopicInfo._READERS = (_read_TopicInfo_v0,)
 TopicInfo._WRITERS = (_write_TopicInfo_v0,)
-TopicInfo._SIZERS = (_size_TopicInfo_v0,)
 TopicInfo._LAZY_DEFAULTS = {"topic_configs": list}
 TopicInfo.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
@@ -894,7 +728,6 @@ TopicInfo.FIELDS = (  # what the runtime knows of each field (kwire.wire.message
 )
 CopartitionGroup._READERS = (_read_CopartitionGroup_v0,)
 CopartitionGroup._WRITERS = (_write_CopartitionGroup_v0,)
-CopartitionGroup._SIZERS = (_size_CopartitionGroup_v0,)
 CopartitionGroup._LAZY_DEFAULTS = {"source_topics": list, "source_topic_regex": list, "repartition_source_topics": list}
 CopartitionGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="source_topics", json_name="sourceTopics", type="[]int16", versions=_V0_PLUS, default=()),
@@ -903,7 +736,6 @@ CopartitionGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.
 )
 Subtopology._READERS = (_read_Subtopology_v0,)
 Subtopology._WRITERS = (_write_Subtopology_v0,)
-Subtopology._SIZERS = (_size_Subtopology_v0,)
 Subtopology._LAZY_DEFAULTS = {"source_topics": list, "source_topic_regex": list, "state_changelog_topics": list, "repartition_sink_topics": list, "repartition_source_topics": list, "copartition_groups": list}
 Subtopology.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="subtopology_id", json_name="subtopologyId", type="string", versions=_V0_PLUS, default=''),
@@ -916,7 +748,6 @@ Subtopology.FIELDS = (  # what the runtime knows of each field (kwire.wire.messa
 )
 StreamsGroupTopologyValue._READERS = (_read_StreamsGroupTopologyValue_v0,)
 StreamsGroupTopologyValue._WRITERS = (_write_StreamsGroupTopologyValue_v0,)
-StreamsGroupTopologyValue._SIZERS = (_size_StreamsGroupTopologyValue_v0,)
 StreamsGroupTopologyValue._LAZY_DEFAULTS = {"subtopologies": list}
 StreamsGroupTopologyValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="epoch", json_name="epoch", type="int32", versions=_V0_PLUS, default=0),

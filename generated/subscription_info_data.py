@@ -3,8 +3,8 @@
 Data message, versions 1-11, flexible versions none.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -413,11 +413,6 @@ def _write_TaskId_v1_6(task_id: TaskId, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_TaskId_v1_6(task_id: TaskId) -> int:
-    size = 8
-    return size
-
-
 # --- PartitionToOffsetSum, versions 7-9 ---
 
 def _read_PartitionToOffsetSum_v7_9(buf: bytes, pos: int) -> tuple[PartitionToOffsetSum, int]:
@@ -443,11 +438,6 @@ def _write_PartitionToOffsetSum_v7_9(partition_to_offset_sum: PartitionToOffsetS
         out += _pack_PartitionToOffsetSum_partition_offset_sum(partition_to_offset_sum.partition, partition_to_offset_sum.offset_sum)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_PartitionToOffsetSum_v7_9(partition_to_offset_sum: PartitionToOffsetSum) -> int:
-    size = 12
-    return size
 
 
 # --- TaskOffsetSum, versions 7-9 ---
@@ -508,27 +498,12 @@ def _write_TaskOffsetSum_v7_9(task_offset_sum: TaskOffsetSum, out: bytearray) ->
         field = "topic_group_id"
         out += _pack_TaskOffsetSum_topic_group_id(task_offset_sum.topic_group_id)
         field = "partition_to_offset_sum[]"
-        partition_to_offset_sum_items = task_offset_sum.partition_to_offset_sum
-        if partition_to_offset_sum_items is None:
-                raise EncodeError("field partition_to_offset_sum is null, which TaskOffsetSum versions 7-9 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_to_offset_sum_items), False)
-            for partition_to_offset_sum_item in partition_to_offset_sum_items:
-                _write_PartitionToOffsetSum_v7_9(partition_to_offset_sum_item, out)
+        partition_to_offset_sum_items = _w.non_null(task_offset_sum.partition_to_offset_sum, "field partition_to_offset_sum is null, which TaskOffsetSum versions 7-9 do not allow (never nullable)")
+        _w.write_count(out, len(partition_to_offset_sum_items), False)
+        for partition_to_offset_sum_item in partition_to_offset_sum_items:
+            _write_PartitionToOffsetSum_v7_9(partition_to_offset_sum_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TaskOffsetSum_v7_9(task_offset_sum: TaskOffsetSum) -> int:
-    size = 4
-    partition_to_offset_sum_items = task_offset_sum.partition_to_offset_sum
-    if partition_to_offset_sum_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partition_to_offset_sum_items), False)
-        for partition_to_offset_sum_item in partition_to_offset_sum_items:
-            size += _size_PartitionToOffsetSum_v7_9(partition_to_offset_sum_item)
-    return size
 
 
 # --- TaskOffsetSum, versions 10-11 ---
@@ -564,12 +539,6 @@ def _write_TaskOffsetSum_v10_11(task_offset_sum: TaskOffsetSum, out: bytearray) 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_TaskOffsetSum_v10_11(task_offset_sum: TaskOffsetSum) -> int:
-    size = 16
-    size += _w.string_size(task_offset_sum.named_topology)
-    return size
-
-
 # --- ClientTag, version 11 ---
 
 def _read_ClientTag_v11(buf: bytes, pos: int) -> tuple[ClientTag, int]:
@@ -593,22 +562,11 @@ def _write_ClientTag_v11(client_tag: ClientTag, out: bytearray) -> None:
     field = ""
     try:
         field = "key"
-        if client_tag.key is None:
-            raise EncodeError("field key is null, which ClientTag version 11 does not allow (never nullable)")
-        _w.write_bytes(out, client_tag.key)
+        _w.write_bytes(out, _w.non_null(client_tag.key, "field key is null, which ClientTag version 11 does not allow (never nullable)"))
         field = "value"
-        if client_tag.value is None:
-            raise EncodeError("field value is null, which ClientTag version 11 does not allow (never nullable)")
-        _w.write_bytes(out, client_tag.value)
+        _w.write_bytes(out, _w.non_null(client_tag.value, "field value is null, which ClientTag version 11 does not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_ClientTag_v11(client_tag: ClientTag) -> int:
-    size = 0
-    size += _w.bytes_size(client_tag.key)
-    size += _w.bytes_size(client_tag.value)
-    return size
 
 
 # --- SubscriptionInfoData, version 1 ---
@@ -704,43 +662,17 @@ def _write_SubscriptionInfoData_v1(data: SubscriptionInfoData, out: bytearray) -
         field = "process_id"
         out += _w.uuid_bytes(data.process_id)
         field = "prev_tasks[]"
-        prev_tasks_items = data.prev_tasks
-        if prev_tasks_items is None:
-                raise EncodeError("field prev_tasks is null, which SubscriptionInfoData version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(prev_tasks_items), False)
-            for prev_tasks_item in prev_tasks_items:
-                _write_TaskId_v1_6(prev_tasks_item, out)
+        prev_tasks_items = _w.non_null(data.prev_tasks, "field prev_tasks is null, which SubscriptionInfoData version 1 does not allow (never nullable)")
+        _w.write_count(out, len(prev_tasks_items), False)
+        for prev_tasks_item in prev_tasks_items:
+            _write_TaskId_v1_6(prev_tasks_item, out)
         field = "standby_tasks[]"
-        standby_tasks_items = data.standby_tasks
-        if standby_tasks_items is None:
-                raise EncodeError("field standby_tasks is null, which SubscriptionInfoData version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(standby_tasks_items), False)
-            for standby_tasks_item in standby_tasks_items:
-                _write_TaskId_v1_6(standby_tasks_item, out)
+        standby_tasks_items = _w.non_null(data.standby_tasks, "field standby_tasks is null, which SubscriptionInfoData version 1 does not allow (never nullable)")
+        _w.write_count(out, len(standby_tasks_items), False)
+        for standby_tasks_item in standby_tasks_items:
+            _write_TaskId_v1_6(standby_tasks_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_SubscriptionInfoData_v1(data: SubscriptionInfoData) -> int:
-    size = 4
-    size += 16
-    prev_tasks_items = data.prev_tasks
-    if prev_tasks_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(prev_tasks_items), False)
-        for prev_tasks_item in prev_tasks_items:
-            size += _size_TaskId_v1_6(prev_tasks_item)
-    standby_tasks_items = data.standby_tasks
-    if standby_tasks_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(standby_tasks_items), False)
-        for standby_tasks_item in standby_tasks_items:
-            size += _size_TaskId_v1_6(standby_tasks_item)
-    return size
 
 
 # --- SubscriptionInfoData, version 2 ---
@@ -835,48 +767,19 @@ def _write_SubscriptionInfoData_v2(data: SubscriptionInfoData, out: bytearray) -
         field = "process_id"
         out += _w.uuid_bytes(data.process_id)
         field = "prev_tasks[]"
-        prev_tasks_items = data.prev_tasks
-        if prev_tasks_items is None:
-                raise EncodeError("field prev_tasks is null, which SubscriptionInfoData version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(prev_tasks_items), False)
-            for prev_tasks_item in prev_tasks_items:
-                _write_TaskId_v1_6(prev_tasks_item, out)
+        prev_tasks_items = _w.non_null(data.prev_tasks, "field prev_tasks is null, which SubscriptionInfoData version 2 does not allow (never nullable)")
+        _w.write_count(out, len(prev_tasks_items), False)
+        for prev_tasks_item in prev_tasks_items:
+            _write_TaskId_v1_6(prev_tasks_item, out)
         field = "standby_tasks[]"
-        standby_tasks_items = data.standby_tasks
-        if standby_tasks_items is None:
-                raise EncodeError("field standby_tasks is null, which SubscriptionInfoData version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(standby_tasks_items), False)
-            for standby_tasks_item in standby_tasks_items:
-                _write_TaskId_v1_6(standby_tasks_item, out)
+        standby_tasks_items = _w.non_null(data.standby_tasks, "field standby_tasks is null, which SubscriptionInfoData version 2 does not allow (never nullable)")
+        _w.write_count(out, len(standby_tasks_items), False)
+        for standby_tasks_item in standby_tasks_items:
+            _write_TaskId_v1_6(standby_tasks_item, out)
         field = "user_end_point"
-        if data.user_end_point is None:
-            raise EncodeError("field user_end_point is null, which SubscriptionInfoData version 2 does not allow (never nullable)")
-        _w.write_bytes(out, data.user_end_point)
+        _w.write_bytes(out, _w.non_null(data.user_end_point, "field user_end_point is null, which SubscriptionInfoData version 2 does not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_SubscriptionInfoData_v2(data: SubscriptionInfoData) -> int:
-    size = 4
-    size += 16
-    prev_tasks_items = data.prev_tasks
-    if prev_tasks_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(prev_tasks_items), False)
-        for prev_tasks_item in prev_tasks_items:
-            size += _size_TaskId_v1_6(prev_tasks_item)
-    standby_tasks_items = data.standby_tasks
-    if standby_tasks_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(standby_tasks_items), False)
-        for standby_tasks_item in standby_tasks_items:
-            size += _size_TaskId_v1_6(standby_tasks_item)
-    size += _w.bytes_size(data.user_end_point)
-    return size
 
 
 # --- SubscriptionInfoData, versions 3-6 ---
@@ -968,48 +871,19 @@ def _write_SubscriptionInfoData_v3_6(data: SubscriptionInfoData, out: bytearray)
         field = "process_id"
         out += _w.uuid_bytes(data.process_id)
         field = "prev_tasks[]"
-        prev_tasks_items = data.prev_tasks
-        if prev_tasks_items is None:
-                raise EncodeError("field prev_tasks is null, which SubscriptionInfoData versions 3-6 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(prev_tasks_items), False)
-            for prev_tasks_item in prev_tasks_items:
-                _write_TaskId_v1_6(prev_tasks_item, out)
+        prev_tasks_items = _w.non_null(data.prev_tasks, "field prev_tasks is null, which SubscriptionInfoData versions 3-6 do not allow (never nullable)")
+        _w.write_count(out, len(prev_tasks_items), False)
+        for prev_tasks_item in prev_tasks_items:
+            _write_TaskId_v1_6(prev_tasks_item, out)
         field = "standby_tasks[]"
-        standby_tasks_items = data.standby_tasks
-        if standby_tasks_items is None:
-                raise EncodeError("field standby_tasks is null, which SubscriptionInfoData versions 3-6 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(standby_tasks_items), False)
-            for standby_tasks_item in standby_tasks_items:
-                _write_TaskId_v1_6(standby_tasks_item, out)
+        standby_tasks_items = _w.non_null(data.standby_tasks, "field standby_tasks is null, which SubscriptionInfoData versions 3-6 do not allow (never nullable)")
+        _w.write_count(out, len(standby_tasks_items), False)
+        for standby_tasks_item in standby_tasks_items:
+            _write_TaskId_v1_6(standby_tasks_item, out)
         field = "user_end_point"
-        if data.user_end_point is None:
-            raise EncodeError("field user_end_point is null, which SubscriptionInfoData versions 3-6 do not allow (never nullable)")
-        _w.write_bytes(out, data.user_end_point)
+        _w.write_bytes(out, _w.non_null(data.user_end_point, "field user_end_point is null, which SubscriptionInfoData versions 3-6 do not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_SubscriptionInfoData_v3_6(data: SubscriptionInfoData) -> int:
-    size = 8
-    size += 16
-    prev_tasks_items = data.prev_tasks
-    if prev_tasks_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(prev_tasks_items), False)
-        for prev_tasks_item in prev_tasks_items:
-            size += _size_TaskId_v1_6(prev_tasks_item)
-    standby_tasks_items = data.standby_tasks
-    if standby_tasks_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(standby_tasks_items), False)
-        for standby_tasks_item in standby_tasks_items:
-            size += _size_TaskId_v1_6(standby_tasks_item)
-    size += _w.bytes_size(data.user_end_point)
-    return size
 
 
 # --- SubscriptionInfoData, version 7 ---
@@ -1067,33 +941,14 @@ def _write_SubscriptionInfoData_v7(data: SubscriptionInfoData, out: bytearray) -
         field = "process_id"
         out += _w.uuid_bytes(data.process_id)
         field = "user_end_point"
-        if data.user_end_point is None:
-            raise EncodeError("field user_end_point is null, which SubscriptionInfoData version 7 does not allow (never nullable)")
-        _w.write_bytes(out, data.user_end_point)
+        _w.write_bytes(out, _w.non_null(data.user_end_point, "field user_end_point is null, which SubscriptionInfoData version 7 does not allow (never nullable)"))
         field = "task_offset_sums[]"
-        task_offset_sums_items = data.task_offset_sums
-        if task_offset_sums_items is None:
-                raise EncodeError("field task_offset_sums is null, which SubscriptionInfoData version 7 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(task_offset_sums_items), False)
-            for task_offset_sums_item in task_offset_sums_items:
-                _write_TaskOffsetSum_v7_9(task_offset_sums_item, out)
+        task_offset_sums_items = _w.non_null(data.task_offset_sums, "field task_offset_sums is null, which SubscriptionInfoData version 7 does not allow (never nullable)")
+        _w.write_count(out, len(task_offset_sums_items), False)
+        for task_offset_sums_item in task_offset_sums_items:
+            _write_TaskOffsetSum_v7_9(task_offset_sums_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_SubscriptionInfoData_v7(data: SubscriptionInfoData) -> int:
-    size = 8
-    size += 16
-    size += _w.bytes_size(data.user_end_point)
-    task_offset_sums_items = data.task_offset_sums
-    if task_offset_sums_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(task_offset_sums_items), False)
-        for task_offset_sums_item in task_offset_sums_items:
-            size += _size_TaskOffsetSum_v7_9(task_offset_sums_item)
-    return size
 
 
 # --- SubscriptionInfoData, version 8 ---
@@ -1151,35 +1006,16 @@ def _write_SubscriptionInfoData_v8(data: SubscriptionInfoData, out: bytearray) -
         field = "process_id"
         out += _w.uuid_bytes(data.process_id)
         field = "user_end_point"
-        if data.user_end_point is None:
-            raise EncodeError("field user_end_point is null, which SubscriptionInfoData version 8 does not allow (never nullable)")
-        _w.write_bytes(out, data.user_end_point)
+        _w.write_bytes(out, _w.non_null(data.user_end_point, "field user_end_point is null, which SubscriptionInfoData version 8 does not allow (never nullable)"))
         field = "task_offset_sums[]"
-        task_offset_sums_items = data.task_offset_sums
-        if task_offset_sums_items is None:
-                raise EncodeError("field task_offset_sums is null, which SubscriptionInfoData version 8 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(task_offset_sums_items), False)
-            for task_offset_sums_item in task_offset_sums_items:
-                _write_TaskOffsetSum_v7_9(task_offset_sums_item, out)
+        task_offset_sums_items = _w.non_null(data.task_offset_sums, "field task_offset_sums is null, which SubscriptionInfoData version 8 does not allow (never nullable)")
+        _w.write_count(out, len(task_offset_sums_items), False)
+        for task_offset_sums_item in task_offset_sums_items:
+            _write_TaskOffsetSum_v7_9(task_offset_sums_item, out)
         field = "unique_field"
         out += _pack_SubscriptionInfoData_unique_field(data.unique_field)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_SubscriptionInfoData_v8(data: SubscriptionInfoData) -> int:
-    size = 9
-    size += 16
-    size += _w.bytes_size(data.user_end_point)
-    task_offset_sums_items = data.task_offset_sums
-    if task_offset_sums_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(task_offset_sums_items), False)
-        for task_offset_sums_item in task_offset_sums_items:
-            size += _size_TaskOffsetSum_v7_9(task_offset_sums_item)
-    return size
 
 
 # --- SubscriptionInfoData, version 9 ---
@@ -1234,35 +1070,16 @@ def _write_SubscriptionInfoData_v9(data: SubscriptionInfoData, out: bytearray) -
         field = "process_id"
         out += _w.uuid_bytes(data.process_id)
         field = "user_end_point"
-        if data.user_end_point is None:
-            raise EncodeError("field user_end_point is null, which SubscriptionInfoData version 9 does not allow (never nullable)")
-        _w.write_bytes(out, data.user_end_point)
+        _w.write_bytes(out, _w.non_null(data.user_end_point, "field user_end_point is null, which SubscriptionInfoData version 9 does not allow (never nullable)"))
         field = "task_offset_sums[]"
-        task_offset_sums_items = data.task_offset_sums
-        if task_offset_sums_items is None:
-                raise EncodeError("field task_offset_sums is null, which SubscriptionInfoData version 9 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(task_offset_sums_items), False)
-            for task_offset_sums_item in task_offset_sums_items:
-                _write_TaskOffsetSum_v7_9(task_offset_sums_item, out)
+        task_offset_sums_items = _w.non_null(data.task_offset_sums, "field task_offset_sums is null, which SubscriptionInfoData version 9 does not allow (never nullable)")
+        _w.write_count(out, len(task_offset_sums_items), False)
+        for task_offset_sums_item in task_offset_sums_items:
+            _write_TaskOffsetSum_v7_9(task_offset_sums_item, out)
         field = "unique_field, error_code"
         out += _pack_SubscriptionInfoData_unique_field_error_code(data.unique_field, data.error_code)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_SubscriptionInfoData_v9(data: SubscriptionInfoData) -> int:
-    size = 13
-    size += 16
-    size += _w.bytes_size(data.user_end_point)
-    task_offset_sums_items = data.task_offset_sums
-    if task_offset_sums_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(task_offset_sums_items), False)
-        for task_offset_sums_item in task_offset_sums_items:
-            size += _size_TaskOffsetSum_v7_9(task_offset_sums_item)
-    return size
 
 
 # --- SubscriptionInfoData, version 10 ---
@@ -1317,35 +1134,16 @@ def _write_SubscriptionInfoData_v10(data: SubscriptionInfoData, out: bytearray) 
         field = "process_id"
         out += _w.uuid_bytes(data.process_id)
         field = "user_end_point"
-        if data.user_end_point is None:
-            raise EncodeError("field user_end_point is null, which SubscriptionInfoData version 10 does not allow (never nullable)")
-        _w.write_bytes(out, data.user_end_point)
+        _w.write_bytes(out, _w.non_null(data.user_end_point, "field user_end_point is null, which SubscriptionInfoData version 10 does not allow (never nullable)"))
         field = "task_offset_sums[]"
-        task_offset_sums_items = data.task_offset_sums
-        if task_offset_sums_items is None:
-                raise EncodeError("field task_offset_sums is null, which SubscriptionInfoData version 10 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(task_offset_sums_items), False)
-            for task_offset_sums_item in task_offset_sums_items:
-                _write_TaskOffsetSum_v10_11(task_offset_sums_item, out)
+        task_offset_sums_items = _w.non_null(data.task_offset_sums, "field task_offset_sums is null, which SubscriptionInfoData version 10 does not allow (never nullable)")
+        _w.write_count(out, len(task_offset_sums_items), False)
+        for task_offset_sums_item in task_offset_sums_items:
+            _write_TaskOffsetSum_v10_11(task_offset_sums_item, out)
         field = "unique_field, error_code"
         out += _pack_SubscriptionInfoData_unique_field_error_code(data.unique_field, data.error_code)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_SubscriptionInfoData_v10(data: SubscriptionInfoData) -> int:
-    size = 13
-    size += 16
-    size += _w.bytes_size(data.user_end_point)
-    task_offset_sums_items = data.task_offset_sums
-    if task_offset_sums_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(task_offset_sums_items), False)
-        for task_offset_sums_item in task_offset_sums_items:
-            size += _size_TaskOffsetSum_v10_11(task_offset_sums_item)
-    return size
 
 
 # --- SubscriptionInfoData, version 11 ---
@@ -1411,50 +1209,21 @@ def _write_SubscriptionInfoData_v11(data: SubscriptionInfoData, out: bytearray) 
         field = "process_id"
         out += _w.uuid_bytes(data.process_id)
         field = "user_end_point"
-        if data.user_end_point is None:
-            raise EncodeError("field user_end_point is null, which SubscriptionInfoData version 11 does not allow (never nullable)")
-        _w.write_bytes(out, data.user_end_point)
+        _w.write_bytes(out, _w.non_null(data.user_end_point, "field user_end_point is null, which SubscriptionInfoData version 11 does not allow (never nullable)"))
         field = "task_offset_sums[]"
-        task_offset_sums_items = data.task_offset_sums
-        if task_offset_sums_items is None:
-                raise EncodeError("field task_offset_sums is null, which SubscriptionInfoData version 11 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(task_offset_sums_items), False)
-            for task_offset_sums_item in task_offset_sums_items:
-                _write_TaskOffsetSum_v10_11(task_offset_sums_item, out)
+        task_offset_sums_items = _w.non_null(data.task_offset_sums, "field task_offset_sums is null, which SubscriptionInfoData version 11 does not allow (never nullable)")
+        _w.write_count(out, len(task_offset_sums_items), False)
+        for task_offset_sums_item in task_offset_sums_items:
+            _write_TaskOffsetSum_v10_11(task_offset_sums_item, out)
         field = "unique_field, error_code"
         out += _pack_SubscriptionInfoData_unique_field_error_code(data.unique_field, data.error_code)
         field = "client_tags[]"
-        client_tags_items = data.client_tags
-        if client_tags_items is None:
-                raise EncodeError("field client_tags is null, which SubscriptionInfoData version 11 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(client_tags_items), False)
-            for client_tags_item in client_tags_items:
-                _write_ClientTag_v11(client_tags_item, out)
+        client_tags_items = _w.non_null(data.client_tags, "field client_tags is null, which SubscriptionInfoData version 11 does not allow (never nullable)")
+        _w.write_count(out, len(client_tags_items), False)
+        for client_tags_item in client_tags_items:
+            _write_ClientTag_v11(client_tags_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_SubscriptionInfoData_v11(data: SubscriptionInfoData) -> int:
-    size = 13
-    size += 16
-    size += _w.bytes_size(data.user_end_point)
-    task_offset_sums_items = data.task_offset_sums
-    if task_offset_sums_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(task_offset_sums_items), False)
-        for task_offset_sums_item in task_offset_sums_items:
-            size += _size_TaskOffsetSum_v10_11(task_offset_sums_item)
-    client_tags_items = data.client_tags
-    if client_tags_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(client_tags_items), False)
-        for client_tags_item in client_tags_items:
-            size += _size_ClientTag_v11(client_tags_item)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -1473,21 +1242,18 @@ _V11_PLUS = (11, 32767)
 
 TaskId._READERS = (None, _read_TaskId_v1_6, _read_TaskId_v1_6, _read_TaskId_v1_6, _read_TaskId_v1_6, _read_TaskId_v1_6, _read_TaskId_v1_6, None, None, None, None, None)
 TaskId._WRITERS = (None, _write_TaskId_v1_6, _write_TaskId_v1_6, _write_TaskId_v1_6, _write_TaskId_v1_6, _write_TaskId_v1_6, _write_TaskId_v1_6, None, None, None, None, None)
-TaskId._SIZERS = (None, _size_TaskId_v1_6, _size_TaskId_v1_6, _size_TaskId_v1_6, _size_TaskId_v1_6, _size_TaskId_v1_6, _size_TaskId_v1_6, None, None, None, None, None)
 TaskId.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_group_id", json_name="topicGroupId", type="int32", versions=_V1_TO_6, default=0),
     FieldInfo(attr="partition", json_name="partition", type="int32", versions=_V1_TO_6, default=0),
 )
 PartitionToOffsetSum._READERS = (None, None, None, None, None, None, None, _read_PartitionToOffsetSum_v7_9, _read_PartitionToOffsetSum_v7_9, _read_PartitionToOffsetSum_v7_9, None, None)
 PartitionToOffsetSum._WRITERS = (None, None, None, None, None, None, None, _write_PartitionToOffsetSum_v7_9, _write_PartitionToOffsetSum_v7_9, _write_PartitionToOffsetSum_v7_9, None, None)
-PartitionToOffsetSum._SIZERS = (None, None, None, None, None, None, None, _size_PartitionToOffsetSum_v7_9, _size_PartitionToOffsetSum_v7_9, _size_PartitionToOffsetSum_v7_9, None, None)
 PartitionToOffsetSum.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition", json_name="partition", type="int32", versions=_V7_TO_9, default=0),
     FieldInfo(attr="offset_sum", json_name="offsetSum", type="int64", versions=_V7_TO_9, default=0),
 )
 TaskOffsetSum._READERS = (None, None, None, None, None, None, None, _read_TaskOffsetSum_v7_9, _read_TaskOffsetSum_v7_9, _read_TaskOffsetSum_v7_9, _read_TaskOffsetSum_v10_11, _read_TaskOffsetSum_v10_11)
 TaskOffsetSum._WRITERS = (None, None, None, None, None, None, None, _write_TaskOffsetSum_v7_9, _write_TaskOffsetSum_v7_9, _write_TaskOffsetSum_v7_9, _write_TaskOffsetSum_v10_11, _write_TaskOffsetSum_v10_11)
-TaskOffsetSum._SIZERS = (None, None, None, None, None, None, None, _size_TaskOffsetSum_v7_9, _size_TaskOffsetSum_v7_9, _size_TaskOffsetSum_v7_9, _size_TaskOffsetSum_v10_11, _size_TaskOffsetSum_v10_11)
 TaskOffsetSum._LAZY_DEFAULTS = {"partition_to_offset_sum": list}
 TaskOffsetSum.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_group_id", json_name="topicGroupId", type="int32", versions=_V7_PLUS, default=0),
@@ -1498,14 +1264,12 @@ TaskOffsetSum.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
 )
 ClientTag._READERS = (None, None, None, None, None, None, None, None, None, None, None, _read_ClientTag_v11)
 ClientTag._WRITERS = (None, None, None, None, None, None, None, None, None, None, None, _write_ClientTag_v11)
-ClientTag._SIZERS = (None, None, None, None, None, None, None, None, None, None, None, _size_ClientTag_v11)
 ClientTag.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="key", json_name="key", type="bytes", versions=_V11_PLUS, default=b''),
     FieldInfo(attr="value", json_name="value", type="bytes", versions=_V11_PLUS, default=b''),
 )
 SubscriptionInfoData._READERS = (None, _read_SubscriptionInfoData_v1, _read_SubscriptionInfoData_v2, _read_SubscriptionInfoData_v3_6, _read_SubscriptionInfoData_v3_6, _read_SubscriptionInfoData_v3_6, _read_SubscriptionInfoData_v3_6, _read_SubscriptionInfoData_v7, _read_SubscriptionInfoData_v8, _read_SubscriptionInfoData_v9, _read_SubscriptionInfoData_v10, _read_SubscriptionInfoData_v11)
 SubscriptionInfoData._WRITERS = (None, _write_SubscriptionInfoData_v1, _write_SubscriptionInfoData_v2, _write_SubscriptionInfoData_v3_6, _write_SubscriptionInfoData_v3_6, _write_SubscriptionInfoData_v3_6, _write_SubscriptionInfoData_v3_6, _write_SubscriptionInfoData_v7, _write_SubscriptionInfoData_v8, _write_SubscriptionInfoData_v9, _write_SubscriptionInfoData_v10, _write_SubscriptionInfoData_v11)
-SubscriptionInfoData._SIZERS = (None, _size_SubscriptionInfoData_v1, _size_SubscriptionInfoData_v2, _size_SubscriptionInfoData_v3_6, _size_SubscriptionInfoData_v3_6, _size_SubscriptionInfoData_v3_6, _size_SubscriptionInfoData_v3_6, _size_SubscriptionInfoData_v7, _size_SubscriptionInfoData_v8, _size_SubscriptionInfoData_v9, _size_SubscriptionInfoData_v10, _size_SubscriptionInfoData_v11)
 SubscriptionInfoData._LAZY_DEFAULTS = {"prev_tasks": list, "standby_tasks": list, "task_offset_sums": list, "client_tags": list}
 SubscriptionInfoData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="version", json_name="version", type="int32", versions=_V1_PLUS, default=0),

@@ -3,8 +3,8 @@
 Request message, versions 0-5, flexible versions 4+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -195,22 +195,11 @@ def _write_SyncGroupRequestAssignment_v0_3(assignment: SyncGroupRequestAssignmen
     field = ""
     try:
         field = "member_id"
-        if assignment.member_id is None:
-            raise EncodeError("field member_id is null, which SyncGroupRequestAssignment versions 0-3 do not allow (never nullable)")
-        _w.write_string(out, assignment.member_id)
+        _w.write_string(out, _w.non_null(assignment.member_id, "field member_id is null, which SyncGroupRequestAssignment versions 0-3 do not allow (never nullable)"))
         field = "assignment"
-        if assignment.assignment is None:
-            raise EncodeError("field assignment is null, which SyncGroupRequestAssignment versions 0-3 do not allow (never nullable)")
-        _w.write_bytes(out, assignment.assignment)
+        _w.write_bytes(out, _w.non_null(assignment.assignment, "field assignment is null, which SyncGroupRequestAssignment versions 0-3 do not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_SyncGroupRequestAssignment_v0_3(assignment: SyncGroupRequestAssignment) -> int:
-    size = 0
-    size += _w.string_size(assignment.member_id)
-    size += _w.bytes_size(assignment.assignment)
-    return size
 
 
 # --- SyncGroupRequestAssignment, versions 4-5 (flexible) ---
@@ -239,13 +228,9 @@ def _write_SyncGroupRequestAssignment_v4_5(assignment: SyncGroupRequestAssignmen
     field = ""
     try:
         field = "member_id"
-        if assignment.member_id is None:
-            raise EncodeError("field member_id is null, which SyncGroupRequestAssignment versions 4-5 do not allow (never nullable)")
-        _w.write_compact_string(out, assignment.member_id)
+        _w.write_compact_string(out, _w.non_null(assignment.member_id, "field member_id is null, which SyncGroupRequestAssignment versions 4-5 do not allow (never nullable)"))
         field = "assignment"
-        if assignment.assignment is None:
-            raise EncodeError("field assignment is null, which SyncGroupRequestAssignment versions 4-5 do not allow (never nullable)")
-        _w.write_compact_bytes(out, assignment.assignment)
+        _w.write_compact_bytes(out, _w.non_null(assignment.assignment, "field assignment is null, which SyncGroupRequestAssignment versions 4-5 do not allow (never nullable)"))
         field = "(tagged fields)"
         if assignment.unknown_tagged_fields:
             _w.write_tagged(out, [], assignment.unknown_tagged_fields)
@@ -253,17 +238,6 @@ def _write_SyncGroupRequestAssignment_v4_5(assignment: SyncGroupRequestAssignmen
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_SyncGroupRequestAssignment_v4_5(assignment: SyncGroupRequestAssignment) -> int:
-    size = 0
-    size += _w.compact_string_size(assignment.member_id)
-    size += _w.compact_bytes_size(assignment.assignment)
-    count = len(assignment.unknown_tagged_fields)
-    for tag, payload in assignment.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- SyncGroupRequest, versions 0-2 ---
@@ -310,39 +284,18 @@ def _write_SyncGroupRequest_v0_2(request: SyncGroupRequest, out: bytearray) -> N
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which SyncGroupRequest versions 0-2 do not allow (never nullable)")
-        _w.write_string(out, request.group_id)
+        _w.write_string(out, _w.non_null(request.group_id, "field group_id is null, which SyncGroupRequest versions 0-2 do not allow (never nullable)"))
         field = "generation_id"
         out += _pack_SyncGroupRequest_generation_id(request.generation_id)
         field = "member_id"
-        if request.member_id is None:
-            raise EncodeError("field member_id is null, which SyncGroupRequest versions 0-2 do not allow (never nullable)")
-        _w.write_string(out, request.member_id)
+        _w.write_string(out, _w.non_null(request.member_id, "field member_id is null, which SyncGroupRequest versions 0-2 do not allow (never nullable)"))
         field = "assignments[]"
-        assignments_items = request.assignments
-        if assignments_items is None:
-                raise EncodeError("field assignments is null, which SyncGroupRequest versions 0-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(assignments_items), False)
-            for assignments_item in assignments_items:
-                _write_SyncGroupRequestAssignment_v0_3(assignments_item, out)
+        assignments_items = _w.non_null(request.assignments, "field assignments is null, which SyncGroupRequest versions 0-2 do not allow (never nullable)")
+        _w.write_count(out, len(assignments_items), False)
+        for assignments_item in assignments_items:
+            _write_SyncGroupRequestAssignment_v0_3(assignments_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_SyncGroupRequest_v0_2(request: SyncGroupRequest) -> int:
-    size = 4
-    size += _w.string_size(request.group_id)
-    size += _w.string_size(request.member_id)
-    assignments_items = request.assignments
-    if assignments_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(assignments_items), False)
-        for assignments_item in assignments_items:
-            size += _size_SyncGroupRequestAssignment_v0_3(assignments_item)
-    return size
 
 
 # --- SyncGroupRequest, version 3 ---
@@ -388,42 +341,20 @@ def _write_SyncGroupRequest_v3(request: SyncGroupRequest, out: bytearray) -> Non
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which SyncGroupRequest version 3 does not allow (never nullable)")
-        _w.write_string(out, request.group_id)
+        _w.write_string(out, _w.non_null(request.group_id, "field group_id is null, which SyncGroupRequest version 3 does not allow (never nullable)"))
         field = "generation_id"
         out += _pack_SyncGroupRequest_generation_id(request.generation_id)
         field = "member_id"
-        if request.member_id is None:
-            raise EncodeError("field member_id is null, which SyncGroupRequest version 3 does not allow (never nullable)")
-        _w.write_string(out, request.member_id)
+        _w.write_string(out, _w.non_null(request.member_id, "field member_id is null, which SyncGroupRequest version 3 does not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_string(out, request.group_instance_id)
         field = "assignments[]"
-        assignments_items = request.assignments
-        if assignments_items is None:
-                raise EncodeError("field assignments is null, which SyncGroupRequest version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(assignments_items), False)
-            for assignments_item in assignments_items:
-                _write_SyncGroupRequestAssignment_v0_3(assignments_item, out)
+        assignments_items = _w.non_null(request.assignments, "field assignments is null, which SyncGroupRequest version 3 does not allow (never nullable)")
+        _w.write_count(out, len(assignments_items), False)
+        for assignments_item in assignments_items:
+            _write_SyncGroupRequestAssignment_v0_3(assignments_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_SyncGroupRequest_v3(request: SyncGroupRequest) -> int:
-    size = 4
-    size += _w.string_size(request.group_id)
-    size += _w.string_size(request.member_id)
-    size += _w.string_size(request.group_instance_id)
-    assignments_items = request.assignments
-    if assignments_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(assignments_items), False)
-        for assignments_item in assignments_items:
-            size += _size_SyncGroupRequestAssignment_v0_3(assignments_item)
-    return size
 
 
 # --- SyncGroupRequest, version 4 (flexible) ---
@@ -472,25 +403,18 @@ def _write_SyncGroupRequest_v4(request: SyncGroupRequest, out: bytearray) -> Non
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which SyncGroupRequest version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which SyncGroupRequest version 4 does not allow (never nullable)"))
         field = "generation_id"
         out += _pack_SyncGroupRequest_generation_id(request.generation_id)
         field = "member_id"
-        if request.member_id is None:
-            raise EncodeError("field member_id is null, which SyncGroupRequest version 4 does not allow (never nullable)")
-        _w.write_compact_string(out, request.member_id)
+        _w.write_compact_string(out, _w.non_null(request.member_id, "field member_id is null, which SyncGroupRequest version 4 does not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_compact_string(out, request.group_instance_id)
         field = "assignments[]"
-        assignments_items = request.assignments
-        if assignments_items is None:
-                raise EncodeError("field assignments is null, which SyncGroupRequest version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(assignments_items), True)
-            for assignments_item in assignments_items:
-                _write_SyncGroupRequestAssignment_v4_5(assignments_item, out)
+        assignments_items = _w.non_null(request.assignments, "field assignments is null, which SyncGroupRequest version 4 does not allow (never nullable)")
+        _w.write_count(out, len(assignments_items), True)
+        for assignments_item in assignments_items:
+            _write_SyncGroupRequestAssignment_v4_5(assignments_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -498,25 +422,6 @@ def _write_SyncGroupRequest_v4(request: SyncGroupRequest, out: bytearray) -> Non
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_SyncGroupRequest_v4(request: SyncGroupRequest) -> int:
-    size = 4
-    size += _w.compact_string_size(request.group_id)
-    size += _w.compact_string_size(request.member_id)
-    size += _w.compact_string_size(request.group_instance_id)
-    assignments_items = request.assignments
-    if assignments_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(assignments_items), True)
-        for assignments_item in assignments_items:
-            size += _size_SyncGroupRequestAssignment_v4_5(assignments_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- SyncGroupRequest, version 5 (flexible) ---
@@ -567,15 +472,11 @@ def _write_SyncGroupRequest_v5(request: SyncGroupRequest, out: bytearray) -> Non
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which SyncGroupRequest version 5 does not allow (never nullable)")
-        _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which SyncGroupRequest version 5 does not allow (never nullable)"))
         field = "generation_id"
         out += _pack_SyncGroupRequest_generation_id(request.generation_id)
         field = "member_id"
-        if request.member_id is None:
-            raise EncodeError("field member_id is null, which SyncGroupRequest version 5 does not allow (never nullable)")
-        _w.write_compact_string(out, request.member_id)
+        _w.write_compact_string(out, _w.non_null(request.member_id, "field member_id is null, which SyncGroupRequest version 5 does not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_compact_string(out, request.group_instance_id)
         field = "protocol_type"
@@ -583,13 +484,10 @@ def _write_SyncGroupRequest_v5(request: SyncGroupRequest, out: bytearray) -> Non
         field = "protocol_name"
         _w.write_compact_string(out, request.protocol_name)
         field = "assignments[]"
-        assignments_items = request.assignments
-        if assignments_items is None:
-                raise EncodeError("field assignments is null, which SyncGroupRequest version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(assignments_items), True)
-            for assignments_item in assignments_items:
-                _write_SyncGroupRequestAssignment_v4_5(assignments_item, out)
+        assignments_items = _w.non_null(request.assignments, "field assignments is null, which SyncGroupRequest version 5 does not allow (never nullable)")
+        _w.write_count(out, len(assignments_items), True)
+        for assignments_item in assignments_items:
+            _write_SyncGroupRequestAssignment_v4_5(assignments_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -597,27 +495,6 @@ def _write_SyncGroupRequest_v5(request: SyncGroupRequest, out: bytearray) -> Non
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_SyncGroupRequest_v5(request: SyncGroupRequest) -> int:
-    size = 4
-    size += _w.compact_string_size(request.group_id)
-    size += _w.compact_string_size(request.member_id)
-    size += _w.compact_string_size(request.group_instance_id)
-    size += _w.compact_string_size(request.protocol_type)
-    size += _w.compact_string_size(request.protocol_name)
-    assignments_items = request.assignments
-    if assignments_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(assignments_items), True)
-        for assignments_item in assignments_items:
-            size += _size_SyncGroupRequestAssignment_v4_5(assignments_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -629,14 +506,12 @@ _V5_PLUS = (5, 32767)
 
 SyncGroupRequestAssignment._READERS = (_read_SyncGroupRequestAssignment_v0_3, _read_SyncGroupRequestAssignment_v0_3, _read_SyncGroupRequestAssignment_v0_3, _read_SyncGroupRequestAssignment_v0_3, _read_SyncGroupRequestAssignment_v4_5, _read_SyncGroupRequestAssignment_v4_5)
 SyncGroupRequestAssignment._WRITERS = (_write_SyncGroupRequestAssignment_v0_3, _write_SyncGroupRequestAssignment_v0_3, _write_SyncGroupRequestAssignment_v0_3, _write_SyncGroupRequestAssignment_v0_3, _write_SyncGroupRequestAssignment_v4_5, _write_SyncGroupRequestAssignment_v4_5)
-SyncGroupRequestAssignment._SIZERS = (_size_SyncGroupRequestAssignment_v0_3, _size_SyncGroupRequestAssignment_v0_3, _size_SyncGroupRequestAssignment_v0_3, _size_SyncGroupRequestAssignment_v0_3, _size_SyncGroupRequestAssignment_v4_5, _size_SyncGroupRequestAssignment_v4_5)
 SyncGroupRequestAssignment.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="member_id", json_name="memberId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="assignment", json_name="assignment", type="bytes", versions=_V0_PLUS, default=b''),
 )
 SyncGroupRequest._READERS = (_read_SyncGroupRequest_v0_2, _read_SyncGroupRequest_v0_2, _read_SyncGroupRequest_v0_2, _read_SyncGroupRequest_v3, _read_SyncGroupRequest_v4, _read_SyncGroupRequest_v5)
 SyncGroupRequest._WRITERS = (_write_SyncGroupRequest_v0_2, _write_SyncGroupRequest_v0_2, _write_SyncGroupRequest_v0_2, _write_SyncGroupRequest_v3, _write_SyncGroupRequest_v4, _write_SyncGroupRequest_v5)
-SyncGroupRequest._SIZERS = (_size_SyncGroupRequest_v0_2, _size_SyncGroupRequest_v0_2, _size_SyncGroupRequest_v0_2, _size_SyncGroupRequest_v3, _size_SyncGroupRequest_v4, _size_SyncGroupRequest_v5)
 SyncGroupRequest._LAZY_DEFAULTS = {"assignments": list}
 SyncGroupRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),

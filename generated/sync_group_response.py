@@ -3,8 +3,8 @@
 Response message, versions 0-5, flexible versions 4+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -135,17 +135,9 @@ def _write_SyncGroupResponse_v0(response: SyncGroupResponse, out: bytearray) -> 
         field = "error_code"
         out += _pack_SyncGroupResponse_error_code(response.error_code)
         field = "assignment"
-        if response.assignment is None:
-            raise EncodeError("field assignment is null, which SyncGroupResponse version 0 does not allow (never nullable)")
-        _w.write_bytes(out, response.assignment)
+        _w.write_bytes(out, _w.non_null(response.assignment, "field assignment is null, which SyncGroupResponse version 0 does not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_SyncGroupResponse_v0(response: SyncGroupResponse) -> int:
-    size = 2
-    size += _w.bytes_size(response.assignment)
-    return size
 
 
 # --- SyncGroupResponse, versions 1-3 ---
@@ -176,17 +168,9 @@ def _write_SyncGroupResponse_v1_3(response: SyncGroupResponse, out: bytearray) -
         field = "throttle_time_ms, error_code"
         out += _pack_SyncGroupResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "assignment"
-        if response.assignment is None:
-            raise EncodeError("field assignment is null, which SyncGroupResponse versions 1-3 do not allow (never nullable)")
-        _w.write_bytes(out, response.assignment)
+        _w.write_bytes(out, _w.non_null(response.assignment, "field assignment is null, which SyncGroupResponse versions 1-3 do not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_SyncGroupResponse_v1_3(response: SyncGroupResponse) -> int:
-    size = 6
-    size += _w.bytes_size(response.assignment)
-    return size
 
 
 # --- SyncGroupResponse, version 4 (flexible) ---
@@ -220,9 +204,7 @@ def _write_SyncGroupResponse_v4(response: SyncGroupResponse, out: bytearray) -> 
         field = "throttle_time_ms, error_code"
         out += _pack_SyncGroupResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "assignment"
-        if response.assignment is None:
-            raise EncodeError("field assignment is null, which SyncGroupResponse version 4 does not allow (never nullable)")
-        _w.write_compact_bytes(out, response.assignment)
+        _w.write_compact_bytes(out, _w.non_null(response.assignment, "field assignment is null, which SyncGroupResponse version 4 does not allow (never nullable)"))
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -230,16 +212,6 @@ def _write_SyncGroupResponse_v4(response: SyncGroupResponse, out: bytearray) -> 
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_SyncGroupResponse_v4(response: SyncGroupResponse) -> int:
-    size = 6
-    size += _w.compact_bytes_size(response.assignment)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- SyncGroupResponse, version 5 (flexible) ---
@@ -279,9 +251,7 @@ def _write_SyncGroupResponse_v5(response: SyncGroupResponse, out: bytearray) -> 
         field = "protocol_name"
         _w.write_compact_string(out, response.protocol_name)
         field = "assignment"
-        if response.assignment is None:
-            raise EncodeError("field assignment is null, which SyncGroupResponse version 5 does not allow (never nullable)")
-        _w.write_compact_bytes(out, response.assignment)
+        _w.write_compact_bytes(out, _w.non_null(response.assignment, "field assignment is null, which SyncGroupResponse version 5 does not allow (never nullable)"))
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -289,18 +259,6 @@ def _write_SyncGroupResponse_v5(response: SyncGroupResponse, out: bytearray) -> 
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_SyncGroupResponse_v5(response: SyncGroupResponse) -> int:
-    size = 6
-    size += _w.compact_string_size(response.protocol_type)
-    size += _w.compact_string_size(response.protocol_name)
-    size += _w.compact_bytes_size(response.assignment)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -312,7 +270,6 @@ _V5_PLUS = (5, 32767)
 
 SyncGroupResponse._READERS = (_read_SyncGroupResponse_v0, _read_SyncGroupResponse_v1_3, _read_SyncGroupResponse_v1_3, _read_SyncGroupResponse_v1_3, _read_SyncGroupResponse_v4, _read_SyncGroupResponse_v5)
 SyncGroupResponse._WRITERS = (_write_SyncGroupResponse_v0, _write_SyncGroupResponse_v1_3, _write_SyncGroupResponse_v1_3, _write_SyncGroupResponse_v1_3, _write_SyncGroupResponse_v4, _write_SyncGroupResponse_v5)
-SyncGroupResponse._SIZERS = (_size_SyncGroupResponse_v0, _size_SyncGroupResponse_v1_3, _size_SyncGroupResponse_v1_3, _size_SyncGroupResponse_v1_3, _size_SyncGroupResponse_v4, _size_SyncGroupResponse_v5)
 SyncGroupResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V1_PLUS, ignorable=True, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Metadata message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -135,17 +135,6 @@ def _write_TopicRecord_v0(record: TopicRecord, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_TopicRecord_v0(record: TopicRecord) -> int:
-    size = 0
-    size += _w.compact_string_size(record.name)
-    size += 16
-    count = len(record.unknown_tagged_fields)
-    for tag, payload in record.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -153,7 +142,6 @@ _V0_PLUS = (0, 32767)
 
 TopicRecord._READERS = (_read_TopicRecord_v0,)
 TopicRecord._WRITERS = (_write_TopicRecord_v0,)
-TopicRecord._SIZERS = (_size_TopicRecord_v0,)
 TopicRecord.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),

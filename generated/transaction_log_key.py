@@ -3,8 +3,8 @@
 Coordinator-key message, versions 0, flexible versions none.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -90,17 +90,9 @@ def _write_TransactionLogKey_v0(key: TransactionLogKey, out: bytearray) -> None:
     field = ""
     try:
         field = "transactional_id"
-        if key.transactional_id is None:
-            raise EncodeError("field transactional_id is null, which TransactionLogKey version 0 does not allow (never nullable)")
-        _w.write_string(out, key.transactional_id)
+        _w.write_string(out, _w.non_null(key.transactional_id, "field transactional_id is null, which TransactionLogKey version 0 does not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TransactionLogKey_v0(key: TransactionLogKey) -> int:
-    size = 0
-    size += _w.string_size(key.transactional_id)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -110,7 +102,6 @@ _V0_ONLY = (0, 0)
 
 TransactionLogKey._READERS = (_read_TransactionLogKey_v0,)
 TransactionLogKey._WRITERS = (_write_TransactionLogKey_v0,)
-TransactionLogKey._SIZERS = (_size_TransactionLogKey_v0,)
 TransactionLogKey.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="transactional_id", json_name="transactionalId", type="string", versions=_V0_ONLY, default=''),
 )

@@ -3,8 +3,8 @@
 Coordinator-value message, versions 0-1, flexible versions 1+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -239,30 +239,13 @@ def _write_PartitionsSchema_v0(schema: PartitionsSchema, out: bytearray) -> None
     field = ""
     try:
         field = "topic"
-        if schema.topic is None:
-            raise EncodeError("field topic is null, which PartitionsSchema version 0 does not allow (never nullable)")
-        _w.write_string(out, schema.topic)
+        _w.write_string(out, _w.non_null(schema.topic, "field topic is null, which PartitionsSchema version 0 does not allow (never nullable)"))
         field = "partition_ids"
-        partition_ids_items = schema.partition_ids
-        if partition_ids_items is None:
-                raise EncodeError("field partition_ids is null, which PartitionsSchema version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_ids_items), False)
-            _w.write_fixed_array(out, partition_ids_items, "i")
+        partition_ids_items = _w.non_null(schema.partition_ids, "field partition_ids is null, which PartitionsSchema version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partition_ids_items), False)
+        _w.write_fixed_array(out, partition_ids_items, "i")
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_PartitionsSchema_v0(schema: PartitionsSchema) -> int:
-    size = 0
-    size += _w.string_size(schema.topic)
-    partition_ids_items = schema.partition_ids
-    if partition_ids_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partition_ids_items), False)
-        size += 4 * len(partition_ids_items)
-    return size
 
 
 # --- PartitionsSchema, version 1 (flexible) ---
@@ -295,16 +278,11 @@ def _write_PartitionsSchema_v1(schema: PartitionsSchema, out: bytearray) -> None
     field = ""
     try:
         field = "topic"
-        if schema.topic is None:
-            raise EncodeError("field topic is null, which PartitionsSchema version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, schema.topic)
+        _w.write_compact_string(out, _w.non_null(schema.topic, "field topic is null, which PartitionsSchema version 1 does not allow (never nullable)"))
         field = "partition_ids"
-        partition_ids_items = schema.partition_ids
-        if partition_ids_items is None:
-                raise EncodeError("field partition_ids is null, which PartitionsSchema version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_ids_items), True)
-            _w.write_fixed_array(out, partition_ids_items, "i")
+        partition_ids_items = _w.non_null(schema.partition_ids, "field partition_ids is null, which PartitionsSchema version 1 does not allow (never nullable)")
+        _w.write_count(out, len(partition_ids_items), True)
+        _w.write_fixed_array(out, partition_ids_items, "i")
         field = "(tagged fields)"
         if schema.unknown_tagged_fields:
             _w.write_tagged(out, [], schema.unknown_tagged_fields)
@@ -312,22 +290,6 @@ def _write_PartitionsSchema_v1(schema: PartitionsSchema, out: bytearray) -> None
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_PartitionsSchema_v1(schema: PartitionsSchema) -> int:
-    size = 0
-    size += _w.compact_string_size(schema.topic)
-    partition_ids_items = schema.partition_ids
-    if partition_ids_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partition_ids_items), True)
-        size += 4 * len(partition_ids_items)
-    count = len(schema.unknown_tagged_fields)
-    for tag, payload in schema.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- TransactionLogValue, version 0 ---
@@ -393,18 +355,6 @@ def _write_TransactionLogValue_v0(value: TransactionLogValue, out: bytearray) ->
         out += _pack_TransactionLogValue_transaction_last_update_timestamp_ms_transaction_start_timestamp_ms(value.transaction_last_update_timestamp_ms, value.transaction_start_timestamp_ms)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TransactionLogValue_v0(value: TransactionLogValue) -> int:
-    size = 31
-    transaction_partitions_items = value.transaction_partitions
-    if transaction_partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(transaction_partitions_items), False)
-        for transaction_partitions_item in transaction_partitions_items:
-            size += _size_PartitionsSchema_v0(transaction_partitions_item)
-    return size
 
 
 # --- TransactionLogValue, version 1 (flexible) ---
@@ -534,42 +484,6 @@ def _write_TransactionLogValue_v1(value: TransactionLogValue, out: bytearray) ->
         raise _w.encode_failure(error, field) from None
 
 
-def _size_TransactionLogValue_v1(value: TransactionLogValue) -> int:
-    size = 31
-    transaction_partitions_items = value.transaction_partitions
-    if transaction_partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(transaction_partitions_items), True)
-        for transaction_partitions_item in transaction_partitions_items:
-            size += _size_PartitionsSchema_v1(transaction_partitions_item)
-    count = len(value.unknown_tagged_fields)
-    if value.previous_producer_id != -1:
-        payload_size = 0
-        payload_size += 8
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    if value.next_producer_id != -1:
-        payload_size = 0
-        payload_size += 8
-        size += _w.uvarint_size(1) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    if value.client_transaction_version != 0:
-        payload_size = 0
-        payload_size += 2
-        size += _w.uvarint_size(2) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    if value.next_producer_epoch != -1:
-        payload_size = 0
-        payload_size += 2
-        size += _w.uvarint_size(3) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in value.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -578,7 +492,6 @@ _V1_PLUS = (1, 32767)
 
 PartitionsSchema._READERS = (_read_PartitionsSchema_v0, _read_PartitionsSchema_v1)
 PartitionsSchema._WRITERS = (_write_PartitionsSchema_v0, _write_PartitionsSchema_v1)
-PartitionsSchema._SIZERS = (_size_PartitionsSchema_v0, _size_PartitionsSchema_v1)
 PartitionsSchema._LAZY_DEFAULTS = {"partition_ids": list}
 PartitionsSchema.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic", json_name="topic", type="string", versions=_V0_PLUS, default=''),
@@ -586,7 +499,6 @@ PartitionsSchema.FIELDS = (  # what the runtime knows of each field (kwire.wire.
 )
 TransactionLogValue._READERS = (_read_TransactionLogValue_v0, _read_TransactionLogValue_v1)
 TransactionLogValue._WRITERS = (_write_TransactionLogValue_v0, _write_TransactionLogValue_v1)
-TransactionLogValue._SIZERS = (_size_TransactionLogValue_v0, _size_TransactionLogValue_v1)
 TransactionLogValue._LAZY_DEFAULTS = {"transaction_partitions": list}
 TransactionLogValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="producer_id", json_name="producerId", type="int64", versions=_V0_PLUS, default=0),

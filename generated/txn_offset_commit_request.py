@@ -3,8 +3,8 @@
 Request message, versions 0-5, flexible versions 3+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -280,12 +280,6 @@ def _write_TxnOffsetCommitRequestPartition_v0_1(partition: TxnOffsetCommitReques
         raise _w.encode_failure(error, field) from None
 
 
-def _size_TxnOffsetCommitRequestPartition_v0_1(partition: TxnOffsetCommitRequestPartition) -> int:
-    size = 12
-    size += _w.string_size(partition.committed_metadata)
-    return size
-
-
 # --- TxnOffsetCommitRequestPartition, version 2 ---
 
 def _read_TxnOffsetCommitRequestPartition_v2(buf: bytes, pos: int) -> tuple[TxnOffsetCommitRequestPartition, int]:
@@ -315,12 +309,6 @@ def _write_TxnOffsetCommitRequestPartition_v2(partition: TxnOffsetCommitRequestP
         _w.write_string(out, partition.committed_metadata)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TxnOffsetCommitRequestPartition_v2(partition: TxnOffsetCommitRequestPartition) -> int:
-    size = 16
-    size += _w.string_size(partition.committed_metadata)
-    return size
 
 
 # --- TxnOffsetCommitRequestPartition, versions 3-5 (flexible) ---
@@ -362,16 +350,6 @@ def _write_TxnOffsetCommitRequestPartition_v3_5(partition: TxnOffsetCommitReques
         raise _w.encode_failure(error, field) from None
 
 
-def _size_TxnOffsetCommitRequestPartition_v3_5(partition: TxnOffsetCommitRequestPartition) -> int:
-    size = 16
-    size += _w.compact_string_size(partition.committed_metadata)
-    count = len(partition.unknown_tagged_fields)
-    for tag, payload in partition.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- TxnOffsetCommitRequestTopic, versions 0-1 ---
 
 def _read_TxnOffsetCommitRequestTopic_v0_1(buf: bytes, pos: int) -> tuple[TxnOffsetCommitRequestTopic, int]:
@@ -406,32 +384,14 @@ def _write_TxnOffsetCommitRequestTopic_v0_1(topic: TxnOffsetCommitRequestTopic, 
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which TxnOffsetCommitRequestTopic versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, topic.name)
+        _w.write_string(out, _w.non_null(topic.name, "field name is null, which TxnOffsetCommitRequestTopic versions 0-1 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TxnOffsetCommitRequestTopic versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            for partitions_item in partitions_items:
-                _write_TxnOffsetCommitRequestPartition_v0_1(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which TxnOffsetCommitRequestTopic versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        for partitions_item in partitions_items:
+            _write_TxnOffsetCommitRequestPartition_v0_1(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TxnOffsetCommitRequestTopic_v0_1(topic: TxnOffsetCommitRequestTopic) -> int:
-    size = 0
-    size += _w.string_size(topic.name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_TxnOffsetCommitRequestPartition_v0_1(partitions_item)
-    return size
 
 
 # --- TxnOffsetCommitRequestTopic, version 2 ---
@@ -468,32 +428,14 @@ def _write_TxnOffsetCommitRequestTopic_v2(topic: TxnOffsetCommitRequestTopic, ou
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which TxnOffsetCommitRequestTopic version 2 does not allow (never nullable)")
-        _w.write_string(out, topic.name)
+        _w.write_string(out, _w.non_null(topic.name, "field name is null, which TxnOffsetCommitRequestTopic version 2 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TxnOffsetCommitRequestTopic version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            for partitions_item in partitions_items:
-                _write_TxnOffsetCommitRequestPartition_v2(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which TxnOffsetCommitRequestTopic version 2 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        for partitions_item in partitions_items:
+            _write_TxnOffsetCommitRequestPartition_v2(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TxnOffsetCommitRequestTopic_v2(topic: TxnOffsetCommitRequestTopic) -> int:
-    size = 0
-    size += _w.string_size(topic.name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_TxnOffsetCommitRequestPartition_v2(partitions_item)
-    return size
 
 
 # --- TxnOffsetCommitRequestTopic, versions 3-5 (flexible) ---
@@ -533,17 +475,12 @@ def _write_TxnOffsetCommitRequestTopic_v3_5(topic: TxnOffsetCommitRequestTopic, 
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which TxnOffsetCommitRequestTopic versions 3-5 do not allow (never nullable)")
-        _w.write_compact_string(out, topic.name)
+        _w.write_compact_string(out, _w.non_null(topic.name, "field name is null, which TxnOffsetCommitRequestTopic versions 3-5 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TxnOffsetCommitRequestTopic versions 3-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_TxnOffsetCommitRequestPartition_v3_5(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which TxnOffsetCommitRequestTopic versions 3-5 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_TxnOffsetCommitRequestPartition_v3_5(partitions_item, out)
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -551,23 +488,6 @@ def _write_TxnOffsetCommitRequestTopic_v3_5(topic: TxnOffsetCommitRequestTopic, 
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TxnOffsetCommitRequestTopic_v3_5(topic: TxnOffsetCommitRequestTopic) -> int:
-    size = 0
-    size += _w.compact_string_size(topic.name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_TxnOffsetCommitRequestPartition_v3_5(partitions_item)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- TxnOffsetCommitRequest, versions 0-1 ---
@@ -618,39 +538,18 @@ def _write_TxnOffsetCommitRequest_v0_1(request: TxnOffsetCommitRequest, out: byt
     field = ""
     try:
         field = "transactional_id"
-        if request.transactional_id is None:
-            raise EncodeError("field transactional_id is null, which TxnOffsetCommitRequest versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, request.transactional_id)
+        _w.write_string(out, _w.non_null(request.transactional_id, "field transactional_id is null, which TxnOffsetCommitRequest versions 0-1 do not allow (never nullable)"))
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which TxnOffsetCommitRequest versions 0-1 do not allow (never nullable)")
-        _w.write_string(out, request.group_id)
+        _w.write_string(out, _w.non_null(request.group_id, "field group_id is null, which TxnOffsetCommitRequest versions 0-1 do not allow (never nullable)"))
         field = "producer_id, producer_epoch"
         out += _pack_TxnOffsetCommitRequest_producer_id_producer_epoch(request.producer_id, request.producer_epoch)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which TxnOffsetCommitRequest versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_TxnOffsetCommitRequestTopic_v0_1(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which TxnOffsetCommitRequest versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_TxnOffsetCommitRequestTopic_v0_1(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TxnOffsetCommitRequest_v0_1(request: TxnOffsetCommitRequest) -> int:
-    size = 10
-    size += _w.string_size(request.transactional_id)
-    size += _w.string_size(request.group_id)
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_TxnOffsetCommitRequestTopic_v0_1(topics_item)
-    return size
 
 
 # --- TxnOffsetCommitRequest, version 2 ---
@@ -701,39 +600,18 @@ def _write_TxnOffsetCommitRequest_v2(request: TxnOffsetCommitRequest, out: bytea
     field = ""
     try:
         field = "transactional_id"
-        if request.transactional_id is None:
-            raise EncodeError("field transactional_id is null, which TxnOffsetCommitRequest version 2 does not allow (never nullable)")
-        _w.write_string(out, request.transactional_id)
+        _w.write_string(out, _w.non_null(request.transactional_id, "field transactional_id is null, which TxnOffsetCommitRequest version 2 does not allow (never nullable)"))
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which TxnOffsetCommitRequest version 2 does not allow (never nullable)")
-        _w.write_string(out, request.group_id)
+        _w.write_string(out, _w.non_null(request.group_id, "field group_id is null, which TxnOffsetCommitRequest version 2 does not allow (never nullable)"))
         field = "producer_id, producer_epoch"
         out += _pack_TxnOffsetCommitRequest_producer_id_producer_epoch(request.producer_id, request.producer_epoch)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which TxnOffsetCommitRequest version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_TxnOffsetCommitRequestTopic_v2(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which TxnOffsetCommitRequest version 2 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_TxnOffsetCommitRequestTopic_v2(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TxnOffsetCommitRequest_v2(request: TxnOffsetCommitRequest) -> int:
-    size = 10
-    size += _w.string_size(request.transactional_id)
-    size += _w.string_size(request.group_id)
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_TxnOffsetCommitRequestTopic_v2(topics_item)
-    return size
 
 
 # --- TxnOffsetCommitRequest, versions 3-5 (flexible) ---
@@ -782,29 +660,20 @@ def _write_TxnOffsetCommitRequest_v3_5(request: TxnOffsetCommitRequest, out: byt
     field = ""
     try:
         field = "transactional_id"
-        if request.transactional_id is None:
-            raise EncodeError("field transactional_id is null, which TxnOffsetCommitRequest versions 3-5 do not allow (never nullable)")
-        _w.write_compact_string(out, request.transactional_id)
+        _w.write_compact_string(out, _w.non_null(request.transactional_id, "field transactional_id is null, which TxnOffsetCommitRequest versions 3-5 do not allow (never nullable)"))
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which TxnOffsetCommitRequest versions 3-5 do not allow (never nullable)")
-        _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which TxnOffsetCommitRequest versions 3-5 do not allow (never nullable)"))
         field = "producer_id, producer_epoch, generation_id"
         out += _pack_TxnOffsetCommitRequest_producer_id_to_generation_id(request.producer_id, request.producer_epoch, request.generation_id)
         field = "member_id"
-        if request.member_id is None:
-            raise EncodeError("field member_id is null, which TxnOffsetCommitRequest versions 3-5 do not allow (never nullable)")
-        _w.write_compact_string(out, request.member_id)
+        _w.write_compact_string(out, _w.non_null(request.member_id, "field member_id is null, which TxnOffsetCommitRequest versions 3-5 do not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_compact_string(out, request.group_instance_id)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which TxnOffsetCommitRequest versions 3-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TxnOffsetCommitRequestTopic_v3_5(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which TxnOffsetCommitRequest versions 3-5 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TxnOffsetCommitRequestTopic_v3_5(topics_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -812,26 +681,6 @@ def _write_TxnOffsetCommitRequest_v3_5(request: TxnOffsetCommitRequest, out: byt
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TxnOffsetCommitRequest_v3_5(request: TxnOffsetCommitRequest) -> int:
-    size = 14
-    size += _w.compact_string_size(request.transactional_id)
-    size += _w.compact_string_size(request.group_id)
-    size += _w.compact_string_size(request.member_id)
-    size += _w.compact_string_size(request.group_instance_id)
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_TxnOffsetCommitRequestTopic_v3_5(topics_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -843,7 +692,6 @@ _V3_PLUS = (3, 32767)
 
 TxnOffsetCommitRequestPartition._READERS = (_read_TxnOffsetCommitRequestPartition_v0_1, _read_TxnOffsetCommitRequestPartition_v0_1, _read_TxnOffsetCommitRequestPartition_v2, _read_TxnOffsetCommitRequestPartition_v3_5, _read_TxnOffsetCommitRequestPartition_v3_5, _read_TxnOffsetCommitRequestPartition_v3_5)
 TxnOffsetCommitRequestPartition._WRITERS = (_write_TxnOffsetCommitRequestPartition_v0_1, _write_TxnOffsetCommitRequestPartition_v0_1, _write_TxnOffsetCommitRequestPartition_v2, _write_TxnOffsetCommitRequestPartition_v3_5, _write_TxnOffsetCommitRequestPartition_v3_5, _write_TxnOffsetCommitRequestPartition_v3_5)
-TxnOffsetCommitRequestPartition._SIZERS = (_size_TxnOffsetCommitRequestPartition_v0_1, _size_TxnOffsetCommitRequestPartition_v0_1, _size_TxnOffsetCommitRequestPartition_v2, _size_TxnOffsetCommitRequestPartition_v3_5, _size_TxnOffsetCommitRequestPartition_v3_5, _size_TxnOffsetCommitRequestPartition_v3_5)
 TxnOffsetCommitRequestPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="committed_offset", json_name="committedOffset", type="int64", versions=_V0_PLUS, default=0),
@@ -852,7 +700,6 @@ TxnOffsetCommitRequestPartition.FIELDS = (  # what the runtime knows of each fie
 )
 TxnOffsetCommitRequestTopic._READERS = (_read_TxnOffsetCommitRequestTopic_v0_1, _read_TxnOffsetCommitRequestTopic_v0_1, _read_TxnOffsetCommitRequestTopic_v2, _read_TxnOffsetCommitRequestTopic_v3_5, _read_TxnOffsetCommitRequestTopic_v3_5, _read_TxnOffsetCommitRequestTopic_v3_5)
 TxnOffsetCommitRequestTopic._WRITERS = (_write_TxnOffsetCommitRequestTopic_v0_1, _write_TxnOffsetCommitRequestTopic_v0_1, _write_TxnOffsetCommitRequestTopic_v2, _write_TxnOffsetCommitRequestTopic_v3_5, _write_TxnOffsetCommitRequestTopic_v3_5, _write_TxnOffsetCommitRequestTopic_v3_5)
-TxnOffsetCommitRequestTopic._SIZERS = (_size_TxnOffsetCommitRequestTopic_v0_1, _size_TxnOffsetCommitRequestTopic_v0_1, _size_TxnOffsetCommitRequestTopic_v2, _size_TxnOffsetCommitRequestTopic_v3_5, _size_TxnOffsetCommitRequestTopic_v3_5, _size_TxnOffsetCommitRequestTopic_v3_5)
 TxnOffsetCommitRequestTopic._LAZY_DEFAULTS = {"partitions": list}
 TxnOffsetCommitRequestTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
@@ -860,7 +707,6 @@ TxnOffsetCommitRequestTopic.FIELDS = (  # what the runtime knows of each field (
 )
 TxnOffsetCommitRequest._READERS = (_read_TxnOffsetCommitRequest_v0_1, _read_TxnOffsetCommitRequest_v0_1, _read_TxnOffsetCommitRequest_v2, _read_TxnOffsetCommitRequest_v3_5, _read_TxnOffsetCommitRequest_v3_5, _read_TxnOffsetCommitRequest_v3_5)
 TxnOffsetCommitRequest._WRITERS = (_write_TxnOffsetCommitRequest_v0_1, _write_TxnOffsetCommitRequest_v0_1, _write_TxnOffsetCommitRequest_v2, _write_TxnOffsetCommitRequest_v3_5, _write_TxnOffsetCommitRequest_v3_5, _write_TxnOffsetCommitRequest_v3_5)
-TxnOffsetCommitRequest._SIZERS = (_size_TxnOffsetCommitRequest_v0_1, _size_TxnOffsetCommitRequest_v0_1, _size_TxnOffsetCommitRequest_v2, _size_TxnOffsetCommitRequest_v3_5, _size_TxnOffsetCommitRequest_v3_5, _size_TxnOffsetCommitRequest_v3_5)
 TxnOffsetCommitRequest._LAZY_DEFAULTS = {"topics": list}
 TxnOffsetCommitRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="transactional_id", json_name="transactionalId", type="string", versions=_V0_PLUS, default=''),

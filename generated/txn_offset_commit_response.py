@@ -3,8 +3,8 @@
 Response message, versions 0-5, flexible versions 3+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -217,11 +217,6 @@ def _write_TxnOffsetCommitResponsePartition_v0_2(partition: TxnOffsetCommitRespo
         raise _w.encode_failure(error, field) from None
 
 
-def _size_TxnOffsetCommitResponsePartition_v0_2(partition: TxnOffsetCommitResponsePartition) -> int:
-    size = 6
-    return size
-
-
 # --- TxnOffsetCommitResponsePartition, versions 3-5 (flexible) ---
 
 def _read_TxnOffsetCommitResponsePartition_v3_5(buf: bytes, pos: int) -> tuple[TxnOffsetCommitResponsePartition, int]:
@@ -255,15 +250,6 @@ def _write_TxnOffsetCommitResponsePartition_v3_5(partition: TxnOffsetCommitRespo
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TxnOffsetCommitResponsePartition_v3_5(partition: TxnOffsetCommitResponsePartition) -> int:
-    size = 6
-    count = len(partition.unknown_tagged_fields)
-    for tag, payload in partition.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- TxnOffsetCommitResponseTopic, versions 0-2 ---
@@ -312,32 +298,14 @@ def _write_TxnOffsetCommitResponseTopic_v0_2(topic: TxnOffsetCommitResponseTopic
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which TxnOffsetCommitResponseTopic versions 0-2 do not allow (never nullable)")
-        _w.write_string(out, topic.name)
+        _w.write_string(out, _w.non_null(topic.name, "field name is null, which TxnOffsetCommitResponseTopic versions 0-2 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TxnOffsetCommitResponseTopic versions 0-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            for partitions_item in partitions_items:
-                _write_TxnOffsetCommitResponsePartition_v0_2(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which TxnOffsetCommitResponseTopic versions 0-2 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        for partitions_item in partitions_items:
+            _write_TxnOffsetCommitResponsePartition_v0_2(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TxnOffsetCommitResponseTopic_v0_2(topic: TxnOffsetCommitResponseTopic) -> int:
-    size = 0
-    size += _w.string_size(topic.name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_TxnOffsetCommitResponsePartition_v0_2(partitions_item)
-    return size
 
 
 # --- TxnOffsetCommitResponseTopic, versions 3-5 (flexible) ---
@@ -389,17 +357,12 @@ def _write_TxnOffsetCommitResponseTopic_v3_5(topic: TxnOffsetCommitResponseTopic
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which TxnOffsetCommitResponseTopic versions 3-5 do not allow (never nullable)")
-        _w.write_compact_string(out, topic.name)
+        _w.write_compact_string(out, _w.non_null(topic.name, "field name is null, which TxnOffsetCommitResponseTopic versions 3-5 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = topic.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TxnOffsetCommitResponseTopic versions 3-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_TxnOffsetCommitResponsePartition_v3_5(partitions_item, out)
+        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which TxnOffsetCommitResponseTopic versions 3-5 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_TxnOffsetCommitResponsePartition_v3_5(partitions_item, out)
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -407,23 +370,6 @@ def _write_TxnOffsetCommitResponseTopic_v3_5(topic: TxnOffsetCommitResponseTopic
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TxnOffsetCommitResponseTopic_v3_5(topic: TxnOffsetCommitResponseTopic) -> int:
-    size = 0
-    size += _w.compact_string_size(topic.name)
-    partitions_items = topic.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_TxnOffsetCommitResponsePartition_v3_5(partitions_item)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- TxnOffsetCommitResponse, versions 0-2 ---
@@ -463,27 +409,12 @@ def _write_TxnOffsetCommitResponse_v0_2(response: TxnOffsetCommitResponse, out: 
         field = "throttle_time_ms"
         out += _pack_TxnOffsetCommitResponse_throttle_time_ms(response.throttle_time_ms)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which TxnOffsetCommitResponse versions 0-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_TxnOffsetCommitResponseTopic_v0_2(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which TxnOffsetCommitResponse versions 0-2 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_TxnOffsetCommitResponseTopic_v0_2(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TxnOffsetCommitResponse_v0_2(response: TxnOffsetCommitResponse) -> int:
-    size = 4
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_TxnOffsetCommitResponseTopic_v0_2(topics_item)
-    return size
 
 
 # --- TxnOffsetCommitResponse, versions 3-5 (flexible) ---
@@ -526,13 +457,10 @@ def _write_TxnOffsetCommitResponse_v3_5(response: TxnOffsetCommitResponse, out: 
         field = "throttle_time_ms"
         out += _pack_TxnOffsetCommitResponse_throttle_time_ms(response.throttle_time_ms)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which TxnOffsetCommitResponse versions 3-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TxnOffsetCommitResponseTopic_v3_5(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which TxnOffsetCommitResponse versions 3-5 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TxnOffsetCommitResponseTopic_v3_5(topics_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -542,22 +470,6 @@ def _write_TxnOffsetCommitResponse_v3_5(response: TxnOffsetCommitResponse, out: 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_TxnOffsetCommitResponse_v3_5(response: TxnOffsetCommitResponse) -> int:
-    size = 4
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_TxnOffsetCommitResponseTopic_v3_5(topics_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -565,14 +477,12 @@ _V0_PLUS = (0, 32767)
 
 TxnOffsetCommitResponsePartition._READERS = (_read_TxnOffsetCommitResponsePartition_v0_2, _read_TxnOffsetCommitResponsePartition_v0_2, _read_TxnOffsetCommitResponsePartition_v0_2, _read_TxnOffsetCommitResponsePartition_v3_5, _read_TxnOffsetCommitResponsePartition_v3_5, _read_TxnOffsetCommitResponsePartition_v3_5)
 TxnOffsetCommitResponsePartition._WRITERS = (_write_TxnOffsetCommitResponsePartition_v0_2, _write_TxnOffsetCommitResponsePartition_v0_2, _write_TxnOffsetCommitResponsePartition_v0_2, _write_TxnOffsetCommitResponsePartition_v3_5, _write_TxnOffsetCommitResponsePartition_v3_5, _write_TxnOffsetCommitResponsePartition_v3_5)
-TxnOffsetCommitResponsePartition._SIZERS = (_size_TxnOffsetCommitResponsePartition_v0_2, _size_TxnOffsetCommitResponsePartition_v0_2, _size_TxnOffsetCommitResponsePartition_v0_2, _size_TxnOffsetCommitResponsePartition_v3_5, _size_TxnOffsetCommitResponsePartition_v3_5, _size_TxnOffsetCommitResponsePartition_v3_5)
 TxnOffsetCommitResponsePartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
 )
 TxnOffsetCommitResponseTopic._READERS = (_read_TxnOffsetCommitResponseTopic_v0_2, _read_TxnOffsetCommitResponseTopic_v0_2, _read_TxnOffsetCommitResponseTopic_v0_2, _read_TxnOffsetCommitResponseTopic_v3_5, _read_TxnOffsetCommitResponseTopic_v3_5, _read_TxnOffsetCommitResponseTopic_v3_5)
 TxnOffsetCommitResponseTopic._WRITERS = (_write_TxnOffsetCommitResponseTopic_v0_2, _write_TxnOffsetCommitResponseTopic_v0_2, _write_TxnOffsetCommitResponseTopic_v0_2, _write_TxnOffsetCommitResponseTopic_v3_5, _write_TxnOffsetCommitResponseTopic_v3_5, _write_TxnOffsetCommitResponseTopic_v3_5)
-TxnOffsetCommitResponseTopic._SIZERS = (_size_TxnOffsetCommitResponseTopic_v0_2, _size_TxnOffsetCommitResponseTopic_v0_2, _size_TxnOffsetCommitResponseTopic_v0_2, _size_TxnOffsetCommitResponseTopic_v3_5, _size_TxnOffsetCommitResponseTopic_v3_5, _size_TxnOffsetCommitResponseTopic_v3_5)
 TxnOffsetCommitResponseTopic._LAZY_DEFAULTS = {"partitions": list}
 TxnOffsetCommitResponseTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
@@ -580,7 +490,6 @@ TxnOffsetCommitResponseTopic.FIELDS = (  # what the runtime knows of each field 
 )
 TxnOffsetCommitResponse._READERS = (_read_TxnOffsetCommitResponse_v0_2, _read_TxnOffsetCommitResponse_v0_2, _read_TxnOffsetCommitResponse_v0_2, _read_TxnOffsetCommitResponse_v3_5, _read_TxnOffsetCommitResponse_v3_5, _read_TxnOffsetCommitResponse_v3_5)
 TxnOffsetCommitResponse._WRITERS = (_write_TxnOffsetCommitResponse_v0_2, _write_TxnOffsetCommitResponse_v0_2, _write_TxnOffsetCommitResponse_v0_2, _write_TxnOffsetCommitResponse_v3_5, _write_TxnOffsetCommitResponse_v3_5, _write_TxnOffsetCommitResponse_v3_5)
-TxnOffsetCommitResponse._SIZERS = (_size_TxnOffsetCommitResponse_v0_2, _size_TxnOffsetCommitResponse_v0_2, _size_TxnOffsetCommitResponse_v0_2, _size_TxnOffsetCommitResponse_v3_5, _size_TxnOffsetCommitResponse_v3_5, _size_TxnOffsetCommitResponse_v3_5)
 TxnOffsetCommitResponse._LAZY_DEFAULTS = {"topics": list}
 TxnOffsetCommitResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

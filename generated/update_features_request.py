@@ -3,8 +3,8 @@
 Request message, versions 0-2, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -191,9 +191,7 @@ def _write_FeatureUpdateKey_v0(key: FeatureUpdateKey, out: bytearray) -> None:
     field = ""
     try:
         field = "feature"
-        if key.feature is None:
-            raise EncodeError("field feature is null, which FeatureUpdateKey version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, key.feature)
+        _w.write_compact_string(out, _w.non_null(key.feature, "field feature is null, which FeatureUpdateKey version 0 does not allow (never nullable)"))
         field = "max_version_level, allow_downgrade"
         out += _pack_FeatureUpdateKey_max_version_level_allow_downgrade(key.max_version_level, key.allow_downgrade)
         field = "(tagged fields)"
@@ -203,16 +201,6 @@ def _write_FeatureUpdateKey_v0(key: FeatureUpdateKey, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_FeatureUpdateKey_v0(key: FeatureUpdateKey) -> int:
-    size = 3
-    size += _w.compact_string_size(key.feature)
-    count = len(key.unknown_tagged_fields)
-    for tag, payload in key.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- FeatureUpdateKey, versions 1-2 (flexible) ---
@@ -245,9 +233,7 @@ def _write_FeatureUpdateKey_v1_2(key: FeatureUpdateKey, out: bytearray) -> None:
     field = ""
     try:
         field = "feature"
-        if key.feature is None:
-            raise EncodeError("field feature is null, which FeatureUpdateKey versions 1-2 do not allow (never nullable)")
-        _w.write_compact_string(out, key.feature)
+        _w.write_compact_string(out, _w.non_null(key.feature, "field feature is null, which FeatureUpdateKey versions 1-2 do not allow (never nullable)"))
         field = "max_version_level, upgrade_type"
         out += _pack_FeatureUpdateKey_max_version_level_upgrade_type(key.max_version_level, key.upgrade_type)
         field = "(tagged fields)"
@@ -257,16 +243,6 @@ def _write_FeatureUpdateKey_v1_2(key: FeatureUpdateKey, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_FeatureUpdateKey_v1_2(key: FeatureUpdateKey) -> int:
-    size = 3
-    size += _w.compact_string_size(key.feature)
-    count = len(key.unknown_tagged_fields)
-    for tag, payload in key.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- UpdateFeaturesRequest, version 0 (flexible) ---
@@ -312,13 +288,10 @@ def _write_UpdateFeaturesRequest_v0(request: UpdateFeaturesRequest, out: bytearr
         field = "timeout_ms"
         out += _pack_UpdateFeaturesRequest_timeout_ms(request.timeout_ms)
         field = "feature_updates[]"
-        feature_updates_items = request.feature_updates
-        if feature_updates_items is None:
-                raise EncodeError("field feature_updates is null, which UpdateFeaturesRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(feature_updates_items), True)
-            for feature_updates_item in feature_updates_items:
-                _write_FeatureUpdateKey_v0(feature_updates_item, out)
+        feature_updates_items = _w.non_null(request.feature_updates, "field feature_updates is null, which UpdateFeaturesRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(feature_updates_items), True)
+        for feature_updates_item in feature_updates_items:
+            _write_FeatureUpdateKey_v0(feature_updates_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -326,22 +299,6 @@ def _write_UpdateFeaturesRequest_v0(request: UpdateFeaturesRequest, out: bytearr
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_UpdateFeaturesRequest_v0(request: UpdateFeaturesRequest) -> int:
-    size = 4
-    feature_updates_items = request.feature_updates
-    if feature_updates_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(feature_updates_items), True)
-        for feature_updates_item in feature_updates_items:
-            size += _size_FeatureUpdateKey_v0(feature_updates_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- UpdateFeaturesRequest, versions 1-2 (flexible) ---
@@ -387,13 +344,10 @@ def _write_UpdateFeaturesRequest_v1_2(request: UpdateFeaturesRequest, out: bytea
         field = "timeout_ms"
         out += _pack_UpdateFeaturesRequest_timeout_ms(request.timeout_ms)
         field = "feature_updates[]"
-        feature_updates_items = request.feature_updates
-        if feature_updates_items is None:
-                raise EncodeError("field feature_updates is null, which UpdateFeaturesRequest versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(feature_updates_items), True)
-            for feature_updates_item in feature_updates_items:
-                _write_FeatureUpdateKey_v1_2(feature_updates_item, out)
+        feature_updates_items = _w.non_null(request.feature_updates, "field feature_updates is null, which UpdateFeaturesRequest versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(feature_updates_items), True)
+        for feature_updates_item in feature_updates_items:
+            _write_FeatureUpdateKey_v1_2(feature_updates_item, out)
         field = "validate_only"
         out += _pack_UpdateFeaturesRequest_validate_only(request.validate_only)
         field = "(tagged fields)"
@@ -405,22 +359,6 @@ def _write_UpdateFeaturesRequest_v1_2(request: UpdateFeaturesRequest, out: bytea
         raise _w.encode_failure(error, field) from None
 
 
-def _size_UpdateFeaturesRequest_v1_2(request: UpdateFeaturesRequest) -> int:
-    size = 5
-    feature_updates_items = request.feature_updates
-    if feature_updates_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(feature_updates_items), True)
-        for feature_updates_item in feature_updates_items:
-            size += _size_FeatureUpdateKey_v1_2(feature_updates_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -430,7 +368,6 @@ _V1_PLUS = (1, 32767)
 
 FeatureUpdateKey._READERS = (_read_FeatureUpdateKey_v0, _read_FeatureUpdateKey_v1_2, _read_FeatureUpdateKey_v1_2)
 FeatureUpdateKey._WRITERS = (_write_FeatureUpdateKey_v0, _write_FeatureUpdateKey_v1_2, _write_FeatureUpdateKey_v1_2)
-FeatureUpdateKey._SIZERS = (_size_FeatureUpdateKey_v0, _size_FeatureUpdateKey_v1_2, _size_FeatureUpdateKey_v1_2)
 FeatureUpdateKey._MAP_KEYS = ("feature",)
 FeatureUpdateKey.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="feature", json_name="feature", type="string", versions=_V0_PLUS, default='', map_key=True),
@@ -440,7 +377,6 @@ FeatureUpdateKey.FIELDS = (  # what the runtime knows of each field (kwire.wire.
 )
 UpdateFeaturesRequest._READERS = (_read_UpdateFeaturesRequest_v0, _read_UpdateFeaturesRequest_v1_2, _read_UpdateFeaturesRequest_v1_2)
 UpdateFeaturesRequest._WRITERS = (_write_UpdateFeaturesRequest_v0, _write_UpdateFeaturesRequest_v1_2, _write_UpdateFeaturesRequest_v1_2)
-UpdateFeaturesRequest._SIZERS = (_size_UpdateFeaturesRequest_v0, _size_UpdateFeaturesRequest_v1_2, _size_UpdateFeaturesRequest_v1_2)
 UpdateFeaturesRequest._LAZY_DEFAULTS = {"feature_updates": KeyedList}
 UpdateFeaturesRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="timeout_ms", json_name="timeoutMs", type="int32", versions=_V0_PLUS, default=60000),

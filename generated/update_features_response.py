@@ -3,8 +3,8 @@
 Response message, versions 0-2, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -187,9 +187,7 @@ def _write_UpdatableFeatureResult_v0_1(result: UpdatableFeatureResult, out: byte
     field = ""
     try:
         field = "feature"
-        if result.feature is None:
-            raise EncodeError("field feature is null, which UpdatableFeatureResult versions 0-1 do not allow (never nullable)")
-        _w.write_compact_string(out, result.feature)
+        _w.write_compact_string(out, _w.non_null(result.feature, "field feature is null, which UpdatableFeatureResult versions 0-1 do not allow (never nullable)"))
         field = "error_code"
         out += _pack_UpdatableFeatureResult_error_code(result.error_code)
         field = "error_message"
@@ -201,17 +199,6 @@ def _write_UpdatableFeatureResult_v0_1(result: UpdatableFeatureResult, out: byte
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_UpdatableFeatureResult_v0_1(result: UpdatableFeatureResult) -> int:
-    size = 2
-    size += _w.compact_string_size(result.feature)
-    size += _w.compact_string_size(result.error_message)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- UpdateFeaturesResponse, versions 0-1 (flexible) ---
@@ -258,13 +245,10 @@ def _write_UpdateFeaturesResponse_v0_1(response: UpdateFeaturesResponse, out: by
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which UpdateFeaturesResponse versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), True)
-            for results_item in results_items:
-                _write_UpdatableFeatureResult_v0_1(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which UpdateFeaturesResponse versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(results_items), True)
+        for results_item in results_items:
+            _write_UpdatableFeatureResult_v0_1(results_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -272,23 +256,6 @@ def _write_UpdateFeaturesResponse_v0_1(response: UpdateFeaturesResponse, out: by
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_UpdateFeaturesResponse_v0_1(response: UpdateFeaturesResponse) -> int:
-    size = 6
-    size += _w.compact_string_size(response.error_message)
-    results_items = response.results
-    if results_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(results_items), True)
-        for results_item in results_items:
-            size += _size_UpdatableFeatureResult_v0_1(results_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- UpdateFeaturesResponse, version 2 (flexible) ---
@@ -330,16 +297,6 @@ def _write_UpdateFeaturesResponse_v2(response: UpdateFeaturesResponse, out: byte
         raise _w.encode_failure(error, field) from None
 
 
-def _size_UpdateFeaturesResponse_v2(response: UpdateFeaturesResponse) -> int:
-    size = 6
-    size += _w.compact_string_size(response.error_message)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -348,7 +305,6 @@ _V0_PLUS = (0, 32767)
 
 UpdatableFeatureResult._READERS = (_read_UpdatableFeatureResult_v0_1, _read_UpdatableFeatureResult_v0_1, None)
 UpdatableFeatureResult._WRITERS = (_write_UpdatableFeatureResult_v0_1, _write_UpdatableFeatureResult_v0_1, None)
-UpdatableFeatureResult._SIZERS = (_size_UpdatableFeatureResult_v0_1, _size_UpdatableFeatureResult_v0_1, None)
 UpdatableFeatureResult._MAP_KEYS = ("feature",)
 UpdatableFeatureResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="feature", json_name="feature", type="string", versions=_V0_PLUS, default='', map_key=True),
@@ -357,7 +313,6 @@ UpdatableFeatureResult.FIELDS = (  # what the runtime knows of each field (kwire
 )
 UpdateFeaturesResponse._READERS = (_read_UpdateFeaturesResponse_v0_1, _read_UpdateFeaturesResponse_v0_1, _read_UpdateFeaturesResponse_v2)
 UpdateFeaturesResponse._WRITERS = (_write_UpdateFeaturesResponse_v0_1, _write_UpdateFeaturesResponse_v0_1, _write_UpdateFeaturesResponse_v2)
-UpdateFeaturesResponse._SIZERS = (_size_UpdateFeaturesResponse_v0_1, _size_UpdateFeaturesResponse_v0_1, _size_UpdateFeaturesResponse_v2)
 UpdateFeaturesResponse._LAZY_DEFAULTS = {"results": KeyedList}
 UpdateFeaturesResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

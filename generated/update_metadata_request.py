@@ -3,8 +3,8 @@
 Request message, versions 0-8, flexible versions 6+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -485,47 +485,21 @@ def _write_UpdateMetadataPartitionState_v0_3(state: UpdateMetadataPartitionState
     field = ""
     try:
         field = "topic_name"
-        if state.topic_name is None:
-            raise EncodeError("field topic_name is null, which UpdateMetadataPartitionState versions 0-3 do not allow (never nullable)")
-        _w.write_string(out, state.topic_name)
+        _w.write_string(out, _w.non_null(state.topic_name, "field topic_name is null, which UpdateMetadataPartitionState versions 0-3 do not allow (never nullable)"))
         field = "partition_index, controller_epoch, leader, leader_epoch"
         out += _pack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(state.partition_index, state.controller_epoch, state.leader, state.leader_epoch)
         field = "isr"
-        isr_items = state.isr
-        if isr_items is None:
-                raise EncodeError("field isr is null, which UpdateMetadataPartitionState versions 0-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(isr_items), False)
-            _w.write_fixed_array(out, isr_items, "i")
+        isr_items = _w.non_null(state.isr, "field isr is null, which UpdateMetadataPartitionState versions 0-3 do not allow (never nullable)")
+        _w.write_count(out, len(isr_items), False)
+        _w.write_fixed_array(out, isr_items, "i")
         field = "zk_version"
         out += _pack_UpdateMetadataPartitionState_zk_version(state.zk_version)
         field = "replicas"
-        replicas_items = state.replicas
-        if replicas_items is None:
-                raise EncodeError("field replicas is null, which UpdateMetadataPartitionState versions 0-3 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(replicas_items), False)
-            _w.write_fixed_array(out, replicas_items, "i")
+        replicas_items = _w.non_null(state.replicas, "field replicas is null, which UpdateMetadataPartitionState versions 0-3 do not allow (never nullable)")
+        _w.write_count(out, len(replicas_items), False)
+        _w.write_fixed_array(out, replicas_items, "i")
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_UpdateMetadataPartitionState_v0_3(state: UpdateMetadataPartitionState) -> int:
-    size = 20
-    size += _w.string_size(state.topic_name)
-    isr_items = state.isr
-    if isr_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(isr_items), False)
-        size += 4 * len(isr_items)
-    replicas_items = state.replicas
-    if replicas_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(replicas_items), False)
-        size += 4 * len(replicas_items)
-    return size
 
 
 # --- UpdateMetadataPartitionState, version 4 ---
@@ -573,60 +547,25 @@ def _write_UpdateMetadataPartitionState_v4(state: UpdateMetadataPartitionState, 
     field = ""
     try:
         field = "topic_name"
-        if state.topic_name is None:
-            raise EncodeError("field topic_name is null, which UpdateMetadataPartitionState version 4 does not allow (never nullable)")
-        _w.write_string(out, state.topic_name)
+        _w.write_string(out, _w.non_null(state.topic_name, "field topic_name is null, which UpdateMetadataPartitionState version 4 does not allow (never nullable)"))
         field = "partition_index, controller_epoch, leader, leader_epoch"
         out += _pack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(state.partition_index, state.controller_epoch, state.leader, state.leader_epoch)
         field = "isr"
-        isr_items = state.isr
-        if isr_items is None:
-                raise EncodeError("field isr is null, which UpdateMetadataPartitionState version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(isr_items), False)
-            _w.write_fixed_array(out, isr_items, "i")
+        isr_items = _w.non_null(state.isr, "field isr is null, which UpdateMetadataPartitionState version 4 does not allow (never nullable)")
+        _w.write_count(out, len(isr_items), False)
+        _w.write_fixed_array(out, isr_items, "i")
         field = "zk_version"
         out += _pack_UpdateMetadataPartitionState_zk_version(state.zk_version)
         field = "replicas"
-        replicas_items = state.replicas
-        if replicas_items is None:
-                raise EncodeError("field replicas is null, which UpdateMetadataPartitionState version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(replicas_items), False)
-            _w.write_fixed_array(out, replicas_items, "i")
+        replicas_items = _w.non_null(state.replicas, "field replicas is null, which UpdateMetadataPartitionState version 4 does not allow (never nullable)")
+        _w.write_count(out, len(replicas_items), False)
+        _w.write_fixed_array(out, replicas_items, "i")
         field = "offline_replicas"
-        offline_replicas_items = state.offline_replicas
-        if offline_replicas_items is None:
-                raise EncodeError("field offline_replicas is null, which UpdateMetadataPartitionState version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(offline_replicas_items), False)
-            _w.write_fixed_array(out, offline_replicas_items, "i")
+        offline_replicas_items = _w.non_null(state.offline_replicas, "field offline_replicas is null, which UpdateMetadataPartitionState version 4 does not allow (never nullable)")
+        _w.write_count(out, len(offline_replicas_items), False)
+        _w.write_fixed_array(out, offline_replicas_items, "i")
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_UpdateMetadataPartitionState_v4(state: UpdateMetadataPartitionState) -> int:
-    size = 20
-    size += _w.string_size(state.topic_name)
-    isr_items = state.isr
-    if isr_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(isr_items), False)
-        size += 4 * len(isr_items)
-    replicas_items = state.replicas
-    if replicas_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(replicas_items), False)
-        size += 4 * len(replicas_items)
-    offline_replicas_items = state.offline_replicas
-    if offline_replicas_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(offline_replicas_items), False)
-        size += 4 * len(offline_replicas_items)
-    return size
 
 
 # --- UpdateMetadataPartitionState, version 5 ---
@@ -675,53 +614,21 @@ def _write_UpdateMetadataPartitionState_v5(state: UpdateMetadataPartitionState, 
         field = "partition_index, controller_epoch, leader, leader_epoch"
         out += _pack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(state.partition_index, state.controller_epoch, state.leader, state.leader_epoch)
         field = "isr"
-        isr_items = state.isr
-        if isr_items is None:
-                raise EncodeError("field isr is null, which UpdateMetadataPartitionState version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(isr_items), False)
-            _w.write_fixed_array(out, isr_items, "i")
+        isr_items = _w.non_null(state.isr, "field isr is null, which UpdateMetadataPartitionState version 5 does not allow (never nullable)")
+        _w.write_count(out, len(isr_items), False)
+        _w.write_fixed_array(out, isr_items, "i")
         field = "zk_version"
         out += _pack_UpdateMetadataPartitionState_zk_version(state.zk_version)
         field = "replicas"
-        replicas_items = state.replicas
-        if replicas_items is None:
-                raise EncodeError("field replicas is null, which UpdateMetadataPartitionState version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(replicas_items), False)
-            _w.write_fixed_array(out, replicas_items, "i")
+        replicas_items = _w.non_null(state.replicas, "field replicas is null, which UpdateMetadataPartitionState version 5 does not allow (never nullable)")
+        _w.write_count(out, len(replicas_items), False)
+        _w.write_fixed_array(out, replicas_items, "i")
         field = "offline_replicas"
-        offline_replicas_items = state.offline_replicas
-        if offline_replicas_items is None:
-                raise EncodeError("field offline_replicas is null, which UpdateMetadataPartitionState version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(offline_replicas_items), False)
-            _w.write_fixed_array(out, offline_replicas_items, "i")
+        offline_replicas_items = _w.non_null(state.offline_replicas, "field offline_replicas is null, which UpdateMetadataPartitionState version 5 does not allow (never nullable)")
+        _w.write_count(out, len(offline_replicas_items), False)
+        _w.write_fixed_array(out, offline_replicas_items, "i")
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_UpdateMetadataPartitionState_v5(state: UpdateMetadataPartitionState) -> int:
-    size = 20
-    isr_items = state.isr
-    if isr_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(isr_items), False)
-        size += 4 * len(isr_items)
-    replicas_items = state.replicas
-    if replicas_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(replicas_items), False)
-        size += 4 * len(replicas_items)
-    offline_replicas_items = state.offline_replicas
-    if offline_replicas_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(offline_replicas_items), False)
-        size += 4 * len(offline_replicas_items)
-    return size
 
 
 # --- UpdateMetadataPartitionState, versions 6-8 (flexible) ---
@@ -773,28 +680,19 @@ def _write_UpdateMetadataPartitionState_v6_8(state: UpdateMetadataPartitionState
         field = "partition_index, controller_epoch, leader, leader_epoch"
         out += _pack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(state.partition_index, state.controller_epoch, state.leader, state.leader_epoch)
         field = "isr"
-        isr_items = state.isr
-        if isr_items is None:
-                raise EncodeError("field isr is null, which UpdateMetadataPartitionState versions 6-8 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(isr_items), True)
-            _w.write_fixed_array(out, isr_items, "i")
+        isr_items = _w.non_null(state.isr, "field isr is null, which UpdateMetadataPartitionState versions 6-8 do not allow (never nullable)")
+        _w.write_count(out, len(isr_items), True)
+        _w.write_fixed_array(out, isr_items, "i")
         field = "zk_version"
         out += _pack_UpdateMetadataPartitionState_zk_version(state.zk_version)
         field = "replicas"
-        replicas_items = state.replicas
-        if replicas_items is None:
-                raise EncodeError("field replicas is null, which UpdateMetadataPartitionState versions 6-8 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(replicas_items), True)
-            _w.write_fixed_array(out, replicas_items, "i")
+        replicas_items = _w.non_null(state.replicas, "field replicas is null, which UpdateMetadataPartitionState versions 6-8 do not allow (never nullable)")
+        _w.write_count(out, len(replicas_items), True)
+        _w.write_fixed_array(out, replicas_items, "i")
         field = "offline_replicas"
-        offline_replicas_items = state.offline_replicas
-        if offline_replicas_items is None:
-                raise EncodeError("field offline_replicas is null, which UpdateMetadataPartitionState versions 6-8 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(offline_replicas_items), True)
-            _w.write_fixed_array(out, offline_replicas_items, "i")
+        offline_replicas_items = _w.non_null(state.offline_replicas, "field offline_replicas is null, which UpdateMetadataPartitionState versions 6-8 do not allow (never nullable)")
+        _w.write_count(out, len(offline_replicas_items), True)
+        _w.write_fixed_array(out, offline_replicas_items, "i")
         field = "(tagged fields)"
         if state.unknown_tagged_fields:
             _w.write_tagged(out, [], state.unknown_tagged_fields)
@@ -802,33 +700,6 @@ def _write_UpdateMetadataPartitionState_v6_8(state: UpdateMetadataPartitionState
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_UpdateMetadataPartitionState_v6_8(state: UpdateMetadataPartitionState) -> int:
-    size = 20
-    isr_items = state.isr
-    if isr_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(isr_items), True)
-        size += 4 * len(isr_items)
-    replicas_items = state.replicas
-    if replicas_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(replicas_items), True)
-        size += 4 * len(replicas_items)
-    offline_replicas_items = state.offline_replicas
-    if offline_replicas_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(offline_replicas_items), True)
-        size += 4 * len(offline_replicas_items)
-    count = len(state.unknown_tagged_fields)
-    for tag, payload in state.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- UpdateMetadataTopicState, version 5 ---
@@ -866,32 +737,14 @@ def _write_UpdateMetadataTopicState_v5(state: UpdateMetadataTopicState, out: byt
     field = ""
     try:
         field = "topic_name"
-        if state.topic_name is None:
-            raise EncodeError("field topic_name is null, which UpdateMetadataTopicState version 5 does not allow (never nullable)")
-        _w.write_string(out, state.topic_name)
+        _w.write_string(out, _w.non_null(state.topic_name, "field topic_name is null, which UpdateMetadataTopicState version 5 does not allow (never nullable)"))
         field = "partition_states[]"
-        partition_states_items = state.partition_states
-        if partition_states_items is None:
-                raise EncodeError("field partition_states is null, which UpdateMetadataTopicState version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_states_items), False)
-            for partition_states_item in partition_states_items:
-                _write_UpdateMetadataPartitionState_v5(partition_states_item, out)
+        partition_states_items = _w.non_null(state.partition_states, "field partition_states is null, which UpdateMetadataTopicState version 5 does not allow (never nullable)")
+        _w.write_count(out, len(partition_states_items), False)
+        for partition_states_item in partition_states_items:
+            _write_UpdateMetadataPartitionState_v5(partition_states_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_UpdateMetadataTopicState_v5(state: UpdateMetadataTopicState) -> int:
-    size = 0
-    size += _w.string_size(state.topic_name)
-    partition_states_items = state.partition_states
-    if partition_states_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partition_states_items), False)
-        for partition_states_item in partition_states_items:
-            size += _size_UpdateMetadataPartitionState_v5(partition_states_item)
-    return size
 
 
 # --- UpdateMetadataTopicState, version 6 (flexible) ---
@@ -932,17 +785,12 @@ def _write_UpdateMetadataTopicState_v6(state: UpdateMetadataTopicState, out: byt
     field = ""
     try:
         field = "topic_name"
-        if state.topic_name is None:
-            raise EncodeError("field topic_name is null, which UpdateMetadataTopicState version 6 does not allow (never nullable)")
-        _w.write_compact_string(out, state.topic_name)
+        _w.write_compact_string(out, _w.non_null(state.topic_name, "field topic_name is null, which UpdateMetadataTopicState version 6 does not allow (never nullable)"))
         field = "partition_states[]"
-        partition_states_items = state.partition_states
-        if partition_states_items is None:
-                raise EncodeError("field partition_states is null, which UpdateMetadataTopicState version 6 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_states_items), True)
-            for partition_states_item in partition_states_items:
-                _write_UpdateMetadataPartitionState_v6_8(partition_states_item, out)
+        partition_states_items = _w.non_null(state.partition_states, "field partition_states is null, which UpdateMetadataTopicState version 6 does not allow (never nullable)")
+        _w.write_count(out, len(partition_states_items), True)
+        for partition_states_item in partition_states_items:
+            _write_UpdateMetadataPartitionState_v6_8(partition_states_item, out)
         field = "(tagged fields)"
         if state.unknown_tagged_fields:
             _w.write_tagged(out, [], state.unknown_tagged_fields)
@@ -950,23 +798,6 @@ def _write_UpdateMetadataTopicState_v6(state: UpdateMetadataTopicState, out: byt
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_UpdateMetadataTopicState_v6(state: UpdateMetadataTopicState) -> int:
-    size = 0
-    size += _w.compact_string_size(state.topic_name)
-    partition_states_items = state.partition_states
-    if partition_states_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partition_states_items), True)
-        for partition_states_item in partition_states_items:
-            size += _size_UpdateMetadataPartitionState_v6_8(partition_states_item)
-    count = len(state.unknown_tagged_fields)
-    for tag, payload in state.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- UpdateMetadataTopicState, versions 7-8 (flexible) ---
@@ -1008,19 +839,14 @@ def _write_UpdateMetadataTopicState_v7_8(state: UpdateMetadataTopicState, out: b
     field = ""
     try:
         field = "topic_name"
-        if state.topic_name is None:
-            raise EncodeError("field topic_name is null, which UpdateMetadataTopicState versions 7-8 do not allow (never nullable)")
-        _w.write_compact_string(out, state.topic_name)
+        _w.write_compact_string(out, _w.non_null(state.topic_name, "field topic_name is null, which UpdateMetadataTopicState versions 7-8 do not allow (never nullable)"))
         field = "topic_id"
         out += _w.uuid_bytes(state.topic_id)
         field = "partition_states[]"
-        partition_states_items = state.partition_states
-        if partition_states_items is None:
-                raise EncodeError("field partition_states is null, which UpdateMetadataTopicState versions 7-8 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_states_items), True)
-            for partition_states_item in partition_states_items:
-                _write_UpdateMetadataPartitionState_v6_8(partition_states_item, out)
+        partition_states_items = _w.non_null(state.partition_states, "field partition_states is null, which UpdateMetadataTopicState versions 7-8 do not allow (never nullable)")
+        _w.write_count(out, len(partition_states_items), True)
+        for partition_states_item in partition_states_items:
+            _write_UpdateMetadataPartitionState_v6_8(partition_states_item, out)
         field = "(tagged fields)"
         if state.unknown_tagged_fields:
             _w.write_tagged(out, [], state.unknown_tagged_fields)
@@ -1028,24 +854,6 @@ def _write_UpdateMetadataTopicState_v7_8(state: UpdateMetadataTopicState, out: b
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_UpdateMetadataTopicState_v7_8(state: UpdateMetadataTopicState) -> int:
-    size = 0
-    size += _w.compact_string_size(state.topic_name)
-    size += 16
-    partition_states_items = state.partition_states
-    if partition_states_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partition_states_items), True)
-        for partition_states_item in partition_states_items:
-            size += _size_UpdateMetadataPartitionState_v6_8(partition_states_item)
-    count = len(state.unknown_tagged_fields)
-    for tag, payload in state.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- UpdateMetadataEndpoint, versions 1-2 ---
@@ -1078,19 +886,11 @@ def _write_UpdateMetadataEndpoint_v1_2(endpoint: UpdateMetadataEndpoint, out: by
         field = "port"
         out += _pack_UpdateMetadataEndpoint_port(endpoint.port)
         field = "host"
-        if endpoint.host is None:
-            raise EncodeError("field host is null, which UpdateMetadataEndpoint versions 1-2 do not allow (never nullable)")
-        _w.write_string(out, endpoint.host)
+        _w.write_string(out, _w.non_null(endpoint.host, "field host is null, which UpdateMetadataEndpoint versions 1-2 do not allow (never nullable)"))
         field = "security_protocol"
         out += _pack_UpdateMetadataEndpoint_security_protocol(endpoint.security_protocol)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_UpdateMetadataEndpoint_v1_2(endpoint: UpdateMetadataEndpoint) -> int:
-    size = 6
-    size += _w.string_size(endpoint.host)
-    return size
 
 
 # --- UpdateMetadataEndpoint, versions 3-5 ---
@@ -1124,24 +924,13 @@ def _write_UpdateMetadataEndpoint_v3_5(endpoint: UpdateMetadataEndpoint, out: by
         field = "port"
         out += _pack_UpdateMetadataEndpoint_port(endpoint.port)
         field = "host"
-        if endpoint.host is None:
-            raise EncodeError("field host is null, which UpdateMetadataEndpoint versions 3-5 do not allow (never nullable)")
-        _w.write_string(out, endpoint.host)
+        _w.write_string(out, _w.non_null(endpoint.host, "field host is null, which UpdateMetadataEndpoint versions 3-5 do not allow (never nullable)"))
         field = "listener"
-        if endpoint.listener is None:
-            raise EncodeError("field listener is null, which UpdateMetadataEndpoint versions 3-5 do not allow (never nullable)")
-        _w.write_string(out, endpoint.listener)
+        _w.write_string(out, _w.non_null(endpoint.listener, "field listener is null, which UpdateMetadataEndpoint versions 3-5 do not allow (never nullable)"))
         field = "security_protocol"
         out += _pack_UpdateMetadataEndpoint_security_protocol(endpoint.security_protocol)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_UpdateMetadataEndpoint_v3_5(endpoint: UpdateMetadataEndpoint) -> int:
-    size = 6
-    size += _w.string_size(endpoint.host)
-    size += _w.string_size(endpoint.listener)
-    return size
 
 
 # --- UpdateMetadataEndpoint, versions 6-8 (flexible) ---
@@ -1178,13 +967,9 @@ def _write_UpdateMetadataEndpoint_v6_8(endpoint: UpdateMetadataEndpoint, out: by
         field = "port"
         out += _pack_UpdateMetadataEndpoint_port(endpoint.port)
         field = "host"
-        if endpoint.host is None:
-            raise EncodeError("field host is null, which UpdateMetadataEndpoint versions 6-8 do not allow (never nullable)")
-        _w.write_compact_string(out, endpoint.host)
+        _w.write_compact_string(out, _w.non_null(endpoint.host, "field host is null, which UpdateMetadataEndpoint versions 6-8 do not allow (never nullable)"))
         field = "listener"
-        if endpoint.listener is None:
-            raise EncodeError("field listener is null, which UpdateMetadataEndpoint versions 6-8 do not allow (never nullable)")
-        _w.write_compact_string(out, endpoint.listener)
+        _w.write_compact_string(out, _w.non_null(endpoint.listener, "field listener is null, which UpdateMetadataEndpoint versions 6-8 do not allow (never nullable)"))
         field = "security_protocol"
         out += _pack_UpdateMetadataEndpoint_security_protocol(endpoint.security_protocol)
         field = "(tagged fields)"
@@ -1194,17 +979,6 @@ def _write_UpdateMetadataEndpoint_v6_8(endpoint: UpdateMetadataEndpoint, out: by
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_UpdateMetadataEndpoint_v6_8(endpoint: UpdateMetadataEndpoint) -> int:
-    size = 6
-    size += _w.compact_string_size(endpoint.host)
-    size += _w.compact_string_size(endpoint.listener)
-    count = len(endpoint.unknown_tagged_fields)
-    for tag, payload in endpoint.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- UpdateMetadataBroker, version 0 ---
@@ -1237,19 +1011,11 @@ def _write_UpdateMetadataBroker_v0(broker: UpdateMetadataBroker, out: bytearray)
         field = "id"
         out += _pack_UpdateMetadataBroker_id(broker.id)
         field = "v0_host"
-        if broker.v0_host is None:
-            raise EncodeError("field v0_host is null, which UpdateMetadataBroker version 0 does not allow (never nullable)")
-        _w.write_string(out, broker.v0_host)
+        _w.write_string(out, _w.non_null(broker.v0_host, "field v0_host is null, which UpdateMetadataBroker version 0 does not allow (never nullable)"))
         field = "v0_port"
         out += _pack_UpdateMetadataBroker_v0_port(broker.v0_port)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_UpdateMetadataBroker_v0(broker: UpdateMetadataBroker) -> int:
-    size = 8
-    size += _w.string_size(broker.v0_host)
-    return size
 
 
 # --- UpdateMetadataBroker, version 1 ---
@@ -1292,27 +1058,12 @@ def _write_UpdateMetadataBroker_v1(broker: UpdateMetadataBroker, out: bytearray)
         field = "id"
         out += _pack_UpdateMetadataBroker_id(broker.id)
         field = "endpoints[]"
-        endpoints_items = broker.endpoints
-        if endpoints_items is None:
-                raise EncodeError("field endpoints is null, which UpdateMetadataBroker version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(endpoints_items), False)
-            for endpoints_item in endpoints_items:
-                _write_UpdateMetadataEndpoint_v1_2(endpoints_item, out)
+        endpoints_items = _w.non_null(broker.endpoints, "field endpoints is null, which UpdateMetadataBroker version 1 does not allow (never nullable)")
+        _w.write_count(out, len(endpoints_items), False)
+        for endpoints_item in endpoints_items:
+            _write_UpdateMetadataEndpoint_v1_2(endpoints_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_UpdateMetadataBroker_v1(broker: UpdateMetadataBroker) -> int:
-    size = 4
-    endpoints_items = broker.endpoints
-    if endpoints_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(endpoints_items), False)
-        for endpoints_item in endpoints_items:
-            size += _size_UpdateMetadataEndpoint_v1_2(endpoints_item)
-    return size
 
 
 # --- UpdateMetadataBroker, version 2 ---
@@ -1356,30 +1107,14 @@ def _write_UpdateMetadataBroker_v2(broker: UpdateMetadataBroker, out: bytearray)
         field = "id"
         out += _pack_UpdateMetadataBroker_id(broker.id)
         field = "endpoints[]"
-        endpoints_items = broker.endpoints
-        if endpoints_items is None:
-                raise EncodeError("field endpoints is null, which UpdateMetadataBroker version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(endpoints_items), False)
-            for endpoints_item in endpoints_items:
-                _write_UpdateMetadataEndpoint_v1_2(endpoints_item, out)
+        endpoints_items = _w.non_null(broker.endpoints, "field endpoints is null, which UpdateMetadataBroker version 2 does not allow (never nullable)")
+        _w.write_count(out, len(endpoints_items), False)
+        for endpoints_item in endpoints_items:
+            _write_UpdateMetadataEndpoint_v1_2(endpoints_item, out)
         field = "rack"
         _w.write_string(out, broker.rack)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_UpdateMetadataBroker_v2(broker: UpdateMetadataBroker) -> int:
-    size = 4
-    endpoints_items = broker.endpoints
-    if endpoints_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(endpoints_items), False)
-        for endpoints_item in endpoints_items:
-            size += _size_UpdateMetadataEndpoint_v1_2(endpoints_item)
-    size += _w.string_size(broker.rack)
-    return size
 
 
 # --- UpdateMetadataBroker, versions 3-5 ---
@@ -1423,30 +1158,14 @@ def _write_UpdateMetadataBroker_v3_5(broker: UpdateMetadataBroker, out: bytearra
         field = "id"
         out += _pack_UpdateMetadataBroker_id(broker.id)
         field = "endpoints[]"
-        endpoints_items = broker.endpoints
-        if endpoints_items is None:
-                raise EncodeError("field endpoints is null, which UpdateMetadataBroker versions 3-5 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(endpoints_items), False)
-            for endpoints_item in endpoints_items:
-                _write_UpdateMetadataEndpoint_v3_5(endpoints_item, out)
+        endpoints_items = _w.non_null(broker.endpoints, "field endpoints is null, which UpdateMetadataBroker versions 3-5 do not allow (never nullable)")
+        _w.write_count(out, len(endpoints_items), False)
+        for endpoints_item in endpoints_items:
+            _write_UpdateMetadataEndpoint_v3_5(endpoints_item, out)
         field = "rack"
         _w.write_string(out, broker.rack)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_UpdateMetadataBroker_v3_5(broker: UpdateMetadataBroker) -> int:
-    size = 4
-    endpoints_items = broker.endpoints
-    if endpoints_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(endpoints_items), False)
-        for endpoints_item in endpoints_items:
-            size += _size_UpdateMetadataEndpoint_v3_5(endpoints_item)
-    size += _w.string_size(broker.rack)
-    return size
 
 
 # --- UpdateMetadataBroker, versions 6-8 (flexible) ---
@@ -1493,13 +1212,10 @@ def _write_UpdateMetadataBroker_v6_8(broker: UpdateMetadataBroker, out: bytearra
         field = "id"
         out += _pack_UpdateMetadataBroker_id(broker.id)
         field = "endpoints[]"
-        endpoints_items = broker.endpoints
-        if endpoints_items is None:
-                raise EncodeError("field endpoints is null, which UpdateMetadataBroker versions 6-8 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(endpoints_items), True)
-            for endpoints_item in endpoints_items:
-                _write_UpdateMetadataEndpoint_v6_8(endpoints_item, out)
+        endpoints_items = _w.non_null(broker.endpoints, "field endpoints is null, which UpdateMetadataBroker versions 6-8 do not allow (never nullable)")
+        _w.write_count(out, len(endpoints_items), True)
+        for endpoints_item in endpoints_items:
+            _write_UpdateMetadataEndpoint_v6_8(endpoints_item, out)
         field = "rack"
         _w.write_compact_string(out, broker.rack)
         field = "(tagged fields)"
@@ -1509,23 +1225,6 @@ def _write_UpdateMetadataBroker_v6_8(broker: UpdateMetadataBroker, out: bytearra
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_UpdateMetadataBroker_v6_8(broker: UpdateMetadataBroker) -> int:
-    size = 4
-    endpoints_items = broker.endpoints
-    if endpoints_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(endpoints_items), True)
-        for endpoints_item in endpoints_items:
-            size += _size_UpdateMetadataEndpoint_v6_8(endpoints_item)
-    size += _w.compact_string_size(broker.rack)
-    count = len(broker.unknown_tagged_fields)
-    for tag, payload in broker.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- UpdateMetadataRequest, version 0 ---
@@ -1587,42 +1286,17 @@ def _write_UpdateMetadataRequest_v0(request: UpdateMetadataRequest, out: bytearr
         field = "controller_id, controller_epoch"
         out += _pack_UpdateMetadataRequest_controller_id_controller_epoch(request.controller_id, request.controller_epoch)
         field = "ungrouped_partition_states[]"
-        ungrouped_partition_states_items = request.ungrouped_partition_states
-        if ungrouped_partition_states_items is None:
-                raise EncodeError("field ungrouped_partition_states is null, which UpdateMetadataRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(ungrouped_partition_states_items), False)
-            for ungrouped_partition_states_item in ungrouped_partition_states_items:
-                _write_UpdateMetadataPartitionState_v0_3(ungrouped_partition_states_item, out)
+        ungrouped_partition_states_items = _w.non_null(request.ungrouped_partition_states, "field ungrouped_partition_states is null, which UpdateMetadataRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(ungrouped_partition_states_items), False)
+        for ungrouped_partition_states_item in ungrouped_partition_states_items:
+            _write_UpdateMetadataPartitionState_v0_3(ungrouped_partition_states_item, out)
         field = "live_brokers[]"
-        live_brokers_items = request.live_brokers
-        if live_brokers_items is None:
-                raise EncodeError("field live_brokers is null, which UpdateMetadataRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(live_brokers_items), False)
-            for live_brokers_item in live_brokers_items:
-                _write_UpdateMetadataBroker_v0(live_brokers_item, out)
+        live_brokers_items = _w.non_null(request.live_brokers, "field live_brokers is null, which UpdateMetadataRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(live_brokers_items), False)
+        for live_brokers_item in live_brokers_items:
+            _write_UpdateMetadataBroker_v0(live_brokers_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_UpdateMetadataRequest_v0(request: UpdateMetadataRequest) -> int:
-    size = 8
-    ungrouped_partition_states_items = request.ungrouped_partition_states
-    if ungrouped_partition_states_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(ungrouped_partition_states_items), False)
-        for ungrouped_partition_states_item in ungrouped_partition_states_items:
-            size += _size_UpdateMetadataPartitionState_v0_3(ungrouped_partition_states_item)
-    live_brokers_items = request.live_brokers
-    if live_brokers_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(live_brokers_items), False)
-        for live_brokers_item in live_brokers_items:
-            size += _size_UpdateMetadataBroker_v0(live_brokers_item)
-    return size
 
 
 # --- UpdateMetadataRequest, version 1 ---
@@ -1684,42 +1358,17 @@ def _write_UpdateMetadataRequest_v1(request: UpdateMetadataRequest, out: bytearr
         field = "controller_id, controller_epoch"
         out += _pack_UpdateMetadataRequest_controller_id_controller_epoch(request.controller_id, request.controller_epoch)
         field = "ungrouped_partition_states[]"
-        ungrouped_partition_states_items = request.ungrouped_partition_states
-        if ungrouped_partition_states_items is None:
-                raise EncodeError("field ungrouped_partition_states is null, which UpdateMetadataRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(ungrouped_partition_states_items), False)
-            for ungrouped_partition_states_item in ungrouped_partition_states_items:
-                _write_UpdateMetadataPartitionState_v0_3(ungrouped_partition_states_item, out)
+        ungrouped_partition_states_items = _w.non_null(request.ungrouped_partition_states, "field ungrouped_partition_states is null, which UpdateMetadataRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(ungrouped_partition_states_items), False)
+        for ungrouped_partition_states_item in ungrouped_partition_states_items:
+            _write_UpdateMetadataPartitionState_v0_3(ungrouped_partition_states_item, out)
         field = "live_brokers[]"
-        live_brokers_items = request.live_brokers
-        if live_brokers_items is None:
-                raise EncodeError("field live_brokers is null, which UpdateMetadataRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(live_brokers_items), False)
-            for live_brokers_item in live_brokers_items:
-                _write_UpdateMetadataBroker_v1(live_brokers_item, out)
+        live_brokers_items = _w.non_null(request.live_brokers, "field live_brokers is null, which UpdateMetadataRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(live_brokers_items), False)
+        for live_brokers_item in live_brokers_items:
+            _write_UpdateMetadataBroker_v1(live_brokers_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_UpdateMetadataRequest_v1(request: UpdateMetadataRequest) -> int:
-    size = 8
-    ungrouped_partition_states_items = request.ungrouped_partition_states
-    if ungrouped_partition_states_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(ungrouped_partition_states_items), False)
-        for ungrouped_partition_states_item in ungrouped_partition_states_items:
-            size += _size_UpdateMetadataPartitionState_v0_3(ungrouped_partition_states_item)
-    live_brokers_items = request.live_brokers
-    if live_brokers_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(live_brokers_items), False)
-        for live_brokers_item in live_brokers_items:
-            size += _size_UpdateMetadataBroker_v1(live_brokers_item)
-    return size
 
 
 # --- UpdateMetadataRequest, version 2 ---
@@ -1781,42 +1430,17 @@ def _write_UpdateMetadataRequest_v2(request: UpdateMetadataRequest, out: bytearr
         field = "controller_id, controller_epoch"
         out += _pack_UpdateMetadataRequest_controller_id_controller_epoch(request.controller_id, request.controller_epoch)
         field = "ungrouped_partition_states[]"
-        ungrouped_partition_states_items = request.ungrouped_partition_states
-        if ungrouped_partition_states_items is None:
-                raise EncodeError("field ungrouped_partition_states is null, which UpdateMetadataRequest version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(ungrouped_partition_states_items), False)
-            for ungrouped_partition_states_item in ungrouped_partition_states_items:
-                _write_UpdateMetadataPartitionState_v0_3(ungrouped_partition_states_item, out)
+        ungrouped_partition_states_items = _w.non_null(request.ungrouped_partition_states, "field ungrouped_partition_states is null, which UpdateMetadataRequest version 2 does not allow (never nullable)")
+        _w.write_count(out, len(ungrouped_partition_states_items), False)
+        for ungrouped_partition_states_item in ungrouped_partition_states_items:
+            _write_UpdateMetadataPartitionState_v0_3(ungrouped_partition_states_item, out)
         field = "live_brokers[]"
-        live_brokers_items = request.live_brokers
-        if live_brokers_items is None:
-                raise EncodeError("field live_brokers is null, which UpdateMetadataRequest version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(live_brokers_items), False)
-            for live_brokers_item in live_brokers_items:
-                _write_UpdateMetadataBroker_v2(live_brokers_item, out)
+        live_brokers_items = _w.non_null(request.live_brokers, "field live_brokers is null, which UpdateMetadataRequest version 2 does not allow (never nullable)")
+        _w.write_count(out, len(live_brokers_items), False)
+        for live_brokers_item in live_brokers_items:
+            _write_UpdateMetadataBroker_v2(live_brokers_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_UpdateMetadataRequest_v2(request: UpdateMetadataRequest) -> int:
-    size = 8
-    ungrouped_partition_states_items = request.ungrouped_partition_states
-    if ungrouped_partition_states_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(ungrouped_partition_states_items), False)
-        for ungrouped_partition_states_item in ungrouped_partition_states_items:
-            size += _size_UpdateMetadataPartitionState_v0_3(ungrouped_partition_states_item)
-    live_brokers_items = request.live_brokers
-    if live_brokers_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(live_brokers_items), False)
-        for live_brokers_item in live_brokers_items:
-            size += _size_UpdateMetadataBroker_v2(live_brokers_item)
-    return size
 
 
 # --- UpdateMetadataRequest, version 3 ---
@@ -1878,42 +1502,17 @@ def _write_UpdateMetadataRequest_v3(request: UpdateMetadataRequest, out: bytearr
         field = "controller_id, controller_epoch"
         out += _pack_UpdateMetadataRequest_controller_id_controller_epoch(request.controller_id, request.controller_epoch)
         field = "ungrouped_partition_states[]"
-        ungrouped_partition_states_items = request.ungrouped_partition_states
-        if ungrouped_partition_states_items is None:
-                raise EncodeError("field ungrouped_partition_states is null, which UpdateMetadataRequest version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(ungrouped_partition_states_items), False)
-            for ungrouped_partition_states_item in ungrouped_partition_states_items:
-                _write_UpdateMetadataPartitionState_v0_3(ungrouped_partition_states_item, out)
+        ungrouped_partition_states_items = _w.non_null(request.ungrouped_partition_states, "field ungrouped_partition_states is null, which UpdateMetadataRequest version 3 does not allow (never nullable)")
+        _w.write_count(out, len(ungrouped_partition_states_items), False)
+        for ungrouped_partition_states_item in ungrouped_partition_states_items:
+            _write_UpdateMetadataPartitionState_v0_3(ungrouped_partition_states_item, out)
         field = "live_brokers[]"
-        live_brokers_items = request.live_brokers
-        if live_brokers_items is None:
-                raise EncodeError("field live_brokers is null, which UpdateMetadataRequest version 3 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(live_brokers_items), False)
-            for live_brokers_item in live_brokers_items:
-                _write_UpdateMetadataBroker_v3_5(live_brokers_item, out)
+        live_brokers_items = _w.non_null(request.live_brokers, "field live_brokers is null, which UpdateMetadataRequest version 3 does not allow (never nullable)")
+        _w.write_count(out, len(live_brokers_items), False)
+        for live_brokers_item in live_brokers_items:
+            _write_UpdateMetadataBroker_v3_5(live_brokers_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_UpdateMetadataRequest_v3(request: UpdateMetadataRequest) -> int:
-    size = 8
-    ungrouped_partition_states_items = request.ungrouped_partition_states
-    if ungrouped_partition_states_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(ungrouped_partition_states_items), False)
-        for ungrouped_partition_states_item in ungrouped_partition_states_items:
-            size += _size_UpdateMetadataPartitionState_v0_3(ungrouped_partition_states_item)
-    live_brokers_items = request.live_brokers
-    if live_brokers_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(live_brokers_items), False)
-        for live_brokers_item in live_brokers_items:
-            size += _size_UpdateMetadataBroker_v3_5(live_brokers_item)
-    return size
 
 
 # --- UpdateMetadataRequest, version 4 ---
@@ -1975,42 +1574,17 @@ def _write_UpdateMetadataRequest_v4(request: UpdateMetadataRequest, out: bytearr
         field = "controller_id, controller_epoch"
         out += _pack_UpdateMetadataRequest_controller_id_controller_epoch(request.controller_id, request.controller_epoch)
         field = "ungrouped_partition_states[]"
-        ungrouped_partition_states_items = request.ungrouped_partition_states
-        if ungrouped_partition_states_items is None:
-                raise EncodeError("field ungrouped_partition_states is null, which UpdateMetadataRequest version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(ungrouped_partition_states_items), False)
-            for ungrouped_partition_states_item in ungrouped_partition_states_items:
-                _write_UpdateMetadataPartitionState_v4(ungrouped_partition_states_item, out)
+        ungrouped_partition_states_items = _w.non_null(request.ungrouped_partition_states, "field ungrouped_partition_states is null, which UpdateMetadataRequest version 4 does not allow (never nullable)")
+        _w.write_count(out, len(ungrouped_partition_states_items), False)
+        for ungrouped_partition_states_item in ungrouped_partition_states_items:
+            _write_UpdateMetadataPartitionState_v4(ungrouped_partition_states_item, out)
         field = "live_brokers[]"
-        live_brokers_items = request.live_brokers
-        if live_brokers_items is None:
-                raise EncodeError("field live_brokers is null, which UpdateMetadataRequest version 4 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(live_brokers_items), False)
-            for live_brokers_item in live_brokers_items:
-                _write_UpdateMetadataBroker_v3_5(live_brokers_item, out)
+        live_brokers_items = _w.non_null(request.live_brokers, "field live_brokers is null, which UpdateMetadataRequest version 4 does not allow (never nullable)")
+        _w.write_count(out, len(live_brokers_items), False)
+        for live_brokers_item in live_brokers_items:
+            _write_UpdateMetadataBroker_v3_5(live_brokers_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_UpdateMetadataRequest_v4(request: UpdateMetadataRequest) -> int:
-    size = 8
-    ungrouped_partition_states_items = request.ungrouped_partition_states
-    if ungrouped_partition_states_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(ungrouped_partition_states_items), False)
-        for ungrouped_partition_states_item in ungrouped_partition_states_items:
-            size += _size_UpdateMetadataPartitionState_v4(ungrouped_partition_states_item)
-    live_brokers_items = request.live_brokers
-    if live_brokers_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(live_brokers_items), False)
-        for live_brokers_item in live_brokers_items:
-            size += _size_UpdateMetadataBroker_v3_5(live_brokers_item)
-    return size
 
 
 # --- UpdateMetadataRequest, version 5 ---
@@ -2071,42 +1645,17 @@ def _write_UpdateMetadataRequest_v5(request: UpdateMetadataRequest, out: bytearr
         field = "controller_id, controller_epoch, broker_epoch"
         out += _pack_UpdateMetadataRequest_controller_id_to_broker_epoch(request.controller_id, request.controller_epoch, request.broker_epoch)
         field = "topic_states[]"
-        topic_states_items = request.topic_states
-        if topic_states_items is None:
-                raise EncodeError("field topic_states is null, which UpdateMetadataRequest version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topic_states_items), False)
-            for topic_states_item in topic_states_items:
-                _write_UpdateMetadataTopicState_v5(topic_states_item, out)
+        topic_states_items = _w.non_null(request.topic_states, "field topic_states is null, which UpdateMetadataRequest version 5 does not allow (never nullable)")
+        _w.write_count(out, len(topic_states_items), False)
+        for topic_states_item in topic_states_items:
+            _write_UpdateMetadataTopicState_v5(topic_states_item, out)
         field = "live_brokers[]"
-        live_brokers_items = request.live_brokers
-        if live_brokers_items is None:
-                raise EncodeError("field live_brokers is null, which UpdateMetadataRequest version 5 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(live_brokers_items), False)
-            for live_brokers_item in live_brokers_items:
-                _write_UpdateMetadataBroker_v3_5(live_brokers_item, out)
+        live_brokers_items = _w.non_null(request.live_brokers, "field live_brokers is null, which UpdateMetadataRequest version 5 does not allow (never nullable)")
+        _w.write_count(out, len(live_brokers_items), False)
+        for live_brokers_item in live_brokers_items:
+            _write_UpdateMetadataBroker_v3_5(live_brokers_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_UpdateMetadataRequest_v5(request: UpdateMetadataRequest) -> int:
-    size = 16
-    topic_states_items = request.topic_states
-    if topic_states_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topic_states_items), False)
-        for topic_states_item in topic_states_items:
-            size += _size_UpdateMetadataTopicState_v5(topic_states_item)
-    live_brokers_items = request.live_brokers
-    if live_brokers_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(live_brokers_items), False)
-        for live_brokers_item in live_brokers_items:
-            size += _size_UpdateMetadataBroker_v3_5(live_brokers_item)
-    return size
 
 
 # --- UpdateMetadataRequest, version 6 (flexible) ---
@@ -2170,21 +1719,15 @@ def _write_UpdateMetadataRequest_v6(request: UpdateMetadataRequest, out: bytearr
         field = "controller_id, controller_epoch, broker_epoch"
         out += _pack_UpdateMetadataRequest_controller_id_to_broker_epoch(request.controller_id, request.controller_epoch, request.broker_epoch)
         field = "topic_states[]"
-        topic_states_items = request.topic_states
-        if topic_states_items is None:
-                raise EncodeError("field topic_states is null, which UpdateMetadataRequest version 6 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topic_states_items), True)
-            for topic_states_item in topic_states_items:
-                _write_UpdateMetadataTopicState_v6(topic_states_item, out)
+        topic_states_items = _w.non_null(request.topic_states, "field topic_states is null, which UpdateMetadataRequest version 6 does not allow (never nullable)")
+        _w.write_count(out, len(topic_states_items), True)
+        for topic_states_item in topic_states_items:
+            _write_UpdateMetadataTopicState_v6(topic_states_item, out)
         field = "live_brokers[]"
-        live_brokers_items = request.live_brokers
-        if live_brokers_items is None:
-                raise EncodeError("field live_brokers is null, which UpdateMetadataRequest version 6 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(live_brokers_items), True)
-            for live_brokers_item in live_brokers_items:
-                _write_UpdateMetadataBroker_v6_8(live_brokers_item, out)
+        live_brokers_items = _w.non_null(request.live_brokers, "field live_brokers is null, which UpdateMetadataRequest version 6 does not allow (never nullable)")
+        _w.write_count(out, len(live_brokers_items), True)
+        for live_brokers_item in live_brokers_items:
+            _write_UpdateMetadataBroker_v6_8(live_brokers_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -2192,29 +1735,6 @@ def _write_UpdateMetadataRequest_v6(request: UpdateMetadataRequest, out: bytearr
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_UpdateMetadataRequest_v6(request: UpdateMetadataRequest) -> int:
-    size = 16
-    topic_states_items = request.topic_states
-    if topic_states_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topic_states_items), True)
-        for topic_states_item in topic_states_items:
-            size += _size_UpdateMetadataTopicState_v6(topic_states_item)
-    live_brokers_items = request.live_brokers
-    if live_brokers_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(live_brokers_items), True)
-        for live_brokers_item in live_brokers_items:
-            size += _size_UpdateMetadataBroker_v6_8(live_brokers_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- UpdateMetadataRequest, version 7 (flexible) ---
@@ -2278,21 +1798,15 @@ def _write_UpdateMetadataRequest_v7(request: UpdateMetadataRequest, out: bytearr
         field = "controller_id, controller_epoch, broker_epoch"
         out += _pack_UpdateMetadataRequest_controller_id_to_broker_epoch(request.controller_id, request.controller_epoch, request.broker_epoch)
         field = "topic_states[]"
-        topic_states_items = request.topic_states
-        if topic_states_items is None:
-                raise EncodeError("field topic_states is null, which UpdateMetadataRequest version 7 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topic_states_items), True)
-            for topic_states_item in topic_states_items:
-                _write_UpdateMetadataTopicState_v7_8(topic_states_item, out)
+        topic_states_items = _w.non_null(request.topic_states, "field topic_states is null, which UpdateMetadataRequest version 7 does not allow (never nullable)")
+        _w.write_count(out, len(topic_states_items), True)
+        for topic_states_item in topic_states_items:
+            _write_UpdateMetadataTopicState_v7_8(topic_states_item, out)
         field = "live_brokers[]"
-        live_brokers_items = request.live_brokers
-        if live_brokers_items is None:
-                raise EncodeError("field live_brokers is null, which UpdateMetadataRequest version 7 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(live_brokers_items), True)
-            for live_brokers_item in live_brokers_items:
-                _write_UpdateMetadataBroker_v6_8(live_brokers_item, out)
+        live_brokers_items = _w.non_null(request.live_brokers, "field live_brokers is null, which UpdateMetadataRequest version 7 does not allow (never nullable)")
+        _w.write_count(out, len(live_brokers_items), True)
+        for live_brokers_item in live_brokers_items:
+            _write_UpdateMetadataBroker_v6_8(live_brokers_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -2300,29 +1814,6 @@ def _write_UpdateMetadataRequest_v7(request: UpdateMetadataRequest, out: bytearr
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_UpdateMetadataRequest_v7(request: UpdateMetadataRequest) -> int:
-    size = 16
-    topic_states_items = request.topic_states
-    if topic_states_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topic_states_items), True)
-        for topic_states_item in topic_states_items:
-            size += _size_UpdateMetadataTopicState_v7_8(topic_states_item)
-    live_brokers_items = request.live_brokers
-    if live_brokers_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(live_brokers_items), True)
-        for live_brokers_item in live_brokers_items:
-            size += _size_UpdateMetadataBroker_v6_8(live_brokers_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- UpdateMetadataRequest, version 8 (flexible) ---
@@ -2404,21 +1895,15 @@ def _write_UpdateMetadataRequest_v8(request: UpdateMetadataRequest, out: bytearr
         field = "controller_id, is_kraft_controller, controller_epoch, broker_epoch"
         out += _pack_UpdateMetadataRequest_controller_id_is_kraft_controller_controller_epoch_broker_epoch(request.controller_id, request.is_kraft_controller, request.controller_epoch, request.broker_epoch)
         field = "topic_states[]"
-        topic_states_items = request.topic_states
-        if topic_states_items is None:
-                raise EncodeError("field topic_states is null, which UpdateMetadataRequest version 8 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topic_states_items), True)
-            for topic_states_item in topic_states_items:
-                _write_UpdateMetadataTopicState_v7_8(topic_states_item, out)
+        topic_states_items = _w.non_null(request.topic_states, "field topic_states is null, which UpdateMetadataRequest version 8 does not allow (never nullable)")
+        _w.write_count(out, len(topic_states_items), True)
+        for topic_states_item in topic_states_items:
+            _write_UpdateMetadataTopicState_v7_8(topic_states_item, out)
         field = "live_brokers[]"
-        live_brokers_items = request.live_brokers
-        if live_brokers_items is None:
-                raise EncodeError("field live_brokers is null, which UpdateMetadataRequest version 8 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(live_brokers_items), True)
-            for live_brokers_item in live_brokers_items:
-                _write_UpdateMetadataBroker_v6_8(live_brokers_item, out)
+        live_brokers_items = _w.non_null(request.live_brokers, "field live_brokers is null, which UpdateMetadataRequest version 8 does not allow (never nullable)")
+        _w.write_count(out, len(live_brokers_items), True)
+        for live_brokers_item in live_brokers_items:
+            _write_UpdateMetadataBroker_v6_8(live_brokers_item, out)
         field = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
         if request.type != 0:
@@ -2432,34 +1917,6 @@ def _write_UpdateMetadataRequest_v8(request: UpdateMetadataRequest, out: bytearr
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_UpdateMetadataRequest_v8(request: UpdateMetadataRequest) -> int:
-    size = 17
-    topic_states_items = request.topic_states
-    if topic_states_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topic_states_items), True)
-        for topic_states_item in topic_states_items:
-            size += _size_UpdateMetadataTopicState_v7_8(topic_states_item)
-    live_brokers_items = request.live_brokers
-    if live_brokers_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(live_brokers_items), True)
-        for live_brokers_item in live_brokers_items:
-            size += _size_UpdateMetadataBroker_v6_8(live_brokers_item)
-    count = len(request.unknown_tagged_fields)
-    if request.type != 0:
-        payload_size = 0
-        payload_size += 1
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -2478,7 +1935,6 @@ _V8_PLUS = (8, 32767)
 
 UpdateMetadataPartitionState._READERS = (_read_UpdateMetadataPartitionState_v0_3, _read_UpdateMetadataPartitionState_v0_3, _read_UpdateMetadataPartitionState_v0_3, _read_UpdateMetadataPartitionState_v0_3, _read_UpdateMetadataPartitionState_v4, _read_UpdateMetadataPartitionState_v5, _read_UpdateMetadataPartitionState_v6_8, _read_UpdateMetadataPartitionState_v6_8, _read_UpdateMetadataPartitionState_v6_8)
 UpdateMetadataPartitionState._WRITERS = (_write_UpdateMetadataPartitionState_v0_3, _write_UpdateMetadataPartitionState_v0_3, _write_UpdateMetadataPartitionState_v0_3, _write_UpdateMetadataPartitionState_v0_3, _write_UpdateMetadataPartitionState_v4, _write_UpdateMetadataPartitionState_v5, _write_UpdateMetadataPartitionState_v6_8, _write_UpdateMetadataPartitionState_v6_8, _write_UpdateMetadataPartitionState_v6_8)
-UpdateMetadataPartitionState._SIZERS = (_size_UpdateMetadataPartitionState_v0_3, _size_UpdateMetadataPartitionState_v0_3, _size_UpdateMetadataPartitionState_v0_3, _size_UpdateMetadataPartitionState_v0_3, _size_UpdateMetadataPartitionState_v4, _size_UpdateMetadataPartitionState_v5, _size_UpdateMetadataPartitionState_v6_8, _size_UpdateMetadataPartitionState_v6_8, _size_UpdateMetadataPartitionState_v6_8)
 UpdateMetadataPartitionState._LAZY_DEFAULTS = {"isr": list, "replicas": list, "offline_replicas": list}
 UpdateMetadataPartitionState.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_TO_4, ignorable=True, default=''),
@@ -2493,7 +1949,6 @@ UpdateMetadataPartitionState.FIELDS = (  # what the runtime knows of each field 
 )
 UpdateMetadataTopicState._READERS = (None, None, None, None, None, _read_UpdateMetadataTopicState_v5, _read_UpdateMetadataTopicState_v6, _read_UpdateMetadataTopicState_v7_8, _read_UpdateMetadataTopicState_v7_8)
 UpdateMetadataTopicState._WRITERS = (None, None, None, None, None, _write_UpdateMetadataTopicState_v5, _write_UpdateMetadataTopicState_v6, _write_UpdateMetadataTopicState_v7_8, _write_UpdateMetadataTopicState_v7_8)
-UpdateMetadataTopicState._SIZERS = (None, None, None, None, None, _size_UpdateMetadataTopicState_v5, _size_UpdateMetadataTopicState_v6, _size_UpdateMetadataTopicState_v7_8, _size_UpdateMetadataTopicState_v7_8)
 UpdateMetadataTopicState._LAZY_DEFAULTS = {"partition_states": list}
 UpdateMetadataTopicState.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V5_PLUS, default=''),
@@ -2502,7 +1957,6 @@ UpdateMetadataTopicState.FIELDS = (  # what the runtime knows of each field (kwi
 )
 UpdateMetadataEndpoint._READERS = (None, _read_UpdateMetadataEndpoint_v1_2, _read_UpdateMetadataEndpoint_v1_2, _read_UpdateMetadataEndpoint_v3_5, _read_UpdateMetadataEndpoint_v3_5, _read_UpdateMetadataEndpoint_v3_5, _read_UpdateMetadataEndpoint_v6_8, _read_UpdateMetadataEndpoint_v6_8, _read_UpdateMetadataEndpoint_v6_8)
 UpdateMetadataEndpoint._WRITERS = (None, _write_UpdateMetadataEndpoint_v1_2, _write_UpdateMetadataEndpoint_v1_2, _write_UpdateMetadataEndpoint_v3_5, _write_UpdateMetadataEndpoint_v3_5, _write_UpdateMetadataEndpoint_v3_5, _write_UpdateMetadataEndpoint_v6_8, _write_UpdateMetadataEndpoint_v6_8, _write_UpdateMetadataEndpoint_v6_8)
-UpdateMetadataEndpoint._SIZERS = (None, _size_UpdateMetadataEndpoint_v1_2, _size_UpdateMetadataEndpoint_v1_2, _size_UpdateMetadataEndpoint_v3_5, _size_UpdateMetadataEndpoint_v3_5, _size_UpdateMetadataEndpoint_v3_5, _size_UpdateMetadataEndpoint_v6_8, _size_UpdateMetadataEndpoint_v6_8, _size_UpdateMetadataEndpoint_v6_8)
 UpdateMetadataEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="port", json_name="port", type="int32", versions=_V1_PLUS, default=0),
     FieldInfo(attr="host", json_name="host", type="string", versions=_V1_PLUS, default=''),
@@ -2511,7 +1965,6 @@ UpdateMetadataEndpoint.FIELDS = (  # what the runtime knows of each field (kwire
 )
 UpdateMetadataBroker._READERS = (_read_UpdateMetadataBroker_v0, _read_UpdateMetadataBroker_v1, _read_UpdateMetadataBroker_v2, _read_UpdateMetadataBroker_v3_5, _read_UpdateMetadataBroker_v3_5, _read_UpdateMetadataBroker_v3_5, _read_UpdateMetadataBroker_v6_8, _read_UpdateMetadataBroker_v6_8, _read_UpdateMetadataBroker_v6_8)
 UpdateMetadataBroker._WRITERS = (_write_UpdateMetadataBroker_v0, _write_UpdateMetadataBroker_v1, _write_UpdateMetadataBroker_v2, _write_UpdateMetadataBroker_v3_5, _write_UpdateMetadataBroker_v3_5, _write_UpdateMetadataBroker_v3_5, _write_UpdateMetadataBroker_v6_8, _write_UpdateMetadataBroker_v6_8, _write_UpdateMetadataBroker_v6_8)
-UpdateMetadataBroker._SIZERS = (_size_UpdateMetadataBroker_v0, _size_UpdateMetadataBroker_v1, _size_UpdateMetadataBroker_v2, _size_UpdateMetadataBroker_v3_5, _size_UpdateMetadataBroker_v3_5, _size_UpdateMetadataBroker_v3_5, _size_UpdateMetadataBroker_v6_8, _size_UpdateMetadataBroker_v6_8, _size_UpdateMetadataBroker_v6_8)
 UpdateMetadataBroker._LAZY_DEFAULTS = {"endpoints": list}
 UpdateMetadataBroker.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="id", json_name="id", type="int32", versions=_V0_PLUS, default=0),
@@ -2522,7 +1975,6 @@ UpdateMetadataBroker.FIELDS = (  # what the runtime knows of each field (kwire.w
 )
 UpdateMetadataRequest._READERS = (_read_UpdateMetadataRequest_v0, _read_UpdateMetadataRequest_v1, _read_UpdateMetadataRequest_v2, _read_UpdateMetadataRequest_v3, _read_UpdateMetadataRequest_v4, _read_UpdateMetadataRequest_v5, _read_UpdateMetadataRequest_v6, _read_UpdateMetadataRequest_v7, _read_UpdateMetadataRequest_v8)
 UpdateMetadataRequest._WRITERS = (_write_UpdateMetadataRequest_v0, _write_UpdateMetadataRequest_v1, _write_UpdateMetadataRequest_v2, _write_UpdateMetadataRequest_v3, _write_UpdateMetadataRequest_v4, _write_UpdateMetadataRequest_v5, _write_UpdateMetadataRequest_v6, _write_UpdateMetadataRequest_v7, _write_UpdateMetadataRequest_v8)
-UpdateMetadataRequest._SIZERS = (_size_UpdateMetadataRequest_v0, _size_UpdateMetadataRequest_v1, _size_UpdateMetadataRequest_v2, _size_UpdateMetadataRequest_v3, _size_UpdateMetadataRequest_v4, _size_UpdateMetadataRequest_v5, _size_UpdateMetadataRequest_v6, _size_UpdateMetadataRequest_v7, _size_UpdateMetadataRequest_v8)
 UpdateMetadataRequest._LAZY_DEFAULTS = {"ungrouped_partition_states": list, "topic_states": list, "live_brokers": list}
 UpdateMetadataRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="controller_id", json_name="controllerId", type="int32", versions=_V0_PLUS, default=0),

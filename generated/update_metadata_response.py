@@ -3,8 +3,8 @@
 Response message, versions 0-8, flexible versions 6+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -102,11 +102,6 @@ def _write_UpdateMetadataResponse_v0_5(response: UpdateMetadataResponse, out: by
         raise _w.encode_failure(error, field) from None
 
 
-def _size_UpdateMetadataResponse_v0_5(response: UpdateMetadataResponse) -> int:
-    size = 2
-    return size
-
-
 # --- UpdateMetadataResponse, versions 6-8 (flexible) ---
 
 def _read_UpdateMetadataResponse_v6_8(buf: bytes, pos: int) -> tuple[UpdateMetadataResponse, int]:
@@ -142,15 +137,6 @@ def _write_UpdateMetadataResponse_v6_8(response: UpdateMetadataResponse, out: by
         raise _w.encode_failure(error, field) from None
 
 
-def _size_UpdateMetadataResponse_v6_8(response: UpdateMetadataResponse) -> int:
-    size = 2
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -158,7 +144,6 @@ _V0_PLUS = (0, 32767)
 
 UpdateMetadataResponse._READERS = (_read_UpdateMetadataResponse_v0_5, _read_UpdateMetadataResponse_v0_5, _read_UpdateMetadataResponse_v0_5, _read_UpdateMetadataResponse_v0_5, _read_UpdateMetadataResponse_v0_5, _read_UpdateMetadataResponse_v0_5, _read_UpdateMetadataResponse_v6_8, _read_UpdateMetadataResponse_v6_8, _read_UpdateMetadataResponse_v6_8)
 UpdateMetadataResponse._WRITERS = (_write_UpdateMetadataResponse_v0_5, _write_UpdateMetadataResponse_v0_5, _write_UpdateMetadataResponse_v0_5, _write_UpdateMetadataResponse_v0_5, _write_UpdateMetadataResponse_v0_5, _write_UpdateMetadataResponse_v0_5, _write_UpdateMetadataResponse_v6_8, _write_UpdateMetadataResponse_v6_8, _write_UpdateMetadataResponse_v6_8)
-UpdateMetadataResponse._SIZERS = (_size_UpdateMetadataResponse_v0_5, _size_UpdateMetadataResponse_v0_5, _size_UpdateMetadataResponse_v0_5, _size_UpdateMetadataResponse_v0_5, _size_UpdateMetadataResponse_v0_5, _size_UpdateMetadataResponse_v0_5, _size_UpdateMetadataResponse_v6_8, _size_UpdateMetadataResponse_v6_8, _size_UpdateMetadataResponse_v6_8)
 UpdateMetadataResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
 )

@@ -3,8 +3,8 @@
 Request message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -257,13 +257,9 @@ def _write_Listener_v0(listener: Listener, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if listener.name is None:
-            raise EncodeError("field name is null, which Listener version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, listener.name)
+        _w.write_compact_string(out, _w.non_null(listener.name, "field name is null, which Listener version 0 does not allow (never nullable)"))
         field = "host"
-        if listener.host is None:
-            raise EncodeError("field host is null, which Listener version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, listener.host)
+        _w.write_compact_string(out, _w.non_null(listener.host, "field host is null, which Listener version 0 does not allow (never nullable)"))
         field = "port"
         out += _pack_Listener_port(listener.port)
         field = "(tagged fields)"
@@ -273,17 +269,6 @@ def _write_Listener_v0(listener: Listener, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_Listener_v0(listener: Listener) -> int:
-    size = 2
-    size += _w.compact_string_size(listener.name)
-    size += _w.compact_string_size(listener.host)
-    count = len(listener.unknown_tagged_fields)
-    for tag, payload in listener.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- KRaftVersionFeature, version 0 (flexible) ---
@@ -319,15 +304,6 @@ def _write_KRaftVersionFeature_v0(feature: KRaftVersionFeature, out: bytearray) 
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_KRaftVersionFeature_v0(feature: KRaftVersionFeature) -> int:
-    size = 4
-    count = len(feature.unknown_tagged_fields)
-    for tag, payload in feature.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- UpdateRaftVoterRequest, version 0 (flexible) ---
@@ -380,17 +356,12 @@ def _write_UpdateRaftVoterRequest_v0(request: UpdateRaftVoterRequest, out: bytea
         field = "voter_directory_id"
         out += _w.uuid_bytes(request.voter_directory_id)
         field = "listeners[]"
-        listeners_items = request.listeners
-        if listeners_items is None:
-                raise EncodeError("field listeners is null, which UpdateRaftVoterRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(listeners_items), True)
-            for listeners_item in listeners_items:
-                _write_Listener_v0(listeners_item, out)
+        listeners_items = _w.non_null(request.listeners, "field listeners is null, which UpdateRaftVoterRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(listeners_items), True)
+        for listeners_item in listeners_items:
+            _write_Listener_v0(listeners_item, out)
         field = "kraft_version_feature"
-        if request.kraft_version_feature is None:
-            raise EncodeError("field kraft_version_feature is null, which UpdateRaftVoterRequest version 0 does not allow (never nullable)")
-        _write_KRaftVersionFeature_v0(request.kraft_version_feature, out)
+        _write_KRaftVersionFeature_v0(_w.non_null(request.kraft_version_feature, "field kraft_version_feature is null, which UpdateRaftVoterRequest version 0 does not allow (never nullable)"), out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -400,25 +371,6 @@ def _write_UpdateRaftVoterRequest_v0(request: UpdateRaftVoterRequest, out: bytea
         raise _w.encode_failure(error, field) from None
 
 
-def _size_UpdateRaftVoterRequest_v0(request: UpdateRaftVoterRequest) -> int:
-    size = 8
-    size += _w.compact_string_size(request.cluster_id)
-    size += 16
-    listeners_items = request.listeners
-    if listeners_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(listeners_items), True)
-        for listeners_item in listeners_items:
-            size += _size_Listener_v0(listeners_item)
-    size += _size_KRaftVersionFeature_v0(request.kraft_version_feature)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -426,7 +378,6 @@ _V0_PLUS = (0, 32767)
 
 Listener._READERS = (_read_Listener_v0,)
 Listener._WRITERS = (_write_Listener_v0,)
-Listener._SIZERS = (_size_Listener_v0,)
 Listener._MAP_KEYS = ("name",)
 Listener.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
@@ -435,14 +386,12 @@ Listener.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.
 )
 KRaftVersionFeature._READERS = (_read_KRaftVersionFeature_v0,)
 KRaftVersionFeature._WRITERS = (_write_KRaftVersionFeature_v0,)
-KRaftVersionFeature._SIZERS = (_size_KRaftVersionFeature_v0,)
 KRaftVersionFeature.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="min_supported_version", json_name="minSupportedVersion", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="max_supported_version", json_name="maxSupportedVersion", type="int16", versions=_V0_PLUS, default=0),
 )
 UpdateRaftVoterRequest._READERS = (_read_UpdateRaftVoterRequest_v0,)
 UpdateRaftVoterRequest._WRITERS = (_write_UpdateRaftVoterRequest_v0,)
-UpdateRaftVoterRequest._SIZERS = (_size_UpdateRaftVoterRequest_v0,)
 UpdateRaftVoterRequest._LAZY_DEFAULTS = {"listeners": KeyedList, "kraft_version_feature": KRaftVersionFeature}
 UpdateRaftVoterRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="cluster_id", json_name="clusterId", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),

@@ -3,8 +3,8 @@
 Response message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -191,9 +191,7 @@ def _write_CurrentLeader_v0(leader: CurrentLeader, out: bytearray) -> None:
         field = "leader_id, leader_epoch"
         out += _pack_CurrentLeader_leader_id_leader_epoch(leader.leader_id, leader.leader_epoch)
         field = "host"
-        if leader.host is None:
-            raise EncodeError("field host is null, which CurrentLeader version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, leader.host)
+        _w.write_compact_string(out, _w.non_null(leader.host, "field host is null, which CurrentLeader version 0 does not allow (never nullable)"))
         field = "port"
         out += _pack_CurrentLeader_port(leader.port)
         field = "(tagged fields)"
@@ -203,16 +201,6 @@ def _write_CurrentLeader_v0(leader: CurrentLeader, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_CurrentLeader_v0(leader: CurrentLeader) -> int:
-    size = 12
-    size += _w.compact_string_size(leader.host)
-    count = len(leader.unknown_tagged_fields)
-    for tag, payload in leader.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- UpdateRaftVoterResponse, version 0 (flexible) ---
@@ -268,9 +256,7 @@ def _write_UpdateRaftVoterResponse_v0(response: UpdateRaftVoterResponse, out: by
         if response.current_leader != CurrentLeader():
             payload = bytearray()
             field = "current_leader"
-            if response.current_leader is None:
-                raise EncodeError("field current_leader is null, which UpdateRaftVoterResponse version 0 does not allow (never nullable)")
-            _write_CurrentLeader_v0(response.current_leader, payload)
+            _write_CurrentLeader_v0(_w.non_null(response.current_leader, "field current_leader is null, which UpdateRaftVoterResponse version 0 does not allow (never nullable)"), payload)
             tagged.append((0, payload))
         if tagged or response.unknown_tagged_fields:
             _w.write_tagged(out, tagged, response.unknown_tagged_fields)
@@ -280,20 +266,6 @@ def _write_UpdateRaftVoterResponse_v0(response: UpdateRaftVoterResponse, out: by
         raise _w.encode_failure(error, field) from None
 
 
-def _size_UpdateRaftVoterResponse_v0(response: UpdateRaftVoterResponse) -> int:
-    size = 6
-    count = len(response.unknown_tagged_fields)
-    if response.current_leader != CurrentLeader():
-        payload_size = 0
-        payload_size += _size_CurrentLeader_v0(response.current_leader)
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -301,7 +273,6 @@ _V0_PLUS = (0, 32767)
 
 CurrentLeader._READERS = (_read_CurrentLeader_v0,)
 CurrentLeader._WRITERS = (_write_CurrentLeader_v0,)
-CurrentLeader._SIZERS = (_size_CurrentLeader_v0,)
 CurrentLeader.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="leader_id", json_name="leaderId", type="int32", versions=_V0_PLUS, default=-1),
     FieldInfo(attr="leader_epoch", json_name="leaderEpoch", type="int32", versions=_V0_PLUS, default=-1),
@@ -310,7 +281,6 @@ CurrentLeader.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
 )
 UpdateRaftVoterResponse._READERS = (_read_UpdateRaftVoterResponse_v0,)
 UpdateRaftVoterResponse._WRITERS = (_write_UpdateRaftVoterResponse_v0,)
-UpdateRaftVoterResponse._SIZERS = (_size_UpdateRaftVoterResponse_v0,)
 UpdateRaftVoterResponse._LAZY_DEFAULTS = {"current_leader": CurrentLeader}
 UpdateRaftVoterResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

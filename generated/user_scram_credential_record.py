@@ -3,8 +3,8 @@
 Metadata message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -191,19 +191,6 @@ def _write_UserScramCredentialRecord_v0(record: UserScramCredentialRecord, out: 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_UserScramCredentialRecord_v0(record: UserScramCredentialRecord) -> int:
-    size = 5
-    size += _w.compact_string_size(record.name)
-    size += _w.compact_bytes_size(record.salt)
-    size += _w.compact_bytes_size(record.stored_key)
-    size += _w.compact_bytes_size(record.server_key)
-    count = len(record.unknown_tagged_fields)
-    for tag, payload in record.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -211,7 +198,6 @@ _V0_PLUS = (0, 32767)
 
 UserScramCredentialRecord._READERS = (_read_UserScramCredentialRecord_v0,)
 UserScramCredentialRecord._WRITERS = (_write_UserScramCredentialRecord_v0,)
-UserScramCredentialRecord._SIZERS = (_size_UserScramCredentialRecord_v0,)
 UserScramCredentialRecord.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="mechanism", json_name="mechanism", type="int8", versions=_V0_PLUS, default=0),

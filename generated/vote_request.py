@@ -3,8 +3,8 @@
 Request message, versions 0-2, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -288,15 +288,6 @@ def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_PartitionData_v0(data: PartitionData) -> int:
-    size = 24
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- PartitionData, version 1 (flexible) ---
 
 def _read_PartitionData_v1(buf: bytes, pos: int) -> tuple[PartitionData, int]:
@@ -348,17 +339,6 @@ def _write_PartitionData_v1(data: PartitionData, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_PartitionData_v1(data: PartitionData) -> int:
-    size = 24
-    size += 16
-    size += 16
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- PartitionData, version 2 (flexible) ---
 
 def _read_PartitionData_v2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
@@ -407,17 +387,6 @@ def _write_PartitionData_v2(data: PartitionData, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_PartitionData_v2(data: PartitionData) -> int:
-    size = 25
-    size += 16
-    size += 16
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- TopicData, version 0 (flexible) ---
 
 def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
@@ -455,17 +424,12 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
     field = ""
     try:
         field = "topic_name"
-        if data.topic_name is None:
-            raise EncodeError("field topic_name is null, which TopicData version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, data.topic_name)
+        _w.write_compact_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData version 0 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicData version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v0(partitions_item, out)
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v0(partitions_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -473,23 +437,6 @@ def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicData_v0(data: TopicData) -> int:
-    size = 0
-    size += _w.compact_string_size(data.topic_name)
-    partitions_items = data.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_PartitionData_v0(partitions_item)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- TopicData, version 1 (flexible) ---
@@ -529,17 +476,12 @@ def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
     field = ""
     try:
         field = "topic_name"
-        if data.topic_name is None:
-            raise EncodeError("field topic_name is null, which TopicData version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, data.topic_name)
+        _w.write_compact_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData version 1 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicData version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v1(partitions_item, out)
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 1 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v1(partitions_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -547,23 +489,6 @@ def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicData_v1(data: TopicData) -> int:
-    size = 0
-    size += _w.compact_string_size(data.topic_name)
-    partitions_items = data.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_PartitionData_v1(partitions_item)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- TopicData, version 2 (flexible) ---
@@ -603,17 +528,12 @@ def _write_TopicData_v2(data: TopicData, out: bytearray) -> None:
     field = ""
     try:
         field = "topic_name"
-        if data.topic_name is None:
-            raise EncodeError("field topic_name is null, which TopicData version 2 does not allow (never nullable)")
-        _w.write_compact_string(out, data.topic_name)
+        _w.write_compact_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData version 2 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicData version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v2(partitions_item, out)
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 2 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v2(partitions_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -621,23 +541,6 @@ def _write_TopicData_v2(data: TopicData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicData_v2(data: TopicData) -> int:
-    size = 0
-    size += _w.compact_string_size(data.topic_name)
-    partitions_items = data.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_PartitionData_v2(partitions_item)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- VoteRequest, version 0 (flexible) ---
@@ -680,13 +583,10 @@ def _write_VoteRequest_v0(request: VoteRequest, out: bytearray) -> None:
         field = "cluster_id"
         _w.write_compact_string(out, request.cluster_id)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which VoteRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicData_v0(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which VoteRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicData_v0(topics_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -694,23 +594,6 @@ def _write_VoteRequest_v0(request: VoteRequest, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_VoteRequest_v0(request: VoteRequest) -> int:
-    size = 0
-    size += _w.compact_string_size(request.cluster_id)
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_TopicData_v0(topics_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- VoteRequest, version 1 (flexible) ---
@@ -757,13 +640,10 @@ def _write_VoteRequest_v1(request: VoteRequest, out: bytearray) -> None:
         field = "voter_id"
         out += _pack_VoteRequest_voter_id(request.voter_id)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which VoteRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicData_v1(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which VoteRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicData_v1(topics_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -771,23 +651,6 @@ def _write_VoteRequest_v1(request: VoteRequest, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_VoteRequest_v1(request: VoteRequest) -> int:
-    size = 4
-    size += _w.compact_string_size(request.cluster_id)
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_TopicData_v1(topics_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- VoteRequest, version 2 (flexible) ---
@@ -834,13 +697,10 @@ def _write_VoteRequest_v2(request: VoteRequest, out: bytearray) -> None:
         field = "voter_id"
         out += _pack_VoteRequest_voter_id(request.voter_id)
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which VoteRequest version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicData_v2(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which VoteRequest version 2 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicData_v2(topics_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -848,23 +708,6 @@ def _write_VoteRequest_v2(request: VoteRequest, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_VoteRequest_v2(request: VoteRequest) -> int:
-    size = 4
-    size += _w.compact_string_size(request.cluster_id)
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_TopicData_v2(topics_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -876,7 +719,6 @@ _V2_PLUS = (2, 32767)
 
 PartitionData._READERS = (_read_PartitionData_v0, _read_PartitionData_v1, _read_PartitionData_v2)
 PartitionData._WRITERS = (_write_PartitionData_v0, _write_PartitionData_v1, _write_PartitionData_v2)
-PartitionData._SIZERS = (_size_PartitionData_v0, _size_PartitionData_v1, _size_PartitionData_v2)
 PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="replica_epoch", json_name="replicaEpoch", type="int32", versions=_V0_PLUS, default=0),
@@ -889,7 +731,6 @@ PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
 )
 TopicData._READERS = (_read_TopicData_v0, _read_TopicData_v1, _read_TopicData_v2)
 TopicData._WRITERS = (_write_TopicData_v0, _write_TopicData_v1, _write_TopicData_v2)
-TopicData._SIZERS = (_size_TopicData_v0, _size_TopicData_v1, _size_TopicData_v2)
 TopicData._LAZY_DEFAULTS = {"partitions": list}
 TopicData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
@@ -897,7 +738,6 @@ TopicData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message
 )
 VoteRequest._READERS = (_read_VoteRequest_v0, _read_VoteRequest_v1, _read_VoteRequest_v2)
 VoteRequest._WRITERS = (_write_VoteRequest_v0, _write_VoteRequest_v1, _write_VoteRequest_v2)
-VoteRequest._SIZERS = (_size_VoteRequest_v0, _size_VoteRequest_v1, _size_VoteRequest_v2)
 VoteRequest._LAZY_DEFAULTS = {"topics": list}
 VoteRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="cluster_id", json_name="clusterId", type="string", versions=_V0_PLUS, nullable=_V0_PLUS),

@@ -3,8 +3,8 @@
 Response message, versions 0-2, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -315,15 +315,6 @@ def _write_PartitionData_v0_2(data: PartitionData, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_PartitionData_v0_2(data: PartitionData) -> int:
-    size = 15
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- TopicData, versions 0-2 (flexible) ---
 
 def _read_TopicData_v0_2(buf: bytes, pos: int) -> tuple[TopicData, int]:
@@ -373,17 +364,12 @@ def _write_TopicData_v0_2(data: TopicData, out: bytearray) -> None:
     field = ""
     try:
         field = "topic_name"
-        if data.topic_name is None:
-            raise EncodeError("field topic_name is null, which TopicData versions 0-2 do not allow (never nullable)")
-        _w.write_compact_string(out, data.topic_name)
+        _w.write_compact_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData versions 0-2 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which TopicData versions 0-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v0_2(partitions_item, out)
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData versions 0-2 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v0_2(partitions_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -391,23 +377,6 @@ def _write_TopicData_v0_2(data: TopicData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_TopicData_v0_2(data: TopicData) -> int:
-    size = 0
-    size += _w.compact_string_size(data.topic_name)
-    partitions_items = data.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_PartitionData_v0_2(partitions_item)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- NodeEndpoint, versions 1-2 (flexible) ---
@@ -442,9 +411,7 @@ def _write_NodeEndpoint_v1_2(endpoint: NodeEndpoint, out: bytearray) -> None:
         field = "node_id"
         out += _pack_NodeEndpoint_node_id(endpoint.node_id)
         field = "host"
-        if endpoint.host is None:
-            raise EncodeError("field host is null, which NodeEndpoint versions 1-2 do not allow (never nullable)")
-        _w.write_compact_string(out, endpoint.host)
+        _w.write_compact_string(out, _w.non_null(endpoint.host, "field host is null, which NodeEndpoint versions 1-2 do not allow (never nullable)"))
         field = "port"
         out += _pack_NodeEndpoint_port(endpoint.port)
         field = "(tagged fields)"
@@ -454,16 +421,6 @@ def _write_NodeEndpoint_v1_2(endpoint: NodeEndpoint, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_NodeEndpoint_v1_2(endpoint: NodeEndpoint) -> int:
-    size = 6
-    size += _w.compact_string_size(endpoint.host)
-    count = len(endpoint.unknown_tagged_fields)
-    for tag, payload in endpoint.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- VoteResponse, version 0 (flexible) ---
@@ -508,13 +465,10 @@ def _write_VoteResponse_v0(response: VoteResponse, out: bytearray) -> None:
         field = "error_code"
         out += _pack_VoteResponse_error_code(response.error_code)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which VoteResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicData_v0_2(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which VoteResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicData_v0_2(topics_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -522,22 +476,6 @@ def _write_VoteResponse_v0(response: VoteResponse, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_VoteResponse_v0(response: VoteResponse) -> int:
-    size = 2
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_TopicData_v0_2(topics_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- VoteResponse, versions 1-2 (flexible) ---
@@ -613,25 +551,19 @@ def _write_VoteResponse_v1_2(response: VoteResponse, out: bytearray) -> None:
         field = "error_code"
         out += _pack_VoteResponse_error_code(response.error_code)
         field = "topics[]"
-        topics_items = response.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which VoteResponse versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_TopicData_v0_2(topics_item, out)
+        topics_items = _w.non_null(response.topics, "field topics is null, which VoteResponse versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_TopicData_v0_2(topics_item, out)
         field = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
         if (response.node_endpoints is None or len(response.node_endpoints) != 0):
             payload = bytearray()
             field = "node_endpoints[]"
-            node_endpoints_items = response.node_endpoints
-            if node_endpoints_items is None:
-                    raise EncodeError("field node_endpoints is null, which VoteResponse versions 1-2 do not allow (never nullable)")
-            else:
-                _w.write_count(payload, len(node_endpoints_items), True)
-                for node_endpoints_item in node_endpoints_items:
-                    _write_NodeEndpoint_v1_2(node_endpoints_item, payload)
+            node_endpoints_items = _w.non_null(response.node_endpoints, "field node_endpoints is null, which VoteResponse versions 1-2 do not allow (never nullable)")
+            _w.write_count(payload, len(node_endpoints_items), True)
+            for node_endpoints_item in node_endpoints_items:
+                _write_NodeEndpoint_v1_2(node_endpoints_item, payload)
             tagged.append((0, payload))
         if tagged or response.unknown_tagged_fields:
             _w.write_tagged(out, tagged, response.unknown_tagged_fields)
@@ -639,33 +571,6 @@ def _write_VoteResponse_v1_2(response: VoteResponse, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_VoteResponse_v1_2(response: VoteResponse) -> int:
-    size = 2
-    topics_items = response.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_TopicData_v0_2(topics_item)
-    count = len(response.unknown_tagged_fields)
-    if (response.node_endpoints is None or len(response.node_endpoints) != 0):
-        payload_size = 0
-        node_endpoints_items = response.node_endpoints
-        if node_endpoints_items is None:
-            payload_size += _w.count_size(None, True)
-        else:
-            payload_size += _w.count_size(len(node_endpoints_items), True)
-            for node_endpoints_item in node_endpoints_items:
-                payload_size += _size_NodeEndpoint_v1_2(node_endpoints_item)
-        size += _w.uvarint_size(0) + _w.uvarint_size(payload_size) + payload_size
-        count += 1
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -676,7 +581,6 @@ _V1_PLUS = (1, 32767)
 
 PartitionData._READERS = (_read_PartitionData_v0_2, _read_PartitionData_v0_2, _read_PartitionData_v0_2)
 PartitionData._WRITERS = (_write_PartitionData_v0_2, _write_PartitionData_v0_2, _write_PartitionData_v0_2)
-PartitionData._SIZERS = (_size_PartitionData_v0_2, _size_PartitionData_v0_2, _size_PartitionData_v0_2)
 PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
@@ -686,7 +590,6 @@ PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
 )
 TopicData._READERS = (_read_TopicData_v0_2, _read_TopicData_v0_2, _read_TopicData_v0_2)
 TopicData._WRITERS = (_write_TopicData_v0_2, _write_TopicData_v0_2, _write_TopicData_v0_2)
-TopicData._SIZERS = (_size_TopicData_v0_2, _size_TopicData_v0_2, _size_TopicData_v0_2)
 TopicData._LAZY_DEFAULTS = {"partitions": list}
 TopicData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
@@ -694,7 +597,6 @@ TopicData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message
 )
 NodeEndpoint._READERS = (None, _read_NodeEndpoint_v1_2, _read_NodeEndpoint_v1_2)
 NodeEndpoint._WRITERS = (None, _write_NodeEndpoint_v1_2, _write_NodeEndpoint_v1_2)
-NodeEndpoint._SIZERS = (None, _size_NodeEndpoint_v1_2, _size_NodeEndpoint_v1_2)
 NodeEndpoint._MAP_KEYS = ("node_id",)
 NodeEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="node_id", json_name="nodeId", type="int32", versions=_V1_PLUS, default=0, map_key=True),
@@ -703,7 +605,6 @@ NodeEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.mess
 )
 VoteResponse._READERS = (_read_VoteResponse_v0, _read_VoteResponse_v1_2, _read_VoteResponse_v1_2)
 VoteResponse._WRITERS = (_write_VoteResponse_v0, _write_VoteResponse_v1_2, _write_VoteResponse_v1_2)
-VoteResponse._SIZERS = (_size_VoteResponse_v0, _size_VoteResponse_v1_2, _size_VoteResponse_v1_2)
 VoteResponse._LAZY_DEFAULTS = {"topics": list, "node_endpoints": KeyedList}
 VoteResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

@@ -3,8 +3,8 @@
 Data message, versions 0, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -296,13 +296,9 @@ def _write_Endpoint_v0(endpoint: Endpoint, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if endpoint.name is None:
-            raise EncodeError("field name is null, which Endpoint version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, endpoint.name)
+        _w.write_compact_string(out, _w.non_null(endpoint.name, "field name is null, which Endpoint version 0 does not allow (never nullable)"))
         field = "host"
-        if endpoint.host is None:
-            raise EncodeError("field host is null, which Endpoint version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, endpoint.host)
+        _w.write_compact_string(out, _w.non_null(endpoint.host, "field host is null, which Endpoint version 0 does not allow (never nullable)"))
         field = "port"
         out += _pack_Endpoint_port(endpoint.port)
         field = "(tagged fields)"
@@ -312,17 +308,6 @@ def _write_Endpoint_v0(endpoint: Endpoint, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_Endpoint_v0(endpoint: Endpoint) -> int:
-    size = 2
-    size += _w.compact_string_size(endpoint.name)
-    size += _w.compact_string_size(endpoint.host)
-    count = len(endpoint.unknown_tagged_fields)
-    for tag, payload in endpoint.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- KRaftVersionFeature, version 0 (flexible) ---
@@ -358,15 +343,6 @@ def _write_KRaftVersionFeature_v0(feature: KRaftVersionFeature, out: bytearray) 
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_KRaftVersionFeature_v0(feature: KRaftVersionFeature) -> int:
-    size = 4
-    count = len(feature.unknown_tagged_fields)
-    for tag, payload in feature.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- Voter, version 0 (flexible) ---
@@ -415,17 +391,12 @@ def _write_Voter_v0(voter: Voter, out: bytearray) -> None:
         field = "voter_directory_id"
         out += _w.uuid_bytes(voter.voter_directory_id)
         field = "endpoints[]"
-        endpoints_items = voter.endpoints
-        if endpoints_items is None:
-                raise EncodeError("field endpoints is null, which Voter version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(endpoints_items), True)
-            for endpoints_item in endpoints_items:
-                _write_Endpoint_v0(endpoints_item, out)
+        endpoints_items = _w.non_null(voter.endpoints, "field endpoints is null, which Voter version 0 does not allow (never nullable)")
+        _w.write_count(out, len(endpoints_items), True)
+        for endpoints_item in endpoints_items:
+            _write_Endpoint_v0(endpoints_item, out)
         field = "kraft_version_feature"
-        if voter.kraft_version_feature is None:
-            raise EncodeError("field kraft_version_feature is null, which Voter version 0 does not allow (never nullable)")
-        _write_KRaftVersionFeature_v0(voter.kraft_version_feature, out)
+        _write_KRaftVersionFeature_v0(_w.non_null(voter.kraft_version_feature, "field kraft_version_feature is null, which Voter version 0 does not allow (never nullable)"), out)
         field = "(tagged fields)"
         if voter.unknown_tagged_fields:
             _w.write_tagged(out, [], voter.unknown_tagged_fields)
@@ -433,24 +404,6 @@ def _write_Voter_v0(voter: Voter, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_Voter_v0(voter: Voter) -> int:
-    size = 4
-    size += 16
-    endpoints_items = voter.endpoints
-    if endpoints_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(endpoints_items), True)
-        for endpoints_item in endpoints_items:
-            size += _size_Endpoint_v0(endpoints_item)
-    size += _size_KRaftVersionFeature_v0(voter.kraft_version_feature)
-    count = len(voter.unknown_tagged_fields)
-    for tag, payload in voter.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- VotersRecord, version 0 (flexible) ---
@@ -493,13 +446,10 @@ def _write_VotersRecord_v0(record: VotersRecord, out: bytearray) -> None:
         field = "version"
         out += _pack_VotersRecord_version(record.version)
         field = "voters[]"
-        voters_items = record.voters
-        if voters_items is None:
-                raise EncodeError("field voters is null, which VotersRecord version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(voters_items), True)
-            for voters_item in voters_items:
-                _write_Voter_v0(voters_item, out)
+        voters_items = _w.non_null(record.voters, "field voters is null, which VotersRecord version 0 does not allow (never nullable)")
+        _w.write_count(out, len(voters_items), True)
+        for voters_item in voters_items:
+            _write_Voter_v0(voters_item, out)
         field = "(tagged fields)"
         if record.unknown_tagged_fields:
             _w.write_tagged(out, [], record.unknown_tagged_fields)
@@ -509,22 +459,6 @@ def _write_VotersRecord_v0(record: VotersRecord, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_VotersRecord_v0(record: VotersRecord) -> int:
-    size = 2
-    voters_items = record.voters
-    if voters_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(voters_items), True)
-        for voters_item in voters_items:
-            size += _size_Voter_v0(voters_item)
-    count = len(record.unknown_tagged_fields)
-    for tag, payload in record.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -532,7 +466,6 @@ _V0_PLUS = (0, 32767)
 
 Endpoint._READERS = (_read_Endpoint_v0,)
 Endpoint._WRITERS = (_write_Endpoint_v0,)
-Endpoint._SIZERS = (_size_Endpoint_v0,)
 Endpoint._MAP_KEYS = ("name",)
 Endpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
@@ -541,14 +474,12 @@ Endpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.
 )
 KRaftVersionFeature._READERS = (_read_KRaftVersionFeature_v0,)
 KRaftVersionFeature._WRITERS = (_write_KRaftVersionFeature_v0,)
-KRaftVersionFeature._SIZERS = (_size_KRaftVersionFeature_v0,)
 KRaftVersionFeature.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="min_supported_version", json_name="minSupportedVersion", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="max_supported_version", json_name="maxSupportedVersion", type="int16", versions=_V0_PLUS, default=0),
 )
 Voter._READERS = (_read_Voter_v0,)
 Voter._WRITERS = (_write_Voter_v0,)
-Voter._SIZERS = (_size_Voter_v0,)
 Voter._LAZY_DEFAULTS = {"endpoints": KeyedList, "kraft_version_feature": KRaftVersionFeature}
 Voter.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="voter_id", json_name="voterId", type="int32", versions=_V0_PLUS, default=0),
@@ -558,7 +489,6 @@ Voter.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.Fie
 )
 VotersRecord._READERS = (_read_VotersRecord_v0,)
 VotersRecord._WRITERS = (_write_VotersRecord_v0,)
-VotersRecord._SIZERS = (_size_VotersRecord_v0,)
 VotersRecord._LAZY_DEFAULTS = {"voters": list}
 VotersRecord.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="version", json_name="version", type="int16", versions=_V0_PLUS, default=0),

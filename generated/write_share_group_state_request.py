@@ -3,8 +3,8 @@
 Request message, versions 0-1, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -324,15 +324,6 @@ def _write_StateBatch_v0_1(batch: StateBatch, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_StateBatch_v0_1(batch: StateBatch) -> int:
-    size = 19
-    count = len(batch.unknown_tagged_fields)
-    for tag, payload in batch.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- PartitionData, version 0 (flexible) ---
 
 def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
@@ -386,13 +377,10 @@ def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
         field = "partition, state_epoch, leader_epoch, start_offset"
         out += _pack_PartitionData_partition_to_start_offset(data.partition, data.state_epoch, data.leader_epoch, data.start_offset)
         field = "state_batches[]"
-        state_batches_items = data.state_batches
-        if state_batches_items is None:
-                raise EncodeError("field state_batches is null, which PartitionData version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(state_batches_items), True)
-            for state_batches_item in state_batches_items:
-                _write_StateBatch_v0_1(state_batches_item, out)
+        state_batches_items = _w.non_null(data.state_batches, "field state_batches is null, which PartitionData version 0 does not allow (never nullable)")
+        _w.write_count(out, len(state_batches_items), True)
+        for state_batches_item in state_batches_items:
+            _write_StateBatch_v0_1(state_batches_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -400,22 +388,6 @@ def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_PartitionData_v0(data: PartitionData) -> int:
-    size = 20
-    state_batches_items = data.state_batches
-    if state_batches_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(state_batches_items), True)
-        for state_batches_item in state_batches_items:
-            size += _size_StateBatch_v0_1(state_batches_item)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- PartitionData, version 1 (flexible) ---
@@ -470,13 +442,10 @@ def _write_PartitionData_v1(data: PartitionData, out: bytearray) -> None:
         field = "partition, state_epoch, leader_epoch, start_offset, delivery_complete_count"
         out += _pack_PartitionData_partition_to_delivery_complete_count(data.partition, data.state_epoch, data.leader_epoch, data.start_offset, data.delivery_complete_count)
         field = "state_batches[]"
-        state_batches_items = data.state_batches
-        if state_batches_items is None:
-                raise EncodeError("field state_batches is null, which PartitionData version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(state_batches_items), True)
-            for state_batches_item in state_batches_items:
-                _write_StateBatch_v0_1(state_batches_item, out)
+        state_batches_items = _w.non_null(data.state_batches, "field state_batches is null, which PartitionData version 1 does not allow (never nullable)")
+        _w.write_count(out, len(state_batches_items), True)
+        for state_batches_item in state_batches_items:
+            _write_StateBatch_v0_1(state_batches_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -484,22 +453,6 @@ def _write_PartitionData_v1(data: PartitionData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_PartitionData_v1(data: PartitionData) -> int:
-    size = 24
-    state_batches_items = data.state_batches
-    if state_batches_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(state_batches_items), True)
-        for state_batches_item in state_batches_items:
-            size += _size_StateBatch_v0_1(state_batches_item)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- WriteStateData, version 0 (flexible) ---
@@ -541,13 +494,10 @@ def _write_WriteStateData_v0(data: WriteStateData, out: bytearray) -> None:
         field = "topic_id"
         out += _w.uuid_bytes(data.topic_id)
         field = "partitions[]"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which WriteStateData version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v0(partitions_item, out)
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which WriteStateData version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v0(partitions_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -555,23 +505,6 @@ def _write_WriteStateData_v0(data: WriteStateData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_WriteStateData_v0(data: WriteStateData) -> int:
-    size = 0
-    size += 16
-    partitions_items = data.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_PartitionData_v0(partitions_item)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- WriteStateData, version 1 (flexible) ---
@@ -613,13 +546,10 @@ def _write_WriteStateData_v1(data: WriteStateData, out: bytearray) -> None:
         field = "topic_id"
         out += _w.uuid_bytes(data.topic_id)
         field = "partitions[]"
-        partitions_items = data.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which WriteStateData version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionData_v1(partitions_item, out)
+        partitions_items = _w.non_null(data.partitions, "field partitions is null, which WriteStateData version 1 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionData_v1(partitions_item, out)
         field = "(tagged fields)"
         if data.unknown_tagged_fields:
             _w.write_tagged(out, [], data.unknown_tagged_fields)
@@ -627,23 +557,6 @@ def _write_WriteStateData_v1(data: WriteStateData, out: bytearray) -> None:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_WriteStateData_v1(data: WriteStateData) -> int:
-    size = 0
-    size += 16
-    partitions_items = data.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_PartitionData_v1(partitions_item)
-    count = len(data.unknown_tagged_fields)
-    for tag, payload in data.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- WriteShareGroupStateRequest, version 0 (flexible) ---
@@ -683,17 +596,12 @@ def _write_WriteShareGroupStateRequest_v0(request: WriteShareGroupStateRequest, 
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which WriteShareGroupStateRequest version 0 does not allow (never nullable)")
-        _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which WriteShareGroupStateRequest version 0 does not allow (never nullable)"))
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which WriteShareGroupStateRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_WriteStateData_v0(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which WriteShareGroupStateRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_WriteStateData_v0(topics_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -701,23 +609,6 @@ def _write_WriteShareGroupStateRequest_v0(request: WriteShareGroupStateRequest, 
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_WriteShareGroupStateRequest_v0(request: WriteShareGroupStateRequest) -> int:
-    size = 0
-    size += _w.compact_string_size(request.group_id)
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_WriteStateData_v0(topics_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- WriteShareGroupStateRequest, version 1 (flexible) ---
@@ -757,17 +648,12 @@ def _write_WriteShareGroupStateRequest_v1(request: WriteShareGroupStateRequest, 
     field = ""
     try:
         field = "group_id"
-        if request.group_id is None:
-            raise EncodeError("field group_id is null, which WriteShareGroupStateRequest version 1 does not allow (never nullable)")
-        _w.write_compact_string(out, request.group_id)
+        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which WriteShareGroupStateRequest version 1 does not allow (never nullable)"))
         field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which WriteShareGroupStateRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_WriteStateData_v1(topics_item, out)
+        topics_items = _w.non_null(request.topics, "field topics is null, which WriteShareGroupStateRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_WriteStateData_v1(topics_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -775,23 +661,6 @@ def _write_WriteShareGroupStateRequest_v1(request: WriteShareGroupStateRequest, 
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_WriteShareGroupStateRequest_v1(request: WriteShareGroupStateRequest) -> int:
-    size = 0
-    size += _w.compact_string_size(request.group_id)
-    topics_items = request.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_WriteStateData_v1(topics_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -802,7 +671,6 @@ _V1_PLUS = (1, 32767)
 
 StateBatch._READERS = (_read_StateBatch_v0_1, _read_StateBatch_v0_1)
 StateBatch._WRITERS = (_write_StateBatch_v0_1, _write_StateBatch_v0_1)
-StateBatch._SIZERS = (_size_StateBatch_v0_1, _size_StateBatch_v0_1)
 StateBatch.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="first_offset", json_name="firstOffset", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="last_offset", json_name="lastOffset", type="int64", versions=_V0_PLUS, default=0),
@@ -811,7 +679,6 @@ StateBatch.FIELDS = (  # what the runtime knows of each field (kwire.wire.messag
 )
 PartitionData._READERS = (_read_PartitionData_v0, _read_PartitionData_v1)
 PartitionData._WRITERS = (_write_PartitionData_v0, _write_PartitionData_v1)
-PartitionData._SIZERS = (_size_PartitionData_v0, _size_PartitionData_v1)
 PartitionData._LAZY_DEFAULTS = {"state_batches": list}
 PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition", json_name="partition", type="int32", versions=_V0_PLUS, default=0),
@@ -823,7 +690,6 @@ PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
 )
 WriteStateData._READERS = (_read_WriteStateData_v0, _read_WriteStateData_v1)
 WriteStateData._WRITERS = (_write_WriteStateData_v0, _write_WriteStateData_v1)
-WriteStateData._SIZERS = (_size_WriteStateData_v0, _size_WriteStateData_v1)
 WriteStateData._LAZY_DEFAULTS = {"partitions": list}
 WriteStateData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
@@ -831,7 +697,6 @@ WriteStateData.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
 )
 WriteShareGroupStateRequest._READERS = (_read_WriteShareGroupStateRequest_v0, _read_WriteShareGroupStateRequest_v1)
 WriteShareGroupStateRequest._WRITERS = (_write_WriteShareGroupStateRequest_v0, _write_WriteShareGroupStateRequest_v1)
-WriteShareGroupStateRequest._SIZERS = (_size_WriteShareGroupStateRequest_v0, _size_WriteShareGroupStateRequest_v1)
 WriteShareGroupStateRequest._LAZY_DEFAULTS = {"topics": list}
 WriteShareGroupStateRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),

@@ -3,8 +3,8 @@
 Response message, versions 0-1, flexible versions 0+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -229,16 +229,6 @@ def _write_PartitionResult_v0_1(result: PartitionResult, out: bytearray) -> None
         raise _w.encode_failure(error, field) from None
 
 
-def _size_PartitionResult_v0_1(result: PartitionResult) -> int:
-    size = 6
-    size += _w.compact_string_size(result.error_message)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- WriteStateResult, versions 0-1 (flexible) ---
 
 def _read_WriteStateResult_v0_1(buf: bytes, pos: int) -> tuple[WriteStateResult, int]:
@@ -278,13 +268,10 @@ def _write_WriteStateResult_v0_1(result: WriteStateResult, out: bytearray) -> No
         field = "topic_id"
         out += _w.uuid_bytes(result.topic_id)
         field = "partitions[]"
-        partitions_items = result.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which WriteStateResult versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_PartitionResult_v0_1(partitions_item, out)
+        partitions_items = _w.non_null(result.partitions, "field partitions is null, which WriteStateResult versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_PartitionResult_v0_1(partitions_item, out)
         field = "(tagged fields)"
         if result.unknown_tagged_fields:
             _w.write_tagged(out, [], result.unknown_tagged_fields)
@@ -292,23 +279,6 @@ def _write_WriteStateResult_v0_1(result: WriteStateResult, out: bytearray) -> No
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_WriteStateResult_v0_1(result: WriteStateResult) -> int:
-    size = 0
-    size += 16
-    partitions_items = result.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_PartitionResult_v0_1(partitions_item)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- WriteShareGroupStateResponse, versions 0-1 (flexible) ---
@@ -346,13 +316,10 @@ def _write_WriteShareGroupStateResponse_v0_1(response: WriteShareGroupStateRespo
     field = ""
     try:
         field = "results[]"
-        results_items = response.results
-        if results_items is None:
-                raise EncodeError("field results is null, which WriteShareGroupStateResponse versions 0-1 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(results_items), True)
-            for results_item in results_items:
-                _write_WriteStateResult_v0_1(results_item, out)
+        results_items = _w.non_null(response.results, "field results is null, which WriteShareGroupStateResponse versions 0-1 do not allow (never nullable)")
+        _w.write_count(out, len(results_items), True)
+        for results_item in results_items:
+            _write_WriteStateResult_v0_1(results_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -362,22 +329,6 @@ def _write_WriteShareGroupStateResponse_v0_1(response: WriteShareGroupStateRespo
         raise _w.encode_failure(error, field) from None
 
 
-def _size_WriteShareGroupStateResponse_v0_1(response: WriteShareGroupStateResponse) -> int:
-    size = 0
-    results_items = response.results
-    if results_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(results_items), True)
-        for results_item in results_items:
-            size += _size_WriteStateResult_v0_1(results_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -385,7 +336,6 @@ _V0_PLUS = (0, 32767)
 
 PartitionResult._READERS = (_read_PartitionResult_v0_1, _read_PartitionResult_v0_1)
 PartitionResult._WRITERS = (_write_PartitionResult_v0_1, _write_PartitionResult_v0_1)
-PartitionResult._SIZERS = (_size_PartitionResult_v0_1, _size_PartitionResult_v0_1)
 PartitionResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition", json_name="partition", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
@@ -393,7 +343,6 @@ PartitionResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.m
 )
 WriteStateResult._READERS = (_read_WriteStateResult_v0_1, _read_WriteStateResult_v0_1)
 WriteStateResult._WRITERS = (_write_WriteStateResult_v0_1, _write_WriteStateResult_v0_1)
-WriteStateResult._SIZERS = (_size_WriteStateResult_v0_1, _size_WriteStateResult_v0_1)
 WriteStateResult._LAZY_DEFAULTS = {"partitions": list}
 WriteStateResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
@@ -401,7 +350,6 @@ WriteStateResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.
 )
 WriteShareGroupStateResponse._READERS = (_read_WriteShareGroupStateResponse_v0_1, _read_WriteShareGroupStateResponse_v0_1)
 WriteShareGroupStateResponse._WRITERS = (_write_WriteShareGroupStateResponse_v0_1, _write_WriteShareGroupStateResponse_v0_1)
-WriteShareGroupStateResponse._SIZERS = (_size_WriteShareGroupStateResponse_v0_1, _size_WriteShareGroupStateResponse_v0_1)
 WriteShareGroupStateResponse._LAZY_DEFAULTS = {"results": list}
 WriteShareGroupStateResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="results", json_name="results", type="[]WriteStateResult", versions=_V0_PLUS, default=(), struct=WriteStateResult),

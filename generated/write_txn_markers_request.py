@@ -3,8 +3,8 @@
 Request message, versions 0-2, flexible versions 1+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -240,30 +240,13 @@ def _write_WritableTxnMarkerTopic_v0(topic: WritableTxnMarkerTopic, out: bytearr
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which WritableTxnMarkerTopic version 0 does not allow (never nullable)")
-        _w.write_string(out, topic.name)
+        _w.write_string(out, _w.non_null(topic.name, "field name is null, which WritableTxnMarkerTopic version 0 does not allow (never nullable)"))
         field = "partition_indexes"
-        partition_indexes_items = topic.partition_indexes
-        if partition_indexes_items is None:
-                raise EncodeError("field partition_indexes is null, which WritableTxnMarkerTopic version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_indexes_items), False)
-            _w.write_fixed_array(out, partition_indexes_items, "i")
+        partition_indexes_items = _w.non_null(topic.partition_indexes, "field partition_indexes is null, which WritableTxnMarkerTopic version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partition_indexes_items), False)
+        _w.write_fixed_array(out, partition_indexes_items, "i")
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_WritableTxnMarkerTopic_v0(topic: WritableTxnMarkerTopic) -> int:
-    size = 0
-    size += _w.string_size(topic.name)
-    partition_indexes_items = topic.partition_indexes
-    if partition_indexes_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partition_indexes_items), False)
-        size += 4 * len(partition_indexes_items)
-    return size
 
 
 # --- WritableTxnMarkerTopic, versions 1-2 (flexible) ---
@@ -296,16 +279,11 @@ def _write_WritableTxnMarkerTopic_v1_2(topic: WritableTxnMarkerTopic, out: bytea
     field = ""
     try:
         field = "name"
-        if topic.name is None:
-            raise EncodeError("field name is null, which WritableTxnMarkerTopic versions 1-2 do not allow (never nullable)")
-        _w.write_compact_string(out, topic.name)
+        _w.write_compact_string(out, _w.non_null(topic.name, "field name is null, which WritableTxnMarkerTopic versions 1-2 do not allow (never nullable)"))
         field = "partition_indexes"
-        partition_indexes_items = topic.partition_indexes
-        if partition_indexes_items is None:
-                raise EncodeError("field partition_indexes is null, which WritableTxnMarkerTopic versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partition_indexes_items), True)
-            _w.write_fixed_array(out, partition_indexes_items, "i")
+        partition_indexes_items = _w.non_null(topic.partition_indexes, "field partition_indexes is null, which WritableTxnMarkerTopic versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(partition_indexes_items), True)
+        _w.write_fixed_array(out, partition_indexes_items, "i")
         field = "(tagged fields)"
         if topic.unknown_tagged_fields:
             _w.write_tagged(out, [], topic.unknown_tagged_fields)
@@ -313,22 +291,6 @@ def _write_WritableTxnMarkerTopic_v1_2(topic: WritableTxnMarkerTopic, out: bytea
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_WritableTxnMarkerTopic_v1_2(topic: WritableTxnMarkerTopic) -> int:
-    size = 0
-    size += _w.compact_string_size(topic.name)
-    partition_indexes_items = topic.partition_indexes
-    if partition_indexes_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partition_indexes_items), True)
-        size += 4 * len(partition_indexes_items)
-    count = len(topic.unknown_tagged_fields)
-    for tag, payload in topic.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- WritableTxnMarker, version 0 ---
@@ -372,29 +334,14 @@ def _write_WritableTxnMarker_v0(marker: WritableTxnMarker, out: bytearray) -> No
         field = "producer_id, producer_epoch, transaction_result"
         out += _pack_WritableTxnMarker_producer_id_to_transaction_result(marker.producer_id, marker.producer_epoch, marker.transaction_result)
         field = "topics[]"
-        topics_items = marker.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which WritableTxnMarker version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_WritableTxnMarkerTopic_v0(topics_item, out)
+        topics_items = _w.non_null(marker.topics, "field topics is null, which WritableTxnMarker version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_WritableTxnMarkerTopic_v0(topics_item, out)
         field = "coordinator_epoch"
         out += _pack_WritableTxnMarker_coordinator_epoch(marker.coordinator_epoch)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_WritableTxnMarker_v0(marker: WritableTxnMarker) -> int:
-    size = 15
-    topics_items = marker.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_WritableTxnMarkerTopic_v0(topics_item)
-    return size
 
 
 # --- WritableTxnMarker, version 1 (flexible) ---
@@ -441,13 +388,10 @@ def _write_WritableTxnMarker_v1(marker: WritableTxnMarker, out: bytearray) -> No
         field = "producer_id, producer_epoch, transaction_result"
         out += _pack_WritableTxnMarker_producer_id_to_transaction_result(marker.producer_id, marker.producer_epoch, marker.transaction_result)
         field = "topics[]"
-        topics_items = marker.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which WritableTxnMarker version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_WritableTxnMarkerTopic_v1_2(topics_item, out)
+        topics_items = _w.non_null(marker.topics, "field topics is null, which WritableTxnMarker version 1 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_WritableTxnMarkerTopic_v1_2(topics_item, out)
         field = "coordinator_epoch"
         out += _pack_WritableTxnMarker_coordinator_epoch(marker.coordinator_epoch)
         field = "(tagged fields)"
@@ -457,22 +401,6 @@ def _write_WritableTxnMarker_v1(marker: WritableTxnMarker, out: bytearray) -> No
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_WritableTxnMarker_v1(marker: WritableTxnMarker) -> int:
-    size = 15
-    topics_items = marker.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_WritableTxnMarkerTopic_v1_2(topics_item)
-    count = len(marker.unknown_tagged_fields)
-    for tag, payload in marker.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- WritableTxnMarker, version 2 (flexible) ---
@@ -518,13 +446,10 @@ def _write_WritableTxnMarker_v2(marker: WritableTxnMarker, out: bytearray) -> No
         field = "producer_id, producer_epoch, transaction_result"
         out += _pack_WritableTxnMarker_producer_id_to_transaction_result(marker.producer_id, marker.producer_epoch, marker.transaction_result)
         field = "topics[]"
-        topics_items = marker.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which WritableTxnMarker version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_WritableTxnMarkerTopic_v1_2(topics_item, out)
+        topics_items = _w.non_null(marker.topics, "field topics is null, which WritableTxnMarker version 2 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_WritableTxnMarkerTopic_v1_2(topics_item, out)
         field = "coordinator_epoch, transaction_version"
         out += _pack_WritableTxnMarker_coordinator_epoch_transaction_version(marker.coordinator_epoch, marker.transaction_version)
         field = "(tagged fields)"
@@ -534,22 +459,6 @@ def _write_WritableTxnMarker_v2(marker: WritableTxnMarker, out: bytearray) -> No
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_WritableTxnMarker_v2(marker: WritableTxnMarker) -> int:
-    size = 16
-    topics_items = marker.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_WritableTxnMarkerTopic_v1_2(topics_item)
-    count = len(marker.unknown_tagged_fields)
-    for tag, payload in marker.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- WriteTxnMarkersRequest, version 0 ---
@@ -584,27 +493,12 @@ def _write_WriteTxnMarkersRequest_v0(request: WriteTxnMarkersRequest, out: bytea
     field = ""
     try:
         field = "markers[]"
-        markers_items = request.markers
-        if markers_items is None:
-                raise EncodeError("field markers is null, which WriteTxnMarkersRequest version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(markers_items), False)
-            for markers_item in markers_items:
-                _write_WritableTxnMarker_v0(markers_item, out)
+        markers_items = _w.non_null(request.markers, "field markers is null, which WriteTxnMarkersRequest version 0 does not allow (never nullable)")
+        _w.write_count(out, len(markers_items), False)
+        for markers_item in markers_items:
+            _write_WritableTxnMarker_v0(markers_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_WriteTxnMarkersRequest_v0(request: WriteTxnMarkersRequest) -> int:
-    size = 0
-    markers_items = request.markers
-    if markers_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(markers_items), False)
-        for markers_item in markers_items:
-            size += _size_WritableTxnMarker_v0(markers_item)
-    return size
 
 
 # --- WriteTxnMarkersRequest, version 1 (flexible) ---
@@ -642,13 +536,10 @@ def _write_WriteTxnMarkersRequest_v1(request: WriteTxnMarkersRequest, out: bytea
     field = ""
     try:
         field = "markers[]"
-        markers_items = request.markers
-        if markers_items is None:
-                raise EncodeError("field markers is null, which WriteTxnMarkersRequest version 1 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(markers_items), True)
-            for markers_item in markers_items:
-                _write_WritableTxnMarker_v1(markers_item, out)
+        markers_items = _w.non_null(request.markers, "field markers is null, which WriteTxnMarkersRequest version 1 does not allow (never nullable)")
+        _w.write_count(out, len(markers_items), True)
+        for markers_item in markers_items:
+            _write_WritableTxnMarker_v1(markers_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -656,22 +547,6 @@ def _write_WriteTxnMarkersRequest_v1(request: WriteTxnMarkersRequest, out: bytea
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_WriteTxnMarkersRequest_v1(request: WriteTxnMarkersRequest) -> int:
-    size = 0
-    markers_items = request.markers
-    if markers_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(markers_items), True)
-        for markers_item in markers_items:
-            size += _size_WritableTxnMarker_v1(markers_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- WriteTxnMarkersRequest, version 2 (flexible) ---
@@ -709,13 +584,10 @@ def _write_WriteTxnMarkersRequest_v2(request: WriteTxnMarkersRequest, out: bytea
     field = ""
     try:
         field = "markers[]"
-        markers_items = request.markers
-        if markers_items is None:
-                raise EncodeError("field markers is null, which WriteTxnMarkersRequest version 2 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(markers_items), True)
-            for markers_item in markers_items:
-                _write_WritableTxnMarker_v2(markers_item, out)
+        markers_items = _w.non_null(request.markers, "field markers is null, which WriteTxnMarkersRequest version 2 does not allow (never nullable)")
+        _w.write_count(out, len(markers_items), True)
+        for markers_item in markers_items:
+            _write_WritableTxnMarker_v2(markers_item, out)
         field = "(tagged fields)"
         if request.unknown_tagged_fields:
             _w.write_tagged(out, [], request.unknown_tagged_fields)
@@ -723,22 +595,6 @@ def _write_WriteTxnMarkersRequest_v2(request: WriteTxnMarkersRequest, out: bytea
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_WriteTxnMarkersRequest_v2(request: WriteTxnMarkersRequest) -> int:
-    size = 0
-    markers_items = request.markers
-    if markers_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(markers_items), True)
-        for markers_item in markers_items:
-            size += _size_WritableTxnMarker_v2(markers_item)
-    count = len(request.unknown_tagged_fields)
-    for tag, payload in request.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- version tables and field descriptions ---
@@ -749,7 +605,6 @@ _V2_PLUS = (2, 32767)
 
 WritableTxnMarkerTopic._READERS = (_read_WritableTxnMarkerTopic_v0, _read_WritableTxnMarkerTopic_v1_2, _read_WritableTxnMarkerTopic_v1_2)
 WritableTxnMarkerTopic._WRITERS = (_write_WritableTxnMarkerTopic_v0, _write_WritableTxnMarkerTopic_v1_2, _write_WritableTxnMarkerTopic_v1_2)
-WritableTxnMarkerTopic._SIZERS = (_size_WritableTxnMarkerTopic_v0, _size_WritableTxnMarkerTopic_v1_2, _size_WritableTxnMarkerTopic_v1_2)
 WritableTxnMarkerTopic._LAZY_DEFAULTS = {"partition_indexes": list}
 WritableTxnMarkerTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
@@ -757,7 +612,6 @@ WritableTxnMarkerTopic.FIELDS = (  # what the runtime knows of each field (kwire
 )
 WritableTxnMarker._READERS = (_read_WritableTxnMarker_v0, _read_WritableTxnMarker_v1, _read_WritableTxnMarker_v2)
 WritableTxnMarker._WRITERS = (_write_WritableTxnMarker_v0, _write_WritableTxnMarker_v1, _write_WritableTxnMarker_v2)
-WritableTxnMarker._SIZERS = (_size_WritableTxnMarker_v0, _size_WritableTxnMarker_v1, _size_WritableTxnMarker_v2)
 WritableTxnMarker._LAZY_DEFAULTS = {"topics": list}
 WritableTxnMarker.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="producer_id", json_name="producerId", type="int64", versions=_V0_PLUS, default=0),
@@ -769,7 +623,6 @@ WritableTxnMarker.FIELDS = (  # what the runtime knows of each field (kwire.wire
 )
 WriteTxnMarkersRequest._READERS = (_read_WriteTxnMarkersRequest_v0, _read_WriteTxnMarkersRequest_v1, _read_WriteTxnMarkersRequest_v2)
 WriteTxnMarkersRequest._WRITERS = (_write_WriteTxnMarkersRequest_v0, _write_WriteTxnMarkersRequest_v1, _write_WriteTxnMarkersRequest_v2)
-WriteTxnMarkersRequest._SIZERS = (_size_WriteTxnMarkersRequest_v0, _size_WriteTxnMarkersRequest_v1, _size_WriteTxnMarkersRequest_v2)
 WriteTxnMarkersRequest._LAZY_DEFAULTS = {"markers": list}
 WriteTxnMarkersRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="markers", json_name="markers", type="[]WritableTxnMarker", versions=_V0_PLUS, default=(), struct=WritableTxnMarker),

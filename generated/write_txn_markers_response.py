@@ -3,8 +3,8 @@
 Response message, versions 0-2, flexible versions 1+.
 
 How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>,
-_write_... and _size_...; at the end each class's tables of those functions by version and the
+the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
+and _write_...; at the end each class's tables of those functions by version and the
 description of its fields (FIELDS).
 """
 # fmt: off
@@ -262,11 +262,6 @@ def _write_WritableTxnMarkerPartitionResult_v0(result: WritableTxnMarkerPartitio
         raise _w.encode_failure(error, field) from None
 
 
-def _size_WritableTxnMarkerPartitionResult_v0(result: WritableTxnMarkerPartitionResult) -> int:
-    size = 6
-    return size
-
-
 # --- WritableTxnMarkerPartitionResult, versions 1-2 (flexible) ---
 
 def _read_WritableTxnMarkerPartitionResult_v1_2(buf: bytes, pos: int) -> tuple[WritableTxnMarkerPartitionResult, int]:
@@ -300,15 +295,6 @@ def _write_WritableTxnMarkerPartitionResult_v1_2(result: WritableTxnMarkerPartit
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_WritableTxnMarkerPartitionResult_v1_2(result: WritableTxnMarkerPartitionResult) -> int:
-    size = 6
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- WritableTxnMarkerTopicResult, version 0 ---
@@ -357,32 +343,14 @@ def _write_WritableTxnMarkerTopicResult_v0(result: WritableTxnMarkerTopicResult,
     field = ""
     try:
         field = "name"
-        if result.name is None:
-            raise EncodeError("field name is null, which WritableTxnMarkerTopicResult version 0 does not allow (never nullable)")
-        _w.write_string(out, result.name)
+        _w.write_string(out, _w.non_null(result.name, "field name is null, which WritableTxnMarkerTopicResult version 0 does not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = result.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which WritableTxnMarkerTopicResult version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), False)
-            for partitions_item in partitions_items:
-                _write_WritableTxnMarkerPartitionResult_v0(partitions_item, out)
+        partitions_items = _w.non_null(result.partitions, "field partitions is null, which WritableTxnMarkerTopicResult version 0 does not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), False)
+        for partitions_item in partitions_items:
+            _write_WritableTxnMarkerPartitionResult_v0(partitions_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_WritableTxnMarkerTopicResult_v0(result: WritableTxnMarkerTopicResult) -> int:
-    size = 0
-    size += _w.string_size(result.name)
-    partitions_items = result.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(partitions_items), False)
-        for partitions_item in partitions_items:
-            size += _size_WritableTxnMarkerPartitionResult_v0(partitions_item)
-    return size
 
 
 # --- WritableTxnMarkerTopicResult, versions 1-2 (flexible) ---
@@ -434,17 +402,12 @@ def _write_WritableTxnMarkerTopicResult_v1_2(result: WritableTxnMarkerTopicResul
     field = ""
     try:
         field = "name"
-        if result.name is None:
-            raise EncodeError("field name is null, which WritableTxnMarkerTopicResult versions 1-2 do not allow (never nullable)")
-        _w.write_compact_string(out, result.name)
+        _w.write_compact_string(out, _w.non_null(result.name, "field name is null, which WritableTxnMarkerTopicResult versions 1-2 do not allow (never nullable)"))
         field = "partitions[]"
-        partitions_items = result.partitions
-        if partitions_items is None:
-                raise EncodeError("field partitions is null, which WritableTxnMarkerTopicResult versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(partitions_items), True)
-            for partitions_item in partitions_items:
-                _write_WritableTxnMarkerPartitionResult_v1_2(partitions_item, out)
+        partitions_items = _w.non_null(result.partitions, "field partitions is null, which WritableTxnMarkerTopicResult versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(partitions_items), True)
+        for partitions_item in partitions_items:
+            _write_WritableTxnMarkerPartitionResult_v1_2(partitions_item, out)
         field = "(tagged fields)"
         if result.unknown_tagged_fields:
             _w.write_tagged(out, [], result.unknown_tagged_fields)
@@ -452,23 +415,6 @@ def _write_WritableTxnMarkerTopicResult_v1_2(result: WritableTxnMarkerTopicResul
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_WritableTxnMarkerTopicResult_v1_2(result: WritableTxnMarkerTopicResult) -> int:
-    size = 0
-    size += _w.compact_string_size(result.name)
-    partitions_items = result.partitions
-    if partitions_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(partitions_items), True)
-        for partitions_item in partitions_items:
-            size += _size_WritableTxnMarkerPartitionResult_v1_2(partitions_item)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- WritableTxnMarkerResult, version 0 ---
@@ -508,27 +454,12 @@ def _write_WritableTxnMarkerResult_v0(result: WritableTxnMarkerResult, out: byte
         field = "producer_id"
         out += _pack_WritableTxnMarkerResult_producer_id(result.producer_id)
         field = "topics[]"
-        topics_items = result.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which WritableTxnMarkerResult version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_WritableTxnMarkerTopicResult_v0(topics_item, out)
+        topics_items = _w.non_null(result.topics, "field topics is null, which WritableTxnMarkerResult version 0 does not allow (never nullable)")
+        _w.write_count(out, len(topics_items), False)
+        for topics_item in topics_items:
+            _write_WritableTxnMarkerTopicResult_v0(topics_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_WritableTxnMarkerResult_v0(result: WritableTxnMarkerResult) -> int:
-    size = 8
-    topics_items = result.topics
-    if topics_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(topics_items), False)
-        for topics_item in topics_items:
-            size += _size_WritableTxnMarkerTopicResult_v0(topics_item)
-    return size
 
 
 # --- WritableTxnMarkerResult, versions 1-2 (flexible) ---
@@ -571,13 +502,10 @@ def _write_WritableTxnMarkerResult_v1_2(result: WritableTxnMarkerResult, out: by
         field = "producer_id"
         out += _pack_WritableTxnMarkerResult_producer_id(result.producer_id)
         field = "topics[]"
-        topics_items = result.topics
-        if topics_items is None:
-                raise EncodeError("field topics is null, which WritableTxnMarkerResult versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_WritableTxnMarkerTopicResult_v1_2(topics_item, out)
+        topics_items = _w.non_null(result.topics, "field topics is null, which WritableTxnMarkerResult versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(topics_items), True)
+        for topics_item in topics_items:
+            _write_WritableTxnMarkerTopicResult_v1_2(topics_item, out)
         field = "(tagged fields)"
         if result.unknown_tagged_fields:
             _w.write_tagged(out, [], result.unknown_tagged_fields)
@@ -585,22 +513,6 @@ def _write_WritableTxnMarkerResult_v1_2(result: WritableTxnMarkerResult, out: by
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_WritableTxnMarkerResult_v1_2(result: WritableTxnMarkerResult) -> int:
-    size = 8
-    topics_items = result.topics
-    if topics_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(topics_items), True)
-        for topics_item in topics_items:
-            size += _size_WritableTxnMarkerTopicResult_v1_2(topics_item)
-    count = len(result.unknown_tagged_fields)
-    for tag, payload in result.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
 
 
 # --- WriteTxnMarkersResponse, version 0 ---
@@ -635,27 +547,12 @@ def _write_WriteTxnMarkersResponse_v0(response: WriteTxnMarkersResponse, out: by
     field = ""
     try:
         field = "markers[]"
-        markers_items = response.markers
-        if markers_items is None:
-                raise EncodeError("field markers is null, which WriteTxnMarkersResponse version 0 does not allow (never nullable)")
-        else:
-            _w.write_count(out, len(markers_items), False)
-            for markers_item in markers_items:
-                _write_WritableTxnMarkerResult_v0(markers_item, out)
+        markers_items = _w.non_null(response.markers, "field markers is null, which WriteTxnMarkersResponse version 0 does not allow (never nullable)")
+        _w.write_count(out, len(markers_items), False)
+        for markers_item in markers_items:
+            _write_WritableTxnMarkerResult_v0(markers_item, out)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
-
-
-def _size_WriteTxnMarkersResponse_v0(response: WriteTxnMarkersResponse) -> int:
-    size = 0
-    markers_items = response.markers
-    if markers_items is None:
-        size += _w.count_size(None, False)
-    else:
-        size += _w.count_size(len(markers_items), False)
-        for markers_item in markers_items:
-            size += _size_WritableTxnMarkerResult_v0(markers_item)
-    return size
 
 
 # --- WriteTxnMarkersResponse, versions 1-2 (flexible) ---
@@ -693,13 +590,10 @@ def _write_WriteTxnMarkersResponse_v1_2(response: WriteTxnMarkersResponse, out: 
     field = ""
     try:
         field = "markers[]"
-        markers_items = response.markers
-        if markers_items is None:
-                raise EncodeError("field markers is null, which WriteTxnMarkersResponse versions 1-2 do not allow (never nullable)")
-        else:
-            _w.write_count(out, len(markers_items), True)
-            for markers_item in markers_items:
-                _write_WritableTxnMarkerResult_v1_2(markers_item, out)
+        markers_items = _w.non_null(response.markers, "field markers is null, which WriteTxnMarkersResponse versions 1-2 do not allow (never nullable)")
+        _w.write_count(out, len(markers_items), True)
+        for markers_item in markers_items:
+            _write_WritableTxnMarkerResult_v1_2(markers_item, out)
         field = "(tagged fields)"
         if response.unknown_tagged_fields:
             _w.write_tagged(out, [], response.unknown_tagged_fields)
@@ -709,22 +603,6 @@ def _write_WriteTxnMarkersResponse_v1_2(response: WriteTxnMarkersResponse, out: 
         raise _w.encode_failure(error, field) from None
 
 
-def _size_WriteTxnMarkersResponse_v1_2(response: WriteTxnMarkersResponse) -> int:
-    size = 0
-    markers_items = response.markers
-    if markers_items is None:
-        size += _w.count_size(None, True)
-    else:
-        size += _w.count_size(len(markers_items), True)
-        for markers_item in markers_items:
-            size += _size_WritableTxnMarkerResult_v1_2(markers_item)
-    count = len(response.unknown_tagged_fields)
-    for tag, payload in response.unknown_tagged_fields:
-        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
-    size += _w.uvarint_size(count)
-    return size
-
-
 # --- version tables and field descriptions ---
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
@@ -732,14 +610,12 @@ _V0_PLUS = (0, 32767)
 
 WritableTxnMarkerPartitionResult._READERS = (_read_WritableTxnMarkerPartitionResult_v0, _read_WritableTxnMarkerPartitionResult_v1_2, _read_WritableTxnMarkerPartitionResult_v1_2)
 WritableTxnMarkerPartitionResult._WRITERS = (_write_WritableTxnMarkerPartitionResult_v0, _write_WritableTxnMarkerPartitionResult_v1_2, _write_WritableTxnMarkerPartitionResult_v1_2)
-WritableTxnMarkerPartitionResult._SIZERS = (_size_WritableTxnMarkerPartitionResult_v0, _size_WritableTxnMarkerPartitionResult_v1_2, _size_WritableTxnMarkerPartitionResult_v1_2)
 WritableTxnMarkerPartitionResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
 )
 WritableTxnMarkerTopicResult._READERS = (_read_WritableTxnMarkerTopicResult_v0, _read_WritableTxnMarkerTopicResult_v1_2, _read_WritableTxnMarkerTopicResult_v1_2)
 WritableTxnMarkerTopicResult._WRITERS = (_write_WritableTxnMarkerTopicResult_v0, _write_WritableTxnMarkerTopicResult_v1_2, _write_WritableTxnMarkerTopicResult_v1_2)
-WritableTxnMarkerTopicResult._SIZERS = (_size_WritableTxnMarkerTopicResult_v0, _size_WritableTxnMarkerTopicResult_v1_2, _size_WritableTxnMarkerTopicResult_v1_2)
 WritableTxnMarkerTopicResult._LAZY_DEFAULTS = {"partitions": list}
 WritableTxnMarkerTopicResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
@@ -747,7 +623,6 @@ WritableTxnMarkerTopicResult.FIELDS = (  # what the runtime knows of each field 
 )
 WritableTxnMarkerResult._READERS = (_read_WritableTxnMarkerResult_v0, _read_WritableTxnMarkerResult_v1_2, _read_WritableTxnMarkerResult_v1_2)
 WritableTxnMarkerResult._WRITERS = (_write_WritableTxnMarkerResult_v0, _write_WritableTxnMarkerResult_v1_2, _write_WritableTxnMarkerResult_v1_2)
-WritableTxnMarkerResult._SIZERS = (_size_WritableTxnMarkerResult_v0, _size_WritableTxnMarkerResult_v1_2, _size_WritableTxnMarkerResult_v1_2)
 WritableTxnMarkerResult._LAZY_DEFAULTS = {"topics": list}
 WritableTxnMarkerResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="producer_id", json_name="producerId", type="int64", versions=_V0_PLUS, default=0),
@@ -755,7 +630,6 @@ WritableTxnMarkerResult.FIELDS = (  # what the runtime knows of each field (kwir
 )
 WriteTxnMarkersResponse._READERS = (_read_WriteTxnMarkersResponse_v0, _read_WriteTxnMarkersResponse_v1_2, _read_WriteTxnMarkersResponse_v1_2)
 WriteTxnMarkersResponse._WRITERS = (_write_WriteTxnMarkersResponse_v0, _write_WriteTxnMarkersResponse_v1_2, _write_WriteTxnMarkersResponse_v1_2)
-WriteTxnMarkersResponse._SIZERS = (_size_WriteTxnMarkersResponse_v0, _size_WriteTxnMarkersResponse_v1_2, _size_WriteTxnMarkersResponse_v1_2)
 WriteTxnMarkersResponse._LAZY_DEFAULTS = {"markers": list}
 WriteTxnMarkersResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="markers", json_name="markers", type="[]WritableTxnMarkerResult", versions=_V0_PLUS, default=(), struct=WritableTxnMarkerResult),

@@ -1,7 +1,7 @@
-"""The steps a generated reader, writer and sizer take (one class per kind of step), and the
+"""The steps a generated reader and writer take (one class per kind of step), and the
 layouts they make up (:class:`Layout`: versions of a struct that share generated functions).
 
-Each step knows the code that reads, writes and sizes its field(s), and names the runtime
+Each step knows the code that reads and writes its field(s), and names the runtime
 functions of :mod:`kwire.wire.primitives` it calls in full (``read_compact_string_nn``), so
 that nothing downstream dispatches on a kind or assembles a function name. The plan
 (:mod:`.plan`) decides which step a field becomes and which fast paths it takes, also where pure
@@ -10,8 +10,8 @@ compiled flavour's steps, in :mod:`.compiled_ops`); a step only writes code for 
 than spellings (the hot readers' names, how an instance is made) from the flavour.
 
 Code comes back as a list of lines at column 0; callers indent. Arguments name the generated
-locals the code works on: ``obj`` holds the struct instance, ``out`` the output buffer,
-``acc`` the running size. Locals a step makes for itself carry its field's attribute name
+locals the code works on: ``obj`` holds the struct instance, ``out`` the output buffer.
+Locals a step makes for itself carry its field's attribute name
 (``topics_items``), so that every local has one type (mypy and mypyc need that) and says
 what it holds.
 """
@@ -38,25 +38,22 @@ class LengthPrefixed:
     read: str           # returns None for a null value
     read_non_null: str  # refuses a null value
     write: str
-    size: str
 
 
 STRING_FUNCTIONS = {
-    False: LengthPrefixed("read_string", "read_string_nn", "write_string", "string_size"),
-    True: LengthPrefixed("read_compact_string", "read_compact_string_nn", "write_compact_string",
-                         "compact_string_size"),
+    False: LengthPrefixed("read_string", "read_string_nn", "write_string"),
+    True: LengthPrefixed("read_compact_string", "read_compact_string_nn", "write_compact_string"),
 }
 BYTES_FUNCTIONS = {
-    False: LengthPrefixed("read_bytes", "read_bytes_nn", "write_bytes", "bytes_size"),
-    True: LengthPrefixed("read_compact_bytes", "read_compact_bytes_nn", "write_compact_bytes",
-                         "compact_bytes_size"),
+    False: LengthPrefixed("read_bytes", "read_bytes_nn", "write_bytes"),
+    True: LengthPrefixed("read_compact_bytes", "read_compact_bytes_nn", "write_compact_bytes"),
 }
 
 # The Python type of an array element, for the annotations of the locals that collect them.
 PYTHON_ELEMENT_TYPES = {"string": "str", "bytes": "bytes", "records": "bytes", "uuid": "UUID"}
 
-def null_refused(op: "Op", value: str) -> Lines:
-    """A writer's refusal of None for a field that is not nullable at these versions: the error
+def null_refusal(op: "Op") -> str:
+    """The error of a writer given None for a field that is not nullable at these versions: it
     names the field, the versions of the writer and those where the field is nullable."""
     f, layout = op.field, op.owner
     where = "this version does"
@@ -64,8 +61,17 @@ def null_refused(op: "Op", value: str) -> Lines:
         plural = len(layout.versions) > 1
         where = f"{layout.struct} version{'s' if plural else ''} {layout.version_text} do{'' if plural else 'es'}"
     allowed = "never nullable" if f.nullable_versions.empty else f"nullable in versions {f.nullable_versions}"
-    return [f"if {value} is None:",
-            f'    raise EncodeError("field {op.attr} is null, which {where} not allow ({allowed})")']
+    return f"field {op.attr} is null, which {where} not allow ({allowed})"
+
+
+def null_refused(op: "Op", value: str) -> Lines:
+    """A writer's refusal of None, inline (the hot path: no call)."""
+    return [f"if {value} is None:", f'    raise EncodeError("{null_refusal(op)}")']
+
+
+def non_null(op: "Op", value: str) -> str:
+    """``value`` through the runtime's refusal of None (off the hot path: one line, not two)."""
+    return f'_w.non_null({value}, "{null_refusal(op)}")'
 
 
 # --- steps -----------------------------------------------------------------------------------
@@ -73,11 +79,13 @@ def null_refused(op: "Op", value: str) -> Lines:
 
 @dataclass(frozen=True, eq=False)
 class Op:
-    """One step of a reader/writer/sizer: one field, or a run of fixed-width fields."""
+    """One step of a reader/writer: one field, or a run of fixed-width fields."""
 
     fields: tuple[Field, ...]
     tag: int | None = dc_field(default=None, kw_only=True)  # set when the field is tagged here
     owner: LayoutName | None = dc_field(default=None, kw_only=True, repr=False)  # the layout of this step
+    # A writer refuses None inline (two lines, no call) or through _w.non_null (the plan decides)
+    refuses_null_inline: bool = dc_field(default=True, kw_only=True)
 
     @property
     def reads_buffer_size(self) -> bool:
@@ -124,9 +132,6 @@ class Op:
     def write(self, obj: str, out: str) -> Lines:
         raise NotImplementedError
 
-    def size(self, obj: str, acc: str) -> Lines:
-        raise NotImplementedError
-
     def value(self, obj: str) -> str:
         return f"{obj}.{self.attr}"
 
@@ -154,9 +159,6 @@ class FixedRun(Op):
     def write(self, obj: str, out: str) -> Lines:
         return [f"{out} += {self.pack}({', '.join(f'{obj}.{f.attr_name}' for f in self.fields)})"]
 
-    def size(self, obj: str, acc: str) -> Lines:
-        return [f"{acc} += {self.width}"]
-
 
 def bridge_format(before: FixedRun, after: FixedRun) -> str:
     """The struct format of two runs with an array's count byte between them."""
@@ -173,7 +175,7 @@ class EmptyArrayBridge:
     byte first and, when it says null or empty, reads both runs and the byte with one
     precompiled ``struct`` call (``unpack``): a call, a tuple and three position updates fewer,
     ~700 instructions a FetchResponse partition in CPython 3.11. Any other count takes the three
-    steps as usual. Writes and sizes are unchanged.
+    steps as usual. Writes are unchanged.
     """
 
     before: FixedRun
@@ -216,9 +218,6 @@ class UuidOp(Op):
     def write(self, obj: str, out: str) -> Lines:
         return [f"{out} += _w.uuid_bytes({self.value(obj)})"]
 
-    def size(self, obj: str, acc: str) -> Lines:
-        return [f"{acc} += 16"]
-
     @property
     def runtime_functions(self) -> tuple[str, ...]:
         return ("read_uuid", "uuid_bytes")
@@ -242,17 +241,18 @@ class BytesOp(Op):
 
     @property
     def runtime_functions(self) -> tuple[str, ...]:
-        return (self.reader, self.runtime.write, self.runtime.size)
+        return (self.reader, self.runtime.write)
 
     def read(self, obj: str, flavour: Flavour) -> Lines:
         return [f"{self.value(obj)}, pos = _w.{self.reader}(buf, pos)"]
 
     def write(self, obj: str, out: str) -> Lines:
-        refuse = [] if self.nullable else null_refused(self, self.value(obj))
-        return refuse + [f"_w.{self.runtime.write}({out}, {self.value(obj)})"]
-
-    def size(self, obj: str, acc: str) -> Lines:
-        return [f"{acc} += _w.{self.runtime.size}({self.value(obj)})"]
+        value = self.value(obj)
+        if self.nullable:
+            return [f"_w.{self.runtime.write}({out}, {value})"]
+        if not self.refuses_null_inline:
+            return [f"_w.{self.runtime.write}({out}, {non_null(self, value)})"]
+        return null_refused(self, value) + [f"_w.{self.runtime.write}({out}, {value})"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -309,7 +309,7 @@ class RecordsOp(Op):
 
     @property
     def runtime_functions(self) -> tuple[str, ...]:
-        return ("read_length", "write_records", "records_size")
+        return ("read_length", "write_records")
 
     @property
     def reads_buffer_size(self) -> bool:
@@ -354,11 +354,12 @@ class RecordsOp(Op):
                 f"{self.value(obj)} = {view}"]
 
     def write(self, obj: str, out: str) -> Lines:
-        refuse = [] if self.nullable else null_refused(self, self.value(obj))
-        return refuse + [f"_w.write_records({out}, {self.value(obj)}, {self.compact})"]
-
-    def size(self, obj: str, acc: str) -> Lines:
-        return [f"{acc} += _w.records_size({self.value(obj)}, {self.compact})"]
+        value = self.value(obj)
+        if self.nullable:
+            return [f"_w.write_records({out}, {value}, {self.compact})"]
+        if not self.refuses_null_inline:
+            return [f"_w.write_records({out}, {non_null(self, value)}, {self.compact})"]
+        return null_refused(self, value) + [f"_w.write_records({out}, {value}, {self.compact})"]
 
 
 def null_read(attr: str, nullable: bool, value: str) -> Lines:
@@ -402,6 +403,8 @@ class StructOp(Op):
 
     def write(self, obj: str, out: str) -> Lines:
         value, writer = self.value(obj), self.layout.writer
+        if not self.nullable and not self.refuses_null_inline:
+            return [f"{writer}({non_null(self, value)}, {out})"]
         if not self.nullable:
             return null_refused(self, value) + [f"{writer}({value}, {out})"]
         return [f"if {value} is None:",
@@ -409,12 +412,6 @@ class StructOp(Op):
                 "else:",
                 f"    {out}.append(1)",
                 f"    {writer}({value}, {out})"]
-
-    def size(self, obj: str, acc: str) -> Lines:
-        value, sizer = self.value(obj), self.layout.sizer
-        if self.nullable:
-            return [f"{acc} += 1 if {value} is None else 1 + {sizer}({value})"]
-        return [f"{acc} += {sizer}({value})"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -459,7 +456,7 @@ class ArrayOp(Op):
 
     @property
     def runtime_functions(self) -> tuple[str, ...]:
-        return ("read_count", "write_count", "count_size")
+        return ("read_count", "write_count")
 
     # reading
     def read(self, obj: str, flavour: Flavour) -> Lines:
@@ -520,12 +517,14 @@ class ArrayOp(Op):
     # writing
     def write(self, obj: str, out: str) -> Lines:
         items = self.items
+        long_count = [f"_w.write_count({out}, len({items}), {self.compact})"]
+        if not self.nullable and not self.refuses_null_inline and not self.short_inline:
+            return [f"{items} = {non_null(self, self.value(obj))}", *long_count, *self.write_elements(out)]
         lines = [f"{items} = {self.value(obj)}", f"if {items} is None:"]
         if self.nullable:
             lines.append(f"    _w.write_count({out}, None, {self.compact})")
         else:
             lines += indent(null_refused(self, items)[1:])
-        long_count = [f"_w.write_count({out}, len({items}), {self.compact})"]
         if not self.short_inline:
             return lines + ["else:", *indent(long_count + self.write_elements(out))]
         short_count = [f"{out}.append(len({items}) + 1)"]
@@ -551,19 +550,6 @@ class ArrayOp(Op):
     def write_elements(self, out: str) -> Lines:
         raise NotImplementedError
 
-    # sizing
-    def size(self, obj: str, acc: str) -> Lines:
-        items = self.items
-        return [f"{items} = {self.value(obj)}",
-                f"if {items} is None:",
-                f"    {acc} += _w.count_size(None, {self.compact})",
-                "else:",
-                f"    {acc} += _w.count_size(len({items}), {self.compact})",
-                *indent(self.size_elements(acc))]
-
-    def size_elements(self, acc: str) -> Lines:
-        raise NotImplementedError
-
 
 @dataclass(frozen=True, eq=False)
 class FixedArray(ArrayOp):
@@ -582,7 +568,7 @@ class FixedArray(ArrayOp):
 
     @property
     def runtime_functions(self) -> tuple[str, ...]:
-        shared = ("read_fixed_array", "write_fixed_array", "write_count", "count_size")
+        shared = ("read_fixed_array", "write_fixed_array", "write_count")
         return shared + (("UNPACK_ARRAY", "PACK_ARRAY") if self.short_inline else ("read_count",))
 
     def read(self, obj: str, flavour: Flavour) -> Lines:
@@ -616,9 +602,6 @@ class FixedArray(ArrayOp):
     def write_elements(self, out: str) -> Lines:
         return [f'_w.write_fixed_array({out}, {self.items}, "{self.code}")']
 
-    def size_elements(self, acc: str) -> Lines:
-        return [f"{acc} += {self.width} * len({self.items})"]
-
 
 @dataclass(frozen=True, eq=False)
 class UuidArray(ArrayOp):
@@ -627,9 +610,6 @@ class UuidArray(ArrayOp):
 
     def write_elements(self, out: str) -> Lines:
         return [f"for {self.item} in {self.items}:", f"    {out} += _w.uuid_bytes({self.item})"]
-
-    def size_elements(self, acc: str) -> Lines:
-        return [f"{acc} += 16 * len({self.items})"]
 
     @property
     def runtime_functions(self) -> tuple[str, ...]:
@@ -649,7 +629,7 @@ class BytesArray(ArrayOp):
     @property
     def runtime_functions(self) -> tuple[str, ...]:
         e = self.element_runtime
-        return super().runtime_functions + (e.read_non_null, e.write, e.size)
+        return super().runtime_functions + (e.read_non_null, e.write)
 
     def read_elements(self, obj: str, flavour: Flavour) -> Lines:
         python_type = PYTHON_ELEMENT_TYPES[self.element]
@@ -661,9 +641,6 @@ class BytesArray(ArrayOp):
                 f"    if {item} is None:",
                 f'        raise EncodeError("null element in array {self.attr}")',
                 f"    _w.{self.element_runtime.write}({out}, {item})"]
-
-    def size_elements(self, acc: str) -> Lines:
-        return [f"for {self.item} in {self.items}:", f"    {acc} += _w.{self.element_runtime.size}({self.item})"]
 
 
 def element_loop(op: ArrayOp, obj: str, python_type: str, read_one: str) -> Lines:
@@ -773,9 +750,6 @@ class StructArray(ArrayOp):
     def write_elements(self, out: str) -> Lines:
         return [f"for {self.item} in {self.items}:", f"    {self.layout.writer}({self.item}, {out})"]
 
-    def size_elements(self, acc: str) -> Lines:
-        return [f"for {self.item} in {self.items}:", f"    {acc} += {self.layout.sizer}({self.item})"]
-
 
 # --- the tagged section ----------------------------------------------------------------------
 
@@ -851,7 +825,7 @@ class LayoutName:
 @dataclass(frozen=True, eq=False)
 class Layout:
     """Versions of one struct that share a layout, and so share generated functions: the steps
-    of their reads, writes and sizes, as the plan (:mod:`.plan`) chose them."""
+    of their reads and writes, as the plan (:mod:`.plan`) chose them."""
 
     struct: Struct
     name: LayoutName
@@ -884,10 +858,6 @@ class Layout:
     @property
     def writer(self) -> str:
         return f"_write_{self.struct.name}_{self.suffix}"
-
-    @property
-    def sizer(self) -> str:
-        return f"_size_{self.struct.name}_{self.suffix}"
 
     @property
     def row_run(self) -> FixedRun | None:
@@ -933,13 +903,8 @@ class Layout:
         return [op for op in self.ops if isinstance(op, ArrayOp)]
 
     @property
-    def sized_ops(self) -> list[Op]:
-        """The untagged steps whose size depends on the value (fixed runs are in fixed_size)."""
-        return [op for op in self.ops if not isinstance(op, FixedRun)]
-
-    @property
     def fixed_size(self) -> int:
-        """Bytes written by the untagged fixed-width runs (the constant part of the size)."""
+        """Bytes written by the untagged fixed-width runs."""
         return sum(op.width for op in self.ops if isinstance(op, FixedRun))
 
     def new_instance(self, obj: str, flavour: Flavour) -> Lines:

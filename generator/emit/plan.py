@@ -63,6 +63,12 @@ def inlines_short_arrays(compact: bool, hot: bool) -> bool:
     return compact and hot
 
 
+def refuses_null_inline(hot: bool) -> bool:
+    """Writers refuse None for a non-nullable field with an inline test on the hot path; elsewhere
+    through the runtime's ``non_null`` (one line instead of two, the same error)."""
+    return hot
+
+
 def rows_read_at_once(layout: Layout) -> bool:
     """Arrays of this layout's struct read all elements at once: each element is one
     fixed-width run (and, in flexible versions, the count byte of its tagged section)."""
@@ -236,20 +242,25 @@ class _Planner:
     def _op(self, struct: Struct, f: Field, v: int, owner: LayoutName, compact: bool, tag: int | None = None) -> Op:
         """The step that reads and writes ``f`` at ``v``."""
         nullable, t = f.nullable_in(v), f.type
+        refuse = refuses_null_inline(self.hot)
         if t.name in FIXED_TYPES:
             return self._fixed_run(struct, [f], owner, tag=tag)
         if t.name == "uuid":
             return UuidOp((f,), tag=tag, owner=owner)
         if t.name == "string":
-            return StringOp((f,), owner=owner, compact=compact, nullable=nullable, tag=tag,
+            return StringOp((f,), owner=owner, refuses_null_inline=refuse,
+                            compact=compact, nullable=nullable, tag=tag,
                             short_inline=inlines_short_strings(t.name, compact, self.hot))
         if t.name == "bytes":
-            return BytesOp((f,), owner=owner, compact=compact, nullable=nullable, tag=tag)
+            return BytesOp((f,), owner=owner, refuses_null_inline=refuse,
+                           compact=compact, nullable=nullable, tag=tag)
         if t.name == "records":
-            return RecordsOp((f,), owner=owner, compact=compact, nullable=nullable, tag=tag)
+            return RecordsOp((f,), owner=owner, refuses_null_inline=refuse,
+                             compact=compact, nullable=nullable, tag=tag)
         if t.is_struct:
             assert f.struct is not None
-            return StructOp((f,), owner=owner, target=self._build(f.struct, v), nullable=nullable, tag=tag)
+            return StructOp((f,), owner=owner, refuses_null_inline=refuse,
+                            target=self._build(f.struct, v), nullable=nullable, tag=tag)
         assert t.is_array and t.element is not None
         e, short = t.element, inlines_short_arrays(compact, self.hot)
         unset = self.flavour.leaves_empty_arrays_unset and not f.has_null_default
@@ -261,14 +272,17 @@ class _Planner:
                 pack = self._helper(("pack array", e.name), f"_pack_{e.name}s", f'_w.PACK_ARRAY["{code}"]')
             integers = self.flavour.compiled_steps and e.name in INTEGER_READERS
             return (IntegerArray if integers else FixedArray)(
-                (f,), owner=owner, compact=compact, nullable=nullable, short_inline=short, tag=tag,
+                (f,), owner=owner, refuses_null_inline=refuse,
+                compact=compact, nullable=nullable, short_inline=short, tag=tag,
                 left_unset_when_empty=unset, code=code, width=e.fixed_width or 0, element=e.name, unpack=unpack,
                 pack=pack)
         if e.name == "uuid":
-            return UuidArray((f,), owner=owner, compact=compact, nullable=nullable, short_inline=short, tag=tag,
+            return UuidArray((f,), owner=owner, refuses_null_inline=refuse,
+                             compact=compact, nullable=nullable, short_inline=short, tag=tag,
                              left_unset_when_empty=unset)
         if e.name in ("string", "bytes", "records"):
-            return BytesArray((f,), owner=owner, compact=compact, nullable=nullable, short_inline=short, tag=tag,
+            return BytesArray((f,), owner=owner, refuses_null_inline=refuse,
+                              compact=compact, nullable=nullable, short_inline=short, tag=tag,
                               left_unset_when_empty=unset, element=e.name)
         assert f.struct is not None
         target = self._build(f.struct, v)
@@ -280,7 +294,8 @@ class _Planner:
                                 f'struct.Struct("{target.row_format}").iter_unpack', target.struct)
             self._row_readers.add(rows)
         return (CompiledStructArray if self.flavour.compiled_steps else StructArray)(
-            (f,), owner=owner, compact=compact, nullable=nullable, short_inline=short, tag=tag,
+            (f,), owner=owner, refuses_null_inline=refuse,
+            compact=compact, nullable=nullable, short_inline=short, tag=tag,
             left_unset_when_empty=unset, target=target, rows=rows, inline=inline)
 
     def _fixed_run(self, struct: Struct, fields: list[Field], owner: LayoutName,

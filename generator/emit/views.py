@@ -22,7 +22,7 @@ from .plan import StructPlan, plan
 
 # Locals of the generated functions, which a struct's instance local must not shadow.
 FUNCTION_LOCALS = frozenset({"buf", "pos", "size", "field", "index", "count", "unknown", "tag", "end", "out",
-                             "tagged", "payload", "payload_size", "error", "struct", "other", "k"})
+                             "tagged", "payload", "error", "struct", "other", "k"})
 # Words that read as something else in a codec (a protocol version, a byte offset, a field): a
 # struct whose name ends in one keeps its whole name as its local (api_version, not version).
 AMBIGUOUS_WORDS = frozenset({"version", "versions", "offset", "epoch", "name", "length"})
@@ -248,17 +248,16 @@ class TaggedStep:
         self.tag, self.attr = op.tag, op.attr
         self.present = present  # the writer's test: is the value worth sending (not the default)?
         self.write = block(op.write_step(obj, "payload"))
-        self.size = block(op.size(obj, "payload_size"))
 
 
 class LayoutView:
-    """The reader, writer and sizer of one layout (versions sharing code) of a struct."""
+    """The reader and writer of one layout (versions sharing code) of a struct."""
 
     def __init__(self, layout: Layout, struct: "StructView", flavour: Flavour) -> None:
         obj = self.obj = struct.instance
         fields = {f.name: view for f, view in zip(struct.struct.fields, struct.fields)}
         self.struct_name = struct.name
-        self.reader, self.writer, self.sizer = layout.reader, layout.writer, layout.sizer
+        self.reader, self.writer = layout.reader, layout.writer
         self.versions = layout.version_text
         self.heading = (f"{struct.name}, version{'s' if len(layout.versions) > 1 else ''} {layout.version_text}"
                         + (" (flexible)" if layout.flexible else ""))
@@ -267,8 +266,6 @@ class LayoutView:
         self.new_instance = block(layout.new_instance(obj, flavour))
         self.reads = block(layout.read_steps(obj, flavour))
         self.writes = [block(op.write_step(obj, "out")) for op in layout.ops]
-        self.sizes = [block(op.size(obj, "size")) for op in layout.sized_ops]
-        self.fixed_size = layout.fixed_size
         self.tagged = [TaggedStep(op, obj, fields[op.field.name].differs_from_default(op.value(obj)))
                        for op in layout.tagged]
         # Fields this layout lacks: writing a non-default value there is refused unless ignorable.
@@ -306,7 +303,6 @@ class StructView:
         self.layouts = [LayoutView(layout, self, flavour) for layout in plan.layouts]
         self.readers = tuple_source([layout.reader if layout else "None" for layout in plan.table])
         self.writers = tuple_source([layout.writer if layout else "None" for layout in plan.table])
-        self.sizers = tuple_source([layout.sizer if layout else "None" for layout in plan.table])
         self.lazy_defaults = [(f.attr, f.lazy_factory) for f in self.fields if f.lazy_factory]
         self.map_keys = tuple_source([f'"{f.attr_name}"' for f in s.map_key_fields]) if s.map_key_fields else ""
 

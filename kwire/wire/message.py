@@ -1,7 +1,7 @@
 """Base class and helpers for the generated message classes.
 
 Generated modules define one class per message and struct with ``__slots__``, a keyword
-constructor, ``__eq__`` and ``__repr__``, plus per-version reader/writer/sizer functions. They
+constructor, ``__eq__`` and ``__repr__``, plus per-version reader/writer functions. They
 hand those functions to the class as tables indexed by version (``_READERS`` etc.);
 :class:`GeneratedStruct` (in ``kwire.wire.struct_base``, so that it compiles with mypyc) turns the
 tables into the public API, and :class:`FieldInfo` describes each field (``FIELDS``) so that

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Sequence, Sized
+from typing import TypeVar
 from uuid import UUID
 
 from .errors import DecodeError, EncodeError, join_path
@@ -39,6 +40,17 @@ pack_int16 = _S_INT16.pack
 pack_int32 = _S_INT32.pack
 unpack_int16 = _S_INT16.unpack_from
 unpack_int32 = _S_INT32.unpack_from
+
+_T = TypeVar("_T")
+
+
+def non_null(value: _T | None, refusal: str) -> _T:
+    """``value``, or EncodeError(``refusal``) for None: how writers off the hot path refuse a
+    null where the field is not nullable (the writer's except names the field path)."""
+    if value is None:
+        raise EncodeError(refusal)
+    return value
+
 
 # ---------------------------------------------------------------------------------------------
 # lengths and counts

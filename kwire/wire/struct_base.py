@@ -39,7 +39,6 @@ class GeneratedStruct:
     _MAP_KEYS: ClassVar[tuple[str, ...]] = ()
     _READERS: ClassVar[tuple[Callable | None, ...]]
     _WRITERS: ClassVar[tuple[Callable | None, ...]]
-    _SIZERS: ClassVar[tuple[Callable | None, ...]]
 
     # Fields whose default is a new struct or list, which pure-Python readers leave unset when
     # the version has no such field or the tagged field is absent: attribute name -> factory
@@ -70,9 +69,12 @@ class GeneratedStruct:
         self._table_entry(self._WRITERS, version)(self, out)
 
     def size(self, version: int) -> int:
-        """The encoded size at ``version``, computed without encoding."""
-        size: int = self._table_entry(self._SIZERS, version)(self)
-        return size
+        """The encoded size at ``version``: the length of :meth:`encode`'s result.
+
+        It encodes: nothing in kwire needs a size without the bytes (frames are written from
+        the encoded body), so generated modules carry no sizing code of their own.
+        """
+        return len(self.encode(version))
 
     # --- decoding ---------------------------------------------------------------------------
     @classmethod

@@ -63,14 +63,14 @@ def test_same_report_in_one_or_two_processes(tmp_path, capsys: pytest.CaptureFix
 
 @pytest.fixture()
 def broken_package(tmp_path, monkeypatch: pytest.MonkeyPatch):
-    """A copy of the generated ApiVersionsRequest whose size() is one byte off at version 3."""
+    """A copy of the generated ApiVersionsRequest whose writer adds a stray byte at version 3."""
     package = tmp_path / "brokenpkg"
     package.mkdir()
     source = (REPO / "generated" / "api_versions_request.py").read_text()
     (package / "api_versions_request.py").write_text(source + textwrap.dedent("""
-        _REAL_SIZERS = ApiVersionsRequest._SIZERS
-        ApiVersionsRequest._SIZERS = tuple((lambda o, f=f: f(o) + 1) if v == 3 else f
-                                           for v, f in enumerate(_REAL_SIZERS))
+        _REAL_WRITERS = ApiVersionsRequest._WRITERS
+        ApiVersionsRequest._WRITERS = tuple((lambda o, out, f=f: (f(o, out), out.append(0))[0]) if v == 3 else f
+                                            for v, f in enumerate(_REAL_WRITERS))
     """))
     (package / "__init__.py").write_text(
         "from .api_versions_request import ApiVersionsRequest\nMESSAGES = {'ApiVersionsRequest': ApiVersionsRequest}\n")
@@ -87,7 +87,7 @@ def test_a_failing_case_is_printed_with_the_command_that_reproduces_it(
     assert code == 1
     assert "FAILED" in out
     fail_line = next(line for line in err.splitlines() if line.startswith("FAIL ApiVersionsRequest v3 -> v3"))
-    assert "(seed 8)" in fail_line and "size(3) is" in fail_line
+    assert "(seed 8)" in fail_line and "1 bytes left after ApiVersionsRequest v3" in fail_line
     command = next(line for line in err.splitlines() if "reproduce:" in line).split("reproduce: ", 1)[1]
     argv = shlex.split(command)
     assert argv[:2] == ["kwire", "fuzz"] and "--start" in argv and argv[argv.index("--cases") + 1] == "1"

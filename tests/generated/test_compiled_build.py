@@ -129,7 +129,6 @@ def test_captured_frames_decode_and_re_encode_the_same(compiled_generated) -> No
         compiled = compiled_generated.MESSAGES[name].decode(body, version)
         assert compiled.to_dict(version) == pure.to_dict(version), seen.name
         assert compiled.encode(version) == body, seen.name
-        assert compiled.size(version) == len(body), seen.name
         checked.add((name, version))
     assert {name for name, _ in checked} >= {"ApiVersionsRequest", "ApiVersionsResponse", "MetadataRequest",
                                             "MetadataResponse", "FetchResponse"}

@@ -277,10 +277,8 @@ def test_a_compact_string_reads_short_values_inline(plan) -> None:
 
 def test_classic_and_compact_encodings_call_their_runtime_functions(plan) -> None:
     classic, compact = layout_at(plan, "SampleResponse", 0), layout_at(plan, "SampleResponse", 3)
-    assert op_of(classic, "name").runtime_functions == ("read_string_nn", "write_string", "string_size")
-    assert op_of(compact, "blob").runtime_functions == ("read_compact_bytes_nn", "write_compact_bytes",
-                                                        "compact_bytes_size")
-    assert op_of(classic, "blob").size("response", "size") == ["size += _w.bytes_size(response.blob)"]
+    assert op_of(classic, "name").runtime_functions == ("read_string_nn", "write_string")
+    assert op_of(compact, "blob").runtime_functions == ("read_compact_bytes_nn", "write_compact_bytes")
     assert op_of(compact, "labels").write_elements("out")[-1] == "    _w.write_compact_string(out, labels_item)"
     assert op_of(classic, "records").read("response", PURE)[0] == \
         "records_n, pos = _w.read_length(buf, pos, False)"
@@ -294,7 +292,7 @@ def test_every_runtime_function_a_step_names_exists() -> None:
                 for layout in sp.layouts:
                     for op in layout.ops + layout.tagged:
                         named.update(op.runtime_functions)
-    assert {"read_compact_string_nn", "write_compact_bytes", "read_uuid", "records_size", "UNPACK_ARRAY"} <= named
+    assert {"read_compact_string_nn", "write_compact_bytes", "read_uuid", "write_records", "UNPACK_ARRAY"} <= named
     missing = sorted(name for name in named if not hasattr(primitives, name))
     assert missing == []
     # the hot readers also exist in the module compiled builds copy in as _base
@@ -377,7 +375,7 @@ def test_instance_locals_say_what_they_hold(sample) -> None:
     assert instance_name(structs["Point2"]) == "point2"
     taken = load_text("""{"type": "data", "name": "BufferSize", "validVersions": "0", "flexibleVersions": "none",
       "fields": [{"name": "Size", "type": "int32", "versions": "0+"}]}""", "BufferSize.json")
-    assert instance_name(taken.struct) == "buffer_size"  # "size" is the sizer's running total
+    assert instance_name(taken.struct) == "buffer_size"  # "size" is the reader's len(buf)
     api = load_text("""{"type": "data", "name": "ApiVersion", "validVersions": "0", "flexibleVersions": "none",
       "fields": [{"name": "ApiKey", "type": "int16", "versions": "0+"}]}""", "ApiVersion.json")
     assert instance_name(api.struct) == "api_version"  # "version" would read as the protocol version

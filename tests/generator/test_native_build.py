@@ -55,7 +55,7 @@ def test_compile_flavour_reads_like_the_pure_build(name: str, native_flavour) ->
             data = obj.encode(version)
             twin = native.decode(data, version)
             assert twin.to_dict(version) == obj.to_dict(version), version
-            assert twin.encode(version) == data and twin.size(version) == len(data), version
+            assert twin.encode(version) == data, version
             for end in sorted({0, len(data) // 3, len(data) // 2, len(data) - 1} - {len(data)}):
                 assert outcome(native, data[:end], version) == outcome(pure, data[:end], version), (version, end)
 
