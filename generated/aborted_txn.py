@@ -51,48 +51,21 @@ class AbortedTxn(GeneratedStruct):
     """Offset of the abort marker (control record) that closed the transaction."""
     last_stable_offset: int  # versions 0+
     """Last stable offset of the partition at the time the abort marker was written."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         producer_id: int = 0,
         first_offset: int = 0,
         last_offset: int = 0,
         last_stable_offset: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.producer_id = producer_id
         self.first_offset = first_offset
         self.last_offset = last_offset
         self.last_stable_offset = last_stable_offset
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, AbortedTxn):
-            return NotImplemented
-        return (
-            self.producer_id == other.producer_id
-            and self.first_offset == other.first_offset
-            and self.last_offset == other.last_offset
-            and self.last_stable_offset == other.last_stable_offset
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"AbortedTxn("
-            f"producer_id={self.producer_id!r}, "
-            f"first_offset={self.first_offset!r}, "
-            f"last_offset={self.last_offset!r}, "
-            f"last_stable_offset={self.last_stable_offset!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -74,12 +74,9 @@ class AccessControlEntryRecord(GeneratedStruct):
     permission_type: int  # versions 0+
     """3 to allow the operation, 2 to deny it (AclPermissionType); a deny binding wins over an
     allow."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         id: UUID = _ZERO_UUID,
         resource_type: int = 0,
         resource_name: str = '',
@@ -90,8 +87,7 @@ class AccessControlEntryRecord(GeneratedStruct):
         permission_type: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.id = id
         self.resource_type = resource_type
         self.resource_name = resource_name
@@ -101,37 +97,6 @@ class AccessControlEntryRecord(GeneratedStruct):
         self.operation = operation
         self.permission_type = permission_type
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, AccessControlEntryRecord):
-            return NotImplemented
-        return (
-            self.id == other.id
-            and self.resource_type == other.resource_type
-            and self.resource_name == other.resource_name
-            and self.pattern_type == other.pattern_type
-            and self.principal == other.principal
-            and self.host == other.host
-            and self.operation == other.operation
-            and self.permission_type == other.permission_type
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"AccessControlEntryRecord("
-            f"id={self.id!r}, "
-            f"resource_type={self.resource_type!r}, "
-            f"resource_name={self.resource_name!r}, "
-            f"pattern_type={self.pattern_type!r}, "
-            f"principal={self.principal!r}, "
-            f"host={self.host!r}, "
-            f"operation={self.operation!r}, "
-            f"permission_type={self.permission_type!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -52,48 +52,21 @@ class AddOffsetsToTxnRequest(GeneratedStruct):
     group_id: str  # versions 0+
     """Consumer group whose offsets the producer will commit inside the transaction (with
     TxnOffsetCommit)."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         transactional_id: str = '',
         producer_id: int = 0,
         producer_epoch: int = 0,
         group_id: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.transactional_id = transactional_id
         self.producer_id = producer_id
         self.producer_epoch = producer_epoch
         self.group_id = group_id
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, AddOffsetsToTxnRequest):
-            return NotImplemented
-        return (
-            self.transactional_id == other.transactional_id
-            and self.producer_id == other.producer_id
-            and self.producer_epoch == other.producer_epoch
-            and self.group_id == other.group_id
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"AddOffsetsToTxnRequest("
-            f"transactional_id={self.transactional_id!r}, "
-            f"producer_id={self.producer_id!r}, "
-            f"producer_epoch={self.producer_epoch!r}, "
-            f"group_id={self.group_id!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -41,40 +41,17 @@ class AddPartitionsToTxnTopic(GeneratedStruct):
     """Name of the topic whose partitions join the transaction."""
     partitions: list[int]  # versions 0+
     """Indexes of this topic's partitions that join the transaction."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         partitions: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, AddPartitionsToTxnTopic):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.partitions == other.partitions
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"AddPartitionsToTxnTopic("
-            f"name={self.name!r}, "
-            f"partitions={self.partitions!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class AddPartitionsToTxnTransaction(GeneratedStruct):
@@ -104,12 +81,9 @@ class AddPartitionsToTxnTransaction(GeneratedStruct):
     transaction and adds nothing (a leader verifying a transactional write)."""
     topics: KeyedList[AddPartitionsToTxnTopic]  # versions 4+
     """Partitions to add (or verify), grouped by topic."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         transactional_id: str = '',
         producer_id: int = 0,
         producer_epoch: int = 0,
@@ -117,39 +91,13 @@ class AddPartitionsToTxnTransaction(GeneratedStruct):
         topics: list[AddPartitionsToTxnTopic] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.transactional_id = transactional_id
         self.producer_id = producer_id
         self.producer_epoch = producer_epoch
         self.verify_only = verify_only
         self.topics = KeyedList() if topics is DEFAULT else topics if type(topics) is KeyedList or topics is None else KeyedList(topics)
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, AddPartitionsToTxnTransaction):
-            return NotImplemented
-        return (
-            self.transactional_id == other.transactional_id
-            and self.producer_id == other.producer_id
-            and self.producer_epoch == other.producer_epoch
-            and self.verify_only == other.verify_only
-            and self.topics == other.topics
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"AddPartitionsToTxnTransaction("
-            f"transactional_id={self.transactional_id!r}, "
-            f"producer_id={self.producer_id!r}, "
-            f"producer_epoch={self.producer_epoch!r}, "
-            f"verify_only={self.verify_only!r}, "
-            f"topics={self.topics!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class AddPartitionsToTxnRequest(GeneratedStruct):
@@ -184,12 +132,9 @@ class AddPartitionsToTxnRequest(GeneratedStruct):
     """Producer epoch of the sender (v0-v3); a stale epoch is fenced."""
     v3_and_below_topics: KeyedList[AddPartitionsToTxnTopic]  # versions 0-3
     """Partitions the producer is about to write to, grouped by topic (v0-v3)."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         transactions: list[AddPartitionsToTxnTransaction] = DEFAULT,
         v3_and_below_transactional_id: str = '',
         v3_and_below_producer_id: int = 0,
@@ -197,39 +142,13 @@ class AddPartitionsToTxnRequest(GeneratedStruct):
         v3_and_below_topics: list[AddPartitionsToTxnTopic] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.transactions = KeyedList() if transactions is DEFAULT else transactions if type(transactions) is KeyedList or transactions is None else KeyedList(transactions)
         self.v3_and_below_transactional_id = v3_and_below_transactional_id
         self.v3_and_below_producer_id = v3_and_below_producer_id
         self.v3_and_below_producer_epoch = v3_and_below_producer_epoch
         self.v3_and_below_topics = KeyedList() if v3_and_below_topics is DEFAULT else v3_and_below_topics if type(v3_and_below_topics) is KeyedList or v3_and_below_topics is None else KeyedList(v3_and_below_topics)
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, AddPartitionsToTxnRequest):
-            return NotImplemented
-        return (
-            self.transactions == other.transactions
-            and self.v3_and_below_transactional_id == other.v3_and_below_transactional_id
-            and self.v3_and_below_producer_id == other.v3_and_below_producer_id
-            and self.v3_and_below_producer_epoch == other.v3_and_below_producer_epoch
-            and self.v3_and_below_topics == other.v3_and_below_topics
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"AddPartitionsToTxnRequest("
-            f"transactions={self.transactions!r}, "
-            f"v3_and_below_transactional_id={self.v3_and_below_transactional_id!r}, "
-            f"v3_and_below_producer_id={self.v3_and_below_producer_id!r}, "
-            f"v3_and_below_producer_epoch={self.v3_and_below_producer_epoch!r}, "
-            f"v3_and_below_topics={self.v3_and_below_topics!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

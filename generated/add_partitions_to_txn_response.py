@@ -46,40 +46,17 @@ class AddPartitionsToTxnPartitionResult(GeneratedStruct):
     partition_error_code: int  # versions 0+
     """Outcome for this partition, 0 on success; for example CONCURRENT_TRANSACTIONS, or
     OPERATION_NOT_ATTEMPTED when another partition of the request failed."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         partition_index: int = 0,
         partition_error_code: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.partition_index = partition_index
         self.partition_error_code = partition_error_code
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, AddPartitionsToTxnPartitionResult):
-            return NotImplemented
-        return (
-            self.partition_index == other.partition_index
-            and self.partition_error_code == other.partition_error_code
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"AddPartitionsToTxnPartitionResult("
-            f"partition_index={self.partition_index!r}, "
-            f"partition_error_code={self.partition_error_code!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class AddPartitionsToTxnTopicResult(GeneratedStruct):
@@ -98,40 +75,17 @@ class AddPartitionsToTxnTopicResult(GeneratedStruct):
     """Name of the topic these partition results belong to."""
     results_by_partition: KeyedList[AddPartitionsToTxnPartitionResult]  # versions 0+
     """Outcome for each partition of the topic."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         results_by_partition: list[AddPartitionsToTxnPartitionResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.results_by_partition = KeyedList() if results_by_partition is DEFAULT else results_by_partition if type(results_by_partition) is KeyedList or results_by_partition is None else KeyedList(results_by_partition)
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, AddPartitionsToTxnTopicResult):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.results_by_partition == other.results_by_partition
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"AddPartitionsToTxnTopicResult("
-            f"name={self.name!r}, "
-            f"results_by_partition={self.results_by_partition!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class AddPartitionsToTxnResult(GeneratedStruct):
@@ -150,40 +104,17 @@ class AddPartitionsToTxnResult(GeneratedStruct):
     """Transactional id this result belongs to."""
     topic_results: KeyedList[AddPartitionsToTxnTopicResult]  # versions 4+
     """Results of that transaction's partitions, by topic."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         transactional_id: str = '',
         topic_results: list[AddPartitionsToTxnTopicResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.transactional_id = transactional_id
         self.topic_results = KeyedList() if topic_results is DEFAULT else topic_results if type(topic_results) is KeyedList or topic_results is None else KeyedList(topic_results)
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, AddPartitionsToTxnResult):
-            return NotImplemented
-        return (
-            self.transactional_id == other.transactional_id
-            and self.topic_results == other.topic_results
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"AddPartitionsToTxnResult("
-            f"transactional_id={self.transactional_id!r}, "
-            f"topic_results={self.topic_results!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class AddPartitionsToTxnResponse(GeneratedStruct):
@@ -215,48 +146,21 @@ class AddPartitionsToTxnResponse(GeneratedStruct):
     """Results for each transaction of a v4+ request."""
     results_by_topic_v3_and_below: KeyedList[AddPartitionsToTxnTopicResult]  # versions 0-3
     """Results of the single transaction of a v0-v3 request, by topic."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         throttle_time_ms: int = 0,
         error_code: int = 0,
         results_by_transaction: list[AddPartitionsToTxnResult] = DEFAULT,
         results_by_topic_v3_and_below: list[AddPartitionsToTxnTopicResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.results_by_transaction = KeyedList() if results_by_transaction is DEFAULT else results_by_transaction if type(results_by_transaction) is KeyedList or results_by_transaction is None else KeyedList(results_by_transaction)
         self.results_by_topic_v3_and_below = KeyedList() if results_by_topic_v3_and_below is DEFAULT else results_by_topic_v3_and_below if type(results_by_topic_v3_and_below) is KeyedList or results_by_topic_v3_and_below is None else KeyedList(results_by_topic_v3_and_below)
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, AddPartitionsToTxnResponse):
-            return NotImplemented
-        return (
-            self.throttle_time_ms == other.throttle_time_ms
-            and self.error_code == other.error_code
-            and self.results_by_transaction == other.results_by_transaction
-            and self.results_by_topic_v3_and_below == other.results_by_topic_v3_and_below
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"AddPartitionsToTxnResponse("
-            f"throttle_time_ms={self.throttle_time_ms!r}, "
-            f"error_code={self.error_code!r}, "
-            f"results_by_transaction={self.results_by_transaction!r}, "
-            f"results_by_topic_v3_and_below={self.results_by_topic_v3_and_below!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

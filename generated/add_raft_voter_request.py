@@ -49,44 +49,19 @@ class Listener(GeneratedStruct):
     """Host name or IP address of the endpoint."""
     port: int  # versions 0+
     """TCP port of the endpoint."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         host: str = '',
         port: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.host = host
         self.port = port
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Listener):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.host == other.host
-            and self.port == other.port
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"Listener("
-            f"name={self.name!r}, "
-            f"host={self.host!r}, "
-            f"port={self.port!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class AddRaftVoterRequest(GeneratedStruct):
@@ -125,12 +100,9 @@ class AddRaftVoterRequest(GeneratedStruct):
     ack_when_committed: bool  # versions 1+
     """True: answer once the new voter set is committed; false: once the leader has written it
     locally."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         cluster_id: str | None = '',
         timeout_ms: int = 0,
         voter_id: int = 0,
@@ -139,8 +111,7 @@ class AddRaftVoterRequest(GeneratedStruct):
         ack_when_committed: bool = True,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.cluster_id = cluster_id
         self.timeout_ms = timeout_ms
         self.voter_id = voter_id
@@ -148,33 +119,6 @@ class AddRaftVoterRequest(GeneratedStruct):
         self.listeners = KeyedList() if listeners is DEFAULT else listeners if type(listeners) is KeyedList or listeners is None else KeyedList(listeners)
         self.ack_when_committed = ack_when_committed
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, AddRaftVoterRequest):
-            return NotImplemented
-        return (
-            self.cluster_id == other.cluster_id
-            and self.timeout_ms == other.timeout_ms
-            and self.voter_id == other.voter_id
-            and self.voter_directory_id == other.voter_directory_id
-            and self.listeners == other.listeners
-            and self.ack_when_committed == other.ack_when_committed
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"AddRaftVoterRequest("
-            f"cluster_id={self.cluster_id!r}, "
-            f"timeout_ms={self.timeout_ms!r}, "
-            f"voter_id={self.voter_id!r}, "
-            f"voter_directory_id={self.voter_directory_id!r}, "
-            f"listeners={self.listeners!r}, "
-            f"ack_when_committed={self.ack_when_committed!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -50,48 +50,21 @@ class AllocateProducerIdsResponse(GeneratedStruct):
     """First producer id of the block given to the broker."""
     producer_id_len: int  # versions 0+
     """How many consecutive producer ids the block holds, starting at ProducerIdStart."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         throttle_time_ms: int = 0,
         error_code: int = 0,
         producer_id_start: int = 0,
         producer_id_len: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.producer_id_start = producer_id_start
         self.producer_id_len = producer_id_len
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, AllocateProducerIdsResponse):
-            return NotImplemented
-        return (
-            self.throttle_time_ms == other.throttle_time_ms
-            and self.error_code == other.error_code
-            and self.producer_id_start == other.producer_id_start
-            and self.producer_id_len == other.producer_id_len
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"AllocateProducerIdsResponse("
-            f"throttle_time_ms={self.throttle_time_ms!r}, "
-            f"error_code={self.error_code!r}, "
-            f"producer_id_start={self.producer_id_start!r}, "
-            f"producer_id_len={self.producer_id_len!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

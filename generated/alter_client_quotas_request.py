@@ -41,40 +41,17 @@ class EntityData(GeneratedStruct):
     """Kind of the component: "user", "client-id" or "ip"."""
     entity_name: str | None  # versions 0+, nullable
     """Name of the user, client id or IP; null means the default entity of that type."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         entity_type: str = '',
         entity_name: str | None = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.entity_type = entity_type
         self.entity_name = entity_name
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, EntityData):
-            return NotImplemented
-        return (
-            self.entity_type == other.entity_type
-            and self.entity_name == other.entity_name
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"EntityData("
-            f"entity_type={self.entity_type!r}, "
-            f"entity_name={self.entity_name!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class OpData(GeneratedStruct):
@@ -97,44 +74,19 @@ class OpData(GeneratedStruct):
     remove: bool  # versions 0+
     """When true the quota is removed for the entity and Value is ignored; otherwise Value is
     set."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         key: str = '',
         value: float = 0.0,
         remove: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.key = key
         self.value = value
         self.remove = remove
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, OpData):
-            return NotImplemented
-        return (
-            self.key == other.key
-            and self.value == other.value
-            and self.remove == other.remove
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"OpData("
-            f"key={self.key!r}, "
-            f"value={self.value!r}, "
-            f"remove={self.remove!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class EntryData(GeneratedStruct):
@@ -154,40 +106,17 @@ class EntryData(GeneratedStruct):
     app-1."""
     ops: list[OpData]  # versions 0+
     """Quota values to set or remove for this entity."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         entity: list[EntityData] = DEFAULT,
         ops: list[OpData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.entity = [] if entity is DEFAULT else entity
         self.ops = [] if ops is DEFAULT else ops
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, EntryData):
-            return NotImplemented
-        return (
-            self.entity == other.entity
-            and self.ops == other.ops
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"EntryData("
-            f"entity={self.entity!r}, "
-            f"ops={self.ops!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class AlterClientQuotasRequest(GeneratedStruct):
@@ -212,40 +141,17 @@ class AlterClientQuotasRequest(GeneratedStruct):
     """Quota changes, one entry per quota entity."""
     validate_only: bool  # versions 0+
     """When true the broker only checks the changes and applies none of them."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         entries: list[EntryData] = DEFAULT,
         validate_only: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.entries = [] if entries is DEFAULT else entries
         self.validate_only = validate_only
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, AlterClientQuotasRequest):
-            return NotImplemented
-        return (
-            self.entries == other.entries
-            and self.validate_only == other.validate_only
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"AlterClientQuotasRequest("
-            f"entries={self.entries!r}, "
-            f"validate_only={self.validate_only!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

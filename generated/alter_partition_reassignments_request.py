@@ -44,40 +44,17 @@ class ReassignablePartition(GeneratedStruct):
     replicas: list[int] | None  # versions 0+, nullable
     """Broker ids of the replicas the partition should end up on, preferred leader first; null
     cancels the reassignment in progress."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         partition_index: int = 0,
         replicas: list[int] | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.partition_index = partition_index
         self.replicas = replicas
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ReassignablePartition):
-            return NotImplemented
-        return (
-            self.partition_index == other.partition_index
-            and self.replicas == other.replicas
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ReassignablePartition("
-            f"partition_index={self.partition_index!r}, "
-            f"replicas={self.replicas!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class ReassignableTopic(GeneratedStruct):
@@ -96,40 +73,17 @@ class ReassignableTopic(GeneratedStruct):
     """Name of the topic the partitions in this entry belong to."""
     partitions: list[ReassignablePartition]  # versions 0+
     """Partitions of this topic to move or whose move is cancelled."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         partitions: list[ReassignablePartition] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ReassignableTopic):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.partitions == other.partitions
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ReassignableTopic("
-            f"name={self.name!r}, "
-            f"partitions={self.partitions!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class AlterPartitionReassignmentsRequest(GeneratedStruct):
@@ -159,44 +113,19 @@ class AlterPartitionReassignmentsRequest(GeneratedStruct):
     """When false, a reassignment that would change a partition's number of replicas is refused."""
     topics: list[ReassignableTopic]  # versions 0+
     """Topics with partitions to move."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         timeout_ms: int = 60000,
         allow_replication_factor_change: bool = True,
         topics: list[ReassignableTopic] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.timeout_ms = timeout_ms
         self.allow_replication_factor_change = allow_replication_factor_change
         self.topics = [] if topics is DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, AlterPartitionReassignmentsRequest):
-            return NotImplemented
-        return (
-            self.timeout_ms == other.timeout_ms
-            and self.allow_replication_factor_change == other.allow_replication_factor_change
-            and self.topics == other.topics
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"AlterPartitionReassignmentsRequest("
-            f"timeout_ms={self.timeout_ms!r}, "
-            f"allow_replication_factor_change={self.allow_replication_factor_change!r}, "
-            f"topics={self.topics!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

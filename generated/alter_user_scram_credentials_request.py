@@ -41,40 +41,17 @@ class ScramCredentialDeletion(GeneratedStruct):
     """User name whose credential is deleted."""
     mechanism: int  # versions 0+
     """SCRAM mechanism of the credential: 1 SCRAM-SHA-256, 2 SCRAM-SHA-512."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         mechanism: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.mechanism = mechanism
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ScramCredentialDeletion):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.mechanism == other.mechanism
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ScramCredentialDeletion("
-            f"name={self.name!r}, "
-            f"mechanism={self.mechanism!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class ScramCredentialUpsertion(GeneratedStruct):
@@ -103,12 +80,9 @@ class ScramCredentialUpsertion(GeneratedStruct):
     salted_password: bytes  # versions 0+
     """The password hashed with Salt and Iterations (SCRAM's SaltedPassword); the broker derives
     the stored and server keys from it."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         mechanism: int = 0,
         iterations: int = 0,
@@ -116,39 +90,13 @@ class ScramCredentialUpsertion(GeneratedStruct):
         salted_password: bytes = b'',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.mechanism = mechanism
         self.iterations = iterations
         self.salt = salt
         self.salted_password = salted_password
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ScramCredentialUpsertion):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.mechanism == other.mechanism
-            and self.iterations == other.iterations
-            and self.salt == other.salt
-            and self.salted_password == other.salted_password
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ScramCredentialUpsertion("
-            f"name={self.name!r}, "
-            f"mechanism={self.mechanism!r}, "
-            f"iterations={self.iterations!r}, "
-            f"salt={self.salt!r}, "
-            f"salted_password={self.salted_password!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class AlterUserScramCredentialsRequest(GeneratedStruct):
@@ -174,40 +122,17 @@ class AlterUserScramCredentialsRequest(GeneratedStruct):
     """Credentials to delete, one per user and mechanism."""
     upsertions: list[ScramCredentialUpsertion]  # versions 0+
     """Credentials to create or replace, one per user and mechanism."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         deletions: list[ScramCredentialDeletion] = DEFAULT,
         upsertions: list[ScramCredentialUpsertion] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.deletions = [] if deletions is DEFAULT else deletions
         self.upsertions = [] if upsertions is DEFAULT else upsertions
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, AlterUserScramCredentialsRequest):
-            return NotImplemented
-        return (
-            self.deletions == other.deletions
-            and self.upsertions == other.upsertions
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"AlterUserScramCredentialsRequest("
-            f"deletions={self.deletions!r}, "
-            f"upsertions={self.upsertions!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -41,40 +41,17 @@ class ApiVersionsRequest(GeneratedStruct):
     metrics (KIP-511); letters, digits, dots and dashes only."""
     client_software_version: str  # versions 3+, ignorable
     """Version of that client library, reported alongside ClientSoftwareName."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         client_software_name: str = '',
         client_software_version: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.client_software_name = client_software_name
         self.client_software_version = client_software_version
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ApiVersionsRequest):
-            return NotImplemented
-        return (
-            self.client_software_name == other.client_software_name
-            and self.client_software_version == other.client_software_version
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ApiVersionsRequest("
-            f"client_software_name={self.client_software_name!r}, "
-            f"client_software_version={self.client_software_version!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -56,44 +56,19 @@ class ApiVersion(GeneratedStruct):
     """Oldest version of the API the server accepts, inclusive."""
     max_version: int  # versions 0+
     """Newest version of the API the server accepts, inclusive."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         api_key: int = 0,
         min_version: int = 0,
         max_version: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.api_key = api_key
         self.min_version = min_version
         self.max_version = max_version
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ApiVersion):
-            return NotImplemented
-        return (
-            self.api_key == other.api_key
-            and self.min_version == other.min_version
-            and self.max_version == other.max_version
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ApiVersion("
-            f"api_key={self.api_key!r}, "
-            f"min_version={self.min_version!r}, "
-            f"max_version={self.max_version!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class SupportedFeatureKey(GeneratedStruct):
@@ -115,44 +90,19 @@ class SupportedFeatureKey(GeneratedStruct):
     """Lowest level of the feature this node can run at."""
     max_version: int  # versions 3+
     """Highest level of the feature this node can run at."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         min_version: int = 0,
         max_version: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.min_version = min_version
         self.max_version = max_version
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SupportedFeatureKey):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.min_version == other.min_version
-            and self.max_version == other.max_version
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"SupportedFeatureKey("
-            f"name={self.name!r}, "
-            f"min_version={self.min_version!r}, "
-            f"max_version={self.max_version!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class FinalizedFeatureKey(GeneratedStruct):
@@ -174,44 +124,19 @@ class FinalizedFeatureKey(GeneratedStruct):
     """Level of the feature the cluster currently runs at."""
     min_version_level: int  # versions 3+
     """Lowest level of the feature still finalized for the cluster."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         max_version_level: int = 0,
         min_version_level: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.max_version_level = max_version_level
         self.min_version_level = min_version_level
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, FinalizedFeatureKey):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.max_version_level == other.max_version_level
-            and self.min_version_level == other.min_version_level
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"FinalizedFeatureKey("
-            f"name={self.name!r}, "
-            f"max_version_level={self.max_version_level!r}, "
-            f"min_version_level={self.min_version_level!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class ApiVersionsResponse(GeneratedStruct):
@@ -251,12 +176,9 @@ class ApiVersionsResponse(GeneratedStruct):
     """Cluster-wide finalized feature levels; meaningful only when FinalizedFeaturesEpoch >= 0."""
     zk_migration_ready: bool  # versions 3+, tag 3, ignorable
     """Set by a KRaft controller whose ZooKeeper-migration configuration is complete."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         error_code: int = 0,
         api_keys: list[ApiVersion] = DEFAULT,
         throttle_time_ms: int = 0,
@@ -266,8 +188,7 @@ class ApiVersionsResponse(GeneratedStruct):
         zk_migration_ready: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.error_code = error_code
         self.api_keys = KeyedList() if api_keys is DEFAULT else api_keys if type(api_keys) is KeyedList or api_keys is None else KeyedList(api_keys)
         self.throttle_time_ms = throttle_time_ms
@@ -276,35 +197,6 @@ class ApiVersionsResponse(GeneratedStruct):
         self.finalized_features = KeyedList() if finalized_features is DEFAULT else finalized_features if type(finalized_features) is KeyedList or finalized_features is None else KeyedList(finalized_features)
         self.zk_migration_ready = zk_migration_ready
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ApiVersionsResponse):
-            return NotImplemented
-        return (
-            self.error_code == other.error_code
-            and self.api_keys == other.api_keys
-            and self.throttle_time_ms == other.throttle_time_ms
-            and self.supported_features == other.supported_features
-            and self.finalized_features_epoch == other.finalized_features_epoch
-            and self.finalized_features == other.finalized_features
-            and self.zk_migration_ready == other.zk_migration_ready
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ApiVersionsResponse("
-            f"error_code={self.error_code!r}, "
-            f"api_keys={self.api_keys!r}, "
-            f"throttle_time_ms={self.throttle_time_ms!r}, "
-            f"supported_features={self.supported_features!r}, "
-            f"finalized_features_epoch={self.finalized_features_epoch!r}, "
-            f"finalized_features={self.finalized_features!r}, "
-            f"zk_migration_ready={self.zk_migration_ready!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -56,48 +56,21 @@ class PartitionData(GeneratedStruct):
     """Replica id of the voter that won the election."""
     leader_epoch: int  # versions 0+
     """Epoch the new leader was elected in."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         partition_index: int = 0,
         voter_directory_id: UUID = _ZERO_UUID,
         leader_id: int = 0,
         leader_epoch: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.partition_index = partition_index
         self.voter_directory_id = voter_directory_id
         self.leader_id = leader_id
         self.leader_epoch = leader_epoch
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, PartitionData):
-            return NotImplemented
-        return (
-            self.partition_index == other.partition_index
-            and self.voter_directory_id == other.voter_directory_id
-            and self.leader_id == other.leader_id
-            and self.leader_epoch == other.leader_epoch
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"PartitionData("
-            f"partition_index={self.partition_index!r}, "
-            f"voter_directory_id={self.voter_directory_id!r}, "
-            f"leader_id={self.leader_id!r}, "
-            f"leader_epoch={self.leader_epoch!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class TopicData(GeneratedStruct):
@@ -116,40 +89,17 @@ class TopicData(GeneratedStruct):
     """Name of the Raft topic."""
     partitions: list[PartitionData]  # versions 0+
     """Partitions of the topic the leadership is announced for."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topic_name: str = '',
         partitions: list[PartitionData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topic_name = topic_name
         self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TopicData):
-            return NotImplemented
-        return (
-            self.topic_name == other.topic_name
-            and self.partitions == other.partitions
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"TopicData("
-            f"topic_name={self.topic_name!r}, "
-            f"partitions={self.partitions!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class LeaderEndpoint(GeneratedStruct):
@@ -171,44 +121,19 @@ class LeaderEndpoint(GeneratedStruct):
     """Host name or IP address of the leader on that listener."""
     port: int  # versions 1+
     """TCP port of the leader on that listener."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         host: str = '',
         port: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.host = host
         self.port = port
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, LeaderEndpoint):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.host == other.host
-            and self.port == other.port
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"LeaderEndpoint("
-            f"name={self.name!r}, "
-            f"host={self.host!r}, "
-            f"port={self.port!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class BeginQuorumEpochRequest(GeneratedStruct):
@@ -240,48 +165,21 @@ class BeginQuorumEpochRequest(GeneratedStruct):
     """Raft topics the leadership is announced for (in practice only __cluster_metadata)."""
     leader_endpoints: KeyedList[LeaderEndpoint]  # versions 1+, ignorable
     """Endpoints on which the new leader can be reached, one per listener name."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         cluster_id: str | None = None,
         voter_id: int = -1,
         topics: list[TopicData] = DEFAULT,
         leader_endpoints: list[LeaderEndpoint] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.cluster_id = cluster_id
         self.voter_id = voter_id
         self.topics = [] if topics is DEFAULT else topics
         self.leader_endpoints = KeyedList() if leader_endpoints is DEFAULT else leader_endpoints if type(leader_endpoints) is KeyedList or leader_endpoints is None else KeyedList(leader_endpoints)
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, BeginQuorumEpochRequest):
-            return NotImplemented
-        return (
-            self.cluster_id == other.cluster_id
-            and self.voter_id == other.voter_id
-            and self.topics == other.topics
-            and self.leader_endpoints == other.leader_endpoints
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"BeginQuorumEpochRequest("
-            f"cluster_id={self.cluster_id!r}, "
-            f"voter_id={self.voter_id!r}, "
-            f"topics={self.topics!r}, "
-            f"leader_endpoints={self.leader_endpoints!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

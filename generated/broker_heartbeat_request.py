@@ -65,12 +65,9 @@ class BrokerHeartbeatRequest(GeneratedStruct):
     leaders (KIP-858)."""
     cordoned_log_dirs: list[UUID] | None  # versions 2+, nullable, tag 1
     """Log directories the broker has cordoned (no new replicas); null until it reaches RECOVERY."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         broker_id: int = 0,
         broker_epoch: int = -1,
         current_metadata_offset: int = 0,
@@ -80,8 +77,7 @@ class BrokerHeartbeatRequest(GeneratedStruct):
         cordoned_log_dirs: list[UUID] | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.broker_id = broker_id
         self.broker_epoch = broker_epoch
         self.current_metadata_offset = current_metadata_offset
@@ -90,35 +86,6 @@ class BrokerHeartbeatRequest(GeneratedStruct):
         self.offline_log_dirs = [] if offline_log_dirs is DEFAULT else offline_log_dirs
         self.cordoned_log_dirs = cordoned_log_dirs
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, BrokerHeartbeatRequest):
-            return NotImplemented
-        return (
-            self.broker_id == other.broker_id
-            and self.broker_epoch == other.broker_epoch
-            and self.current_metadata_offset == other.current_metadata_offset
-            and self.want_fence == other.want_fence
-            and self.want_shut_down == other.want_shut_down
-            and self.offline_log_dirs == other.offline_log_dirs
-            and self.cordoned_log_dirs == other.cordoned_log_dirs
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"BrokerHeartbeatRequest("
-            f"broker_id={self.broker_id!r}, "
-            f"broker_epoch={self.broker_epoch!r}, "
-            f"current_metadata_offset={self.current_metadata_offset!r}, "
-            f"want_fence={self.want_fence!r}, "
-            f"want_shut_down={self.want_shut_down!r}, "
-            f"offline_log_dirs={self.offline_log_dirs!r}, "
-            f"cordoned_log_dirs={self.cordoned_log_dirs!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

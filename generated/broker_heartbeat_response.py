@@ -55,12 +55,9 @@ class BrokerHeartbeatResponse(GeneratedStruct):
     should_shut_down: bool  # versions 0+
     """True when the controller has moved the broker's leaderships away and the broker may finish
     shutting down."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         throttle_time_ms: int = 0,
         error_code: int = 0,
         is_caught_up: bool = False,
@@ -68,39 +65,13 @@ class BrokerHeartbeatResponse(GeneratedStruct):
         should_shut_down: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.is_caught_up = is_caught_up
         self.is_fenced = is_fenced
         self.should_shut_down = should_shut_down
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, BrokerHeartbeatResponse):
-            return NotImplemented
-        return (
-            self.throttle_time_ms == other.throttle_time_ms
-            and self.error_code == other.error_code
-            and self.is_caught_up == other.is_caught_up
-            and self.is_fenced == other.is_fenced
-            and self.should_shut_down == other.should_shut_down
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"BrokerHeartbeatResponse("
-            f"throttle_time_ms={self.throttle_time_ms!r}, "
-            f"error_code={self.error_code!r}, "
-            f"is_caught_up={self.is_caught_up!r}, "
-            f"is_fenced={self.is_fenced!r}, "
-            f"should_shut_down={self.should_shut_down!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -59,12 +59,9 @@ class BrokerRegistrationChangeRecord(GeneratedStruct):
     log_dirs: list[UUID]  # versions 2+, tag 2
     """Directory ids of the broker's log directories that are currently usable; replicas in other
     directories are offline."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         broker_id: int = 0,
         broker_epoch: int = 0,
         fenced: int = 0,
@@ -72,39 +69,13 @@ class BrokerRegistrationChangeRecord(GeneratedStruct):
         log_dirs: list[UUID] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.broker_id = broker_id
         self.broker_epoch = broker_epoch
         self.fenced = fenced
         self.in_controlled_shutdown = in_controlled_shutdown
         self.log_dirs = [] if log_dirs is DEFAULT else log_dirs
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, BrokerRegistrationChangeRecord):
-            return NotImplemented
-        return (
-            self.broker_id == other.broker_id
-            and self.broker_epoch == other.broker_epoch
-            and self.fenced == other.fenced
-            and self.in_controlled_shutdown == other.in_controlled_shutdown
-            and self.log_dirs == other.log_dirs
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"BrokerRegistrationChangeRecord("
-            f"broker_id={self.broker_id!r}, "
-            f"broker_epoch={self.broker_epoch!r}, "
-            f"fenced={self.fenced!r}, "
-            f"in_controlled_shutdown={self.in_controlled_shutdown!r}, "
-            f"log_dirs={self.log_dirs!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

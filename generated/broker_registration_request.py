@@ -56,48 +56,21 @@ class Listener(GeneratedStruct):
     """TCP port of the listener."""
     security_protocol: int  # versions 0+
     """Security protocol of the listener: 0 PLAINTEXT, 1 SSL, 2 SASL_PLAINTEXT, 3 SASL_SSL."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         host: str = '',
         port: int = 0,
         security_protocol: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.host = host
         self.port = port
         self.security_protocol = security_protocol
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Listener):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.host == other.host
-            and self.port == other.port
-            and self.security_protocol == other.security_protocol
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"Listener("
-            f"name={self.name!r}, "
-            f"host={self.host!r}, "
-            f"port={self.port!r}, "
-            f"security_protocol={self.security_protocol!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class Feature(GeneratedStruct):
@@ -120,44 +93,19 @@ class Feature(GeneratedStruct):
     max_supported_version: int  # versions 0+
     """Highest level of the feature the broker can run at; the controller refuses a broker that
     cannot run at the finalized level."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         min_supported_version: int = 0,
         max_supported_version: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.min_supported_version = min_supported_version
         self.max_supported_version = max_supported_version
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Feature):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.min_supported_version == other.min_supported_version
-            and self.max_supported_version == other.max_supported_version
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"Feature("
-            f"name={self.name!r}, "
-            f"min_supported_version={self.min_supported_version!r}, "
-            f"max_supported_version={self.max_supported_version!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class BrokerRegistrationRequest(GeneratedStruct):
@@ -208,12 +156,9 @@ class BrokerRegistrationRequest(GeneratedStruct):
     cleanly; lets its replicas stay eligible leaders (KIP-966)."""
     cordoned_log_dirs: list[UUID]  # versions 5+, tag 0
     """Directory ids of log directories on which no new replicas may be placed (KIP-1066)."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         broker_id: int = 0,
         cluster_id: str = '',
         incarnation_id: UUID = _ZERO_UUID,
@@ -226,8 +171,7 @@ class BrokerRegistrationRequest(GeneratedStruct):
         cordoned_log_dirs: list[UUID] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.broker_id = broker_id
         self.cluster_id = cluster_id
         self.incarnation_id = incarnation_id
@@ -239,41 +183,6 @@ class BrokerRegistrationRequest(GeneratedStruct):
         self.previous_broker_epoch = previous_broker_epoch
         self.cordoned_log_dirs = [] if cordoned_log_dirs is DEFAULT else cordoned_log_dirs
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, BrokerRegistrationRequest):
-            return NotImplemented
-        return (
-            self.broker_id == other.broker_id
-            and self.cluster_id == other.cluster_id
-            and self.incarnation_id == other.incarnation_id
-            and self.listeners == other.listeners
-            and self.features == other.features
-            and self.rack == other.rack
-            and self.is_migrating_zk_broker == other.is_migrating_zk_broker
-            and self.log_dirs == other.log_dirs
-            and self.previous_broker_epoch == other.previous_broker_epoch
-            and self.cordoned_log_dirs == other.cordoned_log_dirs
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"BrokerRegistrationRequest("
-            f"broker_id={self.broker_id!r}, "
-            f"cluster_id={self.cluster_id!r}, "
-            f"incarnation_id={self.incarnation_id!r}, "
-            f"listeners={self.listeners!r}, "
-            f"features={self.features!r}, "
-            f"rack={self.rack!r}, "
-            f"is_migrating_zk_broker={self.is_migrating_zk_broker!r}, "
-            f"log_dirs={self.log_dirs!r}, "
-            f"previous_broker_epoch={self.previous_broker_epoch!r}, "
-            f"cordoned_log_dirs={self.cordoned_log_dirs!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -39,40 +39,17 @@ class EntityData(GeneratedStruct):
     """Kind of entity component: user, client-id or ip."""
     entity_name: str | None  # versions 0+, nullable
     """Entity name, or null for the default entity of that kind."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         entity_type: str = '',
         entity_name: str | None = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.entity_type = entity_type
         self.entity_name = entity_name
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, EntityData):
-            return NotImplemented
-        return (
-            self.entity_type == other.entity_type
-            and self.entity_name == other.entity_name
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"EntityData("
-            f"entity_type={self.entity_type!r}, "
-            f"entity_name={self.entity_name!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class ClientQuotaRecord(GeneratedStruct):
@@ -102,48 +79,21 @@ class ClientQuotaRecord(GeneratedStruct):
     """New quota value; meaningless when Remove is set."""
     remove: bool  # versions 0+
     """True to delete the quota value instead of setting it."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         entity: list[EntityData] = DEFAULT,
         key: str = '',
         value: float = 0.0,
         remove: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.entity = [] if entity is DEFAULT else entity
         self.key = key
         self.value = value
         self.remove = remove
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ClientQuotaRecord):
-            return NotImplemented
-        return (
-            self.entity == other.entity
-            and self.key == other.key
-            and self.value == other.value
-            and self.remove == other.remove
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ClientQuotaRecord("
-            f"entity={self.entity!r}, "
-            f"key={self.key!r}, "
-            f"value={self.value!r}, "
-            f"remove={self.remove!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

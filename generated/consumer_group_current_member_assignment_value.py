@@ -45,44 +45,19 @@ class TopicPartitions(GeneratedStruct):
     """Indexes of the topic's partitions."""
     assignment_epochs: list[int] | None  # versions 0+, nullable, tag 0
     """Epoch at which each partition (same order as Partitions) was given to the member, or null."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topic_id: UUID = _ZERO_UUID,
         partitions: list[int] = DEFAULT,
         assignment_epochs: list[int] | None = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topic_id = topic_id
         self.partitions = [] if partitions is DEFAULT else partitions
         self.assignment_epochs = [] if assignment_epochs is DEFAULT else assignment_epochs
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TopicPartitions):
-            return NotImplemented
-        return (
-            self.topic_id == other.topic_id
-            and self.partitions == other.partitions
-            and self.assignment_epochs == other.assignment_epochs
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"TopicPartitions("
-            f"topic_id={self.topic_id!r}, "
-            f"partitions={self.partitions!r}, "
-            f"assignment_epochs={self.assignment_epochs!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class ConsumerGroupCurrentMemberAssignmentValue(GeneratedStruct):
@@ -117,12 +92,9 @@ class ConsumerGroupCurrentMemberAssignmentValue(GeneratedStruct):
     """Partitions the member owns or has been given, grouped by topic."""
     partitions_pending_revocation: list[TopicPartitions]  # versions 0+
     """Partitions the member must give up before they can go to other members."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         member_epoch: int = 0,
         previous_member_epoch: int = 0,
         state: int = 0,
@@ -130,39 +102,13 @@ class ConsumerGroupCurrentMemberAssignmentValue(GeneratedStruct):
         partitions_pending_revocation: list[TopicPartitions] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.member_epoch = member_epoch
         self.previous_member_epoch = previous_member_epoch
         self.state = state
         self.assigned_partitions = [] if assigned_partitions is DEFAULT else assigned_partitions
         self.partitions_pending_revocation = [] if partitions_pending_revocation is DEFAULT else partitions_pending_revocation
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ConsumerGroupCurrentMemberAssignmentValue):
-            return NotImplemented
-        return (
-            self.member_epoch == other.member_epoch
-            and self.previous_member_epoch == other.previous_member_epoch
-            and self.state == other.state
-            and self.assigned_partitions == other.assigned_partitions
-            and self.partitions_pending_revocation == other.partitions_pending_revocation
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ConsumerGroupCurrentMemberAssignmentValue("
-            f"member_epoch={self.member_epoch!r}, "
-            f"previous_member_epoch={self.previous_member_epoch!r}, "
-            f"state={self.state!r}, "
-            f"assigned_partitions={self.assigned_partitions!r}, "
-            f"partitions_pending_revocation={self.partitions_pending_revocation!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

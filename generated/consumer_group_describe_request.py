@@ -46,40 +46,17 @@ class ConsumerGroupDescribeRequest(GeneratedStruct):
     """Ids of the consumer groups to describe, one result each."""
     include_authorized_operations: bool  # versions 0+
     """When true, the response says which operations the caller may perform on each group."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         group_ids: list[str] = DEFAULT,
         include_authorized_operations: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.group_ids = [] if group_ids is DEFAULT else group_ids
         self.include_authorized_operations = include_authorized_operations
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ConsumerGroupDescribeRequest):
-            return NotImplemented
-        return (
-            self.group_ids == other.group_ids
-            and self.include_authorized_operations == other.include_authorized_operations
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ConsumerGroupDescribeRequest("
-            f"group_ids={self.group_ids!r}, "
-            f"include_authorized_operations={self.include_authorized_operations!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -44,40 +44,17 @@ class TopicPartitions(GeneratedStruct):
     """Id of the topic the partitions in this entry belong to."""
     partitions: list[int]  # versions 0+
     """Indexes of the topic's partitions the member owns."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topic_id: UUID = _ZERO_UUID,
         partitions: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topic_id = topic_id
         self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TopicPartitions):
-            return NotImplemented
-        return (
-            self.topic_id == other.topic_id
-            and self.partitions == other.partitions
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"TopicPartitions("
-            f"topic_id={self.topic_id!r}, "
-            f"partitions={self.partitions!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class ConsumerGroupHeartbeatRequest(GeneratedStruct):
@@ -130,12 +107,9 @@ class ConsumerGroupHeartbeatRequest(GeneratedStruct):
     """Name of the server-side assignor the member asks for, or null when none or unchanged."""
     topic_partitions: list[TopicPartitions] | None  # versions 0+, nullable
     """Partitions the member currently owns, or null when unchanged."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         group_id: str = '',
         member_id: str = '',
         member_epoch: int = 0,
@@ -148,8 +122,7 @@ class ConsumerGroupHeartbeatRequest(GeneratedStruct):
         topic_partitions: list[TopicPartitions] | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.group_id = group_id
         self.member_id = member_id
         self.member_epoch = member_epoch
@@ -161,41 +134,6 @@ class ConsumerGroupHeartbeatRequest(GeneratedStruct):
         self.server_assignor = server_assignor
         self.topic_partitions = topic_partitions
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ConsumerGroupHeartbeatRequest):
-            return NotImplemented
-        return (
-            self.group_id == other.group_id
-            and self.member_id == other.member_id
-            and self.member_epoch == other.member_epoch
-            and self.instance_id == other.instance_id
-            and self.rack_id == other.rack_id
-            and self.rebalance_timeout_ms == other.rebalance_timeout_ms
-            and self.subscribed_topic_names == other.subscribed_topic_names
-            and self.subscribed_topic_regex == other.subscribed_topic_regex
-            and self.server_assignor == other.server_assignor
-            and self.topic_partitions == other.topic_partitions
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ConsumerGroupHeartbeatRequest("
-            f"group_id={self.group_id!r}, "
-            f"member_id={self.member_id!r}, "
-            f"member_epoch={self.member_epoch!r}, "
-            f"instance_id={self.instance_id!r}, "
-            f"rack_id={self.rack_id!r}, "
-            f"rebalance_timeout_ms={self.rebalance_timeout_ms!r}, "
-            f"subscribed_topic_names={self.subscribed_topic_names!r}, "
-            f"subscribed_topic_regex={self.subscribed_topic_regex!r}, "
-            f"server_assignor={self.server_assignor!r}, "
-            f"topic_partitions={self.topic_partitions!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -41,40 +41,17 @@ class ClassicProtocol(GeneratedStruct):
     """Name of the protocol (for consumers, an assignor such as range)."""
     metadata: bytes  # versions 0+
     """Opaque protocol metadata (a subscription)."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         metadata: bytes = b'',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.metadata = metadata
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ClassicProtocol):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.metadata == other.metadata
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ClassicProtocol("
-            f"name={self.name!r}, "
-            f"metadata={self.metadata!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class ClassicMemberMetadata(GeneratedStruct):
@@ -93,40 +70,17 @@ class ClassicMemberMetadata(GeneratedStruct):
     """Session timeout the classic member asked for (ms)."""
     supported_protocols: list[ClassicProtocol]  # versions 0+
     """Assignment protocols the classic member offered."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         session_timeout_ms: int = 0,
         supported_protocols: list[ClassicProtocol] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.session_timeout_ms = session_timeout_ms
         self.supported_protocols = [] if supported_protocols is DEFAULT else supported_protocols
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ClassicMemberMetadata):
-            return NotImplemented
-        return (
-            self.session_timeout_ms == other.session_timeout_ms
-            and self.supported_protocols == other.supported_protocols
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ClassicMemberMetadata("
-            f"session_timeout_ms={self.session_timeout_ms!r}, "
-            f"supported_protocols={self.supported_protocols!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class ConsumerGroupMemberMetadataValue(GeneratedStruct):
@@ -172,12 +126,9 @@ class ConsumerGroupMemberMetadataValue(GeneratedStruct):
     """Name of the server-side assignor the member asks for, or null."""
     classic_member_metadata: ClassicMemberMetadata | None  # versions 0+, nullable, tag 0
     """What a member using the classic protocol declared; null for a consumer-protocol member."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         instance_id: str | None = '',
         rack_id: str | None = '',
         client_id: str = '',
@@ -189,8 +140,7 @@ class ConsumerGroupMemberMetadataValue(GeneratedStruct):
         classic_member_metadata: ClassicMemberMetadata | None = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.instance_id = instance_id
         self.rack_id = rack_id
         self.client_id = client_id
@@ -201,39 +151,6 @@ class ConsumerGroupMemberMetadataValue(GeneratedStruct):
         self.server_assignor = server_assignor
         self.classic_member_metadata = ClassicMemberMetadata() if classic_member_metadata is DEFAULT else classic_member_metadata
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ConsumerGroupMemberMetadataValue):
-            return NotImplemented
-        return (
-            self.instance_id == other.instance_id
-            and self.rack_id == other.rack_id
-            and self.client_id == other.client_id
-            and self.client_host == other.client_host
-            and self.subscribed_topic_names == other.subscribed_topic_names
-            and self.subscribed_topic_regex == other.subscribed_topic_regex
-            and self.rebalance_timeout_ms == other.rebalance_timeout_ms
-            and self.server_assignor == other.server_assignor
-            and self.classic_member_metadata == other.classic_member_metadata
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ConsumerGroupMemberMetadataValue("
-            f"instance_id={self.instance_id!r}, "
-            f"rack_id={self.rack_id!r}, "
-            f"client_id={self.client_id!r}, "
-            f"client_host={self.client_host!r}, "
-            f"subscribed_topic_names={self.subscribed_topic_names!r}, "
-            f"subscribed_topic_regex={self.subscribed_topic_regex!r}, "
-            f"rebalance_timeout_ms={self.rebalance_timeout_ms!r}, "
-            f"server_assignor={self.server_assignor!r}, "
-            f"classic_member_metadata={self.classic_member_metadata!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -53,44 +53,19 @@ class ConsumerGroupMetadataValue(GeneratedStruct):
     rebalance."""
     creation_time_ms: int  # versions 0+, tag 1
     """When the group was first created (ms), -1 when unknown."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         epoch: int = 0,
         metadata_hash: int = 0,
         creation_time_ms: int = -1,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.epoch = epoch
         self.metadata_hash = metadata_hash
         self.creation_time_ms = creation_time_ms
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ConsumerGroupMetadataValue):
-            return NotImplemented
-        return (
-            self.epoch == other.epoch
-            and self.metadata_hash == other.metadata_hash
-            and self.creation_time_ms == other.creation_time_ms
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ConsumerGroupMetadataValue("
-            f"epoch={self.epoch!r}, "
-            f"metadata_hash={self.metadata_hash!r}, "
-            f"creation_time_ms={self.creation_time_ms!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -48,44 +48,19 @@ class ConsumerGroupRegularExpressionValue(GeneratedStruct):
     """Metadata image version the resolution was made against."""
     timestamp: int  # versions 0+
     """When the expression was resolved (ms)."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topics: list[str] = DEFAULT,
         version: int = 0,
         timestamp: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topics = [] if topics is DEFAULT else topics
         self.version = version
         self.timestamp = timestamp
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ConsumerGroupRegularExpressionValue):
-            return NotImplemented
-        return (
-            self.topics == other.topics
-            and self.version == other.version
-            and self.timestamp == other.timestamp
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ConsumerGroupRegularExpressionValue("
-            f"topics={self.topics!r}, "
-            f"version={self.version!r}, "
-            f"timestamp={self.timestamp!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

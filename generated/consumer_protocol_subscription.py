@@ -39,40 +39,17 @@ class TopicPartition(GeneratedStruct):
     """Name of the topic the partitions in this entry belong to."""
     partitions: list[int]  # versions 1+
     """Indexes of the topic's partitions the member owns."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topic: str = '',
         partitions: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topic = topic
         self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TopicPartition):
-            return NotImplemented
-        return (
-            self.topic == other.topic
-            and self.partitions == other.partitions
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"TopicPartition("
-            f"topic={self.topic!r}, "
-            f"partitions={self.partitions!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class ConsumerProtocolSubscription(GeneratedStruct):
@@ -106,12 +83,9 @@ class ConsumerProtocolSubscription(GeneratedStruct):
     """Group generation in which the member last got OwnedPartitions; -1 when unknown."""
     rack_id: str | None  # versions 3+, nullable, ignorable
     """Rack of the member (client.rack), used for rack-aware assignment; null when not set."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topics: list[str] = DEFAULT,
         user_data: bytes | None = None,
         owned_partitions: list[TopicPartition] = DEFAULT,
@@ -119,39 +93,13 @@ class ConsumerProtocolSubscription(GeneratedStruct):
         rack_id: str | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topics = [] if topics is DEFAULT else topics
         self.user_data = user_data
         self.owned_partitions = KeyedList() if owned_partitions is DEFAULT else owned_partitions if type(owned_partitions) is KeyedList or owned_partitions is None else KeyedList(owned_partitions)
         self.generation_id = generation_id
         self.rack_id = rack_id
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ConsumerProtocolSubscription):
-            return NotImplemented
-        return (
-            self.topics == other.topics
-            and self.user_data == other.user_data
-            and self.owned_partitions == other.owned_partitions
-            and self.generation_id == other.generation_id
-            and self.rack_id == other.rack_id
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ConsumerProtocolSubscription("
-            f"topics={self.topics!r}, "
-            f"user_data={self.user_data!r}, "
-            f"owned_partitions={self.owned_partitions!r}, "
-            f"generation_id={self.generation_id!r}, "
-            f"rack_id={self.rack_id!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -60,12 +60,9 @@ class AclCreation(GeneratedStruct):
     """Operation allowed or denied, as an AclOperation code (for example 3 read, 4 write)."""
     permission_type: int  # versions 0+
     """3 to allow the operation, 2 to deny it (AclPermissionType)."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         resource_type: int = 0,
         resource_name: str = '',
         resource_pattern_type: int = 3,
@@ -75,8 +72,7 @@ class AclCreation(GeneratedStruct):
         permission_type: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.resource_type = resource_type
         self.resource_name = resource_name
         self.resource_pattern_type = resource_pattern_type
@@ -85,35 +81,6 @@ class AclCreation(GeneratedStruct):
         self.operation = operation
         self.permission_type = permission_type
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, AclCreation):
-            return NotImplemented
-        return (
-            self.resource_type == other.resource_type
-            and self.resource_name == other.resource_name
-            and self.resource_pattern_type == other.resource_pattern_type
-            and self.principal == other.principal
-            and self.host == other.host
-            and self.operation == other.operation
-            and self.permission_type == other.permission_type
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"AclCreation("
-            f"resource_type={self.resource_type!r}, "
-            f"resource_name={self.resource_name!r}, "
-            f"resource_pattern_type={self.resource_pattern_type!r}, "
-            f"principal={self.principal!r}, "
-            f"host={self.host!r}, "
-            f"operation={self.operation!r}, "
-            f"permission_type={self.permission_type!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class CreateAclsRequest(GeneratedStruct):
@@ -135,36 +102,15 @@ class CreateAclsRequest(GeneratedStruct):
 
     creations: list[AclCreation]  # versions 0+
     """ACL bindings to create, one entry each."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         creations: list[AclCreation] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.creations = [] if creations is DEFAULT else creations
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, CreateAclsRequest):
-            return NotImplemented
-        return (
-            self.creations == other.creations
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"CreateAclsRequest("
-            f"creations={self.creations!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -39,40 +39,17 @@ class CreatableRenewers(GeneratedStruct):
     """Principal type of the renewer (normally User)."""
     principal_name: str  # versions 0+
     """Name of the principal allowed to renew."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         principal_type: str = '',
         principal_name: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.principal_type = principal_type
         self.principal_name = principal_name
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, CreatableRenewers):
-            return NotImplemented
-        return (
-            self.principal_type == other.principal_type
-            and self.principal_name == other.principal_name
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"CreatableRenewers("
-            f"principal_type={self.principal_type!r}, "
-            f"principal_name={self.principal_name!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class CreateDelegationTokenRequest(GeneratedStruct):
@@ -106,48 +83,21 @@ class CreateDelegationTokenRequest(GeneratedStruct):
     max_lifetime_ms: int  # versions 0+
     """Longest life of the token in milliseconds, capped by the broker's maximum; -1 to take the
     broker's default."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         owner_principal_type: str | None = '',
         owner_principal_name: str | None = '',
         renewers: list[CreatableRenewers] = DEFAULT,
         max_lifetime_ms: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.owner_principal_type = owner_principal_type
         self.owner_principal_name = owner_principal_name
         self.renewers = [] if renewers is DEFAULT else renewers
         self.max_lifetime_ms = max_lifetime_ms
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, CreateDelegationTokenRequest):
-            return NotImplemented
-        return (
-            self.owner_principal_type == other.owner_principal_type
-            and self.owner_principal_name == other.owner_principal_name
-            and self.renewers == other.renewers
-            and self.max_lifetime_ms == other.max_lifetime_ms
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"CreateDelegationTokenRequest("
-            f"owner_principal_type={self.owner_principal_type!r}, "
-            f"owner_principal_name={self.owner_principal_name!r}, "
-            f"renewers={self.renewers!r}, "
-            f"max_lifetime_ms={self.max_lifetime_ms!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

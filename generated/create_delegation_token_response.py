@@ -77,12 +77,9 @@ class CreateDelegationTokenResponse(GeneratedStruct):
     """The token's secret (an HMAC of the token id), used as the SCRAM password."""
     throttle_time_ms: int  # versions 0+
     """Milliseconds the request was held back by a quota; 0 when no quota applied."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         error_code: int = 0,
         principal_type: str = '',
         principal_name: str = '',
@@ -96,8 +93,7 @@ class CreateDelegationTokenResponse(GeneratedStruct):
         throttle_time_ms: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.error_code = error_code
         self.principal_type = principal_type
         self.principal_name = principal_name
@@ -110,43 +106,6 @@ class CreateDelegationTokenResponse(GeneratedStruct):
         self.hmac = hmac
         self.throttle_time_ms = throttle_time_ms
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, CreateDelegationTokenResponse):
-            return NotImplemented
-        return (
-            self.error_code == other.error_code
-            and self.principal_type == other.principal_type
-            and self.principal_name == other.principal_name
-            and self.token_requester_principal_type == other.token_requester_principal_type
-            and self.token_requester_principal_name == other.token_requester_principal_name
-            and self.issue_timestamp_ms == other.issue_timestamp_ms
-            and self.expiry_timestamp_ms == other.expiry_timestamp_ms
-            and self.max_timestamp_ms == other.max_timestamp_ms
-            and self.token_id == other.token_id
-            and self.hmac == other.hmac
-            and self.throttle_time_ms == other.throttle_time_ms
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"CreateDelegationTokenResponse("
-            f"error_code={self.error_code!r}, "
-            f"principal_type={self.principal_type!r}, "
-            f"principal_name={self.principal_name!r}, "
-            f"token_requester_principal_type={self.token_requester_principal_type!r}, "
-            f"token_requester_principal_name={self.token_requester_principal_name!r}, "
-            f"issue_timestamp_ms={self.issue_timestamp_ms!r}, "
-            f"expiry_timestamp_ms={self.expiry_timestamp_ms!r}, "
-            f"max_timestamp_ms={self.max_timestamp_ms!r}, "
-            f"token_id={self.token_id!r}, "
-            f"hmac={self.hmac!r}, "
-            f"throttle_time_ms={self.throttle_time_ms!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -39,36 +39,15 @@ class CreatePartitionsAssignment(GeneratedStruct):
 
     broker_ids: list[int]  # versions 0+
     """Broker ids of the new partition's replicas, preferred leader first."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         broker_ids: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.broker_ids = [] if broker_ids is DEFAULT else broker_ids
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, CreatePartitionsAssignment):
-            return NotImplemented
-        return (
-            self.broker_ids == other.broker_ids
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"CreatePartitionsAssignment("
-            f"broker_ids={self.broker_ids!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class CreatePartitionsTopic(GeneratedStruct):
@@ -92,44 +71,19 @@ class CreatePartitionsTopic(GeneratedStruct):
     assignments: list[CreatePartitionsAssignment] | None  # versions 0+, nullable
     """Replica placement of each new partition, in partition order; null lets the controller
     place them."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         count: int = 0,
         assignments: list[CreatePartitionsAssignment] | None = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.count = count
         self.assignments = [] if assignments is DEFAULT else assignments
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, CreatePartitionsTopic):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.count == other.count
-            and self.assignments == other.assignments
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"CreatePartitionsTopic("
-            f"name={self.name!r}, "
-            f"count={self.count!r}, "
-            f"assignments={self.assignments!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class CreatePartitionsRequest(GeneratedStruct):
@@ -157,44 +111,19 @@ class CreatePartitionsRequest(GeneratedStruct):
     """Milliseconds to wait for the partitions to be created before answering with a timeout."""
     validate_only: bool  # versions 0+
     """When true the broker only checks the request and creates no partitions."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topics: list[CreatePartitionsTopic] = DEFAULT,
         timeout_ms: int = 0,
         validate_only: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topics = KeyedList() if topics is DEFAULT else topics if type(topics) is KeyedList or topics is None else KeyedList(topics)
         self.timeout_ms = timeout_ms
         self.validate_only = validate_only
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, CreatePartitionsRequest):
-            return NotImplemented
-        return (
-            self.topics == other.topics
-            and self.timeout_ms == other.timeout_ms
-            and self.validate_only == other.validate_only
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"CreatePartitionsRequest("
-            f"topics={self.topics!r}, "
-            f"timeout_ms={self.timeout_ms!r}, "
-            f"validate_only={self.validate_only!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

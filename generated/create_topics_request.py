@@ -45,40 +45,17 @@ class CreatableReplicaAssignment(GeneratedStruct):
     """Index of the partition being placed."""
     broker_ids: list[int]  # versions 0+
     """Broker ids of the partition's replicas, preferred leader first."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         partition_index: int = 0,
         broker_ids: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.partition_index = partition_index
         self.broker_ids = [] if broker_ids is DEFAULT else broker_ids
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, CreatableReplicaAssignment):
-            return NotImplemented
-        return (
-            self.partition_index == other.partition_index
-            and self.broker_ids == other.broker_ids
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"CreatableReplicaAssignment("
-            f"partition_index={self.partition_index!r}, "
-            f"broker_ids={self.broker_ids!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class CreatableTopicConfig(GeneratedStruct):
@@ -97,40 +74,17 @@ class CreatableTopicConfig(GeneratedStruct):
     """Topic config key, for example cleanup.policy."""
     value: str | None  # versions 0+, nullable
     """Value the config key takes on the new topic."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         value: str | None = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.value = value
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, CreatableTopicConfig):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.value == other.value
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"CreatableTopicConfig("
-            f"name={self.name!r}, "
-            f"value={self.value!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class CreatableTopic(GeneratedStruct):
@@ -158,12 +112,9 @@ class CreatableTopic(GeneratedStruct):
     """Explicit replica placement per partition; empty to let the controller place them."""
     configs: KeyedList[CreatableTopicConfig]  # versions 0+
     """Topic settings that differ from the defaults."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         num_partitions: int = 0,
         replication_factor: int = 0,
@@ -171,39 +122,13 @@ class CreatableTopic(GeneratedStruct):
         configs: list[CreatableTopicConfig] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.num_partitions = num_partitions
         self.replication_factor = replication_factor
         self.assignments = KeyedList() if assignments is DEFAULT else assignments if type(assignments) is KeyedList or assignments is None else KeyedList(assignments)
         self.configs = KeyedList() if configs is DEFAULT else configs if type(configs) is KeyedList or configs is None else KeyedList(configs)
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, CreatableTopic):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.num_partitions == other.num_partitions
-            and self.replication_factor == other.replication_factor
-            and self.assignments == other.assignments
-            and self.configs == other.configs
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"CreatableTopic("
-            f"name={self.name!r}, "
-            f"num_partitions={self.num_partitions!r}, "
-            f"replication_factor={self.replication_factor!r}, "
-            f"assignments={self.assignments!r}, "
-            f"configs={self.configs!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class CreateTopicsRequest(GeneratedStruct):
@@ -231,44 +156,19 @@ class CreateTopicsRequest(GeneratedStruct):
     """Milliseconds to wait for the topics to be created."""
     validate_only: bool  # versions 1+
     """When true, only check that the topics could be created; create nothing."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topics: list[CreatableTopic] = DEFAULT,
         timeout_ms: int = 60000,
         validate_only: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topics = KeyedList() if topics is DEFAULT else topics if type(topics) is KeyedList or topics is None else KeyedList(topics)
         self.timeout_ms = timeout_ms
         self.validate_only = validate_only
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, CreateTopicsRequest):
-            return NotImplemented
-        return (
-            self.topics == other.topics
-            and self.timeout_ms == other.timeout_ms
-            and self.validate_only == other.validate_only
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"CreateTopicsRequest("
-            f"topics={self.topics!r}, "
-            f"timeout_ms={self.timeout_ms!r}, "
-            f"validate_only={self.validate_only!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -60,12 +60,9 @@ class CreatableTopicConfigs(GeneratedStruct):
     broker config, 5 default, ...); -1 when unknown."""
     is_sensitive: bool  # versions 5+
     """True when the value is secret, in which case it is reported as null."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         value: str | None = '',
         read_only: bool = False,
@@ -73,39 +70,13 @@ class CreatableTopicConfigs(GeneratedStruct):
         is_sensitive: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.value = value
         self.read_only = read_only
         self.config_source = config_source
         self.is_sensitive = is_sensitive
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, CreatableTopicConfigs):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.value == other.value
-            and self.read_only == other.read_only
-            and self.config_source == other.config_source
-            and self.is_sensitive == other.is_sensitive
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"CreatableTopicConfigs("
-            f"name={self.name!r}, "
-            f"value={self.value!r}, "
-            f"read_only={self.read_only!r}, "
-            f"config_source={self.config_source!r}, "
-            f"is_sensitive={self.is_sensitive!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class CreatableTopicResult(GeneratedStruct):
@@ -145,12 +116,9 @@ class CreatableTopicResult(GeneratedStruct):
     """Replicas per partition the topic was (or would be) created with; -1 when unknown."""
     configs: list[CreatableTopicConfigs] | None  # versions 5+, nullable, ignorable
     """The topic's effective configs, or null when they are not reported."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         topic_id: UUID = _ZERO_UUID,
         error_code: int = 0,
@@ -161,8 +129,7 @@ class CreatableTopicResult(GeneratedStruct):
         configs: list[CreatableTopicConfigs] | None = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.topic_id = topic_id
         self.error_code = error_code
@@ -172,37 +139,6 @@ class CreatableTopicResult(GeneratedStruct):
         self.replication_factor = replication_factor
         self.configs = [] if configs is DEFAULT else configs
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, CreatableTopicResult):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.topic_id == other.topic_id
-            and self.error_code == other.error_code
-            and self.error_message == other.error_message
-            and self.topic_config_error_code == other.topic_config_error_code
-            and self.num_partitions == other.num_partitions
-            and self.replication_factor == other.replication_factor
-            and self.configs == other.configs
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"CreatableTopicResult("
-            f"name={self.name!r}, "
-            f"topic_id={self.topic_id!r}, "
-            f"error_code={self.error_code!r}, "
-            f"error_message={self.error_message!r}, "
-            f"topic_config_error_code={self.topic_config_error_code!r}, "
-            f"num_partitions={self.num_partitions!r}, "
-            f"replication_factor={self.replication_factor!r}, "
-            f"configs={self.configs!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class CreateTopicsResponse(GeneratedStruct):
@@ -226,40 +162,17 @@ class CreateTopicsResponse(GeneratedStruct):
     """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     topics: KeyedList[CreatableTopicResult]  # versions 0+
     """One result per topic in the request."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         throttle_time_ms: int = 0,
         topics: list[CreatableTopicResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.throttle_time_ms = throttle_time_ms
         self.topics = KeyedList() if topics is DEFAULT else topics if type(topics) is KeyedList or topics is None else KeyedList(topics)
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, CreateTopicsResponse):
-            return NotImplemented
-        return (
-            self.throttle_time_ms == other.throttle_time_ms
-            and self.topics == other.topics
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"CreateTopicsResponse("
-            f"throttle_time_ms={self.throttle_time_ms!r}, "
-            f"topics={self.topics!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -48,44 +48,19 @@ class DefaultPrincipalData(GeneratedStruct):
     token_authenticated: bool  # versions 0+
     """True when the client authenticated on the forwarding broker with a delegation token (such
     a client may not create or renew tokens)."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         type: str = '',
         name: str = '',
         token_authenticated: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.type = type
         self.name = name
         self.token_authenticated = token_authenticated
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DefaultPrincipalData):
-            return NotImplemented
-        return (
-            self.type == other.type
-            and self.name == other.name
-            and self.token_authenticated == other.token_authenticated
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DefaultPrincipalData("
-            f"type={self.type!r}, "
-            f"name={self.name!r}, "
-            f"token_authenticated={self.token_authenticated!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -59,12 +59,9 @@ class DelegationTokenRecord(GeneratedStruct):
     """Time (ms) by which the token has to be renewed again."""
     token_id: str  # versions 0+
     """Id of the token, which clients use as the SCRAM user name when authenticating with it."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         owner: str = '',
         requester: str = '',
         renewers: list[str] = DEFAULT,
@@ -74,8 +71,7 @@ class DelegationTokenRecord(GeneratedStruct):
         token_id: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.owner = owner
         self.requester = requester
         self.renewers = [] if renewers is DEFAULT else renewers
@@ -84,35 +80,6 @@ class DelegationTokenRecord(GeneratedStruct):
         self.expiration_timestamp = expiration_timestamp
         self.token_id = token_id
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DelegationTokenRecord):
-            return NotImplemented
-        return (
-            self.owner == other.owner
-            and self.requester == other.requester
-            and self.renewers == other.renewers
-            and self.issue_timestamp == other.issue_timestamp
-            and self.max_timestamp == other.max_timestamp
-            and self.expiration_timestamp == other.expiration_timestamp
-            and self.token_id == other.token_id
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DelegationTokenRecord("
-            f"owner={self.owner!r}, "
-            f"requester={self.requester!r}, "
-            f"renewers={self.renewers!r}, "
-            f"issue_timestamp={self.issue_timestamp!r}, "
-            f"max_timestamp={self.max_timestamp!r}, "
-            f"expiration_timestamp={self.expiration_timestamp!r}, "
-            f"token_id={self.token_id!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -59,12 +59,9 @@ class DeleteAclsFilter(GeneratedStruct):
     """Operation to match, as an AclOperation code; 1 (any) matches every operation."""
     permission_type: int  # versions 0+
     """Permission to match: 1 any, 2 deny, 3 allow."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         resource_type_filter: int = 0,
         resource_name_filter: str | None = '',
         pattern_type_filter: int = 3,
@@ -74,8 +71,7 @@ class DeleteAclsFilter(GeneratedStruct):
         permission_type: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.resource_type_filter = resource_type_filter
         self.resource_name_filter = resource_name_filter
         self.pattern_type_filter = pattern_type_filter
@@ -84,35 +80,6 @@ class DeleteAclsFilter(GeneratedStruct):
         self.operation = operation
         self.permission_type = permission_type
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DeleteAclsFilter):
-            return NotImplemented
-        return (
-            self.resource_type_filter == other.resource_type_filter
-            and self.resource_name_filter == other.resource_name_filter
-            and self.pattern_type_filter == other.pattern_type_filter
-            and self.principal_filter == other.principal_filter
-            and self.host_filter == other.host_filter
-            and self.operation == other.operation
-            and self.permission_type == other.permission_type
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DeleteAclsFilter("
-            f"resource_type_filter={self.resource_type_filter!r}, "
-            f"resource_name_filter={self.resource_name_filter!r}, "
-            f"pattern_type_filter={self.pattern_type_filter!r}, "
-            f"principal_filter={self.principal_filter!r}, "
-            f"host_filter={self.host_filter!r}, "
-            f"operation={self.operation!r}, "
-            f"permission_type={self.permission_type!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class DeleteAclsRequest(GeneratedStruct):
@@ -134,36 +101,15 @@ class DeleteAclsRequest(GeneratedStruct):
 
     filters: list[DeleteAclsFilter]  # versions 0+
     """Filters; a binding matching any one of them is deleted."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         filters: list[DeleteAclsFilter] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.filters = [] if filters is DEFAULT else filters
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DeleteAclsRequest):
-            return NotImplemented
-        return (
-            self.filters == other.filters
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DeleteAclsRequest("
-            f"filters={self.filters!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -70,12 +70,9 @@ class DeleteAclsMatchingAcl(GeneratedStruct):
     """Operation of the binding, as an AclOperation code."""
     permission_type: int  # versions 0+
     """Permission of the binding: 2 deny, 3 allow."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         error_code: int = 0,
         error_message: str | None = '',
         resource_type: int = 0,
@@ -87,8 +84,7 @@ class DeleteAclsMatchingAcl(GeneratedStruct):
         permission_type: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.error_code = error_code
         self.error_message = error_message
         self.resource_type = resource_type
@@ -99,39 +95,6 @@ class DeleteAclsMatchingAcl(GeneratedStruct):
         self.operation = operation
         self.permission_type = permission_type
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DeleteAclsMatchingAcl):
-            return NotImplemented
-        return (
-            self.error_code == other.error_code
-            and self.error_message == other.error_message
-            and self.resource_type == other.resource_type
-            and self.resource_name == other.resource_name
-            and self.pattern_type == other.pattern_type
-            and self.principal == other.principal
-            and self.host == other.host
-            and self.operation == other.operation
-            and self.permission_type == other.permission_type
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DeleteAclsMatchingAcl("
-            f"error_code={self.error_code!r}, "
-            f"error_message={self.error_message!r}, "
-            f"resource_type={self.resource_type!r}, "
-            f"resource_name={self.resource_name!r}, "
-            f"pattern_type={self.pattern_type!r}, "
-            f"principal={self.principal!r}, "
-            f"host={self.host!r}, "
-            f"operation={self.operation!r}, "
-            f"permission_type={self.permission_type!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class DeleteAclsFilterResult(GeneratedStruct):
@@ -154,44 +117,19 @@ class DeleteAclsFilterResult(GeneratedStruct):
     """Text describing the filter's failure for people, or null."""
     matching_acls: list[DeleteAclsMatchingAcl]  # versions 0+
     """Bindings that matched the filter."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         error_code: int = 0,
         error_message: str | None = '',
         matching_acls: list[DeleteAclsMatchingAcl] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.error_code = error_code
         self.error_message = error_message
         self.matching_acls = [] if matching_acls is DEFAULT else matching_acls
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DeleteAclsFilterResult):
-            return NotImplemented
-        return (
-            self.error_code == other.error_code
-            and self.error_message == other.error_message
-            and self.matching_acls == other.matching_acls
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DeleteAclsFilterResult("
-            f"error_code={self.error_code!r}, "
-            f"error_message={self.error_message!r}, "
-            f"matching_acls={self.matching_acls!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class DeleteAclsResponse(GeneratedStruct):
@@ -215,40 +153,17 @@ class DeleteAclsResponse(GeneratedStruct):
     """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     filter_results: list[DeleteAclsFilterResult]  # versions 0+
     """Outcome for each filter, in request order."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         throttle_time_ms: int = 0,
         filter_results: list[DeleteAclsFilterResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.throttle_time_ms = throttle_time_ms
         self.filter_results = [] if filter_results is DEFAULT else filter_results
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DeleteAclsResponse):
-            return NotImplemented
-        return (
-            self.throttle_time_ms == other.throttle_time_ms
-            and self.filter_results == other.filter_results
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DeleteAclsResponse("
-            f"throttle_time_ms={self.throttle_time_ms!r}, "
-            f"filter_results={self.filter_results!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

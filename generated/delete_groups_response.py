@@ -42,40 +42,17 @@ class DeletableGroupResult(GeneratedStruct):
     error_code: int  # versions 0+
     """Outcome for this group, 0 when it was deleted; for example NON_EMPTY_GROUP or
     GROUP_ID_NOT_FOUND."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         group_id: str = '',
         error_code: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.group_id = group_id
         self.error_code = error_code
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DeletableGroupResult):
-            return NotImplemented
-        return (
-            self.group_id == other.group_id
-            and self.error_code == other.error_code
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DeletableGroupResult("
-            f"group_id={self.group_id!r}, "
-            f"error_code={self.error_code!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class DeleteGroupsResponse(GeneratedStruct):
@@ -99,40 +76,17 @@ class DeleteGroupsResponse(GeneratedStruct):
     """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     results: KeyedList[DeletableGroupResult]  # versions 0+
     """Outcome for each group of the request."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         throttle_time_ms: int = 0,
         results: list[DeletableGroupResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.throttle_time_ms = throttle_time_ms
         self.results = KeyedList() if results is DEFAULT else results if type(results) is KeyedList or results is None else KeyedList(results)
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DeleteGroupsResponse):
-            return NotImplemented
-        return (
-            self.throttle_time_ms == other.throttle_time_ms
-            and self.results == other.results
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DeleteGroupsResponse("
-            f"throttle_time_ms={self.throttle_time_ms!r}, "
-            f"results={self.results!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -44,40 +44,17 @@ class DeleteRecordsPartition(GeneratedStruct):
     offset: int  # versions 0+
     """Records below this offset are deleted and it becomes the new log start offset; -1 means up
     to the high watermark."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         partition_index: int = 0,
         offset: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.partition_index = partition_index
         self.offset = offset
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DeleteRecordsPartition):
-            return NotImplemented
-        return (
-            self.partition_index == other.partition_index
-            and self.offset == other.offset
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DeleteRecordsPartition("
-            f"partition_index={self.partition_index!r}, "
-            f"offset={self.offset!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class DeleteRecordsTopic(GeneratedStruct):
@@ -96,40 +73,17 @@ class DeleteRecordsTopic(GeneratedStruct):
     """Name of the topic the partitions in this entry belong to."""
     partitions: list[DeleteRecordsPartition]  # versions 0+
     """Partitions of the topic to delete records from."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         partitions: list[DeleteRecordsPartition] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DeleteRecordsTopic):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.partitions == other.partitions
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DeleteRecordsTopic("
-            f"name={self.name!r}, "
-            f"partitions={self.partitions!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class DeleteRecordsRequest(GeneratedStruct):
@@ -155,40 +109,17 @@ class DeleteRecordsRequest(GeneratedStruct):
     timeout_ms: int  # versions 0+
     """Milliseconds to wait until every replica has applied the deletion before answering with a
     timeout."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topics: list[DeleteRecordsTopic] = DEFAULT,
         timeout_ms: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topics = [] if topics is DEFAULT else topics
         self.timeout_ms = timeout_ms
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DeleteRecordsRequest):
-            return NotImplemented
-        return (
-            self.topics == other.topics
-            and self.timeout_ms == other.timeout_ms
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DeleteRecordsRequest("
-            f"topics={self.topics!r}, "
-            f"timeout_ms={self.timeout_ms!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

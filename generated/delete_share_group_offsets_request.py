@@ -31,36 +31,15 @@ class DeleteShareGroupOffsetsRequestTopic(GeneratedStruct):
 
     topic_name: str  # versions 0+
     """Name of the topic this entry is about."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topic_name: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topic_name = topic_name
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DeleteShareGroupOffsetsRequestTopic):
-            return NotImplemented
-        return (
-            self.topic_name == other.topic_name
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DeleteShareGroupOffsetsRequestTopic("
-            f"topic_name={self.topic_name!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class DeleteShareGroupOffsetsRequest(GeneratedStruct):
@@ -86,40 +65,17 @@ class DeleteShareGroupOffsetsRequest(GeneratedStruct):
     """Id of the share group whose state is deleted."""
     topics: list[DeleteShareGroupOffsetsRequestTopic]  # versions 0+
     """Topics whose state is deleted, for every partition of each."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         group_id: str = '',
         topics: list[DeleteShareGroupOffsetsRequestTopic] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.group_id = group_id
         self.topics = [] if topics is DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DeleteShareGroupOffsetsRequest):
-            return NotImplemented
-        return (
-            self.group_id == other.group_id
-            and self.topics == other.topics
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DeleteShareGroupOffsetsRequest("
-            f"group_id={self.group_id!r}, "
-            f"topics={self.topics!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

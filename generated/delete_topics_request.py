@@ -42,40 +42,17 @@ class DeleteTopicState(GeneratedStruct):
     """Name of the topic, or null when TopicId names it."""
     topic_id: UUID  # versions 6+
     """Id of the topic; the zero uuid when Name names it."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str | None = None,
         topic_id: UUID = _ZERO_UUID,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.topic_id = topic_id
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DeleteTopicState):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.topic_id == other.topic_id
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DeleteTopicState("
-            f"name={self.name!r}, "
-            f"topic_id={self.topic_id!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class DeleteTopicsRequest(GeneratedStruct):
@@ -103,44 +80,19 @@ class DeleteTopicsRequest(GeneratedStruct):
     """Names of the topics to delete, one result each (v0-v5)."""
     timeout_ms: int  # versions 0+
     """Milliseconds to wait for the deletions to finish before answering with a timeout."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topics: list[DeleteTopicState] = DEFAULT,
         topic_names: list[str] = DEFAULT,
         timeout_ms: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topics = [] if topics is DEFAULT else topics
         self.topic_names = [] if topic_names is DEFAULT else topic_names
         self.timeout_ms = timeout_ms
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DeleteTopicsRequest):
-            return NotImplemented
-        return (
-            self.topics == other.topics
-            and self.topic_names == other.topic_names
-            and self.timeout_ms == other.timeout_ms
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DeleteTopicsRequest("
-            f"topics={self.topics!r}, "
-            f"topic_names={self.topic_names!r}, "
-            f"timeout_ms={self.timeout_ms!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -51,48 +51,21 @@ class AclDescription(GeneratedStruct):
     """Operation of the binding, as an AclOperation code."""
     permission_type: int  # versions 0+
     """Permission of the binding: 2 deny, 3 allow."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         principal: str = '',
         host: str = '',
         operation: int = 0,
         permission_type: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.principal = principal
         self.host = host
         self.operation = operation
         self.permission_type = permission_type
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, AclDescription):
-            return NotImplemented
-        return (
-            self.principal == other.principal
-            and self.host == other.host
-            and self.operation == other.operation
-            and self.permission_type == other.permission_type
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"AclDescription("
-            f"principal={self.principal!r}, "
-            f"host={self.host!r}, "
-            f"operation={self.operation!r}, "
-            f"permission_type={self.permission_type!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class DescribeAclsResource(GeneratedStruct):
@@ -117,48 +90,21 @@ class DescribeAclsResource(GeneratedStruct):
     """Pattern type: 3 literal, 4 prefixed."""
     acls: list[AclDescription]  # versions 0+
     """Matching bindings on this resource pattern."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         resource_type: int = 0,
         resource_name: str = '',
         pattern_type: int = 3,
         acls: list[AclDescription] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.resource_type = resource_type
         self.resource_name = resource_name
         self.pattern_type = pattern_type
         self.acls = [] if acls is DEFAULT else acls
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DescribeAclsResource):
-            return NotImplemented
-        return (
-            self.resource_type == other.resource_type
-            and self.resource_name == other.resource_name
-            and self.pattern_type == other.pattern_type
-            and self.acls == other.acls
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DescribeAclsResource("
-            f"resource_type={self.resource_type!r}, "
-            f"resource_name={self.resource_name!r}, "
-            f"pattern_type={self.pattern_type!r}, "
-            f"acls={self.acls!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class DescribeAclsResponse(GeneratedStruct):
@@ -188,48 +134,21 @@ class DescribeAclsResponse(GeneratedStruct):
     """Error text for people, or null when there is none."""
     resources: list[DescribeAclsResource]  # versions 0+
     """Resource patterns with at least one matching binding."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         throttle_time_ms: int = 0,
         error_code: int = 0,
         error_message: str | None = '',
         resources: list[DescribeAclsResource] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
         self.resources = [] if resources is DEFAULT else resources
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DescribeAclsResponse):
-            return NotImplemented
-        return (
-            self.throttle_time_ms == other.throttle_time_ms
-            and self.error_code == other.error_code
-            and self.error_message == other.error_message
-            and self.resources == other.resources
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DescribeAclsResponse("
-            f"throttle_time_ms={self.throttle_time_ms!r}, "
-            f"error_code={self.error_code!r}, "
-            f"error_message={self.error_message!r}, "
-            f"resources={self.resources!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -45,44 +45,19 @@ class ComponentData(GeneratedStruct):
     name."""
     match: str | None  # versions 0+, nullable
     """Name to match when MatchType is 0, otherwise null."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         entity_type: str = '',
         match_type: int = 0,
         match: str | None = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.entity_type = entity_type
         self.match_type = match_type
         self.match = match
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ComponentData):
-            return NotImplemented
-        return (
-            self.entity_type == other.entity_type
-            and self.match_type == other.match_type
-            and self.match == other.match
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ComponentData("
-            f"entity_type={self.entity_type!r}, "
-            f"match_type={self.match_type!r}, "
-            f"match={self.match!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class DescribeClientQuotasRequest(GeneratedStruct):
@@ -108,40 +83,17 @@ class DescribeClientQuotasRequest(GeneratedStruct):
     """Filter, one component per entity type; an entity must match all of them."""
     strict: bool  # versions 0+
     """When true, entities that have components of types not named in the filter are left out."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         components: list[ComponentData] = DEFAULT,
         strict: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.components = [] if components is DEFAULT else components
         self.strict = strict
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DescribeClientQuotasRequest):
-            return NotImplemented
-        return (
-            self.components == other.components
-            and self.strict == other.strict
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DescribeClientQuotasRequest("
-            f"components={self.components!r}, "
-            f"strict={self.strict!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -53,44 +53,19 @@ class DescribeClusterRequest(GeneratedStruct):
     only for 1)."""
     include_fenced_brokers: bool  # versions 2+
     """When true, fenced brokers are listed too (with IsFenced set)."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         include_cluster_authorized_operations: bool = False,
         endpoint_type: int = 1,
         include_fenced_brokers: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.include_cluster_authorized_operations = include_cluster_authorized_operations
         self.endpoint_type = endpoint_type
         self.include_fenced_brokers = include_fenced_brokers
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DescribeClusterRequest):
-            return NotImplemented
-        return (
-            self.include_cluster_authorized_operations == other.include_cluster_authorized_operations
-            and self.endpoint_type == other.endpoint_type
-            and self.include_fenced_brokers == other.include_fenced_brokers
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DescribeClusterRequest("
-            f"include_cluster_authorized_operations={self.include_cluster_authorized_operations!r}, "
-            f"endpoint_type={self.endpoint_type!r}, "
-            f"include_fenced_brokers={self.include_fenced_brokers!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

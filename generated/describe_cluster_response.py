@@ -60,12 +60,9 @@ class DescribeClusterBroker(GeneratedStruct):
     """Rack of the node, or null when it has none."""
     is_fenced: bool  # versions 2+
     """True when the broker is fenced (listed only when IncludeFencedBrokers was set)."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         broker_id: int = 0,
         host: str = '',
         port: int = 0,
@@ -73,39 +70,13 @@ class DescribeClusterBroker(GeneratedStruct):
         is_fenced: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.broker_id = broker_id
         self.host = host
         self.port = port
         self.rack = rack
         self.is_fenced = is_fenced
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DescribeClusterBroker):
-            return NotImplemented
-        return (
-            self.broker_id == other.broker_id
-            and self.host == other.host
-            and self.port == other.port
-            and self.rack == other.rack
-            and self.is_fenced == other.is_fenced
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DescribeClusterBroker("
-            f"broker_id={self.broker_id!r}, "
-            f"host={self.host!r}, "
-            f"port={self.port!r}, "
-            f"rack={self.rack!r}, "
-            f"is_fenced={self.is_fenced!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class DescribeClusterResponse(GeneratedStruct):
@@ -150,12 +121,9 @@ class DescribeClusterResponse(GeneratedStruct):
     cluster_authorized_operations: int  # versions 0+
     """Bit field of the ACL operations the caller may perform on the cluster (bit n for
     AclOperation code n); INT32_MIN when not asked for."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         throttle_time_ms: int = 0,
         error_code: int = 0,
         error_message: str | None = None,
@@ -166,8 +134,7 @@ class DescribeClusterResponse(GeneratedStruct):
         cluster_authorized_operations: int = -2147483648,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
@@ -177,37 +144,6 @@ class DescribeClusterResponse(GeneratedStruct):
         self.brokers = KeyedList() if brokers is DEFAULT else brokers if type(brokers) is KeyedList or brokers is None else KeyedList(brokers)
         self.cluster_authorized_operations = cluster_authorized_operations
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DescribeClusterResponse):
-            return NotImplemented
-        return (
-            self.throttle_time_ms == other.throttle_time_ms
-            and self.error_code == other.error_code
-            and self.error_message == other.error_message
-            and self.endpoint_type == other.endpoint_type
-            and self.cluster_id == other.cluster_id
-            and self.controller_id == other.controller_id
-            and self.brokers == other.brokers
-            and self.cluster_authorized_operations == other.cluster_authorized_operations
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DescribeClusterResponse("
-            f"throttle_time_ms={self.throttle_time_ms!r}, "
-            f"error_code={self.error_code!r}, "
-            f"error_message={self.error_message!r}, "
-            f"endpoint_type={self.endpoint_type!r}, "
-            f"cluster_id={self.cluster_id!r}, "
-            f"controller_id={self.controller_id!r}, "
-            f"brokers={self.brokers!r}, "
-            f"cluster_authorized_operations={self.cluster_authorized_operations!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -48,44 +48,19 @@ class DescribeConfigsResource(GeneratedStruct):
     cluster-wide broker default."""
     configuration_keys: list[str] | None  # versions 0+, nullable
     """Config keys to report, or null for all of them."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         resource_type: int = 0,
         resource_name: str = '',
         configuration_keys: list[str] | None = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.resource_type = resource_type
         self.resource_name = resource_name
         self.configuration_keys = [] if configuration_keys is DEFAULT else configuration_keys
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DescribeConfigsResource):
-            return NotImplemented
-        return (
-            self.resource_type == other.resource_type
-            and self.resource_name == other.resource_name
-            and self.configuration_keys == other.configuration_keys
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DescribeConfigsResource("
-            f"resource_type={self.resource_type!r}, "
-            f"resource_name={self.resource_name!r}, "
-            f"configuration_keys={self.configuration_keys!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class DescribeConfigsRequest(GeneratedStruct):
@@ -114,44 +89,19 @@ class DescribeConfigsRequest(GeneratedStruct):
     can be set at."""
     include_documentation: bool  # versions 3+
     """When true, each config carries its documentation text."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         resources: list[DescribeConfigsResource] = DEFAULT,
         include_synonyms: bool = False,
         include_documentation: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.resources = [] if resources is DEFAULT else resources
         self.include_synonyms = include_synonyms
         self.include_documentation = include_documentation
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DescribeConfigsRequest):
-            return NotImplemented
-        return (
-            self.resources == other.resources
-            and self.include_synonyms == other.include_synonyms
-            and self.include_documentation == other.include_documentation
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DescribeConfigsRequest("
-            f"resources={self.resources!r}, "
-            f"include_synonyms={self.include_synonyms!r}, "
-            f"include_documentation={self.include_documentation!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

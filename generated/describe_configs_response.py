@@ -54,44 +54,19 @@ class DescribeConfigsSynonym(GeneratedStruct):
     """Value at that level, or null when sensitive."""
     source: int  # versions 1+
     """Level of the synonym, with the same codes as ConfigSource."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         value: str | None = '',
         source: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.value = value
         self.source = source
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DescribeConfigsSynonym):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.value == other.value
-            and self.source == other.source
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DescribeConfigsSynonym("
-            f"name={self.name!r}, "
-            f"value={self.value!r}, "
-            f"source={self.source!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class DescribeConfigsResourceResult(GeneratedStruct):
@@ -134,12 +109,9 @@ class DescribeConfigsResourceResult(GeneratedStruct):
     class, 9 password; 0 unknown."""
     documentation: str | None  # versions 3+, nullable 0+, ignorable
     """Documentation text of the key, or null when not asked for."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         value: str | None = '',
         read_only: bool = False,
@@ -151,8 +123,7 @@ class DescribeConfigsResourceResult(GeneratedStruct):
         documentation: str | None = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.value = value
         self.read_only = read_only
@@ -163,39 +134,6 @@ class DescribeConfigsResourceResult(GeneratedStruct):
         self.config_type = config_type
         self.documentation = documentation
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DescribeConfigsResourceResult):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.value == other.value
-            and self.read_only == other.read_only
-            and self.config_source == other.config_source
-            and self.is_default == other.is_default
-            and self.is_sensitive == other.is_sensitive
-            and self.synonyms == other.synonyms
-            and self.config_type == other.config_type
-            and self.documentation == other.documentation
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DescribeConfigsResourceResult("
-            f"name={self.name!r}, "
-            f"value={self.value!r}, "
-            f"read_only={self.read_only!r}, "
-            f"config_source={self.config_source!r}, "
-            f"is_default={self.is_default!r}, "
-            f"is_sensitive={self.is_sensitive!r}, "
-            f"synonyms={self.synonyms!r}, "
-            f"config_type={self.config_type!r}, "
-            f"documentation={self.documentation!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class DescribeConfigsResult(GeneratedStruct):
@@ -224,12 +162,9 @@ class DescribeConfigsResult(GeneratedStruct):
     """Name of the resource, as in the request."""
     configs: list[DescribeConfigsResourceResult]  # versions 0+
     """The resource's configs, one entry per key reported."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         error_code: int = 0,
         error_message: str | None = '',
         resource_type: int = 0,
@@ -237,39 +172,13 @@ class DescribeConfigsResult(GeneratedStruct):
         configs: list[DescribeConfigsResourceResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.error_code = error_code
         self.error_message = error_message
         self.resource_type = resource_type
         self.resource_name = resource_name
         self.configs = [] if configs is DEFAULT else configs
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DescribeConfigsResult):
-            return NotImplemented
-        return (
-            self.error_code == other.error_code
-            and self.error_message == other.error_message
-            and self.resource_type == other.resource_type
-            and self.resource_name == other.resource_name
-            and self.configs == other.configs
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DescribeConfigsResult("
-            f"error_code={self.error_code!r}, "
-            f"error_message={self.error_message!r}, "
-            f"resource_type={self.resource_type!r}, "
-            f"resource_name={self.resource_name!r}, "
-            f"configs={self.configs!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class DescribeConfigsResponse(GeneratedStruct):
@@ -293,40 +202,17 @@ class DescribeConfigsResponse(GeneratedStruct):
     """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     results: list[DescribeConfigsResult]  # versions 0+
     """Outcome for each resource of the request."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         throttle_time_ms: int = 0,
         results: list[DescribeConfigsResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.throttle_time_ms = throttle_time_ms
         self.results = [] if results is DEFAULT else results
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DescribeConfigsResponse):
-            return NotImplemented
-        return (
-            self.throttle_time_ms == other.throttle_time_ms
-            and self.results == other.results
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DescribeConfigsResponse("
-            f"throttle_time_ms={self.throttle_time_ms!r}, "
-            f"results={self.results!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -34,40 +34,17 @@ class DescribeDelegationTokenOwner(GeneratedStruct):
     """Principal type of the owner (normally User)."""
     principal_name: str  # versions 0+
     """Name of the owner whose tokens to list."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         principal_type: str = '',
         principal_name: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.principal_type = principal_type
         self.principal_name = principal_name
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DescribeDelegationTokenOwner):
-            return NotImplemented
-        return (
-            self.principal_type == other.principal_type
-            and self.principal_name == other.principal_name
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DescribeDelegationTokenOwner("
-            f"principal_type={self.principal_type!r}, "
-            f"principal_name={self.principal_name!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class DescribeDelegationTokenRequest(GeneratedStruct):
@@ -90,36 +67,15 @@ class DescribeDelegationTokenRequest(GeneratedStruct):
 
     owners: list[DescribeDelegationTokenOwner] | None  # versions 0+, nullable
     """Owners whose tokens to list, or null for every token the caller may see."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         owners: list[DescribeDelegationTokenOwner] | None = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.owners = [] if owners is DEFAULT else owners
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DescribeDelegationTokenRequest):
-            return NotImplemented
-        return (
-            self.owners == other.owners
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DescribeDelegationTokenRequest("
-            f"owners={self.owners!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -43,40 +43,17 @@ class DescribedDelegationTokenRenewer(GeneratedStruct):
     """Principal type of the renewer."""
     principal_name: str  # versions 0+
     """Name of the principal allowed to renew."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         principal_type: str = '',
         principal_name: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.principal_type = principal_type
         self.principal_name = principal_name
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DescribedDelegationTokenRenewer):
-            return NotImplemented
-        return (
-            self.principal_type == other.principal_type
-            and self.principal_name == other.principal_name
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DescribedDelegationTokenRenewer("
-            f"principal_type={self.principal_type!r}, "
-            f"principal_name={self.principal_name!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class DescribedDelegationToken(GeneratedStruct):
@@ -119,12 +96,9 @@ class DescribedDelegationToken(GeneratedStruct):
     """The token's secret (the SCRAM password when authenticating with it)."""
     renewers: list[DescribedDelegationTokenRenewer]  # versions 0+
     """Principals besides the owner that may renew the token."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         principal_type: str = '',
         principal_name: str = '',
         token_requester_principal_type: str = '',
@@ -137,8 +111,7 @@ class DescribedDelegationToken(GeneratedStruct):
         renewers: list[DescribedDelegationTokenRenewer] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.principal_type = principal_type
         self.principal_name = principal_name
         self.token_requester_principal_type = token_requester_principal_type
@@ -150,41 +123,6 @@ class DescribedDelegationToken(GeneratedStruct):
         self.hmac = hmac
         self.renewers = [] if renewers is DEFAULT else renewers
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DescribedDelegationToken):
-            return NotImplemented
-        return (
-            self.principal_type == other.principal_type
-            and self.principal_name == other.principal_name
-            and self.token_requester_principal_type == other.token_requester_principal_type
-            and self.token_requester_principal_name == other.token_requester_principal_name
-            and self.issue_timestamp == other.issue_timestamp
-            and self.expiry_timestamp == other.expiry_timestamp
-            and self.max_timestamp == other.max_timestamp
-            and self.token_id == other.token_id
-            and self.hmac == other.hmac
-            and self.renewers == other.renewers
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DescribedDelegationToken("
-            f"principal_type={self.principal_type!r}, "
-            f"principal_name={self.principal_name!r}, "
-            f"token_requester_principal_type={self.token_requester_principal_type!r}, "
-            f"token_requester_principal_name={self.token_requester_principal_name!r}, "
-            f"issue_timestamp={self.issue_timestamp!r}, "
-            f"expiry_timestamp={self.expiry_timestamp!r}, "
-            f"max_timestamp={self.max_timestamp!r}, "
-            f"token_id={self.token_id!r}, "
-            f"hmac={self.hmac!r}, "
-            f"renewers={self.renewers!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class DescribeDelegationTokenResponse(GeneratedStruct):
@@ -212,44 +150,19 @@ class DescribeDelegationTokenResponse(GeneratedStruct):
     """The tokens matching the request that the caller may see."""
     throttle_time_ms: int  # versions 0+
     """Milliseconds the request was held back by a quota; 0 when no quota applied."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         error_code: int = 0,
         tokens: list[DescribedDelegationToken] = DEFAULT,
         throttle_time_ms: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.error_code = error_code
         self.tokens = [] if tokens is DEFAULT else tokens
         self.throttle_time_ms = throttle_time_ms
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DescribeDelegationTokenResponse):
-            return NotImplemented
-        return (
-            self.error_code == other.error_code
-            and self.tokens == other.tokens
-            and self.throttle_time_ms == other.throttle_time_ms
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DescribeDelegationTokenResponse("
-            f"error_code={self.error_code!r}, "
-            f"tokens={self.tokens!r}, "
-            f"throttle_time_ms={self.throttle_time_ms!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

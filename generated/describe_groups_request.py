@@ -45,40 +45,17 @@ class DescribeGroupsRequest(GeneratedStruct):
     """Ids of the classic groups to describe, one result each."""
     include_authorized_operations: bool  # versions 3+
     """When true, the response says which operations the caller may perform on each group."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         groups: list[str] = DEFAULT,
         include_authorized_operations: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.groups = [] if groups is DEFAULT else groups
         self.include_authorized_operations = include_authorized_operations
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DescribeGroupsRequest):
-            return NotImplemented
-        return (
-            self.groups == other.groups
-            and self.include_authorized_operations == other.include_authorized_operations
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DescribeGroupsRequest("
-            f"groups={self.groups!r}, "
-            f"include_authorized_operations={self.include_authorized_operations!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -57,12 +57,9 @@ class DescribedGroupMember(GeneratedStruct):
     member_assignment: bytes  # versions 0+
     """The assignment the leader gave the member (for consumers, a ConsumerProtocolAssignment);
     empty unless Stable."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         member_id: str = '',
         group_instance_id: str | None = None,
         client_id: str = '',
@@ -71,8 +68,7 @@ class DescribedGroupMember(GeneratedStruct):
         member_assignment: bytes = b'',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.member_id = member_id
         self.group_instance_id = group_instance_id
         self.client_id = client_id
@@ -80,33 +76,6 @@ class DescribedGroupMember(GeneratedStruct):
         self.member_metadata = member_metadata
         self.member_assignment = member_assignment
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DescribedGroupMember):
-            return NotImplemented
-        return (
-            self.member_id == other.member_id
-            and self.group_instance_id == other.group_instance_id
-            and self.client_id == other.client_id
-            and self.client_host == other.client_host
-            and self.member_metadata == other.member_metadata
-            and self.member_assignment == other.member_assignment
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DescribedGroupMember("
-            f"member_id={self.member_id!r}, "
-            f"group_instance_id={self.group_instance_id!r}, "
-            f"client_id={self.client_id!r}, "
-            f"client_host={self.client_host!r}, "
-            f"member_metadata={self.member_metadata!r}, "
-            f"member_assignment={self.member_assignment!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class DescribedGroup(GeneratedStruct):
@@ -148,12 +117,9 @@ class DescribedGroup(GeneratedStruct):
     authorized_operations: int  # versions 3+
     """Bit field of the ACL operations the caller may perform on the group (bit n for
     AclOperation code n); INT32_MIN when not asked for."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         error_code: int = 0,
         error_message: str | None = None,
         group_id: str = '',
@@ -164,8 +130,7 @@ class DescribedGroup(GeneratedStruct):
         authorized_operations: int = -2147483648,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.error_code = error_code
         self.error_message = error_message
         self.group_id = group_id
@@ -175,37 +140,6 @@ class DescribedGroup(GeneratedStruct):
         self.members = [] if members is DEFAULT else members
         self.authorized_operations = authorized_operations
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DescribedGroup):
-            return NotImplemented
-        return (
-            self.error_code == other.error_code
-            and self.error_message == other.error_message
-            and self.group_id == other.group_id
-            and self.group_state == other.group_state
-            and self.protocol_type == other.protocol_type
-            and self.protocol_data == other.protocol_data
-            and self.members == other.members
-            and self.authorized_operations == other.authorized_operations
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DescribedGroup("
-            f"error_code={self.error_code!r}, "
-            f"error_message={self.error_message!r}, "
-            f"group_id={self.group_id!r}, "
-            f"group_state={self.group_state!r}, "
-            f"protocol_type={self.protocol_type!r}, "
-            f"protocol_data={self.protocol_data!r}, "
-            f"members={self.members!r}, "
-            f"authorized_operations={self.authorized_operations!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class DescribeGroupsResponse(GeneratedStruct):
@@ -229,40 +163,17 @@ class DescribeGroupsResponse(GeneratedStruct):
     """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     groups: list[DescribedGroup]  # versions 0+
     """One entry per group of the request."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         throttle_time_ms: int = 0,
         groups: list[DescribedGroup] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.throttle_time_ms = throttle_time_ms
         self.groups = [] if groups is DEFAULT else groups
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DescribeGroupsResponse):
-            return NotImplemented
-        return (
-            self.throttle_time_ms == other.throttle_time_ms
-            and self.groups == other.groups
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DescribeGroupsResponse("
-            f"throttle_time_ms={self.throttle_time_ms!r}, "
-            f"groups={self.groups!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -59,48 +59,21 @@ class DescribeLogDirsPartition(GeneratedStruct):
     is_future_key: bool  # versions 0+
     """True for a future log: a copy being built by AlterReplicaLogDirs that will replace the
     replica's current log once caught up."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         partition_index: int = 0,
         partition_size: int = 0,
         offset_lag: int = 0,
         is_future_key: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.partition_index = partition_index
         self.partition_size = partition_size
         self.offset_lag = offset_lag
         self.is_future_key = is_future_key
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DescribeLogDirsPartition):
-            return NotImplemented
-        return (
-            self.partition_index == other.partition_index
-            and self.partition_size == other.partition_size
-            and self.offset_lag == other.offset_lag
-            and self.is_future_key == other.is_future_key
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DescribeLogDirsPartition("
-            f"partition_index={self.partition_index!r}, "
-            f"partition_size={self.partition_size!r}, "
-            f"offset_lag={self.offset_lag!r}, "
-            f"is_future_key={self.is_future_key!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class DescribeLogDirsTopic(GeneratedStruct):
@@ -119,40 +92,17 @@ class DescribeLogDirsTopic(GeneratedStruct):
     """Name of the topic the partitions in this entry belong to."""
     partitions: list[DescribeLogDirsPartition]  # versions 0+
     """Replicas of the topic's partitions in this directory."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         partitions: list[DescribeLogDirsPartition] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DescribeLogDirsTopic):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.partitions == other.partitions
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DescribeLogDirsTopic("
-            f"name={self.name!r}, "
-            f"partitions={self.partitions!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class DescribeLogDirsResult(GeneratedStruct):
@@ -186,12 +136,9 @@ class DescribeLogDirsResult(GeneratedStruct):
     unknown."""
     is_cordoned: bool  # versions 5+, ignorable
     """True when the directory is cordoned: no new replicas are placed in it (KIP-1066)."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         error_code: int = 0,
         log_dir: str = '',
         topics: list[DescribeLogDirsTopic] = DEFAULT,
@@ -200,8 +147,7 @@ class DescribeLogDirsResult(GeneratedStruct):
         is_cordoned: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.error_code = error_code
         self.log_dir = log_dir
         self.topics = [] if topics is DEFAULT else topics
@@ -209,33 +155,6 @@ class DescribeLogDirsResult(GeneratedStruct):
         self.usable_bytes = usable_bytes
         self.is_cordoned = is_cordoned
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DescribeLogDirsResult):
-            return NotImplemented
-        return (
-            self.error_code == other.error_code
-            and self.log_dir == other.log_dir
-            and self.topics == other.topics
-            and self.total_bytes == other.total_bytes
-            and self.usable_bytes == other.usable_bytes
-            and self.is_cordoned == other.is_cordoned
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DescribeLogDirsResult("
-            f"error_code={self.error_code!r}, "
-            f"log_dir={self.log_dir!r}, "
-            f"topics={self.topics!r}, "
-            f"total_bytes={self.total_bytes!r}, "
-            f"usable_bytes={self.usable_bytes!r}, "
-            f"is_cordoned={self.is_cordoned!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class DescribeLogDirsResponse(GeneratedStruct):
@@ -262,44 +181,19 @@ class DescribeLogDirsResponse(GeneratedStruct):
     """Error for the whole request (v3+), 0 if none; for example CLUSTER_AUTHORIZATION_FAILED."""
     results: list[DescribeLogDirsResult]  # versions 0+
     """One entry per log directory of the broker."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         throttle_time_ms: int = 0,
         error_code: int = 0,
         results: list[DescribeLogDirsResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.results = [] if results is DEFAULT else results
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DescribeLogDirsResponse):
-            return NotImplemented
-        return (
-            self.throttle_time_ms == other.throttle_time_ms
-            and self.error_code == other.error_code
-            and self.results == other.results
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DescribeLogDirsResponse("
-            f"throttle_time_ms={self.throttle_time_ms!r}, "
-            f"error_code={self.error_code!r}, "
-            f"results={self.results!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -71,12 +71,9 @@ class ReplicaState(GeneratedStruct):
     last_caught_up_timestamp: int  # versions 1+, ignorable
     """Leader append time of the offset the follower last caught up to; the current time for the
     leader, -1 when unknown."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         replica_id: int = 0,
         replica_directory_id: UUID = _ZERO_UUID,
         log_end_offset: int = 0,
@@ -84,39 +81,13 @@ class ReplicaState(GeneratedStruct):
         last_caught_up_timestamp: int = -1,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.replica_id = replica_id
         self.replica_directory_id = replica_directory_id
         self.log_end_offset = log_end_offset
         self.last_fetch_timestamp = last_fetch_timestamp
         self.last_caught_up_timestamp = last_caught_up_timestamp
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ReplicaState):
-            return NotImplemented
-        return (
-            self.replica_id == other.replica_id
-            and self.replica_directory_id == other.replica_directory_id
-            and self.log_end_offset == other.log_end_offset
-            and self.last_fetch_timestamp == other.last_fetch_timestamp
-            and self.last_caught_up_timestamp == other.last_caught_up_timestamp
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ReplicaState("
-            f"replica_id={self.replica_id!r}, "
-            f"replica_directory_id={self.replica_directory_id!r}, "
-            f"log_end_offset={self.log_end_offset!r}, "
-            f"last_fetch_timestamp={self.last_fetch_timestamp!r}, "
-            f"last_caught_up_timestamp={self.last_caught_up_timestamp!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class PartitionData(GeneratedStruct):
@@ -154,12 +125,9 @@ class PartitionData(GeneratedStruct):
     """Replicas in the voter set, with their progress."""
     observers: list[ReplicaState]  # versions 0+
     """Replicas that fetch the log without voting (brokers, controllers not yet added)."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         partition_index: int = 0,
         error_code: int = 0,
         error_message: str | None = '',
@@ -170,8 +138,7 @@ class PartitionData(GeneratedStruct):
         observers: list[ReplicaState] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.partition_index = partition_index
         self.error_code = error_code
         self.error_message = error_message
@@ -181,37 +148,6 @@ class PartitionData(GeneratedStruct):
         self.current_voters = [] if current_voters is DEFAULT else current_voters
         self.observers = [] if observers is DEFAULT else observers
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, PartitionData):
-            return NotImplemented
-        return (
-            self.partition_index == other.partition_index
-            and self.error_code == other.error_code
-            and self.error_message == other.error_message
-            and self.leader_id == other.leader_id
-            and self.leader_epoch == other.leader_epoch
-            and self.high_watermark == other.high_watermark
-            and self.current_voters == other.current_voters
-            and self.observers == other.observers
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"PartitionData("
-            f"partition_index={self.partition_index!r}, "
-            f"error_code={self.error_code!r}, "
-            f"error_message={self.error_message!r}, "
-            f"leader_id={self.leader_id!r}, "
-            f"leader_epoch={self.leader_epoch!r}, "
-            f"high_watermark={self.high_watermark!r}, "
-            f"current_voters={self.current_voters!r}, "
-            f"observers={self.observers!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class TopicData(GeneratedStruct):
@@ -230,40 +166,17 @@ class TopicData(GeneratedStruct):
     """Name of the Raft topic."""
     partitions: list[PartitionData]  # versions 0+
     """Quorum state of each partition of the topic."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topic_name: str = '',
         partitions: list[PartitionData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topic_name = topic_name
         self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TopicData):
-            return NotImplemented
-        return (
-            self.topic_name == other.topic_name
-            and self.partitions == other.partitions
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"TopicData("
-            f"topic_name={self.topic_name!r}, "
-            f"partitions={self.partitions!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class Listener(GeneratedStruct):
@@ -285,44 +198,19 @@ class Listener(GeneratedStruct):
     """Host name or IP address of the node on that listener."""
     port: int  # versions 2+
     """TCP port of the listener."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         host: str = '',
         port: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.host = host
         self.port = port
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Listener):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.host == other.host
-            and self.port == other.port
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"Listener("
-            f"name={self.name!r}, "
-            f"host={self.host!r}, "
-            f"port={self.port!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class Node(GeneratedStruct):
@@ -341,40 +229,17 @@ class Node(GeneratedStruct):
     """Replica id of the node."""
     listeners: KeyedList[Listener]  # versions 2+
     """Endpoints of the node, one per listener name."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         node_id: int = 0,
         listeners: list[Listener] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.node_id = node_id
         self.listeners = KeyedList() if listeners is DEFAULT else listeners if type(listeners) is KeyedList or listeners is None else KeyedList(listeners)
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Node):
-            return NotImplemented
-        return (
-            self.node_id == other.node_id
-            and self.listeners == other.listeners
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"Node("
-            f"node_id={self.node_id!r}, "
-            f"listeners={self.listeners!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class DescribeQuorumResponse(GeneratedStruct):
@@ -404,48 +269,21 @@ class DescribeQuorumResponse(GeneratedStruct):
     """Quorum state by Raft topic (in practice only __cluster_metadata)."""
     nodes: KeyedList[Node]  # versions 2+
     """Endpoints of the quorum's nodes."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         error_code: int = 0,
         error_message: str | None = '',
         topics: list[TopicData] = DEFAULT,
         nodes: list[Node] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.error_code = error_code
         self.error_message = error_message
         self.topics = [] if topics is DEFAULT else topics
         self.nodes = KeyedList() if nodes is DEFAULT else nodes if type(nodes) is KeyedList or nodes is None else KeyedList(nodes)
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DescribeQuorumResponse):
-            return NotImplemented
-        return (
-            self.error_code == other.error_code
-            and self.error_message == other.error_message
-            and self.topics == other.topics
-            and self.nodes == other.nodes
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DescribeQuorumResponse("
-            f"error_code={self.error_code!r}, "
-            f"error_message={self.error_message!r}, "
-            f"topics={self.topics!r}, "
-            f"nodes={self.nodes!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

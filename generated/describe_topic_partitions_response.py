@@ -75,12 +75,9 @@ class DescribeTopicPartitionsResponsePartition(GeneratedStruct):
     not tracked."""
     offline_replicas: list[int]  # versions 0+, ignorable
     """Broker ids of replicas that are offline."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         error_code: int = 0,
         partition_index: int = 0,
         leader_id: int = 0,
@@ -92,8 +89,7 @@ class DescribeTopicPartitionsResponsePartition(GeneratedStruct):
         offline_replicas: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.error_code = error_code
         self.partition_index = partition_index
         self.leader_id = leader_id
@@ -104,39 +100,6 @@ class DescribeTopicPartitionsResponsePartition(GeneratedStruct):
         self.last_known_elr = last_known_elr
         self.offline_replicas = [] if offline_replicas is DEFAULT else offline_replicas
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DescribeTopicPartitionsResponsePartition):
-            return NotImplemented
-        return (
-            self.error_code == other.error_code
-            and self.partition_index == other.partition_index
-            and self.leader_id == other.leader_id
-            and self.leader_epoch == other.leader_epoch
-            and self.replica_nodes == other.replica_nodes
-            and self.isr_nodes == other.isr_nodes
-            and self.eligible_leader_replicas == other.eligible_leader_replicas
-            and self.last_known_elr == other.last_known_elr
-            and self.offline_replicas == other.offline_replicas
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DescribeTopicPartitionsResponsePartition("
-            f"error_code={self.error_code!r}, "
-            f"partition_index={self.partition_index!r}, "
-            f"leader_id={self.leader_id!r}, "
-            f"leader_epoch={self.leader_epoch!r}, "
-            f"replica_nodes={self.replica_nodes!r}, "
-            f"isr_nodes={self.isr_nodes!r}, "
-            f"eligible_leader_replicas={self.eligible_leader_replicas!r}, "
-            f"last_known_elr={self.last_known_elr!r}, "
-            f"offline_replicas={self.offline_replicas!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class DescribeTopicPartitionsResponseTopic(GeneratedStruct):
@@ -169,12 +132,9 @@ class DescribeTopicPartitionsResponseTopic(GeneratedStruct):
     topic_authorized_operations: int  # versions 0+
     """Bit field of the ACL operations the caller may perform on the topic (bit n for
     AclOperation code n); INT32_MIN when not computed."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         error_code: int = 0,
         name: str | None = '',
         topic_id: UUID = _ZERO_UUID,
@@ -183,8 +143,7 @@ class DescribeTopicPartitionsResponseTopic(GeneratedStruct):
         topic_authorized_operations: int = -2147483648,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.error_code = error_code
         self.name = name
         self.topic_id = topic_id
@@ -192,33 +151,6 @@ class DescribeTopicPartitionsResponseTopic(GeneratedStruct):
         self.partitions = [] if partitions is DEFAULT else partitions
         self.topic_authorized_operations = topic_authorized_operations
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DescribeTopicPartitionsResponseTopic):
-            return NotImplemented
-        return (
-            self.error_code == other.error_code
-            and self.name == other.name
-            and self.topic_id == other.topic_id
-            and self.is_internal == other.is_internal
-            and self.partitions == other.partitions
-            and self.topic_authorized_operations == other.topic_authorized_operations
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DescribeTopicPartitionsResponseTopic("
-            f"error_code={self.error_code!r}, "
-            f"name={self.name!r}, "
-            f"topic_id={self.topic_id!r}, "
-            f"is_internal={self.is_internal!r}, "
-            f"partitions={self.partitions!r}, "
-            f"topic_authorized_operations={self.topic_authorized_operations!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class Cursor(GeneratedStruct):
@@ -237,40 +169,17 @@ class Cursor(GeneratedStruct):
     """Name of the topic the next page starts with."""
     partition_index: int  # versions 0+
     """Partition of that topic the next page starts with."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topic_name: str = '',
         partition_index: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topic_name = topic_name
         self.partition_index = partition_index
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Cursor):
-            return NotImplemented
-        return (
-            self.topic_name == other.topic_name
-            and self.partition_index == other.partition_index
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"Cursor("
-            f"topic_name={self.topic_name!r}, "
-            f"partition_index={self.partition_index!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class DescribeTopicPartitionsResponse(GeneratedStruct):
@@ -298,44 +207,19 @@ class DescribeTopicPartitionsResponse(GeneratedStruct):
     """Described topics, in name order."""
     next_cursor: Cursor | None  # versions 0+, nullable
     """Where the next page starts; null when this page ends the answer."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         throttle_time_ms: int = 0,
         topics: list[DescribeTopicPartitionsResponseTopic] = DEFAULT,
         next_cursor: Cursor | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.throttle_time_ms = throttle_time_ms
         self.topics = KeyedList() if topics is DEFAULT else topics if type(topics) is KeyedList or topics is None else KeyedList(topics)
         self.next_cursor = next_cursor
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DescribeTopicPartitionsResponse):
-            return NotImplemented
-        return (
-            self.throttle_time_ms == other.throttle_time_ms
-            and self.topics == other.topics
-            and self.next_cursor == other.next_cursor
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DescribeTopicPartitionsResponse("
-            f"throttle_time_ms={self.throttle_time_ms!r}, "
-            f"topics={self.topics!r}, "
-            f"next_cursor={self.next_cursor!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

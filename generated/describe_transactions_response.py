@@ -44,40 +44,17 @@ class TopicData(GeneratedStruct):
     """Name of the topic the partitions in this entry belong to."""
     partitions: list[int]  # versions 0+
     """Indexes of the topic's partitions in the transaction."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topic: str = '',
         partitions: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topic = topic
         self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TopicData):
-            return NotImplemented
-        return (
-            self.topic == other.topic
-            and self.partitions == other.partitions
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"TopicData("
-            f"topic={self.topic!r}, "
-            f"partitions={self.partitions!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class TransactionState(GeneratedStruct):
@@ -118,12 +95,9 @@ class TransactionState(GeneratedStruct):
     topics: KeyedList[TopicData]  # versions 0+
     """Partitions in the open transaction, by topic; while it commits or aborts, only those still
     lacking a marker."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         error_code: int = 0,
         transactional_id: str = '',
         transaction_state: str = '',
@@ -134,8 +108,7 @@ class TransactionState(GeneratedStruct):
         topics: list[TopicData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.error_code = error_code
         self.transactional_id = transactional_id
         self.transaction_state = transaction_state
@@ -145,37 +118,6 @@ class TransactionState(GeneratedStruct):
         self.producer_epoch = producer_epoch
         self.topics = KeyedList() if topics is DEFAULT else topics if type(topics) is KeyedList or topics is None else KeyedList(topics)
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TransactionState):
-            return NotImplemented
-        return (
-            self.error_code == other.error_code
-            and self.transactional_id == other.transactional_id
-            and self.transaction_state == other.transaction_state
-            and self.transaction_timeout_ms == other.transaction_timeout_ms
-            and self.transaction_start_time_ms == other.transaction_start_time_ms
-            and self.producer_id == other.producer_id
-            and self.producer_epoch == other.producer_epoch
-            and self.topics == other.topics
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"TransactionState("
-            f"error_code={self.error_code!r}, "
-            f"transactional_id={self.transactional_id!r}, "
-            f"transaction_state={self.transaction_state!r}, "
-            f"transaction_timeout_ms={self.transaction_timeout_ms!r}, "
-            f"transaction_start_time_ms={self.transaction_start_time_ms!r}, "
-            f"producer_id={self.producer_id!r}, "
-            f"producer_epoch={self.producer_epoch!r}, "
-            f"topics={self.topics!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class DescribeTransactionsResponse(GeneratedStruct):
@@ -200,40 +142,17 @@ class DescribeTransactionsResponse(GeneratedStruct):
     """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     transaction_states: list[TransactionState]  # versions 0+
     """One entry per transactional id of the request."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         throttle_time_ms: int = 0,
         transaction_states: list[TransactionState] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.throttle_time_ms = throttle_time_ms
         self.transaction_states = [] if transaction_states is DEFAULT else transaction_states
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DescribeTransactionsResponse):
-            return NotImplemented
-        return (
-            self.throttle_time_ms == other.throttle_time_ms
-            and self.transaction_states == other.transaction_states
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DescribeTransactionsResponse("
-            f"throttle_time_ms={self.throttle_time_ms!r}, "
-            f"transaction_states={self.transaction_states!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -44,40 +44,17 @@ class CredentialInfo(GeneratedStruct):
     """SCRAM mechanism: 1 SCRAM-SHA-256, 2 SCRAM-SHA-512."""
     iterations: int  # versions 0+
     """Hash iteration count of the credential."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         mechanism: int = 0,
         iterations: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.mechanism = mechanism
         self.iterations = iterations
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, CredentialInfo):
-            return NotImplemented
-        return (
-            self.mechanism == other.mechanism
-            and self.iterations == other.iterations
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"CredentialInfo("
-            f"mechanism={self.mechanism!r}, "
-            f"iterations={self.iterations!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class DescribeUserScramCredentialsResult(GeneratedStruct):
@@ -103,48 +80,21 @@ class DescribeUserScramCredentialsResult(GeneratedStruct):
     """Text describing this user's failure for people, or null."""
     credential_infos: list[CredentialInfo]  # versions 0+
     """One entry per SCRAM mechanism the user has a credential for."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         user: str = '',
         error_code: int = 0,
         error_message: str | None = '',
         credential_infos: list[CredentialInfo] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.user = user
         self.error_code = error_code
         self.error_message = error_message
         self.credential_infos = [] if credential_infos is DEFAULT else credential_infos
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DescribeUserScramCredentialsResult):
-            return NotImplemented
-        return (
-            self.user == other.user
-            and self.error_code == other.error_code
-            and self.error_message == other.error_message
-            and self.credential_infos == other.credential_infos
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DescribeUserScramCredentialsResult("
-            f"user={self.user!r}, "
-            f"error_code={self.error_code!r}, "
-            f"error_message={self.error_message!r}, "
-            f"credential_infos={self.credential_infos!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class DescribeUserScramCredentialsResponse(GeneratedStruct):
@@ -175,48 +125,21 @@ class DescribeUserScramCredentialsResponse(GeneratedStruct):
     """Text describing the request-wide failure for people, or null."""
     results: list[DescribeUserScramCredentialsResult]  # versions 0+
     """One entry per user described."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         throttle_time_ms: int = 0,
         error_code: int = 0,
         error_message: str | None = '',
         results: list[DescribeUserScramCredentialsResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
         self.results = [] if results is DEFAULT else results
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DescribeUserScramCredentialsResponse):
-            return NotImplemented
-        return (
-            self.throttle_time_ms == other.throttle_time_ms
-            and self.error_code == other.error_code
-            and self.error_message == other.error_message
-            and self.results == other.results
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DescribeUserScramCredentialsResponse("
-            f"throttle_time_ms={self.throttle_time_ms!r}, "
-            f"error_code={self.error_code!r}, "
-            f"error_message={self.error_message!r}, "
-            f"results={self.results!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

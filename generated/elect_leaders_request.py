@@ -41,40 +41,17 @@ class TopicPartitions(GeneratedStruct):
     """Name of the topic the partitions in this entry belong to."""
     partitions: list[int]  # versions 0+
     """Indexes of the topic's partitions to elect a leader for."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topic: str = '',
         partitions: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topic = topic
         self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TopicPartitions):
-            return NotImplemented
-        return (
-            self.topic == other.topic
-            and self.partitions == other.partitions
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"TopicPartitions("
-            f"topic={self.topic!r}, "
-            f"partitions={self.partitions!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class ElectLeadersRequest(GeneratedStruct):
@@ -103,44 +80,19 @@ class ElectLeadersRequest(GeneratedStruct):
     """Partitions to elect leaders for, by topic; null for every partition."""
     timeout_ms: int  # versions 0+
     """Milliseconds to wait for the elections to finish before answering with a timeout."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         election_type: int = 0,
         topic_partitions: list[TopicPartitions] | None = DEFAULT,
         timeout_ms: int = 60000,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.election_type = election_type
         self.topic_partitions = KeyedList() if topic_partitions is DEFAULT else topic_partitions if type(topic_partitions) is KeyedList or topic_partitions is None else KeyedList(topic_partitions)
         self.timeout_ms = timeout_ms
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ElectLeadersRequest):
-            return NotImplemented
-        return (
-            self.election_type == other.election_type
-            and self.topic_partitions == other.topic_partitions
-            and self.timeout_ms == other.timeout_ms
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ElectLeadersRequest("
-            f"election_type={self.election_type!r}, "
-            f"topic_partitions={self.topic_partitions!r}, "
-            f"timeout_ms={self.timeout_ms!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -47,44 +47,19 @@ class PartitionResult(GeneratedStruct):
     or ELIGIBLE_LEADERS_NOT_AVAILABLE."""
     error_message: str | None  # versions 0+, nullable
     """Text describing the failure for people, or null."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         partition_id: int = 0,
         error_code: int = 0,
         error_message: str | None = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.partition_id = partition_id
         self.error_code = error_code
         self.error_message = error_message
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, PartitionResult):
-            return NotImplemented
-        return (
-            self.partition_id == other.partition_id
-            and self.error_code == other.error_code
-            and self.error_message == other.error_message
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"PartitionResult("
-            f"partition_id={self.partition_id!r}, "
-            f"error_code={self.error_code!r}, "
-            f"error_message={self.error_message!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class ReplicaElectionResult(GeneratedStruct):
@@ -103,40 +78,17 @@ class ReplicaElectionResult(GeneratedStruct):
     """Name of the topic this entry is about."""
     partition_result: list[PartitionResult]  # versions 0+
     """Result for each partition of the topic."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topic: str = '',
         partition_result: list[PartitionResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topic = topic
         self.partition_result = [] if partition_result is DEFAULT else partition_result
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ReplicaElectionResult):
-            return NotImplemented
-        return (
-            self.topic == other.topic
-            and self.partition_result == other.partition_result
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ReplicaElectionResult("
-            f"topic={self.topic!r}, "
-            f"partition_result={self.partition_result!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class ElectLeadersResponse(GeneratedStruct):
@@ -164,44 +116,19 @@ class ElectLeadersResponse(GeneratedStruct):
     replica_election_results: list[ReplicaElectionResult]  # versions 0+
     """Results by topic; empty when the caller may not elect leaders and asked for every
     partition."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         throttle_time_ms: int = 0,
         error_code: int = 0,
         replica_election_results: list[ReplicaElectionResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.replica_election_results = [] if replica_election_results is DEFAULT else replica_election_results
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ElectLeadersResponse):
-            return NotImplemented
-        return (
-            self.throttle_time_ms == other.throttle_time_ms
-            and self.error_code == other.error_code
-            and self.replica_election_results == other.replica_election_results
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ElectLeadersResponse("
-            f"throttle_time_ms={self.throttle_time_ms!r}, "
-            f"error_code={self.error_code!r}, "
-            f"replica_election_results={self.replica_election_results!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -46,40 +46,17 @@ class ReplicaInfo(GeneratedStruct):
     """Replica id of the candidate voter."""
     candidate_directory_id: UUID  # versions 1+
     """Directory id of the candidate voter's metadata log directory."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         candidate_id: int = 0,
         candidate_directory_id: UUID = _ZERO_UUID,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.candidate_id = candidate_id
         self.candidate_directory_id = candidate_directory_id
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ReplicaInfo):
-            return NotImplemented
-        return (
-            self.candidate_id == other.candidate_id
-            and self.candidate_directory_id == other.candidate_directory_id
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ReplicaInfo("
-            f"candidate_id={self.candidate_id!r}, "
-            f"candidate_directory_id={self.candidate_directory_id!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class PartitionData(GeneratedStruct):
@@ -108,12 +85,9 @@ class PartitionData(GeneratedStruct):
     election sooner."""
     preferred_candidates: list[ReplicaInfo]  # versions 1+, ignorable
     """Voters best placed to succeed, most caught-up first (v1+); they start an election sooner."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         partition_index: int = 0,
         leader_id: int = 0,
         leader_epoch: int = 0,
@@ -121,39 +95,13 @@ class PartitionData(GeneratedStruct):
         preferred_candidates: list[ReplicaInfo] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.partition_index = partition_index
         self.leader_id = leader_id
         self.leader_epoch = leader_epoch
         self.preferred_successors = [] if preferred_successors is DEFAULT else preferred_successors
         self.preferred_candidates = [] if preferred_candidates is DEFAULT else preferred_candidates
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, PartitionData):
-            return NotImplemented
-        return (
-            self.partition_index == other.partition_index
-            and self.leader_id == other.leader_id
-            and self.leader_epoch == other.leader_epoch
-            and self.preferred_successors == other.preferred_successors
-            and self.preferred_candidates == other.preferred_candidates
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"PartitionData("
-            f"partition_index={self.partition_index!r}, "
-            f"leader_id={self.leader_id!r}, "
-            f"leader_epoch={self.leader_epoch!r}, "
-            f"preferred_successors={self.preferred_successors!r}, "
-            f"preferred_candidates={self.preferred_candidates!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class TopicData(GeneratedStruct):
@@ -172,40 +120,17 @@ class TopicData(GeneratedStruct):
     """Name of the Raft topic."""
     partitions: list[PartitionData]  # versions 0+
     """Partitions of the topic the leader resigns for."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topic_name: str = '',
         partitions: list[PartitionData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topic_name = topic_name
         self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TopicData):
-            return NotImplemented
-        return (
-            self.topic_name == other.topic_name
-            and self.partitions == other.partitions
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"TopicData("
-            f"topic_name={self.topic_name!r}, "
-            f"partitions={self.partitions!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class LeaderEndpoint(GeneratedStruct):
@@ -227,44 +152,19 @@ class LeaderEndpoint(GeneratedStruct):
     """Host name or IP address of the leader on that listener."""
     port: int  # versions 1+
     """TCP port of the leader on that listener."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         host: str = '',
         port: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.host = host
         self.port = port
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, LeaderEndpoint):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.host == other.host
-            and self.port == other.port
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"LeaderEndpoint("
-            f"name={self.name!r}, "
-            f"host={self.host!r}, "
-            f"port={self.port!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class EndQuorumEpochRequest(GeneratedStruct):
@@ -292,44 +192,19 @@ class EndQuorumEpochRequest(GeneratedStruct):
     """Raft topics the leader resigns for (in practice only __cluster_metadata)."""
     leader_endpoints: KeyedList[LeaderEndpoint]  # versions 1+, ignorable
     """Endpoints of the resigning leader, one per listener name."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         cluster_id: str | None = None,
         topics: list[TopicData] = DEFAULT,
         leader_endpoints: list[LeaderEndpoint] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.cluster_id = cluster_id
         self.topics = [] if topics is DEFAULT else topics
         self.leader_endpoints = KeyedList() if leader_endpoints is DEFAULT else leader_endpoints if type(leader_endpoints) is KeyedList or leader_endpoints is None else KeyedList(leader_endpoints)
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, EndQuorumEpochRequest):
-            return NotImplemented
-        return (
-            self.cluster_id == other.cluster_id
-            and self.topics == other.topics
-            and self.leader_endpoints == other.leader_endpoints
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"EndQuorumEpochRequest("
-            f"cluster_id={self.cluster_id!r}, "
-            f"topics={self.topics!r}, "
-            f"leader_endpoints={self.leader_endpoints!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

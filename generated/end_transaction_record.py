@@ -33,32 +33,13 @@ class EndTransactionRecord(GeneratedStruct):
     STABLE_VERSIONS: tuple[int, int] | None = (0, 0)
     DEPRECATED_VERSIONS: tuple[int, int] | None = None
 
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, EndTransactionRecord):
-            return NotImplemented
-        return (
-            self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"EndTransactionRecord("
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

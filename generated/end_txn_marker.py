@@ -42,36 +42,15 @@ class EndTxnMarker(GeneratedStruct):
     coordinator_epoch: int  # versions 0+
     """Epoch of the transaction coordinator that wrote the marker, so a stale coordinator's
     markers can be fenced."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         coordinator_epoch: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.coordinator_epoch = coordinator_epoch
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, EndTxnMarker):
-            return NotImplemented
-        return (
-            self.coordinator_epoch == other.coordinator_epoch
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"EndTxnMarker("
-            f"coordinator_epoch={self.coordinator_epoch!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -51,48 +51,21 @@ class EndTxnRequest(GeneratedStruct):
     """Epoch of the producer id; a stale epoch is fenced."""
     committed: bool  # versions 0+
     """True to commit the transaction, false to abort it."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         transactional_id: str = '',
         producer_id: int = 0,
         producer_epoch: int = 0,
         committed: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.transactional_id = transactional_id
         self.producer_id = producer_id
         self.producer_epoch = producer_epoch
         self.committed = committed
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, EndTxnRequest):
-            return NotImplemented
-        return (
-            self.transactional_id == other.transactional_id
-            and self.producer_id == other.producer_id
-            and self.producer_epoch == other.producer_epoch
-            and self.committed == other.committed
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"EndTxnRequest("
-            f"transactional_id={self.transactional_id!r}, "
-            f"producer_id={self.producer_id!r}, "
-            f"producer_epoch={self.producer_epoch!r}, "
-            f"committed={self.committed!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -44,44 +44,19 @@ class EnvelopeRequest(GeneratedStruct):
     (DefaultPrincipalData by default)."""
     client_host_address: bytes  # versions 0+
     """IP address of the client as raw bytes (4 for IPv4, 16 for IPv6), for ACL host checks."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         request_data: bytes = b'',
         request_principal: bytes | None = b'',
         client_host_address: bytes = b'',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.request_data = request_data
         self.request_principal = request_principal
         self.client_host_address = client_host_address
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, EnvelopeRequest):
-            return NotImplemented
-        return (
-            self.request_data == other.request_data
-            and self.request_principal == other.request_principal
-            and self.client_host_address == other.client_host_address
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"EnvelopeRequest("
-            f"request_data={self.request_data!r}, "
-            f"request_principal={self.request_principal!r}, "
-            f"client_host_address={self.client_host_address!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -45,40 +45,17 @@ class EnvelopeResponse(GeneratedStruct):
     error_code: int  # versions 0+
     """Error of the envelope itself (not of the inner request), 0 if none; for example
     PRINCIPAL_DESERIALIZATION_FAILURE or CLUSTER_AUTHORIZATION_FAILED."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         response_data: bytes | None = None,
         error_code: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.response_data = response_data
         self.error_code = error_code
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, EnvelopeResponse):
-            return NotImplemented
-        return (
-            self.response_data == other.response_data
-            and self.error_code == other.error_code
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"EnvelopeResponse("
-            f"response_data={self.response_data!r}, "
-            f"error_code={self.error_code!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -47,40 +47,17 @@ class ExpireDelegationTokenRequest(GeneratedStruct):
     expiry_time_period_ms: int  # versions 0+
     """Milliseconds from now at which the token should expire (never past its maximum lifetime);
     negative to expire it immediately."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         hmac: bytes = b'',
         expiry_time_period_ms: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.hmac = hmac
         self.expiry_time_period_ms = expiry_time_period_ms
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ExpireDelegationTokenRequest):
-            return NotImplemented
-        return (
-            self.hmac == other.hmac
-            and self.expiry_time_period_ms == other.expiry_time_period_ms
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ExpireDelegationTokenRequest("
-            f"hmac={self.hmac!r}, "
-            f"expiry_time_period_ms={self.expiry_time_period_ms!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -49,44 +49,19 @@ class ExpireDelegationTokenResponse(GeneratedStruct):
     """The token's new expiry time, in milliseconds since the epoch."""
     throttle_time_ms: int  # versions 0+
     """Milliseconds the request was held back by a quota; 0 when no quota applied."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         error_code: int = 0,
         expiry_timestamp_ms: int = 0,
         throttle_time_ms: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.error_code = error_code
         self.expiry_timestamp_ms = expiry_timestamp_ms
         self.throttle_time_ms = throttle_time_ms
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ExpireDelegationTokenResponse):
-            return NotImplemented
-        return (
-            self.error_code == other.error_code
-            and self.expiry_timestamp_ms == other.expiry_timestamp_ms
-            and self.throttle_time_ms == other.throttle_time_ms
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ExpireDelegationTokenResponse("
-            f"error_code={self.error_code!r}, "
-            f"expiry_timestamp_ms={self.expiry_timestamp_ms!r}, "
-            f"throttle_time_ms={self.throttle_time_ms!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

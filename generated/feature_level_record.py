@@ -44,40 +44,17 @@ class FeatureLevelRecord(GeneratedStruct):
     """Feature name, for example metadata.version, kraft.version or transaction.version."""
     feature_level: int  # versions 0+
     """Cluster-wide finalized level of the feature; 0 means the feature is off."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         feature_level: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.feature_level = feature_level
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, FeatureLevelRecord):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.feature_level == other.feature_level
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"FeatureLevelRecord("
-            f"name={self.name!r}, "
-            f"feature_level={self.feature_level!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

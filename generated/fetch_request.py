@@ -64,40 +64,17 @@ class ReplicaState(GeneratedStruct):
     """Replica id of the follower; -1 for a consumer."""
     replica_epoch: int  # versions 15+
     """Broker epoch of the follower, or -1 when not known."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         replica_id: int = -1,
         replica_epoch: int = -1,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.replica_id = replica_id
         self.replica_epoch = replica_epoch
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ReplicaState):
-            return NotImplemented
-        return (
-            self.replica_id == other.replica_id
-            and self.replica_epoch == other.replica_epoch
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ReplicaState("
-            f"replica_id={self.replica_id!r}, "
-            f"replica_epoch={self.replica_epoch!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class FetchPartition(GeneratedStruct):
@@ -136,12 +113,9 @@ class FetchPartition(GeneratedStruct):
     high_watermark: int  # versions 18+, tag 1, ignorable
     """High watermark the fetching replica knows; -1 when unknown, Long.MAX_VALUE when the
     replica does not support the feature."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         partition: int = 0,
         current_leader_epoch: int = -1,
         fetch_offset: int = 0,
@@ -152,8 +126,7 @@ class FetchPartition(GeneratedStruct):
         high_watermark: int = 9223372036854775807,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.partition = partition
         self.current_leader_epoch = current_leader_epoch
         self.fetch_offset = fetch_offset
@@ -163,37 +136,6 @@ class FetchPartition(GeneratedStruct):
         self.replica_directory_id = replica_directory_id
         self.high_watermark = high_watermark
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, FetchPartition):
-            return NotImplemented
-        return (
-            self.partition == other.partition
-            and self.current_leader_epoch == other.current_leader_epoch
-            and self.fetch_offset == other.fetch_offset
-            and self.last_fetched_epoch == other.last_fetched_epoch
-            and self.log_start_offset == other.log_start_offset
-            and self.partition_max_bytes == other.partition_max_bytes
-            and self.replica_directory_id == other.replica_directory_id
-            and self.high_watermark == other.high_watermark
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"FetchPartition("
-            f"partition={self.partition!r}, "
-            f"current_leader_epoch={self.current_leader_epoch!r}, "
-            f"fetch_offset={self.fetch_offset!r}, "
-            f"last_fetched_epoch={self.last_fetched_epoch!r}, "
-            f"log_start_offset={self.log_start_offset!r}, "
-            f"partition_max_bytes={self.partition_max_bytes!r}, "
-            f"replica_directory_id={self.replica_directory_id!r}, "
-            f"high_watermark={self.high_watermark!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class FetchTopic(GeneratedStruct):
@@ -216,44 +158,19 @@ class FetchTopic(GeneratedStruct):
     """Id of the topic (v13+)."""
     partitions: list[FetchPartition]  # versions 0+
     """Partitions of the topic to fetch."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topic: str = '',
         topic_id: UUID = _ZERO_UUID,
         partitions: list[FetchPartition] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topic = topic
         self.topic_id = topic_id
         self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, FetchTopic):
-            return NotImplemented
-        return (
-            self.topic == other.topic
-            and self.topic_id == other.topic_id
-            and self.partitions == other.partitions
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"FetchTopic("
-            f"topic={self.topic!r}, "
-            f"topic_id={self.topic_id!r}, "
-            f"partitions={self.partitions!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class ForgottenTopic(GeneratedStruct):
@@ -275,44 +192,19 @@ class ForgottenTopic(GeneratedStruct):
     """Id of the topic (v13+)."""
     partitions: list[int]  # versions 7+
     """Indexes of the partitions to drop."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topic: str = '',
         topic_id: UUID = _ZERO_UUID,
         partitions: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topic = topic
         self.topic_id = topic_id
         self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ForgottenTopic):
-            return NotImplemented
-        return (
-            self.topic == other.topic
-            and self.topic_id == other.topic_id
-            and self.partitions == other.partitions
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ForgottenTopic("
-            f"topic={self.topic!r}, "
-            f"topic_id={self.topic_id!r}, "
-            f"partitions={self.partitions!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class FetchRequest(GeneratedStruct):
@@ -372,12 +264,9 @@ class FetchRequest(GeneratedStruct):
     """Partitions to drop from an incremental fetch session."""
     rack_id: str  # versions 11+, ignorable
     """Rack of the fetching consumer, used to pick a nearby replica."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         cluster_id: str | None = None,
         replica_id: int = -1,
         replica_state: ReplicaState = DEFAULT,
@@ -392,8 +281,7 @@ class FetchRequest(GeneratedStruct):
         rack_id: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.cluster_id = cluster_id
         self.replica_id = replica_id
         self.replica_state = ReplicaState() if replica_state is DEFAULT else replica_state
@@ -407,45 +295,6 @@ class FetchRequest(GeneratedStruct):
         self.forgotten_topics_data = [] if forgotten_topics_data is DEFAULT else forgotten_topics_data
         self.rack_id = rack_id
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, FetchRequest):
-            return NotImplemented
-        return (
-            self.cluster_id == other.cluster_id
-            and self.replica_id == other.replica_id
-            and self.replica_state == other.replica_state
-            and self.max_wait_ms == other.max_wait_ms
-            and self.min_bytes == other.min_bytes
-            and self.max_bytes == other.max_bytes
-            and self.isolation_level == other.isolation_level
-            and self.session_id == other.session_id
-            and self.session_epoch == other.session_epoch
-            and self.topics == other.topics
-            and self.forgotten_topics_data == other.forgotten_topics_data
-            and self.rack_id == other.rack_id
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"FetchRequest("
-            f"cluster_id={self.cluster_id!r}, "
-            f"replica_id={self.replica_id!r}, "
-            f"replica_state={self.replica_state!r}, "
-            f"max_wait_ms={self.max_wait_ms!r}, "
-            f"min_bytes={self.min_bytes!r}, "
-            f"max_bytes={self.max_bytes!r}, "
-            f"isolation_level={self.isolation_level!r}, "
-            f"session_id={self.session_id!r}, "
-            f"session_epoch={self.session_epoch!r}, "
-            f"topics={self.topics!r}, "
-            f"forgotten_topics_data={self.forgotten_topics_data!r}, "
-            f"rack_id={self.rack_id!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -69,40 +69,17 @@ class EpochEndOffset(GeneratedStruct):
     """Largest leader epoch the fetcher's log and the leader's log have in common."""
     end_offset: int  # versions 12+
     """Offset where that epoch ends in the leader's log; the fetcher truncates to it."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         epoch: int = -1,
         end_offset: int = -1,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.epoch = epoch
         self.end_offset = end_offset
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, EpochEndOffset):
-            return NotImplemented
-        return (
-            self.epoch == other.epoch
-            and self.end_offset == other.end_offset
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"EpochEndOffset("
-            f"epoch={self.epoch!r}, "
-            f"end_offset={self.end_offset!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class LeaderIdAndEpoch(GeneratedStruct):
@@ -122,40 +99,17 @@ class LeaderIdAndEpoch(GeneratedStruct):
     """Id of the leader, or -1 when not known."""
     leader_epoch: int  # versions 12+
     """Newest leader epoch known to the broker, -1 when unknown."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         leader_id: int = -1,
         leader_epoch: int = -1,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.leader_id = leader_id
         self.leader_epoch = leader_epoch
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, LeaderIdAndEpoch):
-            return NotImplemented
-        return (
-            self.leader_id == other.leader_id
-            and self.leader_epoch == other.leader_epoch
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"LeaderIdAndEpoch("
-            f"leader_id={self.leader_id!r}, "
-            f"leader_epoch={self.leader_epoch!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class SnapshotId(GeneratedStruct):
@@ -176,40 +130,17 @@ class SnapshotId(GeneratedStruct):
     loading it."""
     epoch: int  # versions 0+
     """Leader epoch of the last record the snapshot covers."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         end_offset: int = -1,
         epoch: int = -1,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.end_offset = end_offset
         self.epoch = epoch
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SnapshotId):
-            return NotImplemented
-        return (
-            self.end_offset == other.end_offset
-            and self.epoch == other.epoch
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"SnapshotId("
-            f"end_offset={self.end_offset!r}, "
-            f"epoch={self.epoch!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class AbortedTransaction(GeneratedStruct):
@@ -229,40 +160,17 @@ class AbortedTransaction(GeneratedStruct):
     first_offset: int  # versions 4+
     """Offset of the aborted transaction's first record; records of that producer from here up to
     the abort marker are skipped."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         producer_id: int = 0,
         first_offset: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.producer_id = producer_id
         self.first_offset = first_offset
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, AbortedTransaction):
-            return NotImplemented
-        return (
-            self.producer_id == other.producer_id
-            and self.first_offset == other.first_offset
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"AbortedTransaction("
-            f"producer_id={self.producer_id!r}, "
-            f"first_offset={self.first_offset!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class PartitionData(GeneratedStruct):
@@ -316,12 +224,9 @@ class PartitionData(GeneratedStruct):
     fetching from this broker."""
     records: RecordsView | bytes | None  # versions 0+, nullable
     """The fetched record batches; may end with a partial batch, which the reader drops."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         partition_index: int = 0,
         error_code: int = 0,
         high_watermark: int = 0,
@@ -335,8 +240,7 @@ class PartitionData(GeneratedStruct):
         records: RecordsView | bytes | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.partition_index = partition_index
         self.error_code = error_code
         self.high_watermark = high_watermark
@@ -349,43 +253,6 @@ class PartitionData(GeneratedStruct):
         self.preferred_read_replica = preferred_read_replica
         self.records = records
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, PartitionData):
-            return NotImplemented
-        return (
-            self.partition_index == other.partition_index
-            and self.error_code == other.error_code
-            and self.high_watermark == other.high_watermark
-            and self.last_stable_offset == other.last_stable_offset
-            and self.log_start_offset == other.log_start_offset
-            and self.diverging_epoch == other.diverging_epoch
-            and self.current_leader == other.current_leader
-            and self.snapshot_id == other.snapshot_id
-            and self.aborted_transactions == other.aborted_transactions
-            and self.preferred_read_replica == other.preferred_read_replica
-            and self.records == other.records
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"PartitionData("
-            f"partition_index={self.partition_index!r}, "
-            f"error_code={self.error_code!r}, "
-            f"high_watermark={self.high_watermark!r}, "
-            f"last_stable_offset={self.last_stable_offset!r}, "
-            f"log_start_offset={self.log_start_offset!r}, "
-            f"diverging_epoch={self.diverging_epoch!r}, "
-            f"current_leader={self.current_leader!r}, "
-            f"snapshot_id={self.snapshot_id!r}, "
-            f"aborted_transactions={self.aborted_transactions!r}, "
-            f"preferred_read_replica={self.preferred_read_replica!r}, "
-            f"records={self.records!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class FetchableTopicResponse(GeneratedStruct):
@@ -407,44 +274,19 @@ class FetchableTopicResponse(GeneratedStruct):
     """Id of the topic (v13+)."""
     partitions: list[PartitionData]  # versions 0+
     """One entry per partition returned."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topic: str = '',
         topic_id: UUID = _ZERO_UUID,
         partitions: list[PartitionData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topic = topic
         self.topic_id = topic_id
         self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, FetchableTopicResponse):
-            return NotImplemented
-        return (
-            self.topic == other.topic
-            and self.topic_id == other.topic_id
-            and self.partitions == other.partitions
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"FetchableTopicResponse("
-            f"topic={self.topic!r}, "
-            f"topic_id={self.topic_id!r}, "
-            f"partitions={self.partitions!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class NodeEndpoint(GeneratedStruct):
@@ -470,48 +312,21 @@ class NodeEndpoint(GeneratedStruct):
     """Port of the node on that listener."""
     rack: str | None  # versions 16+, nullable
     """Rack of the node, or null when it has none."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         node_id: int = 0,
         host: str = '',
         port: int = 0,
         rack: str | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.node_id = node_id
         self.host = host
         self.port = port
         self.rack = rack
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, NodeEndpoint):
-            return NotImplemented
-        return (
-            self.node_id == other.node_id
-            and self.host == other.host
-            and self.port == other.port
-            and self.rack == other.rack
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"NodeEndpoint("
-            f"node_id={self.node_id!r}, "
-            f"host={self.host!r}, "
-            f"port={self.port!r}, "
-            f"rack={self.rack!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class FetchResponse(GeneratedStruct):
@@ -546,12 +361,9 @@ class FetchResponse(GeneratedStruct):
     node_endpoints: KeyedList[NodeEndpoint]  # versions 16+, tag 0
     """Where to reach the new leaders named by partitions that failed with NOT_LEADER_OR_FOLLOWER
     or FENCED_LEADER_EPOCH."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         throttle_time_ms: int = 0,
         error_code: int = 0,
         session_id: int = 0,
@@ -559,39 +371,13 @@ class FetchResponse(GeneratedStruct):
         node_endpoints: list[NodeEndpoint] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.session_id = session_id
         self.responses = [] if responses is DEFAULT else responses
         self.node_endpoints = KeyedList() if node_endpoints is DEFAULT else node_endpoints if type(node_endpoints) is KeyedList or node_endpoints is None else KeyedList(node_endpoints)
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, FetchResponse):
-            return NotImplemented
-        return (
-            self.throttle_time_ms == other.throttle_time_ms
-            and self.error_code == other.error_code
-            and self.session_id == other.session_id
-            and self.responses == other.responses
-            and self.node_endpoints == other.node_endpoints
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"FetchResponse("
-            f"throttle_time_ms={self.throttle_time_ms!r}, "
-            f"error_code={self.error_code!r}, "
-            f"session_id={self.session_id!r}, "
-            f"responses={self.responses!r}, "
-            f"node_endpoints={self.node_endpoints!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -48,40 +48,17 @@ class SnapshotId(GeneratedStruct):
     """End offset (exclusive) of the snapshot."""
     epoch: int  # versions 0+
     """Leader epoch of the last record the snapshot covers."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         end_offset: int = 0,
         epoch: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.end_offset = end_offset
         self.epoch = epoch
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SnapshotId):
-            return NotImplemented
-        return (
-            self.end_offset == other.end_offset
-            and self.epoch == other.epoch
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"SnapshotId("
-            f"end_offset={self.end_offset!r}, "
-            f"epoch={self.epoch!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class PartitionSnapshot(GeneratedStruct):
@@ -109,12 +86,9 @@ class PartitionSnapshot(GeneratedStruct):
     """Byte position in the snapshot to continue from; 0 for the first chunk."""
     replica_directory_id: UUID  # versions 1+, tag 0, ignorable
     """Directory id of the fetching replica's metadata log directory."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         partition: int = 0,
         current_leader_epoch: int = 0,
         snapshot_id: SnapshotId = DEFAULT,
@@ -122,39 +96,13 @@ class PartitionSnapshot(GeneratedStruct):
         replica_directory_id: UUID = _ZERO_UUID,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.partition = partition
         self.current_leader_epoch = current_leader_epoch
         self.snapshot_id = SnapshotId() if snapshot_id is DEFAULT else snapshot_id
         self.position = position
         self.replica_directory_id = replica_directory_id
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, PartitionSnapshot):
-            return NotImplemented
-        return (
-            self.partition == other.partition
-            and self.current_leader_epoch == other.current_leader_epoch
-            and self.snapshot_id == other.snapshot_id
-            and self.position == other.position
-            and self.replica_directory_id == other.replica_directory_id
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"PartitionSnapshot("
-            f"partition={self.partition!r}, "
-            f"current_leader_epoch={self.current_leader_epoch!r}, "
-            f"snapshot_id={self.snapshot_id!r}, "
-            f"position={self.position!r}, "
-            f"replica_directory_id={self.replica_directory_id!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class TopicSnapshot(GeneratedStruct):
@@ -173,40 +121,17 @@ class TopicSnapshot(GeneratedStruct):
     """Name of the Raft topic."""
     partitions: list[PartitionSnapshot]  # versions 0+
     """Partitions of the topic to fetch a snapshot of."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         partitions: list[PartitionSnapshot] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TopicSnapshot):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.partitions == other.partitions
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"TopicSnapshot("
-            f"name={self.name!r}, "
-            f"partitions={self.partitions!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class FetchSnapshotRequest(GeneratedStruct):
@@ -237,48 +162,21 @@ class FetchSnapshotRequest(GeneratedStruct):
     """Most snapshot bytes to return in the whole response."""
     topics: list[TopicSnapshot]  # versions 0+
     """Raft topics to fetch snapshots of (in practice only __cluster_metadata)."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         cluster_id: str | None = None,
         replica_id: int = -1,
         max_bytes: int = 2147483647,
         topics: list[TopicSnapshot] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.cluster_id = cluster_id
         self.replica_id = replica_id
         self.max_bytes = max_bytes
         self.topics = [] if topics is DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, FetchSnapshotRequest):
-            return NotImplemented
-        return (
-            self.cluster_id == other.cluster_id
-            and self.replica_id == other.replica_id
-            and self.max_bytes == other.max_bytes
-            and self.topics == other.topics
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"FetchSnapshotRequest("
-            f"cluster_id={self.cluster_id!r}, "
-            f"replica_id={self.replica_id!r}, "
-            f"max_bytes={self.max_bytes!r}, "
-            f"topics={self.topics!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -52,40 +52,17 @@ class SnapshotId(GeneratedStruct):
     """End offset (exclusive) of the snapshot."""
     epoch: int  # versions 0+
     """Leader epoch of the last record the snapshot covers."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         end_offset: int = 0,
         epoch: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.end_offset = end_offset
         self.epoch = epoch
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SnapshotId):
-            return NotImplemented
-        return (
-            self.end_offset == other.end_offset
-            and self.epoch == other.epoch
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"SnapshotId("
-            f"end_offset={self.end_offset!r}, "
-            f"epoch={self.epoch!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class LeaderIdAndEpoch(GeneratedStruct):
@@ -104,40 +81,17 @@ class LeaderIdAndEpoch(GeneratedStruct):
     """Replica id of the leader, or -1 when unknown."""
     leader_epoch: int  # versions 0+
     """Newest leader epoch the answering node knows."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         leader_id: int = 0,
         leader_epoch: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.leader_id = leader_id
         self.leader_epoch = leader_epoch
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, LeaderIdAndEpoch):
-            return NotImplemented
-        return (
-            self.leader_id == other.leader_id
-            and self.leader_epoch == other.leader_epoch
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"LeaderIdAndEpoch("
-            f"leader_id={self.leader_id!r}, "
-            f"leader_epoch={self.leader_epoch!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class PartitionSnapshot(GeneratedStruct):
@@ -172,12 +126,9 @@ class PartitionSnapshot(GeneratedStruct):
     """Byte position in the snapshot of the first byte of UnalignedRecords."""
     unaligned_records: RecordsView | bytes  # versions 0+
     """The chunk's bytes, cut from the snapshot file without regard to record batch boundaries."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         index: int = 0,
         error_code: int = 0,
         snapshot_id: SnapshotId = DEFAULT,
@@ -187,8 +138,7 @@ class PartitionSnapshot(GeneratedStruct):
         unaligned_records: RecordsView | bytes = b'',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.index = index
         self.error_code = error_code
         self.snapshot_id = SnapshotId() if snapshot_id is DEFAULT else snapshot_id
@@ -197,35 +147,6 @@ class PartitionSnapshot(GeneratedStruct):
         self.position = position
         self.unaligned_records = unaligned_records
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, PartitionSnapshot):
-            return NotImplemented
-        return (
-            self.index == other.index
-            and self.error_code == other.error_code
-            and self.snapshot_id == other.snapshot_id
-            and self.current_leader == other.current_leader
-            and self.size_ == other.size_
-            and self.position == other.position
-            and self.unaligned_records == other.unaligned_records
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"PartitionSnapshot("
-            f"index={self.index!r}, "
-            f"error_code={self.error_code!r}, "
-            f"snapshot_id={self.snapshot_id!r}, "
-            f"current_leader={self.current_leader!r}, "
-            f"size_={self.size_!r}, "
-            f"position={self.position!r}, "
-            f"unaligned_records={self.unaligned_records!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class TopicSnapshot(GeneratedStruct):
@@ -244,40 +165,17 @@ class TopicSnapshot(GeneratedStruct):
     """Name of the Raft topic."""
     partitions: list[PartitionSnapshot]  # versions 0+
     """Result for each partition of the topic."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         partitions: list[PartitionSnapshot] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TopicSnapshot):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.partitions == other.partitions
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"TopicSnapshot("
-            f"name={self.name!r}, "
-            f"partitions={self.partitions!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class NodeEndpoint(GeneratedStruct):
@@ -299,44 +197,19 @@ class NodeEndpoint(GeneratedStruct):
     """Host name or IP address of the node."""
     port: int  # versions 1+
     """TCP port of the node."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         node_id: int = 0,
         host: str = '',
         port: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.node_id = node_id
         self.host = host
         self.port = port
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, NodeEndpoint):
-            return NotImplemented
-        return (
-            self.node_id == other.node_id
-            and self.host == other.host
-            and self.port == other.port
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"NodeEndpoint("
-            f"node_id={self.node_id!r}, "
-            f"host={self.host!r}, "
-            f"port={self.port!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class FetchSnapshotResponse(GeneratedStruct):
@@ -366,48 +239,21 @@ class FetchSnapshotResponse(GeneratedStruct):
     """Results by Raft topic (in practice only __cluster_metadata)."""
     node_endpoints: KeyedList[NodeEndpoint]  # versions 1+, tag 0
     """Endpoints of the leaders named in the partition results."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         throttle_time_ms: int = 0,
         error_code: int = 0,
         topics: list[TopicSnapshot] = DEFAULT,
         node_endpoints: list[NodeEndpoint] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.topics = [] if topics is DEFAULT else topics
         self.node_endpoints = KeyedList() if node_endpoints is DEFAULT else node_endpoints if type(node_endpoints) is KeyedList or node_endpoints is None else KeyedList(node_endpoints)
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, FetchSnapshotResponse):
-            return NotImplemented
-        return (
-            self.throttle_time_ms == other.throttle_time_ms
-            and self.error_code == other.error_code
-            and self.topics == other.topics
-            and self.node_endpoints == other.node_endpoints
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"FetchSnapshotResponse("
-            f"throttle_time_ms={self.throttle_time_ms!r}, "
-            f"error_code={self.error_code!r}, "
-            f"topics={self.topics!r}, "
-            f"node_endpoints={self.node_endpoints!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -49,44 +49,19 @@ class FindCoordinatorRequest(GeneratedStruct):
     coordinator_keys: list[str]  # versions 4+
     """Group ids, transactional ids or share-partition keys whose coordinators are wanted (v4+),
     all of KeyType."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         key: str = '',
         key_type: int = 0,
         coordinator_keys: list[str] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.key = key
         self.key_type = key_type
         self.coordinator_keys = [] if coordinator_keys is DEFAULT else coordinator_keys
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, FindCoordinatorRequest):
-            return NotImplemented
-        return (
-            self.key == other.key
-            and self.key_type == other.key_type
-            and self.coordinator_keys == other.coordinator_keys
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"FindCoordinatorRequest("
-            f"key={self.key!r}, "
-            f"key_type={self.key_type!r}, "
-            f"coordinator_keys={self.coordinator_keys!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

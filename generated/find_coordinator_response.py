@@ -64,12 +64,9 @@ class Coordinator(GeneratedStruct):
     TRANSACTIONAL_ID_AUTHORIZATION_FAILED."""
     error_message: str | None  # versions 4+, nullable, ignorable
     """Text of the error, or null on success."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         key: str = '',
         node_id: int = 0,
         host: str = '',
@@ -78,8 +75,7 @@ class Coordinator(GeneratedStruct):
         error_message: str | None = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.key = key
         self.node_id = node_id
         self.host = host
@@ -87,33 +83,6 @@ class Coordinator(GeneratedStruct):
         self.error_code = error_code
         self.error_message = error_message
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Coordinator):
-            return NotImplemented
-        return (
-            self.key == other.key
-            and self.node_id == other.node_id
-            and self.host == other.host
-            and self.port == other.port
-            and self.error_code == other.error_code
-            and self.error_message == other.error_message
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"Coordinator("
-            f"key={self.key!r}, "
-            f"node_id={self.node_id!r}, "
-            f"host={self.host!r}, "
-            f"port={self.port!r}, "
-            f"error_code={self.error_code!r}, "
-            f"error_message={self.error_message!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class FindCoordinatorResponse(GeneratedStruct):
@@ -153,12 +122,9 @@ class FindCoordinatorResponse(GeneratedStruct):
     """Port of the coordinator (v0-v3)."""
     coordinators: list[Coordinator]  # versions 4+
     """One result per requested key."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         throttle_time_ms: int = 0,
         error_code: int = 0,
         error_message: str | None = '',
@@ -168,8 +134,7 @@ class FindCoordinatorResponse(GeneratedStruct):
         coordinators: list[Coordinator] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
@@ -178,35 +143,6 @@ class FindCoordinatorResponse(GeneratedStruct):
         self.port = port
         self.coordinators = [] if coordinators is DEFAULT else coordinators
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, FindCoordinatorResponse):
-            return NotImplemented
-        return (
-            self.throttle_time_ms == other.throttle_time_ms
-            and self.error_code == other.error_code
-            and self.error_message == other.error_message
-            and self.node_id == other.node_id
-            and self.host == other.host
-            and self.port == other.port
-            and self.coordinators == other.coordinators
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"FindCoordinatorResponse("
-            f"throttle_time_ms={self.throttle_time_ms!r}, "
-            f"error_code={self.error_code!r}, "
-            f"error_message={self.error_message!r}, "
-            f"node_id={self.node_id!r}, "
-            f"host={self.host!r}, "
-            f"port={self.port!r}, "
-            f"coordinators={self.coordinators!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

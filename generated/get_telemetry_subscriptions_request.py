@@ -41,36 +41,15 @@ class GetTelemetrySubscriptionsRequest(GeneratedStruct):
 
     client_instance_id: UUID  # versions 0+
     """Instance id the broker gave this client; all zeros on the client's first request."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         client_instance_id: UUID = _ZERO_UUID,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.client_instance_id = client_instance_id
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, GetTelemetrySubscriptionsRequest):
-            return NotImplemented
-        return (
-            self.client_instance_id == other.client_instance_id
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"GetTelemetrySubscriptionsRequest("
-            f"client_instance_id={self.client_instance_id!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

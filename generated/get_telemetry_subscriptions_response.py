@@ -74,12 +74,9 @@ class GetTelemetrySubscriptionsResponse(GeneratedStruct):
     """True to push counters as deltas, false to push cumulative values."""
     requested_metrics: list[str]  # versions 0+
     """Metric name prefixes to push; an empty array means none, a single empty string means all."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         throttle_time_ms: int = 0,
         error_code: int = 0,
         client_instance_id: UUID = _ZERO_UUID,
@@ -91,8 +88,7 @@ class GetTelemetrySubscriptionsResponse(GeneratedStruct):
         requested_metrics: list[str] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.client_instance_id = client_instance_id
@@ -103,39 +99,6 @@ class GetTelemetrySubscriptionsResponse(GeneratedStruct):
         self.delta_temporality = delta_temporality
         self.requested_metrics = [] if requested_metrics is DEFAULT else requested_metrics
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, GetTelemetrySubscriptionsResponse):
-            return NotImplemented
-        return (
-            self.throttle_time_ms == other.throttle_time_ms
-            and self.error_code == other.error_code
-            and self.client_instance_id == other.client_instance_id
-            and self.subscription_id == other.subscription_id
-            and self.accepted_compression_types == other.accepted_compression_types
-            and self.push_interval_ms == other.push_interval_ms
-            and self.telemetry_max_bytes == other.telemetry_max_bytes
-            and self.delta_temporality == other.delta_temporality
-            and self.requested_metrics == other.requested_metrics
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"GetTelemetrySubscriptionsResponse("
-            f"throttle_time_ms={self.throttle_time_ms!r}, "
-            f"error_code={self.error_code!r}, "
-            f"client_instance_id={self.client_instance_id!r}, "
-            f"subscription_id={self.subscription_id!r}, "
-            f"accepted_compression_types={self.accepted_compression_types!r}, "
-            f"push_interval_ms={self.push_interval_ms!r}, "
-            f"telemetry_max_bytes={self.telemetry_max_bytes!r}, "
-            f"delta_temporality={self.delta_temporality!r}, "
-            f"requested_metrics={self.requested_metrics!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

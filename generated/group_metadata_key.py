@@ -36,36 +36,15 @@ class GroupMetadataKey(GeneratedStruct):
 
     group: str  # version 0
     """Id of the classic group the value describes."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         group: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.group = group
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, GroupMetadataKey):
-            return NotImplemented
-        return (
-            self.group == other.group
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"GroupMetadataKey("
-            f"group={self.group!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

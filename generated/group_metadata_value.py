@@ -65,12 +65,9 @@ class MemberMetadata(GeneratedStruct):
     ConsumerProtocolSubscription)."""
     assignment: bytes  # versions 0+
     """The assignment the leader gave the member (for consumers, a ConsumerProtocolAssignment)."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         member_id: str = '',
         group_instance_id: str | None = None,
         client_id: str = '',
@@ -81,8 +78,7 @@ class MemberMetadata(GeneratedStruct):
         assignment: bytes = b'',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.member_id = member_id
         self.group_instance_id = group_instance_id
         self.client_id = client_id
@@ -92,37 +88,6 @@ class MemberMetadata(GeneratedStruct):
         self.subscription = subscription
         self.assignment = assignment
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, MemberMetadata):
-            return NotImplemented
-        return (
-            self.member_id == other.member_id
-            and self.group_instance_id == other.group_instance_id
-            and self.client_id == other.client_id
-            and self.client_host == other.client_host
-            and self.rebalance_timeout == other.rebalance_timeout
-            and self.session_timeout == other.session_timeout
-            and self.subscription == other.subscription
-            and self.assignment == other.assignment
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"MemberMetadata("
-            f"member_id={self.member_id!r}, "
-            f"group_instance_id={self.group_instance_id!r}, "
-            f"client_id={self.client_id!r}, "
-            f"client_host={self.client_host!r}, "
-            f"rebalance_timeout={self.rebalance_timeout!r}, "
-            f"session_timeout={self.session_timeout!r}, "
-            f"subscription={self.subscription!r}, "
-            f"assignment={self.assignment!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class GroupMetadataValue(GeneratedStruct):
@@ -160,12 +125,9 @@ class GroupMetadataValue(GeneratedStruct):
     """When the group entered its current state (ms), -1 when unknown."""
     members: list[MemberMetadata]  # versions 0+
     """Members of the group as of the last completed rebalance."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         protocol_type: str = '',
         generation: int = 0,
         protocol: str | None = '',
@@ -174,8 +136,7 @@ class GroupMetadataValue(GeneratedStruct):
         members: list[MemberMetadata] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.protocol_type = protocol_type
         self.generation = generation
         self.protocol = protocol
@@ -183,33 +144,6 @@ class GroupMetadataValue(GeneratedStruct):
         self.current_state_timestamp = current_state_timestamp
         self.members = [] if members is DEFAULT else members
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, GroupMetadataValue):
-            return NotImplemented
-        return (
-            self.protocol_type == other.protocol_type
-            and self.generation == other.generation
-            and self.protocol == other.protocol
-            and self.leader == other.leader
-            and self.current_state_timestamp == other.current_state_timestamp
-            and self.members == other.members
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"GroupMetadataValue("
-            f"protocol_type={self.protocol_type!r}, "
-            f"generation={self.generation!r}, "
-            f"protocol={self.protocol!r}, "
-            f"leader={self.leader!r}, "
-            f"current_state_timestamp={self.current_state_timestamp!r}, "
-            f"members={self.members!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -52,48 +52,21 @@ class HeartbeatRequest(GeneratedStruct):
     """Member id the coordinator gave the member in JoinGroup."""
     group_instance_id: str | None  # versions 3+, nullable
     """Static membership id (group.instance.id), or null for a dynamic member."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         group_id: str = '',
         generation_id: int = 0,
         member_id: str = '',
         group_instance_id: str | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.group_id = group_id
         self.generation_id = generation_id
         self.member_id = member_id
         self.group_instance_id = group_instance_id
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, HeartbeatRequest):
-            return NotImplemented
-        return (
-            self.group_id == other.group_id
-            and self.generation_id == other.generation_id
-            and self.member_id == other.member_id
-            and self.group_instance_id == other.group_instance_id
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"HeartbeatRequest("
-            f"group_id={self.group_id!r}, "
-            f"generation_id={self.generation_id!r}, "
-            f"member_id={self.member_id!r}, "
-            f"group_instance_id={self.group_instance_id!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -47,44 +47,19 @@ class AlterableConfig(GeneratedStruct):
     list."""
     value: str | None  # versions 0+, nullable
     """Value to set, append or subtract; null for a delete."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         config_operation: int = 0,
         value: str | None = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.config_operation = config_operation
         self.value = value
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, AlterableConfig):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.config_operation == other.config_operation
-            and self.value == other.value
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"AlterableConfig("
-            f"name={self.name!r}, "
-            f"config_operation={self.config_operation!r}, "
-            f"value={self.value!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class AlterConfigsResource(GeneratedStruct):
@@ -108,44 +83,19 @@ class AlterConfigsResource(GeneratedStruct):
     cluster-wide broker default."""
     configs: KeyedList[AlterableConfig]  # versions 0+
     """Changes to make to the resource's config keys."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         resource_type: int = 0,
         resource_name: str = '',
         configs: list[AlterableConfig] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.resource_type = resource_type
         self.resource_name = resource_name
         self.configs = KeyedList() if configs is DEFAULT else configs if type(configs) is KeyedList or configs is None else KeyedList(configs)
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, AlterConfigsResource):
-            return NotImplemented
-        return (
-            self.resource_type == other.resource_type
-            and self.resource_name == other.resource_name
-            and self.configs == other.configs
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"AlterConfigsResource("
-            f"resource_type={self.resource_type!r}, "
-            f"resource_name={self.resource_name!r}, "
-            f"configs={self.configs!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class IncrementalAlterConfigsRequest(GeneratedStruct):
@@ -171,40 +121,17 @@ class IncrementalAlterConfigsRequest(GeneratedStruct):
     """Resources whose configs change, one entry each."""
     validate_only: bool  # versions 0+
     """When true, only check the request and change nothing."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         resources: list[AlterConfigsResource] = DEFAULT,
         validate_only: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.resources = KeyedList() if resources is DEFAULT else resources if type(resources) is KeyedList or resources is None else KeyedList(resources)
         self.validate_only = validate_only
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, IncrementalAlterConfigsRequest):
-            return NotImplemented
-        return (
-            self.resources == other.resources
-            and self.validate_only == other.validate_only
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"IncrementalAlterConfigsRequest("
-            f"resources={self.resources!r}, "
-            f"validate_only={self.validate_only!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

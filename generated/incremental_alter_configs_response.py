@@ -49,48 +49,21 @@ class AlterConfigsResourceResponse(GeneratedStruct):
     """Kind of resource, as in the request."""
     resource_name: str  # versions 0+
     """Name of the resource, as in the request."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         error_code: int = 0,
         error_message: str | None = '',
         resource_type: int = 0,
         resource_name: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.error_code = error_code
         self.error_message = error_message
         self.resource_type = resource_type
         self.resource_name = resource_name
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, AlterConfigsResourceResponse):
-            return NotImplemented
-        return (
-            self.error_code == other.error_code
-            and self.error_message == other.error_message
-            and self.resource_type == other.resource_type
-            and self.resource_name == other.resource_name
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"AlterConfigsResourceResponse("
-            f"error_code={self.error_code!r}, "
-            f"error_message={self.error_message!r}, "
-            f"resource_type={self.resource_type!r}, "
-            f"resource_name={self.resource_name!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class IncrementalAlterConfigsResponse(GeneratedStruct):
@@ -115,40 +88,17 @@ class IncrementalAlterConfigsResponse(GeneratedStruct):
     """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     responses: list[AlterConfigsResourceResponse]  # versions 0+
     """Outcome for each resource of the request."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         throttle_time_ms: int = 0,
         responses: list[AlterConfigsResourceResponse] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.throttle_time_ms = throttle_time_ms
         self.responses = [] if responses is DEFAULT else responses
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, IncrementalAlterConfigsResponse):
-            return NotImplemented
-        return (
-            self.throttle_time_ms == other.throttle_time_ms
-            and self.responses == other.responses
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"IncrementalAlterConfigsResponse("
-            f"throttle_time_ms={self.throttle_time_ms!r}, "
-            f"responses={self.responses!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -63,12 +63,9 @@ class InitProducerIdRequest(GeneratedStruct):
     """Asks for two-phase commit of transactions."""
     keep_prepared_txn: bool  # versions 6+
     """Keeps an ongoing prepared transaction open instead of aborting it."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         transactional_id: str | None = '',
         transaction_timeout_ms: int = 0,
         producer_id: int = -1,
@@ -77,8 +74,7 @@ class InitProducerIdRequest(GeneratedStruct):
         keep_prepared_txn: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.transactional_id = transactional_id
         self.transaction_timeout_ms = transaction_timeout_ms
         self.producer_id = producer_id
@@ -86,33 +82,6 @@ class InitProducerIdRequest(GeneratedStruct):
         self.enable2_pc = enable2_pc
         self.keep_prepared_txn = keep_prepared_txn
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, InitProducerIdRequest):
-            return NotImplemented
-        return (
-            self.transactional_id == other.transactional_id
-            and self.transaction_timeout_ms == other.transaction_timeout_ms
-            and self.producer_id == other.producer_id
-            and self.producer_epoch == other.producer_epoch
-            and self.enable2_pc == other.enable2_pc
-            and self.keep_prepared_txn == other.keep_prepared_txn
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"InitProducerIdRequest("
-            f"transactional_id={self.transactional_id!r}, "
-            f"transaction_timeout_ms={self.transaction_timeout_ms!r}, "
-            f"producer_id={self.producer_id!r}, "
-            f"producer_epoch={self.producer_epoch!r}, "
-            f"enable2_pc={self.enable2_pc!r}, "
-            f"keep_prepared_txn={self.keep_prepared_txn!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

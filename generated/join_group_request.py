@@ -41,40 +41,17 @@ class JoinGroupRequestProtocol(GeneratedStruct):
     """Name of the protocol; for consumers, an assignor such as range or cooperative-sticky."""
     metadata: bytes  # versions 0+
     """The member's metadata for this protocol (for consumers, a ConsumerProtocolSubscription)."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         metadata: bytes = b'',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.metadata = metadata
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, JoinGroupRequestProtocol):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.metadata == other.metadata
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"JoinGroupRequestProtocol("
-            f"name={self.name!r}, "
-            f"metadata={self.metadata!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class JoinGroupRequest(GeneratedStruct):
@@ -118,12 +95,9 @@ class JoinGroupRequest(GeneratedStruct):
     """The protocols the member can use, in order of preference."""
     reason: str | None  # versions 8+, nullable, ignorable
     """Why the member is joining or rejoining, or null."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         group_id: str = '',
         session_timeout_ms: int = 0,
         rebalance_timeout_ms: int = -1,
@@ -134,8 +108,7 @@ class JoinGroupRequest(GeneratedStruct):
         reason: str | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.group_id = group_id
         self.session_timeout_ms = session_timeout_ms
         self.rebalance_timeout_ms = rebalance_timeout_ms
@@ -145,37 +118,6 @@ class JoinGroupRequest(GeneratedStruct):
         self.protocols = KeyedList() if protocols is DEFAULT else protocols if type(protocols) is KeyedList or protocols is None else KeyedList(protocols)
         self.reason = reason
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, JoinGroupRequest):
-            return NotImplemented
-        return (
-            self.group_id == other.group_id
-            and self.session_timeout_ms == other.session_timeout_ms
-            and self.rebalance_timeout_ms == other.rebalance_timeout_ms
-            and self.member_id == other.member_id
-            and self.group_instance_id == other.group_instance_id
-            and self.protocol_type == other.protocol_type
-            and self.protocols == other.protocols
-            and self.reason == other.reason
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"JoinGroupRequest("
-            f"group_id={self.group_id!r}, "
-            f"session_timeout_ms={self.session_timeout_ms!r}, "
-            f"rebalance_timeout_ms={self.rebalance_timeout_ms!r}, "
-            f"member_id={self.member_id!r}, "
-            f"group_instance_id={self.group_instance_id!r}, "
-            f"protocol_type={self.protocol_type!r}, "
-            f"protocols={self.protocols!r}, "
-            f"reason={self.reason!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -46,44 +46,19 @@ class JoinGroupResponseMember(GeneratedStruct):
     """Static membership id of the member, or null."""
     metadata: bytes  # versions 0+
     """Protocol metadata the member sent when joining."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         member_id: str = '',
         group_instance_id: str | None = None,
         metadata: bytes = b'',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.member_id = member_id
         self.group_instance_id = group_instance_id
         self.metadata = metadata
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, JoinGroupResponseMember):
-            return NotImplemented
-        return (
-            self.member_id == other.member_id
-            and self.group_instance_id == other.group_instance_id
-            and self.metadata == other.metadata
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"JoinGroupResponseMember("
-            f"member_id={self.member_id!r}, "
-            f"group_instance_id={self.group_instance_id!r}, "
-            f"metadata={self.metadata!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class JoinGroupResponse(GeneratedStruct):
@@ -130,12 +105,9 @@ class JoinGroupResponse(GeneratedStruct):
     """Member id the coordinator gave to this member."""
     members: list[JoinGroupResponseMember]  # versions 0+
     """Every member of the group; only the leader receives them."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         throttle_time_ms: int = 0,
         error_code: int = 0,
         generation_id: int = -1,
@@ -147,8 +119,7 @@ class JoinGroupResponse(GeneratedStruct):
         members: list[JoinGroupResponseMember] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.generation_id = generation_id
@@ -159,39 +130,6 @@ class JoinGroupResponse(GeneratedStruct):
         self.member_id = member_id
         self.members = [] if members is DEFAULT else members
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, JoinGroupResponse):
-            return NotImplemented
-        return (
-            self.throttle_time_ms == other.throttle_time_ms
-            and self.error_code == other.error_code
-            and self.generation_id == other.generation_id
-            and self.protocol_type == other.protocol_type
-            and self.protocol_name == other.protocol_name
-            and self.leader == other.leader
-            and self.skip_assignment == other.skip_assignment
-            and self.member_id == other.member_id
-            and self.members == other.members
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"JoinGroupResponse("
-            f"throttle_time_ms={self.throttle_time_ms!r}, "
-            f"error_code={self.error_code!r}, "
-            f"generation_id={self.generation_id!r}, "
-            f"protocol_type={self.protocol_type!r}, "
-            f"protocol_name={self.protocol_name!r}, "
-            f"leader={self.leader!r}, "
-            f"skip_assignment={self.skip_assignment!r}, "
-            f"member_id={self.member_id!r}, "
-            f"members={self.members!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -45,40 +45,17 @@ class KRaftVersionRecord(GeneratedStruct):
     kraft_version: int  # versions 0+
     """Level of kraft.version: 0 means voters come from static configuration, 1 means the voter
     set is kept in the log (KIP-853)."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         version: int = 0,
         kraft_version: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.version = version
         self.kraft_version = kraft_version
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, KRaftVersionRecord):
-            return NotImplemented
-        return (
-            self.version == other.version
-            and self.kraft_version == other.kraft_version
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"KRaftVersionRecord("
-            f"version={self.version!r}, "
-            f"kraft_version={self.kraft_version!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -91,12 +91,9 @@ class LeaderAndIsrPartitionState(GeneratedStruct):
     a failed log directory."""
     leader_recovery_state: int  # versions 6+
     """0 when recovered, 1 while recovering after an unclean leader election (KIP-704)."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topic_name: str = '',
         partition_index: int = 0,
         controller_epoch: int = 0,
@@ -111,8 +108,7 @@ class LeaderAndIsrPartitionState(GeneratedStruct):
         leader_recovery_state: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topic_name = topic_name
         self.partition_index = partition_index
         self.controller_epoch = controller_epoch
@@ -126,45 +122,6 @@ class LeaderAndIsrPartitionState(GeneratedStruct):
         self.is_new = is_new
         self.leader_recovery_state = leader_recovery_state
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, LeaderAndIsrPartitionState):
-            return NotImplemented
-        return (
-            self.topic_name == other.topic_name
-            and self.partition_index == other.partition_index
-            and self.controller_epoch == other.controller_epoch
-            and self.leader == other.leader
-            and self.leader_epoch == other.leader_epoch
-            and self.isr == other.isr
-            and self.partition_epoch == other.partition_epoch
-            and self.replicas == other.replicas
-            and self.adding_replicas == other.adding_replicas
-            and self.removing_replicas == other.removing_replicas
-            and self.is_new == other.is_new
-            and self.leader_recovery_state == other.leader_recovery_state
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"LeaderAndIsrPartitionState("
-            f"topic_name={self.topic_name!r}, "
-            f"partition_index={self.partition_index!r}, "
-            f"controller_epoch={self.controller_epoch!r}, "
-            f"leader={self.leader!r}, "
-            f"leader_epoch={self.leader_epoch!r}, "
-            f"isr={self.isr!r}, "
-            f"partition_epoch={self.partition_epoch!r}, "
-            f"replicas={self.replicas!r}, "
-            f"adding_replicas={self.adding_replicas!r}, "
-            f"removing_replicas={self.removing_replicas!r}, "
-            f"is_new={self.is_new!r}, "
-            f"leader_recovery_state={self.leader_recovery_state!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class LeaderAndIsrTopicState(GeneratedStruct):
@@ -186,44 +143,19 @@ class LeaderAndIsrTopicState(GeneratedStruct):
     """Unique id of the topic."""
     partition_states: list[LeaderAndIsrPartitionState]  # versions 2+
     """State of each partition of the topic."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topic_name: str = '',
         topic_id: UUID = _ZERO_UUID,
         partition_states: list[LeaderAndIsrPartitionState] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topic_name = topic_name
         self.topic_id = topic_id
         self.partition_states = [] if partition_states is DEFAULT else partition_states
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, LeaderAndIsrTopicState):
-            return NotImplemented
-        return (
-            self.topic_name == other.topic_name
-            and self.topic_id == other.topic_id
-            and self.partition_states == other.partition_states
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"LeaderAndIsrTopicState("
-            f"topic_name={self.topic_name!r}, "
-            f"topic_id={self.topic_id!r}, "
-            f"partition_states={self.partition_states!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class LeaderAndIsrLiveLeader(GeneratedStruct):
@@ -245,44 +177,19 @@ class LeaderAndIsrLiveLeader(GeneratedStruct):
     """Host name of the leader."""
     port: int  # versions 0+
     """TCP port of the leader."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         broker_id: int = 0,
         host_name: str = '',
         port: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.broker_id = broker_id
         self.host_name = host_name
         self.port = port
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, LeaderAndIsrLiveLeader):
-            return NotImplemented
-        return (
-            self.broker_id == other.broker_id
-            and self.host_name == other.host_name
-            and self.port == other.port
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"LeaderAndIsrLiveLeader("
-            f"broker_id={self.broker_id!r}, "
-            f"host_name={self.host_name!r}, "
-            f"port={self.port!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class LeaderAndIsrRequest(GeneratedStruct):
@@ -328,12 +235,9 @@ class LeaderAndIsrRequest(GeneratedStruct):
     """State of the partitions, grouped by topic (v2+)."""
     live_leaders: list[LeaderAndIsrLiveLeader]  # versions 0+
     """Endpoints of the brokers that lead the partitions in the request."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         controller_id: int = 0,
         is_kraft_controller: bool = False,
         controller_epoch: int = 0,
@@ -344,8 +248,7 @@ class LeaderAndIsrRequest(GeneratedStruct):
         live_leaders: list[LeaderAndIsrLiveLeader] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.controller_id = controller_id
         self.is_kraft_controller = is_kraft_controller
         self.controller_epoch = controller_epoch
@@ -355,37 +258,6 @@ class LeaderAndIsrRequest(GeneratedStruct):
         self.topic_states = [] if topic_states is DEFAULT else topic_states
         self.live_leaders = [] if live_leaders is DEFAULT else live_leaders
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, LeaderAndIsrRequest):
-            return NotImplemented
-        return (
-            self.controller_id == other.controller_id
-            and self.is_kraft_controller == other.is_kraft_controller
-            and self.controller_epoch == other.controller_epoch
-            and self.broker_epoch == other.broker_epoch
-            and self.type == other.type
-            and self.ungrouped_partition_states == other.ungrouped_partition_states
-            and self.topic_states == other.topic_states
-            and self.live_leaders == other.live_leaders
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"LeaderAndIsrRequest("
-            f"controller_id={self.controller_id!r}, "
-            f"is_kraft_controller={self.is_kraft_controller!r}, "
-            f"controller_epoch={self.controller_epoch!r}, "
-            f"broker_epoch={self.broker_epoch!r}, "
-            f"type={self.type!r}, "
-            f"ungrouped_partition_states={self.ungrouped_partition_states!r}, "
-            f"topic_states={self.topic_states!r}, "
-            f"live_leaders={self.live_leaders!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

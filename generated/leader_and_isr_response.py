@@ -47,44 +47,19 @@ class LeaderAndIsrPartitionError(GeneratedStruct):
     """Index of the partition within the topic."""
     error_code: int  # versions 0+
     """Outcome for this partition, 0 on success; for example KAFKA_STORAGE_ERROR."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topic_name: str = '',
         partition_index: int = 0,
         error_code: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topic_name = topic_name
         self.partition_index = partition_index
         self.error_code = error_code
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, LeaderAndIsrPartitionError):
-            return NotImplemented
-        return (
-            self.topic_name == other.topic_name
-            and self.partition_index == other.partition_index
-            and self.error_code == other.error_code
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"LeaderAndIsrPartitionError("
-            f"topic_name={self.topic_name!r}, "
-            f"partition_index={self.partition_index!r}, "
-            f"error_code={self.error_code!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class LeaderAndIsrTopicError(GeneratedStruct):
@@ -103,40 +78,17 @@ class LeaderAndIsrTopicError(GeneratedStruct):
     """Id of the topic the partitions in this entry belong to."""
     partition_errors: list[LeaderAndIsrPartitionError]  # versions 5+
     """Outcome for each partition of the topic."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topic_id: UUID = _ZERO_UUID,
         partition_errors: list[LeaderAndIsrPartitionError] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topic_id = topic_id
         self.partition_errors = [] if partition_errors is DEFAULT else partition_errors
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, LeaderAndIsrTopicError):
-            return NotImplemented
-        return (
-            self.topic_id == other.topic_id
-            and self.partition_errors == other.partition_errors
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"LeaderAndIsrTopicError("
-            f"topic_id={self.topic_id!r}, "
-            f"partition_errors={self.partition_errors!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class LeaderAndIsrResponse(GeneratedStruct):
@@ -164,44 +116,19 @@ class LeaderAndIsrResponse(GeneratedStruct):
     """Outcome for each partition, each naming its topic (v0-v4)."""
     topics: KeyedList[LeaderAndIsrTopicError]  # versions 5+
     """Outcomes grouped by topic (v5+)."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         error_code: int = 0,
         partition_errors: list[LeaderAndIsrPartitionError] = DEFAULT,
         topics: list[LeaderAndIsrTopicError] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.error_code = error_code
         self.partition_errors = [] if partition_errors is DEFAULT else partition_errors
         self.topics = KeyedList() if topics is DEFAULT else topics if type(topics) is KeyedList or topics is None else KeyedList(topics)
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, LeaderAndIsrResponse):
-            return NotImplemented
-        return (
-            self.error_code == other.error_code
-            and self.partition_errors == other.partition_errors
-            and self.topics == other.topics
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"LeaderAndIsrResponse("
-            f"error_code={self.error_code!r}, "
-            f"partition_errors={self.partition_errors!r}, "
-            f"topics={self.topics!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -44,40 +44,17 @@ class Voter(GeneratedStruct):
     """Replica id of the voter."""
     voter_directory_id: UUID  # versions 1+
     """Directory id of the voter's metadata log directory (v1+)."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         voter_id: int = 0,
         voter_directory_id: UUID = _ZERO_UUID,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.voter_id = voter_id
         self.voter_directory_id = voter_directory_id
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Voter):
-            return NotImplemented
-        return (
-            self.voter_id == other.voter_id
-            and self.voter_directory_id == other.voter_directory_id
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"Voter("
-            f"voter_id={self.voter_id!r}, "
-            f"voter_directory_id={self.voter_directory_id!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class LeaderChangeMessage(GeneratedStruct):
@@ -107,48 +84,21 @@ class LeaderChangeMessage(GeneratedStruct):
     """Voters of the quorum in the new leader's epoch."""
     granting_voters: list[Voter]  # versions 0+
     """Voters whose votes elected the leader."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         version: int = 0,
         leader_id: int = 0,
         voters: list[Voter] = DEFAULT,
         granting_voters: list[Voter] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.version = version
         self.leader_id = leader_id
         self.voters = [] if voters is DEFAULT else voters
         self.granting_voters = [] if granting_voters is DEFAULT else granting_voters
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, LeaderChangeMessage):
-            return NotImplemented
-        return (
-            self.version == other.version
-            and self.leader_id == other.leader_id
-            and self.voters == other.voters
-            and self.granting_voters == other.granting_voters
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"LeaderChangeMessage("
-            f"version={self.version!r}, "
-            f"leader_id={self.leader_id!r}, "
-            f"voters={self.voters!r}, "
-            f"granting_voters={self.granting_voters!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -48,44 +48,19 @@ class LegacyOffsetCommitKey(GeneratedStruct):
     """Name of the topic the offset is for."""
     partition: int  # version 0
     """Index of the partition the offset is for."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         group: str = '',
         topic: str = '',
         partition: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.group = group
         self.topic = topic
         self.partition = partition
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, LegacyOffsetCommitKey):
-            return NotImplemented
-        return (
-            self.group == other.group
-            and self.topic == other.topic
-            and self.partition == other.partition
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"LegacyOffsetCommitKey("
-            f"group={self.group!r}, "
-            f"topic={self.topic!r}, "
-            f"partition={self.partition!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

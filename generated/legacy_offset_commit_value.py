@@ -50,44 +50,19 @@ class LegacyOffsetCommitValue(GeneratedStruct):
     """Free-form text the client stored with the offset."""
     commit_timestamp: int  # version 0
     """When the commit was appended to the log (ms)."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         offset: int = 0,
         metadata: str = '',
         commit_timestamp: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.offset = offset
         self.metadata = metadata
         self.commit_timestamp = commit_timestamp
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, LegacyOffsetCommitValue):
-            return NotImplemented
-        return (
-            self.offset == other.offset
-            and self.metadata == other.metadata
-            and self.commit_timestamp == other.commit_timestamp
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"LegacyOffsetCommitValue("
-            f"offset={self.offset!r}, "
-            f"metadata={self.metadata!r}, "
-            f"commit_timestamp={self.commit_timestamp!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -38,36 +38,15 @@ class ListConfigResourcesRequest(GeneratedStruct):
     resource_types: list[int]  # versions 1+
     """ConfigResource type codes to list (for example 2 topic, 16 client metrics, 32 group);
     empty for every type the broker lists by default."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         resource_types: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.resource_types = [] if resource_types is DEFAULT else resource_types
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ListConfigResourcesRequest):
-            return NotImplemented
-        return (
-            self.resource_types == other.resource_types
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ListConfigResourcesRequest("
-            f"resource_types={self.resource_types!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -42,40 +42,17 @@ class ListGroupsRequest(GeneratedStruct):
     types_filter: list[str]  # versions 5+
     """Group types to list (classic, consumer, share or streams, case-insensitive); empty lists
     groups of every type."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         states_filter: list[str] = DEFAULT,
         types_filter: list[str] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.states_filter = [] if states_filter is DEFAULT else states_filter
         self.types_filter = [] if types_filter is DEFAULT else types_filter
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ListGroupsRequest):
-            return NotImplemented
-        return (
-            self.states_filter == other.states_filter
-            and self.types_filter == other.types_filter
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ListGroupsRequest("
-            f"states_filter={self.states_filter!r}, "
-            f"types_filter={self.types_filter!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -58,48 +58,21 @@ class ListOffsetsPartition(GeneratedStruct):
     pending upload."""
     max_num_offsets: int  # version 0
     """Most offsets to return for the partition (v0 only)."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         partition_index: int = 0,
         current_leader_epoch: int = -1,
         timestamp: int = 0,
         max_num_offsets: int = 1,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.partition_index = partition_index
         self.current_leader_epoch = current_leader_epoch
         self.timestamp = timestamp
         self.max_num_offsets = max_num_offsets
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ListOffsetsPartition):
-            return NotImplemented
-        return (
-            self.partition_index == other.partition_index
-            and self.current_leader_epoch == other.current_leader_epoch
-            and self.timestamp == other.timestamp
-            and self.max_num_offsets == other.max_num_offsets
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ListOffsetsPartition("
-            f"partition_index={self.partition_index!r}, "
-            f"current_leader_epoch={self.current_leader_epoch!r}, "
-            f"timestamp={self.timestamp!r}, "
-            f"max_num_offsets={self.max_num_offsets!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class ListOffsetsTopic(GeneratedStruct):
@@ -118,40 +91,17 @@ class ListOffsetsTopic(GeneratedStruct):
     """Name of the topic the partitions in this entry belong to."""
     partitions: list[ListOffsetsPartition]  # versions 0+
     """The partitions of this topic to look up."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         partitions: list[ListOffsetsPartition] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ListOffsetsTopic):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.partitions == other.partitions
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ListOffsetsTopic("
-            f"name={self.name!r}, "
-            f"partitions={self.partitions!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class ListOffsetsRequest(GeneratedStruct):
@@ -183,48 +133,21 @@ class ListOffsetsRequest(GeneratedStruct):
     """The topics to look up."""
     timeout_ms: int  # versions 10+, ignorable
     """Milliseconds to wait for lookups that must read tiered (remote) storage."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         replica_id: int = 0,
         isolation_level: int = 0,
         topics: list[ListOffsetsTopic] = DEFAULT,
         timeout_ms: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.replica_id = replica_id
         self.isolation_level = isolation_level
         self.topics = [] if topics is DEFAULT else topics
         self.timeout_ms = timeout_ms
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ListOffsetsRequest):
-            return NotImplemented
-        return (
-            self.replica_id == other.replica_id
-            and self.isolation_level == other.isolation_level
-            and self.topics == other.topics
-            and self.timeout_ms == other.timeout_ms
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ListOffsetsRequest("
-            f"replica_id={self.replica_id!r}, "
-            f"isolation_level={self.isolation_level!r}, "
-            f"topics={self.topics!r}, "
-            f"timeout_ms={self.timeout_ms!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

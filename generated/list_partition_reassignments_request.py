@@ -39,40 +39,17 @@ class ListPartitionReassignmentsTopics(GeneratedStruct):
     """Name of the topic the partitions in this entry belong to."""
     partition_indexes: list[int]  # versions 0+
     """Indexes of the topic's partitions to report."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         partition_indexes: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.partition_indexes = [] if partition_indexes is DEFAULT else partition_indexes
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ListPartitionReassignmentsTopics):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.partition_indexes == other.partition_indexes
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ListPartitionReassignmentsTopics("
-            f"name={self.name!r}, "
-            f"partition_indexes={self.partition_indexes!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class ListPartitionReassignmentsRequest(GeneratedStruct):
@@ -98,40 +75,17 @@ class ListPartitionReassignmentsRequest(GeneratedStruct):
     """Milliseconds the controller may take to answer before the request times out."""
     topics: list[ListPartitionReassignmentsTopics] | None  # versions 0+, nullable
     """Partitions to report, by topic; null for every reassignment in progress."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         timeout_ms: int = 60000,
         topics: list[ListPartitionReassignmentsTopics] | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.timeout_ms = timeout_ms
         self.topics = topics
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ListPartitionReassignmentsRequest):
-            return NotImplemented
-        return (
-            self.timeout_ms == other.timeout_ms
-            and self.topics == other.topics
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ListPartitionReassignmentsRequest("
-            f"timeout_ms={self.timeout_ms!r}, "
-            f"topics={self.topics!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

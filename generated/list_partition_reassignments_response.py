@@ -47,48 +47,21 @@ class OngoingPartitionReassignment(GeneratedStruct):
     """Broker ids of replicas being added."""
     removing_replicas: list[int]  # versions 0+
     """Broker ids of replicas being removed."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         partition_index: int = 0,
         replicas: list[int] = DEFAULT,
         adding_replicas: list[int] = DEFAULT,
         removing_replicas: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.partition_index = partition_index
         self.replicas = [] if replicas is DEFAULT else replicas
         self.adding_replicas = [] if adding_replicas is DEFAULT else adding_replicas
         self.removing_replicas = [] if removing_replicas is DEFAULT else removing_replicas
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, OngoingPartitionReassignment):
-            return NotImplemented
-        return (
-            self.partition_index == other.partition_index
-            and self.replicas == other.replicas
-            and self.adding_replicas == other.adding_replicas
-            and self.removing_replicas == other.removing_replicas
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"OngoingPartitionReassignment("
-            f"partition_index={self.partition_index!r}, "
-            f"replicas={self.replicas!r}, "
-            f"adding_replicas={self.adding_replicas!r}, "
-            f"removing_replicas={self.removing_replicas!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class OngoingTopicReassignment(GeneratedStruct):
@@ -107,40 +80,17 @@ class OngoingTopicReassignment(GeneratedStruct):
     """Name of the topic the partitions in this entry belong to."""
     partitions: list[OngoingPartitionReassignment]  # versions 0+
     """Partitions of the topic being reassigned."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         partitions: list[OngoingPartitionReassignment] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, OngoingTopicReassignment):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.partitions == other.partitions
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"OngoingTopicReassignment("
-            f"name={self.name!r}, "
-            f"partitions={self.partitions!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class ListPartitionReassignmentsResponse(GeneratedStruct):
@@ -171,48 +121,21 @@ class ListPartitionReassignmentsResponse(GeneratedStruct):
     """Error text for people, or null when there is none."""
     topics: list[OngoingTopicReassignment]  # versions 0+
     """Topics with a reassignment in progress."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         throttle_time_ms: int = 0,
         error_code: int = 0,
         error_message: str | None = '',
         topics: list[OngoingTopicReassignment] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
         self.topics = [] if topics is DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ListPartitionReassignmentsResponse):
-            return NotImplemented
-        return (
-            self.throttle_time_ms == other.throttle_time_ms
-            and self.error_code == other.error_code
-            and self.error_message == other.error_message
-            and self.topics == other.topics
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ListPartitionReassignmentsResponse("
-            f"throttle_time_ms={self.throttle_time_ms!r}, "
-            f"error_code={self.error_code!r}, "
-            f"error_message={self.error_message!r}, "
-            f"topics={self.topics!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -52,48 +52,21 @@ class ListTransactionsRequest(GeneratedStruct):
     limit."""
     transactional_id_pattern: str | None  # versions 2+, nullable
     """Regular expression the transactional ids must match; null or empty for every id."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         state_filters: list[str] = DEFAULT,
         producer_id_filters: list[int] = DEFAULT,
         duration_filter: int = -1,
         transactional_id_pattern: str | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.state_filters = [] if state_filters is DEFAULT else state_filters
         self.producer_id_filters = [] if producer_id_filters is DEFAULT else producer_id_filters
         self.duration_filter = duration_filter
         self.transactional_id_pattern = transactional_id_pattern
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ListTransactionsRequest):
-            return NotImplemented
-        return (
-            self.state_filters == other.state_filters
-            and self.producer_id_filters == other.producer_id_filters
-            and self.duration_filter == other.duration_filter
-            and self.transactional_id_pattern == other.transactional_id_pattern
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ListTransactionsRequest("
-            f"state_filters={self.state_filters!r}, "
-            f"producer_id_filters={self.producer_id_filters!r}, "
-            f"duration_filter={self.duration_filter!r}, "
-            f"transactional_id_pattern={self.transactional_id_pattern!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

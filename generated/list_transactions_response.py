@@ -44,44 +44,19 @@ class TransactionState(GeneratedStruct):
     """Producer id the transactional id holds."""
     transaction_state: str  # versions 0+
     """State of the transaction at the coordinator, for example Ongoing or CompleteCommit."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         transactional_id: str = '',
         producer_id: int = 0,
         transaction_state: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.transactional_id = transactional_id
         self.producer_id = producer_id
         self.transaction_state = transaction_state
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TransactionState):
-            return NotImplemented
-        return (
-            self.transactional_id == other.transactional_id
-            and self.producer_id == other.producer_id
-            and self.transaction_state == other.transaction_state
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"TransactionState("
-            f"transactional_id={self.transactional_id!r}, "
-            f"producer_id={self.producer_id!r}, "
-            f"transaction_state={self.transaction_state!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class ListTransactionsResponse(GeneratedStruct):
@@ -112,48 +87,21 @@ class ListTransactionsResponse(GeneratedStruct):
     """States from StateFilters that the coordinator does not know."""
     transaction_states: list[TransactionState]  # versions 0+
     """The transactions found, one entry each."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         throttle_time_ms: int = 0,
         error_code: int = 0,
         unknown_state_filters: list[str] = DEFAULT,
         transaction_states: list[TransactionState] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.unknown_state_filters = [] if unknown_state_filters is DEFAULT else unknown_state_filters
         self.transaction_states = [] if transaction_states is DEFAULT else transaction_states
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ListTransactionsResponse):
-            return NotImplemented
-        return (
-            self.throttle_time_ms == other.throttle_time_ms
-            and self.error_code == other.error_code
-            and self.unknown_state_filters == other.unknown_state_filters
-            and self.transaction_states == other.transaction_states
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ListTransactionsResponse("
-            f"throttle_time_ms={self.throttle_time_ms!r}, "
-            f"error_code={self.error_code!r}, "
-            f"unknown_state_filters={self.unknown_state_filters!r}, "
-            f"transaction_states={self.transaction_states!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

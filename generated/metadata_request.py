@@ -46,40 +46,17 @@ class MetadataRequestTopic(GeneratedStruct):
     """Id of the topic to describe (v12+ lookup by id); the zero uuid when Name is given."""
     name: str | None  # versions 0+, nullable 10+
     """Name of the topic to describe; null when TopicId names it (v12+)."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topic_id: UUID = _ZERO_UUID,
         name: str | None = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topic_id = topic_id
         self.name = name
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, MetadataRequestTopic):
-            return NotImplemented
-        return (
-            self.topic_id == other.topic_id
-            and self.name == other.name
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"MetadataRequestTopic("
-            f"topic_id={self.topic_id!r}, "
-            f"name={self.name!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class MetadataRequest(GeneratedStruct):
@@ -110,48 +87,21 @@ class MetadataRequest(GeneratedStruct):
     """Asks for the operations the caller may perform on the cluster."""
     include_topic_authorized_operations: bool  # versions 8+
     """Asks for the operations the caller may perform on each topic."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topics: list[MetadataRequestTopic] | None = DEFAULT,
         allow_auto_topic_creation: bool = True,
         include_cluster_authorized_operations: bool = False,
         include_topic_authorized_operations: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topics = [] if topics is DEFAULT else topics
         self.allow_auto_topic_creation = allow_auto_topic_creation
         self.include_cluster_authorized_operations = include_cluster_authorized_operations
         self.include_topic_authorized_operations = include_topic_authorized_operations
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, MetadataRequest):
-            return NotImplemented
-        return (
-            self.topics == other.topics
-            and self.allow_auto_topic_creation == other.allow_auto_topic_creation
-            and self.include_cluster_authorized_operations == other.include_cluster_authorized_operations
-            and self.include_topic_authorized_operations == other.include_topic_authorized_operations
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"MetadataRequest("
-            f"topics={self.topics!r}, "
-            f"allow_auto_topic_creation={self.allow_auto_topic_creation!r}, "
-            f"include_cluster_authorized_operations={self.include_cluster_authorized_operations!r}, "
-            f"include_topic_authorized_operations={self.include_topic_authorized_operations!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -70,48 +70,21 @@ class MetadataResponseBroker(GeneratedStruct):
     """Port of the broker on that listener."""
     rack: str | None  # versions 1+, nullable, ignorable
     """Rack of the broker, or null when it has none."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         node_id: int = 0,
         host: str = '',
         port: int = 0,
         rack: str | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.node_id = node_id
         self.host = host
         self.port = port
         self.rack = rack
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, MetadataResponseBroker):
-            return NotImplemented
-        return (
-            self.node_id == other.node_id
-            and self.host == other.host
-            and self.port == other.port
-            and self.rack == other.rack
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"MetadataResponseBroker("
-            f"node_id={self.node_id!r}, "
-            f"host={self.host!r}, "
-            f"port={self.port!r}, "
-            f"rack={self.rack!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class MetadataResponsePartition(GeneratedStruct):
@@ -146,12 +119,9 @@ class MetadataResponsePartition(GeneratedStruct):
     """Broker ids of the in-sync replicas."""
     offline_replicas: list[int]  # versions 5+, ignorable
     """Broker ids of replicas that are offline (their broker or log directory failed)."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         error_code: int = 0,
         partition_index: int = 0,
         leader_id: int = 0,
@@ -161,8 +131,7 @@ class MetadataResponsePartition(GeneratedStruct):
         offline_replicas: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.error_code = error_code
         self.partition_index = partition_index
         self.leader_id = leader_id
@@ -171,35 +140,6 @@ class MetadataResponsePartition(GeneratedStruct):
         self.isr_nodes = [] if isr_nodes is DEFAULT else isr_nodes
         self.offline_replicas = [] if offline_replicas is DEFAULT else offline_replicas
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, MetadataResponsePartition):
-            return NotImplemented
-        return (
-            self.error_code == other.error_code
-            and self.partition_index == other.partition_index
-            and self.leader_id == other.leader_id
-            and self.leader_epoch == other.leader_epoch
-            and self.replica_nodes == other.replica_nodes
-            and self.isr_nodes == other.isr_nodes
-            and self.offline_replicas == other.offline_replicas
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"MetadataResponsePartition("
-            f"error_code={self.error_code!r}, "
-            f"partition_index={self.partition_index!r}, "
-            f"leader_id={self.leader_id!r}, "
-            f"leader_epoch={self.leader_epoch!r}, "
-            f"replica_nodes={self.replica_nodes!r}, "
-            f"isr_nodes={self.isr_nodes!r}, "
-            f"offline_replicas={self.offline_replicas!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class MetadataResponseTopic(GeneratedStruct):
@@ -234,12 +174,9 @@ class MetadataResponseTopic(GeneratedStruct):
     topic_authorized_operations: int  # versions 8+
     """Bit field of the ACL operations the caller may perform on the topic (bit n for
     AclOperation code n); INT32_MIN when not asked for."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         error_code: int = 0,
         name: str | None = '',
         topic_id: UUID = _ZERO_UUID,
@@ -248,8 +185,7 @@ class MetadataResponseTopic(GeneratedStruct):
         topic_authorized_operations: int = -2147483648,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.error_code = error_code
         self.name = name
         self.topic_id = topic_id
@@ -257,33 +193,6 @@ class MetadataResponseTopic(GeneratedStruct):
         self.partitions = [] if partitions is DEFAULT else partitions
         self.topic_authorized_operations = topic_authorized_operations
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, MetadataResponseTopic):
-            return NotImplemented
-        return (
-            self.error_code == other.error_code
-            and self.name == other.name
-            and self.topic_id == other.topic_id
-            and self.is_internal == other.is_internal
-            and self.partitions == other.partitions
-            and self.topic_authorized_operations == other.topic_authorized_operations
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"MetadataResponseTopic("
-            f"error_code={self.error_code!r}, "
-            f"name={self.name!r}, "
-            f"topic_id={self.topic_id!r}, "
-            f"is_internal={self.is_internal!r}, "
-            f"partitions={self.partitions!r}, "
-            f"topic_authorized_operations={self.topic_authorized_operations!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class MetadataResponse(GeneratedStruct):
@@ -325,12 +234,9 @@ class MetadataResponse(GeneratedStruct):
     error_code: int  # versions 13+, ignorable
     """Error for the whole request (v13+), 0 if none; for example REBOOTSTRAP_REQUIRED
     (KIP-1102)."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         throttle_time_ms: int = 0,
         brokers: list[MetadataResponseBroker] = DEFAULT,
         cluster_id: str | None = None,
@@ -340,8 +246,7 @@ class MetadataResponse(GeneratedStruct):
         error_code: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.throttle_time_ms = throttle_time_ms
         self.brokers = KeyedList() if brokers is DEFAULT else brokers if type(brokers) is KeyedList or brokers is None else KeyedList(brokers)
         self.cluster_id = cluster_id
@@ -350,35 +255,6 @@ class MetadataResponse(GeneratedStruct):
         self.cluster_authorized_operations = cluster_authorized_operations
         self.error_code = error_code
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, MetadataResponse):
-            return NotImplemented
-        return (
-            self.throttle_time_ms == other.throttle_time_ms
-            and self.brokers == other.brokers
-            and self.cluster_id == other.cluster_id
-            and self.controller_id == other.controller_id
-            and self.topics == other.topics
-            and self.cluster_authorized_operations == other.cluster_authorized_operations
-            and self.error_code == other.error_code
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"MetadataResponse("
-            f"throttle_time_ms={self.throttle_time_ms!r}, "
-            f"brokers={self.brokers!r}, "
-            f"cluster_id={self.cluster_id!r}, "
-            f"controller_id={self.controller_id!r}, "
-            f"topics={self.topics!r}, "
-            f"cluster_authorized_operations={self.cluster_authorized_operations!r}, "
-            f"error_code={self.error_code!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

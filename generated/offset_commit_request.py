@@ -60,12 +60,9 @@ class OffsetCommitRequestPartition(GeneratedStruct):
     """Time of the commit in milliseconds (v1 only); -1 to let the broker use its own time."""
     committed_metadata: str | None  # versions 0+, nullable
     """Free-form text stored with the offset, or null."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         partition_index: int = 0,
         committed_offset: int = 0,
         committed_leader_epoch: int = -1,
@@ -73,39 +70,13 @@ class OffsetCommitRequestPartition(GeneratedStruct):
         committed_metadata: str | None = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.partition_index = partition_index
         self.committed_offset = committed_offset
         self.committed_leader_epoch = committed_leader_epoch
         self.commit_timestamp = commit_timestamp
         self.committed_metadata = committed_metadata
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, OffsetCommitRequestPartition):
-            return NotImplemented
-        return (
-            self.partition_index == other.partition_index
-            and self.committed_offset == other.committed_offset
-            and self.committed_leader_epoch == other.committed_leader_epoch
-            and self.commit_timestamp == other.commit_timestamp
-            and self.committed_metadata == other.committed_metadata
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"OffsetCommitRequestPartition("
-            f"partition_index={self.partition_index!r}, "
-            f"committed_offset={self.committed_offset!r}, "
-            f"committed_leader_epoch={self.committed_leader_epoch!r}, "
-            f"commit_timestamp={self.commit_timestamp!r}, "
-            f"committed_metadata={self.committed_metadata!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class OffsetCommitRequestTopic(GeneratedStruct):
@@ -127,44 +98,19 @@ class OffsetCommitRequestTopic(GeneratedStruct):
     """Id of the topic the partitions in this entry belong to."""
     partitions: list[OffsetCommitRequestPartition]  # versions 0+
     """The partitions whose offsets are committed."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         topic_id: UUID = _ZERO_UUID,
         partitions: list[OffsetCommitRequestPartition] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.topic_id = topic_id
         self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, OffsetCommitRequestTopic):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.topic_id == other.topic_id
-            and self.partitions == other.partitions
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"OffsetCommitRequestTopic("
-            f"name={self.name!r}, "
-            f"topic_id={self.topic_id!r}, "
-            f"partitions={self.partitions!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class OffsetCommitRequest(GeneratedStruct):
@@ -202,12 +148,9 @@ class OffsetCommitRequest(GeneratedStruct):
     """How long in milliseconds to keep the offsets; -1 for the broker default."""
     topics: list[OffsetCommitRequestTopic]  # versions 0+
     """The topics whose offsets are committed."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         group_id: str = '',
         generation_id_or_member_epoch: int = -1,
         member_id: str = '',
@@ -216,8 +159,7 @@ class OffsetCommitRequest(GeneratedStruct):
         topics: list[OffsetCommitRequestTopic] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.group_id = group_id
         self.generation_id_or_member_epoch = generation_id_or_member_epoch
         self.member_id = member_id
@@ -225,33 +167,6 @@ class OffsetCommitRequest(GeneratedStruct):
         self.retention_time_ms = retention_time_ms
         self.topics = [] if topics is DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, OffsetCommitRequest):
-            return NotImplemented
-        return (
-            self.group_id == other.group_id
-            and self.generation_id_or_member_epoch == other.generation_id_or_member_epoch
-            and self.member_id == other.member_id
-            and self.group_instance_id == other.group_instance_id
-            and self.retention_time_ms == other.retention_time_ms
-            and self.topics == other.topics
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"OffsetCommitRequest("
-            f"group_id={self.group_id!r}, "
-            f"generation_id_or_member_epoch={self.generation_id_or_member_epoch!r}, "
-            f"member_id={self.member_id!r}, "
-            f"group_instance_id={self.group_instance_id!r}, "
-            f"retention_time_ms={self.retention_time_ms!r}, "
-            f"topics={self.topics!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -66,12 +66,9 @@ class OffsetCommitValue(GeneratedStruct):
     topic_id: UUID  # versions 4+, tag 0, ignorable
     """Id of the topic the offset belongs to, when the committer knew it (tagged, so older
     readers skip it)."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         offset: int = 0,
         leader_epoch: int = -1,
         metadata: str = '',
@@ -80,8 +77,7 @@ class OffsetCommitValue(GeneratedStruct):
         topic_id: UUID = _ZERO_UUID,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.offset = offset
         self.leader_epoch = leader_epoch
         self.metadata = metadata
@@ -89,33 +85,6 @@ class OffsetCommitValue(GeneratedStruct):
         self.expire_timestamp = expire_timestamp
         self.topic_id = topic_id
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, OffsetCommitValue):
-            return NotImplemented
-        return (
-            self.offset == other.offset
-            and self.leader_epoch == other.leader_epoch
-            and self.metadata == other.metadata
-            and self.commit_timestamp == other.commit_timestamp
-            and self.expire_timestamp == other.expire_timestamp
-            and self.topic_id == other.topic_id
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"OffsetCommitValue("
-            f"offset={self.offset!r}, "
-            f"leader_epoch={self.leader_epoch!r}, "
-            f"metadata={self.metadata!r}, "
-            f"commit_timestamp={self.commit_timestamp!r}, "
-            f"expire_timestamp={self.expire_timestamp!r}, "
-            f"topic_id={self.topic_id!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

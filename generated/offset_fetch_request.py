@@ -46,40 +46,17 @@ class OffsetFetchRequestTopic(GeneratedStruct):
     """Name of the topic the partitions in this entry belong to."""
     partition_indexes: list[int]  # versions 0-7
     """Indexes of the partitions whose offsets are wanted."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         partition_indexes: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.partition_indexes = [] if partition_indexes is DEFAULT else partition_indexes
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, OffsetFetchRequestTopic):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.partition_indexes == other.partition_indexes
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"OffsetFetchRequestTopic("
-            f"name={self.name!r}, "
-            f"partition_indexes={self.partition_indexes!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class OffsetFetchRequestTopics(GeneratedStruct):
@@ -101,44 +78,19 @@ class OffsetFetchRequestTopics(GeneratedStruct):
     """Id of the topic (v10+)."""
     partition_indexes: list[int]  # versions 8+
     """Indexes of the partitions whose offsets are wanted."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         topic_id: UUID = _ZERO_UUID,
         partition_indexes: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.topic_id = topic_id
         self.partition_indexes = [] if partition_indexes is DEFAULT else partition_indexes
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, OffsetFetchRequestTopics):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.topic_id == other.topic_id
-            and self.partition_indexes == other.partition_indexes
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"OffsetFetchRequestTopics("
-            f"name={self.name!r}, "
-            f"topic_id={self.topic_id!r}, "
-            f"partition_indexes={self.partition_indexes!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class OffsetFetchRequestGroup(GeneratedStruct):
@@ -165,48 +117,21 @@ class OffsetFetchRequestGroup(GeneratedStruct):
     otherwise."""
     topics: list[OffsetFetchRequestTopics] | None  # versions 8+, nullable
     """The topics whose offsets are wanted; null for all of them."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         group_id: str = '',
         member_id: str | None = None,
         member_epoch: int = -1,
         topics: list[OffsetFetchRequestTopics] | None = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.group_id = group_id
         self.member_id = member_id
         self.member_epoch = member_epoch
         self.topics = [] if topics is DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, OffsetFetchRequestGroup):
-            return NotImplemented
-        return (
-            self.group_id == other.group_id
-            and self.member_id == other.member_id
-            and self.member_epoch == other.member_epoch
-            and self.topics == other.topics
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"OffsetFetchRequestGroup("
-            f"group_id={self.group_id!r}, "
-            f"member_id={self.member_id!r}, "
-            f"member_epoch={self.member_epoch!r}, "
-            f"topics={self.topics!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class OffsetFetchRequest(GeneratedStruct):
@@ -238,48 +163,21 @@ class OffsetFetchRequest(GeneratedStruct):
     require_stable: bool  # versions 7+
     """When true, partitions with pending transactional commits get a retriable error instead of
     an offset."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         group_id: str = '',
         topics: list[OffsetFetchRequestTopic] | None = DEFAULT,
         groups: list[OffsetFetchRequestGroup] = DEFAULT,
         require_stable: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.group_id = group_id
         self.topics = [] if topics is DEFAULT else topics
         self.groups = [] if groups is DEFAULT else groups
         self.require_stable = require_stable
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, OffsetFetchRequest):
-            return NotImplemented
-        return (
-            self.group_id == other.group_id
-            and self.topics == other.topics
-            and self.groups == other.groups
-            and self.require_stable == other.require_stable
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"OffsetFetchRequest("
-            f"group_id={self.group_id!r}, "
-            f"topics={self.topics!r}, "
-            f"groups={self.groups!r}, "
-            f"require_stable={self.require_stable!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -67,12 +67,9 @@ class OffsetFetchResponsePartition(GeneratedStruct):
     error_code: int  # versions 0-7
     """Outcome for this partition, 0 on success; UNSTABLE_OFFSET_COMMIT while a transactional
     commit is pending (v7+)."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         partition_index: int = 0,
         committed_offset: int = 0,
         committed_leader_epoch: int = -1,
@@ -80,39 +77,13 @@ class OffsetFetchResponsePartition(GeneratedStruct):
         error_code: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.partition_index = partition_index
         self.committed_offset = committed_offset
         self.committed_leader_epoch = committed_leader_epoch
         self.metadata = metadata
         self.error_code = error_code
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, OffsetFetchResponsePartition):
-            return NotImplemented
-        return (
-            self.partition_index == other.partition_index
-            and self.committed_offset == other.committed_offset
-            and self.committed_leader_epoch == other.committed_leader_epoch
-            and self.metadata == other.metadata
-            and self.error_code == other.error_code
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"OffsetFetchResponsePartition("
-            f"partition_index={self.partition_index!r}, "
-            f"committed_offset={self.committed_offset!r}, "
-            f"committed_leader_epoch={self.committed_leader_epoch!r}, "
-            f"metadata={self.metadata!r}, "
-            f"error_code={self.error_code!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class OffsetFetchResponseTopic(GeneratedStruct):
@@ -131,40 +102,17 @@ class OffsetFetchResponseTopic(GeneratedStruct):
     """Name of the topic the partitions in this entry belong to."""
     partitions: list[OffsetFetchResponsePartition]  # versions 0-7
     """Offsets of the topic's partitions."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         partitions: list[OffsetFetchResponsePartition] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, OffsetFetchResponseTopic):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.partitions == other.partitions
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"OffsetFetchResponseTopic("
-            f"name={self.name!r}, "
-            f"partitions={self.partitions!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class OffsetFetchResponsePartitions(GeneratedStruct):
@@ -194,12 +142,9 @@ class OffsetFetchResponsePartitions(GeneratedStruct):
     error_code: int  # versions 8+
     """Outcome for this partition, 0 on success; for example UNSTABLE_OFFSET_COMMIT or
     UNKNOWN_TOPIC_ID."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         partition_index: int = 0,
         committed_offset: int = 0,
         committed_leader_epoch: int = -1,
@@ -207,39 +152,13 @@ class OffsetFetchResponsePartitions(GeneratedStruct):
         error_code: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.partition_index = partition_index
         self.committed_offset = committed_offset
         self.committed_leader_epoch = committed_leader_epoch
         self.metadata = metadata
         self.error_code = error_code
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, OffsetFetchResponsePartitions):
-            return NotImplemented
-        return (
-            self.partition_index == other.partition_index
-            and self.committed_offset == other.committed_offset
-            and self.committed_leader_epoch == other.committed_leader_epoch
-            and self.metadata == other.metadata
-            and self.error_code == other.error_code
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"OffsetFetchResponsePartitions("
-            f"partition_index={self.partition_index!r}, "
-            f"committed_offset={self.committed_offset!r}, "
-            f"committed_leader_epoch={self.committed_leader_epoch!r}, "
-            f"metadata={self.metadata!r}, "
-            f"error_code={self.error_code!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class OffsetFetchResponseTopics(GeneratedStruct):
@@ -261,44 +180,19 @@ class OffsetFetchResponseTopics(GeneratedStruct):
     """Id of the topic (v10+)."""
     partitions: list[OffsetFetchResponsePartitions]  # versions 8+
     """Offsets of the topic's partitions."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         topic_id: UUID = _ZERO_UUID,
         partitions: list[OffsetFetchResponsePartitions] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.topic_id = topic_id
         self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, OffsetFetchResponseTopics):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.topic_id == other.topic_id
-            and self.partitions == other.partitions
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"OffsetFetchResponseTopics("
-            f"name={self.name!r}, "
-            f"topic_id={self.topic_id!r}, "
-            f"partitions={self.partitions!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class OffsetFetchResponseGroup(GeneratedStruct):
@@ -321,44 +215,19 @@ class OffsetFetchResponseGroup(GeneratedStruct):
     error_code: int  # versions 8+
     """Outcome for this group, 0 on success; for example GROUP_ID_NOT_FOUND or
     STALE_MEMBER_EPOCH."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         group_id: str = '',
         topics: list[OffsetFetchResponseTopics] = DEFAULT,
         error_code: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.group_id = group_id
         self.topics = [] if topics is DEFAULT else topics
         self.error_code = error_code
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, OffsetFetchResponseGroup):
-            return NotImplemented
-        return (
-            self.group_id == other.group_id
-            and self.topics == other.topics
-            and self.error_code == other.error_code
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"OffsetFetchResponseGroup("
-            f"group_id={self.group_id!r}, "
-            f"topics={self.topics!r}, "
-            f"error_code={self.error_code!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class OffsetFetchResponse(GeneratedStruct):
@@ -389,48 +258,21 @@ class OffsetFetchResponse(GeneratedStruct):
     GROUP_AUTHORIZATION_FAILED."""
     groups: list[OffsetFetchResponseGroup]  # versions 8+
     """Offsets for each group of a v8+ request."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         throttle_time_ms: int = 0,
         topics: list[OffsetFetchResponseTopic] = DEFAULT,
         error_code: int = 0,
         groups: list[OffsetFetchResponseGroup] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.throttle_time_ms = throttle_time_ms
         self.topics = [] if topics is DEFAULT else topics
         self.error_code = error_code
         self.groups = [] if groups is DEFAULT else groups
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, OffsetFetchResponse):
-            return NotImplemented
-        return (
-            self.throttle_time_ms == other.throttle_time_ms
-            and self.topics == other.topics
-            and self.error_code == other.error_code
-            and self.groups == other.groups
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"OffsetFetchResponse("
-            f"throttle_time_ms={self.throttle_time_ms!r}, "
-            f"topics={self.topics!r}, "
-            f"error_code={self.error_code!r}, "
-            f"groups={self.groups!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

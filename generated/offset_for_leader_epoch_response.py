@@ -52,48 +52,21 @@ class EpochEndOffset(GeneratedStruct):
     """The largest epoch not above the one asked for, or -1 when unknown."""
     end_offset: int  # versions 0+
     """Offset just past the last record of that epoch, or -1 when unknown."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         error_code: int = 0,
         partition: int = 0,
         leader_epoch: int = -1,
         end_offset: int = -1,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.error_code = error_code
         self.partition = partition
         self.leader_epoch = leader_epoch
         self.end_offset = end_offset
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, EpochEndOffset):
-            return NotImplemented
-        return (
-            self.error_code == other.error_code
-            and self.partition == other.partition
-            and self.leader_epoch == other.leader_epoch
-            and self.end_offset == other.end_offset
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"EpochEndOffset("
-            f"error_code={self.error_code!r}, "
-            f"partition={self.partition!r}, "
-            f"leader_epoch={self.leader_epoch!r}, "
-            f"end_offset={self.end_offset!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class OffsetForLeaderTopicResult(GeneratedStruct):
@@ -112,40 +85,17 @@ class OffsetForLeaderTopicResult(GeneratedStruct):
     """Name of the topic the partitions in this entry belong to."""
     partitions: list[EpochEndOffset]  # versions 0+
     """Answer per partition of this topic."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topic: str = '',
         partitions: list[EpochEndOffset] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topic = topic
         self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, OffsetForLeaderTopicResult):
-            return NotImplemented
-        return (
-            self.topic == other.topic
-            and self.partitions == other.partitions
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"OffsetForLeaderTopicResult("
-            f"topic={self.topic!r}, "
-            f"partitions={self.partitions!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class OffsetForLeaderEpochResponse(GeneratedStruct):
@@ -170,40 +120,17 @@ class OffsetForLeaderEpochResponse(GeneratedStruct):
     """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     topics: KeyedList[OffsetForLeaderTopicResult]  # versions 0+
     """Answer for each topic of the request."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         throttle_time_ms: int = 0,
         topics: list[OffsetForLeaderTopicResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.throttle_time_ms = throttle_time_ms
         self.topics = KeyedList() if topics is DEFAULT else topics if type(topics) is KeyedList or topics is None else KeyedList(topics)
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, OffsetForLeaderEpochResponse):
-            return NotImplemented
-        return (
-            self.throttle_time_ms == other.throttle_time_ms
-            and self.topics == other.topics
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"OffsetForLeaderEpochResponse("
-            f"throttle_time_ms={self.throttle_time_ms!r}, "
-            f"topics={self.topics!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

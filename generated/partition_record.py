@@ -87,12 +87,9 @@ class PartitionRecord(GeneratedStruct):
     """Replicas eligible to become leader (ELR), or null."""
     last_known_elr: list[int] | None  # versions 2+, nullable, tag 2
     """Last known ELR members, or null."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         partition_id: int = -1,
         topic_id: UUID = _ZERO_UUID,
         replicas: list[int] = DEFAULT,
@@ -108,8 +105,7 @@ class PartitionRecord(GeneratedStruct):
         last_known_elr: list[int] | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.partition_id = partition_id
         self.topic_id = topic_id
         self.replicas = [] if replicas is DEFAULT else replicas
@@ -124,47 +120,6 @@ class PartitionRecord(GeneratedStruct):
         self.eligible_leader_replicas = eligible_leader_replicas
         self.last_known_elr = last_known_elr
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, PartitionRecord):
-            return NotImplemented
-        return (
-            self.partition_id == other.partition_id
-            and self.topic_id == other.topic_id
-            and self.replicas == other.replicas
-            and self.isr == other.isr
-            and self.removing_replicas == other.removing_replicas
-            and self.adding_replicas == other.adding_replicas
-            and self.leader == other.leader
-            and self.leader_recovery_state == other.leader_recovery_state
-            and self.leader_epoch == other.leader_epoch
-            and self.partition_epoch == other.partition_epoch
-            and self.directories == other.directories
-            and self.eligible_leader_replicas == other.eligible_leader_replicas
-            and self.last_known_elr == other.last_known_elr
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"PartitionRecord("
-            f"partition_id={self.partition_id!r}, "
-            f"topic_id={self.topic_id!r}, "
-            f"replicas={self.replicas!r}, "
-            f"isr={self.isr!r}, "
-            f"removing_replicas={self.removing_replicas!r}, "
-            f"adding_replicas={self.adding_replicas!r}, "
-            f"leader={self.leader!r}, "
-            f"leader_recovery_state={self.leader_recovery_state!r}, "
-            f"leader_epoch={self.leader_epoch!r}, "
-            f"partition_epoch={self.partition_epoch!r}, "
-            f"directories={self.directories!r}, "
-            f"eligible_leader_replicas={self.eligible_leader_replicas!r}, "
-            f"last_known_elr={self.last_known_elr!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

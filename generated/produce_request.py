@@ -45,40 +45,17 @@ class PartitionProduceData(GeneratedStruct):
     """Index of the partition within the topic."""
     records: RecordsView | bytes | None  # versions 0+, nullable
     """The record batches to append (for v3+, record batch format v2)."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         index: int = 0,
         records: RecordsView | bytes | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.index = index
         self.records = records
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, PartitionProduceData):
-            return NotImplemented
-        return (
-            self.index == other.index
-            and self.records == other.records
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"PartitionProduceData("
-            f"index={self.index!r}, "
-            f"records={self.records!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class TopicProduceData(GeneratedStruct):
@@ -100,44 +77,19 @@ class TopicProduceData(GeneratedStruct):
     """Id of the topic (v13+)."""
     partition_data: list[PartitionProduceData]  # versions 0+
     """The partitions of this topic to write to."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         topic_id: UUID = _ZERO_UUID,
         partition_data: list[PartitionProduceData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.topic_id = topic_id
         self.partition_data = [] if partition_data is DEFAULT else partition_data
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TopicProduceData):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.topic_id == other.topic_id
-            and self.partition_data == other.partition_data
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"TopicProduceData("
-            f"name={self.name!r}, "
-            f"topic_id={self.topic_id!r}, "
-            f"partition_data={self.partition_data!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class ProduceRequest(GeneratedStruct):
@@ -169,48 +121,21 @@ class ProduceRequest(GeneratedStruct):
     """How long, in milliseconds, the broker may wait for the requested acknowledgements."""
     topic_data: KeyedList[TopicProduceData]  # versions 0+
     """The topics to write to."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         transactional_id: str | None = None,
         acks: int = 0,
         timeout_ms: int = 0,
         topic_data: list[TopicProduceData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.transactional_id = transactional_id
         self.acks = acks
         self.timeout_ms = timeout_ms
         self.topic_data = KeyedList() if topic_data is DEFAULT else topic_data if type(topic_data) is KeyedList or topic_data is None else KeyedList(topic_data)
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ProduceRequest):
-            return NotImplemented
-        return (
-            self.transactional_id == other.transactional_id
-            and self.acks == other.acks
-            and self.timeout_ms == other.timeout_ms
-            and self.topic_data == other.topic_data
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ProduceRequest("
-            f"transactional_id={self.transactional_id!r}, "
-            f"acks={self.acks!r}, "
-            f"timeout_ms={self.timeout_ms!r}, "
-            f"topic_data={self.topic_data!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -56,40 +56,17 @@ class BatchIndexAndErrorMessage(GeneratedStruct):
     """Position in the batch of the rejected record."""
     batch_index_error_message: str | None  # versions 8+, nullable
     """Why that record was rejected, or null."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         batch_index: int = 0,
         batch_index_error_message: str | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.batch_index = batch_index
         self.batch_index_error_message = batch_index_error_message
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, BatchIndexAndErrorMessage):
-            return NotImplemented
-        return (
-            self.batch_index == other.batch_index
-            and self.batch_index_error_message == other.batch_index_error_message
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"BatchIndexAndErrorMessage("
-            f"batch_index={self.batch_index!r}, "
-            f"batch_index_error_message={self.batch_index_error_message!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class LeaderIdAndEpoch(GeneratedStruct):
@@ -108,40 +85,17 @@ class LeaderIdAndEpoch(GeneratedStruct):
     """Id of the leader, or -1 when not known."""
     leader_epoch: int  # versions 10+
     """Newest leader epoch known to the broker, -1 when unknown."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         leader_id: int = -1,
         leader_epoch: int = -1,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.leader_id = leader_id
         self.leader_epoch = leader_epoch
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, LeaderIdAndEpoch):
-            return NotImplemented
-        return (
-            self.leader_id == other.leader_id
-            and self.leader_epoch == other.leader_epoch
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"LeaderIdAndEpoch("
-            f"leader_id={self.leader_id!r}, "
-            f"leader_epoch={self.leader_epoch!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class PartitionProduceResponse(GeneratedStruct):
@@ -180,12 +134,9 @@ class PartitionProduceResponse(GeneratedStruct):
     """A summary of why the batch was rejected, or null."""
     current_leader: LeaderIdAndEpoch  # versions 10+, tag 0
     """The leader the producer should send to from now on."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         index: int = 0,
         error_code: int = 0,
         base_offset: int = 0,
@@ -196,8 +147,7 @@ class PartitionProduceResponse(GeneratedStruct):
         current_leader: LeaderIdAndEpoch = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.index = index
         self.error_code = error_code
         self.base_offset = base_offset
@@ -207,37 +157,6 @@ class PartitionProduceResponse(GeneratedStruct):
         self.error_message = error_message
         self.current_leader = LeaderIdAndEpoch() if current_leader is DEFAULT else current_leader
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, PartitionProduceResponse):
-            return NotImplemented
-        return (
-            self.index == other.index
-            and self.error_code == other.error_code
-            and self.base_offset == other.base_offset
-            and self.log_append_time_ms == other.log_append_time_ms
-            and self.log_start_offset == other.log_start_offset
-            and self.record_errors == other.record_errors
-            and self.error_message == other.error_message
-            and self.current_leader == other.current_leader
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"PartitionProduceResponse("
-            f"index={self.index!r}, "
-            f"error_code={self.error_code!r}, "
-            f"base_offset={self.base_offset!r}, "
-            f"log_append_time_ms={self.log_append_time_ms!r}, "
-            f"log_start_offset={self.log_start_offset!r}, "
-            f"record_errors={self.record_errors!r}, "
-            f"error_message={self.error_message!r}, "
-            f"current_leader={self.current_leader!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class TopicProduceResponse(GeneratedStruct):
@@ -259,44 +178,19 @@ class TopicProduceResponse(GeneratedStruct):
     """Id of the topic (v13+)."""
     partition_responses: list[PartitionProduceResponse]  # versions 0+
     """One entry per partition of the topic."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         topic_id: UUID = _ZERO_UUID,
         partition_responses: list[PartitionProduceResponse] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.topic_id = topic_id
         self.partition_responses = [] if partition_responses is DEFAULT else partition_responses
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TopicProduceResponse):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.topic_id == other.topic_id
-            and self.partition_responses == other.partition_responses
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"TopicProduceResponse("
-            f"name={self.name!r}, "
-            f"topic_id={self.topic_id!r}, "
-            f"partition_responses={self.partition_responses!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class NodeEndpoint(GeneratedStruct):
@@ -321,48 +215,21 @@ class NodeEndpoint(GeneratedStruct):
     """Port of the node on that listener."""
     rack: str | None  # versions 10+, nullable
     """Rack of the node, or null when it has none."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         node_id: int = 0,
         host: str = '',
         port: int = 0,
         rack: str | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.node_id = node_id
         self.host = host
         self.port = port
         self.rack = rack
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, NodeEndpoint):
-            return NotImplemented
-        return (
-            self.node_id == other.node_id
-            and self.host == other.host
-            and self.port == other.port
-            and self.rack == other.rack
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"NodeEndpoint("
-            f"node_id={self.node_id!r}, "
-            f"host={self.host!r}, "
-            f"port={self.port!r}, "
-            f"rack={self.rack!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class ProduceResponse(GeneratedStruct):
@@ -390,44 +257,19 @@ class ProduceResponse(GeneratedStruct):
     node_endpoints: KeyedList[NodeEndpoint]  # versions 10+, tag 0
     """Where to reach the new leaders named by partitions that failed with
     NOT_LEADER_OR_FOLLOWER."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         responses: list[TopicProduceResponse] = DEFAULT,
         throttle_time_ms: int = 0,
         node_endpoints: list[NodeEndpoint] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.responses = KeyedList() if responses is DEFAULT else responses if type(responses) is KeyedList or responses is None else KeyedList(responses)
         self.throttle_time_ms = throttle_time_ms
         self.node_endpoints = KeyedList() if node_endpoints is DEFAULT else node_endpoints if type(node_endpoints) is KeyedList or node_endpoints is None else KeyedList(node_endpoints)
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ProduceResponse):
-            return NotImplemented
-        return (
-            self.responses == other.responses
-            and self.throttle_time_ms == other.throttle_time_ms
-            and self.node_endpoints == other.node_endpoints
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ProduceResponse("
-            f"responses={self.responses!r}, "
-            f"throttle_time_ms={self.throttle_time_ms!r}, "
-            f"node_endpoints={self.node_endpoints!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -60,12 +60,9 @@ class ProducerEntry(GeneratedStruct):
     """Epoch of the transaction coordinator that wrote the last marker."""
     current_txn_first_offset: int  # version 1
     """First offset of the producer's open transaction, -1 when none."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         producer_id: int = 0,
         epoch: int = 0,
         last_sequence: int = 0,
@@ -76,8 +73,7 @@ class ProducerEntry(GeneratedStruct):
         current_txn_first_offset: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.producer_id = producer_id
         self.epoch = epoch
         self.last_sequence = last_sequence
@@ -87,37 +83,6 @@ class ProducerEntry(GeneratedStruct):
         self.coordinator_epoch = coordinator_epoch
         self.current_txn_first_offset = current_txn_first_offset
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ProducerEntry):
-            return NotImplemented
-        return (
-            self.producer_id == other.producer_id
-            and self.epoch == other.epoch
-            and self.last_sequence == other.last_sequence
-            and self.last_offset == other.last_offset
-            and self.offset_delta == other.offset_delta
-            and self.timestamp == other.timestamp
-            and self.coordinator_epoch == other.coordinator_epoch
-            and self.current_txn_first_offset == other.current_txn_first_offset
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ProducerEntry("
-            f"producer_id={self.producer_id!r}, "
-            f"epoch={self.epoch!r}, "
-            f"last_sequence={self.last_sequence!r}, "
-            f"last_offset={self.last_offset!r}, "
-            f"offset_delta={self.offset_delta!r}, "
-            f"timestamp={self.timestamp!r}, "
-            f"coordinator_epoch={self.coordinator_epoch!r}, "
-            f"current_txn_first_offset={self.current_txn_first_offset!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class ProducerSnapshot(GeneratedStruct):
@@ -141,40 +106,17 @@ class ProducerSnapshot(GeneratedStruct):
     """CRC32C over the bytes that follow this field."""
     producer_entries: list[ProducerEntry]  # version 1
     """State of each producer id seen in the partition."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         crc: int = 0,
         producer_entries: list[ProducerEntry] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.crc = crc
         self.producer_entries = [] if producer_entries is DEFAULT else producer_entries
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ProducerSnapshot):
-            return NotImplemented
-        return (
-            self.crc == other.crc
-            and self.producer_entries == other.producer_entries
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ProducerSnapshot("
-            f"crc={self.crc!r}, "
-            f"producer_entries={self.producer_entries!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

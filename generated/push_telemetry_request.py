@@ -58,12 +58,9 @@ class PushTelemetryRequest(GeneratedStruct):
     metrics: bytes  # versions 0+
     """The metrics as an OpenTelemetry MetricsData v1 protobuf message, compressed as
     CompressionType says."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         client_instance_id: UUID = _ZERO_UUID,
         subscription_id: int = 0,
         terminating: bool = False,
@@ -71,39 +68,13 @@ class PushTelemetryRequest(GeneratedStruct):
         metrics: bytes = b'',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.client_instance_id = client_instance_id
         self.subscription_id = subscription_id
         self.terminating = terminating
         self.compression_type = compression_type
         self.metrics = metrics
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, PushTelemetryRequest):
-            return NotImplemented
-        return (
-            self.client_instance_id == other.client_instance_id
-            and self.subscription_id == other.subscription_id
-            and self.terminating == other.terminating
-            and self.compression_type == other.compression_type
-            and self.metrics == other.metrics
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"PushTelemetryRequest("
-            f"client_instance_id={self.client_instance_id!r}, "
-            f"subscription_id={self.subscription_id!r}, "
-            f"terminating={self.terminating!r}, "
-            f"compression_type={self.compression_type!r}, "
-            f"metrics={self.metrics!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

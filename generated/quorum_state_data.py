@@ -44,36 +44,15 @@ class Voter(GeneratedStruct):
 
     voter_id: int  # version 0
     """Node id of a voter (v0 only)."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         voter_id: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.voter_id = voter_id
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Voter):
-            return NotImplemented
-        return (
-            self.voter_id == other.voter_id
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"Voter("
-            f"voter_id={self.voter_id!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class QuorumStateData(GeneratedStruct):
@@ -112,12 +91,9 @@ class QuorumStateData(GeneratedStruct):
     """Offset field of v0 that Kafka never used; written as 0."""
     current_voters: list[Voter] | None  # version 0, nullable
     """Statically configured voters (v0 only)."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         cluster_id: str = '',
         leader_id: int = -1,
         leader_epoch: int = -1,
@@ -127,8 +103,7 @@ class QuorumStateData(GeneratedStruct):
         current_voters: list[Voter] | None = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.cluster_id = cluster_id
         self.leader_id = leader_id
         self.leader_epoch = leader_epoch
@@ -137,35 +112,6 @@ class QuorumStateData(GeneratedStruct):
         self.applied_offset = applied_offset
         self.current_voters = [] if current_voters is DEFAULT else current_voters
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, QuorumStateData):
-            return NotImplemented
-        return (
-            self.cluster_id == other.cluster_id
-            and self.leader_id == other.leader_id
-            and self.leader_epoch == other.leader_epoch
-            and self.voted_id == other.voted_id
-            and self.voted_directory_id == other.voted_directory_id
-            and self.applied_offset == other.applied_offset
-            and self.current_voters == other.current_voters
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"QuorumStateData("
-            f"cluster_id={self.cluster_id!r}, "
-            f"leader_id={self.leader_id!r}, "
-            f"leader_epoch={self.leader_epoch!r}, "
-            f"voted_id={self.voted_id!r}, "
-            f"voted_directory_id={self.voted_directory_id!r}, "
-            f"applied_offset={self.applied_offset!r}, "
-            f"current_voters={self.current_voters!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -53,48 +53,21 @@ class StateBatch(GeneratedStruct):
     """State of the records: 0 available, 2 acknowledged, 4 archived."""
     delivery_count: int  # versions 0+
     """How many times these records have been delivered."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         first_offset: int = 0,
         last_offset: int = 0,
         delivery_state: int = 0,
         delivery_count: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.first_offset = first_offset
         self.last_offset = last_offset
         self.delivery_state = delivery_state
         self.delivery_count = delivery_count
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, StateBatch):
-            return NotImplemented
-        return (
-            self.first_offset == other.first_offset
-            and self.last_offset == other.last_offset
-            and self.delivery_state == other.delivery_state
-            and self.delivery_count == other.delivery_count
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"StateBatch("
-            f"first_offset={self.first_offset!r}, "
-            f"last_offset={self.last_offset!r}, "
-            f"delivery_state={self.delivery_state!r}, "
-            f"delivery_count={self.delivery_count!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class PartitionResult(GeneratedStruct):
@@ -127,12 +100,9 @@ class PartitionResult(GeneratedStruct):
     yet."""
     state_batches: list[StateBatch]  # versions 0+
     """Ranges of in-flight records whose delivery state differs from plain Available."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         partition: int = 0,
         error_code: int = 0,
         error_message: str | None = None,
@@ -141,8 +111,7 @@ class PartitionResult(GeneratedStruct):
         state_batches: list[StateBatch] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.partition = partition
         self.error_code = error_code
         self.error_message = error_message
@@ -150,33 +119,6 @@ class PartitionResult(GeneratedStruct):
         self.start_offset = start_offset
         self.state_batches = [] if state_batches is DEFAULT else state_batches
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, PartitionResult):
-            return NotImplemented
-        return (
-            self.partition == other.partition
-            and self.error_code == other.error_code
-            and self.error_message == other.error_message
-            and self.state_epoch == other.state_epoch
-            and self.start_offset == other.start_offset
-            and self.state_batches == other.state_batches
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"PartitionResult("
-            f"partition={self.partition!r}, "
-            f"error_code={self.error_code!r}, "
-            f"error_message={self.error_message!r}, "
-            f"state_epoch={self.state_epoch!r}, "
-            f"start_offset={self.start_offset!r}, "
-            f"state_batches={self.state_batches!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class ReadStateResult(GeneratedStruct):
@@ -195,40 +137,17 @@ class ReadStateResult(GeneratedStruct):
     """Id of the topic the partitions in this entry belong to."""
     partitions: list[PartitionResult]  # versions 0+
     """State per partition of this topic."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topic_id: UUID = _ZERO_UUID,
         partitions: list[PartitionResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topic_id = topic_id
         self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ReadStateResult):
-            return NotImplemented
-        return (
-            self.topic_id == other.topic_id
-            and self.partitions == other.partitions
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ReadStateResult("
-            f"topic_id={self.topic_id!r}, "
-            f"partitions={self.partitions!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class ReadShareGroupStateResponse(GeneratedStruct):
@@ -249,36 +168,15 @@ class ReadShareGroupStateResponse(GeneratedStruct):
 
     results: list[ReadStateResult]  # versions 0+
     """State of the requested share-partitions, by topic."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         results: list[ReadStateResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.results = [] if results is DEFAULT else results
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ReadShareGroupStateResponse):
-            return NotImplemented
-        return (
-            self.results == other.results
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ReadShareGroupStateResponse("
-            f"results={self.results!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

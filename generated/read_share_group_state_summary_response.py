@@ -63,12 +63,9 @@ class PartitionResult(GeneratedStruct):
     delivery_complete_count: int  # versions 1+, ignorable
     """Records past the start offset whose delivery is finished (acknowledged or archived), or -1
     when unknown."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         partition: int = 0,
         error_code: int = 0,
         error_message: str | None = None,
@@ -78,8 +75,7 @@ class PartitionResult(GeneratedStruct):
         delivery_complete_count: int = -1,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.partition = partition
         self.error_code = error_code
         self.error_message = error_message
@@ -88,35 +84,6 @@ class PartitionResult(GeneratedStruct):
         self.start_offset = start_offset
         self.delivery_complete_count = delivery_complete_count
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, PartitionResult):
-            return NotImplemented
-        return (
-            self.partition == other.partition
-            and self.error_code == other.error_code
-            and self.error_message == other.error_message
-            and self.state_epoch == other.state_epoch
-            and self.leader_epoch == other.leader_epoch
-            and self.start_offset == other.start_offset
-            and self.delivery_complete_count == other.delivery_complete_count
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"PartitionResult("
-            f"partition={self.partition!r}, "
-            f"error_code={self.error_code!r}, "
-            f"error_message={self.error_message!r}, "
-            f"state_epoch={self.state_epoch!r}, "
-            f"leader_epoch={self.leader_epoch!r}, "
-            f"start_offset={self.start_offset!r}, "
-            f"delivery_complete_count={self.delivery_complete_count!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class ReadStateSummaryResult(GeneratedStruct):
@@ -135,40 +102,17 @@ class ReadStateSummaryResult(GeneratedStruct):
     """Id of the topic the partitions in this entry belong to."""
     partitions: list[PartitionResult]  # versions 0+
     """Summary per partition of this topic."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topic_id: UUID = _ZERO_UUID,
         partitions: list[PartitionResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topic_id = topic_id
         self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ReadStateSummaryResult):
-            return NotImplemented
-        return (
-            self.topic_id == other.topic_id
-            and self.partitions == other.partitions
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ReadStateSummaryResult("
-            f"topic_id={self.topic_id!r}, "
-            f"partitions={self.partitions!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class ReadShareGroupStateSummaryResponse(GeneratedStruct):
@@ -190,36 +134,15 @@ class ReadShareGroupStateSummaryResponse(GeneratedStruct):
 
     results: list[ReadStateSummaryResult]  # versions 0+
     """Share-partition state summaries by topic."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         results: list[ReadStateSummaryResult] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.results = [] if results is DEFAULT else results
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ReadShareGroupStateSummaryResponse):
-            return NotImplemented
-        return (
-            self.results == other.results
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ReadShareGroupStateSummaryResponse("
-            f"results={self.results!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -60,48 +60,21 @@ class BrokerEndpoint(GeneratedStruct):
     """TCP port of the listener."""
     security_protocol: int  # versions 0+
     """Security protocol of the listener: 0 PLAINTEXT, 1 SSL, 2 SASL_PLAINTEXT, 3 SASL_SSL."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         host: str = '',
         port: int = 0,
         security_protocol: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.host = host
         self.port = port
         self.security_protocol = security_protocol
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, BrokerEndpoint):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.host == other.host
-            and self.port == other.port
-            and self.security_protocol == other.security_protocol
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"BrokerEndpoint("
-            f"name={self.name!r}, "
-            f"host={self.host!r}, "
-            f"port={self.port!r}, "
-            f"security_protocol={self.security_protocol!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class BrokerFeature(GeneratedStruct):
@@ -123,44 +96,19 @@ class BrokerFeature(GeneratedStruct):
     """Lowest level of the feature the broker supports."""
     max_supported_version: int  # versions 0+
     """Highest level of the feature the broker supports."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         min_supported_version: int = 0,
         max_supported_version: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.min_supported_version = min_supported_version
         self.max_supported_version = max_supported_version
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, BrokerFeature):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.min_supported_version == other.min_supported_version
-            and self.max_supported_version == other.max_supported_version
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"BrokerFeature("
-            f"name={self.name!r}, "
-            f"min_supported_version={self.min_supported_version!r}, "
-            f"max_supported_version={self.max_supported_version!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class RegisterBrokerRecord(GeneratedStruct):
@@ -209,12 +157,9 @@ class RegisterBrokerRecord(GeneratedStruct):
     """True while the broker is shutting down in a controlled way."""
     log_dirs: list[UUID]  # versions 3+, tag 0
     """Ids of the broker's usable log directories."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         broker_id: int = 0,
         is_migrating_zk_broker: bool = False,
         incarnation_id: UUID = _ZERO_UUID,
@@ -227,8 +172,7 @@ class RegisterBrokerRecord(GeneratedStruct):
         log_dirs: list[UUID] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.broker_id = broker_id
         self.is_migrating_zk_broker = is_migrating_zk_broker
         self.incarnation_id = incarnation_id
@@ -240,41 +184,6 @@ class RegisterBrokerRecord(GeneratedStruct):
         self.in_controlled_shutdown = in_controlled_shutdown
         self.log_dirs = [] if log_dirs is DEFAULT else log_dirs
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, RegisterBrokerRecord):
-            return NotImplemented
-        return (
-            self.broker_id == other.broker_id
-            and self.is_migrating_zk_broker == other.is_migrating_zk_broker
-            and self.incarnation_id == other.incarnation_id
-            and self.broker_epoch == other.broker_epoch
-            and self.end_points == other.end_points
-            and self.features == other.features
-            and self.rack == other.rack
-            and self.fenced == other.fenced
-            and self.in_controlled_shutdown == other.in_controlled_shutdown
-            and self.log_dirs == other.log_dirs
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"RegisterBrokerRecord("
-            f"broker_id={self.broker_id!r}, "
-            f"is_migrating_zk_broker={self.is_migrating_zk_broker!r}, "
-            f"incarnation_id={self.incarnation_id!r}, "
-            f"broker_epoch={self.broker_epoch!r}, "
-            f"end_points={self.end_points!r}, "
-            f"features={self.features!r}, "
-            f"rack={self.rack!r}, "
-            f"fenced={self.fenced!r}, "
-            f"in_controlled_shutdown={self.in_controlled_shutdown!r}, "
-            f"log_dirs={self.log_dirs!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -54,48 +54,21 @@ class ControllerEndpoint(GeneratedStruct):
     """TCP port of the listener."""
     security_protocol: int  # versions 0+
     """Security protocol of the listener: 0 PLAINTEXT, 1 SSL, 2 SASL_PLAINTEXT, 3 SASL_SSL."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         host: str = '',
         port: int = 0,
         security_protocol: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.host = host
         self.port = port
         self.security_protocol = security_protocol
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ControllerEndpoint):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.host == other.host
-            and self.port == other.port
-            and self.security_protocol == other.security_protocol
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ControllerEndpoint("
-            f"name={self.name!r}, "
-            f"host={self.host!r}, "
-            f"port={self.port!r}, "
-            f"security_protocol={self.security_protocol!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class ControllerFeature(GeneratedStruct):
@@ -117,44 +90,19 @@ class ControllerFeature(GeneratedStruct):
     """Lowest level of the feature the controller supports."""
     max_supported_version: int  # versions 0+
     """Highest level of the feature the controller supports."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         min_supported_version: int = 0,
         max_supported_version: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.min_supported_version = min_supported_version
         self.max_supported_version = max_supported_version
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ControllerFeature):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.min_supported_version == other.min_supported_version
-            and self.max_supported_version == other.max_supported_version
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ControllerFeature("
-            f"name={self.name!r}, "
-            f"min_supported_version={self.min_supported_version!r}, "
-            f"max_supported_version={self.max_supported_version!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class RegisterControllerRecord(GeneratedStruct):
@@ -187,12 +135,9 @@ class RegisterControllerRecord(GeneratedStruct):
     """Listeners through which the controller can be reached."""
     features: KeyedList[ControllerFeature]  # versions 0+
     """Feature ranges the controller supports."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         controller_id: int = 0,
         incarnation_id: UUID = _ZERO_UUID,
         zk_migration_ready: bool = False,
@@ -200,39 +145,13 @@ class RegisterControllerRecord(GeneratedStruct):
         features: list[ControllerFeature] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.controller_id = controller_id
         self.incarnation_id = incarnation_id
         self.zk_migration_ready = zk_migration_ready
         self.end_points = KeyedList() if end_points is DEFAULT else end_points if type(end_points) is KeyedList or end_points is None else KeyedList(end_points)
         self.features = KeyedList() if features is DEFAULT else features if type(features) is KeyedList or features is None else KeyedList(features)
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, RegisterControllerRecord):
-            return NotImplemented
-        return (
-            self.controller_id == other.controller_id
-            and self.incarnation_id == other.incarnation_id
-            and self.zk_migration_ready == other.zk_migration_ready
-            and self.end_points == other.end_points
-            and self.features == other.features
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"RegisterControllerRecord("
-            f"controller_id={self.controller_id!r}, "
-            f"incarnation_id={self.incarnation_id!r}, "
-            f"zk_migration_ready={self.zk_migration_ready!r}, "
-            f"end_points={self.end_points!r}, "
-            f"features={self.features!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -56,44 +56,19 @@ class TopicIdPartitionEntry(GeneratedStruct):
     """Id of the topic the partition in this entry belongs to."""
     partition: int  # versions 0+
     """Index of the partition within the topic."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         id: UUID = _ZERO_UUID,
         partition: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.id = id
         self.partition = partition
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TopicIdPartitionEntry):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.id == other.id
-            and self.partition == other.partition
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"TopicIdPartitionEntry("
-            f"name={self.name!r}, "
-            f"id={self.id!r}, "
-            f"partition={self.partition!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class RemoteLogSegmentIdEntry(GeneratedStruct):
@@ -112,40 +87,17 @@ class RemoteLogSegmentIdEntry(GeneratedStruct):
     """The partition the segment belongs to."""
     id: UUID  # versions 0+
     """Id given to the segment when its copy started."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topic_id_partition: TopicIdPartitionEntry = DEFAULT,
         id: UUID = _ZERO_UUID,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topic_id_partition = TopicIdPartitionEntry() if topic_id_partition is DEFAULT else topic_id_partition
         self.id = id
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, RemoteLogSegmentIdEntry):
-            return NotImplemented
-        return (
-            self.topic_id_partition == other.topic_id_partition
-            and self.id == other.id
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"RemoteLogSegmentIdEntry("
-            f"topic_id_partition={self.topic_id_partition!r}, "
-            f"id={self.id!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class SegmentLeaderEpochEntry(GeneratedStruct):
@@ -164,40 +116,17 @@ class SegmentLeaderEpochEntry(GeneratedStruct):
     """A leader epoch found in the segment."""
     offset: int  # versions 0+
     """First offset in the segment written under that epoch."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         leader_epoch: int = 0,
         offset: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.leader_epoch = leader_epoch
         self.offset = offset
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SegmentLeaderEpochEntry):
-            return NotImplemented
-        return (
-            self.leader_epoch == other.leader_epoch
-            and self.offset == other.offset
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"SegmentLeaderEpochEntry("
-            f"leader_epoch={self.leader_epoch!r}, "
-            f"offset={self.offset!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class RemoteLogSegmentMetadataRecord(GeneratedStruct):
@@ -251,12 +180,9 @@ class RemoteLogSegmentMetadataRecord(GeneratedStruct):
     txn_index_empty: bool  # versions 0+, tag 0
     """True when the segment has no aborted transactions, so readers need not fetch its
     transaction index."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         remote_log_segment_id: RemoteLogSegmentIdEntry = DEFAULT,
         start_offset: int = 0,
         end_offset: int = 0,
@@ -270,8 +196,7 @@ class RemoteLogSegmentMetadataRecord(GeneratedStruct):
         txn_index_empty: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.remote_log_segment_id = RemoteLogSegmentIdEntry() if remote_log_segment_id is DEFAULT else remote_log_segment_id
         self.start_offset = start_offset
         self.end_offset = end_offset
@@ -284,43 +209,6 @@ class RemoteLogSegmentMetadataRecord(GeneratedStruct):
         self.remote_log_segment_state = remote_log_segment_state
         self.txn_index_empty = txn_index_empty
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, RemoteLogSegmentMetadataRecord):
-            return NotImplemented
-        return (
-            self.remote_log_segment_id == other.remote_log_segment_id
-            and self.start_offset == other.start_offset
-            and self.end_offset == other.end_offset
-            and self.broker_id == other.broker_id
-            and self.max_timestamp_ms == other.max_timestamp_ms
-            and self.event_timestamp_ms == other.event_timestamp_ms
-            and self.segment_leader_epochs == other.segment_leader_epochs
-            and self.segment_size_in_bytes == other.segment_size_in_bytes
-            and self.custom_metadata == other.custom_metadata
-            and self.remote_log_segment_state == other.remote_log_segment_state
-            and self.txn_index_empty == other.txn_index_empty
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"RemoteLogSegmentMetadataRecord("
-            f"remote_log_segment_id={self.remote_log_segment_id!r}, "
-            f"start_offset={self.start_offset!r}, "
-            f"end_offset={self.end_offset!r}, "
-            f"broker_id={self.broker_id!r}, "
-            f"max_timestamp_ms={self.max_timestamp_ms!r}, "
-            f"event_timestamp_ms={self.event_timestamp_ms!r}, "
-            f"segment_leader_epochs={self.segment_leader_epochs!r}, "
-            f"segment_size_in_bytes={self.segment_size_in_bytes!r}, "
-            f"custom_metadata={self.custom_metadata!r}, "
-            f"remote_log_segment_state={self.remote_log_segment_state!r}, "
-            f"txn_index_empty={self.txn_index_empty!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -51,40 +51,17 @@ class SegmentLeaderEpochEntry(GeneratedStruct):
     """A leader epoch found in the segment."""
     offset: int  # versions 0+
     """First offset in the segment written under that epoch."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         leader_epoch: int = 0,
         offset: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.leader_epoch = leader_epoch
         self.offset = offset
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SegmentLeaderEpochEntry):
-            return NotImplemented
-        return (
-            self.leader_epoch == other.leader_epoch
-            and self.offset == other.offset
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"SegmentLeaderEpochEntry("
-            f"leader_epoch={self.leader_epoch!r}, "
-            f"offset={self.offset!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class RemoteLogSegmentMetadataSnapshotRecord(GeneratedStruct):
@@ -138,12 +115,9 @@ class RemoteLogSegmentMetadataSnapshotRecord(GeneratedStruct):
     txn_index_empty: bool  # versions 0+, tag 0
     """True when the segment has no aborted transactions, so readers need not fetch its
     transaction index."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         segment_id: UUID = _ZERO_UUID,
         start_offset: int = 0,
         end_offset: int = 0,
@@ -157,8 +131,7 @@ class RemoteLogSegmentMetadataSnapshotRecord(GeneratedStruct):
         txn_index_empty: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.segment_id = segment_id
         self.start_offset = start_offset
         self.end_offset = end_offset
@@ -171,43 +144,6 @@ class RemoteLogSegmentMetadataSnapshotRecord(GeneratedStruct):
         self.remote_log_segment_state = remote_log_segment_state
         self.txn_index_empty = txn_index_empty
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, RemoteLogSegmentMetadataSnapshotRecord):
-            return NotImplemented
-        return (
-            self.segment_id == other.segment_id
-            and self.start_offset == other.start_offset
-            and self.end_offset == other.end_offset
-            and self.broker_id == other.broker_id
-            and self.max_timestamp_ms == other.max_timestamp_ms
-            and self.event_timestamp_ms == other.event_timestamp_ms
-            and self.segment_leader_epochs == other.segment_leader_epochs
-            and self.segment_size_in_bytes == other.segment_size_in_bytes
-            and self.custom_metadata == other.custom_metadata
-            and self.remote_log_segment_state == other.remote_log_segment_state
-            and self.txn_index_empty == other.txn_index_empty
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"RemoteLogSegmentMetadataSnapshotRecord("
-            f"segment_id={self.segment_id!r}, "
-            f"start_offset={self.start_offset!r}, "
-            f"end_offset={self.end_offset!r}, "
-            f"broker_id={self.broker_id!r}, "
-            f"max_timestamp_ms={self.max_timestamp_ms!r}, "
-            f"event_timestamp_ms={self.event_timestamp_ms!r}, "
-            f"segment_leader_epochs={self.segment_leader_epochs!r}, "
-            f"segment_size_in_bytes={self.segment_size_in_bytes!r}, "
-            f"custom_metadata={self.custom_metadata!r}, "
-            f"remote_log_segment_state={self.remote_log_segment_state!r}, "
-            f"txn_index_empty={self.txn_index_empty!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -49,44 +49,19 @@ class TopicIdPartitionEntry(GeneratedStruct):
     """Id of the topic the partition in this entry belongs to."""
     partition: int  # versions 0+
     """Index of the partition within the topic."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         id: UUID = _ZERO_UUID,
         partition: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.id = id
         self.partition = partition
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TopicIdPartitionEntry):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.id == other.id
-            and self.partition == other.partition
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"TopicIdPartitionEntry("
-            f"name={self.name!r}, "
-            f"id={self.id!r}, "
-            f"partition={self.partition!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class RemoteLogSegmentIdEntry(GeneratedStruct):
@@ -105,40 +80,17 @@ class RemoteLogSegmentIdEntry(GeneratedStruct):
     """The partition the segment belongs to."""
     id: UUID  # versions 0+
     """Id of the segment, as its first metadata record gave it."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topic_id_partition: TopicIdPartitionEntry = DEFAULT,
         id: UUID = _ZERO_UUID,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topic_id_partition = TopicIdPartitionEntry() if topic_id_partition is DEFAULT else topic_id_partition
         self.id = id
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, RemoteLogSegmentIdEntry):
-            return NotImplemented
-        return (
-            self.topic_id_partition == other.topic_id_partition
-            and self.id == other.id
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"RemoteLogSegmentIdEntry("
-            f"topic_id_partition={self.topic_id_partition!r}, "
-            f"id={self.id!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class RemoteLogSegmentMetadataUpdateRecord(GeneratedStruct):
@@ -172,12 +124,9 @@ class RemoteLogSegmentMetadataUpdateRecord(GeneratedStruct):
     """Opaque bytes the remote storage plugin returned for the segment, or null."""
     remote_log_segment_state: int  # versions 0+
     """The state the segment enters: 1 copy finished, 2 delete started, 3 delete finished."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         remote_log_segment_id: RemoteLogSegmentIdEntry = DEFAULT,
         broker_id: int = 0,
         event_timestamp_ms: int = 0,
@@ -185,39 +134,13 @@ class RemoteLogSegmentMetadataUpdateRecord(GeneratedStruct):
         remote_log_segment_state: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.remote_log_segment_id = RemoteLogSegmentIdEntry() if remote_log_segment_id is DEFAULT else remote_log_segment_id
         self.broker_id = broker_id
         self.event_timestamp_ms = event_timestamp_ms
         self.custom_metadata = custom_metadata
         self.remote_log_segment_state = remote_log_segment_state
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, RemoteLogSegmentMetadataUpdateRecord):
-            return NotImplemented
-        return (
-            self.remote_log_segment_id == other.remote_log_segment_id
-            and self.broker_id == other.broker_id
-            and self.event_timestamp_ms == other.event_timestamp_ms
-            and self.custom_metadata == other.custom_metadata
-            and self.remote_log_segment_state == other.remote_log_segment_state
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"RemoteLogSegmentMetadataUpdateRecord("
-            f"remote_log_segment_id={self.remote_log_segment_id!r}, "
-            f"broker_id={self.broker_id!r}, "
-            f"event_timestamp_ms={self.event_timestamp_ms!r}, "
-            f"custom_metadata={self.custom_metadata!r}, "
-            f"remote_log_segment_state={self.remote_log_segment_state!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -47,44 +47,19 @@ class TopicIdPartitionEntry(GeneratedStruct):
     """Id of the topic the partition in this entry belongs to."""
     partition: int  # versions 0+
     """Index of the partition within the topic."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         id: UUID = _ZERO_UUID,
         partition: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.id = id
         self.partition = partition
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TopicIdPartitionEntry):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.id == other.id
-            and self.partition == other.partition
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"TopicIdPartitionEntry("
-            f"name={self.name!r}, "
-            f"id={self.id!r}, "
-            f"partition={self.partition!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class RemotePartitionDeleteMetadataRecord(GeneratedStruct):
@@ -116,48 +91,21 @@ class RemotePartitionDeleteMetadataRecord(GeneratedStruct):
     """When the event was produced, in milliseconds since the epoch."""
     remote_partition_delete_state: int  # versions 0+
     """Deletion state: 0 marked, 1 started, 2 finished."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topic_id_partition: TopicIdPartitionEntry = DEFAULT,
         broker_id: int = 0,
         event_timestamp_ms: int = 0,
         remote_partition_delete_state: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topic_id_partition = TopicIdPartitionEntry() if topic_id_partition is DEFAULT else topic_id_partition
         self.broker_id = broker_id
         self.event_timestamp_ms = event_timestamp_ms
         self.remote_partition_delete_state = remote_partition_delete_state
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, RemotePartitionDeleteMetadataRecord):
-            return NotImplemented
-        return (
-            self.topic_id_partition == other.topic_id_partition
-            and self.broker_id == other.broker_id
-            and self.event_timestamp_ms == other.event_timestamp_ms
-            and self.remote_partition_delete_state == other.remote_partition_delete_state
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"RemotePartitionDeleteMetadataRecord("
-            f"topic_id_partition={self.topic_id_partition!r}, "
-            f"broker_id={self.broker_id!r}, "
-            f"event_timestamp_ms={self.event_timestamp_ms!r}, "
-            f"remote_partition_delete_state={self.remote_partition_delete_state!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -51,44 +51,19 @@ class RemoveRaftVoterRequest(GeneratedStruct):
     """Replica id of the voter to take out of the quorum."""
     voter_directory_id: UUID  # versions 0+
     """Log directory id of that voter, telling apart two incarnations with the same id."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         cluster_id: str | None = '',
         voter_id: int = 0,
         voter_directory_id: UUID = _ZERO_UUID,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.cluster_id = cluster_id
         self.voter_id = voter_id
         self.voter_directory_id = voter_directory_id
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, RemoveRaftVoterRequest):
-            return NotImplemented
-        return (
-            self.cluster_id == other.cluster_id
-            and self.voter_id == other.voter_id
-            and self.voter_directory_id == other.voter_directory_id
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"RemoveRaftVoterRequest("
-            f"cluster_id={self.cluster_id!r}, "
-            f"voter_id={self.voter_id!r}, "
-            f"voter_directory_id={self.voter_directory_id!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

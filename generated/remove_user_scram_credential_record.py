@@ -45,40 +45,17 @@ class RemoveUserScramCredentialRecord(GeneratedStruct):
     """Name of the user whose credential was deleted."""
     mechanism: int  # versions 0+
     """SCRAM mechanism of the deleted credential: 1 SCRAM-SHA-256, 2 SCRAM-SHA-512."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         mechanism: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.mechanism = mechanism
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, RemoveUserScramCredentialRecord):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.mechanism == other.mechanism
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"RemoveUserScramCredentialRecord("
-            f"name={self.name!r}, "
-            f"mechanism={self.mechanism!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -47,40 +47,17 @@ class RenewDelegationTokenRequest(GeneratedStruct):
     renew_period_ms: int  # versions 0+
     """How long to extend the token by, in milliseconds from the time of renewal (never past its
     maximum lifetime)."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         hmac: bytes = b'',
         renew_period_ms: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.hmac = hmac
         self.renew_period_ms = renew_period_ms
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, RenewDelegationTokenRequest):
-            return NotImplemented
-        return (
-            self.hmac == other.hmac
-            and self.renew_period_ms == other.renew_period_ms
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"RenewDelegationTokenRequest("
-            f"hmac={self.hmac!r}, "
-            f"renew_period_ms={self.renew_period_ms!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -51,48 +51,21 @@ class RequestHeader(GeneratedStruct):
     matched."""
     client_id: str | None  # versions 1+, nullable
     """The client's client.id, used in broker logs, metrics and quotas; null when not set."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         request_api_key: int = 0,
         request_api_version: int = 0,
         correlation_id: int = 0,
         client_id: str | None = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.request_api_key = request_api_key
         self.request_api_version = request_api_version
         self.correlation_id = correlation_id
         self.client_id = client_id
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, RequestHeader):
-            return NotImplemented
-        return (
-            self.request_api_key == other.request_api_key
-            and self.request_api_version == other.request_api_version
-            and self.correlation_id == other.correlation_id
-            and self.client_id == other.client_id
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"RequestHeader("
-            f"request_api_key={self.request_api_key!r}, "
-            f"request_api_version={self.request_api_version!r}, "
-            f"correlation_id={self.correlation_id!r}, "
-            f"client_id={self.client_id!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

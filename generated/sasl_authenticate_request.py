@@ -37,36 +37,15 @@ class SaslAuthenticateRequest(GeneratedStruct):
 
     auth_bytes: bytes  # versions 0+
     """Opaque SASL token the client sends in this round of the chosen mechanism's exchange."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         auth_bytes: bytes = b'',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.auth_bytes = auth_bytes
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SaslAuthenticateRequest):
-            return NotImplemented
-        return (
-            self.auth_bytes == other.auth_bytes
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"SaslAuthenticateRequest("
-            f"auth_bytes={self.auth_bytes!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

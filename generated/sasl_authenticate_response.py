@@ -54,48 +54,21 @@ class SaslAuthenticateResponse(GeneratedStruct):
     session_lifetime_ms: int  # versions 1+, ignorable
     """How long the authenticated session lasts, in milliseconds; after that the client must re-
     authenticate on the same connection. 0 means no limit."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         error_code: int = 0,
         error_message: str | None = '',
         auth_bytes: bytes = b'',
         session_lifetime_ms: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.error_code = error_code
         self.error_message = error_message
         self.auth_bytes = auth_bytes
         self.session_lifetime_ms = session_lifetime_ms
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SaslAuthenticateResponse):
-            return NotImplemented
-        return (
-            self.error_code == other.error_code
-            and self.error_message == other.error_message
-            and self.auth_bytes == other.auth_bytes
-            and self.session_lifetime_ms == other.session_lifetime_ms
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"SaslAuthenticateResponse("
-            f"error_code={self.error_code!r}, "
-            f"error_message={self.error_message!r}, "
-            f"auth_bytes={self.auth_bytes!r}, "
-            f"session_lifetime_ms={self.session_lifetime_ms!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

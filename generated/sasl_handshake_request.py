@@ -38,36 +38,15 @@ class SaslHandshakeRequest(GeneratedStruct):
     mechanism: str  # versions 0+
     """Name of the SASL mechanism the client wants, for example PLAIN, SCRAM-SHA-256, GSSAPI or
     OAUTHBEARER."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         mechanism: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.mechanism = mechanism
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SaslHandshakeRequest):
-            return NotImplemented
-        return (
-            self.mechanism == other.mechanism
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"SaslHandshakeRequest("
-            f"mechanism={self.mechanism!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

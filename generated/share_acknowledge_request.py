@@ -52,44 +52,19 @@ class AcknowledgementBatch(GeneratedStruct):
     acknowledge_types: list[int]  # versions 0+
     """Outcome per record of the range, or one for the whole range: 0 gap, 1 accept, 2 release, 3
     reject, 4 renew."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         first_offset: int = 0,
         last_offset: int = 0,
         acknowledge_types: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.first_offset = first_offset
         self.last_offset = last_offset
         self.acknowledge_types = [] if acknowledge_types is DEFAULT else acknowledge_types
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, AcknowledgementBatch):
-            return NotImplemented
-        return (
-            self.first_offset == other.first_offset
-            and self.last_offset == other.last_offset
-            and self.acknowledge_types == other.acknowledge_types
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"AcknowledgementBatch("
-            f"first_offset={self.first_offset!r}, "
-            f"last_offset={self.last_offset!r}, "
-            f"acknowledge_types={self.acknowledge_types!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class AcknowledgePartition(GeneratedStruct):
@@ -108,40 +83,17 @@ class AcknowledgePartition(GeneratedStruct):
     """Index of the partition within its topic."""
     acknowledgement_batches: list[AcknowledgementBatch]  # versions 0+
     """Ranges of records to acknowledge in this partition."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         partition_index: int = 0,
         acknowledgement_batches: list[AcknowledgementBatch] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.partition_index = partition_index
         self.acknowledgement_batches = [] if acknowledgement_batches is DEFAULT else acknowledgement_batches
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, AcknowledgePartition):
-            return NotImplemented
-        return (
-            self.partition_index == other.partition_index
-            and self.acknowledgement_batches == other.acknowledgement_batches
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"AcknowledgePartition("
-            f"partition_index={self.partition_index!r}, "
-            f"acknowledgement_batches={self.acknowledgement_batches!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class AcknowledgeTopic(GeneratedStruct):
@@ -160,40 +112,17 @@ class AcknowledgeTopic(GeneratedStruct):
     """Id of the topic the partitions in this entry belong to."""
     partitions: KeyedList[AcknowledgePartition]  # versions 0+
     """Partitions of this topic with records to acknowledge."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topic_id: UUID = _ZERO_UUID,
         partitions: list[AcknowledgePartition] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topic_id = topic_id
         self.partitions = KeyedList() if partitions is DEFAULT else partitions if type(partitions) is KeyedList or partitions is None else KeyedList(partitions)
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, AcknowledgeTopic):
-            return NotImplemented
-        return (
-            self.topic_id == other.topic_id
-            and self.partitions == other.partitions
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"AcknowledgeTopic("
-            f"topic_id={self.topic_id!r}, "
-            f"partitions={self.partitions!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class ShareAcknowledgeRequest(GeneratedStruct):
@@ -228,12 +157,9 @@ class ShareAcknowledgeRequest(GeneratedStruct):
     """True when the acknowledgement batches include Renew acknowledgements."""
     topics: KeyedList[AcknowledgeTopic]  # versions 0+
     """Topics with records to acknowledge."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         group_id: str | None = None,
         member_id: str | None = '',
         share_session_epoch: int = 0,
@@ -241,39 +167,13 @@ class ShareAcknowledgeRequest(GeneratedStruct):
         topics: list[AcknowledgeTopic] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.group_id = group_id
         self.member_id = member_id
         self.share_session_epoch = share_session_epoch
         self.is_renew_ack = is_renew_ack
         self.topics = KeyedList() if topics is DEFAULT else topics if type(topics) is KeyedList or topics is None else KeyedList(topics)
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ShareAcknowledgeRequest):
-            return NotImplemented
-        return (
-            self.group_id == other.group_id
-            and self.member_id == other.member_id
-            and self.share_session_epoch == other.share_session_epoch
-            and self.is_renew_ack == other.is_renew_ack
-            and self.topics == other.topics
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ShareAcknowledgeRequest("
-            f"group_id={self.group_id!r}, "
-            f"member_id={self.member_id!r}, "
-            f"share_session_epoch={self.share_session_epoch!r}, "
-            f"is_renew_ack={self.is_renew_ack!r}, "
-            f"topics={self.topics!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

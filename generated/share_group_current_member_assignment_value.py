@@ -42,40 +42,17 @@ class TopicPartitions(GeneratedStruct):
     """Id of the topic the partitions in this entry belong to."""
     partitions: list[int]  # versions 0+
     """Indexes of the topic's partitions."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topic_id: UUID = _ZERO_UUID,
         partitions: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topic_id = topic_id
         self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TopicPartitions):
-            return NotImplemented
-        return (
-            self.topic_id == other.topic_id
-            and self.partitions == other.partitions
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"TopicPartitions("
-            f"topic_id={self.topic_id!r}, "
-            f"partitions={self.partitions!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class ShareGroupCurrentMemberAssignmentValue(GeneratedStruct):
@@ -106,48 +83,21 @@ class ShareGroupCurrentMemberAssignmentValue(GeneratedStruct):
     """Member state code, with the codes consumer groups use (0 stable)."""
     assigned_partitions: list[TopicPartitions]  # versions 0+
     """Partitions the member has been given, grouped by topic."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         member_epoch: int = 0,
         previous_member_epoch: int = 0,
         state: int = 0,
         assigned_partitions: list[TopicPartitions] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.member_epoch = member_epoch
         self.previous_member_epoch = previous_member_epoch
         self.state = state
         self.assigned_partitions = [] if assigned_partitions is DEFAULT else assigned_partitions
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ShareGroupCurrentMemberAssignmentValue):
-            return NotImplemented
-        return (
-            self.member_epoch == other.member_epoch
-            and self.previous_member_epoch == other.previous_member_epoch
-            and self.state == other.state
-            and self.assigned_partitions == other.assigned_partitions
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ShareGroupCurrentMemberAssignmentValue("
-            f"member_epoch={self.member_epoch!r}, "
-            f"previous_member_epoch={self.previous_member_epoch!r}, "
-            f"state={self.state!r}, "
-            f"assigned_partitions={self.assigned_partitions!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

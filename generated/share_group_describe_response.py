@@ -53,44 +53,19 @@ class TopicPartitions(GeneratedStruct):
     """Name of the topic the partitions in this entry belong to."""
     partitions: list[int]  # versions 0+
     """Indexes of the assigned partitions of this topic."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topic_id: UUID = _ZERO_UUID,
         topic_name: str = '',
         partitions: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topic_id = topic_id
         self.topic_name = topic_name
         self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TopicPartitions):
-            return NotImplemented
-        return (
-            self.topic_id == other.topic_id
-            and self.topic_name == other.topic_name
-            and self.partitions == other.partitions
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"TopicPartitions("
-            f"topic_id={self.topic_id!r}, "
-            f"topic_name={self.topic_name!r}, "
-            f"partitions={self.partitions!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class Assignment(GeneratedStruct):
@@ -106,36 +81,15 @@ class Assignment(GeneratedStruct):
 
     topic_partitions: list[TopicPartitions]  # versions 0+
     """Assigned partitions, grouped by topic."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topic_partitions: list[TopicPartitions] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topic_partitions = [] if topic_partitions is DEFAULT else topic_partitions
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Assignment):
-            return NotImplemented
-        return (
-            self.topic_partitions == other.topic_partitions
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"Assignment("
-            f"topic_partitions={self.topic_partitions!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class Member(GeneratedStruct):
@@ -169,12 +123,9 @@ class Member(GeneratedStruct):
     """Topics the member subscribes to."""
     assignment: Assignment  # versions 0+
     """Partitions currently assigned to the member."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         member_id: str = '',
         rack_id: str | None = None,
         member_epoch: int = 0,
@@ -184,8 +135,7 @@ class Member(GeneratedStruct):
         assignment: Assignment = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.member_id = member_id
         self.rack_id = rack_id
         self.member_epoch = member_epoch
@@ -194,35 +144,6 @@ class Member(GeneratedStruct):
         self.subscribed_topic_names = [] if subscribed_topic_names is DEFAULT else subscribed_topic_names
         self.assignment = Assignment() if assignment is DEFAULT else assignment
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Member):
-            return NotImplemented
-        return (
-            self.member_id == other.member_id
-            and self.rack_id == other.rack_id
-            and self.member_epoch == other.member_epoch
-            and self.client_id == other.client_id
-            and self.client_host == other.client_host
-            and self.subscribed_topic_names == other.subscribed_topic_names
-            and self.assignment == other.assignment
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"Member("
-            f"member_id={self.member_id!r}, "
-            f"rack_id={self.rack_id!r}, "
-            f"member_epoch={self.member_epoch!r}, "
-            f"client_id={self.client_id!r}, "
-            f"client_host={self.client_host!r}, "
-            f"subscribed_topic_names={self.subscribed_topic_names!r}, "
-            f"assignment={self.assignment!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class DescribedGroup(GeneratedStruct):
@@ -263,12 +184,9 @@ class DescribedGroup(GeneratedStruct):
     authorized_operations: int  # versions 0+
     """Bit set of the operations the caller may perform on the group; -2147483648 when not asked
     for."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         error_code: int = 0,
         error_message: str | None = None,
         group_id: str = '',
@@ -280,8 +198,7 @@ class DescribedGroup(GeneratedStruct):
         authorized_operations: int = -2147483648,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.error_code = error_code
         self.error_message = error_message
         self.group_id = group_id
@@ -292,39 +209,6 @@ class DescribedGroup(GeneratedStruct):
         self.members = [] if members is DEFAULT else members
         self.authorized_operations = authorized_operations
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DescribedGroup):
-            return NotImplemented
-        return (
-            self.error_code == other.error_code
-            and self.error_message == other.error_message
-            and self.group_id == other.group_id
-            and self.group_state == other.group_state
-            and self.group_epoch == other.group_epoch
-            and self.assignment_epoch == other.assignment_epoch
-            and self.assignor_name == other.assignor_name
-            and self.members == other.members
-            and self.authorized_operations == other.authorized_operations
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DescribedGroup("
-            f"error_code={self.error_code!r}, "
-            f"error_message={self.error_message!r}, "
-            f"group_id={self.group_id!r}, "
-            f"group_state={self.group_state!r}, "
-            f"group_epoch={self.group_epoch!r}, "
-            f"assignment_epoch={self.assignment_epoch!r}, "
-            f"assignor_name={self.assignor_name!r}, "
-            f"members={self.members!r}, "
-            f"authorized_operations={self.authorized_operations!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class ShareGroupDescribeResponse(GeneratedStruct):
@@ -348,40 +232,17 @@ class ShareGroupDescribeResponse(GeneratedStruct):
     """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     groups: list[DescribedGroup]  # versions 0+
     """Description of each group asked for."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         throttle_time_ms: int = 0,
         groups: list[DescribedGroup] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.throttle_time_ms = throttle_time_ms
         self.groups = [] if groups is DEFAULT else groups
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ShareGroupDescribeResponse):
-            return NotImplemented
-        return (
-            self.throttle_time_ms == other.throttle_time_ms
-            and self.groups == other.groups
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ShareGroupDescribeResponse("
-            f"throttle_time_ms={self.throttle_time_ms!r}, "
-            f"groups={self.groups!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

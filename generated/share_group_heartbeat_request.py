@@ -54,12 +54,9 @@ class ShareGroupHeartbeatRequest(GeneratedStruct):
     """Rack of the member, or null when unset or unchanged since the last heartbeat."""
     subscribed_topic_names: list[str] | None  # versions 0+, nullable
     """Topics the member subscribes to, or null when unchanged since the last heartbeat."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         group_id: str = '',
         member_id: str = '',
         member_epoch: int = 0,
@@ -67,39 +64,13 @@ class ShareGroupHeartbeatRequest(GeneratedStruct):
         subscribed_topic_names: list[str] | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.group_id = group_id
         self.member_id = member_id
         self.member_epoch = member_epoch
         self.rack_id = rack_id
         self.subscribed_topic_names = subscribed_topic_names
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ShareGroupHeartbeatRequest):
-            return NotImplemented
-        return (
-            self.group_id == other.group_id
-            and self.member_id == other.member_id
-            and self.member_epoch == other.member_epoch
-            and self.rack_id == other.rack_id
-            and self.subscribed_topic_names == other.subscribed_topic_names
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ShareGroupHeartbeatRequest("
-            f"group_id={self.group_id!r}, "
-            f"member_id={self.member_id!r}, "
-            f"member_epoch={self.member_epoch!r}, "
-            f"rack_id={self.rack_id!r}, "
-            f"subscribed_topic_names={self.subscribed_topic_names!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -46,48 +46,21 @@ class ShareGroupMemberMetadataValue(GeneratedStruct):
     """Host the member connects from."""
     subscribed_topic_names: list[str]  # versions 0+
     """Topic names the member subscribes to."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         rack_id: str | None = '',
         client_id: str = '',
         client_host: str = '',
         subscribed_topic_names: list[str] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.rack_id = rack_id
         self.client_id = client_id
         self.client_host = client_host
         self.subscribed_topic_names = [] if subscribed_topic_names is DEFAULT else subscribed_topic_names
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ShareGroupMemberMetadataValue):
-            return NotImplemented
-        return (
-            self.rack_id == other.rack_id
-            and self.client_id == other.client_id
-            and self.client_host == other.client_host
-            and self.subscribed_topic_names == other.subscribed_topic_names
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ShareGroupMemberMetadataValue("
-            f"rack_id={self.rack_id!r}, "
-            f"client_id={self.client_id!r}, "
-            f"client_host={self.client_host!r}, "
-            f"subscribed_topic_names={self.subscribed_topic_names!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -46,40 +46,17 @@ class ShareGroupMetadataValue(GeneratedStruct):
     metadata_hash: int  # versions 0+
     """Hash over the metadata of every topic the group subscribes to; a change asks for a new
     assignment."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         epoch: int = 0,
         metadata_hash: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.epoch = epoch
         self.metadata_hash = metadata_hash
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ShareGroupMetadataValue):
-            return NotImplemented
-        return (
-            self.epoch == other.epoch
-            and self.metadata_hash == other.metadata_hash
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ShareGroupMetadataValue("
-            f"epoch={self.epoch!r}, "
-            f"metadata_hash={self.metadata_hash!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -44,40 +44,17 @@ class PartitionMetadata(GeneratedStruct):
     """Index of the partition within the topic."""
     racks: list[str]  # versions 0+
     """Racks of the brokers holding replicas of the partition."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         partition: int = 0,
         racks: list[str] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.partition = partition
         self.racks = [] if racks is DEFAULT else racks
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, PartitionMetadata):
-            return NotImplemented
-        return (
-            self.partition == other.partition
-            and self.racks == other.racks
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"PartitionMetadata("
-            f"partition={self.partition!r}, "
-            f"racks={self.racks!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class TopicMetadata(GeneratedStruct):
@@ -102,48 +79,21 @@ class TopicMetadata(GeneratedStruct):
     """How many partitions the topic has."""
     partition_metadata: list[PartitionMetadata]  # versions 0+
     """Racks of each partition's replicas (empty when no rack is known)."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topic_id: UUID = _ZERO_UUID,
         topic_name: str = '',
         num_partitions: int = 0,
         partition_metadata: list[PartitionMetadata] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topic_id = topic_id
         self.topic_name = topic_name
         self.num_partitions = num_partitions
         self.partition_metadata = [] if partition_metadata is DEFAULT else partition_metadata
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TopicMetadata):
-            return NotImplemented
-        return (
-            self.topic_id == other.topic_id
-            and self.topic_name == other.topic_name
-            and self.num_partitions == other.num_partitions
-            and self.partition_metadata == other.partition_metadata
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"TopicMetadata("
-            f"topic_id={self.topic_id!r}, "
-            f"topic_name={self.topic_name!r}, "
-            f"num_partitions={self.num_partitions!r}, "
-            f"partition_metadata={self.partition_metadata!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class ShareGroupPartitionMetadataValue(GeneratedStruct):
@@ -165,36 +115,15 @@ class ShareGroupPartitionMetadataValue(GeneratedStruct):
 
     topics: list[TopicMetadata]  # versions 0+
     """Metadata of each topic the group subscribes to."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topics: list[TopicMetadata] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topics = [] if topics is DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ShareGroupPartitionMetadataValue):
-            return NotImplemented
-        return (
-            self.topics == other.topics
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ShareGroupPartitionMetadataValue("
-            f"topics={self.topics!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

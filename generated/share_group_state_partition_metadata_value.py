@@ -40,44 +40,19 @@ class TopicPartitionsInfo(GeneratedStruct):
     """Name of the topic the partitions in this entry belong to."""
     partitions: list[int]  # versions 0+
     """Indexes of the topic's partitions."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topic_id: UUID = _ZERO_UUID,
         topic_name: str = '',
         partitions: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topic_id = topic_id
         self.topic_name = topic_name
         self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TopicPartitionsInfo):
-            return NotImplemented
-        return (
-            self.topic_id == other.topic_id
-            and self.topic_name == other.topic_name
-            and self.partitions == other.partitions
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"TopicPartitionsInfo("
-            f"topic_id={self.topic_id!r}, "
-            f"topic_name={self.topic_name!r}, "
-            f"partitions={self.partitions!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class TopicInfo(GeneratedStruct):
@@ -96,40 +71,17 @@ class TopicInfo(GeneratedStruct):
     """Id of the topic this entry is about."""
     topic_name: str  # versions 0+
     """Name of the topic this entry is about."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topic_id: UUID = _ZERO_UUID,
         topic_name: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topic_id = topic_id
         self.topic_name = topic_name
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TopicInfo):
-            return NotImplemented
-        return (
-            self.topic_id == other.topic_id
-            and self.topic_name == other.topic_name
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"TopicInfo("
-            f"topic_id={self.topic_id!r}, "
-            f"topic_name={self.topic_name!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class ShareGroupStatePartitionMetadataValue(GeneratedStruct):
@@ -157,44 +109,19 @@ class ShareGroupStatePartitionMetadataValue(GeneratedStruct):
     """Partitions whose share state exists at the share coordinator."""
     deleting_topics: list[TopicInfo]  # versions 0+
     """Topics whose share state is being removed."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         initializing_topics: list[TopicPartitionsInfo] = DEFAULT,
         initialized_topics: list[TopicPartitionsInfo] = DEFAULT,
         deleting_topics: list[TopicInfo] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.initializing_topics = [] if initializing_topics is DEFAULT else initializing_topics
         self.initialized_topics = [] if initialized_topics is DEFAULT else initialized_topics
         self.deleting_topics = [] if deleting_topics is DEFAULT else deleting_topics
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ShareGroupStatePartitionMetadataValue):
-            return NotImplemented
-        return (
-            self.initializing_topics == other.initializing_topics
-            and self.initialized_topics == other.initialized_topics
-            and self.deleting_topics == other.deleting_topics
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ShareGroupStatePartitionMetadataValue("
-            f"initializing_topics={self.initializing_topics!r}, "
-            f"initialized_topics={self.initialized_topics!r}, "
-            f"deleting_topics={self.deleting_topics!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

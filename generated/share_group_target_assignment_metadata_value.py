@@ -42,36 +42,15 @@ class ShareGroupTargetAssignmentMetadataValue(GeneratedStruct):
 
     assignment_epoch: int  # versions 0+
     """Group epoch the target assignment was computed for."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         assignment_epoch: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.assignment_epoch = assignment_epoch
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ShareGroupTargetAssignmentMetadataValue):
-            return NotImplemented
-        return (
-            self.assignment_epoch == other.assignment_epoch
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ShareGroupTargetAssignmentMetadataValue("
-            f"assignment_epoch={self.assignment_epoch!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

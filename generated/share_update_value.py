@@ -50,48 +50,21 @@ class StateBatch(GeneratedStruct):
     """Delivery state code of the range (0 available, 2 acknowledged, 4 archived)."""
     delivery_count: int  # versions 0+
     """How many times the range has been delivered."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         first_offset: int = 0,
         last_offset: int = 0,
         delivery_state: int = 0,
         delivery_count: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.first_offset = first_offset
         self.last_offset = last_offset
         self.delivery_state = delivery_state
         self.delivery_count = delivery_count
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, StateBatch):
-            return NotImplemented
-        return (
-            self.first_offset == other.first_offset
-            and self.last_offset == other.last_offset
-            and self.delivery_state == other.delivery_state
-            and self.delivery_count == other.delivery_count
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"StateBatch("
-            f"first_offset={self.first_offset!r}, "
-            f"last_offset={self.last_offset!r}, "
-            f"delivery_state={self.delivery_state!r}, "
-            f"delivery_count={self.delivery_count!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class ShareUpdateValue(GeneratedStruct):
@@ -124,12 +97,9 @@ class ShareUpdateValue(GeneratedStruct):
     """How many offsets at or after StartOffset are done with delivery, -1 when unknown."""
     state_batches: list[StateBatch]  # versions 0+
     """Ranges of offsets whose delivery state changed."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         snapshot_epoch: int = 0,
         leader_epoch: int = 0,
         start_offset: int = 0,
@@ -137,39 +107,13 @@ class ShareUpdateValue(GeneratedStruct):
         state_batches: list[StateBatch] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.snapshot_epoch = snapshot_epoch
         self.leader_epoch = leader_epoch
         self.start_offset = start_offset
         self.delivery_complete_count = delivery_complete_count
         self.state_batches = [] if state_batches is DEFAULT else state_batches
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ShareUpdateValue):
-            return NotImplemented
-        return (
-            self.snapshot_epoch == other.snapshot_epoch
-            and self.leader_epoch == other.leader_epoch
-            and self.start_offset == other.start_offset
-            and self.delivery_complete_count == other.delivery_complete_count
-            and self.state_batches == other.state_batches
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ShareUpdateValue("
-            f"snapshot_epoch={self.snapshot_epoch!r}, "
-            f"leader_epoch={self.leader_epoch!r}, "
-            f"start_offset={self.start_offset!r}, "
-            f"delivery_complete_count={self.delivery_complete_count!r}, "
-            f"state_batches={self.state_batches!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -45,40 +45,17 @@ class SnapshotHeaderRecord(GeneratedStruct):
     last_contained_log_timestamp: int  # versions 0+
     """Append time, in milliseconds, of the last log record the snapshot covers; used to decide
     when the log may be cleaned."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         version: int = 0,
         last_contained_log_timestamp: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.version = version
         self.last_contained_log_timestamp = last_contained_log_timestamp
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SnapshotHeaderRecord):
-            return NotImplemented
-        return (
-            self.version == other.version
-            and self.last_contained_log_timestamp == other.last_contained_log_timestamp
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"SnapshotHeaderRecord("
-            f"version={self.version!r}, "
-            f"last_contained_log_timestamp={self.last_contained_log_timestamp!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -50,40 +50,17 @@ class StopReplicaPartitionV0(GeneratedStruct):
     """Name of the topic the partition in this entry belongs to."""
     partition_index: int  # version 0
     """Index of the partition within the topic."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topic_name: str = '',
         partition_index: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topic_name = topic_name
         self.partition_index = partition_index
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, StopReplicaPartitionV0):
-            return NotImplemented
-        return (
-            self.topic_name == other.topic_name
-            and self.partition_index == other.partition_index
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"StopReplicaPartitionV0("
-            f"topic_name={self.topic_name!r}, "
-            f"partition_index={self.partition_index!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class StopReplicaTopicV1(GeneratedStruct):
@@ -102,40 +79,17 @@ class StopReplicaTopicV1(GeneratedStruct):
     """Name of the topic the partitions in this entry belong to."""
     partition_indexes: list[int]  # versions 1-2
     """Indexes of the partitions of this topic to stop."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         partition_indexes: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.partition_indexes = [] if partition_indexes is DEFAULT else partition_indexes
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, StopReplicaTopicV1):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.partition_indexes == other.partition_indexes
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"StopReplicaTopicV1("
-            f"name={self.name!r}, "
-            f"partition_indexes={self.partition_indexes!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class StopReplicaPartitionState(GeneratedStruct):
@@ -158,44 +112,19 @@ class StopReplicaPartitionState(GeneratedStruct):
     answers FENCED_LEADER_EPOCH."""
     delete_partition: bool  # versions 3+
     """Whether this replica is deleted as well as stopped."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         partition_index: int = 0,
         leader_epoch: int = -1,
         delete_partition: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.partition_index = partition_index
         self.leader_epoch = leader_epoch
         self.delete_partition = delete_partition
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, StopReplicaPartitionState):
-            return NotImplemented
-        return (
-            self.partition_index == other.partition_index
-            and self.leader_epoch == other.leader_epoch
-            and self.delete_partition == other.delete_partition
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"StopReplicaPartitionState("
-            f"partition_index={self.partition_index!r}, "
-            f"leader_epoch={self.leader_epoch!r}, "
-            f"delete_partition={self.delete_partition!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class StopReplicaTopicState(GeneratedStruct):
@@ -214,40 +143,17 @@ class StopReplicaTopicState(GeneratedStruct):
     """Name of the topic the partitions in this entry belong to."""
     partition_states: list[StopReplicaPartitionState]  # versions 3+
     """State of each partition of this topic to stop."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topic_name: str = '',
         partition_states: list[StopReplicaPartitionState] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topic_name = topic_name
         self.partition_states = [] if partition_states is DEFAULT else partition_states
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, StopReplicaTopicState):
-            return NotImplemented
-        return (
-            self.topic_name == other.topic_name
-            and self.partition_states == other.partition_states
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"StopReplicaTopicState("
-            f"topic_name={self.topic_name!r}, "
-            f"partition_states={self.partition_states!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class StopReplicaRequest(GeneratedStruct):
@@ -292,12 +198,9 @@ class StopReplicaRequest(GeneratedStruct):
     """Partitions to stop, grouped by topic (v1-v2 layout)."""
     topic_states: list[StopReplicaTopicState]  # versions 3+
     """Partitions to stop with their state, grouped by topic (v3 on)."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         controller_id: int = 0,
         is_kraft_controller: bool = False,
         controller_epoch: int = 0,
@@ -308,8 +211,7 @@ class StopReplicaRequest(GeneratedStruct):
         topic_states: list[StopReplicaTopicState] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.controller_id = controller_id
         self.is_kraft_controller = is_kraft_controller
         self.controller_epoch = controller_epoch
@@ -319,37 +221,6 @@ class StopReplicaRequest(GeneratedStruct):
         self.topics = [] if topics is DEFAULT else topics
         self.topic_states = [] if topic_states is DEFAULT else topic_states
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, StopReplicaRequest):
-            return NotImplemented
-        return (
-            self.controller_id == other.controller_id
-            and self.is_kraft_controller == other.is_kraft_controller
-            and self.controller_epoch == other.controller_epoch
-            and self.broker_epoch == other.broker_epoch
-            and self.delete_partitions == other.delete_partitions
-            and self.ungrouped_partitions == other.ungrouped_partitions
-            and self.topics == other.topics
-            and self.topic_states == other.topic_states
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"StopReplicaRequest("
-            f"controller_id={self.controller_id!r}, "
-            f"is_kraft_controller={self.is_kraft_controller!r}, "
-            f"controller_epoch={self.controller_epoch!r}, "
-            f"broker_epoch={self.broker_epoch!r}, "
-            f"delete_partitions={self.delete_partitions!r}, "
-            f"ungrouped_partitions={self.ungrouped_partitions!r}, "
-            f"topics={self.topics!r}, "
-            f"topic_states={self.topic_states!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

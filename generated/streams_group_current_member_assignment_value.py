@@ -43,44 +43,19 @@ class TaskIds(GeneratedStruct):
     assignment_epochs: list[int] | None  # versions 0+, nullable, tag 0
     """For active tasks: the epoch at which each partition (same order as Partitions) was given
     to the member, so offset commits from a member that lost it can be fenced; null otherwise."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         subtopology_id: str = '',
         partitions: list[int] = DEFAULT,
         assignment_epochs: list[int] | None = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.subtopology_id = subtopology_id
         self.partitions = [] if partitions is DEFAULT else partitions
         self.assignment_epochs = [] if assignment_epochs is DEFAULT else assignment_epochs
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TaskIds):
-            return NotImplemented
-        return (
-            self.subtopology_id == other.subtopology_id
-            and self.partitions == other.partitions
-            and self.assignment_epochs == other.assignment_epochs
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"TaskIds("
-            f"subtopology_id={self.subtopology_id!r}, "
-            f"partitions={self.partitions!r}, "
-            f"assignment_epochs={self.assignment_epochs!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class StreamsGroupCurrentMemberAssignmentValue(GeneratedStruct):
@@ -127,12 +102,9 @@ class StreamsGroupCurrentMemberAssignmentValue(GeneratedStruct):
     """Standby tasks the member still has to give up."""
     warmup_tasks_pending_revocation: list[TaskIds]  # versions 0+
     """Warm-up tasks the member still has to give up."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         member_epoch: int = 0,
         previous_member_epoch: int = 0,
         state: int = 0,
@@ -144,8 +116,7 @@ class StreamsGroupCurrentMemberAssignmentValue(GeneratedStruct):
         warmup_tasks_pending_revocation: list[TaskIds] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.member_epoch = member_epoch
         self.previous_member_epoch = previous_member_epoch
         self.state = state
@@ -156,39 +127,6 @@ class StreamsGroupCurrentMemberAssignmentValue(GeneratedStruct):
         self.standby_tasks_pending_revocation = [] if standby_tasks_pending_revocation is DEFAULT else standby_tasks_pending_revocation
         self.warmup_tasks_pending_revocation = [] if warmup_tasks_pending_revocation is DEFAULT else warmup_tasks_pending_revocation
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, StreamsGroupCurrentMemberAssignmentValue):
-            return NotImplemented
-        return (
-            self.member_epoch == other.member_epoch
-            and self.previous_member_epoch == other.previous_member_epoch
-            and self.state == other.state
-            and self.active_tasks == other.active_tasks
-            and self.standby_tasks == other.standby_tasks
-            and self.warmup_tasks == other.warmup_tasks
-            and self.active_tasks_pending_revocation == other.active_tasks_pending_revocation
-            and self.standby_tasks_pending_revocation == other.standby_tasks_pending_revocation
-            and self.warmup_tasks_pending_revocation == other.warmup_tasks_pending_revocation
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"StreamsGroupCurrentMemberAssignmentValue("
-            f"member_epoch={self.member_epoch!r}, "
-            f"previous_member_epoch={self.previous_member_epoch!r}, "
-            f"state={self.state!r}, "
-            f"active_tasks={self.active_tasks!r}, "
-            f"standby_tasks={self.standby_tasks!r}, "
-            f"warmup_tasks={self.warmup_tasks!r}, "
-            f"active_tasks_pending_revocation={self.active_tasks_pending_revocation!r}, "
-            f"standby_tasks_pending_revocation={self.standby_tasks_pending_revocation!r}, "
-            f"warmup_tasks_pending_revocation={self.warmup_tasks_pending_revocation!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -59,40 +59,17 @@ class Endpoint(GeneratedStruct):
     """Host name or IP address of the interactive-query endpoint."""
     port: int  # versions 0+
     """TCP port of the interactive-query endpoint."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         host: str = '',
         port: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.host = host
         self.port = port
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Endpoint):
-            return NotImplemented
-        return (
-            self.host == other.host
-            and self.port == other.port
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"Endpoint("
-            f"host={self.host!r}, "
-            f"port={self.port!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class TaskOffset(GeneratedStruct):
@@ -114,44 +91,19 @@ class TaskOffset(GeneratedStruct):
     """Partition (task number) of the task within its subtopology."""
     offset: int  # versions 0+
     """Offset in the task's changelog."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         subtopology_id: str = '',
         partition: int = 0,
         offset: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.subtopology_id = subtopology_id
         self.partition = partition
         self.offset = offset
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TaskOffset):
-            return NotImplemented
-        return (
-            self.subtopology_id == other.subtopology_id
-            and self.partition == other.partition
-            and self.offset == other.offset
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"TaskOffset("
-            f"subtopology_id={self.subtopology_id!r}, "
-            f"partition={self.partition!r}, "
-            f"offset={self.offset!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class TaskIds(GeneratedStruct):
@@ -170,40 +122,17 @@ class TaskIds(GeneratedStruct):
     """Id of the subtopology the tasks belong to."""
     partitions: list[int]  # versions 0+
     """Partitions of that subtopology's input whose tasks are meant."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         subtopology_id: str = '',
         partitions: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.subtopology_id = subtopology_id
         self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TaskIds):
-            return NotImplemented
-        return (
-            self.subtopology_id == other.subtopology_id
-            and self.partitions == other.partitions
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"TaskIds("
-            f"subtopology_id={self.subtopology_id!r}, "
-            f"partitions={self.partitions!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class Assignment(GeneratedStruct):
@@ -225,44 +154,19 @@ class Assignment(GeneratedStruct):
     """Standby tasks (state-store replicas), by subtopology."""
     warmup_tasks: list[TaskIds]  # versions 0+
     """Warm-up tasks restoring state before being taken over, by subtopology."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         active_tasks: list[TaskIds] = DEFAULT,
         standby_tasks: list[TaskIds] = DEFAULT,
         warmup_tasks: list[TaskIds] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.active_tasks = [] if active_tasks is DEFAULT else active_tasks
         self.standby_tasks = [] if standby_tasks is DEFAULT else standby_tasks
         self.warmup_tasks = [] if warmup_tasks is DEFAULT else warmup_tasks
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Assignment):
-            return NotImplemented
-        return (
-            self.active_tasks == other.active_tasks
-            and self.standby_tasks == other.standby_tasks
-            and self.warmup_tasks == other.warmup_tasks
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"Assignment("
-            f"active_tasks={self.active_tasks!r}, "
-            f"standby_tasks={self.standby_tasks!r}, "
-            f"warmup_tasks={self.warmup_tasks!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class KeyValue(GeneratedStruct):
@@ -281,40 +185,17 @@ class KeyValue(GeneratedStruct):
     """Name of the tag or setting."""
     value: str  # versions 0+
     """Value of the tag or setting."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         key: str = '',
         value: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.key = key
         self.value = value
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, KeyValue):
-            return NotImplemented
-        return (
-            self.key == other.key
-            and self.value == other.value
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"KeyValue("
-            f"key={self.key!r}, "
-            f"value={self.value!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class TopicInfo(GeneratedStruct):
@@ -339,48 +220,21 @@ class TopicInfo(GeneratedStruct):
     """Replication factor of the topic, or 0 for the broker's default."""
     topic_configs: list[KeyValue]  # versions 0+
     """Topic configs the topic is to be created with."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         partitions: int = 0,
         replication_factor: int = 0,
         topic_configs: list[KeyValue] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.partitions = partitions
         self.replication_factor = replication_factor
         self.topic_configs = [] if topic_configs is DEFAULT else topic_configs
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TopicInfo):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.partitions == other.partitions
-            and self.replication_factor == other.replication_factor
-            and self.topic_configs == other.topic_configs
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"TopicInfo("
-            f"name={self.name!r}, "
-            f"partitions={self.partitions!r}, "
-            f"replication_factor={self.replication_factor!r}, "
-            f"topic_configs={self.topic_configs!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class Subtopology(GeneratedStruct):
@@ -409,12 +263,9 @@ class Subtopology(GeneratedStruct):
     """Changelog topics of the subtopology's state stores."""
     repartition_source_topics: list[TopicInfo]  # versions 0+
     """Repartition topics the subtopology reads."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         subtopology_id: str = '',
         source_topics: list[str] = DEFAULT,
         repartition_sink_topics: list[str] = DEFAULT,
@@ -422,39 +273,13 @@ class Subtopology(GeneratedStruct):
         repartition_source_topics: list[TopicInfo] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.subtopology_id = subtopology_id
         self.source_topics = [] if source_topics is DEFAULT else source_topics
         self.repartition_sink_topics = [] if repartition_sink_topics is DEFAULT else repartition_sink_topics
         self.state_changelog_topics = [] if state_changelog_topics is DEFAULT else state_changelog_topics
         self.repartition_source_topics = [] if repartition_source_topics is DEFAULT else repartition_source_topics
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Subtopology):
-            return NotImplemented
-        return (
-            self.subtopology_id == other.subtopology_id
-            and self.source_topics == other.source_topics
-            and self.repartition_sink_topics == other.repartition_sink_topics
-            and self.state_changelog_topics == other.state_changelog_topics
-            and self.repartition_source_topics == other.repartition_source_topics
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"Subtopology("
-            f"subtopology_id={self.subtopology_id!r}, "
-            f"source_topics={self.source_topics!r}, "
-            f"repartition_sink_topics={self.repartition_sink_topics!r}, "
-            f"state_changelog_topics={self.state_changelog_topics!r}, "
-            f"repartition_source_topics={self.repartition_source_topics!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class Topology(GeneratedStruct):
@@ -474,40 +299,17 @@ class Topology(GeneratedStruct):
     subtopologies: list[Subtopology] | None  # versions 0+, nullable
     """Independent parts of the topology, each processing its own input partitions; null when not
     known."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         epoch: int = 0,
         subtopologies: list[Subtopology] | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.epoch = epoch
         self.subtopologies = subtopologies
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Topology):
-            return NotImplemented
-        return (
-            self.epoch == other.epoch
-            and self.subtopologies == other.subtopologies
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"Topology("
-            f"epoch={self.epoch!r}, "
-            f"subtopologies={self.subtopologies!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class Member(GeneratedStruct):
@@ -568,12 +370,9 @@ class Member(GeneratedStruct):
     """Tasks the assignor wants the member to run once reconciliation ends."""
     is_classic: bool  # versions 0+
     """Whether the member speaks the classic rebalance protocol rather than the streams one."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         member_id: str = '',
         member_epoch: int = 0,
         instance_id: str | None = None,
@@ -591,8 +390,7 @@ class Member(GeneratedStruct):
         is_classic: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.member_id = member_id
         self.member_epoch = member_epoch
         self.instance_id = instance_id
@@ -609,51 +407,6 @@ class Member(GeneratedStruct):
         self.target_assignment = Assignment() if target_assignment is DEFAULT else target_assignment
         self.is_classic = is_classic
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Member):
-            return NotImplemented
-        return (
-            self.member_id == other.member_id
-            and self.member_epoch == other.member_epoch
-            and self.instance_id == other.instance_id
-            and self.rack_id == other.rack_id
-            and self.client_id == other.client_id
-            and self.client_host == other.client_host
-            and self.topology_epoch == other.topology_epoch
-            and self.process_id == other.process_id
-            and self.user_endpoint == other.user_endpoint
-            and self.client_tags == other.client_tags
-            and self.task_offsets == other.task_offsets
-            and self.task_end_offsets == other.task_end_offsets
-            and self.assignment == other.assignment
-            and self.target_assignment == other.target_assignment
-            and self.is_classic == other.is_classic
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"Member("
-            f"member_id={self.member_id!r}, "
-            f"member_epoch={self.member_epoch!r}, "
-            f"instance_id={self.instance_id!r}, "
-            f"rack_id={self.rack_id!r}, "
-            f"client_id={self.client_id!r}, "
-            f"client_host={self.client_host!r}, "
-            f"topology_epoch={self.topology_epoch!r}, "
-            f"process_id={self.process_id!r}, "
-            f"user_endpoint={self.user_endpoint!r}, "
-            f"client_tags={self.client_tags!r}, "
-            f"task_offsets={self.task_offsets!r}, "
-            f"task_end_offsets={self.task_end_offsets!r}, "
-            f"assignment={self.assignment!r}, "
-            f"target_assignment={self.target_assignment!r}, "
-            f"is_classic={self.is_classic!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class DescribedGroup(GeneratedStruct):
@@ -695,12 +448,9 @@ class DescribedGroup(GeneratedStruct):
     authorized_operations: int  # versions 0+
     """Bit set of the operations the caller may perform on the group; -2147483648 when not asked
     for."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         error_code: int = 0,
         error_message: str | None = None,
         group_id: str = '',
@@ -712,8 +462,7 @@ class DescribedGroup(GeneratedStruct):
         authorized_operations: int = -2147483648,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.error_code = error_code
         self.error_message = error_message
         self.group_id = group_id
@@ -724,39 +473,6 @@ class DescribedGroup(GeneratedStruct):
         self.members = [] if members is DEFAULT else members
         self.authorized_operations = authorized_operations
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DescribedGroup):
-            return NotImplemented
-        return (
-            self.error_code == other.error_code
-            and self.error_message == other.error_message
-            and self.group_id == other.group_id
-            and self.group_state == other.group_state
-            and self.group_epoch == other.group_epoch
-            and self.assignment_epoch == other.assignment_epoch
-            and self.topology == other.topology
-            and self.members == other.members
-            and self.authorized_operations == other.authorized_operations
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"DescribedGroup("
-            f"error_code={self.error_code!r}, "
-            f"error_message={self.error_message!r}, "
-            f"group_id={self.group_id!r}, "
-            f"group_state={self.group_state!r}, "
-            f"group_epoch={self.group_epoch!r}, "
-            f"assignment_epoch={self.assignment_epoch!r}, "
-            f"topology={self.topology!r}, "
-            f"members={self.members!r}, "
-            f"authorized_operations={self.authorized_operations!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class StreamsGroupDescribeResponse(GeneratedStruct):
@@ -781,40 +497,17 @@ class StreamsGroupDescribeResponse(GeneratedStruct):
     """Milliseconds the request was held back by a quota; 0 when no quota applied."""
     groups: list[DescribedGroup]  # versions 0+
     """Description of each group asked for."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         throttle_time_ms: int = 0,
         groups: list[DescribedGroup] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.throttle_time_ms = throttle_time_ms
         self.groups = [] if groups is DEFAULT else groups
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, StreamsGroupDescribeResponse):
-            return NotImplemented
-        return (
-            self.throttle_time_ms == other.throttle_time_ms
-            and self.groups == other.groups
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"StreamsGroupDescribeResponse("
-            f"throttle_time_ms={self.throttle_time_ms!r}, "
-            f"groups={self.groups!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

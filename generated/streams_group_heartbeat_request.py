@@ -51,40 +51,17 @@ class KeyValue(GeneratedStruct):
     """Name of the tag or topic config."""
     value: str  # versions 0+
     """Value of the tag or topic config."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         key: str = '',
         value: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.key = key
         self.value = value
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, KeyValue):
-            return NotImplemented
-        return (
-            self.key == other.key
-            and self.value == other.value
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"KeyValue("
-            f"key={self.key!r}, "
-            f"value={self.value!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class TopicInfo(GeneratedStruct):
@@ -109,48 +86,21 @@ class TopicInfo(GeneratedStruct):
     """Replication factor the topic needs, or 0 for the broker's default."""
     topic_configs: list[KeyValue]  # versions 0+
     """Topic configuration to create the topic with."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         partitions: int = 0,
         replication_factor: int = 0,
         topic_configs: list[KeyValue] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.partitions = partitions
         self.replication_factor = replication_factor
         self.topic_configs = [] if topic_configs is DEFAULT else topic_configs
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TopicInfo):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.partitions == other.partitions
-            and self.replication_factor == other.replication_factor
-            and self.topic_configs == other.topic_configs
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"TopicInfo("
-            f"name={self.name!r}, "
-            f"partitions={self.partitions!r}, "
-            f"replication_factor={self.replication_factor!r}, "
-            f"topic_configs={self.topic_configs!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class Endpoint(GeneratedStruct):
@@ -169,40 +119,17 @@ class Endpoint(GeneratedStruct):
     """Host name or IP address of the interactive-query endpoint."""
     port: int  # versions 0+
     """TCP port of the interactive-query endpoint."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         host: str = '',
         port: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.host = host
         self.port = port
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Endpoint):
-            return NotImplemented
-        return (
-            self.host == other.host
-            and self.port == other.port
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"Endpoint("
-            f"host={self.host!r}, "
-            f"port={self.port!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class TaskOffset(GeneratedStruct):
@@ -224,44 +151,19 @@ class TaskOffset(GeneratedStruct):
     """Partition (task number) of the task within its subtopology."""
     offset: int  # versions 0+
     """Offset reached in the task's changelog."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         subtopology_id: str = '',
         partition: int = 0,
         offset: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.subtopology_id = subtopology_id
         self.partition = partition
         self.offset = offset
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TaskOffset):
-            return NotImplemented
-        return (
-            self.subtopology_id == other.subtopology_id
-            and self.partition == other.partition
-            and self.offset == other.offset
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"TaskOffset("
-            f"subtopology_id={self.subtopology_id!r}, "
-            f"partition={self.partition!r}, "
-            f"offset={self.offset!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class TaskIds(GeneratedStruct):
@@ -280,40 +182,17 @@ class TaskIds(GeneratedStruct):
     """Id of the subtopology the tasks belong to."""
     partitions: list[int]  # versions 0+
     """Partitions of that subtopology's input whose tasks are meant."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         subtopology_id: str = '',
         partitions: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.subtopology_id = subtopology_id
         self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TaskIds):
-            return NotImplemented
-        return (
-            self.subtopology_id == other.subtopology_id
-            and self.partitions == other.partitions
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"TaskIds("
-            f"subtopology_id={self.subtopology_id!r}, "
-            f"partitions={self.partitions!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class CopartitionGroup(GeneratedStruct):
@@ -335,44 +214,19 @@ class CopartitionGroup(GeneratedStruct):
     """Positions in this subtopology's SourceTopicRegex of the expressions in the group."""
     repartition_source_topics: list[int]  # versions 0+
     """Positions in this subtopology's RepartitionSourceTopics of the topics in the group."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         source_topics: list[int] = DEFAULT,
         source_topic_regex: list[int] = DEFAULT,
         repartition_source_topics: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.source_topics = [] if source_topics is DEFAULT else source_topics
         self.source_topic_regex = [] if source_topic_regex is DEFAULT else source_topic_regex
         self.repartition_source_topics = [] if repartition_source_topics is DEFAULT else repartition_source_topics
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, CopartitionGroup):
-            return NotImplemented
-        return (
-            self.source_topics == other.source_topics
-            and self.source_topic_regex == other.source_topic_regex
-            and self.repartition_source_topics == other.repartition_source_topics
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"CopartitionGroup("
-            f"source_topics={self.source_topics!r}, "
-            f"source_topic_regex={self.source_topic_regex!r}, "
-            f"repartition_source_topics={self.repartition_source_topics!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class Subtopology(GeneratedStruct):
@@ -406,12 +260,9 @@ class Subtopology(GeneratedStruct):
     """Repartition topics this subtopology reads (created by the broker)."""
     copartition_groups: list[CopartitionGroup]  # versions 0+
     """Sets of source topics that must have the same number of partitions."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         subtopology_id: str = '',
         source_topics: list[str] = DEFAULT,
         source_topic_regex: list[str] = DEFAULT,
@@ -421,8 +272,7 @@ class Subtopology(GeneratedStruct):
         copartition_groups: list[CopartitionGroup] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.subtopology_id = subtopology_id
         self.source_topics = [] if source_topics is DEFAULT else source_topics
         self.source_topic_regex = [] if source_topic_regex is DEFAULT else source_topic_regex
@@ -431,35 +281,6 @@ class Subtopology(GeneratedStruct):
         self.repartition_source_topics = [] if repartition_source_topics is DEFAULT else repartition_source_topics
         self.copartition_groups = [] if copartition_groups is DEFAULT else copartition_groups
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Subtopology):
-            return NotImplemented
-        return (
-            self.subtopology_id == other.subtopology_id
-            and self.source_topics == other.source_topics
-            and self.source_topic_regex == other.source_topic_regex
-            and self.state_changelog_topics == other.state_changelog_topics
-            and self.repartition_sink_topics == other.repartition_sink_topics
-            and self.repartition_source_topics == other.repartition_source_topics
-            and self.copartition_groups == other.copartition_groups
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"Subtopology("
-            f"subtopology_id={self.subtopology_id!r}, "
-            f"source_topics={self.source_topics!r}, "
-            f"source_topic_regex={self.source_topic_regex!r}, "
-            f"state_changelog_topics={self.state_changelog_topics!r}, "
-            f"repartition_sink_topics={self.repartition_sink_topics!r}, "
-            f"repartition_source_topics={self.repartition_source_topics!r}, "
-            f"copartition_groups={self.copartition_groups!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class Topology(GeneratedStruct):
@@ -479,40 +300,17 @@ class Topology(GeneratedStruct):
     """Epoch of the topology, bumped when the application's topology changes."""
     subtopologies: list[Subtopology]  # versions 0+
     """Independent parts of the topology."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         epoch: int = 0,
         subtopologies: list[Subtopology] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.epoch = epoch
         self.subtopologies = [] if subtopologies is DEFAULT else subtopologies
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Topology):
-            return NotImplemented
-        return (
-            self.epoch == other.epoch
-            and self.subtopologies == other.subtopologies
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"Topology("
-            f"epoch={self.epoch!r}, "
-            f"subtopologies={self.subtopologies!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class StreamsGroupHeartbeatRequest(GeneratedStruct):
@@ -586,12 +384,9 @@ class StreamsGroupHeartbeatRequest(GeneratedStruct):
     """Changelog end offsets per task, or null when unchanged."""
     shutdown_application: bool  # versions 0+
     """True to ask every member of the group to shut down."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         group_id: str = '',
         member_id: str = '',
         member_epoch: int = 0,
@@ -611,8 +406,7 @@ class StreamsGroupHeartbeatRequest(GeneratedStruct):
         shutdown_application: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.group_id = group_id
         self.member_id = member_id
         self.member_epoch = member_epoch
@@ -631,55 +425,6 @@ class StreamsGroupHeartbeatRequest(GeneratedStruct):
         self.task_end_offsets = task_end_offsets
         self.shutdown_application = shutdown_application
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, StreamsGroupHeartbeatRequest):
-            return NotImplemented
-        return (
-            self.group_id == other.group_id
-            and self.member_id == other.member_id
-            and self.member_epoch == other.member_epoch
-            and self.endpoint_information_epoch == other.endpoint_information_epoch
-            and self.instance_id == other.instance_id
-            and self.rack_id == other.rack_id
-            and self.rebalance_timeout_ms == other.rebalance_timeout_ms
-            and self.topology == other.topology
-            and self.active_tasks == other.active_tasks
-            and self.standby_tasks == other.standby_tasks
-            and self.warmup_tasks == other.warmup_tasks
-            and self.process_id == other.process_id
-            and self.user_endpoint == other.user_endpoint
-            and self.client_tags == other.client_tags
-            and self.task_offsets == other.task_offsets
-            and self.task_end_offsets == other.task_end_offsets
-            and self.shutdown_application == other.shutdown_application
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"StreamsGroupHeartbeatRequest("
-            f"group_id={self.group_id!r}, "
-            f"member_id={self.member_id!r}, "
-            f"member_epoch={self.member_epoch!r}, "
-            f"endpoint_information_epoch={self.endpoint_information_epoch!r}, "
-            f"instance_id={self.instance_id!r}, "
-            f"rack_id={self.rack_id!r}, "
-            f"rebalance_timeout_ms={self.rebalance_timeout_ms!r}, "
-            f"topology={self.topology!r}, "
-            f"active_tasks={self.active_tasks!r}, "
-            f"standby_tasks={self.standby_tasks!r}, "
-            f"warmup_tasks={self.warmup_tasks!r}, "
-            f"process_id={self.process_id!r}, "
-            f"user_endpoint={self.user_endpoint!r}, "
-            f"client_tags={self.client_tags!r}, "
-            f"task_offsets={self.task_offsets!r}, "
-            f"task_end_offsets={self.task_end_offsets!r}, "
-            f"shutdown_application={self.shutdown_application!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -48,40 +48,17 @@ class Status(GeneratedStruct):
     missing internal topics, 4 shutdown requested, 5 assignment delayed."""
     status_detail: str  # versions 0+
     """Readable detail of the condition, such as the topics concerned."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         status_code: int = 0,
         status_detail: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.status_code = status_code
         self.status_detail = status_detail
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Status):
-            return NotImplemented
-        return (
-            self.status_code == other.status_code
-            and self.status_detail == other.status_detail
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"Status("
-            f"status_code={self.status_code!r}, "
-            f"status_detail={self.status_detail!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class TopicPartition(GeneratedStruct):
@@ -100,40 +77,17 @@ class TopicPartition(GeneratedStruct):
     """Name of the topic the partitions in this entry belong to."""
     partitions: list[int]  # versions 0+
     """Indexes of the topic's partitions."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topic: str = '',
         partitions: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topic = topic
         self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TopicPartition):
-            return NotImplemented
-        return (
-            self.topic == other.topic
-            and self.partitions == other.partitions
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"TopicPartition("
-            f"topic={self.topic!r}, "
-            f"partitions={self.partitions!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class TaskIds(GeneratedStruct):
@@ -152,40 +106,17 @@ class TaskIds(GeneratedStruct):
     """Id of the subtopology the tasks belong to."""
     partitions: list[int]  # versions 0+
     """Partitions of that subtopology's input whose tasks are meant."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         subtopology_id: str = '',
         partitions: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.subtopology_id = subtopology_id
         self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TaskIds):
-            return NotImplemented
-        return (
-            self.subtopology_id == other.subtopology_id
-            and self.partitions == other.partitions
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"TaskIds("
-            f"subtopology_id={self.subtopology_id!r}, "
-            f"partitions={self.partitions!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class Endpoint(GeneratedStruct):
@@ -204,40 +135,17 @@ class Endpoint(GeneratedStruct):
     """Host name or IP address of the endpoint."""
     port: int  # versions 0+
     """TCP port of the interactive-query endpoint."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         host: str = '',
         port: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.host = host
         self.port = port
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Endpoint):
-            return NotImplemented
-        return (
-            self.host == other.host
-            and self.port == other.port
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"Endpoint("
-            f"host={self.host!r}, "
-            f"port={self.port!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class EndpointToPartitions(GeneratedStruct):
@@ -259,44 +167,19 @@ class EndpointToPartitions(GeneratedStruct):
     """Partitions whose state the member at that endpoint holds in active tasks."""
     standby_partitions: list[TopicPartition]  # versions 0+
     """Partitions whose state the member at that endpoint holds in standby tasks."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         user_endpoint: Endpoint = DEFAULT,
         active_partitions: list[TopicPartition] = DEFAULT,
         standby_partitions: list[TopicPartition] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.user_endpoint = Endpoint() if user_endpoint is DEFAULT else user_endpoint
         self.active_partitions = [] if active_partitions is DEFAULT else active_partitions
         self.standby_partitions = [] if standby_partitions is DEFAULT else standby_partitions
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, EndpointToPartitions):
-            return NotImplemented
-        return (
-            self.user_endpoint == other.user_endpoint
-            and self.active_partitions == other.active_partitions
-            and self.standby_partitions == other.standby_partitions
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"EndpointToPartitions("
-            f"user_endpoint={self.user_endpoint!r}, "
-            f"active_partitions={self.active_partitions!r}, "
-            f"standby_partitions={self.standby_partitions!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class StreamsGroupHeartbeatResponse(GeneratedStruct):
@@ -360,12 +243,9 @@ class StreamsGroupHeartbeatResponse(GeneratedStruct):
     map it has."""
     partitions_by_user_endpoint: list[EndpointToPartitions] | None  # versions 0+, nullable
     """Which partitions each member's interactive-query endpoint serves, or null when unchanged."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         throttle_time_ms: int = 0,
         error_code: int = 0,
         error_message: str | None = None,
@@ -382,8 +262,7 @@ class StreamsGroupHeartbeatResponse(GeneratedStruct):
         partitions_by_user_endpoint: list[EndpointToPartitions] | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
@@ -399,49 +278,6 @@ class StreamsGroupHeartbeatResponse(GeneratedStruct):
         self.endpoint_information_epoch = endpoint_information_epoch
         self.partitions_by_user_endpoint = partitions_by_user_endpoint
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, StreamsGroupHeartbeatResponse):
-            return NotImplemented
-        return (
-            self.throttle_time_ms == other.throttle_time_ms
-            and self.error_code == other.error_code
-            and self.error_message == other.error_message
-            and self.member_id == other.member_id
-            and self.member_epoch == other.member_epoch
-            and self.heartbeat_interval_ms == other.heartbeat_interval_ms
-            and self.acceptable_recovery_lag == other.acceptable_recovery_lag
-            and self.task_offset_interval_ms == other.task_offset_interval_ms
-            and self.status == other.status
-            and self.active_tasks == other.active_tasks
-            and self.standby_tasks == other.standby_tasks
-            and self.warmup_tasks == other.warmup_tasks
-            and self.endpoint_information_epoch == other.endpoint_information_epoch
-            and self.partitions_by_user_endpoint == other.partitions_by_user_endpoint
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"StreamsGroupHeartbeatResponse("
-            f"throttle_time_ms={self.throttle_time_ms!r}, "
-            f"error_code={self.error_code!r}, "
-            f"error_message={self.error_message!r}, "
-            f"member_id={self.member_id!r}, "
-            f"member_epoch={self.member_epoch!r}, "
-            f"heartbeat_interval_ms={self.heartbeat_interval_ms!r}, "
-            f"acceptable_recovery_lag={self.acceptable_recovery_lag!r}, "
-            f"task_offset_interval_ms={self.task_offset_interval_ms!r}, "
-            f"status={self.status!r}, "
-            f"active_tasks={self.active_tasks!r}, "
-            f"standby_tasks={self.standby_tasks!r}, "
-            f"warmup_tasks={self.warmup_tasks!r}, "
-            f"endpoint_information_epoch={self.endpoint_information_epoch!r}, "
-            f"partitions_by_user_endpoint={self.partitions_by_user_endpoint!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -41,40 +41,17 @@ class Endpoint(GeneratedStruct):
     """Host name or IP address of the interactive-query endpoint."""
     port: int  # versions 0+
     """TCP port of the interactive-query endpoint."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         host: str = '',
         port: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.host = host
         self.port = port
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Endpoint):
-            return NotImplemented
-        return (
-            self.host == other.host
-            and self.port == other.port
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"Endpoint("
-            f"host={self.host!r}, "
-            f"port={self.port!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class KeyValue(GeneratedStruct):
@@ -93,40 +70,17 @@ class KeyValue(GeneratedStruct):
     """Name of the client tag."""
     value: str  # versions 0+
     """Value of the client tag."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         key: str = '',
         value: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.key = key
         self.value = value
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, KeyValue):
-            return NotImplemented
-        return (
-            self.key == other.key
-            and self.value == other.value
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"KeyValue("
-            f"key={self.key!r}, "
-            f"value={self.value!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class StreamsGroupMemberMetadataValue(GeneratedStruct):
@@ -172,12 +126,9 @@ class StreamsGroupMemberMetadataValue(GeneratedStruct):
     """Where the instance answers interactive queries, or null."""
     client_tags: list[KeyValue]  # versions 0+
     """Tags of the client, used by rack-aware task placement."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         instance_id: str | None = '',
         rack_id: str | None = '',
         client_id: str = '',
@@ -189,8 +140,7 @@ class StreamsGroupMemberMetadataValue(GeneratedStruct):
         client_tags: list[KeyValue] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.instance_id = instance_id
         self.rack_id = rack_id
         self.client_id = client_id
@@ -201,39 +151,6 @@ class StreamsGroupMemberMetadataValue(GeneratedStruct):
         self.user_endpoint = user_endpoint
         self.client_tags = [] if client_tags is DEFAULT else client_tags
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, StreamsGroupMemberMetadataValue):
-            return NotImplemented
-        return (
-            self.instance_id == other.instance_id
-            and self.rack_id == other.rack_id
-            and self.client_id == other.client_id
-            and self.client_host == other.client_host
-            and self.rebalance_timeout_ms == other.rebalance_timeout_ms
-            and self.topology_epoch == other.topology_epoch
-            and self.process_id == other.process_id
-            and self.user_endpoint == other.user_endpoint
-            and self.client_tags == other.client_tags
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"StreamsGroupMemberMetadataValue("
-            f"instance_id={self.instance_id!r}, "
-            f"rack_id={self.rack_id!r}, "
-            f"client_id={self.client_id!r}, "
-            f"client_host={self.client_host!r}, "
-            f"rebalance_timeout_ms={self.rebalance_timeout_ms!r}, "
-            f"topology_epoch={self.topology_epoch!r}, "
-            f"process_id={self.process_id!r}, "
-            f"user_endpoint={self.user_endpoint!r}, "
-            f"client_tags={self.client_tags!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -41,40 +41,17 @@ class LastAssignmentConfig(GeneratedStruct):
     """Name of the assignor setting."""
     value: str  # versions 0+
     """Value of the setting, as text."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         key: str = '',
         value: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.key = key
         self.value = value
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, LastAssignmentConfig):
-            return NotImplemented
-        return (
-            self.key == other.key
-            and self.value == other.value
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"LastAssignmentConfig("
-            f"key={self.key!r}, "
-            f"value={self.value!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class StreamsGroupMetadataValue(GeneratedStruct):
@@ -106,48 +83,21 @@ class StreamsGroupMetadataValue(GeneratedStruct):
     last_assignment_configs: list[LastAssignmentConfig] | None  # versions 0+, nullable, tag 1
     """The assignor settings (key and value) the group's last assignment was computed with, or
     null; a change asks for a new assignment."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         epoch: int = 0,
         metadata_hash: int = 0,
         validated_topology_epoch: int = -1,
         last_assignment_configs: list[LastAssignmentConfig] | None = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.epoch = epoch
         self.metadata_hash = metadata_hash
         self.validated_topology_epoch = validated_topology_epoch
         self.last_assignment_configs = [] if last_assignment_configs is DEFAULT else last_assignment_configs
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, StreamsGroupMetadataValue):
-            return NotImplemented
-        return (
-            self.epoch == other.epoch
-            and self.metadata_hash == other.metadata_hash
-            and self.validated_topology_epoch == other.validated_topology_epoch
-            and self.last_assignment_configs == other.last_assignment_configs
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"StreamsGroupMetadataValue("
-            f"epoch={self.epoch!r}, "
-            f"metadata_hash={self.metadata_hash!r}, "
-            f"validated_topology_epoch={self.validated_topology_epoch!r}, "
-            f"last_assignment_configs={self.last_assignment_configs!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

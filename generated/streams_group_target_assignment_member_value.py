@@ -34,40 +34,17 @@ class TaskIds(GeneratedStruct):
     """Id of the subtopology the tasks belong to."""
     partitions: list[int]  # versions 0+
     """Input partitions of that subtopology, one task each."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         subtopology_id: str = '',
         partitions: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.subtopology_id = subtopology_id
         self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TaskIds):
-            return NotImplemented
-        return (
-            self.subtopology_id == other.subtopology_id
-            and self.partitions == other.partitions
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"TaskIds("
-            f"subtopology_id={self.subtopology_id!r}, "
-            f"partitions={self.partitions!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class StreamsGroupTargetAssignmentMemberValue(GeneratedStruct):
@@ -95,44 +72,19 @@ class StreamsGroupTargetAssignmentMemberValue(GeneratedStruct):
     """Standby tasks the member should keep."""
     warmup_tasks: list[TaskIds]  # versions 0+
     """Warm-up tasks the member should restore."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         active_tasks: list[TaskIds] = DEFAULT,
         standby_tasks: list[TaskIds] = DEFAULT,
         warmup_tasks: list[TaskIds] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.active_tasks = [] if active_tasks is DEFAULT else active_tasks
         self.standby_tasks = [] if standby_tasks is DEFAULT else standby_tasks
         self.warmup_tasks = [] if warmup_tasks is DEFAULT else warmup_tasks
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, StreamsGroupTargetAssignmentMemberValue):
-            return NotImplemented
-        return (
-            self.active_tasks == other.active_tasks
-            and self.standby_tasks == other.standby_tasks
-            and self.warmup_tasks == other.warmup_tasks
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"StreamsGroupTargetAssignmentMemberValue("
-            f"active_tasks={self.active_tasks!r}, "
-            f"standby_tasks={self.standby_tasks!r}, "
-            f"warmup_tasks={self.warmup_tasks!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

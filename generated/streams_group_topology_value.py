@@ -41,40 +41,17 @@ class TopicConfig(GeneratedStruct):
     """Name of a topic config to create the topic with."""
     value: str  # versions 0+
     """Value of that topic config."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         key: str = '',
         value: str = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.key = key
         self.value = value
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TopicConfig):
-            return NotImplemented
-        return (
-            self.key == other.key
-            and self.value == other.value
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"TopicConfig("
-            f"key={self.key!r}, "
-            f"value={self.value!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class TopicInfo(GeneratedStruct):
@@ -99,48 +76,21 @@ class TopicInfo(GeneratedStruct):
     """Replication factor to create it with, 0 for the broker default."""
     topic_configs: list[TopicConfig]  # versions 0+
     """Topic configurations to create it with."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         partitions: int = 0,
         replication_factor: int = 0,
         topic_configs: list[TopicConfig] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.partitions = partitions
         self.replication_factor = replication_factor
         self.topic_configs = [] if topic_configs is DEFAULT else topic_configs
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TopicInfo):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.partitions == other.partitions
-            and self.replication_factor == other.replication_factor
-            and self.topic_configs == other.topic_configs
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"TopicInfo("
-            f"name={self.name!r}, "
-            f"partitions={self.partitions!r}, "
-            f"replication_factor={self.replication_factor!r}, "
-            f"topic_configs={self.topic_configs!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class CopartitionGroup(GeneratedStruct):
@@ -162,44 +112,19 @@ class CopartitionGroup(GeneratedStruct):
     """Indexes into this subtopology's SourceTopicRegex."""
     repartition_source_topics: list[int]  # versions 0+
     """Indexes into this subtopology's RepartitionSourceTopics."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         source_topics: list[int] = DEFAULT,
         source_topic_regex: list[int] = DEFAULT,
         repartition_source_topics: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.source_topics = [] if source_topics is DEFAULT else source_topics
         self.source_topic_regex = [] if source_topic_regex is DEFAULT else source_topic_regex
         self.repartition_source_topics = [] if repartition_source_topics is DEFAULT else repartition_source_topics
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, CopartitionGroup):
-            return NotImplemented
-        return (
-            self.source_topics == other.source_topics
-            and self.source_topic_regex == other.source_topic_regex
-            and self.repartition_source_topics == other.repartition_source_topics
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"CopartitionGroup("
-            f"source_topics={self.source_topics!r}, "
-            f"source_topic_regex={self.source_topic_regex!r}, "
-            f"repartition_source_topics={self.repartition_source_topics!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class Subtopology(GeneratedStruct):
@@ -234,12 +159,9 @@ class Subtopology(GeneratedStruct):
     """Internal repartition topics the subtopology reads."""
     copartition_groups: list[CopartitionGroup]  # versions 0+
     """Sets of source topics that must have equal partition counts."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         subtopology_id: str = '',
         source_topics: list[str] = DEFAULT,
         source_topic_regex: list[str] = DEFAULT,
@@ -249,8 +171,7 @@ class Subtopology(GeneratedStruct):
         copartition_groups: list[CopartitionGroup] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.subtopology_id = subtopology_id
         self.source_topics = [] if source_topics is DEFAULT else source_topics
         self.source_topic_regex = [] if source_topic_regex is DEFAULT else source_topic_regex
@@ -259,35 +180,6 @@ class Subtopology(GeneratedStruct):
         self.repartition_source_topics = [] if repartition_source_topics is DEFAULT else repartition_source_topics
         self.copartition_groups = [] if copartition_groups is DEFAULT else copartition_groups
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Subtopology):
-            return NotImplemented
-        return (
-            self.subtopology_id == other.subtopology_id
-            and self.source_topics == other.source_topics
-            and self.source_topic_regex == other.source_topic_regex
-            and self.state_changelog_topics == other.state_changelog_topics
-            and self.repartition_sink_topics == other.repartition_sink_topics
-            and self.repartition_source_topics == other.repartition_source_topics
-            and self.copartition_groups == other.copartition_groups
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"Subtopology("
-            f"subtopology_id={self.subtopology_id!r}, "
-            f"source_topics={self.source_topics!r}, "
-            f"source_topic_regex={self.source_topic_regex!r}, "
-            f"state_changelog_topics={self.state_changelog_topics!r}, "
-            f"repartition_sink_topics={self.repartition_sink_topics!r}, "
-            f"repartition_source_topics={self.repartition_source_topics!r}, "
-            f"copartition_groups={self.copartition_groups!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class StreamsGroupTopologyValue(GeneratedStruct):
@@ -313,40 +205,17 @@ class StreamsGroupTopologyValue(GeneratedStruct):
     subtopologies: list[Subtopology]  # versions 0+
     """Independent parts of the Streams application's topology, each processing its own input
     partitions."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         epoch: int = 0,
         subtopologies: list[Subtopology] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.epoch = epoch
         self.subtopologies = [] if subtopologies is DEFAULT else subtopologies
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, StreamsGroupTopologyValue):
-            return NotImplemented
-        return (
-            self.epoch == other.epoch
-            and self.subtopologies == other.subtopologies
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"StreamsGroupTopologyValue("
-            f"epoch={self.epoch!r}, "
-            f"subtopologies={self.subtopologies!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -58,40 +58,17 @@ class TaskId(GeneratedStruct):
     """Subtopology number of the task."""
     partition: int  # versions 1-6
     """Partition number of the task."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topic_group_id: int = 0,
         partition: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topic_group_id = topic_group_id
         self.partition = partition
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TaskId):
-            return NotImplemented
-        return (
-            self.topic_group_id == other.topic_group_id
-            and self.partition == other.partition
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"TaskId("
-            f"topic_group_id={self.topic_group_id!r}, "
-            f"partition={self.partition!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class PartitionToOffsetSum(GeneratedStruct):
@@ -110,40 +87,17 @@ class PartitionToOffsetSum(GeneratedStruct):
     """Partition number of the task."""
     offset_sum: int  # versions 7-9
     """Sum of the task's changelog offsets."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         partition: int = 0,
         offset_sum: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.partition = partition
         self.offset_sum = offset_sum
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, PartitionToOffsetSum):
-            return NotImplemented
-        return (
-            self.partition == other.partition
-            and self.offset_sum == other.offset_sum
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"PartitionToOffsetSum("
-            f"partition={self.partition!r}, "
-            f"offset_sum={self.offset_sum!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class TaskOffsetSum(GeneratedStruct):
@@ -171,12 +125,9 @@ class TaskOffsetSum(GeneratedStruct):
     """Named topology the task belongs to, or null; needed to tell tasks apart."""
     partition_to_offset_sum: list[PartitionToOffsetSum]  # versions 7-9
     """Offset sum per partition of the subtopology (before v10)."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topic_group_id: int = 0,
         partition: int = 0,
         offset_sum: int = 0,
@@ -184,39 +135,13 @@ class TaskOffsetSum(GeneratedStruct):
         partition_to_offset_sum: list[PartitionToOffsetSum] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topic_group_id = topic_group_id
         self.partition = partition
         self.offset_sum = offset_sum
         self.named_topology = named_topology
         self.partition_to_offset_sum = [] if partition_to_offset_sum is DEFAULT else partition_to_offset_sum
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TaskOffsetSum):
-            return NotImplemented
-        return (
-            self.topic_group_id == other.topic_group_id
-            and self.partition == other.partition
-            and self.offset_sum == other.offset_sum
-            and self.named_topology == other.named_topology
-            and self.partition_to_offset_sum == other.partition_to_offset_sum
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"TaskOffsetSum("
-            f"topic_group_id={self.topic_group_id!r}, "
-            f"partition={self.partition!r}, "
-            f"offset_sum={self.offset_sum!r}, "
-            f"named_topology={self.named_topology!r}, "
-            f"partition_to_offset_sum={self.partition_to_offset_sum!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class ClientTag(GeneratedStruct):
@@ -235,40 +160,17 @@ class ClientTag(GeneratedStruct):
     """Name of the client tag, as UTF-8 bytes."""
     value: bytes  # versions 11+
     """Value of the client tag, as UTF-8 bytes."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         key: bytes = b'',
         value: bytes = b'',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.key = key
         self.value = value
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ClientTag):
-            return NotImplemented
-        return (
-            self.key == other.key
-            and self.value == other.value
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ClientTag("
-            f"key={self.key!r}, "
-            f"value={self.value!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class SubscriptionInfoData(GeneratedStruct):
@@ -317,12 +219,9 @@ class SubscriptionInfoData(GeneratedStruct):
     client of the application to shut down."""
     client_tags: list[ClientTag]  # versions 11+
     """Tags of the client, used by rack-aware standby placement."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         version: int = 0,
         latest_supported_version: int = -1,
         process_id: UUID = _ZERO_UUID,
@@ -335,8 +234,7 @@ class SubscriptionInfoData(GeneratedStruct):
         client_tags: list[ClientTag] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.version = version
         self.latest_supported_version = latest_supported_version
         self.process_id = process_id
@@ -348,41 +246,6 @@ class SubscriptionInfoData(GeneratedStruct):
         self.error_code = error_code
         self.client_tags = [] if client_tags is DEFAULT else client_tags
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SubscriptionInfoData):
-            return NotImplemented
-        return (
-            self.version == other.version
-            and self.latest_supported_version == other.latest_supported_version
-            and self.process_id == other.process_id
-            and self.prev_tasks == other.prev_tasks
-            and self.standby_tasks == other.standby_tasks
-            and self.user_end_point == other.user_end_point
-            and self.task_offset_sums == other.task_offset_sums
-            and self.unique_field == other.unique_field
-            and self.error_code == other.error_code
-            and self.client_tags == other.client_tags
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"SubscriptionInfoData("
-            f"version={self.version!r}, "
-            f"latest_supported_version={self.latest_supported_version!r}, "
-            f"process_id={self.process_id!r}, "
-            f"prev_tasks={self.prev_tasks!r}, "
-            f"standby_tasks={self.standby_tasks!r}, "
-            f"user_end_point={self.user_end_point!r}, "
-            f"task_offset_sums={self.task_offset_sums!r}, "
-            f"unique_field={self.unique_field!r}, "
-            f"error_code={self.error_code!r}, "
-            f"client_tags={self.client_tags!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -40,40 +40,17 @@ class SyncGroupRequestAssignment(GeneratedStruct):
     assignment: bytes  # versions 0+
     """The member's assignment for the chosen protocol (for consumers, a
     ConsumerProtocolAssignment)."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         member_id: str = '',
         assignment: bytes = b'',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.member_id = member_id
         self.assignment = assignment
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SyncGroupRequestAssignment):
-            return NotImplemented
-        return (
-            self.member_id == other.member_id
-            and self.assignment == other.assignment
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"SyncGroupRequestAssignment("
-            f"member_id={self.member_id!r}, "
-            f"assignment={self.assignment!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class SyncGroupRequest(GeneratedStruct):
@@ -115,12 +92,9 @@ class SyncGroupRequest(GeneratedStruct):
     null to skip the check."""
     assignments: list[SyncGroupRequestAssignment]  # versions 0+
     """The leader's assignment for every member; empty when sent by a follower."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         group_id: str = '',
         generation_id: int = 0,
         member_id: str = '',
@@ -130,8 +104,7 @@ class SyncGroupRequest(GeneratedStruct):
         assignments: list[SyncGroupRequestAssignment] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.group_id = group_id
         self.generation_id = generation_id
         self.member_id = member_id
@@ -140,35 +113,6 @@ class SyncGroupRequest(GeneratedStruct):
         self.protocol_name = protocol_name
         self.assignments = [] if assignments is DEFAULT else assignments
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SyncGroupRequest):
-            return NotImplemented
-        return (
-            self.group_id == other.group_id
-            and self.generation_id == other.generation_id
-            and self.member_id == other.member_id
-            and self.group_instance_id == other.group_instance_id
-            and self.protocol_type == other.protocol_type
-            and self.protocol_name == other.protocol_name
-            and self.assignments == other.assignments
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"SyncGroupRequest("
-            f"group_id={self.group_id!r}, "
-            f"generation_id={self.generation_id!r}, "
-            f"member_id={self.member_id!r}, "
-            f"group_instance_id={self.group_instance_id!r}, "
-            f"protocol_type={self.protocol_type!r}, "
-            f"protocol_name={self.protocol_name!r}, "
-            f"assignments={self.assignments!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

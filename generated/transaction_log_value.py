@@ -49,40 +49,17 @@ class PartitionsSchema(GeneratedStruct):
     """Name of the topic the partitions in this entry belong to."""
     partition_ids: list[int]  # versions 0+
     """Indexes of the topic's partitions in the transaction."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topic: str = '',
         partition_ids: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topic = topic
         self.partition_ids = [] if partition_ids is DEFAULT else partition_ids
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, PartitionsSchema):
-            return NotImplemented
-        return (
-            self.topic == other.topic
-            and self.partition_ids == other.partition_ids
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"PartitionsSchema("
-            f"topic={self.topic!r}, "
-            f"partition_ids={self.partition_ids!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class TransactionLogValue(GeneratedStruct):
@@ -139,12 +116,9 @@ class TransactionLogValue(GeneratedStruct):
     client_transaction_version: int  # versions 1+, tag 2
     """Transaction protocol version (transaction.version) the producer uses: 0 or 1 for the old
     protocol, 2 for KIP-890 part 2."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         producer_id: int = 0,
         previous_producer_id: int = -1,
         next_producer_id: int = -1,
@@ -158,8 +132,7 @@ class TransactionLogValue(GeneratedStruct):
         client_transaction_version: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.producer_id = producer_id
         self.previous_producer_id = previous_producer_id
         self.next_producer_id = next_producer_id
@@ -172,43 +145,6 @@ class TransactionLogValue(GeneratedStruct):
         self.transaction_start_timestamp_ms = transaction_start_timestamp_ms
         self.client_transaction_version = client_transaction_version
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TransactionLogValue):
-            return NotImplemented
-        return (
-            self.producer_id == other.producer_id
-            and self.previous_producer_id == other.previous_producer_id
-            and self.next_producer_id == other.next_producer_id
-            and self.producer_epoch == other.producer_epoch
-            and self.next_producer_epoch == other.next_producer_epoch
-            and self.transaction_timeout_ms == other.transaction_timeout_ms
-            and self.transaction_status == other.transaction_status
-            and self.transaction_partitions == other.transaction_partitions
-            and self.transaction_last_update_timestamp_ms == other.transaction_last_update_timestamp_ms
-            and self.transaction_start_timestamp_ms == other.transaction_start_timestamp_ms
-            and self.client_transaction_version == other.client_transaction_version
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"TransactionLogValue("
-            f"producer_id={self.producer_id!r}, "
-            f"previous_producer_id={self.previous_producer_id!r}, "
-            f"next_producer_id={self.next_producer_id!r}, "
-            f"producer_epoch={self.producer_epoch!r}, "
-            f"next_producer_epoch={self.next_producer_epoch!r}, "
-            f"transaction_timeout_ms={self.transaction_timeout_ms!r}, "
-            f"transaction_status={self.transaction_status!r}, "
-            f"transaction_partitions={self.transaction_partitions!r}, "
-            f"transaction_last_update_timestamp_ms={self.transaction_last_update_timestamp_ms!r}, "
-            f"transaction_start_timestamp_ms={self.transaction_start_timestamp_ms!r}, "
-            f"client_transaction_version={self.client_transaction_version!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -51,48 +51,21 @@ class TxnOffsetCommitRequestPartition(GeneratedStruct):
     """Leader epoch of the last record consumed, or -1 when unknown."""
     committed_metadata: str | None  # versions 0+, nullable
     """Free-form text stored with the offset, or null."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         partition_index: int = 0,
         committed_offset: int = 0,
         committed_leader_epoch: int = -1,
         committed_metadata: str | None = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.partition_index = partition_index
         self.committed_offset = committed_offset
         self.committed_leader_epoch = committed_leader_epoch
         self.committed_metadata = committed_metadata
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TxnOffsetCommitRequestPartition):
-            return NotImplemented
-        return (
-            self.partition_index == other.partition_index
-            and self.committed_offset == other.committed_offset
-            and self.committed_leader_epoch == other.committed_leader_epoch
-            and self.committed_metadata == other.committed_metadata
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"TxnOffsetCommitRequestPartition("
-            f"partition_index={self.partition_index!r}, "
-            f"committed_offset={self.committed_offset!r}, "
-            f"committed_leader_epoch={self.committed_leader_epoch!r}, "
-            f"committed_metadata={self.committed_metadata!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class TxnOffsetCommitRequestTopic(GeneratedStruct):
@@ -111,40 +84,17 @@ class TxnOffsetCommitRequestTopic(GeneratedStruct):
     """Name of the topic the partitions in this entry belong to."""
     partitions: list[TxnOffsetCommitRequestPartition]  # versions 0+
     """Partitions of this topic with an offset to commit."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         partitions: list[TxnOffsetCommitRequestPartition] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TxnOffsetCommitRequestTopic):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.partitions == other.partitions
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"TxnOffsetCommitRequestTopic("
-            f"name={self.name!r}, "
-            f"partitions={self.partitions!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class TxnOffsetCommitRequest(GeneratedStruct):
@@ -187,12 +137,9 @@ class TxnOffsetCommitRequest(GeneratedStruct):
     """Static member id set by the user, or null for a dynamic member."""
     topics: list[TxnOffsetCommitRequestTopic]  # versions 0+
     """Topics whose offsets are committed within the transaction."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         transactional_id: str = '',
         group_id: str = '',
         producer_id: int = 0,
@@ -203,8 +150,7 @@ class TxnOffsetCommitRequest(GeneratedStruct):
         topics: list[TxnOffsetCommitRequestTopic] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.transactional_id = transactional_id
         self.group_id = group_id
         self.producer_id = producer_id
@@ -214,37 +160,6 @@ class TxnOffsetCommitRequest(GeneratedStruct):
         self.group_instance_id = group_instance_id
         self.topics = [] if topics is DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TxnOffsetCommitRequest):
-            return NotImplemented
-        return (
-            self.transactional_id == other.transactional_id
-            and self.group_id == other.group_id
-            and self.producer_id == other.producer_id
-            and self.producer_epoch == other.producer_epoch
-            and self.generation_id == other.generation_id
-            and self.member_id == other.member_id
-            and self.group_instance_id == other.group_instance_id
-            and self.topics == other.topics
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"TxnOffsetCommitRequest("
-            f"transactional_id={self.transactional_id!r}, "
-            f"group_id={self.group_id!r}, "
-            f"producer_id={self.producer_id!r}, "
-            f"producer_epoch={self.producer_epoch!r}, "
-            f"generation_id={self.generation_id!r}, "
-            f"member_id={self.member_id!r}, "
-            f"group_instance_id={self.group_instance_id!r}, "
-            f"topics={self.topics!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

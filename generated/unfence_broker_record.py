@@ -44,40 +44,17 @@ class UnfenceBrokerRecord(GeneratedStruct):
     """Broker id of the broker being unfenced; it may lead and serve partitions again."""
     epoch: int  # versions 0+
     """Registration epoch of the broker; the record applies only to that registration."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         id: int = 0,
         epoch: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.id = id
         self.epoch = epoch
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, UnfenceBrokerRecord):
-            return NotImplemented
-        return (
-            self.id == other.id
-            and self.epoch == other.epoch
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"UnfenceBrokerRecord("
-            f"id={self.id!r}, "
-            f"epoch={self.epoch!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

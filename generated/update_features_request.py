@@ -51,48 +51,21 @@ class FeatureUpdateKey(GeneratedStruct):
     """v0 only (superseded by UpgradeType): allow lowering or removing the level."""
     upgrade_type: int  # versions 1+
     """1 upgrade only, 2 safe (lossless) downgrade, 3 unsafe (lossy) downgrade."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         feature: str = '',
         max_version_level: int = 0,
         allow_downgrade: bool = False,
         upgrade_type: int = 1,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.feature = feature
         self.max_version_level = max_version_level
         self.allow_downgrade = allow_downgrade
         self.upgrade_type = upgrade_type
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, FeatureUpdateKey):
-            return NotImplemented
-        return (
-            self.feature == other.feature
-            and self.max_version_level == other.max_version_level
-            and self.allow_downgrade == other.allow_downgrade
-            and self.upgrade_type == other.upgrade_type
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"FeatureUpdateKey("
-            f"feature={self.feature!r}, "
-            f"max_version_level={self.max_version_level!r}, "
-            f"allow_downgrade={self.allow_downgrade!r}, "
-            f"upgrade_type={self.upgrade_type!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class UpdateFeaturesRequest(GeneratedStruct):
@@ -120,44 +93,19 @@ class UpdateFeaturesRequest(GeneratedStruct):
     """Changes to make, one per feature."""
     validate_only: bool  # versions 1+
     """When true the controller only checks the changes and applies none of them."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         timeout_ms: int = 60000,
         feature_updates: list[FeatureUpdateKey] = DEFAULT,
         validate_only: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.timeout_ms = timeout_ms
         self.feature_updates = KeyedList() if feature_updates is DEFAULT else feature_updates if type(feature_updates) is KeyedList or feature_updates is None else KeyedList(feature_updates)
         self.validate_only = validate_only
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, UpdateFeaturesRequest):
-            return NotImplemented
-        return (
-            self.timeout_ms == other.timeout_ms
-            and self.feature_updates == other.feature_updates
-            and self.validate_only == other.validate_only
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"UpdateFeaturesRequest("
-            f"timeout_ms={self.timeout_ms!r}, "
-            f"feature_updates={self.feature_updates!r}, "
-            f"validate_only={self.validate_only!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

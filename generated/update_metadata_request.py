@@ -81,12 +81,9 @@ class UpdateMetadataPartitionState(GeneratedStruct):
     """Broker ids of every replica of the partition."""
     offline_replicas: list[int]  # versions 4+, ignorable
     """Broker ids of the replicas that are offline."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topic_name: str = '',
         partition_index: int = 0,
         controller_epoch: int = 0,
@@ -98,8 +95,7 @@ class UpdateMetadataPartitionState(GeneratedStruct):
         offline_replicas: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topic_name = topic_name
         self.partition_index = partition_index
         self.controller_epoch = controller_epoch
@@ -110,39 +106,6 @@ class UpdateMetadataPartitionState(GeneratedStruct):
         self.replicas = [] if replicas is DEFAULT else replicas
         self.offline_replicas = [] if offline_replicas is DEFAULT else offline_replicas
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, UpdateMetadataPartitionState):
-            return NotImplemented
-        return (
-            self.topic_name == other.topic_name
-            and self.partition_index == other.partition_index
-            and self.controller_epoch == other.controller_epoch
-            and self.leader == other.leader
-            and self.leader_epoch == other.leader_epoch
-            and self.isr == other.isr
-            and self.zk_version == other.zk_version
-            and self.replicas == other.replicas
-            and self.offline_replicas == other.offline_replicas
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"UpdateMetadataPartitionState("
-            f"topic_name={self.topic_name!r}, "
-            f"partition_index={self.partition_index!r}, "
-            f"controller_epoch={self.controller_epoch!r}, "
-            f"leader={self.leader!r}, "
-            f"leader_epoch={self.leader_epoch!r}, "
-            f"isr={self.isr!r}, "
-            f"zk_version={self.zk_version!r}, "
-            f"replicas={self.replicas!r}, "
-            f"offline_replicas={self.offline_replicas!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class UpdateMetadataTopicState(GeneratedStruct):
@@ -164,44 +127,19 @@ class UpdateMetadataTopicState(GeneratedStruct):
     """Id of the topic the partitions in this entry belong to."""
     partition_states: list[UpdateMetadataPartitionState]  # versions 5+
     """New state of each partition of this topic."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topic_name: str = '',
         topic_id: UUID = _ZERO_UUID,
         partition_states: list[UpdateMetadataPartitionState] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topic_name = topic_name
         self.topic_id = topic_id
         self.partition_states = [] if partition_states is DEFAULT else partition_states
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, UpdateMetadataTopicState):
-            return NotImplemented
-        return (
-            self.topic_name == other.topic_name
-            and self.topic_id == other.topic_id
-            and self.partition_states == other.partition_states
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"UpdateMetadataTopicState("
-            f"topic_name={self.topic_name!r}, "
-            f"topic_id={self.topic_id!r}, "
-            f"partition_states={self.partition_states!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class UpdateMetadataEndpoint(GeneratedStruct):
@@ -226,48 +164,21 @@ class UpdateMetadataEndpoint(GeneratedStruct):
     """Listener name of the endpoint."""
     security_protocol: int  # versions 1+
     """Security protocol id of the endpoint (0 PLAINTEXT, 1 SSL, 2 SASL_PLAINTEXT, 3 SASL_SSL)."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         port: int = 0,
         host: str = '',
         listener: str = '',
         security_protocol: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.port = port
         self.host = host
         self.listener = listener
         self.security_protocol = security_protocol
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, UpdateMetadataEndpoint):
-            return NotImplemented
-        return (
-            self.port == other.port
-            and self.host == other.host
-            and self.listener == other.listener
-            and self.security_protocol == other.security_protocol
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"UpdateMetadataEndpoint("
-            f"port={self.port!r}, "
-            f"host={self.host!r}, "
-            f"listener={self.listener!r}, "
-            f"security_protocol={self.security_protocol!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class UpdateMetadataBroker(GeneratedStruct):
@@ -295,12 +206,9 @@ class UpdateMetadataBroker(GeneratedStruct):
     """Endpoints of the broker (v1 on)."""
     rack: str | None  # versions 2+, nullable, ignorable
     """Rack of the broker, or null when none is configured."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         id: int = 0,
         v0_host: str = '',
         v0_port: int = 0,
@@ -308,39 +216,13 @@ class UpdateMetadataBroker(GeneratedStruct):
         rack: str | None = '',
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.id = id
         self.v0_host = v0_host
         self.v0_port = v0_port
         self.endpoints = [] if endpoints is DEFAULT else endpoints
         self.rack = rack
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, UpdateMetadataBroker):
-            return NotImplemented
-        return (
-            self.id == other.id
-            and self.v0_host == other.v0_host
-            and self.v0_port == other.v0_port
-            and self.endpoints == other.endpoints
-            and self.rack == other.rack
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"UpdateMetadataBroker("
-            f"id={self.id!r}, "
-            f"v0_host={self.v0_host!r}, "
-            f"v0_port={self.v0_port!r}, "
-            f"endpoints={self.endpoints!r}, "
-            f"rack={self.rack!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class UpdateMetadataRequest(GeneratedStruct):
@@ -385,12 +267,9 @@ class UpdateMetadataRequest(GeneratedStruct):
     """Partition states grouped by topic (v5 on)."""
     live_brokers: list[UpdateMetadataBroker]  # versions 0+
     """Every broker the controller considers alive, with its endpoints."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         controller_id: int = 0,
         is_kraft_controller: bool = False,
         type: int = 0,
@@ -401,8 +280,7 @@ class UpdateMetadataRequest(GeneratedStruct):
         live_brokers: list[UpdateMetadataBroker] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.controller_id = controller_id
         self.is_kraft_controller = is_kraft_controller
         self.type = type
@@ -412,37 +290,6 @@ class UpdateMetadataRequest(GeneratedStruct):
         self.topic_states = [] if topic_states is DEFAULT else topic_states
         self.live_brokers = [] if live_brokers is DEFAULT else live_brokers
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, UpdateMetadataRequest):
-            return NotImplemented
-        return (
-            self.controller_id == other.controller_id
-            and self.is_kraft_controller == other.is_kraft_controller
-            and self.type == other.type
-            and self.controller_epoch == other.controller_epoch
-            and self.broker_epoch == other.broker_epoch
-            and self.ungrouped_partition_states == other.ungrouped_partition_states
-            and self.topic_states == other.topic_states
-            and self.live_brokers == other.live_brokers
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"UpdateMetadataRequest("
-            f"controller_id={self.controller_id!r}, "
-            f"is_kraft_controller={self.is_kraft_controller!r}, "
-            f"type={self.type!r}, "
-            f"controller_epoch={self.controller_epoch!r}, "
-            f"broker_epoch={self.broker_epoch!r}, "
-            f"ungrouped_partition_states={self.ungrouped_partition_states!r}, "
-            f"topic_states={self.topic_states!r}, "
-            f"live_brokers={self.live_brokers!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

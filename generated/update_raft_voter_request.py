@@ -49,44 +49,19 @@ class Listener(GeneratedStruct):
     """Host name or IP address of the voter on that listener."""
     port: int  # versions 0+
     """TCP port of the listener."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         host: str = '',
         port: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.host = host
         self.port = port
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Listener):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.host == other.host
-            and self.port == other.port
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"Listener("
-            f"name={self.name!r}, "
-            f"host={self.host!r}, "
-            f"port={self.port!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class KRaftVersionFeature(GeneratedStruct):
@@ -105,40 +80,17 @@ class KRaftVersionFeature(GeneratedStruct):
     """Lowest kraft.version level the voter supports."""
     max_supported_version: int  # versions 0+
     """Highest kraft.version level the voter supports."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         min_supported_version: int = 0,
         max_supported_version: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.min_supported_version = min_supported_version
         self.max_supported_version = max_supported_version
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, KRaftVersionFeature):
-            return NotImplemented
-        return (
-            self.min_supported_version == other.min_supported_version
-            and self.max_supported_version == other.max_supported_version
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"KRaftVersionFeature("
-            f"min_supported_version={self.min_supported_version!r}, "
-            f"max_supported_version={self.max_supported_version!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class UpdateRaftVoterRequest(GeneratedStruct):
@@ -175,12 +127,9 @@ class UpdateRaftVoterRequest(GeneratedStruct):
     """Endpoints through which the voter can now be reached."""
     kraft_version_feature: KRaftVersionFeature  # versions 0+
     """kraft.version feature levels the voter can run."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         cluster_id: str | None = '',
         current_leader_epoch: int = 0,
         voter_id: int = 0,
@@ -189,8 +138,7 @@ class UpdateRaftVoterRequest(GeneratedStruct):
         kraft_version_feature: KRaftVersionFeature = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.cluster_id = cluster_id
         self.current_leader_epoch = current_leader_epoch
         self.voter_id = voter_id
@@ -198,33 +146,6 @@ class UpdateRaftVoterRequest(GeneratedStruct):
         self.listeners = KeyedList() if listeners is DEFAULT else listeners if type(listeners) is KeyedList or listeners is None else KeyedList(listeners)
         self.kraft_version_feature = KRaftVersionFeature() if kraft_version_feature is DEFAULT else kraft_version_feature
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, UpdateRaftVoterRequest):
-            return NotImplemented
-        return (
-            self.cluster_id == other.cluster_id
-            and self.current_leader_epoch == other.current_leader_epoch
-            and self.voter_id == other.voter_id
-            and self.voter_directory_id == other.voter_directory_id
-            and self.listeners == other.listeners
-            and self.kraft_version_feature == other.kraft_version_feature
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"UpdateRaftVoterRequest("
-            f"cluster_id={self.cluster_id!r}, "
-            f"current_leader_epoch={self.current_leader_epoch!r}, "
-            f"voter_id={self.voter_id!r}, "
-            f"voter_directory_id={self.voter_directory_id!r}, "
-            f"listeners={self.listeners!r}, "
-            f"kraft_version_feature={self.kraft_version_feature!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -58,12 +58,9 @@ class UserScramCredentialRecord(GeneratedStruct):
     """Key with which the client checks the server's signature."""
     iterations: int  # versions 0+
     """Hash iteration count of the credential."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         mechanism: int = 0,
         salt: bytes = b'',
@@ -72,8 +69,7 @@ class UserScramCredentialRecord(GeneratedStruct):
         iterations: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.mechanism = mechanism
         self.salt = salt
@@ -81,33 +77,6 @@ class UserScramCredentialRecord(GeneratedStruct):
         self.server_key = server_key
         self.iterations = iterations
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, UserScramCredentialRecord):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.mechanism == other.mechanism
-            and self.salt == other.salt
-            and self.stored_key == other.stored_key
-            and self.server_key == other.server_key
-            and self.iterations == other.iterations
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"UserScramCredentialRecord("
-            f"name={self.name!r}, "
-            f"mechanism={self.mechanism!r}, "
-            f"salt={self.salt!r}, "
-            f"stored_key={self.stored_key!r}, "
-            f"server_key={self.server_key!r}, "
-            f"iterations={self.iterations!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -70,12 +70,9 @@ class PartitionData(GeneratedStruct):
     date."""
     pre_vote: bool  # versions 2+
     """True for a pre-vote, which asks whether a vote would be granted without bumping any epoch."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         partition_index: int = 0,
         replica_epoch: int = 0,
         replica_id: int = 0,
@@ -86,8 +83,7 @@ class PartitionData(GeneratedStruct):
         pre_vote: bool = False,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.partition_index = partition_index
         self.replica_epoch = replica_epoch
         self.replica_id = replica_id
@@ -97,37 +93,6 @@ class PartitionData(GeneratedStruct):
         self.last_offset = last_offset
         self.pre_vote = pre_vote
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, PartitionData):
-            return NotImplemented
-        return (
-            self.partition_index == other.partition_index
-            and self.replica_epoch == other.replica_epoch
-            and self.replica_id == other.replica_id
-            and self.replica_directory_id == other.replica_directory_id
-            and self.voter_directory_id == other.voter_directory_id
-            and self.last_offset_epoch == other.last_offset_epoch
-            and self.last_offset == other.last_offset
-            and self.pre_vote == other.pre_vote
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"PartitionData("
-            f"partition_index={self.partition_index!r}, "
-            f"replica_epoch={self.replica_epoch!r}, "
-            f"replica_id={self.replica_id!r}, "
-            f"replica_directory_id={self.replica_directory_id!r}, "
-            f"voter_directory_id={self.voter_directory_id!r}, "
-            f"last_offset_epoch={self.last_offset_epoch!r}, "
-            f"last_offset={self.last_offset!r}, "
-            f"pre_vote={self.pre_vote!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class TopicData(GeneratedStruct):
@@ -146,40 +111,17 @@ class TopicData(GeneratedStruct):
     """Name of the Raft topic (in practice __cluster_metadata)."""
     partitions: list[PartitionData]  # versions 0+
     """Partitions of this topic the vote is for."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topic_name: str = '',
         partitions: list[PartitionData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topic_name = topic_name
         self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TopicData):
-            return NotImplemented
-        return (
-            self.topic_name == other.topic_name
-            and self.partitions == other.partitions
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"TopicData("
-            f"topic_name={self.topic_name!r}, "
-            f"partitions={self.partitions!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class VoteRequest(GeneratedStruct):
@@ -207,44 +149,19 @@ class VoteRequest(GeneratedStruct):
     """Replica id of the voter the request is addressed to, or -1."""
     topics: list[TopicData]  # versions 0+
     """Topics (the metadata log) the vote is for."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         cluster_id: str | None = None,
         voter_id: int = -1,
         topics: list[TopicData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.cluster_id = cluster_id
         self.voter_id = voter_id
         self.topics = [] if topics is DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, VoteRequest):
-            return NotImplemented
-        return (
-            self.cluster_id == other.cluster_id
-            and self.voter_id == other.voter_id
-            and self.topics == other.topics
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"VoteRequest("
-            f"cluster_id={self.cluster_id!r}, "
-            f"voter_id={self.voter_id!r}, "
-            f"topics={self.topics!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -51,44 +51,19 @@ class Endpoint(GeneratedStruct):
     """Host name or IP address of the voter on that listener."""
     port: int  # versions 0+
     """TCP port of the listener."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         host: str = '',
         port: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.host = host
         self.port = port
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Endpoint):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.host == other.host
-            and self.port == other.port
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"Endpoint("
-            f"name={self.name!r}, "
-            f"host={self.host!r}, "
-            f"port={self.port!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class KRaftVersionFeature(GeneratedStruct):
@@ -107,40 +82,17 @@ class KRaftVersionFeature(GeneratedStruct):
     """Lowest kraft.version level the voter can run."""
     max_supported_version: int  # versions 0+
     """Highest kraft.version level the voter can run."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         min_supported_version: int = 0,
         max_supported_version: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.min_supported_version = min_supported_version
         self.max_supported_version = max_supported_version
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, KRaftVersionFeature):
-            return NotImplemented
-        return (
-            self.min_supported_version == other.min_supported_version
-            and self.max_supported_version == other.max_supported_version
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"KRaftVersionFeature("
-            f"min_supported_version={self.min_supported_version!r}, "
-            f"max_supported_version={self.max_supported_version!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class Voter(GeneratedStruct):
@@ -165,48 +117,21 @@ class Voter(GeneratedStruct):
     """Listeners on which the voter can be reached."""
     kraft_version_feature: KRaftVersionFeature  # versions 0+
     """kraft.version range the voter supports."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         voter_id: int = 0,
         voter_directory_id: UUID = _ZERO_UUID,
         endpoints: list[Endpoint] = DEFAULT,
         kraft_version_feature: KRaftVersionFeature = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.voter_id = voter_id
         self.voter_directory_id = voter_directory_id
         self.endpoints = KeyedList() if endpoints is DEFAULT else endpoints if type(endpoints) is KeyedList or endpoints is None else KeyedList(endpoints)
         self.kraft_version_feature = KRaftVersionFeature() if kraft_version_feature is DEFAULT else kraft_version_feature
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Voter):
-            return NotImplemented
-        return (
-            self.voter_id == other.voter_id
-            and self.voter_directory_id == other.voter_directory_id
-            and self.endpoints == other.endpoints
-            and self.kraft_version_feature == other.kraft_version_feature
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"Voter("
-            f"voter_id={self.voter_id!r}, "
-            f"voter_directory_id={self.voter_directory_id!r}, "
-            f"endpoints={self.endpoints!r}, "
-            f"kraft_version_feature={self.kraft_version_feature!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class VotersRecord(GeneratedStruct):
@@ -230,40 +155,17 @@ class VotersRecord(GeneratedStruct):
     """Version of this control record body."""
     voters: list[Voter]  # versions 0+
     """Every voter of the quorum."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         version: int = 0,
         voters: list[Voter] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.version = version
         self.voters = [] if voters is DEFAULT else voters
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, VotersRecord):
-            return NotImplemented
-        return (
-            self.version == other.version
-            and self.voters == other.voters
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"VotersRecord("
-            f"version={self.version!r}, "
-            f"voters={self.voters!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -53,48 +53,21 @@ class StateBatch(GeneratedStruct):
     """State of the records: 0 available, 2 acknowledged, 4 archived."""
     delivery_count: int  # versions 0+
     """How many times these records have been delivered."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         first_offset: int = 0,
         last_offset: int = 0,
         delivery_state: int = 0,
         delivery_count: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.first_offset = first_offset
         self.last_offset = last_offset
         self.delivery_state = delivery_state
         self.delivery_count = delivery_count
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, StateBatch):
-            return NotImplemented
-        return (
-            self.first_offset == other.first_offset
-            and self.last_offset == other.last_offset
-            and self.delivery_state == other.delivery_state
-            and self.delivery_count == other.delivery_count
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"StateBatch("
-            f"first_offset={self.first_offset!r}, "
-            f"last_offset={self.last_offset!r}, "
-            f"delivery_state={self.delivery_state!r}, "
-            f"delivery_count={self.delivery_count!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class PartitionData(GeneratedStruct):
@@ -125,12 +98,9 @@ class PartitionData(GeneratedStruct):
     """Records past the start offset whose delivery is finished, or -1 when not tracked."""
     state_batches: list[StateBatch]  # versions 0+
     """Ranges of in-flight records whose delivery state is recorded."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         partition: int = 0,
         state_epoch: int = 0,
         leader_epoch: int = 0,
@@ -139,8 +109,7 @@ class PartitionData(GeneratedStruct):
         state_batches: list[StateBatch] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.partition = partition
         self.state_epoch = state_epoch
         self.leader_epoch = leader_epoch
@@ -148,33 +117,6 @@ class PartitionData(GeneratedStruct):
         self.delivery_complete_count = delivery_complete_count
         self.state_batches = [] if state_batches is DEFAULT else state_batches
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, PartitionData):
-            return NotImplemented
-        return (
-            self.partition == other.partition
-            and self.state_epoch == other.state_epoch
-            and self.leader_epoch == other.leader_epoch
-            and self.start_offset == other.start_offset
-            and self.delivery_complete_count == other.delivery_complete_count
-            and self.state_batches == other.state_batches
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"PartitionData("
-            f"partition={self.partition!r}, "
-            f"state_epoch={self.state_epoch!r}, "
-            f"leader_epoch={self.leader_epoch!r}, "
-            f"start_offset={self.start_offset!r}, "
-            f"delivery_complete_count={self.delivery_complete_count!r}, "
-            f"state_batches={self.state_batches!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class WriteStateData(GeneratedStruct):
@@ -193,40 +135,17 @@ class WriteStateData(GeneratedStruct):
     """Id of the topic the partitions in this entry belong to."""
     partitions: list[PartitionData]  # versions 0+
     """Partitions of this topic to write."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         topic_id: UUID = _ZERO_UUID,
         partitions: list[PartitionData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.topic_id = topic_id
         self.partitions = [] if partitions is DEFAULT else partitions
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, WriteStateData):
-            return NotImplemented
-        return (
-            self.topic_id == other.topic_id
-            and self.partitions == other.partitions
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"WriteStateData("
-            f"topic_id={self.topic_id!r}, "
-            f"partitions={self.partitions!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class WriteShareGroupStateRequest(GeneratedStruct):
@@ -252,40 +171,17 @@ class WriteShareGroupStateRequest(GeneratedStruct):
     """Id of the share group whose state is written."""
     topics: list[WriteStateData]  # versions 0+
     """Topics whose share-partition state is written."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         group_id: str = '',
         topics: list[WriteStateData] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.group_id = group_id
         self.topics = [] if topics is DEFAULT else topics
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, WriteShareGroupStateRequest):
-            return NotImplemented
-        return (
-            self.group_id == other.group_id
-            and self.topics == other.topics
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"WriteShareGroupStateRequest("
-            f"group_id={self.group_id!r}, "
-            f"topics={self.topics!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

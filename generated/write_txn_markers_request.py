@@ -43,40 +43,17 @@ class WritableTxnMarkerTopic(GeneratedStruct):
     """Name of the topic the partitions in this entry belong to."""
     partition_indexes: list[int]  # versions 0+
     """Indexes of the topic's partitions that get the marker."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         name: str = '',
         partition_indexes: list[int] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.name = name
         self.partition_indexes = [] if partition_indexes is DEFAULT else partition_indexes
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, WritableTxnMarkerTopic):
-            return NotImplemented
-        return (
-            self.name == other.name
-            and self.partition_indexes == other.partition_indexes
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"WritableTxnMarkerTopic("
-            f"name={self.name!r}, "
-            f"partition_indexes={self.partition_indexes!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class WritableTxnMarker(GeneratedStruct):
@@ -109,12 +86,9 @@ class WritableTxnMarker(GeneratedStruct):
     transaction_version: int  # versions 2+, ignorable
     """Transaction protocol version the marker belongs to: 0 or 1 for the classic protocol, 2 for
     transactions v2."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         producer_id: int = 0,
         producer_epoch: int = 0,
         transaction_result: bool = False,
@@ -123,8 +97,7 @@ class WritableTxnMarker(GeneratedStruct):
         transaction_version: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.producer_id = producer_id
         self.producer_epoch = producer_epoch
         self.transaction_result = transaction_result
@@ -132,33 +105,6 @@ class WritableTxnMarker(GeneratedStruct):
         self.coordinator_epoch = coordinator_epoch
         self.transaction_version = transaction_version
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, WritableTxnMarker):
-            return NotImplemented
-        return (
-            self.producer_id == other.producer_id
-            and self.producer_epoch == other.producer_epoch
-            and self.transaction_result == other.transaction_result
-            and self.topics == other.topics
-            and self.coordinator_epoch == other.coordinator_epoch
-            and self.transaction_version == other.transaction_version
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"WritableTxnMarker("
-            f"producer_id={self.producer_id!r}, "
-            f"producer_epoch={self.producer_epoch!r}, "
-            f"transaction_result={self.transaction_result!r}, "
-            f"topics={self.topics!r}, "
-            f"coordinator_epoch={self.coordinator_epoch!r}, "
-            f"transaction_version={self.transaction_version!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 class WriteTxnMarkersRequest(GeneratedStruct):
@@ -180,36 +126,15 @@ class WriteTxnMarkersRequest(GeneratedStruct):
 
     markers: list[WritableTxnMarker]  # versions 0+
     """Commit or abort markers the transaction coordinator asks this partition leader to append."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         markers: list[WritableTxnMarker] = DEFAULT,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.markers = [] if markers is DEFAULT else markers
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, WriteTxnMarkersRequest):
-            return NotImplemented
-        return (
-            self.markers == other.markers
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"WriteTxnMarkersRequest("
-            f"markers={self.markers!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

@@ -41,36 +41,15 @@ class ZkMigrationStateRecord(GeneratedStruct):
 
     zk_migration_state: int  # versions 0+
     """Migration state: 0 none, 1 migration, 2 pre-migration, 3 post-migration."""
-    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
 
     def __init__(
-        self,
-        *,
+        self, *,
         zk_migration_state: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
-        """Keyword arguments left out take the definition's defaults; None is Kafka's null (a
-        version where the field is not nullable refuses it when encoding)."""
+        """Arguments left out take the definition's defaults; None is Kafka's null (refused where not nullable)."""
         self.zk_migration_state = zk_migration_state
         self.unknown_tagged_fields = unknown_tagged_fields
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ZkMigrationStateRecord):
-            return NotImplemented
-        return (
-            self.zk_migration_state == other.zk_migration_state
-            and self.unknown_tagged_fields == other.unknown_tagged_fields
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return (
-            f"ZkMigrationStateRecord("
-            f"zk_migration_state={self.zk_migration_state!r}, "
-            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
-        )
 
 
 

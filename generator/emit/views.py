@@ -290,7 +290,6 @@ class StructView:
         present = [v for v, layout in enumerate(plan.table) if layout is not None]
         self.valid_versions = (present[0], present[-1]) if present else (1, 0)
         self.fields = [FieldView(f, constants) for f in s.fields]
-        self.unknown_tags_doc_text = UNKNOWN_TAGS_DOC
         self.unknown_tags_doc = repr(UNKNOWN_TAGS_DOC)
         self.omitted_marker: str | None = None  # set by ModuleView
         self.class_constants = message_constants(message) if self.is_message else []

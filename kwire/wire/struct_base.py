@@ -46,6 +46,26 @@ class GeneratedStruct:
     _LAZY_DEFAULTS: ClassVar[dict[str, Callable[[], Any]]] = {}
 
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
+
+    # --- comparison and repr, from FIELDS -------------------------------------------------------
+    # Written once here rather than field by field in every generated class: FIELDS names every
+    # field in definition order, and getattr reads it as user code would (a property or the
+    # lazy-default __getattr__ makes a default not set yet, as a generated line did).
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __eq__(self, other: object) -> bool:
+        """Equal to an instance of this class whose fields and unknown tagged fields are all equal."""
+        if not isinstance(other, type(self)):
+            return NotImplemented
+        for field in self.FIELDS:
+            if not getattr(self, field.attr) == getattr(other, field.attr):
+                return False
+        return self.unknown_tagged_fields == other.unknown_tagged_fields
+
+    def __repr__(self) -> str:
+        fields = "".join(f"{field.attr}={getattr(self, field.attr)!r}, " for field in self.FIELDS)
+        return f"{self.NAME}({fields}unknown_tagged_fields={self.unknown_tagged_fields!r})"
 
     # --- version dispatch -------------------------------------------------------------------
     @classmethod

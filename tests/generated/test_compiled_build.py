@@ -203,6 +203,21 @@ def test_compiled_objects_keep_the_public_api(compiled_generated) -> None:
         PartitionData(partition_index=2**31).encode(12)
 
 
+def test_compiled_classes_compare_and_repr_like_pure_ones(compiled_generated) -> None:
+    # __eq__, __repr__ and __hash__ = None live in the compiled base class (_base) and read FIELDS
+    from kwcompiled.fetch_response import EpochEndOffset, PartitionData
+    from kwire.generated.fetch_response import EpochEndOffset as PureEpochEndOffset
+
+    decoded = PartitionData.decode(PartitionData(records=b"").encode(12), 12)
+    assert decoded == PartitionData(records=b"") and decoded != PartitionData(records=b"", partition_index=1)
+    assert decoded != PartitionData(records=b"", unknown_tagged_fields=((9, b""),))
+    assert EpochEndOffset().__eq__(PartitionData()) is NotImplemented and EpochEndOffset() != PureEpochEndOffset()
+    assert repr(EpochEndOffset(epoch=3)) == repr(PureEpochEndOffset(epoch=3)) == (
+        "EpochEndOffset(epoch=3, end_offset=-1, unknown_tagged_fields=())")
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(EpochEndOffset())
+
+
 def test_compiled_none_is_null_and_omitted_is_the_default(compiled_generated) -> None:
     from kwcompiled.metadata_request import MetadataRequest, MetadataRequestTopic
 
