@@ -93,6 +93,14 @@ class Assignment(GeneratedStruct):
         self.topic_partitions = [] if topic_partitions is DEFAULT else topic_partitions
         self.unknown_tagged_fields = unknown_tagged_fields
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Assignment):
+            return NotImplemented
+        return (
+            self.topic_partitions == other.topic_partitions
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
+        )
+
 
 class Member(GeneratedStruct):
     """Members of the group, with their subscriptions and assignments."""

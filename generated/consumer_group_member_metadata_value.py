@@ -82,6 +82,15 @@ class ClassicMemberMetadata(GeneratedStruct):
         self.supported_protocols = [] if supported_protocols is DEFAULT else supported_protocols
         self.unknown_tagged_fields = unknown_tagged_fields
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ClassicMemberMetadata):
+            return NotImplemented
+        return (
+            self.session_timeout_ms == other.session_timeout_ms
+            and self.supported_protocols == other.supported_protocols
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
+        )
+
 
 class ConsumerGroupMemberMetadataValue(GeneratedStruct):
     """Kafka's ConsumerGroupMemberMetadataValue (coordinator-value, apiKey 5), versions 0, flexible

@@ -76,6 +76,15 @@ class ReplicaState(GeneratedStruct):
         self.replica_epoch = replica_epoch
         self.unknown_tagged_fields = unknown_tagged_fields
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ReplicaState):
+            return NotImplemented
+        return (
+            self.replica_id == other.replica_id
+            and self.replica_epoch == other.replica_epoch
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
+        )
+
 
 class FetchPartition(GeneratedStruct):
     """Partitions of the topic to fetch."""

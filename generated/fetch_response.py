@@ -81,6 +81,15 @@ class EpochEndOffset(GeneratedStruct):
         self.end_offset = end_offset
         self.unknown_tagged_fields = unknown_tagged_fields
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, EpochEndOffset):
+            return NotImplemented
+        return (
+            self.epoch == other.epoch
+            and self.end_offset == other.end_offset
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
+        )
+
 
 class LeaderIdAndEpoch(GeneratedStruct):
     """The partition's leader as this broker knows it; set with NOT_LEADER_OR_FOLLOWER or
@@ -110,6 +119,15 @@ class LeaderIdAndEpoch(GeneratedStruct):
         self.leader_id = leader_id
         self.leader_epoch = leader_epoch
         self.unknown_tagged_fields = unknown_tagged_fields
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, LeaderIdAndEpoch):
+            return NotImplemented
+        return (
+            self.leader_id == other.leader_id
+            and self.leader_epoch == other.leader_epoch
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
+        )
 
 
 class SnapshotId(GeneratedStruct):
@@ -141,6 +159,15 @@ class SnapshotId(GeneratedStruct):
         self.end_offset = end_offset
         self.epoch = epoch
         self.unknown_tagged_fields = unknown_tagged_fields
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SnapshotId):
+            return NotImplemented
+        return (
+            self.end_offset == other.end_offset
+            and self.epoch == other.epoch
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
+        )
 
 
 class AbortedTransaction(GeneratedStruct):

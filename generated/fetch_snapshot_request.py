@@ -60,6 +60,15 @@ class SnapshotId(GeneratedStruct):
         self.epoch = epoch
         self.unknown_tagged_fields = unknown_tagged_fields
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SnapshotId):
+            return NotImplemented
+        return (
+            self.end_offset == other.end_offset
+            and self.epoch == other.epoch
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
+        )
+
 
 class PartitionSnapshot(GeneratedStruct):
     """Partitions of the topic to fetch a snapshot of."""

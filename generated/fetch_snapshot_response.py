@@ -64,6 +64,15 @@ class SnapshotId(GeneratedStruct):
         self.epoch = epoch
         self.unknown_tagged_fields = unknown_tagged_fields
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SnapshotId):
+            return NotImplemented
+        return (
+            self.end_offset == other.end_offset
+            and self.epoch == other.epoch
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
+        )
+
 
 class LeaderIdAndEpoch(GeneratedStruct):
     """The partition's leader as the answering node knows it."""
@@ -92,6 +101,15 @@ class LeaderIdAndEpoch(GeneratedStruct):
         self.leader_id = leader_id
         self.leader_epoch = leader_epoch
         self.unknown_tagged_fields = unknown_tagged_fields
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, LeaderIdAndEpoch):
+            return NotImplemented
+        return (
+            self.leader_id == other.leader_id
+            and self.leader_epoch == other.leader_epoch
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
+        )
 
 
 class PartitionSnapshot(GeneratedStruct):

@@ -97,6 +97,15 @@ class LeaderIdAndEpoch(GeneratedStruct):
         self.leader_epoch = leader_epoch
         self.unknown_tagged_fields = unknown_tagged_fields
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, LeaderIdAndEpoch):
+            return NotImplemented
+        return (
+            self.leader_id == other.leader_id
+            and self.leader_epoch == other.leader_epoch
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
+        )
+
 
 class PartitionProduceResponse(GeneratedStruct):
     """One entry per partition of the topic."""

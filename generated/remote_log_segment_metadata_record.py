@@ -70,6 +70,16 @@ class TopicIdPartitionEntry(GeneratedStruct):
         self.partition = partition
         self.unknown_tagged_fields = unknown_tagged_fields
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TopicIdPartitionEntry):
+            return NotImplemented
+        return (
+            self.name == other.name
+            and self.id == other.id
+            and self.partition == other.partition
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
+        )
+
 
 class RemoteLogSegmentIdEntry(GeneratedStruct):
     """Which remote segment this is: its partition and its own id."""
@@ -98,6 +108,15 @@ class RemoteLogSegmentIdEntry(GeneratedStruct):
         self.topic_id_partition = TopicIdPartitionEntry() if topic_id_partition is DEFAULT else topic_id_partition
         self.id = id
         self.unknown_tagged_fields = unknown_tagged_fields
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RemoteLogSegmentIdEntry):
+            return NotImplemented
+        return (
+            self.topic_id_partition == other.topic_id_partition
+            and self.id == other.id
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
+        )
 
 
 class SegmentLeaderEpochEntry(GeneratedStruct):

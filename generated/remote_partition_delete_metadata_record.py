@@ -61,6 +61,16 @@ class TopicIdPartitionEntry(GeneratedStruct):
         self.partition = partition
         self.unknown_tagged_fields = unknown_tagged_fields
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TopicIdPartitionEntry):
+            return NotImplemented
+        return (
+            self.name == other.name
+            and self.id == other.id
+            and self.partition == other.partition
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
+        )
+
 
 class RemotePartitionDeleteMetadataRecord(GeneratedStruct):
     """Kafka's RemotePartitionDeleteMetadataRecord (metadata, apiKey 2), versions 0, flexible

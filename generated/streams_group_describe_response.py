@@ -168,6 +168,16 @@ class Assignment(GeneratedStruct):
         self.warmup_tasks = [] if warmup_tasks is DEFAULT else warmup_tasks
         self.unknown_tagged_fields = unknown_tagged_fields
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Assignment):
+            return NotImplemented
+        return (
+            self.active_tasks == other.active_tasks
+            and self.standby_tasks == other.standby_tasks
+            and self.warmup_tasks == other.warmup_tasks
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
+        )
+
 
 class KeyValue(GeneratedStruct):
     """The KeyValue structure of StreamsGroupDescribeResponse."""

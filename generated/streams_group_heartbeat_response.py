@@ -147,6 +147,15 @@ class Endpoint(GeneratedStruct):
         self.port = port
         self.unknown_tagged_fields = unknown_tagged_fields
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Endpoint):
+            return NotImplemented
+        return (
+            self.host == other.host
+            and self.port == other.port
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
+        )
+
 
 class EndpointToPartitions(GeneratedStruct):
     """Which partitions each member's interactive-query endpoint serves, or null when unchanged."""

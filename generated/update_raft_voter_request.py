@@ -92,6 +92,15 @@ class KRaftVersionFeature(GeneratedStruct):
         self.max_supported_version = max_supported_version
         self.unknown_tagged_fields = unknown_tagged_fields
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, KRaftVersionFeature):
+            return NotImplemented
+        return (
+            self.min_supported_version == other.min_supported_version
+            and self.max_supported_version == other.max_supported_version
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
+        )
+
 
 class UpdateRaftVoterRequest(GeneratedStruct):
     """Kafka's UpdateRaftVoterRequest (request, apiKey 82), versions 0, flexible versions 0+."""

@@ -65,6 +65,17 @@ class CurrentLeader(GeneratedStruct):
         self.port = port
         self.unknown_tagged_fields = unknown_tagged_fields
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, CurrentLeader):
+            return NotImplemented
+        return (
+            self.leader_id == other.leader_id
+            and self.leader_epoch == other.leader_epoch
+            and self.host == other.host
+            and self.port == other.port
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
+        )
+
 
 class UpdateRaftVoterResponse(GeneratedStruct):
     """Kafka's UpdateRaftVoterResponse (response, apiKey 82), versions 0, flexible versions 0+."""

@@ -48,7 +48,8 @@ class PurePython:
     # A nullable compact array between two fixed-width runs, when null or empty, is read with them
     # in one struct call (ops.EmptyArrayBridge); compiled code reads runs with integer readers.
     bridges_empty_arrays = True
-    # __eq__ comes from GeneratedStruct, one loop over FIELDS (it keeps generated/ small).
+    # __eq__ comes from GeneratedStruct, one loop over FIELDS (it keeps generated/ small), except
+    # in the structs writers compare with their default (views.ModuleView).
     field_by_field_eq = False
     # The plan picks the steps shaped for mypyc (.compiled_ops): fixed-width integers read with
     # the integer readers of ``_base`` (a C call each, where CPython is faster with one struct

@@ -292,6 +292,7 @@ class StructView:
         self.fields = [FieldView(f, constants) for f in s.fields]
         self.unknown_tags_doc = repr(UNKNOWN_TAGS_DOC)
         self.omitted_marker: str | None = None  # set by ModuleView
+        self.own_eq = False  # a field-by-field __eq__ of its own: set by ModuleView
         self.class_constants = message_constants(message) if self.is_message else []
         for f in self.fields:
             if f.field.name in plan.made_on_first_read:
@@ -323,6 +324,13 @@ class ModuleView:
                   if f.field.type.is_struct and f.param_default == flavour.omitted(f.field.type.name)}
         for s in self.structs:
             s.omitted_marker = flavour.omitted_struct(s.name) if s.name in marked else None
+        # Structs that writers compare with a new default instance (a tagged or versioned struct
+        # field, FieldView.differs_from_default): once per element, so they keep a field-by-field
+        # __eq__; GeneratedStruct's generic one made FetchResponse v12 encode 5% slower.
+        compared = {f.type.name for sp in module_plan.structs for f in sp.struct.fields
+                    if f.type.is_struct and not f.type.is_array and not f.has_null_default}
+        for s in self.structs:
+            s.own_eq = flavour.field_by_field_eq or s.name in compared
         self.helpers = module_plan.helpers
         self.has_records = any(f.type.name == "records" for sp in module_plan.structs for f in sp.struct.fields)
         self.api_key = message.api_key
