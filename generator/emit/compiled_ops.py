@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..model import Field  # noqa: F401  (the inherited constructors' annotations: pdoc resolves them here)
 from .code import Lines
 from .flavours import Flavour
-from .ops import FixedArray, FixedRun, StructArray
+from .ops import FixedArray, FixedRun, Layout, LayoutName, StructArray  # noqa: F401  (the same)
 
 # Fixed-width types compiled code reads with the integer readers of kwire.wire.struct_base
 # (float64 keeps struct: compiled arithmetic has no cheaper way to build a double).
