@@ -124,7 +124,7 @@ def convert(cls: type[GeneratedStruct], obj: GeneratedStruct, to_version: int) -
         return "failed", [f"reading back v{to_version} raised {type(exc).__name__}: {exc}"]
     if again != data:
         return "failed", [f"re-encoding what v{to_version} read gives different bytes"]
-    if back == obj:  # the generated __eq__ is fast; name the fields only when something differs
+    if back == obj:  # one comparison; name the fields only when something differs
         return "lossless", []
     return "lossy", differences(obj, back) or ["(unnamed difference)"]
 
