@@ -2,10 +2,9 @@
 
 Metadata message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per wire layout, the versions that share one (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,9 +20,8 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 class AbortTransactionRecord(GeneratedStruct):
     """Kafka's AbortTransactionRecord (metadata, apiKey 25), versions 0, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "reason": 'Optional human-readable explanation for the abort.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AbortTransactionRecord"
@@ -53,11 +51,9 @@ class AbortTransactionRecord(GeneratedStruct):
 def _read_AbortTransactionRecord_v0(buf: bytes, pos: int) -> tuple[AbortTransactionRecord, int]:
     record = blank_instance(AbortTransactionRecord)
     record.reason = None
-    field = ""
-    index = 0
+    field = "(tagged fields)"
     size = len(buf)
     try:
-        field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             record.unknown_tagged_fields = ()
@@ -99,14 +95,13 @@ def _read_AbortTransactionRecord_v0(buf: bytes, pos: int) -> tuple[AbortTransact
                     pos = end
             record.unknown_tagged_fields = tuple(unknown)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return record, pos
 
 
 def _write_AbortTransactionRecord_v0(record: AbortTransactionRecord, out: bytearray) -> None:
-    field = ""
+    field = "(tagged fields)"
     try:
-        field = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
         if record.reason is not None:
             payload = bytearray()

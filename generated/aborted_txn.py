@@ -2,10 +2,9 @@
 
 Data message, versions 0, flexible versions none.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -26,12 +25,11 @@ _pack_AbortedTxn_producer_id_to_last_stable_offset = struct.Struct(">qqqq").pack
 class AbortedTxn(GeneratedStruct):
     """Kafka's AbortedTxn (data), versions 0, flexible versions none."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "producer_id": 'Producer id of the transaction that was aborted; records of this producer in the range are skipped by read_committed consumers.',
         "first_offset": 'Offset of the first record the aborted transaction wrote to this partition.',
         "last_offset": 'Offset of the abort marker (control record) that closed the transaction.',
         "last_stable_offset": 'Last stable offset of the partition at the time the abort marker was written.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AbortedTxn"
@@ -71,26 +69,23 @@ class AbortedTxn(GeneratedStruct):
 
 # --- AbortedTxn, version 0 ---
 
-def _read_AbortedTxn_v0(buf: bytes, pos: int) -> tuple[AbortedTxn, int]:
+def _read_AbortedTxn_v0(buf: bytes, pos: int, version: int) -> tuple[AbortedTxn, int]:
     txn = blank_instance(AbortedTxn)
-    field = ""
-    index = 0
+    field = "producer_id, first_offset, last_offset, last_stable_offset"
     try:
-        field = "producer_id, first_offset, last_offset, last_stable_offset"
         txn.producer_id, txn.first_offset, txn.last_offset, txn.last_stable_offset = _unpack_AbortedTxn_producer_id_to_last_stable_offset(buf, pos)
         pos += 32
         txn.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return txn, pos
 
 
-def _write_AbortedTxn_v0(txn: AbortedTxn, out: bytearray) -> None:
+def _write_AbortedTxn_v0(txn: AbortedTxn, out: bytearray, version: int) -> None:
     if txn.unknown_tagged_fields:
         raise UnsupportedVersionError("AbortedTxn version 0 cannot carry tagged fields")
-    field = ""
+    field = "producer_id, first_offset, last_offset, last_stable_offset"
     try:
-        field = "producer_id, first_offset, last_offset, last_stable_offset"
         out += _pack_AbortedTxn_producer_id_to_last_stable_offset(txn.producer_id, txn.first_offset, txn.last_offset, txn.last_stable_offset)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -101,8 +96,8 @@ def _write_AbortedTxn_v0(txn: AbortedTxn, out: bytearray) -> None:
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-AbortedTxn._READERS = (_read_AbortedTxn_v0,)
-AbortedTxn._WRITERS = (_write_AbortedTxn_v0,)
+AbortedTxn._READERS = _w.bind_versions((_read_AbortedTxn_v0,))
+AbortedTxn._WRITERS = _w.bind_versions((_write_AbortedTxn_v0,))
 AbortedTxn.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="producer_id", json_name="producerId", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="first_offset", json_name="firstOffset", type="int64", versions=_V0_PLUS, default=0),

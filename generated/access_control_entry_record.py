@@ -2,10 +2,9 @@
 
 Metadata message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per wire layout, the versions that share one (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -33,7 +32,7 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class AccessControlEntryRecord(GeneratedStruct):
     """Kafka's AccessControlEntryRecord (metadata, apiKey 18), versions 0, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "id": 'Uuid the controller gave this ACL binding; RemoveAccessControlEntryRecord names it to delete the binding.',
         "resource_type": 'Kind of resource protected, as an AclResourceType code (2 topic, 3 group, 4 cluster, 5 transactional id, 6 delegation token, 7 user).',
         "resource_name": 'Name of the protected resource, or the prefix of names when PatternType is prefixed; "*" matches every resource of the type.',
@@ -42,7 +41,6 @@ class AccessControlEntryRecord(GeneratedStruct):
         "host": 'Client host the binding applies to; "*" means any host.',
         "operation": 'Operation allowed or denied, as an AclOperation code (for example 2 all, 3 read, 4 write).',
         "permission_type": '3 to allow the operation, 2 to deny it (AclPermissionType); a deny binding wins over an allow.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AccessControlEntryRecord"
@@ -104,11 +102,9 @@ class AccessControlEntryRecord(GeneratedStruct):
 
 def _read_AccessControlEntryRecord_v0(buf: bytes, pos: int) -> tuple[AccessControlEntryRecord, int]:
     record = blank_instance(AccessControlEntryRecord)
-    field = ""
-    index = 0
+    field = "id"
     size = len(buf)
     try:
-        field = "id"
         record.id, pos = _w.read_uuid(buf, pos)
         field = "resource_type"
         (record.resource_type,) = _unpack_AccessControlEntryRecord_resource_type(buf, pos)
@@ -162,14 +158,13 @@ def _read_AccessControlEntryRecord_v0(buf: bytes, pos: int) -> tuple[AccessContr
         else:  # tags these versions do not know, kept as they came
             record.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return record, pos
 
 
 def _write_AccessControlEntryRecord_v0(record: AccessControlEntryRecord, out: bytearray) -> None:
-    field = ""
+    field = "id"
     try:
-        field = "id"
         out += _w.uuid_bytes(record.id)
         field = "resource_type"
         out += _pack_AccessControlEntryRecord_resource_type(record.resource_type)

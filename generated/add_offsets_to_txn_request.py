@@ -2,10 +2,9 @@
 
 Request message, versions 0-4, flexible versions 3+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -26,12 +25,11 @@ _pack_AddOffsetsToTxnRequest_producer_id_producer_epoch = struct.Struct(">qh").p
 class AddOffsetsToTxnRequest(GeneratedStruct):
     """Kafka's AddOffsetsToTxnRequest (request, apiKey 25), versions 0-4, flexible versions 3+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "transactional_id": "The producer's transactional.id, which names the transaction and picks its coordinator.",
         "producer_id": 'Producer id the coordinator gave this transactional id (from InitProducerId).',
         "producer_epoch": 'Epoch of the producer id; a stale epoch means a newer producer instance fenced this one.',
         "group_id": 'Consumer group whose offsets the producer will commit inside the transaction (with TxnOffsetCommit).',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AddOffsetsToTxnRequest"
@@ -72,12 +70,10 @@ class AddOffsetsToTxnRequest(GeneratedStruct):
 
 # --- AddOffsetsToTxnRequest, versions 0-2 ---
 
-def _read_AddOffsetsToTxnRequest_v0_2(buf: bytes, pos: int) -> tuple[AddOffsetsToTxnRequest, int]:
+def _read_AddOffsetsToTxnRequest_v0_2(buf: bytes, pos: int, version: int) -> tuple[AddOffsetsToTxnRequest, int]:
     request = blank_instance(AddOffsetsToTxnRequest)
-    field = ""
-    index = 0
+    field = "transactional_id"
     try:
-        field = "transactional_id"
         request.transactional_id, pos = _w.read_string_nn(buf, pos)
         field = "producer_id, producer_epoch"
         request.producer_id, request.producer_epoch = _unpack_AddOffsetsToTxnRequest_producer_id_producer_epoch(buf, pos)
@@ -86,16 +82,15 @@ def _read_AddOffsetsToTxnRequest_v0_2(buf: bytes, pos: int) -> tuple[AddOffsetsT
         request.group_id, pos = _w.read_string_nn(buf, pos)
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_AddOffsetsToTxnRequest_v0_2(request: AddOffsetsToTxnRequest, out: bytearray) -> None:
+def _write_AddOffsetsToTxnRequest_v0_2(request: AddOffsetsToTxnRequest, out: bytearray, version: int) -> None:
     if request.unknown_tagged_fields:
         raise UnsupportedVersionError("AddOffsetsToTxnRequest version 0-2 cannot carry tagged fields")
-    field = ""
+    field = "transactional_id"
     try:
-        field = "transactional_id"
         _w.write_string(out, _w.non_null(request.transactional_id, "field transactional_id is null, which AddOffsetsToTxnRequest versions 0-2 do not allow (never nullable)"))
         field = "producer_id, producer_epoch"
         out += _pack_AddOffsetsToTxnRequest_producer_id_producer_epoch(request.producer_id, request.producer_epoch)
@@ -107,12 +102,10 @@ def _write_AddOffsetsToTxnRequest_v0_2(request: AddOffsetsToTxnRequest, out: byt
 
 # --- AddOffsetsToTxnRequest, versions 3-4 (flexible) ---
 
-def _read_AddOffsetsToTxnRequest_v3_4(buf: bytes, pos: int) -> tuple[AddOffsetsToTxnRequest, int]:
+def _read_AddOffsetsToTxnRequest_v3_4(buf: bytes, pos: int, version: int) -> tuple[AddOffsetsToTxnRequest, int]:
     request = blank_instance(AddOffsetsToTxnRequest)
-    field = ""
-    index = 0
+    field = "transactional_id"
     try:
-        field = "transactional_id"
         request.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "producer_id, producer_epoch"
         request.producer_id, request.producer_epoch = _unpack_AddOffsetsToTxnRequest_producer_id_producer_epoch(buf, pos)
@@ -120,30 +113,22 @@ def _read_AddOffsetsToTxnRequest_v3_4(buf: bytes, pos: int) -> tuple[AddOffsetsT
         field = "group_id"
         request.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_AddOffsetsToTxnRequest_v3_4(request: AddOffsetsToTxnRequest, out: bytearray) -> None:
-    field = ""
+def _write_AddOffsetsToTxnRequest_v3_4(request: AddOffsetsToTxnRequest, out: bytearray, version: int) -> None:
+    field = "transactional_id"
     try:
-        field = "transactional_id"
         _w.write_compact_string(out, _w.non_null(request.transactional_id, "field transactional_id is null, which AddOffsetsToTxnRequest versions 3-4 do not allow (never nullable)"))
         field = "producer_id, producer_epoch"
         out += _pack_AddOffsetsToTxnRequest_producer_id_producer_epoch(request.producer_id, request.producer_epoch)
         field = "group_id"
         _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which AddOffsetsToTxnRequest versions 3-4 do not allow (never nullable)"))
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -153,8 +138,8 @@ def _write_AddOffsetsToTxnRequest_v3_4(request: AddOffsetsToTxnRequest, out: byt
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-AddOffsetsToTxnRequest._READERS = (_read_AddOffsetsToTxnRequest_v0_2, _read_AddOffsetsToTxnRequest_v0_2, _read_AddOffsetsToTxnRequest_v0_2, _read_AddOffsetsToTxnRequest_v3_4, _read_AddOffsetsToTxnRequest_v3_4)
-AddOffsetsToTxnRequest._WRITERS = (_write_AddOffsetsToTxnRequest_v0_2, _write_AddOffsetsToTxnRequest_v0_2, _write_AddOffsetsToTxnRequest_v0_2, _write_AddOffsetsToTxnRequest_v3_4, _write_AddOffsetsToTxnRequest_v3_4)
+AddOffsetsToTxnRequest._READERS = _w.bind_versions((_read_AddOffsetsToTxnRequest_v0_2, _read_AddOffsetsToTxnRequest_v0_2, _read_AddOffsetsToTxnRequest_v0_2, _read_AddOffsetsToTxnRequest_v3_4, _read_AddOffsetsToTxnRequest_v3_4))
+AddOffsetsToTxnRequest._WRITERS = _w.bind_versions((_write_AddOffsetsToTxnRequest_v0_2, _write_AddOffsetsToTxnRequest_v0_2, _write_AddOffsetsToTxnRequest_v0_2, _write_AddOffsetsToTxnRequest_v3_4, _write_AddOffsetsToTxnRequest_v3_4))
 AddOffsetsToTxnRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="transactional_id", json_name="transactionalId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="producer_id", json_name="producerId", type="int64", versions=_V0_PLUS, default=0),

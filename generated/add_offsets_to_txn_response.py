@@ -2,10 +2,9 @@
 
 Response message, versions 0-4, flexible versions 3+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -26,10 +25,9 @@ _pack_AddOffsetsToTxnResponse_throttle_time_ms_error_code = struct.Struct(">ih")
 class AddOffsetsToTxnResponse(GeneratedStruct):
     """Kafka's AddOffsetsToTxnResponse (response, apiKey 25), versions 0-4, flexible versions 3+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "error_code": 'Outcome, 0 on success; for example CONCURRENT_TRANSACTIONS while a previous commit is still being completed, or PRODUCER_FENCED.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AddOffsetsToTxnResponse"
@@ -61,26 +59,23 @@ class AddOffsetsToTxnResponse(GeneratedStruct):
 
 # --- AddOffsetsToTxnResponse, versions 0-2 ---
 
-def _read_AddOffsetsToTxnResponse_v0_2(buf: bytes, pos: int) -> tuple[AddOffsetsToTxnResponse, int]:
+def _read_AddOffsetsToTxnResponse_v0_2(buf: bytes, pos: int, version: int) -> tuple[AddOffsetsToTxnResponse, int]:
     response = blank_instance(AddOffsetsToTxnResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_AddOffsetsToTxnResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_AddOffsetsToTxnResponse_v0_2(response: AddOffsetsToTxnResponse, out: bytearray) -> None:
+def _write_AddOffsetsToTxnResponse_v0_2(response: AddOffsetsToTxnResponse, out: bytearray, version: int) -> None:
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("AddOffsetsToTxnResponse version 0-2 cannot carry tagged fields")
-    field = ""
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         out += _pack_AddOffsetsToTxnResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -88,35 +83,25 @@ def _write_AddOffsetsToTxnResponse_v0_2(response: AddOffsetsToTxnResponse, out: 
 
 # --- AddOffsetsToTxnResponse, versions 3-4 (flexible) ---
 
-def _read_AddOffsetsToTxnResponse_v3_4(buf: bytes, pos: int) -> tuple[AddOffsetsToTxnResponse, int]:
+def _read_AddOffsetsToTxnResponse_v3_4(buf: bytes, pos: int, version: int) -> tuple[AddOffsetsToTxnResponse, int]:
     response = blank_instance(AddOffsetsToTxnResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_AddOffsetsToTxnResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_AddOffsetsToTxnResponse_v3_4(response: AddOffsetsToTxnResponse, out: bytearray) -> None:
-    field = ""
+def _write_AddOffsetsToTxnResponse_v3_4(response: AddOffsetsToTxnResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         out += _pack_AddOffsetsToTxnResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -126,8 +111,8 @@ def _write_AddOffsetsToTxnResponse_v3_4(response: AddOffsetsToTxnResponse, out: 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-AddOffsetsToTxnResponse._READERS = (_read_AddOffsetsToTxnResponse_v0_2, _read_AddOffsetsToTxnResponse_v0_2, _read_AddOffsetsToTxnResponse_v0_2, _read_AddOffsetsToTxnResponse_v3_4, _read_AddOffsetsToTxnResponse_v3_4)
-AddOffsetsToTxnResponse._WRITERS = (_write_AddOffsetsToTxnResponse_v0_2, _write_AddOffsetsToTxnResponse_v0_2, _write_AddOffsetsToTxnResponse_v0_2, _write_AddOffsetsToTxnResponse_v3_4, _write_AddOffsetsToTxnResponse_v3_4)
+AddOffsetsToTxnResponse._READERS = _w.bind_versions((_read_AddOffsetsToTxnResponse_v0_2, _read_AddOffsetsToTxnResponse_v0_2, _read_AddOffsetsToTxnResponse_v0_2, _read_AddOffsetsToTxnResponse_v3_4, _read_AddOffsetsToTxnResponse_v3_4))
+AddOffsetsToTxnResponse._WRITERS = _w.bind_versions((_write_AddOffsetsToTxnResponse_v0_2, _write_AddOffsetsToTxnResponse_v0_2, _write_AddOffsetsToTxnResponse_v0_2, _write_AddOffsetsToTxnResponse_v3_4, _write_AddOffsetsToTxnResponse_v3_4))
 AddOffsetsToTxnResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

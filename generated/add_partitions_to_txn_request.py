@@ -2,10 +2,9 @@
 
 Request message, versions 0-5, flexible versions 3+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -28,10 +27,9 @@ _pack_AddPartitionsToTxnRequest_v3_and_below_producer_id_v3_and_below_producer_e
 class AddPartitionsToTxnTopic(GeneratedStruct):
     """The AddPartitionsToTxnTopic structure of AddPartitionsToTxnRequest."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the topic whose partitions join the transaction.',
         "partitions": "Indexes of this topic's partitions that join the transaction.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AddPartitionsToTxnTopic"
@@ -58,13 +56,12 @@ class AddPartitionsToTxnTransaction(GeneratedStruct):
     """Transactions a broker asks about, each with its own producer and partitions (v4+, broker to
     coordinator)."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "transactional_id": 'Transactional id of the producer whose transaction is meant.',
         "producer_id": 'Producer id the transactional id currently holds.',
         "producer_epoch": 'Producer epoch the sender saw; the coordinator rejects a stale one.',
         "verify_only": 'When true, the coordinator only checks that the partitions are already part of the transaction and adds nothing (a leader verifying a transactional write).',
         "topics": 'Partitions to add (or verify), grouped by topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AddPartitionsToTxnTransaction"
@@ -103,13 +100,12 @@ class AddPartitionsToTxnTransaction(GeneratedStruct):
 class AddPartitionsToTxnRequest(GeneratedStruct):
     """Kafka's AddPartitionsToTxnRequest (request, apiKey 24), versions 0-5, flexible versions 3+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "transactions": 'Transactions a broker asks about, each with its own producer and partitions (v4+, broker to coordinator).',
         "v3_and_below_transactional_id": 'Transactional id of the producer sending the request (v0-v3, producer to coordinator).',
         "v3_and_below_producer_id": 'Producer id the transactional id currently holds (v0-v3).',
         "v3_and_below_producer_epoch": 'Producer epoch of the sender (v0-v3); a stale epoch is fenced.',
         "v3_and_below_topics": 'Partitions the producer is about to write to, grouped by topic (v0-v3).',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AddPartitionsToTxnRequest"
@@ -154,12 +150,10 @@ class AddPartitionsToTxnRequest(GeneratedStruct):
 
 # --- AddPartitionsToTxnTopic, versions 0-2 ---
 
-def _read_AddPartitionsToTxnTopic_v0_2(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnTopic, int]:
+def _read_AddPartitionsToTxnTopic_v0_2(buf: bytes, pos: int, version: int) -> tuple[AddPartitionsToTxnTopic, int]:
     topic = blank_instance(AddPartitionsToTxnTopic)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         topic.name, pos = _w.read_string_nn(buf, pos)
         field = "partitions"
         partitions_n, pos = _w.read_count(buf, pos, False)
@@ -169,16 +163,15 @@ def _read_AddPartitionsToTxnTopic_v0_2(buf: bytes, pos: int) -> tuple[AddPartiti
             topic.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
-def _write_AddPartitionsToTxnTopic_v0_2(topic: AddPartitionsToTxnTopic, out: bytearray) -> None:
+def _write_AddPartitionsToTxnTopic_v0_2(topic: AddPartitionsToTxnTopic, out: bytearray, version: int) -> None:
     if topic.unknown_tagged_fields:
         raise UnsupportedVersionError("AddPartitionsToTxnTopic version 0-2 cannot carry tagged fields")
-    field = ""
+    field = "name"
     try:
-        field = "name"
         _w.write_string(out, _w.non_null(topic.name, "field name is null, which AddPartitionsToTxnTopic versions 0-2 do not allow (never nullable)"))
         field = "partitions"
         partitions_items = _w.non_null(topic.partitions, "field partitions is null, which AddPartitionsToTxnTopic versions 0-2 do not allow (never nullable)")
@@ -190,12 +183,10 @@ def _write_AddPartitionsToTxnTopic_v0_2(topic: AddPartitionsToTxnTopic, out: byt
 
 # --- AddPartitionsToTxnTopic, versions 3-5 (flexible) ---
 
-def _read_AddPartitionsToTxnTopic_v3_5(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnTopic, int]:
+def _read_AddPartitionsToTxnTopic_v3_5(buf: bytes, pos: int, version: int) -> tuple[AddPartitionsToTxnTopic, int]:
     topic = blank_instance(AddPartitionsToTxnTopic)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         topic.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
         partitions_n, pos = _w.read_count(buf, pos, True)
@@ -204,256 +195,145 @@ def _read_AddPartitionsToTxnTopic_v3_5(buf: bytes, pos: int) -> tuple[AddPartiti
         else:
             topic.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            topic.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
-def _write_AddPartitionsToTxnTopic_v3_5(topic: AddPartitionsToTxnTopic, out: bytearray) -> None:
-    field = ""
+def _write_AddPartitionsToTxnTopic_v3_5(topic: AddPartitionsToTxnTopic, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(topic.name, "field name is null, which AddPartitionsToTxnTopic versions 3-5 do not allow (never nullable)"))
         field = "partitions"
         partitions_items = _w.non_null(topic.partitions, "field partitions is null, which AddPartitionsToTxnTopic versions 3-5 do not allow (never nullable)")
         _w.write_count(out, len(partitions_items), True)
         _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
-        if topic.unknown_tagged_fields:
-            _w.write_tagged(out, [], topic.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], topic.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- AddPartitionsToTxnTransaction, versions 4-5 (flexible) ---
 
-def _read_AddPartitionsToTxnTransaction_v4_5(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnTransaction, int]:
+def _read_AddPartitionsToTxnTransaction_v4_5(buf: bytes, pos: int, version: int) -> tuple[AddPartitionsToTxnTransaction, int]:
     transaction = blank_instance(AddPartitionsToTxnTransaction)
-    field = ""
-    index = 0
+    field = "transactional_id"
     try:
-        field = "transactional_id"
         transaction.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "producer_id, producer_epoch, verify_only"
         transaction.producer_id, transaction.producer_epoch, transaction.verify_only = _unpack_AddPartitionsToTxnTransaction_producer_id_to_verify_only(buf, pos)
         pos += 11
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: KeyedList[AddPartitionsToTxnTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_AddPartitionsToTxnTopic_v3_5(buf, pos)
-                topics_items.append(topics_item)
-            transaction.topics = topics_items
+        field = "topics"
+        transaction.topics, pos = _w.read_struct_array(buf, pos, True, _read_AddPartitionsToTxnTopic_v3_5, version, KeyedList)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            transaction.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            transaction.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        transaction.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return transaction, pos
 
 
-def _write_AddPartitionsToTxnTransaction_v4_5(transaction: AddPartitionsToTxnTransaction, out: bytearray) -> None:
-    field = ""
+def _write_AddPartitionsToTxnTransaction_v4_5(transaction: AddPartitionsToTxnTransaction, out: bytearray, version: int) -> None:
+    field = "transactional_id"
     try:
-        field = "transactional_id"
         _w.write_compact_string(out, _w.non_null(transaction.transactional_id, "field transactional_id is null, which AddPartitionsToTxnTransaction versions 4-5 do not allow (never nullable)"))
         field = "producer_id, producer_epoch, verify_only"
         out += _pack_AddPartitionsToTxnTransaction_producer_id_to_verify_only(transaction.producer_id, transaction.producer_epoch, transaction.verify_only)
-        field = "topics[]"
-        topics_items = _w.non_null(transaction.topics, "field topics is null, which AddPartitionsToTxnTransaction versions 4-5 do not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_AddPartitionsToTxnTopic_v3_5(topics_item, out)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(transaction.topics, "field topics is null, which AddPartitionsToTxnTransaction versions 4-5 do not allow (never nullable)"), True, _write_AddPartitionsToTxnTopic_v3_5, version)
         field = "(tagged fields)"
-        if transaction.unknown_tagged_fields:
-            _w.write_tagged(out, [], transaction.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], transaction.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- AddPartitionsToTxnRequest, versions 0-2 ---
 
-def _read_AddPartitionsToTxnRequest_v0_2(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnRequest, int]:
+def _read_AddPartitionsToTxnRequest_v0_2(buf: bytes, pos: int, version: int) -> tuple[AddPartitionsToTxnRequest, int]:
     request = blank_instance(AddPartitionsToTxnRequest)
-    field = ""
-    index = 0
+    field = "v3_and_below_transactional_id"
     try:
-        field = "v3_and_below_transactional_id"
         request.v3_and_below_transactional_id, pos = _w.read_string_nn(buf, pos)
         field = "v3_and_below_producer_id, v3_and_below_producer_epoch"
         request.v3_and_below_producer_id, request.v3_and_below_producer_epoch = _unpack_AddPartitionsToTxnRequest_v3_and_below_producer_id_v3_and_below_producer_epoch(buf, pos)
         pos += 10
-        field = "v3_and_below_topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        v3_and_below_topics_n, pos = _w.read_count(buf, pos, False)
-        if v3_and_below_topics_n < 0:
-            raise DecodeError("non-nullable field v3_and_below_topics was null", offset=pos)
-        elif v3_and_below_topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            v3_and_below_topics_items: KeyedList[AddPartitionsToTxnTopic] = KeyedList()
-            for index in range(v3_and_below_topics_n):
-                v3_and_below_topics_item, pos = _read_AddPartitionsToTxnTopic_v0_2(buf, pos)
-                v3_and_below_topics_items.append(v3_and_below_topics_item)
-            request.v3_and_below_topics = v3_and_below_topics_items
+        field = "v3_and_below_topics"
+        request.v3_and_below_topics, pos = _w.read_struct_array(buf, pos, False, _read_AddPartitionsToTxnTopic_v0_2, version, KeyedList)
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_AddPartitionsToTxnRequest_v0_2(request: AddPartitionsToTxnRequest, out: bytearray) -> None:
+def _write_AddPartitionsToTxnRequest_v0_2(request: AddPartitionsToTxnRequest, out: bytearray, version: int) -> None:
     if (request.transactions is None or len(request.transactions) != 0):
         check_unsupported(request, "transactions", "0-2")
     if request.unknown_tagged_fields:
         raise UnsupportedVersionError("AddPartitionsToTxnRequest version 0-2 cannot carry tagged fields")
-    field = ""
+    field = "v3_and_below_transactional_id"
     try:
-        field = "v3_and_below_transactional_id"
         _w.write_string(out, _w.non_null(request.v3_and_below_transactional_id, "field v3_and_below_transactional_id is null, which AddPartitionsToTxnRequest versions 0-2 do not allow (never nullable)"))
         field = "v3_and_below_producer_id, v3_and_below_producer_epoch"
         out += _pack_AddPartitionsToTxnRequest_v3_and_below_producer_id_v3_and_below_producer_epoch(request.v3_and_below_producer_id, request.v3_and_below_producer_epoch)
-        field = "v3_and_below_topics[]"
-        v3_and_below_topics_items = _w.non_null(request.v3_and_below_topics, "field v3_and_below_topics is null, which AddPartitionsToTxnRequest versions 0-2 do not allow (never nullable)")
-        _w.write_count(out, len(v3_and_below_topics_items), False)
-        for v3_and_below_topics_item in v3_and_below_topics_items:
-            _write_AddPartitionsToTxnTopic_v0_2(v3_and_below_topics_item, out)
+        field = "v3_and_below_topics"
+        _w.write_struct_array(out, _w.non_null(request.v3_and_below_topics, "field v3_and_below_topics is null, which AddPartitionsToTxnRequest versions 0-2 do not allow (never nullable)"), False, _write_AddPartitionsToTxnTopic_v0_2, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- AddPartitionsToTxnRequest, version 3 (flexible) ---
+# --- AddPartitionsToTxnRequest, versions 3-5 (flexible) ---
 
-def _read_AddPartitionsToTxnRequest_v3(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnRequest, int]:
-    request = blank_instance(AddPartitionsToTxnRequest)
-    field = ""
-    index = 0
-    try:
-        field = "v3_and_below_transactional_id"
-        request.v3_and_below_transactional_id, pos = _w.read_compact_string_nn(buf, pos)
-        field = "v3_and_below_producer_id, v3_and_below_producer_epoch"
-        request.v3_and_below_producer_id, request.v3_and_below_producer_epoch = _unpack_AddPartitionsToTxnRequest_v3_and_below_producer_id_v3_and_below_producer_epoch(buf, pos)
-        pos += 10
-        field = "v3_and_below_topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        v3_and_below_topics_n, pos = _w.read_count(buf, pos, True)
-        if v3_and_below_topics_n < 0:
-            raise DecodeError("non-nullable field v3_and_below_topics was null", offset=pos)
-        elif v3_and_below_topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            v3_and_below_topics_items: KeyedList[AddPartitionsToTxnTopic] = KeyedList()
-            for index in range(v3_and_below_topics_n):
-                v3_and_below_topics_item, pos = _read_AddPartitionsToTxnTopic_v3_5(buf, pos)
-                v3_and_below_topics_items.append(v3_and_below_topics_item)
-            request.v3_and_below_topics = v3_and_below_topics_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_AddPartitionsToTxnRequest_v3(request: AddPartitionsToTxnRequest, out: bytearray) -> None:
-    if (request.transactions is None or len(request.transactions) != 0):
-        check_unsupported(request, "transactions", "3")
-    field = ""
-    try:
-        field = "v3_and_below_transactional_id"
-        _w.write_compact_string(out, _w.non_null(request.v3_and_below_transactional_id, "field v3_and_below_transactional_id is null, which AddPartitionsToTxnRequest version 3 does not allow (never nullable)"))
-        field = "v3_and_below_producer_id, v3_and_below_producer_epoch"
-        out += _pack_AddPartitionsToTxnRequest_v3_and_below_producer_id_v3_and_below_producer_epoch(request.v3_and_below_producer_id, request.v3_and_below_producer_epoch)
-        field = "v3_and_below_topics[]"
-        v3_and_below_topics_items = _w.non_null(request.v3_and_below_topics, "field v3_and_below_topics is null, which AddPartitionsToTxnRequest version 3 does not allow (never nullable)")
-        _w.write_count(out, len(v3_and_below_topics_items), True)
-        for v3_and_below_topics_item in v3_and_below_topics_items:
-            _write_AddPartitionsToTxnTopic_v3_5(v3_and_below_topics_item, out)
-        field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- AddPartitionsToTxnRequest, versions 4-5 (flexible) ---
-
-def _read_AddPartitionsToTxnRequest_v4_5(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnRequest, int]:
+def _read_AddPartitionsToTxnRequest_v3_5(buf: bytes, pos: int, version: int) -> tuple[AddPartitionsToTxnRequest, int]:
     request = blank_instance(AddPartitionsToTxnRequest)
     request.v3_and_below_transactional_id = ''
     request.v3_and_below_producer_id = 0
     request.v3_and_below_producer_epoch = 0
     field = ""
-    index = 0
     try:
-        field = "transactions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        transactions_n, pos = _w.read_count(buf, pos, True)
-        if transactions_n < 0:
-            raise DecodeError("non-nullable field transactions was null", offset=pos)
-        elif transactions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            transactions_items: KeyedList[AddPartitionsToTxnTransaction] = KeyedList()
-            for index in range(transactions_n):
-                transactions_item, pos = _read_AddPartitionsToTxnTransaction_v4_5(buf, pos)
-                transactions_items.append(transactions_item)
-            request.transactions = transactions_items
+        if version >= 4:
+            field = "transactions"
+            request.transactions, pos = _w.read_struct_array(buf, pos, True, _read_AddPartitionsToTxnTransaction_v4_5, version, KeyedList)
+        if version <= 3:
+            field = "v3_and_below_transactional_id"
+            request.v3_and_below_transactional_id, pos = _w.read_compact_string_nn(buf, pos)
+            field = "v3_and_below_producer_id, v3_and_below_producer_epoch"
+            request.v3_and_below_producer_id, request.v3_and_below_producer_epoch = _unpack_AddPartitionsToTxnRequest_v3_and_below_producer_id_v3_and_below_producer_epoch(buf, pos)
+            pos += 10
+            field = "v3_and_below_topics"
+            request.v3_and_below_topics, pos = _w.read_struct_array(buf, pos, True, _read_AddPartitionsToTxnTopic_v3_5, version, KeyedList)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_AddPartitionsToTxnRequest_v4_5(request: AddPartitionsToTxnRequest, out: bytearray) -> None:
-    if request.v3_and_below_transactional_id != '':
-        check_unsupported(request, "v3_and_below_transactional_id", "4-5")
-    if request.v3_and_below_producer_id != 0:
-        check_unsupported(request, "v3_and_below_producer_id", "4-5")
-    if request.v3_and_below_producer_epoch != 0:
-        check_unsupported(request, "v3_and_below_producer_epoch", "4-5")
-    if (request.v3_and_below_topics is None or len(request.v3_and_below_topics) != 0):
-        check_unsupported(request, "v3_and_below_topics", "4-5")
+def _write_AddPartitionsToTxnRequest_v3_5(request: AddPartitionsToTxnRequest, out: bytearray, version: int) -> None:
+    if version < 4 and (request.transactions is None or len(request.transactions) != 0):
+        check_unsupported(request, "transactions", str(version))
+    if version > 3 and request.v3_and_below_transactional_id != '':
+        check_unsupported(request, "v3_and_below_transactional_id", str(version))
+    if version > 3 and request.v3_and_below_producer_id != 0:
+        check_unsupported(request, "v3_and_below_producer_id", str(version))
+    if version > 3 and request.v3_and_below_producer_epoch != 0:
+        check_unsupported(request, "v3_and_below_producer_epoch", str(version))
+    if version > 3 and (request.v3_and_below_topics is None or len(request.v3_and_below_topics) != 0):
+        check_unsupported(request, "v3_and_below_topics", str(version))
     field = ""
     try:
-        field = "transactions[]"
-        transactions_items = _w.non_null(request.transactions, "field transactions is null, which AddPartitionsToTxnRequest versions 4-5 do not allow (never nullable)")
-        _w.write_count(out, len(transactions_items), True)
-        for transactions_item in transactions_items:
-            _write_AddPartitionsToTxnTransaction_v4_5(transactions_item, out)
+        if version >= 4:
+            field = "transactions"
+            _w.write_struct_array(out, _w.non_null(request.transactions, "field transactions is null, which AddPartitionsToTxnRequest versions 3-5 do not allow (never nullable)"), True, _write_AddPartitionsToTxnTransaction_v4_5, version)
+        if version <= 3:
+            field = "v3_and_below_transactional_id"
+            _w.write_compact_string(out, _w.non_null(request.v3_and_below_transactional_id, "field v3_and_below_transactional_id is null, which AddPartitionsToTxnRequest versions 3-5 do not allow (never nullable)"))
+            field = "v3_and_below_producer_id, v3_and_below_producer_epoch"
+            out += _pack_AddPartitionsToTxnRequest_v3_and_below_producer_id_v3_and_below_producer_epoch(request.v3_and_below_producer_id, request.v3_and_below_producer_epoch)
+            field = "v3_and_below_topics"
+            _w.write_struct_array(out, _w.non_null(request.v3_and_below_topics, "field v3_and_below_topics is null, which AddPartitionsToTxnRequest versions 3-5 do not allow (never nullable)"), True, _write_AddPartitionsToTxnTopic_v3_5, version)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -465,16 +345,16 @@ _V0_TO_3 = (0, 3)
 _V0_PLUS = (0, 32767)
 _V4_PLUS = (4, 32767)
 
-AddPartitionsToTxnTopic._READERS = (_read_AddPartitionsToTxnTopic_v0_2, _read_AddPartitionsToTxnTopic_v0_2, _read_AddPartitionsToTxnTopic_v0_2, _read_AddPartitionsToTxnTopic_v3_5, _read_AddPartitionsToTxnTopic_v3_5, _read_AddPartitionsToTxnTopic_v3_5)
-AddPartitionsToTxnTopic._WRITERS = (_write_AddPartitionsToTxnTopic_v0_2, _write_AddPartitionsToTxnTopic_v0_2, _write_AddPartitionsToTxnTopic_v0_2, _write_AddPartitionsToTxnTopic_v3_5, _write_AddPartitionsToTxnTopic_v3_5, _write_AddPartitionsToTxnTopic_v3_5)
+AddPartitionsToTxnTopic._READERS = _w.bind_versions((_read_AddPartitionsToTxnTopic_v0_2, _read_AddPartitionsToTxnTopic_v0_2, _read_AddPartitionsToTxnTopic_v0_2, _read_AddPartitionsToTxnTopic_v3_5, _read_AddPartitionsToTxnTopic_v3_5, _read_AddPartitionsToTxnTopic_v3_5))
+AddPartitionsToTxnTopic._WRITERS = _w.bind_versions((_write_AddPartitionsToTxnTopic_v0_2, _write_AddPartitionsToTxnTopic_v0_2, _write_AddPartitionsToTxnTopic_v0_2, _write_AddPartitionsToTxnTopic_v3_5, _write_AddPartitionsToTxnTopic_v3_5, _write_AddPartitionsToTxnTopic_v3_5))
 AddPartitionsToTxnTopic._LAZY_DEFAULTS = {"partitions": list}
 AddPartitionsToTxnTopic._MAP_KEYS = ("name",)
 AddPartitionsToTxnTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="partitions", json_name="partitions", type="[]int32", versions=_V0_PLUS, default=()),
 )
-AddPartitionsToTxnTransaction._READERS = (None, None, None, None, _read_AddPartitionsToTxnTransaction_v4_5, _read_AddPartitionsToTxnTransaction_v4_5)
-AddPartitionsToTxnTransaction._WRITERS = (None, None, None, None, _write_AddPartitionsToTxnTransaction_v4_5, _write_AddPartitionsToTxnTransaction_v4_5)
+AddPartitionsToTxnTransaction._READERS = _w.bind_versions((None, None, None, None, _read_AddPartitionsToTxnTransaction_v4_5, _read_AddPartitionsToTxnTransaction_v4_5))
+AddPartitionsToTxnTransaction._WRITERS = _w.bind_versions((None, None, None, None, _write_AddPartitionsToTxnTransaction_v4_5, _write_AddPartitionsToTxnTransaction_v4_5))
 AddPartitionsToTxnTransaction._LAZY_DEFAULTS = {"topics": KeyedList}
 AddPartitionsToTxnTransaction._MAP_KEYS = ("transactional_id",)
 AddPartitionsToTxnTransaction.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -484,8 +364,8 @@ AddPartitionsToTxnTransaction.FIELDS = (  # what the runtime knows of each field
     FieldInfo(attr="verify_only", json_name="verifyOnly", type="bool", versions=_V4_PLUS, default=False),
     FieldInfo(attr="topics", json_name="topics", type="[]AddPartitionsToTxnTopic", versions=_V4_PLUS, default=(), struct=AddPartitionsToTxnTopic),
 )
-AddPartitionsToTxnRequest._READERS = (_read_AddPartitionsToTxnRequest_v0_2, _read_AddPartitionsToTxnRequest_v0_2, _read_AddPartitionsToTxnRequest_v0_2, _read_AddPartitionsToTxnRequest_v3, _read_AddPartitionsToTxnRequest_v4_5, _read_AddPartitionsToTxnRequest_v4_5)
-AddPartitionsToTxnRequest._WRITERS = (_write_AddPartitionsToTxnRequest_v0_2, _write_AddPartitionsToTxnRequest_v0_2, _write_AddPartitionsToTxnRequest_v0_2, _write_AddPartitionsToTxnRequest_v3, _write_AddPartitionsToTxnRequest_v4_5, _write_AddPartitionsToTxnRequest_v4_5)
+AddPartitionsToTxnRequest._READERS = _w.bind_versions((_read_AddPartitionsToTxnRequest_v0_2, _read_AddPartitionsToTxnRequest_v0_2, _read_AddPartitionsToTxnRequest_v0_2, _read_AddPartitionsToTxnRequest_v3_5, _read_AddPartitionsToTxnRequest_v3_5, _read_AddPartitionsToTxnRequest_v3_5))
+AddPartitionsToTxnRequest._WRITERS = _w.bind_versions((_write_AddPartitionsToTxnRequest_v0_2, _write_AddPartitionsToTxnRequest_v0_2, _write_AddPartitionsToTxnRequest_v0_2, _write_AddPartitionsToTxnRequest_v3_5, _write_AddPartitionsToTxnRequest_v3_5, _write_AddPartitionsToTxnRequest_v3_5))
 AddPartitionsToTxnRequest._LAZY_DEFAULTS = {"transactions": KeyedList, "v3_and_below_topics": KeyedList}
 AddPartitionsToTxnRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="transactions", json_name="transactions", type="[]AddPartitionsToTxnTransaction", versions=_V4_PLUS, default=(), struct=AddPartitionsToTxnTransaction),

@@ -2,10 +2,9 @@
 
 Response message, versions 0-5, flexible versions 3+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,21 +20,18 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_AddPartitionsToTxnPartitionResult_partition_index_partition_error_code = struct.Struct(">ih").unpack_from
 _pack_AddPartitionsToTxnPartitionResult_partition_index_partition_error_code = struct.Struct(">ih").pack
-_rows_AddPartitionsToTxnPartitionResult_v0_2 = struct.Struct(">ih").iter_unpack
-_rows_AddPartitionsToTxnPartitionResult_v3_5 = struct.Struct(">ihB").iter_unpack
 _unpack_AddPartitionsToTxnResponse_throttle_time_ms = struct.Struct(">i").unpack_from
 _pack_AddPartitionsToTxnResponse_throttle_time_ms = struct.Struct(">i").pack
-_unpack_AddPartitionsToTxnResponse_throttle_time_ms_error_code = struct.Struct(">ih").unpack_from
-_pack_AddPartitionsToTxnResponse_throttle_time_ms_error_code = struct.Struct(">ih").pack
+_unpack_AddPartitionsToTxnResponse_error_code = struct.Struct(">h").unpack_from
+_pack_AddPartitionsToTxnResponse_error_code = struct.Struct(">h").pack
 
 
 class AddPartitionsToTxnPartitionResult(GeneratedStruct):
     """The AddPartitionsToTxnPartitionResult structure of AddPartitionsToTxnResponse."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition_index": 'Index of the partition within its topic.',
         "partition_error_code": 'Outcome for this partition, 0 on success; for example CONCURRENT_TRANSACTIONS, or OPERATION_NOT_ATTEMPTED when another partition of the request failed.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AddPartitionsToTxnPartitionResult"
@@ -62,10 +58,9 @@ class AddPartitionsToTxnPartitionResult(GeneratedStruct):
 class AddPartitionsToTxnTopicResult(GeneratedStruct):
     """The AddPartitionsToTxnTopicResult structure of AddPartitionsToTxnResponse."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the topic these partition results belong to.',
         "results_by_partition": 'Outcome for each partition of the topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AddPartitionsToTxnTopicResult"
@@ -91,10 +86,9 @@ class AddPartitionsToTxnTopicResult(GeneratedStruct):
 class AddPartitionsToTxnResult(GeneratedStruct):
     """Results for each transaction of a v4+ request."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "transactional_id": 'Transactional id this result belongs to.',
         "topic_results": "Results of that transaction's partitions, by topic.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AddPartitionsToTxnResult"
@@ -121,12 +115,11 @@ class AddPartitionsToTxnResponse(GeneratedStruct):
     """Kafka's AddPartitionsToTxnResponse (response, apiKey 24), versions 0-5, flexible versions
     3+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "error_code": 'Error affecting the whole batch (v4+), 0 if none; per-partition problems are reported below.',
         "results_by_transaction": 'Results for each transaction of a v4+ request.',
         "results_by_topic_v3_and_below": 'Results of the single transaction of a v0-v3 request, by topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AddPartitionsToTxnResponse"
@@ -166,26 +159,23 @@ class AddPartitionsToTxnResponse(GeneratedStruct):
 
 # --- AddPartitionsToTxnPartitionResult, versions 0-2 ---
 
-def _read_AddPartitionsToTxnPartitionResult_v0_2(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnPartitionResult, int]:
+def _read_AddPartitionsToTxnPartitionResult_v0_2(buf: bytes, pos: int, version: int) -> tuple[AddPartitionsToTxnPartitionResult, int]:
     result = blank_instance(AddPartitionsToTxnPartitionResult)
-    field = ""
-    index = 0
+    field = "partition_index, partition_error_code"
     try:
-        field = "partition_index, partition_error_code"
         result.partition_index, result.partition_error_code = _unpack_AddPartitionsToTxnPartitionResult_partition_index_partition_error_code(buf, pos)
         pos += 6
         result.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_AddPartitionsToTxnPartitionResult_v0_2(result: AddPartitionsToTxnPartitionResult, out: bytearray) -> None:
+def _write_AddPartitionsToTxnPartitionResult_v0_2(result: AddPartitionsToTxnPartitionResult, out: bytearray, version: int) -> None:
     if result.unknown_tagged_fields:
         raise UnsupportedVersionError("AddPartitionsToTxnPartitionResult version 0-2 cannot carry tagged fields")
-    field = ""
+    field = "partition_index, partition_error_code"
     try:
-        field = "partition_index, partition_error_code"
         out += _pack_AddPartitionsToTxnPartitionResult_partition_index_partition_error_code(result.partition_index, result.partition_error_code)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -193,366 +183,186 @@ def _write_AddPartitionsToTxnPartitionResult_v0_2(result: AddPartitionsToTxnPart
 
 # --- AddPartitionsToTxnPartitionResult, versions 3-5 (flexible) ---
 
-def _read_AddPartitionsToTxnPartitionResult_v3_5(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnPartitionResult, int]:
+def _read_AddPartitionsToTxnPartitionResult_v3_5(buf: bytes, pos: int, version: int) -> tuple[AddPartitionsToTxnPartitionResult, int]:
     result = blank_instance(AddPartitionsToTxnPartitionResult)
-    field = ""
-    index = 0
+    field = "partition_index, partition_error_code"
     try:
-        field = "partition_index, partition_error_code"
         result.partition_index, result.partition_error_code = _unpack_AddPartitionsToTxnPartitionResult_partition_index_partition_error_code(buf, pos)
         pos += 6
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            result.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_AddPartitionsToTxnPartitionResult_v3_5(result: AddPartitionsToTxnPartitionResult, out: bytearray) -> None:
-    field = ""
+def _write_AddPartitionsToTxnPartitionResult_v3_5(result: AddPartitionsToTxnPartitionResult, out: bytearray, version: int) -> None:
+    field = "partition_index, partition_error_code"
     try:
-        field = "partition_index, partition_error_code"
         out += _pack_AddPartitionsToTxnPartitionResult_partition_index_partition_error_code(result.partition_index, result.partition_error_code)
         field = "(tagged fields)"
-        if result.unknown_tagged_fields:
-            _w.write_tagged(out, [], result.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], result.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- AddPartitionsToTxnTopicResult, versions 0-2 ---
 
-def _read_AddPartitionsToTxnTopicResult_v0_2(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnTopicResult, int]:
+def _read_AddPartitionsToTxnTopicResult_v0_2(buf: bytes, pos: int, version: int) -> tuple[AddPartitionsToTxnTopicResult, int]:
     result = blank_instance(AddPartitionsToTxnTopicResult)
-    field = ""
-    index = 0
-    size = len(buf)
+    field = "name"
     try:
-        field = "name"
         result.name, pos = _w.read_string_nn(buf, pos)
-        field = "results_by_partition[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        results_by_partition_n, pos = _w.read_count(buf, pos, False)
-        if results_by_partition_n < 0:
-            raise DecodeError("non-nullable field results_by_partition was null", offset=pos)
-        elif results_by_partition_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            results_by_partition_items: KeyedList[AddPartitionsToTxnPartitionResult] = KeyedList()
-            # Every element is fixed-width: one iter_unpack for all.
-            results_by_partition_end = pos + results_by_partition_n * 6
-            results_by_partition_rows = buf[pos:results_by_partition_end]
-            if len(results_by_partition_rows) == results_by_partition_n * 6:
-                for results_by_partition_row in _rows_AddPartitionsToTxnPartitionResult_v0_2(results_by_partition_rows):
-                    results_by_partition_item = blank_instance(AddPartitionsToTxnPartitionResult)
-                    results_by_partition_item.partition_index, results_by_partition_item.partition_error_code = results_by_partition_row
-                    results_by_partition_item.unknown_tagged_fields = ()
-                    results_by_partition_items.append(results_by_partition_item)
-                pos = results_by_partition_end
-            else:
-                for index in range(results_by_partition_n):
-                    results_by_partition_item, pos = _read_AddPartitionsToTxnPartitionResult_v0_2(buf, pos)
-                    results_by_partition_items.append(results_by_partition_item)
-            result.results_by_partition = results_by_partition_items
+        field = "results_by_partition"
+        result.results_by_partition, pos = _w.read_struct_array(buf, pos, False, _read_AddPartitionsToTxnPartitionResult_v0_2, version, KeyedList)
         result.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_AddPartitionsToTxnTopicResult_v0_2(result: AddPartitionsToTxnTopicResult, out: bytearray) -> None:
+def _write_AddPartitionsToTxnTopicResult_v0_2(result: AddPartitionsToTxnTopicResult, out: bytearray, version: int) -> None:
     if result.unknown_tagged_fields:
         raise UnsupportedVersionError("AddPartitionsToTxnTopicResult version 0-2 cannot carry tagged fields")
-    field = ""
+    field = "name"
     try:
-        field = "name"
         _w.write_string(out, _w.non_null(result.name, "field name is null, which AddPartitionsToTxnTopicResult versions 0-2 do not allow (never nullable)"))
-        field = "results_by_partition[]"
-        results_by_partition_items = _w.non_null(result.results_by_partition, "field results_by_partition is null, which AddPartitionsToTxnTopicResult versions 0-2 do not allow (never nullable)")
-        _w.write_count(out, len(results_by_partition_items), False)
-        for results_by_partition_item in results_by_partition_items:
-            _write_AddPartitionsToTxnPartitionResult_v0_2(results_by_partition_item, out)
+        field = "results_by_partition"
+        _w.write_struct_array(out, _w.non_null(result.results_by_partition, "field results_by_partition is null, which AddPartitionsToTxnTopicResult versions 0-2 do not allow (never nullable)"), False, _write_AddPartitionsToTxnPartitionResult_v0_2, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- AddPartitionsToTxnTopicResult, versions 3-5 (flexible) ---
 
-def _read_AddPartitionsToTxnTopicResult_v3_5(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnTopicResult, int]:
+def _read_AddPartitionsToTxnTopicResult_v3_5(buf: bytes, pos: int, version: int) -> tuple[AddPartitionsToTxnTopicResult, int]:
     result = blank_instance(AddPartitionsToTxnTopicResult)
-    field = ""
-    index = 0
-    size = len(buf)
+    field = "name"
     try:
-        field = "name"
         result.name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "results_by_partition[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        results_by_partition_n, pos = _w.read_count(buf, pos, True)
-        if results_by_partition_n < 0:
-            raise DecodeError("non-nullable field results_by_partition was null", offset=pos)
-        elif results_by_partition_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            results_by_partition_items: KeyedList[AddPartitionsToTxnPartitionResult] = KeyedList()
-            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            results_by_partition_end = pos + results_by_partition_n * 7
-            results_by_partition_rows = buf[pos:results_by_partition_end]
-            if len(results_by_partition_rows) == results_by_partition_n * 7 and not any(results_by_partition_rows[6::7]):
-                for results_by_partition_row in _rows_AddPartitionsToTxnPartitionResult_v3_5(results_by_partition_rows):
-                    results_by_partition_item = blank_instance(AddPartitionsToTxnPartitionResult)
-                    results_by_partition_item.partition_index, results_by_partition_item.partition_error_code, _ = results_by_partition_row
-                    results_by_partition_item.unknown_tagged_fields = ()
-                    results_by_partition_items.append(results_by_partition_item)
-                pos = results_by_partition_end
-            else:
-                for index in range(results_by_partition_n):
-                    results_by_partition_item, pos = _read_AddPartitionsToTxnPartitionResult_v3_5(buf, pos)
-                    results_by_partition_items.append(results_by_partition_item)
-            result.results_by_partition = results_by_partition_items
+        field = "results_by_partition"
+        result.results_by_partition, pos = _w.read_struct_array(buf, pos, True, _read_AddPartitionsToTxnPartitionResult_v3_5, version, KeyedList)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            result.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_AddPartitionsToTxnTopicResult_v3_5(result: AddPartitionsToTxnTopicResult, out: bytearray) -> None:
-    field = ""
+def _write_AddPartitionsToTxnTopicResult_v3_5(result: AddPartitionsToTxnTopicResult, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(result.name, "field name is null, which AddPartitionsToTxnTopicResult versions 3-5 do not allow (never nullable)"))
-        field = "results_by_partition[]"
-        results_by_partition_items = _w.non_null(result.results_by_partition, "field results_by_partition is null, which AddPartitionsToTxnTopicResult versions 3-5 do not allow (never nullable)")
-        _w.write_count(out, len(results_by_partition_items), True)
-        for results_by_partition_item in results_by_partition_items:
-            _write_AddPartitionsToTxnPartitionResult_v3_5(results_by_partition_item, out)
+        field = "results_by_partition"
+        _w.write_struct_array(out, _w.non_null(result.results_by_partition, "field results_by_partition is null, which AddPartitionsToTxnTopicResult versions 3-5 do not allow (never nullable)"), True, _write_AddPartitionsToTxnPartitionResult_v3_5, version)
         field = "(tagged fields)"
-        if result.unknown_tagged_fields:
-            _w.write_tagged(out, [], result.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], result.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- AddPartitionsToTxnResult, versions 4-5 (flexible) ---
 
-def _read_AddPartitionsToTxnResult_v4_5(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnResult, int]:
+def _read_AddPartitionsToTxnResult_v4_5(buf: bytes, pos: int, version: int) -> tuple[AddPartitionsToTxnResult, int]:
     result = blank_instance(AddPartitionsToTxnResult)
-    field = ""
-    index = 0
+    field = "transactional_id"
     try:
-        field = "transactional_id"
         result.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
-        field = "topic_results[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topic_results_n, pos = _w.read_count(buf, pos, True)
-        if topic_results_n < 0:
-            raise DecodeError("non-nullable field topic_results was null", offset=pos)
-        elif topic_results_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topic_results_items: KeyedList[AddPartitionsToTxnTopicResult] = KeyedList()
-            for index in range(topic_results_n):
-                topic_results_item, pos = _read_AddPartitionsToTxnTopicResult_v3_5(buf, pos)
-                topic_results_items.append(topic_results_item)
-            result.topic_results = topic_results_items
+        field = "topic_results"
+        result.topic_results, pos = _w.read_struct_array(buf, pos, True, _read_AddPartitionsToTxnTopicResult_v3_5, version, KeyedList)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            result.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_AddPartitionsToTxnResult_v4_5(result: AddPartitionsToTxnResult, out: bytearray) -> None:
-    field = ""
+def _write_AddPartitionsToTxnResult_v4_5(result: AddPartitionsToTxnResult, out: bytearray, version: int) -> None:
+    field = "transactional_id"
     try:
-        field = "transactional_id"
         _w.write_compact_string(out, _w.non_null(result.transactional_id, "field transactional_id is null, which AddPartitionsToTxnResult versions 4-5 do not allow (never nullable)"))
-        field = "topic_results[]"
-        topic_results_items = _w.non_null(result.topic_results, "field topic_results is null, which AddPartitionsToTxnResult versions 4-5 do not allow (never nullable)")
-        _w.write_count(out, len(topic_results_items), True)
-        for topic_results_item in topic_results_items:
-            _write_AddPartitionsToTxnTopicResult_v3_5(topic_results_item, out)
+        field = "topic_results"
+        _w.write_struct_array(out, _w.non_null(result.topic_results, "field topic_results is null, which AddPartitionsToTxnResult versions 4-5 do not allow (never nullable)"), True, _write_AddPartitionsToTxnTopicResult_v3_5, version)
         field = "(tagged fields)"
-        if result.unknown_tagged_fields:
-            _w.write_tagged(out, [], result.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], result.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- AddPartitionsToTxnResponse, versions 0-2 ---
 
-def _read_AddPartitionsToTxnResponse_v0_2(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnResponse, int]:
+def _read_AddPartitionsToTxnResponse_v0_2(buf: bytes, pos: int, version: int) -> tuple[AddPartitionsToTxnResponse, int]:
     response = blank_instance(AddPartitionsToTxnResponse)
     response.error_code = 0
-    field = ""
-    index = 0
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_AddPartitionsToTxnResponse_throttle_time_ms(buf, pos)
         pos += 4
-        field = "results_by_topic_v3_and_below[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        results_by_topic_v3_and_below_n, pos = _w.read_count(buf, pos, False)
-        if results_by_topic_v3_and_below_n < 0:
-            raise DecodeError("non-nullable field results_by_topic_v3_and_below was null", offset=pos)
-        elif results_by_topic_v3_and_below_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            results_by_topic_v3_and_below_items: KeyedList[AddPartitionsToTxnTopicResult] = KeyedList()
-            for index in range(results_by_topic_v3_and_below_n):
-                results_by_topic_v3_and_below_item, pos = _read_AddPartitionsToTxnTopicResult_v0_2(buf, pos)
-                results_by_topic_v3_and_below_items.append(results_by_topic_v3_and_below_item)
-            response.results_by_topic_v3_and_below = results_by_topic_v3_and_below_items
+        field = "results_by_topic_v3_and_below"
+        response.results_by_topic_v3_and_below, pos = _w.read_struct_array(buf, pos, False, _read_AddPartitionsToTxnTopicResult_v0_2, version, KeyedList)
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_AddPartitionsToTxnResponse_v0_2(response: AddPartitionsToTxnResponse, out: bytearray) -> None:
+def _write_AddPartitionsToTxnResponse_v0_2(response: AddPartitionsToTxnResponse, out: bytearray, version: int) -> None:
     if (response.results_by_transaction is None or len(response.results_by_transaction) != 0):
         check_unsupported(response, "results_by_transaction", "0-2")
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("AddPartitionsToTxnResponse version 0-2 cannot carry tagged fields")
-    field = ""
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_AddPartitionsToTxnResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "results_by_topic_v3_and_below[]"
-        results_by_topic_v3_and_below_items = _w.non_null(response.results_by_topic_v3_and_below, "field results_by_topic_v3_and_below is null, which AddPartitionsToTxnResponse versions 0-2 do not allow (never nullable)")
-        _w.write_count(out, len(results_by_topic_v3_and_below_items), False)
-        for results_by_topic_v3_and_below_item in results_by_topic_v3_and_below_items:
-            _write_AddPartitionsToTxnTopicResult_v0_2(results_by_topic_v3_and_below_item, out)
+        field = "results_by_topic_v3_and_below"
+        _w.write_struct_array(out, _w.non_null(response.results_by_topic_v3_and_below, "field results_by_topic_v3_and_below is null, which AddPartitionsToTxnResponse versions 0-2 do not allow (never nullable)"), False, _write_AddPartitionsToTxnTopicResult_v0_2, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- AddPartitionsToTxnResponse, version 3 (flexible) ---
+# --- AddPartitionsToTxnResponse, versions 3-5 (flexible) ---
 
-def _read_AddPartitionsToTxnResponse_v3(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnResponse, int]:
+def _read_AddPartitionsToTxnResponse_v3_5(buf: bytes, pos: int, version: int) -> tuple[AddPartitionsToTxnResponse, int]:
     response = blank_instance(AddPartitionsToTxnResponse)
     response.error_code = 0
-    field = ""
-    index = 0
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_AddPartitionsToTxnResponse_throttle_time_ms(buf, pos)
         pos += 4
-        field = "results_by_topic_v3_and_below[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        results_by_topic_v3_and_below_n, pos = _w.read_count(buf, pos, True)
-        if results_by_topic_v3_and_below_n < 0:
-            raise DecodeError("non-nullable field results_by_topic_v3_and_below was null", offset=pos)
-        elif results_by_topic_v3_and_below_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            results_by_topic_v3_and_below_items: KeyedList[AddPartitionsToTxnTopicResult] = KeyedList()
-            for index in range(results_by_topic_v3_and_below_n):
-                results_by_topic_v3_and_below_item, pos = _read_AddPartitionsToTxnTopicResult_v3_5(buf, pos)
-                results_by_topic_v3_and_below_items.append(results_by_topic_v3_and_below_item)
-            response.results_by_topic_v3_and_below = results_by_topic_v3_and_below_items
+        if version >= 4:
+            field = "error_code"
+            (response.error_code,) = _unpack_AddPartitionsToTxnResponse_error_code(buf, pos)
+            pos += 2
+            field = "results_by_transaction"
+            response.results_by_transaction, pos = _w.read_struct_array(buf, pos, True, _read_AddPartitionsToTxnResult_v4_5, version, KeyedList)
+        if version <= 3:
+            field = "results_by_topic_v3_and_below"
+            response.results_by_topic_v3_and_below, pos = _w.read_struct_array(buf, pos, True, _read_AddPartitionsToTxnTopicResult_v3_5, version, KeyedList)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_AddPartitionsToTxnResponse_v3(response: AddPartitionsToTxnResponse, out: bytearray) -> None:
-    if (response.results_by_transaction is None or len(response.results_by_transaction) != 0):
-        check_unsupported(response, "results_by_transaction", "3")
-    field = ""
+def _write_AddPartitionsToTxnResponse_v3_5(response: AddPartitionsToTxnResponse, out: bytearray, version: int) -> None:
+    if version < 4 and (response.results_by_transaction is None or len(response.results_by_transaction) != 0):
+        check_unsupported(response, "results_by_transaction", str(version))
+    if version > 3 and (response.results_by_topic_v3_and_below is None or len(response.results_by_topic_v3_and_below) != 0):
+        check_unsupported(response, "results_by_topic_v3_and_below", str(version))
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_AddPartitionsToTxnResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "results_by_topic_v3_and_below[]"
-        results_by_topic_v3_and_below_items = _w.non_null(response.results_by_topic_v3_and_below, "field results_by_topic_v3_and_below is null, which AddPartitionsToTxnResponse version 3 does not allow (never nullable)")
-        _w.write_count(out, len(results_by_topic_v3_and_below_items), True)
-        for results_by_topic_v3_and_below_item in results_by_topic_v3_and_below_items:
-            _write_AddPartitionsToTxnTopicResult_v3_5(results_by_topic_v3_and_below_item, out)
+        if version >= 4:
+            field = "error_code"
+            out += _pack_AddPartitionsToTxnResponse_error_code(response.error_code)
+            field = "results_by_transaction"
+            _w.write_struct_array(out, _w.non_null(response.results_by_transaction, "field results_by_transaction is null, which AddPartitionsToTxnResponse versions 3-5 do not allow (never nullable)"), True, _write_AddPartitionsToTxnResult_v4_5, version)
+        if version <= 3:
+            field = "results_by_topic_v3_and_below"
+            _w.write_struct_array(out, _w.non_null(response.results_by_topic_v3_and_below, "field results_by_topic_v3_and_below is null, which AddPartitionsToTxnResponse versions 3-5 do not allow (never nullable)"), True, _write_AddPartitionsToTxnTopicResult_v3_5, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- AddPartitionsToTxnResponse, versions 4-5 (flexible) ---
-
-def _read_AddPartitionsToTxnResponse_v4_5(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnResponse, int]:
-    response = blank_instance(AddPartitionsToTxnResponse)
-    field = ""
-    index = 0
-    try:
-        field = "throttle_time_ms, error_code"
-        response.throttle_time_ms, response.error_code = _unpack_AddPartitionsToTxnResponse_throttle_time_ms_error_code(buf, pos)
-        pos += 6
-        field = "results_by_transaction[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        results_by_transaction_n, pos = _w.read_count(buf, pos, True)
-        if results_by_transaction_n < 0:
-            raise DecodeError("non-nullable field results_by_transaction was null", offset=pos)
-        elif results_by_transaction_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            results_by_transaction_items: KeyedList[AddPartitionsToTxnResult] = KeyedList()
-            for index in range(results_by_transaction_n):
-                results_by_transaction_item, pos = _read_AddPartitionsToTxnResult_v4_5(buf, pos)
-                results_by_transaction_items.append(results_by_transaction_item)
-            response.results_by_transaction = results_by_transaction_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_AddPartitionsToTxnResponse_v4_5(response: AddPartitionsToTxnResponse, out: bytearray) -> None:
-    if (response.results_by_topic_v3_and_below is None or len(response.results_by_topic_v3_and_below) != 0):
-        check_unsupported(response, "results_by_topic_v3_and_below", "4-5")
-    field = ""
-    try:
-        field = "throttle_time_ms, error_code"
-        out += _pack_AddPartitionsToTxnResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
-        field = "results_by_transaction[]"
-        results_by_transaction_items = _w.non_null(response.results_by_transaction, "field results_by_transaction is null, which AddPartitionsToTxnResponse versions 4-5 do not allow (never nullable)")
-        _w.write_count(out, len(results_by_transaction_items), True)
-        for results_by_transaction_item in results_by_transaction_items:
-            _write_AddPartitionsToTxnResult_v4_5(results_by_transaction_item, out)
-        field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -564,31 +374,31 @@ _V0_TO_3 = (0, 3)
 _V0_PLUS = (0, 32767)
 _V4_PLUS = (4, 32767)
 
-AddPartitionsToTxnPartitionResult._READERS = (_read_AddPartitionsToTxnPartitionResult_v0_2, _read_AddPartitionsToTxnPartitionResult_v0_2, _read_AddPartitionsToTxnPartitionResult_v0_2, _read_AddPartitionsToTxnPartitionResult_v3_5, _read_AddPartitionsToTxnPartitionResult_v3_5, _read_AddPartitionsToTxnPartitionResult_v3_5)
-AddPartitionsToTxnPartitionResult._WRITERS = (_write_AddPartitionsToTxnPartitionResult_v0_2, _write_AddPartitionsToTxnPartitionResult_v0_2, _write_AddPartitionsToTxnPartitionResult_v0_2, _write_AddPartitionsToTxnPartitionResult_v3_5, _write_AddPartitionsToTxnPartitionResult_v3_5, _write_AddPartitionsToTxnPartitionResult_v3_5)
+AddPartitionsToTxnPartitionResult._READERS = _w.bind_versions((_read_AddPartitionsToTxnPartitionResult_v0_2, _read_AddPartitionsToTxnPartitionResult_v0_2, _read_AddPartitionsToTxnPartitionResult_v0_2, _read_AddPartitionsToTxnPartitionResult_v3_5, _read_AddPartitionsToTxnPartitionResult_v3_5, _read_AddPartitionsToTxnPartitionResult_v3_5))
+AddPartitionsToTxnPartitionResult._WRITERS = _w.bind_versions((_write_AddPartitionsToTxnPartitionResult_v0_2, _write_AddPartitionsToTxnPartitionResult_v0_2, _write_AddPartitionsToTxnPartitionResult_v0_2, _write_AddPartitionsToTxnPartitionResult_v3_5, _write_AddPartitionsToTxnPartitionResult_v3_5, _write_AddPartitionsToTxnPartitionResult_v3_5))
 AddPartitionsToTxnPartitionResult._MAP_KEYS = ("partition_index",)
 AddPartitionsToTxnPartitionResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0, map_key=True),
     FieldInfo(attr="partition_error_code", json_name="partitionErrorCode", type="int16", versions=_V0_PLUS, default=0),
 )
-AddPartitionsToTxnTopicResult._READERS = (_read_AddPartitionsToTxnTopicResult_v0_2, _read_AddPartitionsToTxnTopicResult_v0_2, _read_AddPartitionsToTxnTopicResult_v0_2, _read_AddPartitionsToTxnTopicResult_v3_5, _read_AddPartitionsToTxnTopicResult_v3_5, _read_AddPartitionsToTxnTopicResult_v3_5)
-AddPartitionsToTxnTopicResult._WRITERS = (_write_AddPartitionsToTxnTopicResult_v0_2, _write_AddPartitionsToTxnTopicResult_v0_2, _write_AddPartitionsToTxnTopicResult_v0_2, _write_AddPartitionsToTxnTopicResult_v3_5, _write_AddPartitionsToTxnTopicResult_v3_5, _write_AddPartitionsToTxnTopicResult_v3_5)
+AddPartitionsToTxnTopicResult._READERS = _w.bind_versions((_read_AddPartitionsToTxnTopicResult_v0_2, _read_AddPartitionsToTxnTopicResult_v0_2, _read_AddPartitionsToTxnTopicResult_v0_2, _read_AddPartitionsToTxnTopicResult_v3_5, _read_AddPartitionsToTxnTopicResult_v3_5, _read_AddPartitionsToTxnTopicResult_v3_5))
+AddPartitionsToTxnTopicResult._WRITERS = _w.bind_versions((_write_AddPartitionsToTxnTopicResult_v0_2, _write_AddPartitionsToTxnTopicResult_v0_2, _write_AddPartitionsToTxnTopicResult_v0_2, _write_AddPartitionsToTxnTopicResult_v3_5, _write_AddPartitionsToTxnTopicResult_v3_5, _write_AddPartitionsToTxnTopicResult_v3_5))
 AddPartitionsToTxnTopicResult._LAZY_DEFAULTS = {"results_by_partition": KeyedList}
 AddPartitionsToTxnTopicResult._MAP_KEYS = ("name",)
 AddPartitionsToTxnTopicResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="results_by_partition", json_name="resultsByPartition", type="[]AddPartitionsToTxnPartitionResult", versions=_V0_PLUS, default=(), struct=AddPartitionsToTxnPartitionResult),
 )
-AddPartitionsToTxnResult._READERS = (None, None, None, None, _read_AddPartitionsToTxnResult_v4_5, _read_AddPartitionsToTxnResult_v4_5)
-AddPartitionsToTxnResult._WRITERS = (None, None, None, None, _write_AddPartitionsToTxnResult_v4_5, _write_AddPartitionsToTxnResult_v4_5)
+AddPartitionsToTxnResult._READERS = _w.bind_versions((None, None, None, None, _read_AddPartitionsToTxnResult_v4_5, _read_AddPartitionsToTxnResult_v4_5))
+AddPartitionsToTxnResult._WRITERS = _w.bind_versions((None, None, None, None, _write_AddPartitionsToTxnResult_v4_5, _write_AddPartitionsToTxnResult_v4_5))
 AddPartitionsToTxnResult._LAZY_DEFAULTS = {"topic_results": KeyedList}
 AddPartitionsToTxnResult._MAP_KEYS = ("transactional_id",)
 AddPartitionsToTxnResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="transactional_id", json_name="transactionalId", type="string", versions=_V4_PLUS, default='', map_key=True),
     FieldInfo(attr="topic_results", json_name="topicResults", type="[]AddPartitionsToTxnTopicResult", versions=_V4_PLUS, default=(), struct=AddPartitionsToTxnTopicResult),
 )
-AddPartitionsToTxnResponse._READERS = (_read_AddPartitionsToTxnResponse_v0_2, _read_AddPartitionsToTxnResponse_v0_2, _read_AddPartitionsToTxnResponse_v0_2, _read_AddPartitionsToTxnResponse_v3, _read_AddPartitionsToTxnResponse_v4_5, _read_AddPartitionsToTxnResponse_v4_5)
-AddPartitionsToTxnResponse._WRITERS = (_write_AddPartitionsToTxnResponse_v0_2, _write_AddPartitionsToTxnResponse_v0_2, _write_AddPartitionsToTxnResponse_v0_2, _write_AddPartitionsToTxnResponse_v3, _write_AddPartitionsToTxnResponse_v4_5, _write_AddPartitionsToTxnResponse_v4_5)
+AddPartitionsToTxnResponse._READERS = _w.bind_versions((_read_AddPartitionsToTxnResponse_v0_2, _read_AddPartitionsToTxnResponse_v0_2, _read_AddPartitionsToTxnResponse_v0_2, _read_AddPartitionsToTxnResponse_v3_5, _read_AddPartitionsToTxnResponse_v3_5, _read_AddPartitionsToTxnResponse_v3_5))
+AddPartitionsToTxnResponse._WRITERS = _w.bind_versions((_write_AddPartitionsToTxnResponse_v0_2, _write_AddPartitionsToTxnResponse_v0_2, _write_AddPartitionsToTxnResponse_v0_2, _write_AddPartitionsToTxnResponse_v3_5, _write_AddPartitionsToTxnResponse_v3_5, _write_AddPartitionsToTxnResponse_v3_5))
 AddPartitionsToTxnResponse._LAZY_DEFAULTS = {"results_by_transaction": KeyedList, "results_by_topic_v3_and_below": KeyedList}
 AddPartitionsToTxnResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

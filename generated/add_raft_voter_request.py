@@ -2,10 +2,9 @@
 
 Request message, versions 0-1, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -33,11 +32,10 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class Listener(GeneratedStruct):
     """Endpoints on which the new voter accepts Raft requests, one per listener name."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Listener name of the endpoint (for example CONTROLLER).',
         "host": 'Host name or IP address of the endpoint.',
         "port": 'TCP port of the endpoint.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "Listener"
@@ -67,14 +65,13 @@ class Listener(GeneratedStruct):
 class AddRaftVoterRequest(GeneratedStruct):
     """Kafka's AddRaftVoterRequest (request, apiKey 80), versions 0-1, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "cluster_id": 'Cluster id the sender expects the receiver to belong to, or null to skip that check.',
         "timeout_ms": 'Milliseconds the leader may spend adding the voter before it answers with a timeout.',
         "voter_id": 'Node id of the controller to add as a voter.',
         "voter_directory_id": "Directory id of the new voter's metadata log directory; with VoterId it tells one incarnation of the controller from another.",
         "listeners": 'Endpoints on which the new voter accepts Raft requests, one per listener name.',
         "ack_when_committed": 'True: answer once the new voter set is committed; false: once the leader has written it locally.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AddRaftVoterRequest"
@@ -124,12 +121,10 @@ class AddRaftVoterRequest(GeneratedStruct):
 
 # --- Listener, versions 0-1 (flexible) ---
 
-def _read_Listener_v0_1(buf: bytes, pos: int) -> tuple[Listener, int]:
+def _read_Listener_v0_1(buf: bytes, pos: int, version: int) -> tuple[Listener, int]:
     listener = blank_instance(Listener)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         listener.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "host"
         listener.host, pos = _w.read_compact_string_nn(buf, pos)
@@ -137,160 +132,69 @@ def _read_Listener_v0_1(buf: bytes, pos: int) -> tuple[Listener, int]:
         (listener.port,) = _unpack_Listener_port(buf, pos)
         pos += 2
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            listener.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            listener.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        listener.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return listener, pos
 
 
-def _write_Listener_v0_1(listener: Listener, out: bytearray) -> None:
-    field = ""
+def _write_Listener_v0_1(listener: Listener, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(listener.name, "field name is null, which Listener versions 0-1 do not allow (never nullable)"))
         field = "host"
         _w.write_compact_string(out, _w.non_null(listener.host, "field host is null, which Listener versions 0-1 do not allow (never nullable)"))
         field = "port"
         out += _pack_Listener_port(listener.port)
         field = "(tagged fields)"
-        if listener.unknown_tagged_fields:
-            _w.write_tagged(out, [], listener.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], listener.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- AddRaftVoterRequest, version 0 (flexible) ---
+# --- AddRaftVoterRequest, versions 0-1 (flexible) ---
 
-def _read_AddRaftVoterRequest_v0(buf: bytes, pos: int) -> tuple[AddRaftVoterRequest, int]:
+def _read_AddRaftVoterRequest_v0_1(buf: bytes, pos: int, version: int) -> tuple[AddRaftVoterRequest, int]:
     request = blank_instance(AddRaftVoterRequest)
     request.ack_when_committed = True
-    field = ""
-    index = 0
+    field = "cluster_id"
     try:
-        field = "cluster_id"
         request.cluster_id, pos = _w.read_compact_string(buf, pos)
         field = "timeout_ms, voter_id"
         request.timeout_ms, request.voter_id = _unpack_AddRaftVoterRequest_timeout_ms_voter_id(buf, pos)
         pos += 8
         field = "voter_directory_id"
         request.voter_directory_id, pos = _w.read_uuid(buf, pos)
-        field = "listeners[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        listeners_n, pos = _w.read_count(buf, pos, True)
-        if listeners_n < 0:
-            raise DecodeError("non-nullable field listeners was null", offset=pos)
-        elif listeners_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            listeners_items: KeyedList[Listener] = KeyedList()
-            for index in range(listeners_n):
-                listeners_item, pos = _read_Listener_v0_1(buf, pos)
-                listeners_items.append(listeners_item)
-            request.listeners = listeners_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
+        field = "listeners"
+        request.listeners, pos = _w.read_struct_array(buf, pos, True, _read_Listener_v0_1, version, KeyedList)
+        if version >= 1:
+            field = "ack_when_committed"
+            (request.ack_when_committed,) = _unpack_AddRaftVoterRequest_ack_when_committed(buf, pos)
             pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        field = "(tagged fields)"
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_AddRaftVoterRequest_v0(request: AddRaftVoterRequest, out: bytearray) -> None:
-    if not request.ack_when_committed:
-        check_unsupported(request, "ack_when_committed", "0")
-    field = ""
+def _write_AddRaftVoterRequest_v0_1(request: AddRaftVoterRequest, out: bytearray, version: int) -> None:
+    if version < 1 and not request.ack_when_committed:
+        check_unsupported(request, "ack_when_committed", str(version))
+    field = "cluster_id"
     try:
-        field = "cluster_id"
         _w.write_compact_string(out, request.cluster_id)
         field = "timeout_ms, voter_id"
         out += _pack_AddRaftVoterRequest_timeout_ms_voter_id(request.timeout_ms, request.voter_id)
         field = "voter_directory_id"
         out += _w.uuid_bytes(request.voter_directory_id)
-        field = "listeners[]"
-        listeners_items = _w.non_null(request.listeners, "field listeners is null, which AddRaftVoterRequest version 0 does not allow (never nullable)")
-        _w.write_count(out, len(listeners_items), True)
-        for listeners_item in listeners_items:
-            _write_Listener_v0_1(listeners_item, out)
+        field = "listeners"
+        _w.write_struct_array(out, _w.non_null(request.listeners, "field listeners is null, which AddRaftVoterRequest versions 0-1 do not allow (never nullable)"), True, _write_Listener_v0_1, version)
+        if version >= 1:
+            field = "ack_when_committed"
+            out += _pack_AddRaftVoterRequest_ack_when_committed(request.ack_when_committed)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- AddRaftVoterRequest, version 1 (flexible) ---
-
-def _read_AddRaftVoterRequest_v1(buf: bytes, pos: int) -> tuple[AddRaftVoterRequest, int]:
-    request = blank_instance(AddRaftVoterRequest)
-    field = ""
-    index = 0
-    try:
-        field = "cluster_id"
-        request.cluster_id, pos = _w.read_compact_string(buf, pos)
-        field = "timeout_ms, voter_id"
-        request.timeout_ms, request.voter_id = _unpack_AddRaftVoterRequest_timeout_ms_voter_id(buf, pos)
-        pos += 8
-        field = "voter_directory_id"
-        request.voter_directory_id, pos = _w.read_uuid(buf, pos)
-        field = "listeners[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        listeners_n, pos = _w.read_count(buf, pos, True)
-        if listeners_n < 0:
-            raise DecodeError("non-nullable field listeners was null", offset=pos)
-        elif listeners_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            listeners_items: KeyedList[Listener] = KeyedList()
-            for index in range(listeners_n):
-                listeners_item, pos = _read_Listener_v0_1(buf, pos)
-                listeners_items.append(listeners_item)
-            request.listeners = listeners_items
-        field = "ack_when_committed"
-        (request.ack_when_committed,) = _unpack_AddRaftVoterRequest_ack_when_committed(buf, pos)
-        pos += 1
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_AddRaftVoterRequest_v1(request: AddRaftVoterRequest, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "cluster_id"
-        _w.write_compact_string(out, request.cluster_id)
-        field = "timeout_ms, voter_id"
-        out += _pack_AddRaftVoterRequest_timeout_ms_voter_id(request.timeout_ms, request.voter_id)
-        field = "voter_directory_id"
-        out += _w.uuid_bytes(request.voter_directory_id)
-        field = "listeners[]"
-        listeners_items = _w.non_null(request.listeners, "field listeners is null, which AddRaftVoterRequest version 1 does not allow (never nullable)")
-        _w.write_count(out, len(listeners_items), True)
-        for listeners_item in listeners_items:
-            _write_Listener_v0_1(listeners_item, out)
-        field = "ack_when_committed"
-        out += _pack_AddRaftVoterRequest_ack_when_committed(request.ack_when_committed)
-        field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -301,16 +205,16 @@ def _write_AddRaftVoterRequest_v1(request: AddRaftVoterRequest, out: bytearray) 
 _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 
-Listener._READERS = (_read_Listener_v0_1, _read_Listener_v0_1)
-Listener._WRITERS = (_write_Listener_v0_1, _write_Listener_v0_1)
+Listener._READERS = _w.bind_versions((_read_Listener_v0_1, _read_Listener_v0_1))
+Listener._WRITERS = _w.bind_versions((_write_Listener_v0_1, _write_Listener_v0_1))
 Listener._MAP_KEYS = ("name",)
 Listener.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="host", json_name="host", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="port", json_name="port", type="uint16", versions=_V0_PLUS, default=0),
 )
-AddRaftVoterRequest._READERS = (_read_AddRaftVoterRequest_v0, _read_AddRaftVoterRequest_v1)
-AddRaftVoterRequest._WRITERS = (_write_AddRaftVoterRequest_v0, _write_AddRaftVoterRequest_v1)
+AddRaftVoterRequest._READERS = _w.bind_versions((_read_AddRaftVoterRequest_v0_1, _read_AddRaftVoterRequest_v0_1))
+AddRaftVoterRequest._WRITERS = _w.bind_versions((_write_AddRaftVoterRequest_v0_1, _write_AddRaftVoterRequest_v0_1))
 AddRaftVoterRequest._LAZY_DEFAULTS = {"listeners": KeyedList}
 AddRaftVoterRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="cluster_id", json_name="clusterId", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),

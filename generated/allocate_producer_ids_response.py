@@ -2,10 +2,9 @@
 
 Response message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -26,12 +25,11 @@ _pack_AllocateProducerIdsResponse_throttle_time_ms_to_producer_id_len = struct.S
 class AllocateProducerIdsResponse(GeneratedStruct):
     """Kafka's AllocateProducerIdsResponse (response, apiKey 67), versions 0, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "error_code": 'Outcome, 0 on success; for example NOT_CONTROLLER or STALE_BROKER_EPOCH.',
         "producer_id_start": 'First producer id of the block given to the broker.',
         "producer_id_len": 'How many consecutive producer ids the block holds, starting at ProducerIdStart.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AllocateProducerIdsResponse"
@@ -70,35 +68,25 @@ class AllocateProducerIdsResponse(GeneratedStruct):
 
 # --- AllocateProducerIdsResponse, version 0 (flexible) ---
 
-def _read_AllocateProducerIdsResponse_v0(buf: bytes, pos: int) -> tuple[AllocateProducerIdsResponse, int]:
+def _read_AllocateProducerIdsResponse_v0(buf: bytes, pos: int, version: int) -> tuple[AllocateProducerIdsResponse, int]:
     response = blank_instance(AllocateProducerIdsResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms, error_code, producer_id_start, producer_id_len"
     try:
-        field = "throttle_time_ms, error_code, producer_id_start, producer_id_len"
         response.throttle_time_ms, response.error_code, response.producer_id_start, response.producer_id_len = _unpack_AllocateProducerIdsResponse_throttle_time_ms_to_producer_id_len(buf, pos)
         pos += 18
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_AllocateProducerIdsResponse_v0(response: AllocateProducerIdsResponse, out: bytearray) -> None:
-    field = ""
+def _write_AllocateProducerIdsResponse_v0(response: AllocateProducerIdsResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms, error_code, producer_id_start, producer_id_len"
     try:
-        field = "throttle_time_ms, error_code, producer_id_start, producer_id_len"
         out += _pack_AllocateProducerIdsResponse_throttle_time_ms_to_producer_id_len(response.throttle_time_ms, response.error_code, response.producer_id_start, response.producer_id_len)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -108,8 +96,8 @@ def _write_AllocateProducerIdsResponse_v0(response: AllocateProducerIdsResponse,
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-AllocateProducerIdsResponse._READERS = (_read_AllocateProducerIdsResponse_v0,)
-AllocateProducerIdsResponse._WRITERS = (_write_AllocateProducerIdsResponse_v0,)
+AllocateProducerIdsResponse._READERS = _w.bind_versions((_read_AllocateProducerIdsResponse_v0,))
+AllocateProducerIdsResponse._WRITERS = _w.bind_versions((_write_AllocateProducerIdsResponse_v0,))
 AllocateProducerIdsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

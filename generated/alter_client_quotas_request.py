@@ -2,10 +2,9 @@
 
 Request message, versions 0-1, flexible versions 1+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -28,10 +27,9 @@ _pack_AlterClientQuotasRequest_validate_only = struct.Struct(">?").pack
 class EntityData(GeneratedStruct):
     """Components that together name the quota entity, for example user alice with client id app-1."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "entity_type": 'Kind of the component: "user", "client-id" or "ip".',
         "entity_name": 'Name of the user, client id or IP; null means the default entity of that type.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "EntityData"
@@ -57,11 +55,10 @@ class EntityData(GeneratedStruct):
 class OpData(GeneratedStruct):
     """Quota values to set or remove for this entity."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "key": 'Quota name, for example producer_byte_rate, consumer_byte_rate or request_percentage.',
         "value": 'New value of the quota; ignored when Remove is true.',
         "remove": 'When true the quota is removed for the entity and Value is ignored; otherwise Value is set.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "OpData"
@@ -92,10 +89,9 @@ class OpData(GeneratedStruct):
 class EntryData(GeneratedStruct):
     """Quota changes, one entry per quota entity."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "entity": 'Components that together name the quota entity, for example user alice with client id app-1.',
         "ops": 'Quota values to set or remove for this entity.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "EntryData"
@@ -122,10 +118,9 @@ class EntryData(GeneratedStruct):
 class AlterClientQuotasRequest(GeneratedStruct):
     """Kafka's AlterClientQuotasRequest (request, apiKey 49), versions 0-1, flexible versions 1+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "entries": 'Quota changes, one entry per quota entity.',
         "validate_only": 'When true the broker only checks the changes and applies none of them.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AlterClientQuotasRequest"
@@ -157,27 +152,24 @@ class AlterClientQuotasRequest(GeneratedStruct):
 
 # --- EntityData, version 0 ---
 
-def _read_EntityData_v0(buf: bytes, pos: int) -> tuple[EntityData, int]:
+def _read_EntityData_v0(buf: bytes, pos: int, version: int) -> tuple[EntityData, int]:
     data = blank_instance(EntityData)
-    field = ""
-    index = 0
+    field = "entity_type"
     try:
-        field = "entity_type"
         data.entity_type, pos = _w.read_string_nn(buf, pos)
         field = "entity_name"
         data.entity_name, pos = _w.read_string(buf, pos)
         data.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_EntityData_v0(data: EntityData, out: bytearray) -> None:
+def _write_EntityData_v0(data: EntityData, out: bytearray, version: int) -> None:
     if data.unknown_tagged_fields:
         raise UnsupportedVersionError("EntityData version 0 cannot carry tagged fields")
-    field = ""
+    field = "entity_type"
     try:
-        field = "entity_type"
         _w.write_string(out, _w.non_null(data.entity_type, "field entity_type is null, which EntityData version 0 does not allow (never nullable)"))
         field = "entity_name"
         _w.write_string(out, data.entity_name)
@@ -187,66 +179,53 @@ def _write_EntityData_v0(data: EntityData, out: bytearray) -> None:
 
 # --- EntityData, version 1 (flexible) ---
 
-def _read_EntityData_v1(buf: bytes, pos: int) -> tuple[EntityData, int]:
+def _read_EntityData_v1(buf: bytes, pos: int, version: int) -> tuple[EntityData, int]:
     data = blank_instance(EntityData)
-    field = ""
-    index = 0
+    field = "entity_type"
     try:
-        field = "entity_type"
         data.entity_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "entity_name"
         data.entity_name, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_EntityData_v1(data: EntityData, out: bytearray) -> None:
-    field = ""
+def _write_EntityData_v1(data: EntityData, out: bytearray, version: int) -> None:
+    field = "entity_type"
     try:
-        field = "entity_type"
         _w.write_compact_string(out, _w.non_null(data.entity_type, "field entity_type is null, which EntityData version 1 does not allow (never nullable)"))
         field = "entity_name"
         _w.write_compact_string(out, data.entity_name)
         field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], data.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- OpData, version 0 ---
 
-def _read_OpData_v0(buf: bytes, pos: int) -> tuple[OpData, int]:
+def _read_OpData_v0(buf: bytes, pos: int, version: int) -> tuple[OpData, int]:
     data = blank_instance(OpData)
-    field = ""
-    index = 0
+    field = "key"
     try:
-        field = "key"
         data.key, pos = _w.read_string_nn(buf, pos)
         field = "value, remove"
         data.value, data.remove = _unpack_OpData_value_remove(buf, pos)
         pos += 9
         data.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_OpData_v0(data: OpData, out: bytearray) -> None:
+def _write_OpData_v0(data: OpData, out: bytearray, version: int) -> None:
     if data.unknown_tagged_fields:
         raise UnsupportedVersionError("OpData version 0 cannot carry tagged fields")
-    field = ""
+    field = "key"
     try:
-        field = "key"
         _w.write_string(out, _w.non_null(data.key, "field key is null, which OpData version 0 does not allow (never nullable)"))
         field = "value, remove"
         out += _pack_OpData_value_remove(data.value, data.remove)
@@ -256,206 +235,110 @@ def _write_OpData_v0(data: OpData, out: bytearray) -> None:
 
 # --- OpData, version 1 (flexible) ---
 
-def _read_OpData_v1(buf: bytes, pos: int) -> tuple[OpData, int]:
+def _read_OpData_v1(buf: bytes, pos: int, version: int) -> tuple[OpData, int]:
     data = blank_instance(OpData)
-    field = ""
-    index = 0
+    field = "key"
     try:
-        field = "key"
         data.key, pos = _w.read_compact_string_nn(buf, pos)
         field = "value, remove"
         data.value, data.remove = _unpack_OpData_value_remove(buf, pos)
         pos += 9
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_OpData_v1(data: OpData, out: bytearray) -> None:
-    field = ""
+def _write_OpData_v1(data: OpData, out: bytearray, version: int) -> None:
+    field = "key"
     try:
-        field = "key"
         _w.write_compact_string(out, _w.non_null(data.key, "field key is null, which OpData version 1 does not allow (never nullable)"))
         field = "value, remove"
         out += _pack_OpData_value_remove(data.value, data.remove)
         field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], data.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- EntryData, version 0 ---
 
-def _read_EntryData_v0(buf: bytes, pos: int) -> tuple[EntryData, int]:
+def _read_EntryData_v0(buf: bytes, pos: int, version: int) -> tuple[EntryData, int]:
     data = blank_instance(EntryData)
-    field = ""
-    index = 0
+    field = "entity"
     try:
-        field = "entity[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        entity_n, pos = _w.read_count(buf, pos, False)
-        if entity_n < 0:
-            raise DecodeError("non-nullable field entity was null", offset=pos)
-        elif entity_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            entity_items: list[EntityData] = []
-            for index in range(entity_n):
-                entity_item, pos = _read_EntityData_v0(buf, pos)
-                entity_items.append(entity_item)
-            data.entity = entity_items
-        field = "ops[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        ops_n, pos = _w.read_count(buf, pos, False)
-        if ops_n < 0:
-            raise DecodeError("non-nullable field ops was null", offset=pos)
-        elif ops_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            ops_items: list[OpData] = []
-            for index in range(ops_n):
-                ops_item, pos = _read_OpData_v0(buf, pos)
-                ops_items.append(ops_item)
-            data.ops = ops_items
+        data.entity, pos = _w.read_struct_array(buf, pos, False, _read_EntityData_v0, version)
+        field = "ops"
+        data.ops, pos = _w.read_struct_array(buf, pos, False, _read_OpData_v0, version)
         data.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_EntryData_v0(data: EntryData, out: bytearray) -> None:
+def _write_EntryData_v0(data: EntryData, out: bytearray, version: int) -> None:
     if data.unknown_tagged_fields:
         raise UnsupportedVersionError("EntryData version 0 cannot carry tagged fields")
-    field = ""
+    field = "entity"
     try:
-        field = "entity[]"
-        entity_items = _w.non_null(data.entity, "field entity is null, which EntryData version 0 does not allow (never nullable)")
-        _w.write_count(out, len(entity_items), False)
-        for entity_item in entity_items:
-            _write_EntityData_v0(entity_item, out)
-        field = "ops[]"
-        ops_items = _w.non_null(data.ops, "field ops is null, which EntryData version 0 does not allow (never nullable)")
-        _w.write_count(out, len(ops_items), False)
-        for ops_item in ops_items:
-            _write_OpData_v0(ops_item, out)
+        _w.write_struct_array(out, _w.non_null(data.entity, "field entity is null, which EntryData version 0 does not allow (never nullable)"), False, _write_EntityData_v0, version)
+        field = "ops"
+        _w.write_struct_array(out, _w.non_null(data.ops, "field ops is null, which EntryData version 0 does not allow (never nullable)"), False, _write_OpData_v0, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- EntryData, version 1 (flexible) ---
 
-def _read_EntryData_v1(buf: bytes, pos: int) -> tuple[EntryData, int]:
+def _read_EntryData_v1(buf: bytes, pos: int, version: int) -> tuple[EntryData, int]:
     data = blank_instance(EntryData)
-    field = ""
-    index = 0
+    field = "entity"
     try:
-        field = "entity[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        entity_n, pos = _w.read_count(buf, pos, True)
-        if entity_n < 0:
-            raise DecodeError("non-nullable field entity was null", offset=pos)
-        elif entity_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            entity_items: list[EntityData] = []
-            for index in range(entity_n):
-                entity_item, pos = _read_EntityData_v1(buf, pos)
-                entity_items.append(entity_item)
-            data.entity = entity_items
-        field = "ops[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        ops_n, pos = _w.read_count(buf, pos, True)
-        if ops_n < 0:
-            raise DecodeError("non-nullable field ops was null", offset=pos)
-        elif ops_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            ops_items: list[OpData] = []
-            for index in range(ops_n):
-                ops_item, pos = _read_OpData_v1(buf, pos)
-                ops_items.append(ops_item)
-            data.ops = ops_items
+        data.entity, pos = _w.read_struct_array(buf, pos, True, _read_EntityData_v1, version)
+        field = "ops"
+        data.ops, pos = _w.read_struct_array(buf, pos, True, _read_OpData_v1, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_EntryData_v1(data: EntryData, out: bytearray) -> None:
-    field = ""
+def _write_EntryData_v1(data: EntryData, out: bytearray, version: int) -> None:
+    field = "entity"
     try:
-        field = "entity[]"
-        entity_items = _w.non_null(data.entity, "field entity is null, which EntryData version 1 does not allow (never nullable)")
-        _w.write_count(out, len(entity_items), True)
-        for entity_item in entity_items:
-            _write_EntityData_v1(entity_item, out)
-        field = "ops[]"
-        ops_items = _w.non_null(data.ops, "field ops is null, which EntryData version 1 does not allow (never nullable)")
-        _w.write_count(out, len(ops_items), True)
-        for ops_item in ops_items:
-            _write_OpData_v1(ops_item, out)
+        _w.write_struct_array(out, _w.non_null(data.entity, "field entity is null, which EntryData version 1 does not allow (never nullable)"), True, _write_EntityData_v1, version)
+        field = "ops"
+        _w.write_struct_array(out, _w.non_null(data.ops, "field ops is null, which EntryData version 1 does not allow (never nullable)"), True, _write_OpData_v1, version)
         field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], data.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- AlterClientQuotasRequest, version 0 ---
 
-def _read_AlterClientQuotasRequest_v0(buf: bytes, pos: int) -> tuple[AlterClientQuotasRequest, int]:
+def _read_AlterClientQuotasRequest_v0(buf: bytes, pos: int, version: int) -> tuple[AlterClientQuotasRequest, int]:
     request = blank_instance(AlterClientQuotasRequest)
-    field = ""
-    index = 0
+    field = "entries"
     try:
-        field = "entries[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        entries_n, pos = _w.read_count(buf, pos, False)
-        if entries_n < 0:
-            raise DecodeError("non-nullable field entries was null", offset=pos)
-        elif entries_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            entries_items: list[EntryData] = []
-            for index in range(entries_n):
-                entries_item, pos = _read_EntryData_v0(buf, pos)
-                entries_items.append(entries_item)
-            request.entries = entries_items
+        request.entries, pos = _w.read_struct_array(buf, pos, False, _read_EntryData_v0, version)
         field = "validate_only"
         (request.validate_only,) = _unpack_AlterClientQuotasRequest_validate_only(buf, pos)
         pos += 1
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_AlterClientQuotasRequest_v0(request: AlterClientQuotasRequest, out: bytearray) -> None:
+def _write_AlterClientQuotasRequest_v0(request: AlterClientQuotasRequest, out: bytearray, version: int) -> None:
     if request.unknown_tagged_fields:
         raise UnsupportedVersionError("AlterClientQuotasRequest version 0 cannot carry tagged fields")
-    field = ""
+    field = "entries"
     try:
-        field = "entries[]"
-        entries_items = _w.non_null(request.entries, "field entries is null, which AlterClientQuotasRequest version 0 does not allow (never nullable)")
-        _w.write_count(out, len(entries_items), False)
-        for entries_item in entries_items:
-            _write_EntryData_v0(entries_item, out)
+        _w.write_struct_array(out, _w.non_null(request.entries, "field entries is null, which AlterClientQuotasRequest version 0 does not allow (never nullable)"), False, _write_EntryData_v0, version)
         field = "validate_only"
         out += _pack_AlterClientQuotasRequest_validate_only(request.validate_only)
     except _w.ENCODE_FAILURES as error:
@@ -464,53 +347,29 @@ def _write_AlterClientQuotasRequest_v0(request: AlterClientQuotasRequest, out: b
 
 # --- AlterClientQuotasRequest, version 1 (flexible) ---
 
-def _read_AlterClientQuotasRequest_v1(buf: bytes, pos: int) -> tuple[AlterClientQuotasRequest, int]:
+def _read_AlterClientQuotasRequest_v1(buf: bytes, pos: int, version: int) -> tuple[AlterClientQuotasRequest, int]:
     request = blank_instance(AlterClientQuotasRequest)
-    field = ""
-    index = 0
+    field = "entries"
     try:
-        field = "entries[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        entries_n, pos = _w.read_count(buf, pos, True)
-        if entries_n < 0:
-            raise DecodeError("non-nullable field entries was null", offset=pos)
-        elif entries_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            entries_items: list[EntryData] = []
-            for index in range(entries_n):
-                entries_item, pos = _read_EntryData_v1(buf, pos)
-                entries_items.append(entries_item)
-            request.entries = entries_items
+        request.entries, pos = _w.read_struct_array(buf, pos, True, _read_EntryData_v1, version)
         field = "validate_only"
         (request.validate_only,) = _unpack_AlterClientQuotasRequest_validate_only(buf, pos)
         pos += 1
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_AlterClientQuotasRequest_v1(request: AlterClientQuotasRequest, out: bytearray) -> None:
-    field = ""
+def _write_AlterClientQuotasRequest_v1(request: AlterClientQuotasRequest, out: bytearray, version: int) -> None:
+    field = "entries"
     try:
-        field = "entries[]"
-        entries_items = _w.non_null(request.entries, "field entries is null, which AlterClientQuotasRequest version 1 does not allow (never nullable)")
-        _w.write_count(out, len(entries_items), True)
-        for entries_item in entries_items:
-            _write_EntryData_v1(entries_item, out)
+        _w.write_struct_array(out, _w.non_null(request.entries, "field entries is null, which AlterClientQuotasRequest version 1 does not allow (never nullable)"), True, _write_EntryData_v1, version)
         field = "validate_only"
         out += _pack_AlterClientQuotasRequest_validate_only(request.validate_only)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -520,28 +379,28 @@ def _write_AlterClientQuotasRequest_v1(request: AlterClientQuotasRequest, out: b
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-EntityData._READERS = (_read_EntityData_v0, _read_EntityData_v1)
-EntityData._WRITERS = (_write_EntityData_v0, _write_EntityData_v1)
+EntityData._READERS = _w.bind_versions((_read_EntityData_v0, _read_EntityData_v1))
+EntityData._WRITERS = _w.bind_versions((_write_EntityData_v0, _write_EntityData_v1))
 EntityData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="entity_type", json_name="entityType", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="entity_name", json_name="entityName", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
 )
-OpData._READERS = (_read_OpData_v0, _read_OpData_v1)
-OpData._WRITERS = (_write_OpData_v0, _write_OpData_v1)
+OpData._READERS = _w.bind_versions((_read_OpData_v0, _read_OpData_v1))
+OpData._WRITERS = _w.bind_versions((_write_OpData_v0, _write_OpData_v1))
 OpData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="key", json_name="key", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="value", json_name="value", type="float64", versions=_V0_PLUS, default=0.0),
     FieldInfo(attr="remove", json_name="remove", type="bool", versions=_V0_PLUS, default=False),
 )
-EntryData._READERS = (_read_EntryData_v0, _read_EntryData_v1)
-EntryData._WRITERS = (_write_EntryData_v0, _write_EntryData_v1)
+EntryData._READERS = _w.bind_versions((_read_EntryData_v0, _read_EntryData_v1))
+EntryData._WRITERS = _w.bind_versions((_write_EntryData_v0, _write_EntryData_v1))
 EntryData._LAZY_DEFAULTS = {"entity": list, "ops": list}
 EntryData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="entity", json_name="entity", type="[]EntityData", versions=_V0_PLUS, default=(), struct=EntityData),
     FieldInfo(attr="ops", json_name="ops", type="[]OpData", versions=_V0_PLUS, default=(), struct=OpData),
 )
-AlterClientQuotasRequest._READERS = (_read_AlterClientQuotasRequest_v0, _read_AlterClientQuotasRequest_v1)
-AlterClientQuotasRequest._WRITERS = (_write_AlterClientQuotasRequest_v0, _write_AlterClientQuotasRequest_v1)
+AlterClientQuotasRequest._READERS = _w.bind_versions((_read_AlterClientQuotasRequest_v0, _read_AlterClientQuotasRequest_v1))
+AlterClientQuotasRequest._WRITERS = _w.bind_versions((_write_AlterClientQuotasRequest_v0, _write_AlterClientQuotasRequest_v1))
 AlterClientQuotasRequest._LAZY_DEFAULTS = {"entries": list}
 AlterClientQuotasRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="entries", json_name="entries", type="[]EntryData", versions=_V0_PLUS, default=(), struct=EntryData),

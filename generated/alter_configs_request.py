@@ -2,10 +2,9 @@
 
 Request message, versions 0-2, flexible versions 2+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -28,10 +27,9 @@ _pack_AlterConfigsRequest_validate_only = struct.Struct(">?").pack
 class AlterableConfig(GeneratedStruct):
     """The complete new set of config overrides for the resource."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Config key, for example retention.ms.',
         "value": 'New value of the key; null leaves the key without an override.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AlterableConfig"
@@ -57,11 +55,10 @@ class AlterableConfig(GeneratedStruct):
 class AlterConfigsResource(GeneratedStruct):
     """Resources whose dynamic configs are replaced."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "resource_type": 'Kind of resource, as a ConfigResource type code (2 topic, 4 broker).',
         "resource_name": 'Topic name, or broker id in decimal; an empty name means the cluster-wide default for brokers.',
         "configs": 'The complete new set of config overrides for the resource.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AlterConfigsResource"
@@ -92,10 +89,9 @@ class AlterConfigsResource(GeneratedStruct):
 class AlterConfigsRequest(GeneratedStruct):
     """Kafka's AlterConfigsRequest (request, apiKey 33), versions 0-2, flexible versions 2+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "resources": 'Resources whose dynamic configs are replaced.',
         "validate_only": 'When true the broker only checks the change and applies nothing.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AlterConfigsRequest"
@@ -127,27 +123,24 @@ class AlterConfigsRequest(GeneratedStruct):
 
 # --- AlterableConfig, versions 0-1 ---
 
-def _read_AlterableConfig_v0_1(buf: bytes, pos: int) -> tuple[AlterableConfig, int]:
+def _read_AlterableConfig_v0_1(buf: bytes, pos: int, version: int) -> tuple[AlterableConfig, int]:
     config = blank_instance(AlterableConfig)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         config.name, pos = _w.read_string_nn(buf, pos)
         field = "value"
         config.value, pos = _w.read_string(buf, pos)
         config.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return config, pos
 
 
-def _write_AlterableConfig_v0_1(config: AlterableConfig, out: bytearray) -> None:
+def _write_AlterableConfig_v0_1(config: AlterableConfig, out: bytearray, version: int) -> None:
     if config.unknown_tagged_fields:
         raise UnsupportedVersionError("AlterableConfig version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "name"
     try:
-        field = "name"
         _w.write_string(out, _w.non_null(config.name, "field name is null, which AlterableConfig versions 0-1 do not allow (never nullable)"))
         field = "value"
         _w.write_string(out, config.value)
@@ -157,187 +150,119 @@ def _write_AlterableConfig_v0_1(config: AlterableConfig, out: bytearray) -> None
 
 # --- AlterableConfig, version 2 (flexible) ---
 
-def _read_AlterableConfig_v2(buf: bytes, pos: int) -> tuple[AlterableConfig, int]:
+def _read_AlterableConfig_v2(buf: bytes, pos: int, version: int) -> tuple[AlterableConfig, int]:
     config = blank_instance(AlterableConfig)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         config.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "value"
         config.value, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            config.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            config.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        config.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return config, pos
 
 
-def _write_AlterableConfig_v2(config: AlterableConfig, out: bytearray) -> None:
-    field = ""
+def _write_AlterableConfig_v2(config: AlterableConfig, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(config.name, "field name is null, which AlterableConfig version 2 does not allow (never nullable)"))
         field = "value"
         _w.write_compact_string(out, config.value)
         field = "(tagged fields)"
-        if config.unknown_tagged_fields:
-            _w.write_tagged(out, [], config.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], config.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- AlterConfigsResource, versions 0-1 ---
 
-def _read_AlterConfigsResource_v0_1(buf: bytes, pos: int) -> tuple[AlterConfigsResource, int]:
+def _read_AlterConfigsResource_v0_1(buf: bytes, pos: int, version: int) -> tuple[AlterConfigsResource, int]:
     resource = blank_instance(AlterConfigsResource)
-    field = ""
-    index = 0
+    field = "resource_type"
     try:
-        field = "resource_type"
         (resource.resource_type,) = _unpack_AlterConfigsResource_resource_type(buf, pos)
         pos += 1
         field = "resource_name"
         resource.resource_name, pos = _w.read_string_nn(buf, pos)
-        field = "configs[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        configs_n, pos = _w.read_count(buf, pos, False)
-        if configs_n < 0:
-            raise DecodeError("non-nullable field configs was null", offset=pos)
-        elif configs_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            configs_items: KeyedList[AlterableConfig] = KeyedList()
-            for index in range(configs_n):
-                configs_item, pos = _read_AlterableConfig_v0_1(buf, pos)
-                configs_items.append(configs_item)
-            resource.configs = configs_items
+        field = "configs"
+        resource.configs, pos = _w.read_struct_array(buf, pos, False, _read_AlterableConfig_v0_1, version, KeyedList)
         resource.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return resource, pos
 
 
-def _write_AlterConfigsResource_v0_1(resource: AlterConfigsResource, out: bytearray) -> None:
+def _write_AlterConfigsResource_v0_1(resource: AlterConfigsResource, out: bytearray, version: int) -> None:
     if resource.unknown_tagged_fields:
         raise UnsupportedVersionError("AlterConfigsResource version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "resource_type"
     try:
-        field = "resource_type"
         out += _pack_AlterConfigsResource_resource_type(resource.resource_type)
         field = "resource_name"
         _w.write_string(out, _w.non_null(resource.resource_name, "field resource_name is null, which AlterConfigsResource versions 0-1 do not allow (never nullable)"))
-        field = "configs[]"
-        configs_items = _w.non_null(resource.configs, "field configs is null, which AlterConfigsResource versions 0-1 do not allow (never nullable)")
-        _w.write_count(out, len(configs_items), False)
-        for configs_item in configs_items:
-            _write_AlterableConfig_v0_1(configs_item, out)
+        field = "configs"
+        _w.write_struct_array(out, _w.non_null(resource.configs, "field configs is null, which AlterConfigsResource versions 0-1 do not allow (never nullable)"), False, _write_AlterableConfig_v0_1, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- AlterConfigsResource, version 2 (flexible) ---
 
-def _read_AlterConfigsResource_v2(buf: bytes, pos: int) -> tuple[AlterConfigsResource, int]:
+def _read_AlterConfigsResource_v2(buf: bytes, pos: int, version: int) -> tuple[AlterConfigsResource, int]:
     resource = blank_instance(AlterConfigsResource)
-    field = ""
-    index = 0
+    field = "resource_type"
     try:
-        field = "resource_type"
         (resource.resource_type,) = _unpack_AlterConfigsResource_resource_type(buf, pos)
         pos += 1
         field = "resource_name"
         resource.resource_name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "configs[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        configs_n, pos = _w.read_count(buf, pos, True)
-        if configs_n < 0:
-            raise DecodeError("non-nullable field configs was null", offset=pos)
-        elif configs_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            configs_items: KeyedList[AlterableConfig] = KeyedList()
-            for index in range(configs_n):
-                configs_item, pos = _read_AlterableConfig_v2(buf, pos)
-                configs_items.append(configs_item)
-            resource.configs = configs_items
+        field = "configs"
+        resource.configs, pos = _w.read_struct_array(buf, pos, True, _read_AlterableConfig_v2, version, KeyedList)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            resource.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            resource.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        resource.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return resource, pos
 
 
-def _write_AlterConfigsResource_v2(resource: AlterConfigsResource, out: bytearray) -> None:
-    field = ""
+def _write_AlterConfigsResource_v2(resource: AlterConfigsResource, out: bytearray, version: int) -> None:
+    field = "resource_type"
     try:
-        field = "resource_type"
         out += _pack_AlterConfigsResource_resource_type(resource.resource_type)
         field = "resource_name"
         _w.write_compact_string(out, _w.non_null(resource.resource_name, "field resource_name is null, which AlterConfigsResource version 2 does not allow (never nullable)"))
-        field = "configs[]"
-        configs_items = _w.non_null(resource.configs, "field configs is null, which AlterConfigsResource version 2 does not allow (never nullable)")
-        _w.write_count(out, len(configs_items), True)
-        for configs_item in configs_items:
-            _write_AlterableConfig_v2(configs_item, out)
+        field = "configs"
+        _w.write_struct_array(out, _w.non_null(resource.configs, "field configs is null, which AlterConfigsResource version 2 does not allow (never nullable)"), True, _write_AlterableConfig_v2, version)
         field = "(tagged fields)"
-        if resource.unknown_tagged_fields:
-            _w.write_tagged(out, [], resource.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], resource.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- AlterConfigsRequest, versions 0-1 ---
 
-def _read_AlterConfigsRequest_v0_1(buf: bytes, pos: int) -> tuple[AlterConfigsRequest, int]:
+def _read_AlterConfigsRequest_v0_1(buf: bytes, pos: int, version: int) -> tuple[AlterConfigsRequest, int]:
     request = blank_instance(AlterConfigsRequest)
-    field = ""
-    index = 0
+    field = "resources"
     try:
-        field = "resources[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        resources_n, pos = _w.read_count(buf, pos, False)
-        if resources_n < 0:
-            raise DecodeError("non-nullable field resources was null", offset=pos)
-        elif resources_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            resources_items: KeyedList[AlterConfigsResource] = KeyedList()
-            for index in range(resources_n):
-                resources_item, pos = _read_AlterConfigsResource_v0_1(buf, pos)
-                resources_items.append(resources_item)
-            request.resources = resources_items
+        request.resources, pos = _w.read_struct_array(buf, pos, False, _read_AlterConfigsResource_v0_1, version, KeyedList)
         field = "validate_only"
         (request.validate_only,) = _unpack_AlterConfigsRequest_validate_only(buf, pos)
         pos += 1
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_AlterConfigsRequest_v0_1(request: AlterConfigsRequest, out: bytearray) -> None:
+def _write_AlterConfigsRequest_v0_1(request: AlterConfigsRequest, out: bytearray, version: int) -> None:
     if request.unknown_tagged_fields:
         raise UnsupportedVersionError("AlterConfigsRequest version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "resources"
     try:
-        field = "resources[]"
-        resources_items = _w.non_null(request.resources, "field resources is null, which AlterConfigsRequest versions 0-1 do not allow (never nullable)")
-        _w.write_count(out, len(resources_items), False)
-        for resources_item in resources_items:
-            _write_AlterConfigsResource_v0_1(resources_item, out)
+        _w.write_struct_array(out, _w.non_null(request.resources, "field resources is null, which AlterConfigsRequest versions 0-1 do not allow (never nullable)"), False, _write_AlterConfigsResource_v0_1, version)
         field = "validate_only"
         out += _pack_AlterConfigsRequest_validate_only(request.validate_only)
     except _w.ENCODE_FAILURES as error:
@@ -346,53 +271,29 @@ def _write_AlterConfigsRequest_v0_1(request: AlterConfigsRequest, out: bytearray
 
 # --- AlterConfigsRequest, version 2 (flexible) ---
 
-def _read_AlterConfigsRequest_v2(buf: bytes, pos: int) -> tuple[AlterConfigsRequest, int]:
+def _read_AlterConfigsRequest_v2(buf: bytes, pos: int, version: int) -> tuple[AlterConfigsRequest, int]:
     request = blank_instance(AlterConfigsRequest)
-    field = ""
-    index = 0
+    field = "resources"
     try:
-        field = "resources[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        resources_n, pos = _w.read_count(buf, pos, True)
-        if resources_n < 0:
-            raise DecodeError("non-nullable field resources was null", offset=pos)
-        elif resources_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            resources_items: KeyedList[AlterConfigsResource] = KeyedList()
-            for index in range(resources_n):
-                resources_item, pos = _read_AlterConfigsResource_v2(buf, pos)
-                resources_items.append(resources_item)
-            request.resources = resources_items
+        request.resources, pos = _w.read_struct_array(buf, pos, True, _read_AlterConfigsResource_v2, version, KeyedList)
         field = "validate_only"
         (request.validate_only,) = _unpack_AlterConfigsRequest_validate_only(buf, pos)
         pos += 1
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_AlterConfigsRequest_v2(request: AlterConfigsRequest, out: bytearray) -> None:
-    field = ""
+def _write_AlterConfigsRequest_v2(request: AlterConfigsRequest, out: bytearray, version: int) -> None:
+    field = "resources"
     try:
-        field = "resources[]"
-        resources_items = _w.non_null(request.resources, "field resources is null, which AlterConfigsRequest version 2 does not allow (never nullable)")
-        _w.write_count(out, len(resources_items), True)
-        for resources_item in resources_items:
-            _write_AlterConfigsResource_v2(resources_item, out)
+        _w.write_struct_array(out, _w.non_null(request.resources, "field resources is null, which AlterConfigsRequest version 2 does not allow (never nullable)"), True, _write_AlterConfigsResource_v2, version)
         field = "validate_only"
         out += _pack_AlterConfigsRequest_validate_only(request.validate_only)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -402,15 +303,15 @@ def _write_AlterConfigsRequest_v2(request: AlterConfigsRequest, out: bytearray) 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-AlterableConfig._READERS = (_read_AlterableConfig_v0_1, _read_AlterableConfig_v0_1, _read_AlterableConfig_v2)
-AlterableConfig._WRITERS = (_write_AlterableConfig_v0_1, _write_AlterableConfig_v0_1, _write_AlterableConfig_v2)
+AlterableConfig._READERS = _w.bind_versions((_read_AlterableConfig_v0_1, _read_AlterableConfig_v0_1, _read_AlterableConfig_v2))
+AlterableConfig._WRITERS = _w.bind_versions((_write_AlterableConfig_v0_1, _write_AlterableConfig_v0_1, _write_AlterableConfig_v2))
 AlterableConfig._MAP_KEYS = ("name",)
 AlterableConfig.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="value", json_name="value", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
 )
-AlterConfigsResource._READERS = (_read_AlterConfigsResource_v0_1, _read_AlterConfigsResource_v0_1, _read_AlterConfigsResource_v2)
-AlterConfigsResource._WRITERS = (_write_AlterConfigsResource_v0_1, _write_AlterConfigsResource_v0_1, _write_AlterConfigsResource_v2)
+AlterConfigsResource._READERS = _w.bind_versions((_read_AlterConfigsResource_v0_1, _read_AlterConfigsResource_v0_1, _read_AlterConfigsResource_v2))
+AlterConfigsResource._WRITERS = _w.bind_versions((_write_AlterConfigsResource_v0_1, _write_AlterConfigsResource_v0_1, _write_AlterConfigsResource_v2))
 AlterConfigsResource._LAZY_DEFAULTS = {"configs": KeyedList}
 AlterConfigsResource._MAP_KEYS = ("resource_type", "resource_name")
 AlterConfigsResource.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -418,8 +319,8 @@ AlterConfigsResource.FIELDS = (  # what the runtime knows of each field (kwire.w
     FieldInfo(attr="resource_name", json_name="resourceName", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="configs", json_name="configs", type="[]AlterableConfig", versions=_V0_PLUS, default=(), struct=AlterableConfig),
 )
-AlterConfigsRequest._READERS = (_read_AlterConfigsRequest_v0_1, _read_AlterConfigsRequest_v0_1, _read_AlterConfigsRequest_v2)
-AlterConfigsRequest._WRITERS = (_write_AlterConfigsRequest_v0_1, _write_AlterConfigsRequest_v0_1, _write_AlterConfigsRequest_v2)
+AlterConfigsRequest._READERS = _w.bind_versions((_read_AlterConfigsRequest_v0_1, _read_AlterConfigsRequest_v0_1, _read_AlterConfigsRequest_v2))
+AlterConfigsRequest._WRITERS = _w.bind_versions((_write_AlterConfigsRequest_v0_1, _write_AlterConfigsRequest_v0_1, _write_AlterConfigsRequest_v2))
 AlterConfigsRequest._LAZY_DEFAULTS = {"resources": KeyedList}
 AlterConfigsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="resources", json_name="resources", type="[]AlterConfigsResource", versions=_V0_PLUS, default=(), struct=AlterConfigsResource),

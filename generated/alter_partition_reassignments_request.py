@@ -2,10 +2,9 @@
 
 Request message, versions 0-1, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -23,17 +22,16 @@ _unpack_ReassignablePartition_partition_index = struct.Struct(">i").unpack_from
 _pack_ReassignablePartition_partition_index = struct.Struct(">i").pack
 _unpack_AlterPartitionReassignmentsRequest_timeout_ms = struct.Struct(">i").unpack_from
 _pack_AlterPartitionReassignmentsRequest_timeout_ms = struct.Struct(">i").pack
-_unpack_AlterPartitionReassignmentsRequest_timeout_ms_allow_replication_factor_change = struct.Struct(">i?").unpack_from
-_pack_AlterPartitionReassignmentsRequest_timeout_ms_allow_replication_factor_change = struct.Struct(">i?").pack
+_unpack_AlterPartitionReassignmentsRequest_allow_replication_factor_change = struct.Struct(">?").unpack_from
+_pack_AlterPartitionReassignmentsRequest_allow_replication_factor_change = struct.Struct(">?").pack
 
 
 class ReassignablePartition(GeneratedStruct):
     """Partitions of this topic to move or whose move is cancelled."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition_index": 'Index of the partition within the topic.',
         "replicas": 'Broker ids of the replicas the partition should end up on, preferred leader first; null cancels the reassignment in progress.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ReassignablePartition"
@@ -60,10 +58,9 @@ class ReassignablePartition(GeneratedStruct):
 class ReassignableTopic(GeneratedStruct):
     """Topics with partitions to move."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the topic the partitions in this entry belong to.',
         "partitions": 'Partitions of this topic to move or whose move is cancelled.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ReassignableTopic"
@@ -90,11 +87,10 @@ class AlterPartitionReassignmentsRequest(GeneratedStruct):
     """Kafka's AlterPartitionReassignmentsRequest (request, apiKey 45), versions 0-1, flexible
     versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "timeout_ms": 'Milliseconds the controller may take to accept the reassignments before answering with a timeout.',
         "allow_replication_factor_change": "When false, a reassignment that would change a partition's number of replicas is refused.",
         "topics": 'Topics with partitions to move.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AlterPartitionReassignmentsRequest"
@@ -131,12 +127,10 @@ class AlterPartitionReassignmentsRequest(GeneratedStruct):
 
 # --- ReassignablePartition, versions 0-1 (flexible) ---
 
-def _read_ReassignablePartition_v0_1(buf: bytes, pos: int) -> tuple[ReassignablePartition, int]:
+def _read_ReassignablePartition_v0_1(buf: bytes, pos: int, version: int) -> tuple[ReassignablePartition, int]:
     partition = blank_instance(ReassignablePartition)
-    field = ""
-    index = 0
+    field = "partition_index"
     try:
-        field = "partition_index"
         (partition.partition_index,) = _unpack_ReassignablePartition_partition_index(buf, pos)
         pos += 4
         field = "replicas"
@@ -146,20 +140,15 @@ def _read_ReassignablePartition_v0_1(buf: bytes, pos: int) -> tuple[Reassignable
         else:
             partition.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            partition.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            partition.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        partition.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
-def _write_ReassignablePartition_v0_1(partition: ReassignablePartition, out: bytearray) -> None:
-    field = ""
+def _write_ReassignablePartition_v0_1(partition: ReassignablePartition, out: bytearray, version: int) -> None:
+    field = "partition_index"
     try:
-        field = "partition_index"
         out += _pack_ReassignablePartition_partition_index(partition.partition_index)
         field = "replicas"
         replicas_items = partition.replicas
@@ -169,171 +158,74 @@ def _write_ReassignablePartition_v0_1(partition: ReassignablePartition, out: byt
             _w.write_count(out, len(replicas_items), True)
             _w.write_fixed_array(out, replicas_items, "i")
         field = "(tagged fields)"
-        if partition.unknown_tagged_fields:
-            _w.write_tagged(out, [], partition.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], partition.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- ReassignableTopic, versions 0-1 (flexible) ---
 
-def _read_ReassignableTopic_v0_1(buf: bytes, pos: int) -> tuple[ReassignableTopic, int]:
+def _read_ReassignableTopic_v0_1(buf: bytes, pos: int, version: int) -> tuple[ReassignableTopic, int]:
     topic = blank_instance(ReassignableTopic)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         topic.name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[ReassignablePartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_ReassignablePartition_v0_1(buf, pos)
-                partitions_items.append(partitions_item)
-            topic.partitions = partitions_items
+        field = "partitions"
+        topic.partitions, pos = _w.read_struct_array(buf, pos, True, _read_ReassignablePartition_v0_1, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            topic.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
-def _write_ReassignableTopic_v0_1(topic: ReassignableTopic, out: bytearray) -> None:
-    field = ""
+def _write_ReassignableTopic_v0_1(topic: ReassignableTopic, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(topic.name, "field name is null, which ReassignableTopic versions 0-1 do not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which ReassignableTopic versions 0-1 do not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_ReassignablePartition_v0_1(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(topic.partitions, "field partitions is null, which ReassignableTopic versions 0-1 do not allow (never nullable)"), True, _write_ReassignablePartition_v0_1, version)
         field = "(tagged fields)"
-        if topic.unknown_tagged_fields:
-            _w.write_tagged(out, [], topic.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], topic.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- AlterPartitionReassignmentsRequest, version 0 (flexible) ---
+# --- AlterPartitionReassignmentsRequest, versions 0-1 (flexible) ---
 
-def _read_AlterPartitionReassignmentsRequest_v0(buf: bytes, pos: int) -> tuple[AlterPartitionReassignmentsRequest, int]:
+def _read_AlterPartitionReassignmentsRequest_v0_1(buf: bytes, pos: int, version: int) -> tuple[AlterPartitionReassignmentsRequest, int]:
     request = blank_instance(AlterPartitionReassignmentsRequest)
     request.allow_replication_factor_change = True
-    field = ""
-    index = 0
+    field = "timeout_ms"
     try:
-        field = "timeout_ms"
         (request.timeout_ms,) = _unpack_AlterPartitionReassignmentsRequest_timeout_ms(buf, pos)
         pos += 4
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[ReassignableTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_ReassignableTopic_v0_1(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
+        if version >= 1:
+            field = "allow_replication_factor_change"
+            (request.allow_replication_factor_change,) = _unpack_AlterPartitionReassignmentsRequest_allow_replication_factor_change(buf, pos)
             pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        field = "topics"
+        request.topics, pos = _w.read_struct_array(buf, pos, True, _read_ReassignableTopic_v0_1, version)
+        field = "(tagged fields)"
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_AlterPartitionReassignmentsRequest_v0(request: AlterPartitionReassignmentsRequest, out: bytearray) -> None:
-    if not request.allow_replication_factor_change:
-        check_unsupported(request, "allow_replication_factor_change", "0")
-    field = ""
+def _write_AlterPartitionReassignmentsRequest_v0_1(request: AlterPartitionReassignmentsRequest, out: bytearray, version: int) -> None:
+    if version < 1 and not request.allow_replication_factor_change:
+        check_unsupported(request, "allow_replication_factor_change", str(version))
+    field = "timeout_ms"
     try:
-        field = "timeout_ms"
         out += _pack_AlterPartitionReassignmentsRequest_timeout_ms(request.timeout_ms)
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which AlterPartitionReassignmentsRequest version 0 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_ReassignableTopic_v0_1(topics_item, out)
+        if version >= 1:
+            field = "allow_replication_factor_change"
+            out += _pack_AlterPartitionReassignmentsRequest_allow_replication_factor_change(request.allow_replication_factor_change)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(request.topics, "field topics is null, which AlterPartitionReassignmentsRequest versions 0-1 do not allow (never nullable)"), True, _write_ReassignableTopic_v0_1, version)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- AlterPartitionReassignmentsRequest, version 1 (flexible) ---
-
-def _read_AlterPartitionReassignmentsRequest_v1(buf: bytes, pos: int) -> tuple[AlterPartitionReassignmentsRequest, int]:
-    request = blank_instance(AlterPartitionReassignmentsRequest)
-    field = ""
-    index = 0
-    try:
-        field = "timeout_ms, allow_replication_factor_change"
-        request.timeout_ms, request.allow_replication_factor_change = _unpack_AlterPartitionReassignmentsRequest_timeout_ms_allow_replication_factor_change(buf, pos)
-        pos += 5
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[ReassignableTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_ReassignableTopic_v0_1(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_AlterPartitionReassignmentsRequest_v1(request: AlterPartitionReassignmentsRequest, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "timeout_ms, allow_replication_factor_change"
-        out += _pack_AlterPartitionReassignmentsRequest_timeout_ms_allow_replication_factor_change(request.timeout_ms, request.allow_replication_factor_change)
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which AlterPartitionReassignmentsRequest version 1 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_ReassignableTopic_v0_1(topics_item, out)
-        field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -344,21 +236,21 @@ def _write_AlterPartitionReassignmentsRequest_v1(request: AlterPartitionReassign
 _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 
-ReassignablePartition._READERS = (_read_ReassignablePartition_v0_1, _read_ReassignablePartition_v0_1)
-ReassignablePartition._WRITERS = (_write_ReassignablePartition_v0_1, _write_ReassignablePartition_v0_1)
+ReassignablePartition._READERS = _w.bind_versions((_read_ReassignablePartition_v0_1, _read_ReassignablePartition_v0_1))
+ReassignablePartition._WRITERS = _w.bind_versions((_write_ReassignablePartition_v0_1, _write_ReassignablePartition_v0_1))
 ReassignablePartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="replicas", json_name="replicas", type="[]int32", versions=_V0_PLUS, nullable=_V0_PLUS),
 )
-ReassignableTopic._READERS = (_read_ReassignableTopic_v0_1, _read_ReassignableTopic_v0_1)
-ReassignableTopic._WRITERS = (_write_ReassignableTopic_v0_1, _write_ReassignableTopic_v0_1)
+ReassignableTopic._READERS = _w.bind_versions((_read_ReassignableTopic_v0_1, _read_ReassignableTopic_v0_1))
+ReassignableTopic._WRITERS = _w.bind_versions((_write_ReassignableTopic_v0_1, _write_ReassignableTopic_v0_1))
 ReassignableTopic._LAZY_DEFAULTS = {"partitions": list}
 ReassignableTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partitions", json_name="partitions", type="[]ReassignablePartition", versions=_V0_PLUS, default=(), struct=ReassignablePartition),
 )
-AlterPartitionReassignmentsRequest._READERS = (_read_AlterPartitionReassignmentsRequest_v0, _read_AlterPartitionReassignmentsRequest_v1)
-AlterPartitionReassignmentsRequest._WRITERS = (_write_AlterPartitionReassignmentsRequest_v0, _write_AlterPartitionReassignmentsRequest_v1)
+AlterPartitionReassignmentsRequest._READERS = _w.bind_versions((_read_AlterPartitionReassignmentsRequest_v0_1, _read_AlterPartitionReassignmentsRequest_v0_1))
+AlterPartitionReassignmentsRequest._WRITERS = _w.bind_versions((_write_AlterPartitionReassignmentsRequest_v0_1, _write_AlterPartitionReassignmentsRequest_v0_1))
 AlterPartitionReassignmentsRequest._LAZY_DEFAULTS = {"topics": list}
 AlterPartitionReassignmentsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="timeout_ms", json_name="timeoutMs", type="int32", versions=_V0_PLUS, default=60000),

@@ -2,10 +2,9 @@
 
 Response message, versions 0-1, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,20 +20,21 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_ReassignablePartitionResponse_partition_index_error_code = struct.Struct(">ih").unpack_from
 _pack_ReassignablePartitionResponse_partition_index_error_code = struct.Struct(">ih").pack
-_unpack_AlterPartitionReassignmentsResponse_throttle_time_ms_error_code = struct.Struct(">ih").unpack_from
-_pack_AlterPartitionReassignmentsResponse_throttle_time_ms_error_code = struct.Struct(">ih").pack
-_unpack_AlterPartitionReassignmentsResponse_throttle_time_ms_to_error_code = struct.Struct(">i?h").unpack_from
-_pack_AlterPartitionReassignmentsResponse_throttle_time_ms_to_error_code = struct.Struct(">i?h").pack
+_unpack_AlterPartitionReassignmentsResponse_throttle_time_ms = struct.Struct(">i").unpack_from
+_pack_AlterPartitionReassignmentsResponse_throttle_time_ms = struct.Struct(">i").pack
+_unpack_AlterPartitionReassignmentsResponse_allow_replication_factor_change = struct.Struct(">?").unpack_from
+_pack_AlterPartitionReassignmentsResponse_allow_replication_factor_change = struct.Struct(">?").pack
+_unpack_AlterPartitionReassignmentsResponse_error_code = struct.Struct(">h").unpack_from
+_pack_AlterPartitionReassignmentsResponse_error_code = struct.Struct(">h").pack
 
 
 class ReassignablePartitionResponse(GeneratedStruct):
     """Outcome for each partition of the topic."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition_index": 'Index of the partition within the topic.',
         "error_code": 'Outcome for this partition, 0 on success; for example NO_REASSIGNMENT_IN_PROGRESS when cancelling nothing, or INVALID_REPLICA_ASSIGNMENT.',
         "error_message": "Text describing this partition's failure, or null.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ReassignablePartitionResponse"
@@ -65,10 +65,9 @@ class ReassignablePartitionResponse(GeneratedStruct):
 class ReassignableTopicResponse(GeneratedStruct):
     """Outcome for each topic of the request."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the topic the partitions in this entry belong to.',
         "partitions": 'Outcome for each partition of the topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ReassignableTopicResponse"
@@ -95,13 +94,12 @@ class AlterPartitionReassignmentsResponse(GeneratedStruct):
     """Kafka's AlterPartitionReassignmentsResponse (response, apiKey 45), versions 0-1, flexible
     versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "allow_replication_factor_change": 'Whether the request allowed changes of the replication factor, as the controller understood it.',
         "error_code": 'Error for the whole request, 0 if none; for example CLUSTER_AUTHORIZATION_FAILED.',
         "error_message": 'Text describing the request-wide failure, or null.',
         "responses": 'Outcome for each topic of the request.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AlterPartitionReassignmentsResponse"
@@ -145,206 +143,103 @@ class AlterPartitionReassignmentsResponse(GeneratedStruct):
 
 # --- ReassignablePartitionResponse, versions 0-1 (flexible) ---
 
-def _read_ReassignablePartitionResponse_v0_1(buf: bytes, pos: int) -> tuple[ReassignablePartitionResponse, int]:
+def _read_ReassignablePartitionResponse_v0_1(buf: bytes, pos: int, version: int) -> tuple[ReassignablePartitionResponse, int]:
     response = blank_instance(ReassignablePartitionResponse)
-    field = ""
-    index = 0
+    field = "partition_index, error_code"
     try:
-        field = "partition_index, error_code"
         response.partition_index, response.error_code = _unpack_ReassignablePartitionResponse_partition_index_error_code(buf, pos)
         pos += 6
         field = "error_message"
         response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_ReassignablePartitionResponse_v0_1(response: ReassignablePartitionResponse, out: bytearray) -> None:
-    field = ""
+def _write_ReassignablePartitionResponse_v0_1(response: ReassignablePartitionResponse, out: bytearray, version: int) -> None:
+    field = "partition_index, error_code"
     try:
-        field = "partition_index, error_code"
         out += _pack_ReassignablePartitionResponse_partition_index_error_code(response.partition_index, response.error_code)
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- ReassignableTopicResponse, versions 0-1 (flexible) ---
 
-def _read_ReassignableTopicResponse_v0_1(buf: bytes, pos: int) -> tuple[ReassignableTopicResponse, int]:
+def _read_ReassignableTopicResponse_v0_1(buf: bytes, pos: int, version: int) -> tuple[ReassignableTopicResponse, int]:
     response = blank_instance(ReassignableTopicResponse)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         response.name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[ReassignablePartitionResponse] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_ReassignablePartitionResponse_v0_1(buf, pos)
-                partitions_items.append(partitions_item)
-            response.partitions = partitions_items
+        field = "partitions"
+        response.partitions, pos = _w.read_struct_array(buf, pos, True, _read_ReassignablePartitionResponse_v0_1, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_ReassignableTopicResponse_v0_1(response: ReassignableTopicResponse, out: bytearray) -> None:
-    field = ""
+def _write_ReassignableTopicResponse_v0_1(response: ReassignableTopicResponse, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(response.name, "field name is null, which ReassignableTopicResponse versions 0-1 do not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(response.partitions, "field partitions is null, which ReassignableTopicResponse versions 0-1 do not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_ReassignablePartitionResponse_v0_1(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(response.partitions, "field partitions is null, which ReassignableTopicResponse versions 0-1 do not allow (never nullable)"), True, _write_ReassignablePartitionResponse_v0_1, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- AlterPartitionReassignmentsResponse, version 0 (flexible) ---
+# --- AlterPartitionReassignmentsResponse, versions 0-1 (flexible) ---
 
-def _read_AlterPartitionReassignmentsResponse_v0(buf: bytes, pos: int) -> tuple[AlterPartitionReassignmentsResponse, int]:
+def _read_AlterPartitionReassignmentsResponse_v0_1(buf: bytes, pos: int, version: int) -> tuple[AlterPartitionReassignmentsResponse, int]:
     response = blank_instance(AlterPartitionReassignmentsResponse)
     response.allow_replication_factor_change = True
-    field = ""
-    index = 0
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms, error_code"
-        response.throttle_time_ms, response.error_code = _unpack_AlterPartitionReassignmentsResponse_throttle_time_ms_error_code(buf, pos)
-        pos += 6
+        (response.throttle_time_ms,) = _unpack_AlterPartitionReassignmentsResponse_throttle_time_ms(buf, pos)
+        pos += 4
+        if version >= 1:
+            field = "allow_replication_factor_change"
+            (response.allow_replication_factor_change,) = _unpack_AlterPartitionReassignmentsResponse_allow_replication_factor_change(buf, pos)
+            pos += 1
+        field = "error_code"
+        (response.error_code,) = _unpack_AlterPartitionReassignmentsResponse_error_code(buf, pos)
+        pos += 2
         field = "error_message"
         response.error_message, pos = _w.read_compact_string(buf, pos)
-        field = "responses[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        responses_n, pos = _w.read_count(buf, pos, True)
-        if responses_n < 0:
-            raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            responses_items: list[ReassignableTopicResponse] = []
-            for index in range(responses_n):
-                responses_item, pos = _read_ReassignableTopicResponse_v0_1(buf, pos)
-                responses_items.append(responses_item)
-            response.responses = responses_items
+        field = "responses"
+        response.responses, pos = _w.read_struct_array(buf, pos, True, _read_ReassignableTopicResponse_v0_1, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_AlterPartitionReassignmentsResponse_v0(response: AlterPartitionReassignmentsResponse, out: bytearray) -> None:
-    field = ""
+def _write_AlterPartitionReassignmentsResponse_v0_1(response: AlterPartitionReassignmentsResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms, error_code"
-        out += _pack_AlterPartitionReassignmentsResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
+        out += _pack_AlterPartitionReassignmentsResponse_throttle_time_ms(response.throttle_time_ms)
+        if version >= 1:
+            field = "allow_replication_factor_change"
+            out += _pack_AlterPartitionReassignmentsResponse_allow_replication_factor_change(response.allow_replication_factor_change)
+        field = "error_code"
+        out += _pack_AlterPartitionReassignmentsResponse_error_code(response.error_code)
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
-        field = "responses[]"
-        responses_items = _w.non_null(response.responses, "field responses is null, which AlterPartitionReassignmentsResponse version 0 does not allow (never nullable)")
-        _w.write_count(out, len(responses_items), True)
-        for responses_item in responses_items:
-            _write_ReassignableTopicResponse_v0_1(responses_item, out)
+        field = "responses"
+        _w.write_struct_array(out, _w.non_null(response.responses, "field responses is null, which AlterPartitionReassignmentsResponse versions 0-1 do not allow (never nullable)"), True, _write_ReassignableTopicResponse_v0_1, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- AlterPartitionReassignmentsResponse, version 1 (flexible) ---
-
-def _read_AlterPartitionReassignmentsResponse_v1(buf: bytes, pos: int) -> tuple[AlterPartitionReassignmentsResponse, int]:
-    response = blank_instance(AlterPartitionReassignmentsResponse)
-    field = ""
-    index = 0
-    try:
-        field = "throttle_time_ms, allow_replication_factor_change, error_code"
-        response.throttle_time_ms, response.allow_replication_factor_change, response.error_code = _unpack_AlterPartitionReassignmentsResponse_throttle_time_ms_to_error_code(buf, pos)
-        pos += 7
-        field = "error_message"
-        response.error_message, pos = _w.read_compact_string(buf, pos)
-        field = "responses[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        responses_n, pos = _w.read_count(buf, pos, True)
-        if responses_n < 0:
-            raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            responses_items: list[ReassignableTopicResponse] = []
-            for index in range(responses_n):
-                responses_item, pos = _read_ReassignableTopicResponse_v0_1(buf, pos)
-                responses_items.append(responses_item)
-            response.responses = responses_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_AlterPartitionReassignmentsResponse_v1(response: AlterPartitionReassignmentsResponse, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "throttle_time_ms, allow_replication_factor_change, error_code"
-        out += _pack_AlterPartitionReassignmentsResponse_throttle_time_ms_to_error_code(response.throttle_time_ms, response.allow_replication_factor_change, response.error_code)
-        field = "error_message"
-        _w.write_compact_string(out, response.error_message)
-        field = "responses[]"
-        responses_items = _w.non_null(response.responses, "field responses is null, which AlterPartitionReassignmentsResponse version 1 does not allow (never nullable)")
-        _w.write_count(out, len(responses_items), True)
-        for responses_item in responses_items:
-            _write_ReassignableTopicResponse_v0_1(responses_item, out)
-        field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -355,22 +250,22 @@ def _write_AlterPartitionReassignmentsResponse_v1(response: AlterPartitionReassi
 _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 
-ReassignablePartitionResponse._READERS = (_read_ReassignablePartitionResponse_v0_1, _read_ReassignablePartitionResponse_v0_1)
-ReassignablePartitionResponse._WRITERS = (_write_ReassignablePartitionResponse_v0_1, _write_ReassignablePartitionResponse_v0_1)
+ReassignablePartitionResponse._READERS = _w.bind_versions((_read_ReassignablePartitionResponse_v0_1, _read_ReassignablePartitionResponse_v0_1))
+ReassignablePartitionResponse._WRITERS = _w.bind_versions((_write_ReassignablePartitionResponse_v0_1, _write_ReassignablePartitionResponse_v0_1))
 ReassignablePartitionResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_message", json_name="errorMessage", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
 )
-ReassignableTopicResponse._READERS = (_read_ReassignableTopicResponse_v0_1, _read_ReassignableTopicResponse_v0_1)
-ReassignableTopicResponse._WRITERS = (_write_ReassignableTopicResponse_v0_1, _write_ReassignableTopicResponse_v0_1)
+ReassignableTopicResponse._READERS = _w.bind_versions((_read_ReassignableTopicResponse_v0_1, _read_ReassignableTopicResponse_v0_1))
+ReassignableTopicResponse._WRITERS = _w.bind_versions((_write_ReassignableTopicResponse_v0_1, _write_ReassignableTopicResponse_v0_1))
 ReassignableTopicResponse._LAZY_DEFAULTS = {"partitions": list}
 ReassignableTopicResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partitions", json_name="partitions", type="[]ReassignablePartitionResponse", versions=_V0_PLUS, default=(), struct=ReassignablePartitionResponse),
 )
-AlterPartitionReassignmentsResponse._READERS = (_read_AlterPartitionReassignmentsResponse_v0, _read_AlterPartitionReassignmentsResponse_v1)
-AlterPartitionReassignmentsResponse._WRITERS = (_write_AlterPartitionReassignmentsResponse_v0, _write_AlterPartitionReassignmentsResponse_v1)
+AlterPartitionReassignmentsResponse._READERS = _w.bind_versions((_read_AlterPartitionReassignmentsResponse_v0_1, _read_AlterPartitionReassignmentsResponse_v0_1))
+AlterPartitionReassignmentsResponse._WRITERS = _w.bind_versions((_write_AlterPartitionReassignmentsResponse_v0_1, _write_AlterPartitionReassignmentsResponse_v0_1))
 AlterPartitionReassignmentsResponse._LAZY_DEFAULTS = {"responses": list}
 AlterPartitionReassignmentsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -2,10 +2,9 @@
 
 Request message, versions 0-3, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,13 +20,12 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_BrokerState_broker_id_broker_epoch = struct.Struct(">iq").unpack_from
 _pack_BrokerState_broker_id_broker_epoch = struct.Struct(">iq").pack
-_rows_BrokerState_v3 = struct.Struct(">iqB").iter_unpack
 _unpack_PartitionData_partition_index_leader_epoch = struct.Struct(">ii").unpack_from
 _pack_PartitionData_partition_index_leader_epoch = struct.Struct(">ii").pack
+_unpack_PartitionData_leader_recovery_state = struct.Struct(">b").unpack_from
+_pack_PartitionData_leader_recovery_state = struct.Struct(">b").pack
 _unpack_PartitionData_partition_epoch = struct.Struct(">i").unpack_from
 _pack_PartitionData_partition_epoch = struct.Struct(">i").pack
-_unpack_PartitionData_leader_recovery_state_partition_epoch = struct.Struct(">bi").unpack_from
-_pack_PartitionData_leader_recovery_state_partition_epoch = struct.Struct(">bi").pack
 _unpack_AlterPartitionRequest_broker_id_broker_epoch = struct.Struct(">iq").unpack_from
 _pack_AlterPartitionRequest_broker_id_broker_epoch = struct.Struct(">iq").pack
 
@@ -39,10 +37,9 @@ class BrokerState(GeneratedStruct):
     """Proposed in-sync replicas with the broker epoch each had when it caught up (v3+), so a
     replica that restarted since is not admitted."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "broker_id": 'Node id of the replica.',
         "broker_epoch": 'Broker epoch of the replica as the leader saw it, or -1 when the leader cannot tell.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "BrokerState"
@@ -68,14 +65,13 @@ class BrokerState(GeneratedStruct):
 class PartitionData(GeneratedStruct):
     """Partitions of the topic whose ISR is to change."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition_index": 'Index of the partition within the topic.',
         "leader_epoch": 'Leader epoch of the sender; the controller refuses changes from an older leadership.',
         "new_isr": 'Broker ids of the proposed in-sync replicas (v0-v2).',
         "new_isr_with_epochs": 'Proposed in-sync replicas with the broker epoch each had when it caught up (v3+), so a replica that restarted since is not admitted.',
         "leader_recovery_state": '0 when the partition has recovered, 1 while it is still recovering after an unclean leader election (KIP-704).',
         "partition_epoch": "Partition epoch the leader's view is based on; the controller answers INVALID_UPDATE_VERSION if it has moved on (the ZooKeeper version under a ZooKeeper controller).",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "PartitionData"
@@ -121,11 +117,10 @@ class PartitionData(GeneratedStruct):
 class TopicData(GeneratedStruct):
     """Topics with partitions whose ISR is to change."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_name": 'Name of the topic (v0-v1).',
         "topic_id": 'Id of the topic (v2+).',
         "partitions": 'Partitions of the topic whose ISR is to change.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TopicData"
@@ -155,11 +150,10 @@ class TopicData(GeneratedStruct):
 class AlterPartitionRequest(GeneratedStruct):
     """Kafka's AlterPartitionRequest (request, apiKey 56), versions 0-3, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "broker_id": 'Node id of the leader broker sending the request.',
         "broker_epoch": 'Registration epoch of the sending broker; the controller rejects a stale one (-1 when not known).',
         "topics": 'Topics with partitions whose ISR is to change.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AlterPartitionRequest"
@@ -196,638 +190,156 @@ class AlterPartitionRequest(GeneratedStruct):
 
 # --- BrokerState, version 3 (flexible) ---
 
-def _read_BrokerState_v3(buf: bytes, pos: int) -> tuple[BrokerState, int]:
+def _read_BrokerState_v3(buf: bytes, pos: int, version: int) -> tuple[BrokerState, int]:
     state = blank_instance(BrokerState)
-    field = ""
-    index = 0
+    field = "broker_id, broker_epoch"
     try:
-        field = "broker_id, broker_epoch"
         state.broker_id, state.broker_epoch = _unpack_BrokerState_broker_id_broker_epoch(buf, pos)
         pos += 12
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            state.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            state.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        state.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return state, pos
 
 
-def _write_BrokerState_v3(state: BrokerState, out: bytearray) -> None:
-    field = ""
+def _write_BrokerState_v3(state: BrokerState, out: bytearray, version: int) -> None:
+    field = "broker_id, broker_epoch"
     try:
-        field = "broker_id, broker_epoch"
         out += _pack_BrokerState_broker_id_broker_epoch(state.broker_id, state.broker_epoch)
         field = "(tagged fields)"
-        if state.unknown_tagged_fields:
-            _w.write_tagged(out, [], state.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], state.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- PartitionData, version 0 (flexible) ---
+# --- PartitionData, versions 0-3 (flexible) ---
 
-def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
+def _read_PartitionData_v0_3(buf: bytes, pos: int, version: int) -> tuple[PartitionData, int]:
     data = blank_instance(PartitionData)
     data.leader_recovery_state = 0
-    field = ""
-    index = 0
+    field = "partition_index, leader_epoch"
     try:
-        field = "partition_index, leader_epoch"
         data.partition_index, data.leader_epoch = _unpack_PartitionData_partition_index_leader_epoch(buf, pos)
         pos += 8
-        field = "new_isr"
-        new_isr_n, pos = _w.read_count(buf, pos, True)
-        if new_isr_n < 0:
-            raise DecodeError("non-nullable field new_isr was null", offset=pos)
-        else:
-            data.new_isr, pos = _w.read_fixed_array(buf, pos, new_isr_n, "i", 4)
+        if version <= 2:
+            field = "new_isr"
+            new_isr_n, pos = _w.read_count(buf, pos, True)
+            if new_isr_n < 0:
+                raise DecodeError("non-nullable field new_isr was null", offset=pos)
+            else:
+                data.new_isr, pos = _w.read_fixed_array(buf, pos, new_isr_n, "i", 4)
+        if version >= 3:
+            field = "new_isr_with_epochs"
+            data.new_isr_with_epochs, pos = _w.read_struct_array(buf, pos, True, _read_BrokerState_v3, version)
+        if version >= 1:
+            field = "leader_recovery_state"
+            (data.leader_recovery_state,) = _unpack_PartitionData_leader_recovery_state(buf, pos)
+            pos += 1
         field = "partition_epoch"
         (data.partition_epoch,) = _unpack_PartitionData_partition_epoch(buf, pos)
         pos += 4
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
-    if (data.new_isr_with_epochs is None or len(data.new_isr_with_epochs) != 0):
-        check_unsupported(data, "new_isr_with_epochs", "0")
-    if data.leader_recovery_state != 0:
-        check_unsupported(data, "leader_recovery_state", "0")
-    field = ""
+def _write_PartitionData_v0_3(data: PartitionData, out: bytearray, version: int) -> None:
+    if version > 2 and (data.new_isr is None or len(data.new_isr) != 0):
+        check_unsupported(data, "new_isr", str(version))
+    if version < 3 and (data.new_isr_with_epochs is None or len(data.new_isr_with_epochs) != 0):
+        check_unsupported(data, "new_isr_with_epochs", str(version))
+    if version < 1 and data.leader_recovery_state != 0:
+        check_unsupported(data, "leader_recovery_state", str(version))
+    field = "partition_index, leader_epoch"
     try:
-        field = "partition_index, leader_epoch"
         out += _pack_PartitionData_partition_index_leader_epoch(data.partition_index, data.leader_epoch)
-        field = "new_isr"
-        new_isr_items = _w.non_null(data.new_isr, "field new_isr is null, which PartitionData version 0 does not allow (never nullable)")
-        _w.write_count(out, len(new_isr_items), True)
-        _w.write_fixed_array(out, new_isr_items, "i")
+        if version <= 2:
+            field = "new_isr"
+            new_isr_items = _w.non_null(data.new_isr, "field new_isr is null, which PartitionData versions 0-3 do not allow (never nullable)")
+            _w.write_count(out, len(new_isr_items), True)
+            _w.write_fixed_array(out, new_isr_items, "i")
+        if version >= 3:
+            field = "new_isr_with_epochs"
+            _w.write_struct_array(out, _w.non_null(data.new_isr_with_epochs, "field new_isr_with_epochs is null, which PartitionData versions 0-3 do not allow (never nullable)"), True, _write_BrokerState_v3, version)
+        if version >= 1:
+            field = "leader_recovery_state"
+            out += _pack_PartitionData_leader_recovery_state(data.leader_recovery_state)
         field = "partition_epoch"
         out += _pack_PartitionData_partition_epoch(data.partition_epoch)
         field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], data.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- PartitionData, versions 1-2 (flexible) ---
+# --- TopicData, versions 0-3 (flexible) ---
 
-def _read_PartitionData_v1_2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = blank_instance(PartitionData)
-    field = ""
-    index = 0
-    try:
-        field = "partition_index, leader_epoch"
-        data.partition_index, data.leader_epoch = _unpack_PartitionData_partition_index_leader_epoch(buf, pos)
-        pos += 8
-        field = "new_isr"
-        new_isr_n, pos = _w.read_count(buf, pos, True)
-        if new_isr_n < 0:
-            raise DecodeError("non-nullable field new_isr was null", offset=pos)
-        else:
-            data.new_isr, pos = _w.read_fixed_array(buf, pos, new_isr_n, "i", 4)
-        field = "leader_recovery_state, partition_epoch"
-        data.leader_recovery_state, data.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
-        pos += 5
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return data, pos
-
-
-def _write_PartitionData_v1_2(data: PartitionData, out: bytearray) -> None:
-    if (data.new_isr_with_epochs is None or len(data.new_isr_with_epochs) != 0):
-        check_unsupported(data, "new_isr_with_epochs", "1-2")
-    field = ""
-    try:
-        field = "partition_index, leader_epoch"
-        out += _pack_PartitionData_partition_index_leader_epoch(data.partition_index, data.leader_epoch)
-        field = "new_isr"
-        new_isr_items = _w.non_null(data.new_isr, "field new_isr is null, which PartitionData versions 1-2 do not allow (never nullable)")
-        _w.write_count(out, len(new_isr_items), True)
-        _w.write_fixed_array(out, new_isr_items, "i")
-        field = "leader_recovery_state, partition_epoch"
-        out += _pack_PartitionData_leader_recovery_state_partition_epoch(data.leader_recovery_state, data.partition_epoch)
-        field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- PartitionData, version 3 (flexible) ---
-
-def _read_PartitionData_v3(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = blank_instance(PartitionData)
-    field = ""
-    index = 0
-    size = len(buf)
-    try:
-        field = "partition_index, leader_epoch"
-        data.partition_index, data.leader_epoch = _unpack_PartitionData_partition_index_leader_epoch(buf, pos)
-        pos += 8
-        field = "new_isr_with_epochs[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        new_isr_with_epochs_n, pos = _w.read_count(buf, pos, True)
-        if new_isr_with_epochs_n < 0:
-            raise DecodeError("non-nullable field new_isr_with_epochs was null", offset=pos)
-        elif new_isr_with_epochs_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            new_isr_with_epochs_items: list[BrokerState] = []
-            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            new_isr_with_epochs_end = pos + new_isr_with_epochs_n * 13
-            new_isr_with_epochs_rows = buf[pos:new_isr_with_epochs_end]
-            if len(new_isr_with_epochs_rows) == new_isr_with_epochs_n * 13 and not any(new_isr_with_epochs_rows[12::13]):
-                for new_isr_with_epochs_row in _rows_BrokerState_v3(new_isr_with_epochs_rows):
-                    new_isr_with_epochs_item = blank_instance(BrokerState)
-                    new_isr_with_epochs_item.broker_id, new_isr_with_epochs_item.broker_epoch, _ = new_isr_with_epochs_row
-                    new_isr_with_epochs_item.unknown_tagged_fields = ()
-                    new_isr_with_epochs_items.append(new_isr_with_epochs_item)
-                pos = new_isr_with_epochs_end
-            else:
-                for index in range(new_isr_with_epochs_n):
-                    new_isr_with_epochs_item, pos = _read_BrokerState_v3(buf, pos)
-                    new_isr_with_epochs_items.append(new_isr_with_epochs_item)
-            data.new_isr_with_epochs = new_isr_with_epochs_items
-        field = "leader_recovery_state, partition_epoch"
-        data.leader_recovery_state, data.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
-        pos += 5
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return data, pos
-
-
-def _write_PartitionData_v3(data: PartitionData, out: bytearray) -> None:
-    if (data.new_isr is None or len(data.new_isr) != 0):
-        check_unsupported(data, "new_isr", "3")
-    field = ""
-    try:
-        field = "partition_index, leader_epoch"
-        out += _pack_PartitionData_partition_index_leader_epoch(data.partition_index, data.leader_epoch)
-        field = "new_isr_with_epochs[]"
-        new_isr_with_epochs_items = _w.non_null(data.new_isr_with_epochs, "field new_isr_with_epochs is null, which PartitionData version 3 does not allow (never nullable)")
-        _w.write_count(out, len(new_isr_with_epochs_items), True)
-        for new_isr_with_epochs_item in new_isr_with_epochs_items:
-            _write_BrokerState_v3(new_isr_with_epochs_item, out)
-        field = "leader_recovery_state, partition_epoch"
-        out += _pack_PartitionData_leader_recovery_state_partition_epoch(data.leader_recovery_state, data.partition_epoch)
-        field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- TopicData, version 0 (flexible) ---
-
-def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
-    data = blank_instance(TopicData)
-    data.topic_id = _ZERO_UUID
-    field = ""
-    index = 0
-    try:
-        field = "topic_name"
-        data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[PartitionData] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionData_v0(buf, pos)
-                partitions_items.append(partitions_item)
-            data.partitions = partitions_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return data, pos
-
-
-def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "topic_name"
-        _w.write_compact_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData version 0 does not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 0 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_PartitionData_v0(partitions_item, out)
-        field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- TopicData, version 1 (flexible) ---
-
-def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
-    data = blank_instance(TopicData)
-    data.topic_id = _ZERO_UUID
-    field = ""
-    index = 0
-    try:
-        field = "topic_name"
-        data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[PartitionData] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionData_v1_2(buf, pos)
-                partitions_items.append(partitions_item)
-            data.partitions = partitions_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return data, pos
-
-
-def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "topic_name"
-        _w.write_compact_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData version 1 does not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 1 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_PartitionData_v1_2(partitions_item, out)
-        field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- TopicData, version 2 (flexible) ---
-
-def _read_TopicData_v2(buf: bytes, pos: int) -> tuple[TopicData, int]:
+def _read_TopicData_v0_3(buf: bytes, pos: int, version: int) -> tuple[TopicData, int]:
     data = blank_instance(TopicData)
     data.topic_name = ''
+    data.topic_id = _ZERO_UUID
     field = ""
-    index = 0
     try:
-        field = "topic_id"
-        data.topic_id, pos = _w.read_uuid(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[PartitionData] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionData_v1_2(buf, pos)
-                partitions_items.append(partitions_item)
-            data.partitions = partitions_items
+        if version <= 1:
+            field = "topic_name"
+            data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+        if version >= 2:
+            field = "topic_id"
+            data.topic_id, pos = _w.read_uuid(buf, pos)
+        field = "partitions"
+        data.partitions, pos = _w.read_struct_array(buf, pos, True, _read_PartitionData_v0_3, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_TopicData_v2(data: TopicData, out: bytearray) -> None:
+def _write_TopicData_v0_3(data: TopicData, out: bytearray, version: int) -> None:
     field = ""
     try:
-        field = "topic_id"
-        out += _w.uuid_bytes(data.topic_id)
-        field = "partitions[]"
-        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 2 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_PartitionData_v1_2(partitions_item, out)
+        if version <= 1:
+            field = "topic_name"
+            _w.write_compact_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData versions 0-3 do not allow (never nullable)"))
+        if version >= 2:
+            field = "topic_id"
+            out += _w.uuid_bytes(data.topic_id)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(data.partitions, "field partitions is null, which TopicData versions 0-3 do not allow (never nullable)"), True, _write_PartitionData_v0_3, version)
         field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], data.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- TopicData, version 3 (flexible) ---
+# --- AlterPartitionRequest, versions 0-3 (flexible) ---
 
-def _read_TopicData_v3(buf: bytes, pos: int) -> tuple[TopicData, int]:
-    data = blank_instance(TopicData)
-    data.topic_name = ''
-    field = ""
-    index = 0
-    try:
-        field = "topic_id"
-        data.topic_id, pos = _w.read_uuid(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[PartitionData] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionData_v3(buf, pos)
-                partitions_items.append(partitions_item)
-            data.partitions = partitions_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return data, pos
-
-
-def _write_TopicData_v3(data: TopicData, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "topic_id"
-        out += _w.uuid_bytes(data.topic_id)
-        field = "partitions[]"
-        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 3 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_PartitionData_v3(partitions_item, out)
-        field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- AlterPartitionRequest, version 0 (flexible) ---
-
-def _read_AlterPartitionRequest_v0(buf: bytes, pos: int) -> tuple[AlterPartitionRequest, int]:
+def _read_AlterPartitionRequest_v0_3(buf: bytes, pos: int, version: int) -> tuple[AlterPartitionRequest, int]:
     request = blank_instance(AlterPartitionRequest)
-    field = ""
-    index = 0
+    field = "broker_id, broker_epoch"
     try:
-        field = "broker_id, broker_epoch"
         request.broker_id, request.broker_epoch = _unpack_AlterPartitionRequest_broker_id_broker_epoch(buf, pos)
         pos += 12
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[TopicData] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicData_v0(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
+        field = "topics"
+        request.topics, pos = _w.read_struct_array(buf, pos, True, _read_TopicData_v0_3, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_AlterPartitionRequest_v0(request: AlterPartitionRequest, out: bytearray) -> None:
-    field = ""
+def _write_AlterPartitionRequest_v0_3(request: AlterPartitionRequest, out: bytearray, version: int) -> None:
+    field = "broker_id, broker_epoch"
     try:
-        field = "broker_id, broker_epoch"
         out += _pack_AlterPartitionRequest_broker_id_broker_epoch(request.broker_id, request.broker_epoch)
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which AlterPartitionRequest version 0 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_TopicData_v0(topics_item, out)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(request.topics, "field topics is null, which AlterPartitionRequest versions 0-3 do not allow (never nullable)"), True, _write_TopicData_v0_3, version)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- AlterPartitionRequest, version 1 (flexible) ---
-
-def _read_AlterPartitionRequest_v1(buf: bytes, pos: int) -> tuple[AlterPartitionRequest, int]:
-    request = blank_instance(AlterPartitionRequest)
-    field = ""
-    index = 0
-    try:
-        field = "broker_id, broker_epoch"
-        request.broker_id, request.broker_epoch = _unpack_AlterPartitionRequest_broker_id_broker_epoch(buf, pos)
-        pos += 12
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[TopicData] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicData_v1(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_AlterPartitionRequest_v1(request: AlterPartitionRequest, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "broker_id, broker_epoch"
-        out += _pack_AlterPartitionRequest_broker_id_broker_epoch(request.broker_id, request.broker_epoch)
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which AlterPartitionRequest version 1 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_TopicData_v1(topics_item, out)
-        field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- AlterPartitionRequest, version 2 (flexible) ---
-
-def _read_AlterPartitionRequest_v2(buf: bytes, pos: int) -> tuple[AlterPartitionRequest, int]:
-    request = blank_instance(AlterPartitionRequest)
-    field = ""
-    index = 0
-    try:
-        field = "broker_id, broker_epoch"
-        request.broker_id, request.broker_epoch = _unpack_AlterPartitionRequest_broker_id_broker_epoch(buf, pos)
-        pos += 12
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[TopicData] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicData_v2(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_AlterPartitionRequest_v2(request: AlterPartitionRequest, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "broker_id, broker_epoch"
-        out += _pack_AlterPartitionRequest_broker_id_broker_epoch(request.broker_id, request.broker_epoch)
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which AlterPartitionRequest version 2 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_TopicData_v2(topics_item, out)
-        field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- AlterPartitionRequest, version 3 (flexible) ---
-
-def _read_AlterPartitionRequest_v3(buf: bytes, pos: int) -> tuple[AlterPartitionRequest, int]:
-    request = blank_instance(AlterPartitionRequest)
-    field = ""
-    index = 0
-    try:
-        field = "broker_id, broker_epoch"
-        request.broker_id, request.broker_epoch = _unpack_AlterPartitionRequest_broker_id_broker_epoch(buf, pos)
-        pos += 12
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[TopicData] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicData_v3(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_AlterPartitionRequest_v3(request: AlterPartitionRequest, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "broker_id, broker_epoch"
-        out += _pack_AlterPartitionRequest_broker_id_broker_epoch(request.broker_id, request.broker_epoch)
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which AlterPartitionRequest version 3 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_TopicData_v3(topics_item, out)
-        field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -842,14 +354,14 @@ _V1_PLUS = (1, 32767)
 _V2_PLUS = (2, 32767)
 _V3_PLUS = (3, 32767)
 
-BrokerState._READERS = (None, None, None, _read_BrokerState_v3)
-BrokerState._WRITERS = (None, None, None, _write_BrokerState_v3)
+BrokerState._READERS = _w.bind_versions((None, None, None, _read_BrokerState_v3))
+BrokerState._WRITERS = _w.bind_versions((None, None, None, _write_BrokerState_v3))
 BrokerState.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="broker_id", json_name="brokerId", type="int32", versions=_V3_PLUS, default=0),
     FieldInfo(attr="broker_epoch", json_name="brokerEpoch", type="int64", versions=_V3_PLUS, default=-1),
 )
-PartitionData._READERS = (_read_PartitionData_v0, _read_PartitionData_v1_2, _read_PartitionData_v1_2, _read_PartitionData_v3)
-PartitionData._WRITERS = (_write_PartitionData_v0, _write_PartitionData_v1_2, _write_PartitionData_v1_2, _write_PartitionData_v3)
+PartitionData._READERS = _w.bind_versions((_read_PartitionData_v0_3, _read_PartitionData_v0_3, _read_PartitionData_v0_3, _read_PartitionData_v0_3))
+PartitionData._WRITERS = _w.bind_versions((_write_PartitionData_v0_3, _write_PartitionData_v0_3, _write_PartitionData_v0_3, _write_PartitionData_v0_3))
 PartitionData._LAZY_DEFAULTS = {"new_isr": list, "new_isr_with_epochs": list}
 PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
@@ -859,16 +371,16 @@ PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
     FieldInfo(attr="leader_recovery_state", json_name="leaderRecoveryState", type="int8", versions=_V1_PLUS, default=0),
     FieldInfo(attr="partition_epoch", json_name="partitionEpoch", type="int32", versions=_V0_PLUS, default=0),
 )
-TopicData._READERS = (_read_TopicData_v0, _read_TopicData_v1, _read_TopicData_v2, _read_TopicData_v3)
-TopicData._WRITERS = (_write_TopicData_v0, _write_TopicData_v1, _write_TopicData_v2, _write_TopicData_v3)
+TopicData._READERS = _w.bind_versions((_read_TopicData_v0_3, _read_TopicData_v0_3, _read_TopicData_v0_3, _read_TopicData_v0_3))
+TopicData._WRITERS = _w.bind_versions((_write_TopicData_v0_3, _write_TopicData_v0_3, _write_TopicData_v0_3, _write_TopicData_v0_3))
 TopicData._LAZY_DEFAULTS = {"partitions": list}
 TopicData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_TO_1, ignorable=True, default=''),
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V2_PLUS, ignorable=True, default=_ZERO_UUID),
     FieldInfo(attr="partitions", json_name="partitions", type="[]PartitionData", versions=_V0_PLUS, default=(), struct=PartitionData),
 )
-AlterPartitionRequest._READERS = (_read_AlterPartitionRequest_v0, _read_AlterPartitionRequest_v1, _read_AlterPartitionRequest_v2, _read_AlterPartitionRequest_v3)
-AlterPartitionRequest._WRITERS = (_write_AlterPartitionRequest_v0, _write_AlterPartitionRequest_v1, _write_AlterPartitionRequest_v2, _write_AlterPartitionRequest_v3)
+AlterPartitionRequest._READERS = _w.bind_versions((_read_AlterPartitionRequest_v0_3, _read_AlterPartitionRequest_v0_3, _read_AlterPartitionRequest_v0_3, _read_AlterPartitionRequest_v0_3))
+AlterPartitionRequest._WRITERS = _w.bind_versions((_write_AlterPartitionRequest_v0_3, _write_AlterPartitionRequest_v0_3, _write_AlterPartitionRequest_v0_3, _write_AlterPartitionRequest_v0_3))
 AlterPartitionRequest._LAZY_DEFAULTS = {"topics": list}
 AlterPartitionRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="broker_id", json_name="brokerId", type="int32", versions=_V0_PLUS, default=0),

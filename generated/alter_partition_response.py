@@ -2,10 +2,9 @@
 
 Response message, versions 0-3, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,10 +20,10 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_PartitionData_partition_index_to_leader_epoch = struct.Struct(">ihii").unpack_from
 _pack_PartitionData_partition_index_to_leader_epoch = struct.Struct(">ihii").pack
+_unpack_PartitionData_leader_recovery_state = struct.Struct(">b").unpack_from
+_pack_PartitionData_leader_recovery_state = struct.Struct(">b").pack
 _unpack_PartitionData_partition_epoch = struct.Struct(">i").unpack_from
 _pack_PartitionData_partition_epoch = struct.Struct(">i").pack
-_unpack_PartitionData_leader_recovery_state_partition_epoch = struct.Struct(">bi").unpack_from
-_pack_PartitionData_leader_recovery_state_partition_epoch = struct.Struct(">bi").pack
 _unpack_AlterPartitionResponse_throttle_time_ms_error_code = struct.Struct(">ih").unpack_from
 _pack_AlterPartitionResponse_throttle_time_ms_error_code = struct.Struct(">ih").pack
 
@@ -35,7 +34,7 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class PartitionData(GeneratedStruct):
     """Result for each partition of the topic."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition_index": 'Index of the partition within the topic.',
         "error_code": 'Outcome for this partition, 0 when the change was committed; for example INVALID_UPDATE_VERSION or FENCED_LEADER_EPOCH.',
         "leader_id": "Node id of the partition's leader after the change.",
@@ -43,7 +42,6 @@ class PartitionData(GeneratedStruct):
         "isr": 'Broker ids of the in-sync replicas the controller committed.',
         "leader_recovery_state": '0 when recovered, 1 while recovering after an unclean leader election (KIP-704).',
         "partition_epoch": "Partition epoch after the change, for the leader's next AlterPartition (a ZooKeeper version under a ZooKeeper controller).",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "PartitionData"
@@ -91,11 +89,10 @@ class PartitionData(GeneratedStruct):
 class TopicData(GeneratedStruct):
     """Results grouped by topic, one entry per topic of the request."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_name": 'Name of the topic (v0-v1).',
         "topic_id": 'Id of the topic (v2+).',
         "partitions": 'Result for each partition of the topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TopicData"
@@ -125,11 +122,10 @@ class TopicData(GeneratedStruct):
 class AlterPartitionResponse(GeneratedStruct):
     """Kafka's AlterPartitionResponse (response, apiKey 56), versions 0-3, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "error_code": 'Error for the whole request, 0 if none; for example STALE_BROKER_EPOCH or NOT_CONTROLLER.',
         "topics": 'Results grouped by topic, one entry per topic of the request.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AlterPartitionResponse"
@@ -162,15 +158,13 @@ class AlterPartitionResponse(GeneratedStruct):
 
 
 
-# --- PartitionData, version 0 (flexible) ---
+# --- PartitionData, versions 0-3 (flexible) ---
 
-def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
+def _read_PartitionData_v0_3(buf: bytes, pos: int, version: int) -> tuple[PartitionData, int]:
     data = blank_instance(PartitionData)
     data.leader_recovery_state = 0
-    field = ""
-    index = 0
+    field = "partition_index, error_code, leader_id, leader_epoch"
     try:
-        field = "partition_index, error_code, leader_id, leader_epoch"
         data.partition_index, data.error_code, data.leader_id, data.leader_epoch = _unpack_PartitionData_partition_index_to_leader_epoch(buf, pos)
         pos += 14
         field = "isr"
@@ -179,404 +173,104 @@ def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             raise DecodeError("non-nullable field isr was null", offset=pos)
         else:
             data.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+        if version >= 1:
+            field = "leader_recovery_state"
+            (data.leader_recovery_state,) = _unpack_PartitionData_leader_recovery_state(buf, pos)
+            pos += 1
         field = "partition_epoch"
         (data.partition_epoch,) = _unpack_PartitionData_partition_epoch(buf, pos)
         pos += 4
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
-    field = ""
+def _write_PartitionData_v0_3(data: PartitionData, out: bytearray, version: int) -> None:
+    field = "partition_index, error_code, leader_id, leader_epoch"
     try:
-        field = "partition_index, error_code, leader_id, leader_epoch"
         out += _pack_PartitionData_partition_index_to_leader_epoch(data.partition_index, data.error_code, data.leader_id, data.leader_epoch)
         field = "isr"
-        isr_items = _w.non_null(data.isr, "field isr is null, which PartitionData version 0 does not allow (never nullable)")
+        isr_items = _w.non_null(data.isr, "field isr is null, which PartitionData versions 0-3 do not allow (never nullable)")
         _w.write_count(out, len(isr_items), True)
         _w.write_fixed_array(out, isr_items, "i")
+        if version >= 1:
+            field = "leader_recovery_state"
+            out += _pack_PartitionData_leader_recovery_state(data.leader_recovery_state)
         field = "partition_epoch"
         out += _pack_PartitionData_partition_epoch(data.partition_epoch)
         field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], data.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- PartitionData, versions 1-3 (flexible) ---
+# --- TopicData, versions 0-3 (flexible) ---
 
-def _read_PartitionData_v1_3(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = blank_instance(PartitionData)
-    field = ""
-    index = 0
-    try:
-        field = "partition_index, error_code, leader_id, leader_epoch"
-        data.partition_index, data.error_code, data.leader_id, data.leader_epoch = _unpack_PartitionData_partition_index_to_leader_epoch(buf, pos)
-        pos += 14
-        field = "isr"
-        isr_n, pos = _w.read_count(buf, pos, True)
-        if isr_n < 0:
-            raise DecodeError("non-nullable field isr was null", offset=pos)
-        else:
-            data.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-        field = "leader_recovery_state, partition_epoch"
-        data.leader_recovery_state, data.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
-        pos += 5
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return data, pos
-
-
-def _write_PartitionData_v1_3(data: PartitionData, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "partition_index, error_code, leader_id, leader_epoch"
-        out += _pack_PartitionData_partition_index_to_leader_epoch(data.partition_index, data.error_code, data.leader_id, data.leader_epoch)
-        field = "isr"
-        isr_items = _w.non_null(data.isr, "field isr is null, which PartitionData versions 1-3 do not allow (never nullable)")
-        _w.write_count(out, len(isr_items), True)
-        _w.write_fixed_array(out, isr_items, "i")
-        field = "leader_recovery_state, partition_epoch"
-        out += _pack_PartitionData_leader_recovery_state_partition_epoch(data.leader_recovery_state, data.partition_epoch)
-        field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- TopicData, version 0 (flexible) ---
-
-def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
-    data = blank_instance(TopicData)
-    data.topic_id = _ZERO_UUID
-    field = ""
-    index = 0
-    try:
-        field = "topic_name"
-        data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[PartitionData] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionData_v0(buf, pos)
-                partitions_items.append(partitions_item)
-            data.partitions = partitions_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return data, pos
-
-
-def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "topic_name"
-        _w.write_compact_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData version 0 does not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 0 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_PartitionData_v0(partitions_item, out)
-        field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- TopicData, version 1 (flexible) ---
-
-def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
-    data = blank_instance(TopicData)
-    data.topic_id = _ZERO_UUID
-    field = ""
-    index = 0
-    try:
-        field = "topic_name"
-        data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[PartitionData] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionData_v1_3(buf, pos)
-                partitions_items.append(partitions_item)
-            data.partitions = partitions_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return data, pos
-
-
-def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "topic_name"
-        _w.write_compact_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData version 1 does not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 1 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_PartitionData_v1_3(partitions_item, out)
-        field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- TopicData, versions 2-3 (flexible) ---
-
-def _read_TopicData_v2_3(buf: bytes, pos: int) -> tuple[TopicData, int]:
+def _read_TopicData_v0_3(buf: bytes, pos: int, version: int) -> tuple[TopicData, int]:
     data = blank_instance(TopicData)
     data.topic_name = ''
+    data.topic_id = _ZERO_UUID
     field = ""
-    index = 0
     try:
-        field = "topic_id"
-        data.topic_id, pos = _w.read_uuid(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[PartitionData] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionData_v1_3(buf, pos)
-                partitions_items.append(partitions_item)
-            data.partitions = partitions_items
+        if version <= 1:
+            field = "topic_name"
+            data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+        if version >= 2:
+            field = "topic_id"
+            data.topic_id, pos = _w.read_uuid(buf, pos)
+        field = "partitions"
+        data.partitions, pos = _w.read_struct_array(buf, pos, True, _read_PartitionData_v0_3, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_TopicData_v2_3(data: TopicData, out: bytearray) -> None:
+def _write_TopicData_v0_3(data: TopicData, out: bytearray, version: int) -> None:
     field = ""
     try:
-        field = "topic_id"
-        out += _w.uuid_bytes(data.topic_id)
-        field = "partitions[]"
-        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData versions 2-3 do not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_PartitionData_v1_3(partitions_item, out)
+        if version <= 1:
+            field = "topic_name"
+            _w.write_compact_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData versions 0-3 do not allow (never nullable)"))
+        if version >= 2:
+            field = "topic_id"
+            out += _w.uuid_bytes(data.topic_id)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(data.partitions, "field partitions is null, which TopicData versions 0-3 do not allow (never nullable)"), True, _write_PartitionData_v0_3, version)
         field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], data.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- AlterPartitionResponse, version 0 (flexible) ---
+# --- AlterPartitionResponse, versions 0-3 (flexible) ---
 
-def _read_AlterPartitionResponse_v0(buf: bytes, pos: int) -> tuple[AlterPartitionResponse, int]:
+def _read_AlterPartitionResponse_v0_3(buf: bytes, pos: int, version: int) -> tuple[AlterPartitionResponse, int]:
     response = blank_instance(AlterPartitionResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_AlterPartitionResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[TopicData] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicData_v0(buf, pos)
-                topics_items.append(topics_item)
-            response.topics = topics_items
+        field = "topics"
+        response.topics, pos = _w.read_struct_array(buf, pos, True, _read_TopicData_v0_3, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_AlterPartitionResponse_v0(response: AlterPartitionResponse, out: bytearray) -> None:
-    field = ""
+def _write_AlterPartitionResponse_v0_3(response: AlterPartitionResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         out += _pack_AlterPartitionResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
-        field = "topics[]"
-        topics_items = _w.non_null(response.topics, "field topics is null, which AlterPartitionResponse version 0 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_TopicData_v0(topics_item, out)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(response.topics, "field topics is null, which AlterPartitionResponse versions 0-3 do not allow (never nullable)"), True, _write_TopicData_v0_3, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- AlterPartitionResponse, version 1 (flexible) ---
-
-def _read_AlterPartitionResponse_v1(buf: bytes, pos: int) -> tuple[AlterPartitionResponse, int]:
-    response = blank_instance(AlterPartitionResponse)
-    field = ""
-    index = 0
-    try:
-        field = "throttle_time_ms, error_code"
-        response.throttle_time_ms, response.error_code = _unpack_AlterPartitionResponse_throttle_time_ms_error_code(buf, pos)
-        pos += 6
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[TopicData] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicData_v1(buf, pos)
-                topics_items.append(topics_item)
-            response.topics = topics_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_AlterPartitionResponse_v1(response: AlterPartitionResponse, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "throttle_time_ms, error_code"
-        out += _pack_AlterPartitionResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
-        field = "topics[]"
-        topics_items = _w.non_null(response.topics, "field topics is null, which AlterPartitionResponse version 1 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_TopicData_v1(topics_item, out)
-        field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- AlterPartitionResponse, versions 2-3 (flexible) ---
-
-def _read_AlterPartitionResponse_v2_3(buf: bytes, pos: int) -> tuple[AlterPartitionResponse, int]:
-    response = blank_instance(AlterPartitionResponse)
-    field = ""
-    index = 0
-    try:
-        field = "throttle_time_ms, error_code"
-        response.throttle_time_ms, response.error_code = _unpack_AlterPartitionResponse_throttle_time_ms_error_code(buf, pos)
-        pos += 6
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[TopicData] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicData_v2_3(buf, pos)
-                topics_items.append(topics_item)
-            response.topics = topics_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_AlterPartitionResponse_v2_3(response: AlterPartitionResponse, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "throttle_time_ms, error_code"
-        out += _pack_AlterPartitionResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
-        field = "topics[]"
-        topics_items = _w.non_null(response.topics, "field topics is null, which AlterPartitionResponse versions 2-3 do not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_TopicData_v2_3(topics_item, out)
-        field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -589,8 +283,8 @@ _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 _V2_PLUS = (2, 32767)
 
-PartitionData._READERS = (_read_PartitionData_v0, _read_PartitionData_v1_3, _read_PartitionData_v1_3, _read_PartitionData_v1_3)
-PartitionData._WRITERS = (_write_PartitionData_v0, _write_PartitionData_v1_3, _write_PartitionData_v1_3, _write_PartitionData_v1_3)
+PartitionData._READERS = _w.bind_versions((_read_PartitionData_v0_3, _read_PartitionData_v0_3, _read_PartitionData_v0_3, _read_PartitionData_v0_3))
+PartitionData._WRITERS = _w.bind_versions((_write_PartitionData_v0_3, _write_PartitionData_v0_3, _write_PartitionData_v0_3, _write_PartitionData_v0_3))
 PartitionData._LAZY_DEFAULTS = {"isr": list}
 PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
@@ -601,16 +295,16 @@ PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
     FieldInfo(attr="leader_recovery_state", json_name="leaderRecoveryState", type="int8", versions=_V1_PLUS, ignorable=True, default=0),
     FieldInfo(attr="partition_epoch", json_name="partitionEpoch", type="int32", versions=_V0_PLUS, default=0),
 )
-TopicData._READERS = (_read_TopicData_v0, _read_TopicData_v1, _read_TopicData_v2_3, _read_TopicData_v2_3)
-TopicData._WRITERS = (_write_TopicData_v0, _write_TopicData_v1, _write_TopicData_v2_3, _write_TopicData_v2_3)
+TopicData._READERS = _w.bind_versions((_read_TopicData_v0_3, _read_TopicData_v0_3, _read_TopicData_v0_3, _read_TopicData_v0_3))
+TopicData._WRITERS = _w.bind_versions((_write_TopicData_v0_3, _write_TopicData_v0_3, _write_TopicData_v0_3, _write_TopicData_v0_3))
 TopicData._LAZY_DEFAULTS = {"partitions": list}
 TopicData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_TO_1, ignorable=True, default=''),
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V2_PLUS, ignorable=True, default=_ZERO_UUID),
     FieldInfo(attr="partitions", json_name="partitions", type="[]PartitionData", versions=_V0_PLUS, default=(), struct=PartitionData),
 )
-AlterPartitionResponse._READERS = (_read_AlterPartitionResponse_v0, _read_AlterPartitionResponse_v1, _read_AlterPartitionResponse_v2_3, _read_AlterPartitionResponse_v2_3)
-AlterPartitionResponse._WRITERS = (_write_AlterPartitionResponse_v0, _write_AlterPartitionResponse_v1, _write_AlterPartitionResponse_v2_3, _write_AlterPartitionResponse_v2_3)
+AlterPartitionResponse._READERS = _w.bind_versions((_read_AlterPartitionResponse_v0_3, _read_AlterPartitionResponse_v0_3, _read_AlterPartitionResponse_v0_3, _read_AlterPartitionResponse_v0_3))
+AlterPartitionResponse._WRITERS = _w.bind_versions((_write_AlterPartitionResponse_v0_3, _write_AlterPartitionResponse_v0_3, _write_AlterPartitionResponse_v0_3, _write_AlterPartitionResponse_v0_3))
 AlterPartitionResponse._LAZY_DEFAULTS = {"topics": list}
 AlterPartitionResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -2,10 +2,9 @@
 
 Request message, versions 0-2, flexible versions 2+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,10 +20,9 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 class AlterReplicaLogDirTopic(GeneratedStruct):
     """Topics with replicas to move into this directory."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the topic the partitions in this entry belong to.',
         "partitions": "Indexes of the topic's partitions whose replica moves into this directory.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AlterReplicaLogDirTopic"
@@ -50,10 +48,9 @@ class AlterReplicaLogDirTopic(GeneratedStruct):
 class AlterReplicaLogDir(GeneratedStruct):
     """Destination log directories, each with the replicas to move into it."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "path": 'Absolute path of the destination log directory on the broker.',
         "topics": 'Topics with replicas to move into this directory.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AlterReplicaLogDir"
@@ -79,9 +76,8 @@ class AlterReplicaLogDir(GeneratedStruct):
 class AlterReplicaLogDirsRequest(GeneratedStruct):
     """Kafka's AlterReplicaLogDirsRequest (request, apiKey 34), versions 0-2, flexible versions 2+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "dirs": 'Destination log directories, each with the replicas to move into it.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AlterReplicaLogDirsRequest"
@@ -109,12 +105,10 @@ class AlterReplicaLogDirsRequest(GeneratedStruct):
 
 # --- AlterReplicaLogDirTopic, versions 0-1 ---
 
-def _read_AlterReplicaLogDirTopic_v0_1(buf: bytes, pos: int) -> tuple[AlterReplicaLogDirTopic, int]:
+def _read_AlterReplicaLogDirTopic_v0_1(buf: bytes, pos: int, version: int) -> tuple[AlterReplicaLogDirTopic, int]:
     topic = blank_instance(AlterReplicaLogDirTopic)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         topic.name, pos = _w.read_string_nn(buf, pos)
         field = "partitions"
         partitions_n, pos = _w.read_count(buf, pos, False)
@@ -124,16 +118,15 @@ def _read_AlterReplicaLogDirTopic_v0_1(buf: bytes, pos: int) -> tuple[AlterRepli
             topic.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
-def _write_AlterReplicaLogDirTopic_v0_1(topic: AlterReplicaLogDirTopic, out: bytearray) -> None:
+def _write_AlterReplicaLogDirTopic_v0_1(topic: AlterReplicaLogDirTopic, out: bytearray, version: int) -> None:
     if topic.unknown_tagged_fields:
         raise UnsupportedVersionError("AlterReplicaLogDirTopic version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "name"
     try:
-        field = "name"
         _w.write_string(out, _w.non_null(topic.name, "field name is null, which AlterReplicaLogDirTopic versions 0-1 do not allow (never nullable)"))
         field = "partitions"
         partitions_items = _w.non_null(topic.partitions, "field partitions is null, which AlterReplicaLogDirTopic versions 0-1 do not allow (never nullable)")
@@ -145,12 +138,10 @@ def _write_AlterReplicaLogDirTopic_v0_1(topic: AlterReplicaLogDirTopic, out: byt
 
 # --- AlterReplicaLogDirTopic, version 2 (flexible) ---
 
-def _read_AlterReplicaLogDirTopic_v2(buf: bytes, pos: int) -> tuple[AlterReplicaLogDirTopic, int]:
+def _read_AlterReplicaLogDirTopic_v2(buf: bytes, pos: int, version: int) -> tuple[AlterReplicaLogDirTopic, int]:
     topic = blank_instance(AlterReplicaLogDirTopic)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         topic.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
         partitions_n, pos = _w.read_count(buf, pos, True)
@@ -159,214 +150,124 @@ def _read_AlterReplicaLogDirTopic_v2(buf: bytes, pos: int) -> tuple[AlterReplica
         else:
             topic.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            topic.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
-def _write_AlterReplicaLogDirTopic_v2(topic: AlterReplicaLogDirTopic, out: bytearray) -> None:
-    field = ""
+def _write_AlterReplicaLogDirTopic_v2(topic: AlterReplicaLogDirTopic, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(topic.name, "field name is null, which AlterReplicaLogDirTopic version 2 does not allow (never nullable)"))
         field = "partitions"
         partitions_items = _w.non_null(topic.partitions, "field partitions is null, which AlterReplicaLogDirTopic version 2 does not allow (never nullable)")
         _w.write_count(out, len(partitions_items), True)
         _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
-        if topic.unknown_tagged_fields:
-            _w.write_tagged(out, [], topic.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], topic.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- AlterReplicaLogDir, versions 0-1 ---
 
-def _read_AlterReplicaLogDir_v0_1(buf: bytes, pos: int) -> tuple[AlterReplicaLogDir, int]:
+def _read_AlterReplicaLogDir_v0_1(buf: bytes, pos: int, version: int) -> tuple[AlterReplicaLogDir, int]:
     alter_replica_log_dir = blank_instance(AlterReplicaLogDir)
-    field = ""
-    index = 0
+    field = "path"
     try:
-        field = "path"
         alter_replica_log_dir.path, pos = _w.read_string_nn(buf, pos)
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, False)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: KeyedList[AlterReplicaLogDirTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_AlterReplicaLogDirTopic_v0_1(buf, pos)
-                topics_items.append(topics_item)
-            alter_replica_log_dir.topics = topics_items
+        field = "topics"
+        alter_replica_log_dir.topics, pos = _w.read_struct_array(buf, pos, False, _read_AlterReplicaLogDirTopic_v0_1, version, KeyedList)
         alter_replica_log_dir.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return alter_replica_log_dir, pos
 
 
-def _write_AlterReplicaLogDir_v0_1(alter_replica_log_dir: AlterReplicaLogDir, out: bytearray) -> None:
+def _write_AlterReplicaLogDir_v0_1(alter_replica_log_dir: AlterReplicaLogDir, out: bytearray, version: int) -> None:
     if alter_replica_log_dir.unknown_tagged_fields:
         raise UnsupportedVersionError("AlterReplicaLogDir version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "path"
     try:
-        field = "path"
         _w.write_string(out, _w.non_null(alter_replica_log_dir.path, "field path is null, which AlterReplicaLogDir versions 0-1 do not allow (never nullable)"))
-        field = "topics[]"
-        topics_items = _w.non_null(alter_replica_log_dir.topics, "field topics is null, which AlterReplicaLogDir versions 0-1 do not allow (never nullable)")
-        _w.write_count(out, len(topics_items), False)
-        for topics_item in topics_items:
-            _write_AlterReplicaLogDirTopic_v0_1(topics_item, out)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(alter_replica_log_dir.topics, "field topics is null, which AlterReplicaLogDir versions 0-1 do not allow (never nullable)"), False, _write_AlterReplicaLogDirTopic_v0_1, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- AlterReplicaLogDir, version 2 (flexible) ---
 
-def _read_AlterReplicaLogDir_v2(buf: bytes, pos: int) -> tuple[AlterReplicaLogDir, int]:
+def _read_AlterReplicaLogDir_v2(buf: bytes, pos: int, version: int) -> tuple[AlterReplicaLogDir, int]:
     alter_replica_log_dir = blank_instance(AlterReplicaLogDir)
-    field = ""
-    index = 0
+    field = "path"
     try:
-        field = "path"
         alter_replica_log_dir.path, pos = _w.read_compact_string_nn(buf, pos)
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: KeyedList[AlterReplicaLogDirTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_AlterReplicaLogDirTopic_v2(buf, pos)
-                topics_items.append(topics_item)
-            alter_replica_log_dir.topics = topics_items
+        field = "topics"
+        alter_replica_log_dir.topics, pos = _w.read_struct_array(buf, pos, True, _read_AlterReplicaLogDirTopic_v2, version, KeyedList)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            alter_replica_log_dir.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            alter_replica_log_dir.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        alter_replica_log_dir.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return alter_replica_log_dir, pos
 
 
-def _write_AlterReplicaLogDir_v2(alter_replica_log_dir: AlterReplicaLogDir, out: bytearray) -> None:
-    field = ""
+def _write_AlterReplicaLogDir_v2(alter_replica_log_dir: AlterReplicaLogDir, out: bytearray, version: int) -> None:
+    field = "path"
     try:
-        field = "path"
         _w.write_compact_string(out, _w.non_null(alter_replica_log_dir.path, "field path is null, which AlterReplicaLogDir version 2 does not allow (never nullable)"))
-        field = "topics[]"
-        topics_items = _w.non_null(alter_replica_log_dir.topics, "field topics is null, which AlterReplicaLogDir version 2 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_AlterReplicaLogDirTopic_v2(topics_item, out)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(alter_replica_log_dir.topics, "field topics is null, which AlterReplicaLogDir version 2 does not allow (never nullable)"), True, _write_AlterReplicaLogDirTopic_v2, version)
         field = "(tagged fields)"
-        if alter_replica_log_dir.unknown_tagged_fields:
-            _w.write_tagged(out, [], alter_replica_log_dir.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], alter_replica_log_dir.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- AlterReplicaLogDirsRequest, versions 0-1 ---
 
-def _read_AlterReplicaLogDirsRequest_v0_1(buf: bytes, pos: int) -> tuple[AlterReplicaLogDirsRequest, int]:
+def _read_AlterReplicaLogDirsRequest_v0_1(buf: bytes, pos: int, version: int) -> tuple[AlterReplicaLogDirsRequest, int]:
     request = blank_instance(AlterReplicaLogDirsRequest)
-    field = ""
-    index = 0
+    field = "dirs"
     try:
-        field = "dirs[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        dirs_n, pos = _w.read_count(buf, pos, False)
-        if dirs_n < 0:
-            raise DecodeError("non-nullable field dirs was null", offset=pos)
-        elif dirs_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            dirs_items: KeyedList[AlterReplicaLogDir] = KeyedList()
-            for index in range(dirs_n):
-                dirs_item, pos = _read_AlterReplicaLogDir_v0_1(buf, pos)
-                dirs_items.append(dirs_item)
-            request.dirs = dirs_items
+        request.dirs, pos = _w.read_struct_array(buf, pos, False, _read_AlterReplicaLogDir_v0_1, version, KeyedList)
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_AlterReplicaLogDirsRequest_v0_1(request: AlterReplicaLogDirsRequest, out: bytearray) -> None:
+def _write_AlterReplicaLogDirsRequest_v0_1(request: AlterReplicaLogDirsRequest, out: bytearray, version: int) -> None:
     if request.unknown_tagged_fields:
         raise UnsupportedVersionError("AlterReplicaLogDirsRequest version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "dirs"
     try:
-        field = "dirs[]"
-        dirs_items = _w.non_null(request.dirs, "field dirs is null, which AlterReplicaLogDirsRequest versions 0-1 do not allow (never nullable)")
-        _w.write_count(out, len(dirs_items), False)
-        for dirs_item in dirs_items:
-            _write_AlterReplicaLogDir_v0_1(dirs_item, out)
+        _w.write_struct_array(out, _w.non_null(request.dirs, "field dirs is null, which AlterReplicaLogDirsRequest versions 0-1 do not allow (never nullable)"), False, _write_AlterReplicaLogDir_v0_1, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- AlterReplicaLogDirsRequest, version 2 (flexible) ---
 
-def _read_AlterReplicaLogDirsRequest_v2(buf: bytes, pos: int) -> tuple[AlterReplicaLogDirsRequest, int]:
+def _read_AlterReplicaLogDirsRequest_v2(buf: bytes, pos: int, version: int) -> tuple[AlterReplicaLogDirsRequest, int]:
     request = blank_instance(AlterReplicaLogDirsRequest)
-    field = ""
-    index = 0
+    field = "dirs"
     try:
-        field = "dirs[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        dirs_n, pos = _w.read_count(buf, pos, True)
-        if dirs_n < 0:
-            raise DecodeError("non-nullable field dirs was null", offset=pos)
-        elif dirs_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            dirs_items: KeyedList[AlterReplicaLogDir] = KeyedList()
-            for index in range(dirs_n):
-                dirs_item, pos = _read_AlterReplicaLogDir_v2(buf, pos)
-                dirs_items.append(dirs_item)
-            request.dirs = dirs_items
+        request.dirs, pos = _w.read_struct_array(buf, pos, True, _read_AlterReplicaLogDir_v2, version, KeyedList)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_AlterReplicaLogDirsRequest_v2(request: AlterReplicaLogDirsRequest, out: bytearray) -> None:
-    field = ""
+def _write_AlterReplicaLogDirsRequest_v2(request: AlterReplicaLogDirsRequest, out: bytearray, version: int) -> None:
+    field = "dirs"
     try:
-        field = "dirs[]"
-        dirs_items = _w.non_null(request.dirs, "field dirs is null, which AlterReplicaLogDirsRequest version 2 does not allow (never nullable)")
-        _w.write_count(out, len(dirs_items), True)
-        for dirs_item in dirs_items:
-            _write_AlterReplicaLogDir_v2(dirs_item, out)
+        _w.write_struct_array(out, _w.non_null(request.dirs, "field dirs is null, which AlterReplicaLogDirsRequest version 2 does not allow (never nullable)"), True, _write_AlterReplicaLogDir_v2, version)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -376,24 +277,24 @@ def _write_AlterReplicaLogDirsRequest_v2(request: AlterReplicaLogDirsRequest, ou
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-AlterReplicaLogDirTopic._READERS = (_read_AlterReplicaLogDirTopic_v0_1, _read_AlterReplicaLogDirTopic_v0_1, _read_AlterReplicaLogDirTopic_v2)
-AlterReplicaLogDirTopic._WRITERS = (_write_AlterReplicaLogDirTopic_v0_1, _write_AlterReplicaLogDirTopic_v0_1, _write_AlterReplicaLogDirTopic_v2)
+AlterReplicaLogDirTopic._READERS = _w.bind_versions((_read_AlterReplicaLogDirTopic_v0_1, _read_AlterReplicaLogDirTopic_v0_1, _read_AlterReplicaLogDirTopic_v2))
+AlterReplicaLogDirTopic._WRITERS = _w.bind_versions((_write_AlterReplicaLogDirTopic_v0_1, _write_AlterReplicaLogDirTopic_v0_1, _write_AlterReplicaLogDirTopic_v2))
 AlterReplicaLogDirTopic._LAZY_DEFAULTS = {"partitions": list}
 AlterReplicaLogDirTopic._MAP_KEYS = ("name",)
 AlterReplicaLogDirTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="partitions", json_name="partitions", type="[]int32", versions=_V0_PLUS, default=()),
 )
-AlterReplicaLogDir._READERS = (_read_AlterReplicaLogDir_v0_1, _read_AlterReplicaLogDir_v0_1, _read_AlterReplicaLogDir_v2)
-AlterReplicaLogDir._WRITERS = (_write_AlterReplicaLogDir_v0_1, _write_AlterReplicaLogDir_v0_1, _write_AlterReplicaLogDir_v2)
+AlterReplicaLogDir._READERS = _w.bind_versions((_read_AlterReplicaLogDir_v0_1, _read_AlterReplicaLogDir_v0_1, _read_AlterReplicaLogDir_v2))
+AlterReplicaLogDir._WRITERS = _w.bind_versions((_write_AlterReplicaLogDir_v0_1, _write_AlterReplicaLogDir_v0_1, _write_AlterReplicaLogDir_v2))
 AlterReplicaLogDir._LAZY_DEFAULTS = {"topics": KeyedList}
 AlterReplicaLogDir._MAP_KEYS = ("path",)
 AlterReplicaLogDir.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="path", json_name="path", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="topics", json_name="topics", type="[]AlterReplicaLogDirTopic", versions=_V0_PLUS, default=(), struct=AlterReplicaLogDirTopic),
 )
-AlterReplicaLogDirsRequest._READERS = (_read_AlterReplicaLogDirsRequest_v0_1, _read_AlterReplicaLogDirsRequest_v0_1, _read_AlterReplicaLogDirsRequest_v2)
-AlterReplicaLogDirsRequest._WRITERS = (_write_AlterReplicaLogDirsRequest_v0_1, _write_AlterReplicaLogDirsRequest_v0_1, _write_AlterReplicaLogDirsRequest_v2)
+AlterReplicaLogDirsRequest._READERS = _w.bind_versions((_read_AlterReplicaLogDirsRequest_v0_1, _read_AlterReplicaLogDirsRequest_v0_1, _read_AlterReplicaLogDirsRequest_v2))
+AlterReplicaLogDirsRequest._WRITERS = _w.bind_versions((_write_AlterReplicaLogDirsRequest_v0_1, _write_AlterReplicaLogDirsRequest_v0_1, _write_AlterReplicaLogDirsRequest_v2))
 AlterReplicaLogDirsRequest._LAZY_DEFAULTS = {"dirs": KeyedList}
 AlterReplicaLogDirsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="dirs", json_name="dirs", type="[]AlterReplicaLogDir", versions=_V0_PLUS, default=(), struct=AlterReplicaLogDir),

@@ -2,10 +2,9 @@
 
 Response message, versions 0-2, flexible versions 2+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,8 +20,6 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_AlterReplicaLogDirPartitionResult_partition_index_error_code = struct.Struct(">ih").unpack_from
 _pack_AlterReplicaLogDirPartitionResult_partition_index_error_code = struct.Struct(">ih").pack
-_rows_AlterReplicaLogDirPartitionResult_v0_1 = struct.Struct(">ih").iter_unpack
-_rows_AlterReplicaLogDirPartitionResult_v2 = struct.Struct(">ihB").iter_unpack
 _unpack_AlterReplicaLogDirsResponse_throttle_time_ms = struct.Struct(">i").unpack_from
 _pack_AlterReplicaLogDirsResponse_throttle_time_ms = struct.Struct(">i").pack
 
@@ -30,10 +27,9 @@ _pack_AlterReplicaLogDirsResponse_throttle_time_ms = struct.Struct(">i").pack
 class AlterReplicaLogDirPartitionResult(GeneratedStruct):
     """Outcome for each partition of the topic."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition_index": 'Index of the partition within the topic.',
         "error_code": 'Outcome for this replica, 0 on success; for example LOG_DIR_NOT_FOUND or KAFKA_STORAGE_ERROR.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AlterReplicaLogDirPartitionResult"
@@ -60,10 +56,9 @@ class AlterReplicaLogDirPartitionResult(GeneratedStruct):
 class AlterReplicaLogDirTopicResult(GeneratedStruct):
     """Outcome for each topic of the request."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_name": 'Name of the topic the partitions in this entry belong to.',
         "partitions": 'Outcome for each partition of the topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AlterReplicaLogDirTopicResult"
@@ -90,10 +85,9 @@ class AlterReplicaLogDirsResponse(GeneratedStruct):
     """Kafka's AlterReplicaLogDirsResponse (response, apiKey 34), versions 0-2, flexible versions
     2+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "results": 'Outcome for each topic of the request.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AlterReplicaLogDirsResponse"
@@ -124,26 +118,23 @@ class AlterReplicaLogDirsResponse(GeneratedStruct):
 
 # --- AlterReplicaLogDirPartitionResult, versions 0-1 ---
 
-def _read_AlterReplicaLogDirPartitionResult_v0_1(buf: bytes, pos: int) -> tuple[AlterReplicaLogDirPartitionResult, int]:
+def _read_AlterReplicaLogDirPartitionResult_v0_1(buf: bytes, pos: int, version: int) -> tuple[AlterReplicaLogDirPartitionResult, int]:
     result = blank_instance(AlterReplicaLogDirPartitionResult)
-    field = ""
-    index = 0
+    field = "partition_index, error_code"
     try:
-        field = "partition_index, error_code"
         result.partition_index, result.error_code = _unpack_AlterReplicaLogDirPartitionResult_partition_index_error_code(buf, pos)
         pos += 6
         result.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_AlterReplicaLogDirPartitionResult_v0_1(result: AlterReplicaLogDirPartitionResult, out: bytearray) -> None:
+def _write_AlterReplicaLogDirPartitionResult_v0_1(result: AlterReplicaLogDirPartitionResult, out: bytearray, version: int) -> None:
     if result.unknown_tagged_fields:
         raise UnsupportedVersionError("AlterReplicaLogDirPartitionResult version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "partition_index, error_code"
     try:
-        field = "partition_index, error_code"
         out += _pack_AlterReplicaLogDirPartitionResult_partition_index_error_code(result.partition_index, result.error_code)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -151,253 +142,137 @@ def _write_AlterReplicaLogDirPartitionResult_v0_1(result: AlterReplicaLogDirPart
 
 # --- AlterReplicaLogDirPartitionResult, version 2 (flexible) ---
 
-def _read_AlterReplicaLogDirPartitionResult_v2(buf: bytes, pos: int) -> tuple[AlterReplicaLogDirPartitionResult, int]:
+def _read_AlterReplicaLogDirPartitionResult_v2(buf: bytes, pos: int, version: int) -> tuple[AlterReplicaLogDirPartitionResult, int]:
     result = blank_instance(AlterReplicaLogDirPartitionResult)
-    field = ""
-    index = 0
+    field = "partition_index, error_code"
     try:
-        field = "partition_index, error_code"
         result.partition_index, result.error_code = _unpack_AlterReplicaLogDirPartitionResult_partition_index_error_code(buf, pos)
         pos += 6
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            result.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_AlterReplicaLogDirPartitionResult_v2(result: AlterReplicaLogDirPartitionResult, out: bytearray) -> None:
-    field = ""
+def _write_AlterReplicaLogDirPartitionResult_v2(result: AlterReplicaLogDirPartitionResult, out: bytearray, version: int) -> None:
+    field = "partition_index, error_code"
     try:
-        field = "partition_index, error_code"
         out += _pack_AlterReplicaLogDirPartitionResult_partition_index_error_code(result.partition_index, result.error_code)
         field = "(tagged fields)"
-        if result.unknown_tagged_fields:
-            _w.write_tagged(out, [], result.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], result.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- AlterReplicaLogDirTopicResult, versions 0-1 ---
 
-def _read_AlterReplicaLogDirTopicResult_v0_1(buf: bytes, pos: int) -> tuple[AlterReplicaLogDirTopicResult, int]:
+def _read_AlterReplicaLogDirTopicResult_v0_1(buf: bytes, pos: int, version: int) -> tuple[AlterReplicaLogDirTopicResult, int]:
     result = blank_instance(AlterReplicaLogDirTopicResult)
-    field = ""
-    index = 0
-    size = len(buf)
+    field = "topic_name"
     try:
-        field = "topic_name"
         result.topic_name, pos = _w.read_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, False)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[AlterReplicaLogDirPartitionResult] = []
-            # Every element is fixed-width: one iter_unpack for all.
-            partitions_end = pos + partitions_n * 6
-            partitions_rows = buf[pos:partitions_end]
-            if len(partitions_rows) == partitions_n * 6:
-                for partitions_row in _rows_AlterReplicaLogDirPartitionResult_v0_1(partitions_rows):
-                    partitions_item = blank_instance(AlterReplicaLogDirPartitionResult)
-                    partitions_item.partition_index, partitions_item.error_code = partitions_row
-                    partitions_item.unknown_tagged_fields = ()
-                    partitions_items.append(partitions_item)
-                pos = partitions_end
-            else:
-                for index in range(partitions_n):
-                    partitions_item, pos = _read_AlterReplicaLogDirPartitionResult_v0_1(buf, pos)
-                    partitions_items.append(partitions_item)
-            result.partitions = partitions_items
+        field = "partitions"
+        result.partitions, pos = _w.read_struct_array(buf, pos, False, _read_AlterReplicaLogDirPartitionResult_v0_1, version)
         result.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_AlterReplicaLogDirTopicResult_v0_1(result: AlterReplicaLogDirTopicResult, out: bytearray) -> None:
+def _write_AlterReplicaLogDirTopicResult_v0_1(result: AlterReplicaLogDirTopicResult, out: bytearray, version: int) -> None:
     if result.unknown_tagged_fields:
         raise UnsupportedVersionError("AlterReplicaLogDirTopicResult version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "topic_name"
     try:
-        field = "topic_name"
         _w.write_string(out, _w.non_null(result.topic_name, "field topic_name is null, which AlterReplicaLogDirTopicResult versions 0-1 do not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(result.partitions, "field partitions is null, which AlterReplicaLogDirTopicResult versions 0-1 do not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), False)
-        for partitions_item in partitions_items:
-            _write_AlterReplicaLogDirPartitionResult_v0_1(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(result.partitions, "field partitions is null, which AlterReplicaLogDirTopicResult versions 0-1 do not allow (never nullable)"), False, _write_AlterReplicaLogDirPartitionResult_v0_1, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- AlterReplicaLogDirTopicResult, version 2 (flexible) ---
 
-def _read_AlterReplicaLogDirTopicResult_v2(buf: bytes, pos: int) -> tuple[AlterReplicaLogDirTopicResult, int]:
+def _read_AlterReplicaLogDirTopicResult_v2(buf: bytes, pos: int, version: int) -> tuple[AlterReplicaLogDirTopicResult, int]:
     result = blank_instance(AlterReplicaLogDirTopicResult)
-    field = ""
-    index = 0
-    size = len(buf)
+    field = "topic_name"
     try:
-        field = "topic_name"
         result.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[AlterReplicaLogDirPartitionResult] = []
-            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            partitions_end = pos + partitions_n * 7
-            partitions_rows = buf[pos:partitions_end]
-            if len(partitions_rows) == partitions_n * 7 and not any(partitions_rows[6::7]):
-                for partitions_row in _rows_AlterReplicaLogDirPartitionResult_v2(partitions_rows):
-                    partitions_item = blank_instance(AlterReplicaLogDirPartitionResult)
-                    partitions_item.partition_index, partitions_item.error_code, _ = partitions_row
-                    partitions_item.unknown_tagged_fields = ()
-                    partitions_items.append(partitions_item)
-                pos = partitions_end
-            else:
-                for index in range(partitions_n):
-                    partitions_item, pos = _read_AlterReplicaLogDirPartitionResult_v2(buf, pos)
-                    partitions_items.append(partitions_item)
-            result.partitions = partitions_items
+        field = "partitions"
+        result.partitions, pos = _w.read_struct_array(buf, pos, True, _read_AlterReplicaLogDirPartitionResult_v2, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            result.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_AlterReplicaLogDirTopicResult_v2(result: AlterReplicaLogDirTopicResult, out: bytearray) -> None:
-    field = ""
+def _write_AlterReplicaLogDirTopicResult_v2(result: AlterReplicaLogDirTopicResult, out: bytearray, version: int) -> None:
+    field = "topic_name"
     try:
-        field = "topic_name"
         _w.write_compact_string(out, _w.non_null(result.topic_name, "field topic_name is null, which AlterReplicaLogDirTopicResult version 2 does not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(result.partitions, "field partitions is null, which AlterReplicaLogDirTopicResult version 2 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_AlterReplicaLogDirPartitionResult_v2(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(result.partitions, "field partitions is null, which AlterReplicaLogDirTopicResult version 2 does not allow (never nullable)"), True, _write_AlterReplicaLogDirPartitionResult_v2, version)
         field = "(tagged fields)"
-        if result.unknown_tagged_fields:
-            _w.write_tagged(out, [], result.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], result.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- AlterReplicaLogDirsResponse, versions 0-1 ---
 
-def _read_AlterReplicaLogDirsResponse_v0_1(buf: bytes, pos: int) -> tuple[AlterReplicaLogDirsResponse, int]:
+def _read_AlterReplicaLogDirsResponse_v0_1(buf: bytes, pos: int, version: int) -> tuple[AlterReplicaLogDirsResponse, int]:
     response = blank_instance(AlterReplicaLogDirsResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_AlterReplicaLogDirsResponse_throttle_time_ms(buf, pos)
         pos += 4
-        field = "results[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        results_n, pos = _w.read_count(buf, pos, False)
-        if results_n < 0:
-            raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            results_items: list[AlterReplicaLogDirTopicResult] = []
-            for index in range(results_n):
-                results_item, pos = _read_AlterReplicaLogDirTopicResult_v0_1(buf, pos)
-                results_items.append(results_item)
-            response.results = results_items
+        field = "results"
+        response.results, pos = _w.read_struct_array(buf, pos, False, _read_AlterReplicaLogDirTopicResult_v0_1, version)
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_AlterReplicaLogDirsResponse_v0_1(response: AlterReplicaLogDirsResponse, out: bytearray) -> None:
+def _write_AlterReplicaLogDirsResponse_v0_1(response: AlterReplicaLogDirsResponse, out: bytearray, version: int) -> None:
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("AlterReplicaLogDirsResponse version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_AlterReplicaLogDirsResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "results[]"
-        results_items = _w.non_null(response.results, "field results is null, which AlterReplicaLogDirsResponse versions 0-1 do not allow (never nullable)")
-        _w.write_count(out, len(results_items), False)
-        for results_item in results_items:
-            _write_AlterReplicaLogDirTopicResult_v0_1(results_item, out)
+        field = "results"
+        _w.write_struct_array(out, _w.non_null(response.results, "field results is null, which AlterReplicaLogDirsResponse versions 0-1 do not allow (never nullable)"), False, _write_AlterReplicaLogDirTopicResult_v0_1, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- AlterReplicaLogDirsResponse, version 2 (flexible) ---
 
-def _read_AlterReplicaLogDirsResponse_v2(buf: bytes, pos: int) -> tuple[AlterReplicaLogDirsResponse, int]:
+def _read_AlterReplicaLogDirsResponse_v2(buf: bytes, pos: int, version: int) -> tuple[AlterReplicaLogDirsResponse, int]:
     response = blank_instance(AlterReplicaLogDirsResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_AlterReplicaLogDirsResponse_throttle_time_ms(buf, pos)
         pos += 4
-        field = "results[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        results_n, pos = _w.read_count(buf, pos, True)
-        if results_n < 0:
-            raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            results_items: list[AlterReplicaLogDirTopicResult] = []
-            for index in range(results_n):
-                results_item, pos = _read_AlterReplicaLogDirTopicResult_v2(buf, pos)
-                results_items.append(results_item)
-            response.results = results_items
+        field = "results"
+        response.results, pos = _w.read_struct_array(buf, pos, True, _read_AlterReplicaLogDirTopicResult_v2, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_AlterReplicaLogDirsResponse_v2(response: AlterReplicaLogDirsResponse, out: bytearray) -> None:
-    field = ""
+def _write_AlterReplicaLogDirsResponse_v2(response: AlterReplicaLogDirsResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_AlterReplicaLogDirsResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "results[]"
-        results_items = _w.non_null(response.results, "field results is null, which AlterReplicaLogDirsResponse version 2 does not allow (never nullable)")
-        _w.write_count(out, len(results_items), True)
-        for results_item in results_items:
-            _write_AlterReplicaLogDirTopicResult_v2(results_item, out)
+        field = "results"
+        _w.write_struct_array(out, _w.non_null(response.results, "field results is null, which AlterReplicaLogDirsResponse version 2 does not allow (never nullable)"), True, _write_AlterReplicaLogDirTopicResult_v2, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -407,21 +282,21 @@ def _write_AlterReplicaLogDirsResponse_v2(response: AlterReplicaLogDirsResponse,
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-AlterReplicaLogDirPartitionResult._READERS = (_read_AlterReplicaLogDirPartitionResult_v0_1, _read_AlterReplicaLogDirPartitionResult_v0_1, _read_AlterReplicaLogDirPartitionResult_v2)
-AlterReplicaLogDirPartitionResult._WRITERS = (_write_AlterReplicaLogDirPartitionResult_v0_1, _write_AlterReplicaLogDirPartitionResult_v0_1, _write_AlterReplicaLogDirPartitionResult_v2)
+AlterReplicaLogDirPartitionResult._READERS = _w.bind_versions((_read_AlterReplicaLogDirPartitionResult_v0_1, _read_AlterReplicaLogDirPartitionResult_v0_1, _read_AlterReplicaLogDirPartitionResult_v2))
+AlterReplicaLogDirPartitionResult._WRITERS = _w.bind_versions((_write_AlterReplicaLogDirPartitionResult_v0_1, _write_AlterReplicaLogDirPartitionResult_v0_1, _write_AlterReplicaLogDirPartitionResult_v2))
 AlterReplicaLogDirPartitionResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
 )
-AlterReplicaLogDirTopicResult._READERS = (_read_AlterReplicaLogDirTopicResult_v0_1, _read_AlterReplicaLogDirTopicResult_v0_1, _read_AlterReplicaLogDirTopicResult_v2)
-AlterReplicaLogDirTopicResult._WRITERS = (_write_AlterReplicaLogDirTopicResult_v0_1, _write_AlterReplicaLogDirTopicResult_v0_1, _write_AlterReplicaLogDirTopicResult_v2)
+AlterReplicaLogDirTopicResult._READERS = _w.bind_versions((_read_AlterReplicaLogDirTopicResult_v0_1, _read_AlterReplicaLogDirTopicResult_v0_1, _read_AlterReplicaLogDirTopicResult_v2))
+AlterReplicaLogDirTopicResult._WRITERS = _w.bind_versions((_write_AlterReplicaLogDirTopicResult_v0_1, _write_AlterReplicaLogDirTopicResult_v0_1, _write_AlterReplicaLogDirTopicResult_v2))
 AlterReplicaLogDirTopicResult._LAZY_DEFAULTS = {"partitions": list}
 AlterReplicaLogDirTopicResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partitions", json_name="partitions", type="[]AlterReplicaLogDirPartitionResult", versions=_V0_PLUS, default=(), struct=AlterReplicaLogDirPartitionResult),
 )
-AlterReplicaLogDirsResponse._READERS = (_read_AlterReplicaLogDirsResponse_v0_1, _read_AlterReplicaLogDirsResponse_v0_1, _read_AlterReplicaLogDirsResponse_v2)
-AlterReplicaLogDirsResponse._WRITERS = (_write_AlterReplicaLogDirsResponse_v0_1, _write_AlterReplicaLogDirsResponse_v0_1, _write_AlterReplicaLogDirsResponse_v2)
+AlterReplicaLogDirsResponse._READERS = _w.bind_versions((_read_AlterReplicaLogDirsResponse_v0_1, _read_AlterReplicaLogDirsResponse_v0_1, _read_AlterReplicaLogDirsResponse_v2))
+AlterReplicaLogDirsResponse._WRITERS = _w.bind_versions((_write_AlterReplicaLogDirsResponse_v0_1, _write_AlterReplicaLogDirsResponse_v0_1, _write_AlterReplicaLogDirsResponse_v2))
 AlterReplicaLogDirsResponse._LAZY_DEFAULTS = {"results": list}
 AlterReplicaLogDirsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -2,10 +2,9 @@
 
 Request message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,16 +20,14 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_AlterShareGroupOffsetsRequestPartition_partition_index_start_offset = struct.Struct(">iq").unpack_from
 _pack_AlterShareGroupOffsetsRequestPartition_partition_index_start_offset = struct.Struct(">iq").pack
-_rows_AlterShareGroupOffsetsRequestPartition_v0 = struct.Struct(">iqB").iter_unpack
 
 
 class AlterShareGroupOffsetsRequestPartition(GeneratedStruct):
     """Partitions of the topic whose start offset is changed."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition_index": 'Index of the partition within the topic.',
         "start_offset": 'Offset at which the share group will start consuming the partition.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AlterShareGroupOffsetsRequestPartition"
@@ -56,10 +53,9 @@ class AlterShareGroupOffsetsRequestPartition(GeneratedStruct):
 class AlterShareGroupOffsetsRequestTopic(GeneratedStruct):
     """Topics whose start offsets are changed."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_name": 'Name of the topic the partitions in this entry belong to.',
         "partitions": 'Partitions of the topic whose start offset is changed.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AlterShareGroupOffsetsRequestTopic"
@@ -86,10 +82,9 @@ class AlterShareGroupOffsetsRequest(GeneratedStruct):
     """Kafka's AlterShareGroupOffsetsRequest (request, apiKey 91), versions 0, flexible versions
     0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "group_id": 'Id of the share group whose start offsets are changed.',
         "topics": 'Topics whose start offsets are changed.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AlterShareGroupOffsetsRequest"
@@ -121,151 +116,81 @@ class AlterShareGroupOffsetsRequest(GeneratedStruct):
 
 # --- AlterShareGroupOffsetsRequestPartition, version 0 (flexible) ---
 
-def _read_AlterShareGroupOffsetsRequestPartition_v0(buf: bytes, pos: int) -> tuple[AlterShareGroupOffsetsRequestPartition, int]:
+def _read_AlterShareGroupOffsetsRequestPartition_v0(buf: bytes, pos: int, version: int) -> tuple[AlterShareGroupOffsetsRequestPartition, int]:
     partition = blank_instance(AlterShareGroupOffsetsRequestPartition)
-    field = ""
-    index = 0
+    field = "partition_index, start_offset"
     try:
-        field = "partition_index, start_offset"
         partition.partition_index, partition.start_offset = _unpack_AlterShareGroupOffsetsRequestPartition_partition_index_start_offset(buf, pos)
         pos += 12
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            partition.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            partition.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        partition.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
-def _write_AlterShareGroupOffsetsRequestPartition_v0(partition: AlterShareGroupOffsetsRequestPartition, out: bytearray) -> None:
-    field = ""
+def _write_AlterShareGroupOffsetsRequestPartition_v0(partition: AlterShareGroupOffsetsRequestPartition, out: bytearray, version: int) -> None:
+    field = "partition_index, start_offset"
     try:
-        field = "partition_index, start_offset"
         out += _pack_AlterShareGroupOffsetsRequestPartition_partition_index_start_offset(partition.partition_index, partition.start_offset)
         field = "(tagged fields)"
-        if partition.unknown_tagged_fields:
-            _w.write_tagged(out, [], partition.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], partition.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- AlterShareGroupOffsetsRequestTopic, version 0 (flexible) ---
 
-def _read_AlterShareGroupOffsetsRequestTopic_v0(buf: bytes, pos: int) -> tuple[AlterShareGroupOffsetsRequestTopic, int]:
+def _read_AlterShareGroupOffsetsRequestTopic_v0(buf: bytes, pos: int, version: int) -> tuple[AlterShareGroupOffsetsRequestTopic, int]:
     topic = blank_instance(AlterShareGroupOffsetsRequestTopic)
-    field = ""
-    index = 0
-    size = len(buf)
+    field = "topic_name"
     try:
-        field = "topic_name"
         topic.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[AlterShareGroupOffsetsRequestPartition] = []
-            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            partitions_end = pos + partitions_n * 13
-            partitions_rows = buf[pos:partitions_end]
-            if len(partitions_rows) == partitions_n * 13 and not any(partitions_rows[12::13]):
-                for partitions_row in _rows_AlterShareGroupOffsetsRequestPartition_v0(partitions_rows):
-                    partitions_item = blank_instance(AlterShareGroupOffsetsRequestPartition)
-                    partitions_item.partition_index, partitions_item.start_offset, _ = partitions_row
-                    partitions_item.unknown_tagged_fields = ()
-                    partitions_items.append(partitions_item)
-                pos = partitions_end
-            else:
-                for index in range(partitions_n):
-                    partitions_item, pos = _read_AlterShareGroupOffsetsRequestPartition_v0(buf, pos)
-                    partitions_items.append(partitions_item)
-            topic.partitions = partitions_items
+        field = "partitions"
+        topic.partitions, pos = _w.read_struct_array(buf, pos, True, _read_AlterShareGroupOffsetsRequestPartition_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            topic.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
-def _write_AlterShareGroupOffsetsRequestTopic_v0(topic: AlterShareGroupOffsetsRequestTopic, out: bytearray) -> None:
-    field = ""
+def _write_AlterShareGroupOffsetsRequestTopic_v0(topic: AlterShareGroupOffsetsRequestTopic, out: bytearray, version: int) -> None:
+    field = "topic_name"
     try:
-        field = "topic_name"
         _w.write_compact_string(out, _w.non_null(topic.topic_name, "field topic_name is null, which AlterShareGroupOffsetsRequestTopic version 0 does not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which AlterShareGroupOffsetsRequestTopic version 0 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_AlterShareGroupOffsetsRequestPartition_v0(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(topic.partitions, "field partitions is null, which AlterShareGroupOffsetsRequestTopic version 0 does not allow (never nullable)"), True, _write_AlterShareGroupOffsetsRequestPartition_v0, version)
         field = "(tagged fields)"
-        if topic.unknown_tagged_fields:
-            _w.write_tagged(out, [], topic.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], topic.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- AlterShareGroupOffsetsRequest, version 0 (flexible) ---
 
-def _read_AlterShareGroupOffsetsRequest_v0(buf: bytes, pos: int) -> tuple[AlterShareGroupOffsetsRequest, int]:
+def _read_AlterShareGroupOffsetsRequest_v0(buf: bytes, pos: int, version: int) -> tuple[AlterShareGroupOffsetsRequest, int]:
     request = blank_instance(AlterShareGroupOffsetsRequest)
-    field = ""
-    index = 0
+    field = "group_id"
     try:
-        field = "group_id"
         request.group_id, pos = _w.read_compact_string_nn(buf, pos)
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: KeyedList[AlterShareGroupOffsetsRequestTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_AlterShareGroupOffsetsRequestTopic_v0(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
+        field = "topics"
+        request.topics, pos = _w.read_struct_array(buf, pos, True, _read_AlterShareGroupOffsetsRequestTopic_v0, version, KeyedList)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_AlterShareGroupOffsetsRequest_v0(request: AlterShareGroupOffsetsRequest, out: bytearray) -> None:
-    field = ""
+def _write_AlterShareGroupOffsetsRequest_v0(request: AlterShareGroupOffsetsRequest, out: bytearray, version: int) -> None:
+    field = "group_id"
     try:
-        field = "group_id"
         _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which AlterShareGroupOffsetsRequest version 0 does not allow (never nullable)"))
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which AlterShareGroupOffsetsRequest version 0 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_AlterShareGroupOffsetsRequestTopic_v0(topics_item, out)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(request.topics, "field topics is null, which AlterShareGroupOffsetsRequest version 0 does not allow (never nullable)"), True, _write_AlterShareGroupOffsetsRequestTopic_v0, version)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -275,22 +200,22 @@ def _write_AlterShareGroupOffsetsRequest_v0(request: AlterShareGroupOffsetsReque
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-AlterShareGroupOffsetsRequestPartition._READERS = (_read_AlterShareGroupOffsetsRequestPartition_v0,)
-AlterShareGroupOffsetsRequestPartition._WRITERS = (_write_AlterShareGroupOffsetsRequestPartition_v0,)
+AlterShareGroupOffsetsRequestPartition._READERS = _w.bind_versions((_read_AlterShareGroupOffsetsRequestPartition_v0,))
+AlterShareGroupOffsetsRequestPartition._WRITERS = _w.bind_versions((_write_AlterShareGroupOffsetsRequestPartition_v0,))
 AlterShareGroupOffsetsRequestPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="start_offset", json_name="startOffset", type="int64", versions=_V0_PLUS, default=0),
 )
-AlterShareGroupOffsetsRequestTopic._READERS = (_read_AlterShareGroupOffsetsRequestTopic_v0,)
-AlterShareGroupOffsetsRequestTopic._WRITERS = (_write_AlterShareGroupOffsetsRequestTopic_v0,)
+AlterShareGroupOffsetsRequestTopic._READERS = _w.bind_versions((_read_AlterShareGroupOffsetsRequestTopic_v0,))
+AlterShareGroupOffsetsRequestTopic._WRITERS = _w.bind_versions((_write_AlterShareGroupOffsetsRequestTopic_v0,))
 AlterShareGroupOffsetsRequestTopic._LAZY_DEFAULTS = {"partitions": list}
 AlterShareGroupOffsetsRequestTopic._MAP_KEYS = ("topic_name",)
 AlterShareGroupOffsetsRequestTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="partitions", json_name="partitions", type="[]AlterShareGroupOffsetsRequestPartition", versions=_V0_PLUS, default=(), struct=AlterShareGroupOffsetsRequestPartition),
 )
-AlterShareGroupOffsetsRequest._READERS = (_read_AlterShareGroupOffsetsRequest_v0,)
-AlterShareGroupOffsetsRequest._WRITERS = (_write_AlterShareGroupOffsetsRequest_v0,)
+AlterShareGroupOffsetsRequest._READERS = _w.bind_versions((_read_AlterShareGroupOffsetsRequest_v0,))
+AlterShareGroupOffsetsRequest._WRITERS = _w.bind_versions((_write_AlterShareGroupOffsetsRequest_v0,))
 AlterShareGroupOffsetsRequest._LAZY_DEFAULTS = {"topics": KeyedList}
 AlterShareGroupOffsetsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),

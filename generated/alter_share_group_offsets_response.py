@@ -2,10 +2,9 @@
 
 Response message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -31,11 +30,10 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class AlterShareGroupOffsetsResponsePartition(GeneratedStruct):
     """Outcome for each partition of the topic."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition_index": 'Index of the partition within the topic.',
         "error_code": 'Outcome for this partition, 0 on success; for example UNKNOWN_TOPIC_OR_PARTITION.',
         "error_message": "Text describing this partition's failure for people, or null.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AlterShareGroupOffsetsResponsePartition"
@@ -65,11 +63,10 @@ class AlterShareGroupOffsetsResponsePartition(GeneratedStruct):
 class AlterShareGroupOffsetsResponseTopic(GeneratedStruct):
     """Outcome for each topic of the request."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_name": 'Name of the topic the partitions in this entry belong to.',
         "topic_id": 'Id of the topic named in TopicName.',
         "partitions": 'Outcome for each partition of the topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AlterShareGroupOffsetsResponseTopic"
@@ -100,12 +97,11 @@ class AlterShareGroupOffsetsResponse(GeneratedStruct):
     """Kafka's AlterShareGroupOffsetsResponse (response, apiKey 91), versions 0, flexible versions
     0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "error_code": 'Error for the whole request, 0 if none; for example NON_EMPTY_GROUP while the group still has members, or GROUP_AUTHORIZATION_FAILED.',
         "error_message": 'Text describing the request-wide failure for people, or null.',
         "responses": 'Outcome for each topic of the request.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AlterShareGroupOffsetsResponse"
@@ -145,152 +141,94 @@ class AlterShareGroupOffsetsResponse(GeneratedStruct):
 
 # --- AlterShareGroupOffsetsResponsePartition, version 0 (flexible) ---
 
-def _read_AlterShareGroupOffsetsResponsePartition_v0(buf: bytes, pos: int) -> tuple[AlterShareGroupOffsetsResponsePartition, int]:
+def _read_AlterShareGroupOffsetsResponsePartition_v0(buf: bytes, pos: int, version: int) -> tuple[AlterShareGroupOffsetsResponsePartition, int]:
     partition = blank_instance(AlterShareGroupOffsetsResponsePartition)
-    field = ""
-    index = 0
+    field = "partition_index, error_code"
     try:
-        field = "partition_index, error_code"
         partition.partition_index, partition.error_code = _unpack_AlterShareGroupOffsetsResponsePartition_partition_index_error_code(buf, pos)
         pos += 6
         field = "error_message"
         partition.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            partition.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            partition.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        partition.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
-def _write_AlterShareGroupOffsetsResponsePartition_v0(partition: AlterShareGroupOffsetsResponsePartition, out: bytearray) -> None:
-    field = ""
+def _write_AlterShareGroupOffsetsResponsePartition_v0(partition: AlterShareGroupOffsetsResponsePartition, out: bytearray, version: int) -> None:
+    field = "partition_index, error_code"
     try:
-        field = "partition_index, error_code"
         out += _pack_AlterShareGroupOffsetsResponsePartition_partition_index_error_code(partition.partition_index, partition.error_code)
         field = "error_message"
         _w.write_compact_string(out, partition.error_message)
         field = "(tagged fields)"
-        if partition.unknown_tagged_fields:
-            _w.write_tagged(out, [], partition.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], partition.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- AlterShareGroupOffsetsResponseTopic, version 0 (flexible) ---
 
-def _read_AlterShareGroupOffsetsResponseTopic_v0(buf: bytes, pos: int) -> tuple[AlterShareGroupOffsetsResponseTopic, int]:
+def _read_AlterShareGroupOffsetsResponseTopic_v0(buf: bytes, pos: int, version: int) -> tuple[AlterShareGroupOffsetsResponseTopic, int]:
     topic = blank_instance(AlterShareGroupOffsetsResponseTopic)
-    field = ""
-    index = 0
+    field = "topic_name"
     try:
-        field = "topic_name"
         topic.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "topic_id"
         topic.topic_id, pos = _w.read_uuid(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[AlterShareGroupOffsetsResponsePartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_AlterShareGroupOffsetsResponsePartition_v0(buf, pos)
-                partitions_items.append(partitions_item)
-            topic.partitions = partitions_items
+        field = "partitions"
+        topic.partitions, pos = _w.read_struct_array(buf, pos, True, _read_AlterShareGroupOffsetsResponsePartition_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            topic.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
-def _write_AlterShareGroupOffsetsResponseTopic_v0(topic: AlterShareGroupOffsetsResponseTopic, out: bytearray) -> None:
-    field = ""
+def _write_AlterShareGroupOffsetsResponseTopic_v0(topic: AlterShareGroupOffsetsResponseTopic, out: bytearray, version: int) -> None:
+    field = "topic_name"
     try:
-        field = "topic_name"
         _w.write_compact_string(out, _w.non_null(topic.topic_name, "field topic_name is null, which AlterShareGroupOffsetsResponseTopic version 0 does not allow (never nullable)"))
         field = "topic_id"
         out += _w.uuid_bytes(topic.topic_id)
-        field = "partitions[]"
-        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which AlterShareGroupOffsetsResponseTopic version 0 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_AlterShareGroupOffsetsResponsePartition_v0(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(topic.partitions, "field partitions is null, which AlterShareGroupOffsetsResponseTopic version 0 does not allow (never nullable)"), True, _write_AlterShareGroupOffsetsResponsePartition_v0, version)
         field = "(tagged fields)"
-        if topic.unknown_tagged_fields:
-            _w.write_tagged(out, [], topic.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], topic.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- AlterShareGroupOffsetsResponse, version 0 (flexible) ---
 
-def _read_AlterShareGroupOffsetsResponse_v0(buf: bytes, pos: int) -> tuple[AlterShareGroupOffsetsResponse, int]:
+def _read_AlterShareGroupOffsetsResponse_v0(buf: bytes, pos: int, version: int) -> tuple[AlterShareGroupOffsetsResponse, int]:
     response = blank_instance(AlterShareGroupOffsetsResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_AlterShareGroupOffsetsResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
         response.error_message, pos = _w.read_compact_string(buf, pos)
-        field = "responses[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        responses_n, pos = _w.read_count(buf, pos, True)
-        if responses_n < 0:
-            raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            responses_items: KeyedList[AlterShareGroupOffsetsResponseTopic] = KeyedList()
-            for index in range(responses_n):
-                responses_item, pos = _read_AlterShareGroupOffsetsResponseTopic_v0(buf, pos)
-                responses_items.append(responses_item)
-            response.responses = responses_items
+        field = "responses"
+        response.responses, pos = _w.read_struct_array(buf, pos, True, _read_AlterShareGroupOffsetsResponseTopic_v0, version, KeyedList)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_AlterShareGroupOffsetsResponse_v0(response: AlterShareGroupOffsetsResponse, out: bytearray) -> None:
-    field = ""
+def _write_AlterShareGroupOffsetsResponse_v0(response: AlterShareGroupOffsetsResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         out += _pack_AlterShareGroupOffsetsResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
-        field = "responses[]"
-        responses_items = _w.non_null(response.responses, "field responses is null, which AlterShareGroupOffsetsResponse version 0 does not allow (never nullable)")
-        _w.write_count(out, len(responses_items), True)
-        for responses_item in responses_items:
-            _write_AlterShareGroupOffsetsResponseTopic_v0(responses_item, out)
+        field = "responses"
+        _w.write_struct_array(out, _w.non_null(response.responses, "field responses is null, which AlterShareGroupOffsetsResponse version 0 does not allow (never nullable)"), True, _write_AlterShareGroupOffsetsResponseTopic_v0, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -300,15 +238,15 @@ def _write_AlterShareGroupOffsetsResponse_v0(response: AlterShareGroupOffsetsRes
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-AlterShareGroupOffsetsResponsePartition._READERS = (_read_AlterShareGroupOffsetsResponsePartition_v0,)
-AlterShareGroupOffsetsResponsePartition._WRITERS = (_write_AlterShareGroupOffsetsResponsePartition_v0,)
+AlterShareGroupOffsetsResponsePartition._READERS = _w.bind_versions((_read_AlterShareGroupOffsetsResponsePartition_v0,))
+AlterShareGroupOffsetsResponsePartition._WRITERS = _w.bind_versions((_write_AlterShareGroupOffsetsResponsePartition_v0,))
 AlterShareGroupOffsetsResponsePartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_message", json_name="errorMessage", type="string", versions=_V0_PLUS, nullable=_V0_PLUS),
 )
-AlterShareGroupOffsetsResponseTopic._READERS = (_read_AlterShareGroupOffsetsResponseTopic_v0,)
-AlterShareGroupOffsetsResponseTopic._WRITERS = (_write_AlterShareGroupOffsetsResponseTopic_v0,)
+AlterShareGroupOffsetsResponseTopic._READERS = _w.bind_versions((_read_AlterShareGroupOffsetsResponseTopic_v0,))
+AlterShareGroupOffsetsResponseTopic._WRITERS = _w.bind_versions((_write_AlterShareGroupOffsetsResponseTopic_v0,))
 AlterShareGroupOffsetsResponseTopic._LAZY_DEFAULTS = {"partitions": list}
 AlterShareGroupOffsetsResponseTopic._MAP_KEYS = ("topic_name",)
 AlterShareGroupOffsetsResponseTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -316,8 +254,8 @@ AlterShareGroupOffsetsResponseTopic.FIELDS = (  # what the runtime knows of each
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
     FieldInfo(attr="partitions", json_name="partitions", type="[]AlterShareGroupOffsetsResponsePartition", versions=_V0_PLUS, default=(), struct=AlterShareGroupOffsetsResponsePartition),
 )
-AlterShareGroupOffsetsResponse._READERS = (_read_AlterShareGroupOffsetsResponse_v0,)
-AlterShareGroupOffsetsResponse._WRITERS = (_write_AlterShareGroupOffsetsResponse_v0,)
+AlterShareGroupOffsetsResponse._READERS = _w.bind_versions((_read_AlterShareGroupOffsetsResponse_v0,))
+AlterShareGroupOffsetsResponse._WRITERS = _w.bind_versions((_write_AlterShareGroupOffsetsResponse_v0,))
 AlterShareGroupOffsetsResponse._LAZY_DEFAULTS = {"responses": KeyedList}
 AlterShareGroupOffsetsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -2,10 +2,9 @@
 
 Request message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -28,10 +27,9 @@ _pack_ScramCredentialUpsertion_mechanism_iterations = struct.Struct(">bi").pack
 class ScramCredentialDeletion(GeneratedStruct):
     """Credentials to delete, one per user and mechanism."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'User name whose credential is deleted.',
         "mechanism": 'SCRAM mechanism of the credential: 1 SCRAM-SHA-256, 2 SCRAM-SHA-512.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ScramCredentialDeletion"
@@ -57,13 +55,12 @@ class ScramCredentialDeletion(GeneratedStruct):
 class ScramCredentialUpsertion(GeneratedStruct):
     """Credentials to create or replace, one per user and mechanism."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'User name the credential belongs to.',
         "mechanism": 'SCRAM mechanism of the credential: 1 SCRAM-SHA-256, 2 SCRAM-SHA-512.',
         "iterations": 'Hash iteration count used to derive SaltedPassword (the broker accepts 4096 to 16384).',
         "salt": 'Random salt the client chose for this credential.',
         "salted_password": "The password hashed with Salt and Iterations (SCRAM's SaltedPassword); the broker derives the stored and server keys from it.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ScramCredentialUpsertion"
@@ -103,10 +100,9 @@ class AlterUserScramCredentialsRequest(GeneratedStruct):
     """Kafka's AlterUserScramCredentialsRequest (request, apiKey 51), versions 0, flexible versions
     0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "deletions": 'Credentials to delete, one per user and mechanism.',
         "upsertions": 'Credentials to create or replace, one per user and mechanism.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AlterUserScramCredentialsRequest"
@@ -138,51 +134,39 @@ class AlterUserScramCredentialsRequest(GeneratedStruct):
 
 # --- ScramCredentialDeletion, version 0 (flexible) ---
 
-def _read_ScramCredentialDeletion_v0(buf: bytes, pos: int) -> tuple[ScramCredentialDeletion, int]:
+def _read_ScramCredentialDeletion_v0(buf: bytes, pos: int, version: int) -> tuple[ScramCredentialDeletion, int]:
     deletion = blank_instance(ScramCredentialDeletion)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         deletion.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "mechanism"
         (deletion.mechanism,) = _unpack_ScramCredentialDeletion_mechanism(buf, pos)
         pos += 1
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            deletion.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            deletion.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        deletion.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return deletion, pos
 
 
-def _write_ScramCredentialDeletion_v0(deletion: ScramCredentialDeletion, out: bytearray) -> None:
-    field = ""
+def _write_ScramCredentialDeletion_v0(deletion: ScramCredentialDeletion, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(deletion.name, "field name is null, which ScramCredentialDeletion version 0 does not allow (never nullable)"))
         field = "mechanism"
         out += _pack_ScramCredentialDeletion_mechanism(deletion.mechanism)
         field = "(tagged fields)"
-        if deletion.unknown_tagged_fields:
-            _w.write_tagged(out, [], deletion.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], deletion.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- ScramCredentialUpsertion, version 0 (flexible) ---
 
-def _read_ScramCredentialUpsertion_v0(buf: bytes, pos: int) -> tuple[ScramCredentialUpsertion, int]:
+def _read_ScramCredentialUpsertion_v0(buf: bytes, pos: int, version: int) -> tuple[ScramCredentialUpsertion, int]:
     upsertion = blank_instance(ScramCredentialUpsertion)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         upsertion.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "mechanism, iterations"
         upsertion.mechanism, upsertion.iterations = _unpack_ScramCredentialUpsertion_mechanism_iterations(buf, pos)
@@ -192,20 +176,15 @@ def _read_ScramCredentialUpsertion_v0(buf: bytes, pos: int) -> tuple[ScramCreden
         field = "salted_password"
         upsertion.salted_password, pos = _w.read_compact_bytes_nn(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            upsertion.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            upsertion.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        upsertion.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return upsertion, pos
 
 
-def _write_ScramCredentialUpsertion_v0(upsertion: ScramCredentialUpsertion, out: bytearray) -> None:
-    field = ""
+def _write_ScramCredentialUpsertion_v0(upsertion: ScramCredentialUpsertion, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(upsertion.name, "field name is null, which ScramCredentialUpsertion version 0 does not allow (never nullable)"))
         field = "mechanism, iterations"
         out += _pack_ScramCredentialUpsertion_mechanism_iterations(upsertion.mechanism, upsertion.iterations)
@@ -214,76 +193,35 @@ def _write_ScramCredentialUpsertion_v0(upsertion: ScramCredentialUpsertion, out:
         field = "salted_password"
         _w.write_compact_bytes(out, _w.non_null(upsertion.salted_password, "field salted_password is null, which ScramCredentialUpsertion version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
-        if upsertion.unknown_tagged_fields:
-            _w.write_tagged(out, [], upsertion.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], upsertion.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- AlterUserScramCredentialsRequest, version 0 (flexible) ---
 
-def _read_AlterUserScramCredentialsRequest_v0(buf: bytes, pos: int) -> tuple[AlterUserScramCredentialsRequest, int]:
+def _read_AlterUserScramCredentialsRequest_v0(buf: bytes, pos: int, version: int) -> tuple[AlterUserScramCredentialsRequest, int]:
     request = blank_instance(AlterUserScramCredentialsRequest)
-    field = ""
-    index = 0
+    field = "deletions"
     try:
-        field = "deletions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        deletions_n, pos = _w.read_count(buf, pos, True)
-        if deletions_n < 0:
-            raise DecodeError("non-nullable field deletions was null", offset=pos)
-        elif deletions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            deletions_items: list[ScramCredentialDeletion] = []
-            for index in range(deletions_n):
-                deletions_item, pos = _read_ScramCredentialDeletion_v0(buf, pos)
-                deletions_items.append(deletions_item)
-            request.deletions = deletions_items
-        field = "upsertions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        upsertions_n, pos = _w.read_count(buf, pos, True)
-        if upsertions_n < 0:
-            raise DecodeError("non-nullable field upsertions was null", offset=pos)
-        elif upsertions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            upsertions_items: list[ScramCredentialUpsertion] = []
-            for index in range(upsertions_n):
-                upsertions_item, pos = _read_ScramCredentialUpsertion_v0(buf, pos)
-                upsertions_items.append(upsertions_item)
-            request.upsertions = upsertions_items
+        request.deletions, pos = _w.read_struct_array(buf, pos, True, _read_ScramCredentialDeletion_v0, version)
+        field = "upsertions"
+        request.upsertions, pos = _w.read_struct_array(buf, pos, True, _read_ScramCredentialUpsertion_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_AlterUserScramCredentialsRequest_v0(request: AlterUserScramCredentialsRequest, out: bytearray) -> None:
-    field = ""
+def _write_AlterUserScramCredentialsRequest_v0(request: AlterUserScramCredentialsRequest, out: bytearray, version: int) -> None:
+    field = "deletions"
     try:
-        field = "deletions[]"
-        deletions_items = _w.non_null(request.deletions, "field deletions is null, which AlterUserScramCredentialsRequest version 0 does not allow (never nullable)")
-        _w.write_count(out, len(deletions_items), True)
-        for deletions_item in deletions_items:
-            _write_ScramCredentialDeletion_v0(deletions_item, out)
-        field = "upsertions[]"
-        upsertions_items = _w.non_null(request.upsertions, "field upsertions is null, which AlterUserScramCredentialsRequest version 0 does not allow (never nullable)")
-        _w.write_count(out, len(upsertions_items), True)
-        for upsertions_item in upsertions_items:
-            _write_ScramCredentialUpsertion_v0(upsertions_item, out)
+        _w.write_struct_array(out, _w.non_null(request.deletions, "field deletions is null, which AlterUserScramCredentialsRequest version 0 does not allow (never nullable)"), True, _write_ScramCredentialDeletion_v0, version)
+        field = "upsertions"
+        _w.write_struct_array(out, _w.non_null(request.upsertions, "field upsertions is null, which AlterUserScramCredentialsRequest version 0 does not allow (never nullable)"), True, _write_ScramCredentialUpsertion_v0, version)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -293,14 +231,14 @@ def _write_AlterUserScramCredentialsRequest_v0(request: AlterUserScramCredential
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-ScramCredentialDeletion._READERS = (_read_ScramCredentialDeletion_v0,)
-ScramCredentialDeletion._WRITERS = (_write_ScramCredentialDeletion_v0,)
+ScramCredentialDeletion._READERS = _w.bind_versions((_read_ScramCredentialDeletion_v0,))
+ScramCredentialDeletion._WRITERS = _w.bind_versions((_write_ScramCredentialDeletion_v0,))
 ScramCredentialDeletion.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="mechanism", json_name="mechanism", type="int8", versions=_V0_PLUS, default=0),
 )
-ScramCredentialUpsertion._READERS = (_read_ScramCredentialUpsertion_v0,)
-ScramCredentialUpsertion._WRITERS = (_write_ScramCredentialUpsertion_v0,)
+ScramCredentialUpsertion._READERS = _w.bind_versions((_read_ScramCredentialUpsertion_v0,))
+ScramCredentialUpsertion._WRITERS = _w.bind_versions((_write_ScramCredentialUpsertion_v0,))
 ScramCredentialUpsertion.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="mechanism", json_name="mechanism", type="int8", versions=_V0_PLUS, default=0),
@@ -308,8 +246,8 @@ ScramCredentialUpsertion.FIELDS = (  # what the runtime knows of each field (kwi
     FieldInfo(attr="salt", json_name="salt", type="bytes", versions=_V0_PLUS, default=b''),
     FieldInfo(attr="salted_password", json_name="saltedPassword", type="bytes", versions=_V0_PLUS, default=b''),
 )
-AlterUserScramCredentialsRequest._READERS = (_read_AlterUserScramCredentialsRequest_v0,)
-AlterUserScramCredentialsRequest._WRITERS = (_write_AlterUserScramCredentialsRequest_v0,)
+AlterUserScramCredentialsRequest._READERS = _w.bind_versions((_read_AlterUserScramCredentialsRequest_v0,))
+AlterUserScramCredentialsRequest._WRITERS = _w.bind_versions((_write_AlterUserScramCredentialsRequest_v0,))
 AlterUserScramCredentialsRequest._LAZY_DEFAULTS = {"deletions": list, "upsertions": list}
 AlterUserScramCredentialsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="deletions", json_name="deletions", type="[]ScramCredentialDeletion", versions=_V0_PLUS, default=(), struct=ScramCredentialDeletion),

@@ -2,10 +2,9 @@
 
 Response message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -28,11 +27,10 @@ _pack_AlterUserScramCredentialsResponse_throttle_time_ms = struct.Struct(">i").p
 class AlterUserScramCredentialsResult(GeneratedStruct):
     """Outcome for each user named in the request."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "user": 'User name this outcome is for.',
         "error_code": 'Outcome for this user, 0 on success; for example RESOURCE_NOT_FOUND when deleting a missing credential, or UNACCEPTABLE_CREDENTIAL.',
         "error_message": 'Text describing the failure for people, or null on success.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AlterUserScramCredentialsResult"
@@ -64,10 +62,9 @@ class AlterUserScramCredentialsResponse(GeneratedStruct):
     """Kafka's AlterUserScramCredentialsResponse (response, apiKey 51), versions 0, flexible
     versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "results": 'Outcome for each user named in the request.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AlterUserScramCredentialsResponse"
@@ -98,12 +95,10 @@ class AlterUserScramCredentialsResponse(GeneratedStruct):
 
 # --- AlterUserScramCredentialsResult, version 0 (flexible) ---
 
-def _read_AlterUserScramCredentialsResult_v0(buf: bytes, pos: int) -> tuple[AlterUserScramCredentialsResult, int]:
+def _read_AlterUserScramCredentialsResult_v0(buf: bytes, pos: int, version: int) -> tuple[AlterUserScramCredentialsResult, int]:
     result = blank_instance(AlterUserScramCredentialsResult)
-    field = ""
-    index = 0
+    field = "user"
     try:
-        field = "user"
         result.user, pos = _w.read_compact_string_nn(buf, pos)
         field = "error_code"
         (result.error_code,) = _unpack_AlterUserScramCredentialsResult_error_code(buf, pos)
@@ -111,83 +106,51 @@ def _read_AlterUserScramCredentialsResult_v0(buf: bytes, pos: int) -> tuple[Alte
         field = "error_message"
         result.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            result.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_AlterUserScramCredentialsResult_v0(result: AlterUserScramCredentialsResult, out: bytearray) -> None:
-    field = ""
+def _write_AlterUserScramCredentialsResult_v0(result: AlterUserScramCredentialsResult, out: bytearray, version: int) -> None:
+    field = "user"
     try:
-        field = "user"
         _w.write_compact_string(out, _w.non_null(result.user, "field user is null, which AlterUserScramCredentialsResult version 0 does not allow (never nullable)"))
         field = "error_code"
         out += _pack_AlterUserScramCredentialsResult_error_code(result.error_code)
         field = "error_message"
         _w.write_compact_string(out, result.error_message)
         field = "(tagged fields)"
-        if result.unknown_tagged_fields:
-            _w.write_tagged(out, [], result.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], result.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- AlterUserScramCredentialsResponse, version 0 (flexible) ---
 
-def _read_AlterUserScramCredentialsResponse_v0(buf: bytes, pos: int) -> tuple[AlterUserScramCredentialsResponse, int]:
+def _read_AlterUserScramCredentialsResponse_v0(buf: bytes, pos: int, version: int) -> tuple[AlterUserScramCredentialsResponse, int]:
     response = blank_instance(AlterUserScramCredentialsResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_AlterUserScramCredentialsResponse_throttle_time_ms(buf, pos)
         pos += 4
-        field = "results[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        results_n, pos = _w.read_count(buf, pos, True)
-        if results_n < 0:
-            raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            results_items: list[AlterUserScramCredentialsResult] = []
-            for index in range(results_n):
-                results_item, pos = _read_AlterUserScramCredentialsResult_v0(buf, pos)
-                results_items.append(results_item)
-            response.results = results_items
+        field = "results"
+        response.results, pos = _w.read_struct_array(buf, pos, True, _read_AlterUserScramCredentialsResult_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_AlterUserScramCredentialsResponse_v0(response: AlterUserScramCredentialsResponse, out: bytearray) -> None:
-    field = ""
+def _write_AlterUserScramCredentialsResponse_v0(response: AlterUserScramCredentialsResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_AlterUserScramCredentialsResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "results[]"
-        results_items = _w.non_null(response.results, "field results is null, which AlterUserScramCredentialsResponse version 0 does not allow (never nullable)")
-        _w.write_count(out, len(results_items), True)
-        for results_item in results_items:
-            _write_AlterUserScramCredentialsResult_v0(results_item, out)
+        field = "results"
+        _w.write_struct_array(out, _w.non_null(response.results, "field results is null, which AlterUserScramCredentialsResponse version 0 does not allow (never nullable)"), True, _write_AlterUserScramCredentialsResult_v0, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -197,15 +160,15 @@ def _write_AlterUserScramCredentialsResponse_v0(response: AlterUserScramCredenti
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-AlterUserScramCredentialsResult._READERS = (_read_AlterUserScramCredentialsResult_v0,)
-AlterUserScramCredentialsResult._WRITERS = (_write_AlterUserScramCredentialsResult_v0,)
+AlterUserScramCredentialsResult._READERS = _w.bind_versions((_read_AlterUserScramCredentialsResult_v0,))
+AlterUserScramCredentialsResult._WRITERS = _w.bind_versions((_write_AlterUserScramCredentialsResult_v0,))
 AlterUserScramCredentialsResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="user", json_name="user", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_message", json_name="errorMessage", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
 )
-AlterUserScramCredentialsResponse._READERS = (_read_AlterUserScramCredentialsResponse_v0,)
-AlterUserScramCredentialsResponse._WRITERS = (_write_AlterUserScramCredentialsResponse_v0,)
+AlterUserScramCredentialsResponse._READERS = _w.bind_versions((_read_AlterUserScramCredentialsResponse_v0,))
+AlterUserScramCredentialsResponse._WRITERS = _w.bind_versions((_write_AlterUserScramCredentialsResponse_v0,))
 AlterUserScramCredentialsResponse._LAZY_DEFAULTS = {"results": list}
 AlterUserScramCredentialsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -2,10 +2,9 @@
 
 Request message, versions 0-4, flexible versions 3+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per wire layout, the versions that share one (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,10 +20,9 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 class ApiVersionsRequest(GeneratedStruct):
     """Kafka's ApiVersionsRequest (request, apiKey 18), versions 0-4, flexible versions 3+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "client_software_name": 'Name of the client library (for example apache-kafka-java), kept by the broker for client metrics (KIP-511); letters, digits, dots and dashes only.',
         "client_software_version": 'Version of that client library, reported alongside ClientSoftwareName.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ApiVersionsRequest"
@@ -62,11 +60,10 @@ def _read_ApiVersionsRequest_v0_2(buf: bytes, pos: int) -> tuple[ApiVersionsRequ
     request.client_software_name = ''
     request.client_software_version = ''
     field = ""
-    index = 0
     try:
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
@@ -84,11 +81,9 @@ def _write_ApiVersionsRequest_v0_2(request: ApiVersionsRequest, out: bytearray) 
 
 def _read_ApiVersionsRequest_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRequest, int]:
     request = blank_instance(ApiVersionsRequest)
-    field = ""
-    index = 0
+    field = "client_software_name"
     size = len(buf)
     try:
-        field = "client_software_name"
         client_software_name_n = buf[pos]  # the length + 1
         if client_software_name_n == 1:  # the empty string
             request.client_software_name = ""
@@ -119,14 +114,13 @@ def _read_ApiVersionsRequest_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRequ
         else:  # tags these versions do not know, kept as they came
             request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
 def _write_ApiVersionsRequest_v3_4(request: ApiVersionsRequest, out: bytearray) -> None:
-    field = ""
+    field = "client_software_name"
     try:
-        field = "client_software_name"
         if request.client_software_name is None:
             raise EncodeError("field client_software_name is null, which ApiVersionsRequest versions 3-4 do not allow (never nullable)")
         client_software_name_utf8 = request.client_software_name.encode()

@@ -2,10 +2,9 @@
 
 Response message, versions 0-4, flexible versions 3+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per wire layout, the versions that share one (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -40,11 +39,10 @@ _pack_ApiVersionsResponse_zk_migration_ready = struct.Struct(">?").pack
 class ApiVersion(GeneratedStruct):
     """Version range of every API the server implements."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "api_key": 'Numeric key of the API (0 Produce, 1 Fetch, ...).',
         "min_version": 'Oldest version of the API the server accepts, inclusive.',
         "max_version": 'Newest version of the API the server accepts, inclusive.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ApiVersion"
@@ -74,11 +72,10 @@ class ApiVersion(GeneratedStruct):
 class SupportedFeatureKey(GeneratedStruct):
     """Feature ranges the server supports (before v4, features with minimum 0 are left out)."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Feature name, for example metadata.version or kraft.version.',
         "min_version": 'Lowest level of the feature this node can run at.',
         "max_version": 'Highest level of the feature this node can run at.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "SupportedFeatureKey"
@@ -108,11 +105,10 @@ class SupportedFeatureKey(GeneratedStruct):
 class FinalizedFeatureKey(GeneratedStruct):
     """Cluster-wide finalized feature levels; meaningful only when FinalizedFeaturesEpoch >= 0."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Feature name, for example metadata.version.',
         "max_version_level": 'Level of the feature the cluster currently runs at.',
         "min_version_level": 'Lowest level of the feature still finalized for the cluster.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "FinalizedFeatureKey"
@@ -142,7 +138,7 @@ class FinalizedFeatureKey(GeneratedStruct):
 class ApiVersionsResponse(GeneratedStruct):
     """Kafka's ApiVersionsResponse (response, apiKey 18), versions 0-4, flexible versions 3+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "error_code": 'Error for the request, 0 if none; UNSUPPORTED_VERSION when the request version is too new, in which case ApiKeys still says which ApiVersions versions work.',
         "api_keys": 'Version range of every API the server implements.',
         "throttle_time_ms": 'Milliseconds the response was delayed by a quota, 0 when not throttled.',
@@ -150,7 +146,6 @@ class ApiVersionsResponse(GeneratedStruct):
         "finalized_features_epoch": 'Epoch of the finalized feature information; -1 when unknown.',
         "finalized_features": 'Cluster-wide finalized feature levels; meaningful only when FinalizedFeaturesEpoch >= 0.',
         "zk_migration_ready": 'Set by a KRaft controller whose ZooKeeper-migration configuration is complete.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ApiVersionsResponse"
@@ -204,24 +199,21 @@ class ApiVersionsResponse(GeneratedStruct):
 
 def _read_ApiVersion_v0_2(buf: bytes, pos: int) -> tuple[ApiVersion, int]:
     api_version = blank_instance(ApiVersion)
-    field = ""
-    index = 0
+    field = "api_key, min_version, max_version"
     try:
-        field = "api_key, min_version, max_version"
         api_version.api_key, api_version.min_version, api_version.max_version = _unpack_ApiVersion_api_key_to_max_version(buf, pos)
         pos += 6
         api_version.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return api_version, pos
 
 
 def _write_ApiVersion_v0_2(api_version: ApiVersion, out: bytearray) -> None:
     if api_version.unknown_tagged_fields:
         raise UnsupportedVersionError("ApiVersion version 0-2 cannot carry tagged fields")
-    field = ""
+    field = "api_key, min_version, max_version"
     try:
-        field = "api_key, min_version, max_version"
         out += _pack_ApiVersion_api_key_to_max_version(api_version.api_key, api_version.min_version, api_version.max_version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -231,10 +223,8 @@ def _write_ApiVersion_v0_2(api_version: ApiVersion, out: bytearray) -> None:
 
 def _read_ApiVersion_v3_4(buf: bytes, pos: int) -> tuple[ApiVersion, int]:
     api_version = blank_instance(ApiVersion)
-    field = ""
-    index = 0
+    field = "api_key, min_version, max_version"
     try:
-        field = "api_key, min_version, max_version"
         api_version.api_key, api_version.min_version, api_version.max_version = _unpack_ApiVersion_api_key_to_max_version(buf, pos)
         pos += 6
         field = "(tagged fields)"
@@ -244,14 +234,13 @@ def _read_ApiVersion_v3_4(buf: bytes, pos: int) -> tuple[ApiVersion, int]:
         else:  # tags these versions do not know, kept as they came
             api_version.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return api_version, pos
 
 
 def _write_ApiVersion_v3_4(api_version: ApiVersion, out: bytearray) -> None:
-    field = ""
+    field = "api_key, min_version, max_version"
     try:
-        field = "api_key, min_version, max_version"
         out += _pack_ApiVersion_api_key_to_max_version(api_version.api_key, api_version.min_version, api_version.max_version)
         field = "(tagged fields)"
         if api_version.unknown_tagged_fields:
@@ -266,11 +255,9 @@ def _write_ApiVersion_v3_4(api_version: ApiVersion, out: bytearray) -> None:
 
 def _read_SupportedFeatureKey_v3_4(buf: bytes, pos: int) -> tuple[SupportedFeatureKey, int]:
     key = blank_instance(SupportedFeatureKey)
-    field = ""
-    index = 0
+    field = "name"
     size = len(buf)
     try:
-        field = "name"
         name_n = buf[pos]  # the length + 1
         if name_n == 1:  # the empty string
             key.name = ""
@@ -292,14 +279,13 @@ def _read_SupportedFeatureKey_v3_4(buf: bytes, pos: int) -> tuple[SupportedFeatu
         else:  # tags these versions do not know, kept as they came
             key.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return key, pos
 
 
 def _write_SupportedFeatureKey_v3_4(key: SupportedFeatureKey, out: bytearray) -> None:
-    field = ""
+    field = "name"
     try:
-        field = "name"
         if key.name is None:
             raise EncodeError("field name is null, which SupportedFeatureKey versions 3-4 do not allow (never nullable)")
         name_utf8 = key.name.encode()
@@ -323,11 +309,9 @@ def _write_SupportedFeatureKey_v3_4(key: SupportedFeatureKey, out: bytearray) ->
 
 def _read_FinalizedFeatureKey_v3_4(buf: bytes, pos: int) -> tuple[FinalizedFeatureKey, int]:
     key = blank_instance(FinalizedFeatureKey)
-    field = ""
-    index = 0
+    field = "name"
     size = len(buf)
     try:
-        field = "name"
         name_n = buf[pos]  # the length + 1
         if name_n == 1:  # the empty string
             key.name = ""
@@ -349,14 +333,13 @@ def _read_FinalizedFeatureKey_v3_4(buf: bytes, pos: int) -> tuple[FinalizedFeatu
         else:  # tags these versions do not know, kept as they came
             key.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return key, pos
 
 
 def _write_FinalizedFeatureKey_v3_4(key: FinalizedFeatureKey, out: bytearray) -> None:
-    field = ""
+    field = "name"
     try:
-        field = "name"
         if key.name is None:
             raise EncodeError("field name is null, which FinalizedFeatureKey versions 3-4 do not allow (never nullable)")
         name_utf8 = key.name.encode()
@@ -383,11 +366,10 @@ def _read_ApiVersionsResponse_v0(buf: bytes, pos: int) -> tuple[ApiVersionsRespo
     response.throttle_time_ms = 0
     response.finalized_features_epoch = -1
     response.zk_migration_ready = False
-    field = ""
+    field = "error_code"
     index = 0
     size = len(buf)
     try:
-        field = "error_code"
         (response.error_code,) = _unpack_ApiVersionsResponse_error_code(buf, pos)
         pos += 2
         field = "api_keys[]"
@@ -423,9 +405,8 @@ def _read_ApiVersionsResponse_v0(buf: bytes, pos: int) -> tuple[ApiVersionsRespo
 def _write_ApiVersionsResponse_v0(response: ApiVersionsResponse, out: bytearray) -> None:
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("ApiVersionsResponse version 0 cannot carry tagged fields")
-    field = ""
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_ApiVersionsResponse_error_code(response.error_code)
         field = "api_keys[]"
         api_keys_items = response.api_keys
@@ -445,11 +426,10 @@ def _read_ApiVersionsResponse_v1_2(buf: bytes, pos: int) -> tuple[ApiVersionsRes
     response = blank_instance(ApiVersionsResponse)
     response.finalized_features_epoch = -1
     response.zk_migration_ready = False
-    field = ""
+    field = "error_code"
     index = 0
     size = len(buf)
     try:
-        field = "error_code"
         (response.error_code,) = _unpack_ApiVersionsResponse_error_code(buf, pos)
         pos += 2
         field = "api_keys[]"
@@ -488,9 +468,8 @@ def _read_ApiVersionsResponse_v1_2(buf: bytes, pos: int) -> tuple[ApiVersionsRes
 def _write_ApiVersionsResponse_v1_2(response: ApiVersionsResponse, out: bytearray) -> None:
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("ApiVersionsResponse version 1-2 cannot carry tagged fields")
-    field = ""
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_ApiVersionsResponse_error_code(response.error_code)
         field = "api_keys[]"
         api_keys_items = response.api_keys
@@ -512,11 +491,10 @@ def _read_ApiVersionsResponse_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRes
     response = blank_instance(ApiVersionsResponse)
     response.finalized_features_epoch = -1
     response.zk_migration_ready = False
-    field = ""
+    field = "error_code"
     index = 0
     size = len(buf)
     try:
-        field = "error_code"
         (response.error_code,) = _unpack_ApiVersionsResponse_error_code(buf, pos)
         pos += 2
         field = "api_keys[]"
@@ -694,9 +672,8 @@ def _read_ApiVersionsResponse_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRes
 
 
 def _write_ApiVersionsResponse_v3_4(response: ApiVersionsResponse, out: bytearray) -> None:
-    field = ""
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_ApiVersionsResponse_error_code(response.error_code)
         field = "api_keys[]"
         api_keys_items = response.api_keys

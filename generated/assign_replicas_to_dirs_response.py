@@ -2,10 +2,9 @@
 
 Response message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,7 +20,6 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_PartitionData_partition_index_error_code = struct.Struct(">ih").unpack_from
 _pack_PartitionData_partition_index_error_code = struct.Struct(">ih").pack
-_rows_PartitionData_v0 = struct.Struct(">ihB").iter_unpack
 _unpack_AssignReplicasToDirsResponse_throttle_time_ms_error_code = struct.Struct(">ih").unpack_from
 _pack_AssignReplicasToDirsResponse_throttle_time_ms_error_code = struct.Struct(">ih").pack
 
@@ -32,10 +30,9 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class PartitionData(GeneratedStruct):
     """Result for each partition of the topic."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition_index": 'Index of the partition within the topic.',
         "error_code": "Outcome for this replica's assignment, 0 on success; for example UNKNOWN_TOPIC_ID.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "PartitionData"
@@ -61,10 +58,9 @@ class PartitionData(GeneratedStruct):
 class TopicData(GeneratedStruct):
     """Results by topic for this directory."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_id": 'Id of the topic the partitions in this entry belong to.',
         "partitions": 'Result for each partition of the topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TopicData"
@@ -90,10 +86,9 @@ class TopicData(GeneratedStruct):
 class DirectoryData(GeneratedStruct):
     """Results by log directory, as in the request."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "id": 'Directory id of the log directory.',
         "topics": 'Results by topic for this directory.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DirectoryData"
@@ -120,11 +115,10 @@ class AssignReplicasToDirsResponse(GeneratedStruct):
     """Kafka's AssignReplicasToDirsResponse (response, apiKey 73), versions 0, flexible versions
     0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "error_code": 'Error for the whole request, 0 if none; for example NOT_CONTROLLER or STALE_BROKER_EPOCH.',
         "directories": 'Results by log directory, as in the request.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AssignReplicasToDirsResponse"
@@ -159,204 +153,110 @@ class AssignReplicasToDirsResponse(GeneratedStruct):
 
 # --- PartitionData, version 0 (flexible) ---
 
-def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
+def _read_PartitionData_v0(buf: bytes, pos: int, version: int) -> tuple[PartitionData, int]:
     data = blank_instance(PartitionData)
-    field = ""
-    index = 0
+    field = "partition_index, error_code"
     try:
-        field = "partition_index, error_code"
         data.partition_index, data.error_code = _unpack_PartitionData_partition_index_error_code(buf, pos)
         pos += 6
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
-    field = ""
+def _write_PartitionData_v0(data: PartitionData, out: bytearray, version: int) -> None:
+    field = "partition_index, error_code"
     try:
-        field = "partition_index, error_code"
         out += _pack_PartitionData_partition_index_error_code(data.partition_index, data.error_code)
         field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], data.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- TopicData, version 0 (flexible) ---
 
-def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
+def _read_TopicData_v0(buf: bytes, pos: int, version: int) -> tuple[TopicData, int]:
     data = blank_instance(TopicData)
-    field = ""
-    index = 0
-    size = len(buf)
+    field = "topic_id"
     try:
-        field = "topic_id"
         data.topic_id, pos = _w.read_uuid(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[PartitionData] = []
-            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            partitions_end = pos + partitions_n * 7
-            partitions_rows = buf[pos:partitions_end]
-            if len(partitions_rows) == partitions_n * 7 and not any(partitions_rows[6::7]):
-                for partitions_row in _rows_PartitionData_v0(partitions_rows):
-                    partitions_item = blank_instance(PartitionData)
-                    partitions_item.partition_index, partitions_item.error_code, _ = partitions_row
-                    partitions_item.unknown_tagged_fields = ()
-                    partitions_items.append(partitions_item)
-                pos = partitions_end
-            else:
-                for index in range(partitions_n):
-                    partitions_item, pos = _read_PartitionData_v0(buf, pos)
-                    partitions_items.append(partitions_item)
-            data.partitions = partitions_items
+        field = "partitions"
+        data.partitions, pos = _w.read_struct_array(buf, pos, True, _read_PartitionData_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
-    field = ""
+def _write_TopicData_v0(data: TopicData, out: bytearray, version: int) -> None:
+    field = "topic_id"
     try:
-        field = "topic_id"
         out += _w.uuid_bytes(data.topic_id)
-        field = "partitions[]"
-        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 0 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_PartitionData_v0(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(data.partitions, "field partitions is null, which TopicData version 0 does not allow (never nullable)"), True, _write_PartitionData_v0, version)
         field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], data.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DirectoryData, version 0 (flexible) ---
 
-def _read_DirectoryData_v0(buf: bytes, pos: int) -> tuple[DirectoryData, int]:
+def _read_DirectoryData_v0(buf: bytes, pos: int, version: int) -> tuple[DirectoryData, int]:
     data = blank_instance(DirectoryData)
-    field = ""
-    index = 0
+    field = "id"
     try:
-        field = "id"
         data.id, pos = _w.read_uuid(buf, pos)
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[TopicData] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicData_v0(buf, pos)
-                topics_items.append(topics_item)
-            data.topics = topics_items
+        field = "topics"
+        data.topics, pos = _w.read_struct_array(buf, pos, True, _read_TopicData_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_DirectoryData_v0(data: DirectoryData, out: bytearray) -> None:
-    field = ""
+def _write_DirectoryData_v0(data: DirectoryData, out: bytearray, version: int) -> None:
+    field = "id"
     try:
-        field = "id"
         out += _w.uuid_bytes(data.id)
-        field = "topics[]"
-        topics_items = _w.non_null(data.topics, "field topics is null, which DirectoryData version 0 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_TopicData_v0(topics_item, out)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(data.topics, "field topics is null, which DirectoryData version 0 does not allow (never nullable)"), True, _write_TopicData_v0, version)
         field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], data.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- AssignReplicasToDirsResponse, version 0 (flexible) ---
 
-def _read_AssignReplicasToDirsResponse_v0(buf: bytes, pos: int) -> tuple[AssignReplicasToDirsResponse, int]:
+def _read_AssignReplicasToDirsResponse_v0(buf: bytes, pos: int, version: int) -> tuple[AssignReplicasToDirsResponse, int]:
     response = blank_instance(AssignReplicasToDirsResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_AssignReplicasToDirsResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
-        field = "directories[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        directories_n, pos = _w.read_count(buf, pos, True)
-        if directories_n < 0:
-            raise DecodeError("non-nullable field directories was null", offset=pos)
-        elif directories_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            directories_items: list[DirectoryData] = []
-            for index in range(directories_n):
-                directories_item, pos = _read_DirectoryData_v0(buf, pos)
-                directories_items.append(directories_item)
-            response.directories = directories_items
+        field = "directories"
+        response.directories, pos = _w.read_struct_array(buf, pos, True, _read_DirectoryData_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_AssignReplicasToDirsResponse_v0(response: AssignReplicasToDirsResponse, out: bytearray) -> None:
-    field = ""
+def _write_AssignReplicasToDirsResponse_v0(response: AssignReplicasToDirsResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         out += _pack_AssignReplicasToDirsResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
-        field = "directories[]"
-        directories_items = _w.non_null(response.directories, "field directories is null, which AssignReplicasToDirsResponse version 0 does not allow (never nullable)")
-        _w.write_count(out, len(directories_items), True)
-        for directories_item in directories_items:
-            _write_DirectoryData_v0(directories_item, out)
+        field = "directories"
+        _w.write_struct_array(out, _w.non_null(response.directories, "field directories is null, which AssignReplicasToDirsResponse version 0 does not allow (never nullable)"), True, _write_DirectoryData_v0, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -366,28 +266,28 @@ def _write_AssignReplicasToDirsResponse_v0(response: AssignReplicasToDirsRespons
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-PartitionData._READERS = (_read_PartitionData_v0,)
-PartitionData._WRITERS = (_write_PartitionData_v0,)
+PartitionData._READERS = _w.bind_versions((_read_PartitionData_v0,))
+PartitionData._WRITERS = _w.bind_versions((_write_PartitionData_v0,))
 PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
 )
-TopicData._READERS = (_read_TopicData_v0,)
-TopicData._WRITERS = (_write_TopicData_v0,)
+TopicData._READERS = _w.bind_versions((_read_TopicData_v0,))
+TopicData._WRITERS = _w.bind_versions((_write_TopicData_v0,))
 TopicData._LAZY_DEFAULTS = {"partitions": list}
 TopicData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
     FieldInfo(attr="partitions", json_name="partitions", type="[]PartitionData", versions=_V0_PLUS, default=(), struct=PartitionData),
 )
-DirectoryData._READERS = (_read_DirectoryData_v0,)
-DirectoryData._WRITERS = (_write_DirectoryData_v0,)
+DirectoryData._READERS = _w.bind_versions((_read_DirectoryData_v0,))
+DirectoryData._WRITERS = _w.bind_versions((_write_DirectoryData_v0,))
 DirectoryData._LAZY_DEFAULTS = {"topics": list}
 DirectoryData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="id", json_name="id", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
     FieldInfo(attr="topics", json_name="topics", type="[]TopicData", versions=_V0_PLUS, default=(), struct=TopicData),
 )
-AssignReplicasToDirsResponse._READERS = (_read_AssignReplicasToDirsResponse_v0,)
-AssignReplicasToDirsResponse._WRITERS = (_write_AssignReplicasToDirsResponse_v0,)
+AssignReplicasToDirsResponse._READERS = _w.bind_versions((_read_AssignReplicasToDirsResponse_v0,))
+AssignReplicasToDirsResponse._WRITERS = _w.bind_versions((_write_AssignReplicasToDirsResponse_v0,))
 AssignReplicasToDirsResponse._LAZY_DEFAULTS = {"directories": list}
 AssignReplicasToDirsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

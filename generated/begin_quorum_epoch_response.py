@@ -2,10 +2,9 @@
 
 Response message, versions 0-1, flexible versions 1+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,8 +20,6 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_PartitionData_partition_index_to_leader_epoch = struct.Struct(">ihii").unpack_from
 _pack_PartitionData_partition_index_to_leader_epoch = struct.Struct(">ihii").pack
-_rows_PartitionData_v0 = struct.Struct(">ihii").iter_unpack
-_rows_PartitionData_v1 = struct.Struct(">ihiiB").iter_unpack
 _unpack_NodeEndpoint_node_id = struct.Struct(">i").unpack_from
 _pack_NodeEndpoint_node_id = struct.Struct(">i").pack
 _unpack_NodeEndpoint_port = struct.Struct(">H").unpack_from
@@ -34,12 +31,11 @@ _pack_BeginQuorumEpochResponse_error_code = struct.Struct(">h").pack
 class PartitionData(GeneratedStruct):
     """Result for each partition of the topic."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition_index": 'Index of the partition within the topic.',
         "error_code": 'Outcome for this partition, 0 on success; for example FENCED_LEADER_EPOCH when the voter knows a newer epoch.',
         "leader_id": 'Replica id of the leader the voter knows of, or -1 when it knows none.',
         "leader_epoch": 'Newest leader epoch the voter knows of.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "PartitionData"
@@ -74,10 +70,9 @@ class PartitionData(GeneratedStruct):
 class TopicData(GeneratedStruct):
     """Results by Raft topic (in practice only __cluster_metadata)."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_name": 'Name of the Raft topic.',
         "partitions": 'Result for each partition of the topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TopicData"
@@ -104,11 +99,10 @@ class NodeEndpoint(GeneratedStruct):
     """Endpoints of the leaders named in the partition results, so the sender can reach a leader it
     did not know."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "node_id": 'Replica id of the node these endpoints belong to.',
         "host": 'Host name or IP address of the node.',
         "port": 'TCP port of the node.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "NodeEndpoint"
@@ -138,11 +132,10 @@ class NodeEndpoint(GeneratedStruct):
 class BeginQuorumEpochResponse(GeneratedStruct):
     """Kafka's BeginQuorumEpochResponse (response, apiKey 53), versions 0-1, flexible versions 1+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "error_code": 'Error for the whole request, 0 if none; for example INCONSISTENT_CLUSTER_ID.',
         "topics": 'Results by Raft topic (in practice only __cluster_metadata).',
         "node_endpoints": 'Endpoints of the leaders named in the partition results, so the sender can reach a leader it did not know.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "BeginQuorumEpochResponse"
@@ -178,26 +171,23 @@ class BeginQuorumEpochResponse(GeneratedStruct):
 
 # --- PartitionData, version 0 ---
 
-def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
+def _read_PartitionData_v0(buf: bytes, pos: int, version: int) -> tuple[PartitionData, int]:
     data = blank_instance(PartitionData)
-    field = ""
-    index = 0
+    field = "partition_index, error_code, leader_id, leader_epoch"
     try:
-        field = "partition_index, error_code, leader_id, leader_epoch"
         data.partition_index, data.error_code, data.leader_id, data.leader_epoch = _unpack_PartitionData_partition_index_to_leader_epoch(buf, pos)
         pos += 14
         data.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
+def _write_PartitionData_v0(data: PartitionData, out: bytearray, version: int) -> None:
     if data.unknown_tagged_fields:
         raise UnsupportedVersionError("PartitionData version 0 cannot carry tagged fields")
-    field = ""
+    field = "partition_index, error_code, leader_id, leader_epoch"
     try:
-        field = "partition_index, error_code, leader_id, leader_epoch"
         out += _pack_PartitionData_partition_index_to_leader_epoch(data.partition_index, data.error_code, data.leader_id, data.leader_epoch)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -205,167 +195,90 @@ def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
 
 # --- PartitionData, version 1 (flexible) ---
 
-def _read_PartitionData_v1(buf: bytes, pos: int) -> tuple[PartitionData, int]:
+def _read_PartitionData_v1(buf: bytes, pos: int, version: int) -> tuple[PartitionData, int]:
     data = blank_instance(PartitionData)
-    field = ""
-    index = 0
+    field = "partition_index, error_code, leader_id, leader_epoch"
     try:
-        field = "partition_index, error_code, leader_id, leader_epoch"
         data.partition_index, data.error_code, data.leader_id, data.leader_epoch = _unpack_PartitionData_partition_index_to_leader_epoch(buf, pos)
         pos += 14
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_PartitionData_v1(data: PartitionData, out: bytearray) -> None:
-    field = ""
+def _write_PartitionData_v1(data: PartitionData, out: bytearray, version: int) -> None:
+    field = "partition_index, error_code, leader_id, leader_epoch"
     try:
-        field = "partition_index, error_code, leader_id, leader_epoch"
         out += _pack_PartitionData_partition_index_to_leader_epoch(data.partition_index, data.error_code, data.leader_id, data.leader_epoch)
         field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], data.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- TopicData, version 0 ---
 
-def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
+def _read_TopicData_v0(buf: bytes, pos: int, version: int) -> tuple[TopicData, int]:
     data = blank_instance(TopicData)
-    field = ""
-    index = 0
-    size = len(buf)
+    field = "topic_name"
     try:
-        field = "topic_name"
         data.topic_name, pos = _w.read_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, False)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[PartitionData] = []
-            # Every element is fixed-width: one iter_unpack for all.
-            partitions_end = pos + partitions_n * 14
-            partitions_rows = buf[pos:partitions_end]
-            if len(partitions_rows) == partitions_n * 14:
-                for partitions_row in _rows_PartitionData_v0(partitions_rows):
-                    partitions_item = blank_instance(PartitionData)
-                    partitions_item.partition_index, partitions_item.error_code, partitions_item.leader_id, partitions_item.leader_epoch = partitions_row
-                    partitions_item.unknown_tagged_fields = ()
-                    partitions_items.append(partitions_item)
-                pos = partitions_end
-            else:
-                for index in range(partitions_n):
-                    partitions_item, pos = _read_PartitionData_v0(buf, pos)
-                    partitions_items.append(partitions_item)
-            data.partitions = partitions_items
+        field = "partitions"
+        data.partitions, pos = _w.read_struct_array(buf, pos, False, _read_PartitionData_v0, version)
         data.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
+def _write_TopicData_v0(data: TopicData, out: bytearray, version: int) -> None:
     if data.unknown_tagged_fields:
         raise UnsupportedVersionError("TopicData version 0 cannot carry tagged fields")
-    field = ""
+    field = "topic_name"
     try:
-        field = "topic_name"
         _w.write_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData version 0 does not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 0 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), False)
-        for partitions_item in partitions_items:
-            _write_PartitionData_v0(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(data.partitions, "field partitions is null, which TopicData version 0 does not allow (never nullable)"), False, _write_PartitionData_v0, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- TopicData, version 1 (flexible) ---
 
-def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
+def _read_TopicData_v1(buf: bytes, pos: int, version: int) -> tuple[TopicData, int]:
     data = blank_instance(TopicData)
-    field = ""
-    index = 0
-    size = len(buf)
+    field = "topic_name"
     try:
-        field = "topic_name"
         data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[PartitionData] = []
-            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            partitions_end = pos + partitions_n * 15
-            partitions_rows = buf[pos:partitions_end]
-            if len(partitions_rows) == partitions_n * 15 and not any(partitions_rows[14::15]):
-                for partitions_row in _rows_PartitionData_v1(partitions_rows):
-                    partitions_item = blank_instance(PartitionData)
-                    partitions_item.partition_index, partitions_item.error_code, partitions_item.leader_id, partitions_item.leader_epoch, _ = partitions_row
-                    partitions_item.unknown_tagged_fields = ()
-                    partitions_items.append(partitions_item)
-                pos = partitions_end
-            else:
-                for index in range(partitions_n):
-                    partitions_item, pos = _read_PartitionData_v1(buf, pos)
-                    partitions_items.append(partitions_item)
-            data.partitions = partitions_items
+        field = "partitions"
+        data.partitions, pos = _w.read_struct_array(buf, pos, True, _read_PartitionData_v1, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
-    field = ""
+def _write_TopicData_v1(data: TopicData, out: bytearray, version: int) -> None:
+    field = "topic_name"
     try:
-        field = "topic_name"
         _w.write_compact_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData version 1 does not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 1 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_PartitionData_v1(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(data.partitions, "field partitions is null, which TopicData version 1 does not allow (never nullable)"), True, _write_PartitionData_v1, version)
         field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], data.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- NodeEndpoint, version 1 (flexible) ---
 
-def _read_NodeEndpoint_v1(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
+def _read_NodeEndpoint_v1(buf: bytes, pos: int, version: int) -> tuple[NodeEndpoint, int]:
     endpoint = blank_instance(NodeEndpoint)
-    field = ""
-    index = 0
+    field = "node_id"
     try:
-        field = "node_id"
         (endpoint.node_id,) = _unpack_NodeEndpoint_node_id(buf, pos)
         pos += 4
         field = "host"
@@ -374,104 +287,66 @@ def _read_NodeEndpoint_v1(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
         (endpoint.port,) = _unpack_NodeEndpoint_port(buf, pos)
         pos += 2
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            endpoint.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            endpoint.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        endpoint.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return endpoint, pos
 
 
-def _write_NodeEndpoint_v1(endpoint: NodeEndpoint, out: bytearray) -> None:
-    field = ""
+def _write_NodeEndpoint_v1(endpoint: NodeEndpoint, out: bytearray, version: int) -> None:
+    field = "node_id"
     try:
-        field = "node_id"
         out += _pack_NodeEndpoint_node_id(endpoint.node_id)
         field = "host"
         _w.write_compact_string(out, _w.non_null(endpoint.host, "field host is null, which NodeEndpoint version 1 does not allow (never nullable)"))
         field = "port"
         out += _pack_NodeEndpoint_port(endpoint.port)
         field = "(tagged fields)"
-        if endpoint.unknown_tagged_fields:
-            _w.write_tagged(out, [], endpoint.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], endpoint.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- BeginQuorumEpochResponse, version 0 ---
 
-def _read_BeginQuorumEpochResponse_v0(buf: bytes, pos: int) -> tuple[BeginQuorumEpochResponse, int]:
+def _read_BeginQuorumEpochResponse_v0(buf: bytes, pos: int, version: int) -> tuple[BeginQuorumEpochResponse, int]:
     response = blank_instance(BeginQuorumEpochResponse)
-    field = ""
-    index = 0
+    field = "error_code"
     try:
-        field = "error_code"
         (response.error_code,) = _unpack_BeginQuorumEpochResponse_error_code(buf, pos)
         pos += 2
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, False)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[TopicData] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicData_v0(buf, pos)
-                topics_items.append(topics_item)
-            response.topics = topics_items
+        field = "topics"
+        response.topics, pos = _w.read_struct_array(buf, pos, False, _read_TopicData_v0, version)
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_BeginQuorumEpochResponse_v0(response: BeginQuorumEpochResponse, out: bytearray) -> None:
+def _write_BeginQuorumEpochResponse_v0(response: BeginQuorumEpochResponse, out: bytearray, version: int) -> None:
     if (response.node_endpoints is None or len(response.node_endpoints) != 0):
         check_unsupported(response, "node_endpoints", "0")
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("BeginQuorumEpochResponse version 0 cannot carry tagged fields")
-    field = ""
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_BeginQuorumEpochResponse_error_code(response.error_code)
-        field = "topics[]"
-        topics_items = _w.non_null(response.topics, "field topics is null, which BeginQuorumEpochResponse version 0 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), False)
-        for topics_item in topics_items:
-            _write_TopicData_v0(topics_item, out)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(response.topics, "field topics is null, which BeginQuorumEpochResponse version 0 does not allow (never nullable)"), False, _write_TopicData_v0, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- BeginQuorumEpochResponse, version 1 (flexible) ---
 
-def _read_BeginQuorumEpochResponse_v1(buf: bytes, pos: int) -> tuple[BeginQuorumEpochResponse, int]:
+def _read_BeginQuorumEpochResponse_v1(buf: bytes, pos: int, version: int) -> tuple[BeginQuorumEpochResponse, int]:
     response = blank_instance(BeginQuorumEpochResponse)
-    field = ""
-    index = 0
+    field = "error_code"
     try:
-        field = "error_code"
         (response.error_code,) = _unpack_BeginQuorumEpochResponse_error_code(buf, pos)
         pos += 2
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[TopicData] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicData_v1(buf, pos)
-                topics_items.append(topics_item)
-            response.topics = topics_items
+        field = "topics"
+        response.topics, pos = _w.read_struct_array(buf, pos, True, _read_TopicData_v1, version)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -492,19 +367,8 @@ def _read_BeginQuorumEpochResponse_v1(buf: bytes, pos: int) -> tuple[BeginQuorum
                 else:
                     tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
-                    field = "node_endpoints[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    node_endpoints_n, pos = _w.read_count(buf, pos, True)
-                    if node_endpoints_n < 0:
-                        raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
-                    elif node_endpoints_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
-                        for index in range(node_endpoints_n):
-                            node_endpoints_item, pos = _read_NodeEndpoint_v1(buf, pos)
-                            node_endpoints_items.append(node_endpoints_item)
-                        response.node_endpoints = node_endpoints_items
+                    field = "node_endpoints"
+                    response.node_endpoints, pos = _w.read_struct_array(buf, pos, True, _read_NodeEndpoint_v1, version, KeyedList)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (node_endpoints) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -512,29 +376,22 @@ def _read_BeginQuorumEpochResponse_v1(buf: bytes, pos: int) -> tuple[BeginQuorum
                     pos = end
             response.unknown_tagged_fields = tuple(unknown)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_BeginQuorumEpochResponse_v1(response: BeginQuorumEpochResponse, out: bytearray) -> None:
-    field = ""
+def _write_BeginQuorumEpochResponse_v1(response: BeginQuorumEpochResponse, out: bytearray, version: int) -> None:
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_BeginQuorumEpochResponse_error_code(response.error_code)
-        field = "topics[]"
-        topics_items = _w.non_null(response.topics, "field topics is null, which BeginQuorumEpochResponse version 1 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_TopicData_v1(topics_item, out)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(response.topics, "field topics is null, which BeginQuorumEpochResponse version 1 does not allow (never nullable)"), True, _write_TopicData_v1, version)
         field = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
         if (response.node_endpoints is None or len(response.node_endpoints) != 0):
             payload = bytearray()
-            field = "node_endpoints[]"
-            node_endpoints_items = _w.non_null(response.node_endpoints, "field node_endpoints is null, which BeginQuorumEpochResponse version 1 does not allow (never nullable)")
-            _w.write_count(payload, len(node_endpoints_items), True)
-            for node_endpoints_item in node_endpoints_items:
-                _write_NodeEndpoint_v1(node_endpoints_item, payload)
+            field = "node_endpoints"
+            _w.write_struct_array(payload, _w.non_null(response.node_endpoints, "field node_endpoints is null, which BeginQuorumEpochResponse version 1 does not allow (never nullable)"), True, _write_NodeEndpoint_v1, version)
             tagged.append((0, payload))
         if tagged or response.unknown_tagged_fields:
             _w.write_tagged(out, tagged, response.unknown_tagged_fields)
@@ -550,31 +407,31 @@ def _write_BeginQuorumEpochResponse_v1(response: BeginQuorumEpochResponse, out: 
 _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 
-PartitionData._READERS = (_read_PartitionData_v0, _read_PartitionData_v1)
-PartitionData._WRITERS = (_write_PartitionData_v0, _write_PartitionData_v1)
+PartitionData._READERS = _w.bind_versions((_read_PartitionData_v0, _read_PartitionData_v1))
+PartitionData._WRITERS = _w.bind_versions((_write_PartitionData_v0, _write_PartitionData_v1))
 PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="leader_id", json_name="leaderId", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="leader_epoch", json_name="leaderEpoch", type="int32", versions=_V0_PLUS, default=0),
 )
-TopicData._READERS = (_read_TopicData_v0, _read_TopicData_v1)
-TopicData._WRITERS = (_write_TopicData_v0, _write_TopicData_v1)
+TopicData._READERS = _w.bind_versions((_read_TopicData_v0, _read_TopicData_v1))
+TopicData._WRITERS = _w.bind_versions((_write_TopicData_v0, _write_TopicData_v1))
 TopicData._LAZY_DEFAULTS = {"partitions": list}
 TopicData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partitions", json_name="partitions", type="[]PartitionData", versions=_V0_PLUS, default=(), struct=PartitionData),
 )
-NodeEndpoint._READERS = (None, _read_NodeEndpoint_v1)
-NodeEndpoint._WRITERS = (None, _write_NodeEndpoint_v1)
+NodeEndpoint._READERS = _w.bind_versions((None, _read_NodeEndpoint_v1))
+NodeEndpoint._WRITERS = _w.bind_versions((None, _write_NodeEndpoint_v1))
 NodeEndpoint._MAP_KEYS = ("node_id",)
 NodeEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="node_id", json_name="nodeId", type="int32", versions=_V1_PLUS, default=0, map_key=True),
     FieldInfo(attr="host", json_name="host", type="string", versions=_V1_PLUS, default=''),
     FieldInfo(attr="port", json_name="port", type="uint16", versions=_V1_PLUS, default=0),
 )
-BeginQuorumEpochResponse._READERS = (_read_BeginQuorumEpochResponse_v0, _read_BeginQuorumEpochResponse_v1)
-BeginQuorumEpochResponse._WRITERS = (_write_BeginQuorumEpochResponse_v0, _write_BeginQuorumEpochResponse_v1)
+BeginQuorumEpochResponse._READERS = _w.bind_versions((_read_BeginQuorumEpochResponse_v0, _read_BeginQuorumEpochResponse_v1))
+BeginQuorumEpochResponse._WRITERS = _w.bind_versions((_write_BeginQuorumEpochResponse_v0, _write_BeginQuorumEpochResponse_v1))
 BeginQuorumEpochResponse._LAZY_DEFAULTS = {"topics": list, "node_endpoints": KeyedList}
 BeginQuorumEpochResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

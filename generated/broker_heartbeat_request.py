@@ -2,10 +2,9 @@
 
 Request message, versions 0-2, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -26,7 +25,7 @@ _pack_BrokerHeartbeatRequest_broker_id_to_want_shut_down = struct.Struct(">iqq??
 class BrokerHeartbeatRequest(GeneratedStruct):
     """Kafka's BrokerHeartbeatRequest (request, apiKey 63), versions 0-2, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "broker_id": 'Node id of the broker sending the heartbeat.',
         "broker_epoch": "Epoch the controller gave this broker's registration; a stale epoch is refused (-1 when not known).",
         "current_metadata_offset": 'Highest offset of the metadata log the broker has applied; the controller unfences it once this catches up.',
@@ -34,7 +33,6 @@ class BrokerHeartbeatRequest(GeneratedStruct):
         "want_shut_down": 'True when the broker asks for a controlled shutdown; the controller moves its leaderships away first.',
         "offline_log_dirs": "Directory ids of the broker's log directories that have failed; their replicas need new leaders (KIP-858).",
         "cordoned_log_dirs": 'Log directories the broker has cordoned (no new replicas); null until it reaches RECOVERY.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "BrokerHeartbeatRequest"
@@ -91,53 +89,41 @@ class BrokerHeartbeatRequest(GeneratedStruct):
 
 # --- BrokerHeartbeatRequest, version 0 (flexible) ---
 
-def _read_BrokerHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[BrokerHeartbeatRequest, int]:
+def _read_BrokerHeartbeatRequest_v0(buf: bytes, pos: int, version: int) -> tuple[BrokerHeartbeatRequest, int]:
     request = blank_instance(BrokerHeartbeatRequest)
     request.cordoned_log_dirs = None
-    field = ""
-    index = 0
+    field = "broker_id, broker_epoch, current_metadata_offset, want_fence, want_shut_down"
     try:
-        field = "broker_id, broker_epoch, current_metadata_offset, want_fence, want_shut_down"
         request.broker_id, request.broker_epoch, request.current_metadata_offset, request.want_fence, request.want_shut_down = _unpack_BrokerHeartbeatRequest_broker_id_to_want_shut_down(buf, pos)
         pos += 22
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_BrokerHeartbeatRequest_v0(request: BrokerHeartbeatRequest, out: bytearray) -> None:
+def _write_BrokerHeartbeatRequest_v0(request: BrokerHeartbeatRequest, out: bytearray, version: int) -> None:
     if (request.offline_log_dirs is None or len(request.offline_log_dirs) != 0):
         check_unsupported(request, "offline_log_dirs", "0")
     if request.cordoned_log_dirs is not None:
         check_unsupported(request, "cordoned_log_dirs", "0")
-    field = ""
+    field = "broker_id, broker_epoch, current_metadata_offset, want_fence, want_shut_down"
     try:
-        field = "broker_id, broker_epoch, current_metadata_offset, want_fence, want_shut_down"
         out += _pack_BrokerHeartbeatRequest_broker_id_to_want_shut_down(request.broker_id, request.broker_epoch, request.current_metadata_offset, request.want_fence, request.want_shut_down)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- BrokerHeartbeatRequest, version 1 (flexible) ---
 
-def _read_BrokerHeartbeatRequest_v1(buf: bytes, pos: int) -> tuple[BrokerHeartbeatRequest, int]:
+def _read_BrokerHeartbeatRequest_v1(buf: bytes, pos: int, version: int) -> tuple[BrokerHeartbeatRequest, int]:
     request = blank_instance(BrokerHeartbeatRequest)
     request.cordoned_log_dirs = None
-    field = ""
-    index = 0
+    field = "broker_id, broker_epoch, current_metadata_offset, want_fence, want_shut_down"
     try:
-        field = "broker_id, broker_epoch, current_metadata_offset, want_fence, want_shut_down"
         request.broker_id, request.broker_epoch, request.current_metadata_offset, request.want_fence, request.want_shut_down = _unpack_BrokerHeartbeatRequest_broker_id_to_want_shut_down(buf, pos)
         pos += 22
         field = "(tagged fields)"
@@ -161,18 +147,7 @@ def _read_BrokerHeartbeatRequest_v1(buf: bytes, pos: int) -> tuple[BrokerHeartbe
                     tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     field = "offline_log_dirs"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    offline_log_dirs_n, pos = _w.read_count(buf, pos, True)
-                    if offline_log_dirs_n < 0:
-                        raise DecodeError("non-nullable field offline_log_dirs was null", offset=pos)
-                    elif offline_log_dirs_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        offline_log_dirs_items: list[UUID] = []
-                        for index in range(offline_log_dirs_n):
-                            offline_log_dirs_item, pos = _w.read_uuid(buf, pos)
-                            offline_log_dirs_items.append(offline_log_dirs_item)
-                        request.offline_log_dirs = offline_log_dirs_items
+                    request.offline_log_dirs, pos = _w.read_array(buf, pos, True, _w.read_uuid)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (offline_log_dirs) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -180,16 +155,15 @@ def _read_BrokerHeartbeatRequest_v1(buf: bytes, pos: int) -> tuple[BrokerHeartbe
                     pos = end
             request.unknown_tagged_fields = tuple(unknown)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_BrokerHeartbeatRequest_v1(request: BrokerHeartbeatRequest, out: bytearray) -> None:
+def _write_BrokerHeartbeatRequest_v1(request: BrokerHeartbeatRequest, out: bytearray, version: int) -> None:
     if request.cordoned_log_dirs is not None:
         check_unsupported(request, "cordoned_log_dirs", "1")
-    field = ""
+    field = "broker_id, broker_epoch, current_metadata_offset, want_fence, want_shut_down"
     try:
-        field = "broker_id, broker_epoch, current_metadata_offset, want_fence, want_shut_down"
         out += _pack_BrokerHeartbeatRequest_broker_id_to_want_shut_down(request.broker_id, request.broker_epoch, request.current_metadata_offset, request.want_fence, request.want_shut_down)
         field = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
@@ -211,13 +185,11 @@ def _write_BrokerHeartbeatRequest_v1(request: BrokerHeartbeatRequest, out: bytea
 
 # --- BrokerHeartbeatRequest, version 2 (flexible) ---
 
-def _read_BrokerHeartbeatRequest_v2(buf: bytes, pos: int) -> tuple[BrokerHeartbeatRequest, int]:
+def _read_BrokerHeartbeatRequest_v2(buf: bytes, pos: int, version: int) -> tuple[BrokerHeartbeatRequest, int]:
     request = blank_instance(BrokerHeartbeatRequest)
     request.cordoned_log_dirs = None
-    field = ""
-    index = 0
+    field = "broker_id, broker_epoch, current_metadata_offset, want_fence, want_shut_down"
     try:
-        field = "broker_id, broker_epoch, current_metadata_offset, want_fence, want_shut_down"
         request.broker_id, request.broker_epoch, request.current_metadata_offset, request.want_fence, request.want_shut_down = _unpack_BrokerHeartbeatRequest_broker_id_to_want_shut_down(buf, pos)
         pos += 22
         field = "(tagged fields)"
@@ -241,34 +213,12 @@ def _read_BrokerHeartbeatRequest_v2(buf: bytes, pos: int) -> tuple[BrokerHeartbe
                     tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     field = "offline_log_dirs"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    offline_log_dirs_n, pos = _w.read_count(buf, pos, True)
-                    if offline_log_dirs_n < 0:
-                        raise DecodeError("non-nullable field offline_log_dirs was null", offset=pos)
-                    elif offline_log_dirs_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        offline_log_dirs_items: list[UUID] = []
-                        for index in range(offline_log_dirs_n):
-                            offline_log_dirs_item, pos = _w.read_uuid(buf, pos)
-                            offline_log_dirs_items.append(offline_log_dirs_item)
-                        request.offline_log_dirs = offline_log_dirs_items
+                    request.offline_log_dirs, pos = _w.read_array(buf, pos, True, _w.read_uuid)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (offline_log_dirs) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 1:
                     field = "cordoned_log_dirs"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    cordoned_log_dirs_n, pos = _w.read_count(buf, pos, True)
-                    if cordoned_log_dirs_n < 0:
-                        request.cordoned_log_dirs = None
-                    elif cordoned_log_dirs_n == 0:  # no element: no loop to set up
-                        request.cordoned_log_dirs = []
-                    else:
-                        cordoned_log_dirs_items: list[UUID] = []
-                        for index in range(cordoned_log_dirs_n):
-                            cordoned_log_dirs_item, pos = _w.read_uuid(buf, pos)
-                            cordoned_log_dirs_items.append(cordoned_log_dirs_item)
-                        request.cordoned_log_dirs = cordoned_log_dirs_items
+                    request.cordoned_log_dirs, pos = _w.read_nullable_array(buf, pos, True, _w.read_uuid)
                     if pos != end:
                         raise DecodeError(f"tagged field 1 (cordoned_log_dirs) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -276,14 +226,13 @@ def _read_BrokerHeartbeatRequest_v2(buf: bytes, pos: int) -> tuple[BrokerHeartbe
                     pos = end
             request.unknown_tagged_fields = tuple(unknown)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_BrokerHeartbeatRequest_v2(request: BrokerHeartbeatRequest, out: bytearray) -> None:
-    field = ""
+def _write_BrokerHeartbeatRequest_v2(request: BrokerHeartbeatRequest, out: bytearray, version: int) -> None:
+    field = "broker_id, broker_epoch, current_metadata_offset, want_fence, want_shut_down"
     try:
-        field = "broker_id, broker_epoch, current_metadata_offset, want_fence, want_shut_down"
         out += _pack_BrokerHeartbeatRequest_broker_id_to_want_shut_down(request.broker_id, request.broker_epoch, request.current_metadata_offset, request.want_fence, request.want_shut_down)
         field = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
@@ -321,8 +270,8 @@ _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 _V2_PLUS = (2, 32767)
 
-BrokerHeartbeatRequest._READERS = (_read_BrokerHeartbeatRequest_v0, _read_BrokerHeartbeatRequest_v1, _read_BrokerHeartbeatRequest_v2)
-BrokerHeartbeatRequest._WRITERS = (_write_BrokerHeartbeatRequest_v0, _write_BrokerHeartbeatRequest_v1, _write_BrokerHeartbeatRequest_v2)
+BrokerHeartbeatRequest._READERS = _w.bind_versions((_read_BrokerHeartbeatRequest_v0, _read_BrokerHeartbeatRequest_v1, _read_BrokerHeartbeatRequest_v2))
+BrokerHeartbeatRequest._WRITERS = _w.bind_versions((_write_BrokerHeartbeatRequest_v0, _write_BrokerHeartbeatRequest_v1, _write_BrokerHeartbeatRequest_v2))
 BrokerHeartbeatRequest._LAZY_DEFAULTS = {"offline_log_dirs": list}
 BrokerHeartbeatRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="broker_id", json_name="brokerId", type="int32", versions=_V0_PLUS, default=0),

@@ -2,10 +2,9 @@
 
 Response message, versions 0-2, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -26,13 +25,12 @@ _pack_BrokerHeartbeatResponse_throttle_time_ms_to_should_shut_down = struct.Stru
 class BrokerHeartbeatResponse(GeneratedStruct):
     """Kafka's BrokerHeartbeatResponse (response, apiKey 63), versions 0-2, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "error_code": "Outcome, 0 on success; for example STALE_BROKER_EPOCH after the broker's registration was replaced, or NOT_CONTROLLER.",
         "is_caught_up": "True once the broker's metadata offset is close enough to the controller's to be unfenced.",
         "is_fenced": 'True while the broker is fenced (may not lead or serve partitions).',
         "should_shut_down": "True when the controller has moved the broker's leaderships away and the broker may finish shutting down.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "BrokerHeartbeatResponse"
@@ -77,35 +75,25 @@ class BrokerHeartbeatResponse(GeneratedStruct):
 
 # --- BrokerHeartbeatResponse, versions 0-2 (flexible) ---
 
-def _read_BrokerHeartbeatResponse_v0_2(buf: bytes, pos: int) -> tuple[BrokerHeartbeatResponse, int]:
+def _read_BrokerHeartbeatResponse_v0_2(buf: bytes, pos: int, version: int) -> tuple[BrokerHeartbeatResponse, int]:
     response = blank_instance(BrokerHeartbeatResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms, error_code, is_caught_up, is_fenced, should_shut_down"
     try:
-        field = "throttle_time_ms, error_code, is_caught_up, is_fenced, should_shut_down"
         response.throttle_time_ms, response.error_code, response.is_caught_up, response.is_fenced, response.should_shut_down = _unpack_BrokerHeartbeatResponse_throttle_time_ms_to_should_shut_down(buf, pos)
         pos += 9
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_BrokerHeartbeatResponse_v0_2(response: BrokerHeartbeatResponse, out: bytearray) -> None:
-    field = ""
+def _write_BrokerHeartbeatResponse_v0_2(response: BrokerHeartbeatResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms, error_code, is_caught_up, is_fenced, should_shut_down"
     try:
-        field = "throttle_time_ms, error_code, is_caught_up, is_fenced, should_shut_down"
         out += _pack_BrokerHeartbeatResponse_throttle_time_ms_to_should_shut_down(response.throttle_time_ms, response.error_code, response.is_caught_up, response.is_fenced, response.should_shut_down)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -115,8 +103,8 @@ def _write_BrokerHeartbeatResponse_v0_2(response: BrokerHeartbeatResponse, out: 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-BrokerHeartbeatResponse._READERS = (_read_BrokerHeartbeatResponse_v0_2, _read_BrokerHeartbeatResponse_v0_2, _read_BrokerHeartbeatResponse_v0_2)
-BrokerHeartbeatResponse._WRITERS = (_write_BrokerHeartbeatResponse_v0_2, _write_BrokerHeartbeatResponse_v0_2, _write_BrokerHeartbeatResponse_v0_2)
+BrokerHeartbeatResponse._READERS = _w.bind_versions((_read_BrokerHeartbeatResponse_v0_2, _read_BrokerHeartbeatResponse_v0_2, _read_BrokerHeartbeatResponse_v0_2))
+BrokerHeartbeatResponse._WRITERS = _w.bind_versions((_write_BrokerHeartbeatResponse_v0_2, _write_BrokerHeartbeatResponse_v0_2, _write_BrokerHeartbeatResponse_v0_2))
 BrokerHeartbeatResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

@@ -2,10 +2,9 @@
 
 Metadata message, versions 0-2, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per wire layout, the versions that share one (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -31,13 +30,12 @@ class BrokerRegistrationChangeRecord(GeneratedStruct):
     """Kafka's BrokerRegistrationChangeRecord (metadata, apiKey 17), versions 0-2, flexible
     versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "broker_id": 'Id of the broker whose registration changed.',
         "broker_epoch": 'Epoch the controller handed to this broker registration.',
         "fenced": '1 when the broker became fenced, -1 when it became unfenced, 0 when unchanged.',
         "in_controlled_shutdown": '1 when the broker entered controlled shutdown, 0 when unchanged.',
         "log_dirs": "Directory ids of the broker's log directories that are currently usable; replicas in other directories are offline.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "BrokerRegistrationChangeRecord"
@@ -85,10 +83,8 @@ def _read_BrokerRegistrationChangeRecord_v0(buf: bytes, pos: int) -> tuple[Broke
     record = blank_instance(BrokerRegistrationChangeRecord)
     record.in_controlled_shutdown = 0
     record.fenced = 0
-    field = ""
-    index = 0
+    field = "broker_id, broker_epoch"
     try:
-        field = "broker_id, broker_epoch"
         record.broker_id, record.broker_epoch = _unpack_BrokerRegistrationChangeRecord_broker_id_broker_epoch(buf, pos)
         pos += 12
         field = "(tagged fields)"
@@ -121,7 +117,7 @@ def _read_BrokerRegistrationChangeRecord_v0(buf: bytes, pos: int) -> tuple[Broke
                     pos = end
             record.unknown_tagged_fields = tuple(unknown)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return record, pos
 
 
@@ -130,9 +126,8 @@ def _write_BrokerRegistrationChangeRecord_v0(record: BrokerRegistrationChangeRec
         check_unsupported(record, "in_controlled_shutdown", "0")
     if (record.log_dirs is None or len(record.log_dirs) != 0):
         check_unsupported(record, "log_dirs", "0")
-    field = ""
+    field = "broker_id, broker_epoch"
     try:
-        field = "broker_id, broker_epoch"
         out += _pack_BrokerRegistrationChangeRecord_broker_id_broker_epoch(record.broker_id, record.broker_epoch)
         field = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
@@ -155,10 +150,8 @@ def _read_BrokerRegistrationChangeRecord_v1(buf: bytes, pos: int) -> tuple[Broke
     record = blank_instance(BrokerRegistrationChangeRecord)
     record.fenced = 0
     record.in_controlled_shutdown = 0
-    field = ""
-    index = 0
+    field = "broker_id, broker_epoch"
     try:
-        field = "broker_id, broker_epoch"
         record.broker_id, record.broker_epoch = _unpack_BrokerRegistrationChangeRecord_broker_id_broker_epoch(buf, pos)
         pos += 12
         field = "(tagged fields)"
@@ -197,16 +190,15 @@ def _read_BrokerRegistrationChangeRecord_v1(buf: bytes, pos: int) -> tuple[Broke
                     pos = end
             record.unknown_tagged_fields = tuple(unknown)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return record, pos
 
 
 def _write_BrokerRegistrationChangeRecord_v1(record: BrokerRegistrationChangeRecord, out: bytearray) -> None:
     if (record.log_dirs is None or len(record.log_dirs) != 0):
         check_unsupported(record, "log_dirs", "1")
-    field = ""
+    field = "broker_id, broker_epoch"
     try:
-        field = "broker_id, broker_epoch"
         out += _pack_BrokerRegistrationChangeRecord_broker_id_broker_epoch(record.broker_id, record.broker_epoch)
         field = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
@@ -234,11 +226,10 @@ def _read_BrokerRegistrationChangeRecord_v2(buf: bytes, pos: int) -> tuple[Broke
     record = blank_instance(BrokerRegistrationChangeRecord)
     record.fenced = 0
     record.in_controlled_shutdown = 0
-    field = ""
+    field = "broker_id, broker_epoch"
     index = 0
     size = len(buf)
     try:
-        field = "broker_id, broker_epoch"
         record.broker_id, record.broker_epoch = _unpack_BrokerRegistrationChangeRecord_broker_id_broker_epoch(buf, pos)
         pos += 12
         field = "(tagged fields)"
@@ -305,9 +296,8 @@ def _read_BrokerRegistrationChangeRecord_v2(buf: bytes, pos: int) -> tuple[Broke
 
 
 def _write_BrokerRegistrationChangeRecord_v2(record: BrokerRegistrationChangeRecord, out: bytearray) -> None:
-    field = ""
+    field = "broker_id, broker_epoch"
     try:
-        field = "broker_id, broker_epoch"
         out += _pack_BrokerRegistrationChangeRecord_broker_id_broker_epoch(record.broker_id, record.broker_epoch)
         field = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []

@@ -2,10 +2,9 @@
 
 Request message, versions 0-5, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -37,12 +36,11 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class Listener(GeneratedStruct):
     """Endpoints the broker accepts clients and other brokers on, one per listener name."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Listener name of the endpoint (for example PLAINTEXT or INTERNAL).',
         "host": 'Host name or IP address other nodes use to reach the broker on this listener.',
         "port": 'TCP port of the listener.',
         "security_protocol": 'Security protocol of the listener: 0 PLAINTEXT, 1 SSL, 2 SASL_PLAINTEXT, 3 SASL_SSL.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "Listener"
@@ -76,11 +74,10 @@ class Listener(GeneratedStruct):
 class Feature(GeneratedStruct):
     """Feature ranges the broker supports (before v4, ranges with minimum 0 are left out)."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Feature name, for example metadata.version.',
         "min_supported_version": 'Lowest level of the feature the broker can run at.',
         "max_supported_version": 'Highest level of the feature the broker can run at; the controller refuses a broker that cannot run at the finalized level.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "Feature"
@@ -111,7 +108,7 @@ class Feature(GeneratedStruct):
 class BrokerRegistrationRequest(GeneratedStruct):
     """Kafka's BrokerRegistrationRequest (request, apiKey 62), versions 0-5, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "broker_id": 'Id of the registering broker.',
         "cluster_id": 'Cluster id the broker believes it belongs to.',
         "incarnation_id": 'Random uuid the broker picks each time it starts; tells a restart apart from a second process with the same broker id.',
@@ -122,7 +119,6 @@ class BrokerRegistrationRequest(GeneratedStruct):
         "log_dirs": "Directory ids of the broker's usable log directories (KIP-858).",
         "previous_broker_epoch": 'Broker epoch the broker held before its last clean shutdown, -1 if it did not shut down cleanly; lets its replicas stay eligible leaders (KIP-966).',
         "cordoned_log_dirs": 'Directory ids of log directories on which no new replicas may be placed (KIP-1066).',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "BrokerRegistrationRequest"
@@ -188,12 +184,10 @@ class BrokerRegistrationRequest(GeneratedStruct):
 
 # --- Listener, versions 0-5 (flexible) ---
 
-def _read_Listener_v0_5(buf: bytes, pos: int) -> tuple[Listener, int]:
+def _read_Listener_v0_5(buf: bytes, pos: int, version: int) -> tuple[Listener, int]:
     listener = blank_instance(Listener)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         listener.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "host"
         listener.host, pos = _w.read_compact_string_nn(buf, pos)
@@ -201,344 +195,204 @@ def _read_Listener_v0_5(buf: bytes, pos: int) -> tuple[Listener, int]:
         listener.port, listener.security_protocol = _unpack_Listener_port_security_protocol(buf, pos)
         pos += 4
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            listener.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            listener.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        listener.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return listener, pos
 
 
-def _write_Listener_v0_5(listener: Listener, out: bytearray) -> None:
-    field = ""
+def _write_Listener_v0_5(listener: Listener, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(listener.name, "field name is null, which Listener versions 0-5 do not allow (never nullable)"))
         field = "host"
         _w.write_compact_string(out, _w.non_null(listener.host, "field host is null, which Listener versions 0-5 do not allow (never nullable)"))
         field = "port, security_protocol"
         out += _pack_Listener_port_security_protocol(listener.port, listener.security_protocol)
         field = "(tagged fields)"
-        if listener.unknown_tagged_fields:
-            _w.write_tagged(out, [], listener.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], listener.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- Feature, versions 0-5 (flexible) ---
 
-def _read_Feature_v0_5(buf: bytes, pos: int) -> tuple[Feature, int]:
+def _read_Feature_v0_5(buf: bytes, pos: int, version: int) -> tuple[Feature, int]:
     feature = blank_instance(Feature)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         feature.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "min_supported_version, max_supported_version"
         feature.min_supported_version, feature.max_supported_version = _unpack_Feature_min_supported_version_max_supported_version(buf, pos)
         pos += 4
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            feature.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            feature.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        feature.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return feature, pos
 
 
-def _write_Feature_v0_5(feature: Feature, out: bytearray) -> None:
-    field = ""
+def _write_Feature_v0_5(feature: Feature, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(feature.name, "field name is null, which Feature versions 0-5 do not allow (never nullable)"))
         field = "min_supported_version, max_supported_version"
         out += _pack_Feature_min_supported_version_max_supported_version(feature.min_supported_version, feature.max_supported_version)
         field = "(tagged fields)"
-        if feature.unknown_tagged_fields:
-            _w.write_tagged(out, [], feature.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], feature.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- BrokerRegistrationRequest, version 0 (flexible) ---
 
-def _read_BrokerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest, int]:
+def _read_BrokerRegistrationRequest_v0(buf: bytes, pos: int, version: int) -> tuple[BrokerRegistrationRequest, int]:
     request = blank_instance(BrokerRegistrationRequest)
     request.is_migrating_zk_broker = False
     request.previous_broker_epoch = -1
-    field = ""
-    index = 0
+    field = "broker_id"
     try:
-        field = "broker_id"
         (request.broker_id,) = _unpack_BrokerRegistrationRequest_broker_id(buf, pos)
         pos += 4
         field = "cluster_id"
         request.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "incarnation_id"
         request.incarnation_id, pos = _w.read_uuid(buf, pos)
-        field = "listeners[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        listeners_n, pos = _w.read_count(buf, pos, True)
-        if listeners_n < 0:
-            raise DecodeError("non-nullable field listeners was null", offset=pos)
-        elif listeners_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            listeners_items: KeyedList[Listener] = KeyedList()
-            for index in range(listeners_n):
-                listeners_item, pos = _read_Listener_v0_5(buf, pos)
-                listeners_items.append(listeners_item)
-            request.listeners = listeners_items
-        field = "features[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        features_n, pos = _w.read_count(buf, pos, True)
-        if features_n < 0:
-            raise DecodeError("non-nullable field features was null", offset=pos)
-        elif features_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            features_items: KeyedList[Feature] = KeyedList()
-            for index in range(features_n):
-                features_item, pos = _read_Feature_v0_5(buf, pos)
-                features_items.append(features_item)
-            request.features = features_items
+        field = "listeners"
+        request.listeners, pos = _w.read_struct_array(buf, pos, True, _read_Listener_v0_5, version, KeyedList)
+        field = "features"
+        request.features, pos = _w.read_struct_array(buf, pos, True, _read_Feature_v0_5, version, KeyedList)
         field = "rack"
         request.rack, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_BrokerRegistrationRequest_v0(request: BrokerRegistrationRequest, out: bytearray) -> None:
+def _write_BrokerRegistrationRequest_v0(request: BrokerRegistrationRequest, out: bytearray, version: int) -> None:
     if request.is_migrating_zk_broker:
         check_unsupported(request, "is_migrating_zk_broker", "0")
     if (request.cordoned_log_dirs is None or len(request.cordoned_log_dirs) != 0):
         check_unsupported(request, "cordoned_log_dirs", "0")
-    field = ""
+    field = "broker_id"
     try:
-        field = "broker_id"
         out += _pack_BrokerRegistrationRequest_broker_id(request.broker_id)
         field = "cluster_id"
         _w.write_compact_string(out, _w.non_null(request.cluster_id, "field cluster_id is null, which BrokerRegistrationRequest version 0 does not allow (never nullable)"))
         field = "incarnation_id"
         out += _w.uuid_bytes(request.incarnation_id)
-        field = "listeners[]"
-        listeners_items = _w.non_null(request.listeners, "field listeners is null, which BrokerRegistrationRequest version 0 does not allow (never nullable)")
-        _w.write_count(out, len(listeners_items), True)
-        for listeners_item in listeners_items:
-            _write_Listener_v0_5(listeners_item, out)
-        field = "features[]"
-        features_items = _w.non_null(request.features, "field features is null, which BrokerRegistrationRequest version 0 does not allow (never nullable)")
-        _w.write_count(out, len(features_items), True)
-        for features_item in features_items:
-            _write_Feature_v0_5(features_item, out)
+        field = "listeners"
+        _w.write_struct_array(out, _w.non_null(request.listeners, "field listeners is null, which BrokerRegistrationRequest version 0 does not allow (never nullable)"), True, _write_Listener_v0_5, version)
+        field = "features"
+        _w.write_struct_array(out, _w.non_null(request.features, "field features is null, which BrokerRegistrationRequest version 0 does not allow (never nullable)"), True, _write_Feature_v0_5, version)
         field = "rack"
         _w.write_compact_string(out, request.rack)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- BrokerRegistrationRequest, version 1 (flexible) ---
 
-def _read_BrokerRegistrationRequest_v1(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest, int]:
+def _read_BrokerRegistrationRequest_v1(buf: bytes, pos: int, version: int) -> tuple[BrokerRegistrationRequest, int]:
     request = blank_instance(BrokerRegistrationRequest)
     request.previous_broker_epoch = -1
-    field = ""
-    index = 0
+    field = "broker_id"
     try:
-        field = "broker_id"
         (request.broker_id,) = _unpack_BrokerRegistrationRequest_broker_id(buf, pos)
         pos += 4
         field = "cluster_id"
         request.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "incarnation_id"
         request.incarnation_id, pos = _w.read_uuid(buf, pos)
-        field = "listeners[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        listeners_n, pos = _w.read_count(buf, pos, True)
-        if listeners_n < 0:
-            raise DecodeError("non-nullable field listeners was null", offset=pos)
-        elif listeners_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            listeners_items: KeyedList[Listener] = KeyedList()
-            for index in range(listeners_n):
-                listeners_item, pos = _read_Listener_v0_5(buf, pos)
-                listeners_items.append(listeners_item)
-            request.listeners = listeners_items
-        field = "features[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        features_n, pos = _w.read_count(buf, pos, True)
-        if features_n < 0:
-            raise DecodeError("non-nullable field features was null", offset=pos)
-        elif features_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            features_items: KeyedList[Feature] = KeyedList()
-            for index in range(features_n):
-                features_item, pos = _read_Feature_v0_5(buf, pos)
-                features_items.append(features_item)
-            request.features = features_items
+        field = "listeners"
+        request.listeners, pos = _w.read_struct_array(buf, pos, True, _read_Listener_v0_5, version, KeyedList)
+        field = "features"
+        request.features, pos = _w.read_struct_array(buf, pos, True, _read_Feature_v0_5, version, KeyedList)
         field = "rack"
         request.rack, pos = _w.read_compact_string(buf, pos)
         field = "is_migrating_zk_broker"
         (request.is_migrating_zk_broker,) = _unpack_BrokerRegistrationRequest_is_migrating_zk_broker(buf, pos)
         pos += 1
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_BrokerRegistrationRequest_v1(request: BrokerRegistrationRequest, out: bytearray) -> None:
+def _write_BrokerRegistrationRequest_v1(request: BrokerRegistrationRequest, out: bytearray, version: int) -> None:
     if (request.cordoned_log_dirs is None or len(request.cordoned_log_dirs) != 0):
         check_unsupported(request, "cordoned_log_dirs", "1")
-    field = ""
+    field = "broker_id"
     try:
-        field = "broker_id"
         out += _pack_BrokerRegistrationRequest_broker_id(request.broker_id)
         field = "cluster_id"
         _w.write_compact_string(out, _w.non_null(request.cluster_id, "field cluster_id is null, which BrokerRegistrationRequest version 1 does not allow (never nullable)"))
         field = "incarnation_id"
         out += _w.uuid_bytes(request.incarnation_id)
-        field = "listeners[]"
-        listeners_items = _w.non_null(request.listeners, "field listeners is null, which BrokerRegistrationRequest version 1 does not allow (never nullable)")
-        _w.write_count(out, len(listeners_items), True)
-        for listeners_item in listeners_items:
-            _write_Listener_v0_5(listeners_item, out)
-        field = "features[]"
-        features_items = _w.non_null(request.features, "field features is null, which BrokerRegistrationRequest version 1 does not allow (never nullable)")
-        _w.write_count(out, len(features_items), True)
-        for features_item in features_items:
-            _write_Feature_v0_5(features_item, out)
+        field = "listeners"
+        _w.write_struct_array(out, _w.non_null(request.listeners, "field listeners is null, which BrokerRegistrationRequest version 1 does not allow (never nullable)"), True, _write_Listener_v0_5, version)
+        field = "features"
+        _w.write_struct_array(out, _w.non_null(request.features, "field features is null, which BrokerRegistrationRequest version 1 does not allow (never nullable)"), True, _write_Feature_v0_5, version)
         field = "rack"
         _w.write_compact_string(out, request.rack)
         field = "is_migrating_zk_broker"
         out += _pack_BrokerRegistrationRequest_is_migrating_zk_broker(request.is_migrating_zk_broker)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- BrokerRegistrationRequest, version 2 (flexible) ---
 
-def _read_BrokerRegistrationRequest_v2(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest, int]:
+def _read_BrokerRegistrationRequest_v2(buf: bytes, pos: int, version: int) -> tuple[BrokerRegistrationRequest, int]:
     request = blank_instance(BrokerRegistrationRequest)
     request.previous_broker_epoch = -1
-    field = ""
-    index = 0
+    field = "broker_id"
     try:
-        field = "broker_id"
         (request.broker_id,) = _unpack_BrokerRegistrationRequest_broker_id(buf, pos)
         pos += 4
         field = "cluster_id"
         request.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "incarnation_id"
         request.incarnation_id, pos = _w.read_uuid(buf, pos)
-        field = "listeners[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        listeners_n, pos = _w.read_count(buf, pos, True)
-        if listeners_n < 0:
-            raise DecodeError("non-nullable field listeners was null", offset=pos)
-        elif listeners_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            listeners_items: KeyedList[Listener] = KeyedList()
-            for index in range(listeners_n):
-                listeners_item, pos = _read_Listener_v0_5(buf, pos)
-                listeners_items.append(listeners_item)
-            request.listeners = listeners_items
-        field = "features[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        features_n, pos = _w.read_count(buf, pos, True)
-        if features_n < 0:
-            raise DecodeError("non-nullable field features was null", offset=pos)
-        elif features_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            features_items: KeyedList[Feature] = KeyedList()
-            for index in range(features_n):
-                features_item, pos = _read_Feature_v0_5(buf, pos)
-                features_items.append(features_item)
-            request.features = features_items
+        field = "listeners"
+        request.listeners, pos = _w.read_struct_array(buf, pos, True, _read_Listener_v0_5, version, KeyedList)
+        field = "features"
+        request.features, pos = _w.read_struct_array(buf, pos, True, _read_Feature_v0_5, version, KeyedList)
         field = "rack"
         request.rack, pos = _w.read_compact_string(buf, pos)
         field = "is_migrating_zk_broker"
         (request.is_migrating_zk_broker,) = _unpack_BrokerRegistrationRequest_is_migrating_zk_broker(buf, pos)
         pos += 1
         field = "log_dirs"
-        index = -1  # no element yet: an error in the count names the array itself
-        log_dirs_n, pos = _w.read_count(buf, pos, True)
-        if log_dirs_n < 0:
-            raise DecodeError("non-nullable field log_dirs was null", offset=pos)
-        elif log_dirs_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            log_dirs_items: list[UUID] = []
-            for index in range(log_dirs_n):
-                log_dirs_item, pos = _w.read_uuid(buf, pos)
-                log_dirs_items.append(log_dirs_item)
-            request.log_dirs = log_dirs_items
+        request.log_dirs, pos = _w.read_array(buf, pos, True, _w.read_uuid)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_BrokerRegistrationRequest_v2(request: BrokerRegistrationRequest, out: bytearray) -> None:
+def _write_BrokerRegistrationRequest_v2(request: BrokerRegistrationRequest, out: bytearray, version: int) -> None:
     if (request.cordoned_log_dirs is None or len(request.cordoned_log_dirs) != 0):
         check_unsupported(request, "cordoned_log_dirs", "2")
-    field = ""
+    field = "broker_id"
     try:
-        field = "broker_id"
         out += _pack_BrokerRegistrationRequest_broker_id(request.broker_id)
         field = "cluster_id"
         _w.write_compact_string(out, _w.non_null(request.cluster_id, "field cluster_id is null, which BrokerRegistrationRequest version 2 does not allow (never nullable)"))
         field = "incarnation_id"
         out += _w.uuid_bytes(request.incarnation_id)
-        field = "listeners[]"
-        listeners_items = _w.non_null(request.listeners, "field listeners is null, which BrokerRegistrationRequest version 2 does not allow (never nullable)")
-        _w.write_count(out, len(listeners_items), True)
-        for listeners_item in listeners_items:
-            _write_Listener_v0_5(listeners_item, out)
-        field = "features[]"
-        features_items = _w.non_null(request.features, "field features is null, which BrokerRegistrationRequest version 2 does not allow (never nullable)")
-        _w.write_count(out, len(features_items), True)
-        for features_item in features_items:
-            _write_Feature_v0_5(features_item, out)
+        field = "listeners"
+        _w.write_struct_array(out, _w.non_null(request.listeners, "field listeners is null, which BrokerRegistrationRequest version 2 does not allow (never nullable)"), True, _write_Listener_v0_5, version)
+        field = "features"
+        _w.write_struct_array(out, _w.non_null(request.features, "field features is null, which BrokerRegistrationRequest version 2 does not allow (never nullable)"), True, _write_Feature_v0_5, version)
         field = "rack"
         _w.write_compact_string(out, request.rack)
         field = "is_migrating_zk_broker"
@@ -549,107 +403,58 @@ def _write_BrokerRegistrationRequest_v2(request: BrokerRegistrationRequest, out:
         for log_dirs_item in log_dirs_items:
             out += _w.uuid_bytes(log_dirs_item)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- BrokerRegistrationRequest, versions 3-4 (flexible) ---
 
-def _read_BrokerRegistrationRequest_v3_4(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest, int]:
+def _read_BrokerRegistrationRequest_v3_4(buf: bytes, pos: int, version: int) -> tuple[BrokerRegistrationRequest, int]:
     request = blank_instance(BrokerRegistrationRequest)
-    field = ""
-    index = 0
+    field = "broker_id"
     try:
-        field = "broker_id"
         (request.broker_id,) = _unpack_BrokerRegistrationRequest_broker_id(buf, pos)
         pos += 4
         field = "cluster_id"
         request.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "incarnation_id"
         request.incarnation_id, pos = _w.read_uuid(buf, pos)
-        field = "listeners[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        listeners_n, pos = _w.read_count(buf, pos, True)
-        if listeners_n < 0:
-            raise DecodeError("non-nullable field listeners was null", offset=pos)
-        elif listeners_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            listeners_items: KeyedList[Listener] = KeyedList()
-            for index in range(listeners_n):
-                listeners_item, pos = _read_Listener_v0_5(buf, pos)
-                listeners_items.append(listeners_item)
-            request.listeners = listeners_items
-        field = "features[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        features_n, pos = _w.read_count(buf, pos, True)
-        if features_n < 0:
-            raise DecodeError("non-nullable field features was null", offset=pos)
-        elif features_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            features_items: KeyedList[Feature] = KeyedList()
-            for index in range(features_n):
-                features_item, pos = _read_Feature_v0_5(buf, pos)
-                features_items.append(features_item)
-            request.features = features_items
+        field = "listeners"
+        request.listeners, pos = _w.read_struct_array(buf, pos, True, _read_Listener_v0_5, version, KeyedList)
+        field = "features"
+        request.features, pos = _w.read_struct_array(buf, pos, True, _read_Feature_v0_5, version, KeyedList)
         field = "rack"
         request.rack, pos = _w.read_compact_string(buf, pos)
         field = "is_migrating_zk_broker"
         (request.is_migrating_zk_broker,) = _unpack_BrokerRegistrationRequest_is_migrating_zk_broker(buf, pos)
         pos += 1
         field = "log_dirs"
-        index = -1  # no element yet: an error in the count names the array itself
-        log_dirs_n, pos = _w.read_count(buf, pos, True)
-        if log_dirs_n < 0:
-            raise DecodeError("non-nullable field log_dirs was null", offset=pos)
-        elif log_dirs_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            log_dirs_items: list[UUID] = []
-            for index in range(log_dirs_n):
-                log_dirs_item, pos = _w.read_uuid(buf, pos)
-                log_dirs_items.append(log_dirs_item)
-            request.log_dirs = log_dirs_items
+        request.log_dirs, pos = _w.read_array(buf, pos, True, _w.read_uuid)
         field = "previous_broker_epoch"
         (request.previous_broker_epoch,) = _unpack_BrokerRegistrationRequest_previous_broker_epoch(buf, pos)
         pos += 8
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_BrokerRegistrationRequest_v3_4(request: BrokerRegistrationRequest, out: bytearray) -> None:
+def _write_BrokerRegistrationRequest_v3_4(request: BrokerRegistrationRequest, out: bytearray, version: int) -> None:
     if (request.cordoned_log_dirs is None or len(request.cordoned_log_dirs) != 0):
         check_unsupported(request, "cordoned_log_dirs", "3-4")
-    field = ""
+    field = "broker_id"
     try:
-        field = "broker_id"
         out += _pack_BrokerRegistrationRequest_broker_id(request.broker_id)
         field = "cluster_id"
         _w.write_compact_string(out, _w.non_null(request.cluster_id, "field cluster_id is null, which BrokerRegistrationRequest versions 3-4 do not allow (never nullable)"))
         field = "incarnation_id"
         out += _w.uuid_bytes(request.incarnation_id)
-        field = "listeners[]"
-        listeners_items = _w.non_null(request.listeners, "field listeners is null, which BrokerRegistrationRequest versions 3-4 do not allow (never nullable)")
-        _w.write_count(out, len(listeners_items), True)
-        for listeners_item in listeners_items:
-            _write_Listener_v0_5(listeners_item, out)
-        field = "features[]"
-        features_items = _w.non_null(request.features, "field features is null, which BrokerRegistrationRequest versions 3-4 do not allow (never nullable)")
-        _w.write_count(out, len(features_items), True)
-        for features_item in features_items:
-            _write_Feature_v0_5(features_item, out)
+        field = "listeners"
+        _w.write_struct_array(out, _w.non_null(request.listeners, "field listeners is null, which BrokerRegistrationRequest versions 3-4 do not allow (never nullable)"), True, _write_Listener_v0_5, version)
+        field = "features"
+        _w.write_struct_array(out, _w.non_null(request.features, "field features is null, which BrokerRegistrationRequest versions 3-4 do not allow (never nullable)"), True, _write_Feature_v0_5, version)
         field = "rack"
         _w.write_compact_string(out, request.rack)
         field = "is_migrating_zk_broker"
@@ -662,72 +467,34 @@ def _write_BrokerRegistrationRequest_v3_4(request: BrokerRegistrationRequest, ou
         field = "previous_broker_epoch"
         out += _pack_BrokerRegistrationRequest_previous_broker_epoch(request.previous_broker_epoch)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- BrokerRegistrationRequest, version 5 (flexible) ---
 
-def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest, int]:
+def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int, version: int) -> tuple[BrokerRegistrationRequest, int]:
     request = blank_instance(BrokerRegistrationRequest)
-    field = ""
-    index = 0
+    field = "broker_id"
     try:
-        field = "broker_id"
         (request.broker_id,) = _unpack_BrokerRegistrationRequest_broker_id(buf, pos)
         pos += 4
         field = "cluster_id"
         request.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "incarnation_id"
         request.incarnation_id, pos = _w.read_uuid(buf, pos)
-        field = "listeners[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        listeners_n, pos = _w.read_count(buf, pos, True)
-        if listeners_n < 0:
-            raise DecodeError("non-nullable field listeners was null", offset=pos)
-        elif listeners_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            listeners_items: KeyedList[Listener] = KeyedList()
-            for index in range(listeners_n):
-                listeners_item, pos = _read_Listener_v0_5(buf, pos)
-                listeners_items.append(listeners_item)
-            request.listeners = listeners_items
-        field = "features[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        features_n, pos = _w.read_count(buf, pos, True)
-        if features_n < 0:
-            raise DecodeError("non-nullable field features was null", offset=pos)
-        elif features_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            features_items: KeyedList[Feature] = KeyedList()
-            for index in range(features_n):
-                features_item, pos = _read_Feature_v0_5(buf, pos)
-                features_items.append(features_item)
-            request.features = features_items
+        field = "listeners"
+        request.listeners, pos = _w.read_struct_array(buf, pos, True, _read_Listener_v0_5, version, KeyedList)
+        field = "features"
+        request.features, pos = _w.read_struct_array(buf, pos, True, _read_Feature_v0_5, version, KeyedList)
         field = "rack"
         request.rack, pos = _w.read_compact_string(buf, pos)
         field = "is_migrating_zk_broker"
         (request.is_migrating_zk_broker,) = _unpack_BrokerRegistrationRequest_is_migrating_zk_broker(buf, pos)
         pos += 1
         field = "log_dirs"
-        index = -1  # no element yet: an error in the count names the array itself
-        log_dirs_n, pos = _w.read_count(buf, pos, True)
-        if log_dirs_n < 0:
-            raise DecodeError("non-nullable field log_dirs was null", offset=pos)
-        elif log_dirs_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            log_dirs_items: list[UUID] = []
-            for index in range(log_dirs_n):
-                log_dirs_item, pos = _w.read_uuid(buf, pos)
-                log_dirs_items.append(log_dirs_item)
-            request.log_dirs = log_dirs_items
+        request.log_dirs, pos = _w.read_array(buf, pos, True, _w.read_uuid)
         field = "previous_broker_epoch"
         (request.previous_broker_epoch,) = _unpack_BrokerRegistrationRequest_previous_broker_epoch(buf, pos)
         pos += 8
@@ -752,18 +519,7 @@ def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegi
                     tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     field = "cordoned_log_dirs"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    cordoned_log_dirs_n, pos = _w.read_count(buf, pos, True)
-                    if cordoned_log_dirs_n < 0:
-                        raise DecodeError("non-nullable field cordoned_log_dirs was null", offset=pos)
-                    elif cordoned_log_dirs_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        cordoned_log_dirs_items: list[UUID] = []
-                        for index in range(cordoned_log_dirs_n):
-                            cordoned_log_dirs_item, pos = _w.read_uuid(buf, pos)
-                            cordoned_log_dirs_items.append(cordoned_log_dirs_item)
-                        request.cordoned_log_dirs = cordoned_log_dirs_items
+                    request.cordoned_log_dirs, pos = _w.read_array(buf, pos, True, _w.read_uuid)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (cordoned_log_dirs) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -771,29 +527,22 @@ def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegi
                     pos = end
             request.unknown_tagged_fields = tuple(unknown)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_BrokerRegistrationRequest_v5(request: BrokerRegistrationRequest, out: bytearray) -> None:
-    field = ""
+def _write_BrokerRegistrationRequest_v5(request: BrokerRegistrationRequest, out: bytearray, version: int) -> None:
+    field = "broker_id"
     try:
-        field = "broker_id"
         out += _pack_BrokerRegistrationRequest_broker_id(request.broker_id)
         field = "cluster_id"
         _w.write_compact_string(out, _w.non_null(request.cluster_id, "field cluster_id is null, which BrokerRegistrationRequest version 5 does not allow (never nullable)"))
         field = "incarnation_id"
         out += _w.uuid_bytes(request.incarnation_id)
-        field = "listeners[]"
-        listeners_items = _w.non_null(request.listeners, "field listeners is null, which BrokerRegistrationRequest version 5 does not allow (never nullable)")
-        _w.write_count(out, len(listeners_items), True)
-        for listeners_item in listeners_items:
-            _write_Listener_v0_5(listeners_item, out)
-        field = "features[]"
-        features_items = _w.non_null(request.features, "field features is null, which BrokerRegistrationRequest version 5 does not allow (never nullable)")
-        _w.write_count(out, len(features_items), True)
-        for features_item in features_items:
-            _write_Feature_v0_5(features_item, out)
+        field = "listeners"
+        _w.write_struct_array(out, _w.non_null(request.listeners, "field listeners is null, which BrokerRegistrationRequest version 5 does not allow (never nullable)"), True, _write_Listener_v0_5, version)
+        field = "features"
+        _w.write_struct_array(out, _w.non_null(request.features, "field features is null, which BrokerRegistrationRequest version 5 does not allow (never nullable)"), True, _write_Feature_v0_5, version)
         field = "rack"
         _w.write_compact_string(out, request.rack)
         field = "is_migrating_zk_broker"
@@ -832,8 +581,8 @@ _V2_PLUS = (2, 32767)
 _V3_PLUS = (3, 32767)
 _V5_PLUS = (5, 32767)
 
-Listener._READERS = (_read_Listener_v0_5, _read_Listener_v0_5, _read_Listener_v0_5, _read_Listener_v0_5, _read_Listener_v0_5, _read_Listener_v0_5)
-Listener._WRITERS = (_write_Listener_v0_5, _write_Listener_v0_5, _write_Listener_v0_5, _write_Listener_v0_5, _write_Listener_v0_5, _write_Listener_v0_5)
+Listener._READERS = _w.bind_versions((_read_Listener_v0_5, _read_Listener_v0_5, _read_Listener_v0_5, _read_Listener_v0_5, _read_Listener_v0_5, _read_Listener_v0_5))
+Listener._WRITERS = _w.bind_versions((_write_Listener_v0_5, _write_Listener_v0_5, _write_Listener_v0_5, _write_Listener_v0_5, _write_Listener_v0_5, _write_Listener_v0_5))
 Listener._MAP_KEYS = ("name",)
 Listener.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
@@ -841,16 +590,16 @@ Listener.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.
     FieldInfo(attr="port", json_name="port", type="uint16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="security_protocol", json_name="securityProtocol", type="int16", versions=_V0_PLUS, default=0),
 )
-Feature._READERS = (_read_Feature_v0_5, _read_Feature_v0_5, _read_Feature_v0_5, _read_Feature_v0_5, _read_Feature_v0_5, _read_Feature_v0_5)
-Feature._WRITERS = (_write_Feature_v0_5, _write_Feature_v0_5, _write_Feature_v0_5, _write_Feature_v0_5, _write_Feature_v0_5, _write_Feature_v0_5)
+Feature._READERS = _w.bind_versions((_read_Feature_v0_5, _read_Feature_v0_5, _read_Feature_v0_5, _read_Feature_v0_5, _read_Feature_v0_5, _read_Feature_v0_5))
+Feature._WRITERS = _w.bind_versions((_write_Feature_v0_5, _write_Feature_v0_5, _write_Feature_v0_5, _write_Feature_v0_5, _write_Feature_v0_5, _write_Feature_v0_5))
 Feature._MAP_KEYS = ("name",)
 Feature.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="min_supported_version", json_name="minSupportedVersion", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="max_supported_version", json_name="maxSupportedVersion", type="int16", versions=_V0_PLUS, default=0),
 )
-BrokerRegistrationRequest._READERS = (_read_BrokerRegistrationRequest_v0, _read_BrokerRegistrationRequest_v1, _read_BrokerRegistrationRequest_v2, _read_BrokerRegistrationRequest_v3_4, _read_BrokerRegistrationRequest_v3_4, _read_BrokerRegistrationRequest_v5)
-BrokerRegistrationRequest._WRITERS = (_write_BrokerRegistrationRequest_v0, _write_BrokerRegistrationRequest_v1, _write_BrokerRegistrationRequest_v2, _write_BrokerRegistrationRequest_v3_4, _write_BrokerRegistrationRequest_v3_4, _write_BrokerRegistrationRequest_v5)
+BrokerRegistrationRequest._READERS = _w.bind_versions((_read_BrokerRegistrationRequest_v0, _read_BrokerRegistrationRequest_v1, _read_BrokerRegistrationRequest_v2, _read_BrokerRegistrationRequest_v3_4, _read_BrokerRegistrationRequest_v3_4, _read_BrokerRegistrationRequest_v5))
+BrokerRegistrationRequest._WRITERS = _w.bind_versions((_write_BrokerRegistrationRequest_v0, _write_BrokerRegistrationRequest_v1, _write_BrokerRegistrationRequest_v2, _write_BrokerRegistrationRequest_v3_4, _write_BrokerRegistrationRequest_v3_4, _write_BrokerRegistrationRequest_v5))
 BrokerRegistrationRequest._LAZY_DEFAULTS = {"listeners": KeyedList, "features": KeyedList, "log_dirs": list, "cordoned_log_dirs": list}
 BrokerRegistrationRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="broker_id", json_name="brokerId", type="int32", versions=_V0_PLUS, default=0),

@@ -2,10 +2,9 @@
 
 Response message, versions 0-5, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -27,11 +26,10 @@ class BrokerRegistrationResponse(GeneratedStruct):
     """Kafka's BrokerRegistrationResponse (response, apiKey 62), versions 0-5, flexible versions
     0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the response was delayed by a quota, 0 when not throttled.',
         "error_code": 'Outcome, 0 on success; for example DUPLICATE_BROKER_REGISTRATION while another live process holds the id, or INCONSISTENT_CLUSTER_ID.',
         "broker_epoch": 'Epoch the controller gave this registration, which the broker sends in later heartbeats; -1 when registration failed.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "BrokerRegistrationResponse"
@@ -68,35 +66,25 @@ class BrokerRegistrationResponse(GeneratedStruct):
 
 # --- BrokerRegistrationResponse, versions 0-5 (flexible) ---
 
-def _read_BrokerRegistrationResponse_v0_5(buf: bytes, pos: int) -> tuple[BrokerRegistrationResponse, int]:
+def _read_BrokerRegistrationResponse_v0_5(buf: bytes, pos: int, version: int) -> tuple[BrokerRegistrationResponse, int]:
     response = blank_instance(BrokerRegistrationResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms, error_code, broker_epoch"
     try:
-        field = "throttle_time_ms, error_code, broker_epoch"
         response.throttle_time_ms, response.error_code, response.broker_epoch = _unpack_BrokerRegistrationResponse_throttle_time_ms_to_broker_epoch(buf, pos)
         pos += 14
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_BrokerRegistrationResponse_v0_5(response: BrokerRegistrationResponse, out: bytearray) -> None:
-    field = ""
+def _write_BrokerRegistrationResponse_v0_5(response: BrokerRegistrationResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms, error_code, broker_epoch"
     try:
-        field = "throttle_time_ms, error_code, broker_epoch"
         out += _pack_BrokerRegistrationResponse_throttle_time_ms_to_broker_epoch(response.throttle_time_ms, response.error_code, response.broker_epoch)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -106,8 +94,8 @@ def _write_BrokerRegistrationResponse_v0_5(response: BrokerRegistrationResponse,
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-BrokerRegistrationResponse._READERS = (_read_BrokerRegistrationResponse_v0_5, _read_BrokerRegistrationResponse_v0_5, _read_BrokerRegistrationResponse_v0_5, _read_BrokerRegistrationResponse_v0_5, _read_BrokerRegistrationResponse_v0_5, _read_BrokerRegistrationResponse_v0_5)
-BrokerRegistrationResponse._WRITERS = (_write_BrokerRegistrationResponse_v0_5, _write_BrokerRegistrationResponse_v0_5, _write_BrokerRegistrationResponse_v0_5, _write_BrokerRegistrationResponse_v0_5, _write_BrokerRegistrationResponse_v0_5, _write_BrokerRegistrationResponse_v0_5)
+BrokerRegistrationResponse._READERS = _w.bind_versions((_read_BrokerRegistrationResponse_v0_5, _read_BrokerRegistrationResponse_v0_5, _read_BrokerRegistrationResponse_v0_5, _read_BrokerRegistrationResponse_v0_5, _read_BrokerRegistrationResponse_v0_5, _read_BrokerRegistrationResponse_v0_5))
+BrokerRegistrationResponse._WRITERS = _w.bind_versions((_write_BrokerRegistrationResponse_v0_5, _write_BrokerRegistrationResponse_v0_5, _write_BrokerRegistrationResponse_v0_5, _write_BrokerRegistrationResponse_v0_5, _write_BrokerRegistrationResponse_v0_5, _write_BrokerRegistrationResponse_v0_5))
 BrokerRegistrationResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

@@ -2,10 +2,9 @@
 
 Metadata message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per wire layout, the versions that share one (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -26,10 +25,9 @@ _pack_ClientQuotaRecord_value_remove = struct.Struct(">d?").pack
 class EntityData(GeneratedStruct):
     """Components that together name the quota entity."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "entity_type": 'Kind of entity component: user, client-id or ip.',
         "entity_name": 'Entity name, or null for the default entity of that kind.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "EntityData"
@@ -55,12 +53,11 @@ class EntityData(GeneratedStruct):
 class ClientQuotaRecord(GeneratedStruct):
     """Kafka's ClientQuotaRecord (metadata, apiKey 14), versions 0, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "entity": 'Components that together name the quota entity.',
         "key": 'Quota name, for example producer_byte_rate or request_percentage.',
         "value": 'New quota value; meaningless when Remove is set.',
         "remove": 'True to delete the quota value instead of setting it.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ClientQuotaRecord"
@@ -101,11 +98,9 @@ class ClientQuotaRecord(GeneratedStruct):
 
 def _read_EntityData_v0(buf: bytes, pos: int) -> tuple[EntityData, int]:
     data = blank_instance(EntityData)
-    field = ""
-    index = 0
+    field = "entity_type"
     size = len(buf)
     try:
-        field = "entity_type"
         entity_type_n = buf[pos]  # the length + 1
         if entity_type_n == 1:  # the empty string
             data.entity_type = ""
@@ -139,14 +134,13 @@ def _read_EntityData_v0(buf: bytes, pos: int) -> tuple[EntityData, int]:
         else:  # tags these versions do not know, kept as they came
             data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
 def _write_EntityData_v0(data: EntityData, out: bytearray) -> None:
-    field = ""
+    field = "entity_type"
     try:
-        field = "entity_type"
         if data.entity_type is None:
             raise EncodeError("field entity_type is null, which EntityData version 0 does not allow (never nullable)")
         entity_type_utf8 = data.entity_type.encode()
@@ -170,11 +164,10 @@ def _write_EntityData_v0(data: EntityData, out: bytearray) -> None:
 
 def _read_ClientQuotaRecord_v0(buf: bytes, pos: int) -> tuple[ClientQuotaRecord, int]:
     record = blank_instance(ClientQuotaRecord)
-    field = ""
+    field = "entity[]"
     index = 0
     size = len(buf)
     try:
-        field = "entity[]"
         index = -1  # no element yet: an error in the count names the array itself
         entity_n = buf[pos] - 1
         if entity_n == 0:  # empty: a count byte of 1
@@ -260,9 +253,8 @@ def _read_ClientQuotaRecord_v0(buf: bytes, pos: int) -> tuple[ClientQuotaRecord,
 
 
 def _write_ClientQuotaRecord_v0(record: ClientQuotaRecord, out: bytearray) -> None:
-    field = ""
+    field = "entity[]"
     try:
-        field = "entity[]"
         entity_items = record.entity
         if entity_items is None:
                 raise EncodeError("field entity is null, which ClientQuotaRecord version 0 does not allow (never nullable)")

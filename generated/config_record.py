@@ -2,10 +2,9 @@
 
 Metadata message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per wire layout, the versions that share one (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -26,12 +25,11 @@ _pack_ConfigRecord_resource_type = struct.Struct(">b").pack
 class ConfigRecord(GeneratedStruct):
     """Kafka's ConfigRecord (metadata, apiKey 4), versions 0, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "resource_type": 'Kind of resource the key belongs to, as a ConfigResource type code (2 topic, 4 broker, 16 client metrics, 32 group).',
         "resource_name": 'Topic or group name, or broker id in decimal; an empty name is the cluster-wide broker default.',
         "name": 'Config key, for example retention.ms.',
         "value": "New value of the key, or null when the key's override is deleted.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ConfigRecord"
@@ -74,11 +72,9 @@ class ConfigRecord(GeneratedStruct):
 
 def _read_ConfigRecord_v0(buf: bytes, pos: int) -> tuple[ConfigRecord, int]:
     record = blank_instance(ConfigRecord)
-    field = ""
-    index = 0
+    field = "resource_type"
     size = len(buf)
     try:
-        field = "resource_type"
         (record.resource_type,) = _unpack_ConfigRecord_resource_type(buf, pos)
         pos += 1
         field = "resource_name"
@@ -127,14 +123,13 @@ def _read_ConfigRecord_v0(buf: bytes, pos: int) -> tuple[ConfigRecord, int]:
         else:  # tags these versions do not know, kept as they came
             record.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return record, pos
 
 
 def _write_ConfigRecord_v0(record: ConfigRecord, out: bytearray) -> None:
-    field = ""
+    field = "resource_type"
     try:
-        field = "resource_type"
         out += _pack_ConfigRecord_resource_type(record.resource_type)
         field = "resource_name"
         if record.resource_name is None:

@@ -2,10 +2,9 @@
 
 Coordinator-value message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -29,11 +28,10 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class TopicPartitions(GeneratedStruct):
     """The TopicPartitions structure of ConsumerGroupCurrentMemberAssignmentValue."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_id": 'Id of the topic the partitions in this entry belong to.',
         "partitions": "Indexes of the topic's partitions.",
         "assignment_epochs": 'Epoch at which each partition (same order as Partitions) was given to the member, or null.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TopicPartitions"
@@ -64,13 +62,12 @@ class ConsumerGroupCurrentMemberAssignmentValue(GeneratedStruct):
     """Kafka's ConsumerGroupCurrentMemberAssignmentValue (coordinator-value, apiKey 8), versions 0,
     flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "member_epoch": 'Epoch the member must send in its next heartbeat.',
         "previous_member_epoch": 'Epoch before the last bump, still accepted in case the bump never reached the member.',
         "state": 'Reconciliation state of the member: 0 stable, 1 still has partitions to revoke, 2 waiting for partitions other members must release.',
         "assigned_partitions": 'Partitions the member owns or has been given, grouped by topic.',
         "partitions_pending_revocation": 'Partitions the member must give up before they can go to other members.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ConsumerGroupCurrentMemberAssignmentValue"
@@ -114,12 +111,10 @@ class ConsumerGroupCurrentMemberAssignmentValue(GeneratedStruct):
 
 # --- TopicPartitions, version 0 (flexible) ---
 
-def _read_TopicPartitions_v0(buf: bytes, pos: int) -> tuple[TopicPartitions, int]:
+def _read_TopicPartitions_v0(buf: bytes, pos: int, version: int) -> tuple[TopicPartitions, int]:
     partitions = blank_instance(TopicPartitions)
-    field = ""
-    index = 0
+    field = "topic_id"
     try:
-        field = "topic_id"
         partitions.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partitions"
         partitions_n, pos = _w.read_count(buf, pos, True)
@@ -160,14 +155,13 @@ def _read_TopicPartitions_v0(buf: bytes, pos: int) -> tuple[TopicPartitions, int
                     pos = end
             partitions.unknown_tagged_fields = tuple(unknown)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partitions, pos
 
 
-def _write_TopicPartitions_v0(partitions: TopicPartitions, out: bytearray) -> None:
-    field = ""
+def _write_TopicPartitions_v0(partitions: TopicPartitions, out: bytearray, version: int) -> None:
+    field = "topic_id"
     try:
-        field = "topic_id"
         out += _w.uuid_bytes(partitions.topic_id)
         field = "partitions"
         partitions_items = _w.non_null(partitions.partitions, "field partitions is null, which TopicPartitions version 0 does not allow (never nullable)")
@@ -195,71 +189,33 @@ def _write_TopicPartitions_v0(partitions: TopicPartitions, out: bytearray) -> No
 
 # --- ConsumerGroupCurrentMemberAssignmentValue, version 0 (flexible) ---
 
-def _read_ConsumerGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> tuple[ConsumerGroupCurrentMemberAssignmentValue, int]:
+def _read_ConsumerGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int, version: int) -> tuple[ConsumerGroupCurrentMemberAssignmentValue, int]:
     value = blank_instance(ConsumerGroupCurrentMemberAssignmentValue)
-    field = ""
-    index = 0
+    field = "member_epoch, previous_member_epoch, state"
     try:
-        field = "member_epoch, previous_member_epoch, state"
         value.member_epoch, value.previous_member_epoch, value.state = _unpack_ConsumerGroupCurrentMemberAssignmentValue_member_epoch_to_state(buf, pos)
         pos += 9
-        field = "assigned_partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        assigned_partitions_n, pos = _w.read_count(buf, pos, True)
-        if assigned_partitions_n < 0:
-            raise DecodeError("non-nullable field assigned_partitions was null", offset=pos)
-        elif assigned_partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            assigned_partitions_items: list[TopicPartitions] = []
-            for index in range(assigned_partitions_n):
-                assigned_partitions_item, pos = _read_TopicPartitions_v0(buf, pos)
-                assigned_partitions_items.append(assigned_partitions_item)
-            value.assigned_partitions = assigned_partitions_items
-        field = "partitions_pending_revocation[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_pending_revocation_n, pos = _w.read_count(buf, pos, True)
-        if partitions_pending_revocation_n < 0:
-            raise DecodeError("non-nullable field partitions_pending_revocation was null", offset=pos)
-        elif partitions_pending_revocation_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_pending_revocation_items: list[TopicPartitions] = []
-            for index in range(partitions_pending_revocation_n):
-                partitions_pending_revocation_item, pos = _read_TopicPartitions_v0(buf, pos)
-                partitions_pending_revocation_items.append(partitions_pending_revocation_item)
-            value.partitions_pending_revocation = partitions_pending_revocation_items
+        field = "assigned_partitions"
+        value.assigned_partitions, pos = _w.read_struct_array(buf, pos, True, _read_TopicPartitions_v0, version)
+        field = "partitions_pending_revocation"
+        value.partitions_pending_revocation, pos = _w.read_struct_array(buf, pos, True, _read_TopicPartitions_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            value.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            value.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        value.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return value, pos
 
 
-def _write_ConsumerGroupCurrentMemberAssignmentValue_v0(value: ConsumerGroupCurrentMemberAssignmentValue, out: bytearray) -> None:
-    field = ""
+def _write_ConsumerGroupCurrentMemberAssignmentValue_v0(value: ConsumerGroupCurrentMemberAssignmentValue, out: bytearray, version: int) -> None:
+    field = "member_epoch, previous_member_epoch, state"
     try:
-        field = "member_epoch, previous_member_epoch, state"
         out += _pack_ConsumerGroupCurrentMemberAssignmentValue_member_epoch_to_state(value.member_epoch, value.previous_member_epoch, value.state)
-        field = "assigned_partitions[]"
-        assigned_partitions_items = _w.non_null(value.assigned_partitions, "field assigned_partitions is null, which ConsumerGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
-        _w.write_count(out, len(assigned_partitions_items), True)
-        for assigned_partitions_item in assigned_partitions_items:
-            _write_TopicPartitions_v0(assigned_partitions_item, out)
-        field = "partitions_pending_revocation[]"
-        partitions_pending_revocation_items = _w.non_null(value.partitions_pending_revocation, "field partitions_pending_revocation is null, which ConsumerGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_pending_revocation_items), True)
-        for partitions_pending_revocation_item in partitions_pending_revocation_items:
-            _write_TopicPartitions_v0(partitions_pending_revocation_item, out)
+        field = "assigned_partitions"
+        _w.write_struct_array(out, _w.non_null(value.assigned_partitions, "field assigned_partitions is null, which ConsumerGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)"), True, _write_TopicPartitions_v0, version)
+        field = "partitions_pending_revocation"
+        _w.write_struct_array(out, _w.non_null(value.partitions_pending_revocation, "field partitions_pending_revocation is null, which ConsumerGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)"), True, _write_TopicPartitions_v0, version)
         field = "(tagged fields)"
-        if value.unknown_tagged_fields:
-            _w.write_tagged(out, [], value.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], value.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -269,16 +225,16 @@ def _write_ConsumerGroupCurrentMemberAssignmentValue_v0(value: ConsumerGroupCurr
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-TopicPartitions._READERS = (_read_TopicPartitions_v0,)
-TopicPartitions._WRITERS = (_write_TopicPartitions_v0,)
+TopicPartitions._READERS = _w.bind_versions((_read_TopicPartitions_v0,))
+TopicPartitions._WRITERS = _w.bind_versions((_write_TopicPartitions_v0,))
 TopicPartitions._LAZY_DEFAULTS = {"partitions": list, "assignment_epochs": list}
 TopicPartitions.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
     FieldInfo(attr="partitions", json_name="partitions", type="[]int32", versions=_V0_PLUS, default=()),
     FieldInfo(attr="assignment_epochs", json_name="assignmentEpochs", type="[]int32", versions=_V0_PLUS, nullable=_V0_PLUS, tagged=_V0_PLUS, tag=0, default=()),
 )
-ConsumerGroupCurrentMemberAssignmentValue._READERS = (_read_ConsumerGroupCurrentMemberAssignmentValue_v0,)
-ConsumerGroupCurrentMemberAssignmentValue._WRITERS = (_write_ConsumerGroupCurrentMemberAssignmentValue_v0,)
+ConsumerGroupCurrentMemberAssignmentValue._READERS = _w.bind_versions((_read_ConsumerGroupCurrentMemberAssignmentValue_v0,))
+ConsumerGroupCurrentMemberAssignmentValue._WRITERS = _w.bind_versions((_write_ConsumerGroupCurrentMemberAssignmentValue_v0,))
 ConsumerGroupCurrentMemberAssignmentValue._LAZY_DEFAULTS = {"assigned_partitions": list, "partitions_pending_revocation": list}
 ConsumerGroupCurrentMemberAssignmentValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="member_epoch", json_name="memberEpoch", type="int32", versions=_V0_PLUS, default=0),

@@ -2,10 +2,9 @@
 
 Response message, versions 0-1, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -39,11 +38,10 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class TopicPartitions(GeneratedStruct):
     """The TopicPartitions structure of ConsumerGroupDescribeResponse."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_id": 'Id of the topic the partitions in this entry belong to.',
         "topic_name": 'Name of the topic the partitions in this entry belong to.',
         "partitions": "Indexes of the topic's partitions.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TopicPartitions"
@@ -73,9 +71,8 @@ class TopicPartitions(GeneratedStruct):
 class Assignment(GeneratedStruct):
     """The Assignment structure of ConsumerGroupDescribeResponse."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_partitions": 'Partitions of the assignment, grouped by topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "Assignment"
@@ -105,7 +102,7 @@ class Assignment(GeneratedStruct):
 class Member(GeneratedStruct):
     """Members of the group, with their subscriptions and assignments."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "member_id": 'Member id the coordinator knows the member by.',
         "instance_id": 'Static membership id (group.instance.id) of the member, or null.',
         "rack_id": 'Rack of the member (client.rack), or null.',
@@ -117,7 +114,6 @@ class Member(GeneratedStruct):
         "assignment": 'Partitions the member owns now.',
         "target_assignment": 'Partitions the assignor wants the member to own once reconciliation ends.',
         "member_type": 'Kind of member: -1 unknown, 0 classic protocol, 1 consumer protocol.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "Member"
@@ -179,7 +175,7 @@ class Member(GeneratedStruct):
 class DescribedGroup(GeneratedStruct):
     """One entry per group of the request."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "error_code": 'Outcome for this group, 0 on success; for example GROUP_ID_NOT_FOUND, or NOT_COORDINATOR when asked at the wrong broker.',
         "error_message": "Text describing this group's failure for people, or null.",
         "group_id": 'Id of the group this entry is about.',
@@ -189,7 +185,6 @@ class DescribedGroup(GeneratedStruct):
         "assignor_name": 'Name of the server-side assignor the group uses (for example uniform or range).',
         "members": 'Members of the group, with their subscriptions and assignments.',
         "authorized_operations": 'Bit field of the ACL operations the caller may perform on the group (bit n for AclOperation code n); INT32_MIN when not asked for.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribedGroup"
@@ -246,10 +241,9 @@ class ConsumerGroupDescribeResponse(GeneratedStruct):
     """Kafka's ConsumerGroupDescribeResponse (response, apiKey 69), versions 0-1, flexible versions
     0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "groups": 'One entry per group of the request.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ConsumerGroupDescribeResponse"
@@ -280,12 +274,10 @@ class ConsumerGroupDescribeResponse(GeneratedStruct):
 
 # --- TopicPartitions, versions 0-1 (flexible) ---
 
-def _read_TopicPartitions_v0_1(buf: bytes, pos: int) -> tuple[TopicPartitions, int]:
+def _read_TopicPartitions_v0_1(buf: bytes, pos: int, version: int) -> tuple[TopicPartitions, int]:
     partitions = blank_instance(TopicPartitions)
-    field = ""
-    index = 0
+    field = "topic_id"
     try:
-        field = "topic_id"
         partitions.topic_id, pos = _w.read_uuid(buf, pos)
         field = "topic_name"
         partitions.topic_name, pos = _w.read_compact_string_nn(buf, pos)
@@ -296,20 +288,15 @@ def _read_TopicPartitions_v0_1(buf: bytes, pos: int) -> tuple[TopicPartitions, i
         else:
             partitions.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            partitions.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            partitions.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        partitions.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partitions, pos
 
 
-def _write_TopicPartitions_v0_1(partitions: TopicPartitions, out: bytearray) -> None:
-    field = ""
+def _write_TopicPartitions_v0_1(partitions: TopicPartitions, out: bytearray, version: int) -> None:
+    field = "topic_id"
     try:
-        field = "topic_id"
         out += _w.uuid_bytes(partitions.topic_id)
         field = "topic_name"
         _w.write_compact_string(out, _w.non_null(partitions.topic_name, "field topic_name is null, which TopicPartitions versions 0-1 do not allow (never nullable)"))
@@ -318,71 +305,42 @@ def _write_TopicPartitions_v0_1(partitions: TopicPartitions, out: bytearray) -> 
         _w.write_count(out, len(partitions_items), True)
         _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
-        if partitions.unknown_tagged_fields:
-            _w.write_tagged(out, [], partitions.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], partitions.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- Assignment, versions 0-1 (flexible) ---
 
-def _read_Assignment_v0_1(buf: bytes, pos: int) -> tuple[Assignment, int]:
+def _read_Assignment_v0_1(buf: bytes, pos: int, version: int) -> tuple[Assignment, int]:
     assignment = blank_instance(Assignment)
-    field = ""
-    index = 0
+    field = "topic_partitions"
     try:
-        field = "topic_partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topic_partitions_n, pos = _w.read_count(buf, pos, True)
-        if topic_partitions_n < 0:
-            raise DecodeError("non-nullable field topic_partitions was null", offset=pos)
-        elif topic_partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topic_partitions_items: list[TopicPartitions] = []
-            for index in range(topic_partitions_n):
-                topic_partitions_item, pos = _read_TopicPartitions_v0_1(buf, pos)
-                topic_partitions_items.append(topic_partitions_item)
-            assignment.topic_partitions = topic_partitions_items
+        assignment.topic_partitions, pos = _w.read_struct_array(buf, pos, True, _read_TopicPartitions_v0_1, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            assignment.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            assignment.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        assignment.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return assignment, pos
 
 
-def _write_Assignment_v0_1(assignment: Assignment, out: bytearray) -> None:
-    field = ""
+def _write_Assignment_v0_1(assignment: Assignment, out: bytearray, version: int) -> None:
+    field = "topic_partitions"
     try:
-        field = "topic_partitions[]"
-        topic_partitions_items = _w.non_null(assignment.topic_partitions, "field topic_partitions is null, which Assignment versions 0-1 do not allow (never nullable)")
-        _w.write_count(out, len(topic_partitions_items), True)
-        for topic_partitions_item in topic_partitions_items:
-            _write_TopicPartitions_v0_1(topic_partitions_item, out)
+        _w.write_struct_array(out, _w.non_null(assignment.topic_partitions, "field topic_partitions is null, which Assignment versions 0-1 do not allow (never nullable)"), True, _write_TopicPartitions_v0_1, version)
         field = "(tagged fields)"
-        if assignment.unknown_tagged_fields:
-            _w.write_tagged(out, [], assignment.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], assignment.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- Member, version 0 (flexible) ---
+# --- Member, versions 0-1 (flexible) ---
 
-def _read_Member_v0(buf: bytes, pos: int) -> tuple[Member, int]:
+def _read_Member_v0_1(buf: bytes, pos: int, version: int) -> tuple[Member, int]:
     member = blank_instance(Member)
     member.member_type = -1
-    field = ""
-    index = 0
+    field = "member_id"
     try:
-        field = "member_id"
         member.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "instance_id"
         member.instance_id, pos = _w.read_compact_string(buf, pos)
@@ -396,40 +354,28 @@ def _read_Member_v0(buf: bytes, pos: int) -> tuple[Member, int]:
         field = "client_host"
         member.client_host, pos = _w.read_compact_string_nn(buf, pos)
         field = "subscribed_topic_names"
-        index = -1  # no element yet: an error in the count names the array itself
-        subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
-        if subscribed_topic_names_n < 0:
-            raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
-        elif subscribed_topic_names_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            subscribed_topic_names_items: list[str] = []
-            for index in range(subscribed_topic_names_n):
-                subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
-                subscribed_topic_names_items.append(subscribed_topic_names_item)
-            member.subscribed_topic_names = subscribed_topic_names_items
+        member.subscribed_topic_names, pos = _w.read_array(buf, pos, True, _w.read_compact_string_nn)
         field = "subscribed_topic_regex"
         member.subscribed_topic_regex, pos = _w.read_compact_string(buf, pos)
         field = "assignment"
-        member.assignment, pos = _read_Assignment_v0_1(buf, pos)
+        member.assignment, pos = _read_Assignment_v0_1(buf, pos, version)
         field = "target_assignment"
-        member.target_assignment, pos = _read_Assignment_v0_1(buf, pos)
-        field = "(tagged fields)"
-        if buf[pos] == 0:
+        member.target_assignment, pos = _read_Assignment_v0_1(buf, pos, version)
+        if version >= 1:
+            field = "member_type"
+            (member.member_type,) = _unpack_Member_member_type(buf, pos)
             pos += 1
-            member.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            member.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        field = "(tagged fields)"
+        member.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return member, pos
 
 
-def _write_Member_v0(member: Member, out: bytearray) -> None:
-    field = ""
+def _write_Member_v0_1(member: Member, out: bytearray, version: int) -> None:
+    field = "member_id"
     try:
-        field = "member_id"
-        _w.write_compact_string(out, _w.non_null(member.member_id, "field member_id is null, which Member version 0 does not allow (never nullable)"))
+        _w.write_compact_string(out, _w.non_null(member.member_id, "field member_id is null, which Member versions 0-1 do not allow (never nullable)"))
         field = "instance_id"
         _w.write_compact_string(out, member.instance_id)
         field = "rack_id"
@@ -437,11 +383,11 @@ def _write_Member_v0(member: Member, out: bytearray) -> None:
         field = "member_epoch"
         out += _pack_Member_member_epoch(member.member_epoch)
         field = "client_id"
-        _w.write_compact_string(out, _w.non_null(member.client_id, "field client_id is null, which Member version 0 does not allow (never nullable)"))
+        _w.write_compact_string(out, _w.non_null(member.client_id, "field client_id is null, which Member versions 0-1 do not allow (never nullable)"))
         field = "client_host"
-        _w.write_compact_string(out, _w.non_null(member.client_host, "field client_host is null, which Member version 0 does not allow (never nullable)"))
+        _w.write_compact_string(out, _w.non_null(member.client_host, "field client_host is null, which Member versions 0-1 do not allow (never nullable)"))
         field = "subscribed_topic_names"
-        subscribed_topic_names_items = _w.non_null(member.subscribed_topic_names, "field subscribed_topic_names is null, which Member version 0 does not allow (never nullable)")
+        subscribed_topic_names_items = _w.non_null(member.subscribed_topic_names, "field subscribed_topic_names is null, which Member versions 0-1 do not allow (never nullable)")
         _w.write_count(out, len(subscribed_topic_names_items), True)
         for subscribed_topic_names_item in subscribed_topic_names_items:
             if subscribed_topic_names_item is None:
@@ -450,118 +396,24 @@ def _write_Member_v0(member: Member, out: bytearray) -> None:
         field = "subscribed_topic_regex"
         _w.write_compact_string(out, member.subscribed_topic_regex)
         field = "assignment"
-        _write_Assignment_v0_1(_w.non_null(member.assignment, "field assignment is null, which Member version 0 does not allow (never nullable)"), out)
+        _write_Assignment_v0_1(_w.non_null(member.assignment, "field assignment is null, which Member versions 0-1 do not allow (never nullable)"), out, version)
         field = "target_assignment"
-        _write_Assignment_v0_1(_w.non_null(member.target_assignment, "field target_assignment is null, which Member version 0 does not allow (never nullable)"), out)
+        _write_Assignment_v0_1(_w.non_null(member.target_assignment, "field target_assignment is null, which Member versions 0-1 do not allow (never nullable)"), out, version)
+        if version >= 1:
+            field = "member_type"
+            out += _pack_Member_member_type(member.member_type)
         field = "(tagged fields)"
-        if member.unknown_tagged_fields:
-            _w.write_tagged(out, [], member.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], member.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- Member, version 1 (flexible) ---
+# --- DescribedGroup, versions 0-1 (flexible) ---
 
-def _read_Member_v1(buf: bytes, pos: int) -> tuple[Member, int]:
-    member = blank_instance(Member)
-    field = ""
-    index = 0
-    try:
-        field = "member_id"
-        member.member_id, pos = _w.read_compact_string_nn(buf, pos)
-        field = "instance_id"
-        member.instance_id, pos = _w.read_compact_string(buf, pos)
-        field = "rack_id"
-        member.rack_id, pos = _w.read_compact_string(buf, pos)
-        field = "member_epoch"
-        (member.member_epoch,) = _unpack_Member_member_epoch(buf, pos)
-        pos += 4
-        field = "client_id"
-        member.client_id, pos = _w.read_compact_string_nn(buf, pos)
-        field = "client_host"
-        member.client_host, pos = _w.read_compact_string_nn(buf, pos)
-        field = "subscribed_topic_names"
-        index = -1  # no element yet: an error in the count names the array itself
-        subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
-        if subscribed_topic_names_n < 0:
-            raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
-        elif subscribed_topic_names_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            subscribed_topic_names_items: list[str] = []
-            for index in range(subscribed_topic_names_n):
-                subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
-                subscribed_topic_names_items.append(subscribed_topic_names_item)
-            member.subscribed_topic_names = subscribed_topic_names_items
-        field = "subscribed_topic_regex"
-        member.subscribed_topic_regex, pos = _w.read_compact_string(buf, pos)
-        field = "assignment"
-        member.assignment, pos = _read_Assignment_v0_1(buf, pos)
-        field = "target_assignment"
-        member.target_assignment, pos = _read_Assignment_v0_1(buf, pos)
-        field = "member_type"
-        (member.member_type,) = _unpack_Member_member_type(buf, pos)
-        pos += 1
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            member.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            member.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return member, pos
-
-
-def _write_Member_v1(member: Member, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "member_id"
-        _w.write_compact_string(out, _w.non_null(member.member_id, "field member_id is null, which Member version 1 does not allow (never nullable)"))
-        field = "instance_id"
-        _w.write_compact_string(out, member.instance_id)
-        field = "rack_id"
-        _w.write_compact_string(out, member.rack_id)
-        field = "member_epoch"
-        out += _pack_Member_member_epoch(member.member_epoch)
-        field = "client_id"
-        _w.write_compact_string(out, _w.non_null(member.client_id, "field client_id is null, which Member version 1 does not allow (never nullable)"))
-        field = "client_host"
-        _w.write_compact_string(out, _w.non_null(member.client_host, "field client_host is null, which Member version 1 does not allow (never nullable)"))
-        field = "subscribed_topic_names"
-        subscribed_topic_names_items = _w.non_null(member.subscribed_topic_names, "field subscribed_topic_names is null, which Member version 1 does not allow (never nullable)")
-        _w.write_count(out, len(subscribed_topic_names_items), True)
-        for subscribed_topic_names_item in subscribed_topic_names_items:
-            if subscribed_topic_names_item is None:
-                raise EncodeError("null element in array subscribed_topic_names")
-            _w.write_compact_string(out, subscribed_topic_names_item)
-        field = "subscribed_topic_regex"
-        _w.write_compact_string(out, member.subscribed_topic_regex)
-        field = "assignment"
-        _write_Assignment_v0_1(_w.non_null(member.assignment, "field assignment is null, which Member version 1 does not allow (never nullable)"), out)
-        field = "target_assignment"
-        _write_Assignment_v0_1(_w.non_null(member.target_assignment, "field target_assignment is null, which Member version 1 does not allow (never nullable)"), out)
-        field = "member_type"
-        out += _pack_Member_member_type(member.member_type)
-        field = "(tagged fields)"
-        if member.unknown_tagged_fields:
-            _w.write_tagged(out, [], member.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DescribedGroup, version 0 (flexible) ---
-
-def _read_DescribedGroup_v0(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
+def _read_DescribedGroup_v0_1(buf: bytes, pos: int, version: int) -> tuple[DescribedGroup, int]:
     group = blank_instance(DescribedGroup)
-    field = ""
-    index = 0
+    field = "error_code"
     try:
-        field = "error_code"
         (group.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
         pos += 2
         field = "error_message"
@@ -575,245 +427,67 @@ def _read_DescribedGroup_v0(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
         pos += 8
         field = "assignor_name"
         group.assignor_name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "members[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        members_n, pos = _w.read_count(buf, pos, True)
-        if members_n < 0:
-            raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            members_items: list[Member] = []
-            for index in range(members_n):
-                members_item, pos = _read_Member_v0(buf, pos)
-                members_items.append(members_item)
-            group.members = members_items
+        field = "members"
+        group.members, pos = _w.read_struct_array(buf, pos, True, _read_Member_v0_1, version)
         field = "authorized_operations"
         (group.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
         pos += 4
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            group.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            group.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        group.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return group, pos
 
 
-def _write_DescribedGroup_v0(group: DescribedGroup, out: bytearray) -> None:
-    field = ""
+def _write_DescribedGroup_v0_1(group: DescribedGroup, out: bytearray, version: int) -> None:
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_DescribedGroup_error_code(group.error_code)
         field = "error_message"
         _w.write_compact_string(out, group.error_message)
         field = "group_id"
-        _w.write_compact_string(out, _w.non_null(group.group_id, "field group_id is null, which DescribedGroup version 0 does not allow (never nullable)"))
+        _w.write_compact_string(out, _w.non_null(group.group_id, "field group_id is null, which DescribedGroup versions 0-1 do not allow (never nullable)"))
         field = "group_state"
-        _w.write_compact_string(out, _w.non_null(group.group_state, "field group_state is null, which DescribedGroup version 0 does not allow (never nullable)"))
+        _w.write_compact_string(out, _w.non_null(group.group_state, "field group_state is null, which DescribedGroup versions 0-1 do not allow (never nullable)"))
         field = "group_epoch, assignment_epoch"
         out += _pack_DescribedGroup_group_epoch_assignment_epoch(group.group_epoch, group.assignment_epoch)
         field = "assignor_name"
-        _w.write_compact_string(out, _w.non_null(group.assignor_name, "field assignor_name is null, which DescribedGroup version 0 does not allow (never nullable)"))
-        field = "members[]"
-        members_items = _w.non_null(group.members, "field members is null, which DescribedGroup version 0 does not allow (never nullable)")
-        _w.write_count(out, len(members_items), True)
-        for members_item in members_items:
-            _write_Member_v0(members_item, out)
+        _w.write_compact_string(out, _w.non_null(group.assignor_name, "field assignor_name is null, which DescribedGroup versions 0-1 do not allow (never nullable)"))
+        field = "members"
+        _w.write_struct_array(out, _w.non_null(group.members, "field members is null, which DescribedGroup versions 0-1 do not allow (never nullable)"), True, _write_Member_v0_1, version)
         field = "authorized_operations"
         out += _pack_DescribedGroup_authorized_operations(group.authorized_operations)
         field = "(tagged fields)"
-        if group.unknown_tagged_fields:
-            _w.write_tagged(out, [], group.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], group.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- DescribedGroup, version 1 (flexible) ---
+# --- ConsumerGroupDescribeResponse, versions 0-1 (flexible) ---
 
-def _read_DescribedGroup_v1(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
-    group = blank_instance(DescribedGroup)
-    field = ""
-    index = 0
-    try:
-        field = "error_code"
-        (group.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
-        pos += 2
-        field = "error_message"
-        group.error_message, pos = _w.read_compact_string(buf, pos)
-        field = "group_id"
-        group.group_id, pos = _w.read_compact_string_nn(buf, pos)
-        field = "group_state"
-        group.group_state, pos = _w.read_compact_string_nn(buf, pos)
-        field = "group_epoch, assignment_epoch"
-        group.group_epoch, group.assignment_epoch = _unpack_DescribedGroup_group_epoch_assignment_epoch(buf, pos)
-        pos += 8
-        field = "assignor_name"
-        group.assignor_name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "members[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        members_n, pos = _w.read_count(buf, pos, True)
-        if members_n < 0:
-            raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            members_items: list[Member] = []
-            for index in range(members_n):
-                members_item, pos = _read_Member_v1(buf, pos)
-                members_items.append(members_item)
-            group.members = members_items
-        field = "authorized_operations"
-        (group.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
-        pos += 4
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            group.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            group.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return group, pos
-
-
-def _write_DescribedGroup_v1(group: DescribedGroup, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "error_code"
-        out += _pack_DescribedGroup_error_code(group.error_code)
-        field = "error_message"
-        _w.write_compact_string(out, group.error_message)
-        field = "group_id"
-        _w.write_compact_string(out, _w.non_null(group.group_id, "field group_id is null, which DescribedGroup version 1 does not allow (never nullable)"))
-        field = "group_state"
-        _w.write_compact_string(out, _w.non_null(group.group_state, "field group_state is null, which DescribedGroup version 1 does not allow (never nullable)"))
-        field = "group_epoch, assignment_epoch"
-        out += _pack_DescribedGroup_group_epoch_assignment_epoch(group.group_epoch, group.assignment_epoch)
-        field = "assignor_name"
-        _w.write_compact_string(out, _w.non_null(group.assignor_name, "field assignor_name is null, which DescribedGroup version 1 does not allow (never nullable)"))
-        field = "members[]"
-        members_items = _w.non_null(group.members, "field members is null, which DescribedGroup version 1 does not allow (never nullable)")
-        _w.write_count(out, len(members_items), True)
-        for members_item in members_items:
-            _write_Member_v1(members_item, out)
-        field = "authorized_operations"
-        out += _pack_DescribedGroup_authorized_operations(group.authorized_operations)
-        field = "(tagged fields)"
-        if group.unknown_tagged_fields:
-            _w.write_tagged(out, [], group.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- ConsumerGroupDescribeResponse, version 0 (flexible) ---
-
-def _read_ConsumerGroupDescribeResponse_v0(buf: bytes, pos: int) -> tuple[ConsumerGroupDescribeResponse, int]:
+def _read_ConsumerGroupDescribeResponse_v0_1(buf: bytes, pos: int, version: int) -> tuple[ConsumerGroupDescribeResponse, int]:
     response = blank_instance(ConsumerGroupDescribeResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_ConsumerGroupDescribeResponse_throttle_time_ms(buf, pos)
         pos += 4
-        field = "groups[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        groups_n, pos = _w.read_count(buf, pos, True)
-        if groups_n < 0:
-            raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            groups_items: list[DescribedGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_DescribedGroup_v0(buf, pos)
-                groups_items.append(groups_item)
-            response.groups = groups_items
+        field = "groups"
+        response.groups, pos = _w.read_struct_array(buf, pos, True, _read_DescribedGroup_v0_1, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_ConsumerGroupDescribeResponse_v0(response: ConsumerGroupDescribeResponse, out: bytearray) -> None:
-    field = ""
+def _write_ConsumerGroupDescribeResponse_v0_1(response: ConsumerGroupDescribeResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_ConsumerGroupDescribeResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "groups[]"
-        groups_items = _w.non_null(response.groups, "field groups is null, which ConsumerGroupDescribeResponse version 0 does not allow (never nullable)")
-        _w.write_count(out, len(groups_items), True)
-        for groups_item in groups_items:
-            _write_DescribedGroup_v0(groups_item, out)
+        field = "groups"
+        _w.write_struct_array(out, _w.non_null(response.groups, "field groups is null, which ConsumerGroupDescribeResponse versions 0-1 do not allow (never nullable)"), True, _write_DescribedGroup_v0_1, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- ConsumerGroupDescribeResponse, version 1 (flexible) ---
-
-def _read_ConsumerGroupDescribeResponse_v1(buf: bytes, pos: int) -> tuple[ConsumerGroupDescribeResponse, int]:
-    response = blank_instance(ConsumerGroupDescribeResponse)
-    field = ""
-    index = 0
-    try:
-        field = "throttle_time_ms"
-        (response.throttle_time_ms,) = _unpack_ConsumerGroupDescribeResponse_throttle_time_ms(buf, pos)
-        pos += 4
-        field = "groups[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        groups_n, pos = _w.read_count(buf, pos, True)
-        if groups_n < 0:
-            raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            groups_items: list[DescribedGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_DescribedGroup_v1(buf, pos)
-                groups_items.append(groups_item)
-            response.groups = groups_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_ConsumerGroupDescribeResponse_v1(response: ConsumerGroupDescribeResponse, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "throttle_time_ms"
-        out += _pack_ConsumerGroupDescribeResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "groups[]"
-        groups_items = _w.non_null(response.groups, "field groups is null, which ConsumerGroupDescribeResponse version 1 does not allow (never nullable)")
-        _w.write_count(out, len(groups_items), True)
-        for groups_item in groups_items:
-            _write_DescribedGroup_v1(groups_item, out)
-        field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -824,22 +498,22 @@ def _write_ConsumerGroupDescribeResponse_v1(response: ConsumerGroupDescribeRespo
 _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 
-TopicPartitions._READERS = (_read_TopicPartitions_v0_1, _read_TopicPartitions_v0_1)
-TopicPartitions._WRITERS = (_write_TopicPartitions_v0_1, _write_TopicPartitions_v0_1)
+TopicPartitions._READERS = _w.bind_versions((_read_TopicPartitions_v0_1, _read_TopicPartitions_v0_1))
+TopicPartitions._WRITERS = _w.bind_versions((_write_TopicPartitions_v0_1, _write_TopicPartitions_v0_1))
 TopicPartitions._LAZY_DEFAULTS = {"partitions": list}
 TopicPartitions.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partitions", json_name="partitions", type="[]int32", versions=_V0_PLUS, default=()),
 )
-Assignment._READERS = (_read_Assignment_v0_1, _read_Assignment_v0_1)
-Assignment._WRITERS = (_write_Assignment_v0_1, _write_Assignment_v0_1)
+Assignment._READERS = _w.bind_versions((_read_Assignment_v0_1, _read_Assignment_v0_1))
+Assignment._WRITERS = _w.bind_versions((_write_Assignment_v0_1, _write_Assignment_v0_1))
 Assignment._LAZY_DEFAULTS = {"topic_partitions": list}
 Assignment.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_partitions", json_name="topicPartitions", type="[]TopicPartitions", versions=_V0_PLUS, default=(), struct=TopicPartitions),
 )
-Member._READERS = (_read_Member_v0, _read_Member_v1)
-Member._WRITERS = (_write_Member_v0, _write_Member_v1)
+Member._READERS = _w.bind_versions((_read_Member_v0_1, _read_Member_v0_1))
+Member._WRITERS = _w.bind_versions((_write_Member_v0_1, _write_Member_v0_1))
 Member._LAZY_DEFAULTS = {"subscribed_topic_names": list, "assignment": Assignment, "target_assignment": Assignment}
 Member.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="member_id", json_name="memberId", type="string", versions=_V0_PLUS, default=''),
@@ -854,8 +528,8 @@ Member.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.Fi
     FieldInfo(attr="target_assignment", json_name="targetAssignment", type="Assignment", versions=_V0_PLUS, default=(), struct=Assignment),
     FieldInfo(attr="member_type", json_name="memberType", type="int8", versions=_V1_PLUS, ignorable=True, default=-1),
 )
-DescribedGroup._READERS = (_read_DescribedGroup_v0, _read_DescribedGroup_v1)
-DescribedGroup._WRITERS = (_write_DescribedGroup_v0, _write_DescribedGroup_v1)
+DescribedGroup._READERS = _w.bind_versions((_read_DescribedGroup_v0_1, _read_DescribedGroup_v0_1))
+DescribedGroup._WRITERS = _w.bind_versions((_write_DescribedGroup_v0_1, _write_DescribedGroup_v0_1))
 DescribedGroup._LAZY_DEFAULTS = {"members": list}
 DescribedGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
@@ -868,8 +542,8 @@ DescribedGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
     FieldInfo(attr="members", json_name="members", type="[]Member", versions=_V0_PLUS, default=(), struct=Member),
     FieldInfo(attr="authorized_operations", json_name="authorizedOperations", type="int32", versions=_V0_PLUS, default=-2147483648),
 )
-ConsumerGroupDescribeResponse._READERS = (_read_ConsumerGroupDescribeResponse_v0, _read_ConsumerGroupDescribeResponse_v1)
-ConsumerGroupDescribeResponse._WRITERS = (_write_ConsumerGroupDescribeResponse_v0, _write_ConsumerGroupDescribeResponse_v1)
+ConsumerGroupDescribeResponse._READERS = _w.bind_versions((_read_ConsumerGroupDescribeResponse_v0_1, _read_ConsumerGroupDescribeResponse_v0_1))
+ConsumerGroupDescribeResponse._WRITERS = _w.bind_versions((_write_ConsumerGroupDescribeResponse_v0_1, _write_ConsumerGroupDescribeResponse_v0_1))
 ConsumerGroupDescribeResponse._LAZY_DEFAULTS = {"groups": list}
 ConsumerGroupDescribeResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

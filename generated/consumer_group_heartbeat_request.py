@@ -2,10 +2,9 @@
 
 Request message, versions 0-1, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -31,10 +30,9 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class TopicPartitions(GeneratedStruct):
     """Partitions the member currently owns, or null when unchanged."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_id": 'Id of the topic the partitions in this entry belong to.',
         "partitions": "Indexes of the topic's partitions the member owns.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TopicPartitions"
@@ -61,7 +59,7 @@ class ConsumerGroupHeartbeatRequest(GeneratedStruct):
     """Kafka's ConsumerGroupHeartbeatRequest (request, apiKey 68), versions 0-1, flexible versions
     0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "group_id": 'Id of the consumer group.',
         "member_id": 'Id of the member, kept for its whole life; since KIP-1082 the consumer generates it (a uuid) before joining.',
         "member_epoch": 'Epoch the member last received; 0 to join, -1 to leave, -2 for a static member that leaves and will come back.',
@@ -72,7 +70,6 @@ class ConsumerGroupHeartbeatRequest(GeneratedStruct):
         "subscribed_topic_regex": 'Regular expression the member subscribes with, or null when unchanged (v1+).',
         "server_assignor": 'Name of the server-side assignor the member asks for, or null when none or unchanged.',
         "topic_partitions": 'Partitions the member currently owns, or null when unchanged.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ConsumerGroupHeartbeatRequest"
@@ -139,12 +136,10 @@ class ConsumerGroupHeartbeatRequest(GeneratedStruct):
 
 # --- TopicPartitions, versions 0-1 (flexible) ---
 
-def _read_TopicPartitions_v0_1(buf: bytes, pos: int) -> tuple[TopicPartitions, int]:
+def _read_TopicPartitions_v0_1(buf: bytes, pos: int, version: int) -> tuple[TopicPartitions, int]:
     partitions = blank_instance(TopicPartitions)
-    field = ""
-    index = 0
+    field = "topic_id"
     try:
-        field = "topic_id"
         partitions.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partitions"
         partitions_n, pos = _w.read_count(buf, pos, True)
@@ -153,43 +148,33 @@ def _read_TopicPartitions_v0_1(buf: bytes, pos: int) -> tuple[TopicPartitions, i
         else:
             partitions.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            partitions.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            partitions.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        partitions.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partitions, pos
 
 
-def _write_TopicPartitions_v0_1(partitions: TopicPartitions, out: bytearray) -> None:
-    field = ""
+def _write_TopicPartitions_v0_1(partitions: TopicPartitions, out: bytearray, version: int) -> None:
+    field = "topic_id"
     try:
-        field = "topic_id"
         out += _w.uuid_bytes(partitions.topic_id)
         field = "partitions"
         partitions_items = _w.non_null(partitions.partitions, "field partitions is null, which TopicPartitions versions 0-1 do not allow (never nullable)")
         _w.write_count(out, len(partitions_items), True)
         _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
-        if partitions.unknown_tagged_fields:
-            _w.write_tagged(out, [], partitions.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], partitions.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- ConsumerGroupHeartbeatRequest, version 0 (flexible) ---
+# --- ConsumerGroupHeartbeatRequest, versions 0-1 (flexible) ---
 
-def _read_ConsumerGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[ConsumerGroupHeartbeatRequest, int]:
+def _read_ConsumerGroupHeartbeatRequest_v0_1(buf: bytes, pos: int, version: int) -> tuple[ConsumerGroupHeartbeatRequest, int]:
     request = blank_instance(ConsumerGroupHeartbeatRequest)
     request.subscribed_topic_regex = None
-    field = ""
-    index = 0
+    field = "group_id"
     try:
-        field = "group_id"
         request.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "member_id"
         request.member_id, pos = _w.read_compact_string_nn(buf, pos)
@@ -204,53 +189,29 @@ def _read_ConsumerGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[Consum
         (request.rebalance_timeout_ms,) = _unpack_ConsumerGroupHeartbeatRequest_rebalance_timeout_ms(buf, pos)
         pos += 4
         field = "subscribed_topic_names"
-        index = -1  # no element yet: an error in the count names the array itself
-        subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
-        if subscribed_topic_names_n < 0:
-            request.subscribed_topic_names = None
-        elif subscribed_topic_names_n == 0:  # no element: no loop to set up
-            request.subscribed_topic_names = []
-        else:
-            subscribed_topic_names_items: list[str] = []
-            for index in range(subscribed_topic_names_n):
-                subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
-                subscribed_topic_names_items.append(subscribed_topic_names_item)
-            request.subscribed_topic_names = subscribed_topic_names_items
+        request.subscribed_topic_names, pos = _w.read_nullable_array(buf, pos, True, _w.read_compact_string_nn)
+        if version >= 1:
+            field = "subscribed_topic_regex"
+            request.subscribed_topic_regex, pos = _w.read_compact_string(buf, pos)
         field = "server_assignor"
         request.server_assignor, pos = _w.read_compact_string(buf, pos)
-        field = "topic_partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topic_partitions_n, pos = _w.read_count(buf, pos, True)
-        if topic_partitions_n < 0:
-            request.topic_partitions = None
-        elif topic_partitions_n == 0:  # no element: no loop to set up
-            request.topic_partitions = []
-        else:
-            topic_partitions_items: list[TopicPartitions] = []
-            for index in range(topic_partitions_n):
-                topic_partitions_item, pos = _read_TopicPartitions_v0_1(buf, pos)
-                topic_partitions_items.append(topic_partitions_item)
-            request.topic_partitions = topic_partitions_items
+        field = "topic_partitions"
+        request.topic_partitions, pos = _w.read_nullable_struct_array(buf, pos, True, _read_TopicPartitions_v0_1, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_ConsumerGroupHeartbeatRequest_v0(request: ConsumerGroupHeartbeatRequest, out: bytearray) -> None:
-    if request.subscribed_topic_regex is not None:
-        check_unsupported(request, "subscribed_topic_regex", "0")
-    field = ""
+def _write_ConsumerGroupHeartbeatRequest_v0_1(request: ConsumerGroupHeartbeatRequest, out: bytearray, version: int) -> None:
+    if version < 1 and request.subscribed_topic_regex is not None:
+        check_unsupported(request, "subscribed_topic_regex", str(version))
+    field = "group_id"
     try:
-        field = "group_id"
-        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which ConsumerGroupHeartbeatRequest version 0 does not allow (never nullable)"))
+        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which ConsumerGroupHeartbeatRequest versions 0-1 do not allow (never nullable)"))
         field = "member_id"
-        _w.write_compact_string(out, _w.non_null(request.member_id, "field member_id is null, which ConsumerGroupHeartbeatRequest version 0 does not allow (never nullable)"))
+        _w.write_compact_string(out, _w.non_null(request.member_id, "field member_id is null, which ConsumerGroupHeartbeatRequest versions 0-1 do not allow (never nullable)"))
         field = "member_epoch"
         out += _pack_ConsumerGroupHeartbeatRequest_member_epoch(request.member_epoch)
         field = "instance_id"
@@ -269,129 +230,15 @@ def _write_ConsumerGroupHeartbeatRequest_v0(request: ConsumerGroupHeartbeatReque
                 if subscribed_topic_names_item is None:
                     raise EncodeError("null element in array subscribed_topic_names")
                 _w.write_compact_string(out, subscribed_topic_names_item)
+        if version >= 1:
+            field = "subscribed_topic_regex"
+            _w.write_compact_string(out, request.subscribed_topic_regex)
         field = "server_assignor"
         _w.write_compact_string(out, request.server_assignor)
-        field = "topic_partitions[]"
-        topic_partitions_items = request.topic_partitions
-        if topic_partitions_items is None:
-            _w.write_count(out, None, True)
-        else:
-            _w.write_count(out, len(topic_partitions_items), True)
-            for topic_partitions_item in topic_partitions_items:
-                _write_TopicPartitions_v0_1(topic_partitions_item, out)
+        field = "topic_partitions"
+        _w.write_struct_array(out, request.topic_partitions, True, _write_TopicPartitions_v0_1, version)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- ConsumerGroupHeartbeatRequest, version 1 (flexible) ---
-
-def _read_ConsumerGroupHeartbeatRequest_v1(buf: bytes, pos: int) -> tuple[ConsumerGroupHeartbeatRequest, int]:
-    request = blank_instance(ConsumerGroupHeartbeatRequest)
-    field = ""
-    index = 0
-    try:
-        field = "group_id"
-        request.group_id, pos = _w.read_compact_string_nn(buf, pos)
-        field = "member_id"
-        request.member_id, pos = _w.read_compact_string_nn(buf, pos)
-        field = "member_epoch"
-        (request.member_epoch,) = _unpack_ConsumerGroupHeartbeatRequest_member_epoch(buf, pos)
-        pos += 4
-        field = "instance_id"
-        request.instance_id, pos = _w.read_compact_string(buf, pos)
-        field = "rack_id"
-        request.rack_id, pos = _w.read_compact_string(buf, pos)
-        field = "rebalance_timeout_ms"
-        (request.rebalance_timeout_ms,) = _unpack_ConsumerGroupHeartbeatRequest_rebalance_timeout_ms(buf, pos)
-        pos += 4
-        field = "subscribed_topic_names"
-        index = -1  # no element yet: an error in the count names the array itself
-        subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
-        if subscribed_topic_names_n < 0:
-            request.subscribed_topic_names = None
-        elif subscribed_topic_names_n == 0:  # no element: no loop to set up
-            request.subscribed_topic_names = []
-        else:
-            subscribed_topic_names_items: list[str] = []
-            for index in range(subscribed_topic_names_n):
-                subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
-                subscribed_topic_names_items.append(subscribed_topic_names_item)
-            request.subscribed_topic_names = subscribed_topic_names_items
-        field = "subscribed_topic_regex"
-        request.subscribed_topic_regex, pos = _w.read_compact_string(buf, pos)
-        field = "server_assignor"
-        request.server_assignor, pos = _w.read_compact_string(buf, pos)
-        field = "topic_partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topic_partitions_n, pos = _w.read_count(buf, pos, True)
-        if topic_partitions_n < 0:
-            request.topic_partitions = None
-        elif topic_partitions_n == 0:  # no element: no loop to set up
-            request.topic_partitions = []
-        else:
-            topic_partitions_items: list[TopicPartitions] = []
-            for index in range(topic_partitions_n):
-                topic_partitions_item, pos = _read_TopicPartitions_v0_1(buf, pos)
-                topic_partitions_items.append(topic_partitions_item)
-            request.topic_partitions = topic_partitions_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_ConsumerGroupHeartbeatRequest_v1(request: ConsumerGroupHeartbeatRequest, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "group_id"
-        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which ConsumerGroupHeartbeatRequest version 1 does not allow (never nullable)"))
-        field = "member_id"
-        _w.write_compact_string(out, _w.non_null(request.member_id, "field member_id is null, which ConsumerGroupHeartbeatRequest version 1 does not allow (never nullable)"))
-        field = "member_epoch"
-        out += _pack_ConsumerGroupHeartbeatRequest_member_epoch(request.member_epoch)
-        field = "instance_id"
-        _w.write_compact_string(out, request.instance_id)
-        field = "rack_id"
-        _w.write_compact_string(out, request.rack_id)
-        field = "rebalance_timeout_ms"
-        out += _pack_ConsumerGroupHeartbeatRequest_rebalance_timeout_ms(request.rebalance_timeout_ms)
-        field = "subscribed_topic_names"
-        subscribed_topic_names_items = request.subscribed_topic_names
-        if subscribed_topic_names_items is None:
-            _w.write_count(out, None, True)
-        else:
-            _w.write_count(out, len(subscribed_topic_names_items), True)
-            for subscribed_topic_names_item in subscribed_topic_names_items:
-                if subscribed_topic_names_item is None:
-                    raise EncodeError("null element in array subscribed_topic_names")
-                _w.write_compact_string(out, subscribed_topic_names_item)
-        field = "subscribed_topic_regex"
-        _w.write_compact_string(out, request.subscribed_topic_regex)
-        field = "server_assignor"
-        _w.write_compact_string(out, request.server_assignor)
-        field = "topic_partitions[]"
-        topic_partitions_items = request.topic_partitions
-        if topic_partitions_items is None:
-            _w.write_count(out, None, True)
-        else:
-            _w.write_count(out, len(topic_partitions_items), True)
-            for topic_partitions_item in topic_partitions_items:
-                _write_TopicPartitions_v0_1(topic_partitions_item, out)
-        field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -402,15 +249,15 @@ def _write_ConsumerGroupHeartbeatRequest_v1(request: ConsumerGroupHeartbeatReque
 _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 
-TopicPartitions._READERS = (_read_TopicPartitions_v0_1, _read_TopicPartitions_v0_1)
-TopicPartitions._WRITERS = (_write_TopicPartitions_v0_1, _write_TopicPartitions_v0_1)
+TopicPartitions._READERS = _w.bind_versions((_read_TopicPartitions_v0_1, _read_TopicPartitions_v0_1))
+TopicPartitions._WRITERS = _w.bind_versions((_write_TopicPartitions_v0_1, _write_TopicPartitions_v0_1))
 TopicPartitions._LAZY_DEFAULTS = {"partitions": list}
 TopicPartitions.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
     FieldInfo(attr="partitions", json_name="partitions", type="[]int32", versions=_V0_PLUS, default=()),
 )
-ConsumerGroupHeartbeatRequest._READERS = (_read_ConsumerGroupHeartbeatRequest_v0, _read_ConsumerGroupHeartbeatRequest_v1)
-ConsumerGroupHeartbeatRequest._WRITERS = (_write_ConsumerGroupHeartbeatRequest_v0, _write_ConsumerGroupHeartbeatRequest_v1)
+ConsumerGroupHeartbeatRequest._READERS = _w.bind_versions((_read_ConsumerGroupHeartbeatRequest_v0_1, _read_ConsumerGroupHeartbeatRequest_v0_1))
+ConsumerGroupHeartbeatRequest._WRITERS = _w.bind_versions((_write_ConsumerGroupHeartbeatRequest_v0_1, _write_ConsumerGroupHeartbeatRequest_v0_1))
 ConsumerGroupHeartbeatRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="member_id", json_name="memberId", type="string", versions=_V0_PLUS, default=''),

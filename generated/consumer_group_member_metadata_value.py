@@ -2,10 +2,9 @@
 
 Coordinator-value message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -28,10 +27,9 @@ _pack_ConsumerGroupMemberMetadataValue_rebalance_timeout_ms = struct.Struct(">i"
 class ClassicProtocol(GeneratedStruct):
     """Assignment protocols the classic member offered."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the protocol (for consumers, an assignor such as range).',
         "metadata": 'Opaque protocol metadata (a subscription).',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ClassicProtocol"
@@ -57,10 +55,9 @@ class ClassicProtocol(GeneratedStruct):
 class ClassicMemberMetadata(GeneratedStruct):
     """What a member using the classic protocol declared; null for a consumer-protocol member."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "session_timeout_ms": 'Session timeout the classic member asked for (ms).',
         "supported_protocols": 'Assignment protocols the classic member offered.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ClassicMemberMetadata"
@@ -96,7 +93,7 @@ class ConsumerGroupMemberMetadataValue(GeneratedStruct):
     """Kafka's ConsumerGroupMemberMetadataValue (coordinator-value, apiKey 5), versions 0, flexible
     versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "instance_id": 'Static membership id (group.instance.id) of the member, or null.',
         "rack_id": 'Rack of the member (client.rack), or null.',
         "client_id": 'Client id the member connected with.',
@@ -106,7 +103,6 @@ class ConsumerGroupMemberMetadataValue(GeneratedStruct):
         "rebalance_timeout_ms": 'Rebalance timeout of the member (ms), -1 when not given.',
         "server_assignor": 'Name of the server-side assignor the member asks for, or null.',
         "classic_member_metadata": 'What a member using the classic protocol declared; null for a consumer-protocol member.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ConsumerGroupMemberMetadataValue"
@@ -165,103 +161,67 @@ class ConsumerGroupMemberMetadataValue(GeneratedStruct):
 
 # --- ClassicProtocol, version 0 (flexible) ---
 
-def _read_ClassicProtocol_v0(buf: bytes, pos: int) -> tuple[ClassicProtocol, int]:
+def _read_ClassicProtocol_v0(buf: bytes, pos: int, version: int) -> tuple[ClassicProtocol, int]:
     protocol = blank_instance(ClassicProtocol)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         protocol.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "metadata"
         protocol.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            protocol.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            protocol.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        protocol.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return protocol, pos
 
 
-def _write_ClassicProtocol_v0(protocol: ClassicProtocol, out: bytearray) -> None:
-    field = ""
+def _write_ClassicProtocol_v0(protocol: ClassicProtocol, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(protocol.name, "field name is null, which ClassicProtocol version 0 does not allow (never nullable)"))
         field = "metadata"
         _w.write_compact_bytes(out, _w.non_null(protocol.metadata, "field metadata is null, which ClassicProtocol version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
-        if protocol.unknown_tagged_fields:
-            _w.write_tagged(out, [], protocol.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], protocol.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- ClassicMemberMetadata, version 0 (flexible) ---
 
-def _read_ClassicMemberMetadata_v0(buf: bytes, pos: int) -> tuple[ClassicMemberMetadata, int]:
+def _read_ClassicMemberMetadata_v0(buf: bytes, pos: int, version: int) -> tuple[ClassicMemberMetadata, int]:
     metadata = blank_instance(ClassicMemberMetadata)
-    field = ""
-    index = 0
+    field = "session_timeout_ms"
     try:
-        field = "session_timeout_ms"
         (metadata.session_timeout_ms,) = _unpack_ClassicMemberMetadata_session_timeout_ms(buf, pos)
         pos += 4
-        field = "supported_protocols[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        supported_protocols_n, pos = _w.read_count(buf, pos, True)
-        if supported_protocols_n < 0:
-            raise DecodeError("non-nullable field supported_protocols was null", offset=pos)
-        elif supported_protocols_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            supported_protocols_items: list[ClassicProtocol] = []
-            for index in range(supported_protocols_n):
-                supported_protocols_item, pos = _read_ClassicProtocol_v0(buf, pos)
-                supported_protocols_items.append(supported_protocols_item)
-            metadata.supported_protocols = supported_protocols_items
+        field = "supported_protocols"
+        metadata.supported_protocols, pos = _w.read_struct_array(buf, pos, True, _read_ClassicProtocol_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            metadata.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            metadata.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        metadata.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return metadata, pos
 
 
-def _write_ClassicMemberMetadata_v0(metadata: ClassicMemberMetadata, out: bytearray) -> None:
-    field = ""
+def _write_ClassicMemberMetadata_v0(metadata: ClassicMemberMetadata, out: bytearray, version: int) -> None:
+    field = "session_timeout_ms"
     try:
-        field = "session_timeout_ms"
         out += _pack_ClassicMemberMetadata_session_timeout_ms(metadata.session_timeout_ms)
-        field = "supported_protocols[]"
-        supported_protocols_items = _w.non_null(metadata.supported_protocols, "field supported_protocols is null, which ClassicMemberMetadata version 0 does not allow (never nullable)")
-        _w.write_count(out, len(supported_protocols_items), True)
-        for supported_protocols_item in supported_protocols_items:
-            _write_ClassicProtocol_v0(supported_protocols_item, out)
+        field = "supported_protocols"
+        _w.write_struct_array(out, _w.non_null(metadata.supported_protocols, "field supported_protocols is null, which ClassicMemberMetadata version 0 does not allow (never nullable)"), True, _write_ClassicProtocol_v0, version)
         field = "(tagged fields)"
-        if metadata.unknown_tagged_fields:
-            _w.write_tagged(out, [], metadata.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], metadata.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- ConsumerGroupMemberMetadataValue, version 0 (flexible) ---
 
-def _read_ConsumerGroupMemberMetadataValue_v0(buf: bytes, pos: int) -> tuple[ConsumerGroupMemberMetadataValue, int]:
+def _read_ConsumerGroupMemberMetadataValue_v0(buf: bytes, pos: int, version: int) -> tuple[ConsumerGroupMemberMetadataValue, int]:
     value = blank_instance(ConsumerGroupMemberMetadataValue)
-    field = ""
-    index = 0
+    field = "instance_id"
     try:
-        field = "instance_id"
         value.instance_id, pos = _w.read_compact_string(buf, pos)
         field = "rack_id"
         value.rack_id, pos = _w.read_compact_string(buf, pos)
@@ -270,18 +230,7 @@ def _read_ConsumerGroupMemberMetadataValue_v0(buf: bytes, pos: int) -> tuple[Con
         field = "client_host"
         value.client_host, pos = _w.read_compact_string_nn(buf, pos)
         field = "subscribed_topic_names"
-        index = -1  # no element yet: an error in the count names the array itself
-        subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
-        if subscribed_topic_names_n < 0:
-            raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
-        elif subscribed_topic_names_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            subscribed_topic_names_items: list[str] = []
-            for index in range(subscribed_topic_names_n):
-                subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
-                subscribed_topic_names_items.append(subscribed_topic_names_item)
-            value.subscribed_topic_names = subscribed_topic_names_items
+        value.subscribed_topic_names, pos = _w.read_array(buf, pos, True, _w.read_compact_string_nn)
         field = "subscribed_topic_regex"
         value.subscribed_topic_regex, pos = _w.read_compact_string(buf, pos)
         field = "rebalance_timeout_ms"
@@ -314,7 +263,7 @@ def _read_ConsumerGroupMemberMetadataValue_v0(buf: bytes, pos: int) -> tuple[Con
                         value.classic_member_metadata = None
                         pos += 1
                     else:
-                        value.classic_member_metadata, pos = _read_ClassicMemberMetadata_v0(buf, pos + 1)
+                        value.classic_member_metadata, pos = _read_ClassicMemberMetadata_v0(buf, pos + 1, version)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (classic_member_metadata) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -322,14 +271,13 @@ def _read_ConsumerGroupMemberMetadataValue_v0(buf: bytes, pos: int) -> tuple[Con
                     pos = end
             value.unknown_tagged_fields = tuple(unknown)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return value, pos
 
 
-def _write_ConsumerGroupMemberMetadataValue_v0(value: ConsumerGroupMemberMetadataValue, out: bytearray) -> None:
-    field = ""
+def _write_ConsumerGroupMemberMetadataValue_v0(value: ConsumerGroupMemberMetadataValue, out: bytearray, version: int) -> None:
+    field = "instance_id"
     try:
-        field = "instance_id"
         _w.write_compact_string(out, value.instance_id)
         field = "rack_id"
         _w.write_compact_string(out, value.rack_id)
@@ -359,7 +307,7 @@ def _write_ConsumerGroupMemberMetadataValue_v0(value: ConsumerGroupMemberMetadat
                 payload.append(0)  # the null marker
             else:
                 payload.append(1)
-                _write_ClassicMemberMetadata_v0(value.classic_member_metadata, payload)
+                _write_ClassicMemberMetadata_v0(value.classic_member_metadata, payload, version)
             tagged.append((0, payload))
         if tagged or value.unknown_tagged_fields:
             _w.write_tagged(out, tagged, value.unknown_tagged_fields)
@@ -374,21 +322,21 @@ def _write_ConsumerGroupMemberMetadataValue_v0(value: ConsumerGroupMemberMetadat
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-ClassicProtocol._READERS = (_read_ClassicProtocol_v0,)
-ClassicProtocol._WRITERS = (_write_ClassicProtocol_v0,)
+ClassicProtocol._READERS = _w.bind_versions((_read_ClassicProtocol_v0,))
+ClassicProtocol._WRITERS = _w.bind_versions((_write_ClassicProtocol_v0,))
 ClassicProtocol.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="metadata", json_name="metadata", type="bytes", versions=_V0_PLUS, default=b''),
 )
-ClassicMemberMetadata._READERS = (_read_ClassicMemberMetadata_v0,)
-ClassicMemberMetadata._WRITERS = (_write_ClassicMemberMetadata_v0,)
+ClassicMemberMetadata._READERS = _w.bind_versions((_read_ClassicMemberMetadata_v0,))
+ClassicMemberMetadata._WRITERS = _w.bind_versions((_write_ClassicMemberMetadata_v0,))
 ClassicMemberMetadata._LAZY_DEFAULTS = {"supported_protocols": list}
 ClassicMemberMetadata.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="session_timeout_ms", json_name="sessionTimeoutMs", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="supported_protocols", json_name="supportedProtocols", type="[]ClassicProtocol", versions=_V0_PLUS, default=(), struct=ClassicProtocol),
 )
-ConsumerGroupMemberMetadataValue._READERS = (_read_ConsumerGroupMemberMetadataValue_v0,)
-ConsumerGroupMemberMetadataValue._WRITERS = (_write_ConsumerGroupMemberMetadataValue_v0,)
+ConsumerGroupMemberMetadataValue._READERS = _w.bind_versions((_read_ConsumerGroupMemberMetadataValue_v0,))
+ConsumerGroupMemberMetadataValue._WRITERS = _w.bind_versions((_write_ConsumerGroupMemberMetadataValue_v0,))
 ConsumerGroupMemberMetadataValue._LAZY_DEFAULTS = {"subscribed_topic_names": list, "classic_member_metadata": ClassicMemberMetadata}
 ConsumerGroupMemberMetadataValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="instance_id", json_name="instanceId", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),

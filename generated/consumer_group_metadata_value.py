@@ -2,10 +2,9 @@
 
 Coordinator-value message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -31,11 +30,10 @@ class ConsumerGroupMetadataValue(GeneratedStruct):
     """Kafka's ConsumerGroupMetadataValue (coordinator-value, apiKey 3), versions 0, flexible
     versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "epoch": 'Epoch of the group, bumped whenever its members or subscriptions change.',
         "metadata_hash": 'Hash over the metadata of every topic the group subscribes to; a change asks for a rebalance.',
         "creation_time_ms": 'When the group was first created (ms), -1 when unknown.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ConsumerGroupMetadataValue"
@@ -71,14 +69,12 @@ class ConsumerGroupMetadataValue(GeneratedStruct):
 
 # --- ConsumerGroupMetadataValue, version 0 (flexible) ---
 
-def _read_ConsumerGroupMetadataValue_v0(buf: bytes, pos: int) -> tuple[ConsumerGroupMetadataValue, int]:
+def _read_ConsumerGroupMetadataValue_v0(buf: bytes, pos: int, version: int) -> tuple[ConsumerGroupMetadataValue, int]:
     value = blank_instance(ConsumerGroupMetadataValue)
     value.metadata_hash = 0
     value.creation_time_ms = -1
-    field = ""
-    index = 0
+    field = "epoch"
     try:
-        field = "epoch"
         (value.epoch,) = _unpack_ConsumerGroupMetadataValue_epoch(buf, pos)
         pos += 4
         field = "(tagged fields)"
@@ -117,14 +113,13 @@ def _read_ConsumerGroupMetadataValue_v0(buf: bytes, pos: int) -> tuple[ConsumerG
                     pos = end
             value.unknown_tagged_fields = tuple(unknown)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return value, pos
 
 
-def _write_ConsumerGroupMetadataValue_v0(value: ConsumerGroupMetadataValue, out: bytearray) -> None:
-    field = ""
+def _write_ConsumerGroupMetadataValue_v0(value: ConsumerGroupMetadataValue, out: bytearray, version: int) -> None:
+    field = "epoch"
     try:
-        field = "epoch"
         out += _pack_ConsumerGroupMetadataValue_epoch(value.epoch)
         field = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
@@ -151,8 +146,8 @@ def _write_ConsumerGroupMetadataValue_v0(value: ConsumerGroupMetadataValue, out:
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-ConsumerGroupMetadataValue._READERS = (_read_ConsumerGroupMetadataValue_v0,)
-ConsumerGroupMetadataValue._WRITERS = (_write_ConsumerGroupMetadataValue_v0,)
+ConsumerGroupMetadataValue._READERS = _w.bind_versions((_read_ConsumerGroupMetadataValue_v0,))
+ConsumerGroupMetadataValue._WRITERS = _w.bind_versions((_write_ConsumerGroupMetadataValue_v0,))
 ConsumerGroupMetadataValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="epoch", json_name="epoch", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="metadata_hash", json_name="metadataHash", type="int64", versions=_V0_PLUS, tagged=_V0_PLUS, tag=0, default=0),

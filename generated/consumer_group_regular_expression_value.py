@@ -2,10 +2,9 @@
 
 Coordinator-value message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -27,11 +26,10 @@ class ConsumerGroupRegularExpressionValue(GeneratedStruct):
     """Kafka's ConsumerGroupRegularExpressionValue (coordinator-value, apiKey 16), versions 0,
     flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topics": 'Topic names the expression resolved to.',
         "version": 'Metadata image version the resolution was made against.',
         "timestamp": 'When the expression was resolved (ms).',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ConsumerGroupRegularExpressionValue"
@@ -66,42 +64,24 @@ class ConsumerGroupRegularExpressionValue(GeneratedStruct):
 
 # --- ConsumerGroupRegularExpressionValue, version 0 (flexible) ---
 
-def _read_ConsumerGroupRegularExpressionValue_v0(buf: bytes, pos: int) -> tuple[ConsumerGroupRegularExpressionValue, int]:
+def _read_ConsumerGroupRegularExpressionValue_v0(buf: bytes, pos: int, version: int) -> tuple[ConsumerGroupRegularExpressionValue, int]:
     value = blank_instance(ConsumerGroupRegularExpressionValue)
-    field = ""
-    index = 0
+    field = "topics"
     try:
-        field = "topics"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[str] = []
-            for index in range(topics_n):
-                topics_item, pos = _w.read_compact_string_nn(buf, pos)
-                topics_items.append(topics_item)
-            value.topics = topics_items
+        value.topics, pos = _w.read_array(buf, pos, True, _w.read_compact_string_nn)
         field = "version, timestamp"
         value.version, value.timestamp = _unpack_ConsumerGroupRegularExpressionValue_version_timestamp(buf, pos)
         pos += 16
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            value.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            value.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        value.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return value, pos
 
 
-def _write_ConsumerGroupRegularExpressionValue_v0(value: ConsumerGroupRegularExpressionValue, out: bytearray) -> None:
-    field = ""
+def _write_ConsumerGroupRegularExpressionValue_v0(value: ConsumerGroupRegularExpressionValue, out: bytearray, version: int) -> None:
+    field = "topics"
     try:
-        field = "topics"
         topics_items = _w.non_null(value.topics, "field topics is null, which ConsumerGroupRegularExpressionValue version 0 does not allow (never nullable)")
         _w.write_count(out, len(topics_items), True)
         for topics_item in topics_items:
@@ -111,10 +91,7 @@ def _write_ConsumerGroupRegularExpressionValue_v0(value: ConsumerGroupRegularExp
         field = "version, timestamp"
         out += _pack_ConsumerGroupRegularExpressionValue_version_timestamp(value.version, value.timestamp)
         field = "(tagged fields)"
-        if value.unknown_tagged_fields:
-            _w.write_tagged(out, [], value.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], value.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -124,8 +101,8 @@ def _write_ConsumerGroupRegularExpressionValue_v0(value: ConsumerGroupRegularExp
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-ConsumerGroupRegularExpressionValue._READERS = (_read_ConsumerGroupRegularExpressionValue_v0,)
-ConsumerGroupRegularExpressionValue._WRITERS = (_write_ConsumerGroupRegularExpressionValue_v0,)
+ConsumerGroupRegularExpressionValue._READERS = _w.bind_versions((_read_ConsumerGroupRegularExpressionValue_v0,))
+ConsumerGroupRegularExpressionValue._WRITERS = _w.bind_versions((_write_ConsumerGroupRegularExpressionValue_v0,))
 ConsumerGroupRegularExpressionValue._LAZY_DEFAULTS = {"topics": list}
 ConsumerGroupRegularExpressionValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topics", json_name="topics", type="[]string", versions=_V0_PLUS, default=()),

@@ -2,10 +2,9 @@
 
 Coordinator-value message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -29,10 +28,9 @@ class ConsumerGroupTargetAssignmentMetadataValue(GeneratedStruct):
     """Kafka's ConsumerGroupTargetAssignmentMetadataValue (coordinator-value, apiKey 6), versions
     0, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "assignment_epoch": 'Group epoch the target assignment was computed for.',
         "assignment_timestamp": 'When computing the target assignment finished (ms), 0 when unknown.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ConsumerGroupTargetAssignmentMetadataValue"
@@ -63,13 +61,11 @@ class ConsumerGroupTargetAssignmentMetadataValue(GeneratedStruct):
 
 # --- ConsumerGroupTargetAssignmentMetadataValue, version 0 (flexible) ---
 
-def _read_ConsumerGroupTargetAssignmentMetadataValue_v0(buf: bytes, pos: int) -> tuple[ConsumerGroupTargetAssignmentMetadataValue, int]:
+def _read_ConsumerGroupTargetAssignmentMetadataValue_v0(buf: bytes, pos: int, version: int) -> tuple[ConsumerGroupTargetAssignmentMetadataValue, int]:
     value = blank_instance(ConsumerGroupTargetAssignmentMetadataValue)
     value.assignment_timestamp = 0
-    field = ""
-    index = 0
+    field = "assignment_epoch"
     try:
-        field = "assignment_epoch"
         (value.assignment_epoch,) = _unpack_ConsumerGroupTargetAssignmentMetadataValue_assignment_epoch(buf, pos)
         pos += 4
         field = "(tagged fields)"
@@ -102,14 +98,13 @@ def _read_ConsumerGroupTargetAssignmentMetadataValue_v0(buf: bytes, pos: int) ->
                     pos = end
             value.unknown_tagged_fields = tuple(unknown)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return value, pos
 
 
-def _write_ConsumerGroupTargetAssignmentMetadataValue_v0(value: ConsumerGroupTargetAssignmentMetadataValue, out: bytearray) -> None:
-    field = ""
+def _write_ConsumerGroupTargetAssignmentMetadataValue_v0(value: ConsumerGroupTargetAssignmentMetadataValue, out: bytearray, version: int) -> None:
+    field = "assignment_epoch"
     try:
-        field = "assignment_epoch"
         out += _pack_ConsumerGroupTargetAssignmentMetadataValue_assignment_epoch(value.assignment_epoch)
         field = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
@@ -131,8 +126,8 @@ def _write_ConsumerGroupTargetAssignmentMetadataValue_v0(value: ConsumerGroupTar
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-ConsumerGroupTargetAssignmentMetadataValue._READERS = (_read_ConsumerGroupTargetAssignmentMetadataValue_v0,)
-ConsumerGroupTargetAssignmentMetadataValue._WRITERS = (_write_ConsumerGroupTargetAssignmentMetadataValue_v0,)
+ConsumerGroupTargetAssignmentMetadataValue._READERS = _w.bind_versions((_read_ConsumerGroupTargetAssignmentMetadataValue_v0,))
+ConsumerGroupTargetAssignmentMetadataValue._WRITERS = _w.bind_versions((_write_ConsumerGroupTargetAssignmentMetadataValue_v0,))
 ConsumerGroupTargetAssignmentMetadataValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="assignment_epoch", json_name="assignmentEpoch", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="assignment_timestamp", json_name="assignmentTimestamp", type="int64", versions=_V0_PLUS, tagged=_V0_PLUS, tag=0, ignorable=True, default=0),

@@ -2,10 +2,9 @@
 
 Data message, versions 0-3, flexible versions none.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,10 +20,9 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 class TopicPartition(GeneratedStruct):
     """Partitions the member is to consume, grouped by topic."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic": 'Name of the topic the partitions in this entry belong to.',
         "partitions": "Indexes of the topic's partitions given to the member.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TopicPartition"
@@ -50,10 +48,9 @@ class TopicPartition(GeneratedStruct):
 class ConsumerProtocolAssignment(GeneratedStruct):
     """Kafka's ConsumerProtocolAssignment (data), versions 0-3, flexible versions none."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "assigned_partitions": 'Partitions the member is to consume, grouped by topic.',
         "user_data": 'Opaque bytes the assignor passes to the member (Kafka Streams puts its AssignmentInfo here); null when the assignor has none.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ConsumerProtocolAssignment"
@@ -85,12 +82,10 @@ class ConsumerProtocolAssignment(GeneratedStruct):
 
 # --- TopicPartition, versions 0-3 ---
 
-def _read_TopicPartition_v0_3(buf: bytes, pos: int) -> tuple[TopicPartition, int]:
+def _read_TopicPartition_v0_3(buf: bytes, pos: int, version: int) -> tuple[TopicPartition, int]:
     partition = blank_instance(TopicPartition)
-    field = ""
-    index = 0
+    field = "topic"
     try:
-        field = "topic"
         partition.topic, pos = _w.read_string_nn(buf, pos)
         field = "partitions"
         partitions_n, pos = _w.read_count(buf, pos, False)
@@ -100,16 +95,15 @@ def _read_TopicPartition_v0_3(buf: bytes, pos: int) -> tuple[TopicPartition, int
             partition.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         partition.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
-def _write_TopicPartition_v0_3(partition: TopicPartition, out: bytearray) -> None:
+def _write_TopicPartition_v0_3(partition: TopicPartition, out: bytearray, version: int) -> None:
     if partition.unknown_tagged_fields:
         raise UnsupportedVersionError("TopicPartition version 0-3 cannot carry tagged fields")
-    field = ""
+    field = "topic"
     try:
-        field = "topic"
         _w.write_string(out, _w.non_null(partition.topic, "field topic is null, which TopicPartition versions 0-3 do not allow (never nullable)"))
         field = "partitions"
         partitions_items = _w.non_null(partition.partitions, "field partitions is null, which TopicPartition versions 0-3 do not allow (never nullable)")
@@ -121,42 +115,25 @@ def _write_TopicPartition_v0_3(partition: TopicPartition, out: bytearray) -> Non
 
 # --- ConsumerProtocolAssignment, versions 0-3 ---
 
-def _read_ConsumerProtocolAssignment_v0_3(buf: bytes, pos: int) -> tuple[ConsumerProtocolAssignment, int]:
+def _read_ConsumerProtocolAssignment_v0_3(buf: bytes, pos: int, version: int) -> tuple[ConsumerProtocolAssignment, int]:
     assignment = blank_instance(ConsumerProtocolAssignment)
-    field = ""
-    index = 0
+    field = "assigned_partitions"
     try:
-        field = "assigned_partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        assigned_partitions_n, pos = _w.read_count(buf, pos, False)
-        if assigned_partitions_n < 0:
-            raise DecodeError("non-nullable field assigned_partitions was null", offset=pos)
-        elif assigned_partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            assigned_partitions_items: KeyedList[TopicPartition] = KeyedList()
-            for index in range(assigned_partitions_n):
-                assigned_partitions_item, pos = _read_TopicPartition_v0_3(buf, pos)
-                assigned_partitions_items.append(assigned_partitions_item)
-            assignment.assigned_partitions = assigned_partitions_items
+        assignment.assigned_partitions, pos = _w.read_struct_array(buf, pos, False, _read_TopicPartition_v0_3, version, KeyedList)
         field = "user_data"
         assignment.user_data, pos = _w.read_bytes(buf, pos)
         assignment.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return assignment, pos
 
 
-def _write_ConsumerProtocolAssignment_v0_3(assignment: ConsumerProtocolAssignment, out: bytearray) -> None:
+def _write_ConsumerProtocolAssignment_v0_3(assignment: ConsumerProtocolAssignment, out: bytearray, version: int) -> None:
     if assignment.unknown_tagged_fields:
         raise UnsupportedVersionError("ConsumerProtocolAssignment version 0-3 cannot carry tagged fields")
-    field = ""
+    field = "assigned_partitions"
     try:
-        field = "assigned_partitions[]"
-        assigned_partitions_items = _w.non_null(assignment.assigned_partitions, "field assigned_partitions is null, which ConsumerProtocolAssignment versions 0-3 do not allow (never nullable)")
-        _w.write_count(out, len(assigned_partitions_items), False)
-        for assigned_partitions_item in assigned_partitions_items:
-            _write_TopicPartition_v0_3(assigned_partitions_item, out)
+        _w.write_struct_array(out, _w.non_null(assignment.assigned_partitions, "field assigned_partitions is null, which ConsumerProtocolAssignment versions 0-3 do not allow (never nullable)"), False, _write_TopicPartition_v0_3, version)
         field = "user_data"
         _w.write_bytes(out, assignment.user_data)
     except _w.ENCODE_FAILURES as error:
@@ -168,16 +145,16 @@ def _write_ConsumerProtocolAssignment_v0_3(assignment: ConsumerProtocolAssignmen
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-TopicPartition._READERS = (_read_TopicPartition_v0_3, _read_TopicPartition_v0_3, _read_TopicPartition_v0_3, _read_TopicPartition_v0_3)
-TopicPartition._WRITERS = (_write_TopicPartition_v0_3, _write_TopicPartition_v0_3, _write_TopicPartition_v0_3, _write_TopicPartition_v0_3)
+TopicPartition._READERS = _w.bind_versions((_read_TopicPartition_v0_3, _read_TopicPartition_v0_3, _read_TopicPartition_v0_3, _read_TopicPartition_v0_3))
+TopicPartition._WRITERS = _w.bind_versions((_write_TopicPartition_v0_3, _write_TopicPartition_v0_3, _write_TopicPartition_v0_3, _write_TopicPartition_v0_3))
 TopicPartition._LAZY_DEFAULTS = {"partitions": list}
 TopicPartition._MAP_KEYS = ("topic",)
 TopicPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic", json_name="topic", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="partitions", json_name="partitions", type="[]int32", versions=_V0_PLUS, default=()),
 )
-ConsumerProtocolAssignment._READERS = (_read_ConsumerProtocolAssignment_v0_3, _read_ConsumerProtocolAssignment_v0_3, _read_ConsumerProtocolAssignment_v0_3, _read_ConsumerProtocolAssignment_v0_3)
-ConsumerProtocolAssignment._WRITERS = (_write_ConsumerProtocolAssignment_v0_3, _write_ConsumerProtocolAssignment_v0_3, _write_ConsumerProtocolAssignment_v0_3, _write_ConsumerProtocolAssignment_v0_3)
+ConsumerProtocolAssignment._READERS = _w.bind_versions((_read_ConsumerProtocolAssignment_v0_3, _read_ConsumerProtocolAssignment_v0_3, _read_ConsumerProtocolAssignment_v0_3, _read_ConsumerProtocolAssignment_v0_3))
+ConsumerProtocolAssignment._WRITERS = _w.bind_versions((_write_ConsumerProtocolAssignment_v0_3, _write_ConsumerProtocolAssignment_v0_3, _write_ConsumerProtocolAssignment_v0_3, _write_ConsumerProtocolAssignment_v0_3))
 ConsumerProtocolAssignment._LAZY_DEFAULTS = {"assigned_partitions": KeyedList}
 ConsumerProtocolAssignment.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="assigned_partitions", json_name="assignedPartitions", type="[]TopicPartition", versions=_V0_PLUS, default=(), struct=TopicPartition),

@@ -2,10 +2,9 @@
 
 Data message, versions 0-3, flexible versions none.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -26,10 +25,9 @@ _pack_ConsumerProtocolSubscription_generation_id = struct.Struct(">i").pack
 class TopicPartition(GeneratedStruct):
     """Partitions the member owns now, which a cooperative assignor tries to leave in place."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic": 'Name of the topic the partitions in this entry belong to.',
         "partitions": "Indexes of the topic's partitions the member owns.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TopicPartition"
@@ -55,13 +53,12 @@ class TopicPartition(GeneratedStruct):
 class ConsumerProtocolSubscription(GeneratedStruct):
     """Kafka's ConsumerProtocolSubscription (data), versions 0-3, flexible versions none."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topics": 'Names of the topics the member subscribes to.',
         "user_data": 'Opaque bytes for the assignor (Kafka Streams puts its SubscriptionInfo here); null when there are none.',
         "owned_partitions": 'Partitions the member owns now, which a cooperative assignor tries to leave in place.',
         "generation_id": 'Group generation in which the member last got OwnedPartitions; -1 when unknown.',
         "rack_id": 'Rack of the member (client.rack), used for rack-aware assignment; null when not set.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ConsumerProtocolSubscription"
@@ -105,12 +102,10 @@ class ConsumerProtocolSubscription(GeneratedStruct):
 
 # --- TopicPartition, versions 1-3 ---
 
-def _read_TopicPartition_v1_3(buf: bytes, pos: int) -> tuple[TopicPartition, int]:
+def _read_TopicPartition_v1_3(buf: bytes, pos: int, version: int) -> tuple[TopicPartition, int]:
     partition = blank_instance(TopicPartition)
-    field = ""
-    index = 0
+    field = "topic"
     try:
-        field = "topic"
         partition.topic, pos = _w.read_string_nn(buf, pos)
         field = "partitions"
         partitions_n, pos = _w.read_count(buf, pos, False)
@@ -120,16 +115,15 @@ def _read_TopicPartition_v1_3(buf: bytes, pos: int) -> tuple[TopicPartition, int
             partition.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         partition.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
-def _write_TopicPartition_v1_3(partition: TopicPartition, out: bytearray) -> None:
+def _write_TopicPartition_v1_3(partition: TopicPartition, out: bytearray, version: int) -> None:
     if partition.unknown_tagged_fields:
         raise UnsupportedVersionError("TopicPartition version 1-3 cannot carry tagged fields")
-    field = ""
+    field = "topic"
     try:
-        field = "topic"
         _w.write_string(out, _w.non_null(partition.topic, "field topic is null, which TopicPartition versions 1-3 do not allow (never nullable)"))
         field = "partitions"
         partitions_items = _w.non_null(partition.partitions, "field partitions is null, which TopicPartition versions 1-3 do not allow (never nullable)")
@@ -139,43 +133,39 @@ def _write_TopicPartition_v1_3(partition: TopicPartition, out: bytearray) -> Non
         raise _w.encode_failure(error, field) from None
 
 
-# --- ConsumerProtocolSubscription, version 0 ---
+# --- ConsumerProtocolSubscription, versions 0-3 ---
 
-def _read_ConsumerProtocolSubscription_v0(buf: bytes, pos: int) -> tuple[ConsumerProtocolSubscription, int]:
+def _read_ConsumerProtocolSubscription_v0_3(buf: bytes, pos: int, version: int) -> tuple[ConsumerProtocolSubscription, int]:
     subscription = blank_instance(ConsumerProtocolSubscription)
     subscription.generation_id = -1
     subscription.rack_id = None
-    field = ""
-    index = 0
+    field = "topics"
     try:
-        field = "topics"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, False)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[str] = []
-            for index in range(topics_n):
-                topics_item, pos = _w.read_string_nn(buf, pos)
-                topics_items.append(topics_item)
-            subscription.topics = topics_items
+        subscription.topics, pos = _w.read_array(buf, pos, False, _w.read_string_nn)
         field = "user_data"
         subscription.user_data, pos = _w.read_bytes(buf, pos)
+        if version >= 1:
+            field = "owned_partitions"
+            subscription.owned_partitions, pos = _w.read_struct_array(buf, pos, False, _read_TopicPartition_v1_3, version, KeyedList)
+        if version >= 2:
+            field = "generation_id"
+            (subscription.generation_id,) = _unpack_ConsumerProtocolSubscription_generation_id(buf, pos)
+            pos += 4
+        if version >= 3:
+            field = "rack_id"
+            subscription.rack_id, pos = _w.read_string(buf, pos)
         subscription.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return subscription, pos
 
 
-def _write_ConsumerProtocolSubscription_v0(subscription: ConsumerProtocolSubscription, out: bytearray) -> None:
+def _write_ConsumerProtocolSubscription_v0_3(subscription: ConsumerProtocolSubscription, out: bytearray, version: int) -> None:
     if subscription.unknown_tagged_fields:
-        raise UnsupportedVersionError("ConsumerProtocolSubscription version 0 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("ConsumerProtocolSubscription version 0-3 cannot carry tagged fields")
+    field = "topics"
     try:
-        field = "topics"
-        topics_items = _w.non_null(subscription.topics, "field topics is null, which ConsumerProtocolSubscription version 0 does not allow (never nullable)")
+        topics_items = _w.non_null(subscription.topics, "field topics is null, which ConsumerProtocolSubscription versions 0-3 do not allow (never nullable)")
         _w.write_count(out, len(topics_items), False)
         for topics_item in topics_items:
             if topics_item is None:
@@ -183,215 +173,15 @@ def _write_ConsumerProtocolSubscription_v0(subscription: ConsumerProtocolSubscri
             _w.write_string(out, topics_item)
         field = "user_data"
         _w.write_bytes(out, subscription.user_data)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- ConsumerProtocolSubscription, version 1 ---
-
-def _read_ConsumerProtocolSubscription_v1(buf: bytes, pos: int) -> tuple[ConsumerProtocolSubscription, int]:
-    subscription = blank_instance(ConsumerProtocolSubscription)
-    subscription.generation_id = -1
-    subscription.rack_id = None
-    field = ""
-    index = 0
-    try:
-        field = "topics"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, False)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[str] = []
-            for index in range(topics_n):
-                topics_item, pos = _w.read_string_nn(buf, pos)
-                topics_items.append(topics_item)
-            subscription.topics = topics_items
-        field = "user_data"
-        subscription.user_data, pos = _w.read_bytes(buf, pos)
-        field = "owned_partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        owned_partitions_n, pos = _w.read_count(buf, pos, False)
-        if owned_partitions_n < 0:
-            raise DecodeError("non-nullable field owned_partitions was null", offset=pos)
-        elif owned_partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            owned_partitions_items: KeyedList[TopicPartition] = KeyedList()
-            for index in range(owned_partitions_n):
-                owned_partitions_item, pos = _read_TopicPartition_v1_3(buf, pos)
-                owned_partitions_items.append(owned_partitions_item)
-            subscription.owned_partitions = owned_partitions_items
-        subscription.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return subscription, pos
-
-
-def _write_ConsumerProtocolSubscription_v1(subscription: ConsumerProtocolSubscription, out: bytearray) -> None:
-    if subscription.unknown_tagged_fields:
-        raise UnsupportedVersionError("ConsumerProtocolSubscription version 1 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "topics"
-        topics_items = _w.non_null(subscription.topics, "field topics is null, which ConsumerProtocolSubscription version 1 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), False)
-        for topics_item in topics_items:
-            if topics_item is None:
-                raise EncodeError("null element in array topics")
-            _w.write_string(out, topics_item)
-        field = "user_data"
-        _w.write_bytes(out, subscription.user_data)
-        field = "owned_partitions[]"
-        owned_partitions_items = _w.non_null(subscription.owned_partitions, "field owned_partitions is null, which ConsumerProtocolSubscription version 1 does not allow (never nullable)")
-        _w.write_count(out, len(owned_partitions_items), False)
-        for owned_partitions_item in owned_partitions_items:
-            _write_TopicPartition_v1_3(owned_partitions_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- ConsumerProtocolSubscription, version 2 ---
-
-def _read_ConsumerProtocolSubscription_v2(buf: bytes, pos: int) -> tuple[ConsumerProtocolSubscription, int]:
-    subscription = blank_instance(ConsumerProtocolSubscription)
-    subscription.rack_id = None
-    field = ""
-    index = 0
-    try:
-        field = "topics"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, False)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[str] = []
-            for index in range(topics_n):
-                topics_item, pos = _w.read_string_nn(buf, pos)
-                topics_items.append(topics_item)
-            subscription.topics = topics_items
-        field = "user_data"
-        subscription.user_data, pos = _w.read_bytes(buf, pos)
-        field = "owned_partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        owned_partitions_n, pos = _w.read_count(buf, pos, False)
-        if owned_partitions_n < 0:
-            raise DecodeError("non-nullable field owned_partitions was null", offset=pos)
-        elif owned_partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            owned_partitions_items: KeyedList[TopicPartition] = KeyedList()
-            for index in range(owned_partitions_n):
-                owned_partitions_item, pos = _read_TopicPartition_v1_3(buf, pos)
-                owned_partitions_items.append(owned_partitions_item)
-            subscription.owned_partitions = owned_partitions_items
-        field = "generation_id"
-        (subscription.generation_id,) = _unpack_ConsumerProtocolSubscription_generation_id(buf, pos)
-        pos += 4
-        subscription.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return subscription, pos
-
-
-def _write_ConsumerProtocolSubscription_v2(subscription: ConsumerProtocolSubscription, out: bytearray) -> None:
-    if subscription.unknown_tagged_fields:
-        raise UnsupportedVersionError("ConsumerProtocolSubscription version 2 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "topics"
-        topics_items = _w.non_null(subscription.topics, "field topics is null, which ConsumerProtocolSubscription version 2 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), False)
-        for topics_item in topics_items:
-            if topics_item is None:
-                raise EncodeError("null element in array topics")
-            _w.write_string(out, topics_item)
-        field = "user_data"
-        _w.write_bytes(out, subscription.user_data)
-        field = "owned_partitions[]"
-        owned_partitions_items = _w.non_null(subscription.owned_partitions, "field owned_partitions is null, which ConsumerProtocolSubscription version 2 does not allow (never nullable)")
-        _w.write_count(out, len(owned_partitions_items), False)
-        for owned_partitions_item in owned_partitions_items:
-            _write_TopicPartition_v1_3(owned_partitions_item, out)
-        field = "generation_id"
-        out += _pack_ConsumerProtocolSubscription_generation_id(subscription.generation_id)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- ConsumerProtocolSubscription, version 3 ---
-
-def _read_ConsumerProtocolSubscription_v3(buf: bytes, pos: int) -> tuple[ConsumerProtocolSubscription, int]:
-    subscription = blank_instance(ConsumerProtocolSubscription)
-    field = ""
-    index = 0
-    try:
-        field = "topics"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, False)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[str] = []
-            for index in range(topics_n):
-                topics_item, pos = _w.read_string_nn(buf, pos)
-                topics_items.append(topics_item)
-            subscription.topics = topics_items
-        field = "user_data"
-        subscription.user_data, pos = _w.read_bytes(buf, pos)
-        field = "owned_partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        owned_partitions_n, pos = _w.read_count(buf, pos, False)
-        if owned_partitions_n < 0:
-            raise DecodeError("non-nullable field owned_partitions was null", offset=pos)
-        elif owned_partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            owned_partitions_items: KeyedList[TopicPartition] = KeyedList()
-            for index in range(owned_partitions_n):
-                owned_partitions_item, pos = _read_TopicPartition_v1_3(buf, pos)
-                owned_partitions_items.append(owned_partitions_item)
-            subscription.owned_partitions = owned_partitions_items
-        field = "generation_id"
-        (subscription.generation_id,) = _unpack_ConsumerProtocolSubscription_generation_id(buf, pos)
-        pos += 4
-        field = "rack_id"
-        subscription.rack_id, pos = _w.read_string(buf, pos)
-        subscription.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return subscription, pos
-
-
-def _write_ConsumerProtocolSubscription_v3(subscription: ConsumerProtocolSubscription, out: bytearray) -> None:
-    if subscription.unknown_tagged_fields:
-        raise UnsupportedVersionError("ConsumerProtocolSubscription version 3 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "topics"
-        topics_items = _w.non_null(subscription.topics, "field topics is null, which ConsumerProtocolSubscription version 3 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), False)
-        for topics_item in topics_items:
-            if topics_item is None:
-                raise EncodeError("null element in array topics")
-            _w.write_string(out, topics_item)
-        field = "user_data"
-        _w.write_bytes(out, subscription.user_data)
-        field = "owned_partitions[]"
-        owned_partitions_items = _w.non_null(subscription.owned_partitions, "field owned_partitions is null, which ConsumerProtocolSubscription version 3 does not allow (never nullable)")
-        _w.write_count(out, len(owned_partitions_items), False)
-        for owned_partitions_item in owned_partitions_items:
-            _write_TopicPartition_v1_3(owned_partitions_item, out)
-        field = "generation_id"
-        out += _pack_ConsumerProtocolSubscription_generation_id(subscription.generation_id)
-        field = "rack_id"
-        _w.write_string(out, subscription.rack_id)
+        if version >= 1:
+            field = "owned_partitions"
+            _w.write_struct_array(out, _w.non_null(subscription.owned_partitions, "field owned_partitions is null, which ConsumerProtocolSubscription versions 0-3 do not allow (never nullable)"), False, _write_TopicPartition_v1_3, version)
+        if version >= 2:
+            field = "generation_id"
+            out += _pack_ConsumerProtocolSubscription_generation_id(subscription.generation_id)
+        if version >= 3:
+            field = "rack_id"
+            _w.write_string(out, subscription.rack_id)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -404,16 +194,16 @@ _V1_PLUS = (1, 32767)
 _V2_PLUS = (2, 32767)
 _V3_PLUS = (3, 32767)
 
-TopicPartition._READERS = (None, _read_TopicPartition_v1_3, _read_TopicPartition_v1_3, _read_TopicPartition_v1_3)
-TopicPartition._WRITERS = (None, _write_TopicPartition_v1_3, _write_TopicPartition_v1_3, _write_TopicPartition_v1_3)
+TopicPartition._READERS = _w.bind_versions((None, _read_TopicPartition_v1_3, _read_TopicPartition_v1_3, _read_TopicPartition_v1_3))
+TopicPartition._WRITERS = _w.bind_versions((None, _write_TopicPartition_v1_3, _write_TopicPartition_v1_3, _write_TopicPartition_v1_3))
 TopicPartition._LAZY_DEFAULTS = {"partitions": list}
 TopicPartition._MAP_KEYS = ("topic",)
 TopicPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic", json_name="topic", type="string", versions=_V1_PLUS, default='', map_key=True),
     FieldInfo(attr="partitions", json_name="partitions", type="[]int32", versions=_V1_PLUS, default=()),
 )
-ConsumerProtocolSubscription._READERS = (_read_ConsumerProtocolSubscription_v0, _read_ConsumerProtocolSubscription_v1, _read_ConsumerProtocolSubscription_v2, _read_ConsumerProtocolSubscription_v3)
-ConsumerProtocolSubscription._WRITERS = (_write_ConsumerProtocolSubscription_v0, _write_ConsumerProtocolSubscription_v1, _write_ConsumerProtocolSubscription_v2, _write_ConsumerProtocolSubscription_v3)
+ConsumerProtocolSubscription._READERS = _w.bind_versions((_read_ConsumerProtocolSubscription_v0_3, _read_ConsumerProtocolSubscription_v0_3, _read_ConsumerProtocolSubscription_v0_3, _read_ConsumerProtocolSubscription_v0_3))
+ConsumerProtocolSubscription._WRITERS = _w.bind_versions((_write_ConsumerProtocolSubscription_v0_3, _write_ConsumerProtocolSubscription_v0_3, _write_ConsumerProtocolSubscription_v0_3, _write_ConsumerProtocolSubscription_v0_3))
 ConsumerProtocolSubscription._LAZY_DEFAULTS = {"topics": list, "owned_partitions": KeyedList}
 ConsumerProtocolSubscription.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topics", json_name="topics", type="[]string", versions=_V0_PLUS, default=()),

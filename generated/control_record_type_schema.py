@@ -2,10 +2,9 @@
 
 Data message, versions 0, flexible versions none.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -26,9 +25,8 @@ _pack_ControlRecordTypeSchema_type = struct.Struct(">h").pack
 class ControlRecordTypeSchema(GeneratedStruct):
     """Kafka's ControlRecordTypeSchema (data), versions 0, flexible versions none."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "type": 'What the control record marks: 0 abort, 1 commit, 2 leader change, 3-6 snapshot header/footer and KRaft voter changes.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ControlRecordTypeSchema"
@@ -56,26 +54,23 @@ class ControlRecordTypeSchema(GeneratedStruct):
 
 # --- ControlRecordTypeSchema, version 0 ---
 
-def _read_ControlRecordTypeSchema_v0(buf: bytes, pos: int) -> tuple[ControlRecordTypeSchema, int]:
+def _read_ControlRecordTypeSchema_v0(buf: bytes, pos: int, version: int) -> tuple[ControlRecordTypeSchema, int]:
     schema = blank_instance(ControlRecordTypeSchema)
-    field = ""
-    index = 0
+    field = "type"
     try:
-        field = "type"
         (schema.type,) = _unpack_ControlRecordTypeSchema_type(buf, pos)
         pos += 2
         schema.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return schema, pos
 
 
-def _write_ControlRecordTypeSchema_v0(schema: ControlRecordTypeSchema, out: bytearray) -> None:
+def _write_ControlRecordTypeSchema_v0(schema: ControlRecordTypeSchema, out: bytearray, version: int) -> None:
     if schema.unknown_tagged_fields:
         raise UnsupportedVersionError("ControlRecordTypeSchema version 0 cannot carry tagged fields")
-    field = ""
+    field = "type"
     try:
-        field = "type"
         out += _pack_ControlRecordTypeSchema_type(schema.type)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -86,8 +81,8 @@ def _write_ControlRecordTypeSchema_v0(schema: ControlRecordTypeSchema, out: byte
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-ControlRecordTypeSchema._READERS = (_read_ControlRecordTypeSchema_v0,)
-ControlRecordTypeSchema._WRITERS = (_write_ControlRecordTypeSchema_v0,)
+ControlRecordTypeSchema._READERS = _w.bind_versions((_read_ControlRecordTypeSchema_v0,))
+ControlRecordTypeSchema._WRITERS = _w.bind_versions((_write_ControlRecordTypeSchema_v0,))
 ControlRecordTypeSchema.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="type", json_name="type", type="int16", versions=_V0_PLUS, default=0),
 )

@@ -2,10 +2,9 @@
 
 Request message, versions 0-3, flexible versions 3+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,6 +20,8 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_ControlledShutdownRequest_broker_id = struct.Struct(">i").unpack_from
 _pack_ControlledShutdownRequest_broker_id = struct.Struct(">i").pack
+_unpack_ControlledShutdownRequest_broker_epoch = struct.Struct(">q").unpack_from
+_pack_ControlledShutdownRequest_broker_epoch = struct.Struct(">q").pack
 _unpack_ControlledShutdownRequest_broker_id_broker_epoch = struct.Struct(">iq").unpack_from
 _pack_ControlledShutdownRequest_broker_id_broker_epoch = struct.Struct(">iq").pack
 
@@ -28,10 +29,9 @@ _pack_ControlledShutdownRequest_broker_id_broker_epoch = struct.Struct(">iq").pa
 class ControlledShutdownRequest(GeneratedStruct):
     """Kafka's ControlledShutdownRequest (request, apiKey 7), versions 0-3, flexible versions 3+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "broker_id": 'Id of the broker that asks to shut down.',
         "broker_epoch": 'Current epoch of that broker, or -1.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ControlledShutdownRequest"
@@ -61,92 +61,59 @@ class ControlledShutdownRequest(GeneratedStruct):
 
 
 
-# --- ControlledShutdownRequest, versions 0-1 ---
+# --- ControlledShutdownRequest, versions 0-2 ---
 
-def _read_ControlledShutdownRequest_v0_1(buf: bytes, pos: int) -> tuple[ControlledShutdownRequest, int]:
+def _read_ControlledShutdownRequest_v0_2(buf: bytes, pos: int, version: int) -> tuple[ControlledShutdownRequest, int]:
     request = blank_instance(ControlledShutdownRequest)
     request.broker_epoch = -1
-    field = ""
-    index = 0
+    field = "broker_id"
     try:
-        field = "broker_id"
         (request.broker_id,) = _unpack_ControlledShutdownRequest_broker_id(buf, pos)
         pos += 4
+        if version >= 2:
+            field = "broker_epoch"
+            (request.broker_epoch,) = _unpack_ControlledShutdownRequest_broker_epoch(buf, pos)
+            pos += 8
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_ControlledShutdownRequest_v0_1(request: ControlledShutdownRequest, out: bytearray) -> None:
+def _write_ControlledShutdownRequest_v0_2(request: ControlledShutdownRequest, out: bytearray, version: int) -> None:
     if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("ControlledShutdownRequest version 0-1 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("ControlledShutdownRequest version 0-2 cannot carry tagged fields")
+    field = "broker_id"
     try:
-        field = "broker_id"
         out += _pack_ControlledShutdownRequest_broker_id(request.broker_id)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- ControlledShutdownRequest, version 2 ---
-
-def _read_ControlledShutdownRequest_v2(buf: bytes, pos: int) -> tuple[ControlledShutdownRequest, int]:
-    request = blank_instance(ControlledShutdownRequest)
-    field = ""
-    index = 0
-    try:
-        field = "broker_id, broker_epoch"
-        request.broker_id, request.broker_epoch = _unpack_ControlledShutdownRequest_broker_id_broker_epoch(buf, pos)
-        pos += 12
-        request.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_ControlledShutdownRequest_v2(request: ControlledShutdownRequest, out: bytearray) -> None:
-    if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("ControlledShutdownRequest version 2 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "broker_id, broker_epoch"
-        out += _pack_ControlledShutdownRequest_broker_id_broker_epoch(request.broker_id, request.broker_epoch)
+        if version >= 2:
+            field = "broker_epoch"
+            out += _pack_ControlledShutdownRequest_broker_epoch(request.broker_epoch)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- ControlledShutdownRequest, version 3 (flexible) ---
 
-def _read_ControlledShutdownRequest_v3(buf: bytes, pos: int) -> tuple[ControlledShutdownRequest, int]:
+def _read_ControlledShutdownRequest_v3(buf: bytes, pos: int, version: int) -> tuple[ControlledShutdownRequest, int]:
     request = blank_instance(ControlledShutdownRequest)
-    field = ""
-    index = 0
+    field = "broker_id, broker_epoch"
     try:
-        field = "broker_id, broker_epoch"
         request.broker_id, request.broker_epoch = _unpack_ControlledShutdownRequest_broker_id_broker_epoch(buf, pos)
         pos += 12
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_ControlledShutdownRequest_v3(request: ControlledShutdownRequest, out: bytearray) -> None:
-    field = ""
+def _write_ControlledShutdownRequest_v3(request: ControlledShutdownRequest, out: bytearray, version: int) -> None:
+    field = "broker_id, broker_epoch"
     try:
-        field = "broker_id, broker_epoch"
         out += _pack_ControlledShutdownRequest_broker_id_broker_epoch(request.broker_id, request.broker_epoch)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -157,8 +124,8 @@ def _write_ControlledShutdownRequest_v3(request: ControlledShutdownRequest, out:
 _V0_PLUS = (0, 32767)
 _V2_PLUS = (2, 32767)
 
-ControlledShutdownRequest._READERS = (_read_ControlledShutdownRequest_v0_1, _read_ControlledShutdownRequest_v0_1, _read_ControlledShutdownRequest_v2, _read_ControlledShutdownRequest_v3)
-ControlledShutdownRequest._WRITERS = (_write_ControlledShutdownRequest_v0_1, _write_ControlledShutdownRequest_v0_1, _write_ControlledShutdownRequest_v2, _write_ControlledShutdownRequest_v3)
+ControlledShutdownRequest._READERS = _w.bind_versions((_read_ControlledShutdownRequest_v0_2, _read_ControlledShutdownRequest_v0_2, _read_ControlledShutdownRequest_v0_2, _read_ControlledShutdownRequest_v3))
+ControlledShutdownRequest._WRITERS = _w.bind_versions((_write_ControlledShutdownRequest_v0_2, _write_ControlledShutdownRequest_v0_2, _write_ControlledShutdownRequest_v0_2, _write_ControlledShutdownRequest_v3))
 ControlledShutdownRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="broker_id", json_name="brokerId", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="broker_epoch", json_name="brokerEpoch", type="int64", versions=_V2_PLUS, ignorable=True, default=-1),

@@ -2,10 +2,9 @@
 
 Response message, versions 0-3, flexible versions 3+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -28,10 +27,9 @@ _pack_ControlledShutdownResponse_error_code = struct.Struct(">h").pack
 class RemainingPartition(GeneratedStruct):
     """Partitions the broker still leads and must hand over before it can stop."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_name": 'Name of the topic the partition in this entry belongs to.',
         "partition_index": 'Index of the partition within its topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "RemainingPartition"
@@ -57,10 +55,9 @@ class RemainingPartition(GeneratedStruct):
 class ControlledShutdownResponse(GeneratedStruct):
     """Kafka's ControlledShutdownResponse (response, apiKey 7), versions 0-3, flexible versions 3+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "error_code": 'Outcome, 0 when the broker may stop; for example STALE_BROKER_EPOCH or BROKER_NOT_AVAILABLE.',
         "remaining_partitions": 'Partitions the broker still leads and must hand over before it can stop.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ControlledShutdownResponse"
@@ -92,28 +89,25 @@ class ControlledShutdownResponse(GeneratedStruct):
 
 # --- RemainingPartition, versions 0-2 ---
 
-def _read_RemainingPartition_v0_2(buf: bytes, pos: int) -> tuple[RemainingPartition, int]:
+def _read_RemainingPartition_v0_2(buf: bytes, pos: int, version: int) -> tuple[RemainingPartition, int]:
     partition = blank_instance(RemainingPartition)
-    field = ""
-    index = 0
+    field = "topic_name"
     try:
-        field = "topic_name"
         partition.topic_name, pos = _w.read_string_nn(buf, pos)
         field = "partition_index"
         (partition.partition_index,) = _unpack_RemainingPartition_partition_index(buf, pos)
         pos += 4
         partition.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
-def _write_RemainingPartition_v0_2(partition: RemainingPartition, out: bytearray) -> None:
+def _write_RemainingPartition_v0_2(partition: RemainingPartition, out: bytearray, version: int) -> None:
     if partition.unknown_tagged_fields:
         raise UnsupportedVersionError("RemainingPartition version 0-2 cannot carry tagged fields")
-    field = ""
+    field = "topic_name"
     try:
-        field = "topic_name"
         _w.write_string(out, _w.non_null(partition.topic_name, "field topic_name is null, which RemainingPartition versions 0-2 do not allow (never nullable)"))
         field = "partition_index"
         out += _pack_RemainingPartition_partition_index(partition.partition_index)
@@ -123,137 +117,86 @@ def _write_RemainingPartition_v0_2(partition: RemainingPartition, out: bytearray
 
 # --- RemainingPartition, version 3 (flexible) ---
 
-def _read_RemainingPartition_v3(buf: bytes, pos: int) -> tuple[RemainingPartition, int]:
+def _read_RemainingPartition_v3(buf: bytes, pos: int, version: int) -> tuple[RemainingPartition, int]:
     partition = blank_instance(RemainingPartition)
-    field = ""
-    index = 0
+    field = "topic_name"
     try:
-        field = "topic_name"
         partition.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_index"
         (partition.partition_index,) = _unpack_RemainingPartition_partition_index(buf, pos)
         pos += 4
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            partition.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            partition.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        partition.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
-def _write_RemainingPartition_v3(partition: RemainingPartition, out: bytearray) -> None:
-    field = ""
+def _write_RemainingPartition_v3(partition: RemainingPartition, out: bytearray, version: int) -> None:
+    field = "topic_name"
     try:
-        field = "topic_name"
         _w.write_compact_string(out, _w.non_null(partition.topic_name, "field topic_name is null, which RemainingPartition version 3 does not allow (never nullable)"))
         field = "partition_index"
         out += _pack_RemainingPartition_partition_index(partition.partition_index)
         field = "(tagged fields)"
-        if partition.unknown_tagged_fields:
-            _w.write_tagged(out, [], partition.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], partition.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- ControlledShutdownResponse, versions 0-2 ---
 
-def _read_ControlledShutdownResponse_v0_2(buf: bytes, pos: int) -> tuple[ControlledShutdownResponse, int]:
+def _read_ControlledShutdownResponse_v0_2(buf: bytes, pos: int, version: int) -> tuple[ControlledShutdownResponse, int]:
     response = blank_instance(ControlledShutdownResponse)
-    field = ""
-    index = 0
+    field = "error_code"
     try:
-        field = "error_code"
         (response.error_code,) = _unpack_ControlledShutdownResponse_error_code(buf, pos)
         pos += 2
-        field = "remaining_partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        remaining_partitions_n, pos = _w.read_count(buf, pos, False)
-        if remaining_partitions_n < 0:
-            raise DecodeError("non-nullable field remaining_partitions was null", offset=pos)
-        elif remaining_partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            remaining_partitions_items: KeyedList[RemainingPartition] = KeyedList()
-            for index in range(remaining_partitions_n):
-                remaining_partitions_item, pos = _read_RemainingPartition_v0_2(buf, pos)
-                remaining_partitions_items.append(remaining_partitions_item)
-            response.remaining_partitions = remaining_partitions_items
+        field = "remaining_partitions"
+        response.remaining_partitions, pos = _w.read_struct_array(buf, pos, False, _read_RemainingPartition_v0_2, version, KeyedList)
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_ControlledShutdownResponse_v0_2(response: ControlledShutdownResponse, out: bytearray) -> None:
+def _write_ControlledShutdownResponse_v0_2(response: ControlledShutdownResponse, out: bytearray, version: int) -> None:
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("ControlledShutdownResponse version 0-2 cannot carry tagged fields")
-    field = ""
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_ControlledShutdownResponse_error_code(response.error_code)
-        field = "remaining_partitions[]"
-        remaining_partitions_items = _w.non_null(response.remaining_partitions, "field remaining_partitions is null, which ControlledShutdownResponse versions 0-2 do not allow (never nullable)")
-        _w.write_count(out, len(remaining_partitions_items), False)
-        for remaining_partitions_item in remaining_partitions_items:
-            _write_RemainingPartition_v0_2(remaining_partitions_item, out)
+        field = "remaining_partitions"
+        _w.write_struct_array(out, _w.non_null(response.remaining_partitions, "field remaining_partitions is null, which ControlledShutdownResponse versions 0-2 do not allow (never nullable)"), False, _write_RemainingPartition_v0_2, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- ControlledShutdownResponse, version 3 (flexible) ---
 
-def _read_ControlledShutdownResponse_v3(buf: bytes, pos: int) -> tuple[ControlledShutdownResponse, int]:
+def _read_ControlledShutdownResponse_v3(buf: bytes, pos: int, version: int) -> tuple[ControlledShutdownResponse, int]:
     response = blank_instance(ControlledShutdownResponse)
-    field = ""
-    index = 0
+    field = "error_code"
     try:
-        field = "error_code"
         (response.error_code,) = _unpack_ControlledShutdownResponse_error_code(buf, pos)
         pos += 2
-        field = "remaining_partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        remaining_partitions_n, pos = _w.read_count(buf, pos, True)
-        if remaining_partitions_n < 0:
-            raise DecodeError("non-nullable field remaining_partitions was null", offset=pos)
-        elif remaining_partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            remaining_partitions_items: KeyedList[RemainingPartition] = KeyedList()
-            for index in range(remaining_partitions_n):
-                remaining_partitions_item, pos = _read_RemainingPartition_v3(buf, pos)
-                remaining_partitions_items.append(remaining_partitions_item)
-            response.remaining_partitions = remaining_partitions_items
+        field = "remaining_partitions"
+        response.remaining_partitions, pos = _w.read_struct_array(buf, pos, True, _read_RemainingPartition_v3, version, KeyedList)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_ControlledShutdownResponse_v3(response: ControlledShutdownResponse, out: bytearray) -> None:
-    field = ""
+def _write_ControlledShutdownResponse_v3(response: ControlledShutdownResponse, out: bytearray, version: int) -> None:
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_ControlledShutdownResponse_error_code(response.error_code)
-        field = "remaining_partitions[]"
-        remaining_partitions_items = _w.non_null(response.remaining_partitions, "field remaining_partitions is null, which ControlledShutdownResponse version 3 does not allow (never nullable)")
-        _w.write_count(out, len(remaining_partitions_items), True)
-        for remaining_partitions_item in remaining_partitions_items:
-            _write_RemainingPartition_v3(remaining_partitions_item, out)
+        field = "remaining_partitions"
+        _w.write_struct_array(out, _w.non_null(response.remaining_partitions, "field remaining_partitions is null, which ControlledShutdownResponse version 3 does not allow (never nullable)"), True, _write_RemainingPartition_v3, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -263,15 +206,15 @@ def _write_ControlledShutdownResponse_v3(response: ControlledShutdownResponse, o
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-RemainingPartition._READERS = (_read_RemainingPartition_v0_2, _read_RemainingPartition_v0_2, _read_RemainingPartition_v0_2, _read_RemainingPartition_v3)
-RemainingPartition._WRITERS = (_write_RemainingPartition_v0_2, _write_RemainingPartition_v0_2, _write_RemainingPartition_v0_2, _write_RemainingPartition_v3)
+RemainingPartition._READERS = _w.bind_versions((_read_RemainingPartition_v0_2, _read_RemainingPartition_v0_2, _read_RemainingPartition_v0_2, _read_RemainingPartition_v3))
+RemainingPartition._WRITERS = _w.bind_versions((_write_RemainingPartition_v0_2, _write_RemainingPartition_v0_2, _write_RemainingPartition_v0_2, _write_RemainingPartition_v3))
 RemainingPartition._MAP_KEYS = ("topic_name", "partition_index")
 RemainingPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0, map_key=True),
 )
-ControlledShutdownResponse._READERS = (_read_ControlledShutdownResponse_v0_2, _read_ControlledShutdownResponse_v0_2, _read_ControlledShutdownResponse_v0_2, _read_ControlledShutdownResponse_v3)
-ControlledShutdownResponse._WRITERS = (_write_ControlledShutdownResponse_v0_2, _write_ControlledShutdownResponse_v0_2, _write_ControlledShutdownResponse_v0_2, _write_ControlledShutdownResponse_v3)
+ControlledShutdownResponse._READERS = _w.bind_versions((_read_ControlledShutdownResponse_v0_2, _read_ControlledShutdownResponse_v0_2, _read_ControlledShutdownResponse_v0_2, _read_ControlledShutdownResponse_v3))
+ControlledShutdownResponse._WRITERS = _w.bind_versions((_write_ControlledShutdownResponse_v0_2, _write_ControlledShutdownResponse_v0_2, _write_ControlledShutdownResponse_v0_2, _write_ControlledShutdownResponse_v3))
 ControlledShutdownResponse._LAZY_DEFAULTS = {"remaining_partitions": KeyedList}
 ControlledShutdownResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

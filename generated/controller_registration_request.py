@@ -2,10 +2,9 @@
 
 Request message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -35,12 +34,11 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class Listener(GeneratedStruct):
     """Endpoints of the controller, one per listener name."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Listener name of the endpoint (for example CONTROLLER).',
         "host": 'Host name or IP address of the controller on that listener.',
         "port": 'TCP port of the listener.',
         "security_protocol": 'Security protocol of the listener: 0 PLAINTEXT, 1 SSL, 2 SASL_PLAINTEXT, 3 SASL_SSL.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "Listener"
@@ -74,11 +72,10 @@ class Listener(GeneratedStruct):
 class Feature(GeneratedStruct):
     """Feature ranges the controller supports."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Feature name, for example metadata.version.',
         "min_supported_version": 'Lowest level of the feature the controller can run at.',
         "max_supported_version": 'Highest level of the feature the controller can run at.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "Feature"
@@ -109,13 +106,12 @@ class ControllerRegistrationRequest(GeneratedStruct):
     """Kafka's ControllerRegistrationRequest (request, apiKey 70), versions 0, flexible versions
     0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "controller_id": 'Node id of the registering controller.',
         "incarnation_id": 'Random uuid the controller picks each time it starts, telling one run of the process from another.',
         "zk_migration_ready": "True when the controller's configuration for migrating from ZooKeeper is complete.",
         "listeners": 'Endpoints of the controller, one per listener name.',
         "features": 'Feature ranges the controller supports.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ControllerRegistrationRequest"
@@ -160,12 +156,10 @@ class ControllerRegistrationRequest(GeneratedStruct):
 
 # --- Listener, version 0 (flexible) ---
 
-def _read_Listener_v0(buf: bytes, pos: int) -> tuple[Listener, int]:
+def _read_Listener_v0(buf: bytes, pos: int, version: int) -> tuple[Listener, int]:
     listener = blank_instance(Listener)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         listener.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "host"
         listener.host, pos = _w.read_compact_string_nn(buf, pos)
@@ -173,81 +167,61 @@ def _read_Listener_v0(buf: bytes, pos: int) -> tuple[Listener, int]:
         listener.port, listener.security_protocol = _unpack_Listener_port_security_protocol(buf, pos)
         pos += 4
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            listener.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            listener.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        listener.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return listener, pos
 
 
-def _write_Listener_v0(listener: Listener, out: bytearray) -> None:
-    field = ""
+def _write_Listener_v0(listener: Listener, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(listener.name, "field name is null, which Listener version 0 does not allow (never nullable)"))
         field = "host"
         _w.write_compact_string(out, _w.non_null(listener.host, "field host is null, which Listener version 0 does not allow (never nullable)"))
         field = "port, security_protocol"
         out += _pack_Listener_port_security_protocol(listener.port, listener.security_protocol)
         field = "(tagged fields)"
-        if listener.unknown_tagged_fields:
-            _w.write_tagged(out, [], listener.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], listener.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- Feature, version 0 (flexible) ---
 
-def _read_Feature_v0(buf: bytes, pos: int) -> tuple[Feature, int]:
+def _read_Feature_v0(buf: bytes, pos: int, version: int) -> tuple[Feature, int]:
     feature = blank_instance(Feature)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         feature.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "min_supported_version, max_supported_version"
         feature.min_supported_version, feature.max_supported_version = _unpack_Feature_min_supported_version_max_supported_version(buf, pos)
         pos += 4
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            feature.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            feature.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        feature.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return feature, pos
 
 
-def _write_Feature_v0(feature: Feature, out: bytearray) -> None:
-    field = ""
+def _write_Feature_v0(feature: Feature, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(feature.name, "field name is null, which Feature version 0 does not allow (never nullable)"))
         field = "min_supported_version, max_supported_version"
         out += _pack_Feature_min_supported_version_max_supported_version(feature.min_supported_version, feature.max_supported_version)
         field = "(tagged fields)"
-        if feature.unknown_tagged_fields:
-            _w.write_tagged(out, [], feature.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], feature.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- ControllerRegistrationRequest, version 0 (flexible) ---
 
-def _read_ControllerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[ControllerRegistrationRequest, int]:
+def _read_ControllerRegistrationRequest_v0(buf: bytes, pos: int, version: int) -> tuple[ControllerRegistrationRequest, int]:
     request = blank_instance(ControllerRegistrationRequest)
-    field = ""
-    index = 0
+    field = "controller_id"
     try:
-        field = "controller_id"
         (request.controller_id,) = _unpack_ControllerRegistrationRequest_controller_id(buf, pos)
         pos += 4
         field = "incarnation_id"
@@ -255,67 +229,31 @@ def _read_ControllerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[Contro
         field = "zk_migration_ready"
         (request.zk_migration_ready,) = _unpack_ControllerRegistrationRequest_zk_migration_ready(buf, pos)
         pos += 1
-        field = "listeners[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        listeners_n, pos = _w.read_count(buf, pos, True)
-        if listeners_n < 0:
-            raise DecodeError("non-nullable field listeners was null", offset=pos)
-        elif listeners_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            listeners_items: KeyedList[Listener] = KeyedList()
-            for index in range(listeners_n):
-                listeners_item, pos = _read_Listener_v0(buf, pos)
-                listeners_items.append(listeners_item)
-            request.listeners = listeners_items
-        field = "features[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        features_n, pos = _w.read_count(buf, pos, True)
-        if features_n < 0:
-            raise DecodeError("non-nullable field features was null", offset=pos)
-        elif features_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            features_items: KeyedList[Feature] = KeyedList()
-            for index in range(features_n):
-                features_item, pos = _read_Feature_v0(buf, pos)
-                features_items.append(features_item)
-            request.features = features_items
+        field = "listeners"
+        request.listeners, pos = _w.read_struct_array(buf, pos, True, _read_Listener_v0, version, KeyedList)
+        field = "features"
+        request.features, pos = _w.read_struct_array(buf, pos, True, _read_Feature_v0, version, KeyedList)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_ControllerRegistrationRequest_v0(request: ControllerRegistrationRequest, out: bytearray) -> None:
-    field = ""
+def _write_ControllerRegistrationRequest_v0(request: ControllerRegistrationRequest, out: bytearray, version: int) -> None:
+    field = "controller_id"
     try:
-        field = "controller_id"
         out += _pack_ControllerRegistrationRequest_controller_id(request.controller_id)
         field = "incarnation_id"
         out += _w.uuid_bytes(request.incarnation_id)
         field = "zk_migration_ready"
         out += _pack_ControllerRegistrationRequest_zk_migration_ready(request.zk_migration_ready)
-        field = "listeners[]"
-        listeners_items = _w.non_null(request.listeners, "field listeners is null, which ControllerRegistrationRequest version 0 does not allow (never nullable)")
-        _w.write_count(out, len(listeners_items), True)
-        for listeners_item in listeners_items:
-            _write_Listener_v0(listeners_item, out)
-        field = "features[]"
-        features_items = _w.non_null(request.features, "field features is null, which ControllerRegistrationRequest version 0 does not allow (never nullable)")
-        _w.write_count(out, len(features_items), True)
-        for features_item in features_items:
-            _write_Feature_v0(features_item, out)
+        field = "listeners"
+        _w.write_struct_array(out, _w.non_null(request.listeners, "field listeners is null, which ControllerRegistrationRequest version 0 does not allow (never nullable)"), True, _write_Listener_v0, version)
+        field = "features"
+        _w.write_struct_array(out, _w.non_null(request.features, "field features is null, which ControllerRegistrationRequest version 0 does not allow (never nullable)"), True, _write_Feature_v0, version)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -325,8 +263,8 @@ def _write_ControllerRegistrationRequest_v0(request: ControllerRegistrationReque
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-Listener._READERS = (_read_Listener_v0,)
-Listener._WRITERS = (_write_Listener_v0,)
+Listener._READERS = _w.bind_versions((_read_Listener_v0,))
+Listener._WRITERS = _w.bind_versions((_write_Listener_v0,))
 Listener._MAP_KEYS = ("name",)
 Listener.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
@@ -334,16 +272,16 @@ Listener.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.
     FieldInfo(attr="port", json_name="port", type="uint16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="security_protocol", json_name="securityProtocol", type="int16", versions=_V0_PLUS, default=0),
 )
-Feature._READERS = (_read_Feature_v0,)
-Feature._WRITERS = (_write_Feature_v0,)
+Feature._READERS = _w.bind_versions((_read_Feature_v0,))
+Feature._WRITERS = _w.bind_versions((_write_Feature_v0,))
 Feature._MAP_KEYS = ("name",)
 Feature.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="min_supported_version", json_name="minSupportedVersion", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="max_supported_version", json_name="maxSupportedVersion", type="int16", versions=_V0_PLUS, default=0),
 )
-ControllerRegistrationRequest._READERS = (_read_ControllerRegistrationRequest_v0,)
-ControllerRegistrationRequest._WRITERS = (_write_ControllerRegistrationRequest_v0,)
+ControllerRegistrationRequest._READERS = _w.bind_versions((_read_ControllerRegistrationRequest_v0,))
+ControllerRegistrationRequest._WRITERS = _w.bind_versions((_write_ControllerRegistrationRequest_v0,))
 ControllerRegistrationRequest._LAZY_DEFAULTS = {"listeners": KeyedList, "features": KeyedList}
 ControllerRegistrationRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="controller_id", json_name="controllerId", type="int32", versions=_V0_PLUS, default=0),

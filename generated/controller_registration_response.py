@@ -2,10 +2,9 @@
 
 Response message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -27,11 +26,10 @@ class ControllerRegistrationResponse(GeneratedStruct):
     """Kafka's ControllerRegistrationResponse (response, apiKey 70), versions 0, flexible versions
     0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "error_code": 'Outcome, 0 on success; for example NOT_CONTROLLER or UNSUPPORTED_VERSION when a feature range does not fit.',
         "error_message": 'Error text for people, or null when there is none.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ControllerRegistrationResponse"
@@ -67,39 +65,29 @@ class ControllerRegistrationResponse(GeneratedStruct):
 
 # --- ControllerRegistrationResponse, version 0 (flexible) ---
 
-def _read_ControllerRegistrationResponse_v0(buf: bytes, pos: int) -> tuple[ControllerRegistrationResponse, int]:
+def _read_ControllerRegistrationResponse_v0(buf: bytes, pos: int, version: int) -> tuple[ControllerRegistrationResponse, int]:
     response = blank_instance(ControllerRegistrationResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_ControllerRegistrationResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
         response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_ControllerRegistrationResponse_v0(response: ControllerRegistrationResponse, out: bytearray) -> None:
-    field = ""
+def _write_ControllerRegistrationResponse_v0(response: ControllerRegistrationResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         out += _pack_ControllerRegistrationResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -109,8 +97,8 @@ def _write_ControllerRegistrationResponse_v0(response: ControllerRegistrationRes
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-ControllerRegistrationResponse._READERS = (_read_ControllerRegistrationResponse_v0,)
-ControllerRegistrationResponse._WRITERS = (_write_ControllerRegistrationResponse_v0,)
+ControllerRegistrationResponse._READERS = _w.bind_versions((_read_ControllerRegistrationResponse_v0,))
+ControllerRegistrationResponse._WRITERS = _w.bind_versions((_write_ControllerRegistrationResponse_v0,))
 ControllerRegistrationResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

@@ -2,10 +2,9 @@
 
 Request message, versions 0-3, flexible versions 2+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,16 +20,16 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_AclCreation_resource_type = struct.Struct(">b").unpack_from
 _pack_AclCreation_resource_type = struct.Struct(">b").pack
-_unpack_AclCreation_operation_permission_type = struct.Struct(">bb").unpack_from
-_pack_AclCreation_operation_permission_type = struct.Struct(">bb").pack
 _unpack_AclCreation_resource_pattern_type = struct.Struct(">b").unpack_from
 _pack_AclCreation_resource_pattern_type = struct.Struct(">b").pack
+_unpack_AclCreation_operation_permission_type = struct.Struct(">bb").unpack_from
+_pack_AclCreation_operation_permission_type = struct.Struct(">bb").pack
 
 
 class AclCreation(GeneratedStruct):
     """ACL bindings to create, one entry each."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "resource_type": 'Kind of resource protected, as an AclResourceType code (2 topic, 3 group, 4 cluster, 5 transactional id, 6 delegation token, 7 user).',
         "resource_name": 'Name of the protected resource, or the name prefix for a prefixed pattern; "*" for every resource of the type.',
         "resource_pattern_type": 'How ResourceName is matched: 3 literal (the default), 4 prefixed.',
@@ -38,7 +37,6 @@ class AclCreation(GeneratedStruct):
         "host": 'Client host the binding applies to; "*" for any host.',
         "operation": 'Operation allowed or denied, as an AclOperation code (for example 3 read, 4 write).',
         "permission_type": '3 to allow the operation, 2 to deny it (AclPermissionType).',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AclCreation"
@@ -86,9 +84,8 @@ class AclCreation(GeneratedStruct):
 class CreateAclsRequest(GeneratedStruct):
     """Kafka's CreateAclsRequest (request, apiKey 30), versions 0-3, flexible versions 2+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "creations": 'ACL bindings to create, one entry each.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "CreateAclsRequest"
@@ -114,19 +111,21 @@ class CreateAclsRequest(GeneratedStruct):
 
 
 
-# --- AclCreation, version 0 ---
+# --- AclCreation, versions 0-1 ---
 
-def _read_AclCreation_v0(buf: bytes, pos: int) -> tuple[AclCreation, int]:
+def _read_AclCreation_v0_1(buf: bytes, pos: int, version: int) -> tuple[AclCreation, int]:
     creation = blank_instance(AclCreation)
     creation.resource_pattern_type = 3
-    field = ""
-    index = 0
+    field = "resource_type"
     try:
-        field = "resource_type"
         (creation.resource_type,) = _unpack_AclCreation_resource_type(buf, pos)
         pos += 1
         field = "resource_name"
         creation.resource_name, pos = _w.read_string_nn(buf, pos)
+        if version >= 1:
+            field = "resource_pattern_type"
+            (creation.resource_pattern_type,) = _unpack_AclCreation_resource_pattern_type(buf, pos)
+            pos += 1
         field = "principal"
         creation.principal, pos = _w.read_string_nn(buf, pos)
         field = "host"
@@ -136,74 +135,27 @@ def _read_AclCreation_v0(buf: bytes, pos: int) -> tuple[AclCreation, int]:
         pos += 2
         creation.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return creation, pos
 
 
-def _write_AclCreation_v0(creation: AclCreation, out: bytearray) -> None:
-    if creation.resource_pattern_type != 3:
-        check_unsupported(creation, "resource_pattern_type", "0")
+def _write_AclCreation_v0_1(creation: AclCreation, out: bytearray, version: int) -> None:
+    if version < 1 and creation.resource_pattern_type != 3:
+        check_unsupported(creation, "resource_pattern_type", str(version))
     if creation.unknown_tagged_fields:
-        raise UnsupportedVersionError("AclCreation version 0 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("AclCreation version 0-1 cannot carry tagged fields")
+    field = "resource_type"
     try:
-        field = "resource_type"
         out += _pack_AclCreation_resource_type(creation.resource_type)
         field = "resource_name"
-        _w.write_string(out, _w.non_null(creation.resource_name, "field resource_name is null, which AclCreation version 0 does not allow (never nullable)"))
+        _w.write_string(out, _w.non_null(creation.resource_name, "field resource_name is null, which AclCreation versions 0-1 do not allow (never nullable)"))
+        if version >= 1:
+            field = "resource_pattern_type"
+            out += _pack_AclCreation_resource_pattern_type(creation.resource_pattern_type)
         field = "principal"
-        _w.write_string(out, _w.non_null(creation.principal, "field principal is null, which AclCreation version 0 does not allow (never nullable)"))
+        _w.write_string(out, _w.non_null(creation.principal, "field principal is null, which AclCreation versions 0-1 do not allow (never nullable)"))
         field = "host"
-        _w.write_string(out, _w.non_null(creation.host, "field host is null, which AclCreation version 0 does not allow (never nullable)"))
-        field = "operation, permission_type"
-        out += _pack_AclCreation_operation_permission_type(creation.operation, creation.permission_type)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- AclCreation, version 1 ---
-
-def _read_AclCreation_v1(buf: bytes, pos: int) -> tuple[AclCreation, int]:
-    creation = blank_instance(AclCreation)
-    field = ""
-    index = 0
-    try:
-        field = "resource_type"
-        (creation.resource_type,) = _unpack_AclCreation_resource_type(buf, pos)
-        pos += 1
-        field = "resource_name"
-        creation.resource_name, pos = _w.read_string_nn(buf, pos)
-        field = "resource_pattern_type"
-        (creation.resource_pattern_type,) = _unpack_AclCreation_resource_pattern_type(buf, pos)
-        pos += 1
-        field = "principal"
-        creation.principal, pos = _w.read_string_nn(buf, pos)
-        field = "host"
-        creation.host, pos = _w.read_string_nn(buf, pos)
-        field = "operation, permission_type"
-        creation.operation, creation.permission_type = _unpack_AclCreation_operation_permission_type(buf, pos)
-        pos += 2
-        creation.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return creation, pos
-
-
-def _write_AclCreation_v1(creation: AclCreation, out: bytearray) -> None:
-    if creation.unknown_tagged_fields:
-        raise UnsupportedVersionError("AclCreation version 1 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "resource_type"
-        out += _pack_AclCreation_resource_type(creation.resource_type)
-        field = "resource_name"
-        _w.write_string(out, _w.non_null(creation.resource_name, "field resource_name is null, which AclCreation version 1 does not allow (never nullable)"))
-        field = "resource_pattern_type"
-        out += _pack_AclCreation_resource_pattern_type(creation.resource_pattern_type)
-        field = "principal"
-        _w.write_string(out, _w.non_null(creation.principal, "field principal is null, which AclCreation version 1 does not allow (never nullable)"))
-        field = "host"
-        _w.write_string(out, _w.non_null(creation.host, "field host is null, which AclCreation version 1 does not allow (never nullable)"))
+        _w.write_string(out, _w.non_null(creation.host, "field host is null, which AclCreation versions 0-1 do not allow (never nullable)"))
         field = "operation, permission_type"
         out += _pack_AclCreation_operation_permission_type(creation.operation, creation.permission_type)
     except _w.ENCODE_FAILURES as error:
@@ -212,12 +164,10 @@ def _write_AclCreation_v1(creation: AclCreation, out: bytearray) -> None:
 
 # --- AclCreation, versions 2-3 (flexible) ---
 
-def _read_AclCreation_v2_3(buf: bytes, pos: int) -> tuple[AclCreation, int]:
+def _read_AclCreation_v2_3(buf: bytes, pos: int, version: int) -> tuple[AclCreation, int]:
     creation = blank_instance(AclCreation)
-    field = ""
-    index = 0
+    field = "resource_type"
     try:
-        field = "resource_type"
         (creation.resource_type,) = _unpack_AclCreation_resource_type(buf, pos)
         pos += 1
         field = "resource_name"
@@ -233,20 +183,15 @@ def _read_AclCreation_v2_3(buf: bytes, pos: int) -> tuple[AclCreation, int]:
         creation.operation, creation.permission_type = _unpack_AclCreation_operation_permission_type(buf, pos)
         pos += 2
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            creation.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            creation.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        creation.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return creation, pos
 
 
-def _write_AclCreation_v2_3(creation: AclCreation, out: bytearray) -> None:
-    field = ""
+def _write_AclCreation_v2_3(creation: AclCreation, out: bytearray, version: int) -> None:
+    field = "resource_type"
     try:
-        field = "resource_type"
         out += _pack_AclCreation_resource_type(creation.resource_type)
         field = "resource_name"
         _w.write_compact_string(out, _w.non_null(creation.resource_name, "field resource_name is null, which AclCreation versions 2-3 do not allow (never nullable)"))
@@ -259,138 +204,54 @@ def _write_AclCreation_v2_3(creation: AclCreation, out: bytearray) -> None:
         field = "operation, permission_type"
         out += _pack_AclCreation_operation_permission_type(creation.operation, creation.permission_type)
         field = "(tagged fields)"
-        if creation.unknown_tagged_fields:
-            _w.write_tagged(out, [], creation.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], creation.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- CreateAclsRequest, version 0 ---
+# --- CreateAclsRequest, versions 0-1 ---
 
-def _read_CreateAclsRequest_v0(buf: bytes, pos: int) -> tuple[CreateAclsRequest, int]:
+def _read_CreateAclsRequest_v0_1(buf: bytes, pos: int, version: int) -> tuple[CreateAclsRequest, int]:
     request = blank_instance(CreateAclsRequest)
-    field = ""
-    index = 0
+    field = "creations"
     try:
-        field = "creations[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        creations_n, pos = _w.read_count(buf, pos, False)
-        if creations_n < 0:
-            raise DecodeError("non-nullable field creations was null", offset=pos)
-        elif creations_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            creations_items: list[AclCreation] = []
-            for index in range(creations_n):
-                creations_item, pos = _read_AclCreation_v0(buf, pos)
-                creations_items.append(creations_item)
-            request.creations = creations_items
+        request.creations, pos = _w.read_struct_array(buf, pos, False, _read_AclCreation_v0_1, version)
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_CreateAclsRequest_v0(request: CreateAclsRequest, out: bytearray) -> None:
+def _write_CreateAclsRequest_v0_1(request: CreateAclsRequest, out: bytearray, version: int) -> None:
     if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("CreateAclsRequest version 0 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("CreateAclsRequest version 0-1 cannot carry tagged fields")
+    field = "creations"
     try:
-        field = "creations[]"
-        creations_items = _w.non_null(request.creations, "field creations is null, which CreateAclsRequest version 0 does not allow (never nullable)")
-        _w.write_count(out, len(creations_items), False)
-        for creations_item in creations_items:
-            _write_AclCreation_v0(creations_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- CreateAclsRequest, version 1 ---
-
-def _read_CreateAclsRequest_v1(buf: bytes, pos: int) -> tuple[CreateAclsRequest, int]:
-    request = blank_instance(CreateAclsRequest)
-    field = ""
-    index = 0
-    try:
-        field = "creations[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        creations_n, pos = _w.read_count(buf, pos, False)
-        if creations_n < 0:
-            raise DecodeError("non-nullable field creations was null", offset=pos)
-        elif creations_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            creations_items: list[AclCreation] = []
-            for index in range(creations_n):
-                creations_item, pos = _read_AclCreation_v1(buf, pos)
-                creations_items.append(creations_item)
-            request.creations = creations_items
-        request.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_CreateAclsRequest_v1(request: CreateAclsRequest, out: bytearray) -> None:
-    if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("CreateAclsRequest version 1 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "creations[]"
-        creations_items = _w.non_null(request.creations, "field creations is null, which CreateAclsRequest version 1 does not allow (never nullable)")
-        _w.write_count(out, len(creations_items), False)
-        for creations_item in creations_items:
-            _write_AclCreation_v1(creations_item, out)
+        _w.write_struct_array(out, _w.non_null(request.creations, "field creations is null, which CreateAclsRequest versions 0-1 do not allow (never nullable)"), False, _write_AclCreation_v0_1, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- CreateAclsRequest, versions 2-3 (flexible) ---
 
-def _read_CreateAclsRequest_v2_3(buf: bytes, pos: int) -> tuple[CreateAclsRequest, int]:
+def _read_CreateAclsRequest_v2_3(buf: bytes, pos: int, version: int) -> tuple[CreateAclsRequest, int]:
     request = blank_instance(CreateAclsRequest)
-    field = ""
-    index = 0
+    field = "creations"
     try:
-        field = "creations[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        creations_n, pos = _w.read_count(buf, pos, True)
-        if creations_n < 0:
-            raise DecodeError("non-nullable field creations was null", offset=pos)
-        elif creations_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            creations_items: list[AclCreation] = []
-            for index in range(creations_n):
-                creations_item, pos = _read_AclCreation_v2_3(buf, pos)
-                creations_items.append(creations_item)
-            request.creations = creations_items
+        request.creations, pos = _w.read_struct_array(buf, pos, True, _read_AclCreation_v2_3, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_CreateAclsRequest_v2_3(request: CreateAclsRequest, out: bytearray) -> None:
-    field = ""
+def _write_CreateAclsRequest_v2_3(request: CreateAclsRequest, out: bytearray, version: int) -> None:
+    field = "creations"
     try:
-        field = "creations[]"
-        creations_items = _w.non_null(request.creations, "field creations is null, which CreateAclsRequest versions 2-3 do not allow (never nullable)")
-        _w.write_count(out, len(creations_items), True)
-        for creations_item in creations_items:
-            _write_AclCreation_v2_3(creations_item, out)
+        _w.write_struct_array(out, _w.non_null(request.creations, "field creations is null, which CreateAclsRequest versions 2-3 do not allow (never nullable)"), True, _write_AclCreation_v2_3, version)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -401,8 +262,8 @@ def _write_CreateAclsRequest_v2_3(request: CreateAclsRequest, out: bytearray) ->
 _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 
-AclCreation._READERS = (_read_AclCreation_v0, _read_AclCreation_v1, _read_AclCreation_v2_3, _read_AclCreation_v2_3)
-AclCreation._WRITERS = (_write_AclCreation_v0, _write_AclCreation_v1, _write_AclCreation_v2_3, _write_AclCreation_v2_3)
+AclCreation._READERS = _w.bind_versions((_read_AclCreation_v0_1, _read_AclCreation_v0_1, _read_AclCreation_v2_3, _read_AclCreation_v2_3))
+AclCreation._WRITERS = _w.bind_versions((_write_AclCreation_v0_1, _write_AclCreation_v0_1, _write_AclCreation_v2_3, _write_AclCreation_v2_3))
 AclCreation.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="resource_type", json_name="resourceType", type="int8", versions=_V0_PLUS, default=0),
     FieldInfo(attr="resource_name", json_name="resourceName", type="string", versions=_V0_PLUS, default=''),
@@ -412,8 +273,8 @@ AclCreation.FIELDS = (  # what the runtime knows of each field (kwire.wire.messa
     FieldInfo(attr="operation", json_name="operation", type="int8", versions=_V0_PLUS, default=0),
     FieldInfo(attr="permission_type", json_name="permissionType", type="int8", versions=_V0_PLUS, default=0),
 )
-CreateAclsRequest._READERS = (_read_CreateAclsRequest_v0, _read_CreateAclsRequest_v1, _read_CreateAclsRequest_v2_3, _read_CreateAclsRequest_v2_3)
-CreateAclsRequest._WRITERS = (_write_CreateAclsRequest_v0, _write_CreateAclsRequest_v1, _write_CreateAclsRequest_v2_3, _write_CreateAclsRequest_v2_3)
+CreateAclsRequest._READERS = _w.bind_versions((_read_CreateAclsRequest_v0_1, _read_CreateAclsRequest_v0_1, _read_CreateAclsRequest_v2_3, _read_CreateAclsRequest_v2_3))
+CreateAclsRequest._WRITERS = _w.bind_versions((_write_CreateAclsRequest_v0_1, _write_CreateAclsRequest_v0_1, _write_CreateAclsRequest_v2_3, _write_CreateAclsRequest_v2_3))
 CreateAclsRequest._LAZY_DEFAULTS = {"creations": list}
 CreateAclsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="creations", json_name="creations", type="[]AclCreation", versions=_V0_PLUS, default=(), struct=AclCreation),

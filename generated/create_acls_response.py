@@ -2,10 +2,9 @@
 
 Response message, versions 0-3, flexible versions 2+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -28,10 +27,9 @@ _pack_CreateAclsResponse_throttle_time_ms = struct.Struct(">i").pack
 class AclCreationResult(GeneratedStruct):
     """Outcome of each creation, in request order."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "error_code": 'Outcome for this binding, 0 on success; for example INVALID_REQUEST or SECURITY_DISABLED.',
         "error_message": 'Text describing the failure for people, or null on success.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AclCreationResult"
@@ -57,10 +55,9 @@ class AclCreationResult(GeneratedStruct):
 class CreateAclsResponse(GeneratedStruct):
     """Kafka's CreateAclsResponse (response, apiKey 30), versions 0-3, flexible versions 2+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "results": 'Outcome of each creation, in request order.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "CreateAclsResponse"
@@ -91,28 +88,25 @@ class CreateAclsResponse(GeneratedStruct):
 
 # --- AclCreationResult, versions 0-1 ---
 
-def _read_AclCreationResult_v0_1(buf: bytes, pos: int) -> tuple[AclCreationResult, int]:
+def _read_AclCreationResult_v0_1(buf: bytes, pos: int, version: int) -> tuple[AclCreationResult, int]:
     result = blank_instance(AclCreationResult)
-    field = ""
-    index = 0
+    field = "error_code"
     try:
-        field = "error_code"
         (result.error_code,) = _unpack_AclCreationResult_error_code(buf, pos)
         pos += 2
         field = "error_message"
         result.error_message, pos = _w.read_string(buf, pos)
         result.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_AclCreationResult_v0_1(result: AclCreationResult, out: bytearray) -> None:
+def _write_AclCreationResult_v0_1(result: AclCreationResult, out: bytearray, version: int) -> None:
     if result.unknown_tagged_fields:
         raise UnsupportedVersionError("AclCreationResult version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_AclCreationResult_error_code(result.error_code)
         field = "error_message"
         _w.write_string(out, result.error_message)
@@ -122,137 +116,86 @@ def _write_AclCreationResult_v0_1(result: AclCreationResult, out: bytearray) -> 
 
 # --- AclCreationResult, versions 2-3 (flexible) ---
 
-def _read_AclCreationResult_v2_3(buf: bytes, pos: int) -> tuple[AclCreationResult, int]:
+def _read_AclCreationResult_v2_3(buf: bytes, pos: int, version: int) -> tuple[AclCreationResult, int]:
     result = blank_instance(AclCreationResult)
-    field = ""
-    index = 0
+    field = "error_code"
     try:
-        field = "error_code"
         (result.error_code,) = _unpack_AclCreationResult_error_code(buf, pos)
         pos += 2
         field = "error_message"
         result.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            result.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_AclCreationResult_v2_3(result: AclCreationResult, out: bytearray) -> None:
-    field = ""
+def _write_AclCreationResult_v2_3(result: AclCreationResult, out: bytearray, version: int) -> None:
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_AclCreationResult_error_code(result.error_code)
         field = "error_message"
         _w.write_compact_string(out, result.error_message)
         field = "(tagged fields)"
-        if result.unknown_tagged_fields:
-            _w.write_tagged(out, [], result.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], result.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- CreateAclsResponse, versions 0-1 ---
 
-def _read_CreateAclsResponse_v0_1(buf: bytes, pos: int) -> tuple[CreateAclsResponse, int]:
+def _read_CreateAclsResponse_v0_1(buf: bytes, pos: int, version: int) -> tuple[CreateAclsResponse, int]:
     response = blank_instance(CreateAclsResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_CreateAclsResponse_throttle_time_ms(buf, pos)
         pos += 4
-        field = "results[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        results_n, pos = _w.read_count(buf, pos, False)
-        if results_n < 0:
-            raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            results_items: list[AclCreationResult] = []
-            for index in range(results_n):
-                results_item, pos = _read_AclCreationResult_v0_1(buf, pos)
-                results_items.append(results_item)
-            response.results = results_items
+        field = "results"
+        response.results, pos = _w.read_struct_array(buf, pos, False, _read_AclCreationResult_v0_1, version)
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_CreateAclsResponse_v0_1(response: CreateAclsResponse, out: bytearray) -> None:
+def _write_CreateAclsResponse_v0_1(response: CreateAclsResponse, out: bytearray, version: int) -> None:
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("CreateAclsResponse version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_CreateAclsResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "results[]"
-        results_items = _w.non_null(response.results, "field results is null, which CreateAclsResponse versions 0-1 do not allow (never nullable)")
-        _w.write_count(out, len(results_items), False)
-        for results_item in results_items:
-            _write_AclCreationResult_v0_1(results_item, out)
+        field = "results"
+        _w.write_struct_array(out, _w.non_null(response.results, "field results is null, which CreateAclsResponse versions 0-1 do not allow (never nullable)"), False, _write_AclCreationResult_v0_1, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- CreateAclsResponse, versions 2-3 (flexible) ---
 
-def _read_CreateAclsResponse_v2_3(buf: bytes, pos: int) -> tuple[CreateAclsResponse, int]:
+def _read_CreateAclsResponse_v2_3(buf: bytes, pos: int, version: int) -> tuple[CreateAclsResponse, int]:
     response = blank_instance(CreateAclsResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_CreateAclsResponse_throttle_time_ms(buf, pos)
         pos += 4
-        field = "results[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        results_n, pos = _w.read_count(buf, pos, True)
-        if results_n < 0:
-            raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            results_items: list[AclCreationResult] = []
-            for index in range(results_n):
-                results_item, pos = _read_AclCreationResult_v2_3(buf, pos)
-                results_items.append(results_item)
-            response.results = results_items
+        field = "results"
+        response.results, pos = _w.read_struct_array(buf, pos, True, _read_AclCreationResult_v2_3, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_CreateAclsResponse_v2_3(response: CreateAclsResponse, out: bytearray) -> None:
-    field = ""
+def _write_CreateAclsResponse_v2_3(response: CreateAclsResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_CreateAclsResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "results[]"
-        results_items = _w.non_null(response.results, "field results is null, which CreateAclsResponse versions 2-3 do not allow (never nullable)")
-        _w.write_count(out, len(results_items), True)
-        for results_item in results_items:
-            _write_AclCreationResult_v2_3(results_item, out)
+        field = "results"
+        _w.write_struct_array(out, _w.non_null(response.results, "field results is null, which CreateAclsResponse versions 2-3 do not allow (never nullable)"), True, _write_AclCreationResult_v2_3, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -262,14 +205,14 @@ def _write_CreateAclsResponse_v2_3(response: CreateAclsResponse, out: bytearray)
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-AclCreationResult._READERS = (_read_AclCreationResult_v0_1, _read_AclCreationResult_v0_1, _read_AclCreationResult_v2_3, _read_AclCreationResult_v2_3)
-AclCreationResult._WRITERS = (_write_AclCreationResult_v0_1, _write_AclCreationResult_v0_1, _write_AclCreationResult_v2_3, _write_AclCreationResult_v2_3)
+AclCreationResult._READERS = _w.bind_versions((_read_AclCreationResult_v0_1, _read_AclCreationResult_v0_1, _read_AclCreationResult_v2_3, _read_AclCreationResult_v2_3))
+AclCreationResult._WRITERS = _w.bind_versions((_write_AclCreationResult_v0_1, _write_AclCreationResult_v0_1, _write_AclCreationResult_v2_3, _write_AclCreationResult_v2_3))
 AclCreationResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_message", json_name="errorMessage", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
 )
-CreateAclsResponse._READERS = (_read_CreateAclsResponse_v0_1, _read_CreateAclsResponse_v0_1, _read_CreateAclsResponse_v2_3, _read_CreateAclsResponse_v2_3)
-CreateAclsResponse._WRITERS = (_write_CreateAclsResponse_v0_1, _write_CreateAclsResponse_v0_1, _write_CreateAclsResponse_v2_3, _write_CreateAclsResponse_v2_3)
+CreateAclsResponse._READERS = _w.bind_versions((_read_CreateAclsResponse_v0_1, _read_CreateAclsResponse_v0_1, _read_CreateAclsResponse_v2_3, _read_CreateAclsResponse_v2_3))
+CreateAclsResponse._WRITERS = _w.bind_versions((_write_CreateAclsResponse_v0_1, _write_CreateAclsResponse_v0_1, _write_CreateAclsResponse_v2_3, _write_CreateAclsResponse_v2_3))
 CreateAclsResponse._LAZY_DEFAULTS = {"results": list}
 CreateAclsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -2,10 +2,9 @@
 
 Request message, versions 0-3, flexible versions 2+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -26,10 +25,9 @@ _pack_CreateDelegationTokenRequest_max_lifetime_ms = struct.Struct(">q").pack
 class CreatableRenewers(GeneratedStruct):
     """Principals besides the owner that may renew the token."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "principal_type": 'Principal type of the renewer (normally User).',
         "principal_name": 'Name of the principal allowed to renew.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "CreatableRenewers"
@@ -56,12 +54,11 @@ class CreateDelegationTokenRequest(GeneratedStruct):
     """Kafka's CreateDelegationTokenRequest (request, apiKey 38), versions 0-3, flexible versions
     2+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "owner_principal_type": 'Principal type of the user the token is for (normally User); null makes the requester the owner.',
         "owner_principal_name": 'Name of the user the token is for; null makes the requester the owner.',
         "renewers": 'Principals besides the owner that may renew the token.',
         "max_lifetime_ms": "Longest life of the token in milliseconds, capped by the broker's maximum; -1 to take the broker's default.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "CreateDelegationTokenRequest"
@@ -103,27 +100,24 @@ class CreateDelegationTokenRequest(GeneratedStruct):
 
 # --- CreatableRenewers, versions 0-1 ---
 
-def _read_CreatableRenewers_v0_1(buf: bytes, pos: int) -> tuple[CreatableRenewers, int]:
+def _read_CreatableRenewers_v0_1(buf: bytes, pos: int, version: int) -> tuple[CreatableRenewers, int]:
     renewers = blank_instance(CreatableRenewers)
-    field = ""
-    index = 0
+    field = "principal_type"
     try:
-        field = "principal_type"
         renewers.principal_type, pos = _w.read_string_nn(buf, pos)
         field = "principal_name"
         renewers.principal_name, pos = _w.read_string_nn(buf, pos)
         renewers.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return renewers, pos
 
 
-def _write_CreatableRenewers_v0_1(renewers: CreatableRenewers, out: bytearray) -> None:
+def _write_CreatableRenewers_v0_1(renewers: CreatableRenewers, out: bytearray, version: int) -> None:
     if renewers.unknown_tagged_fields:
         raise UnsupportedVersionError("CreatableRenewers version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "principal_type"
     try:
-        field = "principal_type"
         _w.write_string(out, _w.non_null(renewers.principal_type, "field principal_type is null, which CreatableRenewers versions 0-1 do not allow (never nullable)"))
         field = "principal_name"
         _w.write_string(out, _w.non_null(renewers.principal_name, "field principal_name is null, which CreatableRenewers versions 0-1 do not allow (never nullable)"))
@@ -133,209 +127,109 @@ def _write_CreatableRenewers_v0_1(renewers: CreatableRenewers, out: bytearray) -
 
 # --- CreatableRenewers, versions 2-3 (flexible) ---
 
-def _read_CreatableRenewers_v2_3(buf: bytes, pos: int) -> tuple[CreatableRenewers, int]:
+def _read_CreatableRenewers_v2_3(buf: bytes, pos: int, version: int) -> tuple[CreatableRenewers, int]:
     renewers = blank_instance(CreatableRenewers)
-    field = ""
-    index = 0
+    field = "principal_type"
     try:
-        field = "principal_type"
         renewers.principal_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "principal_name"
         renewers.principal_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            renewers.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            renewers.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        renewers.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return renewers, pos
 
 
-def _write_CreatableRenewers_v2_3(renewers: CreatableRenewers, out: bytearray) -> None:
-    field = ""
+def _write_CreatableRenewers_v2_3(renewers: CreatableRenewers, out: bytearray, version: int) -> None:
+    field = "principal_type"
     try:
-        field = "principal_type"
         _w.write_compact_string(out, _w.non_null(renewers.principal_type, "field principal_type is null, which CreatableRenewers versions 2-3 do not allow (never nullable)"))
         field = "principal_name"
         _w.write_compact_string(out, _w.non_null(renewers.principal_name, "field principal_name is null, which CreatableRenewers versions 2-3 do not allow (never nullable)"))
         field = "(tagged fields)"
-        if renewers.unknown_tagged_fields:
-            _w.write_tagged(out, [], renewers.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], renewers.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- CreateDelegationTokenRequest, versions 0-1 ---
 
-def _read_CreateDelegationTokenRequest_v0_1(buf: bytes, pos: int) -> tuple[CreateDelegationTokenRequest, int]:
+def _read_CreateDelegationTokenRequest_v0_1(buf: bytes, pos: int, version: int) -> tuple[CreateDelegationTokenRequest, int]:
     request = blank_instance(CreateDelegationTokenRequest)
     request.owner_principal_type = ''
     request.owner_principal_name = ''
-    field = ""
-    index = 0
+    field = "renewers"
     try:
-        field = "renewers[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        renewers_n, pos = _w.read_count(buf, pos, False)
-        if renewers_n < 0:
-            raise DecodeError("non-nullable field renewers was null", offset=pos)
-        elif renewers_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            renewers_items: list[CreatableRenewers] = []
-            for index in range(renewers_n):
-                renewers_item, pos = _read_CreatableRenewers_v0_1(buf, pos)
-                renewers_items.append(renewers_item)
-            request.renewers = renewers_items
+        request.renewers, pos = _w.read_struct_array(buf, pos, False, _read_CreatableRenewers_v0_1, version)
         field = "max_lifetime_ms"
         (request.max_lifetime_ms,) = _unpack_CreateDelegationTokenRequest_max_lifetime_ms(buf, pos)
         pos += 8
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_CreateDelegationTokenRequest_v0_1(request: CreateDelegationTokenRequest, out: bytearray) -> None:
+def _write_CreateDelegationTokenRequest_v0_1(request: CreateDelegationTokenRequest, out: bytearray, version: int) -> None:
     if request.owner_principal_type != '':
         check_unsupported(request, "owner_principal_type", "0-1")
     if request.owner_principal_name != '':
         check_unsupported(request, "owner_principal_name", "0-1")
     if request.unknown_tagged_fields:
         raise UnsupportedVersionError("CreateDelegationTokenRequest version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "renewers"
     try:
-        field = "renewers[]"
-        renewers_items = _w.non_null(request.renewers, "field renewers is null, which CreateDelegationTokenRequest versions 0-1 do not allow (never nullable)")
-        _w.write_count(out, len(renewers_items), False)
-        for renewers_item in renewers_items:
-            _write_CreatableRenewers_v0_1(renewers_item, out)
+        _w.write_struct_array(out, _w.non_null(request.renewers, "field renewers is null, which CreateDelegationTokenRequest versions 0-1 do not allow (never nullable)"), False, _write_CreatableRenewers_v0_1, version)
         field = "max_lifetime_ms"
         out += _pack_CreateDelegationTokenRequest_max_lifetime_ms(request.max_lifetime_ms)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- CreateDelegationTokenRequest, version 2 (flexible) ---
+# --- CreateDelegationTokenRequest, versions 2-3 (flexible) ---
 
-def _read_CreateDelegationTokenRequest_v2(buf: bytes, pos: int) -> tuple[CreateDelegationTokenRequest, int]:
+def _read_CreateDelegationTokenRequest_v2_3(buf: bytes, pos: int, version: int) -> tuple[CreateDelegationTokenRequest, int]:
     request = blank_instance(CreateDelegationTokenRequest)
     request.owner_principal_type = ''
     request.owner_principal_name = ''
     field = ""
-    index = 0
     try:
-        field = "renewers[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        renewers_n, pos = _w.read_count(buf, pos, True)
-        if renewers_n < 0:
-            raise DecodeError("non-nullable field renewers was null", offset=pos)
-        elif renewers_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            renewers_items: list[CreatableRenewers] = []
-            for index in range(renewers_n):
-                renewers_item, pos = _read_CreatableRenewers_v2_3(buf, pos)
-                renewers_items.append(renewers_item)
-            request.renewers = renewers_items
+        if version >= 3:
+            field = "owner_principal_type"
+            request.owner_principal_type, pos = _w.read_compact_string(buf, pos)
+            field = "owner_principal_name"
+            request.owner_principal_name, pos = _w.read_compact_string(buf, pos)
+        field = "renewers"
+        request.renewers, pos = _w.read_struct_array(buf, pos, True, _read_CreatableRenewers_v2_3, version)
         field = "max_lifetime_ms"
         (request.max_lifetime_ms,) = _unpack_CreateDelegationTokenRequest_max_lifetime_ms(buf, pos)
         pos += 8
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_CreateDelegationTokenRequest_v2(request: CreateDelegationTokenRequest, out: bytearray) -> None:
-    if request.owner_principal_type != '':
-        check_unsupported(request, "owner_principal_type", "2")
-    if request.owner_principal_name != '':
-        check_unsupported(request, "owner_principal_name", "2")
+def _write_CreateDelegationTokenRequest_v2_3(request: CreateDelegationTokenRequest, out: bytearray, version: int) -> None:
+    if version < 3 and request.owner_principal_type != '':
+        check_unsupported(request, "owner_principal_type", str(version))
+    if version < 3 and request.owner_principal_name != '':
+        check_unsupported(request, "owner_principal_name", str(version))
     field = ""
     try:
-        field = "renewers[]"
-        renewers_items = _w.non_null(request.renewers, "field renewers is null, which CreateDelegationTokenRequest version 2 does not allow (never nullable)")
-        _w.write_count(out, len(renewers_items), True)
-        for renewers_item in renewers_items:
-            _write_CreatableRenewers_v2_3(renewers_item, out)
+        if version >= 3:
+            field = "owner_principal_type"
+            _w.write_compact_string(out, request.owner_principal_type)
+            field = "owner_principal_name"
+            _w.write_compact_string(out, request.owner_principal_name)
+        field = "renewers"
+        _w.write_struct_array(out, _w.non_null(request.renewers, "field renewers is null, which CreateDelegationTokenRequest versions 2-3 do not allow (never nullable)"), True, _write_CreatableRenewers_v2_3, version)
         field = "max_lifetime_ms"
         out += _pack_CreateDelegationTokenRequest_max_lifetime_ms(request.max_lifetime_ms)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- CreateDelegationTokenRequest, version 3 (flexible) ---
-
-def _read_CreateDelegationTokenRequest_v3(buf: bytes, pos: int) -> tuple[CreateDelegationTokenRequest, int]:
-    request = blank_instance(CreateDelegationTokenRequest)
-    field = ""
-    index = 0
-    try:
-        field = "owner_principal_type"
-        request.owner_principal_type, pos = _w.read_compact_string(buf, pos)
-        field = "owner_principal_name"
-        request.owner_principal_name, pos = _w.read_compact_string(buf, pos)
-        field = "renewers[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        renewers_n, pos = _w.read_count(buf, pos, True)
-        if renewers_n < 0:
-            raise DecodeError("non-nullable field renewers was null", offset=pos)
-        elif renewers_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            renewers_items: list[CreatableRenewers] = []
-            for index in range(renewers_n):
-                renewers_item, pos = _read_CreatableRenewers_v2_3(buf, pos)
-                renewers_items.append(renewers_item)
-            request.renewers = renewers_items
-        field = "max_lifetime_ms"
-        (request.max_lifetime_ms,) = _unpack_CreateDelegationTokenRequest_max_lifetime_ms(buf, pos)
-        pos += 8
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_CreateDelegationTokenRequest_v3(request: CreateDelegationTokenRequest, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "owner_principal_type"
-        _w.write_compact_string(out, request.owner_principal_type)
-        field = "owner_principal_name"
-        _w.write_compact_string(out, request.owner_principal_name)
-        field = "renewers[]"
-        renewers_items = _w.non_null(request.renewers, "field renewers is null, which CreateDelegationTokenRequest version 3 does not allow (never nullable)")
-        _w.write_count(out, len(renewers_items), True)
-        for renewers_item in renewers_items:
-            _write_CreatableRenewers_v2_3(renewers_item, out)
-        field = "max_lifetime_ms"
-        out += _pack_CreateDelegationTokenRequest_max_lifetime_ms(request.max_lifetime_ms)
-        field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -346,14 +240,14 @@ def _write_CreateDelegationTokenRequest_v3(request: CreateDelegationTokenRequest
 _V0_PLUS = (0, 32767)
 _V3_PLUS = (3, 32767)
 
-CreatableRenewers._READERS = (_read_CreatableRenewers_v0_1, _read_CreatableRenewers_v0_1, _read_CreatableRenewers_v2_3, _read_CreatableRenewers_v2_3)
-CreatableRenewers._WRITERS = (_write_CreatableRenewers_v0_1, _write_CreatableRenewers_v0_1, _write_CreatableRenewers_v2_3, _write_CreatableRenewers_v2_3)
+CreatableRenewers._READERS = _w.bind_versions((_read_CreatableRenewers_v0_1, _read_CreatableRenewers_v0_1, _read_CreatableRenewers_v2_3, _read_CreatableRenewers_v2_3))
+CreatableRenewers._WRITERS = _w.bind_versions((_write_CreatableRenewers_v0_1, _write_CreatableRenewers_v0_1, _write_CreatableRenewers_v2_3, _write_CreatableRenewers_v2_3))
 CreatableRenewers.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="principal_type", json_name="principalType", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="principal_name", json_name="principalName", type="string", versions=_V0_PLUS, default=''),
 )
-CreateDelegationTokenRequest._READERS = (_read_CreateDelegationTokenRequest_v0_1, _read_CreateDelegationTokenRequest_v0_1, _read_CreateDelegationTokenRequest_v2, _read_CreateDelegationTokenRequest_v3)
-CreateDelegationTokenRequest._WRITERS = (_write_CreateDelegationTokenRequest_v0_1, _write_CreateDelegationTokenRequest_v0_1, _write_CreateDelegationTokenRequest_v2, _write_CreateDelegationTokenRequest_v3)
+CreateDelegationTokenRequest._READERS = _w.bind_versions((_read_CreateDelegationTokenRequest_v0_1, _read_CreateDelegationTokenRequest_v0_1, _read_CreateDelegationTokenRequest_v2_3, _read_CreateDelegationTokenRequest_v2_3))
+CreateDelegationTokenRequest._WRITERS = _w.bind_versions((_write_CreateDelegationTokenRequest_v0_1, _write_CreateDelegationTokenRequest_v0_1, _write_CreateDelegationTokenRequest_v2_3, _write_CreateDelegationTokenRequest_v2_3))
 CreateDelegationTokenRequest._LAZY_DEFAULTS = {"renewers": list}
 CreateDelegationTokenRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="owner_principal_type", json_name="ownerPrincipalType", type="string", versions=_V3_PLUS, nullable=_V3_PLUS, default=''),

@@ -2,10 +2,9 @@
 
 Response message, versions 0-3, flexible versions 2+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -31,7 +30,7 @@ class CreateDelegationTokenResponse(GeneratedStruct):
     """Kafka's CreateDelegationTokenResponse (response, apiKey 38), versions 0-3, flexible versions
     2+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "error_code": 'Outcome, 0 on success; for example DELEGATION_TOKEN_AUTH_DISABLED, or DELEGATION_TOKEN_REQUEST_NOT_ALLOWED on a connection that itself used a token.',
         "principal_type": 'Principal type of the user who owns the token (normally User).',
         "principal_name": 'Name of the user who owns the token.',
@@ -43,7 +42,6 @@ class CreateDelegationTokenResponse(GeneratedStruct):
         "token_id": 'Id of the token, used as the SCRAM user name when authenticating with it.',
         "hmac": "The token's secret (an HMAC of the token id), used as the SCRAM password.",
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "CreateDelegationTokenResponse"
@@ -111,14 +109,12 @@ class CreateDelegationTokenResponse(GeneratedStruct):
 
 # --- CreateDelegationTokenResponse, versions 0-1 ---
 
-def _read_CreateDelegationTokenResponse_v0_1(buf: bytes, pos: int) -> tuple[CreateDelegationTokenResponse, int]:
+def _read_CreateDelegationTokenResponse_v0_1(buf: bytes, pos: int, version: int) -> tuple[CreateDelegationTokenResponse, int]:
     response = blank_instance(CreateDelegationTokenResponse)
     response.token_requester_principal_type = ''
     response.token_requester_principal_name = ''
-    field = ""
-    index = 0
+    field = "error_code"
     try:
-        field = "error_code"
         (response.error_code,) = _unpack_CreateDelegationTokenResponse_error_code(buf, pos)
         pos += 2
         field = "principal_type"
@@ -137,20 +133,19 @@ def _read_CreateDelegationTokenResponse_v0_1(buf: bytes, pos: int) -> tuple[Crea
         pos += 4
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_CreateDelegationTokenResponse_v0_1(response: CreateDelegationTokenResponse, out: bytearray) -> None:
+def _write_CreateDelegationTokenResponse_v0_1(response: CreateDelegationTokenResponse, out: bytearray, version: int) -> None:
     if response.token_requester_principal_type != '':
         check_unsupported(response, "token_requester_principal_type", "0-1")
     if response.token_requester_principal_name != '':
         check_unsupported(response, "token_requester_principal_name", "0-1")
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("CreateDelegationTokenResponse version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_CreateDelegationTokenResponse_error_code(response.error_code)
         field = "principal_type"
         _w.write_string(out, _w.non_null(response.principal_type, "field principal_type is null, which CreateDelegationTokenResponse versions 0-1 do not allow (never nullable)"))
@@ -168,22 +163,25 @@ def _write_CreateDelegationTokenResponse_v0_1(response: CreateDelegationTokenRes
         raise _w.encode_failure(error, field) from None
 
 
-# --- CreateDelegationTokenResponse, version 2 (flexible) ---
+# --- CreateDelegationTokenResponse, versions 2-3 (flexible) ---
 
-def _read_CreateDelegationTokenResponse_v2(buf: bytes, pos: int) -> tuple[CreateDelegationTokenResponse, int]:
+def _read_CreateDelegationTokenResponse_v2_3(buf: bytes, pos: int, version: int) -> tuple[CreateDelegationTokenResponse, int]:
     response = blank_instance(CreateDelegationTokenResponse)
     response.token_requester_principal_type = ''
     response.token_requester_principal_name = ''
-    field = ""
-    index = 0
+    field = "error_code"
     try:
-        field = "error_code"
         (response.error_code,) = _unpack_CreateDelegationTokenResponse_error_code(buf, pos)
         pos += 2
         field = "principal_type"
         response.principal_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "principal_name"
         response.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+        if version >= 3:
+            field = "token_requester_principal_type"
+            response.token_requester_principal_type, pos = _w.read_compact_string_nn(buf, pos)
+            field = "token_requester_principal_name"
+            response.token_requester_principal_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "issue_timestamp_ms, expiry_timestamp_ms, max_timestamp_ms"
         response.issue_timestamp_ms, response.expiry_timestamp_ms, response.max_timestamp_ms = _unpack_CreateDelegationTokenResponse_issue_timestamp_ms_to_max_timestamp_ms(buf, pos)
         pos += 24
@@ -195,111 +193,39 @@ def _read_CreateDelegationTokenResponse_v2(buf: bytes, pos: int) -> tuple[Create
         (response.throttle_time_ms,) = _unpack_CreateDelegationTokenResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_CreateDelegationTokenResponse_v2(response: CreateDelegationTokenResponse, out: bytearray) -> None:
-    if response.token_requester_principal_type != '':
-        check_unsupported(response, "token_requester_principal_type", "2")
-    if response.token_requester_principal_name != '':
-        check_unsupported(response, "token_requester_principal_name", "2")
-    field = ""
+def _write_CreateDelegationTokenResponse_v2_3(response: CreateDelegationTokenResponse, out: bytearray, version: int) -> None:
+    if version < 3 and response.token_requester_principal_type != '':
+        check_unsupported(response, "token_requester_principal_type", str(version))
+    if version < 3 and response.token_requester_principal_name != '':
+        check_unsupported(response, "token_requester_principal_name", str(version))
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_CreateDelegationTokenResponse_error_code(response.error_code)
         field = "principal_type"
-        _w.write_compact_string(out, _w.non_null(response.principal_type, "field principal_type is null, which CreateDelegationTokenResponse version 2 does not allow (never nullable)"))
+        _w.write_compact_string(out, _w.non_null(response.principal_type, "field principal_type is null, which CreateDelegationTokenResponse versions 2-3 do not allow (never nullable)"))
         field = "principal_name"
-        _w.write_compact_string(out, _w.non_null(response.principal_name, "field principal_name is null, which CreateDelegationTokenResponse version 2 does not allow (never nullable)"))
+        _w.write_compact_string(out, _w.non_null(response.principal_name, "field principal_name is null, which CreateDelegationTokenResponse versions 2-3 do not allow (never nullable)"))
+        if version >= 3:
+            field = "token_requester_principal_type"
+            _w.write_compact_string(out, _w.non_null(response.token_requester_principal_type, "field token_requester_principal_type is null, which CreateDelegationTokenResponse versions 2-3 do not allow (never nullable)"))
+            field = "token_requester_principal_name"
+            _w.write_compact_string(out, _w.non_null(response.token_requester_principal_name, "field token_requester_principal_name is null, which CreateDelegationTokenResponse versions 2-3 do not allow (never nullable)"))
         field = "issue_timestamp_ms, expiry_timestamp_ms, max_timestamp_ms"
         out += _pack_CreateDelegationTokenResponse_issue_timestamp_ms_to_max_timestamp_ms(response.issue_timestamp_ms, response.expiry_timestamp_ms, response.max_timestamp_ms)
         field = "token_id"
-        _w.write_compact_string(out, _w.non_null(response.token_id, "field token_id is null, which CreateDelegationTokenResponse version 2 does not allow (never nullable)"))
+        _w.write_compact_string(out, _w.non_null(response.token_id, "field token_id is null, which CreateDelegationTokenResponse versions 2-3 do not allow (never nullable)"))
         field = "hmac"
-        _w.write_compact_bytes(out, _w.non_null(response.hmac, "field hmac is null, which CreateDelegationTokenResponse version 2 does not allow (never nullable)"))
+        _w.write_compact_bytes(out, _w.non_null(response.hmac, "field hmac is null, which CreateDelegationTokenResponse versions 2-3 do not allow (never nullable)"))
         field = "throttle_time_ms"
         out += _pack_CreateDelegationTokenResponse_throttle_time_ms(response.throttle_time_ms)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- CreateDelegationTokenResponse, version 3 (flexible) ---
-
-def _read_CreateDelegationTokenResponse_v3(buf: bytes, pos: int) -> tuple[CreateDelegationTokenResponse, int]:
-    response = blank_instance(CreateDelegationTokenResponse)
-    field = ""
-    index = 0
-    try:
-        field = "error_code"
-        (response.error_code,) = _unpack_CreateDelegationTokenResponse_error_code(buf, pos)
-        pos += 2
-        field = "principal_type"
-        response.principal_type, pos = _w.read_compact_string_nn(buf, pos)
-        field = "principal_name"
-        response.principal_name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "token_requester_principal_type"
-        response.token_requester_principal_type, pos = _w.read_compact_string_nn(buf, pos)
-        field = "token_requester_principal_name"
-        response.token_requester_principal_name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "issue_timestamp_ms, expiry_timestamp_ms, max_timestamp_ms"
-        response.issue_timestamp_ms, response.expiry_timestamp_ms, response.max_timestamp_ms = _unpack_CreateDelegationTokenResponse_issue_timestamp_ms_to_max_timestamp_ms(buf, pos)
-        pos += 24
-        field = "token_id"
-        response.token_id, pos = _w.read_compact_string_nn(buf, pos)
-        field = "hmac"
-        response.hmac, pos = _w.read_compact_bytes_nn(buf, pos)
-        field = "throttle_time_ms"
-        (response.throttle_time_ms,) = _unpack_CreateDelegationTokenResponse_throttle_time_ms(buf, pos)
-        pos += 4
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_CreateDelegationTokenResponse_v3(response: CreateDelegationTokenResponse, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "error_code"
-        out += _pack_CreateDelegationTokenResponse_error_code(response.error_code)
-        field = "principal_type"
-        _w.write_compact_string(out, _w.non_null(response.principal_type, "field principal_type is null, which CreateDelegationTokenResponse version 3 does not allow (never nullable)"))
-        field = "principal_name"
-        _w.write_compact_string(out, _w.non_null(response.principal_name, "field principal_name is null, which CreateDelegationTokenResponse version 3 does not allow (never nullable)"))
-        field = "token_requester_principal_type"
-        _w.write_compact_string(out, _w.non_null(response.token_requester_principal_type, "field token_requester_principal_type is null, which CreateDelegationTokenResponse version 3 does not allow (never nullable)"))
-        field = "token_requester_principal_name"
-        _w.write_compact_string(out, _w.non_null(response.token_requester_principal_name, "field token_requester_principal_name is null, which CreateDelegationTokenResponse version 3 does not allow (never nullable)"))
-        field = "issue_timestamp_ms, expiry_timestamp_ms, max_timestamp_ms"
-        out += _pack_CreateDelegationTokenResponse_issue_timestamp_ms_to_max_timestamp_ms(response.issue_timestamp_ms, response.expiry_timestamp_ms, response.max_timestamp_ms)
-        field = "token_id"
-        _w.write_compact_string(out, _w.non_null(response.token_id, "field token_id is null, which CreateDelegationTokenResponse version 3 does not allow (never nullable)"))
-        field = "hmac"
-        _w.write_compact_bytes(out, _w.non_null(response.hmac, "field hmac is null, which CreateDelegationTokenResponse version 3 does not allow (never nullable)"))
-        field = "throttle_time_ms"
-        out += _pack_CreateDelegationTokenResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -310,8 +236,8 @@ def _write_CreateDelegationTokenResponse_v3(response: CreateDelegationTokenRespo
 _V0_PLUS = (0, 32767)
 _V3_PLUS = (3, 32767)
 
-CreateDelegationTokenResponse._READERS = (_read_CreateDelegationTokenResponse_v0_1, _read_CreateDelegationTokenResponse_v0_1, _read_CreateDelegationTokenResponse_v2, _read_CreateDelegationTokenResponse_v3)
-CreateDelegationTokenResponse._WRITERS = (_write_CreateDelegationTokenResponse_v0_1, _write_CreateDelegationTokenResponse_v0_1, _write_CreateDelegationTokenResponse_v2, _write_CreateDelegationTokenResponse_v3)
+CreateDelegationTokenResponse._READERS = _w.bind_versions((_read_CreateDelegationTokenResponse_v0_1, _read_CreateDelegationTokenResponse_v0_1, _read_CreateDelegationTokenResponse_v2_3, _read_CreateDelegationTokenResponse_v2_3))
+CreateDelegationTokenResponse._WRITERS = _w.bind_versions((_write_CreateDelegationTokenResponse_v0_1, _write_CreateDelegationTokenResponse_v0_1, _write_CreateDelegationTokenResponse_v2_3, _write_CreateDelegationTokenResponse_v2_3))
 CreateDelegationTokenResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="principal_type", json_name="principalType", type="string", versions=_V0_PLUS, default=''),

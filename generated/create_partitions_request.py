@@ -2,10 +2,9 @@
 
 Request message, versions 0-3, flexible versions 2+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -29,9 +28,8 @@ class CreatePartitionsAssignment(GeneratedStruct):
     """Replica placement of each new partition, in partition order; null lets the controller place
     them."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "broker_ids": "Broker ids of the new partition's replicas, preferred leader first.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "CreatePartitionsAssignment"
@@ -53,11 +51,10 @@ class CreatePartitionsAssignment(GeneratedStruct):
 class CreatePartitionsTopic(GeneratedStruct):
     """Topics to grow, one entry per topic."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the topic this entry is about.',
         "count": 'Total number of partitions the topic should have afterwards; must exceed the current count.',
         "assignments": 'Replica placement of each new partition, in partition order; null lets the controller place them.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "CreatePartitionsTopic"
@@ -89,11 +86,10 @@ class CreatePartitionsTopic(GeneratedStruct):
 class CreatePartitionsRequest(GeneratedStruct):
     """Kafka's CreatePartitionsRequest (request, apiKey 37), versions 0-3, flexible versions 2+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topics": 'Topics to grow, one entry per topic.',
         "timeout_ms": 'Milliseconds to wait for the partitions to be created before answering with a timeout.',
         "validate_only": 'When true the broker only checks the request and creates no partitions.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "CreatePartitionsRequest"
@@ -129,12 +125,10 @@ class CreatePartitionsRequest(GeneratedStruct):
 
 # --- CreatePartitionsAssignment, versions 0-1 ---
 
-def _read_CreatePartitionsAssignment_v0_1(buf: bytes, pos: int) -> tuple[CreatePartitionsAssignment, int]:
+def _read_CreatePartitionsAssignment_v0_1(buf: bytes, pos: int, version: int) -> tuple[CreatePartitionsAssignment, int]:
     assignment = blank_instance(CreatePartitionsAssignment)
-    field = ""
-    index = 0
+    field = "broker_ids"
     try:
-        field = "broker_ids"
         broker_ids_n, pos = _w.read_count(buf, pos, False)
         if broker_ids_n < 0:
             raise DecodeError("non-nullable field broker_ids was null", offset=pos)
@@ -142,16 +136,15 @@ def _read_CreatePartitionsAssignment_v0_1(buf: bytes, pos: int) -> tuple[CreateP
             assignment.broker_ids, pos = _w.read_fixed_array(buf, pos, broker_ids_n, "i", 4)
         assignment.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return assignment, pos
 
 
-def _write_CreatePartitionsAssignment_v0_1(assignment: CreatePartitionsAssignment, out: bytearray) -> None:
+def _write_CreatePartitionsAssignment_v0_1(assignment: CreatePartitionsAssignment, out: bytearray, version: int) -> None:
     if assignment.unknown_tagged_fields:
         raise UnsupportedVersionError("CreatePartitionsAssignment version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "broker_ids"
     try:
-        field = "broker_ids"
         broker_ids_items = _w.non_null(assignment.broker_ids, "field broker_ids is null, which CreatePartitionsAssignment versions 0-1 do not allow (never nullable)")
         _w.write_count(out, len(broker_ids_items), False)
         _w.write_fixed_array(out, broker_ids_items, "i")
@@ -161,195 +154,121 @@ def _write_CreatePartitionsAssignment_v0_1(assignment: CreatePartitionsAssignmen
 
 # --- CreatePartitionsAssignment, versions 2-3 (flexible) ---
 
-def _read_CreatePartitionsAssignment_v2_3(buf: bytes, pos: int) -> tuple[CreatePartitionsAssignment, int]:
+def _read_CreatePartitionsAssignment_v2_3(buf: bytes, pos: int, version: int) -> tuple[CreatePartitionsAssignment, int]:
     assignment = blank_instance(CreatePartitionsAssignment)
-    field = ""
-    index = 0
+    field = "broker_ids"
     try:
-        field = "broker_ids"
         broker_ids_n, pos = _w.read_count(buf, pos, True)
         if broker_ids_n < 0:
             raise DecodeError("non-nullable field broker_ids was null", offset=pos)
         else:
             assignment.broker_ids, pos = _w.read_fixed_array(buf, pos, broker_ids_n, "i", 4)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            assignment.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            assignment.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        assignment.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return assignment, pos
 
 
-def _write_CreatePartitionsAssignment_v2_3(assignment: CreatePartitionsAssignment, out: bytearray) -> None:
-    field = ""
+def _write_CreatePartitionsAssignment_v2_3(assignment: CreatePartitionsAssignment, out: bytearray, version: int) -> None:
+    field = "broker_ids"
     try:
-        field = "broker_ids"
         broker_ids_items = _w.non_null(assignment.broker_ids, "field broker_ids is null, which CreatePartitionsAssignment versions 2-3 do not allow (never nullable)")
         _w.write_count(out, len(broker_ids_items), True)
         _w.write_fixed_array(out, broker_ids_items, "i")
         field = "(tagged fields)"
-        if assignment.unknown_tagged_fields:
-            _w.write_tagged(out, [], assignment.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], assignment.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- CreatePartitionsTopic, versions 0-1 ---
 
-def _read_CreatePartitionsTopic_v0_1(buf: bytes, pos: int) -> tuple[CreatePartitionsTopic, int]:
+def _read_CreatePartitionsTopic_v0_1(buf: bytes, pos: int, version: int) -> tuple[CreatePartitionsTopic, int]:
     topic = blank_instance(CreatePartitionsTopic)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         topic.name, pos = _w.read_string_nn(buf, pos)
         field = "count"
         (topic.count,) = _unpack_CreatePartitionsTopic_count(buf, pos)
         pos += 4
-        field = "assignments[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        assignments_n, pos = _w.read_count(buf, pos, False)
-        if assignments_n < 0:
-            topic.assignments = None
-        elif assignments_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            assignments_items: list[CreatePartitionsAssignment] = []
-            for index in range(assignments_n):
-                assignments_item, pos = _read_CreatePartitionsAssignment_v0_1(buf, pos)
-                assignments_items.append(assignments_item)
-            topic.assignments = assignments_items
+        field = "assignments"
+        topic.assignments, pos = _w.read_nullable_struct_array(buf, pos, False, _read_CreatePartitionsAssignment_v0_1, version)
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
-def _write_CreatePartitionsTopic_v0_1(topic: CreatePartitionsTopic, out: bytearray) -> None:
+def _write_CreatePartitionsTopic_v0_1(topic: CreatePartitionsTopic, out: bytearray, version: int) -> None:
     if topic.unknown_tagged_fields:
         raise UnsupportedVersionError("CreatePartitionsTopic version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "name"
     try:
-        field = "name"
         _w.write_string(out, _w.non_null(topic.name, "field name is null, which CreatePartitionsTopic versions 0-1 do not allow (never nullable)"))
         field = "count"
         out += _pack_CreatePartitionsTopic_count(topic.count)
-        field = "assignments[]"
-        assignments_items = topic.assignments
-        if assignments_items is None:
-            _w.write_count(out, None, False)
-        else:
-            _w.write_count(out, len(assignments_items), False)
-            for assignments_item in assignments_items:
-                _write_CreatePartitionsAssignment_v0_1(assignments_item, out)
+        field = "assignments"
+        _w.write_struct_array(out, topic.assignments, False, _write_CreatePartitionsAssignment_v0_1, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- CreatePartitionsTopic, versions 2-3 (flexible) ---
 
-def _read_CreatePartitionsTopic_v2_3(buf: bytes, pos: int) -> tuple[CreatePartitionsTopic, int]:
+def _read_CreatePartitionsTopic_v2_3(buf: bytes, pos: int, version: int) -> tuple[CreatePartitionsTopic, int]:
     topic = blank_instance(CreatePartitionsTopic)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         topic.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "count"
         (topic.count,) = _unpack_CreatePartitionsTopic_count(buf, pos)
         pos += 4
-        field = "assignments[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        assignments_n, pos = _w.read_count(buf, pos, True)
-        if assignments_n < 0:
-            topic.assignments = None
-        elif assignments_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            assignments_items: list[CreatePartitionsAssignment] = []
-            for index in range(assignments_n):
-                assignments_item, pos = _read_CreatePartitionsAssignment_v2_3(buf, pos)
-                assignments_items.append(assignments_item)
-            topic.assignments = assignments_items
+        field = "assignments"
+        topic.assignments, pos = _w.read_nullable_struct_array(buf, pos, True, _read_CreatePartitionsAssignment_v2_3, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            topic.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
-def _write_CreatePartitionsTopic_v2_3(topic: CreatePartitionsTopic, out: bytearray) -> None:
-    field = ""
+def _write_CreatePartitionsTopic_v2_3(topic: CreatePartitionsTopic, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(topic.name, "field name is null, which CreatePartitionsTopic versions 2-3 do not allow (never nullable)"))
         field = "count"
         out += _pack_CreatePartitionsTopic_count(topic.count)
-        field = "assignments[]"
-        assignments_items = topic.assignments
-        if assignments_items is None:
-            _w.write_count(out, None, True)
-        else:
-            _w.write_count(out, len(assignments_items), True)
-            for assignments_item in assignments_items:
-                _write_CreatePartitionsAssignment_v2_3(assignments_item, out)
+        field = "assignments"
+        _w.write_struct_array(out, topic.assignments, True, _write_CreatePartitionsAssignment_v2_3, version)
         field = "(tagged fields)"
-        if topic.unknown_tagged_fields:
-            _w.write_tagged(out, [], topic.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], topic.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- CreatePartitionsRequest, versions 0-1 ---
 
-def _read_CreatePartitionsRequest_v0_1(buf: bytes, pos: int) -> tuple[CreatePartitionsRequest, int]:
+def _read_CreatePartitionsRequest_v0_1(buf: bytes, pos: int, version: int) -> tuple[CreatePartitionsRequest, int]:
     request = blank_instance(CreatePartitionsRequest)
-    field = ""
-    index = 0
+    field = "topics"
     try:
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, False)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: KeyedList[CreatePartitionsTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_CreatePartitionsTopic_v0_1(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
+        request.topics, pos = _w.read_struct_array(buf, pos, False, _read_CreatePartitionsTopic_v0_1, version, KeyedList)
         field = "timeout_ms, validate_only"
         request.timeout_ms, request.validate_only = _unpack_CreatePartitionsRequest_timeout_ms_validate_only(buf, pos)
         pos += 5
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_CreatePartitionsRequest_v0_1(request: CreatePartitionsRequest, out: bytearray) -> None:
+def _write_CreatePartitionsRequest_v0_1(request: CreatePartitionsRequest, out: bytearray, version: int) -> None:
     if request.unknown_tagged_fields:
         raise UnsupportedVersionError("CreatePartitionsRequest version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "topics"
     try:
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which CreatePartitionsRequest versions 0-1 do not allow (never nullable)")
-        _w.write_count(out, len(topics_items), False)
-        for topics_item in topics_items:
-            _write_CreatePartitionsTopic_v0_1(topics_item, out)
+        _w.write_struct_array(out, _w.non_null(request.topics, "field topics is null, which CreatePartitionsRequest versions 0-1 do not allow (never nullable)"), False, _write_CreatePartitionsTopic_v0_1, version)
         field = "timeout_ms, validate_only"
         out += _pack_CreatePartitionsRequest_timeout_ms_validate_only(request.timeout_ms, request.validate_only)
     except _w.ENCODE_FAILURES as error:
@@ -358,53 +277,29 @@ def _write_CreatePartitionsRequest_v0_1(request: CreatePartitionsRequest, out: b
 
 # --- CreatePartitionsRequest, versions 2-3 (flexible) ---
 
-def _read_CreatePartitionsRequest_v2_3(buf: bytes, pos: int) -> tuple[CreatePartitionsRequest, int]:
+def _read_CreatePartitionsRequest_v2_3(buf: bytes, pos: int, version: int) -> tuple[CreatePartitionsRequest, int]:
     request = blank_instance(CreatePartitionsRequest)
-    field = ""
-    index = 0
+    field = "topics"
     try:
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: KeyedList[CreatePartitionsTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_CreatePartitionsTopic_v2_3(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
+        request.topics, pos = _w.read_struct_array(buf, pos, True, _read_CreatePartitionsTopic_v2_3, version, KeyedList)
         field = "timeout_ms, validate_only"
         request.timeout_ms, request.validate_only = _unpack_CreatePartitionsRequest_timeout_ms_validate_only(buf, pos)
         pos += 5
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_CreatePartitionsRequest_v2_3(request: CreatePartitionsRequest, out: bytearray) -> None:
-    field = ""
+def _write_CreatePartitionsRequest_v2_3(request: CreatePartitionsRequest, out: bytearray, version: int) -> None:
+    field = "topics"
     try:
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which CreatePartitionsRequest versions 2-3 do not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_CreatePartitionsTopic_v2_3(topics_item, out)
+        _w.write_struct_array(out, _w.non_null(request.topics, "field topics is null, which CreatePartitionsRequest versions 2-3 do not allow (never nullable)"), True, _write_CreatePartitionsTopic_v2_3, version)
         field = "timeout_ms, validate_only"
         out += _pack_CreatePartitionsRequest_timeout_ms_validate_only(request.timeout_ms, request.validate_only)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -414,14 +309,14 @@ def _write_CreatePartitionsRequest_v2_3(request: CreatePartitionsRequest, out: b
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-CreatePartitionsAssignment._READERS = (_read_CreatePartitionsAssignment_v0_1, _read_CreatePartitionsAssignment_v0_1, _read_CreatePartitionsAssignment_v2_3, _read_CreatePartitionsAssignment_v2_3)
-CreatePartitionsAssignment._WRITERS = (_write_CreatePartitionsAssignment_v0_1, _write_CreatePartitionsAssignment_v0_1, _write_CreatePartitionsAssignment_v2_3, _write_CreatePartitionsAssignment_v2_3)
+CreatePartitionsAssignment._READERS = _w.bind_versions((_read_CreatePartitionsAssignment_v0_1, _read_CreatePartitionsAssignment_v0_1, _read_CreatePartitionsAssignment_v2_3, _read_CreatePartitionsAssignment_v2_3))
+CreatePartitionsAssignment._WRITERS = _w.bind_versions((_write_CreatePartitionsAssignment_v0_1, _write_CreatePartitionsAssignment_v0_1, _write_CreatePartitionsAssignment_v2_3, _write_CreatePartitionsAssignment_v2_3))
 CreatePartitionsAssignment._LAZY_DEFAULTS = {"broker_ids": list}
 CreatePartitionsAssignment.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="broker_ids", json_name="brokerIds", type="[]int32", versions=_V0_PLUS, default=()),
 )
-CreatePartitionsTopic._READERS = (_read_CreatePartitionsTopic_v0_1, _read_CreatePartitionsTopic_v0_1, _read_CreatePartitionsTopic_v2_3, _read_CreatePartitionsTopic_v2_3)
-CreatePartitionsTopic._WRITERS = (_write_CreatePartitionsTopic_v0_1, _write_CreatePartitionsTopic_v0_1, _write_CreatePartitionsTopic_v2_3, _write_CreatePartitionsTopic_v2_3)
+CreatePartitionsTopic._READERS = _w.bind_versions((_read_CreatePartitionsTopic_v0_1, _read_CreatePartitionsTopic_v0_1, _read_CreatePartitionsTopic_v2_3, _read_CreatePartitionsTopic_v2_3))
+CreatePartitionsTopic._WRITERS = _w.bind_versions((_write_CreatePartitionsTopic_v0_1, _write_CreatePartitionsTopic_v0_1, _write_CreatePartitionsTopic_v2_3, _write_CreatePartitionsTopic_v2_3))
 CreatePartitionsTopic._LAZY_DEFAULTS = {"assignments": list}
 CreatePartitionsTopic._MAP_KEYS = ("name",)
 CreatePartitionsTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -429,8 +324,8 @@ CreatePartitionsTopic.FIELDS = (  # what the runtime knows of each field (kwire.
     FieldInfo(attr="count", json_name="count", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="assignments", json_name="assignments", type="[]CreatePartitionsAssignment", versions=_V0_PLUS, nullable=_V0_PLUS, default=(), struct=CreatePartitionsAssignment),
 )
-CreatePartitionsRequest._READERS = (_read_CreatePartitionsRequest_v0_1, _read_CreatePartitionsRequest_v0_1, _read_CreatePartitionsRequest_v2_3, _read_CreatePartitionsRequest_v2_3)
-CreatePartitionsRequest._WRITERS = (_write_CreatePartitionsRequest_v0_1, _write_CreatePartitionsRequest_v0_1, _write_CreatePartitionsRequest_v2_3, _write_CreatePartitionsRequest_v2_3)
+CreatePartitionsRequest._READERS = _w.bind_versions((_read_CreatePartitionsRequest_v0_1, _read_CreatePartitionsRequest_v0_1, _read_CreatePartitionsRequest_v2_3, _read_CreatePartitionsRequest_v2_3))
+CreatePartitionsRequest._WRITERS = _w.bind_versions((_write_CreatePartitionsRequest_v0_1, _write_CreatePartitionsRequest_v0_1, _write_CreatePartitionsRequest_v2_3, _write_CreatePartitionsRequest_v2_3))
 CreatePartitionsRequest._LAZY_DEFAULTS = {"topics": KeyedList}
 CreatePartitionsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topics", json_name="topics", type="[]CreatePartitionsTopic", versions=_V0_PLUS, default=(), struct=CreatePartitionsTopic),

@@ -2,10 +2,9 @@
 
 Response message, versions 0-3, flexible versions 2+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -28,11 +27,10 @@ _pack_CreatePartitionsResponse_throttle_time_ms = struct.Struct(">i").pack
 class CreatePartitionsTopicResult(GeneratedStruct):
     """Outcome for each topic of the request."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the topic this entry is about.',
         "error_code": 'Outcome for this topic, 0 on success; for example INVALID_PARTITIONS or THROTTLING_QUOTA_EXCEEDED.',
         "error_message": 'Text describing the failure for people, or null on success.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "CreatePartitionsTopicResult"
@@ -63,10 +61,9 @@ class CreatePartitionsTopicResult(GeneratedStruct):
 class CreatePartitionsResponse(GeneratedStruct):
     """Kafka's CreatePartitionsResponse (response, apiKey 37), versions 0-3, flexible versions 2+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "results": 'Outcome for each topic of the request.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "CreatePartitionsResponse"
@@ -97,12 +94,10 @@ class CreatePartitionsResponse(GeneratedStruct):
 
 # --- CreatePartitionsTopicResult, versions 0-1 ---
 
-def _read_CreatePartitionsTopicResult_v0_1(buf: bytes, pos: int) -> tuple[CreatePartitionsTopicResult, int]:
+def _read_CreatePartitionsTopicResult_v0_1(buf: bytes, pos: int, version: int) -> tuple[CreatePartitionsTopicResult, int]:
     result = blank_instance(CreatePartitionsTopicResult)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         result.name, pos = _w.read_string_nn(buf, pos)
         field = "error_code"
         (result.error_code,) = _unpack_CreatePartitionsTopicResult_error_code(buf, pos)
@@ -111,16 +106,15 @@ def _read_CreatePartitionsTopicResult_v0_1(buf: bytes, pos: int) -> tuple[Create
         result.error_message, pos = _w.read_string(buf, pos)
         result.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_CreatePartitionsTopicResult_v0_1(result: CreatePartitionsTopicResult, out: bytearray) -> None:
+def _write_CreatePartitionsTopicResult_v0_1(result: CreatePartitionsTopicResult, out: bytearray, version: int) -> None:
     if result.unknown_tagged_fields:
         raise UnsupportedVersionError("CreatePartitionsTopicResult version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "name"
     try:
-        field = "name"
         _w.write_string(out, _w.non_null(result.name, "field name is null, which CreatePartitionsTopicResult versions 0-1 do not allow (never nullable)"))
         field = "error_code"
         out += _pack_CreatePartitionsTopicResult_error_code(result.error_code)
@@ -132,12 +126,10 @@ def _write_CreatePartitionsTopicResult_v0_1(result: CreatePartitionsTopicResult,
 
 # --- CreatePartitionsTopicResult, versions 2-3 (flexible) ---
 
-def _read_CreatePartitionsTopicResult_v2_3(buf: bytes, pos: int) -> tuple[CreatePartitionsTopicResult, int]:
+def _read_CreatePartitionsTopicResult_v2_3(buf: bytes, pos: int, version: int) -> tuple[CreatePartitionsTopicResult, int]:
     result = blank_instance(CreatePartitionsTopicResult)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         result.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "error_code"
         (result.error_code,) = _unpack_CreatePartitionsTopicResult_error_code(buf, pos)
@@ -145,128 +137,79 @@ def _read_CreatePartitionsTopicResult_v2_3(buf: bytes, pos: int) -> tuple[Create
         field = "error_message"
         result.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            result.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_CreatePartitionsTopicResult_v2_3(result: CreatePartitionsTopicResult, out: bytearray) -> None:
-    field = ""
+def _write_CreatePartitionsTopicResult_v2_3(result: CreatePartitionsTopicResult, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(result.name, "field name is null, which CreatePartitionsTopicResult versions 2-3 do not allow (never nullable)"))
         field = "error_code"
         out += _pack_CreatePartitionsTopicResult_error_code(result.error_code)
         field = "error_message"
         _w.write_compact_string(out, result.error_message)
         field = "(tagged fields)"
-        if result.unknown_tagged_fields:
-            _w.write_tagged(out, [], result.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], result.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- CreatePartitionsResponse, versions 0-1 ---
 
-def _read_CreatePartitionsResponse_v0_1(buf: bytes, pos: int) -> tuple[CreatePartitionsResponse, int]:
+def _read_CreatePartitionsResponse_v0_1(buf: bytes, pos: int, version: int) -> tuple[CreatePartitionsResponse, int]:
     response = blank_instance(CreatePartitionsResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_CreatePartitionsResponse_throttle_time_ms(buf, pos)
         pos += 4
-        field = "results[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        results_n, pos = _w.read_count(buf, pos, False)
-        if results_n < 0:
-            raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            results_items: list[CreatePartitionsTopicResult] = []
-            for index in range(results_n):
-                results_item, pos = _read_CreatePartitionsTopicResult_v0_1(buf, pos)
-                results_items.append(results_item)
-            response.results = results_items
+        field = "results"
+        response.results, pos = _w.read_struct_array(buf, pos, False, _read_CreatePartitionsTopicResult_v0_1, version)
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_CreatePartitionsResponse_v0_1(response: CreatePartitionsResponse, out: bytearray) -> None:
+def _write_CreatePartitionsResponse_v0_1(response: CreatePartitionsResponse, out: bytearray, version: int) -> None:
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("CreatePartitionsResponse version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_CreatePartitionsResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "results[]"
-        results_items = _w.non_null(response.results, "field results is null, which CreatePartitionsResponse versions 0-1 do not allow (never nullable)")
-        _w.write_count(out, len(results_items), False)
-        for results_item in results_items:
-            _write_CreatePartitionsTopicResult_v0_1(results_item, out)
+        field = "results"
+        _w.write_struct_array(out, _w.non_null(response.results, "field results is null, which CreatePartitionsResponse versions 0-1 do not allow (never nullable)"), False, _write_CreatePartitionsTopicResult_v0_1, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- CreatePartitionsResponse, versions 2-3 (flexible) ---
 
-def _read_CreatePartitionsResponse_v2_3(buf: bytes, pos: int) -> tuple[CreatePartitionsResponse, int]:
+def _read_CreatePartitionsResponse_v2_3(buf: bytes, pos: int, version: int) -> tuple[CreatePartitionsResponse, int]:
     response = blank_instance(CreatePartitionsResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_CreatePartitionsResponse_throttle_time_ms(buf, pos)
         pos += 4
-        field = "results[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        results_n, pos = _w.read_count(buf, pos, True)
-        if results_n < 0:
-            raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            results_items: list[CreatePartitionsTopicResult] = []
-            for index in range(results_n):
-                results_item, pos = _read_CreatePartitionsTopicResult_v2_3(buf, pos)
-                results_items.append(results_item)
-            response.results = results_items
+        field = "results"
+        response.results, pos = _w.read_struct_array(buf, pos, True, _read_CreatePartitionsTopicResult_v2_3, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_CreatePartitionsResponse_v2_3(response: CreatePartitionsResponse, out: bytearray) -> None:
-    field = ""
+def _write_CreatePartitionsResponse_v2_3(response: CreatePartitionsResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_CreatePartitionsResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "results[]"
-        results_items = _w.non_null(response.results, "field results is null, which CreatePartitionsResponse versions 2-3 do not allow (never nullable)")
-        _w.write_count(out, len(results_items), True)
-        for results_item in results_items:
-            _write_CreatePartitionsTopicResult_v2_3(results_item, out)
+        field = "results"
+        _w.write_struct_array(out, _w.non_null(response.results, "field results is null, which CreatePartitionsResponse versions 2-3 do not allow (never nullable)"), True, _write_CreatePartitionsTopicResult_v2_3, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -276,15 +219,15 @@ def _write_CreatePartitionsResponse_v2_3(response: CreatePartitionsResponse, out
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-CreatePartitionsTopicResult._READERS = (_read_CreatePartitionsTopicResult_v0_1, _read_CreatePartitionsTopicResult_v0_1, _read_CreatePartitionsTopicResult_v2_3, _read_CreatePartitionsTopicResult_v2_3)
-CreatePartitionsTopicResult._WRITERS = (_write_CreatePartitionsTopicResult_v0_1, _write_CreatePartitionsTopicResult_v0_1, _write_CreatePartitionsTopicResult_v2_3, _write_CreatePartitionsTopicResult_v2_3)
+CreatePartitionsTopicResult._READERS = _w.bind_versions((_read_CreatePartitionsTopicResult_v0_1, _read_CreatePartitionsTopicResult_v0_1, _read_CreatePartitionsTopicResult_v2_3, _read_CreatePartitionsTopicResult_v2_3))
+CreatePartitionsTopicResult._WRITERS = _w.bind_versions((_write_CreatePartitionsTopicResult_v0_1, _write_CreatePartitionsTopicResult_v0_1, _write_CreatePartitionsTopicResult_v2_3, _write_CreatePartitionsTopicResult_v2_3))
 CreatePartitionsTopicResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_message", json_name="errorMessage", type="string", versions=_V0_PLUS, nullable=_V0_PLUS),
 )
-CreatePartitionsResponse._READERS = (_read_CreatePartitionsResponse_v0_1, _read_CreatePartitionsResponse_v0_1, _read_CreatePartitionsResponse_v2_3, _read_CreatePartitionsResponse_v2_3)
-CreatePartitionsResponse._WRITERS = (_write_CreatePartitionsResponse_v0_1, _write_CreatePartitionsResponse_v0_1, _write_CreatePartitionsResponse_v2_3, _write_CreatePartitionsResponse_v2_3)
+CreatePartitionsResponse._READERS = _w.bind_versions((_read_CreatePartitionsResponse_v0_1, _read_CreatePartitionsResponse_v0_1, _read_CreatePartitionsResponse_v2_3, _read_CreatePartitionsResponse_v2_3))
+CreatePartitionsResponse._WRITERS = _w.bind_versions((_write_CreatePartitionsResponse_v0_1, _write_CreatePartitionsResponse_v0_1, _write_CreatePartitionsResponse_v2_3, _write_CreatePartitionsResponse_v2_3))
 CreatePartitionsResponse._LAZY_DEFAULTS = {"results": list}
 CreatePartitionsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

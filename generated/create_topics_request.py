@@ -2,10 +2,9 @@
 
 Request message, versions 0-7, flexible versions 5+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -25,6 +24,8 @@ _unpack_CreatableTopic_num_partitions_replication_factor = struct.Struct(">ih").
 _pack_CreatableTopic_num_partitions_replication_factor = struct.Struct(">ih").pack
 _unpack_CreateTopicsRequest_timeout_ms = struct.Struct(">i").unpack_from
 _pack_CreateTopicsRequest_timeout_ms = struct.Struct(">i").pack
+_unpack_CreateTopicsRequest_validate_only = struct.Struct(">?").unpack_from
+_pack_CreateTopicsRequest_validate_only = struct.Struct(">?").pack
 _unpack_CreateTopicsRequest_timeout_ms_validate_only = struct.Struct(">i?").unpack_from
 _pack_CreateTopicsRequest_timeout_ms_validate_only = struct.Struct(">i?").pack
 
@@ -32,10 +33,9 @@ _pack_CreateTopicsRequest_timeout_ms_validate_only = struct.Struct(">i?").pack
 class CreatableReplicaAssignment(GeneratedStruct):
     """Explicit replica placement per partition; empty to let the controller place them."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition_index": 'Index of the partition being placed.',
         "broker_ids": "Broker ids of the partition's replicas, preferred leader first.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "CreatableReplicaAssignment"
@@ -61,10 +61,9 @@ class CreatableReplicaAssignment(GeneratedStruct):
 class CreatableTopicConfig(GeneratedStruct):
     """Topic settings that differ from the defaults."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Topic config key, for example cleanup.policy.',
         "value": 'Value the config key takes on the new topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "CreatableTopicConfig"
@@ -90,13 +89,12 @@ class CreatableTopicConfig(GeneratedStruct):
 class CreatableTopic(GeneratedStruct):
     """One entry per topic to create."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the new topic.',
         "num_partitions": 'Partition count, or -1 for the broker default or when Assignments are given.',
         "replication_factor": 'Replicas per partition, or -1 for the broker default or when Assignments are given.',
         "assignments": 'Explicit replica placement per partition; empty to let the controller place them.',
         "configs": 'Topic settings that differ from the defaults.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "CreatableTopic"
@@ -134,11 +132,10 @@ class CreatableTopic(GeneratedStruct):
 class CreateTopicsRequest(GeneratedStruct):
     """Kafka's CreateTopicsRequest (request, apiKey 19), versions 0-7, flexible versions 5+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topics": 'One entry per topic to create.',
         "timeout_ms": 'Milliseconds to wait for the topics to be created.',
         "validate_only": 'When true, only check that the topics could be created; create nothing.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "CreateTopicsRequest"
@@ -174,12 +171,10 @@ class CreateTopicsRequest(GeneratedStruct):
 
 # --- CreatableReplicaAssignment, versions 0-4 ---
 
-def _read_CreatableReplicaAssignment_v0_4(buf: bytes, pos: int) -> tuple[CreatableReplicaAssignment, int]:
+def _read_CreatableReplicaAssignment_v0_4(buf: bytes, pos: int, version: int) -> tuple[CreatableReplicaAssignment, int]:
     assignment = blank_instance(CreatableReplicaAssignment)
-    field = ""
-    index = 0
+    field = "partition_index"
     try:
-        field = "partition_index"
         (assignment.partition_index,) = _unpack_CreatableReplicaAssignment_partition_index(buf, pos)
         pos += 4
         field = "broker_ids"
@@ -190,16 +185,15 @@ def _read_CreatableReplicaAssignment_v0_4(buf: bytes, pos: int) -> tuple[Creatab
             assignment.broker_ids, pos = _w.read_fixed_array(buf, pos, broker_ids_n, "i", 4)
         assignment.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return assignment, pos
 
 
-def _write_CreatableReplicaAssignment_v0_4(assignment: CreatableReplicaAssignment, out: bytearray) -> None:
+def _write_CreatableReplicaAssignment_v0_4(assignment: CreatableReplicaAssignment, out: bytearray, version: int) -> None:
     if assignment.unknown_tagged_fields:
         raise UnsupportedVersionError("CreatableReplicaAssignment version 0-4 cannot carry tagged fields")
-    field = ""
+    field = "partition_index"
     try:
-        field = "partition_index"
         out += _pack_CreatableReplicaAssignment_partition_index(assignment.partition_index)
         field = "broker_ids"
         broker_ids_items = _w.non_null(assignment.broker_ids, "field broker_ids is null, which CreatableReplicaAssignment versions 0-4 do not allow (never nullable)")
@@ -211,12 +205,10 @@ def _write_CreatableReplicaAssignment_v0_4(assignment: CreatableReplicaAssignmen
 
 # --- CreatableReplicaAssignment, versions 5-7 (flexible) ---
 
-def _read_CreatableReplicaAssignment_v5_7(buf: bytes, pos: int) -> tuple[CreatableReplicaAssignment, int]:
+def _read_CreatableReplicaAssignment_v5_7(buf: bytes, pos: int, version: int) -> tuple[CreatableReplicaAssignment, int]:
     assignment = blank_instance(CreatableReplicaAssignment)
-    field = ""
-    index = 0
+    field = "partition_index"
     try:
-        field = "partition_index"
         (assignment.partition_index,) = _unpack_CreatableReplicaAssignment_partition_index(buf, pos)
         pos += 4
         field = "broker_ids"
@@ -226,57 +218,46 @@ def _read_CreatableReplicaAssignment_v5_7(buf: bytes, pos: int) -> tuple[Creatab
         else:
             assignment.broker_ids, pos = _w.read_fixed_array(buf, pos, broker_ids_n, "i", 4)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            assignment.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            assignment.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        assignment.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return assignment, pos
 
 
-def _write_CreatableReplicaAssignment_v5_7(assignment: CreatableReplicaAssignment, out: bytearray) -> None:
-    field = ""
+def _write_CreatableReplicaAssignment_v5_7(assignment: CreatableReplicaAssignment, out: bytearray, version: int) -> None:
+    field = "partition_index"
     try:
-        field = "partition_index"
         out += _pack_CreatableReplicaAssignment_partition_index(assignment.partition_index)
         field = "broker_ids"
         broker_ids_items = _w.non_null(assignment.broker_ids, "field broker_ids is null, which CreatableReplicaAssignment versions 5-7 do not allow (never nullable)")
         _w.write_count(out, len(broker_ids_items), True)
         _w.write_fixed_array(out, broker_ids_items, "i")
         field = "(tagged fields)"
-        if assignment.unknown_tagged_fields:
-            _w.write_tagged(out, [], assignment.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], assignment.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- CreatableTopicConfig, versions 0-4 ---
 
-def _read_CreatableTopicConfig_v0_4(buf: bytes, pos: int) -> tuple[CreatableTopicConfig, int]:
+def _read_CreatableTopicConfig_v0_4(buf: bytes, pos: int, version: int) -> tuple[CreatableTopicConfig, int]:
     config = blank_instance(CreatableTopicConfig)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         config.name, pos = _w.read_string_nn(buf, pos)
         field = "value"
         config.value, pos = _w.read_string(buf, pos)
         config.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return config, pos
 
 
-def _write_CreatableTopicConfig_v0_4(config: CreatableTopicConfig, out: bytearray) -> None:
+def _write_CreatableTopicConfig_v0_4(config: CreatableTopicConfig, out: bytearray, version: int) -> None:
     if config.unknown_tagged_fields:
         raise UnsupportedVersionError("CreatableTopicConfig version 0-4 cannot carry tagged fields")
-    field = ""
+    field = "name"
     try:
-        field = "name"
         _w.write_string(out, _w.non_null(config.name, "field name is null, which CreatableTopicConfig versions 0-4 do not allow (never nullable)"))
         field = "value"
         _w.write_string(out, config.value)
@@ -286,326 +267,168 @@ def _write_CreatableTopicConfig_v0_4(config: CreatableTopicConfig, out: bytearra
 
 # --- CreatableTopicConfig, versions 5-7 (flexible) ---
 
-def _read_CreatableTopicConfig_v5_7(buf: bytes, pos: int) -> tuple[CreatableTopicConfig, int]:
+def _read_CreatableTopicConfig_v5_7(buf: bytes, pos: int, version: int) -> tuple[CreatableTopicConfig, int]:
     config = blank_instance(CreatableTopicConfig)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         config.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "value"
         config.value, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            config.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            config.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        config.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return config, pos
 
 
-def _write_CreatableTopicConfig_v5_7(config: CreatableTopicConfig, out: bytearray) -> None:
-    field = ""
+def _write_CreatableTopicConfig_v5_7(config: CreatableTopicConfig, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(config.name, "field name is null, which CreatableTopicConfig versions 5-7 do not allow (never nullable)"))
         field = "value"
         _w.write_compact_string(out, config.value)
         field = "(tagged fields)"
-        if config.unknown_tagged_fields:
-            _w.write_tagged(out, [], config.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], config.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- CreatableTopic, versions 0-4 ---
 
-def _read_CreatableTopic_v0_4(buf: bytes, pos: int) -> tuple[CreatableTopic, int]:
+def _read_CreatableTopic_v0_4(buf: bytes, pos: int, version: int) -> tuple[CreatableTopic, int]:
     topic = blank_instance(CreatableTopic)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         topic.name, pos = _w.read_string_nn(buf, pos)
         field = "num_partitions, replication_factor"
         topic.num_partitions, topic.replication_factor = _unpack_CreatableTopic_num_partitions_replication_factor(buf, pos)
         pos += 6
-        field = "assignments[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        assignments_n, pos = _w.read_count(buf, pos, False)
-        if assignments_n < 0:
-            raise DecodeError("non-nullable field assignments was null", offset=pos)
-        elif assignments_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            assignments_items: KeyedList[CreatableReplicaAssignment] = KeyedList()
-            for index in range(assignments_n):
-                assignments_item, pos = _read_CreatableReplicaAssignment_v0_4(buf, pos)
-                assignments_items.append(assignments_item)
-            topic.assignments = assignments_items
-        field = "configs[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        configs_n, pos = _w.read_count(buf, pos, False)
-        if configs_n < 0:
-            raise DecodeError("non-nullable field configs was null", offset=pos)
-        elif configs_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            configs_items: KeyedList[CreatableTopicConfig] = KeyedList()
-            for index in range(configs_n):
-                configs_item, pos = _read_CreatableTopicConfig_v0_4(buf, pos)
-                configs_items.append(configs_item)
-            topic.configs = configs_items
+        field = "assignments"
+        topic.assignments, pos = _w.read_struct_array(buf, pos, False, _read_CreatableReplicaAssignment_v0_4, version, KeyedList)
+        field = "configs"
+        topic.configs, pos = _w.read_struct_array(buf, pos, False, _read_CreatableTopicConfig_v0_4, version, KeyedList)
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
-def _write_CreatableTopic_v0_4(topic: CreatableTopic, out: bytearray) -> None:
+def _write_CreatableTopic_v0_4(topic: CreatableTopic, out: bytearray, version: int) -> None:
     if topic.unknown_tagged_fields:
         raise UnsupportedVersionError("CreatableTopic version 0-4 cannot carry tagged fields")
-    field = ""
+    field = "name"
     try:
-        field = "name"
         _w.write_string(out, _w.non_null(topic.name, "field name is null, which CreatableTopic versions 0-4 do not allow (never nullable)"))
         field = "num_partitions, replication_factor"
         out += _pack_CreatableTopic_num_partitions_replication_factor(topic.num_partitions, topic.replication_factor)
-        field = "assignments[]"
-        assignments_items = _w.non_null(topic.assignments, "field assignments is null, which CreatableTopic versions 0-4 do not allow (never nullable)")
-        _w.write_count(out, len(assignments_items), False)
-        for assignments_item in assignments_items:
-            _write_CreatableReplicaAssignment_v0_4(assignments_item, out)
-        field = "configs[]"
-        configs_items = _w.non_null(topic.configs, "field configs is null, which CreatableTopic versions 0-4 do not allow (never nullable)")
-        _w.write_count(out, len(configs_items), False)
-        for configs_item in configs_items:
-            _write_CreatableTopicConfig_v0_4(configs_item, out)
+        field = "assignments"
+        _w.write_struct_array(out, _w.non_null(topic.assignments, "field assignments is null, which CreatableTopic versions 0-4 do not allow (never nullable)"), False, _write_CreatableReplicaAssignment_v0_4, version)
+        field = "configs"
+        _w.write_struct_array(out, _w.non_null(topic.configs, "field configs is null, which CreatableTopic versions 0-4 do not allow (never nullable)"), False, _write_CreatableTopicConfig_v0_4, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- CreatableTopic, versions 5-7 (flexible) ---
 
-def _read_CreatableTopic_v5_7(buf: bytes, pos: int) -> tuple[CreatableTopic, int]:
+def _read_CreatableTopic_v5_7(buf: bytes, pos: int, version: int) -> tuple[CreatableTopic, int]:
     topic = blank_instance(CreatableTopic)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         topic.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "num_partitions, replication_factor"
         topic.num_partitions, topic.replication_factor = _unpack_CreatableTopic_num_partitions_replication_factor(buf, pos)
         pos += 6
-        field = "assignments[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        assignments_n, pos = _w.read_count(buf, pos, True)
-        if assignments_n < 0:
-            raise DecodeError("non-nullable field assignments was null", offset=pos)
-        elif assignments_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            assignments_items: KeyedList[CreatableReplicaAssignment] = KeyedList()
-            for index in range(assignments_n):
-                assignments_item, pos = _read_CreatableReplicaAssignment_v5_7(buf, pos)
-                assignments_items.append(assignments_item)
-            topic.assignments = assignments_items
-        field = "configs[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        configs_n, pos = _w.read_count(buf, pos, True)
-        if configs_n < 0:
-            raise DecodeError("non-nullable field configs was null", offset=pos)
-        elif configs_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            configs_items: KeyedList[CreatableTopicConfig] = KeyedList()
-            for index in range(configs_n):
-                configs_item, pos = _read_CreatableTopicConfig_v5_7(buf, pos)
-                configs_items.append(configs_item)
-            topic.configs = configs_items
+        field = "assignments"
+        topic.assignments, pos = _w.read_struct_array(buf, pos, True, _read_CreatableReplicaAssignment_v5_7, version, KeyedList)
+        field = "configs"
+        topic.configs, pos = _w.read_struct_array(buf, pos, True, _read_CreatableTopicConfig_v5_7, version, KeyedList)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            topic.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
-def _write_CreatableTopic_v5_7(topic: CreatableTopic, out: bytearray) -> None:
-    field = ""
+def _write_CreatableTopic_v5_7(topic: CreatableTopic, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(topic.name, "field name is null, which CreatableTopic versions 5-7 do not allow (never nullable)"))
         field = "num_partitions, replication_factor"
         out += _pack_CreatableTopic_num_partitions_replication_factor(topic.num_partitions, topic.replication_factor)
-        field = "assignments[]"
-        assignments_items = _w.non_null(topic.assignments, "field assignments is null, which CreatableTopic versions 5-7 do not allow (never nullable)")
-        _w.write_count(out, len(assignments_items), True)
-        for assignments_item in assignments_items:
-            _write_CreatableReplicaAssignment_v5_7(assignments_item, out)
-        field = "configs[]"
-        configs_items = _w.non_null(topic.configs, "field configs is null, which CreatableTopic versions 5-7 do not allow (never nullable)")
-        _w.write_count(out, len(configs_items), True)
-        for configs_item in configs_items:
-            _write_CreatableTopicConfig_v5_7(configs_item, out)
+        field = "assignments"
+        _w.write_struct_array(out, _w.non_null(topic.assignments, "field assignments is null, which CreatableTopic versions 5-7 do not allow (never nullable)"), True, _write_CreatableReplicaAssignment_v5_7, version)
+        field = "configs"
+        _w.write_struct_array(out, _w.non_null(topic.configs, "field configs is null, which CreatableTopic versions 5-7 do not allow (never nullable)"), True, _write_CreatableTopicConfig_v5_7, version)
         field = "(tagged fields)"
-        if topic.unknown_tagged_fields:
-            _w.write_tagged(out, [], topic.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], topic.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- CreateTopicsRequest, version 0 ---
+# --- CreateTopicsRequest, versions 0-4 ---
 
-def _read_CreateTopicsRequest_v0(buf: bytes, pos: int) -> tuple[CreateTopicsRequest, int]:
+def _read_CreateTopicsRequest_v0_4(buf: bytes, pos: int, version: int) -> tuple[CreateTopicsRequest, int]:
     request = blank_instance(CreateTopicsRequest)
     request.validate_only = False
-    field = ""
-    index = 0
+    field = "topics"
     try:
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, False)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: KeyedList[CreatableTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_CreatableTopic_v0_4(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
+        request.topics, pos = _w.read_struct_array(buf, pos, False, _read_CreatableTopic_v0_4, version, KeyedList)
         field = "timeout_ms"
         (request.timeout_ms,) = _unpack_CreateTopicsRequest_timeout_ms(buf, pos)
         pos += 4
+        if version >= 1:
+            field = "validate_only"
+            (request.validate_only,) = _unpack_CreateTopicsRequest_validate_only(buf, pos)
+            pos += 1
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_CreateTopicsRequest_v0(request: CreateTopicsRequest, out: bytearray) -> None:
-    if request.validate_only:
-        check_unsupported(request, "validate_only", "0")
+def _write_CreateTopicsRequest_v0_4(request: CreateTopicsRequest, out: bytearray, version: int) -> None:
+    if version < 1 and request.validate_only:
+        check_unsupported(request, "validate_only", str(version))
     if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("CreateTopicsRequest version 0 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("CreateTopicsRequest version 0-4 cannot carry tagged fields")
+    field = "topics"
     try:
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which CreateTopicsRequest version 0 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), False)
-        for topics_item in topics_items:
-            _write_CreatableTopic_v0_4(topics_item, out)
+        _w.write_struct_array(out, _w.non_null(request.topics, "field topics is null, which CreateTopicsRequest versions 0-4 do not allow (never nullable)"), False, _write_CreatableTopic_v0_4, version)
         field = "timeout_ms"
         out += _pack_CreateTopicsRequest_timeout_ms(request.timeout_ms)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- CreateTopicsRequest, versions 1-4 ---
-
-def _read_CreateTopicsRequest_v1_4(buf: bytes, pos: int) -> tuple[CreateTopicsRequest, int]:
-    request = blank_instance(CreateTopicsRequest)
-    field = ""
-    index = 0
-    try:
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, False)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: KeyedList[CreatableTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_CreatableTopic_v0_4(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
-        field = "timeout_ms, validate_only"
-        request.timeout_ms, request.validate_only = _unpack_CreateTopicsRequest_timeout_ms_validate_only(buf, pos)
-        pos += 5
-        request.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_CreateTopicsRequest_v1_4(request: CreateTopicsRequest, out: bytearray) -> None:
-    if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("CreateTopicsRequest version 1-4 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which CreateTopicsRequest versions 1-4 do not allow (never nullable)")
-        _w.write_count(out, len(topics_items), False)
-        for topics_item in topics_items:
-            _write_CreatableTopic_v0_4(topics_item, out)
-        field = "timeout_ms, validate_only"
-        out += _pack_CreateTopicsRequest_timeout_ms_validate_only(request.timeout_ms, request.validate_only)
+        if version >= 1:
+            field = "validate_only"
+            out += _pack_CreateTopicsRequest_validate_only(request.validate_only)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- CreateTopicsRequest, versions 5-7 (flexible) ---
 
-def _read_CreateTopicsRequest_v5_7(buf: bytes, pos: int) -> tuple[CreateTopicsRequest, int]:
+def _read_CreateTopicsRequest_v5_7(buf: bytes, pos: int, version: int) -> tuple[CreateTopicsRequest, int]:
     request = blank_instance(CreateTopicsRequest)
-    field = ""
-    index = 0
+    field = "topics"
     try:
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: KeyedList[CreatableTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_CreatableTopic_v5_7(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
+        request.topics, pos = _w.read_struct_array(buf, pos, True, _read_CreatableTopic_v5_7, version, KeyedList)
         field = "timeout_ms, validate_only"
         request.timeout_ms, request.validate_only = _unpack_CreateTopicsRequest_timeout_ms_validate_only(buf, pos)
         pos += 5
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_CreateTopicsRequest_v5_7(request: CreateTopicsRequest, out: bytearray) -> None:
-    field = ""
+def _write_CreateTopicsRequest_v5_7(request: CreateTopicsRequest, out: bytearray, version: int) -> None:
+    field = "topics"
     try:
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which CreateTopicsRequest versions 5-7 do not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_CreatableTopic_v5_7(topics_item, out)
+        _w.write_struct_array(out, _w.non_null(request.topics, "field topics is null, which CreateTopicsRequest versions 5-7 do not allow (never nullable)"), True, _write_CreatableTopic_v5_7, version)
         field = "timeout_ms, validate_only"
         out += _pack_CreateTopicsRequest_timeout_ms_validate_only(request.timeout_ms, request.validate_only)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -616,23 +439,23 @@ def _write_CreateTopicsRequest_v5_7(request: CreateTopicsRequest, out: bytearray
 _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 
-CreatableReplicaAssignment._READERS = (_read_CreatableReplicaAssignment_v0_4, _read_CreatableReplicaAssignment_v0_4, _read_CreatableReplicaAssignment_v0_4, _read_CreatableReplicaAssignment_v0_4, _read_CreatableReplicaAssignment_v0_4, _read_CreatableReplicaAssignment_v5_7, _read_CreatableReplicaAssignment_v5_7, _read_CreatableReplicaAssignment_v5_7)
-CreatableReplicaAssignment._WRITERS = (_write_CreatableReplicaAssignment_v0_4, _write_CreatableReplicaAssignment_v0_4, _write_CreatableReplicaAssignment_v0_4, _write_CreatableReplicaAssignment_v0_4, _write_CreatableReplicaAssignment_v0_4, _write_CreatableReplicaAssignment_v5_7, _write_CreatableReplicaAssignment_v5_7, _write_CreatableReplicaAssignment_v5_7)
+CreatableReplicaAssignment._READERS = _w.bind_versions((_read_CreatableReplicaAssignment_v0_4, _read_CreatableReplicaAssignment_v0_4, _read_CreatableReplicaAssignment_v0_4, _read_CreatableReplicaAssignment_v0_4, _read_CreatableReplicaAssignment_v0_4, _read_CreatableReplicaAssignment_v5_7, _read_CreatableReplicaAssignment_v5_7, _read_CreatableReplicaAssignment_v5_7))
+CreatableReplicaAssignment._WRITERS = _w.bind_versions((_write_CreatableReplicaAssignment_v0_4, _write_CreatableReplicaAssignment_v0_4, _write_CreatableReplicaAssignment_v0_4, _write_CreatableReplicaAssignment_v0_4, _write_CreatableReplicaAssignment_v0_4, _write_CreatableReplicaAssignment_v5_7, _write_CreatableReplicaAssignment_v5_7, _write_CreatableReplicaAssignment_v5_7))
 CreatableReplicaAssignment._LAZY_DEFAULTS = {"broker_ids": list}
 CreatableReplicaAssignment._MAP_KEYS = ("partition_index",)
 CreatableReplicaAssignment.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0, map_key=True),
     FieldInfo(attr="broker_ids", json_name="brokerIds", type="[]int32", versions=_V0_PLUS, default=()),
 )
-CreatableTopicConfig._READERS = (_read_CreatableTopicConfig_v0_4, _read_CreatableTopicConfig_v0_4, _read_CreatableTopicConfig_v0_4, _read_CreatableTopicConfig_v0_4, _read_CreatableTopicConfig_v0_4, _read_CreatableTopicConfig_v5_7, _read_CreatableTopicConfig_v5_7, _read_CreatableTopicConfig_v5_7)
-CreatableTopicConfig._WRITERS = (_write_CreatableTopicConfig_v0_4, _write_CreatableTopicConfig_v0_4, _write_CreatableTopicConfig_v0_4, _write_CreatableTopicConfig_v0_4, _write_CreatableTopicConfig_v0_4, _write_CreatableTopicConfig_v5_7, _write_CreatableTopicConfig_v5_7, _write_CreatableTopicConfig_v5_7)
+CreatableTopicConfig._READERS = _w.bind_versions((_read_CreatableTopicConfig_v0_4, _read_CreatableTopicConfig_v0_4, _read_CreatableTopicConfig_v0_4, _read_CreatableTopicConfig_v0_4, _read_CreatableTopicConfig_v0_4, _read_CreatableTopicConfig_v5_7, _read_CreatableTopicConfig_v5_7, _read_CreatableTopicConfig_v5_7))
+CreatableTopicConfig._WRITERS = _w.bind_versions((_write_CreatableTopicConfig_v0_4, _write_CreatableTopicConfig_v0_4, _write_CreatableTopicConfig_v0_4, _write_CreatableTopicConfig_v0_4, _write_CreatableTopicConfig_v0_4, _write_CreatableTopicConfig_v5_7, _write_CreatableTopicConfig_v5_7, _write_CreatableTopicConfig_v5_7))
 CreatableTopicConfig._MAP_KEYS = ("name",)
 CreatableTopicConfig.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="value", json_name="value", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
 )
-CreatableTopic._READERS = (_read_CreatableTopic_v0_4, _read_CreatableTopic_v0_4, _read_CreatableTopic_v0_4, _read_CreatableTopic_v0_4, _read_CreatableTopic_v0_4, _read_CreatableTopic_v5_7, _read_CreatableTopic_v5_7, _read_CreatableTopic_v5_7)
-CreatableTopic._WRITERS = (_write_CreatableTopic_v0_4, _write_CreatableTopic_v0_4, _write_CreatableTopic_v0_4, _write_CreatableTopic_v0_4, _write_CreatableTopic_v0_4, _write_CreatableTopic_v5_7, _write_CreatableTopic_v5_7, _write_CreatableTopic_v5_7)
+CreatableTopic._READERS = _w.bind_versions((_read_CreatableTopic_v0_4, _read_CreatableTopic_v0_4, _read_CreatableTopic_v0_4, _read_CreatableTopic_v0_4, _read_CreatableTopic_v0_4, _read_CreatableTopic_v5_7, _read_CreatableTopic_v5_7, _read_CreatableTopic_v5_7))
+CreatableTopic._WRITERS = _w.bind_versions((_write_CreatableTopic_v0_4, _write_CreatableTopic_v0_4, _write_CreatableTopic_v0_4, _write_CreatableTopic_v0_4, _write_CreatableTopic_v0_4, _write_CreatableTopic_v5_7, _write_CreatableTopic_v5_7, _write_CreatableTopic_v5_7))
 CreatableTopic._LAZY_DEFAULTS = {"assignments": KeyedList, "configs": KeyedList}
 CreatableTopic._MAP_KEYS = ("name",)
 CreatableTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -642,8 +465,8 @@ CreatableTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
     FieldInfo(attr="assignments", json_name="assignments", type="[]CreatableReplicaAssignment", versions=_V0_PLUS, default=(), struct=CreatableReplicaAssignment),
     FieldInfo(attr="configs", json_name="configs", type="[]CreatableTopicConfig", versions=_V0_PLUS, default=(), struct=CreatableTopicConfig),
 )
-CreateTopicsRequest._READERS = (_read_CreateTopicsRequest_v0, _read_CreateTopicsRequest_v1_4, _read_CreateTopicsRequest_v1_4, _read_CreateTopicsRequest_v1_4, _read_CreateTopicsRequest_v1_4, _read_CreateTopicsRequest_v5_7, _read_CreateTopicsRequest_v5_7, _read_CreateTopicsRequest_v5_7)
-CreateTopicsRequest._WRITERS = (_write_CreateTopicsRequest_v0, _write_CreateTopicsRequest_v1_4, _write_CreateTopicsRequest_v1_4, _write_CreateTopicsRequest_v1_4, _write_CreateTopicsRequest_v1_4, _write_CreateTopicsRequest_v5_7, _write_CreateTopicsRequest_v5_7, _write_CreateTopicsRequest_v5_7)
+CreateTopicsRequest._READERS = _w.bind_versions((_read_CreateTopicsRequest_v0_4, _read_CreateTopicsRequest_v0_4, _read_CreateTopicsRequest_v0_4, _read_CreateTopicsRequest_v0_4, _read_CreateTopicsRequest_v0_4, _read_CreateTopicsRequest_v5_7, _read_CreateTopicsRequest_v5_7, _read_CreateTopicsRequest_v5_7))
+CreateTopicsRequest._WRITERS = _w.bind_versions((_write_CreateTopicsRequest_v0_4, _write_CreateTopicsRequest_v0_4, _write_CreateTopicsRequest_v0_4, _write_CreateTopicsRequest_v0_4, _write_CreateTopicsRequest_v0_4, _write_CreateTopicsRequest_v5_7, _write_CreateTopicsRequest_v5_7, _write_CreateTopicsRequest_v5_7))
 CreateTopicsRequest._LAZY_DEFAULTS = {"topics": KeyedList}
 CreateTopicsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topics", json_name="topics", type="[]CreatableTopic", versions=_V0_PLUS, default=(), struct=CreatableTopic),

@@ -2,10 +2,9 @@
 
 Response message, versions 0-7, flexible versions 5+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -37,13 +36,12 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class CreatableTopicConfigs(GeneratedStruct):
     """The topic's effective configs, or null when they are not reported."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Config key, for example retention.ms.',
         "value": 'Effective value of the key, or null when it is sensitive or unset.',
         "read_only": 'True when the key cannot be changed on this topic.',
         "config_source": 'Where the value comes from, as a DescribeConfigs source code (1 topic override, 4 static broker config, 5 default, ...); -1 when unknown.',
         "is_sensitive": 'True when the value is secret, in which case it is reported as null.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "CreatableTopicConfigs"
@@ -82,7 +80,7 @@ class CreatableTopicConfigs(GeneratedStruct):
 class CreatableTopicResult(GeneratedStruct):
     """One result per topic in the request."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the topic the partitions in this entry belong to.',
         "topic_id": 'Id given to the new topic.',
         "error_code": 'Outcome for this topic, 0 on success; for example TOPIC_ALREADY_EXISTS, INVALID_REPLICATION_FACTOR or POLICY_VIOLATION.',
@@ -91,7 +89,6 @@ class CreatableTopicResult(GeneratedStruct):
         "num_partitions": 'Number of partitions the topic was (or would be) created with; -1 when unknown.',
         "replication_factor": 'Replicas per partition the topic was (or would be) created with; -1 when unknown.',
         "configs": "The topic's effective configs, or null when they are not reported.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "CreatableTopicResult"
@@ -144,10 +141,9 @@ class CreatableTopicResult(GeneratedStruct):
 class CreateTopicsResponse(GeneratedStruct):
     """Kafka's CreateTopicsResponse (response, apiKey 19), versions 0-7, flexible versions 5+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "topics": 'One result per topic in the request.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "CreateTopicsResponse"
@@ -178,12 +174,10 @@ class CreateTopicsResponse(GeneratedStruct):
 
 # --- CreatableTopicConfigs, versions 5-7 (flexible) ---
 
-def _read_CreatableTopicConfigs_v5_7(buf: bytes, pos: int) -> tuple[CreatableTopicConfigs, int]:
+def _read_CreatableTopicConfigs_v5_7(buf: bytes, pos: int, version: int) -> tuple[CreatableTopicConfigs, int]:
     configs = blank_instance(CreatableTopicConfigs)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         configs.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "value"
         configs.value, pos = _w.read_compact_string(buf, pos)
@@ -191,120 +185,77 @@ def _read_CreatableTopicConfigs_v5_7(buf: bytes, pos: int) -> tuple[CreatableTop
         configs.read_only, configs.config_source, configs.is_sensitive = _unpack_CreatableTopicConfigs_read_only_to_is_sensitive(buf, pos)
         pos += 3
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            configs.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            configs.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        configs.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return configs, pos
 
 
-def _write_CreatableTopicConfigs_v5_7(configs: CreatableTopicConfigs, out: bytearray) -> None:
-    field = ""
+def _write_CreatableTopicConfigs_v5_7(configs: CreatableTopicConfigs, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(configs.name, "field name is null, which CreatableTopicConfigs versions 5-7 do not allow (never nullable)"))
         field = "value"
         _w.write_compact_string(out, configs.value)
         field = "read_only, config_source, is_sensitive"
         out += _pack_CreatableTopicConfigs_read_only_to_is_sensitive(configs.read_only, configs.config_source, configs.is_sensitive)
         field = "(tagged fields)"
-        if configs.unknown_tagged_fields:
-            _w.write_tagged(out, [], configs.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], configs.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- CreatableTopicResult, version 0 ---
+# --- CreatableTopicResult, versions 0-4 ---
 
-def _read_CreatableTopicResult_v0(buf: bytes, pos: int) -> tuple[CreatableTopicResult, int]:
+def _read_CreatableTopicResult_v0_4(buf: bytes, pos: int, version: int) -> tuple[CreatableTopicResult, int]:
     result = blank_instance(CreatableTopicResult)
     result.topic_id = _ZERO_UUID
+    result.topic_config_error_code = 0
+    result.num_partitions = -1
+    result.replication_factor = -1
     result.error_message = ''
-    result.topic_config_error_code = 0
-    result.num_partitions = -1
-    result.replication_factor = -1
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         result.name, pos = _w.read_string_nn(buf, pos)
         field = "error_code"
         (result.error_code,) = _unpack_CreatableTopicResult_error_code(buf, pos)
         pos += 2
+        if version >= 1:
+            field = "error_message"
+            result.error_message, pos = _w.read_string(buf, pos)
         result.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_CreatableTopicResult_v0(result: CreatableTopicResult, out: bytearray) -> None:
+def _write_CreatableTopicResult_v0_4(result: CreatableTopicResult, out: bytearray, version: int) -> None:
     if result.unknown_tagged_fields:
-        raise UnsupportedVersionError("CreatableTopicResult version 0 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("CreatableTopicResult version 0-4 cannot carry tagged fields")
+    field = "name"
     try:
-        field = "name"
-        _w.write_string(out, _w.non_null(result.name, "field name is null, which CreatableTopicResult version 0 does not allow (never nullable)"))
+        _w.write_string(out, _w.non_null(result.name, "field name is null, which CreatableTopicResult versions 0-4 do not allow (never nullable)"))
         field = "error_code"
         out += _pack_CreatableTopicResult_error_code(result.error_code)
+        if version >= 1:
+            field = "error_message"
+            _w.write_string(out, result.error_message)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- CreatableTopicResult, versions 1-4 ---
+# --- CreatableTopicResult, versions 5-7 (flexible) ---
 
-def _read_CreatableTopicResult_v1_4(buf: bytes, pos: int) -> tuple[CreatableTopicResult, int]:
+def _read_CreatableTopicResult_v5_7(buf: bytes, pos: int, version: int) -> tuple[CreatableTopicResult, int]:
     result = blank_instance(CreatableTopicResult)
     result.topic_id = _ZERO_UUID
     result.topic_config_error_code = 0
-    result.num_partitions = -1
-    result.replication_factor = -1
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
-        result.name, pos = _w.read_string_nn(buf, pos)
-        field = "error_code"
-        (result.error_code,) = _unpack_CreatableTopicResult_error_code(buf, pos)
-        pos += 2
-        field = "error_message"
-        result.error_message, pos = _w.read_string(buf, pos)
-        result.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return result, pos
-
-
-def _write_CreatableTopicResult_v1_4(result: CreatableTopicResult, out: bytearray) -> None:
-    if result.unknown_tagged_fields:
-        raise UnsupportedVersionError("CreatableTopicResult version 1-4 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "name"
-        _w.write_string(out, _w.non_null(result.name, "field name is null, which CreatableTopicResult versions 1-4 do not allow (never nullable)"))
-        field = "error_code"
-        out += _pack_CreatableTopicResult_error_code(result.error_code)
-        field = "error_message"
-        _w.write_string(out, result.error_message)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- CreatableTopicResult, versions 5-6 (flexible) ---
-
-def _read_CreatableTopicResult_v5_6(buf: bytes, pos: int) -> tuple[CreatableTopicResult, int]:
-    result = blank_instance(CreatableTopicResult)
-    result.topic_id = _ZERO_UUID
-    result.topic_config_error_code = 0
-    field = ""
-    index = 0
-    try:
-        field = "name"
         result.name, pos = _w.read_compact_string_nn(buf, pos)
+        if version >= 7:
+            field = "topic_id"
+            result.topic_id, pos = _w.read_uuid(buf, pos)
         field = "error_code"
         (result.error_code,) = _unpack_CreatableTopicResult_error_code(buf, pos)
         pos += 2
@@ -313,19 +264,8 @@ def _read_CreatableTopicResult_v5_6(buf: bytes, pos: int) -> tuple[CreatableTopi
         field = "num_partitions, replication_factor"
         result.num_partitions, result.replication_factor = _unpack_CreatableTopicResult_num_partitions_replication_factor(buf, pos)
         pos += 6
-        field = "configs[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        configs_n, pos = _w.read_count(buf, pos, True)
-        if configs_n < 0:
-            result.configs = None
-        elif configs_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            configs_items: list[CreatableTopicConfigs] = []
-            for index in range(configs_n):
-                configs_item, pos = _read_CreatableTopicConfigs_v5_7(buf, pos)
-                configs_items.append(configs_item)
-            result.configs = configs_items
+        field = "configs"
+        result.configs, pos = _w.read_nullable_struct_array(buf, pos, True, _read_CreatableTopicConfigs_v5_7, version)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -356,29 +296,25 @@ def _read_CreatableTopicResult_v5_6(buf: bytes, pos: int) -> tuple[CreatableTopi
                     pos = end
             result.unknown_tagged_fields = tuple(unknown)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_CreatableTopicResult_v5_6(result: CreatableTopicResult, out: bytearray) -> None:
-    field = ""
+def _write_CreatableTopicResult_v5_7(result: CreatableTopicResult, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
-        _w.write_compact_string(out, _w.non_null(result.name, "field name is null, which CreatableTopicResult versions 5-6 do not allow (never nullable)"))
+        _w.write_compact_string(out, _w.non_null(result.name, "field name is null, which CreatableTopicResult versions 5-7 do not allow (never nullable)"))
+        if version >= 7:
+            field = "topic_id"
+            out += _w.uuid_bytes(result.topic_id)
         field = "error_code"
         out += _pack_CreatableTopicResult_error_code(result.error_code)
         field = "error_message"
         _w.write_compact_string(out, result.error_message)
         field = "num_partitions, replication_factor"
         out += _pack_CreatableTopicResult_num_partitions_replication_factor(result.num_partitions, result.replication_factor)
-        field = "configs[]"
-        configs_items = result.configs
-        if configs_items is None:
-            _w.write_count(out, None, True)
-        else:
-            _w.write_count(out, len(configs_items), True)
-            for configs_item in configs_items:
-                _write_CreatableTopicConfigs_v5_7(configs_item, out)
+        field = "configs"
+        _w.write_struct_array(out, result.configs, True, _write_CreatableTopicConfigs_v5_7, version)
         field = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
         if result.topic_config_error_code != 0:
@@ -394,338 +330,64 @@ def _write_CreatableTopicResult_v5_6(result: CreatableTopicResult, out: bytearra
         raise _w.encode_failure(error, field) from None
 
 
-# --- CreatableTopicResult, version 7 (flexible) ---
+# --- CreateTopicsResponse, versions 0-4 ---
 
-def _read_CreatableTopicResult_v7(buf: bytes, pos: int) -> tuple[CreatableTopicResult, int]:
-    result = blank_instance(CreatableTopicResult)
-    result.topic_config_error_code = 0
-    field = ""
-    index = 0
-    try:
-        field = "name"
-        result.name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "topic_id"
-        result.topic_id, pos = _w.read_uuid(buf, pos)
-        field = "error_code"
-        (result.error_code,) = _unpack_CreatableTopicResult_error_code(buf, pos)
-        pos += 2
-        field = "error_message"
-        result.error_message, pos = _w.read_compact_string(buf, pos)
-        field = "num_partitions, replication_factor"
-        result.num_partitions, result.replication_factor = _unpack_CreatableTopicResult_num_partitions_replication_factor(buf, pos)
-        pos += 6
-        field = "configs[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        configs_n, pos = _w.read_count(buf, pos, True)
-        if configs_n < 0:
-            result.configs = None
-        elif configs_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            configs_items: list[CreatableTopicConfigs] = []
-            for index in range(configs_n):
-                configs_item, pos = _read_CreatableTopicConfigs_v5_7(buf, pos)
-                configs_items.append(configs_item)
-            result.configs = configs_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            result.unknown_tagged_fields = ()
-        else:
-            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-            count = buf[pos]
-            if count < 0x80 and 2 * count < len(buf) - pos:
-                pos += 1
-            else:
-                count, pos = _w.read_tag_count(buf, pos)
-            unknown = []
-            for _ in range(count):
-                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                    tag = buf[pos]
-                    end = pos + 2 + buf[pos + 1]
-                    pos += 2
-                else:
-                    tag, end, pos = _w.read_tag_header(buf, pos)
-                if tag == 0:
-                    field = "topic_config_error_code"
-                    (result.topic_config_error_code,) = _unpack_CreatableTopicResult_topic_config_error_code(buf, pos)
-                    pos += 2
-                    if pos != end:
-                        raise DecodeError(f"tagged field 0 (topic_config_error_code) ends at byte {pos}, its payload at {end}", offset=pos)
-                else:
-                    unknown.append((tag, buf[pos:end]))
-                    pos = end
-            result.unknown_tagged_fields = tuple(unknown)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return result, pos
-
-
-def _write_CreatableTopicResult_v7(result: CreatableTopicResult, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "name"
-        _w.write_compact_string(out, _w.non_null(result.name, "field name is null, which CreatableTopicResult version 7 does not allow (never nullable)"))
-        field = "topic_id"
-        out += _w.uuid_bytes(result.topic_id)
-        field = "error_code"
-        out += _pack_CreatableTopicResult_error_code(result.error_code)
-        field = "error_message"
-        _w.write_compact_string(out, result.error_message)
-        field = "num_partitions, replication_factor"
-        out += _pack_CreatableTopicResult_num_partitions_replication_factor(result.num_partitions, result.replication_factor)
-        field = "configs[]"
-        configs_items = result.configs
-        if configs_items is None:
-            _w.write_count(out, None, True)
-        else:
-            _w.write_count(out, len(configs_items), True)
-            for configs_item in configs_items:
-                _write_CreatableTopicConfigs_v5_7(configs_item, out)
-        field = "(tagged fields)"
-        tagged: list[tuple[int, bytes | bytearray]] = []
-        if result.topic_config_error_code != 0:
-            payload = bytearray()
-            field = "topic_config_error_code"
-            payload += _pack_CreatableTopicResult_topic_config_error_code(result.topic_config_error_code)
-            tagged.append((0, payload))
-        if tagged or result.unknown_tagged_fields:
-            _w.write_tagged(out, tagged, result.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- CreateTopicsResponse, version 0 ---
-
-def _read_CreateTopicsResponse_v0(buf: bytes, pos: int) -> tuple[CreateTopicsResponse, int]:
+def _read_CreateTopicsResponse_v0_4(buf: bytes, pos: int, version: int) -> tuple[CreateTopicsResponse, int]:
     response = blank_instance(CreateTopicsResponse)
     response.throttle_time_ms = 0
     field = ""
-    index = 0
     try:
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, False)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: KeyedList[CreatableTopicResult] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_CreatableTopicResult_v0(buf, pos)
-                topics_items.append(topics_item)
-            response.topics = topics_items
+        if version >= 2:
+            field = "throttle_time_ms"
+            (response.throttle_time_ms,) = _unpack_CreateTopicsResponse_throttle_time_ms(buf, pos)
+            pos += 4
+        field = "topics"
+        response.topics, pos = _w.read_struct_array(buf, pos, False, _read_CreatableTopicResult_v0_4, version, KeyedList)
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_CreateTopicsResponse_v0(response: CreateTopicsResponse, out: bytearray) -> None:
+def _write_CreateTopicsResponse_v0_4(response: CreateTopicsResponse, out: bytearray, version: int) -> None:
     if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("CreateTopicsResponse version 0 cannot carry tagged fields")
+        raise UnsupportedVersionError("CreateTopicsResponse version 0-4 cannot carry tagged fields")
     field = ""
     try:
-        field = "topics[]"
-        topics_items = _w.non_null(response.topics, "field topics is null, which CreateTopicsResponse version 0 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), False)
-        for topics_item in topics_items:
-            _write_CreatableTopicResult_v0(topics_item, out)
+        if version >= 2:
+            field = "throttle_time_ms"
+            out += _pack_CreateTopicsResponse_throttle_time_ms(response.throttle_time_ms)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(response.topics, "field topics is null, which CreateTopicsResponse versions 0-4 do not allow (never nullable)"), False, _write_CreatableTopicResult_v0_4, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- CreateTopicsResponse, version 1 ---
+# --- CreateTopicsResponse, versions 5-7 (flexible) ---
 
-def _read_CreateTopicsResponse_v1(buf: bytes, pos: int) -> tuple[CreateTopicsResponse, int]:
+def _read_CreateTopicsResponse_v5_7(buf: bytes, pos: int, version: int) -> tuple[CreateTopicsResponse, int]:
     response = blank_instance(CreateTopicsResponse)
-    response.throttle_time_ms = 0
-    field = ""
-    index = 0
+    field = "throttle_time_ms"
     try:
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, False)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: KeyedList[CreatableTopicResult] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_CreatableTopicResult_v1_4(buf, pos)
-                topics_items.append(topics_item)
-            response.topics = topics_items
-        response.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_CreateTopicsResponse_v1(response: CreateTopicsResponse, out: bytearray) -> None:
-    if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("CreateTopicsResponse version 1 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "topics[]"
-        topics_items = _w.non_null(response.topics, "field topics is null, which CreateTopicsResponse version 1 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), False)
-        for topics_item in topics_items:
-            _write_CreatableTopicResult_v1_4(topics_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- CreateTopicsResponse, versions 2-4 ---
-
-def _read_CreateTopicsResponse_v2_4(buf: bytes, pos: int) -> tuple[CreateTopicsResponse, int]:
-    response = blank_instance(CreateTopicsResponse)
-    field = ""
-    index = 0
-    try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_CreateTopicsResponse_throttle_time_ms(buf, pos)
         pos += 4
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, False)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: KeyedList[CreatableTopicResult] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_CreatableTopicResult_v1_4(buf, pos)
-                topics_items.append(topics_item)
-            response.topics = topics_items
-        response.unknown_tagged_fields = ()
+        field = "topics"
+        response.topics, pos = _w.read_struct_array(buf, pos, True, _read_CreatableTopicResult_v5_7, version, KeyedList)
+        field = "(tagged fields)"
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_CreateTopicsResponse_v2_4(response: CreateTopicsResponse, out: bytearray) -> None:
-    if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("CreateTopicsResponse version 2-4 cannot carry tagged fields")
-    field = ""
+def _write_CreateTopicsResponse_v5_7(response: CreateTopicsResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_CreateTopicsResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "topics[]"
-        topics_items = _w.non_null(response.topics, "field topics is null, which CreateTopicsResponse versions 2-4 do not allow (never nullable)")
-        _w.write_count(out, len(topics_items), False)
-        for topics_item in topics_items:
-            _write_CreatableTopicResult_v1_4(topics_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- CreateTopicsResponse, versions 5-6 (flexible) ---
-
-def _read_CreateTopicsResponse_v5_6(buf: bytes, pos: int) -> tuple[CreateTopicsResponse, int]:
-    response = blank_instance(CreateTopicsResponse)
-    field = ""
-    index = 0
-    try:
-        field = "throttle_time_ms"
-        (response.throttle_time_ms,) = _unpack_CreateTopicsResponse_throttle_time_ms(buf, pos)
-        pos += 4
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: KeyedList[CreatableTopicResult] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_CreatableTopicResult_v5_6(buf, pos)
-                topics_items.append(topics_item)
-            response.topics = topics_items
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(response.topics, "field topics is null, which CreateTopicsResponse versions 5-7 do not allow (never nullable)"), True, _write_CreatableTopicResult_v5_7, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_CreateTopicsResponse_v5_6(response: CreateTopicsResponse, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "throttle_time_ms"
-        out += _pack_CreateTopicsResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "topics[]"
-        topics_items = _w.non_null(response.topics, "field topics is null, which CreateTopicsResponse versions 5-6 do not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_CreatableTopicResult_v5_6(topics_item, out)
-        field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- CreateTopicsResponse, version 7 (flexible) ---
-
-def _read_CreateTopicsResponse_v7(buf: bytes, pos: int) -> tuple[CreateTopicsResponse, int]:
-    response = blank_instance(CreateTopicsResponse)
-    field = ""
-    index = 0
-    try:
-        field = "throttle_time_ms"
-        (response.throttle_time_ms,) = _unpack_CreateTopicsResponse_throttle_time_ms(buf, pos)
-        pos += 4
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: KeyedList[CreatableTopicResult] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_CreatableTopicResult_v7(buf, pos)
-                topics_items.append(topics_item)
-            response.topics = topics_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_CreateTopicsResponse_v7(response: CreateTopicsResponse, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "throttle_time_ms"
-        out += _pack_CreateTopicsResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "topics[]"
-        topics_items = _w.non_null(response.topics, "field topics is null, which CreateTopicsResponse version 7 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_CreatableTopicResult_v7(topics_item, out)
-        field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -739,8 +401,8 @@ _V2_PLUS = (2, 32767)
 _V5_PLUS = (5, 32767)
 _V7_PLUS = (7, 32767)
 
-CreatableTopicConfigs._READERS = (None, None, None, None, None, _read_CreatableTopicConfigs_v5_7, _read_CreatableTopicConfigs_v5_7, _read_CreatableTopicConfigs_v5_7)
-CreatableTopicConfigs._WRITERS = (None, None, None, None, None, _write_CreatableTopicConfigs_v5_7, _write_CreatableTopicConfigs_v5_7, _write_CreatableTopicConfigs_v5_7)
+CreatableTopicConfigs._READERS = _w.bind_versions((None, None, None, None, None, _read_CreatableTopicConfigs_v5_7, _read_CreatableTopicConfigs_v5_7, _read_CreatableTopicConfigs_v5_7))
+CreatableTopicConfigs._WRITERS = _w.bind_versions((None, None, None, None, None, _write_CreatableTopicConfigs_v5_7, _write_CreatableTopicConfigs_v5_7, _write_CreatableTopicConfigs_v5_7))
 CreatableTopicConfigs.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V5_PLUS, default=''),
     FieldInfo(attr="value", json_name="value", type="string", versions=_V5_PLUS, nullable=_V5_PLUS, default=''),
@@ -748,8 +410,8 @@ CreatableTopicConfigs.FIELDS = (  # what the runtime knows of each field (kwire.
     FieldInfo(attr="config_source", json_name="configSource", type="int8", versions=_V5_PLUS, ignorable=True, default=-1),
     FieldInfo(attr="is_sensitive", json_name="isSensitive", type="bool", versions=_V5_PLUS, default=False),
 )
-CreatableTopicResult._READERS = (_read_CreatableTopicResult_v0, _read_CreatableTopicResult_v1_4, _read_CreatableTopicResult_v1_4, _read_CreatableTopicResult_v1_4, _read_CreatableTopicResult_v1_4, _read_CreatableTopicResult_v5_6, _read_CreatableTopicResult_v5_6, _read_CreatableTopicResult_v7)
-CreatableTopicResult._WRITERS = (_write_CreatableTopicResult_v0, _write_CreatableTopicResult_v1_4, _write_CreatableTopicResult_v1_4, _write_CreatableTopicResult_v1_4, _write_CreatableTopicResult_v1_4, _write_CreatableTopicResult_v5_6, _write_CreatableTopicResult_v5_6, _write_CreatableTopicResult_v7)
+CreatableTopicResult._READERS = _w.bind_versions((_read_CreatableTopicResult_v0_4, _read_CreatableTopicResult_v0_4, _read_CreatableTopicResult_v0_4, _read_CreatableTopicResult_v0_4, _read_CreatableTopicResult_v0_4, _read_CreatableTopicResult_v5_7, _read_CreatableTopicResult_v5_7, _read_CreatableTopicResult_v5_7))
+CreatableTopicResult._WRITERS = _w.bind_versions((_write_CreatableTopicResult_v0_4, _write_CreatableTopicResult_v0_4, _write_CreatableTopicResult_v0_4, _write_CreatableTopicResult_v0_4, _write_CreatableTopicResult_v0_4, _write_CreatableTopicResult_v5_7, _write_CreatableTopicResult_v5_7, _write_CreatableTopicResult_v5_7))
 CreatableTopicResult._LAZY_DEFAULTS = {"configs": list}
 CreatableTopicResult._MAP_KEYS = ("name",)
 CreatableTopicResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -762,8 +424,8 @@ CreatableTopicResult.FIELDS = (  # what the runtime knows of each field (kwire.w
     FieldInfo(attr="replication_factor", json_name="replicationFactor", type="int16", versions=_V5_PLUS, ignorable=True, default=-1),
     FieldInfo(attr="configs", json_name="configs", type="[]CreatableTopicConfigs", versions=_V5_PLUS, nullable=_V5_PLUS, ignorable=True, default=(), struct=CreatableTopicConfigs),
 )
-CreateTopicsResponse._READERS = (_read_CreateTopicsResponse_v0, _read_CreateTopicsResponse_v1, _read_CreateTopicsResponse_v2_4, _read_CreateTopicsResponse_v2_4, _read_CreateTopicsResponse_v2_4, _read_CreateTopicsResponse_v5_6, _read_CreateTopicsResponse_v5_6, _read_CreateTopicsResponse_v7)
-CreateTopicsResponse._WRITERS = (_write_CreateTopicsResponse_v0, _write_CreateTopicsResponse_v1, _write_CreateTopicsResponse_v2_4, _write_CreateTopicsResponse_v2_4, _write_CreateTopicsResponse_v2_4, _write_CreateTopicsResponse_v5_6, _write_CreateTopicsResponse_v5_6, _write_CreateTopicsResponse_v7)
+CreateTopicsResponse._READERS = _w.bind_versions((_read_CreateTopicsResponse_v0_4, _read_CreateTopicsResponse_v0_4, _read_CreateTopicsResponse_v0_4, _read_CreateTopicsResponse_v0_4, _read_CreateTopicsResponse_v0_4, _read_CreateTopicsResponse_v5_7, _read_CreateTopicsResponse_v5_7, _read_CreateTopicsResponse_v5_7))
+CreateTopicsResponse._WRITERS = _w.bind_versions((_write_CreateTopicsResponse_v0_4, _write_CreateTopicsResponse_v0_4, _write_CreateTopicsResponse_v0_4, _write_CreateTopicsResponse_v0_4, _write_CreateTopicsResponse_v0_4, _write_CreateTopicsResponse_v5_7, _write_CreateTopicsResponse_v5_7, _write_CreateTopicsResponse_v5_7))
 CreateTopicsResponse._LAZY_DEFAULTS = {"topics": KeyedList}
 CreateTopicsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V2_PLUS, ignorable=True, default=0),

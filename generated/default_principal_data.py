@@ -2,10 +2,9 @@
 
 Data message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -26,11 +25,10 @@ _pack_DefaultPrincipalData_token_authenticated = struct.Struct(">?").pack
 class DefaultPrincipalData(GeneratedStruct):
     """Kafka's DefaultPrincipalData (data), versions 0, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "type": 'Principal type, for example User.',
         "name": 'Principal name, for example alice.',
         "token_authenticated": 'True when the client authenticated on the forwarding broker with a delegation token (such a client may not create or renew tokens).',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DefaultPrincipalData"
@@ -66,12 +64,10 @@ class DefaultPrincipalData(GeneratedStruct):
 
 # --- DefaultPrincipalData, version 0 (flexible) ---
 
-def _read_DefaultPrincipalData_v0(buf: bytes, pos: int) -> tuple[DefaultPrincipalData, int]:
+def _read_DefaultPrincipalData_v0(buf: bytes, pos: int, version: int) -> tuple[DefaultPrincipalData, int]:
     data = blank_instance(DefaultPrincipalData)
-    field = ""
-    index = 0
+    field = "type"
     try:
-        field = "type"
         data.type, pos = _w.read_compact_string_nn(buf, pos)
         field = "name"
         data.name, pos = _w.read_compact_string_nn(buf, pos)
@@ -79,30 +75,22 @@ def _read_DefaultPrincipalData_v0(buf: bytes, pos: int) -> tuple[DefaultPrincipa
         (data.token_authenticated,) = _unpack_DefaultPrincipalData_token_authenticated(buf, pos)
         pos += 1
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_DefaultPrincipalData_v0(data: DefaultPrincipalData, out: bytearray) -> None:
-    field = ""
+def _write_DefaultPrincipalData_v0(data: DefaultPrincipalData, out: bytearray, version: int) -> None:
+    field = "type"
     try:
-        field = "type"
         _w.write_compact_string(out, _w.non_null(data.type, "field type is null, which DefaultPrincipalData version 0 does not allow (never nullable)"))
         field = "name"
         _w.write_compact_string(out, _w.non_null(data.name, "field name is null, which DefaultPrincipalData version 0 does not allow (never nullable)"))
         field = "token_authenticated"
         out += _pack_DefaultPrincipalData_token_authenticated(data.token_authenticated)
         field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], data.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -112,8 +100,8 @@ def _write_DefaultPrincipalData_v0(data: DefaultPrincipalData, out: bytearray) -
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-DefaultPrincipalData._READERS = (_read_DefaultPrincipalData_v0,)
-DefaultPrincipalData._WRITERS = (_write_DefaultPrincipalData_v0,)
+DefaultPrincipalData._READERS = _w.bind_versions((_read_DefaultPrincipalData_v0,))
+DefaultPrincipalData._WRITERS = _w.bind_versions((_write_DefaultPrincipalData_v0,))
 DefaultPrincipalData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="type", json_name="type", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),

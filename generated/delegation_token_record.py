@@ -2,10 +2,9 @@
 
 Metadata message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per wire layout, the versions that share one (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -26,7 +25,7 @@ _pack_DelegationTokenRecord_issue_timestamp_to_expiration_timestamp = struct.Str
 class DelegationTokenRecord(GeneratedStruct):
     """Kafka's DelegationTokenRecord (metadata, apiKey 10), versions 0, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "owner": 'Principal that owns the token.',
         "requester": 'Principal that asked for the token.',
         "renewers": 'Principals allowed to renew the token.',
@@ -34,7 +33,6 @@ class DelegationTokenRecord(GeneratedStruct):
         "max_timestamp": 'Time (ms) after which the token can no longer be renewed.',
         "expiration_timestamp": 'Time (ms) by which the token has to be renewed again.',
         "token_id": 'Id of the token, which clients use as the SCRAM user name when authenticating with it.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DelegationTokenRecord"
@@ -87,11 +85,10 @@ class DelegationTokenRecord(GeneratedStruct):
 
 def _read_DelegationTokenRecord_v0(buf: bytes, pos: int) -> tuple[DelegationTokenRecord, int]:
     record = blank_instance(DelegationTokenRecord)
-    field = ""
+    field = "owner"
     index = 0
     size = len(buf)
     try:
-        field = "owner"
         owner_n = buf[pos]  # the length + 1
         if owner_n == 1:  # the empty string
             record.owner = ""
@@ -162,9 +159,8 @@ def _read_DelegationTokenRecord_v0(buf: bytes, pos: int) -> tuple[DelegationToke
 
 
 def _write_DelegationTokenRecord_v0(record: DelegationTokenRecord, out: bytearray) -> None:
-    field = ""
+    field = "owner"
     try:
-        field = "owner"
         if record.owner is None:
             raise EncodeError("field owner is null, which DelegationTokenRecord version 0 does not allow (never nullable)")
         owner_utf8 = record.owner.encode()

@@ -2,10 +2,9 @@
 
 Request message, versions 0-3, flexible versions 2+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,16 +20,16 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_DeleteAclsFilter_resource_type_filter = struct.Struct(">b").unpack_from
 _pack_DeleteAclsFilter_resource_type_filter = struct.Struct(">b").pack
-_unpack_DeleteAclsFilter_operation_permission_type = struct.Struct(">bb").unpack_from
-_pack_DeleteAclsFilter_operation_permission_type = struct.Struct(">bb").pack
 _unpack_DeleteAclsFilter_pattern_type_filter = struct.Struct(">b").unpack_from
 _pack_DeleteAclsFilter_pattern_type_filter = struct.Struct(">b").pack
+_unpack_DeleteAclsFilter_operation_permission_type = struct.Struct(">bb").unpack_from
+_pack_DeleteAclsFilter_operation_permission_type = struct.Struct(">bb").pack
 
 
 class DeleteAclsFilter(GeneratedStruct):
     """Filters; a binding matching any one of them is deleted."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "resource_type_filter": 'Resource type to match, as an AclResourceType code; 1 (any) matches every type.',
         "resource_name_filter": 'Resource name to match, or null for any name.',
         "pattern_type_filter": 'Pattern type to match: 1 any, 2 match (every binding that would apply to the name: literal, wildcard and prefixes), 3 literal, 4 prefixed.',
@@ -38,7 +37,6 @@ class DeleteAclsFilter(GeneratedStruct):
         "host_filter": 'Host to match, or null for any host.',
         "operation": 'Operation to match, as an AclOperation code; 1 (any) matches every operation.',
         "permission_type": 'Permission to match: 1 any, 2 deny, 3 allow.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DeleteAclsFilter"
@@ -85,9 +83,8 @@ class DeleteAclsFilter(GeneratedStruct):
 class DeleteAclsRequest(GeneratedStruct):
     """Kafka's DeleteAclsRequest (request, apiKey 31), versions 0-3, flexible versions 2+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "filters": 'Filters; a binding matching any one of them is deleted.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DeleteAclsRequest"
@@ -113,19 +110,21 @@ class DeleteAclsRequest(GeneratedStruct):
 
 
 
-# --- DeleteAclsFilter, version 0 ---
+# --- DeleteAclsFilter, versions 0-1 ---
 
-def _read_DeleteAclsFilter_v0(buf: bytes, pos: int) -> tuple[DeleteAclsFilter, int]:
+def _read_DeleteAclsFilter_v0_1(buf: bytes, pos: int, version: int) -> tuple[DeleteAclsFilter, int]:
     delete_acls_filter = blank_instance(DeleteAclsFilter)
     delete_acls_filter.pattern_type_filter = 3
-    field = ""
-    index = 0
+    field = "resource_type_filter"
     try:
-        field = "resource_type_filter"
         (delete_acls_filter.resource_type_filter,) = _unpack_DeleteAclsFilter_resource_type_filter(buf, pos)
         pos += 1
         field = "resource_name_filter"
         delete_acls_filter.resource_name_filter, pos = _w.read_string(buf, pos)
+        if version >= 1:
+            field = "pattern_type_filter"
+            (delete_acls_filter.pattern_type_filter,) = _unpack_DeleteAclsFilter_pattern_type_filter(buf, pos)
+            pos += 1
         field = "principal_filter"
         delete_acls_filter.principal_filter, pos = _w.read_string(buf, pos)
         field = "host_filter"
@@ -135,70 +134,23 @@ def _read_DeleteAclsFilter_v0(buf: bytes, pos: int) -> tuple[DeleteAclsFilter, i
         pos += 2
         delete_acls_filter.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return delete_acls_filter, pos
 
 
-def _write_DeleteAclsFilter_v0(delete_acls_filter: DeleteAclsFilter, out: bytearray) -> None:
-    if delete_acls_filter.pattern_type_filter != 3:
-        check_unsupported(delete_acls_filter, "pattern_type_filter", "0")
+def _write_DeleteAclsFilter_v0_1(delete_acls_filter: DeleteAclsFilter, out: bytearray, version: int) -> None:
+    if version < 1 and delete_acls_filter.pattern_type_filter != 3:
+        check_unsupported(delete_acls_filter, "pattern_type_filter", str(version))
     if delete_acls_filter.unknown_tagged_fields:
-        raise UnsupportedVersionError("DeleteAclsFilter version 0 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("DeleteAclsFilter version 0-1 cannot carry tagged fields")
+    field = "resource_type_filter"
     try:
-        field = "resource_type_filter"
         out += _pack_DeleteAclsFilter_resource_type_filter(delete_acls_filter.resource_type_filter)
         field = "resource_name_filter"
         _w.write_string(out, delete_acls_filter.resource_name_filter)
-        field = "principal_filter"
-        _w.write_string(out, delete_acls_filter.principal_filter)
-        field = "host_filter"
-        _w.write_string(out, delete_acls_filter.host_filter)
-        field = "operation, permission_type"
-        out += _pack_DeleteAclsFilter_operation_permission_type(delete_acls_filter.operation, delete_acls_filter.permission_type)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DeleteAclsFilter, version 1 ---
-
-def _read_DeleteAclsFilter_v1(buf: bytes, pos: int) -> tuple[DeleteAclsFilter, int]:
-    delete_acls_filter = blank_instance(DeleteAclsFilter)
-    field = ""
-    index = 0
-    try:
-        field = "resource_type_filter"
-        (delete_acls_filter.resource_type_filter,) = _unpack_DeleteAclsFilter_resource_type_filter(buf, pos)
-        pos += 1
-        field = "resource_name_filter"
-        delete_acls_filter.resource_name_filter, pos = _w.read_string(buf, pos)
-        field = "pattern_type_filter"
-        (delete_acls_filter.pattern_type_filter,) = _unpack_DeleteAclsFilter_pattern_type_filter(buf, pos)
-        pos += 1
-        field = "principal_filter"
-        delete_acls_filter.principal_filter, pos = _w.read_string(buf, pos)
-        field = "host_filter"
-        delete_acls_filter.host_filter, pos = _w.read_string(buf, pos)
-        field = "operation, permission_type"
-        delete_acls_filter.operation, delete_acls_filter.permission_type = _unpack_DeleteAclsFilter_operation_permission_type(buf, pos)
-        pos += 2
-        delete_acls_filter.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return delete_acls_filter, pos
-
-
-def _write_DeleteAclsFilter_v1(delete_acls_filter: DeleteAclsFilter, out: bytearray) -> None:
-    if delete_acls_filter.unknown_tagged_fields:
-        raise UnsupportedVersionError("DeleteAclsFilter version 1 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "resource_type_filter"
-        out += _pack_DeleteAclsFilter_resource_type_filter(delete_acls_filter.resource_type_filter)
-        field = "resource_name_filter"
-        _w.write_string(out, delete_acls_filter.resource_name_filter)
-        field = "pattern_type_filter"
-        out += _pack_DeleteAclsFilter_pattern_type_filter(delete_acls_filter.pattern_type_filter)
+        if version >= 1:
+            field = "pattern_type_filter"
+            out += _pack_DeleteAclsFilter_pattern_type_filter(delete_acls_filter.pattern_type_filter)
         field = "principal_filter"
         _w.write_string(out, delete_acls_filter.principal_filter)
         field = "host_filter"
@@ -211,12 +163,10 @@ def _write_DeleteAclsFilter_v1(delete_acls_filter: DeleteAclsFilter, out: bytear
 
 # --- DeleteAclsFilter, versions 2-3 (flexible) ---
 
-def _read_DeleteAclsFilter_v2_3(buf: bytes, pos: int) -> tuple[DeleteAclsFilter, int]:
+def _read_DeleteAclsFilter_v2_3(buf: bytes, pos: int, version: int) -> tuple[DeleteAclsFilter, int]:
     delete_acls_filter = blank_instance(DeleteAclsFilter)
-    field = ""
-    index = 0
+    field = "resource_type_filter"
     try:
-        field = "resource_type_filter"
         (delete_acls_filter.resource_type_filter,) = _unpack_DeleteAclsFilter_resource_type_filter(buf, pos)
         pos += 1
         field = "resource_name_filter"
@@ -232,20 +182,15 @@ def _read_DeleteAclsFilter_v2_3(buf: bytes, pos: int) -> tuple[DeleteAclsFilter,
         delete_acls_filter.operation, delete_acls_filter.permission_type = _unpack_DeleteAclsFilter_operation_permission_type(buf, pos)
         pos += 2
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            delete_acls_filter.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            delete_acls_filter.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        delete_acls_filter.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return delete_acls_filter, pos
 
 
-def _write_DeleteAclsFilter_v2_3(delete_acls_filter: DeleteAclsFilter, out: bytearray) -> None:
-    field = ""
+def _write_DeleteAclsFilter_v2_3(delete_acls_filter: DeleteAclsFilter, out: bytearray, version: int) -> None:
+    field = "resource_type_filter"
     try:
-        field = "resource_type_filter"
         out += _pack_DeleteAclsFilter_resource_type_filter(delete_acls_filter.resource_type_filter)
         field = "resource_name_filter"
         _w.write_compact_string(out, delete_acls_filter.resource_name_filter)
@@ -258,138 +203,54 @@ def _write_DeleteAclsFilter_v2_3(delete_acls_filter: DeleteAclsFilter, out: byte
         field = "operation, permission_type"
         out += _pack_DeleteAclsFilter_operation_permission_type(delete_acls_filter.operation, delete_acls_filter.permission_type)
         field = "(tagged fields)"
-        if delete_acls_filter.unknown_tagged_fields:
-            _w.write_tagged(out, [], delete_acls_filter.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], delete_acls_filter.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- DeleteAclsRequest, version 0 ---
+# --- DeleteAclsRequest, versions 0-1 ---
 
-def _read_DeleteAclsRequest_v0(buf: bytes, pos: int) -> tuple[DeleteAclsRequest, int]:
+def _read_DeleteAclsRequest_v0_1(buf: bytes, pos: int, version: int) -> tuple[DeleteAclsRequest, int]:
     request = blank_instance(DeleteAclsRequest)
-    field = ""
-    index = 0
+    field = "filters"
     try:
-        field = "filters[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        filters_n, pos = _w.read_count(buf, pos, False)
-        if filters_n < 0:
-            raise DecodeError("non-nullable field filters was null", offset=pos)
-        elif filters_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            filters_items: list[DeleteAclsFilter] = []
-            for index in range(filters_n):
-                filters_item, pos = _read_DeleteAclsFilter_v0(buf, pos)
-                filters_items.append(filters_item)
-            request.filters = filters_items
+        request.filters, pos = _w.read_struct_array(buf, pos, False, _read_DeleteAclsFilter_v0_1, version)
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_DeleteAclsRequest_v0(request: DeleteAclsRequest, out: bytearray) -> None:
+def _write_DeleteAclsRequest_v0_1(request: DeleteAclsRequest, out: bytearray, version: int) -> None:
     if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("DeleteAclsRequest version 0 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("DeleteAclsRequest version 0-1 cannot carry tagged fields")
+    field = "filters"
     try:
-        field = "filters[]"
-        filters_items = _w.non_null(request.filters, "field filters is null, which DeleteAclsRequest version 0 does not allow (never nullable)")
-        _w.write_count(out, len(filters_items), False)
-        for filters_item in filters_items:
-            _write_DeleteAclsFilter_v0(filters_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DeleteAclsRequest, version 1 ---
-
-def _read_DeleteAclsRequest_v1(buf: bytes, pos: int) -> tuple[DeleteAclsRequest, int]:
-    request = blank_instance(DeleteAclsRequest)
-    field = ""
-    index = 0
-    try:
-        field = "filters[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        filters_n, pos = _w.read_count(buf, pos, False)
-        if filters_n < 0:
-            raise DecodeError("non-nullable field filters was null", offset=pos)
-        elif filters_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            filters_items: list[DeleteAclsFilter] = []
-            for index in range(filters_n):
-                filters_item, pos = _read_DeleteAclsFilter_v1(buf, pos)
-                filters_items.append(filters_item)
-            request.filters = filters_items
-        request.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_DeleteAclsRequest_v1(request: DeleteAclsRequest, out: bytearray) -> None:
-    if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("DeleteAclsRequest version 1 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "filters[]"
-        filters_items = _w.non_null(request.filters, "field filters is null, which DeleteAclsRequest version 1 does not allow (never nullable)")
-        _w.write_count(out, len(filters_items), False)
-        for filters_item in filters_items:
-            _write_DeleteAclsFilter_v1(filters_item, out)
+        _w.write_struct_array(out, _w.non_null(request.filters, "field filters is null, which DeleteAclsRequest versions 0-1 do not allow (never nullable)"), False, _write_DeleteAclsFilter_v0_1, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DeleteAclsRequest, versions 2-3 (flexible) ---
 
-def _read_DeleteAclsRequest_v2_3(buf: bytes, pos: int) -> tuple[DeleteAclsRequest, int]:
+def _read_DeleteAclsRequest_v2_3(buf: bytes, pos: int, version: int) -> tuple[DeleteAclsRequest, int]:
     request = blank_instance(DeleteAclsRequest)
-    field = ""
-    index = 0
+    field = "filters"
     try:
-        field = "filters[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        filters_n, pos = _w.read_count(buf, pos, True)
-        if filters_n < 0:
-            raise DecodeError("non-nullable field filters was null", offset=pos)
-        elif filters_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            filters_items: list[DeleteAclsFilter] = []
-            for index in range(filters_n):
-                filters_item, pos = _read_DeleteAclsFilter_v2_3(buf, pos)
-                filters_items.append(filters_item)
-            request.filters = filters_items
+        request.filters, pos = _w.read_struct_array(buf, pos, True, _read_DeleteAclsFilter_v2_3, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_DeleteAclsRequest_v2_3(request: DeleteAclsRequest, out: bytearray) -> None:
-    field = ""
+def _write_DeleteAclsRequest_v2_3(request: DeleteAclsRequest, out: bytearray, version: int) -> None:
+    field = "filters"
     try:
-        field = "filters[]"
-        filters_items = _w.non_null(request.filters, "field filters is null, which DeleteAclsRequest versions 2-3 do not allow (never nullable)")
-        _w.write_count(out, len(filters_items), True)
-        for filters_item in filters_items:
-            _write_DeleteAclsFilter_v2_3(filters_item, out)
+        _w.write_struct_array(out, _w.non_null(request.filters, "field filters is null, which DeleteAclsRequest versions 2-3 do not allow (never nullable)"), True, _write_DeleteAclsFilter_v2_3, version)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -400,8 +261,8 @@ def _write_DeleteAclsRequest_v2_3(request: DeleteAclsRequest, out: bytearray) ->
 _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 
-DeleteAclsFilter._READERS = (_read_DeleteAclsFilter_v0, _read_DeleteAclsFilter_v1, _read_DeleteAclsFilter_v2_3, _read_DeleteAclsFilter_v2_3)
-DeleteAclsFilter._WRITERS = (_write_DeleteAclsFilter_v0, _write_DeleteAclsFilter_v1, _write_DeleteAclsFilter_v2_3, _write_DeleteAclsFilter_v2_3)
+DeleteAclsFilter._READERS = _w.bind_versions((_read_DeleteAclsFilter_v0_1, _read_DeleteAclsFilter_v0_1, _read_DeleteAclsFilter_v2_3, _read_DeleteAclsFilter_v2_3))
+DeleteAclsFilter._WRITERS = _w.bind_versions((_write_DeleteAclsFilter_v0_1, _write_DeleteAclsFilter_v0_1, _write_DeleteAclsFilter_v2_3, _write_DeleteAclsFilter_v2_3))
 DeleteAclsFilter.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="resource_type_filter", json_name="resourceTypeFilter", type="int8", versions=_V0_PLUS, default=0),
     FieldInfo(attr="resource_name_filter", json_name="resourceNameFilter", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
@@ -411,8 +272,8 @@ DeleteAclsFilter.FIELDS = (  # what the runtime knows of each field (kwire.wire.
     FieldInfo(attr="operation", json_name="operation", type="int8", versions=_V0_PLUS, default=0),
     FieldInfo(attr="permission_type", json_name="permissionType", type="int8", versions=_V0_PLUS, default=0),
 )
-DeleteAclsRequest._READERS = (_read_DeleteAclsRequest_v0, _read_DeleteAclsRequest_v1, _read_DeleteAclsRequest_v2_3, _read_DeleteAclsRequest_v2_3)
-DeleteAclsRequest._WRITERS = (_write_DeleteAclsRequest_v0, _write_DeleteAclsRequest_v1, _write_DeleteAclsRequest_v2_3, _write_DeleteAclsRequest_v2_3)
+DeleteAclsRequest._READERS = _w.bind_versions((_read_DeleteAclsRequest_v0_1, _read_DeleteAclsRequest_v0_1, _read_DeleteAclsRequest_v2_3, _read_DeleteAclsRequest_v2_3))
+DeleteAclsRequest._WRITERS = _w.bind_versions((_write_DeleteAclsRequest_v0_1, _write_DeleteAclsRequest_v0_1, _write_DeleteAclsRequest_v2_3, _write_DeleteAclsRequest_v2_3))
 DeleteAclsRequest._LAZY_DEFAULTS = {"filters": list}
 DeleteAclsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="filters", json_name="filters", type="[]DeleteAclsFilter", versions=_V0_PLUS, default=(), struct=DeleteAclsFilter),

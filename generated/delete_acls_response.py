@@ -2,10 +2,9 @@
 
 Response message, versions 0-3, flexible versions 2+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -23,10 +22,10 @@ _unpack_DeleteAclsMatchingAcl_error_code = struct.Struct(">h").unpack_from
 _pack_DeleteAclsMatchingAcl_error_code = struct.Struct(">h").pack
 _unpack_DeleteAclsMatchingAcl_resource_type = struct.Struct(">b").unpack_from
 _pack_DeleteAclsMatchingAcl_resource_type = struct.Struct(">b").pack
-_unpack_DeleteAclsMatchingAcl_operation_permission_type = struct.Struct(">bb").unpack_from
-_pack_DeleteAclsMatchingAcl_operation_permission_type = struct.Struct(">bb").pack
 _unpack_DeleteAclsMatchingAcl_pattern_type = struct.Struct(">b").unpack_from
 _pack_DeleteAclsMatchingAcl_pattern_type = struct.Struct(">b").pack
+_unpack_DeleteAclsMatchingAcl_operation_permission_type = struct.Struct(">bb").unpack_from
+_pack_DeleteAclsMatchingAcl_operation_permission_type = struct.Struct(">bb").pack
 _unpack_DeleteAclsFilterResult_error_code = struct.Struct(">h").unpack_from
 _pack_DeleteAclsFilterResult_error_code = struct.Struct(">h").pack
 _unpack_DeleteAclsResponse_throttle_time_ms = struct.Struct(">i").unpack_from
@@ -36,7 +35,7 @@ _pack_DeleteAclsResponse_throttle_time_ms = struct.Struct(">i").pack
 class DeleteAclsMatchingAcl(GeneratedStruct):
     """Bindings that matched the filter."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "error_code": 'Outcome of deleting this binding, 0 when it was deleted.',
         "error_message": 'Text describing why the binding was not deleted, or null.',
         "resource_type": 'Resource type of the binding, as an AclResourceType code.',
@@ -46,7 +45,6 @@ class DeleteAclsMatchingAcl(GeneratedStruct):
         "host": 'Host of the binding; "*" for any host.',
         "operation": 'Operation of the binding, as an AclOperation code.',
         "permission_type": 'Permission of the binding: 2 deny, 3 allow.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DeleteAclsMatchingAcl"
@@ -100,11 +98,10 @@ class DeleteAclsMatchingAcl(GeneratedStruct):
 class DeleteAclsFilterResult(GeneratedStruct):
     """Outcome for each filter, in request order."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "error_code": 'Outcome for this filter, 0 on success; for example INVALID_REQUEST or CLUSTER_AUTHORIZATION_FAILED.',
         "error_message": "Text describing the filter's failure for people, or null.",
         "matching_acls": 'Bindings that matched the filter.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DeleteAclsFilterResult"
@@ -135,10 +132,9 @@ class DeleteAclsFilterResult(GeneratedStruct):
 class DeleteAclsResponse(GeneratedStruct):
     """Kafka's DeleteAclsResponse (response, apiKey 31), versions 0-3, flexible versions 2+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "filter_results": 'Outcome for each filter, in request order.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DeleteAclsResponse"
@@ -167,15 +163,13 @@ class DeleteAclsResponse(GeneratedStruct):
 
 
 
-# --- DeleteAclsMatchingAcl, version 0 ---
+# --- DeleteAclsMatchingAcl, versions 0-1 ---
 
-def _read_DeleteAclsMatchingAcl_v0(buf: bytes, pos: int) -> tuple[DeleteAclsMatchingAcl, int]:
+def _read_DeleteAclsMatchingAcl_v0_1(buf: bytes, pos: int, version: int) -> tuple[DeleteAclsMatchingAcl, int]:
     acl = blank_instance(DeleteAclsMatchingAcl)
     acl.pattern_type = 3
-    field = ""
-    index = 0
+    field = "error_code"
     try:
-        field = "error_code"
         (acl.error_code,) = _unpack_DeleteAclsMatchingAcl_error_code(buf, pos)
         pos += 2
         field = "error_message"
@@ -185,6 +179,10 @@ def _read_DeleteAclsMatchingAcl_v0(buf: bytes, pos: int) -> tuple[DeleteAclsMatc
         pos += 1
         field = "resource_name"
         acl.resource_name, pos = _w.read_string_nn(buf, pos)
+        if version >= 1:
+            field = "pattern_type"
+            (acl.pattern_type,) = _unpack_DeleteAclsMatchingAcl_pattern_type(buf, pos)
+            pos += 1
         field = "principal"
         acl.principal, pos = _w.read_string_nn(buf, pos)
         field = "host"
@@ -194,87 +192,31 @@ def _read_DeleteAclsMatchingAcl_v0(buf: bytes, pos: int) -> tuple[DeleteAclsMatc
         pos += 2
         acl.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return acl, pos
 
 
-def _write_DeleteAclsMatchingAcl_v0(acl: DeleteAclsMatchingAcl, out: bytearray) -> None:
-    if acl.pattern_type != 3:
-        check_unsupported(acl, "pattern_type", "0")
+def _write_DeleteAclsMatchingAcl_v0_1(acl: DeleteAclsMatchingAcl, out: bytearray, version: int) -> None:
+    if version < 1 and acl.pattern_type != 3:
+        check_unsupported(acl, "pattern_type", str(version))
     if acl.unknown_tagged_fields:
-        raise UnsupportedVersionError("DeleteAclsMatchingAcl version 0 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("DeleteAclsMatchingAcl version 0-1 cannot carry tagged fields")
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_DeleteAclsMatchingAcl_error_code(acl.error_code)
         field = "error_message"
         _w.write_string(out, acl.error_message)
         field = "resource_type"
         out += _pack_DeleteAclsMatchingAcl_resource_type(acl.resource_type)
         field = "resource_name"
-        _w.write_string(out, _w.non_null(acl.resource_name, "field resource_name is null, which DeleteAclsMatchingAcl version 0 does not allow (never nullable)"))
+        _w.write_string(out, _w.non_null(acl.resource_name, "field resource_name is null, which DeleteAclsMatchingAcl versions 0-1 do not allow (never nullable)"))
+        if version >= 1:
+            field = "pattern_type"
+            out += _pack_DeleteAclsMatchingAcl_pattern_type(acl.pattern_type)
         field = "principal"
-        _w.write_string(out, _w.non_null(acl.principal, "field principal is null, which DeleteAclsMatchingAcl version 0 does not allow (never nullable)"))
+        _w.write_string(out, _w.non_null(acl.principal, "field principal is null, which DeleteAclsMatchingAcl versions 0-1 do not allow (never nullable)"))
         field = "host"
-        _w.write_string(out, _w.non_null(acl.host, "field host is null, which DeleteAclsMatchingAcl version 0 does not allow (never nullable)"))
-        field = "operation, permission_type"
-        out += _pack_DeleteAclsMatchingAcl_operation_permission_type(acl.operation, acl.permission_type)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DeleteAclsMatchingAcl, version 1 ---
-
-def _read_DeleteAclsMatchingAcl_v1(buf: bytes, pos: int) -> tuple[DeleteAclsMatchingAcl, int]:
-    acl = blank_instance(DeleteAclsMatchingAcl)
-    field = ""
-    index = 0
-    try:
-        field = "error_code"
-        (acl.error_code,) = _unpack_DeleteAclsMatchingAcl_error_code(buf, pos)
-        pos += 2
-        field = "error_message"
-        acl.error_message, pos = _w.read_string(buf, pos)
-        field = "resource_type"
-        (acl.resource_type,) = _unpack_DeleteAclsMatchingAcl_resource_type(buf, pos)
-        pos += 1
-        field = "resource_name"
-        acl.resource_name, pos = _w.read_string_nn(buf, pos)
-        field = "pattern_type"
-        (acl.pattern_type,) = _unpack_DeleteAclsMatchingAcl_pattern_type(buf, pos)
-        pos += 1
-        field = "principal"
-        acl.principal, pos = _w.read_string_nn(buf, pos)
-        field = "host"
-        acl.host, pos = _w.read_string_nn(buf, pos)
-        field = "operation, permission_type"
-        acl.operation, acl.permission_type = _unpack_DeleteAclsMatchingAcl_operation_permission_type(buf, pos)
-        pos += 2
-        acl.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return acl, pos
-
-
-def _write_DeleteAclsMatchingAcl_v1(acl: DeleteAclsMatchingAcl, out: bytearray) -> None:
-    if acl.unknown_tagged_fields:
-        raise UnsupportedVersionError("DeleteAclsMatchingAcl version 1 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "error_code"
-        out += _pack_DeleteAclsMatchingAcl_error_code(acl.error_code)
-        field = "error_message"
-        _w.write_string(out, acl.error_message)
-        field = "resource_type"
-        out += _pack_DeleteAclsMatchingAcl_resource_type(acl.resource_type)
-        field = "resource_name"
-        _w.write_string(out, _w.non_null(acl.resource_name, "field resource_name is null, which DeleteAclsMatchingAcl version 1 does not allow (never nullable)"))
-        field = "pattern_type"
-        out += _pack_DeleteAclsMatchingAcl_pattern_type(acl.pattern_type)
-        field = "principal"
-        _w.write_string(out, _w.non_null(acl.principal, "field principal is null, which DeleteAclsMatchingAcl version 1 does not allow (never nullable)"))
-        field = "host"
-        _w.write_string(out, _w.non_null(acl.host, "field host is null, which DeleteAclsMatchingAcl version 1 does not allow (never nullable)"))
+        _w.write_string(out, _w.non_null(acl.host, "field host is null, which DeleteAclsMatchingAcl versions 0-1 do not allow (never nullable)"))
         field = "operation, permission_type"
         out += _pack_DeleteAclsMatchingAcl_operation_permission_type(acl.operation, acl.permission_type)
     except _w.ENCODE_FAILURES as error:
@@ -283,12 +225,10 @@ def _write_DeleteAclsMatchingAcl_v1(acl: DeleteAclsMatchingAcl, out: bytearray) 
 
 # --- DeleteAclsMatchingAcl, versions 2-3 (flexible) ---
 
-def _read_DeleteAclsMatchingAcl_v2_3(buf: bytes, pos: int) -> tuple[DeleteAclsMatchingAcl, int]:
+def _read_DeleteAclsMatchingAcl_v2_3(buf: bytes, pos: int, version: int) -> tuple[DeleteAclsMatchingAcl, int]:
     acl = blank_instance(DeleteAclsMatchingAcl)
-    field = ""
-    index = 0
+    field = "error_code"
     try:
-        field = "error_code"
         (acl.error_code,) = _unpack_DeleteAclsMatchingAcl_error_code(buf, pos)
         pos += 2
         field = "error_message"
@@ -309,20 +249,15 @@ def _read_DeleteAclsMatchingAcl_v2_3(buf: bytes, pos: int) -> tuple[DeleteAclsMa
         acl.operation, acl.permission_type = _unpack_DeleteAclsMatchingAcl_operation_permission_type(buf, pos)
         pos += 2
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            acl.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            acl.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        acl.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return acl, pos
 
 
-def _write_DeleteAclsMatchingAcl_v2_3(acl: DeleteAclsMatchingAcl, out: bytearray) -> None:
-    field = ""
+def _write_DeleteAclsMatchingAcl_v2_3(acl: DeleteAclsMatchingAcl, out: bytearray, version: int) -> None:
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_DeleteAclsMatchingAcl_error_code(acl.error_code)
         field = "error_message"
         _w.write_compact_string(out, acl.error_message)
@@ -339,308 +274,129 @@ def _write_DeleteAclsMatchingAcl_v2_3(acl: DeleteAclsMatchingAcl, out: bytearray
         field = "operation, permission_type"
         out += _pack_DeleteAclsMatchingAcl_operation_permission_type(acl.operation, acl.permission_type)
         field = "(tagged fields)"
-        if acl.unknown_tagged_fields:
-            _w.write_tagged(out, [], acl.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], acl.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- DeleteAclsFilterResult, version 0 ---
+# --- DeleteAclsFilterResult, versions 0-1 ---
 
-def _read_DeleteAclsFilterResult_v0(buf: bytes, pos: int) -> tuple[DeleteAclsFilterResult, int]:
+def _read_DeleteAclsFilterResult_v0_1(buf: bytes, pos: int, version: int) -> tuple[DeleteAclsFilterResult, int]:
     result = blank_instance(DeleteAclsFilterResult)
-    field = ""
-    index = 0
+    field = "error_code"
     try:
-        field = "error_code"
         (result.error_code,) = _unpack_DeleteAclsFilterResult_error_code(buf, pos)
         pos += 2
         field = "error_message"
         result.error_message, pos = _w.read_string(buf, pos)
-        field = "matching_acls[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        matching_acls_n, pos = _w.read_count(buf, pos, False)
-        if matching_acls_n < 0:
-            raise DecodeError("non-nullable field matching_acls was null", offset=pos)
-        elif matching_acls_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            matching_acls_items: list[DeleteAclsMatchingAcl] = []
-            for index in range(matching_acls_n):
-                matching_acls_item, pos = _read_DeleteAclsMatchingAcl_v0(buf, pos)
-                matching_acls_items.append(matching_acls_item)
-            result.matching_acls = matching_acls_items
+        field = "matching_acls"
+        result.matching_acls, pos = _w.read_struct_array(buf, pos, False, _read_DeleteAclsMatchingAcl_v0_1, version)
         result.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_DeleteAclsFilterResult_v0(result: DeleteAclsFilterResult, out: bytearray) -> None:
+def _write_DeleteAclsFilterResult_v0_1(result: DeleteAclsFilterResult, out: bytearray, version: int) -> None:
     if result.unknown_tagged_fields:
-        raise UnsupportedVersionError("DeleteAclsFilterResult version 0 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("DeleteAclsFilterResult version 0-1 cannot carry tagged fields")
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_DeleteAclsFilterResult_error_code(result.error_code)
         field = "error_message"
         _w.write_string(out, result.error_message)
-        field = "matching_acls[]"
-        matching_acls_items = _w.non_null(result.matching_acls, "field matching_acls is null, which DeleteAclsFilterResult version 0 does not allow (never nullable)")
-        _w.write_count(out, len(matching_acls_items), False)
-        for matching_acls_item in matching_acls_items:
-            _write_DeleteAclsMatchingAcl_v0(matching_acls_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DeleteAclsFilterResult, version 1 ---
-
-def _read_DeleteAclsFilterResult_v1(buf: bytes, pos: int) -> tuple[DeleteAclsFilterResult, int]:
-    result = blank_instance(DeleteAclsFilterResult)
-    field = ""
-    index = 0
-    try:
-        field = "error_code"
-        (result.error_code,) = _unpack_DeleteAclsFilterResult_error_code(buf, pos)
-        pos += 2
-        field = "error_message"
-        result.error_message, pos = _w.read_string(buf, pos)
-        field = "matching_acls[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        matching_acls_n, pos = _w.read_count(buf, pos, False)
-        if matching_acls_n < 0:
-            raise DecodeError("non-nullable field matching_acls was null", offset=pos)
-        elif matching_acls_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            matching_acls_items: list[DeleteAclsMatchingAcl] = []
-            for index in range(matching_acls_n):
-                matching_acls_item, pos = _read_DeleteAclsMatchingAcl_v1(buf, pos)
-                matching_acls_items.append(matching_acls_item)
-            result.matching_acls = matching_acls_items
-        result.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return result, pos
-
-
-def _write_DeleteAclsFilterResult_v1(result: DeleteAclsFilterResult, out: bytearray) -> None:
-    if result.unknown_tagged_fields:
-        raise UnsupportedVersionError("DeleteAclsFilterResult version 1 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "error_code"
-        out += _pack_DeleteAclsFilterResult_error_code(result.error_code)
-        field = "error_message"
-        _w.write_string(out, result.error_message)
-        field = "matching_acls[]"
-        matching_acls_items = _w.non_null(result.matching_acls, "field matching_acls is null, which DeleteAclsFilterResult version 1 does not allow (never nullable)")
-        _w.write_count(out, len(matching_acls_items), False)
-        for matching_acls_item in matching_acls_items:
-            _write_DeleteAclsMatchingAcl_v1(matching_acls_item, out)
+        field = "matching_acls"
+        _w.write_struct_array(out, _w.non_null(result.matching_acls, "field matching_acls is null, which DeleteAclsFilterResult versions 0-1 do not allow (never nullable)"), False, _write_DeleteAclsMatchingAcl_v0_1, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DeleteAclsFilterResult, versions 2-3 (flexible) ---
 
-def _read_DeleteAclsFilterResult_v2_3(buf: bytes, pos: int) -> tuple[DeleteAclsFilterResult, int]:
+def _read_DeleteAclsFilterResult_v2_3(buf: bytes, pos: int, version: int) -> tuple[DeleteAclsFilterResult, int]:
     result = blank_instance(DeleteAclsFilterResult)
-    field = ""
-    index = 0
+    field = "error_code"
     try:
-        field = "error_code"
         (result.error_code,) = _unpack_DeleteAclsFilterResult_error_code(buf, pos)
         pos += 2
         field = "error_message"
         result.error_message, pos = _w.read_compact_string(buf, pos)
-        field = "matching_acls[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        matching_acls_n, pos = _w.read_count(buf, pos, True)
-        if matching_acls_n < 0:
-            raise DecodeError("non-nullable field matching_acls was null", offset=pos)
-        elif matching_acls_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            matching_acls_items: list[DeleteAclsMatchingAcl] = []
-            for index in range(matching_acls_n):
-                matching_acls_item, pos = _read_DeleteAclsMatchingAcl_v2_3(buf, pos)
-                matching_acls_items.append(matching_acls_item)
-            result.matching_acls = matching_acls_items
+        field = "matching_acls"
+        result.matching_acls, pos = _w.read_struct_array(buf, pos, True, _read_DeleteAclsMatchingAcl_v2_3, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            result.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_DeleteAclsFilterResult_v2_3(result: DeleteAclsFilterResult, out: bytearray) -> None:
-    field = ""
+def _write_DeleteAclsFilterResult_v2_3(result: DeleteAclsFilterResult, out: bytearray, version: int) -> None:
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_DeleteAclsFilterResult_error_code(result.error_code)
         field = "error_message"
         _w.write_compact_string(out, result.error_message)
-        field = "matching_acls[]"
-        matching_acls_items = _w.non_null(result.matching_acls, "field matching_acls is null, which DeleteAclsFilterResult versions 2-3 do not allow (never nullable)")
-        _w.write_count(out, len(matching_acls_items), True)
-        for matching_acls_item in matching_acls_items:
-            _write_DeleteAclsMatchingAcl_v2_3(matching_acls_item, out)
+        field = "matching_acls"
+        _w.write_struct_array(out, _w.non_null(result.matching_acls, "field matching_acls is null, which DeleteAclsFilterResult versions 2-3 do not allow (never nullable)"), True, _write_DeleteAclsMatchingAcl_v2_3, version)
         field = "(tagged fields)"
-        if result.unknown_tagged_fields:
-            _w.write_tagged(out, [], result.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], result.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- DeleteAclsResponse, version 0 ---
+# --- DeleteAclsResponse, versions 0-1 ---
 
-def _read_DeleteAclsResponse_v0(buf: bytes, pos: int) -> tuple[DeleteAclsResponse, int]:
+def _read_DeleteAclsResponse_v0_1(buf: bytes, pos: int, version: int) -> tuple[DeleteAclsResponse, int]:
     response = blank_instance(DeleteAclsResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DeleteAclsResponse_throttle_time_ms(buf, pos)
         pos += 4
-        field = "filter_results[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        filter_results_n, pos = _w.read_count(buf, pos, False)
-        if filter_results_n < 0:
-            raise DecodeError("non-nullable field filter_results was null", offset=pos)
-        elif filter_results_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            filter_results_items: list[DeleteAclsFilterResult] = []
-            for index in range(filter_results_n):
-                filter_results_item, pos = _read_DeleteAclsFilterResult_v0(buf, pos)
-                filter_results_items.append(filter_results_item)
-            response.filter_results = filter_results_items
+        field = "filter_results"
+        response.filter_results, pos = _w.read_struct_array(buf, pos, False, _read_DeleteAclsFilterResult_v0_1, version)
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_DeleteAclsResponse_v0(response: DeleteAclsResponse, out: bytearray) -> None:
+def _write_DeleteAclsResponse_v0_1(response: DeleteAclsResponse, out: bytearray, version: int) -> None:
     if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("DeleteAclsResponse version 0 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("DeleteAclsResponse version 0-1 cannot carry tagged fields")
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_DeleteAclsResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "filter_results[]"
-        filter_results_items = _w.non_null(response.filter_results, "field filter_results is null, which DeleteAclsResponse version 0 does not allow (never nullable)")
-        _w.write_count(out, len(filter_results_items), False)
-        for filter_results_item in filter_results_items:
-            _write_DeleteAclsFilterResult_v0(filter_results_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DeleteAclsResponse, version 1 ---
-
-def _read_DeleteAclsResponse_v1(buf: bytes, pos: int) -> tuple[DeleteAclsResponse, int]:
-    response = blank_instance(DeleteAclsResponse)
-    field = ""
-    index = 0
-    try:
-        field = "throttle_time_ms"
-        (response.throttle_time_ms,) = _unpack_DeleteAclsResponse_throttle_time_ms(buf, pos)
-        pos += 4
-        field = "filter_results[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        filter_results_n, pos = _w.read_count(buf, pos, False)
-        if filter_results_n < 0:
-            raise DecodeError("non-nullable field filter_results was null", offset=pos)
-        elif filter_results_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            filter_results_items: list[DeleteAclsFilterResult] = []
-            for index in range(filter_results_n):
-                filter_results_item, pos = _read_DeleteAclsFilterResult_v1(buf, pos)
-                filter_results_items.append(filter_results_item)
-            response.filter_results = filter_results_items
-        response.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_DeleteAclsResponse_v1(response: DeleteAclsResponse, out: bytearray) -> None:
-    if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("DeleteAclsResponse version 1 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "throttle_time_ms"
-        out += _pack_DeleteAclsResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "filter_results[]"
-        filter_results_items = _w.non_null(response.filter_results, "field filter_results is null, which DeleteAclsResponse version 1 does not allow (never nullable)")
-        _w.write_count(out, len(filter_results_items), False)
-        for filter_results_item in filter_results_items:
-            _write_DeleteAclsFilterResult_v1(filter_results_item, out)
+        field = "filter_results"
+        _w.write_struct_array(out, _w.non_null(response.filter_results, "field filter_results is null, which DeleteAclsResponse versions 0-1 do not allow (never nullable)"), False, _write_DeleteAclsFilterResult_v0_1, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DeleteAclsResponse, versions 2-3 (flexible) ---
 
-def _read_DeleteAclsResponse_v2_3(buf: bytes, pos: int) -> tuple[DeleteAclsResponse, int]:
+def _read_DeleteAclsResponse_v2_3(buf: bytes, pos: int, version: int) -> tuple[DeleteAclsResponse, int]:
     response = blank_instance(DeleteAclsResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DeleteAclsResponse_throttle_time_ms(buf, pos)
         pos += 4
-        field = "filter_results[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        filter_results_n, pos = _w.read_count(buf, pos, True)
-        if filter_results_n < 0:
-            raise DecodeError("non-nullable field filter_results was null", offset=pos)
-        elif filter_results_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            filter_results_items: list[DeleteAclsFilterResult] = []
-            for index in range(filter_results_n):
-                filter_results_item, pos = _read_DeleteAclsFilterResult_v2_3(buf, pos)
-                filter_results_items.append(filter_results_item)
-            response.filter_results = filter_results_items
+        field = "filter_results"
+        response.filter_results, pos = _w.read_struct_array(buf, pos, True, _read_DeleteAclsFilterResult_v2_3, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_DeleteAclsResponse_v2_3(response: DeleteAclsResponse, out: bytearray) -> None:
-    field = ""
+def _write_DeleteAclsResponse_v2_3(response: DeleteAclsResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_DeleteAclsResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "filter_results[]"
-        filter_results_items = _w.non_null(response.filter_results, "field filter_results is null, which DeleteAclsResponse versions 2-3 do not allow (never nullable)")
-        _w.write_count(out, len(filter_results_items), True)
-        for filter_results_item in filter_results_items:
-            _write_DeleteAclsFilterResult_v2_3(filter_results_item, out)
+        field = "filter_results"
+        _w.write_struct_array(out, _w.non_null(response.filter_results, "field filter_results is null, which DeleteAclsResponse versions 2-3 do not allow (never nullable)"), True, _write_DeleteAclsFilterResult_v2_3, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -651,8 +407,8 @@ def _write_DeleteAclsResponse_v2_3(response: DeleteAclsResponse, out: bytearray)
 _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 
-DeleteAclsMatchingAcl._READERS = (_read_DeleteAclsMatchingAcl_v0, _read_DeleteAclsMatchingAcl_v1, _read_DeleteAclsMatchingAcl_v2_3, _read_DeleteAclsMatchingAcl_v2_3)
-DeleteAclsMatchingAcl._WRITERS = (_write_DeleteAclsMatchingAcl_v0, _write_DeleteAclsMatchingAcl_v1, _write_DeleteAclsMatchingAcl_v2_3, _write_DeleteAclsMatchingAcl_v2_3)
+DeleteAclsMatchingAcl._READERS = _w.bind_versions((_read_DeleteAclsMatchingAcl_v0_1, _read_DeleteAclsMatchingAcl_v0_1, _read_DeleteAclsMatchingAcl_v2_3, _read_DeleteAclsMatchingAcl_v2_3))
+DeleteAclsMatchingAcl._WRITERS = _w.bind_versions((_write_DeleteAclsMatchingAcl_v0_1, _write_DeleteAclsMatchingAcl_v0_1, _write_DeleteAclsMatchingAcl_v2_3, _write_DeleteAclsMatchingAcl_v2_3))
 DeleteAclsMatchingAcl.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_message", json_name="errorMessage", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
@@ -664,16 +420,16 @@ DeleteAclsMatchingAcl.FIELDS = (  # what the runtime knows of each field (kwire.
     FieldInfo(attr="operation", json_name="operation", type="int8", versions=_V0_PLUS, default=0),
     FieldInfo(attr="permission_type", json_name="permissionType", type="int8", versions=_V0_PLUS, default=0),
 )
-DeleteAclsFilterResult._READERS = (_read_DeleteAclsFilterResult_v0, _read_DeleteAclsFilterResult_v1, _read_DeleteAclsFilterResult_v2_3, _read_DeleteAclsFilterResult_v2_3)
-DeleteAclsFilterResult._WRITERS = (_write_DeleteAclsFilterResult_v0, _write_DeleteAclsFilterResult_v1, _write_DeleteAclsFilterResult_v2_3, _write_DeleteAclsFilterResult_v2_3)
+DeleteAclsFilterResult._READERS = _w.bind_versions((_read_DeleteAclsFilterResult_v0_1, _read_DeleteAclsFilterResult_v0_1, _read_DeleteAclsFilterResult_v2_3, _read_DeleteAclsFilterResult_v2_3))
+DeleteAclsFilterResult._WRITERS = _w.bind_versions((_write_DeleteAclsFilterResult_v0_1, _write_DeleteAclsFilterResult_v0_1, _write_DeleteAclsFilterResult_v2_3, _write_DeleteAclsFilterResult_v2_3))
 DeleteAclsFilterResult._LAZY_DEFAULTS = {"matching_acls": list}
 DeleteAclsFilterResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_message", json_name="errorMessage", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
     FieldInfo(attr="matching_acls", json_name="matchingAcls", type="[]DeleteAclsMatchingAcl", versions=_V0_PLUS, default=(), struct=DeleteAclsMatchingAcl),
 )
-DeleteAclsResponse._READERS = (_read_DeleteAclsResponse_v0, _read_DeleteAclsResponse_v1, _read_DeleteAclsResponse_v2_3, _read_DeleteAclsResponse_v2_3)
-DeleteAclsResponse._WRITERS = (_write_DeleteAclsResponse_v0, _write_DeleteAclsResponse_v1, _write_DeleteAclsResponse_v2_3, _write_DeleteAclsResponse_v2_3)
+DeleteAclsResponse._READERS = _w.bind_versions((_read_DeleteAclsResponse_v0_1, _read_DeleteAclsResponse_v0_1, _read_DeleteAclsResponse_v2_3, _read_DeleteAclsResponse_v2_3))
+DeleteAclsResponse._WRITERS = _w.bind_versions((_write_DeleteAclsResponse_v0_1, _write_DeleteAclsResponse_v0_1, _write_DeleteAclsResponse_v2_3, _write_DeleteAclsResponse_v2_3))
 DeleteAclsResponse._LAZY_DEFAULTS = {"filter_results": list}
 DeleteAclsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

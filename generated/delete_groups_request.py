@@ -2,10 +2,9 @@
 
 Request message, versions 0-2, flexible versions 2+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,9 +20,8 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 class DeleteGroupsRequest(GeneratedStruct):
     """Kafka's DeleteGroupsRequest (request, apiKey 42), versions 0-2, flexible versions 2+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "groups_names": 'Ids of the groups to delete.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DeleteGroupsRequest"
@@ -51,36 +49,22 @@ class DeleteGroupsRequest(GeneratedStruct):
 
 # --- DeleteGroupsRequest, versions 0-1 ---
 
-def _read_DeleteGroupsRequest_v0_1(buf: bytes, pos: int) -> tuple[DeleteGroupsRequest, int]:
+def _read_DeleteGroupsRequest_v0_1(buf: bytes, pos: int, version: int) -> tuple[DeleteGroupsRequest, int]:
     request = blank_instance(DeleteGroupsRequest)
-    field = ""
-    index = 0
+    field = "groups_names"
     try:
-        field = "groups_names"
-        index = -1  # no element yet: an error in the count names the array itself
-        groups_names_n, pos = _w.read_count(buf, pos, False)
-        if groups_names_n < 0:
-            raise DecodeError("non-nullable field groups_names was null", offset=pos)
-        elif groups_names_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            groups_names_items: list[str] = []
-            for index in range(groups_names_n):
-                groups_names_item, pos = _w.read_string_nn(buf, pos)
-                groups_names_items.append(groups_names_item)
-            request.groups_names = groups_names_items
+        request.groups_names, pos = _w.read_array(buf, pos, False, _w.read_string_nn)
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_DeleteGroupsRequest_v0_1(request: DeleteGroupsRequest, out: bytearray) -> None:
+def _write_DeleteGroupsRequest_v0_1(request: DeleteGroupsRequest, out: bytearray, version: int) -> None:
     if request.unknown_tagged_fields:
         raise UnsupportedVersionError("DeleteGroupsRequest version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "groups_names"
     try:
-        field = "groups_names"
         groups_names_items = _w.non_null(request.groups_names, "field groups_names is null, which DeleteGroupsRequest versions 0-1 do not allow (never nullable)")
         _w.write_count(out, len(groups_names_items), False)
         for groups_names_item in groups_names_items:
@@ -93,39 +77,21 @@ def _write_DeleteGroupsRequest_v0_1(request: DeleteGroupsRequest, out: bytearray
 
 # --- DeleteGroupsRequest, version 2 (flexible) ---
 
-def _read_DeleteGroupsRequest_v2(buf: bytes, pos: int) -> tuple[DeleteGroupsRequest, int]:
+def _read_DeleteGroupsRequest_v2(buf: bytes, pos: int, version: int) -> tuple[DeleteGroupsRequest, int]:
     request = blank_instance(DeleteGroupsRequest)
-    field = ""
-    index = 0
+    field = "groups_names"
     try:
-        field = "groups_names"
-        index = -1  # no element yet: an error in the count names the array itself
-        groups_names_n, pos = _w.read_count(buf, pos, True)
-        if groups_names_n < 0:
-            raise DecodeError("non-nullable field groups_names was null", offset=pos)
-        elif groups_names_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            groups_names_items: list[str] = []
-            for index in range(groups_names_n):
-                groups_names_item, pos = _w.read_compact_string_nn(buf, pos)
-                groups_names_items.append(groups_names_item)
-            request.groups_names = groups_names_items
+        request.groups_names, pos = _w.read_array(buf, pos, True, _w.read_compact_string_nn)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_DeleteGroupsRequest_v2(request: DeleteGroupsRequest, out: bytearray) -> None:
-    field = ""
+def _write_DeleteGroupsRequest_v2(request: DeleteGroupsRequest, out: bytearray, version: int) -> None:
+    field = "groups_names"
     try:
-        field = "groups_names"
         groups_names_items = _w.non_null(request.groups_names, "field groups_names is null, which DeleteGroupsRequest version 2 does not allow (never nullable)")
         _w.write_count(out, len(groups_names_items), True)
         for groups_names_item in groups_names_items:
@@ -133,10 +99,7 @@ def _write_DeleteGroupsRequest_v2(request: DeleteGroupsRequest, out: bytearray) 
                 raise EncodeError("null element in array groups_names")
             _w.write_compact_string(out, groups_names_item)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -146,8 +109,8 @@ def _write_DeleteGroupsRequest_v2(request: DeleteGroupsRequest, out: bytearray) 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-DeleteGroupsRequest._READERS = (_read_DeleteGroupsRequest_v0_1, _read_DeleteGroupsRequest_v0_1, _read_DeleteGroupsRequest_v2)
-DeleteGroupsRequest._WRITERS = (_write_DeleteGroupsRequest_v0_1, _write_DeleteGroupsRequest_v0_1, _write_DeleteGroupsRequest_v2)
+DeleteGroupsRequest._READERS = _w.bind_versions((_read_DeleteGroupsRequest_v0_1, _read_DeleteGroupsRequest_v0_1, _read_DeleteGroupsRequest_v2))
+DeleteGroupsRequest._WRITERS = _w.bind_versions((_write_DeleteGroupsRequest_v0_1, _write_DeleteGroupsRequest_v0_1, _write_DeleteGroupsRequest_v2))
 DeleteGroupsRequest._LAZY_DEFAULTS = {"groups_names": list}
 DeleteGroupsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="groups_names", json_name="groupsNames", type="[]string", versions=_V0_PLUS, default=()),

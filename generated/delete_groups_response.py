@@ -2,10 +2,9 @@
 
 Response message, versions 0-2, flexible versions 2+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -28,10 +27,9 @@ _pack_DeleteGroupsResponse_throttle_time_ms = struct.Struct(">i").pack
 class DeletableGroupResult(GeneratedStruct):
     """Outcome for each group of the request."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "group_id": 'Id of the group this entry is about.',
         "error_code": 'Outcome for this group, 0 when it was deleted; for example NON_EMPTY_GROUP or GROUP_ID_NOT_FOUND.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DeletableGroupResult"
@@ -58,10 +56,9 @@ class DeletableGroupResult(GeneratedStruct):
 class DeleteGroupsResponse(GeneratedStruct):
     """Kafka's DeleteGroupsResponse (response, apiKey 42), versions 0-2, flexible versions 2+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "results": 'Outcome for each group of the request.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DeleteGroupsResponse"
@@ -92,28 +89,25 @@ class DeleteGroupsResponse(GeneratedStruct):
 
 # --- DeletableGroupResult, versions 0-1 ---
 
-def _read_DeletableGroupResult_v0_1(buf: bytes, pos: int) -> tuple[DeletableGroupResult, int]:
+def _read_DeletableGroupResult_v0_1(buf: bytes, pos: int, version: int) -> tuple[DeletableGroupResult, int]:
     result = blank_instance(DeletableGroupResult)
-    field = ""
-    index = 0
+    field = "group_id"
     try:
-        field = "group_id"
         result.group_id, pos = _w.read_string_nn(buf, pos)
         field = "error_code"
         (result.error_code,) = _unpack_DeletableGroupResult_error_code(buf, pos)
         pos += 2
         result.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_DeletableGroupResult_v0_1(result: DeletableGroupResult, out: bytearray) -> None:
+def _write_DeletableGroupResult_v0_1(result: DeletableGroupResult, out: bytearray, version: int) -> None:
     if result.unknown_tagged_fields:
         raise UnsupportedVersionError("DeletableGroupResult version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "group_id"
     try:
-        field = "group_id"
         _w.write_string(out, _w.non_null(result.group_id, "field group_id is null, which DeletableGroupResult versions 0-1 do not allow (never nullable)"))
         field = "error_code"
         out += _pack_DeletableGroupResult_error_code(result.error_code)
@@ -123,137 +117,86 @@ def _write_DeletableGroupResult_v0_1(result: DeletableGroupResult, out: bytearra
 
 # --- DeletableGroupResult, version 2 (flexible) ---
 
-def _read_DeletableGroupResult_v2(buf: bytes, pos: int) -> tuple[DeletableGroupResult, int]:
+def _read_DeletableGroupResult_v2(buf: bytes, pos: int, version: int) -> tuple[DeletableGroupResult, int]:
     result = blank_instance(DeletableGroupResult)
-    field = ""
-    index = 0
+    field = "group_id"
     try:
-        field = "group_id"
         result.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "error_code"
         (result.error_code,) = _unpack_DeletableGroupResult_error_code(buf, pos)
         pos += 2
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            result.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_DeletableGroupResult_v2(result: DeletableGroupResult, out: bytearray) -> None:
-    field = ""
+def _write_DeletableGroupResult_v2(result: DeletableGroupResult, out: bytearray, version: int) -> None:
+    field = "group_id"
     try:
-        field = "group_id"
         _w.write_compact_string(out, _w.non_null(result.group_id, "field group_id is null, which DeletableGroupResult version 2 does not allow (never nullable)"))
         field = "error_code"
         out += _pack_DeletableGroupResult_error_code(result.error_code)
         field = "(tagged fields)"
-        if result.unknown_tagged_fields:
-            _w.write_tagged(out, [], result.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], result.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DeleteGroupsResponse, versions 0-1 ---
 
-def _read_DeleteGroupsResponse_v0_1(buf: bytes, pos: int) -> tuple[DeleteGroupsResponse, int]:
+def _read_DeleteGroupsResponse_v0_1(buf: bytes, pos: int, version: int) -> tuple[DeleteGroupsResponse, int]:
     response = blank_instance(DeleteGroupsResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DeleteGroupsResponse_throttle_time_ms(buf, pos)
         pos += 4
-        field = "results[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        results_n, pos = _w.read_count(buf, pos, False)
-        if results_n < 0:
-            raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            results_items: KeyedList[DeletableGroupResult] = KeyedList()
-            for index in range(results_n):
-                results_item, pos = _read_DeletableGroupResult_v0_1(buf, pos)
-                results_items.append(results_item)
-            response.results = results_items
+        field = "results"
+        response.results, pos = _w.read_struct_array(buf, pos, False, _read_DeletableGroupResult_v0_1, version, KeyedList)
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_DeleteGroupsResponse_v0_1(response: DeleteGroupsResponse, out: bytearray) -> None:
+def _write_DeleteGroupsResponse_v0_1(response: DeleteGroupsResponse, out: bytearray, version: int) -> None:
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("DeleteGroupsResponse version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_DeleteGroupsResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "results[]"
-        results_items = _w.non_null(response.results, "field results is null, which DeleteGroupsResponse versions 0-1 do not allow (never nullable)")
-        _w.write_count(out, len(results_items), False)
-        for results_item in results_items:
-            _write_DeletableGroupResult_v0_1(results_item, out)
+        field = "results"
+        _w.write_struct_array(out, _w.non_null(response.results, "field results is null, which DeleteGroupsResponse versions 0-1 do not allow (never nullable)"), False, _write_DeletableGroupResult_v0_1, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DeleteGroupsResponse, version 2 (flexible) ---
 
-def _read_DeleteGroupsResponse_v2(buf: bytes, pos: int) -> tuple[DeleteGroupsResponse, int]:
+def _read_DeleteGroupsResponse_v2(buf: bytes, pos: int, version: int) -> tuple[DeleteGroupsResponse, int]:
     response = blank_instance(DeleteGroupsResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DeleteGroupsResponse_throttle_time_ms(buf, pos)
         pos += 4
-        field = "results[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        results_n, pos = _w.read_count(buf, pos, True)
-        if results_n < 0:
-            raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            results_items: KeyedList[DeletableGroupResult] = KeyedList()
-            for index in range(results_n):
-                results_item, pos = _read_DeletableGroupResult_v2(buf, pos)
-                results_items.append(results_item)
-            response.results = results_items
+        field = "results"
+        response.results, pos = _w.read_struct_array(buf, pos, True, _read_DeletableGroupResult_v2, version, KeyedList)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_DeleteGroupsResponse_v2(response: DeleteGroupsResponse, out: bytearray) -> None:
-    field = ""
+def _write_DeleteGroupsResponse_v2(response: DeleteGroupsResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_DeleteGroupsResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "results[]"
-        results_items = _w.non_null(response.results, "field results is null, which DeleteGroupsResponse version 2 does not allow (never nullable)")
-        _w.write_count(out, len(results_items), True)
-        for results_item in results_items:
-            _write_DeletableGroupResult_v2(results_item, out)
+        field = "results"
+        _w.write_struct_array(out, _w.non_null(response.results, "field results is null, which DeleteGroupsResponse version 2 does not allow (never nullable)"), True, _write_DeletableGroupResult_v2, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -263,15 +206,15 @@ def _write_DeleteGroupsResponse_v2(response: DeleteGroupsResponse, out: bytearra
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-DeletableGroupResult._READERS = (_read_DeletableGroupResult_v0_1, _read_DeletableGroupResult_v0_1, _read_DeletableGroupResult_v2)
-DeletableGroupResult._WRITERS = (_write_DeletableGroupResult_v0_1, _write_DeletableGroupResult_v0_1, _write_DeletableGroupResult_v2)
+DeletableGroupResult._READERS = _w.bind_versions((_read_DeletableGroupResult_v0_1, _read_DeletableGroupResult_v0_1, _read_DeletableGroupResult_v2))
+DeletableGroupResult._WRITERS = _w.bind_versions((_write_DeletableGroupResult_v0_1, _write_DeletableGroupResult_v0_1, _write_DeletableGroupResult_v2))
 DeletableGroupResult._MAP_KEYS = ("group_id",)
 DeletableGroupResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
 )
-DeleteGroupsResponse._READERS = (_read_DeleteGroupsResponse_v0_1, _read_DeleteGroupsResponse_v0_1, _read_DeleteGroupsResponse_v2)
-DeleteGroupsResponse._WRITERS = (_write_DeleteGroupsResponse_v0_1, _write_DeleteGroupsResponse_v0_1, _write_DeleteGroupsResponse_v2)
+DeleteGroupsResponse._READERS = _w.bind_versions((_read_DeleteGroupsResponse_v0_1, _read_DeleteGroupsResponse_v0_1, _read_DeleteGroupsResponse_v2))
+DeleteGroupsResponse._WRITERS = _w.bind_versions((_write_DeleteGroupsResponse_v0_1, _write_DeleteGroupsResponse_v0_1, _write_DeleteGroupsResponse_v2))
 DeleteGroupsResponse._LAZY_DEFAULTS = {"results": KeyedList}
 DeleteGroupsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

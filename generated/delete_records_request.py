@@ -2,10 +2,9 @@
 
 Request message, versions 0-2, flexible versions 2+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,8 +20,6 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_DeleteRecordsPartition_partition_index_offset = struct.Struct(">iq").unpack_from
 _pack_DeleteRecordsPartition_partition_index_offset = struct.Struct(">iq").pack
-_rows_DeleteRecordsPartition_v0_1 = struct.Struct(">iq").iter_unpack
-_rows_DeleteRecordsPartition_v2 = struct.Struct(">iqB").iter_unpack
 _unpack_DeleteRecordsRequest_timeout_ms = struct.Struct(">i").unpack_from
 _pack_DeleteRecordsRequest_timeout_ms = struct.Struct(">i").pack
 
@@ -30,10 +27,9 @@ _pack_DeleteRecordsRequest_timeout_ms = struct.Struct(">i").pack
 class DeleteRecordsPartition(GeneratedStruct):
     """Partitions of the topic to delete records from."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition_index": 'Index of the partition within the topic.',
         "offset": 'Records below this offset are deleted and it becomes the new log start offset; -1 means up to the high watermark.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DeleteRecordsPartition"
@@ -60,10 +56,9 @@ class DeleteRecordsPartition(GeneratedStruct):
 class DeleteRecordsTopic(GeneratedStruct):
     """Topics to delete records from."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the topic the partitions in this entry belong to.',
         "partitions": 'Partitions of the topic to delete records from.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DeleteRecordsTopic"
@@ -89,10 +84,9 @@ class DeleteRecordsTopic(GeneratedStruct):
 class DeleteRecordsRequest(GeneratedStruct):
     """Kafka's DeleteRecordsRequest (request, apiKey 21), versions 0-2, flexible versions 2+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topics": 'Topics to delete records from.',
         "timeout_ms": 'Milliseconds to wait until every replica has applied the deletion before answering with a timeout.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DeleteRecordsRequest"
@@ -125,26 +119,23 @@ class DeleteRecordsRequest(GeneratedStruct):
 
 # --- DeleteRecordsPartition, versions 0-1 ---
 
-def _read_DeleteRecordsPartition_v0_1(buf: bytes, pos: int) -> tuple[DeleteRecordsPartition, int]:
+def _read_DeleteRecordsPartition_v0_1(buf: bytes, pos: int, version: int) -> tuple[DeleteRecordsPartition, int]:
     partition = blank_instance(DeleteRecordsPartition)
-    field = ""
-    index = 0
+    field = "partition_index, offset"
     try:
-        field = "partition_index, offset"
         partition.partition_index, partition.offset = _unpack_DeleteRecordsPartition_partition_index_offset(buf, pos)
         pos += 12
         partition.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
-def _write_DeleteRecordsPartition_v0_1(partition: DeleteRecordsPartition, out: bytearray) -> None:
+def _write_DeleteRecordsPartition_v0_1(partition: DeleteRecordsPartition, out: bytearray, version: int) -> None:
     if partition.unknown_tagged_fields:
         raise UnsupportedVersionError("DeleteRecordsPartition version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "partition_index, offset"
     try:
-        field = "partition_index, offset"
         out += _pack_DeleteRecordsPartition_partition_index_offset(partition.partition_index, partition.offset)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -152,198 +143,106 @@ def _write_DeleteRecordsPartition_v0_1(partition: DeleteRecordsPartition, out: b
 
 # --- DeleteRecordsPartition, version 2 (flexible) ---
 
-def _read_DeleteRecordsPartition_v2(buf: bytes, pos: int) -> tuple[DeleteRecordsPartition, int]:
+def _read_DeleteRecordsPartition_v2(buf: bytes, pos: int, version: int) -> tuple[DeleteRecordsPartition, int]:
     partition = blank_instance(DeleteRecordsPartition)
-    field = ""
-    index = 0
+    field = "partition_index, offset"
     try:
-        field = "partition_index, offset"
         partition.partition_index, partition.offset = _unpack_DeleteRecordsPartition_partition_index_offset(buf, pos)
         pos += 12
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            partition.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            partition.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        partition.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
-def _write_DeleteRecordsPartition_v2(partition: DeleteRecordsPartition, out: bytearray) -> None:
-    field = ""
+def _write_DeleteRecordsPartition_v2(partition: DeleteRecordsPartition, out: bytearray, version: int) -> None:
+    field = "partition_index, offset"
     try:
-        field = "partition_index, offset"
         out += _pack_DeleteRecordsPartition_partition_index_offset(partition.partition_index, partition.offset)
         field = "(tagged fields)"
-        if partition.unknown_tagged_fields:
-            _w.write_tagged(out, [], partition.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], partition.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DeleteRecordsTopic, versions 0-1 ---
 
-def _read_DeleteRecordsTopic_v0_1(buf: bytes, pos: int) -> tuple[DeleteRecordsTopic, int]:
+def _read_DeleteRecordsTopic_v0_1(buf: bytes, pos: int, version: int) -> tuple[DeleteRecordsTopic, int]:
     topic = blank_instance(DeleteRecordsTopic)
-    field = ""
-    index = 0
-    size = len(buf)
+    field = "name"
     try:
-        field = "name"
         topic.name, pos = _w.read_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, False)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[DeleteRecordsPartition] = []
-            # Every element is fixed-width: one iter_unpack for all.
-            partitions_end = pos + partitions_n * 12
-            partitions_rows = buf[pos:partitions_end]
-            if len(partitions_rows) == partitions_n * 12:
-                for partitions_row in _rows_DeleteRecordsPartition_v0_1(partitions_rows):
-                    partitions_item = blank_instance(DeleteRecordsPartition)
-                    partitions_item.partition_index, partitions_item.offset = partitions_row
-                    partitions_item.unknown_tagged_fields = ()
-                    partitions_items.append(partitions_item)
-                pos = partitions_end
-            else:
-                for index in range(partitions_n):
-                    partitions_item, pos = _read_DeleteRecordsPartition_v0_1(buf, pos)
-                    partitions_items.append(partitions_item)
-            topic.partitions = partitions_items
+        field = "partitions"
+        topic.partitions, pos = _w.read_struct_array(buf, pos, False, _read_DeleteRecordsPartition_v0_1, version)
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
-def _write_DeleteRecordsTopic_v0_1(topic: DeleteRecordsTopic, out: bytearray) -> None:
+def _write_DeleteRecordsTopic_v0_1(topic: DeleteRecordsTopic, out: bytearray, version: int) -> None:
     if topic.unknown_tagged_fields:
         raise UnsupportedVersionError("DeleteRecordsTopic version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "name"
     try:
-        field = "name"
         _w.write_string(out, _w.non_null(topic.name, "field name is null, which DeleteRecordsTopic versions 0-1 do not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which DeleteRecordsTopic versions 0-1 do not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), False)
-        for partitions_item in partitions_items:
-            _write_DeleteRecordsPartition_v0_1(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(topic.partitions, "field partitions is null, which DeleteRecordsTopic versions 0-1 do not allow (never nullable)"), False, _write_DeleteRecordsPartition_v0_1, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DeleteRecordsTopic, version 2 (flexible) ---
 
-def _read_DeleteRecordsTopic_v2(buf: bytes, pos: int) -> tuple[DeleteRecordsTopic, int]:
+def _read_DeleteRecordsTopic_v2(buf: bytes, pos: int, version: int) -> tuple[DeleteRecordsTopic, int]:
     topic = blank_instance(DeleteRecordsTopic)
-    field = ""
-    index = 0
-    size = len(buf)
+    field = "name"
     try:
-        field = "name"
         topic.name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[DeleteRecordsPartition] = []
-            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            partitions_end = pos + partitions_n * 13
-            partitions_rows = buf[pos:partitions_end]
-            if len(partitions_rows) == partitions_n * 13 and not any(partitions_rows[12::13]):
-                for partitions_row in _rows_DeleteRecordsPartition_v2(partitions_rows):
-                    partitions_item = blank_instance(DeleteRecordsPartition)
-                    partitions_item.partition_index, partitions_item.offset, _ = partitions_row
-                    partitions_item.unknown_tagged_fields = ()
-                    partitions_items.append(partitions_item)
-                pos = partitions_end
-            else:
-                for index in range(partitions_n):
-                    partitions_item, pos = _read_DeleteRecordsPartition_v2(buf, pos)
-                    partitions_items.append(partitions_item)
-            topic.partitions = partitions_items
+        field = "partitions"
+        topic.partitions, pos = _w.read_struct_array(buf, pos, True, _read_DeleteRecordsPartition_v2, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            topic.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
-def _write_DeleteRecordsTopic_v2(topic: DeleteRecordsTopic, out: bytearray) -> None:
-    field = ""
+def _write_DeleteRecordsTopic_v2(topic: DeleteRecordsTopic, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(topic.name, "field name is null, which DeleteRecordsTopic version 2 does not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which DeleteRecordsTopic version 2 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_DeleteRecordsPartition_v2(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(topic.partitions, "field partitions is null, which DeleteRecordsTopic version 2 does not allow (never nullable)"), True, _write_DeleteRecordsPartition_v2, version)
         field = "(tagged fields)"
-        if topic.unknown_tagged_fields:
-            _w.write_tagged(out, [], topic.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], topic.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DeleteRecordsRequest, versions 0-1 ---
 
-def _read_DeleteRecordsRequest_v0_1(buf: bytes, pos: int) -> tuple[DeleteRecordsRequest, int]:
+def _read_DeleteRecordsRequest_v0_1(buf: bytes, pos: int, version: int) -> tuple[DeleteRecordsRequest, int]:
     request = blank_instance(DeleteRecordsRequest)
-    field = ""
-    index = 0
+    field = "topics"
     try:
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, False)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[DeleteRecordsTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_DeleteRecordsTopic_v0_1(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
+        request.topics, pos = _w.read_struct_array(buf, pos, False, _read_DeleteRecordsTopic_v0_1, version)
         field = "timeout_ms"
         (request.timeout_ms,) = _unpack_DeleteRecordsRequest_timeout_ms(buf, pos)
         pos += 4
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_DeleteRecordsRequest_v0_1(request: DeleteRecordsRequest, out: bytearray) -> None:
+def _write_DeleteRecordsRequest_v0_1(request: DeleteRecordsRequest, out: bytearray, version: int) -> None:
     if request.unknown_tagged_fields:
         raise UnsupportedVersionError("DeleteRecordsRequest version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "topics"
     try:
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which DeleteRecordsRequest versions 0-1 do not allow (never nullable)")
-        _w.write_count(out, len(topics_items), False)
-        for topics_item in topics_items:
-            _write_DeleteRecordsTopic_v0_1(topics_item, out)
+        _w.write_struct_array(out, _w.non_null(request.topics, "field topics is null, which DeleteRecordsRequest versions 0-1 do not allow (never nullable)"), False, _write_DeleteRecordsTopic_v0_1, version)
         field = "timeout_ms"
         out += _pack_DeleteRecordsRequest_timeout_ms(request.timeout_ms)
     except _w.ENCODE_FAILURES as error:
@@ -352,53 +251,29 @@ def _write_DeleteRecordsRequest_v0_1(request: DeleteRecordsRequest, out: bytearr
 
 # --- DeleteRecordsRequest, version 2 (flexible) ---
 
-def _read_DeleteRecordsRequest_v2(buf: bytes, pos: int) -> tuple[DeleteRecordsRequest, int]:
+def _read_DeleteRecordsRequest_v2(buf: bytes, pos: int, version: int) -> tuple[DeleteRecordsRequest, int]:
     request = blank_instance(DeleteRecordsRequest)
-    field = ""
-    index = 0
+    field = "topics"
     try:
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[DeleteRecordsTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_DeleteRecordsTopic_v2(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
+        request.topics, pos = _w.read_struct_array(buf, pos, True, _read_DeleteRecordsTopic_v2, version)
         field = "timeout_ms"
         (request.timeout_ms,) = _unpack_DeleteRecordsRequest_timeout_ms(buf, pos)
         pos += 4
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_DeleteRecordsRequest_v2(request: DeleteRecordsRequest, out: bytearray) -> None:
-    field = ""
+def _write_DeleteRecordsRequest_v2(request: DeleteRecordsRequest, out: bytearray, version: int) -> None:
+    field = "topics"
     try:
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which DeleteRecordsRequest version 2 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_DeleteRecordsTopic_v2(topics_item, out)
+        _w.write_struct_array(out, _w.non_null(request.topics, "field topics is null, which DeleteRecordsRequest version 2 does not allow (never nullable)"), True, _write_DeleteRecordsTopic_v2, version)
         field = "timeout_ms"
         out += _pack_DeleteRecordsRequest_timeout_ms(request.timeout_ms)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -408,21 +283,21 @@ def _write_DeleteRecordsRequest_v2(request: DeleteRecordsRequest, out: bytearray
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-DeleteRecordsPartition._READERS = (_read_DeleteRecordsPartition_v0_1, _read_DeleteRecordsPartition_v0_1, _read_DeleteRecordsPartition_v2)
-DeleteRecordsPartition._WRITERS = (_write_DeleteRecordsPartition_v0_1, _write_DeleteRecordsPartition_v0_1, _write_DeleteRecordsPartition_v2)
+DeleteRecordsPartition._READERS = _w.bind_versions((_read_DeleteRecordsPartition_v0_1, _read_DeleteRecordsPartition_v0_1, _read_DeleteRecordsPartition_v2))
+DeleteRecordsPartition._WRITERS = _w.bind_versions((_write_DeleteRecordsPartition_v0_1, _write_DeleteRecordsPartition_v0_1, _write_DeleteRecordsPartition_v2))
 DeleteRecordsPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="offset", json_name="offset", type="int64", versions=_V0_PLUS, default=0),
 )
-DeleteRecordsTopic._READERS = (_read_DeleteRecordsTopic_v0_1, _read_DeleteRecordsTopic_v0_1, _read_DeleteRecordsTopic_v2)
-DeleteRecordsTopic._WRITERS = (_write_DeleteRecordsTopic_v0_1, _write_DeleteRecordsTopic_v0_1, _write_DeleteRecordsTopic_v2)
+DeleteRecordsTopic._READERS = _w.bind_versions((_read_DeleteRecordsTopic_v0_1, _read_DeleteRecordsTopic_v0_1, _read_DeleteRecordsTopic_v2))
+DeleteRecordsTopic._WRITERS = _w.bind_versions((_write_DeleteRecordsTopic_v0_1, _write_DeleteRecordsTopic_v0_1, _write_DeleteRecordsTopic_v2))
 DeleteRecordsTopic._LAZY_DEFAULTS = {"partitions": list}
 DeleteRecordsTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partitions", json_name="partitions", type="[]DeleteRecordsPartition", versions=_V0_PLUS, default=(), struct=DeleteRecordsPartition),
 )
-DeleteRecordsRequest._READERS = (_read_DeleteRecordsRequest_v0_1, _read_DeleteRecordsRequest_v0_1, _read_DeleteRecordsRequest_v2)
-DeleteRecordsRequest._WRITERS = (_write_DeleteRecordsRequest_v0_1, _write_DeleteRecordsRequest_v0_1, _write_DeleteRecordsRequest_v2)
+DeleteRecordsRequest._READERS = _w.bind_versions((_read_DeleteRecordsRequest_v0_1, _read_DeleteRecordsRequest_v0_1, _read_DeleteRecordsRequest_v2))
+DeleteRecordsRequest._WRITERS = _w.bind_versions((_write_DeleteRecordsRequest_v0_1, _write_DeleteRecordsRequest_v0_1, _write_DeleteRecordsRequest_v2))
 DeleteRecordsRequest._LAZY_DEFAULTS = {"topics": list}
 DeleteRecordsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topics", json_name="topics", type="[]DeleteRecordsTopic", versions=_V0_PLUS, default=(), struct=DeleteRecordsTopic),

@@ -2,10 +2,9 @@
 
 Response message, versions 0-2, flexible versions 2+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,8 +20,6 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_DeleteRecordsPartitionResult_partition_index_to_error_code = struct.Struct(">iqh").unpack_from
 _pack_DeleteRecordsPartitionResult_partition_index_to_error_code = struct.Struct(">iqh").pack
-_rows_DeleteRecordsPartitionResult_v0_1 = struct.Struct(">iqh").iter_unpack
-_rows_DeleteRecordsPartitionResult_v2 = struct.Struct(">iqhB").iter_unpack
 _unpack_DeleteRecordsResponse_throttle_time_ms = struct.Struct(">i").unpack_from
 _pack_DeleteRecordsResponse_throttle_time_ms = struct.Struct(">i").pack
 
@@ -30,11 +27,10 @@ _pack_DeleteRecordsResponse_throttle_time_ms = struct.Struct(">i").pack
 class DeleteRecordsPartitionResult(GeneratedStruct):
     """Result for each partition of the topic."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition_index": 'Index of the partition within the topic.',
         "low_watermark": 'Log start offset of the partition after the deletion (the lowest offset still readable); -1 on error.',
         "error_code": 'Outcome for this partition, 0 on success; for example OFFSET_OUT_OF_RANGE or POLICY_VIOLATION on a compacted topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DeleteRecordsPartitionResult"
@@ -66,10 +62,9 @@ class DeleteRecordsPartitionResult(GeneratedStruct):
 class DeleteRecordsTopicResult(GeneratedStruct):
     """Results by topic, one entry per topic of the request."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the topic the partitions in this entry belong to.',
         "partitions": 'Result for each partition of the topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DeleteRecordsTopicResult"
@@ -95,10 +90,9 @@ class DeleteRecordsTopicResult(GeneratedStruct):
 class DeleteRecordsResponse(GeneratedStruct):
     """Kafka's DeleteRecordsResponse (response, apiKey 21), versions 0-2, flexible versions 2+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "topics": 'Results by topic, one entry per topic of the request.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DeleteRecordsResponse"
@@ -129,26 +123,23 @@ class DeleteRecordsResponse(GeneratedStruct):
 
 # --- DeleteRecordsPartitionResult, versions 0-1 ---
 
-def _read_DeleteRecordsPartitionResult_v0_1(buf: bytes, pos: int) -> tuple[DeleteRecordsPartitionResult, int]:
+def _read_DeleteRecordsPartitionResult_v0_1(buf: bytes, pos: int, version: int) -> tuple[DeleteRecordsPartitionResult, int]:
     result = blank_instance(DeleteRecordsPartitionResult)
-    field = ""
-    index = 0
+    field = "partition_index, low_watermark, error_code"
     try:
-        field = "partition_index, low_watermark, error_code"
         result.partition_index, result.low_watermark, result.error_code = _unpack_DeleteRecordsPartitionResult_partition_index_to_error_code(buf, pos)
         pos += 14
         result.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_DeleteRecordsPartitionResult_v0_1(result: DeleteRecordsPartitionResult, out: bytearray) -> None:
+def _write_DeleteRecordsPartitionResult_v0_1(result: DeleteRecordsPartitionResult, out: bytearray, version: int) -> None:
     if result.unknown_tagged_fields:
         raise UnsupportedVersionError("DeleteRecordsPartitionResult version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "partition_index, low_watermark, error_code"
     try:
-        field = "partition_index, low_watermark, error_code"
         out += _pack_DeleteRecordsPartitionResult_partition_index_to_error_code(result.partition_index, result.low_watermark, result.error_code)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -156,253 +147,137 @@ def _write_DeleteRecordsPartitionResult_v0_1(result: DeleteRecordsPartitionResul
 
 # --- DeleteRecordsPartitionResult, version 2 (flexible) ---
 
-def _read_DeleteRecordsPartitionResult_v2(buf: bytes, pos: int) -> tuple[DeleteRecordsPartitionResult, int]:
+def _read_DeleteRecordsPartitionResult_v2(buf: bytes, pos: int, version: int) -> tuple[DeleteRecordsPartitionResult, int]:
     result = blank_instance(DeleteRecordsPartitionResult)
-    field = ""
-    index = 0
+    field = "partition_index, low_watermark, error_code"
     try:
-        field = "partition_index, low_watermark, error_code"
         result.partition_index, result.low_watermark, result.error_code = _unpack_DeleteRecordsPartitionResult_partition_index_to_error_code(buf, pos)
         pos += 14
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            result.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_DeleteRecordsPartitionResult_v2(result: DeleteRecordsPartitionResult, out: bytearray) -> None:
-    field = ""
+def _write_DeleteRecordsPartitionResult_v2(result: DeleteRecordsPartitionResult, out: bytearray, version: int) -> None:
+    field = "partition_index, low_watermark, error_code"
     try:
-        field = "partition_index, low_watermark, error_code"
         out += _pack_DeleteRecordsPartitionResult_partition_index_to_error_code(result.partition_index, result.low_watermark, result.error_code)
         field = "(tagged fields)"
-        if result.unknown_tagged_fields:
-            _w.write_tagged(out, [], result.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], result.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DeleteRecordsTopicResult, versions 0-1 ---
 
-def _read_DeleteRecordsTopicResult_v0_1(buf: bytes, pos: int) -> tuple[DeleteRecordsTopicResult, int]:
+def _read_DeleteRecordsTopicResult_v0_1(buf: bytes, pos: int, version: int) -> tuple[DeleteRecordsTopicResult, int]:
     result = blank_instance(DeleteRecordsTopicResult)
-    field = ""
-    index = 0
-    size = len(buf)
+    field = "name"
     try:
-        field = "name"
         result.name, pos = _w.read_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, False)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: KeyedList[DeleteRecordsPartitionResult] = KeyedList()
-            # Every element is fixed-width: one iter_unpack for all.
-            partitions_end = pos + partitions_n * 14
-            partitions_rows = buf[pos:partitions_end]
-            if len(partitions_rows) == partitions_n * 14:
-                for partitions_row in _rows_DeleteRecordsPartitionResult_v0_1(partitions_rows):
-                    partitions_item = blank_instance(DeleteRecordsPartitionResult)
-                    partitions_item.partition_index, partitions_item.low_watermark, partitions_item.error_code = partitions_row
-                    partitions_item.unknown_tagged_fields = ()
-                    partitions_items.append(partitions_item)
-                pos = partitions_end
-            else:
-                for index in range(partitions_n):
-                    partitions_item, pos = _read_DeleteRecordsPartitionResult_v0_1(buf, pos)
-                    partitions_items.append(partitions_item)
-            result.partitions = partitions_items
+        field = "partitions"
+        result.partitions, pos = _w.read_struct_array(buf, pos, False, _read_DeleteRecordsPartitionResult_v0_1, version, KeyedList)
         result.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_DeleteRecordsTopicResult_v0_1(result: DeleteRecordsTopicResult, out: bytearray) -> None:
+def _write_DeleteRecordsTopicResult_v0_1(result: DeleteRecordsTopicResult, out: bytearray, version: int) -> None:
     if result.unknown_tagged_fields:
         raise UnsupportedVersionError("DeleteRecordsTopicResult version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "name"
     try:
-        field = "name"
         _w.write_string(out, _w.non_null(result.name, "field name is null, which DeleteRecordsTopicResult versions 0-1 do not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(result.partitions, "field partitions is null, which DeleteRecordsTopicResult versions 0-1 do not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), False)
-        for partitions_item in partitions_items:
-            _write_DeleteRecordsPartitionResult_v0_1(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(result.partitions, "field partitions is null, which DeleteRecordsTopicResult versions 0-1 do not allow (never nullable)"), False, _write_DeleteRecordsPartitionResult_v0_1, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DeleteRecordsTopicResult, version 2 (flexible) ---
 
-def _read_DeleteRecordsTopicResult_v2(buf: bytes, pos: int) -> tuple[DeleteRecordsTopicResult, int]:
+def _read_DeleteRecordsTopicResult_v2(buf: bytes, pos: int, version: int) -> tuple[DeleteRecordsTopicResult, int]:
     result = blank_instance(DeleteRecordsTopicResult)
-    field = ""
-    index = 0
-    size = len(buf)
+    field = "name"
     try:
-        field = "name"
         result.name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: KeyedList[DeleteRecordsPartitionResult] = KeyedList()
-            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            partitions_end = pos + partitions_n * 15
-            partitions_rows = buf[pos:partitions_end]
-            if len(partitions_rows) == partitions_n * 15 and not any(partitions_rows[14::15]):
-                for partitions_row in _rows_DeleteRecordsPartitionResult_v2(partitions_rows):
-                    partitions_item = blank_instance(DeleteRecordsPartitionResult)
-                    partitions_item.partition_index, partitions_item.low_watermark, partitions_item.error_code, _ = partitions_row
-                    partitions_item.unknown_tagged_fields = ()
-                    partitions_items.append(partitions_item)
-                pos = partitions_end
-            else:
-                for index in range(partitions_n):
-                    partitions_item, pos = _read_DeleteRecordsPartitionResult_v2(buf, pos)
-                    partitions_items.append(partitions_item)
-            result.partitions = partitions_items
+        field = "partitions"
+        result.partitions, pos = _w.read_struct_array(buf, pos, True, _read_DeleteRecordsPartitionResult_v2, version, KeyedList)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            result.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_DeleteRecordsTopicResult_v2(result: DeleteRecordsTopicResult, out: bytearray) -> None:
-    field = ""
+def _write_DeleteRecordsTopicResult_v2(result: DeleteRecordsTopicResult, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(result.name, "field name is null, which DeleteRecordsTopicResult version 2 does not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(result.partitions, "field partitions is null, which DeleteRecordsTopicResult version 2 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_DeleteRecordsPartitionResult_v2(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(result.partitions, "field partitions is null, which DeleteRecordsTopicResult version 2 does not allow (never nullable)"), True, _write_DeleteRecordsPartitionResult_v2, version)
         field = "(tagged fields)"
-        if result.unknown_tagged_fields:
-            _w.write_tagged(out, [], result.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], result.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DeleteRecordsResponse, versions 0-1 ---
 
-def _read_DeleteRecordsResponse_v0_1(buf: bytes, pos: int) -> tuple[DeleteRecordsResponse, int]:
+def _read_DeleteRecordsResponse_v0_1(buf: bytes, pos: int, version: int) -> tuple[DeleteRecordsResponse, int]:
     response = blank_instance(DeleteRecordsResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DeleteRecordsResponse_throttle_time_ms(buf, pos)
         pos += 4
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, False)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: KeyedList[DeleteRecordsTopicResult] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_DeleteRecordsTopicResult_v0_1(buf, pos)
-                topics_items.append(topics_item)
-            response.topics = topics_items
+        field = "topics"
+        response.topics, pos = _w.read_struct_array(buf, pos, False, _read_DeleteRecordsTopicResult_v0_1, version, KeyedList)
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_DeleteRecordsResponse_v0_1(response: DeleteRecordsResponse, out: bytearray) -> None:
+def _write_DeleteRecordsResponse_v0_1(response: DeleteRecordsResponse, out: bytearray, version: int) -> None:
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("DeleteRecordsResponse version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_DeleteRecordsResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "topics[]"
-        topics_items = _w.non_null(response.topics, "field topics is null, which DeleteRecordsResponse versions 0-1 do not allow (never nullable)")
-        _w.write_count(out, len(topics_items), False)
-        for topics_item in topics_items:
-            _write_DeleteRecordsTopicResult_v0_1(topics_item, out)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(response.topics, "field topics is null, which DeleteRecordsResponse versions 0-1 do not allow (never nullable)"), False, _write_DeleteRecordsTopicResult_v0_1, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DeleteRecordsResponse, version 2 (flexible) ---
 
-def _read_DeleteRecordsResponse_v2(buf: bytes, pos: int) -> tuple[DeleteRecordsResponse, int]:
+def _read_DeleteRecordsResponse_v2(buf: bytes, pos: int, version: int) -> tuple[DeleteRecordsResponse, int]:
     response = blank_instance(DeleteRecordsResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DeleteRecordsResponse_throttle_time_ms(buf, pos)
         pos += 4
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: KeyedList[DeleteRecordsTopicResult] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_DeleteRecordsTopicResult_v2(buf, pos)
-                topics_items.append(topics_item)
-            response.topics = topics_items
+        field = "topics"
+        response.topics, pos = _w.read_struct_array(buf, pos, True, _read_DeleteRecordsTopicResult_v2, version, KeyedList)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_DeleteRecordsResponse_v2(response: DeleteRecordsResponse, out: bytearray) -> None:
-    field = ""
+def _write_DeleteRecordsResponse_v2(response: DeleteRecordsResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_DeleteRecordsResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "topics[]"
-        topics_items = _w.non_null(response.topics, "field topics is null, which DeleteRecordsResponse version 2 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_DeleteRecordsTopicResult_v2(topics_item, out)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(response.topics, "field topics is null, which DeleteRecordsResponse version 2 does not allow (never nullable)"), True, _write_DeleteRecordsTopicResult_v2, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -412,24 +287,24 @@ def _write_DeleteRecordsResponse_v2(response: DeleteRecordsResponse, out: bytear
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-DeleteRecordsPartitionResult._READERS = (_read_DeleteRecordsPartitionResult_v0_1, _read_DeleteRecordsPartitionResult_v0_1, _read_DeleteRecordsPartitionResult_v2)
-DeleteRecordsPartitionResult._WRITERS = (_write_DeleteRecordsPartitionResult_v0_1, _write_DeleteRecordsPartitionResult_v0_1, _write_DeleteRecordsPartitionResult_v2)
+DeleteRecordsPartitionResult._READERS = _w.bind_versions((_read_DeleteRecordsPartitionResult_v0_1, _read_DeleteRecordsPartitionResult_v0_1, _read_DeleteRecordsPartitionResult_v2))
+DeleteRecordsPartitionResult._WRITERS = _w.bind_versions((_write_DeleteRecordsPartitionResult_v0_1, _write_DeleteRecordsPartitionResult_v0_1, _write_DeleteRecordsPartitionResult_v2))
 DeleteRecordsPartitionResult._MAP_KEYS = ("partition_index",)
 DeleteRecordsPartitionResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0, map_key=True),
     FieldInfo(attr="low_watermark", json_name="lowWatermark", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
 )
-DeleteRecordsTopicResult._READERS = (_read_DeleteRecordsTopicResult_v0_1, _read_DeleteRecordsTopicResult_v0_1, _read_DeleteRecordsTopicResult_v2)
-DeleteRecordsTopicResult._WRITERS = (_write_DeleteRecordsTopicResult_v0_1, _write_DeleteRecordsTopicResult_v0_1, _write_DeleteRecordsTopicResult_v2)
+DeleteRecordsTopicResult._READERS = _w.bind_versions((_read_DeleteRecordsTopicResult_v0_1, _read_DeleteRecordsTopicResult_v0_1, _read_DeleteRecordsTopicResult_v2))
+DeleteRecordsTopicResult._WRITERS = _w.bind_versions((_write_DeleteRecordsTopicResult_v0_1, _write_DeleteRecordsTopicResult_v0_1, _write_DeleteRecordsTopicResult_v2))
 DeleteRecordsTopicResult._LAZY_DEFAULTS = {"partitions": KeyedList}
 DeleteRecordsTopicResult._MAP_KEYS = ("name",)
 DeleteRecordsTopicResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="partitions", json_name="partitions", type="[]DeleteRecordsPartitionResult", versions=_V0_PLUS, default=(), struct=DeleteRecordsPartitionResult),
 )
-DeleteRecordsResponse._READERS = (_read_DeleteRecordsResponse_v0_1, _read_DeleteRecordsResponse_v0_1, _read_DeleteRecordsResponse_v2)
-DeleteRecordsResponse._WRITERS = (_write_DeleteRecordsResponse_v0_1, _write_DeleteRecordsResponse_v0_1, _write_DeleteRecordsResponse_v2)
+DeleteRecordsResponse._READERS = _w.bind_versions((_read_DeleteRecordsResponse_v0_1, _read_DeleteRecordsResponse_v0_1, _read_DeleteRecordsResponse_v2))
+DeleteRecordsResponse._WRITERS = _w.bind_versions((_write_DeleteRecordsResponse_v0_1, _write_DeleteRecordsResponse_v0_1, _write_DeleteRecordsResponse_v2))
 DeleteRecordsResponse._LAZY_DEFAULTS = {"topics": KeyedList}
 DeleteRecordsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -2,10 +2,9 @@
 
 Request message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,9 +20,8 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 class DeleteShareGroupOffsetsRequestTopic(GeneratedStruct):
     """Topics whose state is deleted, for every partition of each."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_name": 'Name of the topic this entry is about.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DeleteShareGroupOffsetsRequestTopic"
@@ -46,10 +44,9 @@ class DeleteShareGroupOffsetsRequest(GeneratedStruct):
     """Kafka's DeleteShareGroupOffsetsRequest (request, apiKey 92), versions 0, flexible versions
     0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "group_id": 'Id of the share group whose state is deleted.',
         "topics": 'Topics whose state is deleted, for every partition of each.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DeleteShareGroupOffsetsRequest"
@@ -81,86 +78,52 @@ class DeleteShareGroupOffsetsRequest(GeneratedStruct):
 
 # --- DeleteShareGroupOffsetsRequestTopic, version 0 (flexible) ---
 
-def _read_DeleteShareGroupOffsetsRequestTopic_v0(buf: bytes, pos: int) -> tuple[DeleteShareGroupOffsetsRequestTopic, int]:
+def _read_DeleteShareGroupOffsetsRequestTopic_v0(buf: bytes, pos: int, version: int) -> tuple[DeleteShareGroupOffsetsRequestTopic, int]:
     topic = blank_instance(DeleteShareGroupOffsetsRequestTopic)
-    field = ""
-    index = 0
+    field = "topic_name"
     try:
-        field = "topic_name"
         topic.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            topic.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
-def _write_DeleteShareGroupOffsetsRequestTopic_v0(topic: DeleteShareGroupOffsetsRequestTopic, out: bytearray) -> None:
-    field = ""
+def _write_DeleteShareGroupOffsetsRequestTopic_v0(topic: DeleteShareGroupOffsetsRequestTopic, out: bytearray, version: int) -> None:
+    field = "topic_name"
     try:
-        field = "topic_name"
         _w.write_compact_string(out, _w.non_null(topic.topic_name, "field topic_name is null, which DeleteShareGroupOffsetsRequestTopic version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
-        if topic.unknown_tagged_fields:
-            _w.write_tagged(out, [], topic.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], topic.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DeleteShareGroupOffsetsRequest, version 0 (flexible) ---
 
-def _read_DeleteShareGroupOffsetsRequest_v0(buf: bytes, pos: int) -> tuple[DeleteShareGroupOffsetsRequest, int]:
+def _read_DeleteShareGroupOffsetsRequest_v0(buf: bytes, pos: int, version: int) -> tuple[DeleteShareGroupOffsetsRequest, int]:
     request = blank_instance(DeleteShareGroupOffsetsRequest)
-    field = ""
-    index = 0
+    field = "group_id"
     try:
-        field = "group_id"
         request.group_id, pos = _w.read_compact_string_nn(buf, pos)
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[DeleteShareGroupOffsetsRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_DeleteShareGroupOffsetsRequestTopic_v0(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
+        field = "topics"
+        request.topics, pos = _w.read_struct_array(buf, pos, True, _read_DeleteShareGroupOffsetsRequestTopic_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_DeleteShareGroupOffsetsRequest_v0(request: DeleteShareGroupOffsetsRequest, out: bytearray) -> None:
-    field = ""
+def _write_DeleteShareGroupOffsetsRequest_v0(request: DeleteShareGroupOffsetsRequest, out: bytearray, version: int) -> None:
+    field = "group_id"
     try:
-        field = "group_id"
         _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which DeleteShareGroupOffsetsRequest version 0 does not allow (never nullable)"))
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which DeleteShareGroupOffsetsRequest version 0 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_DeleteShareGroupOffsetsRequestTopic_v0(topics_item, out)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(request.topics, "field topics is null, which DeleteShareGroupOffsetsRequest version 0 does not allow (never nullable)"), True, _write_DeleteShareGroupOffsetsRequestTopic_v0, version)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -170,13 +133,13 @@ def _write_DeleteShareGroupOffsetsRequest_v0(request: DeleteShareGroupOffsetsReq
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-DeleteShareGroupOffsetsRequestTopic._READERS = (_read_DeleteShareGroupOffsetsRequestTopic_v0,)
-DeleteShareGroupOffsetsRequestTopic._WRITERS = (_write_DeleteShareGroupOffsetsRequestTopic_v0,)
+DeleteShareGroupOffsetsRequestTopic._READERS = _w.bind_versions((_read_DeleteShareGroupOffsetsRequestTopic_v0,))
+DeleteShareGroupOffsetsRequestTopic._WRITERS = _w.bind_versions((_write_DeleteShareGroupOffsetsRequestTopic_v0,))
 DeleteShareGroupOffsetsRequestTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
 )
-DeleteShareGroupOffsetsRequest._READERS = (_read_DeleteShareGroupOffsetsRequest_v0,)
-DeleteShareGroupOffsetsRequest._WRITERS = (_write_DeleteShareGroupOffsetsRequest_v0,)
+DeleteShareGroupOffsetsRequest._READERS = _w.bind_versions((_read_DeleteShareGroupOffsetsRequest_v0,))
+DeleteShareGroupOffsetsRequest._WRITERS = _w.bind_versions((_write_DeleteShareGroupOffsetsRequest_v0,))
 DeleteShareGroupOffsetsRequest._LAZY_DEFAULTS = {"topics": list}
 DeleteShareGroupOffsetsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),

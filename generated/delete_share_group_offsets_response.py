@@ -2,10 +2,9 @@
 
 Response message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -31,12 +30,11 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class DeleteShareGroupOffsetsResponseTopic(GeneratedStruct):
     """Outcome for each topic of the request."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_name": 'Name of the topic this entry is about.',
         "topic_id": 'Id of the topic named in TopicName.',
         "error_code": 'Outcome for this topic, 0 on success; for example UNKNOWN_TOPIC_OR_PARTITION.',
         "error_message": "Text describing this topic's failure for people, or null.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DeleteShareGroupOffsetsResponseTopic"
@@ -71,12 +69,11 @@ class DeleteShareGroupOffsetsResponse(GeneratedStruct):
     """Kafka's DeleteShareGroupOffsetsResponse (response, apiKey 92), versions 0, flexible versions
     0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "error_code": 'Error for the whole request, 0 if none; for example NON_EMPTY_GROUP or GROUP_ID_NOT_FOUND.',
         "error_message": 'Text describing the request-wide failure for people, or null.',
         "responses": 'Outcome for each topic of the request.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DeleteShareGroupOffsetsResponse"
@@ -115,12 +112,10 @@ class DeleteShareGroupOffsetsResponse(GeneratedStruct):
 
 # --- DeleteShareGroupOffsetsResponseTopic, version 0 (flexible) ---
 
-def _read_DeleteShareGroupOffsetsResponseTopic_v0(buf: bytes, pos: int) -> tuple[DeleteShareGroupOffsetsResponseTopic, int]:
+def _read_DeleteShareGroupOffsetsResponseTopic_v0(buf: bytes, pos: int, version: int) -> tuple[DeleteShareGroupOffsetsResponseTopic, int]:
     topic = blank_instance(DeleteShareGroupOffsetsResponseTopic)
-    field = ""
-    index = 0
+    field = "topic_name"
     try:
-        field = "topic_name"
         topic.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "topic_id"
         topic.topic_id, pos = _w.read_uuid(buf, pos)
@@ -130,20 +125,15 @@ def _read_DeleteShareGroupOffsetsResponseTopic_v0(buf: bytes, pos: int) -> tuple
         field = "error_message"
         topic.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            topic.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
-def _write_DeleteShareGroupOffsetsResponseTopic_v0(topic: DeleteShareGroupOffsetsResponseTopic, out: bytearray) -> None:
-    field = ""
+def _write_DeleteShareGroupOffsetsResponseTopic_v0(topic: DeleteShareGroupOffsetsResponseTopic, out: bytearray, version: int) -> None:
+    field = "topic_name"
     try:
-        field = "topic_name"
         _w.write_compact_string(out, _w.non_null(topic.topic_name, "field topic_name is null, which DeleteShareGroupOffsetsResponseTopic version 0 does not allow (never nullable)"))
         field = "topic_id"
         out += _w.uuid_bytes(topic.topic_id)
@@ -152,67 +142,40 @@ def _write_DeleteShareGroupOffsetsResponseTopic_v0(topic: DeleteShareGroupOffset
         field = "error_message"
         _w.write_compact_string(out, topic.error_message)
         field = "(tagged fields)"
-        if topic.unknown_tagged_fields:
-            _w.write_tagged(out, [], topic.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], topic.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DeleteShareGroupOffsetsResponse, version 0 (flexible) ---
 
-def _read_DeleteShareGroupOffsetsResponse_v0(buf: bytes, pos: int) -> tuple[DeleteShareGroupOffsetsResponse, int]:
+def _read_DeleteShareGroupOffsetsResponse_v0(buf: bytes, pos: int, version: int) -> tuple[DeleteShareGroupOffsetsResponse, int]:
     response = blank_instance(DeleteShareGroupOffsetsResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_DeleteShareGroupOffsetsResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
         response.error_message, pos = _w.read_compact_string(buf, pos)
-        field = "responses[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        responses_n, pos = _w.read_count(buf, pos, True)
-        if responses_n < 0:
-            raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            responses_items: list[DeleteShareGroupOffsetsResponseTopic] = []
-            for index in range(responses_n):
-                responses_item, pos = _read_DeleteShareGroupOffsetsResponseTopic_v0(buf, pos)
-                responses_items.append(responses_item)
-            response.responses = responses_items
+        field = "responses"
+        response.responses, pos = _w.read_struct_array(buf, pos, True, _read_DeleteShareGroupOffsetsResponseTopic_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_DeleteShareGroupOffsetsResponse_v0(response: DeleteShareGroupOffsetsResponse, out: bytearray) -> None:
-    field = ""
+def _write_DeleteShareGroupOffsetsResponse_v0(response: DeleteShareGroupOffsetsResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         out += _pack_DeleteShareGroupOffsetsResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
-        field = "responses[]"
-        responses_items = _w.non_null(response.responses, "field responses is null, which DeleteShareGroupOffsetsResponse version 0 does not allow (never nullable)")
-        _w.write_count(out, len(responses_items), True)
-        for responses_item in responses_items:
-            _write_DeleteShareGroupOffsetsResponseTopic_v0(responses_item, out)
+        field = "responses"
+        _w.write_struct_array(out, _w.non_null(response.responses, "field responses is null, which DeleteShareGroupOffsetsResponse version 0 does not allow (never nullable)"), True, _write_DeleteShareGroupOffsetsResponseTopic_v0, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -222,16 +185,16 @@ def _write_DeleteShareGroupOffsetsResponse_v0(response: DeleteShareGroupOffsetsR
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-DeleteShareGroupOffsetsResponseTopic._READERS = (_read_DeleteShareGroupOffsetsResponseTopic_v0,)
-DeleteShareGroupOffsetsResponseTopic._WRITERS = (_write_DeleteShareGroupOffsetsResponseTopic_v0,)
+DeleteShareGroupOffsetsResponseTopic._READERS = _w.bind_versions((_read_DeleteShareGroupOffsetsResponseTopic_v0,))
+DeleteShareGroupOffsetsResponseTopic._WRITERS = _w.bind_versions((_write_DeleteShareGroupOffsetsResponseTopic_v0,))
 DeleteShareGroupOffsetsResponseTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_message", json_name="errorMessage", type="string", versions=_V0_PLUS, nullable=_V0_PLUS),
 )
-DeleteShareGroupOffsetsResponse._READERS = (_read_DeleteShareGroupOffsetsResponse_v0,)
-DeleteShareGroupOffsetsResponse._WRITERS = (_write_DeleteShareGroupOffsetsResponse_v0,)
+DeleteShareGroupOffsetsResponse._READERS = _w.bind_versions((_read_DeleteShareGroupOffsetsResponse_v0,))
+DeleteShareGroupOffsetsResponse._WRITERS = _w.bind_versions((_write_DeleteShareGroupOffsetsResponse_v0,))
 DeleteShareGroupOffsetsResponse._LAZY_DEFAULTS = {"responses": list}
 DeleteShareGroupOffsetsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -2,10 +2,9 @@
 
 Request message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,7 +20,6 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_PartitionData_partition = struct.Struct(">i").unpack_from
 _pack_PartitionData_partition = struct.Struct(">i").pack
-_rows_PartitionData_v0 = struct.Struct(">iB").iter_unpack
 
 # Default values.
 _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
@@ -30,9 +28,8 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class PartitionData(GeneratedStruct):
     """Partitions of the topic whose state is deleted."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition": 'Index of the partition within the topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "PartitionData"
@@ -54,10 +51,9 @@ class PartitionData(GeneratedStruct):
 class DeleteStateData(GeneratedStruct):
     """Topics with share-partitions whose state is deleted."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_id": 'Id of the topic the partitions in this entry belong to.',
         "partitions": 'Partitions of the topic whose state is deleted.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DeleteStateData"
@@ -83,10 +79,9 @@ class DeleteStateData(GeneratedStruct):
 class DeleteShareGroupStateRequest(GeneratedStruct):
     """Kafka's DeleteShareGroupStateRequest (request, apiKey 86), versions 0, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "group_id": 'Id of the share group whose state is deleted.',
         "topics": 'Topics with share-partitions whose state is deleted.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DeleteShareGroupStateRequest"
@@ -118,151 +113,81 @@ class DeleteShareGroupStateRequest(GeneratedStruct):
 
 # --- PartitionData, version 0 (flexible) ---
 
-def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
+def _read_PartitionData_v0(buf: bytes, pos: int, version: int) -> tuple[PartitionData, int]:
     data = blank_instance(PartitionData)
-    field = ""
-    index = 0
+    field = "partition"
     try:
-        field = "partition"
         (data.partition,) = _unpack_PartitionData_partition(buf, pos)
         pos += 4
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
-    field = ""
+def _write_PartitionData_v0(data: PartitionData, out: bytearray, version: int) -> None:
+    field = "partition"
     try:
-        field = "partition"
         out += _pack_PartitionData_partition(data.partition)
         field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], data.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DeleteStateData, version 0 (flexible) ---
 
-def _read_DeleteStateData_v0(buf: bytes, pos: int) -> tuple[DeleteStateData, int]:
+def _read_DeleteStateData_v0(buf: bytes, pos: int, version: int) -> tuple[DeleteStateData, int]:
     data = blank_instance(DeleteStateData)
-    field = ""
-    index = 0
-    size = len(buf)
+    field = "topic_id"
     try:
-        field = "topic_id"
         data.topic_id, pos = _w.read_uuid(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[PartitionData] = []
-            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            partitions_end = pos + partitions_n * 5
-            partitions_rows = buf[pos:partitions_end]
-            if len(partitions_rows) == partitions_n * 5 and not any(partitions_rows[4::5]):
-                for partitions_row in _rows_PartitionData_v0(partitions_rows):
-                    partitions_item = blank_instance(PartitionData)
-                    partitions_item.partition, _ = partitions_row
-                    partitions_item.unknown_tagged_fields = ()
-                    partitions_items.append(partitions_item)
-                pos = partitions_end
-            else:
-                for index in range(partitions_n):
-                    partitions_item, pos = _read_PartitionData_v0(buf, pos)
-                    partitions_items.append(partitions_item)
-            data.partitions = partitions_items
+        field = "partitions"
+        data.partitions, pos = _w.read_struct_array(buf, pos, True, _read_PartitionData_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_DeleteStateData_v0(data: DeleteStateData, out: bytearray) -> None:
-    field = ""
+def _write_DeleteStateData_v0(data: DeleteStateData, out: bytearray, version: int) -> None:
+    field = "topic_id"
     try:
-        field = "topic_id"
         out += _w.uuid_bytes(data.topic_id)
-        field = "partitions[]"
-        partitions_items = _w.non_null(data.partitions, "field partitions is null, which DeleteStateData version 0 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_PartitionData_v0(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(data.partitions, "field partitions is null, which DeleteStateData version 0 does not allow (never nullable)"), True, _write_PartitionData_v0, version)
         field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], data.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DeleteShareGroupStateRequest, version 0 (flexible) ---
 
-def _read_DeleteShareGroupStateRequest_v0(buf: bytes, pos: int) -> tuple[DeleteShareGroupStateRequest, int]:
+def _read_DeleteShareGroupStateRequest_v0(buf: bytes, pos: int, version: int) -> tuple[DeleteShareGroupStateRequest, int]:
     request = blank_instance(DeleteShareGroupStateRequest)
-    field = ""
-    index = 0
+    field = "group_id"
     try:
-        field = "group_id"
         request.group_id, pos = _w.read_compact_string_nn(buf, pos)
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[DeleteStateData] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_DeleteStateData_v0(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
+        field = "topics"
+        request.topics, pos = _w.read_struct_array(buf, pos, True, _read_DeleteStateData_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_DeleteShareGroupStateRequest_v0(request: DeleteShareGroupStateRequest, out: bytearray) -> None:
-    field = ""
+def _write_DeleteShareGroupStateRequest_v0(request: DeleteShareGroupStateRequest, out: bytearray, version: int) -> None:
+    field = "group_id"
     try:
-        field = "group_id"
         _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which DeleteShareGroupStateRequest version 0 does not allow (never nullable)"))
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which DeleteShareGroupStateRequest version 0 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_DeleteStateData_v0(topics_item, out)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(request.topics, "field topics is null, which DeleteShareGroupStateRequest version 0 does not allow (never nullable)"), True, _write_DeleteStateData_v0, version)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -272,20 +197,20 @@ def _write_DeleteShareGroupStateRequest_v0(request: DeleteShareGroupStateRequest
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-PartitionData._READERS = (_read_PartitionData_v0,)
-PartitionData._WRITERS = (_write_PartitionData_v0,)
+PartitionData._READERS = _w.bind_versions((_read_PartitionData_v0,))
+PartitionData._WRITERS = _w.bind_versions((_write_PartitionData_v0,))
 PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition", json_name="partition", type="int32", versions=_V0_PLUS, default=0),
 )
-DeleteStateData._READERS = (_read_DeleteStateData_v0,)
-DeleteStateData._WRITERS = (_write_DeleteStateData_v0,)
+DeleteStateData._READERS = _w.bind_versions((_read_DeleteStateData_v0,))
+DeleteStateData._WRITERS = _w.bind_versions((_write_DeleteStateData_v0,))
 DeleteStateData._LAZY_DEFAULTS = {"partitions": list}
 DeleteStateData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
     FieldInfo(attr="partitions", json_name="partitions", type="[]PartitionData", versions=_V0_PLUS, default=(), struct=PartitionData),
 )
-DeleteShareGroupStateRequest._READERS = (_read_DeleteShareGroupStateRequest_v0,)
-DeleteShareGroupStateRequest._WRITERS = (_write_DeleteShareGroupStateRequest_v0,)
+DeleteShareGroupStateRequest._READERS = _w.bind_versions((_read_DeleteShareGroupStateRequest_v0,))
+DeleteShareGroupStateRequest._WRITERS = _w.bind_versions((_write_DeleteShareGroupStateRequest_v0,))
 DeleteShareGroupStateRequest._LAZY_DEFAULTS = {"topics": list}
 DeleteShareGroupStateRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),

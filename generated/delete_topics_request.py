@@ -2,10 +2,9 @@
 
 Request message, versions 0-6, flexible versions 4+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -29,10 +28,9 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class DeleteTopicState(GeneratedStruct):
     """Topics to delete, each named by name or by id (v6+)."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the topic, or null when TopicId names it.',
         "topic_id": 'Id of the topic; the zero uuid when Name names it.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DeleteTopicState"
@@ -58,11 +56,10 @@ class DeleteTopicState(GeneratedStruct):
 class DeleteTopicsRequest(GeneratedStruct):
     """Kafka's DeleteTopicsRequest (request, apiKey 20), versions 0-6, flexible versions 4+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topics": 'Topics to delete, each named by name or by id (v6+).',
         "topic_names": 'Names of the topics to delete, one result each (v0-v5).',
         "timeout_ms": 'Milliseconds to wait for the deletions to finish before answering with a timeout.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DeleteTopicsRequest"
@@ -98,79 +95,55 @@ class DeleteTopicsRequest(GeneratedStruct):
 
 # --- DeleteTopicState, version 6 (flexible) ---
 
-def _read_DeleteTopicState_v6(buf: bytes, pos: int) -> tuple[DeleteTopicState, int]:
+def _read_DeleteTopicState_v6(buf: bytes, pos: int, version: int) -> tuple[DeleteTopicState, int]:
     state = blank_instance(DeleteTopicState)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         state.name, pos = _w.read_compact_string(buf, pos)
         field = "topic_id"
         state.topic_id, pos = _w.read_uuid(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            state.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            state.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        state.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return state, pos
 
 
-def _write_DeleteTopicState_v6(state: DeleteTopicState, out: bytearray) -> None:
-    field = ""
+def _write_DeleteTopicState_v6(state: DeleteTopicState, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, state.name)
         field = "topic_id"
         out += _w.uuid_bytes(state.topic_id)
         field = "(tagged fields)"
-        if state.unknown_tagged_fields:
-            _w.write_tagged(out, [], state.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], state.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DeleteTopicsRequest, versions 0-3 ---
 
-def _read_DeleteTopicsRequest_v0_3(buf: bytes, pos: int) -> tuple[DeleteTopicsRequest, int]:
+def _read_DeleteTopicsRequest_v0_3(buf: bytes, pos: int, version: int) -> tuple[DeleteTopicsRequest, int]:
     request = blank_instance(DeleteTopicsRequest)
-    field = ""
-    index = 0
+    field = "topic_names"
     try:
-        field = "topic_names"
-        index = -1  # no element yet: an error in the count names the array itself
-        topic_names_n, pos = _w.read_count(buf, pos, False)
-        if topic_names_n < 0:
-            raise DecodeError("non-nullable field topic_names was null", offset=pos)
-        elif topic_names_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topic_names_items: list[str] = []
-            for index in range(topic_names_n):
-                topic_names_item, pos = _w.read_string_nn(buf, pos)
-                topic_names_items.append(topic_names_item)
-            request.topic_names = topic_names_items
+        request.topic_names, pos = _w.read_array(buf, pos, False, _w.read_string_nn)
         field = "timeout_ms"
         (request.timeout_ms,) = _unpack_DeleteTopicsRequest_timeout_ms(buf, pos)
         pos += 4
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_DeleteTopicsRequest_v0_3(request: DeleteTopicsRequest, out: bytearray) -> None:
+def _write_DeleteTopicsRequest_v0_3(request: DeleteTopicsRequest, out: bytearray, version: int) -> None:
     if (request.topics is None or len(request.topics) != 0):
         check_unsupported(request, "topics", "0-3")
     if request.unknown_tagged_fields:
         raise UnsupportedVersionError("DeleteTopicsRequest version 0-3 cannot carry tagged fields")
-    field = ""
+    field = "topic_names"
     try:
-        field = "topic_names"
         topic_names_items = _w.non_null(request.topic_names, "field topic_names is null, which DeleteTopicsRequest versions 0-3 do not allow (never nullable)")
         _w.write_count(out, len(topic_names_items), False)
         for topic_names_item in topic_names_items:
@@ -183,112 +156,48 @@ def _write_DeleteTopicsRequest_v0_3(request: DeleteTopicsRequest, out: bytearray
         raise _w.encode_failure(error, field) from None
 
 
-# --- DeleteTopicsRequest, versions 4-5 (flexible) ---
+# --- DeleteTopicsRequest, versions 4-6 (flexible) ---
 
-def _read_DeleteTopicsRequest_v4_5(buf: bytes, pos: int) -> tuple[DeleteTopicsRequest, int]:
+def _read_DeleteTopicsRequest_v4_6(buf: bytes, pos: int, version: int) -> tuple[DeleteTopicsRequest, int]:
     request = blank_instance(DeleteTopicsRequest)
     field = ""
-    index = 0
     try:
-        field = "topic_names"
-        index = -1  # no element yet: an error in the count names the array itself
-        topic_names_n, pos = _w.read_count(buf, pos, True)
-        if topic_names_n < 0:
-            raise DecodeError("non-nullable field topic_names was null", offset=pos)
-        elif topic_names_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topic_names_items: list[str] = []
-            for index in range(topic_names_n):
-                topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
-                topic_names_items.append(topic_names_item)
-            request.topic_names = topic_names_items
+        if version >= 6:
+            field = "topics"
+            request.topics, pos = _w.read_struct_array(buf, pos, True, _read_DeleteTopicState_v6, version)
+        if version <= 5:
+            field = "topic_names"
+            request.topic_names, pos = _w.read_array(buf, pos, True, _w.read_compact_string_nn)
         field = "timeout_ms"
         (request.timeout_ms,) = _unpack_DeleteTopicsRequest_timeout_ms(buf, pos)
         pos += 4
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_DeleteTopicsRequest_v4_5(request: DeleteTopicsRequest, out: bytearray) -> None:
-    if (request.topics is None or len(request.topics) != 0):
-        check_unsupported(request, "topics", "4-5")
+def _write_DeleteTopicsRequest_v4_6(request: DeleteTopicsRequest, out: bytearray, version: int) -> None:
+    if version < 6 and (request.topics is None or len(request.topics) != 0):
+        check_unsupported(request, "topics", str(version))
     field = ""
     try:
-        field = "topic_names"
-        topic_names_items = _w.non_null(request.topic_names, "field topic_names is null, which DeleteTopicsRequest versions 4-5 do not allow (never nullable)")
-        _w.write_count(out, len(topic_names_items), True)
-        for topic_names_item in topic_names_items:
-            if topic_names_item is None:
-                raise EncodeError("null element in array topic_names")
-            _w.write_compact_string(out, topic_names_item)
+        if version >= 6:
+            field = "topics"
+            _w.write_struct_array(out, _w.non_null(request.topics, "field topics is null, which DeleteTopicsRequest versions 4-6 do not allow (never nullable)"), True, _write_DeleteTopicState_v6, version)
+        if version <= 5:
+            field = "topic_names"
+            topic_names_items = _w.non_null(request.topic_names, "field topic_names is null, which DeleteTopicsRequest versions 4-6 do not allow (never nullable)")
+            _w.write_count(out, len(topic_names_items), True)
+            for topic_names_item in topic_names_items:
+                if topic_names_item is None:
+                    raise EncodeError("null element in array topic_names")
+                _w.write_compact_string(out, topic_names_item)
         field = "timeout_ms"
         out += _pack_DeleteTopicsRequest_timeout_ms(request.timeout_ms)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DeleteTopicsRequest, version 6 (flexible) ---
-
-def _read_DeleteTopicsRequest_v6(buf: bytes, pos: int) -> tuple[DeleteTopicsRequest, int]:
-    request = blank_instance(DeleteTopicsRequest)
-    field = ""
-    index = 0
-    try:
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[DeleteTopicState] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_DeleteTopicState_v6(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
-        field = "timeout_ms"
-        (request.timeout_ms,) = _unpack_DeleteTopicsRequest_timeout_ms(buf, pos)
-        pos += 4
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_DeleteTopicsRequest_v6(request: DeleteTopicsRequest, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which DeleteTopicsRequest version 6 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_DeleteTopicState_v6(topics_item, out)
-        field = "timeout_ms"
-        out += _pack_DeleteTopicsRequest_timeout_ms(request.timeout_ms)
-        field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -300,14 +209,14 @@ _V0_TO_5 = (0, 5)
 _V0_PLUS = (0, 32767)
 _V6_PLUS = (6, 32767)
 
-DeleteTopicState._READERS = (None, None, None, None, None, None, _read_DeleteTopicState_v6)
-DeleteTopicState._WRITERS = (None, None, None, None, None, None, _write_DeleteTopicState_v6)
+DeleteTopicState._READERS = _w.bind_versions((None, None, None, None, None, None, _read_DeleteTopicState_v6))
+DeleteTopicState._WRITERS = _w.bind_versions((None, None, None, None, None, None, _write_DeleteTopicState_v6))
 DeleteTopicState.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V6_PLUS, nullable=_V6_PLUS),
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V6_PLUS, default=_ZERO_UUID),
 )
-DeleteTopicsRequest._READERS = (_read_DeleteTopicsRequest_v0_3, _read_DeleteTopicsRequest_v0_3, _read_DeleteTopicsRequest_v0_3, _read_DeleteTopicsRequest_v0_3, _read_DeleteTopicsRequest_v4_5, _read_DeleteTopicsRequest_v4_5, _read_DeleteTopicsRequest_v6)
-DeleteTopicsRequest._WRITERS = (_write_DeleteTopicsRequest_v0_3, _write_DeleteTopicsRequest_v0_3, _write_DeleteTopicsRequest_v0_3, _write_DeleteTopicsRequest_v0_3, _write_DeleteTopicsRequest_v4_5, _write_DeleteTopicsRequest_v4_5, _write_DeleteTopicsRequest_v6)
+DeleteTopicsRequest._READERS = _w.bind_versions((_read_DeleteTopicsRequest_v0_3, _read_DeleteTopicsRequest_v0_3, _read_DeleteTopicsRequest_v0_3, _read_DeleteTopicsRequest_v0_3, _read_DeleteTopicsRequest_v4_6, _read_DeleteTopicsRequest_v4_6, _read_DeleteTopicsRequest_v4_6))
+DeleteTopicsRequest._WRITERS = _w.bind_versions((_write_DeleteTopicsRequest_v0_3, _write_DeleteTopicsRequest_v0_3, _write_DeleteTopicsRequest_v0_3, _write_DeleteTopicsRequest_v0_3, _write_DeleteTopicsRequest_v4_6, _write_DeleteTopicsRequest_v4_6, _write_DeleteTopicsRequest_v4_6))
 DeleteTopicsRequest._LAZY_DEFAULTS = {"topics": list, "topic_names": list}
 DeleteTopicsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topics", json_name="topics", type="[]DeleteTopicState", versions=_V6_PLUS, default=(), struct=DeleteTopicState),

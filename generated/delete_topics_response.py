@@ -2,10 +2,9 @@
 
 Response message, versions 0-6, flexible versions 4+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -31,12 +30,11 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class DeletableTopicResult(GeneratedStruct):
     """Outcome for each topic of the request."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the topic; null when it was named by an id that is unknown.',
         "topic_id": 'Id of the topic this entry is about.',
         "error_code": 'Outcome for this topic, 0 when deleted; for example UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_TOPIC_ID or TOPIC_DELETION_DISABLED.',
         "error_message": 'Text describing the failure for people, or null.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DeletableTopicResult"
@@ -71,10 +69,9 @@ class DeletableTopicResult(GeneratedStruct):
 class DeleteTopicsResponse(GeneratedStruct):
     """Kafka's DeleteTopicsResponse (response, apiKey 20), versions 0-6, flexible versions 4+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "responses": 'Outcome for each topic of the request.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DeleteTopicsResponse"
@@ -105,30 +102,27 @@ class DeleteTopicsResponse(GeneratedStruct):
 
 # --- DeletableTopicResult, versions 0-3 ---
 
-def _read_DeletableTopicResult_v0_3(buf: bytes, pos: int) -> tuple[DeletableTopicResult, int]:
+def _read_DeletableTopicResult_v0_3(buf: bytes, pos: int, version: int) -> tuple[DeletableTopicResult, int]:
     result = blank_instance(DeletableTopicResult)
     result.topic_id = _ZERO_UUID
     result.error_message = None
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         result.name, pos = _w.read_string_nn(buf, pos)
         field = "error_code"
         (result.error_code,) = _unpack_DeletableTopicResult_error_code(buf, pos)
         pos += 2
         result.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_DeletableTopicResult_v0_3(result: DeletableTopicResult, out: bytearray) -> None:
+def _write_DeletableTopicResult_v0_3(result: DeletableTopicResult, out: bytearray, version: int) -> None:
     if result.unknown_tagged_fields:
         raise UnsupportedVersionError("DeletableTopicResult version 0-3 cannot carry tagged fields")
-    field = ""
+    field = "name"
     try:
-        field = "name"
         _w.write_string(out, _w.non_null(result.name, "field name is null, which DeletableTopicResult versions 0-3 do not allow (nullable in versions 6+)"))
         field = "error_code"
         out += _pack_DeletableTopicResult_error_code(result.error_code)
@@ -138,54 +132,42 @@ def _write_DeletableTopicResult_v0_3(result: DeletableTopicResult, out: bytearra
 
 # --- DeletableTopicResult, version 4 (flexible) ---
 
-def _read_DeletableTopicResult_v4(buf: bytes, pos: int) -> tuple[DeletableTopicResult, int]:
+def _read_DeletableTopicResult_v4(buf: bytes, pos: int, version: int) -> tuple[DeletableTopicResult, int]:
     result = blank_instance(DeletableTopicResult)
     result.topic_id = _ZERO_UUID
     result.error_message = None
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         result.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "error_code"
         (result.error_code,) = _unpack_DeletableTopicResult_error_code(buf, pos)
         pos += 2
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            result.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_DeletableTopicResult_v4(result: DeletableTopicResult, out: bytearray) -> None:
-    field = ""
+def _write_DeletableTopicResult_v4(result: DeletableTopicResult, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(result.name, "field name is null, which DeletableTopicResult version 4 does not allow (nullable in versions 6+)"))
         field = "error_code"
         out += _pack_DeletableTopicResult_error_code(result.error_code)
         field = "(tagged fields)"
-        if result.unknown_tagged_fields:
-            _w.write_tagged(out, [], result.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], result.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DeletableTopicResult, version 5 (flexible) ---
 
-def _read_DeletableTopicResult_v5(buf: bytes, pos: int) -> tuple[DeletableTopicResult, int]:
+def _read_DeletableTopicResult_v5(buf: bytes, pos: int, version: int) -> tuple[DeletableTopicResult, int]:
     result = blank_instance(DeletableTopicResult)
     result.topic_id = _ZERO_UUID
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         result.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "error_code"
         (result.error_code,) = _unpack_DeletableTopicResult_error_code(buf, pos)
@@ -193,42 +175,32 @@ def _read_DeletableTopicResult_v5(buf: bytes, pos: int) -> tuple[DeletableTopicR
         field = "error_message"
         result.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            result.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_DeletableTopicResult_v5(result: DeletableTopicResult, out: bytearray) -> None:
-    field = ""
+def _write_DeletableTopicResult_v5(result: DeletableTopicResult, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(result.name, "field name is null, which DeletableTopicResult version 5 does not allow (nullable in versions 6+)"))
         field = "error_code"
         out += _pack_DeletableTopicResult_error_code(result.error_code)
         field = "error_message"
         _w.write_compact_string(out, result.error_message)
         field = "(tagged fields)"
-        if result.unknown_tagged_fields:
-            _w.write_tagged(out, [], result.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], result.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DeletableTopicResult, version 6 (flexible) ---
 
-def _read_DeletableTopicResult_v6(buf: bytes, pos: int) -> tuple[DeletableTopicResult, int]:
+def _read_DeletableTopicResult_v6(buf: bytes, pos: int, version: int) -> tuple[DeletableTopicResult, int]:
     result = blank_instance(DeletableTopicResult)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         result.name, pos = _w.read_compact_string(buf, pos)
         field = "topic_id"
         result.topic_id, pos = _w.read_uuid(buf, pos)
@@ -238,20 +210,15 @@ def _read_DeletableTopicResult_v6(buf: bytes, pos: int) -> tuple[DeletableTopicR
         field = "error_message"
         result.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            result.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_DeletableTopicResult_v6(result: DeletableTopicResult, out: bytearray) -> None:
-    field = ""
+def _write_DeletableTopicResult_v6(result: DeletableTopicResult, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, result.name)
         field = "topic_id"
         out += _w.uuid_bytes(result.topic_id)
@@ -260,255 +227,127 @@ def _write_DeletableTopicResult_v6(result: DeletableTopicResult, out: bytearray)
         field = "error_message"
         _w.write_compact_string(out, result.error_message)
         field = "(tagged fields)"
-        if result.unknown_tagged_fields:
-            _w.write_tagged(out, [], result.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], result.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- DeleteTopicsResponse, version 0 ---
+# --- DeleteTopicsResponse, versions 0-3 ---
 
-def _read_DeleteTopicsResponse_v0(buf: bytes, pos: int) -> tuple[DeleteTopicsResponse, int]:
+def _read_DeleteTopicsResponse_v0_3(buf: bytes, pos: int, version: int) -> tuple[DeleteTopicsResponse, int]:
     response = blank_instance(DeleteTopicsResponse)
     response.throttle_time_ms = 0
     field = ""
-    index = 0
     try:
-        field = "responses[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        responses_n, pos = _w.read_count(buf, pos, False)
-        if responses_n < 0:
-            raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            responses_items: KeyedList[DeletableTopicResult] = KeyedList()
-            for index in range(responses_n):
-                responses_item, pos = _read_DeletableTopicResult_v0_3(buf, pos)
-                responses_items.append(responses_item)
-            response.responses = responses_items
+        if version >= 1:
+            field = "throttle_time_ms"
+            (response.throttle_time_ms,) = _unpack_DeleteTopicsResponse_throttle_time_ms(buf, pos)
+            pos += 4
+        field = "responses"
+        response.responses, pos = _w.read_struct_array(buf, pos, False, _read_DeletableTopicResult_v0_3, version, KeyedList)
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_DeleteTopicsResponse_v0(response: DeleteTopicsResponse, out: bytearray) -> None:
+def _write_DeleteTopicsResponse_v0_3(response: DeleteTopicsResponse, out: bytearray, version: int) -> None:
     if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("DeleteTopicsResponse version 0 cannot carry tagged fields")
+        raise UnsupportedVersionError("DeleteTopicsResponse version 0-3 cannot carry tagged fields")
     field = ""
     try:
-        field = "responses[]"
-        responses_items = _w.non_null(response.responses, "field responses is null, which DeleteTopicsResponse version 0 does not allow (never nullable)")
-        _w.write_count(out, len(responses_items), False)
-        for responses_item in responses_items:
-            _write_DeletableTopicResult_v0_3(responses_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DeleteTopicsResponse, versions 1-3 ---
-
-def _read_DeleteTopicsResponse_v1_3(buf: bytes, pos: int) -> tuple[DeleteTopicsResponse, int]:
-    response = blank_instance(DeleteTopicsResponse)
-    field = ""
-    index = 0
-    try:
-        field = "throttle_time_ms"
-        (response.throttle_time_ms,) = _unpack_DeleteTopicsResponse_throttle_time_ms(buf, pos)
-        pos += 4
-        field = "responses[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        responses_n, pos = _w.read_count(buf, pos, False)
-        if responses_n < 0:
-            raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            responses_items: KeyedList[DeletableTopicResult] = KeyedList()
-            for index in range(responses_n):
-                responses_item, pos = _read_DeletableTopicResult_v0_3(buf, pos)
-                responses_items.append(responses_item)
-            response.responses = responses_items
-        response.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_DeleteTopicsResponse_v1_3(response: DeleteTopicsResponse, out: bytearray) -> None:
-    if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("DeleteTopicsResponse version 1-3 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "throttle_time_ms"
-        out += _pack_DeleteTopicsResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "responses[]"
-        responses_items = _w.non_null(response.responses, "field responses is null, which DeleteTopicsResponse versions 1-3 do not allow (never nullable)")
-        _w.write_count(out, len(responses_items), False)
-        for responses_item in responses_items:
-            _write_DeletableTopicResult_v0_3(responses_item, out)
+        if version >= 1:
+            field = "throttle_time_ms"
+            out += _pack_DeleteTopicsResponse_throttle_time_ms(response.throttle_time_ms)
+        field = "responses"
+        _w.write_struct_array(out, _w.non_null(response.responses, "field responses is null, which DeleteTopicsResponse versions 0-3 do not allow (never nullable)"), False, _write_DeletableTopicResult_v0_3, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DeleteTopicsResponse, version 4 (flexible) ---
 
-def _read_DeleteTopicsResponse_v4(buf: bytes, pos: int) -> tuple[DeleteTopicsResponse, int]:
+def _read_DeleteTopicsResponse_v4(buf: bytes, pos: int, version: int) -> tuple[DeleteTopicsResponse, int]:
     response = blank_instance(DeleteTopicsResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DeleteTopicsResponse_throttle_time_ms(buf, pos)
         pos += 4
-        field = "responses[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        responses_n, pos = _w.read_count(buf, pos, True)
-        if responses_n < 0:
-            raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            responses_items: KeyedList[DeletableTopicResult] = KeyedList()
-            for index in range(responses_n):
-                responses_item, pos = _read_DeletableTopicResult_v4(buf, pos)
-                responses_items.append(responses_item)
-            response.responses = responses_items
+        field = "responses"
+        response.responses, pos = _w.read_struct_array(buf, pos, True, _read_DeletableTopicResult_v4, version, KeyedList)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_DeleteTopicsResponse_v4(response: DeleteTopicsResponse, out: bytearray) -> None:
-    field = ""
+def _write_DeleteTopicsResponse_v4(response: DeleteTopicsResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_DeleteTopicsResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "responses[]"
-        responses_items = _w.non_null(response.responses, "field responses is null, which DeleteTopicsResponse version 4 does not allow (never nullable)")
-        _w.write_count(out, len(responses_items), True)
-        for responses_item in responses_items:
-            _write_DeletableTopicResult_v4(responses_item, out)
+        field = "responses"
+        _w.write_struct_array(out, _w.non_null(response.responses, "field responses is null, which DeleteTopicsResponse version 4 does not allow (never nullable)"), True, _write_DeletableTopicResult_v4, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DeleteTopicsResponse, version 5 (flexible) ---
 
-def _read_DeleteTopicsResponse_v5(buf: bytes, pos: int) -> tuple[DeleteTopicsResponse, int]:
+def _read_DeleteTopicsResponse_v5(buf: bytes, pos: int, version: int) -> tuple[DeleteTopicsResponse, int]:
     response = blank_instance(DeleteTopicsResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DeleteTopicsResponse_throttle_time_ms(buf, pos)
         pos += 4
-        field = "responses[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        responses_n, pos = _w.read_count(buf, pos, True)
-        if responses_n < 0:
-            raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            responses_items: KeyedList[DeletableTopicResult] = KeyedList()
-            for index in range(responses_n):
-                responses_item, pos = _read_DeletableTopicResult_v5(buf, pos)
-                responses_items.append(responses_item)
-            response.responses = responses_items
+        field = "responses"
+        response.responses, pos = _w.read_struct_array(buf, pos, True, _read_DeletableTopicResult_v5, version, KeyedList)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_DeleteTopicsResponse_v5(response: DeleteTopicsResponse, out: bytearray) -> None:
-    field = ""
+def _write_DeleteTopicsResponse_v5(response: DeleteTopicsResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_DeleteTopicsResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "responses[]"
-        responses_items = _w.non_null(response.responses, "field responses is null, which DeleteTopicsResponse version 5 does not allow (never nullable)")
-        _w.write_count(out, len(responses_items), True)
-        for responses_item in responses_items:
-            _write_DeletableTopicResult_v5(responses_item, out)
+        field = "responses"
+        _w.write_struct_array(out, _w.non_null(response.responses, "field responses is null, which DeleteTopicsResponse version 5 does not allow (never nullable)"), True, _write_DeletableTopicResult_v5, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DeleteTopicsResponse, version 6 (flexible) ---
 
-def _read_DeleteTopicsResponse_v6(buf: bytes, pos: int) -> tuple[DeleteTopicsResponse, int]:
+def _read_DeleteTopicsResponse_v6(buf: bytes, pos: int, version: int) -> tuple[DeleteTopicsResponse, int]:
     response = blank_instance(DeleteTopicsResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DeleteTopicsResponse_throttle_time_ms(buf, pos)
         pos += 4
-        field = "responses[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        responses_n, pos = _w.read_count(buf, pos, True)
-        if responses_n < 0:
-            raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            responses_items: KeyedList[DeletableTopicResult] = KeyedList()
-            for index in range(responses_n):
-                responses_item, pos = _read_DeletableTopicResult_v6(buf, pos)
-                responses_items.append(responses_item)
-            response.responses = responses_items
+        field = "responses"
+        response.responses, pos = _w.read_struct_array(buf, pos, True, _read_DeletableTopicResult_v6, version, KeyedList)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_DeleteTopicsResponse_v6(response: DeleteTopicsResponse, out: bytearray) -> None:
-    field = ""
+def _write_DeleteTopicsResponse_v6(response: DeleteTopicsResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_DeleteTopicsResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "responses[]"
-        responses_items = _w.non_null(response.responses, "field responses is null, which DeleteTopicsResponse version 6 does not allow (never nullable)")
-        _w.write_count(out, len(responses_items), True)
-        for responses_item in responses_items:
-            _write_DeletableTopicResult_v6(responses_item, out)
+        field = "responses"
+        _w.write_struct_array(out, _w.non_null(response.responses, "field responses is null, which DeleteTopicsResponse version 6 does not allow (never nullable)"), True, _write_DeletableTopicResult_v6, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -521,8 +360,8 @@ _V1_PLUS = (1, 32767)
 _V5_PLUS = (5, 32767)
 _V6_PLUS = (6, 32767)
 
-DeletableTopicResult._READERS = (_read_DeletableTopicResult_v0_3, _read_DeletableTopicResult_v0_3, _read_DeletableTopicResult_v0_3, _read_DeletableTopicResult_v0_3, _read_DeletableTopicResult_v4, _read_DeletableTopicResult_v5, _read_DeletableTopicResult_v6)
-DeletableTopicResult._WRITERS = (_write_DeletableTopicResult_v0_3, _write_DeletableTopicResult_v0_3, _write_DeletableTopicResult_v0_3, _write_DeletableTopicResult_v0_3, _write_DeletableTopicResult_v4, _write_DeletableTopicResult_v5, _write_DeletableTopicResult_v6)
+DeletableTopicResult._READERS = _w.bind_versions((_read_DeletableTopicResult_v0_3, _read_DeletableTopicResult_v0_3, _read_DeletableTopicResult_v0_3, _read_DeletableTopicResult_v0_3, _read_DeletableTopicResult_v4, _read_DeletableTopicResult_v5, _read_DeletableTopicResult_v6))
+DeletableTopicResult._WRITERS = _w.bind_versions((_write_DeletableTopicResult_v0_3, _write_DeletableTopicResult_v0_3, _write_DeletableTopicResult_v0_3, _write_DeletableTopicResult_v0_3, _write_DeletableTopicResult_v4, _write_DeletableTopicResult_v5, _write_DeletableTopicResult_v6))
 DeletableTopicResult._MAP_KEYS = ("name",)
 DeletableTopicResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, nullable=_V6_PLUS, default='', map_key=True),
@@ -530,8 +369,8 @@ DeletableTopicResult.FIELDS = (  # what the runtime knows of each field (kwire.w
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_message", json_name="errorMessage", type="string", versions=_V5_PLUS, nullable=_V5_PLUS, ignorable=True),
 )
-DeleteTopicsResponse._READERS = (_read_DeleteTopicsResponse_v0, _read_DeleteTopicsResponse_v1_3, _read_DeleteTopicsResponse_v1_3, _read_DeleteTopicsResponse_v1_3, _read_DeleteTopicsResponse_v4, _read_DeleteTopicsResponse_v5, _read_DeleteTopicsResponse_v6)
-DeleteTopicsResponse._WRITERS = (_write_DeleteTopicsResponse_v0, _write_DeleteTopicsResponse_v1_3, _write_DeleteTopicsResponse_v1_3, _write_DeleteTopicsResponse_v1_3, _write_DeleteTopicsResponse_v4, _write_DeleteTopicsResponse_v5, _write_DeleteTopicsResponse_v6)
+DeleteTopicsResponse._READERS = _w.bind_versions((_read_DeleteTopicsResponse_v0_3, _read_DeleteTopicsResponse_v0_3, _read_DeleteTopicsResponse_v0_3, _read_DeleteTopicsResponse_v0_3, _read_DeleteTopicsResponse_v4, _read_DeleteTopicsResponse_v5, _read_DeleteTopicsResponse_v6))
+DeleteTopicsResponse._WRITERS = _w.bind_versions((_write_DeleteTopicsResponse_v0_3, _write_DeleteTopicsResponse_v0_3, _write_DeleteTopicsResponse_v0_3, _write_DeleteTopicsResponse_v0_3, _write_DeleteTopicsResponse_v4, _write_DeleteTopicsResponse_v5, _write_DeleteTopicsResponse_v6))
 DeleteTopicsResponse._LAZY_DEFAULTS = {"responses": KeyedList}
 DeleteTopicsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V1_PLUS, ignorable=True, default=0),

@@ -2,10 +2,9 @@
 
 Request message, versions 0-3, flexible versions 2+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,16 +20,16 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_DescribeAclsRequest_resource_type_filter = struct.Struct(">b").unpack_from
 _pack_DescribeAclsRequest_resource_type_filter = struct.Struct(">b").pack
-_unpack_DescribeAclsRequest_operation_permission_type = struct.Struct(">bb").unpack_from
-_pack_DescribeAclsRequest_operation_permission_type = struct.Struct(">bb").pack
 _unpack_DescribeAclsRequest_pattern_type_filter = struct.Struct(">b").unpack_from
 _pack_DescribeAclsRequest_pattern_type_filter = struct.Struct(">b").pack
+_unpack_DescribeAclsRequest_operation_permission_type = struct.Struct(">bb").unpack_from
+_pack_DescribeAclsRequest_operation_permission_type = struct.Struct(">bb").pack
 
 
 class DescribeAclsRequest(GeneratedStruct):
     """Kafka's DescribeAclsRequest (request, apiKey 29), versions 0-3, flexible versions 2+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "resource_type_filter": 'Resource type to match, as an AclResourceType code; 1 (any) matches every type.',
         "resource_name_filter": 'Resource name to match, or null for any name.',
         "pattern_type_filter": 'Pattern type to match: 1 any, 2 match (every binding that would apply to the name), 3 literal, 4 prefixed.',
@@ -38,7 +37,6 @@ class DescribeAclsRequest(GeneratedStruct):
         "host_filter": 'Client host a binding must name to match, or null to match bindings of every host.',
         "operation": 'Operation to match, as an AclOperation code; 1 (any) matches every operation.',
         "permission_type": 'Permission to match: 1 any, 2 deny, 3 allow.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeAclsRequest"
@@ -89,19 +87,21 @@ class DescribeAclsRequest(GeneratedStruct):
 
 
 
-# --- DescribeAclsRequest, version 0 ---
+# --- DescribeAclsRequest, versions 0-1 ---
 
-def _read_DescribeAclsRequest_v0(buf: bytes, pos: int) -> tuple[DescribeAclsRequest, int]:
+def _read_DescribeAclsRequest_v0_1(buf: bytes, pos: int, version: int) -> tuple[DescribeAclsRequest, int]:
     request = blank_instance(DescribeAclsRequest)
     request.pattern_type_filter = 3
-    field = ""
-    index = 0
+    field = "resource_type_filter"
     try:
-        field = "resource_type_filter"
         (request.resource_type_filter,) = _unpack_DescribeAclsRequest_resource_type_filter(buf, pos)
         pos += 1
         field = "resource_name_filter"
         request.resource_name_filter, pos = _w.read_string(buf, pos)
+        if version >= 1:
+            field = "pattern_type_filter"
+            (request.pattern_type_filter,) = _unpack_DescribeAclsRequest_pattern_type_filter(buf, pos)
+            pos += 1
         field = "principal_filter"
         request.principal_filter, pos = _w.read_string(buf, pos)
         field = "host_filter"
@@ -111,70 +111,23 @@ def _read_DescribeAclsRequest_v0(buf: bytes, pos: int) -> tuple[DescribeAclsRequ
         pos += 2
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_DescribeAclsRequest_v0(request: DescribeAclsRequest, out: bytearray) -> None:
-    if request.pattern_type_filter != 3:
-        check_unsupported(request, "pattern_type_filter", "0")
+def _write_DescribeAclsRequest_v0_1(request: DescribeAclsRequest, out: bytearray, version: int) -> None:
+    if version < 1 and request.pattern_type_filter != 3:
+        check_unsupported(request, "pattern_type_filter", str(version))
     if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("DescribeAclsRequest version 0 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("DescribeAclsRequest version 0-1 cannot carry tagged fields")
+    field = "resource_type_filter"
     try:
-        field = "resource_type_filter"
         out += _pack_DescribeAclsRequest_resource_type_filter(request.resource_type_filter)
         field = "resource_name_filter"
         _w.write_string(out, request.resource_name_filter)
-        field = "principal_filter"
-        _w.write_string(out, request.principal_filter)
-        field = "host_filter"
-        _w.write_string(out, request.host_filter)
-        field = "operation, permission_type"
-        out += _pack_DescribeAclsRequest_operation_permission_type(request.operation, request.permission_type)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DescribeAclsRequest, version 1 ---
-
-def _read_DescribeAclsRequest_v1(buf: bytes, pos: int) -> tuple[DescribeAclsRequest, int]:
-    request = blank_instance(DescribeAclsRequest)
-    field = ""
-    index = 0
-    try:
-        field = "resource_type_filter"
-        (request.resource_type_filter,) = _unpack_DescribeAclsRequest_resource_type_filter(buf, pos)
-        pos += 1
-        field = "resource_name_filter"
-        request.resource_name_filter, pos = _w.read_string(buf, pos)
-        field = "pattern_type_filter"
-        (request.pattern_type_filter,) = _unpack_DescribeAclsRequest_pattern_type_filter(buf, pos)
-        pos += 1
-        field = "principal_filter"
-        request.principal_filter, pos = _w.read_string(buf, pos)
-        field = "host_filter"
-        request.host_filter, pos = _w.read_string(buf, pos)
-        field = "operation, permission_type"
-        request.operation, request.permission_type = _unpack_DescribeAclsRequest_operation_permission_type(buf, pos)
-        pos += 2
-        request.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_DescribeAclsRequest_v1(request: DescribeAclsRequest, out: bytearray) -> None:
-    if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("DescribeAclsRequest version 1 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "resource_type_filter"
-        out += _pack_DescribeAclsRequest_resource_type_filter(request.resource_type_filter)
-        field = "resource_name_filter"
-        _w.write_string(out, request.resource_name_filter)
-        field = "pattern_type_filter"
-        out += _pack_DescribeAclsRequest_pattern_type_filter(request.pattern_type_filter)
+        if version >= 1:
+            field = "pattern_type_filter"
+            out += _pack_DescribeAclsRequest_pattern_type_filter(request.pattern_type_filter)
         field = "principal_filter"
         _w.write_string(out, request.principal_filter)
         field = "host_filter"
@@ -187,12 +140,10 @@ def _write_DescribeAclsRequest_v1(request: DescribeAclsRequest, out: bytearray) 
 
 # --- DescribeAclsRequest, versions 2-3 (flexible) ---
 
-def _read_DescribeAclsRequest_v2_3(buf: bytes, pos: int) -> tuple[DescribeAclsRequest, int]:
+def _read_DescribeAclsRequest_v2_3(buf: bytes, pos: int, version: int) -> tuple[DescribeAclsRequest, int]:
     request = blank_instance(DescribeAclsRequest)
-    field = ""
-    index = 0
+    field = "resource_type_filter"
     try:
-        field = "resource_type_filter"
         (request.resource_type_filter,) = _unpack_DescribeAclsRequest_resource_type_filter(buf, pos)
         pos += 1
         field = "resource_name_filter"
@@ -208,20 +159,15 @@ def _read_DescribeAclsRequest_v2_3(buf: bytes, pos: int) -> tuple[DescribeAclsRe
         request.operation, request.permission_type = _unpack_DescribeAclsRequest_operation_permission_type(buf, pos)
         pos += 2
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_DescribeAclsRequest_v2_3(request: DescribeAclsRequest, out: bytearray) -> None:
-    field = ""
+def _write_DescribeAclsRequest_v2_3(request: DescribeAclsRequest, out: bytearray, version: int) -> None:
+    field = "resource_type_filter"
     try:
-        field = "resource_type_filter"
         out += _pack_DescribeAclsRequest_resource_type_filter(request.resource_type_filter)
         field = "resource_name_filter"
         _w.write_compact_string(out, request.resource_name_filter)
@@ -234,10 +180,7 @@ def _write_DescribeAclsRequest_v2_3(request: DescribeAclsRequest, out: bytearray
         field = "operation, permission_type"
         out += _pack_DescribeAclsRequest_operation_permission_type(request.operation, request.permission_type)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -248,8 +191,8 @@ def _write_DescribeAclsRequest_v2_3(request: DescribeAclsRequest, out: bytearray
 _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 
-DescribeAclsRequest._READERS = (_read_DescribeAclsRequest_v0, _read_DescribeAclsRequest_v1, _read_DescribeAclsRequest_v2_3, _read_DescribeAclsRequest_v2_3)
-DescribeAclsRequest._WRITERS = (_write_DescribeAclsRequest_v0, _write_DescribeAclsRequest_v1, _write_DescribeAclsRequest_v2_3, _write_DescribeAclsRequest_v2_3)
+DescribeAclsRequest._READERS = _w.bind_versions((_read_DescribeAclsRequest_v0_1, _read_DescribeAclsRequest_v0_1, _read_DescribeAclsRequest_v2_3, _read_DescribeAclsRequest_v2_3))
+DescribeAclsRequest._WRITERS = _w.bind_versions((_write_DescribeAclsRequest_v0_1, _write_DescribeAclsRequest_v0_1, _write_DescribeAclsRequest_v2_3, _write_DescribeAclsRequest_v2_3))
 DescribeAclsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="resource_type_filter", json_name="resourceTypeFilter", type="int8", versions=_V0_PLUS, default=0),
     FieldInfo(attr="resource_name_filter", json_name="resourceNameFilter", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),

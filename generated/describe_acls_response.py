@@ -2,10 +2,9 @@
 
 Response message, versions 0-3, flexible versions 2+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -32,12 +31,11 @@ _pack_DescribeAclsResponse_throttle_time_ms_error_code = struct.Struct(">ih").pa
 class AclDescription(GeneratedStruct):
     """Matching bindings on this resource pattern."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "principal": 'Principal of the binding, written type:name.',
         "host": 'Host of the binding; "*" for any host.',
         "operation": 'Operation of the binding, as an AclOperation code.',
         "permission_type": 'Permission of the binding: 2 deny, 3 allow.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AclDescription"
@@ -71,12 +69,11 @@ class AclDescription(GeneratedStruct):
 class DescribeAclsResource(GeneratedStruct):
     """Resource patterns with at least one matching binding."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "resource_type": 'Resource type, as an AclResourceType code.',
         "resource_name": 'Resource name, or the name prefix for a prefixed pattern.',
         "pattern_type": 'Pattern type: 3 literal, 4 prefixed.',
         "acls": 'Matching bindings on this resource pattern.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeAclsResource"
@@ -110,12 +107,11 @@ class DescribeAclsResource(GeneratedStruct):
 class DescribeAclsResponse(GeneratedStruct):
     """Kafka's DescribeAclsResponse (response, apiKey 29), versions 0-3, flexible versions 2+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "error_code": 'Outcome, 0 on success; for example SECURITY_DISABLED when no authorizer is configured.',
         "error_message": 'Error text for people, or null when there is none.',
         "resources": 'Resource patterns with at least one matching binding.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeAclsResponse"
@@ -154,12 +150,10 @@ class DescribeAclsResponse(GeneratedStruct):
 
 # --- AclDescription, versions 0-1 ---
 
-def _read_AclDescription_v0_1(buf: bytes, pos: int) -> tuple[AclDescription, int]:
+def _read_AclDescription_v0_1(buf: bytes, pos: int, version: int) -> tuple[AclDescription, int]:
     description = blank_instance(AclDescription)
-    field = ""
-    index = 0
+    field = "principal"
     try:
-        field = "principal"
         description.principal, pos = _w.read_string_nn(buf, pos)
         field = "host"
         description.host, pos = _w.read_string_nn(buf, pos)
@@ -168,16 +162,15 @@ def _read_AclDescription_v0_1(buf: bytes, pos: int) -> tuple[AclDescription, int
         pos += 2
         description.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return description, pos
 
 
-def _write_AclDescription_v0_1(description: AclDescription, out: bytearray) -> None:
+def _write_AclDescription_v0_1(description: AclDescription, out: bytearray, version: int) -> None:
     if description.unknown_tagged_fields:
         raise UnsupportedVersionError("AclDescription version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "principal"
     try:
-        field = "principal"
         _w.write_string(out, _w.non_null(description.principal, "field principal is null, which AclDescription versions 0-1 do not allow (never nullable)"))
         field = "host"
         _w.write_string(out, _w.non_null(description.host, "field host is null, which AclDescription versions 0-1 do not allow (never nullable)"))
@@ -189,12 +182,10 @@ def _write_AclDescription_v0_1(description: AclDescription, out: bytearray) -> N
 
 # --- AclDescription, versions 2-3 (flexible) ---
 
-def _read_AclDescription_v2_3(buf: bytes, pos: int) -> tuple[AclDescription, int]:
+def _read_AclDescription_v2_3(buf: bytes, pos: int, version: int) -> tuple[AclDescription, int]:
     description = blank_instance(AclDescription)
-    field = ""
-    index = 0
+    field = "principal"
     try:
-        field = "principal"
         description.principal, pos = _w.read_compact_string_nn(buf, pos)
         field = "host"
         description.host, pos = _w.read_compact_string_nn(buf, pos)
@@ -202,148 +193,74 @@ def _read_AclDescription_v2_3(buf: bytes, pos: int) -> tuple[AclDescription, int
         description.operation, description.permission_type = _unpack_AclDescription_operation_permission_type(buf, pos)
         pos += 2
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            description.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            description.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        description.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return description, pos
 
 
-def _write_AclDescription_v2_3(description: AclDescription, out: bytearray) -> None:
-    field = ""
+def _write_AclDescription_v2_3(description: AclDescription, out: bytearray, version: int) -> None:
+    field = "principal"
     try:
-        field = "principal"
         _w.write_compact_string(out, _w.non_null(description.principal, "field principal is null, which AclDescription versions 2-3 do not allow (never nullable)"))
         field = "host"
         _w.write_compact_string(out, _w.non_null(description.host, "field host is null, which AclDescription versions 2-3 do not allow (never nullable)"))
         field = "operation, permission_type"
         out += _pack_AclDescription_operation_permission_type(description.operation, description.permission_type)
         field = "(tagged fields)"
-        if description.unknown_tagged_fields:
-            _w.write_tagged(out, [], description.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], description.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- DescribeAclsResource, version 0 ---
+# --- DescribeAclsResource, versions 0-1 ---
 
-def _read_DescribeAclsResource_v0(buf: bytes, pos: int) -> tuple[DescribeAclsResource, int]:
+def _read_DescribeAclsResource_v0_1(buf: bytes, pos: int, version: int) -> tuple[DescribeAclsResource, int]:
     resource = blank_instance(DescribeAclsResource)
     resource.pattern_type = 3
-    field = ""
-    index = 0
+    field = "resource_type"
     try:
-        field = "resource_type"
         (resource.resource_type,) = _unpack_DescribeAclsResource_resource_type(buf, pos)
         pos += 1
         field = "resource_name"
         resource.resource_name, pos = _w.read_string_nn(buf, pos)
-        field = "acls[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        acls_n, pos = _w.read_count(buf, pos, False)
-        if acls_n < 0:
-            raise DecodeError("non-nullable field acls was null", offset=pos)
-        elif acls_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            acls_items: list[AclDescription] = []
-            for index in range(acls_n):
-                acls_item, pos = _read_AclDescription_v0_1(buf, pos)
-                acls_items.append(acls_item)
-            resource.acls = acls_items
+        if version >= 1:
+            field = "pattern_type"
+            (resource.pattern_type,) = _unpack_DescribeAclsResource_pattern_type(buf, pos)
+            pos += 1
+        field = "acls"
+        resource.acls, pos = _w.read_struct_array(buf, pos, False, _read_AclDescription_v0_1, version)
         resource.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return resource, pos
 
 
-def _write_DescribeAclsResource_v0(resource: DescribeAclsResource, out: bytearray) -> None:
-    if resource.pattern_type != 3:
-        check_unsupported(resource, "pattern_type", "0")
+def _write_DescribeAclsResource_v0_1(resource: DescribeAclsResource, out: bytearray, version: int) -> None:
+    if version < 1 and resource.pattern_type != 3:
+        check_unsupported(resource, "pattern_type", str(version))
     if resource.unknown_tagged_fields:
-        raise UnsupportedVersionError("DescribeAclsResource version 0 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("DescribeAclsResource version 0-1 cannot carry tagged fields")
+    field = "resource_type"
     try:
-        field = "resource_type"
         out += _pack_DescribeAclsResource_resource_type(resource.resource_type)
         field = "resource_name"
-        _w.write_string(out, _w.non_null(resource.resource_name, "field resource_name is null, which DescribeAclsResource version 0 does not allow (never nullable)"))
-        field = "acls[]"
-        acls_items = _w.non_null(resource.acls, "field acls is null, which DescribeAclsResource version 0 does not allow (never nullable)")
-        _w.write_count(out, len(acls_items), False)
-        for acls_item in acls_items:
-            _write_AclDescription_v0_1(acls_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DescribeAclsResource, version 1 ---
-
-def _read_DescribeAclsResource_v1(buf: bytes, pos: int) -> tuple[DescribeAclsResource, int]:
-    resource = blank_instance(DescribeAclsResource)
-    field = ""
-    index = 0
-    try:
-        field = "resource_type"
-        (resource.resource_type,) = _unpack_DescribeAclsResource_resource_type(buf, pos)
-        pos += 1
-        field = "resource_name"
-        resource.resource_name, pos = _w.read_string_nn(buf, pos)
-        field = "pattern_type"
-        (resource.pattern_type,) = _unpack_DescribeAclsResource_pattern_type(buf, pos)
-        pos += 1
-        field = "acls[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        acls_n, pos = _w.read_count(buf, pos, False)
-        if acls_n < 0:
-            raise DecodeError("non-nullable field acls was null", offset=pos)
-        elif acls_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            acls_items: list[AclDescription] = []
-            for index in range(acls_n):
-                acls_item, pos = _read_AclDescription_v0_1(buf, pos)
-                acls_items.append(acls_item)
-            resource.acls = acls_items
-        resource.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return resource, pos
-
-
-def _write_DescribeAclsResource_v1(resource: DescribeAclsResource, out: bytearray) -> None:
-    if resource.unknown_tagged_fields:
-        raise UnsupportedVersionError("DescribeAclsResource version 1 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "resource_type"
-        out += _pack_DescribeAclsResource_resource_type(resource.resource_type)
-        field = "resource_name"
-        _w.write_string(out, _w.non_null(resource.resource_name, "field resource_name is null, which DescribeAclsResource version 1 does not allow (never nullable)"))
-        field = "pattern_type"
-        out += _pack_DescribeAclsResource_pattern_type(resource.pattern_type)
-        field = "acls[]"
-        acls_items = _w.non_null(resource.acls, "field acls is null, which DescribeAclsResource version 1 does not allow (never nullable)")
-        _w.write_count(out, len(acls_items), False)
-        for acls_item in acls_items:
-            _write_AclDescription_v0_1(acls_item, out)
+        _w.write_string(out, _w.non_null(resource.resource_name, "field resource_name is null, which DescribeAclsResource versions 0-1 do not allow (never nullable)"))
+        if version >= 1:
+            field = "pattern_type"
+            out += _pack_DescribeAclsResource_pattern_type(resource.pattern_type)
+        field = "acls"
+        _w.write_struct_array(out, _w.non_null(resource.acls, "field acls is null, which DescribeAclsResource versions 0-1 do not allow (never nullable)"), False, _write_AclDescription_v0_1, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DescribeAclsResource, versions 2-3 (flexible) ---
 
-def _read_DescribeAclsResource_v2_3(buf: bytes, pos: int) -> tuple[DescribeAclsResource, int]:
+def _read_DescribeAclsResource_v2_3(buf: bytes, pos: int, version: int) -> tuple[DescribeAclsResource, int]:
     resource = blank_instance(DescribeAclsResource)
-    field = ""
-    index = 0
+    field = "resource_type"
     try:
-        field = "resource_type"
         (resource.resource_type,) = _unpack_DescribeAclsResource_resource_type(buf, pos)
         pos += 1
         field = "resource_name"
@@ -351,204 +268,92 @@ def _read_DescribeAclsResource_v2_3(buf: bytes, pos: int) -> tuple[DescribeAclsR
         field = "pattern_type"
         (resource.pattern_type,) = _unpack_DescribeAclsResource_pattern_type(buf, pos)
         pos += 1
-        field = "acls[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        acls_n, pos = _w.read_count(buf, pos, True)
-        if acls_n < 0:
-            raise DecodeError("non-nullable field acls was null", offset=pos)
-        elif acls_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            acls_items: list[AclDescription] = []
-            for index in range(acls_n):
-                acls_item, pos = _read_AclDescription_v2_3(buf, pos)
-                acls_items.append(acls_item)
-            resource.acls = acls_items
+        field = "acls"
+        resource.acls, pos = _w.read_struct_array(buf, pos, True, _read_AclDescription_v2_3, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            resource.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            resource.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        resource.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return resource, pos
 
 
-def _write_DescribeAclsResource_v2_3(resource: DescribeAclsResource, out: bytearray) -> None:
-    field = ""
+def _write_DescribeAclsResource_v2_3(resource: DescribeAclsResource, out: bytearray, version: int) -> None:
+    field = "resource_type"
     try:
-        field = "resource_type"
         out += _pack_DescribeAclsResource_resource_type(resource.resource_type)
         field = "resource_name"
         _w.write_compact_string(out, _w.non_null(resource.resource_name, "field resource_name is null, which DescribeAclsResource versions 2-3 do not allow (never nullable)"))
         field = "pattern_type"
         out += _pack_DescribeAclsResource_pattern_type(resource.pattern_type)
-        field = "acls[]"
-        acls_items = _w.non_null(resource.acls, "field acls is null, which DescribeAclsResource versions 2-3 do not allow (never nullable)")
-        _w.write_count(out, len(acls_items), True)
-        for acls_item in acls_items:
-            _write_AclDescription_v2_3(acls_item, out)
+        field = "acls"
+        _w.write_struct_array(out, _w.non_null(resource.acls, "field acls is null, which DescribeAclsResource versions 2-3 do not allow (never nullable)"), True, _write_AclDescription_v2_3, version)
         field = "(tagged fields)"
-        if resource.unknown_tagged_fields:
-            _w.write_tagged(out, [], resource.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], resource.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- DescribeAclsResponse, version 0 ---
+# --- DescribeAclsResponse, versions 0-1 ---
 
-def _read_DescribeAclsResponse_v0(buf: bytes, pos: int) -> tuple[DescribeAclsResponse, int]:
+def _read_DescribeAclsResponse_v0_1(buf: bytes, pos: int, version: int) -> tuple[DescribeAclsResponse, int]:
     response = blank_instance(DescribeAclsResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_DescribeAclsResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
         response.error_message, pos = _w.read_string(buf, pos)
-        field = "resources[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        resources_n, pos = _w.read_count(buf, pos, False)
-        if resources_n < 0:
-            raise DecodeError("non-nullable field resources was null", offset=pos)
-        elif resources_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            resources_items: list[DescribeAclsResource] = []
-            for index in range(resources_n):
-                resources_item, pos = _read_DescribeAclsResource_v0(buf, pos)
-                resources_items.append(resources_item)
-            response.resources = resources_items
+        field = "resources"
+        response.resources, pos = _w.read_struct_array(buf, pos, False, _read_DescribeAclsResource_v0_1, version)
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_DescribeAclsResponse_v0(response: DescribeAclsResponse, out: bytearray) -> None:
+def _write_DescribeAclsResponse_v0_1(response: DescribeAclsResponse, out: bytearray, version: int) -> None:
     if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("DescribeAclsResponse version 0 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("DescribeAclsResponse version 0-1 cannot carry tagged fields")
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         out += _pack_DescribeAclsResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "error_message"
         _w.write_string(out, response.error_message)
-        field = "resources[]"
-        resources_items = _w.non_null(response.resources, "field resources is null, which DescribeAclsResponse version 0 does not allow (never nullable)")
-        _w.write_count(out, len(resources_items), False)
-        for resources_item in resources_items:
-            _write_DescribeAclsResource_v0(resources_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DescribeAclsResponse, version 1 ---
-
-def _read_DescribeAclsResponse_v1(buf: bytes, pos: int) -> tuple[DescribeAclsResponse, int]:
-    response = blank_instance(DescribeAclsResponse)
-    field = ""
-    index = 0
-    try:
-        field = "throttle_time_ms, error_code"
-        response.throttle_time_ms, response.error_code = _unpack_DescribeAclsResponse_throttle_time_ms_error_code(buf, pos)
-        pos += 6
-        field = "error_message"
-        response.error_message, pos = _w.read_string(buf, pos)
-        field = "resources[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        resources_n, pos = _w.read_count(buf, pos, False)
-        if resources_n < 0:
-            raise DecodeError("non-nullable field resources was null", offset=pos)
-        elif resources_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            resources_items: list[DescribeAclsResource] = []
-            for index in range(resources_n):
-                resources_item, pos = _read_DescribeAclsResource_v1(buf, pos)
-                resources_items.append(resources_item)
-            response.resources = resources_items
-        response.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_DescribeAclsResponse_v1(response: DescribeAclsResponse, out: bytearray) -> None:
-    if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("DescribeAclsResponse version 1 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "throttle_time_ms, error_code"
-        out += _pack_DescribeAclsResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
-        field = "error_message"
-        _w.write_string(out, response.error_message)
-        field = "resources[]"
-        resources_items = _w.non_null(response.resources, "field resources is null, which DescribeAclsResponse version 1 does not allow (never nullable)")
-        _w.write_count(out, len(resources_items), False)
-        for resources_item in resources_items:
-            _write_DescribeAclsResource_v1(resources_item, out)
+        field = "resources"
+        _w.write_struct_array(out, _w.non_null(response.resources, "field resources is null, which DescribeAclsResponse versions 0-1 do not allow (never nullable)"), False, _write_DescribeAclsResource_v0_1, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DescribeAclsResponse, versions 2-3 (flexible) ---
 
-def _read_DescribeAclsResponse_v2_3(buf: bytes, pos: int) -> tuple[DescribeAclsResponse, int]:
+def _read_DescribeAclsResponse_v2_3(buf: bytes, pos: int, version: int) -> tuple[DescribeAclsResponse, int]:
     response = blank_instance(DescribeAclsResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_DescribeAclsResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
         response.error_message, pos = _w.read_compact_string(buf, pos)
-        field = "resources[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        resources_n, pos = _w.read_count(buf, pos, True)
-        if resources_n < 0:
-            raise DecodeError("non-nullable field resources was null", offset=pos)
-        elif resources_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            resources_items: list[DescribeAclsResource] = []
-            for index in range(resources_n):
-                resources_item, pos = _read_DescribeAclsResource_v2_3(buf, pos)
-                resources_items.append(resources_item)
-            response.resources = resources_items
+        field = "resources"
+        response.resources, pos = _w.read_struct_array(buf, pos, True, _read_DescribeAclsResource_v2_3, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_DescribeAclsResponse_v2_3(response: DescribeAclsResponse, out: bytearray) -> None:
-    field = ""
+def _write_DescribeAclsResponse_v2_3(response: DescribeAclsResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         out += _pack_DescribeAclsResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
-        field = "resources[]"
-        resources_items = _w.non_null(response.resources, "field resources is null, which DescribeAclsResponse versions 2-3 do not allow (never nullable)")
-        _w.write_count(out, len(resources_items), True)
-        for resources_item in resources_items:
-            _write_DescribeAclsResource_v2_3(resources_item, out)
+        field = "resources"
+        _w.write_struct_array(out, _w.non_null(response.resources, "field resources is null, which DescribeAclsResponse versions 2-3 do not allow (never nullable)"), True, _write_DescribeAclsResource_v2_3, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -559,16 +364,16 @@ def _write_DescribeAclsResponse_v2_3(response: DescribeAclsResponse, out: bytear
 _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 
-AclDescription._READERS = (_read_AclDescription_v0_1, _read_AclDescription_v0_1, _read_AclDescription_v2_3, _read_AclDescription_v2_3)
-AclDescription._WRITERS = (_write_AclDescription_v0_1, _write_AclDescription_v0_1, _write_AclDescription_v2_3, _write_AclDescription_v2_3)
+AclDescription._READERS = _w.bind_versions((_read_AclDescription_v0_1, _read_AclDescription_v0_1, _read_AclDescription_v2_3, _read_AclDescription_v2_3))
+AclDescription._WRITERS = _w.bind_versions((_write_AclDescription_v0_1, _write_AclDescription_v0_1, _write_AclDescription_v2_3, _write_AclDescription_v2_3))
 AclDescription.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="principal", json_name="principal", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="host", json_name="host", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="operation", json_name="operation", type="int8", versions=_V0_PLUS, default=0),
     FieldInfo(attr="permission_type", json_name="permissionType", type="int8", versions=_V0_PLUS, default=0),
 )
-DescribeAclsResource._READERS = (_read_DescribeAclsResource_v0, _read_DescribeAclsResource_v1, _read_DescribeAclsResource_v2_3, _read_DescribeAclsResource_v2_3)
-DescribeAclsResource._WRITERS = (_write_DescribeAclsResource_v0, _write_DescribeAclsResource_v1, _write_DescribeAclsResource_v2_3, _write_DescribeAclsResource_v2_3)
+DescribeAclsResource._READERS = _w.bind_versions((_read_DescribeAclsResource_v0_1, _read_DescribeAclsResource_v0_1, _read_DescribeAclsResource_v2_3, _read_DescribeAclsResource_v2_3))
+DescribeAclsResource._WRITERS = _w.bind_versions((_write_DescribeAclsResource_v0_1, _write_DescribeAclsResource_v0_1, _write_DescribeAclsResource_v2_3, _write_DescribeAclsResource_v2_3))
 DescribeAclsResource._LAZY_DEFAULTS = {"acls": list}
 DescribeAclsResource.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="resource_type", json_name="resourceType", type="int8", versions=_V0_PLUS, default=0),
@@ -576,8 +381,8 @@ DescribeAclsResource.FIELDS = (  # what the runtime knows of each field (kwire.w
     FieldInfo(attr="pattern_type", json_name="patternType", type="int8", versions=_V1_PLUS, default=3),
     FieldInfo(attr="acls", json_name="acls", type="[]AclDescription", versions=_V0_PLUS, default=(), struct=AclDescription),
 )
-DescribeAclsResponse._READERS = (_read_DescribeAclsResponse_v0, _read_DescribeAclsResponse_v1, _read_DescribeAclsResponse_v2_3, _read_DescribeAclsResponse_v2_3)
-DescribeAclsResponse._WRITERS = (_write_DescribeAclsResponse_v0, _write_DescribeAclsResponse_v1, _write_DescribeAclsResponse_v2_3, _write_DescribeAclsResponse_v2_3)
+DescribeAclsResponse._READERS = _w.bind_versions((_read_DescribeAclsResponse_v0_1, _read_DescribeAclsResponse_v0_1, _read_DescribeAclsResponse_v2_3, _read_DescribeAclsResponse_v2_3))
+DescribeAclsResponse._WRITERS = _w.bind_versions((_write_DescribeAclsResponse_v0_1, _write_DescribeAclsResponse_v0_1, _write_DescribeAclsResponse_v2_3, _write_DescribeAclsResponse_v2_3))
 DescribeAclsResponse._LAZY_DEFAULTS = {"resources": list}
 DescribeAclsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -2,10 +2,9 @@
 
 Request message, versions 0-1, flexible versions 1+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -28,11 +27,10 @@ _pack_DescribeClientQuotasRequest_strict = struct.Struct(">?").pack
 class ComponentData(GeneratedStruct):
     """Filter, one component per entity type; an entity must match all of them."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "entity_type": 'Entity type the component constrains: user, client-id or ip.',
         "match_type": 'How to match the entity name: 0 exactly Match, 1 the default entity, 2 any non-default name.',
         "match": 'Name to match when MatchType is 0, otherwise null.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ComponentData"
@@ -64,10 +62,9 @@ class DescribeClientQuotasRequest(GeneratedStruct):
     """Kafka's DescribeClientQuotasRequest (request, apiKey 48), versions 0-1, flexible versions
     1+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "components": 'Filter, one component per entity type; an entity must match all of them.',
         "strict": 'When true, entities that have components of types not named in the filter are left out.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeClientQuotasRequest"
@@ -99,12 +96,10 @@ class DescribeClientQuotasRequest(GeneratedStruct):
 
 # --- ComponentData, version 0 ---
 
-def _read_ComponentData_v0(buf: bytes, pos: int) -> tuple[ComponentData, int]:
+def _read_ComponentData_v0(buf: bytes, pos: int, version: int) -> tuple[ComponentData, int]:
     data = blank_instance(ComponentData)
-    field = ""
-    index = 0
+    field = "entity_type"
     try:
-        field = "entity_type"
         data.entity_type, pos = _w.read_string_nn(buf, pos)
         field = "match_type"
         (data.match_type,) = _unpack_ComponentData_match_type(buf, pos)
@@ -113,16 +108,15 @@ def _read_ComponentData_v0(buf: bytes, pos: int) -> tuple[ComponentData, int]:
         data.match, pos = _w.read_string(buf, pos)
         data.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_ComponentData_v0(data: ComponentData, out: bytearray) -> None:
+def _write_ComponentData_v0(data: ComponentData, out: bytearray, version: int) -> None:
     if data.unknown_tagged_fields:
         raise UnsupportedVersionError("ComponentData version 0 cannot carry tagged fields")
-    field = ""
+    field = "entity_type"
     try:
-        field = "entity_type"
         _w.write_string(out, _w.non_null(data.entity_type, "field entity_type is null, which ComponentData version 0 does not allow (never nullable)"))
         field = "match_type"
         out += _pack_ComponentData_match_type(data.match_type)
@@ -134,12 +128,10 @@ def _write_ComponentData_v0(data: ComponentData, out: bytearray) -> None:
 
 # --- ComponentData, version 1 (flexible) ---
 
-def _read_ComponentData_v1(buf: bytes, pos: int) -> tuple[ComponentData, int]:
+def _read_ComponentData_v1(buf: bytes, pos: int, version: int) -> tuple[ComponentData, int]:
     data = blank_instance(ComponentData)
-    field = ""
-    index = 0
+    field = "entity_type"
     try:
-        field = "entity_type"
         data.entity_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "match_type"
         (data.match_type,) = _unpack_ComponentData_match_type(buf, pos)
@@ -147,73 +139,48 @@ def _read_ComponentData_v1(buf: bytes, pos: int) -> tuple[ComponentData, int]:
         field = "match"
         data.match, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_ComponentData_v1(data: ComponentData, out: bytearray) -> None:
-    field = ""
+def _write_ComponentData_v1(data: ComponentData, out: bytearray, version: int) -> None:
+    field = "entity_type"
     try:
-        field = "entity_type"
         _w.write_compact_string(out, _w.non_null(data.entity_type, "field entity_type is null, which ComponentData version 1 does not allow (never nullable)"))
         field = "match_type"
         out += _pack_ComponentData_match_type(data.match_type)
         field = "match"
         _w.write_compact_string(out, data.match)
         field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], data.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DescribeClientQuotasRequest, version 0 ---
 
-def _read_DescribeClientQuotasRequest_v0(buf: bytes, pos: int) -> tuple[DescribeClientQuotasRequest, int]:
+def _read_DescribeClientQuotasRequest_v0(buf: bytes, pos: int, version: int) -> tuple[DescribeClientQuotasRequest, int]:
     request = blank_instance(DescribeClientQuotasRequest)
-    field = ""
-    index = 0
+    field = "components"
     try:
-        field = "components[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        components_n, pos = _w.read_count(buf, pos, False)
-        if components_n < 0:
-            raise DecodeError("non-nullable field components was null", offset=pos)
-        elif components_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            components_items: list[ComponentData] = []
-            for index in range(components_n):
-                components_item, pos = _read_ComponentData_v0(buf, pos)
-                components_items.append(components_item)
-            request.components = components_items
+        request.components, pos = _w.read_struct_array(buf, pos, False, _read_ComponentData_v0, version)
         field = "strict"
         (request.strict,) = _unpack_DescribeClientQuotasRequest_strict(buf, pos)
         pos += 1
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_DescribeClientQuotasRequest_v0(request: DescribeClientQuotasRequest, out: bytearray) -> None:
+def _write_DescribeClientQuotasRequest_v0(request: DescribeClientQuotasRequest, out: bytearray, version: int) -> None:
     if request.unknown_tagged_fields:
         raise UnsupportedVersionError("DescribeClientQuotasRequest version 0 cannot carry tagged fields")
-    field = ""
+    field = "components"
     try:
-        field = "components[]"
-        components_items = _w.non_null(request.components, "field components is null, which DescribeClientQuotasRequest version 0 does not allow (never nullable)")
-        _w.write_count(out, len(components_items), False)
-        for components_item in components_items:
-            _write_ComponentData_v0(components_item, out)
+        _w.write_struct_array(out, _w.non_null(request.components, "field components is null, which DescribeClientQuotasRequest version 0 does not allow (never nullable)"), False, _write_ComponentData_v0, version)
         field = "strict"
         out += _pack_DescribeClientQuotasRequest_strict(request.strict)
     except _w.ENCODE_FAILURES as error:
@@ -222,53 +189,29 @@ def _write_DescribeClientQuotasRequest_v0(request: DescribeClientQuotasRequest, 
 
 # --- DescribeClientQuotasRequest, version 1 (flexible) ---
 
-def _read_DescribeClientQuotasRequest_v1(buf: bytes, pos: int) -> tuple[DescribeClientQuotasRequest, int]:
+def _read_DescribeClientQuotasRequest_v1(buf: bytes, pos: int, version: int) -> tuple[DescribeClientQuotasRequest, int]:
     request = blank_instance(DescribeClientQuotasRequest)
-    field = ""
-    index = 0
+    field = "components"
     try:
-        field = "components[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        components_n, pos = _w.read_count(buf, pos, True)
-        if components_n < 0:
-            raise DecodeError("non-nullable field components was null", offset=pos)
-        elif components_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            components_items: list[ComponentData] = []
-            for index in range(components_n):
-                components_item, pos = _read_ComponentData_v1(buf, pos)
-                components_items.append(components_item)
-            request.components = components_items
+        request.components, pos = _w.read_struct_array(buf, pos, True, _read_ComponentData_v1, version)
         field = "strict"
         (request.strict,) = _unpack_DescribeClientQuotasRequest_strict(buf, pos)
         pos += 1
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_DescribeClientQuotasRequest_v1(request: DescribeClientQuotasRequest, out: bytearray) -> None:
-    field = ""
+def _write_DescribeClientQuotasRequest_v1(request: DescribeClientQuotasRequest, out: bytearray, version: int) -> None:
+    field = "components"
     try:
-        field = "components[]"
-        components_items = _w.non_null(request.components, "field components is null, which DescribeClientQuotasRequest version 1 does not allow (never nullable)")
-        _w.write_count(out, len(components_items), True)
-        for components_item in components_items:
-            _write_ComponentData_v1(components_item, out)
+        _w.write_struct_array(out, _w.non_null(request.components, "field components is null, which DescribeClientQuotasRequest version 1 does not allow (never nullable)"), True, _write_ComponentData_v1, version)
         field = "strict"
         out += _pack_DescribeClientQuotasRequest_strict(request.strict)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -278,15 +221,15 @@ def _write_DescribeClientQuotasRequest_v1(request: DescribeClientQuotasRequest, 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-ComponentData._READERS = (_read_ComponentData_v0, _read_ComponentData_v1)
-ComponentData._WRITERS = (_write_ComponentData_v0, _write_ComponentData_v1)
+ComponentData._READERS = _w.bind_versions((_read_ComponentData_v0, _read_ComponentData_v1))
+ComponentData._WRITERS = _w.bind_versions((_write_ComponentData_v0, _write_ComponentData_v1))
 ComponentData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="entity_type", json_name="entityType", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="match_type", json_name="matchType", type="int8", versions=_V0_PLUS, default=0),
     FieldInfo(attr="match", json_name="match", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
 )
-DescribeClientQuotasRequest._READERS = (_read_DescribeClientQuotasRequest_v0, _read_DescribeClientQuotasRequest_v1)
-DescribeClientQuotasRequest._WRITERS = (_write_DescribeClientQuotasRequest_v0, _write_DescribeClientQuotasRequest_v1)
+DescribeClientQuotasRequest._READERS = _w.bind_versions((_read_DescribeClientQuotasRequest_v0, _read_DescribeClientQuotasRequest_v1))
+DescribeClientQuotasRequest._WRITERS = _w.bind_versions((_write_DescribeClientQuotasRequest_v0, _write_DescribeClientQuotasRequest_v1))
 DescribeClientQuotasRequest._LAZY_DEFAULTS = {"components": list}
 DescribeClientQuotasRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="components", json_name="components", type="[]ComponentData", versions=_V0_PLUS, default=(), struct=ComponentData),

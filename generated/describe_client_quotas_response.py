@@ -2,10 +2,9 @@
 
 Response message, versions 0-1, flexible versions 1+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -28,10 +27,9 @@ _pack_DescribeClientQuotasResponse_throttle_time_ms_error_code = struct.Struct("
 class EntityData(GeneratedStruct):
     """Components naming the quota entity."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "entity_type": 'Kind of the component: user, client-id or ip.',
         "entity_name": 'Name of the user, client id or IP; null for the default entity of that type.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "EntityData"
@@ -57,10 +55,9 @@ class EntityData(GeneratedStruct):
 class ValueData(GeneratedStruct):
     """Quotas set for the entity."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "key": 'Quota name, for example producer_byte_rate.',
         "value": 'Value of the quota (bytes per second for byte rates, percent for request_percentage).',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ValueData"
@@ -86,10 +83,9 @@ class ValueData(GeneratedStruct):
 class EntryData(GeneratedStruct):
     """Matching quota entities with their values; null on error."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "entity": 'Components naming the quota entity.',
         "values": 'Quotas set for the entity.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "EntryData"
@@ -116,12 +112,11 @@ class DescribeClientQuotasResponse(GeneratedStruct):
     """Kafka's DescribeClientQuotasResponse (response, apiKey 48), versions 0-1, flexible versions
     1+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "error_code": 'Outcome, 0 on success; for example INVALID_REQUEST for an unknown entity type.',
         "error_message": 'Text describing the failure for people, or null on success.',
         "entries": 'Matching quota entities with their values; null on error.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeClientQuotasResponse"
@@ -160,27 +155,24 @@ class DescribeClientQuotasResponse(GeneratedStruct):
 
 # --- EntityData, version 0 ---
 
-def _read_EntityData_v0(buf: bytes, pos: int) -> tuple[EntityData, int]:
+def _read_EntityData_v0(buf: bytes, pos: int, version: int) -> tuple[EntityData, int]:
     data = blank_instance(EntityData)
-    field = ""
-    index = 0
+    field = "entity_type"
     try:
-        field = "entity_type"
         data.entity_type, pos = _w.read_string_nn(buf, pos)
         field = "entity_name"
         data.entity_name, pos = _w.read_string(buf, pos)
         data.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_EntityData_v0(data: EntityData, out: bytearray) -> None:
+def _write_EntityData_v0(data: EntityData, out: bytearray, version: int) -> None:
     if data.unknown_tagged_fields:
         raise UnsupportedVersionError("EntityData version 0 cannot carry tagged fields")
-    field = ""
+    field = "entity_type"
     try:
-        field = "entity_type"
         _w.write_string(out, _w.non_null(data.entity_type, "field entity_type is null, which EntityData version 0 does not allow (never nullable)"))
         field = "entity_name"
         _w.write_string(out, data.entity_name)
@@ -190,66 +182,53 @@ def _write_EntityData_v0(data: EntityData, out: bytearray) -> None:
 
 # --- EntityData, version 1 (flexible) ---
 
-def _read_EntityData_v1(buf: bytes, pos: int) -> tuple[EntityData, int]:
+def _read_EntityData_v1(buf: bytes, pos: int, version: int) -> tuple[EntityData, int]:
     data = blank_instance(EntityData)
-    field = ""
-    index = 0
+    field = "entity_type"
     try:
-        field = "entity_type"
         data.entity_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "entity_name"
         data.entity_name, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_EntityData_v1(data: EntityData, out: bytearray) -> None:
-    field = ""
+def _write_EntityData_v1(data: EntityData, out: bytearray, version: int) -> None:
+    field = "entity_type"
     try:
-        field = "entity_type"
         _w.write_compact_string(out, _w.non_null(data.entity_type, "field entity_type is null, which EntityData version 1 does not allow (never nullable)"))
         field = "entity_name"
         _w.write_compact_string(out, data.entity_name)
         field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], data.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- ValueData, version 0 ---
 
-def _read_ValueData_v0(buf: bytes, pos: int) -> tuple[ValueData, int]:
+def _read_ValueData_v0(buf: bytes, pos: int, version: int) -> tuple[ValueData, int]:
     data = blank_instance(ValueData)
-    field = ""
-    index = 0
+    field = "key"
     try:
-        field = "key"
         data.key, pos = _w.read_string_nn(buf, pos)
         field = "value"
         (data.value,) = _unpack_ValueData_value(buf, pos)
         pos += 8
         data.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_ValueData_v0(data: ValueData, out: bytearray) -> None:
+def _write_ValueData_v0(data: ValueData, out: bytearray, version: int) -> None:
     if data.unknown_tagged_fields:
         raise UnsupportedVersionError("ValueData version 0 cannot carry tagged fields")
-    field = ""
+    field = "key"
     try:
-        field = "key"
         _w.write_string(out, _w.non_null(data.key, "field key is null, which ValueData version 0 does not allow (never nullable)"))
         field = "value"
         out += _pack_ValueData_value(data.value)
@@ -259,275 +238,149 @@ def _write_ValueData_v0(data: ValueData, out: bytearray) -> None:
 
 # --- ValueData, version 1 (flexible) ---
 
-def _read_ValueData_v1(buf: bytes, pos: int) -> tuple[ValueData, int]:
+def _read_ValueData_v1(buf: bytes, pos: int, version: int) -> tuple[ValueData, int]:
     data = blank_instance(ValueData)
-    field = ""
-    index = 0
+    field = "key"
     try:
-        field = "key"
         data.key, pos = _w.read_compact_string_nn(buf, pos)
         field = "value"
         (data.value,) = _unpack_ValueData_value(buf, pos)
         pos += 8
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_ValueData_v1(data: ValueData, out: bytearray) -> None:
-    field = ""
+def _write_ValueData_v1(data: ValueData, out: bytearray, version: int) -> None:
+    field = "key"
     try:
-        field = "key"
         _w.write_compact_string(out, _w.non_null(data.key, "field key is null, which ValueData version 1 does not allow (never nullable)"))
         field = "value"
         out += _pack_ValueData_value(data.value)
         field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], data.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- EntryData, version 0 ---
 
-def _read_EntryData_v0(buf: bytes, pos: int) -> tuple[EntryData, int]:
+def _read_EntryData_v0(buf: bytes, pos: int, version: int) -> tuple[EntryData, int]:
     data = blank_instance(EntryData)
-    field = ""
-    index = 0
+    field = "entity"
     try:
-        field = "entity[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        entity_n, pos = _w.read_count(buf, pos, False)
-        if entity_n < 0:
-            raise DecodeError("non-nullable field entity was null", offset=pos)
-        elif entity_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            entity_items: list[EntityData] = []
-            for index in range(entity_n):
-                entity_item, pos = _read_EntityData_v0(buf, pos)
-                entity_items.append(entity_item)
-            data.entity = entity_items
-        field = "values[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        values_n, pos = _w.read_count(buf, pos, False)
-        if values_n < 0:
-            raise DecodeError("non-nullable field values was null", offset=pos)
-        elif values_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            values_items: list[ValueData] = []
-            for index in range(values_n):
-                values_item, pos = _read_ValueData_v0(buf, pos)
-                values_items.append(values_item)
-            data.values = values_items
+        data.entity, pos = _w.read_struct_array(buf, pos, False, _read_EntityData_v0, version)
+        field = "values"
+        data.values, pos = _w.read_struct_array(buf, pos, False, _read_ValueData_v0, version)
         data.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_EntryData_v0(data: EntryData, out: bytearray) -> None:
+def _write_EntryData_v0(data: EntryData, out: bytearray, version: int) -> None:
     if data.unknown_tagged_fields:
         raise UnsupportedVersionError("EntryData version 0 cannot carry tagged fields")
-    field = ""
+    field = "entity"
     try:
-        field = "entity[]"
-        entity_items = _w.non_null(data.entity, "field entity is null, which EntryData version 0 does not allow (never nullable)")
-        _w.write_count(out, len(entity_items), False)
-        for entity_item in entity_items:
-            _write_EntityData_v0(entity_item, out)
-        field = "values[]"
-        values_items = _w.non_null(data.values, "field values is null, which EntryData version 0 does not allow (never nullable)")
-        _w.write_count(out, len(values_items), False)
-        for values_item in values_items:
-            _write_ValueData_v0(values_item, out)
+        _w.write_struct_array(out, _w.non_null(data.entity, "field entity is null, which EntryData version 0 does not allow (never nullable)"), False, _write_EntityData_v0, version)
+        field = "values"
+        _w.write_struct_array(out, _w.non_null(data.values, "field values is null, which EntryData version 0 does not allow (never nullable)"), False, _write_ValueData_v0, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- EntryData, version 1 (flexible) ---
 
-def _read_EntryData_v1(buf: bytes, pos: int) -> tuple[EntryData, int]:
+def _read_EntryData_v1(buf: bytes, pos: int, version: int) -> tuple[EntryData, int]:
     data = blank_instance(EntryData)
-    field = ""
-    index = 0
+    field = "entity"
     try:
-        field = "entity[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        entity_n, pos = _w.read_count(buf, pos, True)
-        if entity_n < 0:
-            raise DecodeError("non-nullable field entity was null", offset=pos)
-        elif entity_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            entity_items: list[EntityData] = []
-            for index in range(entity_n):
-                entity_item, pos = _read_EntityData_v1(buf, pos)
-                entity_items.append(entity_item)
-            data.entity = entity_items
-        field = "values[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        values_n, pos = _w.read_count(buf, pos, True)
-        if values_n < 0:
-            raise DecodeError("non-nullable field values was null", offset=pos)
-        elif values_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            values_items: list[ValueData] = []
-            for index in range(values_n):
-                values_item, pos = _read_ValueData_v1(buf, pos)
-                values_items.append(values_item)
-            data.values = values_items
+        data.entity, pos = _w.read_struct_array(buf, pos, True, _read_EntityData_v1, version)
+        field = "values"
+        data.values, pos = _w.read_struct_array(buf, pos, True, _read_ValueData_v1, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_EntryData_v1(data: EntryData, out: bytearray) -> None:
-    field = ""
+def _write_EntryData_v1(data: EntryData, out: bytearray, version: int) -> None:
+    field = "entity"
     try:
-        field = "entity[]"
-        entity_items = _w.non_null(data.entity, "field entity is null, which EntryData version 1 does not allow (never nullable)")
-        _w.write_count(out, len(entity_items), True)
-        for entity_item in entity_items:
-            _write_EntityData_v1(entity_item, out)
-        field = "values[]"
-        values_items = _w.non_null(data.values, "field values is null, which EntryData version 1 does not allow (never nullable)")
-        _w.write_count(out, len(values_items), True)
-        for values_item in values_items:
-            _write_ValueData_v1(values_item, out)
+        _w.write_struct_array(out, _w.non_null(data.entity, "field entity is null, which EntryData version 1 does not allow (never nullable)"), True, _write_EntityData_v1, version)
+        field = "values"
+        _w.write_struct_array(out, _w.non_null(data.values, "field values is null, which EntryData version 1 does not allow (never nullable)"), True, _write_ValueData_v1, version)
         field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], data.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DescribeClientQuotasResponse, version 0 ---
 
-def _read_DescribeClientQuotasResponse_v0(buf: bytes, pos: int) -> tuple[DescribeClientQuotasResponse, int]:
+def _read_DescribeClientQuotasResponse_v0(buf: bytes, pos: int, version: int) -> tuple[DescribeClientQuotasResponse, int]:
     response = blank_instance(DescribeClientQuotasResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_DescribeClientQuotasResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
         response.error_message, pos = _w.read_string(buf, pos)
-        field = "entries[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        entries_n, pos = _w.read_count(buf, pos, False)
-        if entries_n < 0:
-            response.entries = None
-        elif entries_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            entries_items: list[EntryData] = []
-            for index in range(entries_n):
-                entries_item, pos = _read_EntryData_v0(buf, pos)
-                entries_items.append(entries_item)
-            response.entries = entries_items
+        field = "entries"
+        response.entries, pos = _w.read_nullable_struct_array(buf, pos, False, _read_EntryData_v0, version)
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_DescribeClientQuotasResponse_v0(response: DescribeClientQuotasResponse, out: bytearray) -> None:
+def _write_DescribeClientQuotasResponse_v0(response: DescribeClientQuotasResponse, out: bytearray, version: int) -> None:
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("DescribeClientQuotasResponse version 0 cannot carry tagged fields")
-    field = ""
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         out += _pack_DescribeClientQuotasResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "error_message"
         _w.write_string(out, response.error_message)
-        field = "entries[]"
-        entries_items = response.entries
-        if entries_items is None:
-            _w.write_count(out, None, False)
-        else:
-            _w.write_count(out, len(entries_items), False)
-            for entries_item in entries_items:
-                _write_EntryData_v0(entries_item, out)
+        field = "entries"
+        _w.write_struct_array(out, response.entries, False, _write_EntryData_v0, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DescribeClientQuotasResponse, version 1 (flexible) ---
 
-def _read_DescribeClientQuotasResponse_v1(buf: bytes, pos: int) -> tuple[DescribeClientQuotasResponse, int]:
+def _read_DescribeClientQuotasResponse_v1(buf: bytes, pos: int, version: int) -> tuple[DescribeClientQuotasResponse, int]:
     response = blank_instance(DescribeClientQuotasResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_DescribeClientQuotasResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
         response.error_message, pos = _w.read_compact_string(buf, pos)
-        field = "entries[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        entries_n, pos = _w.read_count(buf, pos, True)
-        if entries_n < 0:
-            response.entries = None
-        elif entries_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            entries_items: list[EntryData] = []
-            for index in range(entries_n):
-                entries_item, pos = _read_EntryData_v1(buf, pos)
-                entries_items.append(entries_item)
-            response.entries = entries_items
+        field = "entries"
+        response.entries, pos = _w.read_nullable_struct_array(buf, pos, True, _read_EntryData_v1, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_DescribeClientQuotasResponse_v1(response: DescribeClientQuotasResponse, out: bytearray) -> None:
-    field = ""
+def _write_DescribeClientQuotasResponse_v1(response: DescribeClientQuotasResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         out += _pack_DescribeClientQuotasResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
-        field = "entries[]"
-        entries_items = response.entries
-        if entries_items is None:
-            _w.write_count(out, None, True)
-        else:
-            _w.write_count(out, len(entries_items), True)
-            for entries_item in entries_items:
-                _write_EntryData_v1(entries_item, out)
+        field = "entries"
+        _w.write_struct_array(out, response.entries, True, _write_EntryData_v1, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -537,27 +390,27 @@ def _write_DescribeClientQuotasResponse_v1(response: DescribeClientQuotasRespons
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-EntityData._READERS = (_read_EntityData_v0, _read_EntityData_v1)
-EntityData._WRITERS = (_write_EntityData_v0, _write_EntityData_v1)
+EntityData._READERS = _w.bind_versions((_read_EntityData_v0, _read_EntityData_v1))
+EntityData._WRITERS = _w.bind_versions((_write_EntityData_v0, _write_EntityData_v1))
 EntityData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="entity_type", json_name="entityType", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="entity_name", json_name="entityName", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
 )
-ValueData._READERS = (_read_ValueData_v0, _read_ValueData_v1)
-ValueData._WRITERS = (_write_ValueData_v0, _write_ValueData_v1)
+ValueData._READERS = _w.bind_versions((_read_ValueData_v0, _read_ValueData_v1))
+ValueData._WRITERS = _w.bind_versions((_write_ValueData_v0, _write_ValueData_v1))
 ValueData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="key", json_name="key", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="value", json_name="value", type="float64", versions=_V0_PLUS, default=0.0),
 )
-EntryData._READERS = (_read_EntryData_v0, _read_EntryData_v1)
-EntryData._WRITERS = (_write_EntryData_v0, _write_EntryData_v1)
+EntryData._READERS = _w.bind_versions((_read_EntryData_v0, _read_EntryData_v1))
+EntryData._WRITERS = _w.bind_versions((_write_EntryData_v0, _write_EntryData_v1))
 EntryData._LAZY_DEFAULTS = {"entity": list, "values": list}
 EntryData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="entity", json_name="entity", type="[]EntityData", versions=_V0_PLUS, default=(), struct=EntityData),
     FieldInfo(attr="values", json_name="values", type="[]ValueData", versions=_V0_PLUS, default=(), struct=ValueData),
 )
-DescribeClientQuotasResponse._READERS = (_read_DescribeClientQuotasResponse_v0, _read_DescribeClientQuotasResponse_v1)
-DescribeClientQuotasResponse._WRITERS = (_write_DescribeClientQuotasResponse_v0, _write_DescribeClientQuotasResponse_v1)
+DescribeClientQuotasResponse._READERS = _w.bind_versions((_read_DescribeClientQuotasResponse_v0, _read_DescribeClientQuotasResponse_v1))
+DescribeClientQuotasResponse._WRITERS = _w.bind_versions((_write_DescribeClientQuotasResponse_v0, _write_DescribeClientQuotasResponse_v1))
 DescribeClientQuotasResponse._LAZY_DEFAULTS = {"entries": list}
 DescribeClientQuotasResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

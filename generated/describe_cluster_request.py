@@ -2,10 +2,9 @@
 
 Request message, versions 0-2, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,20 +20,19 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_DescribeClusterRequest_include_cluster_authorized_operations = struct.Struct(">?").unpack_from
 _pack_DescribeClusterRequest_include_cluster_authorized_operations = struct.Struct(">?").pack
-_unpack_DescribeClusterRequest_include_cluster_authorized_operations_endpoint_type = struct.Struct(">?b").unpack_from
-_pack_DescribeClusterRequest_include_cluster_authorized_operations_endpoint_type = struct.Struct(">?b").pack
-_unpack_DescribeClusterRequest_include_cluster_authorized_operations_to_include_fenced_brokers = struct.Struct(">?b?").unpack_from
-_pack_DescribeClusterRequest_include_cluster_authorized_operations_to_include_fenced_brokers = struct.Struct(">?b?").pack
+_unpack_DescribeClusterRequest_endpoint_type = struct.Struct(">b").unpack_from
+_pack_DescribeClusterRequest_endpoint_type = struct.Struct(">b").pack
+_unpack_DescribeClusterRequest_include_fenced_brokers = struct.Struct(">?").unpack_from
+_pack_DescribeClusterRequest_include_fenced_brokers = struct.Struct(">?").pack
 
 
 class DescribeClusterRequest(GeneratedStruct):
     """Kafka's DescribeClusterRequest (request, apiKey 60), versions 0-2, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "include_cluster_authorized_operations": 'When true, the response says which operations the caller may perform on the cluster.',
         "endpoint_type": 'Which nodes to list: 1 brokers, 2 controllers (a controller answers only for 2, a broker only for 1).',
         "include_fenced_brokers": 'When true, fenced brokers are listed too (with IsFenced set).',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeClusterRequest"
@@ -69,116 +67,47 @@ class DescribeClusterRequest(GeneratedStruct):
 
 
 
-# --- DescribeClusterRequest, version 0 (flexible) ---
+# --- DescribeClusterRequest, versions 0-2 (flexible) ---
 
-def _read_DescribeClusterRequest_v0(buf: bytes, pos: int) -> tuple[DescribeClusterRequest, int]:
+def _read_DescribeClusterRequest_v0_2(buf: bytes, pos: int, version: int) -> tuple[DescribeClusterRequest, int]:
     request = blank_instance(DescribeClusterRequest)
     request.endpoint_type = 1
     request.include_fenced_brokers = False
-    field = ""
-    index = 0
+    field = "include_cluster_authorized_operations"
     try:
-        field = "include_cluster_authorized_operations"
         (request.include_cluster_authorized_operations,) = _unpack_DescribeClusterRequest_include_cluster_authorized_operations(buf, pos)
         pos += 1
-        field = "(tagged fields)"
-        if buf[pos] == 0:
+        if version >= 1:
+            field = "endpoint_type"
+            (request.endpoint_type,) = _unpack_DescribeClusterRequest_endpoint_type(buf, pos)
             pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        if version >= 2:
+            field = "include_fenced_brokers"
+            (request.include_fenced_brokers,) = _unpack_DescribeClusterRequest_include_fenced_brokers(buf, pos)
+            pos += 1
+        field = "(tagged fields)"
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_DescribeClusterRequest_v0(request: DescribeClusterRequest, out: bytearray) -> None:
-    if request.endpoint_type != 1:
-        check_unsupported(request, "endpoint_type", "0")
-    if request.include_fenced_brokers:
-        check_unsupported(request, "include_fenced_brokers", "0")
-    field = ""
+def _write_DescribeClusterRequest_v0_2(request: DescribeClusterRequest, out: bytearray, version: int) -> None:
+    if version < 1 and request.endpoint_type != 1:
+        check_unsupported(request, "endpoint_type", str(version))
+    if version < 2 and request.include_fenced_brokers:
+        check_unsupported(request, "include_fenced_brokers", str(version))
+    field = "include_cluster_authorized_operations"
     try:
-        field = "include_cluster_authorized_operations"
         out += _pack_DescribeClusterRequest_include_cluster_authorized_operations(request.include_cluster_authorized_operations)
+        if version >= 1:
+            field = "endpoint_type"
+            out += _pack_DescribeClusterRequest_endpoint_type(request.endpoint_type)
+        if version >= 2:
+            field = "include_fenced_brokers"
+            out += _pack_DescribeClusterRequest_include_fenced_brokers(request.include_fenced_brokers)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DescribeClusterRequest, version 1 (flexible) ---
-
-def _read_DescribeClusterRequest_v1(buf: bytes, pos: int) -> tuple[DescribeClusterRequest, int]:
-    request = blank_instance(DescribeClusterRequest)
-    request.include_fenced_brokers = False
-    field = ""
-    index = 0
-    try:
-        field = "include_cluster_authorized_operations, endpoint_type"
-        request.include_cluster_authorized_operations, request.endpoint_type = _unpack_DescribeClusterRequest_include_cluster_authorized_operations_endpoint_type(buf, pos)
-        pos += 2
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_DescribeClusterRequest_v1(request: DescribeClusterRequest, out: bytearray) -> None:
-    if request.include_fenced_brokers:
-        check_unsupported(request, "include_fenced_brokers", "1")
-    field = ""
-    try:
-        field = "include_cluster_authorized_operations, endpoint_type"
-        out += _pack_DescribeClusterRequest_include_cluster_authorized_operations_endpoint_type(request.include_cluster_authorized_operations, request.endpoint_type)
-        field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DescribeClusterRequest, version 2 (flexible) ---
-
-def _read_DescribeClusterRequest_v2(buf: bytes, pos: int) -> tuple[DescribeClusterRequest, int]:
-    request = blank_instance(DescribeClusterRequest)
-    field = ""
-    index = 0
-    try:
-        field = "include_cluster_authorized_operations, endpoint_type, include_fenced_brokers"
-        request.include_cluster_authorized_operations, request.endpoint_type, request.include_fenced_brokers = _unpack_DescribeClusterRequest_include_cluster_authorized_operations_to_include_fenced_brokers(buf, pos)
-        pos += 3
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_DescribeClusterRequest_v2(request: DescribeClusterRequest, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "include_cluster_authorized_operations, endpoint_type, include_fenced_brokers"
-        out += _pack_DescribeClusterRequest_include_cluster_authorized_operations_to_include_fenced_brokers(request.include_cluster_authorized_operations, request.endpoint_type, request.include_fenced_brokers)
-        field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -190,8 +119,8 @@ _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 _V2_PLUS = (2, 32767)
 
-DescribeClusterRequest._READERS = (_read_DescribeClusterRequest_v0, _read_DescribeClusterRequest_v1, _read_DescribeClusterRequest_v2)
-DescribeClusterRequest._WRITERS = (_write_DescribeClusterRequest_v0, _write_DescribeClusterRequest_v1, _write_DescribeClusterRequest_v2)
+DescribeClusterRequest._READERS = _w.bind_versions((_read_DescribeClusterRequest_v0_2, _read_DescribeClusterRequest_v0_2, _read_DescribeClusterRequest_v0_2))
+DescribeClusterRequest._WRITERS = _w.bind_versions((_write_DescribeClusterRequest_v0_2, _write_DescribeClusterRequest_v0_2, _write_DescribeClusterRequest_v0_2))
 DescribeClusterRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="include_cluster_authorized_operations", json_name="includeClusterAuthorizedOperations", type="bool", versions=_V0_PLUS, default=False),
     FieldInfo(attr="endpoint_type", json_name="endpointType", type="int8", versions=_V1_PLUS, default=1),

@@ -2,10 +2,9 @@
 
 Response message, versions 0-2, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -27,24 +26,23 @@ _unpack_DescribeClusterBroker_is_fenced = struct.Struct(">?").unpack_from
 _pack_DescribeClusterBroker_is_fenced = struct.Struct(">?").pack
 _unpack_DescribeClusterResponse_throttle_time_ms_error_code = struct.Struct(">ih").unpack_from
 _pack_DescribeClusterResponse_throttle_time_ms_error_code = struct.Struct(">ih").pack
+_unpack_DescribeClusterResponse_endpoint_type = struct.Struct(">b").unpack_from
+_pack_DescribeClusterResponse_endpoint_type = struct.Struct(">b").pack
 _unpack_DescribeClusterResponse_controller_id = struct.Struct(">i").unpack_from
 _pack_DescribeClusterResponse_controller_id = struct.Struct(">i").pack
 _unpack_DescribeClusterResponse_cluster_authorized_operations = struct.Struct(">i").unpack_from
 _pack_DescribeClusterResponse_cluster_authorized_operations = struct.Struct(">i").pack
-_unpack_DescribeClusterResponse_endpoint_type = struct.Struct(">b").unpack_from
-_pack_DescribeClusterResponse_endpoint_type = struct.Struct(">b").pack
 
 
 class DescribeClusterBroker(GeneratedStruct):
     """Nodes of the requested kind."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "broker_id": 'Node id of the broker or controller.',
         "host": 'Host name of the node on the listener the request came in on.',
         "port": 'Port of the node on that listener.',
         "rack": 'Rack of the node, or null when it has none.',
         "is_fenced": 'True when the broker is fenced (listed only when IncludeFencedBrokers was set).',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeClusterBroker"
@@ -82,7 +80,7 @@ class DescribeClusterBroker(GeneratedStruct):
 class DescribeClusterResponse(GeneratedStruct):
     """Kafka's DescribeClusterResponse (response, apiKey 60), versions 0-2, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "error_code": 'Outcome, 0 on success; for example MISMATCHED_ENDPOINT_TYPE when a broker is asked for controllers.',
         "error_message": 'Error text for people, or null when there is none.',
@@ -91,7 +89,6 @@ class DescribeClusterResponse(GeneratedStruct):
         "controller_id": 'Id of the active controller when a controller answers; a broker answers with a random live broker, since clients cannot reach the controller; -1 when unknown.',
         "brokers": 'Nodes of the requested kind.',
         "cluster_authorized_operations": 'Bit field of the ACL operations the caller may perform on the cluster (bit n for AclOperation code n); INT32_MIN when not asked for.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeClusterResponse"
@@ -147,15 +144,13 @@ class DescribeClusterResponse(GeneratedStruct):
 
 
 
-# --- DescribeClusterBroker, versions 0-1 (flexible) ---
+# --- DescribeClusterBroker, versions 0-2 (flexible) ---
 
-def _read_DescribeClusterBroker_v0_1(buf: bytes, pos: int) -> tuple[DescribeClusterBroker, int]:
+def _read_DescribeClusterBroker_v0_2(buf: bytes, pos: int, version: int) -> tuple[DescribeClusterBroker, int]:
     broker = blank_instance(DescribeClusterBroker)
     broker.is_fenced = False
-    field = ""
-    index = 0
+    field = "broker_id"
     try:
-        field = "broker_id"
         (broker.broker_id,) = _unpack_DescribeClusterBroker_broker_id(buf, pos)
         pos += 4
         field = "host"
@@ -165,314 +160,91 @@ def _read_DescribeClusterBroker_v0_1(buf: bytes, pos: int) -> tuple[DescribeClus
         pos += 4
         field = "rack"
         broker.rack, pos = _w.read_compact_string(buf, pos)
-        field = "(tagged fields)"
-        if buf[pos] == 0:
+        if version >= 2:
+            field = "is_fenced"
+            (broker.is_fenced,) = _unpack_DescribeClusterBroker_is_fenced(buf, pos)
             pos += 1
-            broker.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            broker.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        field = "(tagged fields)"
+        broker.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return broker, pos
 
 
-def _write_DescribeClusterBroker_v0_1(broker: DescribeClusterBroker, out: bytearray) -> None:
-    if broker.is_fenced:
-        check_unsupported(broker, "is_fenced", "0-1")
-    field = ""
+def _write_DescribeClusterBroker_v0_2(broker: DescribeClusterBroker, out: bytearray, version: int) -> None:
+    if version < 2 and broker.is_fenced:
+        check_unsupported(broker, "is_fenced", str(version))
+    field = "broker_id"
     try:
-        field = "broker_id"
         out += _pack_DescribeClusterBroker_broker_id(broker.broker_id)
         field = "host"
-        _w.write_compact_string(out, _w.non_null(broker.host, "field host is null, which DescribeClusterBroker versions 0-1 do not allow (never nullable)"))
+        _w.write_compact_string(out, _w.non_null(broker.host, "field host is null, which DescribeClusterBroker versions 0-2 do not allow (never nullable)"))
         field = "port"
         out += _pack_DescribeClusterBroker_port(broker.port)
         field = "rack"
         _w.write_compact_string(out, broker.rack)
+        if version >= 2:
+            field = "is_fenced"
+            out += _pack_DescribeClusterBroker_is_fenced(broker.is_fenced)
         field = "(tagged fields)"
-        if broker.unknown_tagged_fields:
-            _w.write_tagged(out, [], broker.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], broker.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- DescribeClusterBroker, version 2 (flexible) ---
+# --- DescribeClusterResponse, versions 0-2 (flexible) ---
 
-def _read_DescribeClusterBroker_v2(buf: bytes, pos: int) -> tuple[DescribeClusterBroker, int]:
-    broker = blank_instance(DescribeClusterBroker)
-    field = ""
-    index = 0
-    try:
-        field = "broker_id"
-        (broker.broker_id,) = _unpack_DescribeClusterBroker_broker_id(buf, pos)
-        pos += 4
-        field = "host"
-        broker.host, pos = _w.read_compact_string_nn(buf, pos)
-        field = "port"
-        (broker.port,) = _unpack_DescribeClusterBroker_port(buf, pos)
-        pos += 4
-        field = "rack"
-        broker.rack, pos = _w.read_compact_string(buf, pos)
-        field = "is_fenced"
-        (broker.is_fenced,) = _unpack_DescribeClusterBroker_is_fenced(buf, pos)
-        pos += 1
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            broker.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            broker.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return broker, pos
-
-
-def _write_DescribeClusterBroker_v2(broker: DescribeClusterBroker, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "broker_id"
-        out += _pack_DescribeClusterBroker_broker_id(broker.broker_id)
-        field = "host"
-        _w.write_compact_string(out, _w.non_null(broker.host, "field host is null, which DescribeClusterBroker version 2 does not allow (never nullable)"))
-        field = "port"
-        out += _pack_DescribeClusterBroker_port(broker.port)
-        field = "rack"
-        _w.write_compact_string(out, broker.rack)
-        field = "is_fenced"
-        out += _pack_DescribeClusterBroker_is_fenced(broker.is_fenced)
-        field = "(tagged fields)"
-        if broker.unknown_tagged_fields:
-            _w.write_tagged(out, [], broker.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DescribeClusterResponse, version 0 (flexible) ---
-
-def _read_DescribeClusterResponse_v0(buf: bytes, pos: int) -> tuple[DescribeClusterResponse, int]:
+def _read_DescribeClusterResponse_v0_2(buf: bytes, pos: int, version: int) -> tuple[DescribeClusterResponse, int]:
     response = blank_instance(DescribeClusterResponse)
     response.endpoint_type = 1
-    field = ""
-    index = 0
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_DescribeClusterResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
         response.error_message, pos = _w.read_compact_string(buf, pos)
+        if version >= 1:
+            field = "endpoint_type"
+            (response.endpoint_type,) = _unpack_DescribeClusterResponse_endpoint_type(buf, pos)
+            pos += 1
         field = "cluster_id"
         response.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "controller_id"
         (response.controller_id,) = _unpack_DescribeClusterResponse_controller_id(buf, pos)
         pos += 4
-        field = "brokers[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        brokers_n, pos = _w.read_count(buf, pos, True)
-        if brokers_n < 0:
-            raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            brokers_items: KeyedList[DescribeClusterBroker] = KeyedList()
-            for index in range(brokers_n):
-                brokers_item, pos = _read_DescribeClusterBroker_v0_1(buf, pos)
-                brokers_items.append(brokers_item)
-            response.brokers = brokers_items
+        field = "brokers"
+        response.brokers, pos = _w.read_struct_array(buf, pos, True, _read_DescribeClusterBroker_v0_2, version, KeyedList)
         field = "cluster_authorized_operations"
         (response.cluster_authorized_operations,) = _unpack_DescribeClusterResponse_cluster_authorized_operations(buf, pos)
         pos += 4
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_DescribeClusterResponse_v0(response: DescribeClusterResponse, out: bytearray) -> None:
-    if response.endpoint_type != 1:
-        check_unsupported(response, "endpoint_type", "0")
-    field = ""
+def _write_DescribeClusterResponse_v0_2(response: DescribeClusterResponse, out: bytearray, version: int) -> None:
+    if version < 1 and response.endpoint_type != 1:
+        check_unsupported(response, "endpoint_type", str(version))
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         out += _pack_DescribeClusterResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
+        if version >= 1:
+            field = "endpoint_type"
+            out += _pack_DescribeClusterResponse_endpoint_type(response.endpoint_type)
         field = "cluster_id"
-        _w.write_compact_string(out, _w.non_null(response.cluster_id, "field cluster_id is null, which DescribeClusterResponse version 0 does not allow (never nullable)"))
+        _w.write_compact_string(out, _w.non_null(response.cluster_id, "field cluster_id is null, which DescribeClusterResponse versions 0-2 do not allow (never nullable)"))
         field = "controller_id"
         out += _pack_DescribeClusterResponse_controller_id(response.controller_id)
-        field = "brokers[]"
-        brokers_items = _w.non_null(response.brokers, "field brokers is null, which DescribeClusterResponse version 0 does not allow (never nullable)")
-        _w.write_count(out, len(brokers_items), True)
-        for brokers_item in brokers_items:
-            _write_DescribeClusterBroker_v0_1(brokers_item, out)
+        field = "brokers"
+        _w.write_struct_array(out, _w.non_null(response.brokers, "field brokers is null, which DescribeClusterResponse versions 0-2 do not allow (never nullable)"), True, _write_DescribeClusterBroker_v0_2, version)
         field = "cluster_authorized_operations"
         out += _pack_DescribeClusterResponse_cluster_authorized_operations(response.cluster_authorized_operations)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DescribeClusterResponse, version 1 (flexible) ---
-
-def _read_DescribeClusterResponse_v1(buf: bytes, pos: int) -> tuple[DescribeClusterResponse, int]:
-    response = blank_instance(DescribeClusterResponse)
-    field = ""
-    index = 0
-    try:
-        field = "throttle_time_ms, error_code"
-        response.throttle_time_ms, response.error_code = _unpack_DescribeClusterResponse_throttle_time_ms_error_code(buf, pos)
-        pos += 6
-        field = "error_message"
-        response.error_message, pos = _w.read_compact_string(buf, pos)
-        field = "endpoint_type"
-        (response.endpoint_type,) = _unpack_DescribeClusterResponse_endpoint_type(buf, pos)
-        pos += 1
-        field = "cluster_id"
-        response.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
-        field = "controller_id"
-        (response.controller_id,) = _unpack_DescribeClusterResponse_controller_id(buf, pos)
-        pos += 4
-        field = "brokers[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        brokers_n, pos = _w.read_count(buf, pos, True)
-        if brokers_n < 0:
-            raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            brokers_items: KeyedList[DescribeClusterBroker] = KeyedList()
-            for index in range(brokers_n):
-                brokers_item, pos = _read_DescribeClusterBroker_v0_1(buf, pos)
-                brokers_items.append(brokers_item)
-            response.brokers = brokers_items
-        field = "cluster_authorized_operations"
-        (response.cluster_authorized_operations,) = _unpack_DescribeClusterResponse_cluster_authorized_operations(buf, pos)
-        pos += 4
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_DescribeClusterResponse_v1(response: DescribeClusterResponse, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "throttle_time_ms, error_code"
-        out += _pack_DescribeClusterResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
-        field = "error_message"
-        _w.write_compact_string(out, response.error_message)
-        field = "endpoint_type"
-        out += _pack_DescribeClusterResponse_endpoint_type(response.endpoint_type)
-        field = "cluster_id"
-        _w.write_compact_string(out, _w.non_null(response.cluster_id, "field cluster_id is null, which DescribeClusterResponse version 1 does not allow (never nullable)"))
-        field = "controller_id"
-        out += _pack_DescribeClusterResponse_controller_id(response.controller_id)
-        field = "brokers[]"
-        brokers_items = _w.non_null(response.brokers, "field brokers is null, which DescribeClusterResponse version 1 does not allow (never nullable)")
-        _w.write_count(out, len(brokers_items), True)
-        for brokers_item in brokers_items:
-            _write_DescribeClusterBroker_v0_1(brokers_item, out)
-        field = "cluster_authorized_operations"
-        out += _pack_DescribeClusterResponse_cluster_authorized_operations(response.cluster_authorized_operations)
-        field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DescribeClusterResponse, version 2 (flexible) ---
-
-def _read_DescribeClusterResponse_v2(buf: bytes, pos: int) -> tuple[DescribeClusterResponse, int]:
-    response = blank_instance(DescribeClusterResponse)
-    field = ""
-    index = 0
-    try:
-        field = "throttle_time_ms, error_code"
-        response.throttle_time_ms, response.error_code = _unpack_DescribeClusterResponse_throttle_time_ms_error_code(buf, pos)
-        pos += 6
-        field = "error_message"
-        response.error_message, pos = _w.read_compact_string(buf, pos)
-        field = "endpoint_type"
-        (response.endpoint_type,) = _unpack_DescribeClusterResponse_endpoint_type(buf, pos)
-        pos += 1
-        field = "cluster_id"
-        response.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
-        field = "controller_id"
-        (response.controller_id,) = _unpack_DescribeClusterResponse_controller_id(buf, pos)
-        pos += 4
-        field = "brokers[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        brokers_n, pos = _w.read_count(buf, pos, True)
-        if brokers_n < 0:
-            raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            brokers_items: KeyedList[DescribeClusterBroker] = KeyedList()
-            for index in range(brokers_n):
-                brokers_item, pos = _read_DescribeClusterBroker_v2(buf, pos)
-                brokers_items.append(brokers_item)
-            response.brokers = brokers_items
-        field = "cluster_authorized_operations"
-        (response.cluster_authorized_operations,) = _unpack_DescribeClusterResponse_cluster_authorized_operations(buf, pos)
-        pos += 4
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_DescribeClusterResponse_v2(response: DescribeClusterResponse, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "throttle_time_ms, error_code"
-        out += _pack_DescribeClusterResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
-        field = "error_message"
-        _w.write_compact_string(out, response.error_message)
-        field = "endpoint_type"
-        out += _pack_DescribeClusterResponse_endpoint_type(response.endpoint_type)
-        field = "cluster_id"
-        _w.write_compact_string(out, _w.non_null(response.cluster_id, "field cluster_id is null, which DescribeClusterResponse version 2 does not allow (never nullable)"))
-        field = "controller_id"
-        out += _pack_DescribeClusterResponse_controller_id(response.controller_id)
-        field = "brokers[]"
-        brokers_items = _w.non_null(response.brokers, "field brokers is null, which DescribeClusterResponse version 2 does not allow (never nullable)")
-        _w.write_count(out, len(brokers_items), True)
-        for brokers_item in brokers_items:
-            _write_DescribeClusterBroker_v2(brokers_item, out)
-        field = "cluster_authorized_operations"
-        out += _pack_DescribeClusterResponse_cluster_authorized_operations(response.cluster_authorized_operations)
-        field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -484,8 +256,8 @@ _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 _V2_PLUS = (2, 32767)
 
-DescribeClusterBroker._READERS = (_read_DescribeClusterBroker_v0_1, _read_DescribeClusterBroker_v0_1, _read_DescribeClusterBroker_v2)
-DescribeClusterBroker._WRITERS = (_write_DescribeClusterBroker_v0_1, _write_DescribeClusterBroker_v0_1, _write_DescribeClusterBroker_v2)
+DescribeClusterBroker._READERS = _w.bind_versions((_read_DescribeClusterBroker_v0_2, _read_DescribeClusterBroker_v0_2, _read_DescribeClusterBroker_v0_2))
+DescribeClusterBroker._WRITERS = _w.bind_versions((_write_DescribeClusterBroker_v0_2, _write_DescribeClusterBroker_v0_2, _write_DescribeClusterBroker_v0_2))
 DescribeClusterBroker._MAP_KEYS = ("broker_id",)
 DescribeClusterBroker.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="broker_id", json_name="brokerId", type="int32", versions=_V0_PLUS, default=0, map_key=True),
@@ -494,8 +266,8 @@ DescribeClusterBroker.FIELDS = (  # what the runtime knows of each field (kwire.
     FieldInfo(attr="rack", json_name="rack", type="string", versions=_V0_PLUS, nullable=_V0_PLUS),
     FieldInfo(attr="is_fenced", json_name="isFenced", type="bool", versions=_V2_PLUS, default=False),
 )
-DescribeClusterResponse._READERS = (_read_DescribeClusterResponse_v0, _read_DescribeClusterResponse_v1, _read_DescribeClusterResponse_v2)
-DescribeClusterResponse._WRITERS = (_write_DescribeClusterResponse_v0, _write_DescribeClusterResponse_v1, _write_DescribeClusterResponse_v2)
+DescribeClusterResponse._READERS = _w.bind_versions((_read_DescribeClusterResponse_v0_2, _read_DescribeClusterResponse_v0_2, _read_DescribeClusterResponse_v0_2))
+DescribeClusterResponse._WRITERS = _w.bind_versions((_write_DescribeClusterResponse_v0_2, _write_DescribeClusterResponse_v0_2, _write_DescribeClusterResponse_v0_2))
 DescribeClusterResponse._LAZY_DEFAULTS = {"brokers": KeyedList}
 DescribeClusterResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

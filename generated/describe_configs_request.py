@@ -2,10 +2,9 @@
 
 Request message, versions 0-4, flexible versions 4+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -23,6 +22,8 @@ _unpack_DescribeConfigsResource_resource_type = struct.Struct(">b").unpack_from
 _pack_DescribeConfigsResource_resource_type = struct.Struct(">b").pack
 _unpack_DescribeConfigsRequest_include_synonyms = struct.Struct(">?").unpack_from
 _pack_DescribeConfigsRequest_include_synonyms = struct.Struct(">?").pack
+_unpack_DescribeConfigsRequest_include_documentation = struct.Struct(">?").unpack_from
+_pack_DescribeConfigsRequest_include_documentation = struct.Struct(">?").pack
 _unpack_DescribeConfigsRequest_include_synonyms_include_documentation = struct.Struct(">??").unpack_from
 _pack_DescribeConfigsRequest_include_synonyms_include_documentation = struct.Struct(">??").pack
 
@@ -30,11 +31,10 @@ _pack_DescribeConfigsRequest_include_synonyms_include_documentation = struct.Str
 class DescribeConfigsResource(GeneratedStruct):
     """Resources whose configs are asked for."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "resource_type": 'Kind of resource, as a ConfigResource type code (2 topic, 4 broker, 8 broker logger, 16 client metrics, 32 group).',
         "resource_name": 'Topic, group or subscription name, or broker id in decimal; an empty name means the cluster-wide broker default.',
         "configuration_keys": 'Config keys to report, or null for all of them.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeConfigsResource"
@@ -66,11 +66,10 @@ class DescribeConfigsResource(GeneratedStruct):
 class DescribeConfigsRequest(GeneratedStruct):
     """Kafka's DescribeConfigsRequest (request, apiKey 32), versions 0-4, flexible versions 4+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "resources": 'Resources whose configs are asked for.',
         "include_synonyms": 'When true, each config also lists its synonyms: the values it would take at each level it can be set at.',
         "include_documentation": 'When true, each config carries its documentation text.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeConfigsRequest"
@@ -107,41 +106,27 @@ class DescribeConfigsRequest(GeneratedStruct):
 
 # --- DescribeConfigsResource, versions 0-3 ---
 
-def _read_DescribeConfigsResource_v0_3(buf: bytes, pos: int) -> tuple[DescribeConfigsResource, int]:
+def _read_DescribeConfigsResource_v0_3(buf: bytes, pos: int, version: int) -> tuple[DescribeConfigsResource, int]:
     resource = blank_instance(DescribeConfigsResource)
-    field = ""
-    index = 0
+    field = "resource_type"
     try:
-        field = "resource_type"
         (resource.resource_type,) = _unpack_DescribeConfigsResource_resource_type(buf, pos)
         pos += 1
         field = "resource_name"
         resource.resource_name, pos = _w.read_string_nn(buf, pos)
         field = "configuration_keys"
-        index = -1  # no element yet: an error in the count names the array itself
-        configuration_keys_n, pos = _w.read_count(buf, pos, False)
-        if configuration_keys_n < 0:
-            resource.configuration_keys = None
-        elif configuration_keys_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            configuration_keys_items: list[str] = []
-            for index in range(configuration_keys_n):
-                configuration_keys_item, pos = _w.read_string_nn(buf, pos)
-                configuration_keys_items.append(configuration_keys_item)
-            resource.configuration_keys = configuration_keys_items
+        resource.configuration_keys, pos = _w.read_nullable_array(buf, pos, False, _w.read_string_nn)
         resource.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return resource, pos
 
 
-def _write_DescribeConfigsResource_v0_3(resource: DescribeConfigsResource, out: bytearray) -> None:
+def _write_DescribeConfigsResource_v0_3(resource: DescribeConfigsResource, out: bytearray, version: int) -> None:
     if resource.unknown_tagged_fields:
         raise UnsupportedVersionError("DescribeConfigsResource version 0-3 cannot carry tagged fields")
-    field = ""
+    field = "resource_type"
     try:
-        field = "resource_type"
         out += _pack_DescribeConfigsResource_resource_type(resource.resource_type)
         field = "resource_name"
         _w.write_string(out, _w.non_null(resource.resource_name, "field resource_name is null, which DescribeConfigsResource versions 0-3 do not allow (never nullable)"))
@@ -161,44 +146,26 @@ def _write_DescribeConfigsResource_v0_3(resource: DescribeConfigsResource, out: 
 
 # --- DescribeConfigsResource, version 4 (flexible) ---
 
-def _read_DescribeConfigsResource_v4(buf: bytes, pos: int) -> tuple[DescribeConfigsResource, int]:
+def _read_DescribeConfigsResource_v4(buf: bytes, pos: int, version: int) -> tuple[DescribeConfigsResource, int]:
     resource = blank_instance(DescribeConfigsResource)
-    field = ""
-    index = 0
+    field = "resource_type"
     try:
-        field = "resource_type"
         (resource.resource_type,) = _unpack_DescribeConfigsResource_resource_type(buf, pos)
         pos += 1
         field = "resource_name"
         resource.resource_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "configuration_keys"
-        index = -1  # no element yet: an error in the count names the array itself
-        configuration_keys_n, pos = _w.read_count(buf, pos, True)
-        if configuration_keys_n < 0:
-            resource.configuration_keys = None
-        elif configuration_keys_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            configuration_keys_items: list[str] = []
-            for index in range(configuration_keys_n):
-                configuration_keys_item, pos = _w.read_compact_string_nn(buf, pos)
-                configuration_keys_items.append(configuration_keys_item)
-            resource.configuration_keys = configuration_keys_items
+        resource.configuration_keys, pos = _w.read_nullable_array(buf, pos, True, _w.read_compact_string_nn)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            resource.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            resource.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        resource.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return resource, pos
 
 
-def _write_DescribeConfigsResource_v4(resource: DescribeConfigsResource, out: bytearray) -> None:
-    field = ""
+def _write_DescribeConfigsResource_v4(resource: DescribeConfigsResource, out: bytearray, version: int) -> None:
+    field = "resource_type"
     try:
-        field = "resource_type"
         out += _pack_DescribeConfigsResource_resource_type(resource.resource_type)
         field = "resource_name"
         _w.write_compact_string(out, _w.non_null(resource.resource_name, "field resource_name is null, which DescribeConfigsResource version 4 does not allow (never nullable)"))
@@ -213,202 +180,79 @@ def _write_DescribeConfigsResource_v4(resource: DescribeConfigsResource, out: by
                     raise EncodeError("null element in array configuration_keys")
                 _w.write_compact_string(out, configuration_keys_item)
         field = "(tagged fields)"
-        if resource.unknown_tagged_fields:
-            _w.write_tagged(out, [], resource.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], resource.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- DescribeConfigsRequest, version 0 ---
+# --- DescribeConfigsRequest, versions 0-3 ---
 
-def _read_DescribeConfigsRequest_v0(buf: bytes, pos: int) -> tuple[DescribeConfigsRequest, int]:
+def _read_DescribeConfigsRequest_v0_3(buf: bytes, pos: int, version: int) -> tuple[DescribeConfigsRequest, int]:
     request = blank_instance(DescribeConfigsRequest)
     request.include_synonyms = False
     request.include_documentation = False
-    field = ""
-    index = 0
+    field = "resources"
     try:
-        field = "resources[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        resources_n, pos = _w.read_count(buf, pos, False)
-        if resources_n < 0:
-            raise DecodeError("non-nullable field resources was null", offset=pos)
-        elif resources_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            resources_items: list[DescribeConfigsResource] = []
-            for index in range(resources_n):
-                resources_item, pos = _read_DescribeConfigsResource_v0_3(buf, pos)
-                resources_items.append(resources_item)
-            request.resources = resources_items
+        request.resources, pos = _w.read_struct_array(buf, pos, False, _read_DescribeConfigsResource_v0_3, version)
+        if version >= 1:
+            field = "include_synonyms"
+            (request.include_synonyms,) = _unpack_DescribeConfigsRequest_include_synonyms(buf, pos)
+            pos += 1
+        if version >= 3:
+            field = "include_documentation"
+            (request.include_documentation,) = _unpack_DescribeConfigsRequest_include_documentation(buf, pos)
+            pos += 1
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_DescribeConfigsRequest_v0(request: DescribeConfigsRequest, out: bytearray) -> None:
-    if request.include_synonyms:
-        check_unsupported(request, "include_synonyms", "0")
-    if request.include_documentation:
-        check_unsupported(request, "include_documentation", "0")
+def _write_DescribeConfigsRequest_v0_3(request: DescribeConfigsRequest, out: bytearray, version: int) -> None:
+    if version < 1 and request.include_synonyms:
+        check_unsupported(request, "include_synonyms", str(version))
+    if version < 3 and request.include_documentation:
+        check_unsupported(request, "include_documentation", str(version))
     if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("DescribeConfigsRequest version 0 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("DescribeConfigsRequest version 0-3 cannot carry tagged fields")
+    field = "resources"
     try:
-        field = "resources[]"
-        resources_items = _w.non_null(request.resources, "field resources is null, which DescribeConfigsRequest version 0 does not allow (never nullable)")
-        _w.write_count(out, len(resources_items), False)
-        for resources_item in resources_items:
-            _write_DescribeConfigsResource_v0_3(resources_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DescribeConfigsRequest, versions 1-2 ---
-
-def _read_DescribeConfigsRequest_v1_2(buf: bytes, pos: int) -> tuple[DescribeConfigsRequest, int]:
-    request = blank_instance(DescribeConfigsRequest)
-    request.include_documentation = False
-    field = ""
-    index = 0
-    try:
-        field = "resources[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        resources_n, pos = _w.read_count(buf, pos, False)
-        if resources_n < 0:
-            raise DecodeError("non-nullable field resources was null", offset=pos)
-        elif resources_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            resources_items: list[DescribeConfigsResource] = []
-            for index in range(resources_n):
-                resources_item, pos = _read_DescribeConfigsResource_v0_3(buf, pos)
-                resources_items.append(resources_item)
-            request.resources = resources_items
-        field = "include_synonyms"
-        (request.include_synonyms,) = _unpack_DescribeConfigsRequest_include_synonyms(buf, pos)
-        pos += 1
-        request.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_DescribeConfigsRequest_v1_2(request: DescribeConfigsRequest, out: bytearray) -> None:
-    if request.include_documentation:
-        check_unsupported(request, "include_documentation", "1-2")
-    if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("DescribeConfigsRequest version 1-2 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "resources[]"
-        resources_items = _w.non_null(request.resources, "field resources is null, which DescribeConfigsRequest versions 1-2 do not allow (never nullable)")
-        _w.write_count(out, len(resources_items), False)
-        for resources_item in resources_items:
-            _write_DescribeConfigsResource_v0_3(resources_item, out)
-        field = "include_synonyms"
-        out += _pack_DescribeConfigsRequest_include_synonyms(request.include_synonyms)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DescribeConfigsRequest, version 3 ---
-
-def _read_DescribeConfigsRequest_v3(buf: bytes, pos: int) -> tuple[DescribeConfigsRequest, int]:
-    request = blank_instance(DescribeConfigsRequest)
-    field = ""
-    index = 0
-    try:
-        field = "resources[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        resources_n, pos = _w.read_count(buf, pos, False)
-        if resources_n < 0:
-            raise DecodeError("non-nullable field resources was null", offset=pos)
-        elif resources_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            resources_items: list[DescribeConfigsResource] = []
-            for index in range(resources_n):
-                resources_item, pos = _read_DescribeConfigsResource_v0_3(buf, pos)
-                resources_items.append(resources_item)
-            request.resources = resources_items
-        field = "include_synonyms, include_documentation"
-        request.include_synonyms, request.include_documentation = _unpack_DescribeConfigsRequest_include_synonyms_include_documentation(buf, pos)
-        pos += 2
-        request.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_DescribeConfigsRequest_v3(request: DescribeConfigsRequest, out: bytearray) -> None:
-    if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("DescribeConfigsRequest version 3 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "resources[]"
-        resources_items = _w.non_null(request.resources, "field resources is null, which DescribeConfigsRequest version 3 does not allow (never nullable)")
-        _w.write_count(out, len(resources_items), False)
-        for resources_item in resources_items:
-            _write_DescribeConfigsResource_v0_3(resources_item, out)
-        field = "include_synonyms, include_documentation"
-        out += _pack_DescribeConfigsRequest_include_synonyms_include_documentation(request.include_synonyms, request.include_documentation)
+        _w.write_struct_array(out, _w.non_null(request.resources, "field resources is null, which DescribeConfigsRequest versions 0-3 do not allow (never nullable)"), False, _write_DescribeConfigsResource_v0_3, version)
+        if version >= 1:
+            field = "include_synonyms"
+            out += _pack_DescribeConfigsRequest_include_synonyms(request.include_synonyms)
+        if version >= 3:
+            field = "include_documentation"
+            out += _pack_DescribeConfigsRequest_include_documentation(request.include_documentation)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DescribeConfigsRequest, version 4 (flexible) ---
 
-def _read_DescribeConfigsRequest_v4(buf: bytes, pos: int) -> tuple[DescribeConfigsRequest, int]:
+def _read_DescribeConfigsRequest_v4(buf: bytes, pos: int, version: int) -> tuple[DescribeConfigsRequest, int]:
     request = blank_instance(DescribeConfigsRequest)
-    field = ""
-    index = 0
+    field = "resources"
     try:
-        field = "resources[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        resources_n, pos = _w.read_count(buf, pos, True)
-        if resources_n < 0:
-            raise DecodeError("non-nullable field resources was null", offset=pos)
-        elif resources_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            resources_items: list[DescribeConfigsResource] = []
-            for index in range(resources_n):
-                resources_item, pos = _read_DescribeConfigsResource_v4(buf, pos)
-                resources_items.append(resources_item)
-            request.resources = resources_items
+        request.resources, pos = _w.read_struct_array(buf, pos, True, _read_DescribeConfigsResource_v4, version)
         field = "include_synonyms, include_documentation"
         request.include_synonyms, request.include_documentation = _unpack_DescribeConfigsRequest_include_synonyms_include_documentation(buf, pos)
         pos += 2
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_DescribeConfigsRequest_v4(request: DescribeConfigsRequest, out: bytearray) -> None:
-    field = ""
+def _write_DescribeConfigsRequest_v4(request: DescribeConfigsRequest, out: bytearray, version: int) -> None:
+    field = "resources"
     try:
-        field = "resources[]"
-        resources_items = _w.non_null(request.resources, "field resources is null, which DescribeConfigsRequest version 4 does not allow (never nullable)")
-        _w.write_count(out, len(resources_items), True)
-        for resources_item in resources_items:
-            _write_DescribeConfigsResource_v4(resources_item, out)
+        _w.write_struct_array(out, _w.non_null(request.resources, "field resources is null, which DescribeConfigsRequest version 4 does not allow (never nullable)"), True, _write_DescribeConfigsResource_v4, version)
         field = "include_synonyms, include_documentation"
         out += _pack_DescribeConfigsRequest_include_synonyms_include_documentation(request.include_synonyms, request.include_documentation)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -420,16 +264,16 @@ _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 _V3_PLUS = (3, 32767)
 
-DescribeConfigsResource._READERS = (_read_DescribeConfigsResource_v0_3, _read_DescribeConfigsResource_v0_3, _read_DescribeConfigsResource_v0_3, _read_DescribeConfigsResource_v0_3, _read_DescribeConfigsResource_v4)
-DescribeConfigsResource._WRITERS = (_write_DescribeConfigsResource_v0_3, _write_DescribeConfigsResource_v0_3, _write_DescribeConfigsResource_v0_3, _write_DescribeConfigsResource_v0_3, _write_DescribeConfigsResource_v4)
+DescribeConfigsResource._READERS = _w.bind_versions((_read_DescribeConfigsResource_v0_3, _read_DescribeConfigsResource_v0_3, _read_DescribeConfigsResource_v0_3, _read_DescribeConfigsResource_v0_3, _read_DescribeConfigsResource_v4))
+DescribeConfigsResource._WRITERS = _w.bind_versions((_write_DescribeConfigsResource_v0_3, _write_DescribeConfigsResource_v0_3, _write_DescribeConfigsResource_v0_3, _write_DescribeConfigsResource_v0_3, _write_DescribeConfigsResource_v4))
 DescribeConfigsResource._LAZY_DEFAULTS = {"configuration_keys": list}
 DescribeConfigsResource.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="resource_type", json_name="resourceType", type="int8", versions=_V0_PLUS, default=0),
     FieldInfo(attr="resource_name", json_name="resourceName", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="configuration_keys", json_name="configurationKeys", type="[]string", versions=_V0_PLUS, nullable=_V0_PLUS, default=()),
 )
-DescribeConfigsRequest._READERS = (_read_DescribeConfigsRequest_v0, _read_DescribeConfigsRequest_v1_2, _read_DescribeConfigsRequest_v1_2, _read_DescribeConfigsRequest_v3, _read_DescribeConfigsRequest_v4)
-DescribeConfigsRequest._WRITERS = (_write_DescribeConfigsRequest_v0, _write_DescribeConfigsRequest_v1_2, _write_DescribeConfigsRequest_v1_2, _write_DescribeConfigsRequest_v3, _write_DescribeConfigsRequest_v4)
+DescribeConfigsRequest._READERS = _w.bind_versions((_read_DescribeConfigsRequest_v0_3, _read_DescribeConfigsRequest_v0_3, _read_DescribeConfigsRequest_v0_3, _read_DescribeConfigsRequest_v0_3, _read_DescribeConfigsRequest_v4))
+DescribeConfigsRequest._WRITERS = _w.bind_versions((_write_DescribeConfigsRequest_v0_3, _write_DescribeConfigsRequest_v0_3, _write_DescribeConfigsRequest_v0_3, _write_DescribeConfigsRequest_v0_3, _write_DescribeConfigsRequest_v4))
 DescribeConfigsRequest._LAZY_DEFAULTS = {"resources": list}
 DescribeConfigsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="resources", json_name="resources", type="[]DescribeConfigsResource", versions=_V0_PLUS, default=(), struct=DescribeConfigsResource),

@@ -2,10 +2,9 @@
 
 Response message, versions 0-4, flexible versions 4+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,12 +20,18 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_DescribeConfigsSynonym_source = struct.Struct(">b").unpack_from
 _pack_DescribeConfigsSynonym_source = struct.Struct(">b").pack
-_unpack_DescribeConfigsResourceResult_read_only_to_is_sensitive = struct.Struct(">???").unpack_from
-_pack_DescribeConfigsResourceResult_read_only_to_is_sensitive = struct.Struct(">???").pack
-_unpack_DescribeConfigsResourceResult_read_only_config_source_is_sensitive = struct.Struct(">?b?").unpack_from
-_pack_DescribeConfigsResourceResult_read_only_config_source_is_sensitive = struct.Struct(">?b?").pack
+_unpack_DescribeConfigsResourceResult_read_only = struct.Struct(">?").unpack_from
+_pack_DescribeConfigsResourceResult_read_only = struct.Struct(">?").pack
+_unpack_DescribeConfigsResourceResult_config_source = struct.Struct(">b").unpack_from
+_pack_DescribeConfigsResourceResult_config_source = struct.Struct(">b").pack
+_unpack_DescribeConfigsResourceResult_is_default = struct.Struct(">?").unpack_from
+_pack_DescribeConfigsResourceResult_is_default = struct.Struct(">?").pack
+_unpack_DescribeConfigsResourceResult_is_sensitive = struct.Struct(">?").unpack_from
+_pack_DescribeConfigsResourceResult_is_sensitive = struct.Struct(">?").pack
 _unpack_DescribeConfigsResourceResult_config_type = struct.Struct(">b").unpack_from
 _pack_DescribeConfigsResourceResult_config_type = struct.Struct(">b").pack
+_unpack_DescribeConfigsResourceResult_read_only_to_is_sensitive = struct.Struct(">?b?").unpack_from
+_pack_DescribeConfigsResourceResult_read_only_to_is_sensitive = struct.Struct(">?b?").pack
 _unpack_DescribeConfigsResult_error_code = struct.Struct(">h").unpack_from
 _pack_DescribeConfigsResult_error_code = struct.Struct(">h").pack
 _unpack_DescribeConfigsResult_resource_type = struct.Struct(">b").unpack_from
@@ -38,11 +43,10 @@ _pack_DescribeConfigsResponse_throttle_time_ms = struct.Struct(">i").pack
 class DescribeConfigsSynonym(GeneratedStruct):
     """Values the key takes at each level it can be set at, highest precedence first."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": "Config key at that level (for example log.retention.ms for a topic's retention.ms).",
         "value": 'Value at that level, or null when sensitive.',
         "source": 'Level of the synonym, with the same codes as ConfigSource.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeConfigsSynonym"
@@ -72,7 +76,7 @@ class DescribeConfigsSynonym(GeneratedStruct):
 class DescribeConfigsResourceResult(GeneratedStruct):
     """The resource's configs, one entry per key reported."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Config key, for example retention.ms.',
         "value": 'Effective value of the key; null when it is sensitive or has no value.',
         "read_only": 'True when the key cannot be changed dynamically.',
@@ -82,7 +86,6 @@ class DescribeConfigsResourceResult(GeneratedStruct):
         "synonyms": 'Values the key takes at each level it can be set at, highest precedence first.',
         "config_type": 'Data type of the value: 1 boolean, 2 string, 3 int, 4 short, 5 long, 6 double, 7 list, 8 class, 9 password; 0 unknown.',
         "documentation": 'Documentation text of the key, or null when not asked for.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeConfigsResourceResult"
@@ -139,13 +142,12 @@ class DescribeConfigsResourceResult(GeneratedStruct):
 class DescribeConfigsResult(GeneratedStruct):
     """Outcome for each resource of the request."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "error_code": 'Outcome for this resource, 0 on success; for example TOPIC_AUTHORIZATION_FAILED or UNKNOWN_TOPIC_OR_PARTITION.',
         "error_message": 'Text describing the failure for people, or null on success.',
         "resource_type": 'Kind of resource, as in the request.',
         "resource_name": 'Name of the resource, as in the request.',
         "configs": "The resource's configs, one entry per key reported.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeConfigsResult"
@@ -184,10 +186,9 @@ class DescribeConfigsResult(GeneratedStruct):
 class DescribeConfigsResponse(GeneratedStruct):
     """Kafka's DescribeConfigsResponse (response, apiKey 32), versions 0-4, flexible versions 4+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "results": 'Outcome for each resource of the request.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeConfigsResponse"
@@ -218,12 +219,10 @@ class DescribeConfigsResponse(GeneratedStruct):
 
 # --- DescribeConfigsSynonym, versions 1-3 ---
 
-def _read_DescribeConfigsSynonym_v1_3(buf: bytes, pos: int) -> tuple[DescribeConfigsSynonym, int]:
+def _read_DescribeConfigsSynonym_v1_3(buf: bytes, pos: int, version: int) -> tuple[DescribeConfigsSynonym, int]:
     synonym = blank_instance(DescribeConfigsSynonym)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         synonym.name, pos = _w.read_string_nn(buf, pos)
         field = "value"
         synonym.value, pos = _w.read_string(buf, pos)
@@ -232,16 +231,15 @@ def _read_DescribeConfigsSynonym_v1_3(buf: bytes, pos: int) -> tuple[DescribeCon
         pos += 1
         synonym.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return synonym, pos
 
 
-def _write_DescribeConfigsSynonym_v1_3(synonym: DescribeConfigsSynonym, out: bytearray) -> None:
+def _write_DescribeConfigsSynonym_v1_3(synonym: DescribeConfigsSynonym, out: bytearray, version: int) -> None:
     if synonym.unknown_tagged_fields:
         raise UnsupportedVersionError("DescribeConfigsSynonym version 1-3 cannot carry tagged fields")
-    field = ""
+    field = "name"
     try:
-        field = "name"
         _w.write_string(out, _w.non_null(synonym.name, "field name is null, which DescribeConfigsSynonym versions 1-3 do not allow (never nullable)"))
         field = "value"
         _w.write_string(out, synonym.value)
@@ -253,12 +251,10 @@ def _write_DescribeConfigsSynonym_v1_3(synonym: DescribeConfigsSynonym, out: byt
 
 # --- DescribeConfigsSynonym, version 4 (flexible) ---
 
-def _read_DescribeConfigsSynonym_v4(buf: bytes, pos: int) -> tuple[DescribeConfigsSynonym, int]:
+def _read_DescribeConfigsSynonym_v4(buf: bytes, pos: int, version: int) -> tuple[DescribeConfigsSynonym, int]:
     synonym = blank_instance(DescribeConfigsSynonym)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         synonym.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "value"
         synonym.value, pos = _w.read_compact_string(buf, pos)
@@ -266,276 +262,155 @@ def _read_DescribeConfigsSynonym_v4(buf: bytes, pos: int) -> tuple[DescribeConfi
         (synonym.source,) = _unpack_DescribeConfigsSynonym_source(buf, pos)
         pos += 1
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            synonym.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            synonym.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        synonym.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return synonym, pos
 
 
-def _write_DescribeConfigsSynonym_v4(synonym: DescribeConfigsSynonym, out: bytearray) -> None:
-    field = ""
+def _write_DescribeConfigsSynonym_v4(synonym: DescribeConfigsSynonym, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(synonym.name, "field name is null, which DescribeConfigsSynonym version 4 does not allow (never nullable)"))
         field = "value"
         _w.write_compact_string(out, synonym.value)
         field = "source"
         out += _pack_DescribeConfigsSynonym_source(synonym.source)
         field = "(tagged fields)"
-        if synonym.unknown_tagged_fields:
-            _w.write_tagged(out, [], synonym.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], synonym.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- DescribeConfigsResourceResult, version 0 ---
+# --- DescribeConfigsResourceResult, versions 0-3 ---
 
-def _read_DescribeConfigsResourceResult_v0(buf: bytes, pos: int) -> tuple[DescribeConfigsResourceResult, int]:
+def _read_DescribeConfigsResourceResult_v0_3(buf: bytes, pos: int, version: int) -> tuple[DescribeConfigsResourceResult, int]:
     result = blank_instance(DescribeConfigsResourceResult)
     result.config_source = -1
-    result.config_type = 0
-    result.documentation = ''
-    field = ""
-    index = 0
-    try:
-        field = "name"
-        result.name, pos = _w.read_string_nn(buf, pos)
-        field = "value"
-        result.value, pos = _w.read_string(buf, pos)
-        field = "read_only, is_default, is_sensitive"
-        result.read_only, result.is_default, result.is_sensitive = _unpack_DescribeConfigsResourceResult_read_only_to_is_sensitive(buf, pos)
-        pos += 3
-        result.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return result, pos
-
-
-def _write_DescribeConfigsResourceResult_v0(result: DescribeConfigsResourceResult, out: bytearray) -> None:
-    if result.unknown_tagged_fields:
-        raise UnsupportedVersionError("DescribeConfigsResourceResult version 0 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "name"
-        _w.write_string(out, _w.non_null(result.name, "field name is null, which DescribeConfigsResourceResult version 0 does not allow (never nullable)"))
-        field = "value"
-        _w.write_string(out, result.value)
-        field = "read_only, is_default, is_sensitive"
-        out += _pack_DescribeConfigsResourceResult_read_only_to_is_sensitive(result.read_only, result.is_default, result.is_sensitive)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DescribeConfigsResourceResult, versions 1-2 ---
-
-def _read_DescribeConfigsResourceResult_v1_2(buf: bytes, pos: int) -> tuple[DescribeConfigsResourceResult, int]:
-    result = blank_instance(DescribeConfigsResourceResult)
     result.is_default = False
     result.config_type = 0
     result.documentation = ''
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         result.name, pos = _w.read_string_nn(buf, pos)
         field = "value"
         result.value, pos = _w.read_string(buf, pos)
-        field = "read_only, config_source, is_sensitive"
-        result.read_only, result.config_source, result.is_sensitive = _unpack_DescribeConfigsResourceResult_read_only_config_source_is_sensitive(buf, pos)
-        pos += 3
-        field = "synonyms[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        synonyms_n, pos = _w.read_count(buf, pos, False)
-        if synonyms_n < 0:
-            raise DecodeError("non-nullable field synonyms was null", offset=pos)
-        elif synonyms_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            synonyms_items: list[DescribeConfigsSynonym] = []
-            for index in range(synonyms_n):
-                synonyms_item, pos = _read_DescribeConfigsSynonym_v1_3(buf, pos)
-                synonyms_items.append(synonyms_item)
-            result.synonyms = synonyms_items
-        result.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return result, pos
-
-
-def _write_DescribeConfigsResourceResult_v1_2(result: DescribeConfigsResourceResult, out: bytearray) -> None:
-    if result.is_default:
-        check_unsupported(result, "is_default", "1-2")
-    if result.unknown_tagged_fields:
-        raise UnsupportedVersionError("DescribeConfigsResourceResult version 1-2 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "name"
-        _w.write_string(out, _w.non_null(result.name, "field name is null, which DescribeConfigsResourceResult versions 1-2 do not allow (never nullable)"))
-        field = "value"
-        _w.write_string(out, result.value)
-        field = "read_only, config_source, is_sensitive"
-        out += _pack_DescribeConfigsResourceResult_read_only_config_source_is_sensitive(result.read_only, result.config_source, result.is_sensitive)
-        field = "synonyms[]"
-        synonyms_items = _w.non_null(result.synonyms, "field synonyms is null, which DescribeConfigsResourceResult versions 1-2 do not allow (never nullable)")
-        _w.write_count(out, len(synonyms_items), False)
-        for synonyms_item in synonyms_items:
-            _write_DescribeConfigsSynonym_v1_3(synonyms_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DescribeConfigsResourceResult, version 3 ---
-
-def _read_DescribeConfigsResourceResult_v3(buf: bytes, pos: int) -> tuple[DescribeConfigsResourceResult, int]:
-    result = blank_instance(DescribeConfigsResourceResult)
-    result.is_default = False
-    field = ""
-    index = 0
-    try:
-        field = "name"
-        result.name, pos = _w.read_string_nn(buf, pos)
-        field = "value"
-        result.value, pos = _w.read_string(buf, pos)
-        field = "read_only, config_source, is_sensitive"
-        result.read_only, result.config_source, result.is_sensitive = _unpack_DescribeConfigsResourceResult_read_only_config_source_is_sensitive(buf, pos)
-        pos += 3
-        field = "synonyms[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        synonyms_n, pos = _w.read_count(buf, pos, False)
-        if synonyms_n < 0:
-            raise DecodeError("non-nullable field synonyms was null", offset=pos)
-        elif synonyms_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            synonyms_items: list[DescribeConfigsSynonym] = []
-            for index in range(synonyms_n):
-                synonyms_item, pos = _read_DescribeConfigsSynonym_v1_3(buf, pos)
-                synonyms_items.append(synonyms_item)
-            result.synonyms = synonyms_items
-        field = "config_type"
-        (result.config_type,) = _unpack_DescribeConfigsResourceResult_config_type(buf, pos)
+        field = "read_only"
+        (result.read_only,) = _unpack_DescribeConfigsResourceResult_read_only(buf, pos)
         pos += 1
-        field = "documentation"
-        result.documentation, pos = _w.read_string(buf, pos)
+        if version >= 1:
+            field = "config_source"
+            (result.config_source,) = _unpack_DescribeConfigsResourceResult_config_source(buf, pos)
+            pos += 1
+        if version == 0:
+            field = "is_default"
+            (result.is_default,) = _unpack_DescribeConfigsResourceResult_is_default(buf, pos)
+            pos += 1
+        field = "is_sensitive"
+        (result.is_sensitive,) = _unpack_DescribeConfigsResourceResult_is_sensitive(buf, pos)
+        pos += 1
+        if version >= 1:
+            field = "synonyms"
+            result.synonyms, pos = _w.read_struct_array(buf, pos, False, _read_DescribeConfigsSynonym_v1_3, version)
+        if version >= 3:
+            field = "config_type"
+            (result.config_type,) = _unpack_DescribeConfigsResourceResult_config_type(buf, pos)
+            pos += 1
+            field = "documentation"
+            result.documentation, pos = _w.read_string(buf, pos)
         result.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_DescribeConfigsResourceResult_v3(result: DescribeConfigsResourceResult, out: bytearray) -> None:
-    if result.is_default:
-        check_unsupported(result, "is_default", "3")
+def _write_DescribeConfigsResourceResult_v0_3(result: DescribeConfigsResourceResult, out: bytearray, version: int) -> None:
+    if version != 0 and result.is_default:
+        check_unsupported(result, "is_default", str(version))
     if result.unknown_tagged_fields:
-        raise UnsupportedVersionError("DescribeConfigsResourceResult version 3 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("DescribeConfigsResourceResult version 0-3 cannot carry tagged fields")
+    field = "name"
     try:
-        field = "name"
-        _w.write_string(out, _w.non_null(result.name, "field name is null, which DescribeConfigsResourceResult version 3 does not allow (never nullable)"))
+        _w.write_string(out, _w.non_null(result.name, "field name is null, which DescribeConfigsResourceResult versions 0-3 do not allow (never nullable)"))
         field = "value"
         _w.write_string(out, result.value)
-        field = "read_only, config_source, is_sensitive"
-        out += _pack_DescribeConfigsResourceResult_read_only_config_source_is_sensitive(result.read_only, result.config_source, result.is_sensitive)
-        field = "synonyms[]"
-        synonyms_items = _w.non_null(result.synonyms, "field synonyms is null, which DescribeConfigsResourceResult version 3 does not allow (never nullable)")
-        _w.write_count(out, len(synonyms_items), False)
-        for synonyms_item in synonyms_items:
-            _write_DescribeConfigsSynonym_v1_3(synonyms_item, out)
-        field = "config_type"
-        out += _pack_DescribeConfigsResourceResult_config_type(result.config_type)
-        field = "documentation"
-        _w.write_string(out, result.documentation)
+        field = "read_only"
+        out += _pack_DescribeConfigsResourceResult_read_only(result.read_only)
+        if version >= 1:
+            field = "config_source"
+            out += _pack_DescribeConfigsResourceResult_config_source(result.config_source)
+        if version == 0:
+            field = "is_default"
+            out += _pack_DescribeConfigsResourceResult_is_default(result.is_default)
+        field = "is_sensitive"
+        out += _pack_DescribeConfigsResourceResult_is_sensitive(result.is_sensitive)
+        if version >= 1:
+            field = "synonyms"
+            _w.write_struct_array(out, _w.non_null(result.synonyms, "field synonyms is null, which DescribeConfigsResourceResult versions 0-3 do not allow (never nullable)"), False, _write_DescribeConfigsSynonym_v1_3, version)
+        if version >= 3:
+            field = "config_type"
+            out += _pack_DescribeConfigsResourceResult_config_type(result.config_type)
+            field = "documentation"
+            _w.write_string(out, result.documentation)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DescribeConfigsResourceResult, version 4 (flexible) ---
 
-def _read_DescribeConfigsResourceResult_v4(buf: bytes, pos: int) -> tuple[DescribeConfigsResourceResult, int]:
+def _read_DescribeConfigsResourceResult_v4(buf: bytes, pos: int, version: int) -> tuple[DescribeConfigsResourceResult, int]:
     result = blank_instance(DescribeConfigsResourceResult)
     result.is_default = False
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         result.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "value"
         result.value, pos = _w.read_compact_string(buf, pos)
         field = "read_only, config_source, is_sensitive"
-        result.read_only, result.config_source, result.is_sensitive = _unpack_DescribeConfigsResourceResult_read_only_config_source_is_sensitive(buf, pos)
+        result.read_only, result.config_source, result.is_sensitive = _unpack_DescribeConfigsResourceResult_read_only_to_is_sensitive(buf, pos)
         pos += 3
-        field = "synonyms[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        synonyms_n, pos = _w.read_count(buf, pos, True)
-        if synonyms_n < 0:
-            raise DecodeError("non-nullable field synonyms was null", offset=pos)
-        elif synonyms_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            synonyms_items: list[DescribeConfigsSynonym] = []
-            for index in range(synonyms_n):
-                synonyms_item, pos = _read_DescribeConfigsSynonym_v4(buf, pos)
-                synonyms_items.append(synonyms_item)
-            result.synonyms = synonyms_items
+        field = "synonyms"
+        result.synonyms, pos = _w.read_struct_array(buf, pos, True, _read_DescribeConfigsSynonym_v4, version)
         field = "config_type"
         (result.config_type,) = _unpack_DescribeConfigsResourceResult_config_type(buf, pos)
         pos += 1
         field = "documentation"
         result.documentation, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            result.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_DescribeConfigsResourceResult_v4(result: DescribeConfigsResourceResult, out: bytearray) -> None:
+def _write_DescribeConfigsResourceResult_v4(result: DescribeConfigsResourceResult, out: bytearray, version: int) -> None:
     if result.is_default:
         check_unsupported(result, "is_default", "4")
-    field = ""
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(result.name, "field name is null, which DescribeConfigsResourceResult version 4 does not allow (never nullable)"))
         field = "value"
         _w.write_compact_string(out, result.value)
         field = "read_only, config_source, is_sensitive"
-        out += _pack_DescribeConfigsResourceResult_read_only_config_source_is_sensitive(result.read_only, result.config_source, result.is_sensitive)
-        field = "synonyms[]"
-        synonyms_items = _w.non_null(result.synonyms, "field synonyms is null, which DescribeConfigsResourceResult version 4 does not allow (never nullable)")
-        _w.write_count(out, len(synonyms_items), True)
-        for synonyms_item in synonyms_items:
-            _write_DescribeConfigsSynonym_v4(synonyms_item, out)
+        out += _pack_DescribeConfigsResourceResult_read_only_to_is_sensitive(result.read_only, result.config_source, result.is_sensitive)
+        field = "synonyms"
+        _w.write_struct_array(out, _w.non_null(result.synonyms, "field synonyms is null, which DescribeConfigsResourceResult version 4 does not allow (never nullable)"), True, _write_DescribeConfigsSynonym_v4, version)
         field = "config_type"
         out += _pack_DescribeConfigsResourceResult_config_type(result.config_type)
         field = "documentation"
         _w.write_compact_string(out, result.documentation)
         field = "(tagged fields)"
-        if result.unknown_tagged_fields:
-            _w.write_tagged(out, [], result.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], result.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- DescribeConfigsResult, version 0 ---
+# --- DescribeConfigsResult, versions 0-3 ---
 
-def _read_DescribeConfigsResult_v0(buf: bytes, pos: int) -> tuple[DescribeConfigsResult, int]:
+def _read_DescribeConfigsResult_v0_3(buf: bytes, pos: int, version: int) -> tuple[DescribeConfigsResult, int]:
     result = blank_instance(DescribeConfigsResult)
-    field = ""
-    index = 0
+    field = "error_code"
     try:
-        field = "error_code"
         (result.error_code,) = _unpack_DescribeConfigsResult_error_code(buf, pos)
         pos += 2
         field = "error_message"
@@ -545,171 +420,38 @@ def _read_DescribeConfigsResult_v0(buf: bytes, pos: int) -> tuple[DescribeConfig
         pos += 1
         field = "resource_name"
         result.resource_name, pos = _w.read_string_nn(buf, pos)
-        field = "configs[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        configs_n, pos = _w.read_count(buf, pos, False)
-        if configs_n < 0:
-            raise DecodeError("non-nullable field configs was null", offset=pos)
-        elif configs_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            configs_items: list[DescribeConfigsResourceResult] = []
-            for index in range(configs_n):
-                configs_item, pos = _read_DescribeConfigsResourceResult_v0(buf, pos)
-                configs_items.append(configs_item)
-            result.configs = configs_items
+        field = "configs"
+        result.configs, pos = _w.read_struct_array(buf, pos, False, _read_DescribeConfigsResourceResult_v0_3, version)
         result.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_DescribeConfigsResult_v0(result: DescribeConfigsResult, out: bytearray) -> None:
+def _write_DescribeConfigsResult_v0_3(result: DescribeConfigsResult, out: bytearray, version: int) -> None:
     if result.unknown_tagged_fields:
-        raise UnsupportedVersionError("DescribeConfigsResult version 0 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("DescribeConfigsResult version 0-3 cannot carry tagged fields")
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_DescribeConfigsResult_error_code(result.error_code)
         field = "error_message"
         _w.write_string(out, result.error_message)
         field = "resource_type"
         out += _pack_DescribeConfigsResult_resource_type(result.resource_type)
         field = "resource_name"
-        _w.write_string(out, _w.non_null(result.resource_name, "field resource_name is null, which DescribeConfigsResult version 0 does not allow (never nullable)"))
-        field = "configs[]"
-        configs_items = _w.non_null(result.configs, "field configs is null, which DescribeConfigsResult version 0 does not allow (never nullable)")
-        _w.write_count(out, len(configs_items), False)
-        for configs_item in configs_items:
-            _write_DescribeConfigsResourceResult_v0(configs_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DescribeConfigsResult, versions 1-2 ---
-
-def _read_DescribeConfigsResult_v1_2(buf: bytes, pos: int) -> tuple[DescribeConfigsResult, int]:
-    result = blank_instance(DescribeConfigsResult)
-    field = ""
-    index = 0
-    try:
-        field = "error_code"
-        (result.error_code,) = _unpack_DescribeConfigsResult_error_code(buf, pos)
-        pos += 2
-        field = "error_message"
-        result.error_message, pos = _w.read_string(buf, pos)
-        field = "resource_type"
-        (result.resource_type,) = _unpack_DescribeConfigsResult_resource_type(buf, pos)
-        pos += 1
-        field = "resource_name"
-        result.resource_name, pos = _w.read_string_nn(buf, pos)
-        field = "configs[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        configs_n, pos = _w.read_count(buf, pos, False)
-        if configs_n < 0:
-            raise DecodeError("non-nullable field configs was null", offset=pos)
-        elif configs_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            configs_items: list[DescribeConfigsResourceResult] = []
-            for index in range(configs_n):
-                configs_item, pos = _read_DescribeConfigsResourceResult_v1_2(buf, pos)
-                configs_items.append(configs_item)
-            result.configs = configs_items
-        result.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return result, pos
-
-
-def _write_DescribeConfigsResult_v1_2(result: DescribeConfigsResult, out: bytearray) -> None:
-    if result.unknown_tagged_fields:
-        raise UnsupportedVersionError("DescribeConfigsResult version 1-2 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "error_code"
-        out += _pack_DescribeConfigsResult_error_code(result.error_code)
-        field = "error_message"
-        _w.write_string(out, result.error_message)
-        field = "resource_type"
-        out += _pack_DescribeConfigsResult_resource_type(result.resource_type)
-        field = "resource_name"
-        _w.write_string(out, _w.non_null(result.resource_name, "field resource_name is null, which DescribeConfigsResult versions 1-2 do not allow (never nullable)"))
-        field = "configs[]"
-        configs_items = _w.non_null(result.configs, "field configs is null, which DescribeConfigsResult versions 1-2 do not allow (never nullable)")
-        _w.write_count(out, len(configs_items), False)
-        for configs_item in configs_items:
-            _write_DescribeConfigsResourceResult_v1_2(configs_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DescribeConfigsResult, version 3 ---
-
-def _read_DescribeConfigsResult_v3(buf: bytes, pos: int) -> tuple[DescribeConfigsResult, int]:
-    result = blank_instance(DescribeConfigsResult)
-    field = ""
-    index = 0
-    try:
-        field = "error_code"
-        (result.error_code,) = _unpack_DescribeConfigsResult_error_code(buf, pos)
-        pos += 2
-        field = "error_message"
-        result.error_message, pos = _w.read_string(buf, pos)
-        field = "resource_type"
-        (result.resource_type,) = _unpack_DescribeConfigsResult_resource_type(buf, pos)
-        pos += 1
-        field = "resource_name"
-        result.resource_name, pos = _w.read_string_nn(buf, pos)
-        field = "configs[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        configs_n, pos = _w.read_count(buf, pos, False)
-        if configs_n < 0:
-            raise DecodeError("non-nullable field configs was null", offset=pos)
-        elif configs_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            configs_items: list[DescribeConfigsResourceResult] = []
-            for index in range(configs_n):
-                configs_item, pos = _read_DescribeConfigsResourceResult_v3(buf, pos)
-                configs_items.append(configs_item)
-            result.configs = configs_items
-        result.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return result, pos
-
-
-def _write_DescribeConfigsResult_v3(result: DescribeConfigsResult, out: bytearray) -> None:
-    if result.unknown_tagged_fields:
-        raise UnsupportedVersionError("DescribeConfigsResult version 3 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "error_code"
-        out += _pack_DescribeConfigsResult_error_code(result.error_code)
-        field = "error_message"
-        _w.write_string(out, result.error_message)
-        field = "resource_type"
-        out += _pack_DescribeConfigsResult_resource_type(result.resource_type)
-        field = "resource_name"
-        _w.write_string(out, _w.non_null(result.resource_name, "field resource_name is null, which DescribeConfigsResult version 3 does not allow (never nullable)"))
-        field = "configs[]"
-        configs_items = _w.non_null(result.configs, "field configs is null, which DescribeConfigsResult version 3 does not allow (never nullable)")
-        _w.write_count(out, len(configs_items), False)
-        for configs_item in configs_items:
-            _write_DescribeConfigsResourceResult_v3(configs_item, out)
+        _w.write_string(out, _w.non_null(result.resource_name, "field resource_name is null, which DescribeConfigsResult versions 0-3 do not allow (never nullable)"))
+        field = "configs"
+        _w.write_struct_array(out, _w.non_null(result.configs, "field configs is null, which DescribeConfigsResult versions 0-3 do not allow (never nullable)"), False, _write_DescribeConfigsResourceResult_v0_3, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DescribeConfigsResult, version 4 (flexible) ---
 
-def _read_DescribeConfigsResult_v4(buf: bytes, pos: int) -> tuple[DescribeConfigsResult, int]:
+def _read_DescribeConfigsResult_v4(buf: bytes, pos: int, version: int) -> tuple[DescribeConfigsResult, int]:
     result = blank_instance(DescribeConfigsResult)
-    field = ""
-    index = 0
+    field = "error_code"
     try:
-        field = "error_code"
         (result.error_code,) = _unpack_DescribeConfigsResult_error_code(buf, pos)
         pos += 2
         field = "error_message"
@@ -719,34 +461,18 @@ def _read_DescribeConfigsResult_v4(buf: bytes, pos: int) -> tuple[DescribeConfig
         pos += 1
         field = "resource_name"
         result.resource_name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "configs[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        configs_n, pos = _w.read_count(buf, pos, True)
-        if configs_n < 0:
-            raise DecodeError("non-nullable field configs was null", offset=pos)
-        elif configs_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            configs_items: list[DescribeConfigsResourceResult] = []
-            for index in range(configs_n):
-                configs_item, pos = _read_DescribeConfigsResourceResult_v4(buf, pos)
-                configs_items.append(configs_item)
-            result.configs = configs_items
+        field = "configs"
+        result.configs, pos = _w.read_struct_array(buf, pos, True, _read_DescribeConfigsResourceResult_v4, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            result.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_DescribeConfigsResult_v4(result: DescribeConfigsResult, out: bytearray) -> None:
-    field = ""
+def _write_DescribeConfigsResult_v4(result: DescribeConfigsResult, out: bytearray, version: int) -> None:
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_DescribeConfigsResult_error_code(result.error_code)
         field = "error_message"
         _w.write_compact_string(out, result.error_message)
@@ -754,204 +480,67 @@ def _write_DescribeConfigsResult_v4(result: DescribeConfigsResult, out: bytearra
         out += _pack_DescribeConfigsResult_resource_type(result.resource_type)
         field = "resource_name"
         _w.write_compact_string(out, _w.non_null(result.resource_name, "field resource_name is null, which DescribeConfigsResult version 4 does not allow (never nullable)"))
-        field = "configs[]"
-        configs_items = _w.non_null(result.configs, "field configs is null, which DescribeConfigsResult version 4 does not allow (never nullable)")
-        _w.write_count(out, len(configs_items), True)
-        for configs_item in configs_items:
-            _write_DescribeConfigsResourceResult_v4(configs_item, out)
+        field = "configs"
+        _w.write_struct_array(out, _w.non_null(result.configs, "field configs is null, which DescribeConfigsResult version 4 does not allow (never nullable)"), True, _write_DescribeConfigsResourceResult_v4, version)
         field = "(tagged fields)"
-        if result.unknown_tagged_fields:
-            _w.write_tagged(out, [], result.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], result.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- DescribeConfigsResponse, version 0 ---
+# --- DescribeConfigsResponse, versions 0-3 ---
 
-def _read_DescribeConfigsResponse_v0(buf: bytes, pos: int) -> tuple[DescribeConfigsResponse, int]:
+def _read_DescribeConfigsResponse_v0_3(buf: bytes, pos: int, version: int) -> tuple[DescribeConfigsResponse, int]:
     response = blank_instance(DescribeConfigsResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DescribeConfigsResponse_throttle_time_ms(buf, pos)
         pos += 4
-        field = "results[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        results_n, pos = _w.read_count(buf, pos, False)
-        if results_n < 0:
-            raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            results_items: list[DescribeConfigsResult] = []
-            for index in range(results_n):
-                results_item, pos = _read_DescribeConfigsResult_v0(buf, pos)
-                results_items.append(results_item)
-            response.results = results_items
+        field = "results"
+        response.results, pos = _w.read_struct_array(buf, pos, False, _read_DescribeConfigsResult_v0_3, version)
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_DescribeConfigsResponse_v0(response: DescribeConfigsResponse, out: bytearray) -> None:
+def _write_DescribeConfigsResponse_v0_3(response: DescribeConfigsResponse, out: bytearray, version: int) -> None:
     if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("DescribeConfigsResponse version 0 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("DescribeConfigsResponse version 0-3 cannot carry tagged fields")
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_DescribeConfigsResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "results[]"
-        results_items = _w.non_null(response.results, "field results is null, which DescribeConfigsResponse version 0 does not allow (never nullable)")
-        _w.write_count(out, len(results_items), False)
-        for results_item in results_items:
-            _write_DescribeConfigsResult_v0(results_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DescribeConfigsResponse, versions 1-2 ---
-
-def _read_DescribeConfigsResponse_v1_2(buf: bytes, pos: int) -> tuple[DescribeConfigsResponse, int]:
-    response = blank_instance(DescribeConfigsResponse)
-    field = ""
-    index = 0
-    try:
-        field = "throttle_time_ms"
-        (response.throttle_time_ms,) = _unpack_DescribeConfigsResponse_throttle_time_ms(buf, pos)
-        pos += 4
-        field = "results[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        results_n, pos = _w.read_count(buf, pos, False)
-        if results_n < 0:
-            raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            results_items: list[DescribeConfigsResult] = []
-            for index in range(results_n):
-                results_item, pos = _read_DescribeConfigsResult_v1_2(buf, pos)
-                results_items.append(results_item)
-            response.results = results_items
-        response.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_DescribeConfigsResponse_v1_2(response: DescribeConfigsResponse, out: bytearray) -> None:
-    if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("DescribeConfigsResponse version 1-2 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "throttle_time_ms"
-        out += _pack_DescribeConfigsResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "results[]"
-        results_items = _w.non_null(response.results, "field results is null, which DescribeConfigsResponse versions 1-2 do not allow (never nullable)")
-        _w.write_count(out, len(results_items), False)
-        for results_item in results_items:
-            _write_DescribeConfigsResult_v1_2(results_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DescribeConfigsResponse, version 3 ---
-
-def _read_DescribeConfigsResponse_v3(buf: bytes, pos: int) -> tuple[DescribeConfigsResponse, int]:
-    response = blank_instance(DescribeConfigsResponse)
-    field = ""
-    index = 0
-    try:
-        field = "throttle_time_ms"
-        (response.throttle_time_ms,) = _unpack_DescribeConfigsResponse_throttle_time_ms(buf, pos)
-        pos += 4
-        field = "results[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        results_n, pos = _w.read_count(buf, pos, False)
-        if results_n < 0:
-            raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            results_items: list[DescribeConfigsResult] = []
-            for index in range(results_n):
-                results_item, pos = _read_DescribeConfigsResult_v3(buf, pos)
-                results_items.append(results_item)
-            response.results = results_items
-        response.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_DescribeConfigsResponse_v3(response: DescribeConfigsResponse, out: bytearray) -> None:
-    if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("DescribeConfigsResponse version 3 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "throttle_time_ms"
-        out += _pack_DescribeConfigsResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "results[]"
-        results_items = _w.non_null(response.results, "field results is null, which DescribeConfigsResponse version 3 does not allow (never nullable)")
-        _w.write_count(out, len(results_items), False)
-        for results_item in results_items:
-            _write_DescribeConfigsResult_v3(results_item, out)
+        field = "results"
+        _w.write_struct_array(out, _w.non_null(response.results, "field results is null, which DescribeConfigsResponse versions 0-3 do not allow (never nullable)"), False, _write_DescribeConfigsResult_v0_3, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DescribeConfigsResponse, version 4 (flexible) ---
 
-def _read_DescribeConfigsResponse_v4(buf: bytes, pos: int) -> tuple[DescribeConfigsResponse, int]:
+def _read_DescribeConfigsResponse_v4(buf: bytes, pos: int, version: int) -> tuple[DescribeConfigsResponse, int]:
     response = blank_instance(DescribeConfigsResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DescribeConfigsResponse_throttle_time_ms(buf, pos)
         pos += 4
-        field = "results[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        results_n, pos = _w.read_count(buf, pos, True)
-        if results_n < 0:
-            raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            results_items: list[DescribeConfigsResult] = []
-            for index in range(results_n):
-                results_item, pos = _read_DescribeConfigsResult_v4(buf, pos)
-                results_items.append(results_item)
-            response.results = results_items
+        field = "results"
+        response.results, pos = _w.read_struct_array(buf, pos, True, _read_DescribeConfigsResult_v4, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_DescribeConfigsResponse_v4(response: DescribeConfigsResponse, out: bytearray) -> None:
-    field = ""
+def _write_DescribeConfigsResponse_v4(response: DescribeConfigsResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_DescribeConfigsResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "results[]"
-        results_items = _w.non_null(response.results, "field results is null, which DescribeConfigsResponse version 4 does not allow (never nullable)")
-        _w.write_count(out, len(results_items), True)
-        for results_item in results_items:
-            _write_DescribeConfigsResult_v4(results_item, out)
+        field = "results"
+        _w.write_struct_array(out, _w.non_null(response.results, "field results is null, which DescribeConfigsResponse version 4 does not allow (never nullable)"), True, _write_DescribeConfigsResult_v4, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -964,15 +553,15 @@ _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 _V3_PLUS = (3, 32767)
 
-DescribeConfigsSynonym._READERS = (None, _read_DescribeConfigsSynonym_v1_3, _read_DescribeConfigsSynonym_v1_3, _read_DescribeConfigsSynonym_v1_3, _read_DescribeConfigsSynonym_v4)
-DescribeConfigsSynonym._WRITERS = (None, _write_DescribeConfigsSynonym_v1_3, _write_DescribeConfigsSynonym_v1_3, _write_DescribeConfigsSynonym_v1_3, _write_DescribeConfigsSynonym_v4)
+DescribeConfigsSynonym._READERS = _w.bind_versions((None, _read_DescribeConfigsSynonym_v1_3, _read_DescribeConfigsSynonym_v1_3, _read_DescribeConfigsSynonym_v1_3, _read_DescribeConfigsSynonym_v4))
+DescribeConfigsSynonym._WRITERS = _w.bind_versions((None, _write_DescribeConfigsSynonym_v1_3, _write_DescribeConfigsSynonym_v1_3, _write_DescribeConfigsSynonym_v1_3, _write_DescribeConfigsSynonym_v4))
 DescribeConfigsSynonym.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V1_PLUS, default=''),
     FieldInfo(attr="value", json_name="value", type="string", versions=_V1_PLUS, nullable=_V0_PLUS, default=''),
     FieldInfo(attr="source", json_name="source", type="int8", versions=_V1_PLUS, default=0),
 )
-DescribeConfigsResourceResult._READERS = (_read_DescribeConfigsResourceResult_v0, _read_DescribeConfigsResourceResult_v1_2, _read_DescribeConfigsResourceResult_v1_2, _read_DescribeConfigsResourceResult_v3, _read_DescribeConfigsResourceResult_v4)
-DescribeConfigsResourceResult._WRITERS = (_write_DescribeConfigsResourceResult_v0, _write_DescribeConfigsResourceResult_v1_2, _write_DescribeConfigsResourceResult_v1_2, _write_DescribeConfigsResourceResult_v3, _write_DescribeConfigsResourceResult_v4)
+DescribeConfigsResourceResult._READERS = _w.bind_versions((_read_DescribeConfigsResourceResult_v0_3, _read_DescribeConfigsResourceResult_v0_3, _read_DescribeConfigsResourceResult_v0_3, _read_DescribeConfigsResourceResult_v0_3, _read_DescribeConfigsResourceResult_v4))
+DescribeConfigsResourceResult._WRITERS = _w.bind_versions((_write_DescribeConfigsResourceResult_v0_3, _write_DescribeConfigsResourceResult_v0_3, _write_DescribeConfigsResourceResult_v0_3, _write_DescribeConfigsResourceResult_v0_3, _write_DescribeConfigsResourceResult_v4))
 DescribeConfigsResourceResult._LAZY_DEFAULTS = {"synonyms": list}
 DescribeConfigsResourceResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
@@ -985,8 +574,8 @@ DescribeConfigsResourceResult.FIELDS = (  # what the runtime knows of each field
     FieldInfo(attr="config_type", json_name="configType", type="int8", versions=_V3_PLUS, ignorable=True, default=0),
     FieldInfo(attr="documentation", json_name="documentation", type="string", versions=_V3_PLUS, nullable=_V0_PLUS, ignorable=True, default=''),
 )
-DescribeConfigsResult._READERS = (_read_DescribeConfigsResult_v0, _read_DescribeConfigsResult_v1_2, _read_DescribeConfigsResult_v1_2, _read_DescribeConfigsResult_v3, _read_DescribeConfigsResult_v4)
-DescribeConfigsResult._WRITERS = (_write_DescribeConfigsResult_v0, _write_DescribeConfigsResult_v1_2, _write_DescribeConfigsResult_v1_2, _write_DescribeConfigsResult_v3, _write_DescribeConfigsResult_v4)
+DescribeConfigsResult._READERS = _w.bind_versions((_read_DescribeConfigsResult_v0_3, _read_DescribeConfigsResult_v0_3, _read_DescribeConfigsResult_v0_3, _read_DescribeConfigsResult_v0_3, _read_DescribeConfigsResult_v4))
+DescribeConfigsResult._WRITERS = _w.bind_versions((_write_DescribeConfigsResult_v0_3, _write_DescribeConfigsResult_v0_3, _write_DescribeConfigsResult_v0_3, _write_DescribeConfigsResult_v0_3, _write_DescribeConfigsResult_v4))
 DescribeConfigsResult._LAZY_DEFAULTS = {"configs": list}
 DescribeConfigsResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
@@ -995,8 +584,8 @@ DescribeConfigsResult.FIELDS = (  # what the runtime knows of each field (kwire.
     FieldInfo(attr="resource_name", json_name="resourceName", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="configs", json_name="configs", type="[]DescribeConfigsResourceResult", versions=_V0_PLUS, default=(), struct=DescribeConfigsResourceResult),
 )
-DescribeConfigsResponse._READERS = (_read_DescribeConfigsResponse_v0, _read_DescribeConfigsResponse_v1_2, _read_DescribeConfigsResponse_v1_2, _read_DescribeConfigsResponse_v3, _read_DescribeConfigsResponse_v4)
-DescribeConfigsResponse._WRITERS = (_write_DescribeConfigsResponse_v0, _write_DescribeConfigsResponse_v1_2, _write_DescribeConfigsResponse_v1_2, _write_DescribeConfigsResponse_v3, _write_DescribeConfigsResponse_v4)
+DescribeConfigsResponse._READERS = _w.bind_versions((_read_DescribeConfigsResponse_v0_3, _read_DescribeConfigsResponse_v0_3, _read_DescribeConfigsResponse_v0_3, _read_DescribeConfigsResponse_v0_3, _read_DescribeConfigsResponse_v4))
+DescribeConfigsResponse._WRITERS = _w.bind_versions((_write_DescribeConfigsResponse_v0_3, _write_DescribeConfigsResponse_v0_3, _write_DescribeConfigsResponse_v0_3, _write_DescribeConfigsResponse_v0_3, _write_DescribeConfigsResponse_v4))
 DescribeConfigsResponse._LAZY_DEFAULTS = {"results": list}
 DescribeConfigsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

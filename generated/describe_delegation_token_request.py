@@ -2,10 +2,9 @@
 
 Request message, versions 0-3, flexible versions 2+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,10 +20,9 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 class DescribeDelegationTokenOwner(GeneratedStruct):
     """Owners whose tokens to list, or null for every token the caller may see."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "principal_type": 'Principal type of the owner (normally User).',
         "principal_name": 'Name of the owner whose tokens to list.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeDelegationTokenOwner"
@@ -51,9 +49,8 @@ class DescribeDelegationTokenRequest(GeneratedStruct):
     """Kafka's DescribeDelegationTokenRequest (request, apiKey 41), versions 0-3, flexible versions
     2+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "owners": 'Owners whose tokens to list, or null for every token the caller may see.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeDelegationTokenRequest"
@@ -81,27 +78,24 @@ class DescribeDelegationTokenRequest(GeneratedStruct):
 
 # --- DescribeDelegationTokenOwner, versions 0-1 ---
 
-def _read_DescribeDelegationTokenOwner_v0_1(buf: bytes, pos: int) -> tuple[DescribeDelegationTokenOwner, int]:
+def _read_DescribeDelegationTokenOwner_v0_1(buf: bytes, pos: int, version: int) -> tuple[DescribeDelegationTokenOwner, int]:
     owner = blank_instance(DescribeDelegationTokenOwner)
-    field = ""
-    index = 0
+    field = "principal_type"
     try:
-        field = "principal_type"
         owner.principal_type, pos = _w.read_string_nn(buf, pos)
         field = "principal_name"
         owner.principal_name, pos = _w.read_string_nn(buf, pos)
         owner.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return owner, pos
 
 
-def _write_DescribeDelegationTokenOwner_v0_1(owner: DescribeDelegationTokenOwner, out: bytearray) -> None:
+def _write_DescribeDelegationTokenOwner_v0_1(owner: DescribeDelegationTokenOwner, out: bytearray, version: int) -> None:
     if owner.unknown_tagged_fields:
         raise UnsupportedVersionError("DescribeDelegationTokenOwner version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "principal_type"
     try:
-        field = "principal_type"
         _w.write_string(out, _w.non_null(owner.principal_type, "field principal_type is null, which DescribeDelegationTokenOwner versions 0-1 do not allow (never nullable)"))
         field = "principal_name"
         _w.write_string(out, _w.non_null(owner.principal_name, "field principal_name is null, which DescribeDelegationTokenOwner versions 0-1 do not allow (never nullable)"))
@@ -111,132 +105,75 @@ def _write_DescribeDelegationTokenOwner_v0_1(owner: DescribeDelegationTokenOwner
 
 # --- DescribeDelegationTokenOwner, versions 2-3 (flexible) ---
 
-def _read_DescribeDelegationTokenOwner_v2_3(buf: bytes, pos: int) -> tuple[DescribeDelegationTokenOwner, int]:
+def _read_DescribeDelegationTokenOwner_v2_3(buf: bytes, pos: int, version: int) -> tuple[DescribeDelegationTokenOwner, int]:
     owner = blank_instance(DescribeDelegationTokenOwner)
-    field = ""
-    index = 0
+    field = "principal_type"
     try:
-        field = "principal_type"
         owner.principal_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "principal_name"
         owner.principal_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            owner.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            owner.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        owner.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return owner, pos
 
 
-def _write_DescribeDelegationTokenOwner_v2_3(owner: DescribeDelegationTokenOwner, out: bytearray) -> None:
-    field = ""
+def _write_DescribeDelegationTokenOwner_v2_3(owner: DescribeDelegationTokenOwner, out: bytearray, version: int) -> None:
+    field = "principal_type"
     try:
-        field = "principal_type"
         _w.write_compact_string(out, _w.non_null(owner.principal_type, "field principal_type is null, which DescribeDelegationTokenOwner versions 2-3 do not allow (never nullable)"))
         field = "principal_name"
         _w.write_compact_string(out, _w.non_null(owner.principal_name, "field principal_name is null, which DescribeDelegationTokenOwner versions 2-3 do not allow (never nullable)"))
         field = "(tagged fields)"
-        if owner.unknown_tagged_fields:
-            _w.write_tagged(out, [], owner.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], owner.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DescribeDelegationTokenRequest, versions 0-1 ---
 
-def _read_DescribeDelegationTokenRequest_v0_1(buf: bytes, pos: int) -> tuple[DescribeDelegationTokenRequest, int]:
+def _read_DescribeDelegationTokenRequest_v0_1(buf: bytes, pos: int, version: int) -> tuple[DescribeDelegationTokenRequest, int]:
     request = blank_instance(DescribeDelegationTokenRequest)
-    field = ""
-    index = 0
+    field = "owners"
     try:
-        field = "owners[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        owners_n, pos = _w.read_count(buf, pos, False)
-        if owners_n < 0:
-            request.owners = None
-        elif owners_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            owners_items: list[DescribeDelegationTokenOwner] = []
-            for index in range(owners_n):
-                owners_item, pos = _read_DescribeDelegationTokenOwner_v0_1(buf, pos)
-                owners_items.append(owners_item)
-            request.owners = owners_items
+        request.owners, pos = _w.read_nullable_struct_array(buf, pos, False, _read_DescribeDelegationTokenOwner_v0_1, version)
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_DescribeDelegationTokenRequest_v0_1(request: DescribeDelegationTokenRequest, out: bytearray) -> None:
+def _write_DescribeDelegationTokenRequest_v0_1(request: DescribeDelegationTokenRequest, out: bytearray, version: int) -> None:
     if request.unknown_tagged_fields:
         raise UnsupportedVersionError("DescribeDelegationTokenRequest version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "owners"
     try:
-        field = "owners[]"
-        owners_items = request.owners
-        if owners_items is None:
-            _w.write_count(out, None, False)
-        else:
-            _w.write_count(out, len(owners_items), False)
-            for owners_item in owners_items:
-                _write_DescribeDelegationTokenOwner_v0_1(owners_item, out)
+        _w.write_struct_array(out, request.owners, False, _write_DescribeDelegationTokenOwner_v0_1, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DescribeDelegationTokenRequest, versions 2-3 (flexible) ---
 
-def _read_DescribeDelegationTokenRequest_v2_3(buf: bytes, pos: int) -> tuple[DescribeDelegationTokenRequest, int]:
+def _read_DescribeDelegationTokenRequest_v2_3(buf: bytes, pos: int, version: int) -> tuple[DescribeDelegationTokenRequest, int]:
     request = blank_instance(DescribeDelegationTokenRequest)
-    field = ""
-    index = 0
+    field = "owners"
     try:
-        field = "owners[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        owners_n, pos = _w.read_count(buf, pos, True)
-        if owners_n < 0:
-            request.owners = None
-        elif owners_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            owners_items: list[DescribeDelegationTokenOwner] = []
-            for index in range(owners_n):
-                owners_item, pos = _read_DescribeDelegationTokenOwner_v2_3(buf, pos)
-                owners_items.append(owners_item)
-            request.owners = owners_items
+        request.owners, pos = _w.read_nullable_struct_array(buf, pos, True, _read_DescribeDelegationTokenOwner_v2_3, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_DescribeDelegationTokenRequest_v2_3(request: DescribeDelegationTokenRequest, out: bytearray) -> None:
-    field = ""
+def _write_DescribeDelegationTokenRequest_v2_3(request: DescribeDelegationTokenRequest, out: bytearray, version: int) -> None:
+    field = "owners"
     try:
-        field = "owners[]"
-        owners_items = request.owners
-        if owners_items is None:
-            _w.write_count(out, None, True)
-        else:
-            _w.write_count(out, len(owners_items), True)
-            for owners_item in owners_items:
-                _write_DescribeDelegationTokenOwner_v2_3(owners_item, out)
+        _w.write_struct_array(out, request.owners, True, _write_DescribeDelegationTokenOwner_v2_3, version)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -246,14 +183,14 @@ def _write_DescribeDelegationTokenRequest_v2_3(request: DescribeDelegationTokenR
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-DescribeDelegationTokenOwner._READERS = (_read_DescribeDelegationTokenOwner_v0_1, _read_DescribeDelegationTokenOwner_v0_1, _read_DescribeDelegationTokenOwner_v2_3, _read_DescribeDelegationTokenOwner_v2_3)
-DescribeDelegationTokenOwner._WRITERS = (_write_DescribeDelegationTokenOwner_v0_1, _write_DescribeDelegationTokenOwner_v0_1, _write_DescribeDelegationTokenOwner_v2_3, _write_DescribeDelegationTokenOwner_v2_3)
+DescribeDelegationTokenOwner._READERS = _w.bind_versions((_read_DescribeDelegationTokenOwner_v0_1, _read_DescribeDelegationTokenOwner_v0_1, _read_DescribeDelegationTokenOwner_v2_3, _read_DescribeDelegationTokenOwner_v2_3))
+DescribeDelegationTokenOwner._WRITERS = _w.bind_versions((_write_DescribeDelegationTokenOwner_v0_1, _write_DescribeDelegationTokenOwner_v0_1, _write_DescribeDelegationTokenOwner_v2_3, _write_DescribeDelegationTokenOwner_v2_3))
 DescribeDelegationTokenOwner.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="principal_type", json_name="principalType", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="principal_name", json_name="principalName", type="string", versions=_V0_PLUS, default=''),
 )
-DescribeDelegationTokenRequest._READERS = (_read_DescribeDelegationTokenRequest_v0_1, _read_DescribeDelegationTokenRequest_v0_1, _read_DescribeDelegationTokenRequest_v2_3, _read_DescribeDelegationTokenRequest_v2_3)
-DescribeDelegationTokenRequest._WRITERS = (_write_DescribeDelegationTokenRequest_v0_1, _write_DescribeDelegationTokenRequest_v0_1, _write_DescribeDelegationTokenRequest_v2_3, _write_DescribeDelegationTokenRequest_v2_3)
+DescribeDelegationTokenRequest._READERS = _w.bind_versions((_read_DescribeDelegationTokenRequest_v0_1, _read_DescribeDelegationTokenRequest_v0_1, _read_DescribeDelegationTokenRequest_v2_3, _read_DescribeDelegationTokenRequest_v2_3))
+DescribeDelegationTokenRequest._WRITERS = _w.bind_versions((_write_DescribeDelegationTokenRequest_v0_1, _write_DescribeDelegationTokenRequest_v0_1, _write_DescribeDelegationTokenRequest_v2_3, _write_DescribeDelegationTokenRequest_v2_3))
 DescribeDelegationTokenRequest._LAZY_DEFAULTS = {"owners": list}
 DescribeDelegationTokenRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="owners", json_name="owners", type="[]DescribeDelegationTokenOwner", versions=_V0_PLUS, nullable=_V0_PLUS, default=(), struct=DescribeDelegationTokenOwner),

@@ -2,10 +2,9 @@
 
 Response message, versions 0-3, flexible versions 2+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -30,10 +29,9 @@ _pack_DescribeDelegationTokenResponse_throttle_time_ms = struct.Struct(">i").pac
 class DescribedDelegationTokenRenewer(GeneratedStruct):
     """Principals besides the owner that may renew the token."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "principal_type": 'Principal type of the renewer.',
         "principal_name": 'Name of the principal allowed to renew.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribedDelegationTokenRenewer"
@@ -59,7 +57,7 @@ class DescribedDelegationTokenRenewer(GeneratedStruct):
 class DescribedDelegationToken(GeneratedStruct):
     """The tokens matching the request that the caller may see."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "principal_type": "Principal type of the token's owner.",
         "principal_name": "Name of the token's owner.",
         "token_requester_principal_type": 'Principal type of the user who created the token.',
@@ -70,7 +68,6 @@ class DescribedDelegationToken(GeneratedStruct):
         "token_id": 'Id of the token (the SCRAM user name when authenticating with it).',
         "hmac": "The token's secret (the SCRAM password when authenticating with it).",
         "renewers": 'Principals besides the owner that may renew the token.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribedDelegationToken"
@@ -129,11 +126,10 @@ class DescribeDelegationTokenResponse(GeneratedStruct):
     """Kafka's DescribeDelegationTokenResponse (response, apiKey 41), versions 0-3, flexible
     versions 2+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "error_code": 'Outcome, 0 on success; for example DELEGATION_TOKEN_AUTH_DISABLED.',
         "tokens": 'The tokens matching the request that the caller may see.',
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeDelegationTokenResponse"
@@ -168,27 +164,24 @@ class DescribeDelegationTokenResponse(GeneratedStruct):
 
 # --- DescribedDelegationTokenRenewer, versions 0-1 ---
 
-def _read_DescribedDelegationTokenRenewer_v0_1(buf: bytes, pos: int) -> tuple[DescribedDelegationTokenRenewer, int]:
+def _read_DescribedDelegationTokenRenewer_v0_1(buf: bytes, pos: int, version: int) -> tuple[DescribedDelegationTokenRenewer, int]:
     renewer = blank_instance(DescribedDelegationTokenRenewer)
-    field = ""
-    index = 0
+    field = "principal_type"
     try:
-        field = "principal_type"
         renewer.principal_type, pos = _w.read_string_nn(buf, pos)
         field = "principal_name"
         renewer.principal_name, pos = _w.read_string_nn(buf, pos)
         renewer.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return renewer, pos
 
 
-def _write_DescribedDelegationTokenRenewer_v0_1(renewer: DescribedDelegationTokenRenewer, out: bytearray) -> None:
+def _write_DescribedDelegationTokenRenewer_v0_1(renewer: DescribedDelegationTokenRenewer, out: bytearray, version: int) -> None:
     if renewer.unknown_tagged_fields:
         raise UnsupportedVersionError("DescribedDelegationTokenRenewer version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "principal_type"
     try:
-        field = "principal_type"
         _w.write_string(out, _w.non_null(renewer.principal_type, "field principal_type is null, which DescribedDelegationTokenRenewer versions 0-1 do not allow (never nullable)"))
         field = "principal_name"
         _w.write_string(out, _w.non_null(renewer.principal_name, "field principal_name is null, which DescribedDelegationTokenRenewer versions 0-1 do not allow (never nullable)"))
@@ -198,52 +191,40 @@ def _write_DescribedDelegationTokenRenewer_v0_1(renewer: DescribedDelegationToke
 
 # --- DescribedDelegationTokenRenewer, versions 2-3 (flexible) ---
 
-def _read_DescribedDelegationTokenRenewer_v2_3(buf: bytes, pos: int) -> tuple[DescribedDelegationTokenRenewer, int]:
+def _read_DescribedDelegationTokenRenewer_v2_3(buf: bytes, pos: int, version: int) -> tuple[DescribedDelegationTokenRenewer, int]:
     renewer = blank_instance(DescribedDelegationTokenRenewer)
-    field = ""
-    index = 0
+    field = "principal_type"
     try:
-        field = "principal_type"
         renewer.principal_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "principal_name"
         renewer.principal_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            renewer.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            renewer.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        renewer.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return renewer, pos
 
 
-def _write_DescribedDelegationTokenRenewer_v2_3(renewer: DescribedDelegationTokenRenewer, out: bytearray) -> None:
-    field = ""
+def _write_DescribedDelegationTokenRenewer_v2_3(renewer: DescribedDelegationTokenRenewer, out: bytearray, version: int) -> None:
+    field = "principal_type"
     try:
-        field = "principal_type"
         _w.write_compact_string(out, _w.non_null(renewer.principal_type, "field principal_type is null, which DescribedDelegationTokenRenewer versions 2-3 do not allow (never nullable)"))
         field = "principal_name"
         _w.write_compact_string(out, _w.non_null(renewer.principal_name, "field principal_name is null, which DescribedDelegationTokenRenewer versions 2-3 do not allow (never nullable)"))
         field = "(tagged fields)"
-        if renewer.unknown_tagged_fields:
-            _w.write_tagged(out, [], renewer.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], renewer.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DescribedDelegationToken, versions 0-1 ---
 
-def _read_DescribedDelegationToken_v0_1(buf: bytes, pos: int) -> tuple[DescribedDelegationToken, int]:
+def _read_DescribedDelegationToken_v0_1(buf: bytes, pos: int, version: int) -> tuple[DescribedDelegationToken, int]:
     token = blank_instance(DescribedDelegationToken)
     token.token_requester_principal_type = ''
     token.token_requester_principal_name = ''
-    field = ""
-    index = 0
+    field = "principal_type"
     try:
-        field = "principal_type"
         token.principal_type, pos = _w.read_string_nn(buf, pos)
         field = "principal_name"
         token.principal_name, pos = _w.read_string_nn(buf, pos)
@@ -254,35 +235,23 @@ def _read_DescribedDelegationToken_v0_1(buf: bytes, pos: int) -> tuple[Described
         token.token_id, pos = _w.read_string_nn(buf, pos)
         field = "hmac"
         token.hmac, pos = _w.read_bytes_nn(buf, pos)
-        field = "renewers[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        renewers_n, pos = _w.read_count(buf, pos, False)
-        if renewers_n < 0:
-            raise DecodeError("non-nullable field renewers was null", offset=pos)
-        elif renewers_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            renewers_items: list[DescribedDelegationTokenRenewer] = []
-            for index in range(renewers_n):
-                renewers_item, pos = _read_DescribedDelegationTokenRenewer_v0_1(buf, pos)
-                renewers_items.append(renewers_item)
-            token.renewers = renewers_items
+        field = "renewers"
+        token.renewers, pos = _w.read_struct_array(buf, pos, False, _read_DescribedDelegationTokenRenewer_v0_1, version)
         token.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return token, pos
 
 
-def _write_DescribedDelegationToken_v0_1(token: DescribedDelegationToken, out: bytearray) -> None:
+def _write_DescribedDelegationToken_v0_1(token: DescribedDelegationToken, out: bytearray, version: int) -> None:
     if token.token_requester_principal_type != '':
         check_unsupported(token, "token_requester_principal_type", "0-1")
     if token.token_requester_principal_name != '':
         check_unsupported(token, "token_requester_principal_name", "0-1")
     if token.unknown_tagged_fields:
         raise UnsupportedVersionError("DescribedDelegationToken version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "principal_type"
     try:
-        field = "principal_type"
         _w.write_string(out, _w.non_null(token.principal_type, "field principal_type is null, which DescribedDelegationToken versions 0-1 do not allow (never nullable)"))
         field = "principal_name"
         _w.write_string(out, _w.non_null(token.principal_name, "field principal_name is null, which DescribedDelegationToken versions 0-1 do not allow (never nullable)"))
@@ -292,28 +261,28 @@ def _write_DescribedDelegationToken_v0_1(token: DescribedDelegationToken, out: b
         _w.write_string(out, _w.non_null(token.token_id, "field token_id is null, which DescribedDelegationToken versions 0-1 do not allow (never nullable)"))
         field = "hmac"
         _w.write_bytes(out, _w.non_null(token.hmac, "field hmac is null, which DescribedDelegationToken versions 0-1 do not allow (never nullable)"))
-        field = "renewers[]"
-        renewers_items = _w.non_null(token.renewers, "field renewers is null, which DescribedDelegationToken versions 0-1 do not allow (never nullable)")
-        _w.write_count(out, len(renewers_items), False)
-        for renewers_item in renewers_items:
-            _write_DescribedDelegationTokenRenewer_v0_1(renewers_item, out)
+        field = "renewers"
+        _w.write_struct_array(out, _w.non_null(token.renewers, "field renewers is null, which DescribedDelegationToken versions 0-1 do not allow (never nullable)"), False, _write_DescribedDelegationTokenRenewer_v0_1, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- DescribedDelegationToken, version 2 (flexible) ---
+# --- DescribedDelegationToken, versions 2-3 (flexible) ---
 
-def _read_DescribedDelegationToken_v2(buf: bytes, pos: int) -> tuple[DescribedDelegationToken, int]:
+def _read_DescribedDelegationToken_v2_3(buf: bytes, pos: int, version: int) -> tuple[DescribedDelegationToken, int]:
     token = blank_instance(DescribedDelegationToken)
     token.token_requester_principal_type = ''
     token.token_requester_principal_name = ''
-    field = ""
-    index = 0
+    field = "principal_type"
     try:
-        field = "principal_type"
         token.principal_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "principal_name"
         token.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+        if version >= 3:
+            field = "token_requester_principal_type"
+            token.token_requester_principal_type, pos = _w.read_compact_string_nn(buf, pos)
+            field = "token_requester_principal_name"
+            token.token_requester_principal_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "issue_timestamp, expiry_timestamp, max_timestamp"
         token.issue_timestamp, token.expiry_timestamp, token.max_timestamp = _unpack_DescribedDelegationToken_issue_timestamp_to_max_timestamp(buf, pos)
         pos += 24
@@ -321,300 +290,107 @@ def _read_DescribedDelegationToken_v2(buf: bytes, pos: int) -> tuple[DescribedDe
         token.token_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "hmac"
         token.hmac, pos = _w.read_compact_bytes_nn(buf, pos)
-        field = "renewers[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        renewers_n, pos = _w.read_count(buf, pos, True)
-        if renewers_n < 0:
-            raise DecodeError("non-nullable field renewers was null", offset=pos)
-        elif renewers_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            renewers_items: list[DescribedDelegationTokenRenewer] = []
-            for index in range(renewers_n):
-                renewers_item, pos = _read_DescribedDelegationTokenRenewer_v2_3(buf, pos)
-                renewers_items.append(renewers_item)
-            token.renewers = renewers_items
+        field = "renewers"
+        token.renewers, pos = _w.read_struct_array(buf, pos, True, _read_DescribedDelegationTokenRenewer_v2_3, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            token.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            token.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        token.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return token, pos
 
 
-def _write_DescribedDelegationToken_v2(token: DescribedDelegationToken, out: bytearray) -> None:
-    if token.token_requester_principal_type != '':
-        check_unsupported(token, "token_requester_principal_type", "2")
-    if token.token_requester_principal_name != '':
-        check_unsupported(token, "token_requester_principal_name", "2")
-    field = ""
+def _write_DescribedDelegationToken_v2_3(token: DescribedDelegationToken, out: bytearray, version: int) -> None:
+    if version < 3 and token.token_requester_principal_type != '':
+        check_unsupported(token, "token_requester_principal_type", str(version))
+    if version < 3 and token.token_requester_principal_name != '':
+        check_unsupported(token, "token_requester_principal_name", str(version))
+    field = "principal_type"
     try:
-        field = "principal_type"
-        _w.write_compact_string(out, _w.non_null(token.principal_type, "field principal_type is null, which DescribedDelegationToken version 2 does not allow (never nullable)"))
+        _w.write_compact_string(out, _w.non_null(token.principal_type, "field principal_type is null, which DescribedDelegationToken versions 2-3 do not allow (never nullable)"))
         field = "principal_name"
-        _w.write_compact_string(out, _w.non_null(token.principal_name, "field principal_name is null, which DescribedDelegationToken version 2 does not allow (never nullable)"))
+        _w.write_compact_string(out, _w.non_null(token.principal_name, "field principal_name is null, which DescribedDelegationToken versions 2-3 do not allow (never nullable)"))
+        if version >= 3:
+            field = "token_requester_principal_type"
+            _w.write_compact_string(out, _w.non_null(token.token_requester_principal_type, "field token_requester_principal_type is null, which DescribedDelegationToken versions 2-3 do not allow (never nullable)"))
+            field = "token_requester_principal_name"
+            _w.write_compact_string(out, _w.non_null(token.token_requester_principal_name, "field token_requester_principal_name is null, which DescribedDelegationToken versions 2-3 do not allow (never nullable)"))
         field = "issue_timestamp, expiry_timestamp, max_timestamp"
         out += _pack_DescribedDelegationToken_issue_timestamp_to_max_timestamp(token.issue_timestamp, token.expiry_timestamp, token.max_timestamp)
         field = "token_id"
-        _w.write_compact_string(out, _w.non_null(token.token_id, "field token_id is null, which DescribedDelegationToken version 2 does not allow (never nullable)"))
+        _w.write_compact_string(out, _w.non_null(token.token_id, "field token_id is null, which DescribedDelegationToken versions 2-3 do not allow (never nullable)"))
         field = "hmac"
-        _w.write_compact_bytes(out, _w.non_null(token.hmac, "field hmac is null, which DescribedDelegationToken version 2 does not allow (never nullable)"))
-        field = "renewers[]"
-        renewers_items = _w.non_null(token.renewers, "field renewers is null, which DescribedDelegationToken version 2 does not allow (never nullable)")
-        _w.write_count(out, len(renewers_items), True)
-        for renewers_item in renewers_items:
-            _write_DescribedDelegationTokenRenewer_v2_3(renewers_item, out)
+        _w.write_compact_bytes(out, _w.non_null(token.hmac, "field hmac is null, which DescribedDelegationToken versions 2-3 do not allow (never nullable)"))
+        field = "renewers"
+        _w.write_struct_array(out, _w.non_null(token.renewers, "field renewers is null, which DescribedDelegationToken versions 2-3 do not allow (never nullable)"), True, _write_DescribedDelegationTokenRenewer_v2_3, version)
         field = "(tagged fields)"
-        if token.unknown_tagged_fields:
-            _w.write_tagged(out, [], token.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DescribedDelegationToken, version 3 (flexible) ---
-
-def _read_DescribedDelegationToken_v3(buf: bytes, pos: int) -> tuple[DescribedDelegationToken, int]:
-    token = blank_instance(DescribedDelegationToken)
-    field = ""
-    index = 0
-    try:
-        field = "principal_type"
-        token.principal_type, pos = _w.read_compact_string_nn(buf, pos)
-        field = "principal_name"
-        token.principal_name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "token_requester_principal_type"
-        token.token_requester_principal_type, pos = _w.read_compact_string_nn(buf, pos)
-        field = "token_requester_principal_name"
-        token.token_requester_principal_name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "issue_timestamp, expiry_timestamp, max_timestamp"
-        token.issue_timestamp, token.expiry_timestamp, token.max_timestamp = _unpack_DescribedDelegationToken_issue_timestamp_to_max_timestamp(buf, pos)
-        pos += 24
-        field = "token_id"
-        token.token_id, pos = _w.read_compact_string_nn(buf, pos)
-        field = "hmac"
-        token.hmac, pos = _w.read_compact_bytes_nn(buf, pos)
-        field = "renewers[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        renewers_n, pos = _w.read_count(buf, pos, True)
-        if renewers_n < 0:
-            raise DecodeError("non-nullable field renewers was null", offset=pos)
-        elif renewers_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            renewers_items: list[DescribedDelegationTokenRenewer] = []
-            for index in range(renewers_n):
-                renewers_item, pos = _read_DescribedDelegationTokenRenewer_v2_3(buf, pos)
-                renewers_items.append(renewers_item)
-            token.renewers = renewers_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            token.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            token.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return token, pos
-
-
-def _write_DescribedDelegationToken_v3(token: DescribedDelegationToken, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "principal_type"
-        _w.write_compact_string(out, _w.non_null(token.principal_type, "field principal_type is null, which DescribedDelegationToken version 3 does not allow (never nullable)"))
-        field = "principal_name"
-        _w.write_compact_string(out, _w.non_null(token.principal_name, "field principal_name is null, which DescribedDelegationToken version 3 does not allow (never nullable)"))
-        field = "token_requester_principal_type"
-        _w.write_compact_string(out, _w.non_null(token.token_requester_principal_type, "field token_requester_principal_type is null, which DescribedDelegationToken version 3 does not allow (never nullable)"))
-        field = "token_requester_principal_name"
-        _w.write_compact_string(out, _w.non_null(token.token_requester_principal_name, "field token_requester_principal_name is null, which DescribedDelegationToken version 3 does not allow (never nullable)"))
-        field = "issue_timestamp, expiry_timestamp, max_timestamp"
-        out += _pack_DescribedDelegationToken_issue_timestamp_to_max_timestamp(token.issue_timestamp, token.expiry_timestamp, token.max_timestamp)
-        field = "token_id"
-        _w.write_compact_string(out, _w.non_null(token.token_id, "field token_id is null, which DescribedDelegationToken version 3 does not allow (never nullable)"))
-        field = "hmac"
-        _w.write_compact_bytes(out, _w.non_null(token.hmac, "field hmac is null, which DescribedDelegationToken version 3 does not allow (never nullable)"))
-        field = "renewers[]"
-        renewers_items = _w.non_null(token.renewers, "field renewers is null, which DescribedDelegationToken version 3 does not allow (never nullable)")
-        _w.write_count(out, len(renewers_items), True)
-        for renewers_item in renewers_items:
-            _write_DescribedDelegationTokenRenewer_v2_3(renewers_item, out)
-        field = "(tagged fields)"
-        if token.unknown_tagged_fields:
-            _w.write_tagged(out, [], token.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], token.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DescribeDelegationTokenResponse, versions 0-1 ---
 
-def _read_DescribeDelegationTokenResponse_v0_1(buf: bytes, pos: int) -> tuple[DescribeDelegationTokenResponse, int]:
+def _read_DescribeDelegationTokenResponse_v0_1(buf: bytes, pos: int, version: int) -> tuple[DescribeDelegationTokenResponse, int]:
     response = blank_instance(DescribeDelegationTokenResponse)
-    field = ""
-    index = 0
+    field = "error_code"
     try:
-        field = "error_code"
         (response.error_code,) = _unpack_DescribeDelegationTokenResponse_error_code(buf, pos)
         pos += 2
-        field = "tokens[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        tokens_n, pos = _w.read_count(buf, pos, False)
-        if tokens_n < 0:
-            raise DecodeError("non-nullable field tokens was null", offset=pos)
-        elif tokens_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            tokens_items: list[DescribedDelegationToken] = []
-            for index in range(tokens_n):
-                tokens_item, pos = _read_DescribedDelegationToken_v0_1(buf, pos)
-                tokens_items.append(tokens_item)
-            response.tokens = tokens_items
+        field = "tokens"
+        response.tokens, pos = _w.read_struct_array(buf, pos, False, _read_DescribedDelegationToken_v0_1, version)
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DescribeDelegationTokenResponse_throttle_time_ms(buf, pos)
         pos += 4
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_DescribeDelegationTokenResponse_v0_1(response: DescribeDelegationTokenResponse, out: bytearray) -> None:
+def _write_DescribeDelegationTokenResponse_v0_1(response: DescribeDelegationTokenResponse, out: bytearray, version: int) -> None:
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("DescribeDelegationTokenResponse version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_DescribeDelegationTokenResponse_error_code(response.error_code)
-        field = "tokens[]"
-        tokens_items = _w.non_null(response.tokens, "field tokens is null, which DescribeDelegationTokenResponse versions 0-1 do not allow (never nullable)")
-        _w.write_count(out, len(tokens_items), False)
-        for tokens_item in tokens_items:
-            _write_DescribedDelegationToken_v0_1(tokens_item, out)
+        field = "tokens"
+        _w.write_struct_array(out, _w.non_null(response.tokens, "field tokens is null, which DescribeDelegationTokenResponse versions 0-1 do not allow (never nullable)"), False, _write_DescribedDelegationToken_v0_1, version)
         field = "throttle_time_ms"
         out += _pack_DescribeDelegationTokenResponse_throttle_time_ms(response.throttle_time_ms)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- DescribeDelegationTokenResponse, version 2 (flexible) ---
+# --- DescribeDelegationTokenResponse, versions 2-3 (flexible) ---
 
-def _read_DescribeDelegationTokenResponse_v2(buf: bytes, pos: int) -> tuple[DescribeDelegationTokenResponse, int]:
+def _read_DescribeDelegationTokenResponse_v2_3(buf: bytes, pos: int, version: int) -> tuple[DescribeDelegationTokenResponse, int]:
     response = blank_instance(DescribeDelegationTokenResponse)
-    field = ""
-    index = 0
+    field = "error_code"
     try:
-        field = "error_code"
         (response.error_code,) = _unpack_DescribeDelegationTokenResponse_error_code(buf, pos)
         pos += 2
-        field = "tokens[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        tokens_n, pos = _w.read_count(buf, pos, True)
-        if tokens_n < 0:
-            raise DecodeError("non-nullable field tokens was null", offset=pos)
-        elif tokens_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            tokens_items: list[DescribedDelegationToken] = []
-            for index in range(tokens_n):
-                tokens_item, pos = _read_DescribedDelegationToken_v2(buf, pos)
-                tokens_items.append(tokens_item)
-            response.tokens = tokens_items
+        field = "tokens"
+        response.tokens, pos = _w.read_struct_array(buf, pos, True, _read_DescribedDelegationToken_v2_3, version)
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DescribeDelegationTokenResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_DescribeDelegationTokenResponse_v2(response: DescribeDelegationTokenResponse, out: bytearray) -> None:
-    field = ""
+def _write_DescribeDelegationTokenResponse_v2_3(response: DescribeDelegationTokenResponse, out: bytearray, version: int) -> None:
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_DescribeDelegationTokenResponse_error_code(response.error_code)
-        field = "tokens[]"
-        tokens_items = _w.non_null(response.tokens, "field tokens is null, which DescribeDelegationTokenResponse version 2 does not allow (never nullable)")
-        _w.write_count(out, len(tokens_items), True)
-        for tokens_item in tokens_items:
-            _write_DescribedDelegationToken_v2(tokens_item, out)
+        field = "tokens"
+        _w.write_struct_array(out, _w.non_null(response.tokens, "field tokens is null, which DescribeDelegationTokenResponse versions 2-3 do not allow (never nullable)"), True, _write_DescribedDelegationToken_v2_3, version)
         field = "throttle_time_ms"
         out += _pack_DescribeDelegationTokenResponse_throttle_time_ms(response.throttle_time_ms)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DescribeDelegationTokenResponse, version 3 (flexible) ---
-
-def _read_DescribeDelegationTokenResponse_v3(buf: bytes, pos: int) -> tuple[DescribeDelegationTokenResponse, int]:
-    response = blank_instance(DescribeDelegationTokenResponse)
-    field = ""
-    index = 0
-    try:
-        field = "error_code"
-        (response.error_code,) = _unpack_DescribeDelegationTokenResponse_error_code(buf, pos)
-        pos += 2
-        field = "tokens[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        tokens_n, pos = _w.read_count(buf, pos, True)
-        if tokens_n < 0:
-            raise DecodeError("non-nullable field tokens was null", offset=pos)
-        elif tokens_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            tokens_items: list[DescribedDelegationToken] = []
-            for index in range(tokens_n):
-                tokens_item, pos = _read_DescribedDelegationToken_v3(buf, pos)
-                tokens_items.append(tokens_item)
-            response.tokens = tokens_items
-        field = "throttle_time_ms"
-        (response.throttle_time_ms,) = _unpack_DescribeDelegationTokenResponse_throttle_time_ms(buf, pos)
-        pos += 4
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_DescribeDelegationTokenResponse_v3(response: DescribeDelegationTokenResponse, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "error_code"
-        out += _pack_DescribeDelegationTokenResponse_error_code(response.error_code)
-        field = "tokens[]"
-        tokens_items = _w.non_null(response.tokens, "field tokens is null, which DescribeDelegationTokenResponse version 3 does not allow (never nullable)")
-        _w.write_count(out, len(tokens_items), True)
-        for tokens_item in tokens_items:
-            _write_DescribedDelegationToken_v3(tokens_item, out)
-        field = "throttle_time_ms"
-        out += _pack_DescribeDelegationTokenResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -625,14 +401,14 @@ def _write_DescribeDelegationTokenResponse_v3(response: DescribeDelegationTokenR
 _V0_PLUS = (0, 32767)
 _V3_PLUS = (3, 32767)
 
-DescribedDelegationTokenRenewer._READERS = (_read_DescribedDelegationTokenRenewer_v0_1, _read_DescribedDelegationTokenRenewer_v0_1, _read_DescribedDelegationTokenRenewer_v2_3, _read_DescribedDelegationTokenRenewer_v2_3)
-DescribedDelegationTokenRenewer._WRITERS = (_write_DescribedDelegationTokenRenewer_v0_1, _write_DescribedDelegationTokenRenewer_v0_1, _write_DescribedDelegationTokenRenewer_v2_3, _write_DescribedDelegationTokenRenewer_v2_3)
+DescribedDelegationTokenRenewer._READERS = _w.bind_versions((_read_DescribedDelegationTokenRenewer_v0_1, _read_DescribedDelegationTokenRenewer_v0_1, _read_DescribedDelegationTokenRenewer_v2_3, _read_DescribedDelegationTokenRenewer_v2_3))
+DescribedDelegationTokenRenewer._WRITERS = _w.bind_versions((_write_DescribedDelegationTokenRenewer_v0_1, _write_DescribedDelegationTokenRenewer_v0_1, _write_DescribedDelegationTokenRenewer_v2_3, _write_DescribedDelegationTokenRenewer_v2_3))
 DescribedDelegationTokenRenewer.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="principal_type", json_name="principalType", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="principal_name", json_name="principalName", type="string", versions=_V0_PLUS, default=''),
 )
-DescribedDelegationToken._READERS = (_read_DescribedDelegationToken_v0_1, _read_DescribedDelegationToken_v0_1, _read_DescribedDelegationToken_v2, _read_DescribedDelegationToken_v3)
-DescribedDelegationToken._WRITERS = (_write_DescribedDelegationToken_v0_1, _write_DescribedDelegationToken_v0_1, _write_DescribedDelegationToken_v2, _write_DescribedDelegationToken_v3)
+DescribedDelegationToken._READERS = _w.bind_versions((_read_DescribedDelegationToken_v0_1, _read_DescribedDelegationToken_v0_1, _read_DescribedDelegationToken_v2_3, _read_DescribedDelegationToken_v2_3))
+DescribedDelegationToken._WRITERS = _w.bind_versions((_write_DescribedDelegationToken_v0_1, _write_DescribedDelegationToken_v0_1, _write_DescribedDelegationToken_v2_3, _write_DescribedDelegationToken_v2_3))
 DescribedDelegationToken._LAZY_DEFAULTS = {"renewers": list}
 DescribedDelegationToken.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="principal_type", json_name="principalType", type="string", versions=_V0_PLUS, default=''),
@@ -646,8 +422,8 @@ DescribedDelegationToken.FIELDS = (  # what the runtime knows of each field (kwi
     FieldInfo(attr="hmac", json_name="hmac", type="bytes", versions=_V0_PLUS, default=b''),
     FieldInfo(attr="renewers", json_name="renewers", type="[]DescribedDelegationTokenRenewer", versions=_V0_PLUS, default=(), struct=DescribedDelegationTokenRenewer),
 )
-DescribeDelegationTokenResponse._READERS = (_read_DescribeDelegationTokenResponse_v0_1, _read_DescribeDelegationTokenResponse_v0_1, _read_DescribeDelegationTokenResponse_v2, _read_DescribeDelegationTokenResponse_v3)
-DescribeDelegationTokenResponse._WRITERS = (_write_DescribeDelegationTokenResponse_v0_1, _write_DescribeDelegationTokenResponse_v0_1, _write_DescribeDelegationTokenResponse_v2, _write_DescribeDelegationTokenResponse_v3)
+DescribeDelegationTokenResponse._READERS = _w.bind_versions((_read_DescribeDelegationTokenResponse_v0_1, _read_DescribeDelegationTokenResponse_v0_1, _read_DescribeDelegationTokenResponse_v2_3, _read_DescribeDelegationTokenResponse_v2_3))
+DescribeDelegationTokenResponse._WRITERS = _w.bind_versions((_write_DescribeDelegationTokenResponse_v0_1, _write_DescribeDelegationTokenResponse_v0_1, _write_DescribeDelegationTokenResponse_v2_3, _write_DescribeDelegationTokenResponse_v2_3))
 DescribeDelegationTokenResponse._LAZY_DEFAULTS = {"tokens": list}
 DescribeDelegationTokenResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

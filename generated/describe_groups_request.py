@@ -2,10 +2,9 @@
 
 Request message, versions 0-6, flexible versions 5+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -26,10 +25,9 @@ _pack_DescribeGroupsRequest_include_authorized_operations = struct.Struct(">?").
 class DescribeGroupsRequest(GeneratedStruct):
     """Kafka's DescribeGroupsRequest (request, apiKey 15), versions 0-6, flexible versions 5+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "groups": 'Ids of the classic groups to describe, one result each.',
         "include_authorized_operations": 'When true, the response says which operations the caller may perform on each group.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeGroupsRequest"
@@ -59,136 +57,64 @@ class DescribeGroupsRequest(GeneratedStruct):
 
 
 
-# --- DescribeGroupsRequest, versions 0-2 ---
+# --- DescribeGroupsRequest, versions 0-4 ---
 
-def _read_DescribeGroupsRequest_v0_2(buf: bytes, pos: int) -> tuple[DescribeGroupsRequest, int]:
+def _read_DescribeGroupsRequest_v0_4(buf: bytes, pos: int, version: int) -> tuple[DescribeGroupsRequest, int]:
     request = blank_instance(DescribeGroupsRequest)
     request.include_authorized_operations = False
-    field = ""
-    index = 0
+    field = "groups"
     try:
-        field = "groups"
-        index = -1  # no element yet: an error in the count names the array itself
-        groups_n, pos = _w.read_count(buf, pos, False)
-        if groups_n < 0:
-            raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            groups_items: list[str] = []
-            for index in range(groups_n):
-                groups_item, pos = _w.read_string_nn(buf, pos)
-                groups_items.append(groups_item)
-            request.groups = groups_items
+        request.groups, pos = _w.read_array(buf, pos, False, _w.read_string_nn)
+        if version >= 3:
+            field = "include_authorized_operations"
+            (request.include_authorized_operations,) = _unpack_DescribeGroupsRequest_include_authorized_operations(buf, pos)
+            pos += 1
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_DescribeGroupsRequest_v0_2(request: DescribeGroupsRequest, out: bytearray) -> None:
-    if request.include_authorized_operations:
-        check_unsupported(request, "include_authorized_operations", "0-2")
+def _write_DescribeGroupsRequest_v0_4(request: DescribeGroupsRequest, out: bytearray, version: int) -> None:
+    if version < 3 and request.include_authorized_operations:
+        check_unsupported(request, "include_authorized_operations", str(version))
     if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("DescribeGroupsRequest version 0-2 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("DescribeGroupsRequest version 0-4 cannot carry tagged fields")
+    field = "groups"
     try:
-        field = "groups"
-        groups_items = _w.non_null(request.groups, "field groups is null, which DescribeGroupsRequest versions 0-2 do not allow (never nullable)")
+        groups_items = _w.non_null(request.groups, "field groups is null, which DescribeGroupsRequest versions 0-4 do not allow (never nullable)")
         _w.write_count(out, len(groups_items), False)
         for groups_item in groups_items:
             if groups_item is None:
                 raise EncodeError("null element in array groups")
             _w.write_string(out, groups_item)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DescribeGroupsRequest, versions 3-4 ---
-
-def _read_DescribeGroupsRequest_v3_4(buf: bytes, pos: int) -> tuple[DescribeGroupsRequest, int]:
-    request = blank_instance(DescribeGroupsRequest)
-    field = ""
-    index = 0
-    try:
-        field = "groups"
-        index = -1  # no element yet: an error in the count names the array itself
-        groups_n, pos = _w.read_count(buf, pos, False)
-        if groups_n < 0:
-            raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            groups_items: list[str] = []
-            for index in range(groups_n):
-                groups_item, pos = _w.read_string_nn(buf, pos)
-                groups_items.append(groups_item)
-            request.groups = groups_items
-        field = "include_authorized_operations"
-        (request.include_authorized_operations,) = _unpack_DescribeGroupsRequest_include_authorized_operations(buf, pos)
-        pos += 1
-        request.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_DescribeGroupsRequest_v3_4(request: DescribeGroupsRequest, out: bytearray) -> None:
-    if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("DescribeGroupsRequest version 3-4 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "groups"
-        groups_items = _w.non_null(request.groups, "field groups is null, which DescribeGroupsRequest versions 3-4 do not allow (never nullable)")
-        _w.write_count(out, len(groups_items), False)
-        for groups_item in groups_items:
-            if groups_item is None:
-                raise EncodeError("null element in array groups")
-            _w.write_string(out, groups_item)
-        field = "include_authorized_operations"
-        out += _pack_DescribeGroupsRequest_include_authorized_operations(request.include_authorized_operations)
+        if version >= 3:
+            field = "include_authorized_operations"
+            out += _pack_DescribeGroupsRequest_include_authorized_operations(request.include_authorized_operations)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DescribeGroupsRequest, versions 5-6 (flexible) ---
 
-def _read_DescribeGroupsRequest_v5_6(buf: bytes, pos: int) -> tuple[DescribeGroupsRequest, int]:
+def _read_DescribeGroupsRequest_v5_6(buf: bytes, pos: int, version: int) -> tuple[DescribeGroupsRequest, int]:
     request = blank_instance(DescribeGroupsRequest)
-    field = ""
-    index = 0
+    field = "groups"
     try:
-        field = "groups"
-        index = -1  # no element yet: an error in the count names the array itself
-        groups_n, pos = _w.read_count(buf, pos, True)
-        if groups_n < 0:
-            raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            groups_items: list[str] = []
-            for index in range(groups_n):
-                groups_item, pos = _w.read_compact_string_nn(buf, pos)
-                groups_items.append(groups_item)
-            request.groups = groups_items
+        request.groups, pos = _w.read_array(buf, pos, True, _w.read_compact_string_nn)
         field = "include_authorized_operations"
         (request.include_authorized_operations,) = _unpack_DescribeGroupsRequest_include_authorized_operations(buf, pos)
         pos += 1
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_DescribeGroupsRequest_v5_6(request: DescribeGroupsRequest, out: bytearray) -> None:
-    field = ""
+def _write_DescribeGroupsRequest_v5_6(request: DescribeGroupsRequest, out: bytearray, version: int) -> None:
+    field = "groups"
     try:
-        field = "groups"
         groups_items = _w.non_null(request.groups, "field groups is null, which DescribeGroupsRequest versions 5-6 do not allow (never nullable)")
         _w.write_count(out, len(groups_items), True)
         for groups_item in groups_items:
@@ -198,10 +124,7 @@ def _write_DescribeGroupsRequest_v5_6(request: DescribeGroupsRequest, out: bytea
         field = "include_authorized_operations"
         out += _pack_DescribeGroupsRequest_include_authorized_operations(request.include_authorized_operations)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -212,8 +135,8 @@ def _write_DescribeGroupsRequest_v5_6(request: DescribeGroupsRequest, out: bytea
 _V0_PLUS = (0, 32767)
 _V3_PLUS = (3, 32767)
 
-DescribeGroupsRequest._READERS = (_read_DescribeGroupsRequest_v0_2, _read_DescribeGroupsRequest_v0_2, _read_DescribeGroupsRequest_v0_2, _read_DescribeGroupsRequest_v3_4, _read_DescribeGroupsRequest_v3_4, _read_DescribeGroupsRequest_v5_6, _read_DescribeGroupsRequest_v5_6)
-DescribeGroupsRequest._WRITERS = (_write_DescribeGroupsRequest_v0_2, _write_DescribeGroupsRequest_v0_2, _write_DescribeGroupsRequest_v0_2, _write_DescribeGroupsRequest_v3_4, _write_DescribeGroupsRequest_v3_4, _write_DescribeGroupsRequest_v5_6, _write_DescribeGroupsRequest_v5_6)
+DescribeGroupsRequest._READERS = _w.bind_versions((_read_DescribeGroupsRequest_v0_4, _read_DescribeGroupsRequest_v0_4, _read_DescribeGroupsRequest_v0_4, _read_DescribeGroupsRequest_v0_4, _read_DescribeGroupsRequest_v0_4, _read_DescribeGroupsRequest_v5_6, _read_DescribeGroupsRequest_v5_6))
+DescribeGroupsRequest._WRITERS = _w.bind_versions((_write_DescribeGroupsRequest_v0_4, _write_DescribeGroupsRequest_v0_4, _write_DescribeGroupsRequest_v0_4, _write_DescribeGroupsRequest_v0_4, _write_DescribeGroupsRequest_v0_4, _write_DescribeGroupsRequest_v5_6, _write_DescribeGroupsRequest_v5_6))
 DescribeGroupsRequest._LAZY_DEFAULTS = {"groups": list}
 DescribeGroupsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="groups", json_name="groups", type="[]string", versions=_V0_PLUS, default=()),

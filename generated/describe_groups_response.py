@@ -2,10 +2,9 @@
 
 Response message, versions 0-6, flexible versions 5+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -30,14 +29,13 @@ _pack_DescribeGroupsResponse_throttle_time_ms = struct.Struct(">i").pack
 class DescribedGroupMember(GeneratedStruct):
     """Members of the group; empty when the group is Dead."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "member_id": 'Member id the coordinator gave the member.',
         "group_instance_id": 'Static membership id (group.instance.id) of the member, or null.',
         "client_id": "Client id of the member's latest JoinGroup.",
         "client_host": 'Host the member connects from.',
         "member_metadata": "The member's metadata for the chosen protocol (for consumers, a ConsumerProtocolSubscription); empty unless Stable.",
         "member_assignment": 'The assignment the leader gave the member (for consumers, a ConsumerProtocolAssignment); empty unless Stable.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribedGroupMember"
@@ -81,7 +79,7 @@ class DescribedGroupMember(GeneratedStruct):
 class DescribedGroup(GeneratedStruct):
     """One entry per group of the request."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "error_code": 'Outcome for this group, 0 on success; for example GROUP_ID_NOT_FOUND (v6+) or NOT_COORDINATOR.',
         "error_message": "Text describing this group's failure for people, or null.",
         "group_id": 'Id of the group this entry is about.',
@@ -90,7 +88,6 @@ class DescribedGroup(GeneratedStruct):
         "protocol_data": 'Name of the protocol the group chose (for a consumer group, the assignor, such as range); empty unless Stable.',
         "members": 'Members of the group; empty when the group is Dead.',
         "authorized_operations": 'Bit field of the ACL operations the caller may perform on the group (bit n for AclOperation code n); INT32_MIN when not asked for.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribedGroup"
@@ -145,10 +142,9 @@ class DescribedGroup(GeneratedStruct):
 class DescribeGroupsResponse(GeneratedStruct):
     """Kafka's DescribeGroupsResponse (response, apiKey 15), versions 0-6, flexible versions 5+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "groups": 'One entry per group of the request.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeGroupsResponse"
@@ -177,16 +173,17 @@ class DescribeGroupsResponse(GeneratedStruct):
 
 
 
-# --- DescribedGroupMember, versions 0-3 ---
+# --- DescribedGroupMember, versions 0-4 ---
 
-def _read_DescribedGroupMember_v0_3(buf: bytes, pos: int) -> tuple[DescribedGroupMember, int]:
+def _read_DescribedGroupMember_v0_4(buf: bytes, pos: int, version: int) -> tuple[DescribedGroupMember, int]:
     member = blank_instance(DescribedGroupMember)
     member.group_instance_id = None
-    field = ""
-    index = 0
+    field = "member_id"
     try:
-        field = "member_id"
         member.member_id, pos = _w.read_string_nn(buf, pos)
+        if version >= 4:
+            field = "group_instance_id"
+            member.group_instance_id, pos = _w.read_string(buf, pos)
         field = "client_id"
         member.client_id, pos = _w.read_string_nn(buf, pos)
         field = "client_host"
@@ -197,83 +194,37 @@ def _read_DescribedGroupMember_v0_3(buf: bytes, pos: int) -> tuple[DescribedGrou
         member.member_assignment, pos = _w.read_bytes_nn(buf, pos)
         member.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return member, pos
 
 
-def _write_DescribedGroupMember_v0_3(member: DescribedGroupMember, out: bytearray) -> None:
+def _write_DescribedGroupMember_v0_4(member: DescribedGroupMember, out: bytearray, version: int) -> None:
     if member.unknown_tagged_fields:
-        raise UnsupportedVersionError("DescribedGroupMember version 0-3 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("DescribedGroupMember version 0-4 cannot carry tagged fields")
+    field = "member_id"
     try:
-        field = "member_id"
-        _w.write_string(out, _w.non_null(member.member_id, "field member_id is null, which DescribedGroupMember versions 0-3 do not allow (never nullable)"))
+        _w.write_string(out, _w.non_null(member.member_id, "field member_id is null, which DescribedGroupMember versions 0-4 do not allow (never nullable)"))
+        if version >= 4:
+            field = "group_instance_id"
+            _w.write_string(out, member.group_instance_id)
         field = "client_id"
-        _w.write_string(out, _w.non_null(member.client_id, "field client_id is null, which DescribedGroupMember versions 0-3 do not allow (never nullable)"))
+        _w.write_string(out, _w.non_null(member.client_id, "field client_id is null, which DescribedGroupMember versions 0-4 do not allow (never nullable)"))
         field = "client_host"
-        _w.write_string(out, _w.non_null(member.client_host, "field client_host is null, which DescribedGroupMember versions 0-3 do not allow (never nullable)"))
+        _w.write_string(out, _w.non_null(member.client_host, "field client_host is null, which DescribedGroupMember versions 0-4 do not allow (never nullable)"))
         field = "member_metadata"
-        _w.write_bytes(out, _w.non_null(member.member_metadata, "field member_metadata is null, which DescribedGroupMember versions 0-3 do not allow (never nullable)"))
+        _w.write_bytes(out, _w.non_null(member.member_metadata, "field member_metadata is null, which DescribedGroupMember versions 0-4 do not allow (never nullable)"))
         field = "member_assignment"
-        _w.write_bytes(out, _w.non_null(member.member_assignment, "field member_assignment is null, which DescribedGroupMember versions 0-3 do not allow (never nullable)"))
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DescribedGroupMember, version 4 ---
-
-def _read_DescribedGroupMember_v4(buf: bytes, pos: int) -> tuple[DescribedGroupMember, int]:
-    member = blank_instance(DescribedGroupMember)
-    field = ""
-    index = 0
-    try:
-        field = "member_id"
-        member.member_id, pos = _w.read_string_nn(buf, pos)
-        field = "group_instance_id"
-        member.group_instance_id, pos = _w.read_string(buf, pos)
-        field = "client_id"
-        member.client_id, pos = _w.read_string_nn(buf, pos)
-        field = "client_host"
-        member.client_host, pos = _w.read_string_nn(buf, pos)
-        field = "member_metadata"
-        member.member_metadata, pos = _w.read_bytes_nn(buf, pos)
-        field = "member_assignment"
-        member.member_assignment, pos = _w.read_bytes_nn(buf, pos)
-        member.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return member, pos
-
-
-def _write_DescribedGroupMember_v4(member: DescribedGroupMember, out: bytearray) -> None:
-    if member.unknown_tagged_fields:
-        raise UnsupportedVersionError("DescribedGroupMember version 4 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "member_id"
-        _w.write_string(out, _w.non_null(member.member_id, "field member_id is null, which DescribedGroupMember version 4 does not allow (never nullable)"))
-        field = "group_instance_id"
-        _w.write_string(out, member.group_instance_id)
-        field = "client_id"
-        _w.write_string(out, _w.non_null(member.client_id, "field client_id is null, which DescribedGroupMember version 4 does not allow (never nullable)"))
-        field = "client_host"
-        _w.write_string(out, _w.non_null(member.client_host, "field client_host is null, which DescribedGroupMember version 4 does not allow (never nullable)"))
-        field = "member_metadata"
-        _w.write_bytes(out, _w.non_null(member.member_metadata, "field member_metadata is null, which DescribedGroupMember version 4 does not allow (never nullable)"))
-        field = "member_assignment"
-        _w.write_bytes(out, _w.non_null(member.member_assignment, "field member_assignment is null, which DescribedGroupMember version 4 does not allow (never nullable)"))
+        _w.write_bytes(out, _w.non_null(member.member_assignment, "field member_assignment is null, which DescribedGroupMember versions 0-4 do not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DescribedGroupMember, versions 5-6 (flexible) ---
 
-def _read_DescribedGroupMember_v5_6(buf: bytes, pos: int) -> tuple[DescribedGroupMember, int]:
+def _read_DescribedGroupMember_v5_6(buf: bytes, pos: int, version: int) -> tuple[DescribedGroupMember, int]:
     member = blank_instance(DescribedGroupMember)
-    field = ""
-    index = 0
+    field = "member_id"
     try:
-        field = "member_id"
         member.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_instance_id"
         member.group_instance_id, pos = _w.read_compact_string(buf, pos)
@@ -286,20 +237,15 @@ def _read_DescribedGroupMember_v5_6(buf: bytes, pos: int) -> tuple[DescribedGrou
         field = "member_assignment"
         member.member_assignment, pos = _w.read_compact_bytes_nn(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            member.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            member.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        member.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return member, pos
 
 
-def _write_DescribedGroupMember_v5_6(member: DescribedGroupMember, out: bytearray) -> None:
-    field = ""
+def _write_DescribedGroupMember_v5_6(member: DescribedGroupMember, out: bytearray, version: int) -> None:
+    field = "member_id"
     try:
-        field = "member_id"
         _w.write_compact_string(out, _w.non_null(member.member_id, "field member_id is null, which DescribedGroupMember versions 5-6 do not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_compact_string(out, member.group_instance_id)
@@ -312,24 +258,19 @@ def _write_DescribedGroupMember_v5_6(member: DescribedGroupMember, out: bytearra
         field = "member_assignment"
         _w.write_compact_bytes(out, _w.non_null(member.member_assignment, "field member_assignment is null, which DescribedGroupMember versions 5-6 do not allow (never nullable)"))
         field = "(tagged fields)"
-        if member.unknown_tagged_fields:
-            _w.write_tagged(out, [], member.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], member.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- DescribedGroup, versions 0-2 ---
+# --- DescribedGroup, versions 0-4 ---
 
-def _read_DescribedGroup_v0_2(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
+def _read_DescribedGroup_v0_4(buf: bytes, pos: int, version: int) -> tuple[DescribedGroup, int]:
     group = blank_instance(DescribedGroup)
     group.error_message = None
     group.authorized_operations = -2147483648
-    field = ""
-    index = 0
+    field = "error_code"
     try:
-        field = "error_code"
         (group.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
         pos += 2
         field = "group_id"
@@ -340,202 +281,57 @@ def _read_DescribedGroup_v0_2(buf: bytes, pos: int) -> tuple[DescribedGroup, int
         group.protocol_type, pos = _w.read_string_nn(buf, pos)
         field = "protocol_data"
         group.protocol_data, pos = _w.read_string_nn(buf, pos)
-        field = "members[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        members_n, pos = _w.read_count(buf, pos, False)
-        if members_n < 0:
-            raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            members_items: list[DescribedGroupMember] = []
-            for index in range(members_n):
-                members_item, pos = _read_DescribedGroupMember_v0_3(buf, pos)
-                members_items.append(members_item)
-            group.members = members_items
+        field = "members"
+        group.members, pos = _w.read_struct_array(buf, pos, False, _read_DescribedGroupMember_v0_4, version)
+        if version >= 3:
+            field = "authorized_operations"
+            (group.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
+            pos += 4
         group.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return group, pos
 
 
-def _write_DescribedGroup_v0_2(group: DescribedGroup, out: bytearray) -> None:
+def _write_DescribedGroup_v0_4(group: DescribedGroup, out: bytearray, version: int) -> None:
     if group.error_message is not None:
-        check_unsupported(group, "error_message", "0-2")
-    if group.authorized_operations != -2147483648:
-        check_unsupported(group, "authorized_operations", "0-2")
+        check_unsupported(group, "error_message", "0-4")
+    if version < 3 and group.authorized_operations != -2147483648:
+        check_unsupported(group, "authorized_operations", str(version))
     if group.unknown_tagged_fields:
-        raise UnsupportedVersionError("DescribedGroup version 0-2 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("DescribedGroup version 0-4 cannot carry tagged fields")
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_DescribedGroup_error_code(group.error_code)
         field = "group_id"
-        _w.write_string(out, _w.non_null(group.group_id, "field group_id is null, which DescribedGroup versions 0-2 do not allow (never nullable)"))
+        _w.write_string(out, _w.non_null(group.group_id, "field group_id is null, which DescribedGroup versions 0-4 do not allow (never nullable)"))
         field = "group_state"
-        _w.write_string(out, _w.non_null(group.group_state, "field group_state is null, which DescribedGroup versions 0-2 do not allow (never nullable)"))
+        _w.write_string(out, _w.non_null(group.group_state, "field group_state is null, which DescribedGroup versions 0-4 do not allow (never nullable)"))
         field = "protocol_type"
-        _w.write_string(out, _w.non_null(group.protocol_type, "field protocol_type is null, which DescribedGroup versions 0-2 do not allow (never nullable)"))
+        _w.write_string(out, _w.non_null(group.protocol_type, "field protocol_type is null, which DescribedGroup versions 0-4 do not allow (never nullable)"))
         field = "protocol_data"
-        _w.write_string(out, _w.non_null(group.protocol_data, "field protocol_data is null, which DescribedGroup versions 0-2 do not allow (never nullable)"))
-        field = "members[]"
-        members_items = _w.non_null(group.members, "field members is null, which DescribedGroup versions 0-2 do not allow (never nullable)")
-        _w.write_count(out, len(members_items), False)
-        for members_item in members_items:
-            _write_DescribedGroupMember_v0_3(members_item, out)
+        _w.write_string(out, _w.non_null(group.protocol_data, "field protocol_data is null, which DescribedGroup versions 0-4 do not allow (never nullable)"))
+        field = "members"
+        _w.write_struct_array(out, _w.non_null(group.members, "field members is null, which DescribedGroup versions 0-4 do not allow (never nullable)"), False, _write_DescribedGroupMember_v0_4, version)
+        if version >= 3:
+            field = "authorized_operations"
+            out += _pack_DescribedGroup_authorized_operations(group.authorized_operations)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- DescribedGroup, version 3 ---
+# --- DescribedGroup, versions 5-6 (flexible) ---
 
-def _read_DescribedGroup_v3(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
+def _read_DescribedGroup_v5_6(buf: bytes, pos: int, version: int) -> tuple[DescribedGroup, int]:
     group = blank_instance(DescribedGroup)
     group.error_message = None
-    field = ""
-    index = 0
+    field = "error_code"
     try:
-        field = "error_code"
         (group.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
         pos += 2
-        field = "group_id"
-        group.group_id, pos = _w.read_string_nn(buf, pos)
-        field = "group_state"
-        group.group_state, pos = _w.read_string_nn(buf, pos)
-        field = "protocol_type"
-        group.protocol_type, pos = _w.read_string_nn(buf, pos)
-        field = "protocol_data"
-        group.protocol_data, pos = _w.read_string_nn(buf, pos)
-        field = "members[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        members_n, pos = _w.read_count(buf, pos, False)
-        if members_n < 0:
-            raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            members_items: list[DescribedGroupMember] = []
-            for index in range(members_n):
-                members_item, pos = _read_DescribedGroupMember_v0_3(buf, pos)
-                members_items.append(members_item)
-            group.members = members_items
-        field = "authorized_operations"
-        (group.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
-        pos += 4
-        group.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return group, pos
-
-
-def _write_DescribedGroup_v3(group: DescribedGroup, out: bytearray) -> None:
-    if group.error_message is not None:
-        check_unsupported(group, "error_message", "3")
-    if group.unknown_tagged_fields:
-        raise UnsupportedVersionError("DescribedGroup version 3 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "error_code"
-        out += _pack_DescribedGroup_error_code(group.error_code)
-        field = "group_id"
-        _w.write_string(out, _w.non_null(group.group_id, "field group_id is null, which DescribedGroup version 3 does not allow (never nullable)"))
-        field = "group_state"
-        _w.write_string(out, _w.non_null(group.group_state, "field group_state is null, which DescribedGroup version 3 does not allow (never nullable)"))
-        field = "protocol_type"
-        _w.write_string(out, _w.non_null(group.protocol_type, "field protocol_type is null, which DescribedGroup version 3 does not allow (never nullable)"))
-        field = "protocol_data"
-        _w.write_string(out, _w.non_null(group.protocol_data, "field protocol_data is null, which DescribedGroup version 3 does not allow (never nullable)"))
-        field = "members[]"
-        members_items = _w.non_null(group.members, "field members is null, which DescribedGroup version 3 does not allow (never nullable)")
-        _w.write_count(out, len(members_items), False)
-        for members_item in members_items:
-            _write_DescribedGroupMember_v0_3(members_item, out)
-        field = "authorized_operations"
-        out += _pack_DescribedGroup_authorized_operations(group.authorized_operations)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DescribedGroup, version 4 ---
-
-def _read_DescribedGroup_v4(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
-    group = blank_instance(DescribedGroup)
-    group.error_message = None
-    field = ""
-    index = 0
-    try:
-        field = "error_code"
-        (group.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
-        pos += 2
-        field = "group_id"
-        group.group_id, pos = _w.read_string_nn(buf, pos)
-        field = "group_state"
-        group.group_state, pos = _w.read_string_nn(buf, pos)
-        field = "protocol_type"
-        group.protocol_type, pos = _w.read_string_nn(buf, pos)
-        field = "protocol_data"
-        group.protocol_data, pos = _w.read_string_nn(buf, pos)
-        field = "members[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        members_n, pos = _w.read_count(buf, pos, False)
-        if members_n < 0:
-            raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            members_items: list[DescribedGroupMember] = []
-            for index in range(members_n):
-                members_item, pos = _read_DescribedGroupMember_v4(buf, pos)
-                members_items.append(members_item)
-            group.members = members_items
-        field = "authorized_operations"
-        (group.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
-        pos += 4
-        group.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return group, pos
-
-
-def _write_DescribedGroup_v4(group: DescribedGroup, out: bytearray) -> None:
-    if group.error_message is not None:
-        check_unsupported(group, "error_message", "4")
-    if group.unknown_tagged_fields:
-        raise UnsupportedVersionError("DescribedGroup version 4 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "error_code"
-        out += _pack_DescribedGroup_error_code(group.error_code)
-        field = "group_id"
-        _w.write_string(out, _w.non_null(group.group_id, "field group_id is null, which DescribedGroup version 4 does not allow (never nullable)"))
-        field = "group_state"
-        _w.write_string(out, _w.non_null(group.group_state, "field group_state is null, which DescribedGroup version 4 does not allow (never nullable)"))
-        field = "protocol_type"
-        _w.write_string(out, _w.non_null(group.protocol_type, "field protocol_type is null, which DescribedGroup version 4 does not allow (never nullable)"))
-        field = "protocol_data"
-        _w.write_string(out, _w.non_null(group.protocol_data, "field protocol_data is null, which DescribedGroup version 4 does not allow (never nullable)"))
-        field = "members[]"
-        members_items = _w.non_null(group.members, "field members is null, which DescribedGroup version 4 does not allow (never nullable)")
-        _w.write_count(out, len(members_items), False)
-        for members_item in members_items:
-            _write_DescribedGroupMember_v4(members_item, out)
-        field = "authorized_operations"
-        out += _pack_DescribedGroup_authorized_operations(group.authorized_operations)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DescribedGroup, version 5 (flexible) ---
-
-def _read_DescribedGroup_v5(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
-    group = blank_instance(DescribedGroup)
-    group.error_message = None
-    field = ""
-    index = 0
-    try:
-        field = "error_code"
-        (group.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
-        pos += 2
+        if version >= 6:
+            field = "error_message"
+            group.error_message, pos = _w.read_compact_string(buf, pos)
         field = "group_id"
         group.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_state"
@@ -544,420 +340,103 @@ def _read_DescribedGroup_v5(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
         group.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "protocol_data"
         group.protocol_data, pos = _w.read_compact_string_nn(buf, pos)
-        field = "members[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        members_n, pos = _w.read_count(buf, pos, True)
-        if members_n < 0:
-            raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            members_items: list[DescribedGroupMember] = []
-            for index in range(members_n):
-                members_item, pos = _read_DescribedGroupMember_v5_6(buf, pos)
-                members_items.append(members_item)
-            group.members = members_items
+        field = "members"
+        group.members, pos = _w.read_struct_array(buf, pos, True, _read_DescribedGroupMember_v5_6, version)
         field = "authorized_operations"
         (group.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
         pos += 4
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            group.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            group.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        group.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return group, pos
 
 
-def _write_DescribedGroup_v5(group: DescribedGroup, out: bytearray) -> None:
-    if group.error_message is not None:
-        check_unsupported(group, "error_message", "5")
-    field = ""
+def _write_DescribedGroup_v5_6(group: DescribedGroup, out: bytearray, version: int) -> None:
+    if version < 6 and group.error_message is not None:
+        check_unsupported(group, "error_message", str(version))
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_DescribedGroup_error_code(group.error_code)
+        if version >= 6:
+            field = "error_message"
+            _w.write_compact_string(out, group.error_message)
         field = "group_id"
-        _w.write_compact_string(out, _w.non_null(group.group_id, "field group_id is null, which DescribedGroup version 5 does not allow (never nullable)"))
+        _w.write_compact_string(out, _w.non_null(group.group_id, "field group_id is null, which DescribedGroup versions 5-6 do not allow (never nullable)"))
         field = "group_state"
-        _w.write_compact_string(out, _w.non_null(group.group_state, "field group_state is null, which DescribedGroup version 5 does not allow (never nullable)"))
+        _w.write_compact_string(out, _w.non_null(group.group_state, "field group_state is null, which DescribedGroup versions 5-6 do not allow (never nullable)"))
         field = "protocol_type"
-        _w.write_compact_string(out, _w.non_null(group.protocol_type, "field protocol_type is null, which DescribedGroup version 5 does not allow (never nullable)"))
+        _w.write_compact_string(out, _w.non_null(group.protocol_type, "field protocol_type is null, which DescribedGroup versions 5-6 do not allow (never nullable)"))
         field = "protocol_data"
-        _w.write_compact_string(out, _w.non_null(group.protocol_data, "field protocol_data is null, which DescribedGroup version 5 does not allow (never nullable)"))
-        field = "members[]"
-        members_items = _w.non_null(group.members, "field members is null, which DescribedGroup version 5 does not allow (never nullable)")
-        _w.write_count(out, len(members_items), True)
-        for members_item in members_items:
-            _write_DescribedGroupMember_v5_6(members_item, out)
+        _w.write_compact_string(out, _w.non_null(group.protocol_data, "field protocol_data is null, which DescribedGroup versions 5-6 do not allow (never nullable)"))
+        field = "members"
+        _w.write_struct_array(out, _w.non_null(group.members, "field members is null, which DescribedGroup versions 5-6 do not allow (never nullable)"), True, _write_DescribedGroupMember_v5_6, version)
         field = "authorized_operations"
         out += _pack_DescribedGroup_authorized_operations(group.authorized_operations)
         field = "(tagged fields)"
-        if group.unknown_tagged_fields:
-            _w.write_tagged(out, [], group.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], group.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- DescribedGroup, version 6 (flexible) ---
+# --- DescribeGroupsResponse, versions 0-4 ---
 
-def _read_DescribedGroup_v6(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
-    group = blank_instance(DescribedGroup)
-    field = ""
-    index = 0
-    try:
-        field = "error_code"
-        (group.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
-        pos += 2
-        field = "error_message"
-        group.error_message, pos = _w.read_compact_string(buf, pos)
-        field = "group_id"
-        group.group_id, pos = _w.read_compact_string_nn(buf, pos)
-        field = "group_state"
-        group.group_state, pos = _w.read_compact_string_nn(buf, pos)
-        field = "protocol_type"
-        group.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
-        field = "protocol_data"
-        group.protocol_data, pos = _w.read_compact_string_nn(buf, pos)
-        field = "members[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        members_n, pos = _w.read_count(buf, pos, True)
-        if members_n < 0:
-            raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            members_items: list[DescribedGroupMember] = []
-            for index in range(members_n):
-                members_item, pos = _read_DescribedGroupMember_v5_6(buf, pos)
-                members_items.append(members_item)
-            group.members = members_items
-        field = "authorized_operations"
-        (group.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
-        pos += 4
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            group.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            group.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return group, pos
-
-
-def _write_DescribedGroup_v6(group: DescribedGroup, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "error_code"
-        out += _pack_DescribedGroup_error_code(group.error_code)
-        field = "error_message"
-        _w.write_compact_string(out, group.error_message)
-        field = "group_id"
-        _w.write_compact_string(out, _w.non_null(group.group_id, "field group_id is null, which DescribedGroup version 6 does not allow (never nullable)"))
-        field = "group_state"
-        _w.write_compact_string(out, _w.non_null(group.group_state, "field group_state is null, which DescribedGroup version 6 does not allow (never nullable)"))
-        field = "protocol_type"
-        _w.write_compact_string(out, _w.non_null(group.protocol_type, "field protocol_type is null, which DescribedGroup version 6 does not allow (never nullable)"))
-        field = "protocol_data"
-        _w.write_compact_string(out, _w.non_null(group.protocol_data, "field protocol_data is null, which DescribedGroup version 6 does not allow (never nullable)"))
-        field = "members[]"
-        members_items = _w.non_null(group.members, "field members is null, which DescribedGroup version 6 does not allow (never nullable)")
-        _w.write_count(out, len(members_items), True)
-        for members_item in members_items:
-            _write_DescribedGroupMember_v5_6(members_item, out)
-        field = "authorized_operations"
-        out += _pack_DescribedGroup_authorized_operations(group.authorized_operations)
-        field = "(tagged fields)"
-        if group.unknown_tagged_fields:
-            _w.write_tagged(out, [], group.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DescribeGroupsResponse, version 0 ---
-
-def _read_DescribeGroupsResponse_v0(buf: bytes, pos: int) -> tuple[DescribeGroupsResponse, int]:
+def _read_DescribeGroupsResponse_v0_4(buf: bytes, pos: int, version: int) -> tuple[DescribeGroupsResponse, int]:
     response = blank_instance(DescribeGroupsResponse)
     response.throttle_time_ms = 0
     field = ""
-    index = 0
     try:
-        field = "groups[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        groups_n, pos = _w.read_count(buf, pos, False)
-        if groups_n < 0:
-            raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            groups_items: list[DescribedGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_DescribedGroup_v0_2(buf, pos)
-                groups_items.append(groups_item)
-            response.groups = groups_items
+        if version >= 1:
+            field = "throttle_time_ms"
+            (response.throttle_time_ms,) = _unpack_DescribeGroupsResponse_throttle_time_ms(buf, pos)
+            pos += 4
+        field = "groups"
+        response.groups, pos = _w.read_struct_array(buf, pos, False, _read_DescribedGroup_v0_4, version)
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_DescribeGroupsResponse_v0(response: DescribeGroupsResponse, out: bytearray) -> None:
+def _write_DescribeGroupsResponse_v0_4(response: DescribeGroupsResponse, out: bytearray, version: int) -> None:
     if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("DescribeGroupsResponse version 0 cannot carry tagged fields")
+        raise UnsupportedVersionError("DescribeGroupsResponse version 0-4 cannot carry tagged fields")
     field = ""
     try:
-        field = "groups[]"
-        groups_items = _w.non_null(response.groups, "field groups is null, which DescribeGroupsResponse version 0 does not allow (never nullable)")
-        _w.write_count(out, len(groups_items), False)
-        for groups_item in groups_items:
-            _write_DescribedGroup_v0_2(groups_item, out)
+        if version >= 1:
+            field = "throttle_time_ms"
+            out += _pack_DescribeGroupsResponse_throttle_time_ms(response.throttle_time_ms)
+        field = "groups"
+        _w.write_struct_array(out, _w.non_null(response.groups, "field groups is null, which DescribeGroupsResponse versions 0-4 do not allow (never nullable)"), False, _write_DescribedGroup_v0_4, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- DescribeGroupsResponse, versions 1-2 ---
+# --- DescribeGroupsResponse, versions 5-6 (flexible) ---
 
-def _read_DescribeGroupsResponse_v1_2(buf: bytes, pos: int) -> tuple[DescribeGroupsResponse, int]:
+def _read_DescribeGroupsResponse_v5_6(buf: bytes, pos: int, version: int) -> tuple[DescribeGroupsResponse, int]:
     response = blank_instance(DescribeGroupsResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DescribeGroupsResponse_throttle_time_ms(buf, pos)
         pos += 4
-        field = "groups[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        groups_n, pos = _w.read_count(buf, pos, False)
-        if groups_n < 0:
-            raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            groups_items: list[DescribedGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_DescribedGroup_v0_2(buf, pos)
-                groups_items.append(groups_item)
-            response.groups = groups_items
-        response.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_DescribeGroupsResponse_v1_2(response: DescribeGroupsResponse, out: bytearray) -> None:
-    if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("DescribeGroupsResponse version 1-2 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "throttle_time_ms"
-        out += _pack_DescribeGroupsResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "groups[]"
-        groups_items = _w.non_null(response.groups, "field groups is null, which DescribeGroupsResponse versions 1-2 do not allow (never nullable)")
-        _w.write_count(out, len(groups_items), False)
-        for groups_item in groups_items:
-            _write_DescribedGroup_v0_2(groups_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DescribeGroupsResponse, version 3 ---
-
-def _read_DescribeGroupsResponse_v3(buf: bytes, pos: int) -> tuple[DescribeGroupsResponse, int]:
-    response = blank_instance(DescribeGroupsResponse)
-    field = ""
-    index = 0
-    try:
-        field = "throttle_time_ms"
-        (response.throttle_time_ms,) = _unpack_DescribeGroupsResponse_throttle_time_ms(buf, pos)
-        pos += 4
-        field = "groups[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        groups_n, pos = _w.read_count(buf, pos, False)
-        if groups_n < 0:
-            raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            groups_items: list[DescribedGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_DescribedGroup_v3(buf, pos)
-                groups_items.append(groups_item)
-            response.groups = groups_items
-        response.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_DescribeGroupsResponse_v3(response: DescribeGroupsResponse, out: bytearray) -> None:
-    if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("DescribeGroupsResponse version 3 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "throttle_time_ms"
-        out += _pack_DescribeGroupsResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "groups[]"
-        groups_items = _w.non_null(response.groups, "field groups is null, which DescribeGroupsResponse version 3 does not allow (never nullable)")
-        _w.write_count(out, len(groups_items), False)
-        for groups_item in groups_items:
-            _write_DescribedGroup_v3(groups_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DescribeGroupsResponse, version 4 ---
-
-def _read_DescribeGroupsResponse_v4(buf: bytes, pos: int) -> tuple[DescribeGroupsResponse, int]:
-    response = blank_instance(DescribeGroupsResponse)
-    field = ""
-    index = 0
-    try:
-        field = "throttle_time_ms"
-        (response.throttle_time_ms,) = _unpack_DescribeGroupsResponse_throttle_time_ms(buf, pos)
-        pos += 4
-        field = "groups[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        groups_n, pos = _w.read_count(buf, pos, False)
-        if groups_n < 0:
-            raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            groups_items: list[DescribedGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_DescribedGroup_v4(buf, pos)
-                groups_items.append(groups_item)
-            response.groups = groups_items
-        response.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_DescribeGroupsResponse_v4(response: DescribeGroupsResponse, out: bytearray) -> None:
-    if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("DescribeGroupsResponse version 4 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "throttle_time_ms"
-        out += _pack_DescribeGroupsResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "groups[]"
-        groups_items = _w.non_null(response.groups, "field groups is null, which DescribeGroupsResponse version 4 does not allow (never nullable)")
-        _w.write_count(out, len(groups_items), False)
-        for groups_item in groups_items:
-            _write_DescribedGroup_v4(groups_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DescribeGroupsResponse, version 5 (flexible) ---
-
-def _read_DescribeGroupsResponse_v5(buf: bytes, pos: int) -> tuple[DescribeGroupsResponse, int]:
-    response = blank_instance(DescribeGroupsResponse)
-    field = ""
-    index = 0
-    try:
-        field = "throttle_time_ms"
-        (response.throttle_time_ms,) = _unpack_DescribeGroupsResponse_throttle_time_ms(buf, pos)
-        pos += 4
-        field = "groups[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        groups_n, pos = _w.read_count(buf, pos, True)
-        if groups_n < 0:
-            raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            groups_items: list[DescribedGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_DescribedGroup_v5(buf, pos)
-                groups_items.append(groups_item)
-            response.groups = groups_items
+        field = "groups"
+        response.groups, pos = _w.read_struct_array(buf, pos, True, _read_DescribedGroup_v5_6, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_DescribeGroupsResponse_v5(response: DescribeGroupsResponse, out: bytearray) -> None:
-    field = ""
+def _write_DescribeGroupsResponse_v5_6(response: DescribeGroupsResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_DescribeGroupsResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "groups[]"
-        groups_items = _w.non_null(response.groups, "field groups is null, which DescribeGroupsResponse version 5 does not allow (never nullable)")
-        _w.write_count(out, len(groups_items), True)
-        for groups_item in groups_items:
-            _write_DescribedGroup_v5(groups_item, out)
+        field = "groups"
+        _w.write_struct_array(out, _w.non_null(response.groups, "field groups is null, which DescribeGroupsResponse versions 5-6 do not allow (never nullable)"), True, _write_DescribedGroup_v5_6, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DescribeGroupsResponse, version 6 (flexible) ---
-
-def _read_DescribeGroupsResponse_v6(buf: bytes, pos: int) -> tuple[DescribeGroupsResponse, int]:
-    response = blank_instance(DescribeGroupsResponse)
-    field = ""
-    index = 0
-    try:
-        field = "throttle_time_ms"
-        (response.throttle_time_ms,) = _unpack_DescribeGroupsResponse_throttle_time_ms(buf, pos)
-        pos += 4
-        field = "groups[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        groups_n, pos = _w.read_count(buf, pos, True)
-        if groups_n < 0:
-            raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            groups_items: list[DescribedGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_DescribedGroup_v6(buf, pos)
-                groups_items.append(groups_item)
-            response.groups = groups_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_DescribeGroupsResponse_v6(response: DescribeGroupsResponse, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "throttle_time_ms"
-        out += _pack_DescribeGroupsResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "groups[]"
-        groups_items = _w.non_null(response.groups, "field groups is null, which DescribeGroupsResponse version 6 does not allow (never nullable)")
-        _w.write_count(out, len(groups_items), True)
-        for groups_item in groups_items:
-            _write_DescribedGroup_v6(groups_item, out)
-        field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -971,8 +450,8 @@ _V3_PLUS = (3, 32767)
 _V4_PLUS = (4, 32767)
 _V6_PLUS = (6, 32767)
 
-DescribedGroupMember._READERS = (_read_DescribedGroupMember_v0_3, _read_DescribedGroupMember_v0_3, _read_DescribedGroupMember_v0_3, _read_DescribedGroupMember_v0_3, _read_DescribedGroupMember_v4, _read_DescribedGroupMember_v5_6, _read_DescribedGroupMember_v5_6)
-DescribedGroupMember._WRITERS = (_write_DescribedGroupMember_v0_3, _write_DescribedGroupMember_v0_3, _write_DescribedGroupMember_v0_3, _write_DescribedGroupMember_v0_3, _write_DescribedGroupMember_v4, _write_DescribedGroupMember_v5_6, _write_DescribedGroupMember_v5_6)
+DescribedGroupMember._READERS = _w.bind_versions((_read_DescribedGroupMember_v0_4, _read_DescribedGroupMember_v0_4, _read_DescribedGroupMember_v0_4, _read_DescribedGroupMember_v0_4, _read_DescribedGroupMember_v0_4, _read_DescribedGroupMember_v5_6, _read_DescribedGroupMember_v5_6))
+DescribedGroupMember._WRITERS = _w.bind_versions((_write_DescribedGroupMember_v0_4, _write_DescribedGroupMember_v0_4, _write_DescribedGroupMember_v0_4, _write_DescribedGroupMember_v0_4, _write_DescribedGroupMember_v0_4, _write_DescribedGroupMember_v5_6, _write_DescribedGroupMember_v5_6))
 DescribedGroupMember.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="member_id", json_name="memberId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="group_instance_id", json_name="groupInstanceId", type="string", versions=_V4_PLUS, nullable=_V4_PLUS, ignorable=True),
@@ -981,8 +460,8 @@ DescribedGroupMember.FIELDS = (  # what the runtime knows of each field (kwire.w
     FieldInfo(attr="member_metadata", json_name="memberMetadata", type="bytes", versions=_V0_PLUS, default=b''),
     FieldInfo(attr="member_assignment", json_name="memberAssignment", type="bytes", versions=_V0_PLUS, default=b''),
 )
-DescribedGroup._READERS = (_read_DescribedGroup_v0_2, _read_DescribedGroup_v0_2, _read_DescribedGroup_v0_2, _read_DescribedGroup_v3, _read_DescribedGroup_v4, _read_DescribedGroup_v5, _read_DescribedGroup_v6)
-DescribedGroup._WRITERS = (_write_DescribedGroup_v0_2, _write_DescribedGroup_v0_2, _write_DescribedGroup_v0_2, _write_DescribedGroup_v3, _write_DescribedGroup_v4, _write_DescribedGroup_v5, _write_DescribedGroup_v6)
+DescribedGroup._READERS = _w.bind_versions((_read_DescribedGroup_v0_4, _read_DescribedGroup_v0_4, _read_DescribedGroup_v0_4, _read_DescribedGroup_v0_4, _read_DescribedGroup_v0_4, _read_DescribedGroup_v5_6, _read_DescribedGroup_v5_6))
+DescribedGroup._WRITERS = _w.bind_versions((_write_DescribedGroup_v0_4, _write_DescribedGroup_v0_4, _write_DescribedGroup_v0_4, _write_DescribedGroup_v0_4, _write_DescribedGroup_v0_4, _write_DescribedGroup_v5_6, _write_DescribedGroup_v5_6))
 DescribedGroup._LAZY_DEFAULTS = {"members": list}
 DescribedGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
@@ -994,8 +473,8 @@ DescribedGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
     FieldInfo(attr="members", json_name="members", type="[]DescribedGroupMember", versions=_V0_PLUS, default=(), struct=DescribedGroupMember),
     FieldInfo(attr="authorized_operations", json_name="authorizedOperations", type="int32", versions=_V3_PLUS, default=-2147483648),
 )
-DescribeGroupsResponse._READERS = (_read_DescribeGroupsResponse_v0, _read_DescribeGroupsResponse_v1_2, _read_DescribeGroupsResponse_v1_2, _read_DescribeGroupsResponse_v3, _read_DescribeGroupsResponse_v4, _read_DescribeGroupsResponse_v5, _read_DescribeGroupsResponse_v6)
-DescribeGroupsResponse._WRITERS = (_write_DescribeGroupsResponse_v0, _write_DescribeGroupsResponse_v1_2, _write_DescribeGroupsResponse_v1_2, _write_DescribeGroupsResponse_v3, _write_DescribeGroupsResponse_v4, _write_DescribeGroupsResponse_v5, _write_DescribeGroupsResponse_v6)
+DescribeGroupsResponse._READERS = _w.bind_versions((_read_DescribeGroupsResponse_v0_4, _read_DescribeGroupsResponse_v0_4, _read_DescribeGroupsResponse_v0_4, _read_DescribeGroupsResponse_v0_4, _read_DescribeGroupsResponse_v0_4, _read_DescribeGroupsResponse_v5_6, _read_DescribeGroupsResponse_v5_6))
+DescribeGroupsResponse._WRITERS = _w.bind_versions((_write_DescribeGroupsResponse_v0_4, _write_DescribeGroupsResponse_v0_4, _write_DescribeGroupsResponse_v0_4, _write_DescribeGroupsResponse_v0_4, _write_DescribeGroupsResponse_v0_4, _write_DescribeGroupsResponse_v5_6, _write_DescribeGroupsResponse_v5_6))
 DescribeGroupsResponse._LAZY_DEFAULTS = {"groups": list}
 DescribeGroupsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V1_PLUS, ignorable=True, default=0),

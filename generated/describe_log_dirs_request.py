@@ -2,10 +2,9 @@
 
 Request message, versions 0-5, flexible versions 2+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,10 +20,9 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 class DescribableLogDirTopic(GeneratedStruct):
     """Partitions to report, by topic; null to report every replica on the broker."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic": 'Name of the topic the partitions in this entry belong to.',
         "partitions": "Indexes of the topic's partitions to report.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribableLogDirTopic"
@@ -50,9 +48,8 @@ class DescribableLogDirTopic(GeneratedStruct):
 class DescribeLogDirsRequest(GeneratedStruct):
     """Kafka's DescribeLogDirsRequest (request, apiKey 35), versions 0-5, flexible versions 2+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topics": 'Partitions to report, by topic; null to report every replica on the broker.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeLogDirsRequest"
@@ -80,12 +77,10 @@ class DescribeLogDirsRequest(GeneratedStruct):
 
 # --- DescribableLogDirTopic, versions 0-1 ---
 
-def _read_DescribableLogDirTopic_v0_1(buf: bytes, pos: int) -> tuple[DescribableLogDirTopic, int]:
+def _read_DescribableLogDirTopic_v0_1(buf: bytes, pos: int, version: int) -> tuple[DescribableLogDirTopic, int]:
     topic = blank_instance(DescribableLogDirTopic)
-    field = ""
-    index = 0
+    field = "topic"
     try:
-        field = "topic"
         topic.topic, pos = _w.read_string_nn(buf, pos)
         field = "partitions"
         partitions_n, pos = _w.read_count(buf, pos, False)
@@ -95,16 +90,15 @@ def _read_DescribableLogDirTopic_v0_1(buf: bytes, pos: int) -> tuple[Describable
             topic.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
-def _write_DescribableLogDirTopic_v0_1(topic: DescribableLogDirTopic, out: bytearray) -> None:
+def _write_DescribableLogDirTopic_v0_1(topic: DescribableLogDirTopic, out: bytearray, version: int) -> None:
     if topic.unknown_tagged_fields:
         raise UnsupportedVersionError("DescribableLogDirTopic version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "topic"
     try:
-        field = "topic"
         _w.write_string(out, _w.non_null(topic.topic, "field topic is null, which DescribableLogDirTopic versions 0-1 do not allow (never nullable)"))
         field = "partitions"
         partitions_items = _w.non_null(topic.partitions, "field partitions is null, which DescribableLogDirTopic versions 0-1 do not allow (never nullable)")
@@ -116,12 +110,10 @@ def _write_DescribableLogDirTopic_v0_1(topic: DescribableLogDirTopic, out: bytea
 
 # --- DescribableLogDirTopic, versions 2-5 (flexible) ---
 
-def _read_DescribableLogDirTopic_v2_5(buf: bytes, pos: int) -> tuple[DescribableLogDirTopic, int]:
+def _read_DescribableLogDirTopic_v2_5(buf: bytes, pos: int, version: int) -> tuple[DescribableLogDirTopic, int]:
     topic = blank_instance(DescribableLogDirTopic)
-    field = ""
-    index = 0
+    field = "topic"
     try:
-        field = "topic"
         topic.topic, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
         partitions_n, pos = _w.read_count(buf, pos, True)
@@ -130,124 +122,69 @@ def _read_DescribableLogDirTopic_v2_5(buf: bytes, pos: int) -> tuple[Describable
         else:
             topic.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            topic.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
-def _write_DescribableLogDirTopic_v2_5(topic: DescribableLogDirTopic, out: bytearray) -> None:
-    field = ""
+def _write_DescribableLogDirTopic_v2_5(topic: DescribableLogDirTopic, out: bytearray, version: int) -> None:
+    field = "topic"
     try:
-        field = "topic"
         _w.write_compact_string(out, _w.non_null(topic.topic, "field topic is null, which DescribableLogDirTopic versions 2-5 do not allow (never nullable)"))
         field = "partitions"
         partitions_items = _w.non_null(topic.partitions, "field partitions is null, which DescribableLogDirTopic versions 2-5 do not allow (never nullable)")
         _w.write_count(out, len(partitions_items), True)
         _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
-        if topic.unknown_tagged_fields:
-            _w.write_tagged(out, [], topic.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], topic.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DescribeLogDirsRequest, versions 0-1 ---
 
-def _read_DescribeLogDirsRequest_v0_1(buf: bytes, pos: int) -> tuple[DescribeLogDirsRequest, int]:
+def _read_DescribeLogDirsRequest_v0_1(buf: bytes, pos: int, version: int) -> tuple[DescribeLogDirsRequest, int]:
     request = blank_instance(DescribeLogDirsRequest)
-    field = ""
-    index = 0
+    field = "topics"
     try:
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, False)
-        if topics_n < 0:
-            request.topics = None
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: KeyedList[DescribableLogDirTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_DescribableLogDirTopic_v0_1(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
+        request.topics, pos = _w.read_nullable_struct_array(buf, pos, False, _read_DescribableLogDirTopic_v0_1, version, KeyedList)
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_DescribeLogDirsRequest_v0_1(request: DescribeLogDirsRequest, out: bytearray) -> None:
+def _write_DescribeLogDirsRequest_v0_1(request: DescribeLogDirsRequest, out: bytearray, version: int) -> None:
     if request.unknown_tagged_fields:
         raise UnsupportedVersionError("DescribeLogDirsRequest version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "topics"
     try:
-        field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-            _w.write_count(out, None, False)
-        else:
-            _w.write_count(out, len(topics_items), False)
-            for topics_item in topics_items:
-                _write_DescribableLogDirTopic_v0_1(topics_item, out)
+        _w.write_struct_array(out, request.topics, False, _write_DescribableLogDirTopic_v0_1, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DescribeLogDirsRequest, versions 2-5 (flexible) ---
 
-def _read_DescribeLogDirsRequest_v2_5(buf: bytes, pos: int) -> tuple[DescribeLogDirsRequest, int]:
+def _read_DescribeLogDirsRequest_v2_5(buf: bytes, pos: int, version: int) -> tuple[DescribeLogDirsRequest, int]:
     request = blank_instance(DescribeLogDirsRequest)
-    field = ""
-    index = 0
+    field = "topics"
     try:
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            request.topics = None
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: KeyedList[DescribableLogDirTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_DescribableLogDirTopic_v2_5(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
+        request.topics, pos = _w.read_nullable_struct_array(buf, pos, True, _read_DescribableLogDirTopic_v2_5, version, KeyedList)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_DescribeLogDirsRequest_v2_5(request: DescribeLogDirsRequest, out: bytearray) -> None:
-    field = ""
+def _write_DescribeLogDirsRequest_v2_5(request: DescribeLogDirsRequest, out: bytearray, version: int) -> None:
+    field = "topics"
     try:
-        field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-            _w.write_count(out, None, True)
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_DescribableLogDirTopic_v2_5(topics_item, out)
+        _w.write_struct_array(out, request.topics, True, _write_DescribableLogDirTopic_v2_5, version)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -257,16 +194,16 @@ def _write_DescribeLogDirsRequest_v2_5(request: DescribeLogDirsRequest, out: byt
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-DescribableLogDirTopic._READERS = (_read_DescribableLogDirTopic_v0_1, _read_DescribableLogDirTopic_v0_1, _read_DescribableLogDirTopic_v2_5, _read_DescribableLogDirTopic_v2_5, _read_DescribableLogDirTopic_v2_5, _read_DescribableLogDirTopic_v2_5)
-DescribableLogDirTopic._WRITERS = (_write_DescribableLogDirTopic_v0_1, _write_DescribableLogDirTopic_v0_1, _write_DescribableLogDirTopic_v2_5, _write_DescribableLogDirTopic_v2_5, _write_DescribableLogDirTopic_v2_5, _write_DescribableLogDirTopic_v2_5)
+DescribableLogDirTopic._READERS = _w.bind_versions((_read_DescribableLogDirTopic_v0_1, _read_DescribableLogDirTopic_v0_1, _read_DescribableLogDirTopic_v2_5, _read_DescribableLogDirTopic_v2_5, _read_DescribableLogDirTopic_v2_5, _read_DescribableLogDirTopic_v2_5))
+DescribableLogDirTopic._WRITERS = _w.bind_versions((_write_DescribableLogDirTopic_v0_1, _write_DescribableLogDirTopic_v0_1, _write_DescribableLogDirTopic_v2_5, _write_DescribableLogDirTopic_v2_5, _write_DescribableLogDirTopic_v2_5, _write_DescribableLogDirTopic_v2_5))
 DescribableLogDirTopic._LAZY_DEFAULTS = {"partitions": list}
 DescribableLogDirTopic._MAP_KEYS = ("topic",)
 DescribableLogDirTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic", json_name="topic", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="partitions", json_name="partitions", type="[]int32", versions=_V0_PLUS, default=()),
 )
-DescribeLogDirsRequest._READERS = (_read_DescribeLogDirsRequest_v0_1, _read_DescribeLogDirsRequest_v0_1, _read_DescribeLogDirsRequest_v2_5, _read_DescribeLogDirsRequest_v2_5, _read_DescribeLogDirsRequest_v2_5, _read_DescribeLogDirsRequest_v2_5)
-DescribeLogDirsRequest._WRITERS = (_write_DescribeLogDirsRequest_v0_1, _write_DescribeLogDirsRequest_v0_1, _write_DescribeLogDirsRequest_v2_5, _write_DescribeLogDirsRequest_v2_5, _write_DescribeLogDirsRequest_v2_5, _write_DescribeLogDirsRequest_v2_5)
+DescribeLogDirsRequest._READERS = _w.bind_versions((_read_DescribeLogDirsRequest_v0_1, _read_DescribeLogDirsRequest_v0_1, _read_DescribeLogDirsRequest_v2_5, _read_DescribeLogDirsRequest_v2_5, _read_DescribeLogDirsRequest_v2_5, _read_DescribeLogDirsRequest_v2_5))
+DescribeLogDirsRequest._WRITERS = _w.bind_versions((_write_DescribeLogDirsRequest_v0_1, _write_DescribeLogDirsRequest_v0_1, _write_DescribeLogDirsRequest_v2_5, _write_DescribeLogDirsRequest_v2_5, _write_DescribeLogDirsRequest_v2_5, _write_DescribeLogDirsRequest_v2_5))
 DescribeLogDirsRequest._LAZY_DEFAULTS = {"topics": KeyedList}
 DescribeLogDirsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topics", json_name="topics", type="[]DescribableLogDirTopic", versions=_V0_PLUS, nullable=_V0_PLUS, default=(), struct=DescribableLogDirTopic),

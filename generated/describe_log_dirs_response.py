@@ -2,10 +2,9 @@
 
 Response message, versions 0-5, flexible versions 2+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,29 +20,26 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_DescribeLogDirsPartition_partition_index_to_is_future_key = struct.Struct(">iqq?").unpack_from
 _pack_DescribeLogDirsPartition_partition_index_to_is_future_key = struct.Struct(">iqq?").pack
-_rows_DescribeLogDirsPartition_v0_1 = struct.Struct(">iqq?").iter_unpack
-_rows_DescribeLogDirsPartition_v2_5 = struct.Struct(">iqq?B").iter_unpack
 _unpack_DescribeLogDirsResult_error_code = struct.Struct(">h").unpack_from
 _pack_DescribeLogDirsResult_error_code = struct.Struct(">h").pack
 _unpack_DescribeLogDirsResult_total_bytes_usable_bytes = struct.Struct(">qq").unpack_from
 _pack_DescribeLogDirsResult_total_bytes_usable_bytes = struct.Struct(">qq").pack
-_unpack_DescribeLogDirsResult_total_bytes_to_is_cordoned = struct.Struct(">qq?").unpack_from
-_pack_DescribeLogDirsResult_total_bytes_to_is_cordoned = struct.Struct(">qq?").pack
+_unpack_DescribeLogDirsResult_is_cordoned = struct.Struct(">?").unpack_from
+_pack_DescribeLogDirsResult_is_cordoned = struct.Struct(">?").pack
 _unpack_DescribeLogDirsResponse_throttle_time_ms = struct.Struct(">i").unpack_from
 _pack_DescribeLogDirsResponse_throttle_time_ms = struct.Struct(">i").pack
-_unpack_DescribeLogDirsResponse_throttle_time_ms_error_code = struct.Struct(">ih").unpack_from
-_pack_DescribeLogDirsResponse_throttle_time_ms_error_code = struct.Struct(">ih").pack
+_unpack_DescribeLogDirsResponse_error_code = struct.Struct(">h").unpack_from
+_pack_DescribeLogDirsResponse_error_code = struct.Struct(">h").pack
 
 
 class DescribeLogDirsPartition(GeneratedStruct):
     """Replicas of the topic's partitions in this directory."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition_index": 'Index of the partition within the topic.',
         "partition_size": "Bytes the replica's log segments take on disk in this directory.",
         "offset_lag": "How far the log's end offset is behind: behind the high watermark for the replica's current log, behind the current log's end for a future log.",
         "is_future_key": "True for a future log: a copy being built by AlterReplicaLogDirs that will replace the replica's current log once caught up.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeLogDirsPartition"
@@ -79,10 +75,9 @@ class DescribeLogDirsPartition(GeneratedStruct):
 class DescribeLogDirsTopic(GeneratedStruct):
     """Topics with replicas in this directory."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the topic the partitions in this entry belong to.',
         "partitions": "Replicas of the topic's partitions in this directory.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeLogDirsTopic"
@@ -108,14 +103,13 @@ class DescribeLogDirsTopic(GeneratedStruct):
 class DescribeLogDirsResult(GeneratedStruct):
     """One entry per log directory of the broker."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "error_code": 'Outcome for this directory, 0 on success; KAFKA_STORAGE_ERROR when the directory is offline.',
         "log_dir": 'Absolute path of the log directory.',
         "topics": 'Topics with replicas in this directory.',
         "total_bytes": 'Size in bytes of the volume holding the directory (remote storage not counted); -1 when unknown.',
         "usable_bytes": 'Free bytes the broker can still use on that volume (remote storage not counted); -1 when unknown.',
         "is_cordoned": 'True when the directory is cordoned: no new replicas are placed in it (KIP-1066).',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeLogDirsResult"
@@ -160,11 +154,10 @@ class DescribeLogDirsResult(GeneratedStruct):
 class DescribeLogDirsResponse(GeneratedStruct):
     """Kafka's DescribeLogDirsResponse (response, apiKey 35), versions 0-5, flexible versions 2+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "error_code": 'Error for the whole request (v3+), 0 if none; for example CLUSTER_AUTHORIZATION_FAILED.',
         "results": 'One entry per log directory of the broker.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeLogDirsResponse"
@@ -199,26 +192,23 @@ class DescribeLogDirsResponse(GeneratedStruct):
 
 # --- DescribeLogDirsPartition, versions 0-1 ---
 
-def _read_DescribeLogDirsPartition_v0_1(buf: bytes, pos: int) -> tuple[DescribeLogDirsPartition, int]:
+def _read_DescribeLogDirsPartition_v0_1(buf: bytes, pos: int, version: int) -> tuple[DescribeLogDirsPartition, int]:
     partition = blank_instance(DescribeLogDirsPartition)
-    field = ""
-    index = 0
+    field = "partition_index, partition_size, offset_lag, is_future_key"
     try:
-        field = "partition_index, partition_size, offset_lag, is_future_key"
         partition.partition_index, partition.partition_size, partition.offset_lag, partition.is_future_key = _unpack_DescribeLogDirsPartition_partition_index_to_is_future_key(buf, pos)
         pos += 21
         partition.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
-def _write_DescribeLogDirsPartition_v0_1(partition: DescribeLogDirsPartition, out: bytearray) -> None:
+def _write_DescribeLogDirsPartition_v0_1(partition: DescribeLogDirsPartition, out: bytearray, version: int) -> None:
     if partition.unknown_tagged_fields:
         raise UnsupportedVersionError("DescribeLogDirsPartition version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "partition_index, partition_size, offset_lag, is_future_key"
     try:
-        field = "partition_index, partition_size, offset_lag, is_future_key"
         out += _pack_DescribeLogDirsPartition_partition_index_to_is_future_key(partition.partition_index, partition.partition_size, partition.offset_lag, partition.is_future_key)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -226,651 +216,231 @@ def _write_DescribeLogDirsPartition_v0_1(partition: DescribeLogDirsPartition, ou
 
 # --- DescribeLogDirsPartition, versions 2-5 (flexible) ---
 
-def _read_DescribeLogDirsPartition_v2_5(buf: bytes, pos: int) -> tuple[DescribeLogDirsPartition, int]:
+def _read_DescribeLogDirsPartition_v2_5(buf: bytes, pos: int, version: int) -> tuple[DescribeLogDirsPartition, int]:
     partition = blank_instance(DescribeLogDirsPartition)
-    field = ""
-    index = 0
+    field = "partition_index, partition_size, offset_lag, is_future_key"
     try:
-        field = "partition_index, partition_size, offset_lag, is_future_key"
         partition.partition_index, partition.partition_size, partition.offset_lag, partition.is_future_key = _unpack_DescribeLogDirsPartition_partition_index_to_is_future_key(buf, pos)
         pos += 21
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            partition.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            partition.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        partition.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
-def _write_DescribeLogDirsPartition_v2_5(partition: DescribeLogDirsPartition, out: bytearray) -> None:
-    field = ""
+def _write_DescribeLogDirsPartition_v2_5(partition: DescribeLogDirsPartition, out: bytearray, version: int) -> None:
+    field = "partition_index, partition_size, offset_lag, is_future_key"
     try:
-        field = "partition_index, partition_size, offset_lag, is_future_key"
         out += _pack_DescribeLogDirsPartition_partition_index_to_is_future_key(partition.partition_index, partition.partition_size, partition.offset_lag, partition.is_future_key)
         field = "(tagged fields)"
-        if partition.unknown_tagged_fields:
-            _w.write_tagged(out, [], partition.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], partition.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DescribeLogDirsTopic, versions 0-1 ---
 
-def _read_DescribeLogDirsTopic_v0_1(buf: bytes, pos: int) -> tuple[DescribeLogDirsTopic, int]:
+def _read_DescribeLogDirsTopic_v0_1(buf: bytes, pos: int, version: int) -> tuple[DescribeLogDirsTopic, int]:
     topic = blank_instance(DescribeLogDirsTopic)
-    field = ""
-    index = 0
-    size = len(buf)
+    field = "name"
     try:
-        field = "name"
         topic.name, pos = _w.read_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, False)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[DescribeLogDirsPartition] = []
-            # Every element is fixed-width: one iter_unpack for all.
-            partitions_end = pos + partitions_n * 21
-            partitions_rows = buf[pos:partitions_end]
-            if len(partitions_rows) == partitions_n * 21:
-                for partitions_row in _rows_DescribeLogDirsPartition_v0_1(partitions_rows):
-                    partitions_item = blank_instance(DescribeLogDirsPartition)
-                    partitions_item.partition_index, partitions_item.partition_size, partitions_item.offset_lag, partitions_item.is_future_key = partitions_row
-                    partitions_item.unknown_tagged_fields = ()
-                    partitions_items.append(partitions_item)
-                pos = partitions_end
-            else:
-                for index in range(partitions_n):
-                    partitions_item, pos = _read_DescribeLogDirsPartition_v0_1(buf, pos)
-                    partitions_items.append(partitions_item)
-            topic.partitions = partitions_items
+        field = "partitions"
+        topic.partitions, pos = _w.read_struct_array(buf, pos, False, _read_DescribeLogDirsPartition_v0_1, version)
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
-def _write_DescribeLogDirsTopic_v0_1(topic: DescribeLogDirsTopic, out: bytearray) -> None:
+def _write_DescribeLogDirsTopic_v0_1(topic: DescribeLogDirsTopic, out: bytearray, version: int) -> None:
     if topic.unknown_tagged_fields:
         raise UnsupportedVersionError("DescribeLogDirsTopic version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "name"
     try:
-        field = "name"
         _w.write_string(out, _w.non_null(topic.name, "field name is null, which DescribeLogDirsTopic versions 0-1 do not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which DescribeLogDirsTopic versions 0-1 do not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), False)
-        for partitions_item in partitions_items:
-            _write_DescribeLogDirsPartition_v0_1(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(topic.partitions, "field partitions is null, which DescribeLogDirsTopic versions 0-1 do not allow (never nullable)"), False, _write_DescribeLogDirsPartition_v0_1, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DescribeLogDirsTopic, versions 2-5 (flexible) ---
 
-def _read_DescribeLogDirsTopic_v2_5(buf: bytes, pos: int) -> tuple[DescribeLogDirsTopic, int]:
+def _read_DescribeLogDirsTopic_v2_5(buf: bytes, pos: int, version: int) -> tuple[DescribeLogDirsTopic, int]:
     topic = blank_instance(DescribeLogDirsTopic)
-    field = ""
-    index = 0
-    size = len(buf)
+    field = "name"
     try:
-        field = "name"
         topic.name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[DescribeLogDirsPartition] = []
-            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            partitions_end = pos + partitions_n * 22
-            partitions_rows = buf[pos:partitions_end]
-            if len(partitions_rows) == partitions_n * 22 and not any(partitions_rows[21::22]):
-                for partitions_row in _rows_DescribeLogDirsPartition_v2_5(partitions_rows):
-                    partitions_item = blank_instance(DescribeLogDirsPartition)
-                    partitions_item.partition_index, partitions_item.partition_size, partitions_item.offset_lag, partitions_item.is_future_key, _ = partitions_row
-                    partitions_item.unknown_tagged_fields = ()
-                    partitions_items.append(partitions_item)
-                pos = partitions_end
-            else:
-                for index in range(partitions_n):
-                    partitions_item, pos = _read_DescribeLogDirsPartition_v2_5(buf, pos)
-                    partitions_items.append(partitions_item)
-            topic.partitions = partitions_items
+        field = "partitions"
+        topic.partitions, pos = _w.read_struct_array(buf, pos, True, _read_DescribeLogDirsPartition_v2_5, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            topic.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
-def _write_DescribeLogDirsTopic_v2_5(topic: DescribeLogDirsTopic, out: bytearray) -> None:
-    field = ""
+def _write_DescribeLogDirsTopic_v2_5(topic: DescribeLogDirsTopic, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(topic.name, "field name is null, which DescribeLogDirsTopic versions 2-5 do not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which DescribeLogDirsTopic versions 2-5 do not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_DescribeLogDirsPartition_v2_5(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(topic.partitions, "field partitions is null, which DescribeLogDirsTopic versions 2-5 do not allow (never nullable)"), True, _write_DescribeLogDirsPartition_v2_5, version)
         field = "(tagged fields)"
-        if topic.unknown_tagged_fields:
-            _w.write_tagged(out, [], topic.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], topic.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DescribeLogDirsResult, versions 0-1 ---
 
-def _read_DescribeLogDirsResult_v0_1(buf: bytes, pos: int) -> tuple[DescribeLogDirsResult, int]:
+def _read_DescribeLogDirsResult_v0_1(buf: bytes, pos: int, version: int) -> tuple[DescribeLogDirsResult, int]:
     result = blank_instance(DescribeLogDirsResult)
     result.total_bytes = -1
     result.usable_bytes = -1
     result.is_cordoned = False
-    field = ""
-    index = 0
+    field = "error_code"
     try:
-        field = "error_code"
         (result.error_code,) = _unpack_DescribeLogDirsResult_error_code(buf, pos)
         pos += 2
         field = "log_dir"
         result.log_dir, pos = _w.read_string_nn(buf, pos)
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, False)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[DescribeLogDirsTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_DescribeLogDirsTopic_v0_1(buf, pos)
-                topics_items.append(topics_item)
-            result.topics = topics_items
+        field = "topics"
+        result.topics, pos = _w.read_struct_array(buf, pos, False, _read_DescribeLogDirsTopic_v0_1, version)
         result.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_DescribeLogDirsResult_v0_1(result: DescribeLogDirsResult, out: bytearray) -> None:
+def _write_DescribeLogDirsResult_v0_1(result: DescribeLogDirsResult, out: bytearray, version: int) -> None:
     if result.unknown_tagged_fields:
         raise UnsupportedVersionError("DescribeLogDirsResult version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_DescribeLogDirsResult_error_code(result.error_code)
         field = "log_dir"
         _w.write_string(out, _w.non_null(result.log_dir, "field log_dir is null, which DescribeLogDirsResult versions 0-1 do not allow (never nullable)"))
-        field = "topics[]"
-        topics_items = _w.non_null(result.topics, "field topics is null, which DescribeLogDirsResult versions 0-1 do not allow (never nullable)")
-        _w.write_count(out, len(topics_items), False)
-        for topics_item in topics_items:
-            _write_DescribeLogDirsTopic_v0_1(topics_item, out)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(result.topics, "field topics is null, which DescribeLogDirsResult versions 0-1 do not allow (never nullable)"), False, _write_DescribeLogDirsTopic_v0_1, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- DescribeLogDirsResult, versions 2-3 (flexible) ---
+# --- DescribeLogDirsResult, versions 2-5 (flexible) ---
 
-def _read_DescribeLogDirsResult_v2_3(buf: bytes, pos: int) -> tuple[DescribeLogDirsResult, int]:
+def _read_DescribeLogDirsResult_v2_5(buf: bytes, pos: int, version: int) -> tuple[DescribeLogDirsResult, int]:
     result = blank_instance(DescribeLogDirsResult)
     result.total_bytes = -1
     result.usable_bytes = -1
     result.is_cordoned = False
-    field = ""
-    index = 0
+    field = "error_code"
     try:
-        field = "error_code"
         (result.error_code,) = _unpack_DescribeLogDirsResult_error_code(buf, pos)
         pos += 2
         field = "log_dir"
         result.log_dir, pos = _w.read_compact_string_nn(buf, pos)
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[DescribeLogDirsTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_DescribeLogDirsTopic_v2_5(buf, pos)
-                topics_items.append(topics_item)
-            result.topics = topics_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
+        field = "topics"
+        result.topics, pos = _w.read_struct_array(buf, pos, True, _read_DescribeLogDirsTopic_v2_5, version)
+        if version >= 4:
+            field = "total_bytes, usable_bytes"
+            result.total_bytes, result.usable_bytes = _unpack_DescribeLogDirsResult_total_bytes_usable_bytes(buf, pos)
+            pos += 16
+        if version >= 5:
+            field = "is_cordoned"
+            (result.is_cordoned,) = _unpack_DescribeLogDirsResult_is_cordoned(buf, pos)
             pos += 1
-            result.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        field = "(tagged fields)"
+        result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_DescribeLogDirsResult_v2_3(result: DescribeLogDirsResult, out: bytearray) -> None:
-    field = ""
+def _write_DescribeLogDirsResult_v2_5(result: DescribeLogDirsResult, out: bytearray, version: int) -> None:
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_DescribeLogDirsResult_error_code(result.error_code)
         field = "log_dir"
-        _w.write_compact_string(out, _w.non_null(result.log_dir, "field log_dir is null, which DescribeLogDirsResult versions 2-3 do not allow (never nullable)"))
-        field = "topics[]"
-        topics_items = _w.non_null(result.topics, "field topics is null, which DescribeLogDirsResult versions 2-3 do not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_DescribeLogDirsTopic_v2_5(topics_item, out)
+        _w.write_compact_string(out, _w.non_null(result.log_dir, "field log_dir is null, which DescribeLogDirsResult versions 2-5 do not allow (never nullable)"))
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(result.topics, "field topics is null, which DescribeLogDirsResult versions 2-5 do not allow (never nullable)"), True, _write_DescribeLogDirsTopic_v2_5, version)
+        if version >= 4:
+            field = "total_bytes, usable_bytes"
+            out += _pack_DescribeLogDirsResult_total_bytes_usable_bytes(result.total_bytes, result.usable_bytes)
+        if version >= 5:
+            field = "is_cordoned"
+            out += _pack_DescribeLogDirsResult_is_cordoned(result.is_cordoned)
         field = "(tagged fields)"
-        if result.unknown_tagged_fields:
-            _w.write_tagged(out, [], result.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DescribeLogDirsResult, version 4 (flexible) ---
-
-def _read_DescribeLogDirsResult_v4(buf: bytes, pos: int) -> tuple[DescribeLogDirsResult, int]:
-    result = blank_instance(DescribeLogDirsResult)
-    result.is_cordoned = False
-    field = ""
-    index = 0
-    try:
-        field = "error_code"
-        (result.error_code,) = _unpack_DescribeLogDirsResult_error_code(buf, pos)
-        pos += 2
-        field = "log_dir"
-        result.log_dir, pos = _w.read_compact_string_nn(buf, pos)
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[DescribeLogDirsTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_DescribeLogDirsTopic_v2_5(buf, pos)
-                topics_items.append(topics_item)
-            result.topics = topics_items
-        field = "total_bytes, usable_bytes"
-        result.total_bytes, result.usable_bytes = _unpack_DescribeLogDirsResult_total_bytes_usable_bytes(buf, pos)
-        pos += 16
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            result.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return result, pos
-
-
-def _write_DescribeLogDirsResult_v4(result: DescribeLogDirsResult, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "error_code"
-        out += _pack_DescribeLogDirsResult_error_code(result.error_code)
-        field = "log_dir"
-        _w.write_compact_string(out, _w.non_null(result.log_dir, "field log_dir is null, which DescribeLogDirsResult version 4 does not allow (never nullable)"))
-        field = "topics[]"
-        topics_items = _w.non_null(result.topics, "field topics is null, which DescribeLogDirsResult version 4 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_DescribeLogDirsTopic_v2_5(topics_item, out)
-        field = "total_bytes, usable_bytes"
-        out += _pack_DescribeLogDirsResult_total_bytes_usable_bytes(result.total_bytes, result.usable_bytes)
-        field = "(tagged fields)"
-        if result.unknown_tagged_fields:
-            _w.write_tagged(out, [], result.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DescribeLogDirsResult, version 5 (flexible) ---
-
-def _read_DescribeLogDirsResult_v5(buf: bytes, pos: int) -> tuple[DescribeLogDirsResult, int]:
-    result = blank_instance(DescribeLogDirsResult)
-    field = ""
-    index = 0
-    try:
-        field = "error_code"
-        (result.error_code,) = _unpack_DescribeLogDirsResult_error_code(buf, pos)
-        pos += 2
-        field = "log_dir"
-        result.log_dir, pos = _w.read_compact_string_nn(buf, pos)
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[DescribeLogDirsTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_DescribeLogDirsTopic_v2_5(buf, pos)
-                topics_items.append(topics_item)
-            result.topics = topics_items
-        field = "total_bytes, usable_bytes, is_cordoned"
-        result.total_bytes, result.usable_bytes, result.is_cordoned = _unpack_DescribeLogDirsResult_total_bytes_to_is_cordoned(buf, pos)
-        pos += 17
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            result.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return result, pos
-
-
-def _write_DescribeLogDirsResult_v5(result: DescribeLogDirsResult, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "error_code"
-        out += _pack_DescribeLogDirsResult_error_code(result.error_code)
-        field = "log_dir"
-        _w.write_compact_string(out, _w.non_null(result.log_dir, "field log_dir is null, which DescribeLogDirsResult version 5 does not allow (never nullable)"))
-        field = "topics[]"
-        topics_items = _w.non_null(result.topics, "field topics is null, which DescribeLogDirsResult version 5 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_DescribeLogDirsTopic_v2_5(topics_item, out)
-        field = "total_bytes, usable_bytes, is_cordoned"
-        out += _pack_DescribeLogDirsResult_total_bytes_to_is_cordoned(result.total_bytes, result.usable_bytes, result.is_cordoned)
-        field = "(tagged fields)"
-        if result.unknown_tagged_fields:
-            _w.write_tagged(out, [], result.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], result.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DescribeLogDirsResponse, versions 0-1 ---
 
-def _read_DescribeLogDirsResponse_v0_1(buf: bytes, pos: int) -> tuple[DescribeLogDirsResponse, int]:
+def _read_DescribeLogDirsResponse_v0_1(buf: bytes, pos: int, version: int) -> tuple[DescribeLogDirsResponse, int]:
     response = blank_instance(DescribeLogDirsResponse)
     response.error_code = 0
-    field = ""
-    index = 0
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DescribeLogDirsResponse_throttle_time_ms(buf, pos)
         pos += 4
-        field = "results[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        results_n, pos = _w.read_count(buf, pos, False)
-        if results_n < 0:
-            raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            results_items: list[DescribeLogDirsResult] = []
-            for index in range(results_n):
-                results_item, pos = _read_DescribeLogDirsResult_v0_1(buf, pos)
-                results_items.append(results_item)
-            response.results = results_items
+        field = "results"
+        response.results, pos = _w.read_struct_array(buf, pos, False, _read_DescribeLogDirsResult_v0_1, version)
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_DescribeLogDirsResponse_v0_1(response: DescribeLogDirsResponse, out: bytearray) -> None:
+def _write_DescribeLogDirsResponse_v0_1(response: DescribeLogDirsResponse, out: bytearray, version: int) -> None:
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("DescribeLogDirsResponse version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_DescribeLogDirsResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "results[]"
-        results_items = _w.non_null(response.results, "field results is null, which DescribeLogDirsResponse versions 0-1 do not allow (never nullable)")
-        _w.write_count(out, len(results_items), False)
-        for results_item in results_items:
-            _write_DescribeLogDirsResult_v0_1(results_item, out)
+        field = "results"
+        _w.write_struct_array(out, _w.non_null(response.results, "field results is null, which DescribeLogDirsResponse versions 0-1 do not allow (never nullable)"), False, _write_DescribeLogDirsResult_v0_1, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- DescribeLogDirsResponse, version 2 (flexible) ---
+# --- DescribeLogDirsResponse, versions 2-5 (flexible) ---
 
-def _read_DescribeLogDirsResponse_v2(buf: bytes, pos: int) -> tuple[DescribeLogDirsResponse, int]:
+def _read_DescribeLogDirsResponse_v2_5(buf: bytes, pos: int, version: int) -> tuple[DescribeLogDirsResponse, int]:
     response = blank_instance(DescribeLogDirsResponse)
     response.error_code = 0
-    field = ""
-    index = 0
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DescribeLogDirsResponse_throttle_time_ms(buf, pos)
         pos += 4
-        field = "results[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        results_n, pos = _w.read_count(buf, pos, True)
-        if results_n < 0:
-            raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            results_items: list[DescribeLogDirsResult] = []
-            for index in range(results_n):
-                results_item, pos = _read_DescribeLogDirsResult_v2_3(buf, pos)
-                results_items.append(results_item)
-            response.results = results_items
+        if version >= 3:
+            field = "error_code"
+            (response.error_code,) = _unpack_DescribeLogDirsResponse_error_code(buf, pos)
+            pos += 2
+        field = "results"
+        response.results, pos = _w.read_struct_array(buf, pos, True, _read_DescribeLogDirsResult_v2_5, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_DescribeLogDirsResponse_v2(response: DescribeLogDirsResponse, out: bytearray) -> None:
-    field = ""
+def _write_DescribeLogDirsResponse_v2_5(response: DescribeLogDirsResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_DescribeLogDirsResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "results[]"
-        results_items = _w.non_null(response.results, "field results is null, which DescribeLogDirsResponse version 2 does not allow (never nullable)")
-        _w.write_count(out, len(results_items), True)
-        for results_item in results_items:
-            _write_DescribeLogDirsResult_v2_3(results_item, out)
+        if version >= 3:
+            field = "error_code"
+            out += _pack_DescribeLogDirsResponse_error_code(response.error_code)
+        field = "results"
+        _w.write_struct_array(out, _w.non_null(response.results, "field results is null, which DescribeLogDirsResponse versions 2-5 do not allow (never nullable)"), True, _write_DescribeLogDirsResult_v2_5, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DescribeLogDirsResponse, version 3 (flexible) ---
-
-def _read_DescribeLogDirsResponse_v3(buf: bytes, pos: int) -> tuple[DescribeLogDirsResponse, int]:
-    response = blank_instance(DescribeLogDirsResponse)
-    field = ""
-    index = 0
-    try:
-        field = "throttle_time_ms, error_code"
-        response.throttle_time_ms, response.error_code = _unpack_DescribeLogDirsResponse_throttle_time_ms_error_code(buf, pos)
-        pos += 6
-        field = "results[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        results_n, pos = _w.read_count(buf, pos, True)
-        if results_n < 0:
-            raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            results_items: list[DescribeLogDirsResult] = []
-            for index in range(results_n):
-                results_item, pos = _read_DescribeLogDirsResult_v2_3(buf, pos)
-                results_items.append(results_item)
-            response.results = results_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_DescribeLogDirsResponse_v3(response: DescribeLogDirsResponse, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "throttle_time_ms, error_code"
-        out += _pack_DescribeLogDirsResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
-        field = "results[]"
-        results_items = _w.non_null(response.results, "field results is null, which DescribeLogDirsResponse version 3 does not allow (never nullable)")
-        _w.write_count(out, len(results_items), True)
-        for results_item in results_items:
-            _write_DescribeLogDirsResult_v2_3(results_item, out)
-        field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DescribeLogDirsResponse, version 4 (flexible) ---
-
-def _read_DescribeLogDirsResponse_v4(buf: bytes, pos: int) -> tuple[DescribeLogDirsResponse, int]:
-    response = blank_instance(DescribeLogDirsResponse)
-    field = ""
-    index = 0
-    try:
-        field = "throttle_time_ms, error_code"
-        response.throttle_time_ms, response.error_code = _unpack_DescribeLogDirsResponse_throttle_time_ms_error_code(buf, pos)
-        pos += 6
-        field = "results[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        results_n, pos = _w.read_count(buf, pos, True)
-        if results_n < 0:
-            raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            results_items: list[DescribeLogDirsResult] = []
-            for index in range(results_n):
-                results_item, pos = _read_DescribeLogDirsResult_v4(buf, pos)
-                results_items.append(results_item)
-            response.results = results_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_DescribeLogDirsResponse_v4(response: DescribeLogDirsResponse, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "throttle_time_ms, error_code"
-        out += _pack_DescribeLogDirsResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
-        field = "results[]"
-        results_items = _w.non_null(response.results, "field results is null, which DescribeLogDirsResponse version 4 does not allow (never nullable)")
-        _w.write_count(out, len(results_items), True)
-        for results_item in results_items:
-            _write_DescribeLogDirsResult_v4(results_item, out)
-        field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DescribeLogDirsResponse, version 5 (flexible) ---
-
-def _read_DescribeLogDirsResponse_v5(buf: bytes, pos: int) -> tuple[DescribeLogDirsResponse, int]:
-    response = blank_instance(DescribeLogDirsResponse)
-    field = ""
-    index = 0
-    try:
-        field = "throttle_time_ms, error_code"
-        response.throttle_time_ms, response.error_code = _unpack_DescribeLogDirsResponse_throttle_time_ms_error_code(buf, pos)
-        pos += 6
-        field = "results[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        results_n, pos = _w.read_count(buf, pos, True)
-        if results_n < 0:
-            raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            results_items: list[DescribeLogDirsResult] = []
-            for index in range(results_n):
-                results_item, pos = _read_DescribeLogDirsResult_v5(buf, pos)
-                results_items.append(results_item)
-            response.results = results_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_DescribeLogDirsResponse_v5(response: DescribeLogDirsResponse, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "throttle_time_ms, error_code"
-        out += _pack_DescribeLogDirsResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
-        field = "results[]"
-        results_items = _w.non_null(response.results, "field results is null, which DescribeLogDirsResponse version 5 does not allow (never nullable)")
-        _w.write_count(out, len(results_items), True)
-        for results_item in results_items:
-            _write_DescribeLogDirsResult_v5(results_item, out)
-        field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -883,23 +453,23 @@ _V3_PLUS = (3, 32767)
 _V4_PLUS = (4, 32767)
 _V5_PLUS = (5, 32767)
 
-DescribeLogDirsPartition._READERS = (_read_DescribeLogDirsPartition_v0_1, _read_DescribeLogDirsPartition_v0_1, _read_DescribeLogDirsPartition_v2_5, _read_DescribeLogDirsPartition_v2_5, _read_DescribeLogDirsPartition_v2_5, _read_DescribeLogDirsPartition_v2_5)
-DescribeLogDirsPartition._WRITERS = (_write_DescribeLogDirsPartition_v0_1, _write_DescribeLogDirsPartition_v0_1, _write_DescribeLogDirsPartition_v2_5, _write_DescribeLogDirsPartition_v2_5, _write_DescribeLogDirsPartition_v2_5, _write_DescribeLogDirsPartition_v2_5)
+DescribeLogDirsPartition._READERS = _w.bind_versions((_read_DescribeLogDirsPartition_v0_1, _read_DescribeLogDirsPartition_v0_1, _read_DescribeLogDirsPartition_v2_5, _read_DescribeLogDirsPartition_v2_5, _read_DescribeLogDirsPartition_v2_5, _read_DescribeLogDirsPartition_v2_5))
+DescribeLogDirsPartition._WRITERS = _w.bind_versions((_write_DescribeLogDirsPartition_v0_1, _write_DescribeLogDirsPartition_v0_1, _write_DescribeLogDirsPartition_v2_5, _write_DescribeLogDirsPartition_v2_5, _write_DescribeLogDirsPartition_v2_5, _write_DescribeLogDirsPartition_v2_5))
 DescribeLogDirsPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="partition_size", json_name="partitionSize", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="offset_lag", json_name="offsetLag", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="is_future_key", json_name="isFutureKey", type="bool", versions=_V0_PLUS, default=False),
 )
-DescribeLogDirsTopic._READERS = (_read_DescribeLogDirsTopic_v0_1, _read_DescribeLogDirsTopic_v0_1, _read_DescribeLogDirsTopic_v2_5, _read_DescribeLogDirsTopic_v2_5, _read_DescribeLogDirsTopic_v2_5, _read_DescribeLogDirsTopic_v2_5)
-DescribeLogDirsTopic._WRITERS = (_write_DescribeLogDirsTopic_v0_1, _write_DescribeLogDirsTopic_v0_1, _write_DescribeLogDirsTopic_v2_5, _write_DescribeLogDirsTopic_v2_5, _write_DescribeLogDirsTopic_v2_5, _write_DescribeLogDirsTopic_v2_5)
+DescribeLogDirsTopic._READERS = _w.bind_versions((_read_DescribeLogDirsTopic_v0_1, _read_DescribeLogDirsTopic_v0_1, _read_DescribeLogDirsTopic_v2_5, _read_DescribeLogDirsTopic_v2_5, _read_DescribeLogDirsTopic_v2_5, _read_DescribeLogDirsTopic_v2_5))
+DescribeLogDirsTopic._WRITERS = _w.bind_versions((_write_DescribeLogDirsTopic_v0_1, _write_DescribeLogDirsTopic_v0_1, _write_DescribeLogDirsTopic_v2_5, _write_DescribeLogDirsTopic_v2_5, _write_DescribeLogDirsTopic_v2_5, _write_DescribeLogDirsTopic_v2_5))
 DescribeLogDirsTopic._LAZY_DEFAULTS = {"partitions": list}
 DescribeLogDirsTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partitions", json_name="partitions", type="[]DescribeLogDirsPartition", versions=_V0_PLUS, default=(), struct=DescribeLogDirsPartition),
 )
-DescribeLogDirsResult._READERS = (_read_DescribeLogDirsResult_v0_1, _read_DescribeLogDirsResult_v0_1, _read_DescribeLogDirsResult_v2_3, _read_DescribeLogDirsResult_v2_3, _read_DescribeLogDirsResult_v4, _read_DescribeLogDirsResult_v5)
-DescribeLogDirsResult._WRITERS = (_write_DescribeLogDirsResult_v0_1, _write_DescribeLogDirsResult_v0_1, _write_DescribeLogDirsResult_v2_3, _write_DescribeLogDirsResult_v2_3, _write_DescribeLogDirsResult_v4, _write_DescribeLogDirsResult_v5)
+DescribeLogDirsResult._READERS = _w.bind_versions((_read_DescribeLogDirsResult_v0_1, _read_DescribeLogDirsResult_v0_1, _read_DescribeLogDirsResult_v2_5, _read_DescribeLogDirsResult_v2_5, _read_DescribeLogDirsResult_v2_5, _read_DescribeLogDirsResult_v2_5))
+DescribeLogDirsResult._WRITERS = _w.bind_versions((_write_DescribeLogDirsResult_v0_1, _write_DescribeLogDirsResult_v0_1, _write_DescribeLogDirsResult_v2_5, _write_DescribeLogDirsResult_v2_5, _write_DescribeLogDirsResult_v2_5, _write_DescribeLogDirsResult_v2_5))
 DescribeLogDirsResult._LAZY_DEFAULTS = {"topics": list}
 DescribeLogDirsResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
@@ -909,8 +479,8 @@ DescribeLogDirsResult.FIELDS = (  # what the runtime knows of each field (kwire.
     FieldInfo(attr="usable_bytes", json_name="usableBytes", type="int64", versions=_V4_PLUS, ignorable=True, default=-1),
     FieldInfo(attr="is_cordoned", json_name="isCordoned", type="bool", versions=_V5_PLUS, ignorable=True, default=False),
 )
-DescribeLogDirsResponse._READERS = (_read_DescribeLogDirsResponse_v0_1, _read_DescribeLogDirsResponse_v0_1, _read_DescribeLogDirsResponse_v2, _read_DescribeLogDirsResponse_v3, _read_DescribeLogDirsResponse_v4, _read_DescribeLogDirsResponse_v5)
-DescribeLogDirsResponse._WRITERS = (_write_DescribeLogDirsResponse_v0_1, _write_DescribeLogDirsResponse_v0_1, _write_DescribeLogDirsResponse_v2, _write_DescribeLogDirsResponse_v3, _write_DescribeLogDirsResponse_v4, _write_DescribeLogDirsResponse_v5)
+DescribeLogDirsResponse._READERS = _w.bind_versions((_read_DescribeLogDirsResponse_v0_1, _read_DescribeLogDirsResponse_v0_1, _read_DescribeLogDirsResponse_v2_5, _read_DescribeLogDirsResponse_v2_5, _read_DescribeLogDirsResponse_v2_5, _read_DescribeLogDirsResponse_v2_5))
+DescribeLogDirsResponse._WRITERS = _w.bind_versions((_write_DescribeLogDirsResponse_v0_1, _write_DescribeLogDirsResponse_v0_1, _write_DescribeLogDirsResponse_v2_5, _write_DescribeLogDirsResponse_v2_5, _write_DescribeLogDirsResponse_v2_5, _write_DescribeLogDirsResponse_v2_5))
 DescribeLogDirsResponse._LAZY_DEFAULTS = {"results": list}
 DescribeLogDirsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -2,10 +2,9 @@
 
 Request message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,10 +20,9 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 class TopicRequest(GeneratedStruct):
     """Partitions to describe, by topic."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the topic the partitions in this entry belong to.',
         "partition_indexes": "Indexes of the topic's partitions to describe.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TopicRequest"
@@ -50,9 +48,8 @@ class TopicRequest(GeneratedStruct):
 class DescribeProducersRequest(GeneratedStruct):
     """Kafka's DescribeProducersRequest (request, apiKey 61), versions 0, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topics": 'Partitions to describe, by topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeProducersRequest"
@@ -80,12 +77,10 @@ class DescribeProducersRequest(GeneratedStruct):
 
 # --- TopicRequest, version 0 (flexible) ---
 
-def _read_TopicRequest_v0(buf: bytes, pos: int) -> tuple[TopicRequest, int]:
+def _read_TopicRequest_v0(buf: bytes, pos: int, version: int) -> tuple[TopicRequest, int]:
     request = blank_instance(TopicRequest)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         request.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_indexes"
         partition_indexes_n, pos = _w.read_count(buf, pos, True)
@@ -94,78 +89,46 @@ def _read_TopicRequest_v0(buf: bytes, pos: int) -> tuple[TopicRequest, int]:
         else:
             request.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_TopicRequest_v0(request: TopicRequest, out: bytearray) -> None:
-    field = ""
+def _write_TopicRequest_v0(request: TopicRequest, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(request.name, "field name is null, which TopicRequest version 0 does not allow (never nullable)"))
         field = "partition_indexes"
         partition_indexes_items = _w.non_null(request.partition_indexes, "field partition_indexes is null, which TopicRequest version 0 does not allow (never nullable)")
         _w.write_count(out, len(partition_indexes_items), True)
         _w.write_fixed_array(out, partition_indexes_items, "i")
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DescribeProducersRequest, version 0 (flexible) ---
 
-def _read_DescribeProducersRequest_v0(buf: bytes, pos: int) -> tuple[DescribeProducersRequest, int]:
+def _read_DescribeProducersRequest_v0(buf: bytes, pos: int, version: int) -> tuple[DescribeProducersRequest, int]:
     request = blank_instance(DescribeProducersRequest)
-    field = ""
-    index = 0
+    field = "topics"
     try:
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[TopicRequest] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicRequest_v0(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
+        request.topics, pos = _w.read_struct_array(buf, pos, True, _read_TopicRequest_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_DescribeProducersRequest_v0(request: DescribeProducersRequest, out: bytearray) -> None:
-    field = ""
+def _write_DescribeProducersRequest_v0(request: DescribeProducersRequest, out: bytearray, version: int) -> None:
+    field = "topics"
     try:
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which DescribeProducersRequest version 0 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_TopicRequest_v0(topics_item, out)
+        _w.write_struct_array(out, _w.non_null(request.topics, "field topics is null, which DescribeProducersRequest version 0 does not allow (never nullable)"), True, _write_TopicRequest_v0, version)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -175,15 +138,15 @@ def _write_DescribeProducersRequest_v0(request: DescribeProducersRequest, out: b
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-TopicRequest._READERS = (_read_TopicRequest_v0,)
-TopicRequest._WRITERS = (_write_TopicRequest_v0,)
+TopicRequest._READERS = _w.bind_versions((_read_TopicRequest_v0,))
+TopicRequest._WRITERS = _w.bind_versions((_write_TopicRequest_v0,))
 TopicRequest._LAZY_DEFAULTS = {"partition_indexes": list}
 TopicRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partition_indexes", json_name="partitionIndexes", type="[]int32", versions=_V0_PLUS, default=()),
 )
-DescribeProducersRequest._READERS = (_read_DescribeProducersRequest_v0,)
-DescribeProducersRequest._WRITERS = (_write_DescribeProducersRequest_v0,)
+DescribeProducersRequest._READERS = _w.bind_versions((_read_DescribeProducersRequest_v0,))
+DescribeProducersRequest._WRITERS = _w.bind_versions((_write_DescribeProducersRequest_v0,))
 DescribeProducersRequest._LAZY_DEFAULTS = {"topics": list}
 DescribeProducersRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topics", json_name="topics", type="[]TopicRequest", versions=_V0_PLUS, default=(), struct=TopicRequest),

@@ -2,10 +2,9 @@
 
 Response message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,7 +20,6 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_ProducerState_producer_id_to_current_txn_start_offset = struct.Struct(">qiiqiq").unpack_from
 _pack_ProducerState_producer_id_to_current_txn_start_offset = struct.Struct(">qiiqiq").pack
-_rows_ProducerState_v0 = struct.Struct(">qiiqiqB").iter_unpack
 _unpack_PartitionResponse_partition_index_error_code = struct.Struct(">ih").unpack_from
 _pack_PartitionResponse_partition_index_error_code = struct.Struct(">ih").pack
 _unpack_DescribeProducersResponse_throttle_time_ms = struct.Struct(">i").unpack_from
@@ -31,14 +29,13 @@ _pack_DescribeProducersResponse_throttle_time_ms = struct.Struct(">i").pack
 class ProducerState(GeneratedStruct):
     """Producers the leader keeps state for on this partition."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "producer_id": 'Producer id the state belongs to.',
         "producer_epoch": "Epoch of the producer's latest write.",
         "last_sequence": "Sequence number of the producer's last record; -1 when none.",
         "last_timestamp": "Largest timestamp of the producer's last batch, in milliseconds; -1 when none.",
         "coordinator_epoch": 'Epoch of the transaction coordinator that last wrote a marker for this producer; -1 when none has.',
         "current_txn_start_offset": "First offset of the producer's open transaction in this partition, or -1 when none is open.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ProducerState"
@@ -82,12 +79,11 @@ class ProducerState(GeneratedStruct):
 class PartitionResponse(GeneratedStruct):
     """Result for each partition of the topic."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition_index": 'Index of the partition within the topic.',
         "error_code": 'Outcome for this partition, 0 on success; for example NOT_LEADER_OR_FOLLOWER or TOPIC_AUTHORIZATION_FAILED.',
         "error_message": 'Text with more detail about the failure, or null.',
         "active_producers": 'Producers the leader keeps state for on this partition.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "PartitionResponse"
@@ -122,10 +118,9 @@ class PartitionResponse(GeneratedStruct):
 class TopicResponse(GeneratedStruct):
     """Results by topic, one entry per topic of the request."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the topic the partitions in this entry belong to.',
         "partitions": 'Result for each partition of the topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TopicResponse"
@@ -151,10 +146,9 @@ class TopicResponse(GeneratedStruct):
 class DescribeProducersResponse(GeneratedStruct):
     """Kafka's DescribeProducersResponse (response, apiKey 61), versions 0, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "topics": 'Results by topic, one entry per topic of the request.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeProducersResponse"
@@ -185,209 +179,115 @@ class DescribeProducersResponse(GeneratedStruct):
 
 # --- ProducerState, version 0 (flexible) ---
 
-def _read_ProducerState_v0(buf: bytes, pos: int) -> tuple[ProducerState, int]:
+def _read_ProducerState_v0(buf: bytes, pos: int, version: int) -> tuple[ProducerState, int]:
     state = blank_instance(ProducerState)
-    field = ""
-    index = 0
+    field = "producer_id, producer_epoch, last_sequence, last_timestamp, coordinator_epoch, current_txn_start_offset"
     try:
-        field = "producer_id, producer_epoch, last_sequence, last_timestamp, coordinator_epoch, current_txn_start_offset"
         state.producer_id, state.producer_epoch, state.last_sequence, state.last_timestamp, state.coordinator_epoch, state.current_txn_start_offset = _unpack_ProducerState_producer_id_to_current_txn_start_offset(buf, pos)
         pos += 36
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            state.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            state.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        state.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return state, pos
 
 
-def _write_ProducerState_v0(state: ProducerState, out: bytearray) -> None:
-    field = ""
+def _write_ProducerState_v0(state: ProducerState, out: bytearray, version: int) -> None:
+    field = "producer_id, producer_epoch, last_sequence, last_timestamp, coordinator_epoch, current_txn_start_offset"
     try:
-        field = "producer_id, producer_epoch, last_sequence, last_timestamp, coordinator_epoch, current_txn_start_offset"
         out += _pack_ProducerState_producer_id_to_current_txn_start_offset(state.producer_id, state.producer_epoch, state.last_sequence, state.last_timestamp, state.coordinator_epoch, state.current_txn_start_offset)
         field = "(tagged fields)"
-        if state.unknown_tagged_fields:
-            _w.write_tagged(out, [], state.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], state.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- PartitionResponse, version 0 (flexible) ---
 
-def _read_PartitionResponse_v0(buf: bytes, pos: int) -> tuple[PartitionResponse, int]:
+def _read_PartitionResponse_v0(buf: bytes, pos: int, version: int) -> tuple[PartitionResponse, int]:
     response = blank_instance(PartitionResponse)
-    field = ""
-    index = 0
-    size = len(buf)
+    field = "partition_index, error_code"
     try:
-        field = "partition_index, error_code"
         response.partition_index, response.error_code = _unpack_PartitionResponse_partition_index_error_code(buf, pos)
         pos += 6
         field = "error_message"
         response.error_message, pos = _w.read_compact_string(buf, pos)
-        field = "active_producers[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        active_producers_n, pos = _w.read_count(buf, pos, True)
-        if active_producers_n < 0:
-            raise DecodeError("non-nullable field active_producers was null", offset=pos)
-        elif active_producers_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            active_producers_items: list[ProducerState] = []
-            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            active_producers_end = pos + active_producers_n * 37
-            active_producers_rows = buf[pos:active_producers_end]
-            if len(active_producers_rows) == active_producers_n * 37 and not any(active_producers_rows[36::37]):
-                for active_producers_row in _rows_ProducerState_v0(active_producers_rows):
-                    active_producers_item = blank_instance(ProducerState)
-                    active_producers_item.producer_id, active_producers_item.producer_epoch, active_producers_item.last_sequence, active_producers_item.last_timestamp, active_producers_item.coordinator_epoch, active_producers_item.current_txn_start_offset, _ = active_producers_row
-                    active_producers_item.unknown_tagged_fields = ()
-                    active_producers_items.append(active_producers_item)
-                pos = active_producers_end
-            else:
-                for index in range(active_producers_n):
-                    active_producers_item, pos = _read_ProducerState_v0(buf, pos)
-                    active_producers_items.append(active_producers_item)
-            response.active_producers = active_producers_items
+        field = "active_producers"
+        response.active_producers, pos = _w.read_struct_array(buf, pos, True, _read_ProducerState_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_PartitionResponse_v0(response: PartitionResponse, out: bytearray) -> None:
-    field = ""
+def _write_PartitionResponse_v0(response: PartitionResponse, out: bytearray, version: int) -> None:
+    field = "partition_index, error_code"
     try:
-        field = "partition_index, error_code"
         out += _pack_PartitionResponse_partition_index_error_code(response.partition_index, response.error_code)
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
-        field = "active_producers[]"
-        active_producers_items = _w.non_null(response.active_producers, "field active_producers is null, which PartitionResponse version 0 does not allow (never nullable)")
-        _w.write_count(out, len(active_producers_items), True)
-        for active_producers_item in active_producers_items:
-            _write_ProducerState_v0(active_producers_item, out)
+        field = "active_producers"
+        _w.write_struct_array(out, _w.non_null(response.active_producers, "field active_producers is null, which PartitionResponse version 0 does not allow (never nullable)"), True, _write_ProducerState_v0, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- TopicResponse, version 0 (flexible) ---
 
-def _read_TopicResponse_v0(buf: bytes, pos: int) -> tuple[TopicResponse, int]:
+def _read_TopicResponse_v0(buf: bytes, pos: int, version: int) -> tuple[TopicResponse, int]:
     response = blank_instance(TopicResponse)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         response.name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[PartitionResponse] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionResponse_v0(buf, pos)
-                partitions_items.append(partitions_item)
-            response.partitions = partitions_items
+        field = "partitions"
+        response.partitions, pos = _w.read_struct_array(buf, pos, True, _read_PartitionResponse_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_TopicResponse_v0(response: TopicResponse, out: bytearray) -> None:
-    field = ""
+def _write_TopicResponse_v0(response: TopicResponse, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(response.name, "field name is null, which TopicResponse version 0 does not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(response.partitions, "field partitions is null, which TopicResponse version 0 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_PartitionResponse_v0(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(response.partitions, "field partitions is null, which TopicResponse version 0 does not allow (never nullable)"), True, _write_PartitionResponse_v0, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DescribeProducersResponse, version 0 (flexible) ---
 
-def _read_DescribeProducersResponse_v0(buf: bytes, pos: int) -> tuple[DescribeProducersResponse, int]:
+def _read_DescribeProducersResponse_v0(buf: bytes, pos: int, version: int) -> tuple[DescribeProducersResponse, int]:
     response = blank_instance(DescribeProducersResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DescribeProducersResponse_throttle_time_ms(buf, pos)
         pos += 4
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[TopicResponse] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicResponse_v0(buf, pos)
-                topics_items.append(topics_item)
-            response.topics = topics_items
+        field = "topics"
+        response.topics, pos = _w.read_struct_array(buf, pos, True, _read_TopicResponse_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_DescribeProducersResponse_v0(response: DescribeProducersResponse, out: bytearray) -> None:
-    field = ""
+def _write_DescribeProducersResponse_v0(response: DescribeProducersResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_DescribeProducersResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "topics[]"
-        topics_items = _w.non_null(response.topics, "field topics is null, which DescribeProducersResponse version 0 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_TopicResponse_v0(topics_item, out)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(response.topics, "field topics is null, which DescribeProducersResponse version 0 does not allow (never nullable)"), True, _write_TopicResponse_v0, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -397,8 +297,8 @@ def _write_DescribeProducersResponse_v0(response: DescribeProducersResponse, out
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-ProducerState._READERS = (_read_ProducerState_v0,)
-ProducerState._WRITERS = (_write_ProducerState_v0,)
+ProducerState._READERS = _w.bind_versions((_read_ProducerState_v0,))
+ProducerState._WRITERS = _w.bind_versions((_write_ProducerState_v0,))
 ProducerState.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="producer_id", json_name="producerId", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="producer_epoch", json_name="producerEpoch", type="int32", versions=_V0_PLUS, default=0),
@@ -407,8 +307,8 @@ ProducerState.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
     FieldInfo(attr="coordinator_epoch", json_name="coordinatorEpoch", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="current_txn_start_offset", json_name="currentTxnStartOffset", type="int64", versions=_V0_PLUS, default=-1),
 )
-PartitionResponse._READERS = (_read_PartitionResponse_v0,)
-PartitionResponse._WRITERS = (_write_PartitionResponse_v0,)
+PartitionResponse._READERS = _w.bind_versions((_read_PartitionResponse_v0,))
+PartitionResponse._WRITERS = _w.bind_versions((_write_PartitionResponse_v0,))
 PartitionResponse._LAZY_DEFAULTS = {"active_producers": list}
 PartitionResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
@@ -416,15 +316,15 @@ PartitionResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire
     FieldInfo(attr="error_message", json_name="errorMessage", type="string", versions=_V0_PLUS, nullable=_V0_PLUS),
     FieldInfo(attr="active_producers", json_name="activeProducers", type="[]ProducerState", versions=_V0_PLUS, default=(), struct=ProducerState),
 )
-TopicResponse._READERS = (_read_TopicResponse_v0,)
-TopicResponse._WRITERS = (_write_TopicResponse_v0,)
+TopicResponse._READERS = _w.bind_versions((_read_TopicResponse_v0,))
+TopicResponse._WRITERS = _w.bind_versions((_write_TopicResponse_v0,))
 TopicResponse._LAZY_DEFAULTS = {"partitions": list}
 TopicResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partitions", json_name="partitions", type="[]PartitionResponse", versions=_V0_PLUS, default=(), struct=PartitionResponse),
 )
-DescribeProducersResponse._READERS = (_read_DescribeProducersResponse_v0,)
-DescribeProducersResponse._WRITERS = (_write_DescribeProducersResponse_v0,)
+DescribeProducersResponse._READERS = _w.bind_versions((_read_DescribeProducersResponse_v0,))
+DescribeProducersResponse._WRITERS = _w.bind_versions((_write_DescribeProducersResponse_v0,))
 DescribeProducersResponse._LAZY_DEFAULTS = {"topics": list}
 DescribeProducersResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

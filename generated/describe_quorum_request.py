@@ -2,10 +2,9 @@
 
 Request message, versions 0-2, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,15 +20,13 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_PartitionData_partition_index = struct.Struct(">i").unpack_from
 _pack_PartitionData_partition_index = struct.Struct(">i").pack
-_rows_PartitionData_v0_2 = struct.Struct(">iB").iter_unpack
 
 
 class PartitionData(GeneratedStruct):
     """Partitions of the Raft topic to describe."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition_index": 'Index of the partition within the topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "PartitionData"
@@ -51,10 +48,9 @@ class PartitionData(GeneratedStruct):
 class TopicData(GeneratedStruct):
     """Topics whose quorum is described."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_name": 'Name of the Raft topic (in practice __cluster_metadata).',
         "partitions": 'Partitions of the Raft topic to describe.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TopicData"
@@ -80,9 +76,8 @@ class TopicData(GeneratedStruct):
 class DescribeQuorumRequest(GeneratedStruct):
     """Kafka's DescribeQuorumRequest (request, apiKey 55), versions 0-2, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topics": 'Topics whose quorum is described.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeQuorumRequest"
@@ -110,147 +105,77 @@ class DescribeQuorumRequest(GeneratedStruct):
 
 # --- PartitionData, versions 0-2 (flexible) ---
 
-def _read_PartitionData_v0_2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
+def _read_PartitionData_v0_2(buf: bytes, pos: int, version: int) -> tuple[PartitionData, int]:
     data = blank_instance(PartitionData)
-    field = ""
-    index = 0
+    field = "partition_index"
     try:
-        field = "partition_index"
         (data.partition_index,) = _unpack_PartitionData_partition_index(buf, pos)
         pos += 4
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_PartitionData_v0_2(data: PartitionData, out: bytearray) -> None:
-    field = ""
+def _write_PartitionData_v0_2(data: PartitionData, out: bytearray, version: int) -> None:
+    field = "partition_index"
     try:
-        field = "partition_index"
         out += _pack_PartitionData_partition_index(data.partition_index)
         field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], data.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- TopicData, versions 0-2 (flexible) ---
 
-def _read_TopicData_v0_2(buf: bytes, pos: int) -> tuple[TopicData, int]:
+def _read_TopicData_v0_2(buf: bytes, pos: int, version: int) -> tuple[TopicData, int]:
     data = blank_instance(TopicData)
-    field = ""
-    index = 0
-    size = len(buf)
+    field = "topic_name"
     try:
-        field = "topic_name"
         data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[PartitionData] = []
-            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            partitions_end = pos + partitions_n * 5
-            partitions_rows = buf[pos:partitions_end]
-            if len(partitions_rows) == partitions_n * 5 and not any(partitions_rows[4::5]):
-                for partitions_row in _rows_PartitionData_v0_2(partitions_rows):
-                    partitions_item = blank_instance(PartitionData)
-                    partitions_item.partition_index, _ = partitions_row
-                    partitions_item.unknown_tagged_fields = ()
-                    partitions_items.append(partitions_item)
-                pos = partitions_end
-            else:
-                for index in range(partitions_n):
-                    partitions_item, pos = _read_PartitionData_v0_2(buf, pos)
-                    partitions_items.append(partitions_item)
-            data.partitions = partitions_items
+        field = "partitions"
+        data.partitions, pos = _w.read_struct_array(buf, pos, True, _read_PartitionData_v0_2, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_TopicData_v0_2(data: TopicData, out: bytearray) -> None:
-    field = ""
+def _write_TopicData_v0_2(data: TopicData, out: bytearray, version: int) -> None:
+    field = "topic_name"
     try:
-        field = "topic_name"
         _w.write_compact_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData versions 0-2 do not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData versions 0-2 do not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_PartitionData_v0_2(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(data.partitions, "field partitions is null, which TopicData versions 0-2 do not allow (never nullable)"), True, _write_PartitionData_v0_2, version)
         field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], data.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DescribeQuorumRequest, versions 0-2 (flexible) ---
 
-def _read_DescribeQuorumRequest_v0_2(buf: bytes, pos: int) -> tuple[DescribeQuorumRequest, int]:
+def _read_DescribeQuorumRequest_v0_2(buf: bytes, pos: int, version: int) -> tuple[DescribeQuorumRequest, int]:
     request = blank_instance(DescribeQuorumRequest)
-    field = ""
-    index = 0
+    field = "topics"
     try:
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[TopicData] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicData_v0_2(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
+        request.topics, pos = _w.read_struct_array(buf, pos, True, _read_TopicData_v0_2, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_DescribeQuorumRequest_v0_2(request: DescribeQuorumRequest, out: bytearray) -> None:
-    field = ""
+def _write_DescribeQuorumRequest_v0_2(request: DescribeQuorumRequest, out: bytearray, version: int) -> None:
+    field = "topics"
     try:
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which DescribeQuorumRequest versions 0-2 do not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_TopicData_v0_2(topics_item, out)
+        _w.write_struct_array(out, _w.non_null(request.topics, "field topics is null, which DescribeQuorumRequest versions 0-2 do not allow (never nullable)"), True, _write_TopicData_v0_2, version)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -260,20 +185,20 @@ def _write_DescribeQuorumRequest_v0_2(request: DescribeQuorumRequest, out: bytea
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-PartitionData._READERS = (_read_PartitionData_v0_2, _read_PartitionData_v0_2, _read_PartitionData_v0_2)
-PartitionData._WRITERS = (_write_PartitionData_v0_2, _write_PartitionData_v0_2, _write_PartitionData_v0_2)
+PartitionData._READERS = _w.bind_versions((_read_PartitionData_v0_2, _read_PartitionData_v0_2, _read_PartitionData_v0_2))
+PartitionData._WRITERS = _w.bind_versions((_write_PartitionData_v0_2, _write_PartitionData_v0_2, _write_PartitionData_v0_2))
 PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
 )
-TopicData._READERS = (_read_TopicData_v0_2, _read_TopicData_v0_2, _read_TopicData_v0_2)
-TopicData._WRITERS = (_write_TopicData_v0_2, _write_TopicData_v0_2, _write_TopicData_v0_2)
+TopicData._READERS = _w.bind_versions((_read_TopicData_v0_2, _read_TopicData_v0_2, _read_TopicData_v0_2))
+TopicData._WRITERS = _w.bind_versions((_write_TopicData_v0_2, _write_TopicData_v0_2, _write_TopicData_v0_2))
 TopicData._LAZY_DEFAULTS = {"partitions": list}
 TopicData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partitions", json_name="partitions", type="[]PartitionData", versions=_V0_PLUS, default=(), struct=PartitionData),
 )
-DescribeQuorumRequest._READERS = (_read_DescribeQuorumRequest_v0_2, _read_DescribeQuorumRequest_v0_2, _read_DescribeQuorumRequest_v0_2)
-DescribeQuorumRequest._WRITERS = (_write_DescribeQuorumRequest_v0_2, _write_DescribeQuorumRequest_v0_2, _write_DescribeQuorumRequest_v0_2)
+DescribeQuorumRequest._READERS = _w.bind_versions((_read_DescribeQuorumRequest_v0_2, _read_DescribeQuorumRequest_v0_2, _read_DescribeQuorumRequest_v0_2))
+DescribeQuorumRequest._WRITERS = _w.bind_versions((_write_DescribeQuorumRequest_v0_2, _write_DescribeQuorumRequest_v0_2, _write_DescribeQuorumRequest_v0_2))
 DescribeQuorumRequest._LAZY_DEFAULTS = {"topics": list}
 DescribeQuorumRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topics", json_name="topics", type="[]TopicData", versions=_V0_PLUS, default=(), struct=TopicData),

@@ -2,10 +2,9 @@
 
 Response message, versions 0-2, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -19,16 +18,12 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
-_unpack_ReplicaState_replica_id_log_end_offset = struct.Struct(">iq").unpack_from
-_pack_ReplicaState_replica_id_log_end_offset = struct.Struct(">iq").pack
-_unpack_ReplicaState_replica_id_to_last_caught_up_timestamp = struct.Struct(">iqqq").unpack_from
-_pack_ReplicaState_replica_id_to_last_caught_up_timestamp = struct.Struct(">iqqq").pack
 _unpack_ReplicaState_replica_id = struct.Struct(">i").unpack_from
 _pack_ReplicaState_replica_id = struct.Struct(">i").pack
-_unpack_ReplicaState_log_end_offset_to_last_caught_up_timestamp = struct.Struct(">qqq").unpack_from
-_pack_ReplicaState_log_end_offset_to_last_caught_up_timestamp = struct.Struct(">qqq").pack
-_unpack_PartitionData_partition_index_to_high_watermark = struct.Struct(">ihiiq").unpack_from
-_pack_PartitionData_partition_index_to_high_watermark = struct.Struct(">ihiiq").pack
+_unpack_ReplicaState_log_end_offset = struct.Struct(">q").unpack_from
+_pack_ReplicaState_log_end_offset = struct.Struct(">q").pack
+_unpack_ReplicaState_last_fetch_timestamp_last_caught_up_timestamp = struct.Struct(">qq").unpack_from
+_pack_ReplicaState_last_fetch_timestamp_last_caught_up_timestamp = struct.Struct(">qq").pack
 _unpack_PartitionData_partition_index_error_code = struct.Struct(">ih").unpack_from
 _pack_PartitionData_partition_index_error_code = struct.Struct(">ih").pack
 _unpack_PartitionData_leader_id_to_high_watermark = struct.Struct(">iiq").unpack_from
@@ -47,13 +42,12 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class ReplicaState(GeneratedStruct):
     """The ReplicaState structure of DescribeQuorumResponse."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "replica_id": 'Replica id of the voter or observer.',
         "replica_directory_id": "Directory id of the replica's metadata log directory; the zero uuid when unknown.",
         "log_end_offset": 'Last known log end offset, -1 when unknown.',
         "last_fetch_timestamp": "Leader wall-clock time of the follower's last fetch; -1 for the leader itself or when unknown.",
         "last_caught_up_timestamp": 'Leader append time of the offset the follower last caught up to; the current time for the leader, -1 when unknown.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ReplicaState"
@@ -93,7 +87,7 @@ class ReplicaState(GeneratedStruct):
 class PartitionData(GeneratedStruct):
     """Quorum state of each partition of the topic."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition_index": 'Index of the partition within the topic.',
         "error_code": 'Outcome for this partition, 0 on success; NOT_LEADER_OR_FOLLOWER when the node asked is not the leader.',
         "error_message": 'Partition error text, null when none.',
@@ -102,7 +96,6 @@ class PartitionData(GeneratedStruct):
         "high_watermark": 'High watermark of the Raft log: offsets below it are committed.',
         "current_voters": 'Replicas in the voter set, with their progress.',
         "observers": 'Replicas that fetch the log without voting (brokers, controllers not yet added).',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "PartitionData"
@@ -153,10 +146,9 @@ class PartitionData(GeneratedStruct):
 class TopicData(GeneratedStruct):
     """Quorum state by Raft topic (in practice only __cluster_metadata)."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_name": 'Name of the Raft topic.',
         "partitions": 'Quorum state of each partition of the topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TopicData"
@@ -182,11 +174,10 @@ class TopicData(GeneratedStruct):
 class Listener(GeneratedStruct):
     """Endpoints of the node, one per listener name."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": "Listener name of the node's endpoint.",
         "host": 'Host name or IP address of the node on that listener.',
         "port": 'TCP port of the listener.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "Listener"
@@ -216,10 +207,9 @@ class Listener(GeneratedStruct):
 class Node(GeneratedStruct):
     """Endpoints of the quorum's nodes."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "node_id": 'Replica id of the node.',
         "listeners": 'Endpoints of the node, one per listener name.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "Node"
@@ -245,12 +235,11 @@ class Node(GeneratedStruct):
 class DescribeQuorumResponse(GeneratedStruct):
     """Kafka's DescribeQuorumResponse (response, apiKey 55), versions 0-2, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "error_code": 'Error for the whole request, 0 if none; for example CLUSTER_AUTHORIZATION_FAILED.',
         "error_message": 'Top-level error text, null when none.',
         "topics": 'Quorum state by Raft topic (in practice only __cluster_metadata).',
         "nodes": "Endpoints of the quorum's nodes.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeQuorumResponse"
@@ -287,516 +276,133 @@ class DescribeQuorumResponse(GeneratedStruct):
 
 
 
-# --- ReplicaState, version 0 (flexible) ---
+# --- ReplicaState, versions 0-2 (flexible) ---
 
-def _read_ReplicaState_v0(buf: bytes, pos: int) -> tuple[ReplicaState, int]:
+def _read_ReplicaState_v0_2(buf: bytes, pos: int, version: int) -> tuple[ReplicaState, int]:
     state = blank_instance(ReplicaState)
     state.replica_directory_id = _ZERO_UUID
     state.last_fetch_timestamp = -1
     state.last_caught_up_timestamp = -1
-    field = ""
-    index = 0
+    field = "replica_id"
     try:
-        field = "replica_id, log_end_offset"
-        state.replica_id, state.log_end_offset = _unpack_ReplicaState_replica_id_log_end_offset(buf, pos)
-        pos += 12
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            state.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            state.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return state, pos
-
-
-def _write_ReplicaState_v0(state: ReplicaState, out: bytearray) -> None:
-    if state.replica_directory_id != _ZERO_UUID:
-        check_unsupported(state, "replica_directory_id", "0")
-    field = ""
-    try:
-        field = "replica_id, log_end_offset"
-        out += _pack_ReplicaState_replica_id_log_end_offset(state.replica_id, state.log_end_offset)
-        field = "(tagged fields)"
-        if state.unknown_tagged_fields:
-            _w.write_tagged(out, [], state.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- ReplicaState, version 1 (flexible) ---
-
-def _read_ReplicaState_v1(buf: bytes, pos: int) -> tuple[ReplicaState, int]:
-    state = blank_instance(ReplicaState)
-    state.replica_directory_id = _ZERO_UUID
-    field = ""
-    index = 0
-    try:
-        field = "replica_id, log_end_offset, last_fetch_timestamp, last_caught_up_timestamp"
-        state.replica_id, state.log_end_offset, state.last_fetch_timestamp, state.last_caught_up_timestamp = _unpack_ReplicaState_replica_id_to_last_caught_up_timestamp(buf, pos)
-        pos += 28
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            state.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            state.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return state, pos
-
-
-def _write_ReplicaState_v1(state: ReplicaState, out: bytearray) -> None:
-    if state.replica_directory_id != _ZERO_UUID:
-        check_unsupported(state, "replica_directory_id", "1")
-    field = ""
-    try:
-        field = "replica_id, log_end_offset, last_fetch_timestamp, last_caught_up_timestamp"
-        out += _pack_ReplicaState_replica_id_to_last_caught_up_timestamp(state.replica_id, state.log_end_offset, state.last_fetch_timestamp, state.last_caught_up_timestamp)
-        field = "(tagged fields)"
-        if state.unknown_tagged_fields:
-            _w.write_tagged(out, [], state.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- ReplicaState, version 2 (flexible) ---
-
-def _read_ReplicaState_v2(buf: bytes, pos: int) -> tuple[ReplicaState, int]:
-    state = blank_instance(ReplicaState)
-    field = ""
-    index = 0
-    try:
-        field = "replica_id"
         (state.replica_id,) = _unpack_ReplicaState_replica_id(buf, pos)
         pos += 4
-        field = "replica_directory_id"
-        state.replica_directory_id, pos = _w.read_uuid(buf, pos)
-        field = "log_end_offset, last_fetch_timestamp, last_caught_up_timestamp"
-        state.log_end_offset, state.last_fetch_timestamp, state.last_caught_up_timestamp = _unpack_ReplicaState_log_end_offset_to_last_caught_up_timestamp(buf, pos)
-        pos += 24
+        if version >= 2:
+            field = "replica_directory_id"
+            state.replica_directory_id, pos = _w.read_uuid(buf, pos)
+        field = "log_end_offset"
+        (state.log_end_offset,) = _unpack_ReplicaState_log_end_offset(buf, pos)
+        pos += 8
+        if version >= 1:
+            field = "last_fetch_timestamp, last_caught_up_timestamp"
+            state.last_fetch_timestamp, state.last_caught_up_timestamp = _unpack_ReplicaState_last_fetch_timestamp_last_caught_up_timestamp(buf, pos)
+            pos += 16
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            state.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            state.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        state.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return state, pos
 
 
-def _write_ReplicaState_v2(state: ReplicaState, out: bytearray) -> None:
-    field = ""
+def _write_ReplicaState_v0_2(state: ReplicaState, out: bytearray, version: int) -> None:
+    if version < 2 and state.replica_directory_id != _ZERO_UUID:
+        check_unsupported(state, "replica_directory_id", str(version))
+    field = "replica_id"
     try:
-        field = "replica_id"
         out += _pack_ReplicaState_replica_id(state.replica_id)
-        field = "replica_directory_id"
-        out += _w.uuid_bytes(state.replica_directory_id)
-        field = "log_end_offset, last_fetch_timestamp, last_caught_up_timestamp"
-        out += _pack_ReplicaState_log_end_offset_to_last_caught_up_timestamp(state.log_end_offset, state.last_fetch_timestamp, state.last_caught_up_timestamp)
+        if version >= 2:
+            field = "replica_directory_id"
+            out += _w.uuid_bytes(state.replica_directory_id)
+        field = "log_end_offset"
+        out += _pack_ReplicaState_log_end_offset(state.log_end_offset)
+        if version >= 1:
+            field = "last_fetch_timestamp, last_caught_up_timestamp"
+            out += _pack_ReplicaState_last_fetch_timestamp_last_caught_up_timestamp(state.last_fetch_timestamp, state.last_caught_up_timestamp)
         field = "(tagged fields)"
-        if state.unknown_tagged_fields:
-            _w.write_tagged(out, [], state.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], state.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- PartitionData, version 0 (flexible) ---
+# --- PartitionData, versions 0-2 (flexible) ---
 
-def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
+def _read_PartitionData_v0_2(buf: bytes, pos: int, version: int) -> tuple[PartitionData, int]:
     data = blank_instance(PartitionData)
     data.error_message = ''
-    field = ""
-    index = 0
+    field = "partition_index, error_code"
     try:
-        field = "partition_index, error_code, leader_id, leader_epoch, high_watermark"
-        data.partition_index, data.error_code, data.leader_id, data.leader_epoch, data.high_watermark = _unpack_PartitionData_partition_index_to_high_watermark(buf, pos)
-        pos += 22
-        field = "current_voters[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        current_voters_n, pos = _w.read_count(buf, pos, True)
-        if current_voters_n < 0:
-            raise DecodeError("non-nullable field current_voters was null", offset=pos)
-        elif current_voters_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            current_voters_items: list[ReplicaState] = []
-            for index in range(current_voters_n):
-                current_voters_item, pos = _read_ReplicaState_v0(buf, pos)
-                current_voters_items.append(current_voters_item)
-            data.current_voters = current_voters_items
-        field = "observers[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        observers_n, pos = _w.read_count(buf, pos, True)
-        if observers_n < 0:
-            raise DecodeError("non-nullable field observers was null", offset=pos)
-        elif observers_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            observers_items: list[ReplicaState] = []
-            for index in range(observers_n):
-                observers_item, pos = _read_ReplicaState_v0(buf, pos)
-                observers_items.append(observers_item)
-            data.observers = observers_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return data, pos
-
-
-def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "partition_index, error_code, leader_id, leader_epoch, high_watermark"
-        out += _pack_PartitionData_partition_index_to_high_watermark(data.partition_index, data.error_code, data.leader_id, data.leader_epoch, data.high_watermark)
-        field = "current_voters[]"
-        current_voters_items = _w.non_null(data.current_voters, "field current_voters is null, which PartitionData version 0 does not allow (never nullable)")
-        _w.write_count(out, len(current_voters_items), True)
-        for current_voters_item in current_voters_items:
-            _write_ReplicaState_v0(current_voters_item, out)
-        field = "observers[]"
-        observers_items = _w.non_null(data.observers, "field observers is null, which PartitionData version 0 does not allow (never nullable)")
-        _w.write_count(out, len(observers_items), True)
-        for observers_item in observers_items:
-            _write_ReplicaState_v0(observers_item, out)
-        field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- PartitionData, version 1 (flexible) ---
-
-def _read_PartitionData_v1(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = blank_instance(PartitionData)
-    data.error_message = ''
-    field = ""
-    index = 0
-    try:
-        field = "partition_index, error_code, leader_id, leader_epoch, high_watermark"
-        data.partition_index, data.error_code, data.leader_id, data.leader_epoch, data.high_watermark = _unpack_PartitionData_partition_index_to_high_watermark(buf, pos)
-        pos += 22
-        field = "current_voters[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        current_voters_n, pos = _w.read_count(buf, pos, True)
-        if current_voters_n < 0:
-            raise DecodeError("non-nullable field current_voters was null", offset=pos)
-        elif current_voters_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            current_voters_items: list[ReplicaState] = []
-            for index in range(current_voters_n):
-                current_voters_item, pos = _read_ReplicaState_v1(buf, pos)
-                current_voters_items.append(current_voters_item)
-            data.current_voters = current_voters_items
-        field = "observers[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        observers_n, pos = _w.read_count(buf, pos, True)
-        if observers_n < 0:
-            raise DecodeError("non-nullable field observers was null", offset=pos)
-        elif observers_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            observers_items: list[ReplicaState] = []
-            for index in range(observers_n):
-                observers_item, pos = _read_ReplicaState_v1(buf, pos)
-                observers_items.append(observers_item)
-            data.observers = observers_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return data, pos
-
-
-def _write_PartitionData_v1(data: PartitionData, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "partition_index, error_code, leader_id, leader_epoch, high_watermark"
-        out += _pack_PartitionData_partition_index_to_high_watermark(data.partition_index, data.error_code, data.leader_id, data.leader_epoch, data.high_watermark)
-        field = "current_voters[]"
-        current_voters_items = _w.non_null(data.current_voters, "field current_voters is null, which PartitionData version 1 does not allow (never nullable)")
-        _w.write_count(out, len(current_voters_items), True)
-        for current_voters_item in current_voters_items:
-            _write_ReplicaState_v1(current_voters_item, out)
-        field = "observers[]"
-        observers_items = _w.non_null(data.observers, "field observers is null, which PartitionData version 1 does not allow (never nullable)")
-        _w.write_count(out, len(observers_items), True)
-        for observers_item in observers_items:
-            _write_ReplicaState_v1(observers_item, out)
-        field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- PartitionData, version 2 (flexible) ---
-
-def _read_PartitionData_v2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = blank_instance(PartitionData)
-    field = ""
-    index = 0
-    try:
-        field = "partition_index, error_code"
         data.partition_index, data.error_code = _unpack_PartitionData_partition_index_error_code(buf, pos)
         pos += 6
-        field = "error_message"
-        data.error_message, pos = _w.read_compact_string(buf, pos)
+        if version >= 2:
+            field = "error_message"
+            data.error_message, pos = _w.read_compact_string(buf, pos)
         field = "leader_id, leader_epoch, high_watermark"
         data.leader_id, data.leader_epoch, data.high_watermark = _unpack_PartitionData_leader_id_to_high_watermark(buf, pos)
         pos += 16
-        field = "current_voters[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        current_voters_n, pos = _w.read_count(buf, pos, True)
-        if current_voters_n < 0:
-            raise DecodeError("non-nullable field current_voters was null", offset=pos)
-        elif current_voters_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            current_voters_items: list[ReplicaState] = []
-            for index in range(current_voters_n):
-                current_voters_item, pos = _read_ReplicaState_v2(buf, pos)
-                current_voters_items.append(current_voters_item)
-            data.current_voters = current_voters_items
-        field = "observers[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        observers_n, pos = _w.read_count(buf, pos, True)
-        if observers_n < 0:
-            raise DecodeError("non-nullable field observers was null", offset=pos)
-        elif observers_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            observers_items: list[ReplicaState] = []
-            for index in range(observers_n):
-                observers_item, pos = _read_ReplicaState_v2(buf, pos)
-                observers_items.append(observers_item)
-            data.observers = observers_items
+        field = "current_voters"
+        data.current_voters, pos = _w.read_struct_array(buf, pos, True, _read_ReplicaState_v0_2, version)
+        field = "observers"
+        data.observers, pos = _w.read_struct_array(buf, pos, True, _read_ReplicaState_v0_2, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_PartitionData_v2(data: PartitionData, out: bytearray) -> None:
-    field = ""
+def _write_PartitionData_v0_2(data: PartitionData, out: bytearray, version: int) -> None:
+    field = "partition_index, error_code"
     try:
-        field = "partition_index, error_code"
         out += _pack_PartitionData_partition_index_error_code(data.partition_index, data.error_code)
-        field = "error_message"
-        _w.write_compact_string(out, data.error_message)
+        if version >= 2:
+            field = "error_message"
+            _w.write_compact_string(out, data.error_message)
         field = "leader_id, leader_epoch, high_watermark"
         out += _pack_PartitionData_leader_id_to_high_watermark(data.leader_id, data.leader_epoch, data.high_watermark)
-        field = "current_voters[]"
-        current_voters_items = _w.non_null(data.current_voters, "field current_voters is null, which PartitionData version 2 does not allow (never nullable)")
-        _w.write_count(out, len(current_voters_items), True)
-        for current_voters_item in current_voters_items:
-            _write_ReplicaState_v2(current_voters_item, out)
-        field = "observers[]"
-        observers_items = _w.non_null(data.observers, "field observers is null, which PartitionData version 2 does not allow (never nullable)")
-        _w.write_count(out, len(observers_items), True)
-        for observers_item in observers_items:
-            _write_ReplicaState_v2(observers_item, out)
+        field = "current_voters"
+        _w.write_struct_array(out, _w.non_null(data.current_voters, "field current_voters is null, which PartitionData versions 0-2 do not allow (never nullable)"), True, _write_ReplicaState_v0_2, version)
+        field = "observers"
+        _w.write_struct_array(out, _w.non_null(data.observers, "field observers is null, which PartitionData versions 0-2 do not allow (never nullable)"), True, _write_ReplicaState_v0_2, version)
         field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], data.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- TopicData, version 0 (flexible) ---
+# --- TopicData, versions 0-2 (flexible) ---
 
-def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
+def _read_TopicData_v0_2(buf: bytes, pos: int, version: int) -> tuple[TopicData, int]:
     data = blank_instance(TopicData)
-    field = ""
-    index = 0
+    field = "topic_name"
     try:
-        field = "topic_name"
         data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[PartitionData] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionData_v0(buf, pos)
-                partitions_items.append(partitions_item)
-            data.partitions = partitions_items
+        field = "partitions"
+        data.partitions, pos = _w.read_struct_array(buf, pos, True, _read_PartitionData_v0_2, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
-    field = ""
+def _write_TopicData_v0_2(data: TopicData, out: bytearray, version: int) -> None:
+    field = "topic_name"
     try:
-        field = "topic_name"
-        _w.write_compact_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData version 0 does not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 0 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_PartitionData_v0(partitions_item, out)
+        _w.write_compact_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData versions 0-2 do not allow (never nullable)"))
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(data.partitions, "field partitions is null, which TopicData versions 0-2 do not allow (never nullable)"), True, _write_PartitionData_v0_2, version)
         field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- TopicData, version 1 (flexible) ---
-
-def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
-    data = blank_instance(TopicData)
-    field = ""
-    index = 0
-    try:
-        field = "topic_name"
-        data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[PartitionData] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionData_v1(buf, pos)
-                partitions_items.append(partitions_item)
-            data.partitions = partitions_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return data, pos
-
-
-def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "topic_name"
-        _w.write_compact_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData version 1 does not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 1 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_PartitionData_v1(partitions_item, out)
-        field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- TopicData, version 2 (flexible) ---
-
-def _read_TopicData_v2(buf: bytes, pos: int) -> tuple[TopicData, int]:
-    data = blank_instance(TopicData)
-    field = ""
-    index = 0
-    try:
-        field = "topic_name"
-        data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[PartitionData] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionData_v2(buf, pos)
-                partitions_items.append(partitions_item)
-            data.partitions = partitions_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return data, pos
-
-
-def _write_TopicData_v2(data: TopicData, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "topic_name"
-        _w.write_compact_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData version 2 does not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 2 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_PartitionData_v2(partitions_item, out)
-        field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], data.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- Listener, version 2 (flexible) ---
 
-def _read_Listener_v2(buf: bytes, pos: int) -> tuple[Listener, int]:
+def _read_Listener_v2(buf: bytes, pos: int, version: int) -> tuple[Listener, int]:
     listener = blank_instance(Listener)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         listener.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "host"
         listener.host, pos = _w.read_compact_string_nn(buf, pos)
@@ -804,270 +410,95 @@ def _read_Listener_v2(buf: bytes, pos: int) -> tuple[Listener, int]:
         (listener.port,) = _unpack_Listener_port(buf, pos)
         pos += 2
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            listener.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            listener.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        listener.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return listener, pos
 
 
-def _write_Listener_v2(listener: Listener, out: bytearray) -> None:
-    field = ""
+def _write_Listener_v2(listener: Listener, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(listener.name, "field name is null, which Listener version 2 does not allow (never nullable)"))
         field = "host"
         _w.write_compact_string(out, _w.non_null(listener.host, "field host is null, which Listener version 2 does not allow (never nullable)"))
         field = "port"
         out += _pack_Listener_port(listener.port)
         field = "(tagged fields)"
-        if listener.unknown_tagged_fields:
-            _w.write_tagged(out, [], listener.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], listener.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- Node, version 2 (flexible) ---
 
-def _read_Node_v2(buf: bytes, pos: int) -> tuple[Node, int]:
+def _read_Node_v2(buf: bytes, pos: int, version: int) -> tuple[Node, int]:
     node = blank_instance(Node)
-    field = ""
-    index = 0
+    field = "node_id"
     try:
-        field = "node_id"
         (node.node_id,) = _unpack_Node_node_id(buf, pos)
         pos += 4
-        field = "listeners[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        listeners_n, pos = _w.read_count(buf, pos, True)
-        if listeners_n < 0:
-            raise DecodeError("non-nullable field listeners was null", offset=pos)
-        elif listeners_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            listeners_items: KeyedList[Listener] = KeyedList()
-            for index in range(listeners_n):
-                listeners_item, pos = _read_Listener_v2(buf, pos)
-                listeners_items.append(listeners_item)
-            node.listeners = listeners_items
+        field = "listeners"
+        node.listeners, pos = _w.read_struct_array(buf, pos, True, _read_Listener_v2, version, KeyedList)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            node.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            node.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        node.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return node, pos
 
 
-def _write_Node_v2(node: Node, out: bytearray) -> None:
-    field = ""
+def _write_Node_v2(node: Node, out: bytearray, version: int) -> None:
+    field = "node_id"
     try:
-        field = "node_id"
         out += _pack_Node_node_id(node.node_id)
-        field = "listeners[]"
-        listeners_items = _w.non_null(node.listeners, "field listeners is null, which Node version 2 does not allow (never nullable)")
-        _w.write_count(out, len(listeners_items), True)
-        for listeners_item in listeners_items:
-            _write_Listener_v2(listeners_item, out)
+        field = "listeners"
+        _w.write_struct_array(out, _w.non_null(node.listeners, "field listeners is null, which Node version 2 does not allow (never nullable)"), True, _write_Listener_v2, version)
         field = "(tagged fields)"
-        if node.unknown_tagged_fields:
-            _w.write_tagged(out, [], node.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], node.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- DescribeQuorumResponse, version 0 (flexible) ---
+# --- DescribeQuorumResponse, versions 0-2 (flexible) ---
 
-def _read_DescribeQuorumResponse_v0(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse, int]:
+def _read_DescribeQuorumResponse_v0_2(buf: bytes, pos: int, version: int) -> tuple[DescribeQuorumResponse, int]:
     response = blank_instance(DescribeQuorumResponse)
     response.error_message = ''
-    field = ""
-    index = 0
+    field = "error_code"
     try:
-        field = "error_code"
         (response.error_code,) = _unpack_DescribeQuorumResponse_error_code(buf, pos)
         pos += 2
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[TopicData] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicData_v0(buf, pos)
-                topics_items.append(topics_item)
-            response.topics = topics_items
+        if version >= 2:
+            field = "error_message"
+            response.error_message, pos = _w.read_compact_string(buf, pos)
+        field = "topics"
+        response.topics, pos = _w.read_struct_array(buf, pos, True, _read_TopicData_v0_2, version)
+        if version >= 2:
+            field = "nodes"
+            response.nodes, pos = _w.read_struct_array(buf, pos, True, _read_Node_v2, version, KeyedList)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_DescribeQuorumResponse_v0(response: DescribeQuorumResponse, out: bytearray) -> None:
-    if (response.nodes is None or len(response.nodes) != 0):
-        check_unsupported(response, "nodes", "0")
-    field = ""
+def _write_DescribeQuorumResponse_v0_2(response: DescribeQuorumResponse, out: bytearray, version: int) -> None:
+    if version < 2 and (response.nodes is None or len(response.nodes) != 0):
+        check_unsupported(response, "nodes", str(version))
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_DescribeQuorumResponse_error_code(response.error_code)
-        field = "topics[]"
-        topics_items = _w.non_null(response.topics, "field topics is null, which DescribeQuorumResponse version 0 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_TopicData_v0(topics_item, out)
+        if version >= 2:
+            field = "error_message"
+            _w.write_compact_string(out, response.error_message)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(response.topics, "field topics is null, which DescribeQuorumResponse versions 0-2 do not allow (never nullable)"), True, _write_TopicData_v0_2, version)
+        if version >= 2:
+            field = "nodes"
+            _w.write_struct_array(out, _w.non_null(response.nodes, "field nodes is null, which DescribeQuorumResponse versions 0-2 do not allow (never nullable)"), True, _write_Node_v2, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DescribeQuorumResponse, version 1 (flexible) ---
-
-def _read_DescribeQuorumResponse_v1(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse, int]:
-    response = blank_instance(DescribeQuorumResponse)
-    response.error_message = ''
-    field = ""
-    index = 0
-    try:
-        field = "error_code"
-        (response.error_code,) = _unpack_DescribeQuorumResponse_error_code(buf, pos)
-        pos += 2
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[TopicData] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicData_v1(buf, pos)
-                topics_items.append(topics_item)
-            response.topics = topics_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_DescribeQuorumResponse_v1(response: DescribeQuorumResponse, out: bytearray) -> None:
-    if (response.nodes is None or len(response.nodes) != 0):
-        check_unsupported(response, "nodes", "1")
-    field = ""
-    try:
-        field = "error_code"
-        out += _pack_DescribeQuorumResponse_error_code(response.error_code)
-        field = "topics[]"
-        topics_items = _w.non_null(response.topics, "field topics is null, which DescribeQuorumResponse version 1 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_TopicData_v1(topics_item, out)
-        field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DescribeQuorumResponse, version 2 (flexible) ---
-
-def _read_DescribeQuorumResponse_v2(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse, int]:
-    response = blank_instance(DescribeQuorumResponse)
-    field = ""
-    index = 0
-    try:
-        field = "error_code"
-        (response.error_code,) = _unpack_DescribeQuorumResponse_error_code(buf, pos)
-        pos += 2
-        field = "error_message"
-        response.error_message, pos = _w.read_compact_string(buf, pos)
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[TopicData] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicData_v2(buf, pos)
-                topics_items.append(topics_item)
-            response.topics = topics_items
-        field = "nodes[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        nodes_n, pos = _w.read_count(buf, pos, True)
-        if nodes_n < 0:
-            raise DecodeError("non-nullable field nodes was null", offset=pos)
-        elif nodes_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            nodes_items: KeyedList[Node] = KeyedList()
-            for index in range(nodes_n):
-                nodes_item, pos = _read_Node_v2(buf, pos)
-                nodes_items.append(nodes_item)
-            response.nodes = nodes_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_DescribeQuorumResponse_v2(response: DescribeQuorumResponse, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "error_code"
-        out += _pack_DescribeQuorumResponse_error_code(response.error_code)
-        field = "error_message"
-        _w.write_compact_string(out, response.error_message)
-        field = "topics[]"
-        topics_items = _w.non_null(response.topics, "field topics is null, which DescribeQuorumResponse version 2 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_TopicData_v2(topics_item, out)
-        field = "nodes[]"
-        nodes_items = _w.non_null(response.nodes, "field nodes is null, which DescribeQuorumResponse version 2 does not allow (never nullable)")
-        _w.write_count(out, len(nodes_items), True)
-        for nodes_item in nodes_items:
-            _write_Node_v2(nodes_item, out)
-        field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -1079,8 +510,8 @@ _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 _V2_PLUS = (2, 32767)
 
-ReplicaState._READERS = (_read_ReplicaState_v0, _read_ReplicaState_v1, _read_ReplicaState_v2)
-ReplicaState._WRITERS = (_write_ReplicaState_v0, _write_ReplicaState_v1, _write_ReplicaState_v2)
+ReplicaState._READERS = _w.bind_versions((_read_ReplicaState_v0_2, _read_ReplicaState_v0_2, _read_ReplicaState_v0_2))
+ReplicaState._WRITERS = _w.bind_versions((_write_ReplicaState_v0_2, _write_ReplicaState_v0_2, _write_ReplicaState_v0_2))
 ReplicaState.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="replica_id", json_name="replicaId", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="replica_directory_id", json_name="replicaDirectoryId", type="uuid", versions=_V2_PLUS, default=_ZERO_UUID),
@@ -1088,8 +519,8 @@ ReplicaState.FIELDS = (  # what the runtime knows of each field (kwire.wire.mess
     FieldInfo(attr="last_fetch_timestamp", json_name="lastFetchTimestamp", type="int64", versions=_V1_PLUS, ignorable=True, default=-1),
     FieldInfo(attr="last_caught_up_timestamp", json_name="lastCaughtUpTimestamp", type="int64", versions=_V1_PLUS, ignorable=True, default=-1),
 )
-PartitionData._READERS = (_read_PartitionData_v0, _read_PartitionData_v1, _read_PartitionData_v2)
-PartitionData._WRITERS = (_write_PartitionData_v0, _write_PartitionData_v1, _write_PartitionData_v2)
+PartitionData._READERS = _w.bind_versions((_read_PartitionData_v0_2, _read_PartitionData_v0_2, _read_PartitionData_v0_2))
+PartitionData._WRITERS = _w.bind_versions((_write_PartitionData_v0_2, _write_PartitionData_v0_2, _write_PartitionData_v0_2))
 PartitionData._LAZY_DEFAULTS = {"current_voters": list, "observers": list}
 PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
@@ -1101,31 +532,31 @@ PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
     FieldInfo(attr="current_voters", json_name="currentVoters", type="[]ReplicaState", versions=_V0_PLUS, default=(), struct=ReplicaState),
     FieldInfo(attr="observers", json_name="observers", type="[]ReplicaState", versions=_V0_PLUS, default=(), struct=ReplicaState),
 )
-TopicData._READERS = (_read_TopicData_v0, _read_TopicData_v1, _read_TopicData_v2)
-TopicData._WRITERS = (_write_TopicData_v0, _write_TopicData_v1, _write_TopicData_v2)
+TopicData._READERS = _w.bind_versions((_read_TopicData_v0_2, _read_TopicData_v0_2, _read_TopicData_v0_2))
+TopicData._WRITERS = _w.bind_versions((_write_TopicData_v0_2, _write_TopicData_v0_2, _write_TopicData_v0_2))
 TopicData._LAZY_DEFAULTS = {"partitions": list}
 TopicData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partitions", json_name="partitions", type="[]PartitionData", versions=_V0_PLUS, default=(), struct=PartitionData),
 )
-Listener._READERS = (None, None, _read_Listener_v2)
-Listener._WRITERS = (None, None, _write_Listener_v2)
+Listener._READERS = _w.bind_versions((None, None, _read_Listener_v2))
+Listener._WRITERS = _w.bind_versions((None, None, _write_Listener_v2))
 Listener._MAP_KEYS = ("name",)
 Listener.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V2_PLUS, default='', map_key=True),
     FieldInfo(attr="host", json_name="host", type="string", versions=_V2_PLUS, default=''),
     FieldInfo(attr="port", json_name="port", type="uint16", versions=_V2_PLUS, default=0),
 )
-Node._READERS = (None, None, _read_Node_v2)
-Node._WRITERS = (None, None, _write_Node_v2)
+Node._READERS = _w.bind_versions((None, None, _read_Node_v2))
+Node._WRITERS = _w.bind_versions((None, None, _write_Node_v2))
 Node._LAZY_DEFAULTS = {"listeners": KeyedList}
 Node._MAP_KEYS = ("node_id",)
 Node.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="node_id", json_name="nodeId", type="int32", versions=_V2_PLUS, default=0, map_key=True),
     FieldInfo(attr="listeners", json_name="listeners", type="[]Listener", versions=_V2_PLUS, default=(), struct=Listener),
 )
-DescribeQuorumResponse._READERS = (_read_DescribeQuorumResponse_v0, _read_DescribeQuorumResponse_v1, _read_DescribeQuorumResponse_v2)
-DescribeQuorumResponse._WRITERS = (_write_DescribeQuorumResponse_v0, _write_DescribeQuorumResponse_v1, _write_DescribeQuorumResponse_v2)
+DescribeQuorumResponse._READERS = _w.bind_versions((_read_DescribeQuorumResponse_v0_2, _read_DescribeQuorumResponse_v0_2, _read_DescribeQuorumResponse_v0_2))
+DescribeQuorumResponse._WRITERS = _w.bind_versions((_write_DescribeQuorumResponse_v0_2, _write_DescribeQuorumResponse_v0_2, _write_DescribeQuorumResponse_v0_2))
 DescribeQuorumResponse._LAZY_DEFAULTS = {"topics": list, "nodes": KeyedList}
 DescribeQuorumResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

@@ -2,10 +2,9 @@
 
 Request message, versions 0-1, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,10 +20,9 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 class DescribeShareGroupOffsetsRequestTopic(GeneratedStruct):
     """Topics to describe; null means every topic-partition of the group."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_name": 'Name of the topic the partitions in this entry belong to.',
         "partitions": 'Indexes of the partitions to describe.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeShareGroupOffsetsRequestTopic"
@@ -50,10 +48,9 @@ class DescribeShareGroupOffsetsRequestTopic(GeneratedStruct):
 class DescribeShareGroupOffsetsRequestGroup(GeneratedStruct):
     """Share groups whose start offsets to report."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "group_id": 'Id of the group this entry is about.',
         "topics": 'Topics to describe; null means every topic-partition of the group.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeShareGroupOffsetsRequestGroup"
@@ -80,9 +77,8 @@ class DescribeShareGroupOffsetsRequest(GeneratedStruct):
     """Kafka's DescribeShareGroupOffsetsRequest (request, apiKey 90), versions 0-1, flexible
     versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "groups": 'Share groups whose start offsets to report.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeShareGroupOffsetsRequest"
@@ -110,12 +106,10 @@ class DescribeShareGroupOffsetsRequest(GeneratedStruct):
 
 # --- DescribeShareGroupOffsetsRequestTopic, versions 0-1 (flexible) ---
 
-def _read_DescribeShareGroupOffsetsRequestTopic_v0_1(buf: bytes, pos: int) -> tuple[DescribeShareGroupOffsetsRequestTopic, int]:
+def _read_DescribeShareGroupOffsetsRequestTopic_v0_1(buf: bytes, pos: int, version: int) -> tuple[DescribeShareGroupOffsetsRequestTopic, int]:
     topic = blank_instance(DescribeShareGroupOffsetsRequestTopic)
-    field = ""
-    index = 0
+    field = "topic_name"
     try:
-        field = "topic_name"
         topic.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
         partitions_n, pos = _w.read_count(buf, pos, True)
@@ -124,133 +118,74 @@ def _read_DescribeShareGroupOffsetsRequestTopic_v0_1(buf: bytes, pos: int) -> tu
         else:
             topic.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            topic.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
-def _write_DescribeShareGroupOffsetsRequestTopic_v0_1(topic: DescribeShareGroupOffsetsRequestTopic, out: bytearray) -> None:
-    field = ""
+def _write_DescribeShareGroupOffsetsRequestTopic_v0_1(topic: DescribeShareGroupOffsetsRequestTopic, out: bytearray, version: int) -> None:
+    field = "topic_name"
     try:
-        field = "topic_name"
         _w.write_compact_string(out, _w.non_null(topic.topic_name, "field topic_name is null, which DescribeShareGroupOffsetsRequestTopic versions 0-1 do not allow (never nullable)"))
         field = "partitions"
         partitions_items = _w.non_null(topic.partitions, "field partitions is null, which DescribeShareGroupOffsetsRequestTopic versions 0-1 do not allow (never nullable)")
         _w.write_count(out, len(partitions_items), True)
         _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
-        if topic.unknown_tagged_fields:
-            _w.write_tagged(out, [], topic.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], topic.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DescribeShareGroupOffsetsRequestGroup, versions 0-1 (flexible) ---
 
-def _read_DescribeShareGroupOffsetsRequestGroup_v0_1(buf: bytes, pos: int) -> tuple[DescribeShareGroupOffsetsRequestGroup, int]:
+def _read_DescribeShareGroupOffsetsRequestGroup_v0_1(buf: bytes, pos: int, version: int) -> tuple[DescribeShareGroupOffsetsRequestGroup, int]:
     group = blank_instance(DescribeShareGroupOffsetsRequestGroup)
-    field = ""
-    index = 0
+    field = "group_id"
     try:
-        field = "group_id"
         group.group_id, pos = _w.read_compact_string_nn(buf, pos)
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            group.topics = None
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[DescribeShareGroupOffsetsRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_DescribeShareGroupOffsetsRequestTopic_v0_1(buf, pos)
-                topics_items.append(topics_item)
-            group.topics = topics_items
+        field = "topics"
+        group.topics, pos = _w.read_nullable_struct_array(buf, pos, True, _read_DescribeShareGroupOffsetsRequestTopic_v0_1, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            group.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            group.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        group.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return group, pos
 
 
-def _write_DescribeShareGroupOffsetsRequestGroup_v0_1(group: DescribeShareGroupOffsetsRequestGroup, out: bytearray) -> None:
-    field = ""
+def _write_DescribeShareGroupOffsetsRequestGroup_v0_1(group: DescribeShareGroupOffsetsRequestGroup, out: bytearray, version: int) -> None:
+    field = "group_id"
     try:
-        field = "group_id"
         _w.write_compact_string(out, _w.non_null(group.group_id, "field group_id is null, which DescribeShareGroupOffsetsRequestGroup versions 0-1 do not allow (never nullable)"))
-        field = "topics[]"
-        topics_items = group.topics
-        if topics_items is None:
-            _w.write_count(out, None, True)
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_DescribeShareGroupOffsetsRequestTopic_v0_1(topics_item, out)
+        field = "topics"
+        _w.write_struct_array(out, group.topics, True, _write_DescribeShareGroupOffsetsRequestTopic_v0_1, version)
         field = "(tagged fields)"
-        if group.unknown_tagged_fields:
-            _w.write_tagged(out, [], group.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], group.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DescribeShareGroupOffsetsRequest, versions 0-1 (flexible) ---
 
-def _read_DescribeShareGroupOffsetsRequest_v0_1(buf: bytes, pos: int) -> tuple[DescribeShareGroupOffsetsRequest, int]:
+def _read_DescribeShareGroupOffsetsRequest_v0_1(buf: bytes, pos: int, version: int) -> tuple[DescribeShareGroupOffsetsRequest, int]:
     request = blank_instance(DescribeShareGroupOffsetsRequest)
-    field = ""
-    index = 0
+    field = "groups"
     try:
-        field = "groups[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        groups_n, pos = _w.read_count(buf, pos, True)
-        if groups_n < 0:
-            raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            groups_items: list[DescribeShareGroupOffsetsRequestGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_DescribeShareGroupOffsetsRequestGroup_v0_1(buf, pos)
-                groups_items.append(groups_item)
-            request.groups = groups_items
+        request.groups, pos = _w.read_struct_array(buf, pos, True, _read_DescribeShareGroupOffsetsRequestGroup_v0_1, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_DescribeShareGroupOffsetsRequest_v0_1(request: DescribeShareGroupOffsetsRequest, out: bytearray) -> None:
-    field = ""
+def _write_DescribeShareGroupOffsetsRequest_v0_1(request: DescribeShareGroupOffsetsRequest, out: bytearray, version: int) -> None:
+    field = "groups"
     try:
-        field = "groups[]"
-        groups_items = _w.non_null(request.groups, "field groups is null, which DescribeShareGroupOffsetsRequest versions 0-1 do not allow (never nullable)")
-        _w.write_count(out, len(groups_items), True)
-        for groups_item in groups_items:
-            _write_DescribeShareGroupOffsetsRequestGroup_v0_1(groups_item, out)
+        _w.write_struct_array(out, _w.non_null(request.groups, "field groups is null, which DescribeShareGroupOffsetsRequest versions 0-1 do not allow (never nullable)"), True, _write_DescribeShareGroupOffsetsRequestGroup_v0_1, version)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -260,22 +195,22 @@ def _write_DescribeShareGroupOffsetsRequest_v0_1(request: DescribeShareGroupOffs
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-DescribeShareGroupOffsetsRequestTopic._READERS = (_read_DescribeShareGroupOffsetsRequestTopic_v0_1, _read_DescribeShareGroupOffsetsRequestTopic_v0_1)
-DescribeShareGroupOffsetsRequestTopic._WRITERS = (_write_DescribeShareGroupOffsetsRequestTopic_v0_1, _write_DescribeShareGroupOffsetsRequestTopic_v0_1)
+DescribeShareGroupOffsetsRequestTopic._READERS = _w.bind_versions((_read_DescribeShareGroupOffsetsRequestTopic_v0_1, _read_DescribeShareGroupOffsetsRequestTopic_v0_1))
+DescribeShareGroupOffsetsRequestTopic._WRITERS = _w.bind_versions((_write_DescribeShareGroupOffsetsRequestTopic_v0_1, _write_DescribeShareGroupOffsetsRequestTopic_v0_1))
 DescribeShareGroupOffsetsRequestTopic._LAZY_DEFAULTS = {"partitions": list}
 DescribeShareGroupOffsetsRequestTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partitions", json_name="partitions", type="[]int32", versions=_V0_PLUS, default=()),
 )
-DescribeShareGroupOffsetsRequestGroup._READERS = (_read_DescribeShareGroupOffsetsRequestGroup_v0_1, _read_DescribeShareGroupOffsetsRequestGroup_v0_1)
-DescribeShareGroupOffsetsRequestGroup._WRITERS = (_write_DescribeShareGroupOffsetsRequestGroup_v0_1, _write_DescribeShareGroupOffsetsRequestGroup_v0_1)
+DescribeShareGroupOffsetsRequestGroup._READERS = _w.bind_versions((_read_DescribeShareGroupOffsetsRequestGroup_v0_1, _read_DescribeShareGroupOffsetsRequestGroup_v0_1))
+DescribeShareGroupOffsetsRequestGroup._WRITERS = _w.bind_versions((_write_DescribeShareGroupOffsetsRequestGroup_v0_1, _write_DescribeShareGroupOffsetsRequestGroup_v0_1))
 DescribeShareGroupOffsetsRequestGroup._LAZY_DEFAULTS = {"topics": list}
 DescribeShareGroupOffsetsRequestGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="topics", json_name="topics", type="[]DescribeShareGroupOffsetsRequestTopic", versions=_V0_PLUS, nullable=_V0_PLUS, default=(), struct=DescribeShareGroupOffsetsRequestTopic),
 )
-DescribeShareGroupOffsetsRequest._READERS = (_read_DescribeShareGroupOffsetsRequest_v0_1, _read_DescribeShareGroupOffsetsRequest_v0_1)
-DescribeShareGroupOffsetsRequest._WRITERS = (_write_DescribeShareGroupOffsetsRequest_v0_1, _write_DescribeShareGroupOffsetsRequest_v0_1)
+DescribeShareGroupOffsetsRequest._READERS = _w.bind_versions((_read_DescribeShareGroupOffsetsRequest_v0_1, _read_DescribeShareGroupOffsetsRequest_v0_1))
+DescribeShareGroupOffsetsRequest._WRITERS = _w.bind_versions((_write_DescribeShareGroupOffsetsRequest_v0_1, _write_DescribeShareGroupOffsetsRequest_v0_1))
 DescribeShareGroupOffsetsRequest._LAZY_DEFAULTS = {"groups": list}
 DescribeShareGroupOffsetsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="groups", json_name="groups", type="[]DescribeShareGroupOffsetsRequestGroup", versions=_V0_PLUS, default=(), struct=DescribeShareGroupOffsetsRequestGroup),

@@ -2,10 +2,9 @@
 
 Response message, versions 0-1, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -19,10 +18,12 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
-_unpack_DescribeShareGroupOffsetsResponsePartition_partition_index_to_error_code = struct.Struct(">iqih").unpack_from
-_pack_DescribeShareGroupOffsetsResponsePartition_partition_index_to_error_code = struct.Struct(">iqih").pack
-_unpack_DescribeShareGroupOffsetsResponsePartition_partition_index_start_offset_leader_epoch_lag_error_code = struct.Struct(">iqiqh").unpack_from
-_pack_DescribeShareGroupOffsetsResponsePartition_partition_index_start_offset_leader_epoch_lag_error_code = struct.Struct(">iqiqh").pack
+_unpack_DescribeShareGroupOffsetsResponsePartition_partition_index_to_leader_epoch = struct.Struct(">iqi").unpack_from
+_pack_DescribeShareGroupOffsetsResponsePartition_partition_index_to_leader_epoch = struct.Struct(">iqi").pack
+_unpack_DescribeShareGroupOffsetsResponsePartition_lag = struct.Struct(">q").unpack_from
+_pack_DescribeShareGroupOffsetsResponsePartition_lag = struct.Struct(">q").pack
+_unpack_DescribeShareGroupOffsetsResponsePartition_error_code = struct.Struct(">h").unpack_from
+_pack_DescribeShareGroupOffsetsResponsePartition_error_code = struct.Struct(">h").pack
 _unpack_DescribeShareGroupOffsetsResponseGroup_error_code = struct.Struct(">h").unpack_from
 _pack_DescribeShareGroupOffsetsResponseGroup_error_code = struct.Struct(">h").pack
 _unpack_DescribeShareGroupOffsetsResponse_throttle_time_ms = struct.Struct(">i").unpack_from
@@ -35,14 +36,13 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class DescribeShareGroupOffsetsResponsePartition(GeneratedStruct):
     """Result for each partition of the topic."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition_index": 'Index of the partition within its topic.',
         "start_offset": "Offset from which the group's consumers get records of this partition.",
         "leader_epoch": 'Leader epoch of the partition when the share state was written.',
         "lag": 'Records of the share-partition not yet delivered, or -1 when unknown.',
         "error_code": 'Outcome for this partition, 0 on success; for example UNKNOWN_TOPIC_OR_PARTITION.',
         "error_message": 'Error text for this partition, or null.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeShareGroupOffsetsResponsePartition"
@@ -84,11 +84,10 @@ class DescribeShareGroupOffsetsResponsePartition(GeneratedStruct):
 class DescribeShareGroupOffsetsResponseTopic(GeneratedStruct):
     """Result for each topic of the group."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_name": 'Name of the topic the partitions in this entry belong to.',
         "topic_id": 'Unique id of the topic.',
         "partitions": 'Result for each partition of the topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeShareGroupOffsetsResponseTopic"
@@ -118,12 +117,11 @@ class DescribeShareGroupOffsetsResponseTopic(GeneratedStruct):
 class DescribeShareGroupOffsetsResponseGroup(GeneratedStruct):
     """Result for each share group of the request."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "group_id": 'Id of the group this entry is about.',
         "topics": 'Result for each topic of the group.',
         "error_code": 'Outcome for this group, 0 on success; for example GROUP_ID_NOT_FOUND or NOT_COORDINATOR.',
         "error_message": 'Error text for the group, or null.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeShareGroupOffsetsResponseGroup"
@@ -158,10 +156,9 @@ class DescribeShareGroupOffsetsResponse(GeneratedStruct):
     """Kafka's DescribeShareGroupOffsetsResponse (response, apiKey 90), versions 0-1, flexible
     versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "groups": 'Result for each share group of the request.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeShareGroupOffsetsResponse"
@@ -190,421 +187,142 @@ class DescribeShareGroupOffsetsResponse(GeneratedStruct):
 
 
 
-# --- DescribeShareGroupOffsetsResponsePartition, version 0 (flexible) ---
+# --- DescribeShareGroupOffsetsResponsePartition, versions 0-1 (flexible) ---
 
-def _read_DescribeShareGroupOffsetsResponsePartition_v0(buf: bytes, pos: int) -> tuple[DescribeShareGroupOffsetsResponsePartition, int]:
+def _read_DescribeShareGroupOffsetsResponsePartition_v0_1(buf: bytes, pos: int, version: int) -> tuple[DescribeShareGroupOffsetsResponsePartition, int]:
     partition = blank_instance(DescribeShareGroupOffsetsResponsePartition)
     partition.lag = -1
-    field = ""
-    index = 0
+    field = "partition_index, start_offset, leader_epoch"
     try:
-        field = "partition_index, start_offset, leader_epoch, error_code"
-        partition.partition_index, partition.start_offset, partition.leader_epoch, partition.error_code = _unpack_DescribeShareGroupOffsetsResponsePartition_partition_index_to_error_code(buf, pos)
-        pos += 18
+        partition.partition_index, partition.start_offset, partition.leader_epoch = _unpack_DescribeShareGroupOffsetsResponsePartition_partition_index_to_leader_epoch(buf, pos)
+        pos += 16
+        if version >= 1:
+            field = "lag"
+            (partition.lag,) = _unpack_DescribeShareGroupOffsetsResponsePartition_lag(buf, pos)
+            pos += 8
+        field = "error_code"
+        (partition.error_code,) = _unpack_DescribeShareGroupOffsetsResponsePartition_error_code(buf, pos)
+        pos += 2
         field = "error_message"
         partition.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            partition.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            partition.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        partition.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
-def _write_DescribeShareGroupOffsetsResponsePartition_v0(partition: DescribeShareGroupOffsetsResponsePartition, out: bytearray) -> None:
-    field = ""
+def _write_DescribeShareGroupOffsetsResponsePartition_v0_1(partition: DescribeShareGroupOffsetsResponsePartition, out: bytearray, version: int) -> None:
+    field = "partition_index, start_offset, leader_epoch"
     try:
-        field = "partition_index, start_offset, leader_epoch, error_code"
-        out += _pack_DescribeShareGroupOffsetsResponsePartition_partition_index_to_error_code(partition.partition_index, partition.start_offset, partition.leader_epoch, partition.error_code)
+        out += _pack_DescribeShareGroupOffsetsResponsePartition_partition_index_to_leader_epoch(partition.partition_index, partition.start_offset, partition.leader_epoch)
+        if version >= 1:
+            field = "lag"
+            out += _pack_DescribeShareGroupOffsetsResponsePartition_lag(partition.lag)
+        field = "error_code"
+        out += _pack_DescribeShareGroupOffsetsResponsePartition_error_code(partition.error_code)
         field = "error_message"
         _w.write_compact_string(out, partition.error_message)
         field = "(tagged fields)"
-        if partition.unknown_tagged_fields:
-            _w.write_tagged(out, [], partition.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], partition.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- DescribeShareGroupOffsetsResponsePartition, version 1 (flexible) ---
+# --- DescribeShareGroupOffsetsResponseTopic, versions 0-1 (flexible) ---
 
-def _read_DescribeShareGroupOffsetsResponsePartition_v1(buf: bytes, pos: int) -> tuple[DescribeShareGroupOffsetsResponsePartition, int]:
-    partition = blank_instance(DescribeShareGroupOffsetsResponsePartition)
-    field = ""
-    index = 0
-    try:
-        field = "partition_index, start_offset, leader_epoch, lag, error_code"
-        partition.partition_index, partition.start_offset, partition.leader_epoch, partition.lag, partition.error_code = _unpack_DescribeShareGroupOffsetsResponsePartition_partition_index_start_offset_leader_epoch_lag_error_code(buf, pos)
-        pos += 26
-        field = "error_message"
-        partition.error_message, pos = _w.read_compact_string(buf, pos)
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            partition.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            partition.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return partition, pos
-
-
-def _write_DescribeShareGroupOffsetsResponsePartition_v1(partition: DescribeShareGroupOffsetsResponsePartition, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "partition_index, start_offset, leader_epoch, lag, error_code"
-        out += _pack_DescribeShareGroupOffsetsResponsePartition_partition_index_start_offset_leader_epoch_lag_error_code(partition.partition_index, partition.start_offset, partition.leader_epoch, partition.lag, partition.error_code)
-        field = "error_message"
-        _w.write_compact_string(out, partition.error_message)
-        field = "(tagged fields)"
-        if partition.unknown_tagged_fields:
-            _w.write_tagged(out, [], partition.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DescribeShareGroupOffsetsResponseTopic, version 0 (flexible) ---
-
-def _read_DescribeShareGroupOffsetsResponseTopic_v0(buf: bytes, pos: int) -> tuple[DescribeShareGroupOffsetsResponseTopic, int]:
+def _read_DescribeShareGroupOffsetsResponseTopic_v0_1(buf: bytes, pos: int, version: int) -> tuple[DescribeShareGroupOffsetsResponseTopic, int]:
     topic = blank_instance(DescribeShareGroupOffsetsResponseTopic)
-    field = ""
-    index = 0
+    field = "topic_name"
     try:
-        field = "topic_name"
         topic.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "topic_id"
         topic.topic_id, pos = _w.read_uuid(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[DescribeShareGroupOffsetsResponsePartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_DescribeShareGroupOffsetsResponsePartition_v0(buf, pos)
-                partitions_items.append(partitions_item)
-            topic.partitions = partitions_items
+        field = "partitions"
+        topic.partitions, pos = _w.read_struct_array(buf, pos, True, _read_DescribeShareGroupOffsetsResponsePartition_v0_1, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            topic.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
-def _write_DescribeShareGroupOffsetsResponseTopic_v0(topic: DescribeShareGroupOffsetsResponseTopic, out: bytearray) -> None:
-    field = ""
+def _write_DescribeShareGroupOffsetsResponseTopic_v0_1(topic: DescribeShareGroupOffsetsResponseTopic, out: bytearray, version: int) -> None:
+    field = "topic_name"
     try:
-        field = "topic_name"
-        _w.write_compact_string(out, _w.non_null(topic.topic_name, "field topic_name is null, which DescribeShareGroupOffsetsResponseTopic version 0 does not allow (never nullable)"))
+        _w.write_compact_string(out, _w.non_null(topic.topic_name, "field topic_name is null, which DescribeShareGroupOffsetsResponseTopic versions 0-1 do not allow (never nullable)"))
         field = "topic_id"
         out += _w.uuid_bytes(topic.topic_id)
-        field = "partitions[]"
-        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which DescribeShareGroupOffsetsResponseTopic version 0 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_DescribeShareGroupOffsetsResponsePartition_v0(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(topic.partitions, "field partitions is null, which DescribeShareGroupOffsetsResponseTopic versions 0-1 do not allow (never nullable)"), True, _write_DescribeShareGroupOffsetsResponsePartition_v0_1, version)
         field = "(tagged fields)"
-        if topic.unknown_tagged_fields:
-            _w.write_tagged(out, [], topic.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], topic.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- DescribeShareGroupOffsetsResponseTopic, version 1 (flexible) ---
+# --- DescribeShareGroupOffsetsResponseGroup, versions 0-1 (flexible) ---
 
-def _read_DescribeShareGroupOffsetsResponseTopic_v1(buf: bytes, pos: int) -> tuple[DescribeShareGroupOffsetsResponseTopic, int]:
-    topic = blank_instance(DescribeShareGroupOffsetsResponseTopic)
-    field = ""
-    index = 0
-    try:
-        field = "topic_name"
-        topic.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "topic_id"
-        topic.topic_id, pos = _w.read_uuid(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[DescribeShareGroupOffsetsResponsePartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_DescribeShareGroupOffsetsResponsePartition_v1(buf, pos)
-                partitions_items.append(partitions_item)
-            topic.partitions = partitions_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            topic.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return topic, pos
-
-
-def _write_DescribeShareGroupOffsetsResponseTopic_v1(topic: DescribeShareGroupOffsetsResponseTopic, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "topic_name"
-        _w.write_compact_string(out, _w.non_null(topic.topic_name, "field topic_name is null, which DescribeShareGroupOffsetsResponseTopic version 1 does not allow (never nullable)"))
-        field = "topic_id"
-        out += _w.uuid_bytes(topic.topic_id)
-        field = "partitions[]"
-        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which DescribeShareGroupOffsetsResponseTopic version 1 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_DescribeShareGroupOffsetsResponsePartition_v1(partitions_item, out)
-        field = "(tagged fields)"
-        if topic.unknown_tagged_fields:
-            _w.write_tagged(out, [], topic.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DescribeShareGroupOffsetsResponseGroup, version 0 (flexible) ---
-
-def _read_DescribeShareGroupOffsetsResponseGroup_v0(buf: bytes, pos: int) -> tuple[DescribeShareGroupOffsetsResponseGroup, int]:
+def _read_DescribeShareGroupOffsetsResponseGroup_v0_1(buf: bytes, pos: int, version: int) -> tuple[DescribeShareGroupOffsetsResponseGroup, int]:
     group = blank_instance(DescribeShareGroupOffsetsResponseGroup)
-    field = ""
-    index = 0
+    field = "group_id"
     try:
-        field = "group_id"
         group.group_id, pos = _w.read_compact_string_nn(buf, pos)
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[DescribeShareGroupOffsetsResponseTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_DescribeShareGroupOffsetsResponseTopic_v0(buf, pos)
-                topics_items.append(topics_item)
-            group.topics = topics_items
+        field = "topics"
+        group.topics, pos = _w.read_struct_array(buf, pos, True, _read_DescribeShareGroupOffsetsResponseTopic_v0_1, version)
         field = "error_code"
         (group.error_code,) = _unpack_DescribeShareGroupOffsetsResponseGroup_error_code(buf, pos)
         pos += 2
         field = "error_message"
         group.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            group.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            group.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        group.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return group, pos
 
 
-def _write_DescribeShareGroupOffsetsResponseGroup_v0(group: DescribeShareGroupOffsetsResponseGroup, out: bytearray) -> None:
-    field = ""
+def _write_DescribeShareGroupOffsetsResponseGroup_v0_1(group: DescribeShareGroupOffsetsResponseGroup, out: bytearray, version: int) -> None:
+    field = "group_id"
     try:
-        field = "group_id"
-        _w.write_compact_string(out, _w.non_null(group.group_id, "field group_id is null, which DescribeShareGroupOffsetsResponseGroup version 0 does not allow (never nullable)"))
-        field = "topics[]"
-        topics_items = _w.non_null(group.topics, "field topics is null, which DescribeShareGroupOffsetsResponseGroup version 0 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_DescribeShareGroupOffsetsResponseTopic_v0(topics_item, out)
+        _w.write_compact_string(out, _w.non_null(group.group_id, "field group_id is null, which DescribeShareGroupOffsetsResponseGroup versions 0-1 do not allow (never nullable)"))
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(group.topics, "field topics is null, which DescribeShareGroupOffsetsResponseGroup versions 0-1 do not allow (never nullable)"), True, _write_DescribeShareGroupOffsetsResponseTopic_v0_1, version)
         field = "error_code"
         out += _pack_DescribeShareGroupOffsetsResponseGroup_error_code(group.error_code)
         field = "error_message"
         _w.write_compact_string(out, group.error_message)
         field = "(tagged fields)"
-        if group.unknown_tagged_fields:
-            _w.write_tagged(out, [], group.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], group.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- DescribeShareGroupOffsetsResponseGroup, version 1 (flexible) ---
+# --- DescribeShareGroupOffsetsResponse, versions 0-1 (flexible) ---
 
-def _read_DescribeShareGroupOffsetsResponseGroup_v1(buf: bytes, pos: int) -> tuple[DescribeShareGroupOffsetsResponseGroup, int]:
-    group = blank_instance(DescribeShareGroupOffsetsResponseGroup)
-    field = ""
-    index = 0
-    try:
-        field = "group_id"
-        group.group_id, pos = _w.read_compact_string_nn(buf, pos)
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[DescribeShareGroupOffsetsResponseTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_DescribeShareGroupOffsetsResponseTopic_v1(buf, pos)
-                topics_items.append(topics_item)
-            group.topics = topics_items
-        field = "error_code"
-        (group.error_code,) = _unpack_DescribeShareGroupOffsetsResponseGroup_error_code(buf, pos)
-        pos += 2
-        field = "error_message"
-        group.error_message, pos = _w.read_compact_string(buf, pos)
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            group.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            group.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return group, pos
-
-
-def _write_DescribeShareGroupOffsetsResponseGroup_v1(group: DescribeShareGroupOffsetsResponseGroup, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "group_id"
-        _w.write_compact_string(out, _w.non_null(group.group_id, "field group_id is null, which DescribeShareGroupOffsetsResponseGroup version 1 does not allow (never nullable)"))
-        field = "topics[]"
-        topics_items = _w.non_null(group.topics, "field topics is null, which DescribeShareGroupOffsetsResponseGroup version 1 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_DescribeShareGroupOffsetsResponseTopic_v1(topics_item, out)
-        field = "error_code"
-        out += _pack_DescribeShareGroupOffsetsResponseGroup_error_code(group.error_code)
-        field = "error_message"
-        _w.write_compact_string(out, group.error_message)
-        field = "(tagged fields)"
-        if group.unknown_tagged_fields:
-            _w.write_tagged(out, [], group.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DescribeShareGroupOffsetsResponse, version 0 (flexible) ---
-
-def _read_DescribeShareGroupOffsetsResponse_v0(buf: bytes, pos: int) -> tuple[DescribeShareGroupOffsetsResponse, int]:
+def _read_DescribeShareGroupOffsetsResponse_v0_1(buf: bytes, pos: int, version: int) -> tuple[DescribeShareGroupOffsetsResponse, int]:
     response = blank_instance(DescribeShareGroupOffsetsResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DescribeShareGroupOffsetsResponse_throttle_time_ms(buf, pos)
         pos += 4
-        field = "groups[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        groups_n, pos = _w.read_count(buf, pos, True)
-        if groups_n < 0:
-            raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            groups_items: list[DescribeShareGroupOffsetsResponseGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_DescribeShareGroupOffsetsResponseGroup_v0(buf, pos)
-                groups_items.append(groups_item)
-            response.groups = groups_items
+        field = "groups"
+        response.groups, pos = _w.read_struct_array(buf, pos, True, _read_DescribeShareGroupOffsetsResponseGroup_v0_1, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_DescribeShareGroupOffsetsResponse_v0(response: DescribeShareGroupOffsetsResponse, out: bytearray) -> None:
-    field = ""
+def _write_DescribeShareGroupOffsetsResponse_v0_1(response: DescribeShareGroupOffsetsResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_DescribeShareGroupOffsetsResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "groups[]"
-        groups_items = _w.non_null(response.groups, "field groups is null, which DescribeShareGroupOffsetsResponse version 0 does not allow (never nullable)")
-        _w.write_count(out, len(groups_items), True)
-        for groups_item in groups_items:
-            _write_DescribeShareGroupOffsetsResponseGroup_v0(groups_item, out)
+        field = "groups"
+        _w.write_struct_array(out, _w.non_null(response.groups, "field groups is null, which DescribeShareGroupOffsetsResponse versions 0-1 do not allow (never nullable)"), True, _write_DescribeShareGroupOffsetsResponseGroup_v0_1, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- DescribeShareGroupOffsetsResponse, version 1 (flexible) ---
-
-def _read_DescribeShareGroupOffsetsResponse_v1(buf: bytes, pos: int) -> tuple[DescribeShareGroupOffsetsResponse, int]:
-    response = blank_instance(DescribeShareGroupOffsetsResponse)
-    field = ""
-    index = 0
-    try:
-        field = "throttle_time_ms"
-        (response.throttle_time_ms,) = _unpack_DescribeShareGroupOffsetsResponse_throttle_time_ms(buf, pos)
-        pos += 4
-        field = "groups[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        groups_n, pos = _w.read_count(buf, pos, True)
-        if groups_n < 0:
-            raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            groups_items: list[DescribeShareGroupOffsetsResponseGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_DescribeShareGroupOffsetsResponseGroup_v1(buf, pos)
-                groups_items.append(groups_item)
-            response.groups = groups_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_DescribeShareGroupOffsetsResponse_v1(response: DescribeShareGroupOffsetsResponse, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "throttle_time_ms"
-        out += _pack_DescribeShareGroupOffsetsResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "groups[]"
-        groups_items = _w.non_null(response.groups, "field groups is null, which DescribeShareGroupOffsetsResponse version 1 does not allow (never nullable)")
-        _w.write_count(out, len(groups_items), True)
-        for groups_item in groups_items:
-            _write_DescribeShareGroupOffsetsResponseGroup_v1(groups_item, out)
-        field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -615,8 +333,8 @@ def _write_DescribeShareGroupOffsetsResponse_v1(response: DescribeShareGroupOffs
 _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 
-DescribeShareGroupOffsetsResponsePartition._READERS = (_read_DescribeShareGroupOffsetsResponsePartition_v0, _read_DescribeShareGroupOffsetsResponsePartition_v1)
-DescribeShareGroupOffsetsResponsePartition._WRITERS = (_write_DescribeShareGroupOffsetsResponsePartition_v0, _write_DescribeShareGroupOffsetsResponsePartition_v1)
+DescribeShareGroupOffsetsResponsePartition._READERS = _w.bind_versions((_read_DescribeShareGroupOffsetsResponsePartition_v0_1, _read_DescribeShareGroupOffsetsResponsePartition_v0_1))
+DescribeShareGroupOffsetsResponsePartition._WRITERS = _w.bind_versions((_write_DescribeShareGroupOffsetsResponsePartition_v0_1, _write_DescribeShareGroupOffsetsResponsePartition_v0_1))
 DescribeShareGroupOffsetsResponsePartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="start_offset", json_name="startOffset", type="int64", versions=_V0_PLUS, default=0),
@@ -625,16 +343,16 @@ DescribeShareGroupOffsetsResponsePartition.FIELDS = (  # what the runtime knows 
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_message", json_name="errorMessage", type="string", versions=_V0_PLUS, nullable=_V0_PLUS),
 )
-DescribeShareGroupOffsetsResponseTopic._READERS = (_read_DescribeShareGroupOffsetsResponseTopic_v0, _read_DescribeShareGroupOffsetsResponseTopic_v1)
-DescribeShareGroupOffsetsResponseTopic._WRITERS = (_write_DescribeShareGroupOffsetsResponseTopic_v0, _write_DescribeShareGroupOffsetsResponseTopic_v1)
+DescribeShareGroupOffsetsResponseTopic._READERS = _w.bind_versions((_read_DescribeShareGroupOffsetsResponseTopic_v0_1, _read_DescribeShareGroupOffsetsResponseTopic_v0_1))
+DescribeShareGroupOffsetsResponseTopic._WRITERS = _w.bind_versions((_write_DescribeShareGroupOffsetsResponseTopic_v0_1, _write_DescribeShareGroupOffsetsResponseTopic_v0_1))
 DescribeShareGroupOffsetsResponseTopic._LAZY_DEFAULTS = {"partitions": list}
 DescribeShareGroupOffsetsResponseTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
     FieldInfo(attr="partitions", json_name="partitions", type="[]DescribeShareGroupOffsetsResponsePartition", versions=_V0_PLUS, default=(), struct=DescribeShareGroupOffsetsResponsePartition),
 )
-DescribeShareGroupOffsetsResponseGroup._READERS = (_read_DescribeShareGroupOffsetsResponseGroup_v0, _read_DescribeShareGroupOffsetsResponseGroup_v1)
-DescribeShareGroupOffsetsResponseGroup._WRITERS = (_write_DescribeShareGroupOffsetsResponseGroup_v0, _write_DescribeShareGroupOffsetsResponseGroup_v1)
+DescribeShareGroupOffsetsResponseGroup._READERS = _w.bind_versions((_read_DescribeShareGroupOffsetsResponseGroup_v0_1, _read_DescribeShareGroupOffsetsResponseGroup_v0_1))
+DescribeShareGroupOffsetsResponseGroup._WRITERS = _w.bind_versions((_write_DescribeShareGroupOffsetsResponseGroup_v0_1, _write_DescribeShareGroupOffsetsResponseGroup_v0_1))
 DescribeShareGroupOffsetsResponseGroup._LAZY_DEFAULTS = {"topics": list}
 DescribeShareGroupOffsetsResponseGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),
@@ -642,8 +360,8 @@ DescribeShareGroupOffsetsResponseGroup.FIELDS = (  # what the runtime knows of e
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_message", json_name="errorMessage", type="string", versions=_V0_PLUS, nullable=_V0_PLUS),
 )
-DescribeShareGroupOffsetsResponse._READERS = (_read_DescribeShareGroupOffsetsResponse_v0, _read_DescribeShareGroupOffsetsResponse_v1)
-DescribeShareGroupOffsetsResponse._WRITERS = (_write_DescribeShareGroupOffsetsResponse_v0, _write_DescribeShareGroupOffsetsResponse_v1)
+DescribeShareGroupOffsetsResponse._READERS = _w.bind_versions((_read_DescribeShareGroupOffsetsResponse_v0_1, _read_DescribeShareGroupOffsetsResponse_v0_1))
+DescribeShareGroupOffsetsResponse._WRITERS = _w.bind_versions((_write_DescribeShareGroupOffsetsResponse_v0_1, _write_DescribeShareGroupOffsetsResponse_v0_1))
 DescribeShareGroupOffsetsResponse._LAZY_DEFAULTS = {"groups": list}
 DescribeShareGroupOffsetsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -2,10 +2,9 @@
 
 Request message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -28,9 +27,8 @@ _pack_DescribeTopicPartitionsRequest_response_partition_limit = struct.Struct(">
 class TopicRequest(GeneratedStruct):
     """Topics to describe; an empty list describes every topic the caller may see."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the topic this entry is about.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TopicRequest"
@@ -52,10 +50,9 @@ class TopicRequest(GeneratedStruct):
 class Cursor(GeneratedStruct):
     """Where to resume: first topic and partition to describe; null starts at the beginning."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_name": 'Name of the first topic to describe; it must be in Topics when Topics is not empty.',
         "partition_index": 'First partition of that topic to describe.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "Cursor"
@@ -82,11 +79,10 @@ class DescribeTopicPartitionsRequest(GeneratedStruct):
     """Kafka's DescribeTopicPartitionsRequest (request, apiKey 75), versions 0, flexible versions
     0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topics": 'Topics to describe; an empty list describes every topic the caller may see.',
         "response_partition_limit": 'Most partitions one response may hold (the broker caps it further); the rest is fetched with NextCursor.',
         "cursor": 'Where to resume: first topic and partition to describe; null starts at the beginning.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeTopicPartitionsRequest"
@@ -123,97 +119,64 @@ class DescribeTopicPartitionsRequest(GeneratedStruct):
 
 # --- TopicRequest, version 0 (flexible) ---
 
-def _read_TopicRequest_v0(buf: bytes, pos: int) -> tuple[TopicRequest, int]:
+def _read_TopicRequest_v0(buf: bytes, pos: int, version: int) -> tuple[TopicRequest, int]:
     request = blank_instance(TopicRequest)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         request.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_TopicRequest_v0(request: TopicRequest, out: bytearray) -> None:
-    field = ""
+def _write_TopicRequest_v0(request: TopicRequest, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(request.name, "field name is null, which TopicRequest version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- Cursor, version 0 (flexible) ---
 
-def _read_Cursor_v0(buf: bytes, pos: int) -> tuple[Cursor, int]:
+def _read_Cursor_v0(buf: bytes, pos: int, version: int) -> tuple[Cursor, int]:
     cursor = blank_instance(Cursor)
-    field = ""
-    index = 0
+    field = "topic_name"
     try:
-        field = "topic_name"
         cursor.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_index"
         (cursor.partition_index,) = _unpack_Cursor_partition_index(buf, pos)
         pos += 4
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            cursor.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            cursor.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        cursor.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return cursor, pos
 
 
-def _write_Cursor_v0(cursor: Cursor, out: bytearray) -> None:
-    field = ""
+def _write_Cursor_v0(cursor: Cursor, out: bytearray, version: int) -> None:
+    field = "topic_name"
     try:
-        field = "topic_name"
         _w.write_compact_string(out, _w.non_null(cursor.topic_name, "field topic_name is null, which Cursor version 0 does not allow (never nullable)"))
         field = "partition_index"
         out += _pack_Cursor_partition_index(cursor.partition_index)
         field = "(tagged fields)"
-        if cursor.unknown_tagged_fields:
-            _w.write_tagged(out, [], cursor.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], cursor.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DescribeTopicPartitionsRequest, version 0 (flexible) ---
 
-def _read_DescribeTopicPartitionsRequest_v0(buf: bytes, pos: int) -> tuple[DescribeTopicPartitionsRequest, int]:
+def _read_DescribeTopicPartitionsRequest_v0(buf: bytes, pos: int, version: int) -> tuple[DescribeTopicPartitionsRequest, int]:
     request = blank_instance(DescribeTopicPartitionsRequest)
-    field = ""
-    index = 0
+    field = "topics"
     try:
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[TopicRequest] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicRequest_v0(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
+        request.topics, pos = _w.read_struct_array(buf, pos, True, _read_TopicRequest_v0, version)
         field = "response_partition_limit"
         (request.response_partition_limit,) = _unpack_DescribeTopicPartitionsRequest_response_partition_limit(buf, pos)
         pos += 4
@@ -222,26 +185,18 @@ def _read_DescribeTopicPartitionsRequest_v0(buf: bytes, pos: int) -> tuple[Descr
             request.cursor = None
             pos += 1
         else:
-            request.cursor, pos = _read_Cursor_v0(buf, pos + 1)
+            request.cursor, pos = _read_Cursor_v0(buf, pos + 1, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_DescribeTopicPartitionsRequest_v0(request: DescribeTopicPartitionsRequest, out: bytearray) -> None:
-    field = ""
+def _write_DescribeTopicPartitionsRequest_v0(request: DescribeTopicPartitionsRequest, out: bytearray, version: int) -> None:
+    field = "topics"
     try:
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which DescribeTopicPartitionsRequest version 0 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_TopicRequest_v0(topics_item, out)
+        _w.write_struct_array(out, _w.non_null(request.topics, "field topics is null, which DescribeTopicPartitionsRequest version 0 does not allow (never nullable)"), True, _write_TopicRequest_v0, version)
         field = "response_partition_limit"
         out += _pack_DescribeTopicPartitionsRequest_response_partition_limit(request.response_partition_limit)
         field = "cursor"
@@ -249,12 +204,9 @@ def _write_DescribeTopicPartitionsRequest_v0(request: DescribeTopicPartitionsReq
             out.append(0xFF)  # the null marker
         else:
             out.append(1)
-            _write_Cursor_v0(request.cursor, out)
+            _write_Cursor_v0(request.cursor, out, version)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -264,19 +216,19 @@ def _write_DescribeTopicPartitionsRequest_v0(request: DescribeTopicPartitionsReq
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-TopicRequest._READERS = (_read_TopicRequest_v0,)
-TopicRequest._WRITERS = (_write_TopicRequest_v0,)
+TopicRequest._READERS = _w.bind_versions((_read_TopicRequest_v0,))
+TopicRequest._WRITERS = _w.bind_versions((_write_TopicRequest_v0,))
 TopicRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
 )
-Cursor._READERS = (_read_Cursor_v0,)
-Cursor._WRITERS = (_write_Cursor_v0,)
+Cursor._READERS = _w.bind_versions((_read_Cursor_v0,))
+Cursor._WRITERS = _w.bind_versions((_write_Cursor_v0,))
 Cursor.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
 )
-DescribeTopicPartitionsRequest._READERS = (_read_DescribeTopicPartitionsRequest_v0,)
-DescribeTopicPartitionsRequest._WRITERS = (_write_DescribeTopicPartitionsRequest_v0,)
+DescribeTopicPartitionsRequest._READERS = _w.bind_versions((_read_DescribeTopicPartitionsRequest_v0,))
+DescribeTopicPartitionsRequest._WRITERS = _w.bind_versions((_write_DescribeTopicPartitionsRequest_v0,))
 DescribeTopicPartitionsRequest._LAZY_DEFAULTS = {"topics": list}
 DescribeTopicPartitionsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topics", json_name="topics", type="[]TopicRequest", versions=_V0_PLUS, default=(), struct=TopicRequest),

@@ -2,10 +2,9 @@
 
 Response message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -39,7 +38,7 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class DescribeTopicPartitionsResponsePartition(GeneratedStruct):
     """Described partitions of the topic."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "error_code": 'Outcome for this partition, 0 on success; for example LEADER_NOT_AVAILABLE.',
         "partition_index": 'Index of the partition within the topic.',
         "leader_id": "Broker id of the partition's leader, or -1 when it has none.",
@@ -49,7 +48,6 @@ class DescribeTopicPartitionsResponsePartition(GeneratedStruct):
         "eligible_leader_replicas": 'Broker ids that are out of the ISR yet safe to elect, since they hold every committed record (KIP-966); null when not tracked.',
         "last_known_elr": 'Broker ids last known to be eligible leaders before the partition lost them all; null when not tracked.',
         "offline_replicas": 'Broker ids of replicas that are offline.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeTopicPartitionsResponsePartition"
@@ -105,14 +103,13 @@ class DescribeTopicPartitionsResponsePartition(GeneratedStruct):
 class DescribeTopicPartitionsResponseTopic(GeneratedStruct):
     """Described topics, in name order."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "error_code": 'Outcome for this topic, 0 on success; for example UNKNOWN_TOPIC_OR_PARTITION or TOPIC_AUTHORIZATION_FAILED.',
         "name": 'Name of the topic the partitions in this entry belong to.',
         "topic_id": 'Id of the topic; the zero uuid on error.',
         "is_internal": 'True for internal topics such as __consumer_offsets.',
         "partitions": 'Described partitions of the topic.',
         "topic_authorized_operations": 'Bit field of the ACL operations the caller may perform on the topic (bit n for AclOperation code n); INT32_MIN when not computed.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeTopicPartitionsResponseTopic"
@@ -156,10 +153,9 @@ class DescribeTopicPartitionsResponseTopic(GeneratedStruct):
 class Cursor(GeneratedStruct):
     """Where the next page starts; null when this page ends the answer."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_name": 'Name of the topic the next page starts with.',
         "partition_index": 'Partition of that topic the next page starts with.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "Cursor"
@@ -186,11 +182,10 @@ class DescribeTopicPartitionsResponse(GeneratedStruct):
     """Kafka's DescribeTopicPartitionsResponse (response, apiKey 75), versions 0, flexible versions
     0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "topics": 'Described topics, in name order.',
         "next_cursor": 'Where the next page starts; null when this page ends the answer.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeTopicPartitionsResponse"
@@ -225,12 +220,10 @@ class DescribeTopicPartitionsResponse(GeneratedStruct):
 
 # --- DescribeTopicPartitionsResponsePartition, version 0 (flexible) ---
 
-def _read_DescribeTopicPartitionsResponsePartition_v0(buf: bytes, pos: int) -> tuple[DescribeTopicPartitionsResponsePartition, int]:
+def _read_DescribeTopicPartitionsResponsePartition_v0(buf: bytes, pos: int, version: int) -> tuple[DescribeTopicPartitionsResponsePartition, int]:
     partition = blank_instance(DescribeTopicPartitionsResponsePartition)
-    field = ""
-    index = 0
+    field = "error_code, partition_index, leader_id, leader_epoch"
     try:
-        field = "error_code, partition_index, leader_id, leader_epoch"
         partition.error_code, partition.partition_index, partition.leader_id, partition.leader_epoch = _unpack_DescribeTopicPartitionsResponsePartition_error_code_to_leader_epoch(buf, pos)
         pos += 14
         field = "replica_nodes"
@@ -264,20 +257,15 @@ def _read_DescribeTopicPartitionsResponsePartition_v0(buf: bytes, pos: int) -> t
         else:
             partition.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            partition.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            partition.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        partition.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
-def _write_DescribeTopicPartitionsResponsePartition_v0(partition: DescribeTopicPartitionsResponsePartition, out: bytearray) -> None:
-    field = ""
+def _write_DescribeTopicPartitionsResponsePartition_v0(partition: DescribeTopicPartitionsResponsePartition, out: bytearray, version: int) -> None:
+    field = "error_code, partition_index, leader_id, leader_epoch"
     try:
-        field = "error_code, partition_index, leader_id, leader_epoch"
         out += _pack_DescribeTopicPartitionsResponsePartition_error_code_to_leader_epoch(partition.error_code, partition.partition_index, partition.leader_id, partition.leader_epoch)
         field = "replica_nodes"
         replica_nodes_items = _w.non_null(partition.replica_nodes, "field replica_nodes is null, which DescribeTopicPartitionsResponsePartition version 0 does not allow (never nullable)")
@@ -306,22 +294,17 @@ def _write_DescribeTopicPartitionsResponsePartition_v0(partition: DescribeTopicP
         _w.write_count(out, len(offline_replicas_items), True)
         _w.write_fixed_array(out, offline_replicas_items, "i")
         field = "(tagged fields)"
-        if partition.unknown_tagged_fields:
-            _w.write_tagged(out, [], partition.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], partition.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DescribeTopicPartitionsResponseTopic, version 0 (flexible) ---
 
-def _read_DescribeTopicPartitionsResponseTopic_v0(buf: bytes, pos: int) -> tuple[DescribeTopicPartitionsResponseTopic, int]:
+def _read_DescribeTopicPartitionsResponseTopic_v0(buf: bytes, pos: int, version: int) -> tuple[DescribeTopicPartitionsResponseTopic, int]:
     topic = blank_instance(DescribeTopicPartitionsResponseTopic)
-    field = ""
-    index = 0
+    field = "error_code"
     try:
-        field = "error_code"
         (topic.error_code,) = _unpack_DescribeTopicPartitionsResponseTopic_error_code(buf, pos)
         pos += 2
         field = "name"
@@ -331,37 +314,21 @@ def _read_DescribeTopicPartitionsResponseTopic_v0(buf: bytes, pos: int) -> tuple
         field = "is_internal"
         (topic.is_internal,) = _unpack_DescribeTopicPartitionsResponseTopic_is_internal(buf, pos)
         pos += 1
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[DescribeTopicPartitionsResponsePartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_DescribeTopicPartitionsResponsePartition_v0(buf, pos)
-                partitions_items.append(partitions_item)
-            topic.partitions = partitions_items
+        field = "partitions"
+        topic.partitions, pos = _w.read_struct_array(buf, pos, True, _read_DescribeTopicPartitionsResponsePartition_v0, version)
         field = "topic_authorized_operations"
         (topic.topic_authorized_operations,) = _unpack_DescribeTopicPartitionsResponseTopic_topic_authorized_operations(buf, pos)
         pos += 4
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            topic.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
-def _write_DescribeTopicPartitionsResponseTopic_v0(topic: DescribeTopicPartitionsResponseTopic, out: bytearray) -> None:
-    field = ""
+def _write_DescribeTopicPartitionsResponseTopic_v0(topic: DescribeTopicPartitionsResponseTopic, out: bytearray, version: int) -> None:
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_DescribeTopicPartitionsResponseTopic_error_code(topic.error_code)
         field = "name"
         _w.write_compact_string(out, topic.name)
@@ -369,122 +336,82 @@ def _write_DescribeTopicPartitionsResponseTopic_v0(topic: DescribeTopicPartition
         out += _w.uuid_bytes(topic.topic_id)
         field = "is_internal"
         out += _pack_DescribeTopicPartitionsResponseTopic_is_internal(topic.is_internal)
-        field = "partitions[]"
-        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which DescribeTopicPartitionsResponseTopic version 0 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_DescribeTopicPartitionsResponsePartition_v0(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(topic.partitions, "field partitions is null, which DescribeTopicPartitionsResponseTopic version 0 does not allow (never nullable)"), True, _write_DescribeTopicPartitionsResponsePartition_v0, version)
         field = "topic_authorized_operations"
         out += _pack_DescribeTopicPartitionsResponseTopic_topic_authorized_operations(topic.topic_authorized_operations)
         field = "(tagged fields)"
-        if topic.unknown_tagged_fields:
-            _w.write_tagged(out, [], topic.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], topic.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- Cursor, version 0 (flexible) ---
 
-def _read_Cursor_v0(buf: bytes, pos: int) -> tuple[Cursor, int]:
+def _read_Cursor_v0(buf: bytes, pos: int, version: int) -> tuple[Cursor, int]:
     cursor = blank_instance(Cursor)
-    field = ""
-    index = 0
+    field = "topic_name"
     try:
-        field = "topic_name"
         cursor.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_index"
         (cursor.partition_index,) = _unpack_Cursor_partition_index(buf, pos)
         pos += 4
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            cursor.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            cursor.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        cursor.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return cursor, pos
 
 
-def _write_Cursor_v0(cursor: Cursor, out: bytearray) -> None:
-    field = ""
+def _write_Cursor_v0(cursor: Cursor, out: bytearray, version: int) -> None:
+    field = "topic_name"
     try:
-        field = "topic_name"
         _w.write_compact_string(out, _w.non_null(cursor.topic_name, "field topic_name is null, which Cursor version 0 does not allow (never nullable)"))
         field = "partition_index"
         out += _pack_Cursor_partition_index(cursor.partition_index)
         field = "(tagged fields)"
-        if cursor.unknown_tagged_fields:
-            _w.write_tagged(out, [], cursor.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], cursor.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DescribeTopicPartitionsResponse, version 0 (flexible) ---
 
-def _read_DescribeTopicPartitionsResponse_v0(buf: bytes, pos: int) -> tuple[DescribeTopicPartitionsResponse, int]:
+def _read_DescribeTopicPartitionsResponse_v0(buf: bytes, pos: int, version: int) -> tuple[DescribeTopicPartitionsResponse, int]:
     response = blank_instance(DescribeTopicPartitionsResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DescribeTopicPartitionsResponse_throttle_time_ms(buf, pos)
         pos += 4
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: KeyedList[DescribeTopicPartitionsResponseTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_DescribeTopicPartitionsResponseTopic_v0(buf, pos)
-                topics_items.append(topics_item)
-            response.topics = topics_items
+        field = "topics"
+        response.topics, pos = _w.read_struct_array(buf, pos, True, _read_DescribeTopicPartitionsResponseTopic_v0, version, KeyedList)
         field = "next_cursor"
         if buf[pos] >= 0x80:  # the null marker
             response.next_cursor = None
             pos += 1
         else:
-            response.next_cursor, pos = _read_Cursor_v0(buf, pos + 1)
+            response.next_cursor, pos = _read_Cursor_v0(buf, pos + 1, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_DescribeTopicPartitionsResponse_v0(response: DescribeTopicPartitionsResponse, out: bytearray) -> None:
-    field = ""
+def _write_DescribeTopicPartitionsResponse_v0(response: DescribeTopicPartitionsResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_DescribeTopicPartitionsResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "topics[]"
-        topics_items = _w.non_null(response.topics, "field topics is null, which DescribeTopicPartitionsResponse version 0 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_DescribeTopicPartitionsResponseTopic_v0(topics_item, out)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(response.topics, "field topics is null, which DescribeTopicPartitionsResponse version 0 does not allow (never nullable)"), True, _write_DescribeTopicPartitionsResponseTopic_v0, version)
         field = "next_cursor"
         if response.next_cursor is None:
             out.append(0xFF)  # the null marker
         else:
             out.append(1)
-            _write_Cursor_v0(response.next_cursor, out)
+            _write_Cursor_v0(response.next_cursor, out, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -494,8 +421,8 @@ def _write_DescribeTopicPartitionsResponse_v0(response: DescribeTopicPartitionsR
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-DescribeTopicPartitionsResponsePartition._READERS = (_read_DescribeTopicPartitionsResponsePartition_v0,)
-DescribeTopicPartitionsResponsePartition._WRITERS = (_write_DescribeTopicPartitionsResponsePartition_v0,)
+DescribeTopicPartitionsResponsePartition._READERS = _w.bind_versions((_read_DescribeTopicPartitionsResponsePartition_v0,))
+DescribeTopicPartitionsResponsePartition._WRITERS = _w.bind_versions((_write_DescribeTopicPartitionsResponsePartition_v0,))
 DescribeTopicPartitionsResponsePartition._LAZY_DEFAULTS = {"replica_nodes": list, "isr_nodes": list, "offline_replicas": list}
 DescribeTopicPartitionsResponsePartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
@@ -508,8 +435,8 @@ DescribeTopicPartitionsResponsePartition.FIELDS = (  # what the runtime knows of
     FieldInfo(attr="last_known_elr", json_name="lastKnownElr", type="[]int32", versions=_V0_PLUS, nullable=_V0_PLUS),
     FieldInfo(attr="offline_replicas", json_name="offlineReplicas", type="[]int32", versions=_V0_PLUS, ignorable=True, default=()),
 )
-DescribeTopicPartitionsResponseTopic._READERS = (_read_DescribeTopicPartitionsResponseTopic_v0,)
-DescribeTopicPartitionsResponseTopic._WRITERS = (_write_DescribeTopicPartitionsResponseTopic_v0,)
+DescribeTopicPartitionsResponseTopic._READERS = _w.bind_versions((_read_DescribeTopicPartitionsResponseTopic_v0,))
+DescribeTopicPartitionsResponseTopic._WRITERS = _w.bind_versions((_write_DescribeTopicPartitionsResponseTopic_v0,))
 DescribeTopicPartitionsResponseTopic._LAZY_DEFAULTS = {"partitions": list}
 DescribeTopicPartitionsResponseTopic._MAP_KEYS = ("name",)
 DescribeTopicPartitionsResponseTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -520,14 +447,14 @@ DescribeTopicPartitionsResponseTopic.FIELDS = (  # what the runtime knows of eac
     FieldInfo(attr="partitions", json_name="partitions", type="[]DescribeTopicPartitionsResponsePartition", versions=_V0_PLUS, default=(), struct=DescribeTopicPartitionsResponsePartition),
     FieldInfo(attr="topic_authorized_operations", json_name="topicAuthorizedOperations", type="int32", versions=_V0_PLUS, default=-2147483648),
 )
-Cursor._READERS = (_read_Cursor_v0,)
-Cursor._WRITERS = (_write_Cursor_v0,)
+Cursor._READERS = _w.bind_versions((_read_Cursor_v0,))
+Cursor._WRITERS = _w.bind_versions((_write_Cursor_v0,))
 Cursor.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
 )
-DescribeTopicPartitionsResponse._READERS = (_read_DescribeTopicPartitionsResponse_v0,)
-DescribeTopicPartitionsResponse._WRITERS = (_write_DescribeTopicPartitionsResponse_v0,)
+DescribeTopicPartitionsResponse._READERS = _w.bind_versions((_read_DescribeTopicPartitionsResponse_v0,))
+DescribeTopicPartitionsResponse._WRITERS = _w.bind_versions((_write_DescribeTopicPartitionsResponse_v0,))
 DescribeTopicPartitionsResponse._LAZY_DEFAULTS = {"topics": KeyedList}
 DescribeTopicPartitionsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, ignorable=True, default=0),

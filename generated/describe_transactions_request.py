@@ -2,10 +2,9 @@
 
 Request message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,9 +20,8 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 class DescribeTransactionsRequest(GeneratedStruct):
     """Kafka's DescribeTransactionsRequest (request, apiKey 65), versions 0, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "transactional_ids": 'Transactional ids to describe; an empty list describes none.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeTransactionsRequest"
@@ -51,39 +49,21 @@ class DescribeTransactionsRequest(GeneratedStruct):
 
 # --- DescribeTransactionsRequest, version 0 (flexible) ---
 
-def _read_DescribeTransactionsRequest_v0(buf: bytes, pos: int) -> tuple[DescribeTransactionsRequest, int]:
+def _read_DescribeTransactionsRequest_v0(buf: bytes, pos: int, version: int) -> tuple[DescribeTransactionsRequest, int]:
     request = blank_instance(DescribeTransactionsRequest)
-    field = ""
-    index = 0
+    field = "transactional_ids"
     try:
-        field = "transactional_ids"
-        index = -1  # no element yet: an error in the count names the array itself
-        transactional_ids_n, pos = _w.read_count(buf, pos, True)
-        if transactional_ids_n < 0:
-            raise DecodeError("non-nullable field transactional_ids was null", offset=pos)
-        elif transactional_ids_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            transactional_ids_items: list[str] = []
-            for index in range(transactional_ids_n):
-                transactional_ids_item, pos = _w.read_compact_string_nn(buf, pos)
-                transactional_ids_items.append(transactional_ids_item)
-            request.transactional_ids = transactional_ids_items
+        request.transactional_ids, pos = _w.read_array(buf, pos, True, _w.read_compact_string_nn)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_DescribeTransactionsRequest_v0(request: DescribeTransactionsRequest, out: bytearray) -> None:
-    field = ""
+def _write_DescribeTransactionsRequest_v0(request: DescribeTransactionsRequest, out: bytearray, version: int) -> None:
+    field = "transactional_ids"
     try:
-        field = "transactional_ids"
         transactional_ids_items = _w.non_null(request.transactional_ids, "field transactional_ids is null, which DescribeTransactionsRequest version 0 does not allow (never nullable)")
         _w.write_count(out, len(transactional_ids_items), True)
         for transactional_ids_item in transactional_ids_items:
@@ -91,10 +71,7 @@ def _write_DescribeTransactionsRequest_v0(request: DescribeTransactionsRequest, 
                 raise EncodeError("null element in array transactional_ids")
             _w.write_compact_string(out, transactional_ids_item)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -104,8 +81,8 @@ def _write_DescribeTransactionsRequest_v0(request: DescribeTransactionsRequest, 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-DescribeTransactionsRequest._READERS = (_read_DescribeTransactionsRequest_v0,)
-DescribeTransactionsRequest._WRITERS = (_write_DescribeTransactionsRequest_v0,)
+DescribeTransactionsRequest._READERS = _w.bind_versions((_read_DescribeTransactionsRequest_v0,))
+DescribeTransactionsRequest._WRITERS = _w.bind_versions((_write_DescribeTransactionsRequest_v0,))
 DescribeTransactionsRequest._LAZY_DEFAULTS = {"transactional_ids": list}
 DescribeTransactionsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="transactional_ids", json_name="transactionalIds", type="[]string", versions=_V0_PLUS, default=()),

@@ -2,10 +2,9 @@
 
 Response message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -31,10 +30,9 @@ class TopicData(GeneratedStruct):
     """Partitions in the open transaction, by topic; while it commits or aborts, only those still
     lacking a marker."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic": 'Name of the topic the partitions in this entry belong to.',
         "partitions": "Indexes of the topic's partitions in the transaction.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TopicData"
@@ -60,7 +58,7 @@ class TopicData(GeneratedStruct):
 class TransactionState(GeneratedStruct):
     """One entry per transactional id of the request."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "error_code": 'Outcome for this transactional id, 0 on success; for example TRANSACTIONAL_ID_NOT_FOUND or NOT_COORDINATOR.',
         "transactional_id": 'Transactional id this entry describes.',
         "transaction_state": 'State at the coordinator, for example Empty, Ongoing, PrepareCommit, PrepareAbort, CompleteCommit or CompleteAbort.',
@@ -69,7 +67,6 @@ class TransactionState(GeneratedStruct):
         "producer_id": 'Producer id the transactional id currently holds.',
         "producer_epoch": 'Epoch of that producer id.',
         "topics": 'Partitions in the open transaction, by topic; while it commits or aborts, only those still lacking a marker.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TransactionState"
@@ -124,10 +121,9 @@ class DescribeTransactionsResponse(GeneratedStruct):
     """Kafka's DescribeTransactionsResponse (response, apiKey 65), versions 0, flexible versions
     0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "transaction_states": 'One entry per transactional id of the request.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeTransactionsResponse"
@@ -158,12 +154,10 @@ class DescribeTransactionsResponse(GeneratedStruct):
 
 # --- TopicData, version 0 (flexible) ---
 
-def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
+def _read_TopicData_v0(buf: bytes, pos: int, version: int) -> tuple[TopicData, int]:
     data = blank_instance(TopicData)
-    field = ""
-    index = 0
+    field = "topic"
     try:
-        field = "topic"
         data.topic, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
         partitions_n, pos = _w.read_count(buf, pos, True)
@@ -172,42 +166,32 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
         else:
             data.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
-    field = ""
+def _write_TopicData_v0(data: TopicData, out: bytearray, version: int) -> None:
+    field = "topic"
     try:
-        field = "topic"
         _w.write_compact_string(out, _w.non_null(data.topic, "field topic is null, which TopicData version 0 does not allow (never nullable)"))
         field = "partitions"
         partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 0 does not allow (never nullable)")
         _w.write_count(out, len(partitions_items), True)
         _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], data.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- TransactionState, version 0 (flexible) ---
 
-def _read_TransactionState_v0(buf: bytes, pos: int) -> tuple[TransactionState, int]:
+def _read_TransactionState_v0(buf: bytes, pos: int, version: int) -> tuple[TransactionState, int]:
     state = blank_instance(TransactionState)
-    field = ""
-    index = 0
+    field = "error_code"
     try:
-        field = "error_code"
         (state.error_code,) = _unpack_TransactionState_error_code(buf, pos)
         pos += 2
         field = "transactional_id"
@@ -217,34 +201,18 @@ def _read_TransactionState_v0(buf: bytes, pos: int) -> tuple[TransactionState, i
         field = "transaction_timeout_ms, transaction_start_time_ms, producer_id, producer_epoch"
         state.transaction_timeout_ms, state.transaction_start_time_ms, state.producer_id, state.producer_epoch = _unpack_TransactionState_transaction_timeout_ms_to_producer_epoch(buf, pos)
         pos += 22
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: KeyedList[TopicData] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicData_v0(buf, pos)
-                topics_items.append(topics_item)
-            state.topics = topics_items
+        field = "topics"
+        state.topics, pos = _w.read_struct_array(buf, pos, True, _read_TopicData_v0, version, KeyedList)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            state.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            state.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        state.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return state, pos
 
 
-def _write_TransactionState_v0(state: TransactionState, out: bytearray) -> None:
-    field = ""
+def _write_TransactionState_v0(state: TransactionState, out: bytearray, version: int) -> None:
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_TransactionState_error_code(state.error_code)
         field = "transactional_id"
         _w.write_compact_string(out, _w.non_null(state.transactional_id, "field transactional_id is null, which TransactionState version 0 does not allow (never nullable)"))
@@ -252,69 +220,39 @@ def _write_TransactionState_v0(state: TransactionState, out: bytearray) -> None:
         _w.write_compact_string(out, _w.non_null(state.transaction_state, "field transaction_state is null, which TransactionState version 0 does not allow (never nullable)"))
         field = "transaction_timeout_ms, transaction_start_time_ms, producer_id, producer_epoch"
         out += _pack_TransactionState_transaction_timeout_ms_to_producer_epoch(state.transaction_timeout_ms, state.transaction_start_time_ms, state.producer_id, state.producer_epoch)
-        field = "topics[]"
-        topics_items = _w.non_null(state.topics, "field topics is null, which TransactionState version 0 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_TopicData_v0(topics_item, out)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(state.topics, "field topics is null, which TransactionState version 0 does not allow (never nullable)"), True, _write_TopicData_v0, version)
         field = "(tagged fields)"
-        if state.unknown_tagged_fields:
-            _w.write_tagged(out, [], state.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], state.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DescribeTransactionsResponse, version 0 (flexible) ---
 
-def _read_DescribeTransactionsResponse_v0(buf: bytes, pos: int) -> tuple[DescribeTransactionsResponse, int]:
+def _read_DescribeTransactionsResponse_v0(buf: bytes, pos: int, version: int) -> tuple[DescribeTransactionsResponse, int]:
     response = blank_instance(DescribeTransactionsResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DescribeTransactionsResponse_throttle_time_ms(buf, pos)
         pos += 4
-        field = "transaction_states[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        transaction_states_n, pos = _w.read_count(buf, pos, True)
-        if transaction_states_n < 0:
-            raise DecodeError("non-nullable field transaction_states was null", offset=pos)
-        elif transaction_states_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            transaction_states_items: list[TransactionState] = []
-            for index in range(transaction_states_n):
-                transaction_states_item, pos = _read_TransactionState_v0(buf, pos)
-                transaction_states_items.append(transaction_states_item)
-            response.transaction_states = transaction_states_items
+        field = "transaction_states"
+        response.transaction_states, pos = _w.read_struct_array(buf, pos, True, _read_TransactionState_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_DescribeTransactionsResponse_v0(response: DescribeTransactionsResponse, out: bytearray) -> None:
-    field = ""
+def _write_DescribeTransactionsResponse_v0(response: DescribeTransactionsResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_DescribeTransactionsResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "transaction_states[]"
-        transaction_states_items = _w.non_null(response.transaction_states, "field transaction_states is null, which DescribeTransactionsResponse version 0 does not allow (never nullable)")
-        _w.write_count(out, len(transaction_states_items), True)
-        for transaction_states_item in transaction_states_items:
-            _write_TransactionState_v0(transaction_states_item, out)
+        field = "transaction_states"
+        _w.write_struct_array(out, _w.non_null(response.transaction_states, "field transaction_states is null, which DescribeTransactionsResponse version 0 does not allow (never nullable)"), True, _write_TransactionState_v0, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -324,16 +262,16 @@ def _write_DescribeTransactionsResponse_v0(response: DescribeTransactionsRespons
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-TopicData._READERS = (_read_TopicData_v0,)
-TopicData._WRITERS = (_write_TopicData_v0,)
+TopicData._READERS = _w.bind_versions((_read_TopicData_v0,))
+TopicData._WRITERS = _w.bind_versions((_write_TopicData_v0,))
 TopicData._LAZY_DEFAULTS = {"partitions": list}
 TopicData._MAP_KEYS = ("topic",)
 TopicData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic", json_name="topic", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="partitions", json_name="partitions", type="[]int32", versions=_V0_PLUS, default=()),
 )
-TransactionState._READERS = (_read_TransactionState_v0,)
-TransactionState._WRITERS = (_write_TransactionState_v0,)
+TransactionState._READERS = _w.bind_versions((_read_TransactionState_v0,))
+TransactionState._WRITERS = _w.bind_versions((_write_TransactionState_v0,))
 TransactionState._LAZY_DEFAULTS = {"topics": KeyedList}
 TransactionState.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
@@ -345,8 +283,8 @@ TransactionState.FIELDS = (  # what the runtime knows of each field (kwire.wire.
     FieldInfo(attr="producer_epoch", json_name="producerEpoch", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="topics", json_name="topics", type="[]TopicData", versions=_V0_PLUS, default=(), struct=TopicData),
 )
-DescribeTransactionsResponse._READERS = (_read_DescribeTransactionsResponse_v0,)
-DescribeTransactionsResponse._WRITERS = (_write_DescribeTransactionsResponse_v0,)
+DescribeTransactionsResponse._READERS = _w.bind_versions((_read_DescribeTransactionsResponse_v0,))
+DescribeTransactionsResponse._WRITERS = _w.bind_versions((_write_DescribeTransactionsResponse_v0,))
 DescribeTransactionsResponse._LAZY_DEFAULTS = {"transaction_states": list}
 DescribeTransactionsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -2,10 +2,9 @@
 
 Request message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,9 +20,8 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 class UserName(GeneratedStruct):
     """Users to describe; null or empty describes every user with a credential."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the user to describe.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "UserName"
@@ -46,9 +44,8 @@ class DescribeUserScramCredentialsRequest(GeneratedStruct):
     """Kafka's DescribeUserScramCredentialsRequest (request, apiKey 50), versions 0, flexible
     versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "users": 'Users to describe; null or empty describes every user with a credential.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeUserScramCredentialsRequest"
@@ -76,85 +73,48 @@ class DescribeUserScramCredentialsRequest(GeneratedStruct):
 
 # --- UserName, version 0 (flexible) ---
 
-def _read_UserName_v0(buf: bytes, pos: int) -> tuple[UserName, int]:
+def _read_UserName_v0(buf: bytes, pos: int, version: int) -> tuple[UserName, int]:
     user_name = blank_instance(UserName)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         user_name.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            user_name.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            user_name.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        user_name.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return user_name, pos
 
 
-def _write_UserName_v0(user_name: UserName, out: bytearray) -> None:
-    field = ""
+def _write_UserName_v0(user_name: UserName, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(user_name.name, "field name is null, which UserName version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
-        if user_name.unknown_tagged_fields:
-            _w.write_tagged(out, [], user_name.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], user_name.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DescribeUserScramCredentialsRequest, version 0 (flexible) ---
 
-def _read_DescribeUserScramCredentialsRequest_v0(buf: bytes, pos: int) -> tuple[DescribeUserScramCredentialsRequest, int]:
+def _read_DescribeUserScramCredentialsRequest_v0(buf: bytes, pos: int, version: int) -> tuple[DescribeUserScramCredentialsRequest, int]:
     request = blank_instance(DescribeUserScramCredentialsRequest)
-    field = ""
-    index = 0
+    field = "users"
     try:
-        field = "users[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        users_n, pos = _w.read_count(buf, pos, True)
-        if users_n < 0:
-            request.users = None
-        elif users_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            users_items: list[UserName] = []
-            for index in range(users_n):
-                users_item, pos = _read_UserName_v0(buf, pos)
-                users_items.append(users_item)
-            request.users = users_items
+        request.users, pos = _w.read_nullable_struct_array(buf, pos, True, _read_UserName_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_DescribeUserScramCredentialsRequest_v0(request: DescribeUserScramCredentialsRequest, out: bytearray) -> None:
-    field = ""
+def _write_DescribeUserScramCredentialsRequest_v0(request: DescribeUserScramCredentialsRequest, out: bytearray, version: int) -> None:
+    field = "users"
     try:
-        field = "users[]"
-        users_items = request.users
-        if users_items is None:
-            _w.write_count(out, None, True)
-        else:
-            _w.write_count(out, len(users_items), True)
-            for users_item in users_items:
-                _write_UserName_v0(users_item, out)
+        _w.write_struct_array(out, request.users, True, _write_UserName_v0, version)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -164,13 +124,13 @@ def _write_DescribeUserScramCredentialsRequest_v0(request: DescribeUserScramCred
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-UserName._READERS = (_read_UserName_v0,)
-UserName._WRITERS = (_write_UserName_v0,)
+UserName._READERS = _w.bind_versions((_read_UserName_v0,))
+UserName._WRITERS = _w.bind_versions((_write_UserName_v0,))
 UserName.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
 )
-DescribeUserScramCredentialsRequest._READERS = (_read_DescribeUserScramCredentialsRequest_v0,)
-DescribeUserScramCredentialsRequest._WRITERS = (_write_DescribeUserScramCredentialsRequest_v0,)
+DescribeUserScramCredentialsRequest._READERS = _w.bind_versions((_read_DescribeUserScramCredentialsRequest_v0,))
+DescribeUserScramCredentialsRequest._WRITERS = _w.bind_versions((_write_DescribeUserScramCredentialsRequest_v0,))
 DescribeUserScramCredentialsRequest._LAZY_DEFAULTS = {"users": list}
 DescribeUserScramCredentialsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="users", json_name="users", type="[]UserName", versions=_V0_PLUS, nullable=_V0_PLUS, default=(), struct=UserName),

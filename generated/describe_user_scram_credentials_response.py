@@ -2,10 +2,9 @@
 
 Response message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,7 +20,6 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_CredentialInfo_mechanism_iterations = struct.Struct(">bi").unpack_from
 _pack_CredentialInfo_mechanism_iterations = struct.Struct(">bi").pack
-_rows_CredentialInfo_v0 = struct.Struct(">biB").iter_unpack
 _unpack_DescribeUserScramCredentialsResult_error_code = struct.Struct(">h").unpack_from
 _pack_DescribeUserScramCredentialsResult_error_code = struct.Struct(">h").pack
 _unpack_DescribeUserScramCredentialsResponse_throttle_time_ms_error_code = struct.Struct(">ih").unpack_from
@@ -31,10 +29,9 @@ _pack_DescribeUserScramCredentialsResponse_throttle_time_ms_error_code = struct.
 class CredentialInfo(GeneratedStruct):
     """One entry per SCRAM mechanism the user has a credential for."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "mechanism": 'SCRAM mechanism: 1 SCRAM-SHA-256, 2 SCRAM-SHA-512.',
         "iterations": 'Hash iteration count of the credential.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "CredentialInfo"
@@ -60,12 +57,11 @@ class CredentialInfo(GeneratedStruct):
 class DescribeUserScramCredentialsResult(GeneratedStruct):
     """One entry per user described."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "user": 'Name of the user this entry describes.',
         "error_code": 'Outcome for this user, 0 on success; for example RESOURCE_NOT_FOUND when the user has no credential, or DUPLICATE_RESOURCE when named twice.',
         "error_message": "Text describing this user's failure for people, or null.",
         "credential_infos": 'One entry per SCRAM mechanism the user has a credential for.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeUserScramCredentialsResult"
@@ -101,12 +97,11 @@ class DescribeUserScramCredentialsResponse(GeneratedStruct):
     """Kafka's DescribeUserScramCredentialsResponse (response, apiKey 50), versions 0, flexible
     versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "error_code": 'Error for the whole request, 0 if none; set only for authorization or server failures.',
         "error_message": 'Text describing the request-wide failure for people, or null.',
         "results": 'One entry per user described.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribeUserScramCredentialsResponse"
@@ -145,165 +140,95 @@ class DescribeUserScramCredentialsResponse(GeneratedStruct):
 
 # --- CredentialInfo, version 0 (flexible) ---
 
-def _read_CredentialInfo_v0(buf: bytes, pos: int) -> tuple[CredentialInfo, int]:
+def _read_CredentialInfo_v0(buf: bytes, pos: int, version: int) -> tuple[CredentialInfo, int]:
     info = blank_instance(CredentialInfo)
-    field = ""
-    index = 0
+    field = "mechanism, iterations"
     try:
-        field = "mechanism, iterations"
         info.mechanism, info.iterations = _unpack_CredentialInfo_mechanism_iterations(buf, pos)
         pos += 5
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            info.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            info.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        info.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return info, pos
 
 
-def _write_CredentialInfo_v0(info: CredentialInfo, out: bytearray) -> None:
-    field = ""
+def _write_CredentialInfo_v0(info: CredentialInfo, out: bytearray, version: int) -> None:
+    field = "mechanism, iterations"
     try:
-        field = "mechanism, iterations"
         out += _pack_CredentialInfo_mechanism_iterations(info.mechanism, info.iterations)
         field = "(tagged fields)"
-        if info.unknown_tagged_fields:
-            _w.write_tagged(out, [], info.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], info.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DescribeUserScramCredentialsResult, version 0 (flexible) ---
 
-def _read_DescribeUserScramCredentialsResult_v0(buf: bytes, pos: int) -> tuple[DescribeUserScramCredentialsResult, int]:
+def _read_DescribeUserScramCredentialsResult_v0(buf: bytes, pos: int, version: int) -> tuple[DescribeUserScramCredentialsResult, int]:
     result = blank_instance(DescribeUserScramCredentialsResult)
-    field = ""
-    index = 0
-    size = len(buf)
+    field = "user"
     try:
-        field = "user"
         result.user, pos = _w.read_compact_string_nn(buf, pos)
         field = "error_code"
         (result.error_code,) = _unpack_DescribeUserScramCredentialsResult_error_code(buf, pos)
         pos += 2
         field = "error_message"
         result.error_message, pos = _w.read_compact_string(buf, pos)
-        field = "credential_infos[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        credential_infos_n, pos = _w.read_count(buf, pos, True)
-        if credential_infos_n < 0:
-            raise DecodeError("non-nullable field credential_infos was null", offset=pos)
-        elif credential_infos_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            credential_infos_items: list[CredentialInfo] = []
-            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            credential_infos_end = pos + credential_infos_n * 6
-            credential_infos_rows = buf[pos:credential_infos_end]
-            if len(credential_infos_rows) == credential_infos_n * 6 and not any(credential_infos_rows[5::6]):
-                for credential_infos_row in _rows_CredentialInfo_v0(credential_infos_rows):
-                    credential_infos_item = blank_instance(CredentialInfo)
-                    credential_infos_item.mechanism, credential_infos_item.iterations, _ = credential_infos_row
-                    credential_infos_item.unknown_tagged_fields = ()
-                    credential_infos_items.append(credential_infos_item)
-                pos = credential_infos_end
-            else:
-                for index in range(credential_infos_n):
-                    credential_infos_item, pos = _read_CredentialInfo_v0(buf, pos)
-                    credential_infos_items.append(credential_infos_item)
-            result.credential_infos = credential_infos_items
+        field = "credential_infos"
+        result.credential_infos, pos = _w.read_struct_array(buf, pos, True, _read_CredentialInfo_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            result.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_DescribeUserScramCredentialsResult_v0(result: DescribeUserScramCredentialsResult, out: bytearray) -> None:
-    field = ""
+def _write_DescribeUserScramCredentialsResult_v0(result: DescribeUserScramCredentialsResult, out: bytearray, version: int) -> None:
+    field = "user"
     try:
-        field = "user"
         _w.write_compact_string(out, _w.non_null(result.user, "field user is null, which DescribeUserScramCredentialsResult version 0 does not allow (never nullable)"))
         field = "error_code"
         out += _pack_DescribeUserScramCredentialsResult_error_code(result.error_code)
         field = "error_message"
         _w.write_compact_string(out, result.error_message)
-        field = "credential_infos[]"
-        credential_infos_items = _w.non_null(result.credential_infos, "field credential_infos is null, which DescribeUserScramCredentialsResult version 0 does not allow (never nullable)")
-        _w.write_count(out, len(credential_infos_items), True)
-        for credential_infos_item in credential_infos_items:
-            _write_CredentialInfo_v0(credential_infos_item, out)
+        field = "credential_infos"
+        _w.write_struct_array(out, _w.non_null(result.credential_infos, "field credential_infos is null, which DescribeUserScramCredentialsResult version 0 does not allow (never nullable)"), True, _write_CredentialInfo_v0, version)
         field = "(tagged fields)"
-        if result.unknown_tagged_fields:
-            _w.write_tagged(out, [], result.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], result.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DescribeUserScramCredentialsResponse, version 0 (flexible) ---
 
-def _read_DescribeUserScramCredentialsResponse_v0(buf: bytes, pos: int) -> tuple[DescribeUserScramCredentialsResponse, int]:
+def _read_DescribeUserScramCredentialsResponse_v0(buf: bytes, pos: int, version: int) -> tuple[DescribeUserScramCredentialsResponse, int]:
     response = blank_instance(DescribeUserScramCredentialsResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_DescribeUserScramCredentialsResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
         response.error_message, pos = _w.read_compact_string(buf, pos)
-        field = "results[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        results_n, pos = _w.read_count(buf, pos, True)
-        if results_n < 0:
-            raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            results_items: list[DescribeUserScramCredentialsResult] = []
-            for index in range(results_n):
-                results_item, pos = _read_DescribeUserScramCredentialsResult_v0(buf, pos)
-                results_items.append(results_item)
-            response.results = results_items
+        field = "results"
+        response.results, pos = _w.read_struct_array(buf, pos, True, _read_DescribeUserScramCredentialsResult_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_DescribeUserScramCredentialsResponse_v0(response: DescribeUserScramCredentialsResponse, out: bytearray) -> None:
-    field = ""
+def _write_DescribeUserScramCredentialsResponse_v0(response: DescribeUserScramCredentialsResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         out += _pack_DescribeUserScramCredentialsResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
-        field = "results[]"
-        results_items = _w.non_null(response.results, "field results is null, which DescribeUserScramCredentialsResponse version 0 does not allow (never nullable)")
-        _w.write_count(out, len(results_items), True)
-        for results_item in results_items:
-            _write_DescribeUserScramCredentialsResult_v0(results_item, out)
+        field = "results"
+        _w.write_struct_array(out, _w.non_null(response.results, "field results is null, which DescribeUserScramCredentialsResponse version 0 does not allow (never nullable)"), True, _write_DescribeUserScramCredentialsResult_v0, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -313,14 +238,14 @@ def _write_DescribeUserScramCredentialsResponse_v0(response: DescribeUserScramCr
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-CredentialInfo._READERS = (_read_CredentialInfo_v0,)
-CredentialInfo._WRITERS = (_write_CredentialInfo_v0,)
+CredentialInfo._READERS = _w.bind_versions((_read_CredentialInfo_v0,))
+CredentialInfo._WRITERS = _w.bind_versions((_write_CredentialInfo_v0,))
 CredentialInfo.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="mechanism", json_name="mechanism", type="int8", versions=_V0_PLUS, default=0),
     FieldInfo(attr="iterations", json_name="iterations", type="int32", versions=_V0_PLUS, default=0),
 )
-DescribeUserScramCredentialsResult._READERS = (_read_DescribeUserScramCredentialsResult_v0,)
-DescribeUserScramCredentialsResult._WRITERS = (_write_DescribeUserScramCredentialsResult_v0,)
+DescribeUserScramCredentialsResult._READERS = _w.bind_versions((_read_DescribeUserScramCredentialsResult_v0,))
+DescribeUserScramCredentialsResult._WRITERS = _w.bind_versions((_write_DescribeUserScramCredentialsResult_v0,))
 DescribeUserScramCredentialsResult._LAZY_DEFAULTS = {"credential_infos": list}
 DescribeUserScramCredentialsResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="user", json_name="user", type="string", versions=_V0_PLUS, default=''),
@@ -328,8 +253,8 @@ DescribeUserScramCredentialsResult.FIELDS = (  # what the runtime knows of each 
     FieldInfo(attr="error_message", json_name="errorMessage", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
     FieldInfo(attr="credential_infos", json_name="credentialInfos", type="[]CredentialInfo", versions=_V0_PLUS, default=(), struct=CredentialInfo),
 )
-DescribeUserScramCredentialsResponse._READERS = (_read_DescribeUserScramCredentialsResponse_v0,)
-DescribeUserScramCredentialsResponse._WRITERS = (_write_DescribeUserScramCredentialsResponse_v0,)
+DescribeUserScramCredentialsResponse._READERS = _w.bind_versions((_read_DescribeUserScramCredentialsResponse_v0,))
+DescribeUserScramCredentialsResponse._WRITERS = _w.bind_versions((_write_DescribeUserScramCredentialsResponse_v0,))
 DescribeUserScramCredentialsResponse._LAZY_DEFAULTS = {"results": list}
 DescribeUserScramCredentialsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

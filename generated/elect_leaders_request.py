@@ -2,10 +2,9 @@
 
 Request message, versions 0-2, flexible versions 2+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -19,19 +18,18 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
-_unpack_ElectLeadersRequest_timeout_ms = struct.Struct(">i").unpack_from
-_pack_ElectLeadersRequest_timeout_ms = struct.Struct(">i").pack
 _unpack_ElectLeadersRequest_election_type = struct.Struct(">b").unpack_from
 _pack_ElectLeadersRequest_election_type = struct.Struct(">b").pack
+_unpack_ElectLeadersRequest_timeout_ms = struct.Struct(">i").unpack_from
+_pack_ElectLeadersRequest_timeout_ms = struct.Struct(">i").pack
 
 
 class TopicPartitions(GeneratedStruct):
     """Partitions to elect leaders for, by topic; null for every partition."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic": 'Name of the topic the partitions in this entry belong to.',
         "partitions": "Indexes of the topic's partitions to elect a leader for.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TopicPartitions"
@@ -57,11 +55,10 @@ class TopicPartitions(GeneratedStruct):
 class ElectLeadersRequest(GeneratedStruct):
     """Kafka's ElectLeadersRequest (request, apiKey 43), versions 0-2, flexible versions 2+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "election_type": 'Kind of election: 0 moves leadership to the preferred replica, 1 (unclean) elects a live replica outside the ISR when no in-sync replica is left.',
         "topic_partitions": 'Partitions to elect leaders for, by topic; null for every partition.',
         "timeout_ms": 'Milliseconds to wait for the elections to finish before answering with a timeout.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ElectLeadersRequest"
@@ -98,12 +95,10 @@ class ElectLeadersRequest(GeneratedStruct):
 
 # --- TopicPartitions, versions 0-1 ---
 
-def _read_TopicPartitions_v0_1(buf: bytes, pos: int) -> tuple[TopicPartitions, int]:
+def _read_TopicPartitions_v0_1(buf: bytes, pos: int, version: int) -> tuple[TopicPartitions, int]:
     partitions = blank_instance(TopicPartitions)
-    field = ""
-    index = 0
+    field = "topic"
     try:
-        field = "topic"
         partitions.topic, pos = _w.read_string_nn(buf, pos)
         field = "partitions"
         partitions_n, pos = _w.read_count(buf, pos, False)
@@ -113,16 +108,15 @@ def _read_TopicPartitions_v0_1(buf: bytes, pos: int) -> tuple[TopicPartitions, i
             partitions.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         partitions.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partitions, pos
 
 
-def _write_TopicPartitions_v0_1(partitions: TopicPartitions, out: bytearray) -> None:
+def _write_TopicPartitions_v0_1(partitions: TopicPartitions, out: bytearray, version: int) -> None:
     if partitions.unknown_tagged_fields:
         raise UnsupportedVersionError("TopicPartitions version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "topic"
     try:
-        field = "topic"
         _w.write_string(out, _w.non_null(partitions.topic, "field topic is null, which TopicPartitions versions 0-1 do not allow (never nullable)"))
         field = "partitions"
         partitions_items = _w.non_null(partitions.partitions, "field partitions is null, which TopicPartitions versions 0-1 do not allow (never nullable)")
@@ -134,12 +128,10 @@ def _write_TopicPartitions_v0_1(partitions: TopicPartitions, out: bytearray) -> 
 
 # --- TopicPartitions, version 2 (flexible) ---
 
-def _read_TopicPartitions_v2(buf: bytes, pos: int) -> tuple[TopicPartitions, int]:
+def _read_TopicPartitions_v2(buf: bytes, pos: int, version: int) -> tuple[TopicPartitions, int]:
     partitions = blank_instance(TopicPartitions)
-    field = ""
-    index = 0
+    field = "topic"
     try:
-        field = "topic"
         partitions.topic, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
         partitions_n, pos = _w.read_count(buf, pos, True)
@@ -148,132 +140,60 @@ def _read_TopicPartitions_v2(buf: bytes, pos: int) -> tuple[TopicPartitions, int
         else:
             partitions.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            partitions.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            partitions.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        partitions.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partitions, pos
 
 
-def _write_TopicPartitions_v2(partitions: TopicPartitions, out: bytearray) -> None:
-    field = ""
+def _write_TopicPartitions_v2(partitions: TopicPartitions, out: bytearray, version: int) -> None:
+    field = "topic"
     try:
-        field = "topic"
         _w.write_compact_string(out, _w.non_null(partitions.topic, "field topic is null, which TopicPartitions version 2 does not allow (never nullable)"))
         field = "partitions"
         partitions_items = _w.non_null(partitions.partitions, "field partitions is null, which TopicPartitions version 2 does not allow (never nullable)")
         _w.write_count(out, len(partitions_items), True)
         _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
-        if partitions.unknown_tagged_fields:
-            _w.write_tagged(out, [], partitions.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], partitions.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- ElectLeadersRequest, version 0 ---
+# --- ElectLeadersRequest, versions 0-1 ---
 
-def _read_ElectLeadersRequest_v0(buf: bytes, pos: int) -> tuple[ElectLeadersRequest, int]:
+def _read_ElectLeadersRequest_v0_1(buf: bytes, pos: int, version: int) -> tuple[ElectLeadersRequest, int]:
     request = blank_instance(ElectLeadersRequest)
     request.election_type = 0
     field = ""
-    index = 0
     try:
-        field = "topic_partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topic_partitions_n, pos = _w.read_count(buf, pos, False)
-        if topic_partitions_n < 0:
-            request.topic_partitions = None
-        elif topic_partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topic_partitions_items: KeyedList[TopicPartitions] = KeyedList()
-            for index in range(topic_partitions_n):
-                topic_partitions_item, pos = _read_TopicPartitions_v0_1(buf, pos)
-                topic_partitions_items.append(topic_partitions_item)
-            request.topic_partitions = topic_partitions_items
+        if version >= 1:
+            field = "election_type"
+            (request.election_type,) = _unpack_ElectLeadersRequest_election_type(buf, pos)
+            pos += 1
+        field = "topic_partitions"
+        request.topic_partitions, pos = _w.read_nullable_struct_array(buf, pos, False, _read_TopicPartitions_v0_1, version, KeyedList)
         field = "timeout_ms"
         (request.timeout_ms,) = _unpack_ElectLeadersRequest_timeout_ms(buf, pos)
         pos += 4
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_ElectLeadersRequest_v0(request: ElectLeadersRequest, out: bytearray) -> None:
-    if request.election_type != 0:
-        check_unsupported(request, "election_type", "0")
+def _write_ElectLeadersRequest_v0_1(request: ElectLeadersRequest, out: bytearray, version: int) -> None:
+    if version < 1 and request.election_type != 0:
+        check_unsupported(request, "election_type", str(version))
     if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("ElectLeadersRequest version 0 cannot carry tagged fields")
+        raise UnsupportedVersionError("ElectLeadersRequest version 0-1 cannot carry tagged fields")
     field = ""
     try:
-        field = "topic_partitions[]"
-        topic_partitions_items = request.topic_partitions
-        if topic_partitions_items is None:
-            _w.write_count(out, None, False)
-        else:
-            _w.write_count(out, len(topic_partitions_items), False)
-            for topic_partitions_item in topic_partitions_items:
-                _write_TopicPartitions_v0_1(topic_partitions_item, out)
-        field = "timeout_ms"
-        out += _pack_ElectLeadersRequest_timeout_ms(request.timeout_ms)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- ElectLeadersRequest, version 1 ---
-
-def _read_ElectLeadersRequest_v1(buf: bytes, pos: int) -> tuple[ElectLeadersRequest, int]:
-    request = blank_instance(ElectLeadersRequest)
-    field = ""
-    index = 0
-    try:
-        field = "election_type"
-        (request.election_type,) = _unpack_ElectLeadersRequest_election_type(buf, pos)
-        pos += 1
-        field = "topic_partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topic_partitions_n, pos = _w.read_count(buf, pos, False)
-        if topic_partitions_n < 0:
-            request.topic_partitions = None
-        elif topic_partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topic_partitions_items: KeyedList[TopicPartitions] = KeyedList()
-            for index in range(topic_partitions_n):
-                topic_partitions_item, pos = _read_TopicPartitions_v0_1(buf, pos)
-                topic_partitions_items.append(topic_partitions_item)
-            request.topic_partitions = topic_partitions_items
-        field = "timeout_ms"
-        (request.timeout_ms,) = _unpack_ElectLeadersRequest_timeout_ms(buf, pos)
-        pos += 4
-        request.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_ElectLeadersRequest_v1(request: ElectLeadersRequest, out: bytearray) -> None:
-    if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("ElectLeadersRequest version 1 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "election_type"
-        out += _pack_ElectLeadersRequest_election_type(request.election_type)
-        field = "topic_partitions[]"
-        topic_partitions_items = request.topic_partitions
-        if topic_partitions_items is None:
-            _w.write_count(out, None, False)
-        else:
-            _w.write_count(out, len(topic_partitions_items), False)
-            for topic_partitions_item in topic_partitions_items:
-                _write_TopicPartitions_v0_1(topic_partitions_item, out)
+        if version >= 1:
+            field = "election_type"
+            out += _pack_ElectLeadersRequest_election_type(request.election_type)
+        field = "topic_partitions"
+        _w.write_struct_array(out, request.topic_partitions, False, _write_TopicPartitions_v0_1, version)
         field = "timeout_ms"
         out += _pack_ElectLeadersRequest_timeout_ms(request.timeout_ms)
     except _w.ENCODE_FAILURES as error:
@@ -282,61 +202,34 @@ def _write_ElectLeadersRequest_v1(request: ElectLeadersRequest, out: bytearray) 
 
 # --- ElectLeadersRequest, version 2 (flexible) ---
 
-def _read_ElectLeadersRequest_v2(buf: bytes, pos: int) -> tuple[ElectLeadersRequest, int]:
+def _read_ElectLeadersRequest_v2(buf: bytes, pos: int, version: int) -> tuple[ElectLeadersRequest, int]:
     request = blank_instance(ElectLeadersRequest)
-    field = ""
-    index = 0
+    field = "election_type"
     try:
-        field = "election_type"
         (request.election_type,) = _unpack_ElectLeadersRequest_election_type(buf, pos)
         pos += 1
-        field = "topic_partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topic_partitions_n, pos = _w.read_count(buf, pos, True)
-        if topic_partitions_n < 0:
-            request.topic_partitions = None
-        elif topic_partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topic_partitions_items: KeyedList[TopicPartitions] = KeyedList()
-            for index in range(topic_partitions_n):
-                topic_partitions_item, pos = _read_TopicPartitions_v2(buf, pos)
-                topic_partitions_items.append(topic_partitions_item)
-            request.topic_partitions = topic_partitions_items
+        field = "topic_partitions"
+        request.topic_partitions, pos = _w.read_nullable_struct_array(buf, pos, True, _read_TopicPartitions_v2, version, KeyedList)
         field = "timeout_ms"
         (request.timeout_ms,) = _unpack_ElectLeadersRequest_timeout_ms(buf, pos)
         pos += 4
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_ElectLeadersRequest_v2(request: ElectLeadersRequest, out: bytearray) -> None:
-    field = ""
+def _write_ElectLeadersRequest_v2(request: ElectLeadersRequest, out: bytearray, version: int) -> None:
+    field = "election_type"
     try:
-        field = "election_type"
         out += _pack_ElectLeadersRequest_election_type(request.election_type)
-        field = "topic_partitions[]"
-        topic_partitions_items = request.topic_partitions
-        if topic_partitions_items is None:
-            _w.write_count(out, None, True)
-        else:
-            _w.write_count(out, len(topic_partitions_items), True)
-            for topic_partitions_item in topic_partitions_items:
-                _write_TopicPartitions_v2(topic_partitions_item, out)
+        field = "topic_partitions"
+        _w.write_struct_array(out, request.topic_partitions, True, _write_TopicPartitions_v2, version)
         field = "timeout_ms"
         out += _pack_ElectLeadersRequest_timeout_ms(request.timeout_ms)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -347,16 +240,16 @@ def _write_ElectLeadersRequest_v2(request: ElectLeadersRequest, out: bytearray) 
 _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 
-TopicPartitions._READERS = (_read_TopicPartitions_v0_1, _read_TopicPartitions_v0_1, _read_TopicPartitions_v2)
-TopicPartitions._WRITERS = (_write_TopicPartitions_v0_1, _write_TopicPartitions_v0_1, _write_TopicPartitions_v2)
+TopicPartitions._READERS = _w.bind_versions((_read_TopicPartitions_v0_1, _read_TopicPartitions_v0_1, _read_TopicPartitions_v2))
+TopicPartitions._WRITERS = _w.bind_versions((_write_TopicPartitions_v0_1, _write_TopicPartitions_v0_1, _write_TopicPartitions_v2))
 TopicPartitions._LAZY_DEFAULTS = {"partitions": list}
 TopicPartitions._MAP_KEYS = ("topic",)
 TopicPartitions.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic", json_name="topic", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="partitions", json_name="partitions", type="[]int32", versions=_V0_PLUS, default=()),
 )
-ElectLeadersRequest._READERS = (_read_ElectLeadersRequest_v0, _read_ElectLeadersRequest_v1, _read_ElectLeadersRequest_v2)
-ElectLeadersRequest._WRITERS = (_write_ElectLeadersRequest_v0, _write_ElectLeadersRequest_v1, _write_ElectLeadersRequest_v2)
+ElectLeadersRequest._READERS = _w.bind_versions((_read_ElectLeadersRequest_v0_1, _read_ElectLeadersRequest_v0_1, _read_ElectLeadersRequest_v2))
+ElectLeadersRequest._WRITERS = _w.bind_versions((_write_ElectLeadersRequest_v0_1, _write_ElectLeadersRequest_v0_1, _write_ElectLeadersRequest_v2))
 ElectLeadersRequest._LAZY_DEFAULTS = {"topic_partitions": KeyedList}
 ElectLeadersRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="election_type", json_name="electionType", type="int8", versions=_V1_PLUS, default=0),

@@ -2,10 +2,9 @@
 
 Response message, versions 0-2, flexible versions 2+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -23,6 +22,8 @@ _unpack_PartitionResult_partition_id_error_code = struct.Struct(">ih").unpack_fr
 _pack_PartitionResult_partition_id_error_code = struct.Struct(">ih").pack
 _unpack_ElectLeadersResponse_throttle_time_ms = struct.Struct(">i").unpack_from
 _pack_ElectLeadersResponse_throttle_time_ms = struct.Struct(">i").pack
+_unpack_ElectLeadersResponse_error_code = struct.Struct(">h").unpack_from
+_pack_ElectLeadersResponse_error_code = struct.Struct(">h").pack
 _unpack_ElectLeadersResponse_throttle_time_ms_error_code = struct.Struct(">ih").unpack_from
 _pack_ElectLeadersResponse_throttle_time_ms_error_code = struct.Struct(">ih").pack
 
@@ -30,11 +31,10 @@ _pack_ElectLeadersResponse_throttle_time_ms_error_code = struct.Struct(">ih").pa
 class PartitionResult(GeneratedStruct):
     """Result for each partition of the topic."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition_id": 'Index of the partition within the topic.',
         "error_code": 'Outcome for this partition, 0 when a leader was elected; for example ELECTION_NOT_NEEDED or ELIGIBLE_LEADERS_NOT_AVAILABLE.',
         "error_message": 'Text describing the failure for people, or null.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "PartitionResult"
@@ -65,10 +65,9 @@ class PartitionResult(GeneratedStruct):
 class ReplicaElectionResult(GeneratedStruct):
     """Results by topic; empty when the caller may not elect leaders and asked for every partition."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic": 'Name of the topic this entry is about.',
         "partition_result": 'Result for each partition of the topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ReplicaElectionResult"
@@ -94,11 +93,10 @@ class ReplicaElectionResult(GeneratedStruct):
 class ElectLeadersResponse(GeneratedStruct):
     """Kafka's ElectLeadersResponse (response, apiKey 43), versions 0-2, flexible versions 2+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "error_code": 'Error for the whole request (v1+), 0 if none; for example CLUSTER_AUTHORIZATION_FAILED.',
         "replica_election_results": 'Results by topic; empty when the caller may not elect leaders and asked for every partition.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ElectLeadersResponse"
@@ -134,28 +132,25 @@ class ElectLeadersResponse(GeneratedStruct):
 
 # --- PartitionResult, versions 0-1 ---
 
-def _read_PartitionResult_v0_1(buf: bytes, pos: int) -> tuple[PartitionResult, int]:
+def _read_PartitionResult_v0_1(buf: bytes, pos: int, version: int) -> tuple[PartitionResult, int]:
     result = blank_instance(PartitionResult)
-    field = ""
-    index = 0
+    field = "partition_id, error_code"
     try:
-        field = "partition_id, error_code"
         result.partition_id, result.error_code = _unpack_PartitionResult_partition_id_error_code(buf, pos)
         pos += 6
         field = "error_message"
         result.error_message, pos = _w.read_string(buf, pos)
         result.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_PartitionResult_v0_1(result: PartitionResult, out: bytearray) -> None:
+def _write_PartitionResult_v0_1(result: PartitionResult, out: bytearray, version: int) -> None:
     if result.unknown_tagged_fields:
         raise UnsupportedVersionError("PartitionResult version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "partition_id, error_code"
     try:
-        field = "partition_id, error_code"
         out += _pack_PartitionResult_partition_id_error_code(result.partition_id, result.error_code)
         field = "error_message"
         _w.write_string(out, result.error_message)
@@ -165,281 +160,151 @@ def _write_PartitionResult_v0_1(result: PartitionResult, out: bytearray) -> None
 
 # --- PartitionResult, version 2 (flexible) ---
 
-def _read_PartitionResult_v2(buf: bytes, pos: int) -> tuple[PartitionResult, int]:
+def _read_PartitionResult_v2(buf: bytes, pos: int, version: int) -> tuple[PartitionResult, int]:
     result = blank_instance(PartitionResult)
-    field = ""
-    index = 0
+    field = "partition_id, error_code"
     try:
-        field = "partition_id, error_code"
         result.partition_id, result.error_code = _unpack_PartitionResult_partition_id_error_code(buf, pos)
         pos += 6
         field = "error_message"
         result.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            result.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_PartitionResult_v2(result: PartitionResult, out: bytearray) -> None:
-    field = ""
+def _write_PartitionResult_v2(result: PartitionResult, out: bytearray, version: int) -> None:
+    field = "partition_id, error_code"
     try:
-        field = "partition_id, error_code"
         out += _pack_PartitionResult_partition_id_error_code(result.partition_id, result.error_code)
         field = "error_message"
         _w.write_compact_string(out, result.error_message)
         field = "(tagged fields)"
-        if result.unknown_tagged_fields:
-            _w.write_tagged(out, [], result.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], result.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- ReplicaElectionResult, versions 0-1 ---
 
-def _read_ReplicaElectionResult_v0_1(buf: bytes, pos: int) -> tuple[ReplicaElectionResult, int]:
+def _read_ReplicaElectionResult_v0_1(buf: bytes, pos: int, version: int) -> tuple[ReplicaElectionResult, int]:
     result = blank_instance(ReplicaElectionResult)
-    field = ""
-    index = 0
+    field = "topic"
     try:
-        field = "topic"
         result.topic, pos = _w.read_string_nn(buf, pos)
-        field = "partition_result[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partition_result_n, pos = _w.read_count(buf, pos, False)
-        if partition_result_n < 0:
-            raise DecodeError("non-nullable field partition_result was null", offset=pos)
-        elif partition_result_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partition_result_items: list[PartitionResult] = []
-            for index in range(partition_result_n):
-                partition_result_item, pos = _read_PartitionResult_v0_1(buf, pos)
-                partition_result_items.append(partition_result_item)
-            result.partition_result = partition_result_items
+        field = "partition_result"
+        result.partition_result, pos = _w.read_struct_array(buf, pos, False, _read_PartitionResult_v0_1, version)
         result.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_ReplicaElectionResult_v0_1(result: ReplicaElectionResult, out: bytearray) -> None:
+def _write_ReplicaElectionResult_v0_1(result: ReplicaElectionResult, out: bytearray, version: int) -> None:
     if result.unknown_tagged_fields:
         raise UnsupportedVersionError("ReplicaElectionResult version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "topic"
     try:
-        field = "topic"
         _w.write_string(out, _w.non_null(result.topic, "field topic is null, which ReplicaElectionResult versions 0-1 do not allow (never nullable)"))
-        field = "partition_result[]"
-        partition_result_items = _w.non_null(result.partition_result, "field partition_result is null, which ReplicaElectionResult versions 0-1 do not allow (never nullable)")
-        _w.write_count(out, len(partition_result_items), False)
-        for partition_result_item in partition_result_items:
-            _write_PartitionResult_v0_1(partition_result_item, out)
+        field = "partition_result"
+        _w.write_struct_array(out, _w.non_null(result.partition_result, "field partition_result is null, which ReplicaElectionResult versions 0-1 do not allow (never nullable)"), False, _write_PartitionResult_v0_1, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- ReplicaElectionResult, version 2 (flexible) ---
 
-def _read_ReplicaElectionResult_v2(buf: bytes, pos: int) -> tuple[ReplicaElectionResult, int]:
+def _read_ReplicaElectionResult_v2(buf: bytes, pos: int, version: int) -> tuple[ReplicaElectionResult, int]:
     result = blank_instance(ReplicaElectionResult)
-    field = ""
-    index = 0
+    field = "topic"
     try:
-        field = "topic"
         result.topic, pos = _w.read_compact_string_nn(buf, pos)
-        field = "partition_result[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partition_result_n, pos = _w.read_count(buf, pos, True)
-        if partition_result_n < 0:
-            raise DecodeError("non-nullable field partition_result was null", offset=pos)
-        elif partition_result_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partition_result_items: list[PartitionResult] = []
-            for index in range(partition_result_n):
-                partition_result_item, pos = _read_PartitionResult_v2(buf, pos)
-                partition_result_items.append(partition_result_item)
-            result.partition_result = partition_result_items
+        field = "partition_result"
+        result.partition_result, pos = _w.read_struct_array(buf, pos, True, _read_PartitionResult_v2, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            result.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_ReplicaElectionResult_v2(result: ReplicaElectionResult, out: bytearray) -> None:
-    field = ""
+def _write_ReplicaElectionResult_v2(result: ReplicaElectionResult, out: bytearray, version: int) -> None:
+    field = "topic"
     try:
-        field = "topic"
         _w.write_compact_string(out, _w.non_null(result.topic, "field topic is null, which ReplicaElectionResult version 2 does not allow (never nullable)"))
-        field = "partition_result[]"
-        partition_result_items = _w.non_null(result.partition_result, "field partition_result is null, which ReplicaElectionResult version 2 does not allow (never nullable)")
-        _w.write_count(out, len(partition_result_items), True)
-        for partition_result_item in partition_result_items:
-            _write_PartitionResult_v2(partition_result_item, out)
+        field = "partition_result"
+        _w.write_struct_array(out, _w.non_null(result.partition_result, "field partition_result is null, which ReplicaElectionResult version 2 does not allow (never nullable)"), True, _write_PartitionResult_v2, version)
         field = "(tagged fields)"
-        if result.unknown_tagged_fields:
-            _w.write_tagged(out, [], result.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], result.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- ElectLeadersResponse, version 0 ---
+# --- ElectLeadersResponse, versions 0-1 ---
 
-def _read_ElectLeadersResponse_v0(buf: bytes, pos: int) -> tuple[ElectLeadersResponse, int]:
+def _read_ElectLeadersResponse_v0_1(buf: bytes, pos: int, version: int) -> tuple[ElectLeadersResponse, int]:
     response = blank_instance(ElectLeadersResponse)
     response.error_code = 0
-    field = ""
-    index = 0
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_ElectLeadersResponse_throttle_time_ms(buf, pos)
         pos += 4
-        field = "replica_election_results[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        replica_election_results_n, pos = _w.read_count(buf, pos, False)
-        if replica_election_results_n < 0:
-            raise DecodeError("non-nullable field replica_election_results was null", offset=pos)
-        elif replica_election_results_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            replica_election_results_items: list[ReplicaElectionResult] = []
-            for index in range(replica_election_results_n):
-                replica_election_results_item, pos = _read_ReplicaElectionResult_v0_1(buf, pos)
-                replica_election_results_items.append(replica_election_results_item)
-            response.replica_election_results = replica_election_results_items
+        if version >= 1:
+            field = "error_code"
+            (response.error_code,) = _unpack_ElectLeadersResponse_error_code(buf, pos)
+            pos += 2
+        field = "replica_election_results"
+        response.replica_election_results, pos = _w.read_struct_array(buf, pos, False, _read_ReplicaElectionResult_v0_1, version)
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_ElectLeadersResponse_v0(response: ElectLeadersResponse, out: bytearray) -> None:
-    if response.error_code != 0:
-        check_unsupported(response, "error_code", "0")
+def _write_ElectLeadersResponse_v0_1(response: ElectLeadersResponse, out: bytearray, version: int) -> None:
+    if version < 1 and response.error_code != 0:
+        check_unsupported(response, "error_code", str(version))
     if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("ElectLeadersResponse version 0 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("ElectLeadersResponse version 0-1 cannot carry tagged fields")
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_ElectLeadersResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "replica_election_results[]"
-        replica_election_results_items = _w.non_null(response.replica_election_results, "field replica_election_results is null, which ElectLeadersResponse version 0 does not allow (never nullable)")
-        _w.write_count(out, len(replica_election_results_items), False)
-        for replica_election_results_item in replica_election_results_items:
-            _write_ReplicaElectionResult_v0_1(replica_election_results_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- ElectLeadersResponse, version 1 ---
-
-def _read_ElectLeadersResponse_v1(buf: bytes, pos: int) -> tuple[ElectLeadersResponse, int]:
-    response = blank_instance(ElectLeadersResponse)
-    field = ""
-    index = 0
-    try:
-        field = "throttle_time_ms, error_code"
-        response.throttle_time_ms, response.error_code = _unpack_ElectLeadersResponse_throttle_time_ms_error_code(buf, pos)
-        pos += 6
-        field = "replica_election_results[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        replica_election_results_n, pos = _w.read_count(buf, pos, False)
-        if replica_election_results_n < 0:
-            raise DecodeError("non-nullable field replica_election_results was null", offset=pos)
-        elif replica_election_results_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            replica_election_results_items: list[ReplicaElectionResult] = []
-            for index in range(replica_election_results_n):
-                replica_election_results_item, pos = _read_ReplicaElectionResult_v0_1(buf, pos)
-                replica_election_results_items.append(replica_election_results_item)
-            response.replica_election_results = replica_election_results_items
-        response.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_ElectLeadersResponse_v1(response: ElectLeadersResponse, out: bytearray) -> None:
-    if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("ElectLeadersResponse version 1 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "throttle_time_ms, error_code"
-        out += _pack_ElectLeadersResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
-        field = "replica_election_results[]"
-        replica_election_results_items = _w.non_null(response.replica_election_results, "field replica_election_results is null, which ElectLeadersResponse version 1 does not allow (never nullable)")
-        _w.write_count(out, len(replica_election_results_items), False)
-        for replica_election_results_item in replica_election_results_items:
-            _write_ReplicaElectionResult_v0_1(replica_election_results_item, out)
+        if version >= 1:
+            field = "error_code"
+            out += _pack_ElectLeadersResponse_error_code(response.error_code)
+        field = "replica_election_results"
+        _w.write_struct_array(out, _w.non_null(response.replica_election_results, "field replica_election_results is null, which ElectLeadersResponse versions 0-1 do not allow (never nullable)"), False, _write_ReplicaElectionResult_v0_1, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- ElectLeadersResponse, version 2 (flexible) ---
 
-def _read_ElectLeadersResponse_v2(buf: bytes, pos: int) -> tuple[ElectLeadersResponse, int]:
+def _read_ElectLeadersResponse_v2(buf: bytes, pos: int, version: int) -> tuple[ElectLeadersResponse, int]:
     response = blank_instance(ElectLeadersResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_ElectLeadersResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
-        field = "replica_election_results[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        replica_election_results_n, pos = _w.read_count(buf, pos, True)
-        if replica_election_results_n < 0:
-            raise DecodeError("non-nullable field replica_election_results was null", offset=pos)
-        elif replica_election_results_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            replica_election_results_items: list[ReplicaElectionResult] = []
-            for index in range(replica_election_results_n):
-                replica_election_results_item, pos = _read_ReplicaElectionResult_v2(buf, pos)
-                replica_election_results_items.append(replica_election_results_item)
-            response.replica_election_results = replica_election_results_items
+        field = "replica_election_results"
+        response.replica_election_results, pos = _w.read_struct_array(buf, pos, True, _read_ReplicaElectionResult_v2, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_ElectLeadersResponse_v2(response: ElectLeadersResponse, out: bytearray) -> None:
-    field = ""
+def _write_ElectLeadersResponse_v2(response: ElectLeadersResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         out += _pack_ElectLeadersResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
-        field = "replica_election_results[]"
-        replica_election_results_items = _w.non_null(response.replica_election_results, "field replica_election_results is null, which ElectLeadersResponse version 2 does not allow (never nullable)")
-        _w.write_count(out, len(replica_election_results_items), True)
-        for replica_election_results_item in replica_election_results_items:
-            _write_ReplicaElectionResult_v2(replica_election_results_item, out)
+        field = "replica_election_results"
+        _w.write_struct_array(out, _w.non_null(response.replica_election_results, "field replica_election_results is null, which ElectLeadersResponse version 2 does not allow (never nullable)"), True, _write_ReplicaElectionResult_v2, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -450,22 +315,22 @@ def _write_ElectLeadersResponse_v2(response: ElectLeadersResponse, out: bytearra
 _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 
-PartitionResult._READERS = (_read_PartitionResult_v0_1, _read_PartitionResult_v0_1, _read_PartitionResult_v2)
-PartitionResult._WRITERS = (_write_PartitionResult_v0_1, _write_PartitionResult_v0_1, _write_PartitionResult_v2)
+PartitionResult._READERS = _w.bind_versions((_read_PartitionResult_v0_1, _read_PartitionResult_v0_1, _read_PartitionResult_v2))
+PartitionResult._WRITERS = _w.bind_versions((_write_PartitionResult_v0_1, _write_PartitionResult_v0_1, _write_PartitionResult_v2))
 PartitionResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_id", json_name="partitionId", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_message", json_name="errorMessage", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
 )
-ReplicaElectionResult._READERS = (_read_ReplicaElectionResult_v0_1, _read_ReplicaElectionResult_v0_1, _read_ReplicaElectionResult_v2)
-ReplicaElectionResult._WRITERS = (_write_ReplicaElectionResult_v0_1, _write_ReplicaElectionResult_v0_1, _write_ReplicaElectionResult_v2)
+ReplicaElectionResult._READERS = _w.bind_versions((_read_ReplicaElectionResult_v0_1, _read_ReplicaElectionResult_v0_1, _read_ReplicaElectionResult_v2))
+ReplicaElectionResult._WRITERS = _w.bind_versions((_write_ReplicaElectionResult_v0_1, _write_ReplicaElectionResult_v0_1, _write_ReplicaElectionResult_v2))
 ReplicaElectionResult._LAZY_DEFAULTS = {"partition_result": list}
 ReplicaElectionResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic", json_name="topic", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partition_result", json_name="partitionResult", type="[]PartitionResult", versions=_V0_PLUS, default=(), struct=PartitionResult),
 )
-ElectLeadersResponse._READERS = (_read_ElectLeadersResponse_v0, _read_ElectLeadersResponse_v1, _read_ElectLeadersResponse_v2)
-ElectLeadersResponse._WRITERS = (_write_ElectLeadersResponse_v0, _write_ElectLeadersResponse_v1, _write_ElectLeadersResponse_v2)
+ElectLeadersResponse._READERS = _w.bind_versions((_read_ElectLeadersResponse_v0_1, _read_ElectLeadersResponse_v0_1, _read_ElectLeadersResponse_v2))
+ElectLeadersResponse._WRITERS = _w.bind_versions((_write_ElectLeadersResponse_v0_1, _write_ElectLeadersResponse_v0_1, _write_ElectLeadersResponse_v2))
 ElectLeadersResponse._LAZY_DEFAULTS = {"replica_election_results": list}
 ElectLeadersResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -2,10 +2,9 @@
 
 Request message, versions 0-1, flexible versions 1+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -33,10 +32,9 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class ReplicaInfo(GeneratedStruct):
     """Voters best placed to succeed, most caught-up first (v1+); they start an election sooner."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "candidate_id": 'Replica id of the candidate voter.',
         "candidate_directory_id": "Directory id of the candidate voter's metadata log directory.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ReplicaInfo"
@@ -62,13 +60,12 @@ class ReplicaInfo(GeneratedStruct):
 class PartitionData(GeneratedStruct):
     """Partitions of the topic the leader resigns for."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition_index": 'Index of the partition within the topic.',
         "leader_id": 'Replica id of the resigning leader.',
         "leader_epoch": 'Epoch of the resigning leader.',
         "preferred_successors": 'Replica ids of the voters best placed to succeed, most caught-up first (v0); they start an election sooner.',
         "preferred_candidates": 'Voters best placed to succeed, most caught-up first (v1+); they start an election sooner.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "PartitionData"
@@ -107,10 +104,9 @@ class PartitionData(GeneratedStruct):
 class TopicData(GeneratedStruct):
     """Raft topics the leader resigns for (in practice only __cluster_metadata)."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_name": 'Name of the Raft topic.',
         "partitions": 'Partitions of the topic the leader resigns for.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TopicData"
@@ -136,11 +132,10 @@ class TopicData(GeneratedStruct):
 class LeaderEndpoint(GeneratedStruct):
     """Endpoints of the resigning leader, one per listener name."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": "Listener name of the leader's endpoint.",
         "host": 'Host name or IP address of the leader on that listener.',
         "port": 'TCP port of the leader on that listener.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "LeaderEndpoint"
@@ -170,11 +165,10 @@ class LeaderEndpoint(GeneratedStruct):
 class EndQuorumEpochRequest(GeneratedStruct):
     """Kafka's EndQuorumEpochRequest (request, apiKey 54), versions 0-1, flexible versions 1+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "cluster_id": 'Cluster id of the sender, or null; a receiver in another cluster refuses the request.',
         "topics": 'Raft topics the leader resigns for (in practice only __cluster_metadata).',
         "leader_endpoints": 'Endpoints of the resigning leader, one per listener name.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "EndQuorumEpochRequest"
@@ -210,51 +204,39 @@ class EndQuorumEpochRequest(GeneratedStruct):
 
 # --- ReplicaInfo, version 1 (flexible) ---
 
-def _read_ReplicaInfo_v1(buf: bytes, pos: int) -> tuple[ReplicaInfo, int]:
+def _read_ReplicaInfo_v1(buf: bytes, pos: int, version: int) -> tuple[ReplicaInfo, int]:
     info = blank_instance(ReplicaInfo)
-    field = ""
-    index = 0
+    field = "candidate_id"
     try:
-        field = "candidate_id"
         (info.candidate_id,) = _unpack_ReplicaInfo_candidate_id(buf, pos)
         pos += 4
         field = "candidate_directory_id"
         info.candidate_directory_id, pos = _w.read_uuid(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            info.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            info.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        info.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return info, pos
 
 
-def _write_ReplicaInfo_v1(info: ReplicaInfo, out: bytearray) -> None:
-    field = ""
+def _write_ReplicaInfo_v1(info: ReplicaInfo, out: bytearray, version: int) -> None:
+    field = "candidate_id"
     try:
-        field = "candidate_id"
         out += _pack_ReplicaInfo_candidate_id(info.candidate_id)
         field = "candidate_directory_id"
         out += _w.uuid_bytes(info.candidate_directory_id)
         field = "(tagged fields)"
-        if info.unknown_tagged_fields:
-            _w.write_tagged(out, [], info.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], info.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- PartitionData, version 0 ---
 
-def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
+def _read_PartitionData_v0(buf: bytes, pos: int, version: int) -> tuple[PartitionData, int]:
     data = blank_instance(PartitionData)
-    field = ""
-    index = 0
+    field = "partition_index, leader_id, leader_epoch"
     try:
-        field = "partition_index, leader_id, leader_epoch"
         data.partition_index, data.leader_id, data.leader_epoch = _unpack_PartitionData_partition_index_to_leader_epoch(buf, pos)
         pos += 12
         field = "preferred_successors"
@@ -265,16 +247,15 @@ def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             data.preferred_successors, pos = _w.read_fixed_array(buf, pos, preferred_successors_n, "i", 4)
         data.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
+def _write_PartitionData_v0(data: PartitionData, out: bytearray, version: int) -> None:
     if data.unknown_tagged_fields:
         raise UnsupportedVersionError("PartitionData version 0 cannot carry tagged fields")
-    field = ""
+    field = "partition_index, leader_id, leader_epoch"
     try:
-        field = "partition_index, leader_id, leader_epoch"
         out += _pack_PartitionData_partition_index_to_leader_epoch(data.partition_index, data.leader_id, data.leader_epoch)
         field = "preferred_successors"
         preferred_successors_items = _w.non_null(data.preferred_successors, "field preferred_successors is null, which PartitionData version 0 does not allow (never nullable)")
@@ -286,161 +267,94 @@ def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
 
 # --- PartitionData, version 1 (flexible) ---
 
-def _read_PartitionData_v1(buf: bytes, pos: int) -> tuple[PartitionData, int]:
+def _read_PartitionData_v1(buf: bytes, pos: int, version: int) -> tuple[PartitionData, int]:
     data = blank_instance(PartitionData)
-    field = ""
-    index = 0
+    field = "partition_index, leader_id, leader_epoch"
     try:
-        field = "partition_index, leader_id, leader_epoch"
         data.partition_index, data.leader_id, data.leader_epoch = _unpack_PartitionData_partition_index_to_leader_epoch(buf, pos)
         pos += 12
-        field = "preferred_candidates[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        preferred_candidates_n, pos = _w.read_count(buf, pos, True)
-        if preferred_candidates_n < 0:
-            raise DecodeError("non-nullable field preferred_candidates was null", offset=pos)
-        elif preferred_candidates_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            preferred_candidates_items: list[ReplicaInfo] = []
-            for index in range(preferred_candidates_n):
-                preferred_candidates_item, pos = _read_ReplicaInfo_v1(buf, pos)
-                preferred_candidates_items.append(preferred_candidates_item)
-            data.preferred_candidates = preferred_candidates_items
+        field = "preferred_candidates"
+        data.preferred_candidates, pos = _w.read_struct_array(buf, pos, True, _read_ReplicaInfo_v1, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_PartitionData_v1(data: PartitionData, out: bytearray) -> None:
-    field = ""
+def _write_PartitionData_v1(data: PartitionData, out: bytearray, version: int) -> None:
+    field = "partition_index, leader_id, leader_epoch"
     try:
-        field = "partition_index, leader_id, leader_epoch"
         out += _pack_PartitionData_partition_index_to_leader_epoch(data.partition_index, data.leader_id, data.leader_epoch)
-        field = "preferred_candidates[]"
-        preferred_candidates_items = _w.non_null(data.preferred_candidates, "field preferred_candidates is null, which PartitionData version 1 does not allow (never nullable)")
-        _w.write_count(out, len(preferred_candidates_items), True)
-        for preferred_candidates_item in preferred_candidates_items:
-            _write_ReplicaInfo_v1(preferred_candidates_item, out)
+        field = "preferred_candidates"
+        _w.write_struct_array(out, _w.non_null(data.preferred_candidates, "field preferred_candidates is null, which PartitionData version 1 does not allow (never nullable)"), True, _write_ReplicaInfo_v1, version)
         field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], data.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- TopicData, version 0 ---
 
-def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
+def _read_TopicData_v0(buf: bytes, pos: int, version: int) -> tuple[TopicData, int]:
     data = blank_instance(TopicData)
-    field = ""
-    index = 0
+    field = "topic_name"
     try:
-        field = "topic_name"
         data.topic_name, pos = _w.read_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, False)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[PartitionData] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionData_v0(buf, pos)
-                partitions_items.append(partitions_item)
-            data.partitions = partitions_items
+        field = "partitions"
+        data.partitions, pos = _w.read_struct_array(buf, pos, False, _read_PartitionData_v0, version)
         data.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
+def _write_TopicData_v0(data: TopicData, out: bytearray, version: int) -> None:
     if data.unknown_tagged_fields:
         raise UnsupportedVersionError("TopicData version 0 cannot carry tagged fields")
-    field = ""
+    field = "topic_name"
     try:
-        field = "topic_name"
         _w.write_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData version 0 does not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 0 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), False)
-        for partitions_item in partitions_items:
-            _write_PartitionData_v0(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(data.partitions, "field partitions is null, which TopicData version 0 does not allow (never nullable)"), False, _write_PartitionData_v0, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- TopicData, version 1 (flexible) ---
 
-def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
+def _read_TopicData_v1(buf: bytes, pos: int, version: int) -> tuple[TopicData, int]:
     data = blank_instance(TopicData)
-    field = ""
-    index = 0
+    field = "topic_name"
     try:
-        field = "topic_name"
         data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[PartitionData] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionData_v1(buf, pos)
-                partitions_items.append(partitions_item)
-            data.partitions = partitions_items
+        field = "partitions"
+        data.partitions, pos = _w.read_struct_array(buf, pos, True, _read_PartitionData_v1, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
-    field = ""
+def _write_TopicData_v1(data: TopicData, out: bytearray, version: int) -> None:
+    field = "topic_name"
     try:
-        field = "topic_name"
         _w.write_compact_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData version 1 does not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 1 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_PartitionData_v1(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(data.partitions, "field partitions is null, which TopicData version 1 does not allow (never nullable)"), True, _write_PartitionData_v1, version)
         field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], data.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- LeaderEndpoint, version 1 (flexible) ---
 
-def _read_LeaderEndpoint_v1(buf: bytes, pos: int) -> tuple[LeaderEndpoint, int]:
+def _read_LeaderEndpoint_v1(buf: bytes, pos: int, version: int) -> tuple[LeaderEndpoint, int]:
     endpoint = blank_instance(LeaderEndpoint)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         endpoint.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "host"
         endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
@@ -448,144 +362,81 @@ def _read_LeaderEndpoint_v1(buf: bytes, pos: int) -> tuple[LeaderEndpoint, int]:
         (endpoint.port,) = _unpack_LeaderEndpoint_port(buf, pos)
         pos += 2
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            endpoint.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            endpoint.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        endpoint.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return endpoint, pos
 
 
-def _write_LeaderEndpoint_v1(endpoint: LeaderEndpoint, out: bytearray) -> None:
-    field = ""
+def _write_LeaderEndpoint_v1(endpoint: LeaderEndpoint, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(endpoint.name, "field name is null, which LeaderEndpoint version 1 does not allow (never nullable)"))
         field = "host"
         _w.write_compact_string(out, _w.non_null(endpoint.host, "field host is null, which LeaderEndpoint version 1 does not allow (never nullable)"))
         field = "port"
         out += _pack_LeaderEndpoint_port(endpoint.port)
         field = "(tagged fields)"
-        if endpoint.unknown_tagged_fields:
-            _w.write_tagged(out, [], endpoint.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], endpoint.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- EndQuorumEpochRequest, version 0 ---
 
-def _read_EndQuorumEpochRequest_v0(buf: bytes, pos: int) -> tuple[EndQuorumEpochRequest, int]:
+def _read_EndQuorumEpochRequest_v0(buf: bytes, pos: int, version: int) -> tuple[EndQuorumEpochRequest, int]:
     request = blank_instance(EndQuorumEpochRequest)
-    field = ""
-    index = 0
+    field = "cluster_id"
     try:
-        field = "cluster_id"
         request.cluster_id, pos = _w.read_string(buf, pos)
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, False)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[TopicData] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicData_v0(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
+        field = "topics"
+        request.topics, pos = _w.read_struct_array(buf, pos, False, _read_TopicData_v0, version)
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_EndQuorumEpochRequest_v0(request: EndQuorumEpochRequest, out: bytearray) -> None:
+def _write_EndQuorumEpochRequest_v0(request: EndQuorumEpochRequest, out: bytearray, version: int) -> None:
     if request.unknown_tagged_fields:
         raise UnsupportedVersionError("EndQuorumEpochRequest version 0 cannot carry tagged fields")
-    field = ""
+    field = "cluster_id"
     try:
-        field = "cluster_id"
         _w.write_string(out, request.cluster_id)
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which EndQuorumEpochRequest version 0 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), False)
-        for topics_item in topics_items:
-            _write_TopicData_v0(topics_item, out)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(request.topics, "field topics is null, which EndQuorumEpochRequest version 0 does not allow (never nullable)"), False, _write_TopicData_v0, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- EndQuorumEpochRequest, version 1 (flexible) ---
 
-def _read_EndQuorumEpochRequest_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpochRequest, int]:
+def _read_EndQuorumEpochRequest_v1(buf: bytes, pos: int, version: int) -> tuple[EndQuorumEpochRequest, int]:
     request = blank_instance(EndQuorumEpochRequest)
-    field = ""
-    index = 0
+    field = "cluster_id"
     try:
-        field = "cluster_id"
         request.cluster_id, pos = _w.read_compact_string(buf, pos)
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[TopicData] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicData_v1(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
-        field = "leader_endpoints[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        leader_endpoints_n, pos = _w.read_count(buf, pos, True)
-        if leader_endpoints_n < 0:
-            raise DecodeError("non-nullable field leader_endpoints was null", offset=pos)
-        elif leader_endpoints_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            leader_endpoints_items: KeyedList[LeaderEndpoint] = KeyedList()
-            for index in range(leader_endpoints_n):
-                leader_endpoints_item, pos = _read_LeaderEndpoint_v1(buf, pos)
-                leader_endpoints_items.append(leader_endpoints_item)
-            request.leader_endpoints = leader_endpoints_items
+        field = "topics"
+        request.topics, pos = _w.read_struct_array(buf, pos, True, _read_TopicData_v1, version)
+        field = "leader_endpoints"
+        request.leader_endpoints, pos = _w.read_struct_array(buf, pos, True, _read_LeaderEndpoint_v1, version, KeyedList)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_EndQuorumEpochRequest_v1(request: EndQuorumEpochRequest, out: bytearray) -> None:
-    field = ""
+def _write_EndQuorumEpochRequest_v1(request: EndQuorumEpochRequest, out: bytearray, version: int) -> None:
+    field = "cluster_id"
     try:
-        field = "cluster_id"
         _w.write_compact_string(out, request.cluster_id)
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which EndQuorumEpochRequest version 1 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_TopicData_v1(topics_item, out)
-        field = "leader_endpoints[]"
-        leader_endpoints_items = _w.non_null(request.leader_endpoints, "field leader_endpoints is null, which EndQuorumEpochRequest version 1 does not allow (never nullable)")
-        _w.write_count(out, len(leader_endpoints_items), True)
-        for leader_endpoints_item in leader_endpoints_items:
-            _write_LeaderEndpoint_v1(leader_endpoints_item, out)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(request.topics, "field topics is null, which EndQuorumEpochRequest version 1 does not allow (never nullable)"), True, _write_TopicData_v1, version)
+        field = "leader_endpoints"
+        _w.write_struct_array(out, _w.non_null(request.leader_endpoints, "field leader_endpoints is null, which EndQuorumEpochRequest version 1 does not allow (never nullable)"), True, _write_LeaderEndpoint_v1, version)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -597,14 +448,14 @@ _V0_ONLY = (0, 0)
 _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 
-ReplicaInfo._READERS = (None, _read_ReplicaInfo_v1)
-ReplicaInfo._WRITERS = (None, _write_ReplicaInfo_v1)
+ReplicaInfo._READERS = _w.bind_versions((None, _read_ReplicaInfo_v1))
+ReplicaInfo._WRITERS = _w.bind_versions((None, _write_ReplicaInfo_v1))
 ReplicaInfo.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="candidate_id", json_name="candidateId", type="int32", versions=_V1_PLUS, default=0),
     FieldInfo(attr="candidate_directory_id", json_name="candidateDirectoryId", type="uuid", versions=_V1_PLUS, default=_ZERO_UUID),
 )
-PartitionData._READERS = (_read_PartitionData_v0, _read_PartitionData_v1)
-PartitionData._WRITERS = (_write_PartitionData_v0, _write_PartitionData_v1)
+PartitionData._READERS = _w.bind_versions((_read_PartitionData_v0, _read_PartitionData_v1))
+PartitionData._WRITERS = _w.bind_versions((_write_PartitionData_v0, _write_PartitionData_v1))
 PartitionData._LAZY_DEFAULTS = {"preferred_successors": list, "preferred_candidates": list}
 PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
@@ -613,23 +464,23 @@ PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
     FieldInfo(attr="preferred_successors", json_name="preferredSuccessors", type="[]int32", versions=_V0_ONLY, ignorable=True, default=()),
     FieldInfo(attr="preferred_candidates", json_name="preferredCandidates", type="[]ReplicaInfo", versions=_V1_PLUS, ignorable=True, default=(), struct=ReplicaInfo),
 )
-TopicData._READERS = (_read_TopicData_v0, _read_TopicData_v1)
-TopicData._WRITERS = (_write_TopicData_v0, _write_TopicData_v1)
+TopicData._READERS = _w.bind_versions((_read_TopicData_v0, _read_TopicData_v1))
+TopicData._WRITERS = _w.bind_versions((_write_TopicData_v0, _write_TopicData_v1))
 TopicData._LAZY_DEFAULTS = {"partitions": list}
 TopicData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partitions", json_name="partitions", type="[]PartitionData", versions=_V0_PLUS, default=(), struct=PartitionData),
 )
-LeaderEndpoint._READERS = (None, _read_LeaderEndpoint_v1)
-LeaderEndpoint._WRITERS = (None, _write_LeaderEndpoint_v1)
+LeaderEndpoint._READERS = _w.bind_versions((None, _read_LeaderEndpoint_v1))
+LeaderEndpoint._WRITERS = _w.bind_versions((None, _write_LeaderEndpoint_v1))
 LeaderEndpoint._MAP_KEYS = ("name",)
 LeaderEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V1_PLUS, default='', map_key=True),
     FieldInfo(attr="host", json_name="host", type="string", versions=_V1_PLUS, default=''),
     FieldInfo(attr="port", json_name="port", type="uint16", versions=_V1_PLUS, default=0),
 )
-EndQuorumEpochRequest._READERS = (_read_EndQuorumEpochRequest_v0, _read_EndQuorumEpochRequest_v1)
-EndQuorumEpochRequest._WRITERS = (_write_EndQuorumEpochRequest_v0, _write_EndQuorumEpochRequest_v1)
+EndQuorumEpochRequest._READERS = _w.bind_versions((_read_EndQuorumEpochRequest_v0, _read_EndQuorumEpochRequest_v1))
+EndQuorumEpochRequest._WRITERS = _w.bind_versions((_write_EndQuorumEpochRequest_v0, _write_EndQuorumEpochRequest_v1))
 EndQuorumEpochRequest._LAZY_DEFAULTS = {"topics": list, "leader_endpoints": KeyedList}
 EndQuorumEpochRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="cluster_id", json_name="clusterId", type="string", versions=_V0_PLUS, nullable=_V0_PLUS),

@@ -2,10 +2,9 @@
 
 Metadata message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per wire layout, the versions that share one (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,8 +20,7 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 class EndTransactionRecord(GeneratedStruct):
     """Kafka's EndTransactionRecord (metadata, apiKey 24), versions 0, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
     }
 
     NAME = "EndTransactionRecord"
@@ -47,24 +45,21 @@ class EndTransactionRecord(GeneratedStruct):
 
 def _read_EndTransactionRecord_v0(buf: bytes, pos: int) -> tuple[EndTransactionRecord, int]:
     record = blank_instance(EndTransactionRecord)
-    field = ""
-    index = 0
+    field = "(tagged fields)"
     try:
-        field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             record.unknown_tagged_fields = ()
         else:  # tags these versions do not know, kept as they came
             record.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return record, pos
 
 
 def _write_EndTransactionRecord_v0(record: EndTransactionRecord, out: bytearray) -> None:
-    field = ""
+    field = "(tagged fields)"
     try:
-        field = "(tagged fields)"
         if record.unknown_tagged_fields:
             _w.write_tagged(out, [], record.unknown_tagged_fields)
         else:

@@ -2,10 +2,9 @@
 
 Data message, versions 0, flexible versions none.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -26,9 +25,8 @@ _pack_EndTxnMarker_coordinator_epoch = struct.Struct(">i").pack
 class EndTxnMarker(GeneratedStruct):
     """Kafka's EndTxnMarker (data), versions 0, flexible versions none."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "coordinator_epoch": "Epoch of the transaction coordinator that wrote the marker, so a stale coordinator's markers can be fenced.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "EndTxnMarker"
@@ -56,26 +54,23 @@ class EndTxnMarker(GeneratedStruct):
 
 # --- EndTxnMarker, version 0 ---
 
-def _read_EndTxnMarker_v0(buf: bytes, pos: int) -> tuple[EndTxnMarker, int]:
+def _read_EndTxnMarker_v0(buf: bytes, pos: int, version: int) -> tuple[EndTxnMarker, int]:
     marker = blank_instance(EndTxnMarker)
-    field = ""
-    index = 0
+    field = "coordinator_epoch"
     try:
-        field = "coordinator_epoch"
         (marker.coordinator_epoch,) = _unpack_EndTxnMarker_coordinator_epoch(buf, pos)
         pos += 4
         marker.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return marker, pos
 
 
-def _write_EndTxnMarker_v0(marker: EndTxnMarker, out: bytearray) -> None:
+def _write_EndTxnMarker_v0(marker: EndTxnMarker, out: bytearray, version: int) -> None:
     if marker.unknown_tagged_fields:
         raise UnsupportedVersionError("EndTxnMarker version 0 cannot carry tagged fields")
-    field = ""
+    field = "coordinator_epoch"
     try:
-        field = "coordinator_epoch"
         out += _pack_EndTxnMarker_coordinator_epoch(marker.coordinator_epoch)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -86,8 +81,8 @@ def _write_EndTxnMarker_v0(marker: EndTxnMarker, out: bytearray) -> None:
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-EndTxnMarker._READERS = (_read_EndTxnMarker_v0,)
-EndTxnMarker._WRITERS = (_write_EndTxnMarker_v0,)
+EndTxnMarker._READERS = _w.bind_versions((_read_EndTxnMarker_v0,))
+EndTxnMarker._WRITERS = _w.bind_versions((_write_EndTxnMarker_v0,))
 EndTxnMarker.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="coordinator_epoch", json_name="coordinatorEpoch", type="int32", versions=_V0_PLUS, default=0),
 )

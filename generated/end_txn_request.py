@@ -2,10 +2,9 @@
 
 Request message, versions 0-5, flexible versions 3+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -26,12 +25,11 @@ _pack_EndTxnRequest_producer_id_to_committed = struct.Struct(">qh?").pack
 class EndTxnRequest(GeneratedStruct):
     """Kafka's EndTxnRequest (request, apiKey 26), versions 0-5, flexible versions 3+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "transactional_id": 'Transactional id of the producer whose transaction ends.',
         "producer_id": 'Producer id the transactional id holds.',
         "producer_epoch": 'Epoch of the producer id; a stale epoch is fenced.',
         "committed": 'True to commit the transaction, false to abort it.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "EndTxnRequest"
@@ -71,28 +69,25 @@ class EndTxnRequest(GeneratedStruct):
 
 # --- EndTxnRequest, versions 0-2 ---
 
-def _read_EndTxnRequest_v0_2(buf: bytes, pos: int) -> tuple[EndTxnRequest, int]:
+def _read_EndTxnRequest_v0_2(buf: bytes, pos: int, version: int) -> tuple[EndTxnRequest, int]:
     request = blank_instance(EndTxnRequest)
-    field = ""
-    index = 0
+    field = "transactional_id"
     try:
-        field = "transactional_id"
         request.transactional_id, pos = _w.read_string_nn(buf, pos)
         field = "producer_id, producer_epoch, committed"
         request.producer_id, request.producer_epoch, request.committed = _unpack_EndTxnRequest_producer_id_to_committed(buf, pos)
         pos += 11
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_EndTxnRequest_v0_2(request: EndTxnRequest, out: bytearray) -> None:
+def _write_EndTxnRequest_v0_2(request: EndTxnRequest, out: bytearray, version: int) -> None:
     if request.unknown_tagged_fields:
         raise UnsupportedVersionError("EndTxnRequest version 0-2 cannot carry tagged fields")
-    field = ""
+    field = "transactional_id"
     try:
-        field = "transactional_id"
         _w.write_string(out, _w.non_null(request.transactional_id, "field transactional_id is null, which EndTxnRequest versions 0-2 do not allow (never nullable)"))
         field = "producer_id, producer_epoch, committed"
         out += _pack_EndTxnRequest_producer_id_to_committed(request.producer_id, request.producer_epoch, request.committed)
@@ -102,39 +97,29 @@ def _write_EndTxnRequest_v0_2(request: EndTxnRequest, out: bytearray) -> None:
 
 # --- EndTxnRequest, versions 3-5 (flexible) ---
 
-def _read_EndTxnRequest_v3_5(buf: bytes, pos: int) -> tuple[EndTxnRequest, int]:
+def _read_EndTxnRequest_v3_5(buf: bytes, pos: int, version: int) -> tuple[EndTxnRequest, int]:
     request = blank_instance(EndTxnRequest)
-    field = ""
-    index = 0
+    field = "transactional_id"
     try:
-        field = "transactional_id"
         request.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "producer_id, producer_epoch, committed"
         request.producer_id, request.producer_epoch, request.committed = _unpack_EndTxnRequest_producer_id_to_committed(buf, pos)
         pos += 11
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_EndTxnRequest_v3_5(request: EndTxnRequest, out: bytearray) -> None:
-    field = ""
+def _write_EndTxnRequest_v3_5(request: EndTxnRequest, out: bytearray, version: int) -> None:
+    field = "transactional_id"
     try:
-        field = "transactional_id"
         _w.write_compact_string(out, _w.non_null(request.transactional_id, "field transactional_id is null, which EndTxnRequest versions 3-5 do not allow (never nullable)"))
         field = "producer_id, producer_epoch, committed"
         out += _pack_EndTxnRequest_producer_id_to_committed(request.producer_id, request.producer_epoch, request.committed)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -144,8 +129,8 @@ def _write_EndTxnRequest_v3_5(request: EndTxnRequest, out: bytearray) -> None:
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-EndTxnRequest._READERS = (_read_EndTxnRequest_v0_2, _read_EndTxnRequest_v0_2, _read_EndTxnRequest_v0_2, _read_EndTxnRequest_v3_5, _read_EndTxnRequest_v3_5, _read_EndTxnRequest_v3_5)
-EndTxnRequest._WRITERS = (_write_EndTxnRequest_v0_2, _write_EndTxnRequest_v0_2, _write_EndTxnRequest_v0_2, _write_EndTxnRequest_v3_5, _write_EndTxnRequest_v3_5, _write_EndTxnRequest_v3_5)
+EndTxnRequest._READERS = _w.bind_versions((_read_EndTxnRequest_v0_2, _read_EndTxnRequest_v0_2, _read_EndTxnRequest_v0_2, _read_EndTxnRequest_v3_5, _read_EndTxnRequest_v3_5, _read_EndTxnRequest_v3_5))
+EndTxnRequest._WRITERS = _w.bind_versions((_write_EndTxnRequest_v0_2, _write_EndTxnRequest_v0_2, _write_EndTxnRequest_v0_2, _write_EndTxnRequest_v3_5, _write_EndTxnRequest_v3_5, _write_EndTxnRequest_v3_5))
 EndTxnRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="transactional_id", json_name="transactionalId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="producer_id", json_name="producerId", type="int64", versions=_V0_PLUS, default=0),

@@ -2,10 +2,9 @@
 
 Response message, versions 0-5, flexible versions 3+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,19 +20,18 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_EndTxnResponse_throttle_time_ms_error_code = struct.Struct(">ih").unpack_from
 _pack_EndTxnResponse_throttle_time_ms_error_code = struct.Struct(">ih").pack
-_unpack_EndTxnResponse_throttle_time_ms_to_producer_epoch = struct.Struct(">ihqh").unpack_from
-_pack_EndTxnResponse_throttle_time_ms_to_producer_epoch = struct.Struct(">ihqh").pack
+_unpack_EndTxnResponse_producer_id_producer_epoch = struct.Struct(">qh").unpack_from
+_pack_EndTxnResponse_producer_id_producer_epoch = struct.Struct(">qh").pack
 
 
 class EndTxnResponse(GeneratedStruct):
     """Kafka's EndTxnResponse (response, apiKey 26), versions 0-5, flexible versions 3+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "error_code": 'Outcome, 0 on success; for example INVALID_TXN_STATE, PRODUCER_FENCED or CONCURRENT_TRANSACTIONS.',
         "producer_id": 'Producer id for the next transaction (v5+); -1 when not set.',
         "producer_epoch": 'Producer epoch for the next transaction, bumped by the coordinator (v5+); -1 when not set.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "EndTxnResponse"
@@ -73,101 +71,60 @@ class EndTxnResponse(GeneratedStruct):
 
 # --- EndTxnResponse, versions 0-2 ---
 
-def _read_EndTxnResponse_v0_2(buf: bytes, pos: int) -> tuple[EndTxnResponse, int]:
+def _read_EndTxnResponse_v0_2(buf: bytes, pos: int, version: int) -> tuple[EndTxnResponse, int]:
     response = blank_instance(EndTxnResponse)
     response.producer_id = -1
     response.producer_epoch = -1
-    field = ""
-    index = 0
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_EndTxnResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_EndTxnResponse_v0_2(response: EndTxnResponse, out: bytearray) -> None:
+def _write_EndTxnResponse_v0_2(response: EndTxnResponse, out: bytearray, version: int) -> None:
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("EndTxnResponse version 0-2 cannot carry tagged fields")
-    field = ""
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         out += _pack_EndTxnResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- EndTxnResponse, versions 3-4 (flexible) ---
+# --- EndTxnResponse, versions 3-5 (flexible) ---
 
-def _read_EndTxnResponse_v3_4(buf: bytes, pos: int) -> tuple[EndTxnResponse, int]:
+def _read_EndTxnResponse_v3_5(buf: bytes, pos: int, version: int) -> tuple[EndTxnResponse, int]:
     response = blank_instance(EndTxnResponse)
     response.producer_id = -1
     response.producer_epoch = -1
-    field = ""
-    index = 0
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_EndTxnResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
+        if version >= 5:
+            field = "producer_id, producer_epoch"
+            response.producer_id, response.producer_epoch = _unpack_EndTxnResponse_producer_id_producer_epoch(buf, pos)
+            pos += 10
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_EndTxnResponse_v3_4(response: EndTxnResponse, out: bytearray) -> None:
-    field = ""
+def _write_EndTxnResponse_v3_5(response: EndTxnResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         out += _pack_EndTxnResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
+        if version >= 5:
+            field = "producer_id, producer_epoch"
+            out += _pack_EndTxnResponse_producer_id_producer_epoch(response.producer_id, response.producer_epoch)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- EndTxnResponse, version 5 (flexible) ---
-
-def _read_EndTxnResponse_v5(buf: bytes, pos: int) -> tuple[EndTxnResponse, int]:
-    response = blank_instance(EndTxnResponse)
-    field = ""
-    index = 0
-    try:
-        field = "throttle_time_ms, error_code, producer_id, producer_epoch"
-        response.throttle_time_ms, response.error_code, response.producer_id, response.producer_epoch = _unpack_EndTxnResponse_throttle_time_ms_to_producer_epoch(buf, pos)
-        pos += 16
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_EndTxnResponse_v5(response: EndTxnResponse, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "throttle_time_ms, error_code, producer_id, producer_epoch"
-        out += _pack_EndTxnResponse_throttle_time_ms_to_producer_epoch(response.throttle_time_ms, response.error_code, response.producer_id, response.producer_epoch)
-        field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -178,8 +135,8 @@ def _write_EndTxnResponse_v5(response: EndTxnResponse, out: bytearray) -> None:
 _V0_PLUS = (0, 32767)
 _V5_PLUS = (5, 32767)
 
-EndTxnResponse._READERS = (_read_EndTxnResponse_v0_2, _read_EndTxnResponse_v0_2, _read_EndTxnResponse_v0_2, _read_EndTxnResponse_v3_4, _read_EndTxnResponse_v3_4, _read_EndTxnResponse_v5)
-EndTxnResponse._WRITERS = (_write_EndTxnResponse_v0_2, _write_EndTxnResponse_v0_2, _write_EndTxnResponse_v0_2, _write_EndTxnResponse_v3_4, _write_EndTxnResponse_v3_4, _write_EndTxnResponse_v5)
+EndTxnResponse._READERS = _w.bind_versions((_read_EndTxnResponse_v0_2, _read_EndTxnResponse_v0_2, _read_EndTxnResponse_v0_2, _read_EndTxnResponse_v3_5, _read_EndTxnResponse_v3_5, _read_EndTxnResponse_v3_5))
+EndTxnResponse._WRITERS = _w.bind_versions((_write_EndTxnResponse_v0_2, _write_EndTxnResponse_v0_2, _write_EndTxnResponse_v0_2, _write_EndTxnResponse_v3_5, _write_EndTxnResponse_v3_5, _write_EndTxnResponse_v3_5))
 EndTxnResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

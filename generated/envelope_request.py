@@ -2,10 +2,9 @@
 
 Request message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,11 +20,10 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 class EnvelopeRequest(GeneratedStruct):
     """Kafka's EnvelopeRequest (request, apiKey 58), versions 0, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "request_data": "The client's request, header and body, as it was serialized.",
         "request_principal": "The client's authenticated principal, serialized by the broker's principal builder (DefaultPrincipalData by default).",
         "client_host_address": 'IP address of the client as raw bytes (4 for IPv4, 16 for IPv6), for ACL host checks.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "EnvelopeRequest"
@@ -62,42 +60,32 @@ class EnvelopeRequest(GeneratedStruct):
 
 # --- EnvelopeRequest, version 0 (flexible) ---
 
-def _read_EnvelopeRequest_v0(buf: bytes, pos: int) -> tuple[EnvelopeRequest, int]:
+def _read_EnvelopeRequest_v0(buf: bytes, pos: int, version: int) -> tuple[EnvelopeRequest, int]:
     request = blank_instance(EnvelopeRequest)
-    field = ""
-    index = 0
+    field = "request_data"
     try:
-        field = "request_data"
         request.request_data, pos = _w.read_compact_bytes_nn(buf, pos)
         field = "request_principal"
         request.request_principal, pos = _w.read_compact_bytes(buf, pos)
         field = "client_host_address"
         request.client_host_address, pos = _w.read_compact_bytes_nn(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_EnvelopeRequest_v0(request: EnvelopeRequest, out: bytearray) -> None:
-    field = ""
+def _write_EnvelopeRequest_v0(request: EnvelopeRequest, out: bytearray, version: int) -> None:
+    field = "request_data"
     try:
-        field = "request_data"
         _w.write_compact_bytes(out, _w.non_null(request.request_data, "field request_data is null, which EnvelopeRequest version 0 does not allow (never nullable)"))
         field = "request_principal"
         _w.write_compact_bytes(out, request.request_principal)
         field = "client_host_address"
         _w.write_compact_bytes(out, _w.non_null(request.client_host_address, "field client_host_address is null, which EnvelopeRequest version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -107,8 +95,8 @@ def _write_EnvelopeRequest_v0(request: EnvelopeRequest, out: bytearray) -> None:
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-EnvelopeRequest._READERS = (_read_EnvelopeRequest_v0,)
-EnvelopeRequest._WRITERS = (_write_EnvelopeRequest_v0,)
+EnvelopeRequest._READERS = _w.bind_versions((_read_EnvelopeRequest_v0,))
+EnvelopeRequest._WRITERS = _w.bind_versions((_write_EnvelopeRequest_v0,))
 EnvelopeRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="request_data", json_name="requestData", type="bytes", versions=_V0_PLUS, default=b''),
     FieldInfo(attr="request_principal", json_name="requestPrincipal", type="bytes", versions=_V0_PLUS, nullable=_V0_PLUS, default=b''),

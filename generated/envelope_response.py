@@ -2,10 +2,9 @@
 
 Response message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -26,10 +25,9 @@ _pack_EnvelopeResponse_error_code = struct.Struct(">h").pack
 class EnvelopeResponse(GeneratedStruct):
     """Kafka's EnvelopeResponse (response, apiKey 58), versions 0, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "response_data": 'The inner response, header and body, as serialized; null when the envelope itself failed.',
         "error_code": 'Error of the envelope itself (not of the inner request), 0 if none; for example PRINCIPAL_DESERIALIZATION_FAILURE or CLUSTER_AUTHORIZATION_FAILED.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "EnvelopeResponse"
@@ -61,39 +59,29 @@ class EnvelopeResponse(GeneratedStruct):
 
 # --- EnvelopeResponse, version 0 (flexible) ---
 
-def _read_EnvelopeResponse_v0(buf: bytes, pos: int) -> tuple[EnvelopeResponse, int]:
+def _read_EnvelopeResponse_v0(buf: bytes, pos: int, version: int) -> tuple[EnvelopeResponse, int]:
     response = blank_instance(EnvelopeResponse)
-    field = ""
-    index = 0
+    field = "response_data"
     try:
-        field = "response_data"
         response.response_data, pos = _w.read_compact_bytes(buf, pos)
         field = "error_code"
         (response.error_code,) = _unpack_EnvelopeResponse_error_code(buf, pos)
         pos += 2
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_EnvelopeResponse_v0(response: EnvelopeResponse, out: bytearray) -> None:
-    field = ""
+def _write_EnvelopeResponse_v0(response: EnvelopeResponse, out: bytearray, version: int) -> None:
+    field = "response_data"
     try:
-        field = "response_data"
         _w.write_compact_bytes(out, response.response_data)
         field = "error_code"
         out += _pack_EnvelopeResponse_error_code(response.error_code)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -103,8 +91,8 @@ def _write_EnvelopeResponse_v0(response: EnvelopeResponse, out: bytearray) -> No
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-EnvelopeResponse._READERS = (_read_EnvelopeResponse_v0,)
-EnvelopeResponse._WRITERS = (_write_EnvelopeResponse_v0,)
+EnvelopeResponse._READERS = _w.bind_versions((_read_EnvelopeResponse_v0,))
+EnvelopeResponse._WRITERS = _w.bind_versions((_write_EnvelopeResponse_v0,))
 EnvelopeResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="response_data", json_name="responseData", type="bytes", versions=_V0_PLUS, nullable=_V0_PLUS),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

@@ -2,10 +2,9 @@
 
 Request message, versions 0-2, flexible versions 2+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -27,10 +26,9 @@ class ExpireDelegationTokenRequest(GeneratedStruct):
     """Kafka's ExpireDelegationTokenRequest (request, apiKey 40), versions 0-2, flexible versions
     2+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "hmac": 'Secret of the token to expire, which identifies it.',
         "expiry_time_period_ms": 'Milliseconds from now at which the token should expire (never past its maximum lifetime); negative to expire it immediately.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ExpireDelegationTokenRequest"
@@ -63,28 +61,25 @@ class ExpireDelegationTokenRequest(GeneratedStruct):
 
 # --- ExpireDelegationTokenRequest, versions 0-1 ---
 
-def _read_ExpireDelegationTokenRequest_v0_1(buf: bytes, pos: int) -> tuple[ExpireDelegationTokenRequest, int]:
+def _read_ExpireDelegationTokenRequest_v0_1(buf: bytes, pos: int, version: int) -> tuple[ExpireDelegationTokenRequest, int]:
     request = blank_instance(ExpireDelegationTokenRequest)
-    field = ""
-    index = 0
+    field = "hmac"
     try:
-        field = "hmac"
         request.hmac, pos = _w.read_bytes_nn(buf, pos)
         field = "expiry_time_period_ms"
         (request.expiry_time_period_ms,) = _unpack_ExpireDelegationTokenRequest_expiry_time_period_ms(buf, pos)
         pos += 8
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_ExpireDelegationTokenRequest_v0_1(request: ExpireDelegationTokenRequest, out: bytearray) -> None:
+def _write_ExpireDelegationTokenRequest_v0_1(request: ExpireDelegationTokenRequest, out: bytearray, version: int) -> None:
     if request.unknown_tagged_fields:
         raise UnsupportedVersionError("ExpireDelegationTokenRequest version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "hmac"
     try:
-        field = "hmac"
         _w.write_bytes(out, _w.non_null(request.hmac, "field hmac is null, which ExpireDelegationTokenRequest versions 0-1 do not allow (never nullable)"))
         field = "expiry_time_period_ms"
         out += _pack_ExpireDelegationTokenRequest_expiry_time_period_ms(request.expiry_time_period_ms)
@@ -94,39 +89,29 @@ def _write_ExpireDelegationTokenRequest_v0_1(request: ExpireDelegationTokenReque
 
 # --- ExpireDelegationTokenRequest, version 2 (flexible) ---
 
-def _read_ExpireDelegationTokenRequest_v2(buf: bytes, pos: int) -> tuple[ExpireDelegationTokenRequest, int]:
+def _read_ExpireDelegationTokenRequest_v2(buf: bytes, pos: int, version: int) -> tuple[ExpireDelegationTokenRequest, int]:
     request = blank_instance(ExpireDelegationTokenRequest)
-    field = ""
-    index = 0
+    field = "hmac"
     try:
-        field = "hmac"
         request.hmac, pos = _w.read_compact_bytes_nn(buf, pos)
         field = "expiry_time_period_ms"
         (request.expiry_time_period_ms,) = _unpack_ExpireDelegationTokenRequest_expiry_time_period_ms(buf, pos)
         pos += 8
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_ExpireDelegationTokenRequest_v2(request: ExpireDelegationTokenRequest, out: bytearray) -> None:
-    field = ""
+def _write_ExpireDelegationTokenRequest_v2(request: ExpireDelegationTokenRequest, out: bytearray, version: int) -> None:
+    field = "hmac"
     try:
-        field = "hmac"
         _w.write_compact_bytes(out, _w.non_null(request.hmac, "field hmac is null, which ExpireDelegationTokenRequest version 2 does not allow (never nullable)"))
         field = "expiry_time_period_ms"
         out += _pack_ExpireDelegationTokenRequest_expiry_time_period_ms(request.expiry_time_period_ms)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -136,8 +121,8 @@ def _write_ExpireDelegationTokenRequest_v2(request: ExpireDelegationTokenRequest
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-ExpireDelegationTokenRequest._READERS = (_read_ExpireDelegationTokenRequest_v0_1, _read_ExpireDelegationTokenRequest_v0_1, _read_ExpireDelegationTokenRequest_v2)
-ExpireDelegationTokenRequest._WRITERS = (_write_ExpireDelegationTokenRequest_v0_1, _write_ExpireDelegationTokenRequest_v0_1, _write_ExpireDelegationTokenRequest_v2)
+ExpireDelegationTokenRequest._READERS = _w.bind_versions((_read_ExpireDelegationTokenRequest_v0_1, _read_ExpireDelegationTokenRequest_v0_1, _read_ExpireDelegationTokenRequest_v2))
+ExpireDelegationTokenRequest._WRITERS = _w.bind_versions((_write_ExpireDelegationTokenRequest_v0_1, _write_ExpireDelegationTokenRequest_v0_1, _write_ExpireDelegationTokenRequest_v2))
 ExpireDelegationTokenRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="hmac", json_name="hmac", type="bytes", versions=_V0_PLUS, default=b''),
     FieldInfo(attr="expiry_time_period_ms", json_name="expiryTimePeriodMs", type="int64", versions=_V0_PLUS, default=0),

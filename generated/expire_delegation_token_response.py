@@ -2,10 +2,9 @@
 
 Response message, versions 0-2, flexible versions 2+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -27,11 +26,10 @@ class ExpireDelegationTokenResponse(GeneratedStruct):
     """Kafka's ExpireDelegationTokenResponse (response, apiKey 40), versions 0-2, flexible versions
     2+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "error_code": 'Outcome, 0 on success; for example DELEGATION_TOKEN_NOT_FOUND or DELEGATION_TOKEN_OWNER_MISMATCH.',
         "expiry_timestamp_ms": "The token's new expiry time, in milliseconds since the epoch.",
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ExpireDelegationTokenResponse"
@@ -67,26 +65,23 @@ class ExpireDelegationTokenResponse(GeneratedStruct):
 
 # --- ExpireDelegationTokenResponse, versions 0-1 ---
 
-def _read_ExpireDelegationTokenResponse_v0_1(buf: bytes, pos: int) -> tuple[ExpireDelegationTokenResponse, int]:
+def _read_ExpireDelegationTokenResponse_v0_1(buf: bytes, pos: int, version: int) -> tuple[ExpireDelegationTokenResponse, int]:
     response = blank_instance(ExpireDelegationTokenResponse)
-    field = ""
-    index = 0
+    field = "error_code, expiry_timestamp_ms, throttle_time_ms"
     try:
-        field = "error_code, expiry_timestamp_ms, throttle_time_ms"
         response.error_code, response.expiry_timestamp_ms, response.throttle_time_ms = _unpack_ExpireDelegationTokenResponse_error_code_to_throttle_time_ms(buf, pos)
         pos += 14
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_ExpireDelegationTokenResponse_v0_1(response: ExpireDelegationTokenResponse, out: bytearray) -> None:
+def _write_ExpireDelegationTokenResponse_v0_1(response: ExpireDelegationTokenResponse, out: bytearray, version: int) -> None:
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("ExpireDelegationTokenResponse version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "error_code, expiry_timestamp_ms, throttle_time_ms"
     try:
-        field = "error_code, expiry_timestamp_ms, throttle_time_ms"
         out += _pack_ExpireDelegationTokenResponse_error_code_to_throttle_time_ms(response.error_code, response.expiry_timestamp_ms, response.throttle_time_ms)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -94,35 +89,25 @@ def _write_ExpireDelegationTokenResponse_v0_1(response: ExpireDelegationTokenRes
 
 # --- ExpireDelegationTokenResponse, version 2 (flexible) ---
 
-def _read_ExpireDelegationTokenResponse_v2(buf: bytes, pos: int) -> tuple[ExpireDelegationTokenResponse, int]:
+def _read_ExpireDelegationTokenResponse_v2(buf: bytes, pos: int, version: int) -> tuple[ExpireDelegationTokenResponse, int]:
     response = blank_instance(ExpireDelegationTokenResponse)
-    field = ""
-    index = 0
+    field = "error_code, expiry_timestamp_ms, throttle_time_ms"
     try:
-        field = "error_code, expiry_timestamp_ms, throttle_time_ms"
         response.error_code, response.expiry_timestamp_ms, response.throttle_time_ms = _unpack_ExpireDelegationTokenResponse_error_code_to_throttle_time_ms(buf, pos)
         pos += 14
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_ExpireDelegationTokenResponse_v2(response: ExpireDelegationTokenResponse, out: bytearray) -> None:
-    field = ""
+def _write_ExpireDelegationTokenResponse_v2(response: ExpireDelegationTokenResponse, out: bytearray, version: int) -> None:
+    field = "error_code, expiry_timestamp_ms, throttle_time_ms"
     try:
-        field = "error_code, expiry_timestamp_ms, throttle_time_ms"
         out += _pack_ExpireDelegationTokenResponse_error_code_to_throttle_time_ms(response.error_code, response.expiry_timestamp_ms, response.throttle_time_ms)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -132,8 +117,8 @@ def _write_ExpireDelegationTokenResponse_v2(response: ExpireDelegationTokenRespo
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-ExpireDelegationTokenResponse._READERS = (_read_ExpireDelegationTokenResponse_v0_1, _read_ExpireDelegationTokenResponse_v0_1, _read_ExpireDelegationTokenResponse_v2)
-ExpireDelegationTokenResponse._WRITERS = (_write_ExpireDelegationTokenResponse_v0_1, _write_ExpireDelegationTokenResponse_v0_1, _write_ExpireDelegationTokenResponse_v2)
+ExpireDelegationTokenResponse._READERS = _w.bind_versions((_read_ExpireDelegationTokenResponse_v0_1, _read_ExpireDelegationTokenResponse_v0_1, _read_ExpireDelegationTokenResponse_v2))
+ExpireDelegationTokenResponse._WRITERS = _w.bind_versions((_write_ExpireDelegationTokenResponse_v0_1, _write_ExpireDelegationTokenResponse_v0_1, _write_ExpireDelegationTokenResponse_v2))
 ExpireDelegationTokenResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="expiry_timestamp_ms", json_name="expiryTimestampMs", type="int64", versions=_V0_PLUS, default=0),

@@ -2,10 +2,9 @@
 
 Metadata message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per wire layout, the versions that share one (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -26,10 +25,9 @@ _pack_FenceBrokerRecord_id_epoch = struct.Struct(">iq").pack
 class FenceBrokerRecord(GeneratedStruct):
     """Kafka's FenceBrokerRecord (metadata, apiKey 7), versions 0, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "id": 'Broker being fenced; it drops out of every ISR.',
         "epoch": 'Registration epoch of the broker being fenced; the record applies only to that registration.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "FenceBrokerRecord"
@@ -63,10 +61,8 @@ class FenceBrokerRecord(GeneratedStruct):
 
 def _read_FenceBrokerRecord_v0(buf: bytes, pos: int) -> tuple[FenceBrokerRecord, int]:
     record = blank_instance(FenceBrokerRecord)
-    field = ""
-    index = 0
+    field = "id, epoch"
     try:
-        field = "id, epoch"
         record.id, record.epoch = _unpack_FenceBrokerRecord_id_epoch(buf, pos)
         pos += 12
         field = "(tagged fields)"
@@ -76,14 +72,13 @@ def _read_FenceBrokerRecord_v0(buf: bytes, pos: int) -> tuple[FenceBrokerRecord,
         else:  # tags these versions do not know, kept as they came
             record.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return record, pos
 
 
 def _write_FenceBrokerRecord_v0(record: FenceBrokerRecord, out: bytearray) -> None:
-    field = ""
+    field = "id, epoch"
     try:
-        field = "id, epoch"
         out += _pack_FenceBrokerRecord_id_epoch(record.id, record.epoch)
         field = "(tagged fields)"
         if record.unknown_tagged_fields:

@@ -2,10 +2,9 @@
 
 Request message, versions 0-18, flexible versions 12+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per wire layout, the versions that share one (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -51,10 +50,9 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class ReplicaState(GeneratedStruct):
     """Identity of the fetching follower (v15+); absent (left at its defaults) for a consumer."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "replica_id": 'Replica id of the follower; -1 for a consumer.',
         "replica_epoch": 'Broker epoch of the follower, or -1 when not known.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ReplicaState"
@@ -89,7 +87,7 @@ class ReplicaState(GeneratedStruct):
 class FetchPartition(GeneratedStruct):
     """Partitions of the topic to fetch."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition": 'Index of the partition within the topic.',
         "current_leader_epoch": 'Leader epoch the fetcher believes is current, so a stale or newer leader can be detected; -1 to skip the check.',
         "fetch_offset": 'Offset of the first record to return.',
@@ -98,7 +96,6 @@ class FetchPartition(GeneratedStruct):
         "partition_max_bytes": 'Upper bound on the bytes returned for this partition (soft limit, see KIP-74).',
         "replica_directory_id": 'Log directory id of the fetching follower.',
         "high_watermark": 'High watermark the fetching replica knows; -1 when unknown, Long.MAX_VALUE when the replica does not support the feature.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "FetchPartition"
@@ -151,11 +148,10 @@ class FetchTopic(GeneratedStruct):
     """Topics to fetch; in an incremental session, only the partitions added or changed since the
     last request."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic": 'Name of the topic (v4-v12).',
         "topic_id": 'Id of the topic (v13+).',
         "partitions": 'Partitions of the topic to fetch.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "FetchTopic"
@@ -185,11 +181,10 @@ class FetchTopic(GeneratedStruct):
 class ForgottenTopic(GeneratedStruct):
     """Partitions to drop from an incremental fetch session."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic": 'Name of the topic (v7-v12).',
         "topic_id": 'Id of the topic (v13+).',
         "partitions": 'Indexes of the partitions to drop.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ForgottenTopic"
@@ -219,7 +214,7 @@ class ForgottenTopic(GeneratedStruct):
 class FetchRequest(GeneratedStruct):
     """Kafka's FetchRequest (request, apiKey 1), versions 0-18, flexible versions 12+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "cluster_id": 'Cluster id the sender expects, or null; lets a broker check metadata fetches made before it registered.',
         "replica_id": 'Broker id of the fetching follower; -1 for a consumer.',
         "replica_state": 'Identity of the fetching follower (v15+); absent (left at its defaults) for a consumer.',
@@ -232,7 +227,6 @@ class FetchRequest(GeneratedStruct):
         "topics": 'Topics to fetch; in an incremental session, only the partitions added or changed since the last request.',
         "forgotten_topics_data": 'Partitions to drop from an incremental fetch session.',
         "rack_id": 'Rack of the fetching consumer, used to pick a nearby replica.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "FetchRequest"
@@ -311,10 +305,8 @@ class FetchRequest(GeneratedStruct):
 
 def _read_ReplicaState_v15_18(buf: bytes, pos: int) -> tuple[ReplicaState, int]:
     state = blank_instance(ReplicaState)
-    field = ""
-    index = 0
+    field = "replica_id, replica_epoch"
     try:
-        field = "replica_id, replica_epoch"
         state.replica_id, state.replica_epoch = _unpack_ReplicaState_replica_id_replica_epoch(buf, pos)
         pos += 12
         field = "(tagged fields)"
@@ -324,14 +316,13 @@ def _read_ReplicaState_v15_18(buf: bytes, pos: int) -> tuple[ReplicaState, int]:
         else:  # tags these versions do not know, kept as they came
             state.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return state, pos
 
 
 def _write_ReplicaState_v15_18(state: ReplicaState, out: bytearray) -> None:
-    field = ""
+    field = "replica_id, replica_epoch"
     try:
-        field = "replica_id, replica_epoch"
         out += _pack_ReplicaState_replica_id_replica_epoch(state.replica_id, state.replica_epoch)
         field = "(tagged fields)"
         if state.unknown_tagged_fields:
@@ -351,15 +342,13 @@ def _read_FetchPartition_v0_4(buf: bytes, pos: int) -> tuple[FetchPartition, int
     partition.log_start_offset = -1
     partition.replica_directory_id = _ZERO_UUID
     partition.high_watermark = 9223372036854775807
-    field = ""
-    index = 0
+    field = "partition, fetch_offset, partition_max_bytes"
     try:
-        field = "partition, fetch_offset, partition_max_bytes"
         partition.partition, partition.fetch_offset, partition.partition_max_bytes = _unpack_FetchPartition_partition_to_partition_max_bytes(buf, pos)
         pos += 16
         partition.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
@@ -368,9 +357,8 @@ def _write_FetchPartition_v0_4(partition: FetchPartition, out: bytearray) -> Non
         check_unsupported(partition, "last_fetched_epoch", "0-4")
     if partition.unknown_tagged_fields:
         raise UnsupportedVersionError("FetchPartition version 0-4 cannot carry tagged fields")
-    field = ""
+    field = "partition, fetch_offset, partition_max_bytes"
     try:
-        field = "partition, fetch_offset, partition_max_bytes"
         out += _pack_FetchPartition_partition_to_partition_max_bytes(partition.partition, partition.fetch_offset, partition.partition_max_bytes)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -384,15 +372,13 @@ def _read_FetchPartition_v5_8(buf: bytes, pos: int) -> tuple[FetchPartition, int
     partition.last_fetched_epoch = -1
     partition.replica_directory_id = _ZERO_UUID
     partition.high_watermark = 9223372036854775807
-    field = ""
-    index = 0
+    field = "partition, fetch_offset, log_start_offset, partition_max_bytes"
     try:
-        field = "partition, fetch_offset, log_start_offset, partition_max_bytes"
         partition.partition, partition.fetch_offset, partition.log_start_offset, partition.partition_max_bytes = _unpack_FetchPartition_partition_fetch_offset_log_start_offset_partition_max_bytes(buf, pos)
         pos += 24
         partition.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
@@ -401,9 +387,8 @@ def _write_FetchPartition_v5_8(partition: FetchPartition, out: bytearray) -> Non
         check_unsupported(partition, "last_fetched_epoch", "5-8")
     if partition.unknown_tagged_fields:
         raise UnsupportedVersionError("FetchPartition version 5-8 cannot carry tagged fields")
-    field = ""
+    field = "partition, fetch_offset, log_start_offset, partition_max_bytes"
     try:
-        field = "partition, fetch_offset, log_start_offset, partition_max_bytes"
         out += _pack_FetchPartition_partition_fetch_offset_log_start_offset_partition_max_bytes(partition.partition, partition.fetch_offset, partition.log_start_offset, partition.partition_max_bytes)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -416,15 +401,13 @@ def _read_FetchPartition_v9_11(buf: bytes, pos: int) -> tuple[FetchPartition, in
     partition.last_fetched_epoch = -1
     partition.replica_directory_id = _ZERO_UUID
     partition.high_watermark = 9223372036854775807
-    field = ""
-    index = 0
+    field = "partition, current_leader_epoch, fetch_offset, log_start_offset, partition_max_bytes"
     try:
-        field = "partition, current_leader_epoch, fetch_offset, log_start_offset, partition_max_bytes"
         partition.partition, partition.current_leader_epoch, partition.fetch_offset, partition.log_start_offset, partition.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_log_start_offset_partition_max_bytes(buf, pos)
         pos += 28
         partition.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
@@ -433,9 +416,8 @@ def _write_FetchPartition_v9_11(partition: FetchPartition, out: bytearray) -> No
         check_unsupported(partition, "last_fetched_epoch", "9-11")
     if partition.unknown_tagged_fields:
         raise UnsupportedVersionError("FetchPartition version 9-11 cannot carry tagged fields")
-    field = ""
+    field = "partition, current_leader_epoch, fetch_offset, log_start_offset, partition_max_bytes"
     try:
-        field = "partition, current_leader_epoch, fetch_offset, log_start_offset, partition_max_bytes"
         out += _pack_FetchPartition_partition_current_leader_epoch_fetch_offset_log_start_offset_partition_max_bytes(partition.partition, partition.current_leader_epoch, partition.fetch_offset, partition.log_start_offset, partition.partition_max_bytes)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -447,10 +429,8 @@ def _read_FetchPartition_v12_16(buf: bytes, pos: int) -> tuple[FetchPartition, i
     partition = blank_instance(FetchPartition)
     partition.replica_directory_id = _ZERO_UUID
     partition.high_watermark = 9223372036854775807
-    field = ""
-    index = 0
+    field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
     try:
-        field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
         partition.partition, partition.current_leader_epoch, partition.fetch_offset, partition.last_fetched_epoch, partition.log_start_offset, partition.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_last_fetched_epoch_log_start_offset_partition_max_bytes(buf, pos)
         pos += 32
         field = "(tagged fields)"
@@ -460,14 +440,13 @@ def _read_FetchPartition_v12_16(buf: bytes, pos: int) -> tuple[FetchPartition, i
         else:  # tags these versions do not know, kept as they came
             partition.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
 def _write_FetchPartition_v12_16(partition: FetchPartition, out: bytearray) -> None:
-    field = ""
+    field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
     try:
-        field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
         out += _pack_FetchPartition_partition_current_leader_epoch_fetch_offset_last_fetched_epoch_log_start_offset_partition_max_bytes(partition.partition, partition.current_leader_epoch, partition.fetch_offset, partition.last_fetched_epoch, partition.log_start_offset, partition.partition_max_bytes)
         field = "(tagged fields)"
         if partition.unknown_tagged_fields:
@@ -484,10 +463,8 @@ def _read_FetchPartition_v17(buf: bytes, pos: int) -> tuple[FetchPartition, int]
     partition = blank_instance(FetchPartition)
     partition.high_watermark = 9223372036854775807
     partition.replica_directory_id = _ZERO_UUID
-    field = ""
-    index = 0
+    field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
     try:
-        field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
         partition.partition, partition.current_leader_epoch, partition.fetch_offset, partition.last_fetched_epoch, partition.log_start_offset, partition.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_last_fetched_epoch_log_start_offset_partition_max_bytes(buf, pos)
         pos += 32
         field = "(tagged fields)"
@@ -519,14 +496,13 @@ def _read_FetchPartition_v17(buf: bytes, pos: int) -> tuple[FetchPartition, int]
                     pos = end
             partition.unknown_tagged_fields = tuple(unknown)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
 def _write_FetchPartition_v17(partition: FetchPartition, out: bytearray) -> None:
-    field = ""
+    field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
     try:
-        field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
         out += _pack_FetchPartition_partition_current_leader_epoch_fetch_offset_last_fetched_epoch_log_start_offset_partition_max_bytes(partition.partition, partition.current_leader_epoch, partition.fetch_offset, partition.last_fetched_epoch, partition.log_start_offset, partition.partition_max_bytes)
         field = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
@@ -549,10 +525,8 @@ def _read_FetchPartition_v18(buf: bytes, pos: int) -> tuple[FetchPartition, int]
     partition = blank_instance(FetchPartition)
     partition.replica_directory_id = _ZERO_UUID
     partition.high_watermark = 9223372036854775807
-    field = ""
-    index = 0
+    field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
     try:
-        field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
         partition.partition, partition.current_leader_epoch, partition.fetch_offset, partition.last_fetched_epoch, partition.log_start_offset, partition.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_last_fetched_epoch_log_start_offset_partition_max_bytes(buf, pos)
         pos += 32
         field = "(tagged fields)"
@@ -590,14 +564,13 @@ def _read_FetchPartition_v18(buf: bytes, pos: int) -> tuple[FetchPartition, int]
                     pos = end
             partition.unknown_tagged_fields = tuple(unknown)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
 def _write_FetchPartition_v18(partition: FetchPartition, out: bytearray) -> None:
-    field = ""
+    field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
     try:
-        field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
         out += _pack_FetchPartition_partition_current_leader_epoch_fetch_offset_last_fetched_epoch_log_start_offset_partition_max_bytes(partition.partition, partition.current_leader_epoch, partition.fetch_offset, partition.last_fetched_epoch, partition.log_start_offset, partition.partition_max_bytes)
         field = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
@@ -624,10 +597,9 @@ def _write_FetchPartition_v18(partition: FetchPartition, out: bytearray) -> None
 def _read_FetchTopic_v0_4(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
     topic = blank_instance(FetchTopic)
     topic.topic_id = _ZERO_UUID
-    field = ""
+    field = "topic"
     index = 0
     try:
-        field = "topic"
         topic.topic, pos = _w.read_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -651,9 +623,8 @@ def _read_FetchTopic_v0_4(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
 def _write_FetchTopic_v0_4(topic: FetchTopic, out: bytearray) -> None:
     if topic.unknown_tagged_fields:
         raise UnsupportedVersionError("FetchTopic version 0-4 cannot carry tagged fields")
-    field = ""
+    field = "topic"
     try:
-        field = "topic"
         if topic.topic is None:
             raise EncodeError("field topic is null, which FetchTopic versions 0-4 do not allow (never nullable)")
         _w.write_string(out, topic.topic)
@@ -674,10 +645,9 @@ def _write_FetchTopic_v0_4(topic: FetchTopic, out: bytearray) -> None:
 def _read_FetchTopic_v5_8(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
     topic = blank_instance(FetchTopic)
     topic.topic_id = _ZERO_UUID
-    field = ""
+    field = "topic"
     index = 0
     try:
-        field = "topic"
         topic.topic, pos = _w.read_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -701,9 +671,8 @@ def _read_FetchTopic_v5_8(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
 def _write_FetchTopic_v5_8(topic: FetchTopic, out: bytearray) -> None:
     if topic.unknown_tagged_fields:
         raise UnsupportedVersionError("FetchTopic version 5-8 cannot carry tagged fields")
-    field = ""
+    field = "topic"
     try:
-        field = "topic"
         if topic.topic is None:
             raise EncodeError("field topic is null, which FetchTopic versions 5-8 do not allow (never nullable)")
         _w.write_string(out, topic.topic)
@@ -724,10 +693,9 @@ def _write_FetchTopic_v5_8(topic: FetchTopic, out: bytearray) -> None:
 def _read_FetchTopic_v9_11(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
     topic = blank_instance(FetchTopic)
     topic.topic_id = _ZERO_UUID
-    field = ""
+    field = "topic"
     index = 0
     try:
-        field = "topic"
         topic.topic, pos = _w.read_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -751,9 +719,8 @@ def _read_FetchTopic_v9_11(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
 def _write_FetchTopic_v9_11(topic: FetchTopic, out: bytearray) -> None:
     if topic.unknown_tagged_fields:
         raise UnsupportedVersionError("FetchTopic version 9-11 cannot carry tagged fields")
-    field = ""
+    field = "topic"
     try:
-        field = "topic"
         if topic.topic is None:
             raise EncodeError("field topic is null, which FetchTopic versions 9-11 do not allow (never nullable)")
         _w.write_string(out, topic.topic)
@@ -774,11 +741,10 @@ def _write_FetchTopic_v9_11(topic: FetchTopic, out: bytearray) -> None:
 def _read_FetchTopic_v12(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
     topic = blank_instance(FetchTopic)
     topic.topic_id = _ZERO_UUID
-    field = ""
+    field = "topic"
     index = 0
     size = len(buf)
     try:
-        field = "topic"
         topic_n = buf[pos]  # the length + 1
         if topic_n == 1:  # the empty string
             topic.topic = ""
@@ -839,9 +805,8 @@ def _read_FetchTopic_v12(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
 
 
 def _write_FetchTopic_v12(topic: FetchTopic, out: bytearray) -> None:
-    field = ""
+    field = "topic"
     try:
-        field = "topic"
         if topic.topic is None:
             raise EncodeError("field topic is null, which FetchTopic version 12 does not allow (never nullable)")
         topic_utf8 = topic.topic.encode()
@@ -874,11 +839,10 @@ def _write_FetchTopic_v12(topic: FetchTopic, out: bytearray) -> None:
 def _read_FetchTopic_v13_16(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
     topic = blank_instance(FetchTopic)
     topic.topic = ''
-    field = ""
+    field = "topic_id"
     index = 0
     size = len(buf)
     try:
-        field = "topic_id"
         topic.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -929,9 +893,8 @@ def _read_FetchTopic_v13_16(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
 
 
 def _write_FetchTopic_v13_16(topic: FetchTopic, out: bytearray) -> None:
-    field = ""
+    field = "topic_id"
     try:
-        field = "topic_id"
         out += _w.uuid_bytes(topic.topic_id)
         field = "partitions[]"
         partitions_items = topic.partitions
@@ -957,11 +920,10 @@ def _write_FetchTopic_v13_16(topic: FetchTopic, out: bytearray) -> None:
 def _read_FetchTopic_v17(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
     topic = blank_instance(FetchTopic)
     topic.topic = ''
-    field = ""
+    field = "topic_id"
     index = 0
     size = len(buf)
     try:
-        field = "topic_id"
         topic.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -1034,9 +996,8 @@ def _read_FetchTopic_v17(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
 
 
 def _write_FetchTopic_v17(topic: FetchTopic, out: bytearray) -> None:
-    field = ""
+    field = "topic_id"
     try:
-        field = "topic_id"
         out += _w.uuid_bytes(topic.topic_id)
         field = "partitions[]"
         partitions_items = topic.partitions
@@ -1062,11 +1023,10 @@ def _write_FetchTopic_v17(topic: FetchTopic, out: bytearray) -> None:
 def _read_FetchTopic_v18(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
     topic = blank_instance(FetchTopic)
     topic.topic = ''
-    field = ""
+    field = "topic_id"
     index = 0
     size = len(buf)
     try:
-        field = "topic_id"
         topic.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -1145,9 +1105,8 @@ def _read_FetchTopic_v18(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
 
 
 def _write_FetchTopic_v18(topic: FetchTopic, out: bytearray) -> None:
-    field = ""
+    field = "topic_id"
     try:
-        field = "topic_id"
         out += _w.uuid_bytes(topic.topic_id)
         field = "partitions[]"
         partitions_items = topic.partitions
@@ -1173,10 +1132,8 @@ def _write_FetchTopic_v18(topic: FetchTopic, out: bytearray) -> None:
 def _read_ForgottenTopic_v7_11(buf: bytes, pos: int) -> tuple[ForgottenTopic, int]:
     topic = blank_instance(ForgottenTopic)
     topic.topic_id = _ZERO_UUID
-    field = ""
-    index = 0
+    field = "topic"
     try:
-        field = "topic"
         topic.topic, pos = _w.read_string_nn(buf, pos)
         field = "partitions"
         partitions_n, pos = _w.read_count(buf, pos, False)
@@ -1186,16 +1143,15 @@ def _read_ForgottenTopic_v7_11(buf: bytes, pos: int) -> tuple[ForgottenTopic, in
             topic.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
 def _write_ForgottenTopic_v7_11(topic: ForgottenTopic, out: bytearray) -> None:
     if topic.unknown_tagged_fields:
         raise UnsupportedVersionError("ForgottenTopic version 7-11 cannot carry tagged fields")
-    field = ""
+    field = "topic"
     try:
-        field = "topic"
         if topic.topic is None:
             raise EncodeError("field topic is null, which ForgottenTopic versions 7-11 do not allow (never nullable)")
         _w.write_string(out, topic.topic)
@@ -1215,11 +1171,9 @@ def _write_ForgottenTopic_v7_11(topic: ForgottenTopic, out: bytearray) -> None:
 def _read_ForgottenTopic_v12(buf: bytes, pos: int) -> tuple[ForgottenTopic, int]:
     topic = blank_instance(ForgottenTopic)
     topic.topic_id = _ZERO_UUID
-    field = ""
-    index = 0
+    field = "topic"
     size = len(buf)
     try:
-        field = "topic"
         topic_n = buf[pos]  # the length + 1
         if topic_n == 1:  # the empty string
             topic.topic = ""
@@ -1253,14 +1207,13 @@ def _read_ForgottenTopic_v12(buf: bytes, pos: int) -> tuple[ForgottenTopic, int]
         else:  # tags these versions do not know, kept as they came
             topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
 def _write_ForgottenTopic_v12(topic: ForgottenTopic, out: bytearray) -> None:
-    field = ""
+    field = "topic"
     try:
-        field = "topic"
         if topic.topic is None:
             raise EncodeError("field topic is null, which ForgottenTopic version 12 does not allow (never nullable)")
         topic_utf8 = topic.topic.encode()
@@ -1293,11 +1246,9 @@ def _write_ForgottenTopic_v12(topic: ForgottenTopic, out: bytearray) -> None:
 def _read_ForgottenTopic_v13_18(buf: bytes, pos: int) -> tuple[ForgottenTopic, int]:
     topic = blank_instance(ForgottenTopic)
     topic.topic = ''
-    field = ""
-    index = 0
+    field = "topic_id"
     size = len(buf)
     try:
-        field = "topic_id"
         topic.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partitions"
         partitions_n = buf[pos] - 1
@@ -1321,14 +1272,13 @@ def _read_ForgottenTopic_v13_18(buf: bytes, pos: int) -> tuple[ForgottenTopic, i
         else:  # tags these versions do not know, kept as they came
             topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
 def _write_ForgottenTopic_v13_18(topic: ForgottenTopic, out: bytearray) -> None:
-    field = ""
+    field = "topic_id"
     try:
-        field = "topic_id"
         out += _w.uuid_bytes(topic.topic_id)
         field = "partitions"
         partitions_items = topic.partitions
@@ -1359,10 +1309,9 @@ def _read_FetchRequest_v0_2(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     request.session_id = 0
     request.session_epoch = -1
     request.rack_id = ''
-    field = ""
+    field = "replica_id, max_wait_ms, min_bytes"
     index = 0
     try:
-        field = "replica_id, max_wait_ms, min_bytes"
         request.replica_id, request.max_wait_ms, request.min_bytes = _unpack_FetchRequest_replica_id_to_min_bytes(buf, pos)
         pos += 12
         field = "topics[]"
@@ -1391,9 +1340,8 @@ def _write_FetchRequest_v0_2(request: FetchRequest, out: bytearray) -> None:
         check_unsupported(request, "forgotten_topics_data", "0-2")
     if request.unknown_tagged_fields:
         raise UnsupportedVersionError("FetchRequest version 0-2 cannot carry tagged fields")
-    field = ""
+    field = "replica_id, max_wait_ms, min_bytes"
     try:
-        field = "replica_id, max_wait_ms, min_bytes"
         out += _pack_FetchRequest_replica_id_to_min_bytes(request.replica_id, request.max_wait_ms, request.min_bytes)
         field = "topics[]"
         topics_items = request.topics
@@ -1416,10 +1364,9 @@ def _read_FetchRequest_v3(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     request.session_id = 0
     request.session_epoch = -1
     request.rack_id = ''
-    field = ""
+    field = "replica_id, max_wait_ms, min_bytes, max_bytes"
     index = 0
     try:
-        field = "replica_id, max_wait_ms, min_bytes, max_bytes"
         request.replica_id, request.max_wait_ms, request.min_bytes, request.max_bytes = _unpack_FetchRequest_replica_id_to_max_bytes(buf, pos)
         pos += 16
         field = "topics[]"
@@ -1448,9 +1395,8 @@ def _write_FetchRequest_v3(request: FetchRequest, out: bytearray) -> None:
         check_unsupported(request, "forgotten_topics_data", "3")
     if request.unknown_tagged_fields:
         raise UnsupportedVersionError("FetchRequest version 3 cannot carry tagged fields")
-    field = ""
+    field = "replica_id, max_wait_ms, min_bytes, max_bytes"
     try:
-        field = "replica_id, max_wait_ms, min_bytes, max_bytes"
         out += _pack_FetchRequest_replica_id_to_max_bytes(request.replica_id, request.max_wait_ms, request.min_bytes, request.max_bytes)
         field = "topics[]"
         topics_items = request.topics
@@ -1472,10 +1418,9 @@ def _read_FetchRequest_v4(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     request.session_id = 0
     request.session_epoch = -1
     request.rack_id = ''
-    field = ""
+    field = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level"
     index = 0
     try:
-        field = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level"
         request.replica_id, request.max_wait_ms, request.min_bytes, request.max_bytes, request.isolation_level = _unpack_FetchRequest_replica_id_to_isolation_level(buf, pos)
         pos += 17
         field = "topics[]"
@@ -1504,9 +1449,8 @@ def _write_FetchRequest_v4(request: FetchRequest, out: bytearray) -> None:
         check_unsupported(request, "forgotten_topics_data", "4")
     if request.unknown_tagged_fields:
         raise UnsupportedVersionError("FetchRequest version 4 cannot carry tagged fields")
-    field = ""
+    field = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level"
     try:
-        field = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level"
         out += _pack_FetchRequest_replica_id_to_isolation_level(request.replica_id, request.max_wait_ms, request.min_bytes, request.max_bytes, request.isolation_level)
         field = "topics[]"
         topics_items = request.topics
@@ -1528,10 +1472,9 @@ def _read_FetchRequest_v5_6(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     request.session_id = 0
     request.session_epoch = -1
     request.rack_id = ''
-    field = ""
+    field = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level"
     index = 0
     try:
-        field = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level"
         request.replica_id, request.max_wait_ms, request.min_bytes, request.max_bytes, request.isolation_level = _unpack_FetchRequest_replica_id_to_isolation_level(buf, pos)
         pos += 17
         field = "topics[]"
@@ -1560,9 +1503,8 @@ def _write_FetchRequest_v5_6(request: FetchRequest, out: bytearray) -> None:
         check_unsupported(request, "forgotten_topics_data", "5-6")
     if request.unknown_tagged_fields:
         raise UnsupportedVersionError("FetchRequest version 5-6 cannot carry tagged fields")
-    field = ""
+    field = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level"
     try:
-        field = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level"
         out += _pack_FetchRequest_replica_id_to_isolation_level(request.replica_id, request.max_wait_ms, request.min_bytes, request.max_bytes, request.isolation_level)
         field = "topics[]"
         topics_items = request.topics
@@ -1582,10 +1524,9 @@ def _read_FetchRequest_v7_8(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     request = blank_instance(FetchRequest)
     request.cluster_id = None
     request.rack_id = ''
-    field = ""
+    field = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
     index = 0
     try:
-        field = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
         request.replica_id, request.max_wait_ms, request.min_bytes, request.max_bytes, request.isolation_level, request.session_id, request.session_epoch = _unpack_FetchRequest_replica_id_to_session_epoch(buf, pos)
         pos += 25
         field = "topics[]"
@@ -1625,9 +1566,8 @@ def _write_FetchRequest_v7_8(request: FetchRequest, out: bytearray) -> None:
         check_unsupported(request, "replica_state", "7-8")
     if request.unknown_tagged_fields:
         raise UnsupportedVersionError("FetchRequest version 7-8 cannot carry tagged fields")
-    field = ""
+    field = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
     try:
-        field = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
         out += _pack_FetchRequest_replica_id_to_session_epoch(request.replica_id, request.max_wait_ms, request.min_bytes, request.max_bytes, request.isolation_level, request.session_id, request.session_epoch)
         field = "topics[]"
         topics_items = request.topics
@@ -1655,10 +1595,9 @@ def _read_FetchRequest_v9_10(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     request = blank_instance(FetchRequest)
     request.cluster_id = None
     request.rack_id = ''
-    field = ""
+    field = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
     index = 0
     try:
-        field = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
         request.replica_id, request.max_wait_ms, request.min_bytes, request.max_bytes, request.isolation_level, request.session_id, request.session_epoch = _unpack_FetchRequest_replica_id_to_session_epoch(buf, pos)
         pos += 25
         field = "topics[]"
@@ -1698,9 +1637,8 @@ def _write_FetchRequest_v9_10(request: FetchRequest, out: bytearray) -> None:
         check_unsupported(request, "replica_state", "9-10")
     if request.unknown_tagged_fields:
         raise UnsupportedVersionError("FetchRequest version 9-10 cannot carry tagged fields")
-    field = ""
+    field = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
     try:
-        field = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
         out += _pack_FetchRequest_replica_id_to_session_epoch(request.replica_id, request.max_wait_ms, request.min_bytes, request.max_bytes, request.isolation_level, request.session_id, request.session_epoch)
         field = "topics[]"
         topics_items = request.topics
@@ -1727,10 +1665,9 @@ def _write_FetchRequest_v9_10(request: FetchRequest, out: bytearray) -> None:
 def _read_FetchRequest_v11(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     request = blank_instance(FetchRequest)
     request.cluster_id = None
-    field = ""
+    field = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
     index = 0
     try:
-        field = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
         request.replica_id, request.max_wait_ms, request.min_bytes, request.max_bytes, request.isolation_level, request.session_id, request.session_epoch = _unpack_FetchRequest_replica_id_to_session_epoch(buf, pos)
         pos += 25
         field = "topics[]"
@@ -1772,9 +1709,8 @@ def _write_FetchRequest_v11(request: FetchRequest, out: bytearray) -> None:
         check_unsupported(request, "replica_state", "11")
     if request.unknown_tagged_fields:
         raise UnsupportedVersionError("FetchRequest version 11 cannot carry tagged fields")
-    field = ""
+    field = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
     try:
-        field = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
         out += _pack_FetchRequest_replica_id_to_session_epoch(request.replica_id, request.max_wait_ms, request.min_bytes, request.max_bytes, request.isolation_level, request.session_id, request.session_epoch)
         field = "topics[]"
         topics_items = request.topics
@@ -1805,11 +1741,10 @@ def _write_FetchRequest_v11(request: FetchRequest, out: bytearray) -> None:
 def _read_FetchRequest_v12(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     request = blank_instance(FetchRequest)
     request.cluster_id = None
-    field = ""
+    field = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
     index = 0
     size = len(buf)
     try:
-        field = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
         request.replica_id, request.max_wait_ms, request.min_bytes, request.max_bytes, request.isolation_level, request.session_id, request.session_epoch = _unpack_FetchRequest_replica_id_to_session_epoch(buf, pos)
         pos += 25
         field = "topics[]"
@@ -2015,9 +1950,8 @@ def _read_FetchRequest_v12(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
 def _write_FetchRequest_v12(request: FetchRequest, out: bytearray) -> None:
     if request.replica_state != ReplicaState():
         check_unsupported(request, "replica_state", "12")
-    field = ""
+    field = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
     try:
-        field = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
         out += _pack_FetchRequest_replica_id_to_session_epoch(request.replica_id, request.max_wait_ms, request.min_bytes, request.max_bytes, request.isolation_level, request.session_id, request.session_epoch)
         field = "topics[]"
         topics_items = request.topics
@@ -2068,11 +2002,10 @@ def _write_FetchRequest_v12(request: FetchRequest, out: bytearray) -> None:
 def _read_FetchRequest_v13_14(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     request = blank_instance(FetchRequest)
     request.cluster_id = None
-    field = ""
+    field = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
     index = 0
     size = len(buf)
     try:
-        field = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
         request.replica_id, request.max_wait_ms, request.min_bytes, request.max_bytes, request.isolation_level, request.session_id, request.session_epoch = _unpack_FetchRequest_replica_id_to_session_epoch(buf, pos)
         pos += 25
         field = "topics[]"
@@ -2258,9 +2191,8 @@ def _read_FetchRequest_v13_14(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
 def _write_FetchRequest_v13_14(request: FetchRequest, out: bytearray) -> None:
     if request.replica_state != ReplicaState():
         check_unsupported(request, "replica_state", "13-14")
-    field = ""
+    field = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
     try:
-        field = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
         out += _pack_FetchRequest_replica_id_to_session_epoch(request.replica_id, request.max_wait_ms, request.min_bytes, request.max_bytes, request.isolation_level, request.session_id, request.session_epoch)
         field = "topics[]"
         topics_items = request.topics
@@ -2312,11 +2244,10 @@ def _read_FetchRequest_v15_16(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     request = blank_instance(FetchRequest)
     request.replica_id = -1
     request.cluster_id = None
-    field = ""
+    field = "max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
     index = 0
     size = len(buf)
     try:
-        field = "max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
         request.max_wait_ms, request.min_bytes, request.max_bytes, request.isolation_level, request.session_id, request.session_epoch = _unpack_FetchRequest_max_wait_ms_to_session_epoch(buf, pos)
         pos += 21
         field = "topics[]"
@@ -2507,9 +2438,8 @@ def _read_FetchRequest_v15_16(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
 def _write_FetchRequest_v15_16(request: FetchRequest, out: bytearray) -> None:
     if request.replica_id != -1:
         check_unsupported(request, "replica_id", "15-16")
-    field = ""
+    field = "max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
     try:
-        field = "max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
         out += _pack_FetchRequest_max_wait_ms_to_session_epoch(request.max_wait_ms, request.min_bytes, request.max_bytes, request.isolation_level, request.session_id, request.session_epoch)
         field = "topics[]"
         topics_items = request.topics
@@ -2568,11 +2498,10 @@ def _read_FetchRequest_v17(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     request = blank_instance(FetchRequest)
     request.replica_id = -1
     request.cluster_id = None
-    field = ""
+    field = "max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
     index = 0
     size = len(buf)
     try:
-        field = "max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
         request.max_wait_ms, request.min_bytes, request.max_bytes, request.isolation_level, request.session_id, request.session_epoch = _unpack_FetchRequest_max_wait_ms_to_session_epoch(buf, pos)
         pos += 21
         field = "topics[]"
@@ -2785,9 +2714,8 @@ def _read_FetchRequest_v17(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
 def _write_FetchRequest_v17(request: FetchRequest, out: bytearray) -> None:
     if request.replica_id != -1:
         check_unsupported(request, "replica_id", "17")
-    field = ""
+    field = "max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
     try:
-        field = "max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
         out += _pack_FetchRequest_max_wait_ms_to_session_epoch(request.max_wait_ms, request.min_bytes, request.max_bytes, request.isolation_level, request.session_id, request.session_epoch)
         field = "topics[]"
         topics_items = request.topics
@@ -2846,11 +2774,10 @@ def _read_FetchRequest_v18(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     request = blank_instance(FetchRequest)
     request.replica_id = -1
     request.cluster_id = None
-    field = ""
+    field = "max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
     index = 0
     size = len(buf)
     try:
-        field = "max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
         request.max_wait_ms, request.min_bytes, request.max_bytes, request.isolation_level, request.session_id, request.session_epoch = _unpack_FetchRequest_max_wait_ms_to_session_epoch(buf, pos)
         pos += 21
         field = "topics[]"
@@ -3069,9 +2996,8 @@ def _read_FetchRequest_v18(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
 def _write_FetchRequest_v18(request: FetchRequest, out: bytearray) -> None:
     if request.replica_id != -1:
         check_unsupported(request, "replica_id", "18")
-    field = ""
+    field = "max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
     try:
-        field = "max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
         out += _pack_FetchRequest_max_wait_ms_to_session_epoch(request.max_wait_ms, request.min_bytes, request.max_bytes, request.isolation_level, request.session_id, request.session_epoch)
         field = "topics[]"
         topics_items = request.topics

@@ -2,10 +2,9 @@
 
 Response message, versions 0-18, flexible versions 12+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per wire layout, the versions that share one (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -56,10 +55,9 @@ class EpochEndOffset(GeneratedStruct):
     """Set when the fetcher's log diverges from the leader's (judged from LastFetchedEpoch and
     FetchOffset): the largest epoch both share, with its end offset."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "epoch": "Largest leader epoch the fetcher's log and the leader's log have in common.",
         "end_offset": "Offset where that epoch ends in the leader's log; the fetcher truncates to it.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "EpochEndOffset"
@@ -95,10 +93,9 @@ class LeaderIdAndEpoch(GeneratedStruct):
     """The partition's leader as this broker knows it; set with NOT_LEADER_OR_FOLLOWER or
     FENCED_LEADER_EPOCH so the client need not refresh metadata."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "leader_id": 'Id of the leader, or -1 when not known.',
         "leader_epoch": 'Newest leader epoch known to the broker, -1 when unknown.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "LeaderIdAndEpoch"
@@ -134,10 +131,9 @@ class SnapshotId(GeneratedStruct):
     """Set when the fetch offset is below the log start offset: the snapshot to ask for with
     FetchSnapshot."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "end_offset": 'End offset of the snapshot (exclusive): the offset the fetcher continues from after loading it.',
         "epoch": 'Leader epoch of the last record the snapshot covers.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "SnapshotId"
@@ -173,10 +169,9 @@ class SnapshotId(GeneratedStruct):
 class AbortedTransaction(GeneratedStruct):
     """Transactions aborted within the returned range, for a read-committed fetch; null otherwise."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "producer_id": 'Producer id that ran the aborted transaction.',
         "first_offset": "Offset of the aborted transaction's first record; records of that producer from here up to the abort marker are skipped.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AbortedTransaction"
@@ -203,7 +198,7 @@ class AbortedTransaction(GeneratedStruct):
 class PartitionData(GeneratedStruct):
     """One entry per partition returned."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition_index": 'Index of the partition within the topic.',
         "error_code": 'Outcome for this partition, 0 on success; for example OFFSET_OUT_OF_RANGE, NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOCH.',
         "high_watermark": 'High watermark of the partition: consumers can read up to it, since records below it are on every in-sync replica.',
@@ -215,7 +210,6 @@ class PartitionData(GeneratedStruct):
         "aborted_transactions": 'Transactions aborted within the returned range, for a read-committed fetch; null otherwise.',
         "preferred_read_replica": 'Broker id of the replica the consumer should fetch from next (KIP-392); -1 to keep fetching from this broker.',
         "records": 'The fetched record batches; may end with a partial batch, which the reader drops.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "PartitionData"
@@ -285,11 +279,10 @@ class PartitionData(GeneratedStruct):
 class FetchableTopicResponse(GeneratedStruct):
     """One entry per topic returned."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic": 'Name of the topic (v4-v12).',
         "topic_id": 'Id of the topic (v13+).',
         "partitions": 'One entry per partition returned.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "FetchableTopicResponse"
@@ -320,12 +313,11 @@ class NodeEndpoint(GeneratedStruct):
     """Where to reach the new leaders named by partitions that failed with NOT_LEADER_OR_FOLLOWER
     or FENCED_LEADER_EPOCH."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "node_id": 'Broker id of the node.',
         "host": 'Host name of the node on the listener the request came in on.',
         "port": 'Port of the node on that listener.',
         "rack": 'Rack of the node, or null when it has none.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "NodeEndpoint"
@@ -359,13 +351,12 @@ class NodeEndpoint(GeneratedStruct):
 class FetchResponse(GeneratedStruct):
     """Kafka's FetchResponse (response, apiKey 1), versions 0-18, flexible versions 12+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "error_code": 'Error for the whole request (v7+), 0 if none; for example FETCH_SESSION_ID_NOT_FOUND or INVALID_FETCH_SESSION_EPOCH.',
         "session_id": 'Id of the fetch session, or 0 when the fetch is not part of one.',
         "responses": 'One entry per topic returned.',
         "node_endpoints": 'Where to reach the new leaders named by partitions that failed with NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOCH.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "FetchResponse"
@@ -412,10 +403,8 @@ class FetchResponse(GeneratedStruct):
 
 def _read_EpochEndOffset_v12_18(buf: bytes, pos: int) -> tuple[EpochEndOffset, int]:
     epoch_end_offset = blank_instance(EpochEndOffset)
-    field = ""
-    index = 0
+    field = "epoch, end_offset"
     try:
-        field = "epoch, end_offset"
         epoch_end_offset.epoch, epoch_end_offset.end_offset = _unpack_EpochEndOffset_epoch_end_offset(buf, pos)
         pos += 12
         field = "(tagged fields)"
@@ -425,14 +414,13 @@ def _read_EpochEndOffset_v12_18(buf: bytes, pos: int) -> tuple[EpochEndOffset, i
         else:  # tags these versions do not know, kept as they came
             epoch_end_offset.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return epoch_end_offset, pos
 
 
 def _write_EpochEndOffset_v12_18(epoch_end_offset: EpochEndOffset, out: bytearray) -> None:
-    field = ""
+    field = "epoch, end_offset"
     try:
-        field = "epoch, end_offset"
         out += _pack_EpochEndOffset_epoch_end_offset(epoch_end_offset.epoch, epoch_end_offset.end_offset)
         field = "(tagged fields)"
         if epoch_end_offset.unknown_tagged_fields:
@@ -447,10 +435,8 @@ def _write_EpochEndOffset_v12_18(epoch_end_offset: EpochEndOffset, out: bytearra
 
 def _read_LeaderIdAndEpoch_v12_18(buf: bytes, pos: int) -> tuple[LeaderIdAndEpoch, int]:
     leader_id_and_epoch = blank_instance(LeaderIdAndEpoch)
-    field = ""
-    index = 0
+    field = "leader_id, leader_epoch"
     try:
-        field = "leader_id, leader_epoch"
         leader_id_and_epoch.leader_id, leader_id_and_epoch.leader_epoch = _unpack_LeaderIdAndEpoch_leader_id_leader_epoch(buf, pos)
         pos += 8
         field = "(tagged fields)"
@@ -460,14 +446,13 @@ def _read_LeaderIdAndEpoch_v12_18(buf: bytes, pos: int) -> tuple[LeaderIdAndEpoc
         else:  # tags these versions do not know, kept as they came
             leader_id_and_epoch.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return leader_id_and_epoch, pos
 
 
 def _write_LeaderIdAndEpoch_v12_18(leader_id_and_epoch: LeaderIdAndEpoch, out: bytearray) -> None:
-    field = ""
+    field = "leader_id, leader_epoch"
     try:
-        field = "leader_id, leader_epoch"
         out += _pack_LeaderIdAndEpoch_leader_id_leader_epoch(leader_id_and_epoch.leader_id, leader_id_and_epoch.leader_epoch)
         field = "(tagged fields)"
         if leader_id_and_epoch.unknown_tagged_fields:
@@ -482,10 +467,8 @@ def _write_LeaderIdAndEpoch_v12_18(leader_id_and_epoch: LeaderIdAndEpoch, out: b
 
 def _read_SnapshotId_v12_18(buf: bytes, pos: int) -> tuple[SnapshotId, int]:
     snapshot_id = blank_instance(SnapshotId)
-    field = ""
-    index = 0
+    field = "end_offset, epoch"
     try:
-        field = "end_offset, epoch"
         snapshot_id.end_offset, snapshot_id.epoch = _unpack_SnapshotId_end_offset_epoch(buf, pos)
         pos += 12
         field = "(tagged fields)"
@@ -495,14 +478,13 @@ def _read_SnapshotId_v12_18(buf: bytes, pos: int) -> tuple[SnapshotId, int]:
         else:  # tags these versions do not know, kept as they came
             snapshot_id.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return snapshot_id, pos
 
 
 def _write_SnapshotId_v12_18(snapshot_id: SnapshotId, out: bytearray) -> None:
-    field = ""
+    field = "end_offset, epoch"
     try:
-        field = "end_offset, epoch"
         out += _pack_SnapshotId_end_offset_epoch(snapshot_id.end_offset, snapshot_id.epoch)
         field = "(tagged fields)"
         if snapshot_id.unknown_tagged_fields:
@@ -517,24 +499,21 @@ def _write_SnapshotId_v12_18(snapshot_id: SnapshotId, out: bytearray) -> None:
 
 def _read_AbortedTransaction_v4_11(buf: bytes, pos: int) -> tuple[AbortedTransaction, int]:
     transaction = blank_instance(AbortedTransaction)
-    field = ""
-    index = 0
+    field = "producer_id, first_offset"
     try:
-        field = "producer_id, first_offset"
         transaction.producer_id, transaction.first_offset = _unpack_AbortedTransaction_producer_id_first_offset(buf, pos)
         pos += 16
         transaction.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return transaction, pos
 
 
 def _write_AbortedTransaction_v4_11(transaction: AbortedTransaction, out: bytearray) -> None:
     if transaction.unknown_tagged_fields:
         raise UnsupportedVersionError("AbortedTransaction version 4-11 cannot carry tagged fields")
-    field = ""
+    field = "producer_id, first_offset"
     try:
-        field = "producer_id, first_offset"
         out += _pack_AbortedTransaction_producer_id_first_offset(transaction.producer_id, transaction.first_offset)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -544,10 +523,8 @@ def _write_AbortedTransaction_v4_11(transaction: AbortedTransaction, out: bytear
 
 def _read_AbortedTransaction_v12_18(buf: bytes, pos: int) -> tuple[AbortedTransaction, int]:
     transaction = blank_instance(AbortedTransaction)
-    field = ""
-    index = 0
+    field = "producer_id, first_offset"
     try:
-        field = "producer_id, first_offset"
         transaction.producer_id, transaction.first_offset = _unpack_AbortedTransaction_producer_id_first_offset(buf, pos)
         pos += 16
         field = "(tagged fields)"
@@ -557,14 +534,13 @@ def _read_AbortedTransaction_v12_18(buf: bytes, pos: int) -> tuple[AbortedTransa
         else:  # tags these versions do not know, kept as they came
             transaction.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return transaction, pos
 
 
 def _write_AbortedTransaction_v12_18(transaction: AbortedTransaction, out: bytearray) -> None:
-    field = ""
+    field = "producer_id, first_offset"
     try:
-        field = "producer_id, first_offset"
         out += _pack_AbortedTransaction_producer_id_first_offset(transaction.producer_id, transaction.first_offset)
         field = "(tagged fields)"
         if transaction.unknown_tagged_fields:
@@ -582,10 +558,8 @@ def _read_PartitionData_v0_3(buf: bytes, pos: int) -> tuple[PartitionData, int]:
     data.last_stable_offset = -1
     data.log_start_offset = -1
     data.preferred_read_replica = -1
-    field = ""
-    index = 0
+    field = "partition_index, error_code, high_watermark"
     try:
-        field = "partition_index, error_code, high_watermark"
         data.partition_index, data.error_code, data.high_watermark = _unpack_PartitionData_partition_index_to_high_watermark(buf, pos)
         pos += 14
         field = "records"
@@ -601,7 +575,7 @@ def _read_PartitionData_v0_3(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             pos += records_n
         data.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
@@ -616,9 +590,8 @@ def _write_PartitionData_v0_3(data: PartitionData, out: bytearray) -> None:
         check_unsupported(data, "preferred_read_replica", "0-3")
     if data.unknown_tagged_fields:
         raise UnsupportedVersionError("PartitionData version 0-3 cannot carry tagged fields")
-    field = ""
+    field = "partition_index, error_code, high_watermark"
     try:
-        field = "partition_index, error_code, high_watermark"
         out += _pack_PartitionData_partition_index_to_high_watermark(data.partition_index, data.error_code, data.high_watermark)
         field = "records"
         _w.write_records(out, data.records, False)
@@ -632,11 +605,10 @@ def _read_PartitionData_v4(buf: bytes, pos: int) -> tuple[PartitionData, int]:
     data = blank_instance(PartitionData)
     data.log_start_offset = -1
     data.preferred_read_replica = -1
-    field = ""
+    field = "partition_index, error_code, high_watermark, last_stable_offset"
     index = 0
     size = len(buf)
     try:
-        field = "partition_index, error_code, high_watermark, last_stable_offset"
         data.partition_index, data.error_code, data.high_watermark, data.last_stable_offset = _unpack_PartitionData_partition_index_to_last_stable_offset(buf, pos)
         pos += 22
         field = "aborted_transactions[]"
@@ -691,9 +663,8 @@ def _write_PartitionData_v4(data: PartitionData, out: bytearray) -> None:
         check_unsupported(data, "preferred_read_replica", "4")
     if data.unknown_tagged_fields:
         raise UnsupportedVersionError("PartitionData version 4 cannot carry tagged fields")
-    field = ""
+    field = "partition_index, error_code, high_watermark, last_stable_offset"
     try:
-        field = "partition_index, error_code, high_watermark, last_stable_offset"
         out += _pack_PartitionData_partition_index_to_last_stable_offset(data.partition_index, data.error_code, data.high_watermark, data.last_stable_offset)
         field = "aborted_transactions[]"
         aborted_transactions_items = data.aborted_transactions
@@ -714,11 +685,10 @@ def _write_PartitionData_v4(data: PartitionData, out: bytearray) -> None:
 def _read_PartitionData_v5_10(buf: bytes, pos: int) -> tuple[PartitionData, int]:
     data = blank_instance(PartitionData)
     data.preferred_read_replica = -1
-    field = ""
+    field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
     index = 0
     size = len(buf)
     try:
-        field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
         data.partition_index, data.error_code, data.high_watermark, data.last_stable_offset, data.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
         pos += 30
         field = "aborted_transactions[]"
@@ -773,9 +743,8 @@ def _write_PartitionData_v5_10(data: PartitionData, out: bytearray) -> None:
         check_unsupported(data, "preferred_read_replica", "5-10")
     if data.unknown_tagged_fields:
         raise UnsupportedVersionError("PartitionData version 5-10 cannot carry tagged fields")
-    field = ""
+    field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
     try:
-        field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
         out += _pack_PartitionData_partition_index_to_log_start_offset(data.partition_index, data.error_code, data.high_watermark, data.last_stable_offset, data.log_start_offset)
         field = "aborted_transactions[]"
         aborted_transactions_items = data.aborted_transactions
@@ -795,11 +764,10 @@ def _write_PartitionData_v5_10(data: PartitionData, out: bytearray) -> None:
 
 def _read_PartitionData_v11(buf: bytes, pos: int) -> tuple[PartitionData, int]:
     data = blank_instance(PartitionData)
-    field = ""
+    field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
     index = 0
     size = len(buf)
     try:
-        field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
         data.partition_index, data.error_code, data.high_watermark, data.last_stable_offset, data.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
         pos += 30
         field = "aborted_transactions[]"
@@ -855,9 +823,8 @@ def _write_PartitionData_v11(data: PartitionData, out: bytearray) -> None:
         check_unsupported(data, "snapshot_id", "11")
     if data.unknown_tagged_fields:
         raise UnsupportedVersionError("PartitionData version 11 cannot carry tagged fields")
-    field = ""
+    field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
     try:
-        field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
         out += _pack_PartitionData_partition_index_to_log_start_offset(data.partition_index, data.error_code, data.high_watermark, data.last_stable_offset, data.log_start_offset)
         field = "aborted_transactions[]"
         aborted_transactions_items = data.aborted_transactions
@@ -998,9 +965,8 @@ def _read_PartitionData_v12_18(buf: bytes, pos: int) -> tuple[PartitionData, int
 
 
 def _write_PartitionData_v12_18(data: PartitionData, out: bytearray) -> None:
-    field = ""
+    field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
     try:
-        field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
         out += _pack_PartitionData_partition_index_to_log_start_offset(data.partition_index, data.error_code, data.high_watermark, data.last_stable_offset, data.log_start_offset)
         field = "aborted_transactions[]"
         aborted_transactions_items = data.aborted_transactions
@@ -1053,10 +1019,9 @@ def _write_PartitionData_v12_18(data: PartitionData, out: bytearray) -> None:
 def _read_FetchableTopicResponse_v0_3(buf: bytes, pos: int) -> tuple[FetchableTopicResponse, int]:
     response = blank_instance(FetchableTopicResponse)
     response.topic_id = _ZERO_UUID
-    field = ""
+    field = "topic"
     index = 0
     try:
-        field = "topic"
         response.topic, pos = _w.read_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -1080,9 +1045,8 @@ def _read_FetchableTopicResponse_v0_3(buf: bytes, pos: int) -> tuple[FetchableTo
 def _write_FetchableTopicResponse_v0_3(response: FetchableTopicResponse, out: bytearray) -> None:
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("FetchableTopicResponse version 0-3 cannot carry tagged fields")
-    field = ""
+    field = "topic"
     try:
-        field = "topic"
         if response.topic is None:
             raise EncodeError("field topic is null, which FetchableTopicResponse versions 0-3 do not allow (never nullable)")
         _w.write_string(out, response.topic)
@@ -1103,10 +1067,9 @@ def _write_FetchableTopicResponse_v0_3(response: FetchableTopicResponse, out: by
 def _read_FetchableTopicResponse_v4(buf: bytes, pos: int) -> tuple[FetchableTopicResponse, int]:
     response = blank_instance(FetchableTopicResponse)
     response.topic_id = _ZERO_UUID
-    field = ""
+    field = "topic"
     index = 0
     try:
-        field = "topic"
         response.topic, pos = _w.read_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -1130,9 +1093,8 @@ def _read_FetchableTopicResponse_v4(buf: bytes, pos: int) -> tuple[FetchableTopi
 def _write_FetchableTopicResponse_v4(response: FetchableTopicResponse, out: bytearray) -> None:
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("FetchableTopicResponse version 4 cannot carry tagged fields")
-    field = ""
+    field = "topic"
     try:
-        field = "topic"
         if response.topic is None:
             raise EncodeError("field topic is null, which FetchableTopicResponse version 4 does not allow (never nullable)")
         _w.write_string(out, response.topic)
@@ -1153,10 +1115,9 @@ def _write_FetchableTopicResponse_v4(response: FetchableTopicResponse, out: byte
 def _read_FetchableTopicResponse_v5_10(buf: bytes, pos: int) -> tuple[FetchableTopicResponse, int]:
     response = blank_instance(FetchableTopicResponse)
     response.topic_id = _ZERO_UUID
-    field = ""
+    field = "topic"
     index = 0
     try:
-        field = "topic"
         response.topic, pos = _w.read_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -1180,9 +1141,8 @@ def _read_FetchableTopicResponse_v5_10(buf: bytes, pos: int) -> tuple[FetchableT
 def _write_FetchableTopicResponse_v5_10(response: FetchableTopicResponse, out: bytearray) -> None:
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("FetchableTopicResponse version 5-10 cannot carry tagged fields")
-    field = ""
+    field = "topic"
     try:
-        field = "topic"
         if response.topic is None:
             raise EncodeError("field topic is null, which FetchableTopicResponse versions 5-10 do not allow (never nullable)")
         _w.write_string(out, response.topic)
@@ -1203,10 +1163,9 @@ def _write_FetchableTopicResponse_v5_10(response: FetchableTopicResponse, out: b
 def _read_FetchableTopicResponse_v11(buf: bytes, pos: int) -> tuple[FetchableTopicResponse, int]:
     response = blank_instance(FetchableTopicResponse)
     response.topic_id = _ZERO_UUID
-    field = ""
+    field = "topic"
     index = 0
     try:
-        field = "topic"
         response.topic, pos = _w.read_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -1230,9 +1189,8 @@ def _read_FetchableTopicResponse_v11(buf: bytes, pos: int) -> tuple[FetchableTop
 def _write_FetchableTopicResponse_v11(response: FetchableTopicResponse, out: bytearray) -> None:
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("FetchableTopicResponse version 11 cannot carry tagged fields")
-    field = ""
+    field = "topic"
     try:
-        field = "topic"
         if response.topic is None:
             raise EncodeError("field topic is null, which FetchableTopicResponse version 11 does not allow (never nullable)")
         _w.write_string(out, response.topic)
@@ -1253,11 +1211,10 @@ def _write_FetchableTopicResponse_v11(response: FetchableTopicResponse, out: byt
 def _read_FetchableTopicResponse_v12(buf: bytes, pos: int) -> tuple[FetchableTopicResponse, int]:
     response = blank_instance(FetchableTopicResponse)
     response.topic_id = _ZERO_UUID
-    field = ""
+    field = "topic"
     index = 0
     size = len(buf)
     try:
-        field = "topic"
         topic_n = buf[pos]  # the length + 1
         if topic_n == 1:  # the empty string
             response.topic = ""
@@ -1416,9 +1373,8 @@ def _read_FetchableTopicResponse_v12(buf: bytes, pos: int) -> tuple[FetchableTop
 
 
 def _write_FetchableTopicResponse_v12(response: FetchableTopicResponse, out: bytearray) -> None:
-    field = ""
+    field = "topic"
     try:
-        field = "topic"
         if response.topic is None:
             raise EncodeError("field topic is null, which FetchableTopicResponse version 12 does not allow (never nullable)")
         topic_utf8 = response.topic.encode()
@@ -1451,11 +1407,10 @@ def _write_FetchableTopicResponse_v12(response: FetchableTopicResponse, out: byt
 def _read_FetchableTopicResponse_v13_18(buf: bytes, pos: int) -> tuple[FetchableTopicResponse, int]:
     response = blank_instance(FetchableTopicResponse)
     response.topic = ''
-    field = ""
+    field = "topic_id"
     index = 0
     size = len(buf)
     try:
-        field = "topic_id"
         response.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -1604,9 +1559,8 @@ def _read_FetchableTopicResponse_v13_18(buf: bytes, pos: int) -> tuple[Fetchable
 
 
 def _write_FetchableTopicResponse_v13_18(response: FetchableTopicResponse, out: bytearray) -> None:
-    field = ""
+    field = "topic_id"
     try:
-        field = "topic_id"
         out += _w.uuid_bytes(response.topic_id)
         field = "partitions[]"
         partitions_items = response.partitions
@@ -1631,11 +1585,9 @@ def _write_FetchableTopicResponse_v13_18(response: FetchableTopicResponse, out: 
 
 def _read_NodeEndpoint_v16_18(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
     endpoint = blank_instance(NodeEndpoint)
-    field = ""
-    index = 0
+    field = "node_id"
     size = len(buf)
     try:
-        field = "node_id"
         (endpoint.node_id,) = _unpack_NodeEndpoint_node_id(buf, pos)
         pos += 4
         field = "host"
@@ -1675,14 +1627,13 @@ def _read_NodeEndpoint_v16_18(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
         else:  # tags these versions do not know, kept as they came
             endpoint.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return endpoint, pos
 
 
 def _write_NodeEndpoint_v16_18(endpoint: NodeEndpoint, out: bytearray) -> None:
-    field = ""
+    field = "node_id"
     try:
-        field = "node_id"
         out += _pack_NodeEndpoint_node_id(endpoint.node_id)
         field = "host"
         if endpoint.host is None:
@@ -1713,10 +1664,9 @@ def _read_FetchResponse_v0(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
     response.throttle_time_ms = 0
     response.error_code = 0
     response.session_id = 0
-    field = ""
+    field = "responses[]"
     index = 0
     try:
-        field = "responses[]"
         index = -1  # no element yet: an error in the count names the array itself
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
@@ -1742,9 +1692,8 @@ def _write_FetchResponse_v0(response: FetchResponse, out: bytearray) -> None:
         check_unsupported(response, "node_endpoints", "0")
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("FetchResponse version 0 cannot carry tagged fields")
-    field = ""
+    field = "responses[]"
     try:
-        field = "responses[]"
         responses_items = response.responses
         if responses_items is None:
                 raise EncodeError("field responses is null, which FetchResponse version 0 does not allow (never nullable)")
@@ -1762,10 +1711,9 @@ def _read_FetchResponse_v1_3(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
     response = blank_instance(FetchResponse)
     response.error_code = 0
     response.session_id = 0
-    field = ""
+    field = "throttle_time_ms"
     index = 0
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_FetchResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "responses[]"
@@ -1794,9 +1742,8 @@ def _write_FetchResponse_v1_3(response: FetchResponse, out: bytearray) -> None:
         check_unsupported(response, "node_endpoints", "1-3")
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("FetchResponse version 1-3 cannot carry tagged fields")
-    field = ""
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_FetchResponse_throttle_time_ms(response.throttle_time_ms)
         field = "responses[]"
         responses_items = response.responses
@@ -1816,10 +1763,9 @@ def _read_FetchResponse_v4(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
     response = blank_instance(FetchResponse)
     response.error_code = 0
     response.session_id = 0
-    field = ""
+    field = "throttle_time_ms"
     index = 0
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_FetchResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "responses[]"
@@ -1848,9 +1794,8 @@ def _write_FetchResponse_v4(response: FetchResponse, out: bytearray) -> None:
         check_unsupported(response, "node_endpoints", "4")
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("FetchResponse version 4 cannot carry tagged fields")
-    field = ""
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_FetchResponse_throttle_time_ms(response.throttle_time_ms)
         field = "responses[]"
         responses_items = response.responses
@@ -1870,10 +1815,9 @@ def _read_FetchResponse_v5_6(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
     response = blank_instance(FetchResponse)
     response.error_code = 0
     response.session_id = 0
-    field = ""
+    field = "throttle_time_ms"
     index = 0
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_FetchResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "responses[]"
@@ -1902,9 +1846,8 @@ def _write_FetchResponse_v5_6(response: FetchResponse, out: bytearray) -> None:
         check_unsupported(response, "node_endpoints", "5-6")
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("FetchResponse version 5-6 cannot carry tagged fields")
-    field = ""
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_FetchResponse_throttle_time_ms(response.throttle_time_ms)
         field = "responses[]"
         responses_items = response.responses
@@ -1922,10 +1865,9 @@ def _write_FetchResponse_v5_6(response: FetchResponse, out: bytearray) -> None:
 
 def _read_FetchResponse_v7_10(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
     response = blank_instance(FetchResponse)
-    field = ""
+    field = "throttle_time_ms, error_code, session_id"
     index = 0
     try:
-        field = "throttle_time_ms, error_code, session_id"
         response.throttle_time_ms, response.error_code, response.session_id = _unpack_FetchResponse_throttle_time_ms_to_session_id(buf, pos)
         pos += 10
         field = "responses[]"
@@ -1952,9 +1894,8 @@ def _write_FetchResponse_v7_10(response: FetchResponse, out: bytearray) -> None:
         check_unsupported(response, "node_endpoints", "7-10")
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("FetchResponse version 7-10 cannot carry tagged fields")
-    field = ""
+    field = "throttle_time_ms, error_code, session_id"
     try:
-        field = "throttle_time_ms, error_code, session_id"
         out += _pack_FetchResponse_throttle_time_ms_to_session_id(response.throttle_time_ms, response.error_code, response.session_id)
         field = "responses[]"
         responses_items = response.responses
@@ -1972,10 +1913,9 @@ def _write_FetchResponse_v7_10(response: FetchResponse, out: bytearray) -> None:
 
 def _read_FetchResponse_v11(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
     response = blank_instance(FetchResponse)
-    field = ""
+    field = "throttle_time_ms, error_code, session_id"
     index = 0
     try:
-        field = "throttle_time_ms, error_code, session_id"
         response.throttle_time_ms, response.error_code, response.session_id = _unpack_FetchResponse_throttle_time_ms_to_session_id(buf, pos)
         pos += 10
         field = "responses[]"
@@ -2002,9 +1942,8 @@ def _write_FetchResponse_v11(response: FetchResponse, out: bytearray) -> None:
         check_unsupported(response, "node_endpoints", "11")
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("FetchResponse version 11 cannot carry tagged fields")
-    field = ""
+    field = "throttle_time_ms, error_code, session_id"
     try:
-        field = "throttle_time_ms, error_code, session_id"
         out += _pack_FetchResponse_throttle_time_ms_to_session_id(response.throttle_time_ms, response.error_code, response.session_id)
         field = "responses[]"
         responses_items = response.responses
@@ -2022,11 +1961,10 @@ def _write_FetchResponse_v11(response: FetchResponse, out: bytearray) -> None:
 
 def _read_FetchResponse_v12(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
     response = blank_instance(FetchResponse)
-    field = ""
+    field = "throttle_time_ms, error_code, session_id"
     index = 0
     size = len(buf)
     try:
-        field = "throttle_time_ms, error_code, session_id"
         response.throttle_time_ms, response.error_code, response.session_id = _unpack_FetchResponse_throttle_time_ms_to_session_id(buf, pos)
         pos += 10
         field = "responses[]"
@@ -2223,9 +2161,8 @@ def _read_FetchResponse_v12(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
 def _write_FetchResponse_v12(response: FetchResponse, out: bytearray) -> None:
     if (response.node_endpoints is None or len(response.node_endpoints) != 0):
         check_unsupported(response, "node_endpoints", "12")
-    field = ""
+    field = "throttle_time_ms, error_code, session_id"
     try:
-        field = "throttle_time_ms, error_code, session_id"
         out += _pack_FetchResponse_throttle_time_ms_to_session_id(response.throttle_time_ms, response.error_code, response.session_id)
         field = "responses[]"
         responses_items = response.responses
@@ -2250,11 +2187,10 @@ def _write_FetchResponse_v12(response: FetchResponse, out: bytearray) -> None:
 
 def _read_FetchResponse_v13_15(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
     response = blank_instance(FetchResponse)
-    field = ""
+    field = "throttle_time_ms, error_code, session_id"
     index = 0
     size = len(buf)
     try:
-        field = "throttle_time_ms, error_code, session_id"
         response.throttle_time_ms, response.error_code, response.session_id = _unpack_FetchResponse_throttle_time_ms_to_session_id(buf, pos)
         pos += 10
         field = "responses[]"
@@ -2441,9 +2377,8 @@ def _read_FetchResponse_v13_15(buf: bytes, pos: int) -> tuple[FetchResponse, int
 def _write_FetchResponse_v13_15(response: FetchResponse, out: bytearray) -> None:
     if (response.node_endpoints is None or len(response.node_endpoints) != 0):
         check_unsupported(response, "node_endpoints", "13-15")
-    field = ""
+    field = "throttle_time_ms, error_code, session_id"
     try:
-        field = "throttle_time_ms, error_code, session_id"
         out += _pack_FetchResponse_throttle_time_ms_to_session_id(response.throttle_time_ms, response.error_code, response.session_id)
         field = "responses[]"
         responses_items = response.responses
@@ -2468,11 +2403,10 @@ def _write_FetchResponse_v13_15(response: FetchResponse, out: bytearray) -> None
 
 def _read_FetchResponse_v16_18(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
     response = blank_instance(FetchResponse)
-    field = ""
+    field = "throttle_time_ms, error_code, session_id"
     index = 0
     size = len(buf)
     try:
-        field = "throttle_time_ms, error_code, session_id"
         response.throttle_time_ms, response.error_code, response.session_id = _unpack_FetchResponse_throttle_time_ms_to_session_id(buf, pos)
         pos += 10
         field = "responses[]"
@@ -2742,9 +2676,8 @@ def _read_FetchResponse_v16_18(buf: bytes, pos: int) -> tuple[FetchResponse, int
 
 
 def _write_FetchResponse_v16_18(response: FetchResponse, out: bytearray) -> None:
-    field = ""
+    field = "throttle_time_ms, error_code, session_id"
     try:
-        field = "throttle_time_ms, error_code, session_id"
         out += _pack_FetchResponse_throttle_time_ms_to_session_id(response.throttle_time_ms, response.error_code, response.session_id)
         field = "responses[]"
         responses_items = response.responses

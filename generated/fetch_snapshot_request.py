@@ -2,10 +2,9 @@
 
 Request message, versions 0-1, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -35,10 +34,9 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class SnapshotId(GeneratedStruct):
     """Which snapshot to fetch, as named by the leader's Fetch answer."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "end_offset": 'End offset (exclusive) of the snapshot.',
         "epoch": 'Leader epoch of the last record the snapshot covers.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "SnapshotId"
@@ -73,13 +71,12 @@ class SnapshotId(GeneratedStruct):
 class PartitionSnapshot(GeneratedStruct):
     """Partitions of the topic to fetch a snapshot of."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition": 'Index of the partition within the topic.',
         "current_leader_epoch": 'Leader epoch the fetcher knows, so a stale leader can be detected; -1 when unknown.',
         "snapshot_id": "Which snapshot to fetch, as named by the leader's Fetch answer.",
         "position": 'Byte position in the snapshot to continue from; 0 for the first chunk.',
         "replica_directory_id": "Directory id of the fetching replica's metadata log directory.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "PartitionSnapshot"
@@ -117,10 +114,9 @@ class PartitionSnapshot(GeneratedStruct):
 class TopicSnapshot(GeneratedStruct):
     """Raft topics to fetch snapshots of (in practice only __cluster_metadata)."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the Raft topic.',
         "partitions": 'Partitions of the topic to fetch a snapshot of.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TopicSnapshot"
@@ -146,12 +142,11 @@ class TopicSnapshot(GeneratedStruct):
 class FetchSnapshotRequest(GeneratedStruct):
     """Kafka's FetchSnapshotRequest (request, apiKey 59), versions 0-1, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "cluster_id": 'Cluster id the sender expects, or null; a leader of another cluster refuses the request.',
         "replica_id": 'Replica id of the fetching node; -1 when it is not a replica (an observer without an id).',
         "max_bytes": 'Most snapshot bytes to return in the whole response.',
         "topics": 'Raft topics to fetch snapshots of (in practice only __cluster_metadata).',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "FetchSnapshotRequest"
@@ -191,97 +186,75 @@ class FetchSnapshotRequest(GeneratedStruct):
 
 # --- SnapshotId, versions 0-1 (flexible) ---
 
-def _read_SnapshotId_v0_1(buf: bytes, pos: int) -> tuple[SnapshotId, int]:
+def _read_SnapshotId_v0_1(buf: bytes, pos: int, version: int) -> tuple[SnapshotId, int]:
     snapshot_id = blank_instance(SnapshotId)
-    field = ""
-    index = 0
+    field = "end_offset, epoch"
     try:
-        field = "end_offset, epoch"
         snapshot_id.end_offset, snapshot_id.epoch = _unpack_SnapshotId_end_offset_epoch(buf, pos)
         pos += 12
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            snapshot_id.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            snapshot_id.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        snapshot_id.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return snapshot_id, pos
 
 
-def _write_SnapshotId_v0_1(snapshot_id: SnapshotId, out: bytearray) -> None:
-    field = ""
+def _write_SnapshotId_v0_1(snapshot_id: SnapshotId, out: bytearray, version: int) -> None:
+    field = "end_offset, epoch"
     try:
-        field = "end_offset, epoch"
         out += _pack_SnapshotId_end_offset_epoch(snapshot_id.end_offset, snapshot_id.epoch)
         field = "(tagged fields)"
-        if snapshot_id.unknown_tagged_fields:
-            _w.write_tagged(out, [], snapshot_id.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], snapshot_id.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- PartitionSnapshot, version 0 (flexible) ---
 
-def _read_PartitionSnapshot_v0(buf: bytes, pos: int) -> tuple[PartitionSnapshot, int]:
+def _read_PartitionSnapshot_v0(buf: bytes, pos: int, version: int) -> tuple[PartitionSnapshot, int]:
     snapshot = blank_instance(PartitionSnapshot)
     snapshot.replica_directory_id = _ZERO_UUID
-    field = ""
-    index = 0
+    field = "partition, current_leader_epoch"
     try:
-        field = "partition, current_leader_epoch"
         snapshot.partition, snapshot.current_leader_epoch = _unpack_PartitionSnapshot_partition_current_leader_epoch(buf, pos)
         pos += 8
         field = "snapshot_id"
-        snapshot.snapshot_id, pos = _read_SnapshotId_v0_1(buf, pos)
+        snapshot.snapshot_id, pos = _read_SnapshotId_v0_1(buf, pos, version)
         field = "position"
         (snapshot.position,) = _unpack_PartitionSnapshot_position(buf, pos)
         pos += 8
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            snapshot.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            snapshot.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        snapshot.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return snapshot, pos
 
 
-def _write_PartitionSnapshot_v0(snapshot: PartitionSnapshot, out: bytearray) -> None:
-    field = ""
+def _write_PartitionSnapshot_v0(snapshot: PartitionSnapshot, out: bytearray, version: int) -> None:
+    field = "partition, current_leader_epoch"
     try:
-        field = "partition, current_leader_epoch"
         out += _pack_PartitionSnapshot_partition_current_leader_epoch(snapshot.partition, snapshot.current_leader_epoch)
         field = "snapshot_id"
-        _write_SnapshotId_v0_1(_w.non_null(snapshot.snapshot_id, "field snapshot_id is null, which PartitionSnapshot version 0 does not allow (never nullable)"), out)
+        _write_SnapshotId_v0_1(_w.non_null(snapshot.snapshot_id, "field snapshot_id is null, which PartitionSnapshot version 0 does not allow (never nullable)"), out, version)
         field = "position"
         out += _pack_PartitionSnapshot_position(snapshot.position)
         field = "(tagged fields)"
-        if snapshot.unknown_tagged_fields:
-            _w.write_tagged(out, [], snapshot.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], snapshot.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- PartitionSnapshot, version 1 (flexible) ---
 
-def _read_PartitionSnapshot_v1(buf: bytes, pos: int) -> tuple[PartitionSnapshot, int]:
+def _read_PartitionSnapshot_v1(buf: bytes, pos: int, version: int) -> tuple[PartitionSnapshot, int]:
     snapshot = blank_instance(PartitionSnapshot)
     snapshot.replica_directory_id = _ZERO_UUID
-    field = ""
-    index = 0
+    field = "partition, current_leader_epoch"
     try:
-        field = "partition, current_leader_epoch"
         snapshot.partition, snapshot.current_leader_epoch = _unpack_PartitionSnapshot_partition_current_leader_epoch(buf, pos)
         pos += 8
         field = "snapshot_id"
-        snapshot.snapshot_id, pos = _read_SnapshotId_v0_1(buf, pos)
+        snapshot.snapshot_id, pos = _read_SnapshotId_v0_1(buf, pos, version)
         field = "position"
         (snapshot.position,) = _unpack_PartitionSnapshot_position(buf, pos)
         pos += 8
@@ -314,17 +287,16 @@ def _read_PartitionSnapshot_v1(buf: bytes, pos: int) -> tuple[PartitionSnapshot,
                     pos = end
             snapshot.unknown_tagged_fields = tuple(unknown)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return snapshot, pos
 
 
-def _write_PartitionSnapshot_v1(snapshot: PartitionSnapshot, out: bytearray) -> None:
-    field = ""
+def _write_PartitionSnapshot_v1(snapshot: PartitionSnapshot, out: bytearray, version: int) -> None:
+    field = "partition, current_leader_epoch"
     try:
-        field = "partition, current_leader_epoch"
         out += _pack_PartitionSnapshot_partition_current_leader_epoch(snapshot.partition, snapshot.current_leader_epoch)
         field = "snapshot_id"
-        _write_SnapshotId_v0_1(_w.non_null(snapshot.snapshot_id, "field snapshot_id is null, which PartitionSnapshot version 1 does not allow (never nullable)"), out)
+        _write_SnapshotId_v0_1(_w.non_null(snapshot.snapshot_id, "field snapshot_id is null, which PartitionSnapshot version 1 does not allow (never nullable)"), out, version)
         field = "position"
         out += _pack_PartitionSnapshot_position(snapshot.position)
         field = "(tagged fields)"
@@ -344,132 +316,71 @@ def _write_PartitionSnapshot_v1(snapshot: PartitionSnapshot, out: bytearray) -> 
 
 # --- TopicSnapshot, version 0 (flexible) ---
 
-def _read_TopicSnapshot_v0(buf: bytes, pos: int) -> tuple[TopicSnapshot, int]:
+def _read_TopicSnapshot_v0(buf: bytes, pos: int, version: int) -> tuple[TopicSnapshot, int]:
     snapshot = blank_instance(TopicSnapshot)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         snapshot.name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[PartitionSnapshot] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionSnapshot_v0(buf, pos)
-                partitions_items.append(partitions_item)
-            snapshot.partitions = partitions_items
+        field = "partitions"
+        snapshot.partitions, pos = _w.read_struct_array(buf, pos, True, _read_PartitionSnapshot_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            snapshot.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            snapshot.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        snapshot.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return snapshot, pos
 
 
-def _write_TopicSnapshot_v0(snapshot: TopicSnapshot, out: bytearray) -> None:
-    field = ""
+def _write_TopicSnapshot_v0(snapshot: TopicSnapshot, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(snapshot.name, "field name is null, which TopicSnapshot version 0 does not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(snapshot.partitions, "field partitions is null, which TopicSnapshot version 0 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_PartitionSnapshot_v0(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(snapshot.partitions, "field partitions is null, which TopicSnapshot version 0 does not allow (never nullable)"), True, _write_PartitionSnapshot_v0, version)
         field = "(tagged fields)"
-        if snapshot.unknown_tagged_fields:
-            _w.write_tagged(out, [], snapshot.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], snapshot.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- TopicSnapshot, version 1 (flexible) ---
 
-def _read_TopicSnapshot_v1(buf: bytes, pos: int) -> tuple[TopicSnapshot, int]:
+def _read_TopicSnapshot_v1(buf: bytes, pos: int, version: int) -> tuple[TopicSnapshot, int]:
     snapshot = blank_instance(TopicSnapshot)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         snapshot.name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[PartitionSnapshot] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionSnapshot_v1(buf, pos)
-                partitions_items.append(partitions_item)
-            snapshot.partitions = partitions_items
+        field = "partitions"
+        snapshot.partitions, pos = _w.read_struct_array(buf, pos, True, _read_PartitionSnapshot_v1, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            snapshot.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            snapshot.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        snapshot.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return snapshot, pos
 
 
-def _write_TopicSnapshot_v1(snapshot: TopicSnapshot, out: bytearray) -> None:
-    field = ""
+def _write_TopicSnapshot_v1(snapshot: TopicSnapshot, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(snapshot.name, "field name is null, which TopicSnapshot version 1 does not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(snapshot.partitions, "field partitions is null, which TopicSnapshot version 1 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_PartitionSnapshot_v1(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(snapshot.partitions, "field partitions is null, which TopicSnapshot version 1 does not allow (never nullable)"), True, _write_PartitionSnapshot_v1, version)
         field = "(tagged fields)"
-        if snapshot.unknown_tagged_fields:
-            _w.write_tagged(out, [], snapshot.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], snapshot.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- FetchSnapshotRequest, version 0 (flexible) ---
 
-def _read_FetchSnapshotRequest_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotRequest, int]:
+def _read_FetchSnapshotRequest_v0(buf: bytes, pos: int, version: int) -> tuple[FetchSnapshotRequest, int]:
     request = blank_instance(FetchSnapshotRequest)
     request.cluster_id = None
-    field = ""
-    index = 0
+    field = "replica_id, max_bytes"
     try:
-        field = "replica_id, max_bytes"
         request.replica_id, request.max_bytes = _unpack_FetchSnapshotRequest_replica_id_max_bytes(buf, pos)
         pos += 8
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[TopicSnapshot] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicSnapshot_v0(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
+        field = "topics"
+        request.topics, pos = _w.read_struct_array(buf, pos, True, _read_TopicSnapshot_v0, version)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -499,20 +410,16 @@ def _read_FetchSnapshotRequest_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotRe
                     pos = end
             request.unknown_tagged_fields = tuple(unknown)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_FetchSnapshotRequest_v0(request: FetchSnapshotRequest, out: bytearray) -> None:
-    field = ""
+def _write_FetchSnapshotRequest_v0(request: FetchSnapshotRequest, out: bytearray, version: int) -> None:
+    field = "replica_id, max_bytes"
     try:
-        field = "replica_id, max_bytes"
         out += _pack_FetchSnapshotRequest_replica_id_max_bytes(request.replica_id, request.max_bytes)
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which FetchSnapshotRequest version 0 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_TopicSnapshot_v0(topics_item, out)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(request.topics, "field topics is null, which FetchSnapshotRequest version 0 does not allow (never nullable)"), True, _write_TopicSnapshot_v0, version)
         field = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
         if request.cluster_id is not None:
@@ -530,28 +437,15 @@ def _write_FetchSnapshotRequest_v0(request: FetchSnapshotRequest, out: bytearray
 
 # --- FetchSnapshotRequest, version 1 (flexible) ---
 
-def _read_FetchSnapshotRequest_v1(buf: bytes, pos: int) -> tuple[FetchSnapshotRequest, int]:
+def _read_FetchSnapshotRequest_v1(buf: bytes, pos: int, version: int) -> tuple[FetchSnapshotRequest, int]:
     request = blank_instance(FetchSnapshotRequest)
     request.cluster_id = None
-    field = ""
-    index = 0
+    field = "replica_id, max_bytes"
     try:
-        field = "replica_id, max_bytes"
         request.replica_id, request.max_bytes = _unpack_FetchSnapshotRequest_replica_id_max_bytes(buf, pos)
         pos += 8
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[TopicSnapshot] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicSnapshot_v1(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
+        field = "topics"
+        request.topics, pos = _w.read_struct_array(buf, pos, True, _read_TopicSnapshot_v1, version)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -581,20 +475,16 @@ def _read_FetchSnapshotRequest_v1(buf: bytes, pos: int) -> tuple[FetchSnapshotRe
                     pos = end
             request.unknown_tagged_fields = tuple(unknown)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_FetchSnapshotRequest_v1(request: FetchSnapshotRequest, out: bytearray) -> None:
-    field = ""
+def _write_FetchSnapshotRequest_v1(request: FetchSnapshotRequest, out: bytearray, version: int) -> None:
+    field = "replica_id, max_bytes"
     try:
-        field = "replica_id, max_bytes"
         out += _pack_FetchSnapshotRequest_replica_id_max_bytes(request.replica_id, request.max_bytes)
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which FetchSnapshotRequest version 1 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_TopicSnapshot_v1(topics_item, out)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(request.topics, "field topics is null, which FetchSnapshotRequest version 1 does not allow (never nullable)"), True, _write_TopicSnapshot_v1, version)
         field = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
         if request.cluster_id is not None:
@@ -616,14 +506,14 @@ def _write_FetchSnapshotRequest_v1(request: FetchSnapshotRequest, out: bytearray
 _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 
-SnapshotId._READERS = (_read_SnapshotId_v0_1, _read_SnapshotId_v0_1)
-SnapshotId._WRITERS = (_write_SnapshotId_v0_1, _write_SnapshotId_v0_1)
+SnapshotId._READERS = _w.bind_versions((_read_SnapshotId_v0_1, _read_SnapshotId_v0_1))
+SnapshotId._WRITERS = _w.bind_versions((_write_SnapshotId_v0_1, _write_SnapshotId_v0_1))
 SnapshotId.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="end_offset", json_name="endOffset", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="epoch", json_name="epoch", type="int32", versions=_V0_PLUS, default=0),
 )
-PartitionSnapshot._READERS = (_read_PartitionSnapshot_v0, _read_PartitionSnapshot_v1)
-PartitionSnapshot._WRITERS = (_write_PartitionSnapshot_v0, _write_PartitionSnapshot_v1)
+PartitionSnapshot._READERS = _w.bind_versions((_read_PartitionSnapshot_v0, _read_PartitionSnapshot_v1))
+PartitionSnapshot._WRITERS = _w.bind_versions((_write_PartitionSnapshot_v0, _write_PartitionSnapshot_v1))
 PartitionSnapshot._LAZY_DEFAULTS = {"snapshot_id": SnapshotId}
 PartitionSnapshot.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition", json_name="partition", type="int32", versions=_V0_PLUS, default=0),
@@ -632,15 +522,15 @@ PartitionSnapshot.FIELDS = (  # what the runtime knows of each field (kwire.wire
     FieldInfo(attr="position", json_name="position", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="replica_directory_id", json_name="replicaDirectoryId", type="uuid", versions=_V1_PLUS, tagged=_V1_PLUS, tag=0, ignorable=True, default=_ZERO_UUID),
 )
-TopicSnapshot._READERS = (_read_TopicSnapshot_v0, _read_TopicSnapshot_v1)
-TopicSnapshot._WRITERS = (_write_TopicSnapshot_v0, _write_TopicSnapshot_v1)
+TopicSnapshot._READERS = _w.bind_versions((_read_TopicSnapshot_v0, _read_TopicSnapshot_v1))
+TopicSnapshot._WRITERS = _w.bind_versions((_write_TopicSnapshot_v0, _write_TopicSnapshot_v1))
 TopicSnapshot._LAZY_DEFAULTS = {"partitions": list}
 TopicSnapshot.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partitions", json_name="partitions", type="[]PartitionSnapshot", versions=_V0_PLUS, default=(), struct=PartitionSnapshot),
 )
-FetchSnapshotRequest._READERS = (_read_FetchSnapshotRequest_v0, _read_FetchSnapshotRequest_v1)
-FetchSnapshotRequest._WRITERS = (_write_FetchSnapshotRequest_v0, _write_FetchSnapshotRequest_v1)
+FetchSnapshotRequest._READERS = _w.bind_versions((_read_FetchSnapshotRequest_v0, _read_FetchSnapshotRequest_v1))
+FetchSnapshotRequest._WRITERS = _w.bind_versions((_write_FetchSnapshotRequest_v0, _write_FetchSnapshotRequest_v1))
 FetchSnapshotRequest._LAZY_DEFAULTS = {"topics": list}
 FetchSnapshotRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="cluster_id", json_name="clusterId", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, tagged=_V0_PLUS, tag=0),

@@ -2,10 +2,9 @@
 
 Response message, versions 0-1, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -39,10 +38,9 @@ _pack_FetchSnapshotResponse_throttle_time_ms_error_code = struct.Struct(">ih").p
 class SnapshotId(GeneratedStruct):
     """The snapshot the chunk belongs to."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "end_offset": 'End offset (exclusive) of the snapshot.',
         "epoch": 'Leader epoch of the last record the snapshot covers.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "SnapshotId"
@@ -77,10 +75,9 @@ class SnapshotId(GeneratedStruct):
 class LeaderIdAndEpoch(GeneratedStruct):
     """The partition's leader as the answering node knows it."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "leader_id": 'Replica id of the leader, or -1 when unknown.',
         "leader_epoch": 'Newest leader epoch the answering node knows.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "LeaderIdAndEpoch"
@@ -115,7 +112,7 @@ class LeaderIdAndEpoch(GeneratedStruct):
 class PartitionSnapshot(GeneratedStruct):
     """Result for each partition of the topic."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "index": 'Index of the partition within the topic.',
         "error_code": 'Outcome for this partition, 0 on success; for example SNAPSHOT_NOT_FOUND, POSITION_OUT_OF_RANGE or FENCED_LEADER_EPOCH.',
         "snapshot_id": 'The snapshot the chunk belongs to.',
@@ -123,7 +120,6 @@ class PartitionSnapshot(GeneratedStruct):
         "size_": 'Total size of the snapshot in bytes.',
         "position": 'Byte position in the snapshot of the first byte of UnalignedRecords.',
         "unaligned_records": "The chunk's bytes, cut from the snapshot file without regard to record batch boundaries.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "PartitionSnapshot"
@@ -170,10 +166,9 @@ class PartitionSnapshot(GeneratedStruct):
 class TopicSnapshot(GeneratedStruct):
     """Results by Raft topic (in practice only __cluster_metadata)."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the Raft topic.',
         "partitions": 'Result for each partition of the topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TopicSnapshot"
@@ -199,11 +194,10 @@ class TopicSnapshot(GeneratedStruct):
 class NodeEndpoint(GeneratedStruct):
     """Endpoints of the leaders named in the partition results."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "node_id": 'Replica id of the node these endpoints belong to.',
         "host": 'Host name or IP address of the node.',
         "port": 'TCP port of the node.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "NodeEndpoint"
@@ -233,12 +227,11 @@ class NodeEndpoint(GeneratedStruct):
 class FetchSnapshotResponse(GeneratedStruct):
     """Kafka's FetchSnapshotResponse (response, apiKey 59), versions 0-1, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "error_code": 'Error for the whole request, 0 if none; for example INCONSISTENT_CLUSTER_ID.',
         "topics": 'Results by Raft topic (in practice only __cluster_metadata).',
         "node_endpoints": 'Endpoints of the leaders named in the partition results.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "FetchSnapshotResponse"
@@ -277,87 +270,65 @@ class FetchSnapshotResponse(GeneratedStruct):
 
 # --- SnapshotId, versions 0-1 (flexible) ---
 
-def _read_SnapshotId_v0_1(buf: bytes, pos: int) -> tuple[SnapshotId, int]:
+def _read_SnapshotId_v0_1(buf: bytes, pos: int, version: int) -> tuple[SnapshotId, int]:
     snapshot_id = blank_instance(SnapshotId)
-    field = ""
-    index = 0
+    field = "end_offset, epoch"
     try:
-        field = "end_offset, epoch"
         snapshot_id.end_offset, snapshot_id.epoch = _unpack_SnapshotId_end_offset_epoch(buf, pos)
         pos += 12
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            snapshot_id.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            snapshot_id.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        snapshot_id.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return snapshot_id, pos
 
 
-def _write_SnapshotId_v0_1(snapshot_id: SnapshotId, out: bytearray) -> None:
-    field = ""
+def _write_SnapshotId_v0_1(snapshot_id: SnapshotId, out: bytearray, version: int) -> None:
+    field = "end_offset, epoch"
     try:
-        field = "end_offset, epoch"
         out += _pack_SnapshotId_end_offset_epoch(snapshot_id.end_offset, snapshot_id.epoch)
         field = "(tagged fields)"
-        if snapshot_id.unknown_tagged_fields:
-            _w.write_tagged(out, [], snapshot_id.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], snapshot_id.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- LeaderIdAndEpoch, versions 0-1 (flexible) ---
 
-def _read_LeaderIdAndEpoch_v0_1(buf: bytes, pos: int) -> tuple[LeaderIdAndEpoch, int]:
+def _read_LeaderIdAndEpoch_v0_1(buf: bytes, pos: int, version: int) -> tuple[LeaderIdAndEpoch, int]:
     leader_id_and_epoch = blank_instance(LeaderIdAndEpoch)
-    field = ""
-    index = 0
+    field = "leader_id, leader_epoch"
     try:
-        field = "leader_id, leader_epoch"
         leader_id_and_epoch.leader_id, leader_id_and_epoch.leader_epoch = _unpack_LeaderIdAndEpoch_leader_id_leader_epoch(buf, pos)
         pos += 8
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            leader_id_and_epoch.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            leader_id_and_epoch.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        leader_id_and_epoch.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return leader_id_and_epoch, pos
 
 
-def _write_LeaderIdAndEpoch_v0_1(leader_id_and_epoch: LeaderIdAndEpoch, out: bytearray) -> None:
-    field = ""
+def _write_LeaderIdAndEpoch_v0_1(leader_id_and_epoch: LeaderIdAndEpoch, out: bytearray, version: int) -> None:
+    field = "leader_id, leader_epoch"
     try:
-        field = "leader_id, leader_epoch"
         out += _pack_LeaderIdAndEpoch_leader_id_leader_epoch(leader_id_and_epoch.leader_id, leader_id_and_epoch.leader_epoch)
         field = "(tagged fields)"
-        if leader_id_and_epoch.unknown_tagged_fields:
-            _w.write_tagged(out, [], leader_id_and_epoch.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], leader_id_and_epoch.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- PartitionSnapshot, versions 0-1 (flexible) ---
 
-def _read_PartitionSnapshot_v0_1(buf: bytes, pos: int) -> tuple[PartitionSnapshot, int]:
+def _read_PartitionSnapshot_v0_1(buf: bytes, pos: int, version: int) -> tuple[PartitionSnapshot, int]:
     snapshot = blank_instance(PartitionSnapshot)
-    field = ""
-    index = 0
+    field = "index, error_code"
     size = len(buf)
     try:
-        field = "index, error_code"
         snapshot.index, snapshot.error_code = _unpack_PartitionSnapshot_index_error_code(buf, pos)
         pos += 6
         field = "snapshot_id"
-        snapshot.snapshot_id, pos = _read_SnapshotId_v0_1(buf, pos)
+        snapshot.snapshot_id, pos = _read_SnapshotId_v0_1(buf, pos, version)
         field = "size_, position"
         snapshot.size_, snapshot.position = _unpack_PartitionSnapshot_size__position(buf, pos)
         pos += 16
@@ -410,7 +381,7 @@ def _read_PartitionSnapshot_v0_1(buf: bytes, pos: int) -> tuple[PartitionSnapsho
                     tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     field = "current_leader"
-                    snapshot.current_leader, pos = _read_LeaderIdAndEpoch_v0_1(buf, pos)
+                    snapshot.current_leader, pos = _read_LeaderIdAndEpoch_v0_1(buf, pos, version)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -418,17 +389,16 @@ def _read_PartitionSnapshot_v0_1(buf: bytes, pos: int) -> tuple[PartitionSnapsho
                     pos = end
             snapshot.unknown_tagged_fields = tuple(unknown)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return snapshot, pos
 
 
-def _write_PartitionSnapshot_v0_1(snapshot: PartitionSnapshot, out: bytearray) -> None:
-    field = ""
+def _write_PartitionSnapshot_v0_1(snapshot: PartitionSnapshot, out: bytearray, version: int) -> None:
+    field = "index, error_code"
     try:
-        field = "index, error_code"
         out += _pack_PartitionSnapshot_index_error_code(snapshot.index, snapshot.error_code)
         field = "snapshot_id"
-        _write_SnapshotId_v0_1(_w.non_null(snapshot.snapshot_id, "field snapshot_id is null, which PartitionSnapshot versions 0-1 do not allow (never nullable)"), out)
+        _write_SnapshotId_v0_1(_w.non_null(snapshot.snapshot_id, "field snapshot_id is null, which PartitionSnapshot versions 0-1 do not allow (never nullable)"), out, version)
         field = "size_, position"
         out += _pack_PartitionSnapshot_size__position(snapshot.size_, snapshot.position)
         field = "unaligned_records"
@@ -438,7 +408,7 @@ def _write_PartitionSnapshot_v0_1(snapshot: PartitionSnapshot, out: bytearray) -
         if snapshot.current_leader != LeaderIdAndEpoch():
             payload = bytearray()
             field = "current_leader"
-            _write_LeaderIdAndEpoch_v0_1(_w.non_null(snapshot.current_leader, "field current_leader is null, which PartitionSnapshot versions 0-1 do not allow (never nullable)"), payload)
+            _write_LeaderIdAndEpoch_v0_1(_w.non_null(snapshot.current_leader, "field current_leader is null, which PartitionSnapshot versions 0-1 do not allow (never nullable)"), payload, version)
             tagged.append((0, payload))
         if tagged or snapshot.unknown_tagged_fields:
             _w.write_tagged(out, tagged, snapshot.unknown_tagged_fields)
@@ -450,64 +420,38 @@ def _write_PartitionSnapshot_v0_1(snapshot: PartitionSnapshot, out: bytearray) -
 
 # --- TopicSnapshot, versions 0-1 (flexible) ---
 
-def _read_TopicSnapshot_v0_1(buf: bytes, pos: int) -> tuple[TopicSnapshot, int]:
+def _read_TopicSnapshot_v0_1(buf: bytes, pos: int, version: int) -> tuple[TopicSnapshot, int]:
     snapshot = blank_instance(TopicSnapshot)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         snapshot.name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[PartitionSnapshot] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionSnapshot_v0_1(buf, pos)
-                partitions_items.append(partitions_item)
-            snapshot.partitions = partitions_items
+        field = "partitions"
+        snapshot.partitions, pos = _w.read_struct_array(buf, pos, True, _read_PartitionSnapshot_v0_1, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            snapshot.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            snapshot.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        snapshot.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return snapshot, pos
 
 
-def _write_TopicSnapshot_v0_1(snapshot: TopicSnapshot, out: bytearray) -> None:
-    field = ""
+def _write_TopicSnapshot_v0_1(snapshot: TopicSnapshot, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(snapshot.name, "field name is null, which TopicSnapshot versions 0-1 do not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(snapshot.partitions, "field partitions is null, which TopicSnapshot versions 0-1 do not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_PartitionSnapshot_v0_1(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(snapshot.partitions, "field partitions is null, which TopicSnapshot versions 0-1 do not allow (never nullable)"), True, _write_PartitionSnapshot_v0_1, version)
         field = "(tagged fields)"
-        if snapshot.unknown_tagged_fields:
-            _w.write_tagged(out, [], snapshot.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], snapshot.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- NodeEndpoint, version 1 (flexible) ---
 
-def _read_NodeEndpoint_v1(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
+def _read_NodeEndpoint_v1(buf: bytes, pos: int, version: int) -> tuple[NodeEndpoint, int]:
     endpoint = blank_instance(NodeEndpoint)
-    field = ""
-    index = 0
+    field = "node_id"
     try:
-        field = "node_id"
         (endpoint.node_id,) = _unpack_NodeEndpoint_node_id(buf, pos)
         pos += 4
         field = "host"
@@ -516,112 +460,67 @@ def _read_NodeEndpoint_v1(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
         (endpoint.port,) = _unpack_NodeEndpoint_port(buf, pos)
         pos += 2
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            endpoint.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            endpoint.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        endpoint.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return endpoint, pos
 
 
-def _write_NodeEndpoint_v1(endpoint: NodeEndpoint, out: bytearray) -> None:
-    field = ""
+def _write_NodeEndpoint_v1(endpoint: NodeEndpoint, out: bytearray, version: int) -> None:
+    field = "node_id"
     try:
-        field = "node_id"
         out += _pack_NodeEndpoint_node_id(endpoint.node_id)
         field = "host"
         _w.write_compact_string(out, _w.non_null(endpoint.host, "field host is null, which NodeEndpoint version 1 does not allow (never nullable)"))
         field = "port"
         out += _pack_NodeEndpoint_port(endpoint.port)
         field = "(tagged fields)"
-        if endpoint.unknown_tagged_fields:
-            _w.write_tagged(out, [], endpoint.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], endpoint.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- FetchSnapshotResponse, version 0 (flexible) ---
 
-def _read_FetchSnapshotResponse_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotResponse, int]:
+def _read_FetchSnapshotResponse_v0(buf: bytes, pos: int, version: int) -> tuple[FetchSnapshotResponse, int]:
     response = blank_instance(FetchSnapshotResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_FetchSnapshotResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[TopicSnapshot] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicSnapshot_v0_1(buf, pos)
-                topics_items.append(topics_item)
-            response.topics = topics_items
+        field = "topics"
+        response.topics, pos = _w.read_struct_array(buf, pos, True, _read_TopicSnapshot_v0_1, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_FetchSnapshotResponse_v0(response: FetchSnapshotResponse, out: bytearray) -> None:
+def _write_FetchSnapshotResponse_v0(response: FetchSnapshotResponse, out: bytearray, version: int) -> None:
     if (response.node_endpoints is None or len(response.node_endpoints) != 0):
         check_unsupported(response, "node_endpoints", "0")
-    field = ""
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         out += _pack_FetchSnapshotResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
-        field = "topics[]"
-        topics_items = _w.non_null(response.topics, "field topics is null, which FetchSnapshotResponse version 0 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_TopicSnapshot_v0_1(topics_item, out)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(response.topics, "field topics is null, which FetchSnapshotResponse version 0 does not allow (never nullable)"), True, _write_TopicSnapshot_v0_1, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- FetchSnapshotResponse, version 1 (flexible) ---
 
-def _read_FetchSnapshotResponse_v1(buf: bytes, pos: int) -> tuple[FetchSnapshotResponse, int]:
+def _read_FetchSnapshotResponse_v1(buf: bytes, pos: int, version: int) -> tuple[FetchSnapshotResponse, int]:
     response = blank_instance(FetchSnapshotResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_FetchSnapshotResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[TopicSnapshot] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicSnapshot_v0_1(buf, pos)
-                topics_items.append(topics_item)
-            response.topics = topics_items
+        field = "topics"
+        response.topics, pos = _w.read_struct_array(buf, pos, True, _read_TopicSnapshot_v0_1, version)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -642,19 +541,8 @@ def _read_FetchSnapshotResponse_v1(buf: bytes, pos: int) -> tuple[FetchSnapshotR
                 else:
                     tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
-                    field = "node_endpoints[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    node_endpoints_n, pos = _w.read_count(buf, pos, True)
-                    if node_endpoints_n < 0:
-                        raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
-                    elif node_endpoints_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
-                        for index in range(node_endpoints_n):
-                            node_endpoints_item, pos = _read_NodeEndpoint_v1(buf, pos)
-                            node_endpoints_items.append(node_endpoints_item)
-                        response.node_endpoints = node_endpoints_items
+                    field = "node_endpoints"
+                    response.node_endpoints, pos = _w.read_struct_array(buf, pos, True, _read_NodeEndpoint_v1, version, KeyedList)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (node_endpoints) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -662,29 +550,22 @@ def _read_FetchSnapshotResponse_v1(buf: bytes, pos: int) -> tuple[FetchSnapshotR
                     pos = end
             response.unknown_tagged_fields = tuple(unknown)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_FetchSnapshotResponse_v1(response: FetchSnapshotResponse, out: bytearray) -> None:
-    field = ""
+def _write_FetchSnapshotResponse_v1(response: FetchSnapshotResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         out += _pack_FetchSnapshotResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
-        field = "topics[]"
-        topics_items = _w.non_null(response.topics, "field topics is null, which FetchSnapshotResponse version 1 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_TopicSnapshot_v0_1(topics_item, out)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(response.topics, "field topics is null, which FetchSnapshotResponse version 1 does not allow (never nullable)"), True, _write_TopicSnapshot_v0_1, version)
         field = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
         if (response.node_endpoints is None or len(response.node_endpoints) != 0):
             payload = bytearray()
-            field = "node_endpoints[]"
-            node_endpoints_items = _w.non_null(response.node_endpoints, "field node_endpoints is null, which FetchSnapshotResponse version 1 does not allow (never nullable)")
-            _w.write_count(payload, len(node_endpoints_items), True)
-            for node_endpoints_item in node_endpoints_items:
-                _write_NodeEndpoint_v1(node_endpoints_item, payload)
+            field = "node_endpoints"
+            _w.write_struct_array(payload, _w.non_null(response.node_endpoints, "field node_endpoints is null, which FetchSnapshotResponse version 1 does not allow (never nullable)"), True, _write_NodeEndpoint_v1, version)
             tagged.append((0, payload))
         if tagged or response.unknown_tagged_fields:
             _w.write_tagged(out, tagged, response.unknown_tagged_fields)
@@ -700,20 +581,20 @@ def _write_FetchSnapshotResponse_v1(response: FetchSnapshotResponse, out: bytear
 _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 
-SnapshotId._READERS = (_read_SnapshotId_v0_1, _read_SnapshotId_v0_1)
-SnapshotId._WRITERS = (_write_SnapshotId_v0_1, _write_SnapshotId_v0_1)
+SnapshotId._READERS = _w.bind_versions((_read_SnapshotId_v0_1, _read_SnapshotId_v0_1))
+SnapshotId._WRITERS = _w.bind_versions((_write_SnapshotId_v0_1, _write_SnapshotId_v0_1))
 SnapshotId.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="end_offset", json_name="endOffset", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="epoch", json_name="epoch", type="int32", versions=_V0_PLUS, default=0),
 )
-LeaderIdAndEpoch._READERS = (_read_LeaderIdAndEpoch_v0_1, _read_LeaderIdAndEpoch_v0_1)
-LeaderIdAndEpoch._WRITERS = (_write_LeaderIdAndEpoch_v0_1, _write_LeaderIdAndEpoch_v0_1)
+LeaderIdAndEpoch._READERS = _w.bind_versions((_read_LeaderIdAndEpoch_v0_1, _read_LeaderIdAndEpoch_v0_1))
+LeaderIdAndEpoch._WRITERS = _w.bind_versions((_write_LeaderIdAndEpoch_v0_1, _write_LeaderIdAndEpoch_v0_1))
 LeaderIdAndEpoch.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="leader_id", json_name="leaderId", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="leader_epoch", json_name="leaderEpoch", type="int32", versions=_V0_PLUS, default=0),
 )
-PartitionSnapshot._READERS = (_read_PartitionSnapshot_v0_1, _read_PartitionSnapshot_v0_1)
-PartitionSnapshot._WRITERS = (_write_PartitionSnapshot_v0_1, _write_PartitionSnapshot_v0_1)
+PartitionSnapshot._READERS = _w.bind_versions((_read_PartitionSnapshot_v0_1, _read_PartitionSnapshot_v0_1))
+PartitionSnapshot._WRITERS = _w.bind_versions((_write_PartitionSnapshot_v0_1, _write_PartitionSnapshot_v0_1))
 PartitionSnapshot._LAZY_DEFAULTS = {"snapshot_id": SnapshotId, "current_leader": LeaderIdAndEpoch}
 PartitionSnapshot.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="index", json_name="index", type="int32", versions=_V0_PLUS, default=0),
@@ -724,23 +605,23 @@ PartitionSnapshot.FIELDS = (  # what the runtime knows of each field (kwire.wire
     FieldInfo(attr="position", json_name="position", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="unaligned_records", json_name="unalignedRecords", type="records", versions=_V0_PLUS, default=b''),
 )
-TopicSnapshot._READERS = (_read_TopicSnapshot_v0_1, _read_TopicSnapshot_v0_1)
-TopicSnapshot._WRITERS = (_write_TopicSnapshot_v0_1, _write_TopicSnapshot_v0_1)
+TopicSnapshot._READERS = _w.bind_versions((_read_TopicSnapshot_v0_1, _read_TopicSnapshot_v0_1))
+TopicSnapshot._WRITERS = _w.bind_versions((_write_TopicSnapshot_v0_1, _write_TopicSnapshot_v0_1))
 TopicSnapshot._LAZY_DEFAULTS = {"partitions": list}
 TopicSnapshot.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partitions", json_name="partitions", type="[]PartitionSnapshot", versions=_V0_PLUS, default=(), struct=PartitionSnapshot),
 )
-NodeEndpoint._READERS = (None, _read_NodeEndpoint_v1)
-NodeEndpoint._WRITERS = (None, _write_NodeEndpoint_v1)
+NodeEndpoint._READERS = _w.bind_versions((None, _read_NodeEndpoint_v1))
+NodeEndpoint._WRITERS = _w.bind_versions((None, _write_NodeEndpoint_v1))
 NodeEndpoint._MAP_KEYS = ("node_id",)
 NodeEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="node_id", json_name="nodeId", type="int32", versions=_V1_PLUS, default=0, map_key=True),
     FieldInfo(attr="host", json_name="host", type="string", versions=_V1_PLUS, default=''),
     FieldInfo(attr="port", json_name="port", type="uint16", versions=_V1_PLUS, default=0),
 )
-FetchSnapshotResponse._READERS = (_read_FetchSnapshotResponse_v0, _read_FetchSnapshotResponse_v1)
-FetchSnapshotResponse._WRITERS = (_write_FetchSnapshotResponse_v0, _write_FetchSnapshotResponse_v1)
+FetchSnapshotResponse._READERS = _w.bind_versions((_read_FetchSnapshotResponse_v0, _read_FetchSnapshotResponse_v1))
+FetchSnapshotResponse._WRITERS = _w.bind_versions((_write_FetchSnapshotResponse_v0, _write_FetchSnapshotResponse_v1))
 FetchSnapshotResponse._LAZY_DEFAULTS = {"topics": list, "node_endpoints": KeyedList}
 FetchSnapshotResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, ignorable=True, default=0),

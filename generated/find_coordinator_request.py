@@ -2,10 +2,9 @@
 
 Request message, versions 0-6, flexible versions 3+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -26,11 +25,10 @@ _pack_FindCoordinatorRequest_key_type = struct.Struct(">b").pack
 class FindCoordinatorRequest(GeneratedStruct):
     """Kafka's FindCoordinatorRequest (request, apiKey 10), versions 0-6, flexible versions 3+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "key": 'Group id or transactional id whose coordinator is wanted (v0-v3).',
         "key_type": 'What kind of key: 0 group, 1 transaction, 2 share.',
         "coordinator_keys": 'Group ids, transactional ids or share-partition keys whose coordinators are wanted (v4+), all of KeyType.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "FindCoordinatorRequest"
@@ -65,165 +63,86 @@ class FindCoordinatorRequest(GeneratedStruct):
 
 
 
-# --- FindCoordinatorRequest, version 0 ---
+# --- FindCoordinatorRequest, versions 0-2 ---
 
-def _read_FindCoordinatorRequest_v0(buf: bytes, pos: int) -> tuple[FindCoordinatorRequest, int]:
+def _read_FindCoordinatorRequest_v0_2(buf: bytes, pos: int, version: int) -> tuple[FindCoordinatorRequest, int]:
     request = blank_instance(FindCoordinatorRequest)
     request.key_type = 0
-    field = ""
-    index = 0
+    field = "key"
     try:
-        field = "key"
         request.key, pos = _w.read_string_nn(buf, pos)
-        request.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_FindCoordinatorRequest_v0(request: FindCoordinatorRequest, out: bytearray) -> None:
-    if request.key_type != 0:
-        check_unsupported(request, "key_type", "0")
-    if (request.coordinator_keys is None or len(request.coordinator_keys) != 0):
-        check_unsupported(request, "coordinator_keys", "0")
-    if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("FindCoordinatorRequest version 0 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "key"
-        _w.write_string(out, _w.non_null(request.key, "field key is null, which FindCoordinatorRequest version 0 does not allow (never nullable)"))
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- FindCoordinatorRequest, versions 1-2 ---
-
-def _read_FindCoordinatorRequest_v1_2(buf: bytes, pos: int) -> tuple[FindCoordinatorRequest, int]:
-    request = blank_instance(FindCoordinatorRequest)
-    field = ""
-    index = 0
-    try:
-        field = "key"
-        request.key, pos = _w.read_string_nn(buf, pos)
-        field = "key_type"
-        (request.key_type,) = _unpack_FindCoordinatorRequest_key_type(buf, pos)
-        pos += 1
-        request.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_FindCoordinatorRequest_v1_2(request: FindCoordinatorRequest, out: bytearray) -> None:
-    if (request.coordinator_keys is None or len(request.coordinator_keys) != 0):
-        check_unsupported(request, "coordinator_keys", "1-2")
-    if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("FindCoordinatorRequest version 1-2 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "key"
-        _w.write_string(out, _w.non_null(request.key, "field key is null, which FindCoordinatorRequest versions 1-2 do not allow (never nullable)"))
-        field = "key_type"
-        out += _pack_FindCoordinatorRequest_key_type(request.key_type)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- FindCoordinatorRequest, version 3 (flexible) ---
-
-def _read_FindCoordinatorRequest_v3(buf: bytes, pos: int) -> tuple[FindCoordinatorRequest, int]:
-    request = blank_instance(FindCoordinatorRequest)
-    field = ""
-    index = 0
-    try:
-        field = "key"
-        request.key, pos = _w.read_compact_string_nn(buf, pos)
-        field = "key_type"
-        (request.key_type,) = _unpack_FindCoordinatorRequest_key_type(buf, pos)
-        pos += 1
-        field = "(tagged fields)"
-        if buf[pos] == 0:
+        if version >= 1:
+            field = "key_type"
+            (request.key_type,) = _unpack_FindCoordinatorRequest_key_type(buf, pos)
             pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_FindCoordinatorRequest_v3(request: FindCoordinatorRequest, out: bytearray) -> None:
+def _write_FindCoordinatorRequest_v0_2(request: FindCoordinatorRequest, out: bytearray, version: int) -> None:
     if (request.coordinator_keys is None or len(request.coordinator_keys) != 0):
-        check_unsupported(request, "coordinator_keys", "3")
-    field = ""
+        check_unsupported(request, "coordinator_keys", "0-2")
+    if version < 1 and request.key_type != 0:
+        check_unsupported(request, "key_type", str(version))
+    if request.unknown_tagged_fields:
+        raise UnsupportedVersionError("FindCoordinatorRequest version 0-2 cannot carry tagged fields")
+    field = "key"
     try:
-        field = "key"
-        _w.write_compact_string(out, _w.non_null(request.key, "field key is null, which FindCoordinatorRequest version 3 does not allow (never nullable)"))
-        field = "key_type"
-        out += _pack_FindCoordinatorRequest_key_type(request.key_type)
-        field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_string(out, _w.non_null(request.key, "field key is null, which FindCoordinatorRequest versions 0-2 do not allow (never nullable)"))
+        if version >= 1:
+            field = "key_type"
+            out += _pack_FindCoordinatorRequest_key_type(request.key_type)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- FindCoordinatorRequest, versions 4-6 (flexible) ---
+# --- FindCoordinatorRequest, versions 3-6 (flexible) ---
 
-def _read_FindCoordinatorRequest_v4_6(buf: bytes, pos: int) -> tuple[FindCoordinatorRequest, int]:
+def _read_FindCoordinatorRequest_v3_6(buf: bytes, pos: int, version: int) -> tuple[FindCoordinatorRequest, int]:
     request = blank_instance(FindCoordinatorRequest)
     request.key = ''
     field = ""
-    index = 0
     try:
+        if version <= 3:
+            field = "key"
+            request.key, pos = _w.read_compact_string_nn(buf, pos)
         field = "key_type"
         (request.key_type,) = _unpack_FindCoordinatorRequest_key_type(buf, pos)
         pos += 1
-        field = "coordinator_keys"
-        index = -1  # no element yet: an error in the count names the array itself
-        coordinator_keys_n, pos = _w.read_count(buf, pos, True)
-        if coordinator_keys_n < 0:
-            raise DecodeError("non-nullable field coordinator_keys was null", offset=pos)
-        elif coordinator_keys_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            coordinator_keys_items: list[str] = []
-            for index in range(coordinator_keys_n):
-                coordinator_keys_item, pos = _w.read_compact_string_nn(buf, pos)
-                coordinator_keys_items.append(coordinator_keys_item)
-            request.coordinator_keys = coordinator_keys_items
+        if version >= 4:
+            field = "coordinator_keys"
+            request.coordinator_keys, pos = _w.read_array(buf, pos, True, _w.read_compact_string_nn)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_FindCoordinatorRequest_v4_6(request: FindCoordinatorRequest, out: bytearray) -> None:
-    if request.key != '':
-        check_unsupported(request, "key", "4-6")
+def _write_FindCoordinatorRequest_v3_6(request: FindCoordinatorRequest, out: bytearray, version: int) -> None:
+    if version > 3 and request.key != '':
+        check_unsupported(request, "key", str(version))
+    if version < 4 and (request.coordinator_keys is None or len(request.coordinator_keys) != 0):
+        check_unsupported(request, "coordinator_keys", str(version))
     field = ""
     try:
+        if version <= 3:
+            field = "key"
+            _w.write_compact_string(out, _w.non_null(request.key, "field key is null, which FindCoordinatorRequest versions 3-6 do not allow (never nullable)"))
         field = "key_type"
         out += _pack_FindCoordinatorRequest_key_type(request.key_type)
-        field = "coordinator_keys"
-        coordinator_keys_items = _w.non_null(request.coordinator_keys, "field coordinator_keys is null, which FindCoordinatorRequest versions 4-6 do not allow (never nullable)")
-        _w.write_count(out, len(coordinator_keys_items), True)
-        for coordinator_keys_item in coordinator_keys_items:
-            if coordinator_keys_item is None:
-                raise EncodeError("null element in array coordinator_keys")
-            _w.write_compact_string(out, coordinator_keys_item)
+        if version >= 4:
+            field = "coordinator_keys"
+            coordinator_keys_items = _w.non_null(request.coordinator_keys, "field coordinator_keys is null, which FindCoordinatorRequest versions 3-6 do not allow (never nullable)")
+            _w.write_count(out, len(coordinator_keys_items), True)
+            for coordinator_keys_item in coordinator_keys_items:
+                if coordinator_keys_item is None:
+                    raise EncodeError("null element in array coordinator_keys")
+                _w.write_compact_string(out, coordinator_keys_item)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -235,8 +154,8 @@ _V0_TO_3 = (0, 3)
 _V1_PLUS = (1, 32767)
 _V4_PLUS = (4, 32767)
 
-FindCoordinatorRequest._READERS = (_read_FindCoordinatorRequest_v0, _read_FindCoordinatorRequest_v1_2, _read_FindCoordinatorRequest_v1_2, _read_FindCoordinatorRequest_v3, _read_FindCoordinatorRequest_v4_6, _read_FindCoordinatorRequest_v4_6, _read_FindCoordinatorRequest_v4_6)
-FindCoordinatorRequest._WRITERS = (_write_FindCoordinatorRequest_v0, _write_FindCoordinatorRequest_v1_2, _write_FindCoordinatorRequest_v1_2, _write_FindCoordinatorRequest_v3, _write_FindCoordinatorRequest_v4_6, _write_FindCoordinatorRequest_v4_6, _write_FindCoordinatorRequest_v4_6)
+FindCoordinatorRequest._READERS = _w.bind_versions((_read_FindCoordinatorRequest_v0_2, _read_FindCoordinatorRequest_v0_2, _read_FindCoordinatorRequest_v0_2, _read_FindCoordinatorRequest_v3_6, _read_FindCoordinatorRequest_v3_6, _read_FindCoordinatorRequest_v3_6, _read_FindCoordinatorRequest_v3_6))
+FindCoordinatorRequest._WRITERS = _w.bind_versions((_write_FindCoordinatorRequest_v0_2, _write_FindCoordinatorRequest_v0_2, _write_FindCoordinatorRequest_v0_2, _write_FindCoordinatorRequest_v3_6, _write_FindCoordinatorRequest_v3_6, _write_FindCoordinatorRequest_v3_6, _write_FindCoordinatorRequest_v3_6))
 FindCoordinatorRequest._LAZY_DEFAULTS = {"coordinator_keys": list}
 FindCoordinatorRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="key", json_name="key", type="string", versions=_V0_TO_3, default=''),

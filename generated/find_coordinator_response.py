@@ -2,10 +2,9 @@
 
 Response message, versions 0-6, flexible versions 3+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -23,29 +22,26 @@ _unpack_Coordinator_node_id = struct.Struct(">i").unpack_from
 _pack_Coordinator_node_id = struct.Struct(">i").pack
 _unpack_Coordinator_port_error_code = struct.Struct(">ih").unpack_from
 _pack_Coordinator_port_error_code = struct.Struct(">ih").pack
-_unpack_FindCoordinatorResponse_error_code_node_id = struct.Struct(">hi").unpack_from
-_pack_FindCoordinatorResponse_error_code_node_id = struct.Struct(">hi").pack
-_unpack_FindCoordinatorResponse_port = struct.Struct(">i").unpack_from
-_pack_FindCoordinatorResponse_port = struct.Struct(">i").pack
-_unpack_FindCoordinatorResponse_throttle_time_ms_error_code = struct.Struct(">ih").unpack_from
-_pack_FindCoordinatorResponse_throttle_time_ms_error_code = struct.Struct(">ih").pack
-_unpack_FindCoordinatorResponse_node_id = struct.Struct(">i").unpack_from
-_pack_FindCoordinatorResponse_node_id = struct.Struct(">i").pack
 _unpack_FindCoordinatorResponse_throttle_time_ms = struct.Struct(">i").unpack_from
 _pack_FindCoordinatorResponse_throttle_time_ms = struct.Struct(">i").pack
+_unpack_FindCoordinatorResponse_error_code = struct.Struct(">h").unpack_from
+_pack_FindCoordinatorResponse_error_code = struct.Struct(">h").pack
+_unpack_FindCoordinatorResponse_node_id = struct.Struct(">i").unpack_from
+_pack_FindCoordinatorResponse_node_id = struct.Struct(">i").pack
+_unpack_FindCoordinatorResponse_port = struct.Struct(">i").unpack_from
+_pack_FindCoordinatorResponse_port = struct.Struct(">i").pack
 
 
 class Coordinator(GeneratedStruct):
     """One result per requested key."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "key": 'The requested key this result answers.',
         "node_id": "Broker id of the key's coordinator; -1 on error.",
         "host": 'Host name of the coordinator.',
         "port": 'TCP port of the coordinator.',
         "error_code": 'Outcome for this key, 0 on success; for example COORDINATOR_NOT_AVAILABLE or TRANSACTIONAL_ID_AUTHORIZATION_FAILED.',
         "error_message": 'Text of the error, or null on success.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "Coordinator"
@@ -88,7 +84,7 @@ class Coordinator(GeneratedStruct):
 class FindCoordinatorResponse(GeneratedStruct):
     """Kafka's FindCoordinatorResponse (response, apiKey 10), versions 0-6, flexible versions 3+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "error_code": 'Outcome of the lookup (v0-v3), 0 on success; for example COORDINATOR_NOT_AVAILABLE or GROUP_AUTHORIZATION_FAILED.',
         "error_message": 'Text of the error, or null on success.',
@@ -96,7 +92,6 @@ class FindCoordinatorResponse(GeneratedStruct):
         "host": 'Host name of the coordinator (v0-v3).',
         "port": 'Port of the coordinator (v0-v3).',
         "coordinators": 'One result per requested key.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "FindCoordinatorResponse"
@@ -148,12 +143,10 @@ class FindCoordinatorResponse(GeneratedStruct):
 
 # --- Coordinator, versions 4-6 (flexible) ---
 
-def _read_Coordinator_v4_6(buf: bytes, pos: int) -> tuple[Coordinator, int]:
+def _read_Coordinator_v4_6(buf: bytes, pos: int, version: int) -> tuple[Coordinator, int]:
     coordinator = blank_instance(Coordinator)
-    field = ""
-    index = 0
+    field = "key"
     try:
-        field = "key"
         coordinator.key, pos = _w.read_compact_string_nn(buf, pos)
         field = "node_id"
         (coordinator.node_id,) = _unpack_Coordinator_node_id(buf, pos)
@@ -166,20 +159,15 @@ def _read_Coordinator_v4_6(buf: bytes, pos: int) -> tuple[Coordinator, int]:
         field = "error_message"
         coordinator.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            coordinator.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            coordinator.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        coordinator.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return coordinator, pos
 
 
-def _write_Coordinator_v4_6(coordinator: Coordinator, out: bytearray) -> None:
-    field = ""
+def _write_Coordinator_v4_6(coordinator: Coordinator, out: bytearray, version: int) -> None:
+    field = "key"
     try:
-        field = "key"
         _w.write_compact_string(out, _w.non_null(coordinator.key, "field key is null, which Coordinator versions 4-6 do not allow (never nullable)"))
         field = "node_id"
         out += _pack_Coordinator_node_id(coordinator.node_id)
@@ -190,66 +178,29 @@ def _write_Coordinator_v4_6(coordinator: Coordinator, out: bytearray) -> None:
         field = "error_message"
         _w.write_compact_string(out, coordinator.error_message)
         field = "(tagged fields)"
-        if coordinator.unknown_tagged_fields:
-            _w.write_tagged(out, [], coordinator.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], coordinator.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- FindCoordinatorResponse, version 0 ---
+# --- FindCoordinatorResponse, versions 0-2 ---
 
-def _read_FindCoordinatorResponse_v0(buf: bytes, pos: int) -> tuple[FindCoordinatorResponse, int]:
+def _read_FindCoordinatorResponse_v0_2(buf: bytes, pos: int, version: int) -> tuple[FindCoordinatorResponse, int]:
     response = blank_instance(FindCoordinatorResponse)
     response.throttle_time_ms = 0
     response.error_message = ''
     field = ""
-    index = 0
     try:
-        field = "error_code, node_id"
-        response.error_code, response.node_id = _unpack_FindCoordinatorResponse_error_code_node_id(buf, pos)
-        pos += 6
-        field = "host"
-        response.host, pos = _w.read_string_nn(buf, pos)
-        field = "port"
-        (response.port,) = _unpack_FindCoordinatorResponse_port(buf, pos)
-        pos += 4
-        response.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_FindCoordinatorResponse_v0(response: FindCoordinatorResponse, out: bytearray) -> None:
-    if (response.coordinators is None or len(response.coordinators) != 0):
-        check_unsupported(response, "coordinators", "0")
-    if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("FindCoordinatorResponse version 0 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "error_code, node_id"
-        out += _pack_FindCoordinatorResponse_error_code_node_id(response.error_code, response.node_id)
-        field = "host"
-        _w.write_string(out, _w.non_null(response.host, "field host is null, which FindCoordinatorResponse version 0 does not allow (never nullable)"))
-        field = "port"
-        out += _pack_FindCoordinatorResponse_port(response.port)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- FindCoordinatorResponse, versions 1-2 ---
-
-def _read_FindCoordinatorResponse_v1_2(buf: bytes, pos: int) -> tuple[FindCoordinatorResponse, int]:
-    response = blank_instance(FindCoordinatorResponse)
-    field = ""
-    index = 0
-    try:
-        field = "throttle_time_ms, error_code"
-        response.throttle_time_ms, response.error_code = _unpack_FindCoordinatorResponse_throttle_time_ms_error_code(buf, pos)
-        pos += 6
-        field = "error_message"
-        response.error_message, pos = _w.read_string(buf, pos)
+        if version >= 1:
+            field = "throttle_time_ms"
+            (response.throttle_time_ms,) = _unpack_FindCoordinatorResponse_throttle_time_ms(buf, pos)
+            pos += 4
+        field = "error_code"
+        (response.error_code,) = _unpack_FindCoordinatorResponse_error_code(buf, pos)
+        pos += 2
+        if version >= 1:
+            field = "error_message"
+            response.error_message, pos = _w.read_string(buf, pos)
         field = "node_id"
         (response.node_id,) = _unpack_FindCoordinatorResponse_node_id(buf, pos)
         pos += 4
@@ -260,148 +211,102 @@ def _read_FindCoordinatorResponse_v1_2(buf: bytes, pos: int) -> tuple[FindCoordi
         pos += 4
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_FindCoordinatorResponse_v1_2(response: FindCoordinatorResponse, out: bytearray) -> None:
+def _write_FindCoordinatorResponse_v0_2(response: FindCoordinatorResponse, out: bytearray, version: int) -> None:
     if (response.coordinators is None or len(response.coordinators) != 0):
-        check_unsupported(response, "coordinators", "1-2")
+        check_unsupported(response, "coordinators", "0-2")
     if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("FindCoordinatorResponse version 1-2 cannot carry tagged fields")
+        raise UnsupportedVersionError("FindCoordinatorResponse version 0-2 cannot carry tagged fields")
     field = ""
     try:
-        field = "throttle_time_ms, error_code"
-        out += _pack_FindCoordinatorResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
-        field = "error_message"
-        _w.write_string(out, response.error_message)
+        if version >= 1:
+            field = "throttle_time_ms"
+            out += _pack_FindCoordinatorResponse_throttle_time_ms(response.throttle_time_ms)
+        field = "error_code"
+        out += _pack_FindCoordinatorResponse_error_code(response.error_code)
+        if version >= 1:
+            field = "error_message"
+            _w.write_string(out, response.error_message)
         field = "node_id"
         out += _pack_FindCoordinatorResponse_node_id(response.node_id)
         field = "host"
-        _w.write_string(out, _w.non_null(response.host, "field host is null, which FindCoordinatorResponse versions 1-2 do not allow (never nullable)"))
+        _w.write_string(out, _w.non_null(response.host, "field host is null, which FindCoordinatorResponse versions 0-2 do not allow (never nullable)"))
         field = "port"
         out += _pack_FindCoordinatorResponse_port(response.port)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- FindCoordinatorResponse, version 3 (flexible) ---
+# --- FindCoordinatorResponse, versions 3-6 (flexible) ---
 
-def _read_FindCoordinatorResponse_v3(buf: bytes, pos: int) -> tuple[FindCoordinatorResponse, int]:
-    response = blank_instance(FindCoordinatorResponse)
-    field = ""
-    index = 0
-    try:
-        field = "throttle_time_ms, error_code"
-        response.throttle_time_ms, response.error_code = _unpack_FindCoordinatorResponse_throttle_time_ms_error_code(buf, pos)
-        pos += 6
-        field = "error_message"
-        response.error_message, pos = _w.read_compact_string(buf, pos)
-        field = "node_id"
-        (response.node_id,) = _unpack_FindCoordinatorResponse_node_id(buf, pos)
-        pos += 4
-        field = "host"
-        response.host, pos = _w.read_compact_string_nn(buf, pos)
-        field = "port"
-        (response.port,) = _unpack_FindCoordinatorResponse_port(buf, pos)
-        pos += 4
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_FindCoordinatorResponse_v3(response: FindCoordinatorResponse, out: bytearray) -> None:
-    if (response.coordinators is None or len(response.coordinators) != 0):
-        check_unsupported(response, "coordinators", "3")
-    field = ""
-    try:
-        field = "throttle_time_ms, error_code"
-        out += _pack_FindCoordinatorResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
-        field = "error_message"
-        _w.write_compact_string(out, response.error_message)
-        field = "node_id"
-        out += _pack_FindCoordinatorResponse_node_id(response.node_id)
-        field = "host"
-        _w.write_compact_string(out, _w.non_null(response.host, "field host is null, which FindCoordinatorResponse version 3 does not allow (never nullable)"))
-        field = "port"
-        out += _pack_FindCoordinatorResponse_port(response.port)
-        field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- FindCoordinatorResponse, versions 4-6 (flexible) ---
-
-def _read_FindCoordinatorResponse_v4_6(buf: bytes, pos: int) -> tuple[FindCoordinatorResponse, int]:
+def _read_FindCoordinatorResponse_v3_6(buf: bytes, pos: int, version: int) -> tuple[FindCoordinatorResponse, int]:
     response = blank_instance(FindCoordinatorResponse)
     response.error_code = 0
     response.error_message = ''
     response.node_id = 0
     response.host = ''
     response.port = 0
-    field = ""
-    index = 0
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_FindCoordinatorResponse_throttle_time_ms(buf, pos)
         pos += 4
-        field = "coordinators[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        coordinators_n, pos = _w.read_count(buf, pos, True)
-        if coordinators_n < 0:
-            raise DecodeError("non-nullable field coordinators was null", offset=pos)
-        elif coordinators_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            coordinators_items: list[Coordinator] = []
-            for index in range(coordinators_n):
-                coordinators_item, pos = _read_Coordinator_v4_6(buf, pos)
-                coordinators_items.append(coordinators_item)
-            response.coordinators = coordinators_items
+        if version <= 3:
+            field = "error_code"
+            (response.error_code,) = _unpack_FindCoordinatorResponse_error_code(buf, pos)
+            pos += 2
+            field = "error_message"
+            response.error_message, pos = _w.read_compact_string(buf, pos)
+            field = "node_id"
+            (response.node_id,) = _unpack_FindCoordinatorResponse_node_id(buf, pos)
+            pos += 4
+            field = "host"
+            response.host, pos = _w.read_compact_string_nn(buf, pos)
+            field = "port"
+            (response.port,) = _unpack_FindCoordinatorResponse_port(buf, pos)
+            pos += 4
+        if version >= 4:
+            field = "coordinators"
+            response.coordinators, pos = _w.read_struct_array(buf, pos, True, _read_Coordinator_v4_6, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_FindCoordinatorResponse_v4_6(response: FindCoordinatorResponse, out: bytearray) -> None:
-    if response.error_code != 0:
-        check_unsupported(response, "error_code", "4-6")
-    if response.node_id != 0:
-        check_unsupported(response, "node_id", "4-6")
-    if response.host != '':
-        check_unsupported(response, "host", "4-6")
-    if response.port != 0:
-        check_unsupported(response, "port", "4-6")
-    field = ""
+def _write_FindCoordinatorResponse_v3_6(response: FindCoordinatorResponse, out: bytearray, version: int) -> None:
+    if version > 3 and response.error_code != 0:
+        check_unsupported(response, "error_code", str(version))
+    if version > 3 and response.node_id != 0:
+        check_unsupported(response, "node_id", str(version))
+    if version > 3 and response.host != '':
+        check_unsupported(response, "host", str(version))
+    if version > 3 and response.port != 0:
+        check_unsupported(response, "port", str(version))
+    if version < 4 and (response.coordinators is None or len(response.coordinators) != 0):
+        check_unsupported(response, "coordinators", str(version))
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_FindCoordinatorResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "coordinators[]"
-        coordinators_items = _w.non_null(response.coordinators, "field coordinators is null, which FindCoordinatorResponse versions 4-6 do not allow (never nullable)")
-        _w.write_count(out, len(coordinators_items), True)
-        for coordinators_item in coordinators_items:
-            _write_Coordinator_v4_6(coordinators_item, out)
+        if version <= 3:
+            field = "error_code"
+            out += _pack_FindCoordinatorResponse_error_code(response.error_code)
+            field = "error_message"
+            _w.write_compact_string(out, response.error_message)
+            field = "node_id"
+            out += _pack_FindCoordinatorResponse_node_id(response.node_id)
+            field = "host"
+            _w.write_compact_string(out, _w.non_null(response.host, "field host is null, which FindCoordinatorResponse versions 3-6 do not allow (never nullable)"))
+            field = "port"
+            out += _pack_FindCoordinatorResponse_port(response.port)
+        if version >= 4:
+            field = "coordinators"
+            _w.write_struct_array(out, _w.non_null(response.coordinators, "field coordinators is null, which FindCoordinatorResponse versions 3-6 do not allow (never nullable)"), True, _write_Coordinator_v4_6, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -414,8 +319,8 @@ _V1_TO_3 = (1, 3)
 _V1_PLUS = (1, 32767)
 _V4_PLUS = (4, 32767)
 
-Coordinator._READERS = (None, None, None, None, _read_Coordinator_v4_6, _read_Coordinator_v4_6, _read_Coordinator_v4_6)
-Coordinator._WRITERS = (None, None, None, None, _write_Coordinator_v4_6, _write_Coordinator_v4_6, _write_Coordinator_v4_6)
+Coordinator._READERS = _w.bind_versions((None, None, None, None, _read_Coordinator_v4_6, _read_Coordinator_v4_6, _read_Coordinator_v4_6))
+Coordinator._WRITERS = _w.bind_versions((None, None, None, None, _write_Coordinator_v4_6, _write_Coordinator_v4_6, _write_Coordinator_v4_6))
 Coordinator.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="key", json_name="key", type="string", versions=_V4_PLUS, default=''),
     FieldInfo(attr="node_id", json_name="nodeId", type="int32", versions=_V4_PLUS, default=0),
@@ -424,8 +329,8 @@ Coordinator.FIELDS = (  # what the runtime knows of each field (kwire.wire.messa
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V4_PLUS, default=0),
     FieldInfo(attr="error_message", json_name="errorMessage", type="string", versions=_V4_PLUS, nullable=_V4_PLUS, ignorable=True, default=''),
 )
-FindCoordinatorResponse._READERS = (_read_FindCoordinatorResponse_v0, _read_FindCoordinatorResponse_v1_2, _read_FindCoordinatorResponse_v1_2, _read_FindCoordinatorResponse_v3, _read_FindCoordinatorResponse_v4_6, _read_FindCoordinatorResponse_v4_6, _read_FindCoordinatorResponse_v4_6)
-FindCoordinatorResponse._WRITERS = (_write_FindCoordinatorResponse_v0, _write_FindCoordinatorResponse_v1_2, _write_FindCoordinatorResponse_v1_2, _write_FindCoordinatorResponse_v3, _write_FindCoordinatorResponse_v4_6, _write_FindCoordinatorResponse_v4_6, _write_FindCoordinatorResponse_v4_6)
+FindCoordinatorResponse._READERS = _w.bind_versions((_read_FindCoordinatorResponse_v0_2, _read_FindCoordinatorResponse_v0_2, _read_FindCoordinatorResponse_v0_2, _read_FindCoordinatorResponse_v3_6, _read_FindCoordinatorResponse_v3_6, _read_FindCoordinatorResponse_v3_6, _read_FindCoordinatorResponse_v3_6))
+FindCoordinatorResponse._WRITERS = _w.bind_versions((_write_FindCoordinatorResponse_v0_2, _write_FindCoordinatorResponse_v0_2, _write_FindCoordinatorResponse_v0_2, _write_FindCoordinatorResponse_v3_6, _write_FindCoordinatorResponse_v3_6, _write_FindCoordinatorResponse_v3_6, _write_FindCoordinatorResponse_v3_6))
 FindCoordinatorResponse._LAZY_DEFAULTS = {"coordinators": list}
 FindCoordinatorResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V1_PLUS, ignorable=True, default=0),

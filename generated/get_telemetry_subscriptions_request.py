@@ -2,10 +2,9 @@
 
 Request message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -25,9 +24,8 @@ class GetTelemetrySubscriptionsRequest(GeneratedStruct):
     """Kafka's GetTelemetrySubscriptionsRequest (request, apiKey 71), versions 0, flexible versions
     0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "client_instance_id": "Instance id the broker gave this client; all zeros on the client's first request.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "GetTelemetrySubscriptionsRequest"
@@ -55,34 +53,24 @@ class GetTelemetrySubscriptionsRequest(GeneratedStruct):
 
 # --- GetTelemetrySubscriptionsRequest, version 0 (flexible) ---
 
-def _read_GetTelemetrySubscriptionsRequest_v0(buf: bytes, pos: int) -> tuple[GetTelemetrySubscriptionsRequest, int]:
+def _read_GetTelemetrySubscriptionsRequest_v0(buf: bytes, pos: int, version: int) -> tuple[GetTelemetrySubscriptionsRequest, int]:
     request = blank_instance(GetTelemetrySubscriptionsRequest)
-    field = ""
-    index = 0
+    field = "client_instance_id"
     try:
-        field = "client_instance_id"
         request.client_instance_id, pos = _w.read_uuid(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_GetTelemetrySubscriptionsRequest_v0(request: GetTelemetrySubscriptionsRequest, out: bytearray) -> None:
-    field = ""
+def _write_GetTelemetrySubscriptionsRequest_v0(request: GetTelemetrySubscriptionsRequest, out: bytearray, version: int) -> None:
+    field = "client_instance_id"
     try:
-        field = "client_instance_id"
         out += _w.uuid_bytes(request.client_instance_id)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -92,8 +80,8 @@ def _write_GetTelemetrySubscriptionsRequest_v0(request: GetTelemetrySubscription
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-GetTelemetrySubscriptionsRequest._READERS = (_read_GetTelemetrySubscriptionsRequest_v0,)
-GetTelemetrySubscriptionsRequest._WRITERS = (_write_GetTelemetrySubscriptionsRequest_v0,)
+GetTelemetrySubscriptionsRequest._READERS = _w.bind_versions((_read_GetTelemetrySubscriptionsRequest_v0,))
+GetTelemetrySubscriptionsRequest._WRITERS = _w.bind_versions((_write_GetTelemetrySubscriptionsRequest_v0,))
 GetTelemetrySubscriptionsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="client_instance_id", json_name="clientInstanceId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
 )

@@ -2,10 +2,9 @@
 
 Response message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -34,7 +33,7 @@ class GetTelemetrySubscriptionsResponse(GeneratedStruct):
     """Kafka's GetTelemetrySubscriptionsResponse (response, apiKey 71), versions 0, flexible
     versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "error_code": 'Outcome, 0 when the subscription could be returned; otherwise the client retries later.',
         "client_instance_id": 'The instance id the broker assigns when the request carried all zeros; otherwise all zeros.',
@@ -44,7 +43,6 @@ class GetTelemetrySubscriptionsResponse(GeneratedStruct):
         "telemetry_max_bytes": 'Largest metrics payload, in bytes, the broker takes in one PushTelemetry request.',
         "delta_temporality": 'True to push counters as deltas, false to push cumulative values.',
         "requested_metrics": 'Metric name prefixes to push; an empty array means none, a single empty string means all.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "GetTelemetrySubscriptionsResponse"
@@ -104,12 +102,10 @@ class GetTelemetrySubscriptionsResponse(GeneratedStruct):
 
 # --- GetTelemetrySubscriptionsResponse, version 0 (flexible) ---
 
-def _read_GetTelemetrySubscriptionsResponse_v0(buf: bytes, pos: int) -> tuple[GetTelemetrySubscriptionsResponse, int]:
+def _read_GetTelemetrySubscriptionsResponse_v0(buf: bytes, pos: int, version: int) -> tuple[GetTelemetrySubscriptionsResponse, int]:
     response = blank_instance(GetTelemetrySubscriptionsResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_GetTelemetrySubscriptionsResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "client_instance_id"
@@ -127,33 +123,17 @@ def _read_GetTelemetrySubscriptionsResponse_v0(buf: bytes, pos: int) -> tuple[Ge
         response.push_interval_ms, response.telemetry_max_bytes, response.delta_temporality = _unpack_GetTelemetrySubscriptionsResponse_push_interval_ms_to_delta_temporality(buf, pos)
         pos += 9
         field = "requested_metrics"
-        index = -1  # no element yet: an error in the count names the array itself
-        requested_metrics_n, pos = _w.read_count(buf, pos, True)
-        if requested_metrics_n < 0:
-            raise DecodeError("non-nullable field requested_metrics was null", offset=pos)
-        elif requested_metrics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            requested_metrics_items: list[str] = []
-            for index in range(requested_metrics_n):
-                requested_metrics_item, pos = _w.read_compact_string_nn(buf, pos)
-                requested_metrics_items.append(requested_metrics_item)
-            response.requested_metrics = requested_metrics_items
+        response.requested_metrics, pos = _w.read_array(buf, pos, True, _w.read_compact_string_nn)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_GetTelemetrySubscriptionsResponse_v0(response: GetTelemetrySubscriptionsResponse, out: bytearray) -> None:
-    field = ""
+def _write_GetTelemetrySubscriptionsResponse_v0(response: GetTelemetrySubscriptionsResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         out += _pack_GetTelemetrySubscriptionsResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "client_instance_id"
         out += _w.uuid_bytes(response.client_instance_id)
@@ -173,10 +153,7 @@ def _write_GetTelemetrySubscriptionsResponse_v0(response: GetTelemetrySubscripti
                 raise EncodeError("null element in array requested_metrics")
             _w.write_compact_string(out, requested_metrics_item)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -186,8 +163,8 @@ def _write_GetTelemetrySubscriptionsResponse_v0(response: GetTelemetrySubscripti
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-GetTelemetrySubscriptionsResponse._READERS = (_read_GetTelemetrySubscriptionsResponse_v0,)
-GetTelemetrySubscriptionsResponse._WRITERS = (_write_GetTelemetrySubscriptionsResponse_v0,)
+GetTelemetrySubscriptionsResponse._READERS = _w.bind_versions((_read_GetTelemetrySubscriptionsResponse_v0,))
+GetTelemetrySubscriptionsResponse._WRITERS = _w.bind_versions((_write_GetTelemetrySubscriptionsResponse_v0,))
 GetTelemetrySubscriptionsResponse._LAZY_DEFAULTS = {"accepted_compression_types": list, "requested_metrics": list}
 GetTelemetrySubscriptionsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

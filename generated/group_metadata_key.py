@@ -2,10 +2,9 @@
 
 Coordinator-key message, versions 0, flexible versions none.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,9 +20,8 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 class GroupMetadataKey(GeneratedStruct):
     """Kafka's GroupMetadataKey (coordinator-key, apiKey 2), versions 0, flexible versions none."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "group": 'Id of the classic group the value describes.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "GroupMetadataKey"
@@ -50,25 +48,22 @@ class GroupMetadataKey(GeneratedStruct):
 
 # --- GroupMetadataKey, version 0 ---
 
-def _read_GroupMetadataKey_v0(buf: bytes, pos: int) -> tuple[GroupMetadataKey, int]:
+def _read_GroupMetadataKey_v0(buf: bytes, pos: int, version: int) -> tuple[GroupMetadataKey, int]:
     key = blank_instance(GroupMetadataKey)
-    field = ""
-    index = 0
+    field = "group"
     try:
-        field = "group"
         key.group, pos = _w.read_string_nn(buf, pos)
         key.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return key, pos
 
 
-def _write_GroupMetadataKey_v0(key: GroupMetadataKey, out: bytearray) -> None:
+def _write_GroupMetadataKey_v0(key: GroupMetadataKey, out: bytearray, version: int) -> None:
     if key.unknown_tagged_fields:
         raise UnsupportedVersionError("GroupMetadataKey version 0 cannot carry tagged fields")
-    field = ""
+    field = "group"
     try:
-        field = "group"
         _w.write_string(out, _w.non_null(key.group, "field group is null, which GroupMetadataKey version 0 does not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -79,8 +74,8 @@ def _write_GroupMetadataKey_v0(key: GroupMetadataKey, out: bytearray) -> None:
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_ONLY = (0, 0)
 
-GroupMetadataKey._READERS = (_read_GroupMetadataKey_v0,)
-GroupMetadataKey._WRITERS = (_write_GroupMetadataKey_v0,)
+GroupMetadataKey._READERS = _w.bind_versions((_read_GroupMetadataKey_v0,))
+GroupMetadataKey._WRITERS = _w.bind_versions((_write_GroupMetadataKey_v0,))
 GroupMetadataKey.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group", json_name="group", type="string", versions=_V0_ONLY, default=''),
 )

@@ -2,10 +2,9 @@
 
 Coordinator-value message, versions 0-4, flexible versions 4+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -19,6 +18,8 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
+_unpack_MemberMetadata_rebalance_timeout = struct.Struct(">i").unpack_from
+_pack_MemberMetadata_rebalance_timeout = struct.Struct(">i").pack
 _unpack_MemberMetadata_session_timeout = struct.Struct(">i").unpack_from
 _pack_MemberMetadata_session_timeout = struct.Struct(">i").pack
 _unpack_MemberMetadata_rebalance_timeout_session_timeout = struct.Struct(">ii").unpack_from
@@ -32,7 +33,7 @@ _pack_GroupMetadataValue_current_state_timestamp = struct.Struct(">q").pack
 class MemberMetadata(GeneratedStruct):
     """The MemberMetadata structure of GroupMetadataValue."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "member_id": 'Member id the coordinator gave the member.',
         "group_instance_id": 'Static membership instance id, or null.',
         "client_id": 'Client id of the member.',
@@ -41,7 +42,6 @@ class MemberMetadata(GeneratedStruct):
         "session_timeout": 'Milliseconds without a heartbeat after which the member is dropped.',
         "subscription": "The member's metadata for the chosen protocol (for consumers, a ConsumerProtocolSubscription).",
         "assignment": 'The assignment the leader gave the member (for consumers, a ConsumerProtocolAssignment).',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "MemberMetadata"
@@ -94,14 +94,13 @@ class GroupMetadataValue(GeneratedStruct):
     """Kafka's GroupMetadataValue (coordinator-value, apiKey 2), versions 0-4, flexible versions
     4+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "protocol_type": 'Protocol type of the group (for example consumer or connect); empty for a group that only commits offsets.',
         "generation": 'Generation of the group, bumped by every completed rebalance.',
         "protocol": 'Chosen protocol (assignor), or null.',
         "leader": 'Member id of the group leader, or null.',
         "current_state_timestamp": 'When the group entered its current state (ms), -1 when unknown.',
         "members": 'Members of the group as of the last completed rebalance.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "GroupMetadataValue"
@@ -147,21 +146,26 @@ class GroupMetadataValue(GeneratedStruct):
 
 
 
-# --- MemberMetadata, version 0 ---
+# --- MemberMetadata, versions 0-3 ---
 
-def _read_MemberMetadata_v0(buf: bytes, pos: int) -> tuple[MemberMetadata, int]:
+def _read_MemberMetadata_v0_3(buf: bytes, pos: int, version: int) -> tuple[MemberMetadata, int]:
     metadata = blank_instance(MemberMetadata)
     metadata.group_instance_id = None
     metadata.rebalance_timeout = -1
-    field = ""
-    index = 0
+    field = "member_id"
     try:
-        field = "member_id"
         metadata.member_id, pos = _w.read_string_nn(buf, pos)
+        if version >= 3:
+            field = "group_instance_id"
+            metadata.group_instance_id, pos = _w.read_string(buf, pos)
         field = "client_id"
         metadata.client_id, pos = _w.read_string_nn(buf, pos)
         field = "client_host"
         metadata.client_host, pos = _w.read_string_nn(buf, pos)
+        if version >= 1:
+            field = "rebalance_timeout"
+            (metadata.rebalance_timeout,) = _unpack_MemberMetadata_rebalance_timeout(buf, pos)
+            pos += 4
         field = "session_timeout"
         (metadata.session_timeout,) = _unpack_MemberMetadata_session_timeout(buf, pos)
         pos += 4
@@ -171,138 +175,42 @@ def _read_MemberMetadata_v0(buf: bytes, pos: int) -> tuple[MemberMetadata, int]:
         metadata.assignment, pos = _w.read_bytes_nn(buf, pos)
         metadata.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return metadata, pos
 
 
-def _write_MemberMetadata_v0(metadata: MemberMetadata, out: bytearray) -> None:
+def _write_MemberMetadata_v0_3(metadata: MemberMetadata, out: bytearray, version: int) -> None:
     if metadata.unknown_tagged_fields:
-        raise UnsupportedVersionError("MemberMetadata version 0 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("MemberMetadata version 0-3 cannot carry tagged fields")
+    field = "member_id"
     try:
-        field = "member_id"
-        _w.write_string(out, _w.non_null(metadata.member_id, "field member_id is null, which MemberMetadata version 0 does not allow (never nullable)"))
+        _w.write_string(out, _w.non_null(metadata.member_id, "field member_id is null, which MemberMetadata versions 0-3 do not allow (never nullable)"))
+        if version >= 3:
+            field = "group_instance_id"
+            _w.write_string(out, metadata.group_instance_id)
         field = "client_id"
-        _w.write_string(out, _w.non_null(metadata.client_id, "field client_id is null, which MemberMetadata version 0 does not allow (never nullable)"))
+        _w.write_string(out, _w.non_null(metadata.client_id, "field client_id is null, which MemberMetadata versions 0-3 do not allow (never nullable)"))
         field = "client_host"
-        _w.write_string(out, _w.non_null(metadata.client_host, "field client_host is null, which MemberMetadata version 0 does not allow (never nullable)"))
+        _w.write_string(out, _w.non_null(metadata.client_host, "field client_host is null, which MemberMetadata versions 0-3 do not allow (never nullable)"))
+        if version >= 1:
+            field = "rebalance_timeout"
+            out += _pack_MemberMetadata_rebalance_timeout(metadata.rebalance_timeout)
         field = "session_timeout"
         out += _pack_MemberMetadata_session_timeout(metadata.session_timeout)
         field = "subscription"
-        _w.write_bytes(out, _w.non_null(metadata.subscription, "field subscription is null, which MemberMetadata version 0 does not allow (never nullable)"))
+        _w.write_bytes(out, _w.non_null(metadata.subscription, "field subscription is null, which MemberMetadata versions 0-3 do not allow (never nullable)"))
         field = "assignment"
-        _w.write_bytes(out, _w.non_null(metadata.assignment, "field assignment is null, which MemberMetadata version 0 does not allow (never nullable)"))
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- MemberMetadata, versions 1-2 ---
-
-def _read_MemberMetadata_v1_2(buf: bytes, pos: int) -> tuple[MemberMetadata, int]:
-    metadata = blank_instance(MemberMetadata)
-    metadata.group_instance_id = None
-    field = ""
-    index = 0
-    try:
-        field = "member_id"
-        metadata.member_id, pos = _w.read_string_nn(buf, pos)
-        field = "client_id"
-        metadata.client_id, pos = _w.read_string_nn(buf, pos)
-        field = "client_host"
-        metadata.client_host, pos = _w.read_string_nn(buf, pos)
-        field = "rebalance_timeout, session_timeout"
-        metadata.rebalance_timeout, metadata.session_timeout = _unpack_MemberMetadata_rebalance_timeout_session_timeout(buf, pos)
-        pos += 8
-        field = "subscription"
-        metadata.subscription, pos = _w.read_bytes_nn(buf, pos)
-        field = "assignment"
-        metadata.assignment, pos = _w.read_bytes_nn(buf, pos)
-        metadata.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return metadata, pos
-
-
-def _write_MemberMetadata_v1_2(metadata: MemberMetadata, out: bytearray) -> None:
-    if metadata.unknown_tagged_fields:
-        raise UnsupportedVersionError("MemberMetadata version 1-2 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "member_id"
-        _w.write_string(out, _w.non_null(metadata.member_id, "field member_id is null, which MemberMetadata versions 1-2 do not allow (never nullable)"))
-        field = "client_id"
-        _w.write_string(out, _w.non_null(metadata.client_id, "field client_id is null, which MemberMetadata versions 1-2 do not allow (never nullable)"))
-        field = "client_host"
-        _w.write_string(out, _w.non_null(metadata.client_host, "field client_host is null, which MemberMetadata versions 1-2 do not allow (never nullable)"))
-        field = "rebalance_timeout, session_timeout"
-        out += _pack_MemberMetadata_rebalance_timeout_session_timeout(metadata.rebalance_timeout, metadata.session_timeout)
-        field = "subscription"
-        _w.write_bytes(out, _w.non_null(metadata.subscription, "field subscription is null, which MemberMetadata versions 1-2 do not allow (never nullable)"))
-        field = "assignment"
-        _w.write_bytes(out, _w.non_null(metadata.assignment, "field assignment is null, which MemberMetadata versions 1-2 do not allow (never nullable)"))
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- MemberMetadata, version 3 ---
-
-def _read_MemberMetadata_v3(buf: bytes, pos: int) -> tuple[MemberMetadata, int]:
-    metadata = blank_instance(MemberMetadata)
-    field = ""
-    index = 0
-    try:
-        field = "member_id"
-        metadata.member_id, pos = _w.read_string_nn(buf, pos)
-        field = "group_instance_id"
-        metadata.group_instance_id, pos = _w.read_string(buf, pos)
-        field = "client_id"
-        metadata.client_id, pos = _w.read_string_nn(buf, pos)
-        field = "client_host"
-        metadata.client_host, pos = _w.read_string_nn(buf, pos)
-        field = "rebalance_timeout, session_timeout"
-        metadata.rebalance_timeout, metadata.session_timeout = _unpack_MemberMetadata_rebalance_timeout_session_timeout(buf, pos)
-        pos += 8
-        field = "subscription"
-        metadata.subscription, pos = _w.read_bytes_nn(buf, pos)
-        field = "assignment"
-        metadata.assignment, pos = _w.read_bytes_nn(buf, pos)
-        metadata.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return metadata, pos
-
-
-def _write_MemberMetadata_v3(metadata: MemberMetadata, out: bytearray) -> None:
-    if metadata.unknown_tagged_fields:
-        raise UnsupportedVersionError("MemberMetadata version 3 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "member_id"
-        _w.write_string(out, _w.non_null(metadata.member_id, "field member_id is null, which MemberMetadata version 3 does not allow (never nullable)"))
-        field = "group_instance_id"
-        _w.write_string(out, metadata.group_instance_id)
-        field = "client_id"
-        _w.write_string(out, _w.non_null(metadata.client_id, "field client_id is null, which MemberMetadata version 3 does not allow (never nullable)"))
-        field = "client_host"
-        _w.write_string(out, _w.non_null(metadata.client_host, "field client_host is null, which MemberMetadata version 3 does not allow (never nullable)"))
-        field = "rebalance_timeout, session_timeout"
-        out += _pack_MemberMetadata_rebalance_timeout_session_timeout(metadata.rebalance_timeout, metadata.session_timeout)
-        field = "subscription"
-        _w.write_bytes(out, _w.non_null(metadata.subscription, "field subscription is null, which MemberMetadata version 3 does not allow (never nullable)"))
-        field = "assignment"
-        _w.write_bytes(out, _w.non_null(metadata.assignment, "field assignment is null, which MemberMetadata version 3 does not allow (never nullable)"))
+        _w.write_bytes(out, _w.non_null(metadata.assignment, "field assignment is null, which MemberMetadata versions 0-3 do not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- MemberMetadata, version 4 (flexible) ---
 
-def _read_MemberMetadata_v4(buf: bytes, pos: int) -> tuple[MemberMetadata, int]:
+def _read_MemberMetadata_v4(buf: bytes, pos: int, version: int) -> tuple[MemberMetadata, int]:
     metadata = blank_instance(MemberMetadata)
-    field = ""
-    index = 0
+    field = "member_id"
     try:
-        field = "member_id"
         metadata.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_instance_id"
         metadata.group_instance_id, pos = _w.read_compact_string(buf, pos)
@@ -318,20 +226,15 @@ def _read_MemberMetadata_v4(buf: bytes, pos: int) -> tuple[MemberMetadata, int]:
         field = "assignment"
         metadata.assignment, pos = _w.read_compact_bytes_nn(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            metadata.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            metadata.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        metadata.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return metadata, pos
 
 
-def _write_MemberMetadata_v4(metadata: MemberMetadata, out: bytearray) -> None:
-    field = ""
+def _write_MemberMetadata_v4(metadata: MemberMetadata, out: bytearray, version: int) -> None:
+    field = "member_id"
     try:
-        field = "member_id"
         _w.write_compact_string(out, _w.non_null(metadata.member_id, "field member_id is null, which MemberMetadata version 4 does not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_compact_string(out, metadata.group_instance_id)
@@ -346,23 +249,18 @@ def _write_MemberMetadata_v4(metadata: MemberMetadata, out: bytearray) -> None:
         field = "assignment"
         _w.write_compact_bytes(out, _w.non_null(metadata.assignment, "field assignment is null, which MemberMetadata version 4 does not allow (never nullable)"))
         field = "(tagged fields)"
-        if metadata.unknown_tagged_fields:
-            _w.write_tagged(out, [], metadata.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], metadata.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- GroupMetadataValue, version 0 ---
+# --- GroupMetadataValue, versions 0-3 ---
 
-def _read_GroupMetadataValue_v0(buf: bytes, pos: int) -> tuple[GroupMetadataValue, int]:
+def _read_GroupMetadataValue_v0_3(buf: bytes, pos: int, version: int) -> tuple[GroupMetadataValue, int]:
     value = blank_instance(GroupMetadataValue)
     value.current_state_timestamp = -1
-    field = ""
-    index = 0
+    field = "protocol_type"
     try:
-        field = "protocol_type"
         value.protocol_type, pos = _w.read_string_nn(buf, pos)
         field = "generation"
         (value.generation,) = _unpack_GroupMetadataValue_generation(buf, pos)
@@ -371,237 +269,45 @@ def _read_GroupMetadataValue_v0(buf: bytes, pos: int) -> tuple[GroupMetadataValu
         value.protocol, pos = _w.read_string(buf, pos)
         field = "leader"
         value.leader, pos = _w.read_string(buf, pos)
-        field = "members[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        members_n, pos = _w.read_count(buf, pos, False)
-        if members_n < 0:
-            raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            members_items: list[MemberMetadata] = []
-            for index in range(members_n):
-                members_item, pos = _read_MemberMetadata_v0(buf, pos)
-                members_items.append(members_item)
-            value.members = members_items
+        if version >= 2:
+            field = "current_state_timestamp"
+            (value.current_state_timestamp,) = _unpack_GroupMetadataValue_current_state_timestamp(buf, pos)
+            pos += 8
+        field = "members"
+        value.members, pos = _w.read_struct_array(buf, pos, False, _read_MemberMetadata_v0_3, version)
         value.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return value, pos
 
 
-def _write_GroupMetadataValue_v0(value: GroupMetadataValue, out: bytearray) -> None:
+def _write_GroupMetadataValue_v0_3(value: GroupMetadataValue, out: bytearray, version: int) -> None:
     if value.unknown_tagged_fields:
-        raise UnsupportedVersionError("GroupMetadataValue version 0 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("GroupMetadataValue version 0-3 cannot carry tagged fields")
+    field = "protocol_type"
     try:
-        field = "protocol_type"
-        _w.write_string(out, _w.non_null(value.protocol_type, "field protocol_type is null, which GroupMetadataValue version 0 does not allow (never nullable)"))
+        _w.write_string(out, _w.non_null(value.protocol_type, "field protocol_type is null, which GroupMetadataValue versions 0-3 do not allow (never nullable)"))
         field = "generation"
         out += _pack_GroupMetadataValue_generation(value.generation)
         field = "protocol"
         _w.write_string(out, value.protocol)
         field = "leader"
         _w.write_string(out, value.leader)
-        field = "members[]"
-        members_items = _w.non_null(value.members, "field members is null, which GroupMetadataValue version 0 does not allow (never nullable)")
-        _w.write_count(out, len(members_items), False)
-        for members_item in members_items:
-            _write_MemberMetadata_v0(members_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- GroupMetadataValue, version 1 ---
-
-def _read_GroupMetadataValue_v1(buf: bytes, pos: int) -> tuple[GroupMetadataValue, int]:
-    value = blank_instance(GroupMetadataValue)
-    value.current_state_timestamp = -1
-    field = ""
-    index = 0
-    try:
-        field = "protocol_type"
-        value.protocol_type, pos = _w.read_string_nn(buf, pos)
-        field = "generation"
-        (value.generation,) = _unpack_GroupMetadataValue_generation(buf, pos)
-        pos += 4
-        field = "protocol"
-        value.protocol, pos = _w.read_string(buf, pos)
-        field = "leader"
-        value.leader, pos = _w.read_string(buf, pos)
-        field = "members[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        members_n, pos = _w.read_count(buf, pos, False)
-        if members_n < 0:
-            raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            members_items: list[MemberMetadata] = []
-            for index in range(members_n):
-                members_item, pos = _read_MemberMetadata_v1_2(buf, pos)
-                members_items.append(members_item)
-            value.members = members_items
-        value.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return value, pos
-
-
-def _write_GroupMetadataValue_v1(value: GroupMetadataValue, out: bytearray) -> None:
-    if value.unknown_tagged_fields:
-        raise UnsupportedVersionError("GroupMetadataValue version 1 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "protocol_type"
-        _w.write_string(out, _w.non_null(value.protocol_type, "field protocol_type is null, which GroupMetadataValue version 1 does not allow (never nullable)"))
-        field = "generation"
-        out += _pack_GroupMetadataValue_generation(value.generation)
-        field = "protocol"
-        _w.write_string(out, value.protocol)
-        field = "leader"
-        _w.write_string(out, value.leader)
-        field = "members[]"
-        members_items = _w.non_null(value.members, "field members is null, which GroupMetadataValue version 1 does not allow (never nullable)")
-        _w.write_count(out, len(members_items), False)
-        for members_item in members_items:
-            _write_MemberMetadata_v1_2(members_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- GroupMetadataValue, version 2 ---
-
-def _read_GroupMetadataValue_v2(buf: bytes, pos: int) -> tuple[GroupMetadataValue, int]:
-    value = blank_instance(GroupMetadataValue)
-    field = ""
-    index = 0
-    try:
-        field = "protocol_type"
-        value.protocol_type, pos = _w.read_string_nn(buf, pos)
-        field = "generation"
-        (value.generation,) = _unpack_GroupMetadataValue_generation(buf, pos)
-        pos += 4
-        field = "protocol"
-        value.protocol, pos = _w.read_string(buf, pos)
-        field = "leader"
-        value.leader, pos = _w.read_string(buf, pos)
-        field = "current_state_timestamp"
-        (value.current_state_timestamp,) = _unpack_GroupMetadataValue_current_state_timestamp(buf, pos)
-        pos += 8
-        field = "members[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        members_n, pos = _w.read_count(buf, pos, False)
-        if members_n < 0:
-            raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            members_items: list[MemberMetadata] = []
-            for index in range(members_n):
-                members_item, pos = _read_MemberMetadata_v1_2(buf, pos)
-                members_items.append(members_item)
-            value.members = members_items
-        value.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return value, pos
-
-
-def _write_GroupMetadataValue_v2(value: GroupMetadataValue, out: bytearray) -> None:
-    if value.unknown_tagged_fields:
-        raise UnsupportedVersionError("GroupMetadataValue version 2 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "protocol_type"
-        _w.write_string(out, _w.non_null(value.protocol_type, "field protocol_type is null, which GroupMetadataValue version 2 does not allow (never nullable)"))
-        field = "generation"
-        out += _pack_GroupMetadataValue_generation(value.generation)
-        field = "protocol"
-        _w.write_string(out, value.protocol)
-        field = "leader"
-        _w.write_string(out, value.leader)
-        field = "current_state_timestamp"
-        out += _pack_GroupMetadataValue_current_state_timestamp(value.current_state_timestamp)
-        field = "members[]"
-        members_items = _w.non_null(value.members, "field members is null, which GroupMetadataValue version 2 does not allow (never nullable)")
-        _w.write_count(out, len(members_items), False)
-        for members_item in members_items:
-            _write_MemberMetadata_v1_2(members_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- GroupMetadataValue, version 3 ---
-
-def _read_GroupMetadataValue_v3(buf: bytes, pos: int) -> tuple[GroupMetadataValue, int]:
-    value = blank_instance(GroupMetadataValue)
-    field = ""
-    index = 0
-    try:
-        field = "protocol_type"
-        value.protocol_type, pos = _w.read_string_nn(buf, pos)
-        field = "generation"
-        (value.generation,) = _unpack_GroupMetadataValue_generation(buf, pos)
-        pos += 4
-        field = "protocol"
-        value.protocol, pos = _w.read_string(buf, pos)
-        field = "leader"
-        value.leader, pos = _w.read_string(buf, pos)
-        field = "current_state_timestamp"
-        (value.current_state_timestamp,) = _unpack_GroupMetadataValue_current_state_timestamp(buf, pos)
-        pos += 8
-        field = "members[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        members_n, pos = _w.read_count(buf, pos, False)
-        if members_n < 0:
-            raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            members_items: list[MemberMetadata] = []
-            for index in range(members_n):
-                members_item, pos = _read_MemberMetadata_v3(buf, pos)
-                members_items.append(members_item)
-            value.members = members_items
-        value.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return value, pos
-
-
-def _write_GroupMetadataValue_v3(value: GroupMetadataValue, out: bytearray) -> None:
-    if value.unknown_tagged_fields:
-        raise UnsupportedVersionError("GroupMetadataValue version 3 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "protocol_type"
-        _w.write_string(out, _w.non_null(value.protocol_type, "field protocol_type is null, which GroupMetadataValue version 3 does not allow (never nullable)"))
-        field = "generation"
-        out += _pack_GroupMetadataValue_generation(value.generation)
-        field = "protocol"
-        _w.write_string(out, value.protocol)
-        field = "leader"
-        _w.write_string(out, value.leader)
-        field = "current_state_timestamp"
-        out += _pack_GroupMetadataValue_current_state_timestamp(value.current_state_timestamp)
-        field = "members[]"
-        members_items = _w.non_null(value.members, "field members is null, which GroupMetadataValue version 3 does not allow (never nullable)")
-        _w.write_count(out, len(members_items), False)
-        for members_item in members_items:
-            _write_MemberMetadata_v3(members_item, out)
+        if version >= 2:
+            field = "current_state_timestamp"
+            out += _pack_GroupMetadataValue_current_state_timestamp(value.current_state_timestamp)
+        field = "members"
+        _w.write_struct_array(out, _w.non_null(value.members, "field members is null, which GroupMetadataValue versions 0-3 do not allow (never nullable)"), False, _write_MemberMetadata_v0_3, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- GroupMetadataValue, version 4 (flexible) ---
 
-def _read_GroupMetadataValue_v4(buf: bytes, pos: int) -> tuple[GroupMetadataValue, int]:
+def _read_GroupMetadataValue_v4(buf: bytes, pos: int, version: int) -> tuple[GroupMetadataValue, int]:
     value = blank_instance(GroupMetadataValue)
-    field = ""
-    index = 0
+    field = "protocol_type"
     try:
-        field = "protocol_type"
         value.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "generation"
         (value.generation,) = _unpack_GroupMetadataValue_generation(buf, pos)
@@ -613,34 +319,18 @@ def _read_GroupMetadataValue_v4(buf: bytes, pos: int) -> tuple[GroupMetadataValu
         field = "current_state_timestamp"
         (value.current_state_timestamp,) = _unpack_GroupMetadataValue_current_state_timestamp(buf, pos)
         pos += 8
-        field = "members[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        members_n, pos = _w.read_count(buf, pos, True)
-        if members_n < 0:
-            raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            members_items: list[MemberMetadata] = []
-            for index in range(members_n):
-                members_item, pos = _read_MemberMetadata_v4(buf, pos)
-                members_items.append(members_item)
-            value.members = members_items
+        field = "members"
+        value.members, pos = _w.read_struct_array(buf, pos, True, _read_MemberMetadata_v4, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            value.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            value.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        value.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return value, pos
 
 
-def _write_GroupMetadataValue_v4(value: GroupMetadataValue, out: bytearray) -> None:
-    field = ""
+def _write_GroupMetadataValue_v4(value: GroupMetadataValue, out: bytearray, version: int) -> None:
+    field = "protocol_type"
     try:
-        field = "protocol_type"
         _w.write_compact_string(out, _w.non_null(value.protocol_type, "field protocol_type is null, which GroupMetadataValue version 4 does not allow (never nullable)"))
         field = "generation"
         out += _pack_GroupMetadataValue_generation(value.generation)
@@ -650,16 +340,10 @@ def _write_GroupMetadataValue_v4(value: GroupMetadataValue, out: bytearray) -> N
         _w.write_compact_string(out, value.leader)
         field = "current_state_timestamp"
         out += _pack_GroupMetadataValue_current_state_timestamp(value.current_state_timestamp)
-        field = "members[]"
-        members_items = _w.non_null(value.members, "field members is null, which GroupMetadataValue version 4 does not allow (never nullable)")
-        _w.write_count(out, len(members_items), True)
-        for members_item in members_items:
-            _write_MemberMetadata_v4(members_item, out)
+        field = "members"
+        _w.write_struct_array(out, _w.non_null(value.members, "field members is null, which GroupMetadataValue version 4 does not allow (never nullable)"), True, _write_MemberMetadata_v4, version)
         field = "(tagged fields)"
-        if value.unknown_tagged_fields:
-            _w.write_tagged(out, [], value.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], value.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -672,8 +356,8 @@ _V1_PLUS = (1, 32767)
 _V2_PLUS = (2, 32767)
 _V3_PLUS = (3, 32767)
 
-MemberMetadata._READERS = (_read_MemberMetadata_v0, _read_MemberMetadata_v1_2, _read_MemberMetadata_v1_2, _read_MemberMetadata_v3, _read_MemberMetadata_v4)
-MemberMetadata._WRITERS = (_write_MemberMetadata_v0, _write_MemberMetadata_v1_2, _write_MemberMetadata_v1_2, _write_MemberMetadata_v3, _write_MemberMetadata_v4)
+MemberMetadata._READERS = _w.bind_versions((_read_MemberMetadata_v0_3, _read_MemberMetadata_v0_3, _read_MemberMetadata_v0_3, _read_MemberMetadata_v0_3, _read_MemberMetadata_v4))
+MemberMetadata._WRITERS = _w.bind_versions((_write_MemberMetadata_v0_3, _write_MemberMetadata_v0_3, _write_MemberMetadata_v0_3, _write_MemberMetadata_v0_3, _write_MemberMetadata_v4))
 MemberMetadata.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="member_id", json_name="memberId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="group_instance_id", json_name="groupInstanceId", type="string", versions=_V3_PLUS, nullable=_V3_PLUS, ignorable=True),
@@ -684,8 +368,8 @@ MemberMetadata.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
     FieldInfo(attr="subscription", json_name="subscription", type="bytes", versions=_V0_PLUS, default=b''),
     FieldInfo(attr="assignment", json_name="assignment", type="bytes", versions=_V0_PLUS, default=b''),
 )
-GroupMetadataValue._READERS = (_read_GroupMetadataValue_v0, _read_GroupMetadataValue_v1, _read_GroupMetadataValue_v2, _read_GroupMetadataValue_v3, _read_GroupMetadataValue_v4)
-GroupMetadataValue._WRITERS = (_write_GroupMetadataValue_v0, _write_GroupMetadataValue_v1, _write_GroupMetadataValue_v2, _write_GroupMetadataValue_v3, _write_GroupMetadataValue_v4)
+GroupMetadataValue._READERS = _w.bind_versions((_read_GroupMetadataValue_v0_3, _read_GroupMetadataValue_v0_3, _read_GroupMetadataValue_v0_3, _read_GroupMetadataValue_v0_3, _read_GroupMetadataValue_v4))
+GroupMetadataValue._WRITERS = _w.bind_versions((_write_GroupMetadataValue_v0_3, _write_GroupMetadataValue_v0_3, _write_GroupMetadataValue_v0_3, _write_GroupMetadataValue_v0_3, _write_GroupMetadataValue_v4))
 GroupMetadataValue._LAZY_DEFAULTS = {"members": list}
 GroupMetadataValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="protocol_type", json_name="protocolType", type="string", versions=_V0_PLUS, default=''),

@@ -2,10 +2,9 @@
 
 Request message, versions 0-4, flexible versions 4+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -26,12 +25,11 @@ _pack_HeartbeatRequest_generation_id = struct.Struct(">i").pack
 class HeartbeatRequest(GeneratedStruct):
     """Kafka's HeartbeatRequest (request, apiKey 12), versions 0-4, flexible versions 4+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "group_id": 'Id of the group the member belongs to.',
         "generation_id": 'Generation the member joined in; the coordinator rejects an old one with ILLEGAL_GENERATION.',
         "member_id": 'Member id the coordinator gave the member in JoinGroup.',
         "group_instance_id": 'Static membership id (group.instance.id), or null for a dynamic member.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "HeartbeatRequest"
@@ -70,91 +68,53 @@ class HeartbeatRequest(GeneratedStruct):
 
 
 
-# --- HeartbeatRequest, versions 0-2 ---
+# --- HeartbeatRequest, versions 0-3 ---
 
-def _read_HeartbeatRequest_v0_2(buf: bytes, pos: int) -> tuple[HeartbeatRequest, int]:
+def _read_HeartbeatRequest_v0_3(buf: bytes, pos: int, version: int) -> tuple[HeartbeatRequest, int]:
     request = blank_instance(HeartbeatRequest)
     request.group_instance_id = None
-    field = ""
-    index = 0
+    field = "group_id"
     try:
-        field = "group_id"
         request.group_id, pos = _w.read_string_nn(buf, pos)
         field = "generation_id"
         (request.generation_id,) = _unpack_HeartbeatRequest_generation_id(buf, pos)
         pos += 4
         field = "member_id"
         request.member_id, pos = _w.read_string_nn(buf, pos)
+        if version >= 3:
+            field = "group_instance_id"
+            request.group_instance_id, pos = _w.read_string(buf, pos)
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_HeartbeatRequest_v0_2(request: HeartbeatRequest, out: bytearray) -> None:
-    if request.group_instance_id is not None:
-        check_unsupported(request, "group_instance_id", "0-2")
+def _write_HeartbeatRequest_v0_3(request: HeartbeatRequest, out: bytearray, version: int) -> None:
+    if version < 3 and request.group_instance_id is not None:
+        check_unsupported(request, "group_instance_id", str(version))
     if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("HeartbeatRequest version 0-2 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("HeartbeatRequest version 0-3 cannot carry tagged fields")
+    field = "group_id"
     try:
-        field = "group_id"
-        _w.write_string(out, _w.non_null(request.group_id, "field group_id is null, which HeartbeatRequest versions 0-2 do not allow (never nullable)"))
+        _w.write_string(out, _w.non_null(request.group_id, "field group_id is null, which HeartbeatRequest versions 0-3 do not allow (never nullable)"))
         field = "generation_id"
         out += _pack_HeartbeatRequest_generation_id(request.generation_id)
         field = "member_id"
-        _w.write_string(out, _w.non_null(request.member_id, "field member_id is null, which HeartbeatRequest versions 0-2 do not allow (never nullable)"))
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- HeartbeatRequest, version 3 ---
-
-def _read_HeartbeatRequest_v3(buf: bytes, pos: int) -> tuple[HeartbeatRequest, int]:
-    request = blank_instance(HeartbeatRequest)
-    field = ""
-    index = 0
-    try:
-        field = "group_id"
-        request.group_id, pos = _w.read_string_nn(buf, pos)
-        field = "generation_id"
-        (request.generation_id,) = _unpack_HeartbeatRequest_generation_id(buf, pos)
-        pos += 4
-        field = "member_id"
-        request.member_id, pos = _w.read_string_nn(buf, pos)
-        field = "group_instance_id"
-        request.group_instance_id, pos = _w.read_string(buf, pos)
-        request.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_HeartbeatRequest_v3(request: HeartbeatRequest, out: bytearray) -> None:
-    if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("HeartbeatRequest version 3 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "group_id"
-        _w.write_string(out, _w.non_null(request.group_id, "field group_id is null, which HeartbeatRequest version 3 does not allow (never nullable)"))
-        field = "generation_id"
-        out += _pack_HeartbeatRequest_generation_id(request.generation_id)
-        field = "member_id"
-        _w.write_string(out, _w.non_null(request.member_id, "field member_id is null, which HeartbeatRequest version 3 does not allow (never nullable)"))
-        field = "group_instance_id"
-        _w.write_string(out, request.group_instance_id)
+        _w.write_string(out, _w.non_null(request.member_id, "field member_id is null, which HeartbeatRequest versions 0-3 do not allow (never nullable)"))
+        if version >= 3:
+            field = "group_instance_id"
+            _w.write_string(out, request.group_instance_id)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- HeartbeatRequest, version 4 (flexible) ---
 
-def _read_HeartbeatRequest_v4(buf: bytes, pos: int) -> tuple[HeartbeatRequest, int]:
+def _read_HeartbeatRequest_v4(buf: bytes, pos: int, version: int) -> tuple[HeartbeatRequest, int]:
     request = blank_instance(HeartbeatRequest)
-    field = ""
-    index = 0
+    field = "group_id"
     try:
-        field = "group_id"
         request.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "generation_id"
         (request.generation_id,) = _unpack_HeartbeatRequest_generation_id(buf, pos)
@@ -164,20 +124,15 @@ def _read_HeartbeatRequest_v4(buf: bytes, pos: int) -> tuple[HeartbeatRequest, i
         field = "group_instance_id"
         request.group_instance_id, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_HeartbeatRequest_v4(request: HeartbeatRequest, out: bytearray) -> None:
-    field = ""
+def _write_HeartbeatRequest_v4(request: HeartbeatRequest, out: bytearray, version: int) -> None:
+    field = "group_id"
     try:
-        field = "group_id"
         _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which HeartbeatRequest version 4 does not allow (never nullable)"))
         field = "generation_id"
         out += _pack_HeartbeatRequest_generation_id(request.generation_id)
@@ -186,10 +141,7 @@ def _write_HeartbeatRequest_v4(request: HeartbeatRequest, out: bytearray) -> Non
         field = "group_instance_id"
         _w.write_compact_string(out, request.group_instance_id)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -200,8 +152,8 @@ def _write_HeartbeatRequest_v4(request: HeartbeatRequest, out: bytearray) -> Non
 _V0_PLUS = (0, 32767)
 _V3_PLUS = (3, 32767)
 
-HeartbeatRequest._READERS = (_read_HeartbeatRequest_v0_2, _read_HeartbeatRequest_v0_2, _read_HeartbeatRequest_v0_2, _read_HeartbeatRequest_v3, _read_HeartbeatRequest_v4)
-HeartbeatRequest._WRITERS = (_write_HeartbeatRequest_v0_2, _write_HeartbeatRequest_v0_2, _write_HeartbeatRequest_v0_2, _write_HeartbeatRequest_v3, _write_HeartbeatRequest_v4)
+HeartbeatRequest._READERS = _w.bind_versions((_read_HeartbeatRequest_v0_3, _read_HeartbeatRequest_v0_3, _read_HeartbeatRequest_v0_3, _read_HeartbeatRequest_v0_3, _read_HeartbeatRequest_v4))
+HeartbeatRequest._WRITERS = _w.bind_versions((_write_HeartbeatRequest_v0_3, _write_HeartbeatRequest_v0_3, _write_HeartbeatRequest_v0_3, _write_HeartbeatRequest_v0_3, _write_HeartbeatRequest_v4))
 HeartbeatRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="generation_id", json_name="generationId", type="int32", versions=_V0_PLUS, default=0),

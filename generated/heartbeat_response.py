@@ -2,10 +2,9 @@
 
 Response message, versions 0-4, flexible versions 4+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -19,6 +18,8 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
+_unpack_HeartbeatResponse_throttle_time_ms = struct.Struct(">i").unpack_from
+_pack_HeartbeatResponse_throttle_time_ms = struct.Struct(">i").pack
 _unpack_HeartbeatResponse_error_code = struct.Struct(">h").unpack_from
 _pack_HeartbeatResponse_error_code = struct.Struct(">h").pack
 _unpack_HeartbeatResponse_throttle_time_ms_error_code = struct.Struct(">ih").unpack_from
@@ -28,10 +29,9 @@ _pack_HeartbeatResponse_throttle_time_ms_error_code = struct.Struct(">ih").pack
 class HeartbeatResponse(GeneratedStruct):
     """Kafka's HeartbeatResponse (response, apiKey 12), versions 0-4, flexible versions 4+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "error_code": 'Outcome, 0 when all is well; REBALANCE_IN_PROGRESS asks the member to rejoin, ILLEGAL_GENERATION or UNKNOWN_MEMBER_ID that it was dropped.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "HeartbeatResponse"
@@ -61,92 +61,61 @@ class HeartbeatResponse(GeneratedStruct):
 
 
 
-# --- HeartbeatResponse, version 0 ---
+# --- HeartbeatResponse, versions 0-3 ---
 
-def _read_HeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[HeartbeatResponse, int]:
+def _read_HeartbeatResponse_v0_3(buf: bytes, pos: int, version: int) -> tuple[HeartbeatResponse, int]:
     response = blank_instance(HeartbeatResponse)
     response.throttle_time_ms = 0
     field = ""
-    index = 0
     try:
+        if version >= 1:
+            field = "throttle_time_ms"
+            (response.throttle_time_ms,) = _unpack_HeartbeatResponse_throttle_time_ms(buf, pos)
+            pos += 4
         field = "error_code"
         (response.error_code,) = _unpack_HeartbeatResponse_error_code(buf, pos)
         pos += 2
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_HeartbeatResponse_v0(response: HeartbeatResponse, out: bytearray) -> None:
+def _write_HeartbeatResponse_v0_3(response: HeartbeatResponse, out: bytearray, version: int) -> None:
     if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("HeartbeatResponse version 0 cannot carry tagged fields")
+        raise UnsupportedVersionError("HeartbeatResponse version 0-3 cannot carry tagged fields")
     field = ""
     try:
+        if version >= 1:
+            field = "throttle_time_ms"
+            out += _pack_HeartbeatResponse_throttle_time_ms(response.throttle_time_ms)
         field = "error_code"
         out += _pack_HeartbeatResponse_error_code(response.error_code)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- HeartbeatResponse, versions 1-3 ---
-
-def _read_HeartbeatResponse_v1_3(buf: bytes, pos: int) -> tuple[HeartbeatResponse, int]:
-    response = blank_instance(HeartbeatResponse)
-    field = ""
-    index = 0
-    try:
-        field = "throttle_time_ms, error_code"
-        response.throttle_time_ms, response.error_code = _unpack_HeartbeatResponse_throttle_time_ms_error_code(buf, pos)
-        pos += 6
-        response.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_HeartbeatResponse_v1_3(response: HeartbeatResponse, out: bytearray) -> None:
-    if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("HeartbeatResponse version 1-3 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "throttle_time_ms, error_code"
-        out += _pack_HeartbeatResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
 # --- HeartbeatResponse, version 4 (flexible) ---
 
-def _read_HeartbeatResponse_v4(buf: bytes, pos: int) -> tuple[HeartbeatResponse, int]:
+def _read_HeartbeatResponse_v4(buf: bytes, pos: int, version: int) -> tuple[HeartbeatResponse, int]:
     response = blank_instance(HeartbeatResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_HeartbeatResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_HeartbeatResponse_v4(response: HeartbeatResponse, out: bytearray) -> None:
-    field = ""
+def _write_HeartbeatResponse_v4(response: HeartbeatResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         out += _pack_HeartbeatResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -157,8 +126,8 @@ def _write_HeartbeatResponse_v4(response: HeartbeatResponse, out: bytearray) -> 
 _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 
-HeartbeatResponse._READERS = (_read_HeartbeatResponse_v0, _read_HeartbeatResponse_v1_3, _read_HeartbeatResponse_v1_3, _read_HeartbeatResponse_v1_3, _read_HeartbeatResponse_v4)
-HeartbeatResponse._WRITERS = (_write_HeartbeatResponse_v0, _write_HeartbeatResponse_v1_3, _write_HeartbeatResponse_v1_3, _write_HeartbeatResponse_v1_3, _write_HeartbeatResponse_v4)
+HeartbeatResponse._READERS = _w.bind_versions((_read_HeartbeatResponse_v0_3, _read_HeartbeatResponse_v0_3, _read_HeartbeatResponse_v0_3, _read_HeartbeatResponse_v0_3, _read_HeartbeatResponse_v4))
+HeartbeatResponse._WRITERS = _w.bind_versions((_write_HeartbeatResponse_v0_3, _write_HeartbeatResponse_v0_3, _write_HeartbeatResponse_v0_3, _write_HeartbeatResponse_v0_3, _write_HeartbeatResponse_v4))
 HeartbeatResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V1_PLUS, ignorable=True, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

@@ -2,10 +2,9 @@
 
 Request message, versions 0-1, flexible versions 1+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -30,11 +29,10 @@ _pack_IncrementalAlterConfigsRequest_validate_only = struct.Struct(">?").pack
 class AlterableConfig(GeneratedStruct):
     """Changes to make to the resource's config keys."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Config key to change, for example retention.ms.',
         "config_operation": 'Change to make: 0 set, 1 delete (back to default), 2 append to a list, 3 subtract from a list.',
         "value": 'Value to set, append or subtract; null for a delete.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AlterableConfig"
@@ -65,11 +63,10 @@ class AlterableConfig(GeneratedStruct):
 class AlterConfigsResource(GeneratedStruct):
     """Resources whose configs change, one entry each."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "resource_type": 'Kind of resource, as a ConfigResource type code (2 topic, 4 broker, 8 broker logger, 16 client metrics, 32 group).',
         "resource_name": 'Topic, group or subscription name, or broker id in decimal; an empty name means the cluster-wide broker default.',
         "configs": "Changes to make to the resource's config keys.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AlterConfigsResource"
@@ -102,10 +99,9 @@ class IncrementalAlterConfigsRequest(GeneratedStruct):
     """Kafka's IncrementalAlterConfigsRequest (request, apiKey 44), versions 0-1, flexible versions
     1+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "resources": 'Resources whose configs change, one entry each.',
         "validate_only": 'When true, only check the request and change nothing.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "IncrementalAlterConfigsRequest"
@@ -137,12 +133,10 @@ class IncrementalAlterConfigsRequest(GeneratedStruct):
 
 # --- AlterableConfig, version 0 ---
 
-def _read_AlterableConfig_v0(buf: bytes, pos: int) -> tuple[AlterableConfig, int]:
+def _read_AlterableConfig_v0(buf: bytes, pos: int, version: int) -> tuple[AlterableConfig, int]:
     config = blank_instance(AlterableConfig)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         config.name, pos = _w.read_string_nn(buf, pos)
         field = "config_operation"
         (config.config_operation,) = _unpack_AlterableConfig_config_operation(buf, pos)
@@ -151,16 +145,15 @@ def _read_AlterableConfig_v0(buf: bytes, pos: int) -> tuple[AlterableConfig, int
         config.value, pos = _w.read_string(buf, pos)
         config.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return config, pos
 
 
-def _write_AlterableConfig_v0(config: AlterableConfig, out: bytearray) -> None:
+def _write_AlterableConfig_v0(config: AlterableConfig, out: bytearray, version: int) -> None:
     if config.unknown_tagged_fields:
         raise UnsupportedVersionError("AlterableConfig version 0 cannot carry tagged fields")
-    field = ""
+    field = "name"
     try:
-        field = "name"
         _w.write_string(out, _w.non_null(config.name, "field name is null, which AlterableConfig version 0 does not allow (never nullable)"))
         field = "config_operation"
         out += _pack_AlterableConfig_config_operation(config.config_operation)
@@ -172,12 +165,10 @@ def _write_AlterableConfig_v0(config: AlterableConfig, out: bytearray) -> None:
 
 # --- AlterableConfig, version 1 (flexible) ---
 
-def _read_AlterableConfig_v1(buf: bytes, pos: int) -> tuple[AlterableConfig, int]:
+def _read_AlterableConfig_v1(buf: bytes, pos: int, version: int) -> tuple[AlterableConfig, int]:
     config = blank_instance(AlterableConfig)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         config.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "config_operation"
         (config.config_operation,) = _unpack_AlterableConfig_config_operation(buf, pos)
@@ -185,179 +176,113 @@ def _read_AlterableConfig_v1(buf: bytes, pos: int) -> tuple[AlterableConfig, int
         field = "value"
         config.value, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            config.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            config.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        config.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return config, pos
 
 
-def _write_AlterableConfig_v1(config: AlterableConfig, out: bytearray) -> None:
-    field = ""
+def _write_AlterableConfig_v1(config: AlterableConfig, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(config.name, "field name is null, which AlterableConfig version 1 does not allow (never nullable)"))
         field = "config_operation"
         out += _pack_AlterableConfig_config_operation(config.config_operation)
         field = "value"
         _w.write_compact_string(out, config.value)
         field = "(tagged fields)"
-        if config.unknown_tagged_fields:
-            _w.write_tagged(out, [], config.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], config.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- AlterConfigsResource, version 0 ---
 
-def _read_AlterConfigsResource_v0(buf: bytes, pos: int) -> tuple[AlterConfigsResource, int]:
+def _read_AlterConfigsResource_v0(buf: bytes, pos: int, version: int) -> tuple[AlterConfigsResource, int]:
     resource = blank_instance(AlterConfigsResource)
-    field = ""
-    index = 0
+    field = "resource_type"
     try:
-        field = "resource_type"
         (resource.resource_type,) = _unpack_AlterConfigsResource_resource_type(buf, pos)
         pos += 1
         field = "resource_name"
         resource.resource_name, pos = _w.read_string_nn(buf, pos)
-        field = "configs[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        configs_n, pos = _w.read_count(buf, pos, False)
-        if configs_n < 0:
-            raise DecodeError("non-nullable field configs was null", offset=pos)
-        elif configs_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            configs_items: KeyedList[AlterableConfig] = KeyedList()
-            for index in range(configs_n):
-                configs_item, pos = _read_AlterableConfig_v0(buf, pos)
-                configs_items.append(configs_item)
-            resource.configs = configs_items
+        field = "configs"
+        resource.configs, pos = _w.read_struct_array(buf, pos, False, _read_AlterableConfig_v0, version, KeyedList)
         resource.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return resource, pos
 
 
-def _write_AlterConfigsResource_v0(resource: AlterConfigsResource, out: bytearray) -> None:
+def _write_AlterConfigsResource_v0(resource: AlterConfigsResource, out: bytearray, version: int) -> None:
     if resource.unknown_tagged_fields:
         raise UnsupportedVersionError("AlterConfigsResource version 0 cannot carry tagged fields")
-    field = ""
+    field = "resource_type"
     try:
-        field = "resource_type"
         out += _pack_AlterConfigsResource_resource_type(resource.resource_type)
         field = "resource_name"
         _w.write_string(out, _w.non_null(resource.resource_name, "field resource_name is null, which AlterConfigsResource version 0 does not allow (never nullable)"))
-        field = "configs[]"
-        configs_items = _w.non_null(resource.configs, "field configs is null, which AlterConfigsResource version 0 does not allow (never nullable)")
-        _w.write_count(out, len(configs_items), False)
-        for configs_item in configs_items:
-            _write_AlterableConfig_v0(configs_item, out)
+        field = "configs"
+        _w.write_struct_array(out, _w.non_null(resource.configs, "field configs is null, which AlterConfigsResource version 0 does not allow (never nullable)"), False, _write_AlterableConfig_v0, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- AlterConfigsResource, version 1 (flexible) ---
 
-def _read_AlterConfigsResource_v1(buf: bytes, pos: int) -> tuple[AlterConfigsResource, int]:
+def _read_AlterConfigsResource_v1(buf: bytes, pos: int, version: int) -> tuple[AlterConfigsResource, int]:
     resource = blank_instance(AlterConfigsResource)
-    field = ""
-    index = 0
+    field = "resource_type"
     try:
-        field = "resource_type"
         (resource.resource_type,) = _unpack_AlterConfigsResource_resource_type(buf, pos)
         pos += 1
         field = "resource_name"
         resource.resource_name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "configs[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        configs_n, pos = _w.read_count(buf, pos, True)
-        if configs_n < 0:
-            raise DecodeError("non-nullable field configs was null", offset=pos)
-        elif configs_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            configs_items: KeyedList[AlterableConfig] = KeyedList()
-            for index in range(configs_n):
-                configs_item, pos = _read_AlterableConfig_v1(buf, pos)
-                configs_items.append(configs_item)
-            resource.configs = configs_items
+        field = "configs"
+        resource.configs, pos = _w.read_struct_array(buf, pos, True, _read_AlterableConfig_v1, version, KeyedList)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            resource.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            resource.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        resource.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return resource, pos
 
 
-def _write_AlterConfigsResource_v1(resource: AlterConfigsResource, out: bytearray) -> None:
-    field = ""
+def _write_AlterConfigsResource_v1(resource: AlterConfigsResource, out: bytearray, version: int) -> None:
+    field = "resource_type"
     try:
-        field = "resource_type"
         out += _pack_AlterConfigsResource_resource_type(resource.resource_type)
         field = "resource_name"
         _w.write_compact_string(out, _w.non_null(resource.resource_name, "field resource_name is null, which AlterConfigsResource version 1 does not allow (never nullable)"))
-        field = "configs[]"
-        configs_items = _w.non_null(resource.configs, "field configs is null, which AlterConfigsResource version 1 does not allow (never nullable)")
-        _w.write_count(out, len(configs_items), True)
-        for configs_item in configs_items:
-            _write_AlterableConfig_v1(configs_item, out)
+        field = "configs"
+        _w.write_struct_array(out, _w.non_null(resource.configs, "field configs is null, which AlterConfigsResource version 1 does not allow (never nullable)"), True, _write_AlterableConfig_v1, version)
         field = "(tagged fields)"
-        if resource.unknown_tagged_fields:
-            _w.write_tagged(out, [], resource.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], resource.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- IncrementalAlterConfigsRequest, version 0 ---
 
-def _read_IncrementalAlterConfigsRequest_v0(buf: bytes, pos: int) -> tuple[IncrementalAlterConfigsRequest, int]:
+def _read_IncrementalAlterConfigsRequest_v0(buf: bytes, pos: int, version: int) -> tuple[IncrementalAlterConfigsRequest, int]:
     request = blank_instance(IncrementalAlterConfigsRequest)
-    field = ""
-    index = 0
+    field = "resources"
     try:
-        field = "resources[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        resources_n, pos = _w.read_count(buf, pos, False)
-        if resources_n < 0:
-            raise DecodeError("non-nullable field resources was null", offset=pos)
-        elif resources_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            resources_items: KeyedList[AlterConfigsResource] = KeyedList()
-            for index in range(resources_n):
-                resources_item, pos = _read_AlterConfigsResource_v0(buf, pos)
-                resources_items.append(resources_item)
-            request.resources = resources_items
+        request.resources, pos = _w.read_struct_array(buf, pos, False, _read_AlterConfigsResource_v0, version, KeyedList)
         field = "validate_only"
         (request.validate_only,) = _unpack_IncrementalAlterConfigsRequest_validate_only(buf, pos)
         pos += 1
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_IncrementalAlterConfigsRequest_v0(request: IncrementalAlterConfigsRequest, out: bytearray) -> None:
+def _write_IncrementalAlterConfigsRequest_v0(request: IncrementalAlterConfigsRequest, out: bytearray, version: int) -> None:
     if request.unknown_tagged_fields:
         raise UnsupportedVersionError("IncrementalAlterConfigsRequest version 0 cannot carry tagged fields")
-    field = ""
+    field = "resources"
     try:
-        field = "resources[]"
-        resources_items = _w.non_null(request.resources, "field resources is null, which IncrementalAlterConfigsRequest version 0 does not allow (never nullable)")
-        _w.write_count(out, len(resources_items), False)
-        for resources_item in resources_items:
-            _write_AlterConfigsResource_v0(resources_item, out)
+        _w.write_struct_array(out, _w.non_null(request.resources, "field resources is null, which IncrementalAlterConfigsRequest version 0 does not allow (never nullable)"), False, _write_AlterConfigsResource_v0, version)
         field = "validate_only"
         out += _pack_IncrementalAlterConfigsRequest_validate_only(request.validate_only)
     except _w.ENCODE_FAILURES as error:
@@ -366,53 +291,29 @@ def _write_IncrementalAlterConfigsRequest_v0(request: IncrementalAlterConfigsReq
 
 # --- IncrementalAlterConfigsRequest, version 1 (flexible) ---
 
-def _read_IncrementalAlterConfigsRequest_v1(buf: bytes, pos: int) -> tuple[IncrementalAlterConfigsRequest, int]:
+def _read_IncrementalAlterConfigsRequest_v1(buf: bytes, pos: int, version: int) -> tuple[IncrementalAlterConfigsRequest, int]:
     request = blank_instance(IncrementalAlterConfigsRequest)
-    field = ""
-    index = 0
+    field = "resources"
     try:
-        field = "resources[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        resources_n, pos = _w.read_count(buf, pos, True)
-        if resources_n < 0:
-            raise DecodeError("non-nullable field resources was null", offset=pos)
-        elif resources_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            resources_items: KeyedList[AlterConfigsResource] = KeyedList()
-            for index in range(resources_n):
-                resources_item, pos = _read_AlterConfigsResource_v1(buf, pos)
-                resources_items.append(resources_item)
-            request.resources = resources_items
+        request.resources, pos = _w.read_struct_array(buf, pos, True, _read_AlterConfigsResource_v1, version, KeyedList)
         field = "validate_only"
         (request.validate_only,) = _unpack_IncrementalAlterConfigsRequest_validate_only(buf, pos)
         pos += 1
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_IncrementalAlterConfigsRequest_v1(request: IncrementalAlterConfigsRequest, out: bytearray) -> None:
-    field = ""
+def _write_IncrementalAlterConfigsRequest_v1(request: IncrementalAlterConfigsRequest, out: bytearray, version: int) -> None:
+    field = "resources"
     try:
-        field = "resources[]"
-        resources_items = _w.non_null(request.resources, "field resources is null, which IncrementalAlterConfigsRequest version 1 does not allow (never nullable)")
-        _w.write_count(out, len(resources_items), True)
-        for resources_item in resources_items:
-            _write_AlterConfigsResource_v1(resources_item, out)
+        _w.write_struct_array(out, _w.non_null(request.resources, "field resources is null, which IncrementalAlterConfigsRequest version 1 does not allow (never nullable)"), True, _write_AlterConfigsResource_v1, version)
         field = "validate_only"
         out += _pack_IncrementalAlterConfigsRequest_validate_only(request.validate_only)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -422,16 +323,16 @@ def _write_IncrementalAlterConfigsRequest_v1(request: IncrementalAlterConfigsReq
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-AlterableConfig._READERS = (_read_AlterableConfig_v0, _read_AlterableConfig_v1)
-AlterableConfig._WRITERS = (_write_AlterableConfig_v0, _write_AlterableConfig_v1)
+AlterableConfig._READERS = _w.bind_versions((_read_AlterableConfig_v0, _read_AlterableConfig_v1))
+AlterableConfig._WRITERS = _w.bind_versions((_write_AlterableConfig_v0, _write_AlterableConfig_v1))
 AlterableConfig._MAP_KEYS = ("name", "config_operation")
 AlterableConfig.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="config_operation", json_name="configOperation", type="int8", versions=_V0_PLUS, default=0, map_key=True),
     FieldInfo(attr="value", json_name="value", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
 )
-AlterConfigsResource._READERS = (_read_AlterConfigsResource_v0, _read_AlterConfigsResource_v1)
-AlterConfigsResource._WRITERS = (_write_AlterConfigsResource_v0, _write_AlterConfigsResource_v1)
+AlterConfigsResource._READERS = _w.bind_versions((_read_AlterConfigsResource_v0, _read_AlterConfigsResource_v1))
+AlterConfigsResource._WRITERS = _w.bind_versions((_write_AlterConfigsResource_v0, _write_AlterConfigsResource_v1))
 AlterConfigsResource._LAZY_DEFAULTS = {"configs": KeyedList}
 AlterConfigsResource._MAP_KEYS = ("resource_type", "resource_name")
 AlterConfigsResource.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -439,8 +340,8 @@ AlterConfigsResource.FIELDS = (  # what the runtime knows of each field (kwire.w
     FieldInfo(attr="resource_name", json_name="resourceName", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="configs", json_name="configs", type="[]AlterableConfig", versions=_V0_PLUS, default=(), struct=AlterableConfig),
 )
-IncrementalAlterConfigsRequest._READERS = (_read_IncrementalAlterConfigsRequest_v0, _read_IncrementalAlterConfigsRequest_v1)
-IncrementalAlterConfigsRequest._WRITERS = (_write_IncrementalAlterConfigsRequest_v0, _write_IncrementalAlterConfigsRequest_v1)
+IncrementalAlterConfigsRequest._READERS = _w.bind_versions((_read_IncrementalAlterConfigsRequest_v0, _read_IncrementalAlterConfigsRequest_v1))
+IncrementalAlterConfigsRequest._WRITERS = _w.bind_versions((_write_IncrementalAlterConfigsRequest_v0, _write_IncrementalAlterConfigsRequest_v1))
 IncrementalAlterConfigsRequest._LAZY_DEFAULTS = {"resources": KeyedList}
 IncrementalAlterConfigsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="resources", json_name="resources", type="[]AlterConfigsResource", versions=_V0_PLUS, default=(), struct=AlterConfigsResource),

@@ -2,10 +2,9 @@
 
 Response message, versions 0-1, flexible versions 1+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -30,12 +29,11 @@ _pack_IncrementalAlterConfigsResponse_throttle_time_ms = struct.Struct(">i").pac
 class AlterConfigsResourceResponse(GeneratedStruct):
     """Outcome for each resource of the request."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "error_code": 'Outcome for this resource, 0 on success; for example INVALID_CONFIG or POLICY_VIOLATION.',
         "error_message": 'Text describing the failure for people, or null on success.',
         "resource_type": 'Kind of resource, as in the request.',
         "resource_name": 'Name of the resource, as in the request.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AlterConfigsResourceResponse"
@@ -70,10 +68,9 @@ class IncrementalAlterConfigsResponse(GeneratedStruct):
     """Kafka's IncrementalAlterConfigsResponse (response, apiKey 44), versions 0-1, flexible
     versions 1+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "responses": 'Outcome for each resource of the request.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "IncrementalAlterConfigsResponse"
@@ -104,12 +101,10 @@ class IncrementalAlterConfigsResponse(GeneratedStruct):
 
 # --- AlterConfigsResourceResponse, version 0 ---
 
-def _read_AlterConfigsResourceResponse_v0(buf: bytes, pos: int) -> tuple[AlterConfigsResourceResponse, int]:
+def _read_AlterConfigsResourceResponse_v0(buf: bytes, pos: int, version: int) -> tuple[AlterConfigsResourceResponse, int]:
     response = blank_instance(AlterConfigsResourceResponse)
-    field = ""
-    index = 0
+    field = "error_code"
     try:
-        field = "error_code"
         (response.error_code,) = _unpack_AlterConfigsResourceResponse_error_code(buf, pos)
         pos += 2
         field = "error_message"
@@ -121,16 +116,15 @@ def _read_AlterConfigsResourceResponse_v0(buf: bytes, pos: int) -> tuple[AlterCo
         response.resource_name, pos = _w.read_string_nn(buf, pos)
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_AlterConfigsResourceResponse_v0(response: AlterConfigsResourceResponse, out: bytearray) -> None:
+def _write_AlterConfigsResourceResponse_v0(response: AlterConfigsResourceResponse, out: bytearray, version: int) -> None:
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("AlterConfigsResourceResponse version 0 cannot carry tagged fields")
-    field = ""
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_AlterConfigsResourceResponse_error_code(response.error_code)
         field = "error_message"
         _w.write_string(out, response.error_message)
@@ -144,12 +138,10 @@ def _write_AlterConfigsResourceResponse_v0(response: AlterConfigsResourceRespons
 
 # --- AlterConfigsResourceResponse, version 1 (flexible) ---
 
-def _read_AlterConfigsResourceResponse_v1(buf: bytes, pos: int) -> tuple[AlterConfigsResourceResponse, int]:
+def _read_AlterConfigsResourceResponse_v1(buf: bytes, pos: int, version: int) -> tuple[AlterConfigsResourceResponse, int]:
     response = blank_instance(AlterConfigsResourceResponse)
-    field = ""
-    index = 0
+    field = "error_code"
     try:
-        field = "error_code"
         (response.error_code,) = _unpack_AlterConfigsResourceResponse_error_code(buf, pos)
         pos += 2
         field = "error_message"
@@ -160,20 +152,15 @@ def _read_AlterConfigsResourceResponse_v1(buf: bytes, pos: int) -> tuple[AlterCo
         field = "resource_name"
         response.resource_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_AlterConfigsResourceResponse_v1(response: AlterConfigsResourceResponse, out: bytearray) -> None:
-    field = ""
+def _write_AlterConfigsResourceResponse_v1(response: AlterConfigsResourceResponse, out: bytearray, version: int) -> None:
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_AlterConfigsResourceResponse_error_code(response.error_code)
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
@@ -182,108 +169,64 @@ def _write_AlterConfigsResourceResponse_v1(response: AlterConfigsResourceRespons
         field = "resource_name"
         _w.write_compact_string(out, _w.non_null(response.resource_name, "field resource_name is null, which AlterConfigsResourceResponse version 1 does not allow (never nullable)"))
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- IncrementalAlterConfigsResponse, version 0 ---
 
-def _read_IncrementalAlterConfigsResponse_v0(buf: bytes, pos: int) -> tuple[IncrementalAlterConfigsResponse, int]:
+def _read_IncrementalAlterConfigsResponse_v0(buf: bytes, pos: int, version: int) -> tuple[IncrementalAlterConfigsResponse, int]:
     response = blank_instance(IncrementalAlterConfigsResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_IncrementalAlterConfigsResponse_throttle_time_ms(buf, pos)
         pos += 4
-        field = "responses[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        responses_n, pos = _w.read_count(buf, pos, False)
-        if responses_n < 0:
-            raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            responses_items: list[AlterConfigsResourceResponse] = []
-            for index in range(responses_n):
-                responses_item, pos = _read_AlterConfigsResourceResponse_v0(buf, pos)
-                responses_items.append(responses_item)
-            response.responses = responses_items
+        field = "responses"
+        response.responses, pos = _w.read_struct_array(buf, pos, False, _read_AlterConfigsResourceResponse_v0, version)
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_IncrementalAlterConfigsResponse_v0(response: IncrementalAlterConfigsResponse, out: bytearray) -> None:
+def _write_IncrementalAlterConfigsResponse_v0(response: IncrementalAlterConfigsResponse, out: bytearray, version: int) -> None:
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("IncrementalAlterConfigsResponse version 0 cannot carry tagged fields")
-    field = ""
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_IncrementalAlterConfigsResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "responses[]"
-        responses_items = _w.non_null(response.responses, "field responses is null, which IncrementalAlterConfigsResponse version 0 does not allow (never nullable)")
-        _w.write_count(out, len(responses_items), False)
-        for responses_item in responses_items:
-            _write_AlterConfigsResourceResponse_v0(responses_item, out)
+        field = "responses"
+        _w.write_struct_array(out, _w.non_null(response.responses, "field responses is null, which IncrementalAlterConfigsResponse version 0 does not allow (never nullable)"), False, _write_AlterConfigsResourceResponse_v0, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- IncrementalAlterConfigsResponse, version 1 (flexible) ---
 
-def _read_IncrementalAlterConfigsResponse_v1(buf: bytes, pos: int) -> tuple[IncrementalAlterConfigsResponse, int]:
+def _read_IncrementalAlterConfigsResponse_v1(buf: bytes, pos: int, version: int) -> tuple[IncrementalAlterConfigsResponse, int]:
     response = blank_instance(IncrementalAlterConfigsResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_IncrementalAlterConfigsResponse_throttle_time_ms(buf, pos)
         pos += 4
-        field = "responses[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        responses_n, pos = _w.read_count(buf, pos, True)
-        if responses_n < 0:
-            raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            responses_items: list[AlterConfigsResourceResponse] = []
-            for index in range(responses_n):
-                responses_item, pos = _read_AlterConfigsResourceResponse_v1(buf, pos)
-                responses_items.append(responses_item)
-            response.responses = responses_items
+        field = "responses"
+        response.responses, pos = _w.read_struct_array(buf, pos, True, _read_AlterConfigsResourceResponse_v1, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_IncrementalAlterConfigsResponse_v1(response: IncrementalAlterConfigsResponse, out: bytearray) -> None:
-    field = ""
+def _write_IncrementalAlterConfigsResponse_v1(response: IncrementalAlterConfigsResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_IncrementalAlterConfigsResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "responses[]"
-        responses_items = _w.non_null(response.responses, "field responses is null, which IncrementalAlterConfigsResponse version 1 does not allow (never nullable)")
-        _w.write_count(out, len(responses_items), True)
-        for responses_item in responses_items:
-            _write_AlterConfigsResourceResponse_v1(responses_item, out)
+        field = "responses"
+        _w.write_struct_array(out, _w.non_null(response.responses, "field responses is null, which IncrementalAlterConfigsResponse version 1 does not allow (never nullable)"), True, _write_AlterConfigsResourceResponse_v1, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -293,16 +236,16 @@ def _write_IncrementalAlterConfigsResponse_v1(response: IncrementalAlterConfigsR
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-AlterConfigsResourceResponse._READERS = (_read_AlterConfigsResourceResponse_v0, _read_AlterConfigsResourceResponse_v1)
-AlterConfigsResourceResponse._WRITERS = (_write_AlterConfigsResourceResponse_v0, _write_AlterConfigsResourceResponse_v1)
+AlterConfigsResourceResponse._READERS = _w.bind_versions((_read_AlterConfigsResourceResponse_v0, _read_AlterConfigsResourceResponse_v1))
+AlterConfigsResourceResponse._WRITERS = _w.bind_versions((_write_AlterConfigsResourceResponse_v0, _write_AlterConfigsResourceResponse_v1))
 AlterConfigsResourceResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_message", json_name="errorMessage", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
     FieldInfo(attr="resource_type", json_name="resourceType", type="int8", versions=_V0_PLUS, default=0),
     FieldInfo(attr="resource_name", json_name="resourceName", type="string", versions=_V0_PLUS, default=''),
 )
-IncrementalAlterConfigsResponse._READERS = (_read_IncrementalAlterConfigsResponse_v0, _read_IncrementalAlterConfigsResponse_v1)
-IncrementalAlterConfigsResponse._WRITERS = (_write_IncrementalAlterConfigsResponse_v0, _write_IncrementalAlterConfigsResponse_v1)
+IncrementalAlterConfigsResponse._READERS = _w.bind_versions((_read_IncrementalAlterConfigsResponse_v0, _read_IncrementalAlterConfigsResponse_v1))
+IncrementalAlterConfigsResponse._WRITERS = _w.bind_versions((_write_IncrementalAlterConfigsResponse_v0, _write_IncrementalAlterConfigsResponse_v1))
 IncrementalAlterConfigsResponse._LAZY_DEFAULTS = {"responses": list}
 IncrementalAlterConfigsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

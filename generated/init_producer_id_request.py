@@ -2,10 +2,9 @@
 
 Request message, versions 0-6, flexible versions 2+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,23 +20,22 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_InitProducerIdRequest_transaction_timeout_ms = struct.Struct(">i").unpack_from
 _pack_InitProducerIdRequest_transaction_timeout_ms = struct.Struct(">i").pack
-_unpack_InitProducerIdRequest_transaction_timeout_ms_to_producer_epoch = struct.Struct(">iqh").unpack_from
-_pack_InitProducerIdRequest_transaction_timeout_ms_to_producer_epoch = struct.Struct(">iqh").pack
-_unpack_InitProducerIdRequest_transaction_timeout_ms_to_keep_prepared_txn = struct.Struct(">iqh??").unpack_from
-_pack_InitProducerIdRequest_transaction_timeout_ms_to_keep_prepared_txn = struct.Struct(">iqh??").pack
+_unpack_InitProducerIdRequest_producer_id_producer_epoch = struct.Struct(">qh").unpack_from
+_pack_InitProducerIdRequest_producer_id_producer_epoch = struct.Struct(">qh").pack
+_unpack_InitProducerIdRequest_enable2_pc_keep_prepared_txn = struct.Struct(">??").unpack_from
+_pack_InitProducerIdRequest_enable2_pc_keep_prepared_txn = struct.Struct(">??").pack
 
 
 class InitProducerIdRequest(GeneratedStruct):
     """Kafka's InitProducerIdRequest (request, apiKey 22), versions 0-6, flexible versions 2+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "transactional_id": 'Transactional id of the producer; null for an idempotent-only producer.',
         "transaction_timeout_ms": 'Milliseconds an idle transaction of this producer may stay open before it is aborted; used only with a TransactionalId.',
         "producer_id": 'Producer id held so far, or -1; tells requests apart when an expired transactional id is reused.',
         "producer_epoch": 'Epoch held so far, or -1; the broker returns an error when it does not match its own.',
         "enable2_pc": 'Asks for two-phase commit of transactions.',
         "keep_prepared_txn": 'Keeps an ongoing prepared transaction open instead of aborting it.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "InitProducerIdRequest"
@@ -87,27 +85,25 @@ class InitProducerIdRequest(GeneratedStruct):
 
 # --- InitProducerIdRequest, versions 0-1 ---
 
-def _read_InitProducerIdRequest_v0_1(buf: bytes, pos: int) -> tuple[InitProducerIdRequest, int]:
+def _read_InitProducerIdRequest_v0_1(buf: bytes, pos: int, version: int) -> tuple[InitProducerIdRequest, int]:
     request = blank_instance(InitProducerIdRequest)
     request.producer_id = -1
     request.producer_epoch = -1
     request.enable2_pc = False
     request.keep_prepared_txn = False
-    field = ""
-    index = 0
+    field = "transactional_id"
     try:
-        field = "transactional_id"
         request.transactional_id, pos = _w.read_string(buf, pos)
         field = "transaction_timeout_ms"
         (request.transaction_timeout_ms,) = _unpack_InitProducerIdRequest_transaction_timeout_ms(buf, pos)
         pos += 4
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_InitProducerIdRequest_v0_1(request: InitProducerIdRequest, out: bytearray) -> None:
+def _write_InitProducerIdRequest_v0_1(request: InitProducerIdRequest, out: bytearray, version: int) -> None:
     if request.producer_id != -1:
         check_unsupported(request, "producer_id", "0-1")
     if request.producer_epoch != -1:
@@ -118,9 +114,8 @@ def _write_InitProducerIdRequest_v0_1(request: InitProducerIdRequest, out: bytea
         check_unsupported(request, "keep_prepared_txn", "0-1")
     if request.unknown_tagged_fields:
         raise UnsupportedVersionError("InitProducerIdRequest version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "transactional_id"
     try:
-        field = "transactional_id"
         _w.write_string(out, request.transactional_id)
         field = "transaction_timeout_ms"
         out += _pack_InitProducerIdRequest_transaction_timeout_ms(request.transaction_timeout_ms)
@@ -128,137 +123,57 @@ def _write_InitProducerIdRequest_v0_1(request: InitProducerIdRequest, out: bytea
         raise _w.encode_failure(error, field) from None
 
 
-# --- InitProducerIdRequest, version 2 (flexible) ---
+# --- InitProducerIdRequest, versions 2-6 (flexible) ---
 
-def _read_InitProducerIdRequest_v2(buf: bytes, pos: int) -> tuple[InitProducerIdRequest, int]:
+def _read_InitProducerIdRequest_v2_6(buf: bytes, pos: int, version: int) -> tuple[InitProducerIdRequest, int]:
     request = blank_instance(InitProducerIdRequest)
     request.producer_id = -1
     request.producer_epoch = -1
     request.enable2_pc = False
     request.keep_prepared_txn = False
-    field = ""
-    index = 0
+    field = "transactional_id"
     try:
-        field = "transactional_id"
         request.transactional_id, pos = _w.read_compact_string(buf, pos)
         field = "transaction_timeout_ms"
         (request.transaction_timeout_ms,) = _unpack_InitProducerIdRequest_transaction_timeout_ms(buf, pos)
         pos += 4
+        if version >= 3:
+            field = "producer_id, producer_epoch"
+            request.producer_id, request.producer_epoch = _unpack_InitProducerIdRequest_producer_id_producer_epoch(buf, pos)
+            pos += 10
+        if version >= 6:
+            field = "enable2_pc, keep_prepared_txn"
+            request.enable2_pc, request.keep_prepared_txn = _unpack_InitProducerIdRequest_enable2_pc_keep_prepared_txn(buf, pos)
+            pos += 2
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_InitProducerIdRequest_v2(request: InitProducerIdRequest, out: bytearray) -> None:
-    if request.producer_id != -1:
-        check_unsupported(request, "producer_id", "2")
-    if request.producer_epoch != -1:
-        check_unsupported(request, "producer_epoch", "2")
-    if request.enable2_pc:
-        check_unsupported(request, "enable2_pc", "2")
-    if request.keep_prepared_txn:
-        check_unsupported(request, "keep_prepared_txn", "2")
-    field = ""
+def _write_InitProducerIdRequest_v2_6(request: InitProducerIdRequest, out: bytearray, version: int) -> None:
+    if version < 3 and request.producer_id != -1:
+        check_unsupported(request, "producer_id", str(version))
+    if version < 3 and request.producer_epoch != -1:
+        check_unsupported(request, "producer_epoch", str(version))
+    if version < 6 and request.enable2_pc:
+        check_unsupported(request, "enable2_pc", str(version))
+    if version < 6 and request.keep_prepared_txn:
+        check_unsupported(request, "keep_prepared_txn", str(version))
+    field = "transactional_id"
     try:
-        field = "transactional_id"
         _w.write_compact_string(out, request.transactional_id)
         field = "transaction_timeout_ms"
         out += _pack_InitProducerIdRequest_transaction_timeout_ms(request.transaction_timeout_ms)
+        if version >= 3:
+            field = "producer_id, producer_epoch"
+            out += _pack_InitProducerIdRequest_producer_id_producer_epoch(request.producer_id, request.producer_epoch)
+        if version >= 6:
+            field = "enable2_pc, keep_prepared_txn"
+            out += _pack_InitProducerIdRequest_enable2_pc_keep_prepared_txn(request.enable2_pc, request.keep_prepared_txn)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- InitProducerIdRequest, versions 3-5 (flexible) ---
-
-def _read_InitProducerIdRequest_v3_5(buf: bytes, pos: int) -> tuple[InitProducerIdRequest, int]:
-    request = blank_instance(InitProducerIdRequest)
-    request.enable2_pc = False
-    request.keep_prepared_txn = False
-    field = ""
-    index = 0
-    try:
-        field = "transactional_id"
-        request.transactional_id, pos = _w.read_compact_string(buf, pos)
-        field = "transaction_timeout_ms, producer_id, producer_epoch"
-        request.transaction_timeout_ms, request.producer_id, request.producer_epoch = _unpack_InitProducerIdRequest_transaction_timeout_ms_to_producer_epoch(buf, pos)
-        pos += 14
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_InitProducerIdRequest_v3_5(request: InitProducerIdRequest, out: bytearray) -> None:
-    if request.enable2_pc:
-        check_unsupported(request, "enable2_pc", "3-5")
-    if request.keep_prepared_txn:
-        check_unsupported(request, "keep_prepared_txn", "3-5")
-    field = ""
-    try:
-        field = "transactional_id"
-        _w.write_compact_string(out, request.transactional_id)
-        field = "transaction_timeout_ms, producer_id, producer_epoch"
-        out += _pack_InitProducerIdRequest_transaction_timeout_ms_to_producer_epoch(request.transaction_timeout_ms, request.producer_id, request.producer_epoch)
-        field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- InitProducerIdRequest, version 6 (flexible) ---
-
-def _read_InitProducerIdRequest_v6(buf: bytes, pos: int) -> tuple[InitProducerIdRequest, int]:
-    request = blank_instance(InitProducerIdRequest)
-    field = ""
-    index = 0
-    try:
-        field = "transactional_id"
-        request.transactional_id, pos = _w.read_compact_string(buf, pos)
-        field = "transaction_timeout_ms, producer_id, producer_epoch, enable2_pc, keep_prepared_txn"
-        request.transaction_timeout_ms, request.producer_id, request.producer_epoch, request.enable2_pc, request.keep_prepared_txn = _unpack_InitProducerIdRequest_transaction_timeout_ms_to_keep_prepared_txn(buf, pos)
-        pos += 16
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_InitProducerIdRequest_v6(request: InitProducerIdRequest, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "transactional_id"
-        _w.write_compact_string(out, request.transactional_id)
-        field = "transaction_timeout_ms, producer_id, producer_epoch, enable2_pc, keep_prepared_txn"
-        out += _pack_InitProducerIdRequest_transaction_timeout_ms_to_keep_prepared_txn(request.transaction_timeout_ms, request.producer_id, request.producer_epoch, request.enable2_pc, request.keep_prepared_txn)
-        field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -270,8 +185,8 @@ _V0_PLUS = (0, 32767)
 _V3_PLUS = (3, 32767)
 _V6_PLUS = (6, 32767)
 
-InitProducerIdRequest._READERS = (_read_InitProducerIdRequest_v0_1, _read_InitProducerIdRequest_v0_1, _read_InitProducerIdRequest_v2, _read_InitProducerIdRequest_v3_5, _read_InitProducerIdRequest_v3_5, _read_InitProducerIdRequest_v3_5, _read_InitProducerIdRequest_v6)
-InitProducerIdRequest._WRITERS = (_write_InitProducerIdRequest_v0_1, _write_InitProducerIdRequest_v0_1, _write_InitProducerIdRequest_v2, _write_InitProducerIdRequest_v3_5, _write_InitProducerIdRequest_v3_5, _write_InitProducerIdRequest_v3_5, _write_InitProducerIdRequest_v6)
+InitProducerIdRequest._READERS = _w.bind_versions((_read_InitProducerIdRequest_v0_1, _read_InitProducerIdRequest_v0_1, _read_InitProducerIdRequest_v2_6, _read_InitProducerIdRequest_v2_6, _read_InitProducerIdRequest_v2_6, _read_InitProducerIdRequest_v2_6, _read_InitProducerIdRequest_v2_6))
+InitProducerIdRequest._WRITERS = _w.bind_versions((_write_InitProducerIdRequest_v0_1, _write_InitProducerIdRequest_v0_1, _write_InitProducerIdRequest_v2_6, _write_InitProducerIdRequest_v2_6, _write_InitProducerIdRequest_v2_6, _write_InitProducerIdRequest_v2_6, _write_InitProducerIdRequest_v2_6))
 InitProducerIdRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="transactional_id", json_name="transactionalId", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
     FieldInfo(attr="transaction_timeout_ms", json_name="transactionTimeoutMs", type="int32", versions=_V0_PLUS, default=0),

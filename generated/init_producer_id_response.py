@@ -2,10 +2,9 @@
 
 Response message, versions 0-6, flexible versions 2+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,21 +20,20 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_InitProducerIdResponse_throttle_time_ms_to_producer_epoch = struct.Struct(">ihqh").unpack_from
 _pack_InitProducerIdResponse_throttle_time_ms_to_producer_epoch = struct.Struct(">ihqh").pack
-_unpack_InitProducerIdResponse_throttle_time_ms_to_ongoing_txn_producer_epoch = struct.Struct(">ihqhqh").unpack_from
-_pack_InitProducerIdResponse_throttle_time_ms_to_ongoing_txn_producer_epoch = struct.Struct(">ihqhqh").pack
+_unpack_InitProducerIdResponse_ongoing_txn_producer_id_ongoing_txn_producer_epoch = struct.Struct(">qh").unpack_from
+_pack_InitProducerIdResponse_ongoing_txn_producer_id_ongoing_txn_producer_epoch = struct.Struct(">qh").pack
 
 
 class InitProducerIdResponse(GeneratedStruct):
     """Kafka's InitProducerIdResponse (response, apiKey 22), versions 0-6, flexible versions 2+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "error_code": 'Outcome, 0 on success; for example CONCURRENT_TRANSACTIONS, NOT_COORDINATOR or PRODUCER_FENCED.',
         "producer_id": 'Producer id the producer is to write with; -1 on error.',
         "producer_epoch": 'Epoch to write with; raised each time a new instance initializes the same transactional id.',
         "ongoing_txn_producer_id": 'Producer id of the transaction kept open by KeepPreparedTxn, or -1 when none is open.',
         "ongoing_txn_producer_epoch": 'Epoch of the transaction kept open by KeepPreparedTxn, or -1 when none is open.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "InitProducerIdResponse"
@@ -84,109 +82,68 @@ class InitProducerIdResponse(GeneratedStruct):
 
 # --- InitProducerIdResponse, versions 0-1 ---
 
-def _read_InitProducerIdResponse_v0_1(buf: bytes, pos: int) -> tuple[InitProducerIdResponse, int]:
+def _read_InitProducerIdResponse_v0_1(buf: bytes, pos: int, version: int) -> tuple[InitProducerIdResponse, int]:
     response = blank_instance(InitProducerIdResponse)
     response.ongoing_txn_producer_id = -1
     response.ongoing_txn_producer_epoch = -1
-    field = ""
-    index = 0
+    field = "throttle_time_ms, error_code, producer_id, producer_epoch"
     try:
-        field = "throttle_time_ms, error_code, producer_id, producer_epoch"
         response.throttle_time_ms, response.error_code, response.producer_id, response.producer_epoch = _unpack_InitProducerIdResponse_throttle_time_ms_to_producer_epoch(buf, pos)
         pos += 16
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_InitProducerIdResponse_v0_1(response: InitProducerIdResponse, out: bytearray) -> None:
+def _write_InitProducerIdResponse_v0_1(response: InitProducerIdResponse, out: bytearray, version: int) -> None:
     if response.ongoing_txn_producer_id != -1:
         check_unsupported(response, "ongoing_txn_producer_id", "0-1")
     if response.ongoing_txn_producer_epoch != -1:
         check_unsupported(response, "ongoing_txn_producer_epoch", "0-1")
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("InitProducerIdResponse version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "throttle_time_ms, error_code, producer_id, producer_epoch"
     try:
-        field = "throttle_time_ms, error_code, producer_id, producer_epoch"
         out += _pack_InitProducerIdResponse_throttle_time_ms_to_producer_epoch(response.throttle_time_ms, response.error_code, response.producer_id, response.producer_epoch)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- InitProducerIdResponse, versions 2-5 (flexible) ---
+# --- InitProducerIdResponse, versions 2-6 (flexible) ---
 
-def _read_InitProducerIdResponse_v2_5(buf: bytes, pos: int) -> tuple[InitProducerIdResponse, int]:
+def _read_InitProducerIdResponse_v2_6(buf: bytes, pos: int, version: int) -> tuple[InitProducerIdResponse, int]:
     response = blank_instance(InitProducerIdResponse)
     response.ongoing_txn_producer_id = -1
     response.ongoing_txn_producer_epoch = -1
-    field = ""
-    index = 0
+    field = "throttle_time_ms, error_code, producer_id, producer_epoch"
     try:
-        field = "throttle_time_ms, error_code, producer_id, producer_epoch"
         response.throttle_time_ms, response.error_code, response.producer_id, response.producer_epoch = _unpack_InitProducerIdResponse_throttle_time_ms_to_producer_epoch(buf, pos)
         pos += 16
+        if version >= 6:
+            field = "ongoing_txn_producer_id, ongoing_txn_producer_epoch"
+            response.ongoing_txn_producer_id, response.ongoing_txn_producer_epoch = _unpack_InitProducerIdResponse_ongoing_txn_producer_id_ongoing_txn_producer_epoch(buf, pos)
+            pos += 10
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_InitProducerIdResponse_v2_5(response: InitProducerIdResponse, out: bytearray) -> None:
-    if response.ongoing_txn_producer_id != -1:
-        check_unsupported(response, "ongoing_txn_producer_id", "2-5")
-    if response.ongoing_txn_producer_epoch != -1:
-        check_unsupported(response, "ongoing_txn_producer_epoch", "2-5")
-    field = ""
+def _write_InitProducerIdResponse_v2_6(response: InitProducerIdResponse, out: bytearray, version: int) -> None:
+    if version < 6 and response.ongoing_txn_producer_id != -1:
+        check_unsupported(response, "ongoing_txn_producer_id", str(version))
+    if version < 6 and response.ongoing_txn_producer_epoch != -1:
+        check_unsupported(response, "ongoing_txn_producer_epoch", str(version))
+    field = "throttle_time_ms, error_code, producer_id, producer_epoch"
     try:
-        field = "throttle_time_ms, error_code, producer_id, producer_epoch"
         out += _pack_InitProducerIdResponse_throttle_time_ms_to_producer_epoch(response.throttle_time_ms, response.error_code, response.producer_id, response.producer_epoch)
+        if version >= 6:
+            field = "ongoing_txn_producer_id, ongoing_txn_producer_epoch"
+            out += _pack_InitProducerIdResponse_ongoing_txn_producer_id_ongoing_txn_producer_epoch(response.ongoing_txn_producer_id, response.ongoing_txn_producer_epoch)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- InitProducerIdResponse, version 6 (flexible) ---
-
-def _read_InitProducerIdResponse_v6(buf: bytes, pos: int) -> tuple[InitProducerIdResponse, int]:
-    response = blank_instance(InitProducerIdResponse)
-    field = ""
-    index = 0
-    try:
-        field = "throttle_time_ms, error_code, producer_id, producer_epoch, ongoing_txn_producer_id, ongoing_txn_producer_epoch"
-        response.throttle_time_ms, response.error_code, response.producer_id, response.producer_epoch, response.ongoing_txn_producer_id, response.ongoing_txn_producer_epoch = _unpack_InitProducerIdResponse_throttle_time_ms_to_ongoing_txn_producer_epoch(buf, pos)
-        pos += 26
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_InitProducerIdResponse_v6(response: InitProducerIdResponse, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "throttle_time_ms, error_code, producer_id, producer_epoch, ongoing_txn_producer_id, ongoing_txn_producer_epoch"
-        out += _pack_InitProducerIdResponse_throttle_time_ms_to_ongoing_txn_producer_epoch(response.throttle_time_ms, response.error_code, response.producer_id, response.producer_epoch, response.ongoing_txn_producer_id, response.ongoing_txn_producer_epoch)
-        field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -197,8 +154,8 @@ def _write_InitProducerIdResponse_v6(response: InitProducerIdResponse, out: byte
 _V0_PLUS = (0, 32767)
 _V6_PLUS = (6, 32767)
 
-InitProducerIdResponse._READERS = (_read_InitProducerIdResponse_v0_1, _read_InitProducerIdResponse_v0_1, _read_InitProducerIdResponse_v2_5, _read_InitProducerIdResponse_v2_5, _read_InitProducerIdResponse_v2_5, _read_InitProducerIdResponse_v2_5, _read_InitProducerIdResponse_v6)
-InitProducerIdResponse._WRITERS = (_write_InitProducerIdResponse_v0_1, _write_InitProducerIdResponse_v0_1, _write_InitProducerIdResponse_v2_5, _write_InitProducerIdResponse_v2_5, _write_InitProducerIdResponse_v2_5, _write_InitProducerIdResponse_v2_5, _write_InitProducerIdResponse_v6)
+InitProducerIdResponse._READERS = _w.bind_versions((_read_InitProducerIdResponse_v0_1, _read_InitProducerIdResponse_v0_1, _read_InitProducerIdResponse_v2_6, _read_InitProducerIdResponse_v2_6, _read_InitProducerIdResponse_v2_6, _read_InitProducerIdResponse_v2_6, _read_InitProducerIdResponse_v2_6))
+InitProducerIdResponse._WRITERS = _w.bind_versions((_write_InitProducerIdResponse_v0_1, _write_InitProducerIdResponse_v0_1, _write_InitProducerIdResponse_v2_6, _write_InitProducerIdResponse_v2_6, _write_InitProducerIdResponse_v2_6, _write_InitProducerIdResponse_v2_6, _write_InitProducerIdResponse_v2_6))
 InitProducerIdResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, ignorable=True, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

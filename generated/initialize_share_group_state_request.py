@@ -2,10 +2,9 @@
 
 Request message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,7 +20,6 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_PartitionData_partition_to_start_offset = struct.Struct(">iiq").unpack_from
 _pack_PartitionData_partition_to_start_offset = struct.Struct(">iiq").pack
-_rows_PartitionData_v0 = struct.Struct(">iiqB").iter_unpack
 
 # Default values.
 _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
@@ -30,11 +28,10 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class PartitionData(GeneratedStruct):
     """Partitions of the topic to initialize."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition": 'Index of the partition within the topic.',
         "state_epoch": 'New state epoch of the share-partition; writers holding an older epoch are then refused with FENCED_STATE_EPOCH.',
         "start_offset": 'Offset from which the group is to consume the partition, or -1 to leave it to be settled later.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "PartitionData"
@@ -66,10 +63,9 @@ class PartitionData(GeneratedStruct):
 class InitializeStateData(GeneratedStruct):
     """Topics with share-partitions to initialize."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_id": 'Id of the topic the partitions in this entry belong to.',
         "partitions": 'Partitions of the topic to initialize.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "InitializeStateData"
@@ -96,10 +92,9 @@ class InitializeShareGroupStateRequest(GeneratedStruct):
     """Kafka's InitializeShareGroupStateRequest (request, apiKey 83), versions 0, flexible versions
     0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "group_id": 'Id of the share group the state belongs to.',
         "topics": 'Topics with share-partitions to initialize.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "InitializeShareGroupStateRequest"
@@ -131,151 +126,81 @@ class InitializeShareGroupStateRequest(GeneratedStruct):
 
 # --- PartitionData, version 0 (flexible) ---
 
-def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
+def _read_PartitionData_v0(buf: bytes, pos: int, version: int) -> tuple[PartitionData, int]:
     data = blank_instance(PartitionData)
-    field = ""
-    index = 0
+    field = "partition, state_epoch, start_offset"
     try:
-        field = "partition, state_epoch, start_offset"
         data.partition, data.state_epoch, data.start_offset = _unpack_PartitionData_partition_to_start_offset(buf, pos)
         pos += 16
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
-    field = ""
+def _write_PartitionData_v0(data: PartitionData, out: bytearray, version: int) -> None:
+    field = "partition, state_epoch, start_offset"
     try:
-        field = "partition, state_epoch, start_offset"
         out += _pack_PartitionData_partition_to_start_offset(data.partition, data.state_epoch, data.start_offset)
         field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], data.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- InitializeStateData, version 0 (flexible) ---
 
-def _read_InitializeStateData_v0(buf: bytes, pos: int) -> tuple[InitializeStateData, int]:
+def _read_InitializeStateData_v0(buf: bytes, pos: int, version: int) -> tuple[InitializeStateData, int]:
     data = blank_instance(InitializeStateData)
-    field = ""
-    index = 0
-    size = len(buf)
+    field = "topic_id"
     try:
-        field = "topic_id"
         data.topic_id, pos = _w.read_uuid(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[PartitionData] = []
-            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            partitions_end = pos + partitions_n * 17
-            partitions_rows = buf[pos:partitions_end]
-            if len(partitions_rows) == partitions_n * 17 and not any(partitions_rows[16::17]):
-                for partitions_row in _rows_PartitionData_v0(partitions_rows):
-                    partitions_item = blank_instance(PartitionData)
-                    partitions_item.partition, partitions_item.state_epoch, partitions_item.start_offset, _ = partitions_row
-                    partitions_item.unknown_tagged_fields = ()
-                    partitions_items.append(partitions_item)
-                pos = partitions_end
-            else:
-                for index in range(partitions_n):
-                    partitions_item, pos = _read_PartitionData_v0(buf, pos)
-                    partitions_items.append(partitions_item)
-            data.partitions = partitions_items
+        field = "partitions"
+        data.partitions, pos = _w.read_struct_array(buf, pos, True, _read_PartitionData_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_InitializeStateData_v0(data: InitializeStateData, out: bytearray) -> None:
-    field = ""
+def _write_InitializeStateData_v0(data: InitializeStateData, out: bytearray, version: int) -> None:
+    field = "topic_id"
     try:
-        field = "topic_id"
         out += _w.uuid_bytes(data.topic_id)
-        field = "partitions[]"
-        partitions_items = _w.non_null(data.partitions, "field partitions is null, which InitializeStateData version 0 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_PartitionData_v0(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(data.partitions, "field partitions is null, which InitializeStateData version 0 does not allow (never nullable)"), True, _write_PartitionData_v0, version)
         field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], data.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- InitializeShareGroupStateRequest, version 0 (flexible) ---
 
-def _read_InitializeShareGroupStateRequest_v0(buf: bytes, pos: int) -> tuple[InitializeShareGroupStateRequest, int]:
+def _read_InitializeShareGroupStateRequest_v0(buf: bytes, pos: int, version: int) -> tuple[InitializeShareGroupStateRequest, int]:
     request = blank_instance(InitializeShareGroupStateRequest)
-    field = ""
-    index = 0
+    field = "group_id"
     try:
-        field = "group_id"
         request.group_id, pos = _w.read_compact_string_nn(buf, pos)
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[InitializeStateData] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_InitializeStateData_v0(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
+        field = "topics"
+        request.topics, pos = _w.read_struct_array(buf, pos, True, _read_InitializeStateData_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_InitializeShareGroupStateRequest_v0(request: InitializeShareGroupStateRequest, out: bytearray) -> None:
-    field = ""
+def _write_InitializeShareGroupStateRequest_v0(request: InitializeShareGroupStateRequest, out: bytearray, version: int) -> None:
+    field = "group_id"
     try:
-        field = "group_id"
         _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which InitializeShareGroupStateRequest version 0 does not allow (never nullable)"))
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which InitializeShareGroupStateRequest version 0 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_InitializeStateData_v0(topics_item, out)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(request.topics, "field topics is null, which InitializeShareGroupStateRequest version 0 does not allow (never nullable)"), True, _write_InitializeStateData_v0, version)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -285,22 +210,22 @@ def _write_InitializeShareGroupStateRequest_v0(request: InitializeShareGroupStat
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-PartitionData._READERS = (_read_PartitionData_v0,)
-PartitionData._WRITERS = (_write_PartitionData_v0,)
+PartitionData._READERS = _w.bind_versions((_read_PartitionData_v0,))
+PartitionData._WRITERS = _w.bind_versions((_write_PartitionData_v0,))
 PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition", json_name="partition", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="state_epoch", json_name="stateEpoch", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="start_offset", json_name="startOffset", type="int64", versions=_V0_PLUS, default=0),
 )
-InitializeStateData._READERS = (_read_InitializeStateData_v0,)
-InitializeStateData._WRITERS = (_write_InitializeStateData_v0,)
+InitializeStateData._READERS = _w.bind_versions((_read_InitializeStateData_v0,))
+InitializeStateData._WRITERS = _w.bind_versions((_write_InitializeStateData_v0,))
 InitializeStateData._LAZY_DEFAULTS = {"partitions": list}
 InitializeStateData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
     FieldInfo(attr="partitions", json_name="partitions", type="[]PartitionData", versions=_V0_PLUS, default=(), struct=PartitionData),
 )
-InitializeShareGroupStateRequest._READERS = (_read_InitializeShareGroupStateRequest_v0,)
-InitializeShareGroupStateRequest._WRITERS = (_write_InitializeShareGroupStateRequest_v0,)
+InitializeShareGroupStateRequest._READERS = _w.bind_versions((_read_InitializeShareGroupStateRequest_v0,))
+InitializeShareGroupStateRequest._WRITERS = _w.bind_versions((_write_InitializeShareGroupStateRequest_v0,))
 InitializeShareGroupStateRequest._LAZY_DEFAULTS = {"topics": list}
 InitializeShareGroupStateRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),

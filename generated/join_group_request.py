@@ -2,10 +2,9 @@
 
 Request message, versions 0-9, flexible versions 6+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,6 +20,8 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_JoinGroupRequest_session_timeout_ms = struct.Struct(">i").unpack_from
 _pack_JoinGroupRequest_session_timeout_ms = struct.Struct(">i").pack
+_unpack_JoinGroupRequest_rebalance_timeout_ms = struct.Struct(">i").unpack_from
+_pack_JoinGroupRequest_rebalance_timeout_ms = struct.Struct(">i").pack
 _unpack_JoinGroupRequest_session_timeout_ms_rebalance_timeout_ms = struct.Struct(">ii").unpack_from
 _pack_JoinGroupRequest_session_timeout_ms_rebalance_timeout_ms = struct.Struct(">ii").pack
 
@@ -28,10 +29,9 @@ _pack_JoinGroupRequest_session_timeout_ms_rebalance_timeout_ms = struct.Struct("
 class JoinGroupRequestProtocol(GeneratedStruct):
     """The protocols the member can use, in order of preference."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the protocol; for consumers, an assignor such as range or cooperative-sticky.',
         "metadata": "The member's metadata for this protocol (for consumers, a ConsumerProtocolSubscription).",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "JoinGroupRequestProtocol"
@@ -57,7 +57,7 @@ class JoinGroupRequestProtocol(GeneratedStruct):
 class JoinGroupRequest(GeneratedStruct):
     """Kafka's JoinGroupRequest (request, apiKey 11), versions 0-9, flexible versions 6+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "group_id": 'Id of the group to join.',
         "session_timeout_ms": 'Milliseconds without a heartbeat after which the coordinator drops the member.',
         "rebalance_timeout_ms": 'Longest time in milliseconds the coordinator waits for each member to rejoin during a rebalance.',
@@ -66,7 +66,6 @@ class JoinGroupRequest(GeneratedStruct):
         "protocol_type": 'Kind of group protocol the member speaks, e.g. consumer.',
         "protocols": 'The protocols the member can use, in order of preference.',
         "reason": 'Why the member is joining or rejoining, or null.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "JoinGroupRequest"
@@ -123,27 +122,24 @@ class JoinGroupRequest(GeneratedStruct):
 
 # --- JoinGroupRequestProtocol, versions 0-5 ---
 
-def _read_JoinGroupRequestProtocol_v0_5(buf: bytes, pos: int) -> tuple[JoinGroupRequestProtocol, int]:
+def _read_JoinGroupRequestProtocol_v0_5(buf: bytes, pos: int, version: int) -> tuple[JoinGroupRequestProtocol, int]:
     protocol = blank_instance(JoinGroupRequestProtocol)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         protocol.name, pos = _w.read_string_nn(buf, pos)
         field = "metadata"
         protocol.metadata, pos = _w.read_bytes_nn(buf, pos)
         protocol.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return protocol, pos
 
 
-def _write_JoinGroupRequestProtocol_v0_5(protocol: JoinGroupRequestProtocol, out: bytearray) -> None:
+def _write_JoinGroupRequestProtocol_v0_5(protocol: JoinGroupRequestProtocol, out: bytearray, version: int) -> None:
     if protocol.unknown_tagged_fields:
         raise UnsupportedVersionError("JoinGroupRequestProtocol version 0-5 cannot carry tagged fields")
-    field = ""
+    field = "name"
     try:
-        field = "name"
         _w.write_string(out, _w.non_null(protocol.name, "field name is null, which JoinGroupRequestProtocol versions 0-5 do not allow (never nullable)"))
         field = "metadata"
         _w.write_bytes(out, _w.non_null(protocol.metadata, "field metadata is null, which JoinGroupRequestProtocol versions 0-5 do not allow (never nullable)"))
@@ -153,236 +149,97 @@ def _write_JoinGroupRequestProtocol_v0_5(protocol: JoinGroupRequestProtocol, out
 
 # --- JoinGroupRequestProtocol, versions 6-9 (flexible) ---
 
-def _read_JoinGroupRequestProtocol_v6_9(buf: bytes, pos: int) -> tuple[JoinGroupRequestProtocol, int]:
+def _read_JoinGroupRequestProtocol_v6_9(buf: bytes, pos: int, version: int) -> tuple[JoinGroupRequestProtocol, int]:
     protocol = blank_instance(JoinGroupRequestProtocol)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         protocol.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "metadata"
         protocol.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            protocol.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            protocol.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        protocol.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return protocol, pos
 
 
-def _write_JoinGroupRequestProtocol_v6_9(protocol: JoinGroupRequestProtocol, out: bytearray) -> None:
-    field = ""
+def _write_JoinGroupRequestProtocol_v6_9(protocol: JoinGroupRequestProtocol, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(protocol.name, "field name is null, which JoinGroupRequestProtocol versions 6-9 do not allow (never nullable)"))
         field = "metadata"
         _w.write_compact_bytes(out, _w.non_null(protocol.metadata, "field metadata is null, which JoinGroupRequestProtocol versions 6-9 do not allow (never nullable)"))
         field = "(tagged fields)"
-        if protocol.unknown_tagged_fields:
-            _w.write_tagged(out, [], protocol.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], protocol.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- JoinGroupRequest, version 0 ---
+# --- JoinGroupRequest, versions 0-5 ---
 
-def _read_JoinGroupRequest_v0(buf: bytes, pos: int) -> tuple[JoinGroupRequest, int]:
+def _read_JoinGroupRequest_v0_5(buf: bytes, pos: int, version: int) -> tuple[JoinGroupRequest, int]:
     request = blank_instance(JoinGroupRequest)
+    request.reason = None
     request.rebalance_timeout_ms = -1
     request.group_instance_id = None
-    request.reason = None
-    field = ""
-    index = 0
+    field = "group_id"
     try:
-        field = "group_id"
         request.group_id, pos = _w.read_string_nn(buf, pos)
         field = "session_timeout_ms"
         (request.session_timeout_ms,) = _unpack_JoinGroupRequest_session_timeout_ms(buf, pos)
         pos += 4
+        if version >= 1:
+            field = "rebalance_timeout_ms"
+            (request.rebalance_timeout_ms,) = _unpack_JoinGroupRequest_rebalance_timeout_ms(buf, pos)
+            pos += 4
         field = "member_id"
         request.member_id, pos = _w.read_string_nn(buf, pos)
+        if version >= 5:
+            field = "group_instance_id"
+            request.group_instance_id, pos = _w.read_string(buf, pos)
         field = "protocol_type"
         request.protocol_type, pos = _w.read_string_nn(buf, pos)
-        field = "protocols[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        protocols_n, pos = _w.read_count(buf, pos, False)
-        if protocols_n < 0:
-            raise DecodeError("non-nullable field protocols was null", offset=pos)
-        elif protocols_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
-            for index in range(protocols_n):
-                protocols_item, pos = _read_JoinGroupRequestProtocol_v0_5(buf, pos)
-                protocols_items.append(protocols_item)
-            request.protocols = protocols_items
+        field = "protocols"
+        request.protocols, pos = _w.read_struct_array(buf, pos, False, _read_JoinGroupRequestProtocol_v0_5, version, KeyedList)
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_JoinGroupRequest_v0(request: JoinGroupRequest, out: bytearray) -> None:
-    if request.group_instance_id is not None:
-        check_unsupported(request, "group_instance_id", "0")
+def _write_JoinGroupRequest_v0_5(request: JoinGroupRequest, out: bytearray, version: int) -> None:
+    if version < 5 and request.group_instance_id is not None:
+        check_unsupported(request, "group_instance_id", str(version))
     if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("JoinGroupRequest version 0 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("JoinGroupRequest version 0-5 cannot carry tagged fields")
+    field = "group_id"
     try:
-        field = "group_id"
-        _w.write_string(out, _w.non_null(request.group_id, "field group_id is null, which JoinGroupRequest version 0 does not allow (never nullable)"))
+        _w.write_string(out, _w.non_null(request.group_id, "field group_id is null, which JoinGroupRequest versions 0-5 do not allow (never nullable)"))
         field = "session_timeout_ms"
         out += _pack_JoinGroupRequest_session_timeout_ms(request.session_timeout_ms)
+        if version >= 1:
+            field = "rebalance_timeout_ms"
+            out += _pack_JoinGroupRequest_rebalance_timeout_ms(request.rebalance_timeout_ms)
         field = "member_id"
-        _w.write_string(out, _w.non_null(request.member_id, "field member_id is null, which JoinGroupRequest version 0 does not allow (never nullable)"))
+        _w.write_string(out, _w.non_null(request.member_id, "field member_id is null, which JoinGroupRequest versions 0-5 do not allow (never nullable)"))
+        if version >= 5:
+            field = "group_instance_id"
+            _w.write_string(out, request.group_instance_id)
         field = "protocol_type"
-        _w.write_string(out, _w.non_null(request.protocol_type, "field protocol_type is null, which JoinGroupRequest version 0 does not allow (never nullable)"))
-        field = "protocols[]"
-        protocols_items = _w.non_null(request.protocols, "field protocols is null, which JoinGroupRequest version 0 does not allow (never nullable)")
-        _w.write_count(out, len(protocols_items), False)
-        for protocols_item in protocols_items:
-            _write_JoinGroupRequestProtocol_v0_5(protocols_item, out)
+        _w.write_string(out, _w.non_null(request.protocol_type, "field protocol_type is null, which JoinGroupRequest versions 0-5 do not allow (never nullable)"))
+        field = "protocols"
+        _w.write_struct_array(out, _w.non_null(request.protocols, "field protocols is null, which JoinGroupRequest versions 0-5 do not allow (never nullable)"), False, _write_JoinGroupRequestProtocol_v0_5, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- JoinGroupRequest, versions 1-4 ---
+# --- JoinGroupRequest, versions 6-9 (flexible) ---
 
-def _read_JoinGroupRequest_v1_4(buf: bytes, pos: int) -> tuple[JoinGroupRequest, int]:
-    request = blank_instance(JoinGroupRequest)
-    request.group_instance_id = None
-    request.reason = None
-    field = ""
-    index = 0
-    try:
-        field = "group_id"
-        request.group_id, pos = _w.read_string_nn(buf, pos)
-        field = "session_timeout_ms, rebalance_timeout_ms"
-        request.session_timeout_ms, request.rebalance_timeout_ms = _unpack_JoinGroupRequest_session_timeout_ms_rebalance_timeout_ms(buf, pos)
-        pos += 8
-        field = "member_id"
-        request.member_id, pos = _w.read_string_nn(buf, pos)
-        field = "protocol_type"
-        request.protocol_type, pos = _w.read_string_nn(buf, pos)
-        field = "protocols[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        protocols_n, pos = _w.read_count(buf, pos, False)
-        if protocols_n < 0:
-            raise DecodeError("non-nullable field protocols was null", offset=pos)
-        elif protocols_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
-            for index in range(protocols_n):
-                protocols_item, pos = _read_JoinGroupRequestProtocol_v0_5(buf, pos)
-                protocols_items.append(protocols_item)
-            request.protocols = protocols_items
-        request.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_JoinGroupRequest_v1_4(request: JoinGroupRequest, out: bytearray) -> None:
-    if request.group_instance_id is not None:
-        check_unsupported(request, "group_instance_id", "1-4")
-    if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("JoinGroupRequest version 1-4 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "group_id"
-        _w.write_string(out, _w.non_null(request.group_id, "field group_id is null, which JoinGroupRequest versions 1-4 do not allow (never nullable)"))
-        field = "session_timeout_ms, rebalance_timeout_ms"
-        out += _pack_JoinGroupRequest_session_timeout_ms_rebalance_timeout_ms(request.session_timeout_ms, request.rebalance_timeout_ms)
-        field = "member_id"
-        _w.write_string(out, _w.non_null(request.member_id, "field member_id is null, which JoinGroupRequest versions 1-4 do not allow (never nullable)"))
-        field = "protocol_type"
-        _w.write_string(out, _w.non_null(request.protocol_type, "field protocol_type is null, which JoinGroupRequest versions 1-4 do not allow (never nullable)"))
-        field = "protocols[]"
-        protocols_items = _w.non_null(request.protocols, "field protocols is null, which JoinGroupRequest versions 1-4 do not allow (never nullable)")
-        _w.write_count(out, len(protocols_items), False)
-        for protocols_item in protocols_items:
-            _write_JoinGroupRequestProtocol_v0_5(protocols_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- JoinGroupRequest, version 5 ---
-
-def _read_JoinGroupRequest_v5(buf: bytes, pos: int) -> tuple[JoinGroupRequest, int]:
+def _read_JoinGroupRequest_v6_9(buf: bytes, pos: int, version: int) -> tuple[JoinGroupRequest, int]:
     request = blank_instance(JoinGroupRequest)
     request.reason = None
-    field = ""
-    index = 0
+    field = "group_id"
     try:
-        field = "group_id"
-        request.group_id, pos = _w.read_string_nn(buf, pos)
-        field = "session_timeout_ms, rebalance_timeout_ms"
-        request.session_timeout_ms, request.rebalance_timeout_ms = _unpack_JoinGroupRequest_session_timeout_ms_rebalance_timeout_ms(buf, pos)
-        pos += 8
-        field = "member_id"
-        request.member_id, pos = _w.read_string_nn(buf, pos)
-        field = "group_instance_id"
-        request.group_instance_id, pos = _w.read_string(buf, pos)
-        field = "protocol_type"
-        request.protocol_type, pos = _w.read_string_nn(buf, pos)
-        field = "protocols[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        protocols_n, pos = _w.read_count(buf, pos, False)
-        if protocols_n < 0:
-            raise DecodeError("non-nullable field protocols was null", offset=pos)
-        elif protocols_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
-            for index in range(protocols_n):
-                protocols_item, pos = _read_JoinGroupRequestProtocol_v0_5(buf, pos)
-                protocols_items.append(protocols_item)
-            request.protocols = protocols_items
-        request.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_JoinGroupRequest_v5(request: JoinGroupRequest, out: bytearray) -> None:
-    if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("JoinGroupRequest version 5 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "group_id"
-        _w.write_string(out, _w.non_null(request.group_id, "field group_id is null, which JoinGroupRequest version 5 does not allow (never nullable)"))
-        field = "session_timeout_ms, rebalance_timeout_ms"
-        out += _pack_JoinGroupRequest_session_timeout_ms_rebalance_timeout_ms(request.session_timeout_ms, request.rebalance_timeout_ms)
-        field = "member_id"
-        _w.write_string(out, _w.non_null(request.member_id, "field member_id is null, which JoinGroupRequest version 5 does not allow (never nullable)"))
-        field = "group_instance_id"
-        _w.write_string(out, request.group_instance_id)
-        field = "protocol_type"
-        _w.write_string(out, _w.non_null(request.protocol_type, "field protocol_type is null, which JoinGroupRequest version 5 does not allow (never nullable)"))
-        field = "protocols[]"
-        protocols_items = _w.non_null(request.protocols, "field protocols is null, which JoinGroupRequest version 5 does not allow (never nullable)")
-        _w.write_count(out, len(protocols_items), False)
-        for protocols_item in protocols_items:
-            _write_JoinGroupRequestProtocol_v0_5(protocols_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- JoinGroupRequest, versions 6-7 (flexible) ---
-
-def _read_JoinGroupRequest_v6_7(buf: bytes, pos: int) -> tuple[JoinGroupRequest, int]:
-    request = blank_instance(JoinGroupRequest)
-    request.reason = None
-    field = ""
-    index = 0
-    try:
-        field = "group_id"
         request.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "session_timeout_ms, rebalance_timeout_ms"
         request.session_timeout_ms, request.rebalance_timeout_ms = _unpack_JoinGroupRequest_session_timeout_ms_rebalance_timeout_ms(buf, pos)
@@ -393,126 +250,37 @@ def _read_JoinGroupRequest_v6_7(buf: bytes, pos: int) -> tuple[JoinGroupRequest,
         request.group_instance_id, pos = _w.read_compact_string(buf, pos)
         field = "protocol_type"
         request.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
-        field = "protocols[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        protocols_n, pos = _w.read_count(buf, pos, True)
-        if protocols_n < 0:
-            raise DecodeError("non-nullable field protocols was null", offset=pos)
-        elif protocols_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
-            for index in range(protocols_n):
-                protocols_item, pos = _read_JoinGroupRequestProtocol_v6_9(buf, pos)
-                protocols_items.append(protocols_item)
-            request.protocols = protocols_items
+        field = "protocols"
+        request.protocols, pos = _w.read_struct_array(buf, pos, True, _read_JoinGroupRequestProtocol_v6_9, version, KeyedList)
+        if version >= 8:
+            field = "reason"
+            request.reason, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_JoinGroupRequest_v6_7(request: JoinGroupRequest, out: bytearray) -> None:
-    field = ""
+def _write_JoinGroupRequest_v6_9(request: JoinGroupRequest, out: bytearray, version: int) -> None:
+    field = "group_id"
     try:
-        field = "group_id"
-        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which JoinGroupRequest versions 6-7 do not allow (never nullable)"))
+        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which JoinGroupRequest versions 6-9 do not allow (never nullable)"))
         field = "session_timeout_ms, rebalance_timeout_ms"
         out += _pack_JoinGroupRequest_session_timeout_ms_rebalance_timeout_ms(request.session_timeout_ms, request.rebalance_timeout_ms)
         field = "member_id"
-        _w.write_compact_string(out, _w.non_null(request.member_id, "field member_id is null, which JoinGroupRequest versions 6-7 do not allow (never nullable)"))
+        _w.write_compact_string(out, _w.non_null(request.member_id, "field member_id is null, which JoinGroupRequest versions 6-9 do not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_compact_string(out, request.group_instance_id)
         field = "protocol_type"
-        _w.write_compact_string(out, _w.non_null(request.protocol_type, "field protocol_type is null, which JoinGroupRequest versions 6-7 do not allow (never nullable)"))
-        field = "protocols[]"
-        protocols_items = _w.non_null(request.protocols, "field protocols is null, which JoinGroupRequest versions 6-7 do not allow (never nullable)")
-        _w.write_count(out, len(protocols_items), True)
-        for protocols_item in protocols_items:
-            _write_JoinGroupRequestProtocol_v6_9(protocols_item, out)
+        _w.write_compact_string(out, _w.non_null(request.protocol_type, "field protocol_type is null, which JoinGroupRequest versions 6-9 do not allow (never nullable)"))
+        field = "protocols"
+        _w.write_struct_array(out, _w.non_null(request.protocols, "field protocols is null, which JoinGroupRequest versions 6-9 do not allow (never nullable)"), True, _write_JoinGroupRequestProtocol_v6_9, version)
+        if version >= 8:
+            field = "reason"
+            _w.write_compact_string(out, request.reason)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- JoinGroupRequest, versions 8-9 (flexible) ---
-
-def _read_JoinGroupRequest_v8_9(buf: bytes, pos: int) -> tuple[JoinGroupRequest, int]:
-    request = blank_instance(JoinGroupRequest)
-    field = ""
-    index = 0
-    try:
-        field = "group_id"
-        request.group_id, pos = _w.read_compact_string_nn(buf, pos)
-        field = "session_timeout_ms, rebalance_timeout_ms"
-        request.session_timeout_ms, request.rebalance_timeout_ms = _unpack_JoinGroupRequest_session_timeout_ms_rebalance_timeout_ms(buf, pos)
-        pos += 8
-        field = "member_id"
-        request.member_id, pos = _w.read_compact_string_nn(buf, pos)
-        field = "group_instance_id"
-        request.group_instance_id, pos = _w.read_compact_string(buf, pos)
-        field = "protocol_type"
-        request.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
-        field = "protocols[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        protocols_n, pos = _w.read_count(buf, pos, True)
-        if protocols_n < 0:
-            raise DecodeError("non-nullable field protocols was null", offset=pos)
-        elif protocols_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
-            for index in range(protocols_n):
-                protocols_item, pos = _read_JoinGroupRequestProtocol_v6_9(buf, pos)
-                protocols_items.append(protocols_item)
-            request.protocols = protocols_items
-        field = "reason"
-        request.reason, pos = _w.read_compact_string(buf, pos)
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_JoinGroupRequest_v8_9(request: JoinGroupRequest, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "group_id"
-        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which JoinGroupRequest versions 8-9 do not allow (never nullable)"))
-        field = "session_timeout_ms, rebalance_timeout_ms"
-        out += _pack_JoinGroupRequest_session_timeout_ms_rebalance_timeout_ms(request.session_timeout_ms, request.rebalance_timeout_ms)
-        field = "member_id"
-        _w.write_compact_string(out, _w.non_null(request.member_id, "field member_id is null, which JoinGroupRequest versions 8-9 do not allow (never nullable)"))
-        field = "group_instance_id"
-        _w.write_compact_string(out, request.group_instance_id)
-        field = "protocol_type"
-        _w.write_compact_string(out, _w.non_null(request.protocol_type, "field protocol_type is null, which JoinGroupRequest versions 8-9 do not allow (never nullable)"))
-        field = "protocols[]"
-        protocols_items = _w.non_null(request.protocols, "field protocols is null, which JoinGroupRequest versions 8-9 do not allow (never nullable)")
-        _w.write_count(out, len(protocols_items), True)
-        for protocols_item in protocols_items:
-            _write_JoinGroupRequestProtocol_v6_9(protocols_item, out)
-        field = "reason"
-        _w.write_compact_string(out, request.reason)
-        field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -525,15 +293,15 @@ _V1_PLUS = (1, 32767)
 _V5_PLUS = (5, 32767)
 _V8_PLUS = (8, 32767)
 
-JoinGroupRequestProtocol._READERS = (_read_JoinGroupRequestProtocol_v0_5, _read_JoinGroupRequestProtocol_v0_5, _read_JoinGroupRequestProtocol_v0_5, _read_JoinGroupRequestProtocol_v0_5, _read_JoinGroupRequestProtocol_v0_5, _read_JoinGroupRequestProtocol_v0_5, _read_JoinGroupRequestProtocol_v6_9, _read_JoinGroupRequestProtocol_v6_9, _read_JoinGroupRequestProtocol_v6_9, _read_JoinGroupRequestProtocol_v6_9)
-JoinGroupRequestProtocol._WRITERS = (_write_JoinGroupRequestProtocol_v0_5, _write_JoinGroupRequestProtocol_v0_5, _write_JoinGroupRequestProtocol_v0_5, _write_JoinGroupRequestProtocol_v0_5, _write_JoinGroupRequestProtocol_v0_5, _write_JoinGroupRequestProtocol_v0_5, _write_JoinGroupRequestProtocol_v6_9, _write_JoinGroupRequestProtocol_v6_9, _write_JoinGroupRequestProtocol_v6_9, _write_JoinGroupRequestProtocol_v6_9)
+JoinGroupRequestProtocol._READERS = _w.bind_versions((_read_JoinGroupRequestProtocol_v0_5, _read_JoinGroupRequestProtocol_v0_5, _read_JoinGroupRequestProtocol_v0_5, _read_JoinGroupRequestProtocol_v0_5, _read_JoinGroupRequestProtocol_v0_5, _read_JoinGroupRequestProtocol_v0_5, _read_JoinGroupRequestProtocol_v6_9, _read_JoinGroupRequestProtocol_v6_9, _read_JoinGroupRequestProtocol_v6_9, _read_JoinGroupRequestProtocol_v6_9))
+JoinGroupRequestProtocol._WRITERS = _w.bind_versions((_write_JoinGroupRequestProtocol_v0_5, _write_JoinGroupRequestProtocol_v0_5, _write_JoinGroupRequestProtocol_v0_5, _write_JoinGroupRequestProtocol_v0_5, _write_JoinGroupRequestProtocol_v0_5, _write_JoinGroupRequestProtocol_v0_5, _write_JoinGroupRequestProtocol_v6_9, _write_JoinGroupRequestProtocol_v6_9, _write_JoinGroupRequestProtocol_v6_9, _write_JoinGroupRequestProtocol_v6_9))
 JoinGroupRequestProtocol._MAP_KEYS = ("name",)
 JoinGroupRequestProtocol.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="metadata", json_name="metadata", type="bytes", versions=_V0_PLUS, default=b''),
 )
-JoinGroupRequest._READERS = (_read_JoinGroupRequest_v0, _read_JoinGroupRequest_v1_4, _read_JoinGroupRequest_v1_4, _read_JoinGroupRequest_v1_4, _read_JoinGroupRequest_v1_4, _read_JoinGroupRequest_v5, _read_JoinGroupRequest_v6_7, _read_JoinGroupRequest_v6_7, _read_JoinGroupRequest_v8_9, _read_JoinGroupRequest_v8_9)
-JoinGroupRequest._WRITERS = (_write_JoinGroupRequest_v0, _write_JoinGroupRequest_v1_4, _write_JoinGroupRequest_v1_4, _write_JoinGroupRequest_v1_4, _write_JoinGroupRequest_v1_4, _write_JoinGroupRequest_v5, _write_JoinGroupRequest_v6_7, _write_JoinGroupRequest_v6_7, _write_JoinGroupRequest_v8_9, _write_JoinGroupRequest_v8_9)
+JoinGroupRequest._READERS = _w.bind_versions((_read_JoinGroupRequest_v0_5, _read_JoinGroupRequest_v0_5, _read_JoinGroupRequest_v0_5, _read_JoinGroupRequest_v0_5, _read_JoinGroupRequest_v0_5, _read_JoinGroupRequest_v0_5, _read_JoinGroupRequest_v6_9, _read_JoinGroupRequest_v6_9, _read_JoinGroupRequest_v6_9, _read_JoinGroupRequest_v6_9))
+JoinGroupRequest._WRITERS = _w.bind_versions((_write_JoinGroupRequest_v0_5, _write_JoinGroupRequest_v0_5, _write_JoinGroupRequest_v0_5, _write_JoinGroupRequest_v0_5, _write_JoinGroupRequest_v0_5, _write_JoinGroupRequest_v0_5, _write_JoinGroupRequest_v6_9, _write_JoinGroupRequest_v6_9, _write_JoinGroupRequest_v6_9, _write_JoinGroupRequest_v6_9))
 JoinGroupRequest._LAZY_DEFAULTS = {"protocols": KeyedList}
 JoinGroupRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),

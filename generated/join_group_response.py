@@ -2,10 +2,9 @@
 
 Response message, versions 0-9, flexible versions 6+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -19,6 +18,8 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
+_unpack_JoinGroupResponse_throttle_time_ms = struct.Struct(">i").unpack_from
+_pack_JoinGroupResponse_throttle_time_ms = struct.Struct(">i").pack
 _unpack_JoinGroupResponse_error_code_generation_id = struct.Struct(">hi").unpack_from
 _pack_JoinGroupResponse_error_code_generation_id = struct.Struct(">hi").pack
 _unpack_JoinGroupResponse_throttle_time_ms_to_generation_id = struct.Struct(">ihi").unpack_from
@@ -30,11 +31,10 @@ _pack_JoinGroupResponse_skip_assignment = struct.Struct(">?").pack
 class JoinGroupResponseMember(GeneratedStruct):
     """Every member of the group; only the leader receives them."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "member_id": 'Member id of the group member.',
         "group_instance_id": 'Static membership id of the member, or null.',
         "metadata": 'Protocol metadata the member sent when joining.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "JoinGroupResponseMember"
@@ -64,7 +64,7 @@ class JoinGroupResponseMember(GeneratedStruct):
 class JoinGroupResponse(GeneratedStruct):
     """Kafka's JoinGroupResponse (response, apiKey 11), versions 0-9, flexible versions 6+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "error_code": 'Outcome, 0 on success; for example MEMBER_ID_REQUIRED (join again with MemberId), INCONSISTENT_GROUP_PROTOCOL or GROUP_MAX_SIZE_REACHED.',
         "generation_id": 'Generation the member joined; -1 on error.',
@@ -74,7 +74,6 @@ class JoinGroupResponse(GeneratedStruct):
         "skip_assignment": 'True when the leader (a static member rejoining) must not compute a new assignment but keep the current one.',
         "member_id": 'Member id the coordinator gave to this member.',
         "members": 'Every member of the group; only the leader receives them.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "JoinGroupResponse"
@@ -133,123 +132,85 @@ class JoinGroupResponse(GeneratedStruct):
 
 
 
-# --- JoinGroupResponseMember, versions 0-4 ---
+# --- JoinGroupResponseMember, versions 0-5 ---
 
-def _read_JoinGroupResponseMember_v0_4(buf: bytes, pos: int) -> tuple[JoinGroupResponseMember, int]:
+def _read_JoinGroupResponseMember_v0_5(buf: bytes, pos: int, version: int) -> tuple[JoinGroupResponseMember, int]:
     member = blank_instance(JoinGroupResponseMember)
     member.group_instance_id = None
-    field = ""
-    index = 0
+    field = "member_id"
     try:
-        field = "member_id"
         member.member_id, pos = _w.read_string_nn(buf, pos)
+        if version >= 5:
+            field = "group_instance_id"
+            member.group_instance_id, pos = _w.read_string(buf, pos)
         field = "metadata"
         member.metadata, pos = _w.read_bytes_nn(buf, pos)
         member.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return member, pos
 
 
-def _write_JoinGroupResponseMember_v0_4(member: JoinGroupResponseMember, out: bytearray) -> None:
+def _write_JoinGroupResponseMember_v0_5(member: JoinGroupResponseMember, out: bytearray, version: int) -> None:
     if member.unknown_tagged_fields:
-        raise UnsupportedVersionError("JoinGroupResponseMember version 0-4 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("JoinGroupResponseMember version 0-5 cannot carry tagged fields")
+    field = "member_id"
     try:
-        field = "member_id"
-        _w.write_string(out, _w.non_null(member.member_id, "field member_id is null, which JoinGroupResponseMember versions 0-4 do not allow (never nullable)"))
+        _w.write_string(out, _w.non_null(member.member_id, "field member_id is null, which JoinGroupResponseMember versions 0-5 do not allow (never nullable)"))
+        if version >= 5:
+            field = "group_instance_id"
+            _w.write_string(out, member.group_instance_id)
         field = "metadata"
-        _w.write_bytes(out, _w.non_null(member.metadata, "field metadata is null, which JoinGroupResponseMember versions 0-4 do not allow (never nullable)"))
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- JoinGroupResponseMember, version 5 ---
-
-def _read_JoinGroupResponseMember_v5(buf: bytes, pos: int) -> tuple[JoinGroupResponseMember, int]:
-    member = blank_instance(JoinGroupResponseMember)
-    field = ""
-    index = 0
-    try:
-        field = "member_id"
-        member.member_id, pos = _w.read_string_nn(buf, pos)
-        field = "group_instance_id"
-        member.group_instance_id, pos = _w.read_string(buf, pos)
-        field = "metadata"
-        member.metadata, pos = _w.read_bytes_nn(buf, pos)
-        member.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return member, pos
-
-
-def _write_JoinGroupResponseMember_v5(member: JoinGroupResponseMember, out: bytearray) -> None:
-    if member.unknown_tagged_fields:
-        raise UnsupportedVersionError("JoinGroupResponseMember version 5 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "member_id"
-        _w.write_string(out, _w.non_null(member.member_id, "field member_id is null, which JoinGroupResponseMember version 5 does not allow (never nullable)"))
-        field = "group_instance_id"
-        _w.write_string(out, member.group_instance_id)
-        field = "metadata"
-        _w.write_bytes(out, _w.non_null(member.metadata, "field metadata is null, which JoinGroupResponseMember version 5 does not allow (never nullable)"))
+        _w.write_bytes(out, _w.non_null(member.metadata, "field metadata is null, which JoinGroupResponseMember versions 0-5 do not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- JoinGroupResponseMember, versions 6-9 (flexible) ---
 
-def _read_JoinGroupResponseMember_v6_9(buf: bytes, pos: int) -> tuple[JoinGroupResponseMember, int]:
+def _read_JoinGroupResponseMember_v6_9(buf: bytes, pos: int, version: int) -> tuple[JoinGroupResponseMember, int]:
     member = blank_instance(JoinGroupResponseMember)
-    field = ""
-    index = 0
+    field = "member_id"
     try:
-        field = "member_id"
         member.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_instance_id"
         member.group_instance_id, pos = _w.read_compact_string(buf, pos)
         field = "metadata"
         member.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            member.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            member.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        member.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return member, pos
 
 
-def _write_JoinGroupResponseMember_v6_9(member: JoinGroupResponseMember, out: bytearray) -> None:
-    field = ""
+def _write_JoinGroupResponseMember_v6_9(member: JoinGroupResponseMember, out: bytearray, version: int) -> None:
+    field = "member_id"
     try:
-        field = "member_id"
         _w.write_compact_string(out, _w.non_null(member.member_id, "field member_id is null, which JoinGroupResponseMember versions 6-9 do not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_compact_string(out, member.group_instance_id)
         field = "metadata"
         _w.write_compact_bytes(out, _w.non_null(member.metadata, "field metadata is null, which JoinGroupResponseMember versions 6-9 do not allow (never nullable)"))
         field = "(tagged fields)"
-        if member.unknown_tagged_fields:
-            _w.write_tagged(out, [], member.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], member.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- JoinGroupResponse, versions 0-1 ---
+# --- JoinGroupResponse, versions 0-5 ---
 
-def _read_JoinGroupResponse_v0_1(buf: bytes, pos: int) -> tuple[JoinGroupResponse, int]:
+def _read_JoinGroupResponse_v0_5(buf: bytes, pos: int, version: int) -> tuple[JoinGroupResponse, int]:
     response = blank_instance(JoinGroupResponse)
-    response.throttle_time_ms = 0
     response.protocol_type = None
     response.skip_assignment = False
+    response.throttle_time_ms = 0
     field = ""
-    index = 0
     try:
+        if version >= 2:
+            field = "throttle_time_ms"
+            (response.throttle_time_ms,) = _unpack_JoinGroupResponse_throttle_time_ms(buf, pos)
+            pos += 4
         field = "error_code, generation_id"
         response.error_code, response.generation_id = _unpack_JoinGroupResponse_error_code_generation_id(buf, pos)
         pos += 6
@@ -259,181 +220,46 @@ def _read_JoinGroupResponse_v0_1(buf: bytes, pos: int) -> tuple[JoinGroupRespons
         response.leader, pos = _w.read_string_nn(buf, pos)
         field = "member_id"
         response.member_id, pos = _w.read_string_nn(buf, pos)
-        field = "members[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        members_n, pos = _w.read_count(buf, pos, False)
-        if members_n < 0:
-            raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            members_items: list[JoinGroupResponseMember] = []
-            for index in range(members_n):
-                members_item, pos = _read_JoinGroupResponseMember_v0_4(buf, pos)
-                members_items.append(members_item)
-            response.members = members_items
+        field = "members"
+        response.members, pos = _w.read_struct_array(buf, pos, False, _read_JoinGroupResponseMember_v0_5, version)
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_JoinGroupResponse_v0_1(response: JoinGroupResponse, out: bytearray) -> None:
+def _write_JoinGroupResponse_v0_5(response: JoinGroupResponse, out: bytearray, version: int) -> None:
     if response.skip_assignment:
-        check_unsupported(response, "skip_assignment", "0-1")
+        check_unsupported(response, "skip_assignment", "0-5")
     if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("JoinGroupResponse version 0-1 cannot carry tagged fields")
+        raise UnsupportedVersionError("JoinGroupResponse version 0-5 cannot carry tagged fields")
     field = ""
     try:
+        if version >= 2:
+            field = "throttle_time_ms"
+            out += _pack_JoinGroupResponse_throttle_time_ms(response.throttle_time_ms)
         field = "error_code, generation_id"
         out += _pack_JoinGroupResponse_error_code_generation_id(response.error_code, response.generation_id)
         field = "protocol_name"
-        _w.write_string(out, _w.non_null(response.protocol_name, "field protocol_name is null, which JoinGroupResponse versions 0-1 do not allow (nullable in versions 7+)"))
+        _w.write_string(out, _w.non_null(response.protocol_name, "field protocol_name is null, which JoinGroupResponse versions 0-5 do not allow (nullable in versions 7+)"))
         field = "leader"
-        _w.write_string(out, _w.non_null(response.leader, "field leader is null, which JoinGroupResponse versions 0-1 do not allow (never nullable)"))
+        _w.write_string(out, _w.non_null(response.leader, "field leader is null, which JoinGroupResponse versions 0-5 do not allow (never nullable)"))
         field = "member_id"
-        _w.write_string(out, _w.non_null(response.member_id, "field member_id is null, which JoinGroupResponse versions 0-1 do not allow (never nullable)"))
-        field = "members[]"
-        members_items = _w.non_null(response.members, "field members is null, which JoinGroupResponse versions 0-1 do not allow (never nullable)")
-        _w.write_count(out, len(members_items), False)
-        for members_item in members_items:
-            _write_JoinGroupResponseMember_v0_4(members_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- JoinGroupResponse, versions 2-4 ---
-
-def _read_JoinGroupResponse_v2_4(buf: bytes, pos: int) -> tuple[JoinGroupResponse, int]:
-    response = blank_instance(JoinGroupResponse)
-    response.protocol_type = None
-    response.skip_assignment = False
-    field = ""
-    index = 0
-    try:
-        field = "throttle_time_ms, error_code, generation_id"
-        response.throttle_time_ms, response.error_code, response.generation_id = _unpack_JoinGroupResponse_throttle_time_ms_to_generation_id(buf, pos)
-        pos += 10
-        field = "protocol_name"
-        response.protocol_name, pos = _w.read_string_nn(buf, pos)
-        field = "leader"
-        response.leader, pos = _w.read_string_nn(buf, pos)
-        field = "member_id"
-        response.member_id, pos = _w.read_string_nn(buf, pos)
-        field = "members[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        members_n, pos = _w.read_count(buf, pos, False)
-        if members_n < 0:
-            raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            members_items: list[JoinGroupResponseMember] = []
-            for index in range(members_n):
-                members_item, pos = _read_JoinGroupResponseMember_v0_4(buf, pos)
-                members_items.append(members_item)
-            response.members = members_items
-        response.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_JoinGroupResponse_v2_4(response: JoinGroupResponse, out: bytearray) -> None:
-    if response.skip_assignment:
-        check_unsupported(response, "skip_assignment", "2-4")
-    if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("JoinGroupResponse version 2-4 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "throttle_time_ms, error_code, generation_id"
-        out += _pack_JoinGroupResponse_throttle_time_ms_to_generation_id(response.throttle_time_ms, response.error_code, response.generation_id)
-        field = "protocol_name"
-        _w.write_string(out, _w.non_null(response.protocol_name, "field protocol_name is null, which JoinGroupResponse versions 2-4 do not allow (nullable in versions 7+)"))
-        field = "leader"
-        _w.write_string(out, _w.non_null(response.leader, "field leader is null, which JoinGroupResponse versions 2-4 do not allow (never nullable)"))
-        field = "member_id"
-        _w.write_string(out, _w.non_null(response.member_id, "field member_id is null, which JoinGroupResponse versions 2-4 do not allow (never nullable)"))
-        field = "members[]"
-        members_items = _w.non_null(response.members, "field members is null, which JoinGroupResponse versions 2-4 do not allow (never nullable)")
-        _w.write_count(out, len(members_items), False)
-        for members_item in members_items:
-            _write_JoinGroupResponseMember_v0_4(members_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- JoinGroupResponse, version 5 ---
-
-def _read_JoinGroupResponse_v5(buf: bytes, pos: int) -> tuple[JoinGroupResponse, int]:
-    response = blank_instance(JoinGroupResponse)
-    response.protocol_type = None
-    response.skip_assignment = False
-    field = ""
-    index = 0
-    try:
-        field = "throttle_time_ms, error_code, generation_id"
-        response.throttle_time_ms, response.error_code, response.generation_id = _unpack_JoinGroupResponse_throttle_time_ms_to_generation_id(buf, pos)
-        pos += 10
-        field = "protocol_name"
-        response.protocol_name, pos = _w.read_string_nn(buf, pos)
-        field = "leader"
-        response.leader, pos = _w.read_string_nn(buf, pos)
-        field = "member_id"
-        response.member_id, pos = _w.read_string_nn(buf, pos)
-        field = "members[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        members_n, pos = _w.read_count(buf, pos, False)
-        if members_n < 0:
-            raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            members_items: list[JoinGroupResponseMember] = []
-            for index in range(members_n):
-                members_item, pos = _read_JoinGroupResponseMember_v5(buf, pos)
-                members_items.append(members_item)
-            response.members = members_items
-        response.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_JoinGroupResponse_v5(response: JoinGroupResponse, out: bytearray) -> None:
-    if response.skip_assignment:
-        check_unsupported(response, "skip_assignment", "5")
-    if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("JoinGroupResponse version 5 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "throttle_time_ms, error_code, generation_id"
-        out += _pack_JoinGroupResponse_throttle_time_ms_to_generation_id(response.throttle_time_ms, response.error_code, response.generation_id)
-        field = "protocol_name"
-        _w.write_string(out, _w.non_null(response.protocol_name, "field protocol_name is null, which JoinGroupResponse version 5 does not allow (nullable in versions 7+)"))
-        field = "leader"
-        _w.write_string(out, _w.non_null(response.leader, "field leader is null, which JoinGroupResponse version 5 does not allow (never nullable)"))
-        field = "member_id"
-        _w.write_string(out, _w.non_null(response.member_id, "field member_id is null, which JoinGroupResponse version 5 does not allow (never nullable)"))
-        field = "members[]"
-        members_items = _w.non_null(response.members, "field members is null, which JoinGroupResponse version 5 does not allow (never nullable)")
-        _w.write_count(out, len(members_items), False)
-        for members_item in members_items:
-            _write_JoinGroupResponseMember_v5(members_item, out)
+        _w.write_string(out, _w.non_null(response.member_id, "field member_id is null, which JoinGroupResponse versions 0-5 do not allow (never nullable)"))
+        field = "members"
+        _w.write_struct_array(out, _w.non_null(response.members, "field members is null, which JoinGroupResponse versions 0-5 do not allow (never nullable)"), False, _write_JoinGroupResponseMember_v0_5, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- JoinGroupResponse, version 6 (flexible) ---
 
-def _read_JoinGroupResponse_v6(buf: bytes, pos: int) -> tuple[JoinGroupResponse, int]:
+def _read_JoinGroupResponse_v6(buf: bytes, pos: int, version: int) -> tuple[JoinGroupResponse, int]:
     response = blank_instance(JoinGroupResponse)
     response.protocol_type = None
     response.skip_assignment = False
-    field = ""
-    index = 0
+    field = "throttle_time_ms, error_code, generation_id"
     try:
-        field = "throttle_time_ms, error_code, generation_id"
         response.throttle_time_ms, response.error_code, response.generation_id = _unpack_JoinGroupResponse_throttle_time_ms_to_generation_id(buf, pos)
         pos += 10
         field = "protocol_name"
@@ -442,36 +268,20 @@ def _read_JoinGroupResponse_v6(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
         response.leader, pos = _w.read_compact_string_nn(buf, pos)
         field = "member_id"
         response.member_id, pos = _w.read_compact_string_nn(buf, pos)
-        field = "members[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        members_n, pos = _w.read_count(buf, pos, True)
-        if members_n < 0:
-            raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            members_items: list[JoinGroupResponseMember] = []
-            for index in range(members_n):
-                members_item, pos = _read_JoinGroupResponseMember_v6_9(buf, pos)
-                members_items.append(members_item)
-            response.members = members_items
+        field = "members"
+        response.members, pos = _w.read_struct_array(buf, pos, True, _read_JoinGroupResponseMember_v6_9, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_JoinGroupResponse_v6(response: JoinGroupResponse, out: bytearray) -> None:
+def _write_JoinGroupResponse_v6(response: JoinGroupResponse, out: bytearray, version: int) -> None:
     if response.skip_assignment:
         check_unsupported(response, "skip_assignment", "6")
-    field = ""
+    field = "throttle_time_ms, error_code, generation_id"
     try:
-        field = "throttle_time_ms, error_code, generation_id"
         out += _pack_JoinGroupResponse_throttle_time_ms_to_generation_id(response.throttle_time_ms, response.error_code, response.generation_id)
         field = "protocol_name"
         _w.write_compact_string(out, _w.non_null(response.protocol_name, "field protocol_name is null, which JoinGroupResponse version 6 does not allow (nullable in versions 7+)"))
@@ -479,29 +289,21 @@ def _write_JoinGroupResponse_v6(response: JoinGroupResponse, out: bytearray) -> 
         _w.write_compact_string(out, _w.non_null(response.leader, "field leader is null, which JoinGroupResponse version 6 does not allow (never nullable)"))
         field = "member_id"
         _w.write_compact_string(out, _w.non_null(response.member_id, "field member_id is null, which JoinGroupResponse version 6 does not allow (never nullable)"))
-        field = "members[]"
-        members_items = _w.non_null(response.members, "field members is null, which JoinGroupResponse version 6 does not allow (never nullable)")
-        _w.write_count(out, len(members_items), True)
-        for members_item in members_items:
-            _write_JoinGroupResponseMember_v6_9(members_item, out)
+        field = "members"
+        _w.write_struct_array(out, _w.non_null(response.members, "field members is null, which JoinGroupResponse version 6 does not allow (never nullable)"), True, _write_JoinGroupResponseMember_v6_9, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- JoinGroupResponse, versions 7-8 (flexible) ---
 
-def _read_JoinGroupResponse_v7_8(buf: bytes, pos: int) -> tuple[JoinGroupResponse, int]:
+def _read_JoinGroupResponse_v7_8(buf: bytes, pos: int, version: int) -> tuple[JoinGroupResponse, int]:
     response = blank_instance(JoinGroupResponse)
     response.skip_assignment = False
-    field = ""
-    index = 0
+    field = "throttle_time_ms, error_code, generation_id"
     try:
-        field = "throttle_time_ms, error_code, generation_id"
         response.throttle_time_ms, response.error_code, response.generation_id = _unpack_JoinGroupResponse_throttle_time_ms_to_generation_id(buf, pos)
         pos += 10
         field = "protocol_type"
@@ -512,36 +314,20 @@ def _read_JoinGroupResponse_v7_8(buf: bytes, pos: int) -> tuple[JoinGroupRespons
         response.leader, pos = _w.read_compact_string_nn(buf, pos)
         field = "member_id"
         response.member_id, pos = _w.read_compact_string_nn(buf, pos)
-        field = "members[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        members_n, pos = _w.read_count(buf, pos, True)
-        if members_n < 0:
-            raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            members_items: list[JoinGroupResponseMember] = []
-            for index in range(members_n):
-                members_item, pos = _read_JoinGroupResponseMember_v6_9(buf, pos)
-                members_items.append(members_item)
-            response.members = members_items
+        field = "members"
+        response.members, pos = _w.read_struct_array(buf, pos, True, _read_JoinGroupResponseMember_v6_9, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_JoinGroupResponse_v7_8(response: JoinGroupResponse, out: bytearray) -> None:
+def _write_JoinGroupResponse_v7_8(response: JoinGroupResponse, out: bytearray, version: int) -> None:
     if response.skip_assignment:
         check_unsupported(response, "skip_assignment", "7-8")
-    field = ""
+    field = "throttle_time_ms, error_code, generation_id"
     try:
-        field = "throttle_time_ms, error_code, generation_id"
         out += _pack_JoinGroupResponse_throttle_time_ms_to_generation_id(response.throttle_time_ms, response.error_code, response.generation_id)
         field = "protocol_type"
         _w.write_compact_string(out, response.protocol_type)
@@ -551,28 +337,20 @@ def _write_JoinGroupResponse_v7_8(response: JoinGroupResponse, out: bytearray) -
         _w.write_compact_string(out, _w.non_null(response.leader, "field leader is null, which JoinGroupResponse versions 7-8 do not allow (never nullable)"))
         field = "member_id"
         _w.write_compact_string(out, _w.non_null(response.member_id, "field member_id is null, which JoinGroupResponse versions 7-8 do not allow (never nullable)"))
-        field = "members[]"
-        members_items = _w.non_null(response.members, "field members is null, which JoinGroupResponse versions 7-8 do not allow (never nullable)")
-        _w.write_count(out, len(members_items), True)
-        for members_item in members_items:
-            _write_JoinGroupResponseMember_v6_9(members_item, out)
+        field = "members"
+        _w.write_struct_array(out, _w.non_null(response.members, "field members is null, which JoinGroupResponse versions 7-8 do not allow (never nullable)"), True, _write_JoinGroupResponseMember_v6_9, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- JoinGroupResponse, version 9 (flexible) ---
 
-def _read_JoinGroupResponse_v9(buf: bytes, pos: int) -> tuple[JoinGroupResponse, int]:
+def _read_JoinGroupResponse_v9(buf: bytes, pos: int, version: int) -> tuple[JoinGroupResponse, int]:
     response = blank_instance(JoinGroupResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms, error_code, generation_id"
     try:
-        field = "throttle_time_ms, error_code, generation_id"
         response.throttle_time_ms, response.error_code, response.generation_id = _unpack_JoinGroupResponse_throttle_time_ms_to_generation_id(buf, pos)
         pos += 10
         field = "protocol_type"
@@ -586,34 +364,18 @@ def _read_JoinGroupResponse_v9(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
         pos += 1
         field = "member_id"
         response.member_id, pos = _w.read_compact_string_nn(buf, pos)
-        field = "members[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        members_n, pos = _w.read_count(buf, pos, True)
-        if members_n < 0:
-            raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            members_items: list[JoinGroupResponseMember] = []
-            for index in range(members_n):
-                members_item, pos = _read_JoinGroupResponseMember_v6_9(buf, pos)
-                members_items.append(members_item)
-            response.members = members_items
+        field = "members"
+        response.members, pos = _w.read_struct_array(buf, pos, True, _read_JoinGroupResponseMember_v6_9, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_JoinGroupResponse_v9(response: JoinGroupResponse, out: bytearray) -> None:
-    field = ""
+def _write_JoinGroupResponse_v9(response: JoinGroupResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms, error_code, generation_id"
     try:
-        field = "throttle_time_ms, error_code, generation_id"
         out += _pack_JoinGroupResponse_throttle_time_ms_to_generation_id(response.throttle_time_ms, response.error_code, response.generation_id)
         field = "protocol_type"
         _w.write_compact_string(out, response.protocol_type)
@@ -625,16 +387,10 @@ def _write_JoinGroupResponse_v9(response: JoinGroupResponse, out: bytearray) -> 
         out += _pack_JoinGroupResponse_skip_assignment(response.skip_assignment)
         field = "member_id"
         _w.write_compact_string(out, _w.non_null(response.member_id, "field member_id is null, which JoinGroupResponse version 9 does not allow (never nullable)"))
-        field = "members[]"
-        members_items = _w.non_null(response.members, "field members is null, which JoinGroupResponse version 9 does not allow (never nullable)")
-        _w.write_count(out, len(members_items), True)
-        for members_item in members_items:
-            _write_JoinGroupResponseMember_v6_9(members_item, out)
+        field = "members"
+        _w.write_struct_array(out, _w.non_null(response.members, "field members is null, which JoinGroupResponse version 9 does not allow (never nullable)"), True, _write_JoinGroupResponseMember_v6_9, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -648,15 +404,15 @@ _V5_PLUS = (5, 32767)
 _V7_PLUS = (7, 32767)
 _V9_PLUS = (9, 32767)
 
-JoinGroupResponseMember._READERS = (_read_JoinGroupResponseMember_v0_4, _read_JoinGroupResponseMember_v0_4, _read_JoinGroupResponseMember_v0_4, _read_JoinGroupResponseMember_v0_4, _read_JoinGroupResponseMember_v0_4, _read_JoinGroupResponseMember_v5, _read_JoinGroupResponseMember_v6_9, _read_JoinGroupResponseMember_v6_9, _read_JoinGroupResponseMember_v6_9, _read_JoinGroupResponseMember_v6_9)
-JoinGroupResponseMember._WRITERS = (_write_JoinGroupResponseMember_v0_4, _write_JoinGroupResponseMember_v0_4, _write_JoinGroupResponseMember_v0_4, _write_JoinGroupResponseMember_v0_4, _write_JoinGroupResponseMember_v0_4, _write_JoinGroupResponseMember_v5, _write_JoinGroupResponseMember_v6_9, _write_JoinGroupResponseMember_v6_9, _write_JoinGroupResponseMember_v6_9, _write_JoinGroupResponseMember_v6_9)
+JoinGroupResponseMember._READERS = _w.bind_versions((_read_JoinGroupResponseMember_v0_5, _read_JoinGroupResponseMember_v0_5, _read_JoinGroupResponseMember_v0_5, _read_JoinGroupResponseMember_v0_5, _read_JoinGroupResponseMember_v0_5, _read_JoinGroupResponseMember_v0_5, _read_JoinGroupResponseMember_v6_9, _read_JoinGroupResponseMember_v6_9, _read_JoinGroupResponseMember_v6_9, _read_JoinGroupResponseMember_v6_9))
+JoinGroupResponseMember._WRITERS = _w.bind_versions((_write_JoinGroupResponseMember_v0_5, _write_JoinGroupResponseMember_v0_5, _write_JoinGroupResponseMember_v0_5, _write_JoinGroupResponseMember_v0_5, _write_JoinGroupResponseMember_v0_5, _write_JoinGroupResponseMember_v0_5, _write_JoinGroupResponseMember_v6_9, _write_JoinGroupResponseMember_v6_9, _write_JoinGroupResponseMember_v6_9, _write_JoinGroupResponseMember_v6_9))
 JoinGroupResponseMember.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="member_id", json_name="memberId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="group_instance_id", json_name="groupInstanceId", type="string", versions=_V5_PLUS, nullable=_V5_PLUS, ignorable=True),
     FieldInfo(attr="metadata", json_name="metadata", type="bytes", versions=_V0_PLUS, default=b''),
 )
-JoinGroupResponse._READERS = (_read_JoinGroupResponse_v0_1, _read_JoinGroupResponse_v0_1, _read_JoinGroupResponse_v2_4, _read_JoinGroupResponse_v2_4, _read_JoinGroupResponse_v2_4, _read_JoinGroupResponse_v5, _read_JoinGroupResponse_v6, _read_JoinGroupResponse_v7_8, _read_JoinGroupResponse_v7_8, _read_JoinGroupResponse_v9)
-JoinGroupResponse._WRITERS = (_write_JoinGroupResponse_v0_1, _write_JoinGroupResponse_v0_1, _write_JoinGroupResponse_v2_4, _write_JoinGroupResponse_v2_4, _write_JoinGroupResponse_v2_4, _write_JoinGroupResponse_v5, _write_JoinGroupResponse_v6, _write_JoinGroupResponse_v7_8, _write_JoinGroupResponse_v7_8, _write_JoinGroupResponse_v9)
+JoinGroupResponse._READERS = _w.bind_versions((_read_JoinGroupResponse_v0_5, _read_JoinGroupResponse_v0_5, _read_JoinGroupResponse_v0_5, _read_JoinGroupResponse_v0_5, _read_JoinGroupResponse_v0_5, _read_JoinGroupResponse_v0_5, _read_JoinGroupResponse_v6, _read_JoinGroupResponse_v7_8, _read_JoinGroupResponse_v7_8, _read_JoinGroupResponse_v9))
+JoinGroupResponse._WRITERS = _w.bind_versions((_write_JoinGroupResponse_v0_5, _write_JoinGroupResponse_v0_5, _write_JoinGroupResponse_v0_5, _write_JoinGroupResponse_v0_5, _write_JoinGroupResponse_v0_5, _write_JoinGroupResponse_v0_5, _write_JoinGroupResponse_v6, _write_JoinGroupResponse_v7_8, _write_JoinGroupResponse_v7_8, _write_JoinGroupResponse_v9))
 JoinGroupResponse._LAZY_DEFAULTS = {"members": list}
 JoinGroupResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V2_PLUS, ignorable=True, default=0),

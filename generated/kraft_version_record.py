@@ -2,10 +2,9 @@
 
 Data message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -26,10 +25,9 @@ _pack_KRaftVersionRecord_version_kraft_version = struct.Struct(">hh").pack
 class KRaftVersionRecord(GeneratedStruct):
     """Kafka's KRaftVersionRecord (data), versions 0, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "version": 'Version of this control record body.',
         "kraft_version": 'Level of kraft.version: 0 means voters come from static configuration, 1 means the voter set is kept in the log (KIP-853).',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "KRaftVersionRecord"
@@ -61,35 +59,25 @@ class KRaftVersionRecord(GeneratedStruct):
 
 # --- KRaftVersionRecord, version 0 (flexible) ---
 
-def _read_KRaftVersionRecord_v0(buf: bytes, pos: int) -> tuple[KRaftVersionRecord, int]:
+def _read_KRaftVersionRecord_v0(buf: bytes, pos: int, version: int) -> tuple[KRaftVersionRecord, int]:
     record = blank_instance(KRaftVersionRecord)
-    field = ""
-    index = 0
+    field = "version, kraft_version"
     try:
-        field = "version, kraft_version"
         record.version, record.kraft_version = _unpack_KRaftVersionRecord_version_kraft_version(buf, pos)
         pos += 4
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            record.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            record.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        record.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return record, pos
 
 
-def _write_KRaftVersionRecord_v0(record: KRaftVersionRecord, out: bytearray) -> None:
-    field = ""
+def _write_KRaftVersionRecord_v0(record: KRaftVersionRecord, out: bytearray, version: int) -> None:
+    field = "version, kraft_version"
     try:
-        field = "version, kraft_version"
         out += _pack_KRaftVersionRecord_version_kraft_version(record.version, record.kraft_version)
         field = "(tagged fields)"
-        if record.unknown_tagged_fields:
-            _w.write_tagged(out, [], record.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], record.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -99,8 +87,8 @@ def _write_KRaftVersionRecord_v0(record: KRaftVersionRecord, out: bytearray) -> 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-KRaftVersionRecord._READERS = (_read_KRaftVersionRecord_v0,)
-KRaftVersionRecord._WRITERS = (_write_KRaftVersionRecord_v0,)
+KRaftVersionRecord._READERS = _w.bind_versions((_read_KRaftVersionRecord_v0,))
+KRaftVersionRecord._WRITERS = _w.bind_versions((_write_KRaftVersionRecord_v0,))
 KRaftVersionRecord.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="version", json_name="version", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="kraft_version", json_name="kRaftVersion", type="int16", versions=_V0_PLUS, default=0),

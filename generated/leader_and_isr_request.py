@@ -2,10 +2,9 @@
 
 Request message, versions 0-7, flexible versions 4+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -25,20 +24,24 @@ _unpack_LeaderAndIsrPartitionState_partition_epoch = struct.Struct(">i").unpack_
 _pack_LeaderAndIsrPartitionState_partition_epoch = struct.Struct(">i").pack
 _unpack_LeaderAndIsrPartitionState_is_new = struct.Struct(">?").unpack_from
 _pack_LeaderAndIsrPartitionState_is_new = struct.Struct(">?").pack
-_unpack_LeaderAndIsrPartitionState_is_new_leader_recovery_state = struct.Struct(">?b").unpack_from
-_pack_LeaderAndIsrPartitionState_is_new_leader_recovery_state = struct.Struct(">?b").pack
+_unpack_LeaderAndIsrPartitionState_leader_recovery_state = struct.Struct(">b").unpack_from
+_pack_LeaderAndIsrPartitionState_leader_recovery_state = struct.Struct(">b").pack
 _unpack_LeaderAndIsrLiveLeader_broker_id = struct.Struct(">i").unpack_from
 _pack_LeaderAndIsrLiveLeader_broker_id = struct.Struct(">i").pack
 _unpack_LeaderAndIsrLiveLeader_port = struct.Struct(">i").unpack_from
 _pack_LeaderAndIsrLiveLeader_port = struct.Struct(">i").pack
 _unpack_LeaderAndIsrRequest_controller_id_controller_epoch = struct.Struct(">ii").unpack_from
 _pack_LeaderAndIsrRequest_controller_id_controller_epoch = struct.Struct(">ii").pack
-_unpack_LeaderAndIsrRequest_controller_id_to_broker_epoch = struct.Struct(">iiq").unpack_from
-_pack_LeaderAndIsrRequest_controller_id_to_broker_epoch = struct.Struct(">iiq").pack
-_unpack_LeaderAndIsrRequest_controller_id_to_type = struct.Struct(">iiqb").unpack_from
-_pack_LeaderAndIsrRequest_controller_id_to_type = struct.Struct(">iiqb").pack
-_unpack_LeaderAndIsrRequest_controller_id_is_kraft_controller_controller_epoch_broker_epoch_type = struct.Struct(">i?iqb").unpack_from
-_pack_LeaderAndIsrRequest_controller_id_is_kraft_controller_controller_epoch_broker_epoch_type = struct.Struct(">i?iqb").pack
+_unpack_LeaderAndIsrRequest_broker_epoch = struct.Struct(">q").unpack_from
+_pack_LeaderAndIsrRequest_broker_epoch = struct.Struct(">q").pack
+_unpack_LeaderAndIsrRequest_controller_id = struct.Struct(">i").unpack_from
+_pack_LeaderAndIsrRequest_controller_id = struct.Struct(">i").pack
+_unpack_LeaderAndIsrRequest_is_kraft_controller = struct.Struct(">?").unpack_from
+_pack_LeaderAndIsrRequest_is_kraft_controller = struct.Struct(">?").pack
+_unpack_LeaderAndIsrRequest_controller_epoch_broker_epoch = struct.Struct(">iq").unpack_from
+_pack_LeaderAndIsrRequest_controller_epoch_broker_epoch = struct.Struct(">iq").pack
+_unpack_LeaderAndIsrRequest_type = struct.Struct(">b").unpack_from
+_pack_LeaderAndIsrRequest_type = struct.Struct(">b").pack
 
 # Default values.
 _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
@@ -47,7 +50,7 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class LeaderAndIsrPartitionState(GeneratedStruct):
     """The LeaderAndIsrPartitionState structure of LeaderAndIsrRequest."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_name": 'Name of the topic (v0-v1 only).',
         "partition_index": 'Index of the partition within the topic.',
         "controller_epoch": "Epoch of the controller that last changed the partition's leader or ISR.",
@@ -60,7 +63,6 @@ class LeaderAndIsrPartitionState(GeneratedStruct):
         "removing_replicas": 'Broker ids of replicas being removed by a reassignment in progress.',
         "is_new": 'True when the replica is being created, so a missing log is expected rather than a sign of a failed log directory.',
         "leader_recovery_state": '0 when recovered, 1 while recovering after an unclean leader election (KIP-704).',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "LeaderAndIsrPartitionState"
@@ -127,11 +129,10 @@ class LeaderAndIsrPartitionState(GeneratedStruct):
 class LeaderAndIsrTopicState(GeneratedStruct):
     """State of the partitions, grouped by topic (v2+)."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_name": 'Name of the topic the partitions in this entry belong to.',
         "topic_id": 'Unique id of the topic.',
         "partition_states": 'State of each partition of the topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "LeaderAndIsrTopicState"
@@ -161,11 +162,10 @@ class LeaderAndIsrTopicState(GeneratedStruct):
 class LeaderAndIsrLiveLeader(GeneratedStruct):
     """Endpoints of the brokers that lead the partitions in the request."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "broker_id": 'Broker id of the leader.',
         "host_name": 'Host name of the leader.',
         "port": 'TCP port of the leader.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "LeaderAndIsrLiveLeader"
@@ -195,7 +195,7 @@ class LeaderAndIsrLiveLeader(GeneratedStruct):
 class LeaderAndIsrRequest(GeneratedStruct):
     """Kafka's LeaderAndIsrRequest (request, apiKey 4), versions 0-7, flexible versions 4+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "controller_id": 'Broker id of the controller sending the request (a KRaft controller id when isKRaftController is set).',
         "is_kraft_controller": 'True when a KRaft controller sends the request during a ZooKeeper migration (KIP-866).',
         "controller_epoch": 'Epoch of the sending controller; a broker ignores requests from an older one.',
@@ -204,7 +204,6 @@ class LeaderAndIsrRequest(GeneratedStruct):
         "ungrouped_partition_states": 'State of each partition, each naming its topic (v0-v1).',
         "topic_states": 'State of the partitions, grouped by topic (v2+).',
         "live_leaders": 'Endpoints of the brokers that lead the partitions in the request.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "LeaderAndIsrRequest"
@@ -261,17 +260,18 @@ class LeaderAndIsrRequest(GeneratedStruct):
 
 
 
-# --- LeaderAndIsrPartitionState, version 0 ---
+# --- LeaderAndIsrPartitionState, versions 0-3 ---
 
-def _read_LeaderAndIsrPartitionState_v0(buf: bytes, pos: int) -> tuple[LeaderAndIsrPartitionState, int]:
+def _read_LeaderAndIsrPartitionState_v0_3(buf: bytes, pos: int, version: int) -> tuple[LeaderAndIsrPartitionState, int]:
     state = blank_instance(LeaderAndIsrPartitionState)
+    state.leader_recovery_state = 0
+    state.topic_name = ''
     state.is_new = False
-    state.leader_recovery_state = 0
     field = ""
-    index = 0
     try:
-        field = "topic_name"
-        state.topic_name, pos = _w.read_string_nn(buf, pos)
+        if version <= 1:
+            field = "topic_name"
+            state.topic_name, pos = _w.read_string_nn(buf, pos)
         field = "partition_index, controller_epoch, leader, leader_epoch"
         state.partition_index, state.controller_epoch, state.leader, state.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
         pos += 16
@@ -290,253 +290,75 @@ def _read_LeaderAndIsrPartitionState_v0(buf: bytes, pos: int) -> tuple[LeaderAnd
             raise DecodeError("non-nullable field replicas was null", offset=pos)
         else:
             state.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+        if version >= 3:
+            field = "adding_replicas"
+            adding_replicas_n, pos = _w.read_count(buf, pos, False)
+            if adding_replicas_n < 0:
+                raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+            else:
+                state.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
+            field = "removing_replicas"
+            removing_replicas_n, pos = _w.read_count(buf, pos, False)
+            if removing_replicas_n < 0:
+                raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+            else:
+                state.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
+        if version >= 1:
+            field = "is_new"
+            (state.is_new,) = _unpack_LeaderAndIsrPartitionState_is_new(buf, pos)
+            pos += 1
         state.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return state, pos
 
 
-def _write_LeaderAndIsrPartitionState_v0(state: LeaderAndIsrPartitionState, out: bytearray) -> None:
+def _write_LeaderAndIsrPartitionState_v0_3(state: LeaderAndIsrPartitionState, out: bytearray, version: int) -> None:
     if state.leader_recovery_state != 0:
-        check_unsupported(state, "leader_recovery_state", "0")
+        check_unsupported(state, "leader_recovery_state", "0-3")
     if state.unknown_tagged_fields:
-        raise UnsupportedVersionError("LeaderAndIsrPartitionState version 0 cannot carry tagged fields")
+        raise UnsupportedVersionError("LeaderAndIsrPartitionState version 0-3 cannot carry tagged fields")
     field = ""
     try:
-        field = "topic_name"
-        _w.write_string(out, _w.non_null(state.topic_name, "field topic_name is null, which LeaderAndIsrPartitionState version 0 does not allow (never nullable)"))
+        if version <= 1:
+            field = "topic_name"
+            _w.write_string(out, _w.non_null(state.topic_name, "field topic_name is null, which LeaderAndIsrPartitionState versions 0-3 do not allow (never nullable)"))
         field = "partition_index, controller_epoch, leader, leader_epoch"
         out += _pack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(state.partition_index, state.controller_epoch, state.leader, state.leader_epoch)
         field = "isr"
-        isr_items = _w.non_null(state.isr, "field isr is null, which LeaderAndIsrPartitionState version 0 does not allow (never nullable)")
+        isr_items = _w.non_null(state.isr, "field isr is null, which LeaderAndIsrPartitionState versions 0-3 do not allow (never nullable)")
         _w.write_count(out, len(isr_items), False)
         _w.write_fixed_array(out, isr_items, "i")
         field = "partition_epoch"
         out += _pack_LeaderAndIsrPartitionState_partition_epoch(state.partition_epoch)
         field = "replicas"
-        replicas_items = _w.non_null(state.replicas, "field replicas is null, which LeaderAndIsrPartitionState version 0 does not allow (never nullable)")
+        replicas_items = _w.non_null(state.replicas, "field replicas is null, which LeaderAndIsrPartitionState versions 0-3 do not allow (never nullable)")
         _w.write_count(out, len(replicas_items), False)
         _w.write_fixed_array(out, replicas_items, "i")
+        if version >= 3:
+            field = "adding_replicas"
+            adding_replicas_items = _w.non_null(state.adding_replicas, "field adding_replicas is null, which LeaderAndIsrPartitionState versions 0-3 do not allow (never nullable)")
+            _w.write_count(out, len(adding_replicas_items), False)
+            _w.write_fixed_array(out, adding_replicas_items, "i")
+            field = "removing_replicas"
+            removing_replicas_items = _w.non_null(state.removing_replicas, "field removing_replicas is null, which LeaderAndIsrPartitionState versions 0-3 do not allow (never nullable)")
+            _w.write_count(out, len(removing_replicas_items), False)
+            _w.write_fixed_array(out, removing_replicas_items, "i")
+        if version >= 1:
+            field = "is_new"
+            out += _pack_LeaderAndIsrPartitionState_is_new(state.is_new)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- LeaderAndIsrPartitionState, version 1 ---
+# --- LeaderAndIsrPartitionState, versions 4-7 (flexible) ---
 
-def _read_LeaderAndIsrPartitionState_v1(buf: bytes, pos: int) -> tuple[LeaderAndIsrPartitionState, int]:
-    state = blank_instance(LeaderAndIsrPartitionState)
-    state.leader_recovery_state = 0
-    field = ""
-    index = 0
-    try:
-        field = "topic_name"
-        state.topic_name, pos = _w.read_string_nn(buf, pos)
-        field = "partition_index, controller_epoch, leader, leader_epoch"
-        state.partition_index, state.controller_epoch, state.leader, state.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
-        pos += 16
-        field = "isr"
-        isr_n, pos = _w.read_count(buf, pos, False)
-        if isr_n < 0:
-            raise DecodeError("non-nullable field isr was null", offset=pos)
-        else:
-            state.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-        field = "partition_epoch"
-        (state.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
-        pos += 4
-        field = "replicas"
-        replicas_n, pos = _w.read_count(buf, pos, False)
-        if replicas_n < 0:
-            raise DecodeError("non-nullable field replicas was null", offset=pos)
-        else:
-            state.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-        field = "is_new"
-        (state.is_new,) = _unpack_LeaderAndIsrPartitionState_is_new(buf, pos)
-        pos += 1
-        state.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return state, pos
-
-
-def _write_LeaderAndIsrPartitionState_v1(state: LeaderAndIsrPartitionState, out: bytearray) -> None:
-    if state.leader_recovery_state != 0:
-        check_unsupported(state, "leader_recovery_state", "1")
-    if state.unknown_tagged_fields:
-        raise UnsupportedVersionError("LeaderAndIsrPartitionState version 1 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "topic_name"
-        _w.write_string(out, _w.non_null(state.topic_name, "field topic_name is null, which LeaderAndIsrPartitionState version 1 does not allow (never nullable)"))
-        field = "partition_index, controller_epoch, leader, leader_epoch"
-        out += _pack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(state.partition_index, state.controller_epoch, state.leader, state.leader_epoch)
-        field = "isr"
-        isr_items = _w.non_null(state.isr, "field isr is null, which LeaderAndIsrPartitionState version 1 does not allow (never nullable)")
-        _w.write_count(out, len(isr_items), False)
-        _w.write_fixed_array(out, isr_items, "i")
-        field = "partition_epoch"
-        out += _pack_LeaderAndIsrPartitionState_partition_epoch(state.partition_epoch)
-        field = "replicas"
-        replicas_items = _w.non_null(state.replicas, "field replicas is null, which LeaderAndIsrPartitionState version 1 does not allow (never nullable)")
-        _w.write_count(out, len(replicas_items), False)
-        _w.write_fixed_array(out, replicas_items, "i")
-        field = "is_new"
-        out += _pack_LeaderAndIsrPartitionState_is_new(state.is_new)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- LeaderAndIsrPartitionState, version 2 ---
-
-def _read_LeaderAndIsrPartitionState_v2(buf: bytes, pos: int) -> tuple[LeaderAndIsrPartitionState, int]:
+def _read_LeaderAndIsrPartitionState_v4_7(buf: bytes, pos: int, version: int) -> tuple[LeaderAndIsrPartitionState, int]:
     state = blank_instance(LeaderAndIsrPartitionState)
     state.topic_name = ''
     state.leader_recovery_state = 0
-    field = ""
-    index = 0
+    field = "partition_index, controller_epoch, leader, leader_epoch"
     try:
-        field = "partition_index, controller_epoch, leader, leader_epoch"
-        state.partition_index, state.controller_epoch, state.leader, state.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
-        pos += 16
-        field = "isr"
-        isr_n, pos = _w.read_count(buf, pos, False)
-        if isr_n < 0:
-            raise DecodeError("non-nullable field isr was null", offset=pos)
-        else:
-            state.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-        field = "partition_epoch"
-        (state.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
-        pos += 4
-        field = "replicas"
-        replicas_n, pos = _w.read_count(buf, pos, False)
-        if replicas_n < 0:
-            raise DecodeError("non-nullable field replicas was null", offset=pos)
-        else:
-            state.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-        field = "is_new"
-        (state.is_new,) = _unpack_LeaderAndIsrPartitionState_is_new(buf, pos)
-        pos += 1
-        state.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return state, pos
-
-
-def _write_LeaderAndIsrPartitionState_v2(state: LeaderAndIsrPartitionState, out: bytearray) -> None:
-    if state.leader_recovery_state != 0:
-        check_unsupported(state, "leader_recovery_state", "2")
-    if state.unknown_tagged_fields:
-        raise UnsupportedVersionError("LeaderAndIsrPartitionState version 2 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "partition_index, controller_epoch, leader, leader_epoch"
-        out += _pack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(state.partition_index, state.controller_epoch, state.leader, state.leader_epoch)
-        field = "isr"
-        isr_items = _w.non_null(state.isr, "field isr is null, which LeaderAndIsrPartitionState version 2 does not allow (never nullable)")
-        _w.write_count(out, len(isr_items), False)
-        _w.write_fixed_array(out, isr_items, "i")
-        field = "partition_epoch"
-        out += _pack_LeaderAndIsrPartitionState_partition_epoch(state.partition_epoch)
-        field = "replicas"
-        replicas_items = _w.non_null(state.replicas, "field replicas is null, which LeaderAndIsrPartitionState version 2 does not allow (never nullable)")
-        _w.write_count(out, len(replicas_items), False)
-        _w.write_fixed_array(out, replicas_items, "i")
-        field = "is_new"
-        out += _pack_LeaderAndIsrPartitionState_is_new(state.is_new)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- LeaderAndIsrPartitionState, version 3 ---
-
-def _read_LeaderAndIsrPartitionState_v3(buf: bytes, pos: int) -> tuple[LeaderAndIsrPartitionState, int]:
-    state = blank_instance(LeaderAndIsrPartitionState)
-    state.topic_name = ''
-    state.leader_recovery_state = 0
-    field = ""
-    index = 0
-    try:
-        field = "partition_index, controller_epoch, leader, leader_epoch"
-        state.partition_index, state.controller_epoch, state.leader, state.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
-        pos += 16
-        field = "isr"
-        isr_n, pos = _w.read_count(buf, pos, False)
-        if isr_n < 0:
-            raise DecodeError("non-nullable field isr was null", offset=pos)
-        else:
-            state.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-        field = "partition_epoch"
-        (state.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
-        pos += 4
-        field = "replicas"
-        replicas_n, pos = _w.read_count(buf, pos, False)
-        if replicas_n < 0:
-            raise DecodeError("non-nullable field replicas was null", offset=pos)
-        else:
-            state.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-        field = "adding_replicas"
-        adding_replicas_n, pos = _w.read_count(buf, pos, False)
-        if adding_replicas_n < 0:
-            raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
-        else:
-            state.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
-        field = "removing_replicas"
-        removing_replicas_n, pos = _w.read_count(buf, pos, False)
-        if removing_replicas_n < 0:
-            raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
-        else:
-            state.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
-        field = "is_new"
-        (state.is_new,) = _unpack_LeaderAndIsrPartitionState_is_new(buf, pos)
-        pos += 1
-        state.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return state, pos
-
-
-def _write_LeaderAndIsrPartitionState_v3(state: LeaderAndIsrPartitionState, out: bytearray) -> None:
-    if state.leader_recovery_state != 0:
-        check_unsupported(state, "leader_recovery_state", "3")
-    if state.unknown_tagged_fields:
-        raise UnsupportedVersionError("LeaderAndIsrPartitionState version 3 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "partition_index, controller_epoch, leader, leader_epoch"
-        out += _pack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(state.partition_index, state.controller_epoch, state.leader, state.leader_epoch)
-        field = "isr"
-        isr_items = _w.non_null(state.isr, "field isr is null, which LeaderAndIsrPartitionState version 3 does not allow (never nullable)")
-        _w.write_count(out, len(isr_items), False)
-        _w.write_fixed_array(out, isr_items, "i")
-        field = "partition_epoch"
-        out += _pack_LeaderAndIsrPartitionState_partition_epoch(state.partition_epoch)
-        field = "replicas"
-        replicas_items = _w.non_null(state.replicas, "field replicas is null, which LeaderAndIsrPartitionState version 3 does not allow (never nullable)")
-        _w.write_count(out, len(replicas_items), False)
-        _w.write_fixed_array(out, replicas_items, "i")
-        field = "adding_replicas"
-        adding_replicas_items = _w.non_null(state.adding_replicas, "field adding_replicas is null, which LeaderAndIsrPartitionState version 3 does not allow (never nullable)")
-        _w.write_count(out, len(adding_replicas_items), False)
-        _w.write_fixed_array(out, adding_replicas_items, "i")
-        field = "removing_replicas"
-        removing_replicas_items = _w.non_null(state.removing_replicas, "field removing_replicas is null, which LeaderAndIsrPartitionState version 3 does not allow (never nullable)")
-        _w.write_count(out, len(removing_replicas_items), False)
-        _w.write_fixed_array(out, removing_replicas_items, "i")
-        field = "is_new"
-        out += _pack_LeaderAndIsrPartitionState_is_new(state.is_new)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- LeaderAndIsrPartitionState, versions 4-5 (flexible) ---
-
-def _read_LeaderAndIsrPartitionState_v4_5(buf: bytes, pos: int) -> tuple[LeaderAndIsrPartitionState, int]:
-    state = blank_instance(LeaderAndIsrPartitionState)
-    state.topic_name = ''
-    state.leader_recovery_state = 0
-    field = ""
-    index = 0
-    try:
-        field = "partition_index, controller_epoch, leader, leader_epoch"
         state.partition_index, state.controller_epoch, state.leader, state.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
         pos += 16
         field = "isr"
@@ -569,402 +391,121 @@ def _read_LeaderAndIsrPartitionState_v4_5(buf: bytes, pos: int) -> tuple[LeaderA
         field = "is_new"
         (state.is_new,) = _unpack_LeaderAndIsrPartitionState_is_new(buf, pos)
         pos += 1
-        field = "(tagged fields)"
-        if buf[pos] == 0:
+        if version >= 6:
+            field = "leader_recovery_state"
+            (state.leader_recovery_state,) = _unpack_LeaderAndIsrPartitionState_leader_recovery_state(buf, pos)
             pos += 1
-            state.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            state.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        field = "(tagged fields)"
+        state.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return state, pos
 
 
-def _write_LeaderAndIsrPartitionState_v4_5(state: LeaderAndIsrPartitionState, out: bytearray) -> None:
-    if state.leader_recovery_state != 0:
-        check_unsupported(state, "leader_recovery_state", "4-5")
-    field = ""
+def _write_LeaderAndIsrPartitionState_v4_7(state: LeaderAndIsrPartitionState, out: bytearray, version: int) -> None:
+    if version < 6 and state.leader_recovery_state != 0:
+        check_unsupported(state, "leader_recovery_state", str(version))
+    field = "partition_index, controller_epoch, leader, leader_epoch"
     try:
-        field = "partition_index, controller_epoch, leader, leader_epoch"
         out += _pack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(state.partition_index, state.controller_epoch, state.leader, state.leader_epoch)
         field = "isr"
-        isr_items = _w.non_null(state.isr, "field isr is null, which LeaderAndIsrPartitionState versions 4-5 do not allow (never nullable)")
+        isr_items = _w.non_null(state.isr, "field isr is null, which LeaderAndIsrPartitionState versions 4-7 do not allow (never nullable)")
         _w.write_count(out, len(isr_items), True)
         _w.write_fixed_array(out, isr_items, "i")
         field = "partition_epoch"
         out += _pack_LeaderAndIsrPartitionState_partition_epoch(state.partition_epoch)
         field = "replicas"
-        replicas_items = _w.non_null(state.replicas, "field replicas is null, which LeaderAndIsrPartitionState versions 4-5 do not allow (never nullable)")
+        replicas_items = _w.non_null(state.replicas, "field replicas is null, which LeaderAndIsrPartitionState versions 4-7 do not allow (never nullable)")
         _w.write_count(out, len(replicas_items), True)
         _w.write_fixed_array(out, replicas_items, "i")
         field = "adding_replicas"
-        adding_replicas_items = _w.non_null(state.adding_replicas, "field adding_replicas is null, which LeaderAndIsrPartitionState versions 4-5 do not allow (never nullable)")
+        adding_replicas_items = _w.non_null(state.adding_replicas, "field adding_replicas is null, which LeaderAndIsrPartitionState versions 4-7 do not allow (never nullable)")
         _w.write_count(out, len(adding_replicas_items), True)
         _w.write_fixed_array(out, adding_replicas_items, "i")
         field = "removing_replicas"
-        removing_replicas_items = _w.non_null(state.removing_replicas, "field removing_replicas is null, which LeaderAndIsrPartitionState versions 4-5 do not allow (never nullable)")
+        removing_replicas_items = _w.non_null(state.removing_replicas, "field removing_replicas is null, which LeaderAndIsrPartitionState versions 4-7 do not allow (never nullable)")
         _w.write_count(out, len(removing_replicas_items), True)
         _w.write_fixed_array(out, removing_replicas_items, "i")
         field = "is_new"
         out += _pack_LeaderAndIsrPartitionState_is_new(state.is_new)
+        if version >= 6:
+            field = "leader_recovery_state"
+            out += _pack_LeaderAndIsrPartitionState_leader_recovery_state(state.leader_recovery_state)
         field = "(tagged fields)"
-        if state.unknown_tagged_fields:
-            _w.write_tagged(out, [], state.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], state.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- LeaderAndIsrPartitionState, versions 6-7 (flexible) ---
+# --- LeaderAndIsrTopicState, versions 2-3 ---
 
-def _read_LeaderAndIsrPartitionState_v6_7(buf: bytes, pos: int) -> tuple[LeaderAndIsrPartitionState, int]:
-    state = blank_instance(LeaderAndIsrPartitionState)
-    state.topic_name = ''
-    field = ""
-    index = 0
-    try:
-        field = "partition_index, controller_epoch, leader, leader_epoch"
-        state.partition_index, state.controller_epoch, state.leader, state.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
-        pos += 16
-        field = "isr"
-        isr_n, pos = _w.read_count(buf, pos, True)
-        if isr_n < 0:
-            raise DecodeError("non-nullable field isr was null", offset=pos)
-        else:
-            state.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-        field = "partition_epoch"
-        (state.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
-        pos += 4
-        field = "replicas"
-        replicas_n, pos = _w.read_count(buf, pos, True)
-        if replicas_n < 0:
-            raise DecodeError("non-nullable field replicas was null", offset=pos)
-        else:
-            state.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-        field = "adding_replicas"
-        adding_replicas_n, pos = _w.read_count(buf, pos, True)
-        if adding_replicas_n < 0:
-            raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
-        else:
-            state.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
-        field = "removing_replicas"
-        removing_replicas_n, pos = _w.read_count(buf, pos, True)
-        if removing_replicas_n < 0:
-            raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
-        else:
-            state.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
-        field = "is_new, leader_recovery_state"
-        state.is_new, state.leader_recovery_state = _unpack_LeaderAndIsrPartitionState_is_new_leader_recovery_state(buf, pos)
-        pos += 2
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            state.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            state.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return state, pos
-
-
-def _write_LeaderAndIsrPartitionState_v6_7(state: LeaderAndIsrPartitionState, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "partition_index, controller_epoch, leader, leader_epoch"
-        out += _pack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(state.partition_index, state.controller_epoch, state.leader, state.leader_epoch)
-        field = "isr"
-        isr_items = _w.non_null(state.isr, "field isr is null, which LeaderAndIsrPartitionState versions 6-7 do not allow (never nullable)")
-        _w.write_count(out, len(isr_items), True)
-        _w.write_fixed_array(out, isr_items, "i")
-        field = "partition_epoch"
-        out += _pack_LeaderAndIsrPartitionState_partition_epoch(state.partition_epoch)
-        field = "replicas"
-        replicas_items = _w.non_null(state.replicas, "field replicas is null, which LeaderAndIsrPartitionState versions 6-7 do not allow (never nullable)")
-        _w.write_count(out, len(replicas_items), True)
-        _w.write_fixed_array(out, replicas_items, "i")
-        field = "adding_replicas"
-        adding_replicas_items = _w.non_null(state.adding_replicas, "field adding_replicas is null, which LeaderAndIsrPartitionState versions 6-7 do not allow (never nullable)")
-        _w.write_count(out, len(adding_replicas_items), True)
-        _w.write_fixed_array(out, adding_replicas_items, "i")
-        field = "removing_replicas"
-        removing_replicas_items = _w.non_null(state.removing_replicas, "field removing_replicas is null, which LeaderAndIsrPartitionState versions 6-7 do not allow (never nullable)")
-        _w.write_count(out, len(removing_replicas_items), True)
-        _w.write_fixed_array(out, removing_replicas_items, "i")
-        field = "is_new, leader_recovery_state"
-        out += _pack_LeaderAndIsrPartitionState_is_new_leader_recovery_state(state.is_new, state.leader_recovery_state)
-        field = "(tagged fields)"
-        if state.unknown_tagged_fields:
-            _w.write_tagged(out, [], state.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- LeaderAndIsrTopicState, version 2 ---
-
-def _read_LeaderAndIsrTopicState_v2(buf: bytes, pos: int) -> tuple[LeaderAndIsrTopicState, int]:
+def _read_LeaderAndIsrTopicState_v2_3(buf: bytes, pos: int, version: int) -> tuple[LeaderAndIsrTopicState, int]:
     state = blank_instance(LeaderAndIsrTopicState)
     state.topic_id = _ZERO_UUID
-    field = ""
-    index = 0
+    field = "topic_name"
     try:
-        field = "topic_name"
         state.topic_name, pos = _w.read_string_nn(buf, pos)
-        field = "partition_states[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partition_states_n, pos = _w.read_count(buf, pos, False)
-        if partition_states_n < 0:
-            raise DecodeError("non-nullable field partition_states was null", offset=pos)
-        elif partition_states_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partition_states_items: list[LeaderAndIsrPartitionState] = []
-            for index in range(partition_states_n):
-                partition_states_item, pos = _read_LeaderAndIsrPartitionState_v2(buf, pos)
-                partition_states_items.append(partition_states_item)
-            state.partition_states = partition_states_items
+        field = "partition_states"
+        state.partition_states, pos = _w.read_struct_array(buf, pos, False, _read_LeaderAndIsrPartitionState_v0_3, version)
         state.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return state, pos
 
 
-def _write_LeaderAndIsrTopicState_v2(state: LeaderAndIsrTopicState, out: bytearray) -> None:
+def _write_LeaderAndIsrTopicState_v2_3(state: LeaderAndIsrTopicState, out: bytearray, version: int) -> None:
     if state.unknown_tagged_fields:
-        raise UnsupportedVersionError("LeaderAndIsrTopicState version 2 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("LeaderAndIsrTopicState version 2-3 cannot carry tagged fields")
+    field = "topic_name"
     try:
-        field = "topic_name"
-        _w.write_string(out, _w.non_null(state.topic_name, "field topic_name is null, which LeaderAndIsrTopicState version 2 does not allow (never nullable)"))
-        field = "partition_states[]"
-        partition_states_items = _w.non_null(state.partition_states, "field partition_states is null, which LeaderAndIsrTopicState version 2 does not allow (never nullable)")
-        _w.write_count(out, len(partition_states_items), False)
-        for partition_states_item in partition_states_items:
-            _write_LeaderAndIsrPartitionState_v2(partition_states_item, out)
+        _w.write_string(out, _w.non_null(state.topic_name, "field topic_name is null, which LeaderAndIsrTopicState versions 2-3 do not allow (never nullable)"))
+        field = "partition_states"
+        _w.write_struct_array(out, _w.non_null(state.partition_states, "field partition_states is null, which LeaderAndIsrTopicState versions 2-3 do not allow (never nullable)"), False, _write_LeaderAndIsrPartitionState_v0_3, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- LeaderAndIsrTopicState, version 3 ---
+# --- LeaderAndIsrTopicState, versions 4-7 (flexible) ---
 
-def _read_LeaderAndIsrTopicState_v3(buf: bytes, pos: int) -> tuple[LeaderAndIsrTopicState, int]:
+def _read_LeaderAndIsrTopicState_v4_7(buf: bytes, pos: int, version: int) -> tuple[LeaderAndIsrTopicState, int]:
     state = blank_instance(LeaderAndIsrTopicState)
     state.topic_id = _ZERO_UUID
-    field = ""
-    index = 0
+    field = "topic_name"
     try:
-        field = "topic_name"
-        state.topic_name, pos = _w.read_string_nn(buf, pos)
-        field = "partition_states[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partition_states_n, pos = _w.read_count(buf, pos, False)
-        if partition_states_n < 0:
-            raise DecodeError("non-nullable field partition_states was null", offset=pos)
-        elif partition_states_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partition_states_items: list[LeaderAndIsrPartitionState] = []
-            for index in range(partition_states_n):
-                partition_states_item, pos = _read_LeaderAndIsrPartitionState_v3(buf, pos)
-                partition_states_items.append(partition_states_item)
-            state.partition_states = partition_states_items
-        state.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return state, pos
-
-
-def _write_LeaderAndIsrTopicState_v3(state: LeaderAndIsrTopicState, out: bytearray) -> None:
-    if state.unknown_tagged_fields:
-        raise UnsupportedVersionError("LeaderAndIsrTopicState version 3 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "topic_name"
-        _w.write_string(out, _w.non_null(state.topic_name, "field topic_name is null, which LeaderAndIsrTopicState version 3 does not allow (never nullable)"))
-        field = "partition_states[]"
-        partition_states_items = _w.non_null(state.partition_states, "field partition_states is null, which LeaderAndIsrTopicState version 3 does not allow (never nullable)")
-        _w.write_count(out, len(partition_states_items), False)
-        for partition_states_item in partition_states_items:
-            _write_LeaderAndIsrPartitionState_v3(partition_states_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- LeaderAndIsrTopicState, version 4 (flexible) ---
-
-def _read_LeaderAndIsrTopicState_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrTopicState, int]:
-    state = blank_instance(LeaderAndIsrTopicState)
-    state.topic_id = _ZERO_UUID
-    field = ""
-    index = 0
-    try:
-        field = "topic_name"
         state.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "partition_states[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partition_states_n, pos = _w.read_count(buf, pos, True)
-        if partition_states_n < 0:
-            raise DecodeError("non-nullable field partition_states was null", offset=pos)
-        elif partition_states_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partition_states_items: list[LeaderAndIsrPartitionState] = []
-            for index in range(partition_states_n):
-                partition_states_item, pos = _read_LeaderAndIsrPartitionState_v4_5(buf, pos)
-                partition_states_items.append(partition_states_item)
-            state.partition_states = partition_states_items
+        if version >= 5:
+            field = "topic_id"
+            state.topic_id, pos = _w.read_uuid(buf, pos)
+        field = "partition_states"
+        state.partition_states, pos = _w.read_struct_array(buf, pos, True, _read_LeaderAndIsrPartitionState_v4_7, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            state.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            state.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        state.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return state, pos
 
 
-def _write_LeaderAndIsrTopicState_v4(state: LeaderAndIsrTopicState, out: bytearray) -> None:
-    field = ""
+def _write_LeaderAndIsrTopicState_v4_7(state: LeaderAndIsrTopicState, out: bytearray, version: int) -> None:
+    field = "topic_name"
     try:
-        field = "topic_name"
-        _w.write_compact_string(out, _w.non_null(state.topic_name, "field topic_name is null, which LeaderAndIsrTopicState version 4 does not allow (never nullable)"))
-        field = "partition_states[]"
-        partition_states_items = _w.non_null(state.partition_states, "field partition_states is null, which LeaderAndIsrTopicState version 4 does not allow (never nullable)")
-        _w.write_count(out, len(partition_states_items), True)
-        for partition_states_item in partition_states_items:
-            _write_LeaderAndIsrPartitionState_v4_5(partition_states_item, out)
+        _w.write_compact_string(out, _w.non_null(state.topic_name, "field topic_name is null, which LeaderAndIsrTopicState versions 4-7 do not allow (never nullable)"))
+        if version >= 5:
+            field = "topic_id"
+            out += _w.uuid_bytes(state.topic_id)
+        field = "partition_states"
+        _w.write_struct_array(out, _w.non_null(state.partition_states, "field partition_states is null, which LeaderAndIsrTopicState versions 4-7 do not allow (never nullable)"), True, _write_LeaderAndIsrPartitionState_v4_7, version)
         field = "(tagged fields)"
-        if state.unknown_tagged_fields:
-            _w.write_tagged(out, [], state.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- LeaderAndIsrTopicState, version 5 (flexible) ---
-
-def _read_LeaderAndIsrTopicState_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrTopicState, int]:
-    state = blank_instance(LeaderAndIsrTopicState)
-    field = ""
-    index = 0
-    try:
-        field = "topic_name"
-        state.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "topic_id"
-        state.topic_id, pos = _w.read_uuid(buf, pos)
-        field = "partition_states[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partition_states_n, pos = _w.read_count(buf, pos, True)
-        if partition_states_n < 0:
-            raise DecodeError("non-nullable field partition_states was null", offset=pos)
-        elif partition_states_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partition_states_items: list[LeaderAndIsrPartitionState] = []
-            for index in range(partition_states_n):
-                partition_states_item, pos = _read_LeaderAndIsrPartitionState_v4_5(buf, pos)
-                partition_states_items.append(partition_states_item)
-            state.partition_states = partition_states_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            state.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            state.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return state, pos
-
-
-def _write_LeaderAndIsrTopicState_v5(state: LeaderAndIsrTopicState, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "topic_name"
-        _w.write_compact_string(out, _w.non_null(state.topic_name, "field topic_name is null, which LeaderAndIsrTopicState version 5 does not allow (never nullable)"))
-        field = "topic_id"
-        out += _w.uuid_bytes(state.topic_id)
-        field = "partition_states[]"
-        partition_states_items = _w.non_null(state.partition_states, "field partition_states is null, which LeaderAndIsrTopicState version 5 does not allow (never nullable)")
-        _w.write_count(out, len(partition_states_items), True)
-        for partition_states_item in partition_states_items:
-            _write_LeaderAndIsrPartitionState_v4_5(partition_states_item, out)
-        field = "(tagged fields)"
-        if state.unknown_tagged_fields:
-            _w.write_tagged(out, [], state.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- LeaderAndIsrTopicState, versions 6-7 (flexible) ---
-
-def _read_LeaderAndIsrTopicState_v6_7(buf: bytes, pos: int) -> tuple[LeaderAndIsrTopicState, int]:
-    state = blank_instance(LeaderAndIsrTopicState)
-    field = ""
-    index = 0
-    try:
-        field = "topic_name"
-        state.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "topic_id"
-        state.topic_id, pos = _w.read_uuid(buf, pos)
-        field = "partition_states[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partition_states_n, pos = _w.read_count(buf, pos, True)
-        if partition_states_n < 0:
-            raise DecodeError("non-nullable field partition_states was null", offset=pos)
-        elif partition_states_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partition_states_items: list[LeaderAndIsrPartitionState] = []
-            for index in range(partition_states_n):
-                partition_states_item, pos = _read_LeaderAndIsrPartitionState_v6_7(buf, pos)
-                partition_states_items.append(partition_states_item)
-            state.partition_states = partition_states_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            state.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            state.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return state, pos
-
-
-def _write_LeaderAndIsrTopicState_v6_7(state: LeaderAndIsrTopicState, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "topic_name"
-        _w.write_compact_string(out, _w.non_null(state.topic_name, "field topic_name is null, which LeaderAndIsrTopicState versions 6-7 do not allow (never nullable)"))
-        field = "topic_id"
-        out += _w.uuid_bytes(state.topic_id)
-        field = "partition_states[]"
-        partition_states_items = _w.non_null(state.partition_states, "field partition_states is null, which LeaderAndIsrTopicState versions 6-7 do not allow (never nullable)")
-        _w.write_count(out, len(partition_states_items), True)
-        for partition_states_item in partition_states_items:
-            _write_LeaderAndIsrPartitionState_v6_7(partition_states_item, out)
-        field = "(tagged fields)"
-        if state.unknown_tagged_fields:
-            _w.write_tagged(out, [], state.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], state.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- LeaderAndIsrLiveLeader, versions 0-3 ---
 
-def _read_LeaderAndIsrLiveLeader_v0_3(buf: bytes, pos: int) -> tuple[LeaderAndIsrLiveLeader, int]:
+def _read_LeaderAndIsrLiveLeader_v0_3(buf: bytes, pos: int, version: int) -> tuple[LeaderAndIsrLiveLeader, int]:
     leader = blank_instance(LeaderAndIsrLiveLeader)
-    field = ""
-    index = 0
+    field = "broker_id"
     try:
-        field = "broker_id"
         (leader.broker_id,) = _unpack_LeaderAndIsrLiveLeader_broker_id(buf, pos)
         pos += 4
         field = "host_name"
@@ -974,16 +515,15 @@ def _read_LeaderAndIsrLiveLeader_v0_3(buf: bytes, pos: int) -> tuple[LeaderAndIs
         pos += 4
         leader.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return leader, pos
 
 
-def _write_LeaderAndIsrLiveLeader_v0_3(leader: LeaderAndIsrLiveLeader, out: bytearray) -> None:
+def _write_LeaderAndIsrLiveLeader_v0_3(leader: LeaderAndIsrLiveLeader, out: bytearray, version: int) -> None:
     if leader.unknown_tagged_fields:
         raise UnsupportedVersionError("LeaderAndIsrLiveLeader version 0-3 cannot carry tagged fields")
-    field = ""
+    field = "broker_id"
     try:
-        field = "broker_id"
         out += _pack_LeaderAndIsrLiveLeader_broker_id(leader.broker_id)
         field = "host_name"
         _w.write_string(out, _w.non_null(leader.host_name, "field host_name is null, which LeaderAndIsrLiveLeader versions 0-3 do not allow (never nullable)"))
@@ -995,12 +535,10 @@ def _write_LeaderAndIsrLiveLeader_v0_3(leader: LeaderAndIsrLiveLeader, out: byte
 
 # --- LeaderAndIsrLiveLeader, versions 4-7 (flexible) ---
 
-def _read_LeaderAndIsrLiveLeader_v4_7(buf: bytes, pos: int) -> tuple[LeaderAndIsrLiveLeader, int]:
+def _read_LeaderAndIsrLiveLeader_v4_7(buf: bytes, pos: int, version: int) -> tuple[LeaderAndIsrLiveLeader, int]:
     leader = blank_instance(LeaderAndIsrLiveLeader)
-    field = ""
-    index = 0
+    field = "broker_id"
     try:
-        field = "broker_id"
         (leader.broker_id,) = _unpack_LeaderAndIsrLiveLeader_broker_id(buf, pos)
         pos += 4
         field = "host_name"
@@ -1009,620 +547,140 @@ def _read_LeaderAndIsrLiveLeader_v4_7(buf: bytes, pos: int) -> tuple[LeaderAndIs
         (leader.port,) = _unpack_LeaderAndIsrLiveLeader_port(buf, pos)
         pos += 4
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            leader.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            leader.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        leader.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return leader, pos
 
 
-def _write_LeaderAndIsrLiveLeader_v4_7(leader: LeaderAndIsrLiveLeader, out: bytearray) -> None:
-    field = ""
+def _write_LeaderAndIsrLiveLeader_v4_7(leader: LeaderAndIsrLiveLeader, out: bytearray, version: int) -> None:
+    field = "broker_id"
     try:
-        field = "broker_id"
         out += _pack_LeaderAndIsrLiveLeader_broker_id(leader.broker_id)
         field = "host_name"
         _w.write_compact_string(out, _w.non_null(leader.host_name, "field host_name is null, which LeaderAndIsrLiveLeader versions 4-7 do not allow (never nullable)"))
         field = "port"
         out += _pack_LeaderAndIsrLiveLeader_port(leader.port)
         field = "(tagged fields)"
-        if leader.unknown_tagged_fields:
-            _w.write_tagged(out, [], leader.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], leader.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- LeaderAndIsrRequest, version 0 ---
+# --- LeaderAndIsrRequest, versions 0-3 ---
 
-def _read_LeaderAndIsrRequest_v0(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequest, int]:
+def _read_LeaderAndIsrRequest_v0_3(buf: bytes, pos: int, version: int) -> tuple[LeaderAndIsrRequest, int]:
     request = blank_instance(LeaderAndIsrRequest)
     request.is_kraft_controller = False
-    request.broker_epoch = -1
     request.type = 0
-    field = ""
-    index = 0
+    request.broker_epoch = -1
+    field = "controller_id, controller_epoch"
     try:
-        field = "controller_id, controller_epoch"
         request.controller_id, request.controller_epoch = _unpack_LeaderAndIsrRequest_controller_id_controller_epoch(buf, pos)
         pos += 8
-        field = "ungrouped_partition_states[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        ungrouped_partition_states_n, pos = _w.read_count(buf, pos, False)
-        if ungrouped_partition_states_n < 0:
-            raise DecodeError("non-nullable field ungrouped_partition_states was null", offset=pos)
-        elif ungrouped_partition_states_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            ungrouped_partition_states_items: list[LeaderAndIsrPartitionState] = []
-            for index in range(ungrouped_partition_states_n):
-                ungrouped_partition_states_item, pos = _read_LeaderAndIsrPartitionState_v0(buf, pos)
-                ungrouped_partition_states_items.append(ungrouped_partition_states_item)
-            request.ungrouped_partition_states = ungrouped_partition_states_items
-        field = "live_leaders[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        live_leaders_n, pos = _w.read_count(buf, pos, False)
-        if live_leaders_n < 0:
-            raise DecodeError("non-nullable field live_leaders was null", offset=pos)
-        elif live_leaders_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            live_leaders_items: list[LeaderAndIsrLiveLeader] = []
-            for index in range(live_leaders_n):
-                live_leaders_item, pos = _read_LeaderAndIsrLiveLeader_v0_3(buf, pos)
-                live_leaders_items.append(live_leaders_item)
-            request.live_leaders = live_leaders_items
+        if version >= 2:
+            field = "broker_epoch"
+            (request.broker_epoch,) = _unpack_LeaderAndIsrRequest_broker_epoch(buf, pos)
+            pos += 8
+        if version <= 1:
+            field = "ungrouped_partition_states"
+            request.ungrouped_partition_states, pos = _w.read_struct_array(buf, pos, False, _read_LeaderAndIsrPartitionState_v0_3, version)
+        if version >= 2:
+            field = "topic_states"
+            request.topic_states, pos = _w.read_struct_array(buf, pos, False, _read_LeaderAndIsrTopicState_v2_3, version)
+        field = "live_leaders"
+        request.live_leaders, pos = _w.read_struct_array(buf, pos, False, _read_LeaderAndIsrLiveLeader_v0_3, version)
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_LeaderAndIsrRequest_v0(request: LeaderAndIsrRequest, out: bytearray) -> None:
+def _write_LeaderAndIsrRequest_v0_3(request: LeaderAndIsrRequest, out: bytearray, version: int) -> None:
     if request.is_kraft_controller:
-        check_unsupported(request, "is_kraft_controller", "0")
+        check_unsupported(request, "is_kraft_controller", "0-3")
     if request.type != 0:
-        check_unsupported(request, "type", "0")
-    if (request.topic_states is None or len(request.topic_states) != 0):
-        check_unsupported(request, "topic_states", "0")
+        check_unsupported(request, "type", "0-3")
+    if version > 1 and (request.ungrouped_partition_states is None or len(request.ungrouped_partition_states) != 0):
+        check_unsupported(request, "ungrouped_partition_states", str(version))
+    if version < 2 and (request.topic_states is None or len(request.topic_states) != 0):
+        check_unsupported(request, "topic_states", str(version))
     if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("LeaderAndIsrRequest version 0 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("LeaderAndIsrRequest version 0-3 cannot carry tagged fields")
+    field = "controller_id, controller_epoch"
     try:
-        field = "controller_id, controller_epoch"
         out += _pack_LeaderAndIsrRequest_controller_id_controller_epoch(request.controller_id, request.controller_epoch)
-        field = "ungrouped_partition_states[]"
-        ungrouped_partition_states_items = _w.non_null(request.ungrouped_partition_states, "field ungrouped_partition_states is null, which LeaderAndIsrRequest version 0 does not allow (never nullable)")
-        _w.write_count(out, len(ungrouped_partition_states_items), False)
-        for ungrouped_partition_states_item in ungrouped_partition_states_items:
-            _write_LeaderAndIsrPartitionState_v0(ungrouped_partition_states_item, out)
-        field = "live_leaders[]"
-        live_leaders_items = _w.non_null(request.live_leaders, "field live_leaders is null, which LeaderAndIsrRequest version 0 does not allow (never nullable)")
-        _w.write_count(out, len(live_leaders_items), False)
-        for live_leaders_item in live_leaders_items:
-            _write_LeaderAndIsrLiveLeader_v0_3(live_leaders_item, out)
+        if version >= 2:
+            field = "broker_epoch"
+            out += _pack_LeaderAndIsrRequest_broker_epoch(request.broker_epoch)
+        if version <= 1:
+            field = "ungrouped_partition_states"
+            _w.write_struct_array(out, _w.non_null(request.ungrouped_partition_states, "field ungrouped_partition_states is null, which LeaderAndIsrRequest versions 0-3 do not allow (never nullable)"), False, _write_LeaderAndIsrPartitionState_v0_3, version)
+        if version >= 2:
+            field = "topic_states"
+            _w.write_struct_array(out, _w.non_null(request.topic_states, "field topic_states is null, which LeaderAndIsrRequest versions 0-3 do not allow (never nullable)"), False, _write_LeaderAndIsrTopicState_v2_3, version)
+        field = "live_leaders"
+        _w.write_struct_array(out, _w.non_null(request.live_leaders, "field live_leaders is null, which LeaderAndIsrRequest versions 0-3 do not allow (never nullable)"), False, _write_LeaderAndIsrLiveLeader_v0_3, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- LeaderAndIsrRequest, version 1 ---
+# --- LeaderAndIsrRequest, versions 4-7 (flexible) ---
 
-def _read_LeaderAndIsrRequest_v1(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequest, int]:
-    request = blank_instance(LeaderAndIsrRequest)
-    request.is_kraft_controller = False
-    request.broker_epoch = -1
-    request.type = 0
-    field = ""
-    index = 0
-    try:
-        field = "controller_id, controller_epoch"
-        request.controller_id, request.controller_epoch = _unpack_LeaderAndIsrRequest_controller_id_controller_epoch(buf, pos)
-        pos += 8
-        field = "ungrouped_partition_states[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        ungrouped_partition_states_n, pos = _w.read_count(buf, pos, False)
-        if ungrouped_partition_states_n < 0:
-            raise DecodeError("non-nullable field ungrouped_partition_states was null", offset=pos)
-        elif ungrouped_partition_states_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            ungrouped_partition_states_items: list[LeaderAndIsrPartitionState] = []
-            for index in range(ungrouped_partition_states_n):
-                ungrouped_partition_states_item, pos = _read_LeaderAndIsrPartitionState_v1(buf, pos)
-                ungrouped_partition_states_items.append(ungrouped_partition_states_item)
-            request.ungrouped_partition_states = ungrouped_partition_states_items
-        field = "live_leaders[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        live_leaders_n, pos = _w.read_count(buf, pos, False)
-        if live_leaders_n < 0:
-            raise DecodeError("non-nullable field live_leaders was null", offset=pos)
-        elif live_leaders_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            live_leaders_items: list[LeaderAndIsrLiveLeader] = []
-            for index in range(live_leaders_n):
-                live_leaders_item, pos = _read_LeaderAndIsrLiveLeader_v0_3(buf, pos)
-                live_leaders_items.append(live_leaders_item)
-            request.live_leaders = live_leaders_items
-        request.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_LeaderAndIsrRequest_v1(request: LeaderAndIsrRequest, out: bytearray) -> None:
-    if request.is_kraft_controller:
-        check_unsupported(request, "is_kraft_controller", "1")
-    if request.type != 0:
-        check_unsupported(request, "type", "1")
-    if (request.topic_states is None or len(request.topic_states) != 0):
-        check_unsupported(request, "topic_states", "1")
-    if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("LeaderAndIsrRequest version 1 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "controller_id, controller_epoch"
-        out += _pack_LeaderAndIsrRequest_controller_id_controller_epoch(request.controller_id, request.controller_epoch)
-        field = "ungrouped_partition_states[]"
-        ungrouped_partition_states_items = _w.non_null(request.ungrouped_partition_states, "field ungrouped_partition_states is null, which LeaderAndIsrRequest version 1 does not allow (never nullable)")
-        _w.write_count(out, len(ungrouped_partition_states_items), False)
-        for ungrouped_partition_states_item in ungrouped_partition_states_items:
-            _write_LeaderAndIsrPartitionState_v1(ungrouped_partition_states_item, out)
-        field = "live_leaders[]"
-        live_leaders_items = _w.non_null(request.live_leaders, "field live_leaders is null, which LeaderAndIsrRequest version 1 does not allow (never nullable)")
-        _w.write_count(out, len(live_leaders_items), False)
-        for live_leaders_item in live_leaders_items:
-            _write_LeaderAndIsrLiveLeader_v0_3(live_leaders_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- LeaderAndIsrRequest, version 2 ---
-
-def _read_LeaderAndIsrRequest_v2(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequest, int]:
+def _read_LeaderAndIsrRequest_v4_7(buf: bytes, pos: int, version: int) -> tuple[LeaderAndIsrRequest, int]:
     request = blank_instance(LeaderAndIsrRequest)
     request.is_kraft_controller = False
     request.type = 0
-    field = ""
-    index = 0
+    field = "controller_id"
     try:
-        field = "controller_id, controller_epoch, broker_epoch"
-        request.controller_id, request.controller_epoch, request.broker_epoch = _unpack_LeaderAndIsrRequest_controller_id_to_broker_epoch(buf, pos)
-        pos += 16
-        field = "topic_states[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topic_states_n, pos = _w.read_count(buf, pos, False)
-        if topic_states_n < 0:
-            raise DecodeError("non-nullable field topic_states was null", offset=pos)
-        elif topic_states_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topic_states_items: list[LeaderAndIsrTopicState] = []
-            for index in range(topic_states_n):
-                topic_states_item, pos = _read_LeaderAndIsrTopicState_v2(buf, pos)
-                topic_states_items.append(topic_states_item)
-            request.topic_states = topic_states_items
-        field = "live_leaders[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        live_leaders_n, pos = _w.read_count(buf, pos, False)
-        if live_leaders_n < 0:
-            raise DecodeError("non-nullable field live_leaders was null", offset=pos)
-        elif live_leaders_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            live_leaders_items: list[LeaderAndIsrLiveLeader] = []
-            for index in range(live_leaders_n):
-                live_leaders_item, pos = _read_LeaderAndIsrLiveLeader_v0_3(buf, pos)
-                live_leaders_items.append(live_leaders_item)
-            request.live_leaders = live_leaders_items
-        request.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_LeaderAndIsrRequest_v2(request: LeaderAndIsrRequest, out: bytearray) -> None:
-    if request.is_kraft_controller:
-        check_unsupported(request, "is_kraft_controller", "2")
-    if request.type != 0:
-        check_unsupported(request, "type", "2")
-    if (request.ungrouped_partition_states is None or len(request.ungrouped_partition_states) != 0):
-        check_unsupported(request, "ungrouped_partition_states", "2")
-    if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("LeaderAndIsrRequest version 2 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "controller_id, controller_epoch, broker_epoch"
-        out += _pack_LeaderAndIsrRequest_controller_id_to_broker_epoch(request.controller_id, request.controller_epoch, request.broker_epoch)
-        field = "topic_states[]"
-        topic_states_items = _w.non_null(request.topic_states, "field topic_states is null, which LeaderAndIsrRequest version 2 does not allow (never nullable)")
-        _w.write_count(out, len(topic_states_items), False)
-        for topic_states_item in topic_states_items:
-            _write_LeaderAndIsrTopicState_v2(topic_states_item, out)
-        field = "live_leaders[]"
-        live_leaders_items = _w.non_null(request.live_leaders, "field live_leaders is null, which LeaderAndIsrRequest version 2 does not allow (never nullable)")
-        _w.write_count(out, len(live_leaders_items), False)
-        for live_leaders_item in live_leaders_items:
-            _write_LeaderAndIsrLiveLeader_v0_3(live_leaders_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- LeaderAndIsrRequest, version 3 ---
-
-def _read_LeaderAndIsrRequest_v3(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequest, int]:
-    request = blank_instance(LeaderAndIsrRequest)
-    request.is_kraft_controller = False
-    request.type = 0
-    field = ""
-    index = 0
-    try:
-        field = "controller_id, controller_epoch, broker_epoch"
-        request.controller_id, request.controller_epoch, request.broker_epoch = _unpack_LeaderAndIsrRequest_controller_id_to_broker_epoch(buf, pos)
-        pos += 16
-        field = "topic_states[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topic_states_n, pos = _w.read_count(buf, pos, False)
-        if topic_states_n < 0:
-            raise DecodeError("non-nullable field topic_states was null", offset=pos)
-        elif topic_states_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topic_states_items: list[LeaderAndIsrTopicState] = []
-            for index in range(topic_states_n):
-                topic_states_item, pos = _read_LeaderAndIsrTopicState_v3(buf, pos)
-                topic_states_items.append(topic_states_item)
-            request.topic_states = topic_states_items
-        field = "live_leaders[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        live_leaders_n, pos = _w.read_count(buf, pos, False)
-        if live_leaders_n < 0:
-            raise DecodeError("non-nullable field live_leaders was null", offset=pos)
-        elif live_leaders_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            live_leaders_items: list[LeaderAndIsrLiveLeader] = []
-            for index in range(live_leaders_n):
-                live_leaders_item, pos = _read_LeaderAndIsrLiveLeader_v0_3(buf, pos)
-                live_leaders_items.append(live_leaders_item)
-            request.live_leaders = live_leaders_items
-        request.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_LeaderAndIsrRequest_v3(request: LeaderAndIsrRequest, out: bytearray) -> None:
-    if request.is_kraft_controller:
-        check_unsupported(request, "is_kraft_controller", "3")
-    if request.type != 0:
-        check_unsupported(request, "type", "3")
-    if (request.ungrouped_partition_states is None or len(request.ungrouped_partition_states) != 0):
-        check_unsupported(request, "ungrouped_partition_states", "3")
-    if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("LeaderAndIsrRequest version 3 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "controller_id, controller_epoch, broker_epoch"
-        out += _pack_LeaderAndIsrRequest_controller_id_to_broker_epoch(request.controller_id, request.controller_epoch, request.broker_epoch)
-        field = "topic_states[]"
-        topic_states_items = _w.non_null(request.topic_states, "field topic_states is null, which LeaderAndIsrRequest version 3 does not allow (never nullable)")
-        _w.write_count(out, len(topic_states_items), False)
-        for topic_states_item in topic_states_items:
-            _write_LeaderAndIsrTopicState_v3(topic_states_item, out)
-        field = "live_leaders[]"
-        live_leaders_items = _w.non_null(request.live_leaders, "field live_leaders is null, which LeaderAndIsrRequest version 3 does not allow (never nullable)")
-        _w.write_count(out, len(live_leaders_items), False)
-        for live_leaders_item in live_leaders_items:
-            _write_LeaderAndIsrLiveLeader_v0_3(live_leaders_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- LeaderAndIsrRequest, version 4 (flexible) ---
-
-def _read_LeaderAndIsrRequest_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequest, int]:
-    request = blank_instance(LeaderAndIsrRequest)
-    request.is_kraft_controller = False
-    request.type = 0
-    field = ""
-    index = 0
-    try:
-        field = "controller_id, controller_epoch, broker_epoch"
-        request.controller_id, request.controller_epoch, request.broker_epoch = _unpack_LeaderAndIsrRequest_controller_id_to_broker_epoch(buf, pos)
-        pos += 16
-        field = "topic_states[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topic_states_n, pos = _w.read_count(buf, pos, True)
-        if topic_states_n < 0:
-            raise DecodeError("non-nullable field topic_states was null", offset=pos)
-        elif topic_states_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topic_states_items: list[LeaderAndIsrTopicState] = []
-            for index in range(topic_states_n):
-                topic_states_item, pos = _read_LeaderAndIsrTopicState_v4(buf, pos)
-                topic_states_items.append(topic_states_item)
-            request.topic_states = topic_states_items
-        field = "live_leaders[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        live_leaders_n, pos = _w.read_count(buf, pos, True)
-        if live_leaders_n < 0:
-            raise DecodeError("non-nullable field live_leaders was null", offset=pos)
-        elif live_leaders_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            live_leaders_items: list[LeaderAndIsrLiveLeader] = []
-            for index in range(live_leaders_n):
-                live_leaders_item, pos = _read_LeaderAndIsrLiveLeader_v4_7(buf, pos)
-                live_leaders_items.append(live_leaders_item)
-            request.live_leaders = live_leaders_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
+        (request.controller_id,) = _unpack_LeaderAndIsrRequest_controller_id(buf, pos)
+        pos += 4
+        if version >= 7:
+            field = "is_kraft_controller"
+            (request.is_kraft_controller,) = _unpack_LeaderAndIsrRequest_is_kraft_controller(buf, pos)
             pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_LeaderAndIsrRequest_v4(request: LeaderAndIsrRequest, out: bytearray) -> None:
-    if request.is_kraft_controller:
-        check_unsupported(request, "is_kraft_controller", "4")
-    if request.type != 0:
-        check_unsupported(request, "type", "4")
-    if (request.ungrouped_partition_states is None or len(request.ungrouped_partition_states) != 0):
-        check_unsupported(request, "ungrouped_partition_states", "4")
-    field = ""
-    try:
-        field = "controller_id, controller_epoch, broker_epoch"
-        out += _pack_LeaderAndIsrRequest_controller_id_to_broker_epoch(request.controller_id, request.controller_epoch, request.broker_epoch)
-        field = "topic_states[]"
-        topic_states_items = _w.non_null(request.topic_states, "field topic_states is null, which LeaderAndIsrRequest version 4 does not allow (never nullable)")
-        _w.write_count(out, len(topic_states_items), True)
-        for topic_states_item in topic_states_items:
-            _write_LeaderAndIsrTopicState_v4(topic_states_item, out)
-        field = "live_leaders[]"
-        live_leaders_items = _w.non_null(request.live_leaders, "field live_leaders is null, which LeaderAndIsrRequest version 4 does not allow (never nullable)")
-        _w.write_count(out, len(live_leaders_items), True)
-        for live_leaders_item in live_leaders_items:
-            _write_LeaderAndIsrLiveLeader_v4_7(live_leaders_item, out)
-        field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- LeaderAndIsrRequest, version 5 (flexible) ---
-
-def _read_LeaderAndIsrRequest_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequest, int]:
-    request = blank_instance(LeaderAndIsrRequest)
-    request.is_kraft_controller = False
-    field = ""
-    index = 0
-    try:
-        field = "controller_id, controller_epoch, broker_epoch, type"
-        request.controller_id, request.controller_epoch, request.broker_epoch, request.type = _unpack_LeaderAndIsrRequest_controller_id_to_type(buf, pos)
-        pos += 17
-        field = "topic_states[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topic_states_n, pos = _w.read_count(buf, pos, True)
-        if topic_states_n < 0:
-            raise DecodeError("non-nullable field topic_states was null", offset=pos)
-        elif topic_states_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topic_states_items: list[LeaderAndIsrTopicState] = []
-            for index in range(topic_states_n):
-                topic_states_item, pos = _read_LeaderAndIsrTopicState_v5(buf, pos)
-                topic_states_items.append(topic_states_item)
-            request.topic_states = topic_states_items
-        field = "live_leaders[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        live_leaders_n, pos = _w.read_count(buf, pos, True)
-        if live_leaders_n < 0:
-            raise DecodeError("non-nullable field live_leaders was null", offset=pos)
-        elif live_leaders_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            live_leaders_items: list[LeaderAndIsrLiveLeader] = []
-            for index in range(live_leaders_n):
-                live_leaders_item, pos = _read_LeaderAndIsrLiveLeader_v4_7(buf, pos)
-                live_leaders_items.append(live_leaders_item)
-            request.live_leaders = live_leaders_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
+        field = "controller_epoch, broker_epoch"
+        request.controller_epoch, request.broker_epoch = _unpack_LeaderAndIsrRequest_controller_epoch_broker_epoch(buf, pos)
+        pos += 12
+        if version >= 5:
+            field = "type"
+            (request.type,) = _unpack_LeaderAndIsrRequest_type(buf, pos)
             pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        field = "topic_states"
+        request.topic_states, pos = _w.read_struct_array(buf, pos, True, _read_LeaderAndIsrTopicState_v4_7, version)
+        field = "live_leaders"
+        request.live_leaders, pos = _w.read_struct_array(buf, pos, True, _read_LeaderAndIsrLiveLeader_v4_7, version)
+        field = "(tagged fields)"
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_LeaderAndIsrRequest_v5(request: LeaderAndIsrRequest, out: bytearray) -> None:
-    if request.is_kraft_controller:
-        check_unsupported(request, "is_kraft_controller", "5")
+def _write_LeaderAndIsrRequest_v4_7(request: LeaderAndIsrRequest, out: bytearray, version: int) -> None:
     if (request.ungrouped_partition_states is None or len(request.ungrouped_partition_states) != 0):
-        check_unsupported(request, "ungrouped_partition_states", "5")
-    field = ""
+        check_unsupported(request, "ungrouped_partition_states", "4-7")
+    if version < 7 and request.is_kraft_controller:
+        check_unsupported(request, "is_kraft_controller", str(version))
+    if version < 5 and request.type != 0:
+        check_unsupported(request, "type", str(version))
+    field = "controller_id"
     try:
-        field = "controller_id, controller_epoch, broker_epoch, type"
-        out += _pack_LeaderAndIsrRequest_controller_id_to_type(request.controller_id, request.controller_epoch, request.broker_epoch, request.type)
-        field = "topic_states[]"
-        topic_states_items = _w.non_null(request.topic_states, "field topic_states is null, which LeaderAndIsrRequest version 5 does not allow (never nullable)")
-        _w.write_count(out, len(topic_states_items), True)
-        for topic_states_item in topic_states_items:
-            _write_LeaderAndIsrTopicState_v5(topic_states_item, out)
-        field = "live_leaders[]"
-        live_leaders_items = _w.non_null(request.live_leaders, "field live_leaders is null, which LeaderAndIsrRequest version 5 does not allow (never nullable)")
-        _w.write_count(out, len(live_leaders_items), True)
-        for live_leaders_item in live_leaders_items:
-            _write_LeaderAndIsrLiveLeader_v4_7(live_leaders_item, out)
+        out += _pack_LeaderAndIsrRequest_controller_id(request.controller_id)
+        if version >= 7:
+            field = "is_kraft_controller"
+            out += _pack_LeaderAndIsrRequest_is_kraft_controller(request.is_kraft_controller)
+        field = "controller_epoch, broker_epoch"
+        out += _pack_LeaderAndIsrRequest_controller_epoch_broker_epoch(request.controller_epoch, request.broker_epoch)
+        if version >= 5:
+            field = "type"
+            out += _pack_LeaderAndIsrRequest_type(request.type)
+        field = "topic_states"
+        _w.write_struct_array(out, _w.non_null(request.topic_states, "field topic_states is null, which LeaderAndIsrRequest versions 4-7 do not allow (never nullable)"), True, _write_LeaderAndIsrTopicState_v4_7, version)
+        field = "live_leaders"
+        _w.write_struct_array(out, _w.non_null(request.live_leaders, "field live_leaders is null, which LeaderAndIsrRequest versions 4-7 do not allow (never nullable)"), True, _write_LeaderAndIsrLiveLeader_v4_7, version)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- LeaderAndIsrRequest, version 6 (flexible) ---
-
-def _read_LeaderAndIsrRequest_v6(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequest, int]:
-    request = blank_instance(LeaderAndIsrRequest)
-    request.is_kraft_controller = False
-    field = ""
-    index = 0
-    try:
-        field = "controller_id, controller_epoch, broker_epoch, type"
-        request.controller_id, request.controller_epoch, request.broker_epoch, request.type = _unpack_LeaderAndIsrRequest_controller_id_to_type(buf, pos)
-        pos += 17
-        field = "topic_states[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topic_states_n, pos = _w.read_count(buf, pos, True)
-        if topic_states_n < 0:
-            raise DecodeError("non-nullable field topic_states was null", offset=pos)
-        elif topic_states_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topic_states_items: list[LeaderAndIsrTopicState] = []
-            for index in range(topic_states_n):
-                topic_states_item, pos = _read_LeaderAndIsrTopicState_v6_7(buf, pos)
-                topic_states_items.append(topic_states_item)
-            request.topic_states = topic_states_items
-        field = "live_leaders[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        live_leaders_n, pos = _w.read_count(buf, pos, True)
-        if live_leaders_n < 0:
-            raise DecodeError("non-nullable field live_leaders was null", offset=pos)
-        elif live_leaders_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            live_leaders_items: list[LeaderAndIsrLiveLeader] = []
-            for index in range(live_leaders_n):
-                live_leaders_item, pos = _read_LeaderAndIsrLiveLeader_v4_7(buf, pos)
-                live_leaders_items.append(live_leaders_item)
-            request.live_leaders = live_leaders_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_LeaderAndIsrRequest_v6(request: LeaderAndIsrRequest, out: bytearray) -> None:
-    if request.is_kraft_controller:
-        check_unsupported(request, "is_kraft_controller", "6")
-    if (request.ungrouped_partition_states is None or len(request.ungrouped_partition_states) != 0):
-        check_unsupported(request, "ungrouped_partition_states", "6")
-    field = ""
-    try:
-        field = "controller_id, controller_epoch, broker_epoch, type"
-        out += _pack_LeaderAndIsrRequest_controller_id_to_type(request.controller_id, request.controller_epoch, request.broker_epoch, request.type)
-        field = "topic_states[]"
-        topic_states_items = _w.non_null(request.topic_states, "field topic_states is null, which LeaderAndIsrRequest version 6 does not allow (never nullable)")
-        _w.write_count(out, len(topic_states_items), True)
-        for topic_states_item in topic_states_items:
-            _write_LeaderAndIsrTopicState_v6_7(topic_states_item, out)
-        field = "live_leaders[]"
-        live_leaders_items = _w.non_null(request.live_leaders, "field live_leaders is null, which LeaderAndIsrRequest version 6 does not allow (never nullable)")
-        _w.write_count(out, len(live_leaders_items), True)
-        for live_leaders_item in live_leaders_items:
-            _write_LeaderAndIsrLiveLeader_v4_7(live_leaders_item, out)
-        field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- LeaderAndIsrRequest, version 7 (flexible) ---
-
-def _read_LeaderAndIsrRequest_v7(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequest, int]:
-    request = blank_instance(LeaderAndIsrRequest)
-    field = ""
-    index = 0
-    try:
-        field = "controller_id, is_kraft_controller, controller_epoch, broker_epoch, type"
-        request.controller_id, request.is_kraft_controller, request.controller_epoch, request.broker_epoch, request.type = _unpack_LeaderAndIsrRequest_controller_id_is_kraft_controller_controller_epoch_broker_epoch_type(buf, pos)
-        pos += 18
-        field = "topic_states[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topic_states_n, pos = _w.read_count(buf, pos, True)
-        if topic_states_n < 0:
-            raise DecodeError("non-nullable field topic_states was null", offset=pos)
-        elif topic_states_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topic_states_items: list[LeaderAndIsrTopicState] = []
-            for index in range(topic_states_n):
-                topic_states_item, pos = _read_LeaderAndIsrTopicState_v6_7(buf, pos)
-                topic_states_items.append(topic_states_item)
-            request.topic_states = topic_states_items
-        field = "live_leaders[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        live_leaders_n, pos = _w.read_count(buf, pos, True)
-        if live_leaders_n < 0:
-            raise DecodeError("non-nullable field live_leaders was null", offset=pos)
-        elif live_leaders_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            live_leaders_items: list[LeaderAndIsrLiveLeader] = []
-            for index in range(live_leaders_n):
-                live_leaders_item, pos = _read_LeaderAndIsrLiveLeader_v4_7(buf, pos)
-                live_leaders_items.append(live_leaders_item)
-            request.live_leaders = live_leaders_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_LeaderAndIsrRequest_v7(request: LeaderAndIsrRequest, out: bytearray) -> None:
-    if (request.ungrouped_partition_states is None or len(request.ungrouped_partition_states) != 0):
-        check_unsupported(request, "ungrouped_partition_states", "7")
-    field = ""
-    try:
-        field = "controller_id, is_kraft_controller, controller_epoch, broker_epoch, type"
-        out += _pack_LeaderAndIsrRequest_controller_id_is_kraft_controller_controller_epoch_broker_epoch_type(request.controller_id, request.is_kraft_controller, request.controller_epoch, request.broker_epoch, request.type)
-        field = "topic_states[]"
-        topic_states_items = _w.non_null(request.topic_states, "field topic_states is null, which LeaderAndIsrRequest version 7 does not allow (never nullable)")
-        _w.write_count(out, len(topic_states_items), True)
-        for topic_states_item in topic_states_items:
-            _write_LeaderAndIsrTopicState_v6_7(topic_states_item, out)
-        field = "live_leaders[]"
-        live_leaders_items = _w.non_null(request.live_leaders, "field live_leaders is null, which LeaderAndIsrRequest version 7 does not allow (never nullable)")
-        _w.write_count(out, len(live_leaders_items), True)
-        for live_leaders_item in live_leaders_items:
-            _write_LeaderAndIsrLiveLeader_v4_7(live_leaders_item, out)
-        field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -1639,8 +697,8 @@ _V5_PLUS = (5, 32767)
 _V6_PLUS = (6, 32767)
 _V7_PLUS = (7, 32767)
 
-LeaderAndIsrPartitionState._READERS = (_read_LeaderAndIsrPartitionState_v0, _read_LeaderAndIsrPartitionState_v1, _read_LeaderAndIsrPartitionState_v2, _read_LeaderAndIsrPartitionState_v3, _read_LeaderAndIsrPartitionState_v4_5, _read_LeaderAndIsrPartitionState_v4_5, _read_LeaderAndIsrPartitionState_v6_7, _read_LeaderAndIsrPartitionState_v6_7)
-LeaderAndIsrPartitionState._WRITERS = (_write_LeaderAndIsrPartitionState_v0, _write_LeaderAndIsrPartitionState_v1, _write_LeaderAndIsrPartitionState_v2, _write_LeaderAndIsrPartitionState_v3, _write_LeaderAndIsrPartitionState_v4_5, _write_LeaderAndIsrPartitionState_v4_5, _write_LeaderAndIsrPartitionState_v6_7, _write_LeaderAndIsrPartitionState_v6_7)
+LeaderAndIsrPartitionState._READERS = _w.bind_versions((_read_LeaderAndIsrPartitionState_v0_3, _read_LeaderAndIsrPartitionState_v0_3, _read_LeaderAndIsrPartitionState_v0_3, _read_LeaderAndIsrPartitionState_v0_3, _read_LeaderAndIsrPartitionState_v4_7, _read_LeaderAndIsrPartitionState_v4_7, _read_LeaderAndIsrPartitionState_v4_7, _read_LeaderAndIsrPartitionState_v4_7))
+LeaderAndIsrPartitionState._WRITERS = _w.bind_versions((_write_LeaderAndIsrPartitionState_v0_3, _write_LeaderAndIsrPartitionState_v0_3, _write_LeaderAndIsrPartitionState_v0_3, _write_LeaderAndIsrPartitionState_v0_3, _write_LeaderAndIsrPartitionState_v4_7, _write_LeaderAndIsrPartitionState_v4_7, _write_LeaderAndIsrPartitionState_v4_7, _write_LeaderAndIsrPartitionState_v4_7))
 LeaderAndIsrPartitionState._LAZY_DEFAULTS = {"isr": list, "replicas": list, "adding_replicas": list, "removing_replicas": list}
 LeaderAndIsrPartitionState.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_TO_1, ignorable=True, default=''),
@@ -1656,23 +714,23 @@ LeaderAndIsrPartitionState.FIELDS = (  # what the runtime knows of each field (k
     FieldInfo(attr="is_new", json_name="isNew", type="bool", versions=_V1_PLUS, ignorable=True, default=False),
     FieldInfo(attr="leader_recovery_state", json_name="leaderRecoveryState", type="int8", versions=_V6_PLUS, default=0),
 )
-LeaderAndIsrTopicState._READERS = (None, None, _read_LeaderAndIsrTopicState_v2, _read_LeaderAndIsrTopicState_v3, _read_LeaderAndIsrTopicState_v4, _read_LeaderAndIsrTopicState_v5, _read_LeaderAndIsrTopicState_v6_7, _read_LeaderAndIsrTopicState_v6_7)
-LeaderAndIsrTopicState._WRITERS = (None, None, _write_LeaderAndIsrTopicState_v2, _write_LeaderAndIsrTopicState_v3, _write_LeaderAndIsrTopicState_v4, _write_LeaderAndIsrTopicState_v5, _write_LeaderAndIsrTopicState_v6_7, _write_LeaderAndIsrTopicState_v6_7)
+LeaderAndIsrTopicState._READERS = _w.bind_versions((None, None, _read_LeaderAndIsrTopicState_v2_3, _read_LeaderAndIsrTopicState_v2_3, _read_LeaderAndIsrTopicState_v4_7, _read_LeaderAndIsrTopicState_v4_7, _read_LeaderAndIsrTopicState_v4_7, _read_LeaderAndIsrTopicState_v4_7))
+LeaderAndIsrTopicState._WRITERS = _w.bind_versions((None, None, _write_LeaderAndIsrTopicState_v2_3, _write_LeaderAndIsrTopicState_v2_3, _write_LeaderAndIsrTopicState_v4_7, _write_LeaderAndIsrTopicState_v4_7, _write_LeaderAndIsrTopicState_v4_7, _write_LeaderAndIsrTopicState_v4_7))
 LeaderAndIsrTopicState._LAZY_DEFAULTS = {"partition_states": list}
 LeaderAndIsrTopicState.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V2_PLUS, default=''),
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V5_PLUS, ignorable=True, default=_ZERO_UUID),
     FieldInfo(attr="partition_states", json_name="partitionStates", type="[]LeaderAndIsrPartitionState", versions=_V2_PLUS, default=(), struct=LeaderAndIsrPartitionState),
 )
-LeaderAndIsrLiveLeader._READERS = (_read_LeaderAndIsrLiveLeader_v0_3, _read_LeaderAndIsrLiveLeader_v0_3, _read_LeaderAndIsrLiveLeader_v0_3, _read_LeaderAndIsrLiveLeader_v0_3, _read_LeaderAndIsrLiveLeader_v4_7, _read_LeaderAndIsrLiveLeader_v4_7, _read_LeaderAndIsrLiveLeader_v4_7, _read_LeaderAndIsrLiveLeader_v4_7)
-LeaderAndIsrLiveLeader._WRITERS = (_write_LeaderAndIsrLiveLeader_v0_3, _write_LeaderAndIsrLiveLeader_v0_3, _write_LeaderAndIsrLiveLeader_v0_3, _write_LeaderAndIsrLiveLeader_v0_3, _write_LeaderAndIsrLiveLeader_v4_7, _write_LeaderAndIsrLiveLeader_v4_7, _write_LeaderAndIsrLiveLeader_v4_7, _write_LeaderAndIsrLiveLeader_v4_7)
+LeaderAndIsrLiveLeader._READERS = _w.bind_versions((_read_LeaderAndIsrLiveLeader_v0_3, _read_LeaderAndIsrLiveLeader_v0_3, _read_LeaderAndIsrLiveLeader_v0_3, _read_LeaderAndIsrLiveLeader_v0_3, _read_LeaderAndIsrLiveLeader_v4_7, _read_LeaderAndIsrLiveLeader_v4_7, _read_LeaderAndIsrLiveLeader_v4_7, _read_LeaderAndIsrLiveLeader_v4_7))
+LeaderAndIsrLiveLeader._WRITERS = _w.bind_versions((_write_LeaderAndIsrLiveLeader_v0_3, _write_LeaderAndIsrLiveLeader_v0_3, _write_LeaderAndIsrLiveLeader_v0_3, _write_LeaderAndIsrLiveLeader_v0_3, _write_LeaderAndIsrLiveLeader_v4_7, _write_LeaderAndIsrLiveLeader_v4_7, _write_LeaderAndIsrLiveLeader_v4_7, _write_LeaderAndIsrLiveLeader_v4_7))
 LeaderAndIsrLiveLeader.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="broker_id", json_name="brokerId", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="host_name", json_name="hostName", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="port", json_name="port", type="int32", versions=_V0_PLUS, default=0),
 )
-LeaderAndIsrRequest._READERS = (_read_LeaderAndIsrRequest_v0, _read_LeaderAndIsrRequest_v1, _read_LeaderAndIsrRequest_v2, _read_LeaderAndIsrRequest_v3, _read_LeaderAndIsrRequest_v4, _read_LeaderAndIsrRequest_v5, _read_LeaderAndIsrRequest_v6, _read_LeaderAndIsrRequest_v7)
-LeaderAndIsrRequest._WRITERS = (_write_LeaderAndIsrRequest_v0, _write_LeaderAndIsrRequest_v1, _write_LeaderAndIsrRequest_v2, _write_LeaderAndIsrRequest_v3, _write_LeaderAndIsrRequest_v4, _write_LeaderAndIsrRequest_v5, _write_LeaderAndIsrRequest_v6, _write_LeaderAndIsrRequest_v7)
+LeaderAndIsrRequest._READERS = _w.bind_versions((_read_LeaderAndIsrRequest_v0_3, _read_LeaderAndIsrRequest_v0_3, _read_LeaderAndIsrRequest_v0_3, _read_LeaderAndIsrRequest_v0_3, _read_LeaderAndIsrRequest_v4_7, _read_LeaderAndIsrRequest_v4_7, _read_LeaderAndIsrRequest_v4_7, _read_LeaderAndIsrRequest_v4_7))
+LeaderAndIsrRequest._WRITERS = _w.bind_versions((_write_LeaderAndIsrRequest_v0_3, _write_LeaderAndIsrRequest_v0_3, _write_LeaderAndIsrRequest_v0_3, _write_LeaderAndIsrRequest_v0_3, _write_LeaderAndIsrRequest_v4_7, _write_LeaderAndIsrRequest_v4_7, _write_LeaderAndIsrRequest_v4_7, _write_LeaderAndIsrRequest_v4_7))
 LeaderAndIsrRequest._LAZY_DEFAULTS = {"ungrouped_partition_states": list, "topic_states": list, "live_leaders": list}
 LeaderAndIsrRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="controller_id", json_name="controllerId", type="int32", versions=_V0_PLUS, default=0),

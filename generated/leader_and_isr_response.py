@@ -2,10 +2,9 @@
 
 Response message, versions 0-7, flexible versions 4+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -31,11 +30,10 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class LeaderAndIsrPartitionError(GeneratedStruct):
     """The LeaderAndIsrPartitionError structure of LeaderAndIsrResponse."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_name": 'Name of the topic (v0-v4).',
         "partition_index": 'Index of the partition within the topic.',
         "error_code": 'Outcome for this partition, 0 on success; for example KAFKA_STORAGE_ERROR.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "LeaderAndIsrPartitionError"
@@ -65,10 +63,9 @@ class LeaderAndIsrPartitionError(GeneratedStruct):
 class LeaderAndIsrTopicError(GeneratedStruct):
     """Outcomes grouped by topic (v5+)."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_id": 'Id of the topic the partitions in this entry belong to.',
         "partition_errors": 'Outcome for each partition of the topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "LeaderAndIsrTopicError"
@@ -94,11 +91,10 @@ class LeaderAndIsrTopicError(GeneratedStruct):
 class LeaderAndIsrResponse(GeneratedStruct):
     """Kafka's LeaderAndIsrResponse (response, apiKey 4), versions 0-7, flexible versions 4+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "error_code": 'Error for the whole request, 0 if none; for example STALE_CONTROLLER_EPOCH or STALE_BROKER_EPOCH.',
         "partition_errors": 'Outcome for each partition, each naming its topic (v0-v4).',
         "topics": 'Outcomes grouped by topic (v5+).',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "LeaderAndIsrResponse"
@@ -134,28 +130,25 @@ class LeaderAndIsrResponse(GeneratedStruct):
 
 # --- LeaderAndIsrPartitionError, versions 0-3 ---
 
-def _read_LeaderAndIsrPartitionError_v0_3(buf: bytes, pos: int) -> tuple[LeaderAndIsrPartitionError, int]:
+def _read_LeaderAndIsrPartitionError_v0_3(buf: bytes, pos: int, version: int) -> tuple[LeaderAndIsrPartitionError, int]:
     leader_and_isr_partition_error = blank_instance(LeaderAndIsrPartitionError)
-    field = ""
-    index = 0
+    field = "topic_name"
     try:
-        field = "topic_name"
         leader_and_isr_partition_error.topic_name, pos = _w.read_string_nn(buf, pos)
         field = "partition_index, error_code"
         leader_and_isr_partition_error.partition_index, leader_and_isr_partition_error.error_code = _unpack_LeaderAndIsrPartitionError_partition_index_error_code(buf, pos)
         pos += 6
         leader_and_isr_partition_error.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return leader_and_isr_partition_error, pos
 
 
-def _write_LeaderAndIsrPartitionError_v0_3(leader_and_isr_partition_error: LeaderAndIsrPartitionError, out: bytearray) -> None:
+def _write_LeaderAndIsrPartitionError_v0_3(leader_and_isr_partition_error: LeaderAndIsrPartitionError, out: bytearray, version: int) -> None:
     if leader_and_isr_partition_error.unknown_tagged_fields:
         raise UnsupportedVersionError("LeaderAndIsrPartitionError version 0-3 cannot carry tagged fields")
-    field = ""
+    field = "topic_name"
     try:
-        field = "topic_name"
         _w.write_string(out, _w.non_null(leader_and_isr_partition_error.topic_name, "field topic_name is null, which LeaderAndIsrPartitionError versions 0-3 do not allow (never nullable)"))
         field = "partition_index, error_code"
         out += _pack_LeaderAndIsrPartitionError_partition_index_error_code(leader_and_isr_partition_error.partition_index, leader_and_isr_partition_error.error_code)
@@ -163,286 +156,135 @@ def _write_LeaderAndIsrPartitionError_v0_3(leader_and_isr_partition_error: Leade
         raise _w.encode_failure(error, field) from None
 
 
-# --- LeaderAndIsrPartitionError, version 4 (flexible) ---
+# --- LeaderAndIsrPartitionError, versions 4-7 (flexible) ---
 
-def _read_LeaderAndIsrPartitionError_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrPartitionError, int]:
-    leader_and_isr_partition_error = blank_instance(LeaderAndIsrPartitionError)
-    field = ""
-    index = 0
-    try:
-        field = "topic_name"
-        leader_and_isr_partition_error.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "partition_index, error_code"
-        leader_and_isr_partition_error.partition_index, leader_and_isr_partition_error.error_code = _unpack_LeaderAndIsrPartitionError_partition_index_error_code(buf, pos)
-        pos += 6
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            leader_and_isr_partition_error.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            leader_and_isr_partition_error.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return leader_and_isr_partition_error, pos
-
-
-def _write_LeaderAndIsrPartitionError_v4(leader_and_isr_partition_error: LeaderAndIsrPartitionError, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "topic_name"
-        _w.write_compact_string(out, _w.non_null(leader_and_isr_partition_error.topic_name, "field topic_name is null, which LeaderAndIsrPartitionError version 4 does not allow (never nullable)"))
-        field = "partition_index, error_code"
-        out += _pack_LeaderAndIsrPartitionError_partition_index_error_code(leader_and_isr_partition_error.partition_index, leader_and_isr_partition_error.error_code)
-        field = "(tagged fields)"
-        if leader_and_isr_partition_error.unknown_tagged_fields:
-            _w.write_tagged(out, [], leader_and_isr_partition_error.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- LeaderAndIsrPartitionError, versions 5-7 (flexible) ---
-
-def _read_LeaderAndIsrPartitionError_v5_7(buf: bytes, pos: int) -> tuple[LeaderAndIsrPartitionError, int]:
+def _read_LeaderAndIsrPartitionError_v4_7(buf: bytes, pos: int, version: int) -> tuple[LeaderAndIsrPartitionError, int]:
     leader_and_isr_partition_error = blank_instance(LeaderAndIsrPartitionError)
     leader_and_isr_partition_error.topic_name = ''
     field = ""
-    index = 0
     try:
+        if version <= 4:
+            field = "topic_name"
+            leader_and_isr_partition_error.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_index, error_code"
         leader_and_isr_partition_error.partition_index, leader_and_isr_partition_error.error_code = _unpack_LeaderAndIsrPartitionError_partition_index_error_code(buf, pos)
         pos += 6
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            leader_and_isr_partition_error.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            leader_and_isr_partition_error.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        leader_and_isr_partition_error.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return leader_and_isr_partition_error, pos
 
 
-def _write_LeaderAndIsrPartitionError_v5_7(leader_and_isr_partition_error: LeaderAndIsrPartitionError, out: bytearray) -> None:
+def _write_LeaderAndIsrPartitionError_v4_7(leader_and_isr_partition_error: LeaderAndIsrPartitionError, out: bytearray, version: int) -> None:
     field = ""
     try:
+        if version <= 4:
+            field = "topic_name"
+            _w.write_compact_string(out, _w.non_null(leader_and_isr_partition_error.topic_name, "field topic_name is null, which LeaderAndIsrPartitionError versions 4-7 do not allow (never nullable)"))
         field = "partition_index, error_code"
         out += _pack_LeaderAndIsrPartitionError_partition_index_error_code(leader_and_isr_partition_error.partition_index, leader_and_isr_partition_error.error_code)
         field = "(tagged fields)"
-        if leader_and_isr_partition_error.unknown_tagged_fields:
-            _w.write_tagged(out, [], leader_and_isr_partition_error.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], leader_and_isr_partition_error.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- LeaderAndIsrTopicError, versions 5-7 (flexible) ---
 
-def _read_LeaderAndIsrTopicError_v5_7(buf: bytes, pos: int) -> tuple[LeaderAndIsrTopicError, int]:
+def _read_LeaderAndIsrTopicError_v5_7(buf: bytes, pos: int, version: int) -> tuple[LeaderAndIsrTopicError, int]:
     leader_and_isr_topic_error = blank_instance(LeaderAndIsrTopicError)
-    field = ""
-    index = 0
+    field = "topic_id"
     try:
-        field = "topic_id"
         leader_and_isr_topic_error.topic_id, pos = _w.read_uuid(buf, pos)
-        field = "partition_errors[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partition_errors_n, pos = _w.read_count(buf, pos, True)
-        if partition_errors_n < 0:
-            raise DecodeError("non-nullable field partition_errors was null", offset=pos)
-        elif partition_errors_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partition_errors_items: list[LeaderAndIsrPartitionError] = []
-            for index in range(partition_errors_n):
-                partition_errors_item, pos = _read_LeaderAndIsrPartitionError_v5_7(buf, pos)
-                partition_errors_items.append(partition_errors_item)
-            leader_and_isr_topic_error.partition_errors = partition_errors_items
+        field = "partition_errors"
+        leader_and_isr_topic_error.partition_errors, pos = _w.read_struct_array(buf, pos, True, _read_LeaderAndIsrPartitionError_v4_7, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            leader_and_isr_topic_error.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            leader_and_isr_topic_error.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        leader_and_isr_topic_error.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return leader_and_isr_topic_error, pos
 
 
-def _write_LeaderAndIsrTopicError_v5_7(leader_and_isr_topic_error: LeaderAndIsrTopicError, out: bytearray) -> None:
-    field = ""
+def _write_LeaderAndIsrTopicError_v5_7(leader_and_isr_topic_error: LeaderAndIsrTopicError, out: bytearray, version: int) -> None:
+    field = "topic_id"
     try:
-        field = "topic_id"
         out += _w.uuid_bytes(leader_and_isr_topic_error.topic_id)
-        field = "partition_errors[]"
-        partition_errors_items = _w.non_null(leader_and_isr_topic_error.partition_errors, "field partition_errors is null, which LeaderAndIsrTopicError versions 5-7 do not allow (never nullable)")
-        _w.write_count(out, len(partition_errors_items), True)
-        for partition_errors_item in partition_errors_items:
-            _write_LeaderAndIsrPartitionError_v5_7(partition_errors_item, out)
+        field = "partition_errors"
+        _w.write_struct_array(out, _w.non_null(leader_and_isr_topic_error.partition_errors, "field partition_errors is null, which LeaderAndIsrTopicError versions 5-7 do not allow (never nullable)"), True, _write_LeaderAndIsrPartitionError_v4_7, version)
         field = "(tagged fields)"
-        if leader_and_isr_topic_error.unknown_tagged_fields:
-            _w.write_tagged(out, [], leader_and_isr_topic_error.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], leader_and_isr_topic_error.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- LeaderAndIsrResponse, versions 0-3 ---
 
-def _read_LeaderAndIsrResponse_v0_3(buf: bytes, pos: int) -> tuple[LeaderAndIsrResponse, int]:
+def _read_LeaderAndIsrResponse_v0_3(buf: bytes, pos: int, version: int) -> tuple[LeaderAndIsrResponse, int]:
     response = blank_instance(LeaderAndIsrResponse)
-    field = ""
-    index = 0
+    field = "error_code"
     try:
-        field = "error_code"
         (response.error_code,) = _unpack_LeaderAndIsrResponse_error_code(buf, pos)
         pos += 2
-        field = "partition_errors[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partition_errors_n, pos = _w.read_count(buf, pos, False)
-        if partition_errors_n < 0:
-            raise DecodeError("non-nullable field partition_errors was null", offset=pos)
-        elif partition_errors_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partition_errors_items: list[LeaderAndIsrPartitionError] = []
-            for index in range(partition_errors_n):
-                partition_errors_item, pos = _read_LeaderAndIsrPartitionError_v0_3(buf, pos)
-                partition_errors_items.append(partition_errors_item)
-            response.partition_errors = partition_errors_items
+        field = "partition_errors"
+        response.partition_errors, pos = _w.read_struct_array(buf, pos, False, _read_LeaderAndIsrPartitionError_v0_3, version)
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_LeaderAndIsrResponse_v0_3(response: LeaderAndIsrResponse, out: bytearray) -> None:
+def _write_LeaderAndIsrResponse_v0_3(response: LeaderAndIsrResponse, out: bytearray, version: int) -> None:
     if (response.topics is None or len(response.topics) != 0):
         check_unsupported(response, "topics", "0-3")
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("LeaderAndIsrResponse version 0-3 cannot carry tagged fields")
-    field = ""
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_LeaderAndIsrResponse_error_code(response.error_code)
-        field = "partition_errors[]"
-        partition_errors_items = _w.non_null(response.partition_errors, "field partition_errors is null, which LeaderAndIsrResponse versions 0-3 do not allow (never nullable)")
-        _w.write_count(out, len(partition_errors_items), False)
-        for partition_errors_item in partition_errors_items:
-            _write_LeaderAndIsrPartitionError_v0_3(partition_errors_item, out)
+        field = "partition_errors"
+        _w.write_struct_array(out, _w.non_null(response.partition_errors, "field partition_errors is null, which LeaderAndIsrResponse versions 0-3 do not allow (never nullable)"), False, _write_LeaderAndIsrPartitionError_v0_3, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- LeaderAndIsrResponse, version 4 (flexible) ---
+# --- LeaderAndIsrResponse, versions 4-7 (flexible) ---
 
-def _read_LeaderAndIsrResponse_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrResponse, int]:
+def _read_LeaderAndIsrResponse_v4_7(buf: bytes, pos: int, version: int) -> tuple[LeaderAndIsrResponse, int]:
     response = blank_instance(LeaderAndIsrResponse)
-    field = ""
-    index = 0
+    field = "error_code"
     try:
-        field = "error_code"
         (response.error_code,) = _unpack_LeaderAndIsrResponse_error_code(buf, pos)
         pos += 2
-        field = "partition_errors[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partition_errors_n, pos = _w.read_count(buf, pos, True)
-        if partition_errors_n < 0:
-            raise DecodeError("non-nullable field partition_errors was null", offset=pos)
-        elif partition_errors_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partition_errors_items: list[LeaderAndIsrPartitionError] = []
-            for index in range(partition_errors_n):
-                partition_errors_item, pos = _read_LeaderAndIsrPartitionError_v4(buf, pos)
-                partition_errors_items.append(partition_errors_item)
-            response.partition_errors = partition_errors_items
+        if version <= 4:
+            field = "partition_errors"
+            response.partition_errors, pos = _w.read_struct_array(buf, pos, True, _read_LeaderAndIsrPartitionError_v4_7, version)
+        if version >= 5:
+            field = "topics"
+            response.topics, pos = _w.read_struct_array(buf, pos, True, _read_LeaderAndIsrTopicError_v5_7, version, KeyedList)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_LeaderAndIsrResponse_v4(response: LeaderAndIsrResponse, out: bytearray) -> None:
-    if (response.topics is None or len(response.topics) != 0):
-        check_unsupported(response, "topics", "4")
-    field = ""
+def _write_LeaderAndIsrResponse_v4_7(response: LeaderAndIsrResponse, out: bytearray, version: int) -> None:
+    if version > 4 and (response.partition_errors is None or len(response.partition_errors) != 0):
+        check_unsupported(response, "partition_errors", str(version))
+    if version < 5 and (response.topics is None or len(response.topics) != 0):
+        check_unsupported(response, "topics", str(version))
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_LeaderAndIsrResponse_error_code(response.error_code)
-        field = "partition_errors[]"
-        partition_errors_items = _w.non_null(response.partition_errors, "field partition_errors is null, which LeaderAndIsrResponse version 4 does not allow (never nullable)")
-        _w.write_count(out, len(partition_errors_items), True)
-        for partition_errors_item in partition_errors_items:
-            _write_LeaderAndIsrPartitionError_v4(partition_errors_item, out)
+        if version <= 4:
+            field = "partition_errors"
+            _w.write_struct_array(out, _w.non_null(response.partition_errors, "field partition_errors is null, which LeaderAndIsrResponse versions 4-7 do not allow (never nullable)"), True, _write_LeaderAndIsrPartitionError_v4_7, version)
+        if version >= 5:
+            field = "topics"
+            _w.write_struct_array(out, _w.non_null(response.topics, "field topics is null, which LeaderAndIsrResponse versions 4-7 do not allow (never nullable)"), True, _write_LeaderAndIsrTopicError_v5_7, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- LeaderAndIsrResponse, versions 5-7 (flexible) ---
-
-def _read_LeaderAndIsrResponse_v5_7(buf: bytes, pos: int) -> tuple[LeaderAndIsrResponse, int]:
-    response = blank_instance(LeaderAndIsrResponse)
-    field = ""
-    index = 0
-    try:
-        field = "error_code"
-        (response.error_code,) = _unpack_LeaderAndIsrResponse_error_code(buf, pos)
-        pos += 2
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: KeyedList[LeaderAndIsrTopicError] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_LeaderAndIsrTopicError_v5_7(buf, pos)
-                topics_items.append(topics_item)
-            response.topics = topics_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_LeaderAndIsrResponse_v5_7(response: LeaderAndIsrResponse, out: bytearray) -> None:
-    if (response.partition_errors is None or len(response.partition_errors) != 0):
-        check_unsupported(response, "partition_errors", "5-7")
-    field = ""
-    try:
-        field = "error_code"
-        out += _pack_LeaderAndIsrResponse_error_code(response.error_code)
-        field = "topics[]"
-        topics_items = _w.non_null(response.topics, "field topics is null, which LeaderAndIsrResponse versions 5-7 do not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_LeaderAndIsrTopicError_v5_7(topics_item, out)
-        field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -454,23 +296,23 @@ _V0_TO_4 = (0, 4)
 _V0_PLUS = (0, 32767)
 _V5_PLUS = (5, 32767)
 
-LeaderAndIsrPartitionError._READERS = (_read_LeaderAndIsrPartitionError_v0_3, _read_LeaderAndIsrPartitionError_v0_3, _read_LeaderAndIsrPartitionError_v0_3, _read_LeaderAndIsrPartitionError_v0_3, _read_LeaderAndIsrPartitionError_v4, _read_LeaderAndIsrPartitionError_v5_7, _read_LeaderAndIsrPartitionError_v5_7, _read_LeaderAndIsrPartitionError_v5_7)
-LeaderAndIsrPartitionError._WRITERS = (_write_LeaderAndIsrPartitionError_v0_3, _write_LeaderAndIsrPartitionError_v0_3, _write_LeaderAndIsrPartitionError_v0_3, _write_LeaderAndIsrPartitionError_v0_3, _write_LeaderAndIsrPartitionError_v4, _write_LeaderAndIsrPartitionError_v5_7, _write_LeaderAndIsrPartitionError_v5_7, _write_LeaderAndIsrPartitionError_v5_7)
+LeaderAndIsrPartitionError._READERS = _w.bind_versions((_read_LeaderAndIsrPartitionError_v0_3, _read_LeaderAndIsrPartitionError_v0_3, _read_LeaderAndIsrPartitionError_v0_3, _read_LeaderAndIsrPartitionError_v0_3, _read_LeaderAndIsrPartitionError_v4_7, _read_LeaderAndIsrPartitionError_v4_7, _read_LeaderAndIsrPartitionError_v4_7, _read_LeaderAndIsrPartitionError_v4_7))
+LeaderAndIsrPartitionError._WRITERS = _w.bind_versions((_write_LeaderAndIsrPartitionError_v0_3, _write_LeaderAndIsrPartitionError_v0_3, _write_LeaderAndIsrPartitionError_v0_3, _write_LeaderAndIsrPartitionError_v0_3, _write_LeaderAndIsrPartitionError_v4_7, _write_LeaderAndIsrPartitionError_v4_7, _write_LeaderAndIsrPartitionError_v4_7, _write_LeaderAndIsrPartitionError_v4_7))
 LeaderAndIsrPartitionError.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_TO_4, ignorable=True, default=''),
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
 )
-LeaderAndIsrTopicError._READERS = (None, None, None, None, None, _read_LeaderAndIsrTopicError_v5_7, _read_LeaderAndIsrTopicError_v5_7, _read_LeaderAndIsrTopicError_v5_7)
-LeaderAndIsrTopicError._WRITERS = (None, None, None, None, None, _write_LeaderAndIsrTopicError_v5_7, _write_LeaderAndIsrTopicError_v5_7, _write_LeaderAndIsrTopicError_v5_7)
+LeaderAndIsrTopicError._READERS = _w.bind_versions((None, None, None, None, None, _read_LeaderAndIsrTopicError_v5_7, _read_LeaderAndIsrTopicError_v5_7, _read_LeaderAndIsrTopicError_v5_7))
+LeaderAndIsrTopicError._WRITERS = _w.bind_versions((None, None, None, None, None, _write_LeaderAndIsrTopicError_v5_7, _write_LeaderAndIsrTopicError_v5_7, _write_LeaderAndIsrTopicError_v5_7))
 LeaderAndIsrTopicError._LAZY_DEFAULTS = {"partition_errors": list}
 LeaderAndIsrTopicError._MAP_KEYS = ("topic_id",)
 LeaderAndIsrTopicError.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V5_PLUS, default=_ZERO_UUID, map_key=True),
     FieldInfo(attr="partition_errors", json_name="partitionErrors", type="[]LeaderAndIsrPartitionError", versions=_V5_PLUS, default=(), struct=LeaderAndIsrPartitionError),
 )
-LeaderAndIsrResponse._READERS = (_read_LeaderAndIsrResponse_v0_3, _read_LeaderAndIsrResponse_v0_3, _read_LeaderAndIsrResponse_v0_3, _read_LeaderAndIsrResponse_v0_3, _read_LeaderAndIsrResponse_v4, _read_LeaderAndIsrResponse_v5_7, _read_LeaderAndIsrResponse_v5_7, _read_LeaderAndIsrResponse_v5_7)
-LeaderAndIsrResponse._WRITERS = (_write_LeaderAndIsrResponse_v0_3, _write_LeaderAndIsrResponse_v0_3, _write_LeaderAndIsrResponse_v0_3, _write_LeaderAndIsrResponse_v0_3, _write_LeaderAndIsrResponse_v4, _write_LeaderAndIsrResponse_v5_7, _write_LeaderAndIsrResponse_v5_7, _write_LeaderAndIsrResponse_v5_7)
+LeaderAndIsrResponse._READERS = _w.bind_versions((_read_LeaderAndIsrResponse_v0_3, _read_LeaderAndIsrResponse_v0_3, _read_LeaderAndIsrResponse_v0_3, _read_LeaderAndIsrResponse_v0_3, _read_LeaderAndIsrResponse_v4_7, _read_LeaderAndIsrResponse_v4_7, _read_LeaderAndIsrResponse_v4_7, _read_LeaderAndIsrResponse_v4_7))
+LeaderAndIsrResponse._WRITERS = _w.bind_versions((_write_LeaderAndIsrResponse_v0_3, _write_LeaderAndIsrResponse_v0_3, _write_LeaderAndIsrResponse_v0_3, _write_LeaderAndIsrResponse_v0_3, _write_LeaderAndIsrResponse_v4_7, _write_LeaderAndIsrResponse_v4_7, _write_LeaderAndIsrResponse_v4_7, _write_LeaderAndIsrResponse_v4_7))
 LeaderAndIsrResponse._LAZY_DEFAULTS = {"partition_errors": list, "topics": KeyedList}
 LeaderAndIsrResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

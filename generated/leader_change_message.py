@@ -2,10 +2,9 @@
 
 Data message, versions 0-1, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -31,10 +30,9 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class Voter(GeneratedStruct):
     """The Voter structure of LeaderChangeMessage."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "voter_id": 'Replica id of the voter.',
         "voter_directory_id": "Directory id of the voter's metadata log directory (v1+).",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "Voter"
@@ -60,12 +58,11 @@ class Voter(GeneratedStruct):
 class LeaderChangeMessage(GeneratedStruct):
     """Kafka's LeaderChangeMessage (data), versions 0-1, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "version": 'Version of this control record body.',
         "leader_id": 'Node id of the new leader.',
         "voters": "Voters of the quorum in the new leader's epoch.",
         "granting_voters": 'Voters whose votes elected the leader.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "LeaderChangeMessage"
@@ -102,221 +99,69 @@ class LeaderChangeMessage(GeneratedStruct):
 
 
 
-# --- Voter, version 0 (flexible) ---
+# --- Voter, versions 0-1 (flexible) ---
 
-def _read_Voter_v0(buf: bytes, pos: int) -> tuple[Voter, int]:
+def _read_Voter_v0_1(buf: bytes, pos: int, version: int) -> tuple[Voter, int]:
     voter = blank_instance(Voter)
     voter.voter_directory_id = _ZERO_UUID
-    field = ""
-    index = 0
+    field = "voter_id"
     try:
-        field = "voter_id"
         (voter.voter_id,) = _unpack_Voter_voter_id(buf, pos)
         pos += 4
+        if version >= 1:
+            field = "voter_directory_id"
+            voter.voter_directory_id, pos = _w.read_uuid(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            voter.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            voter.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        voter.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return voter, pos
 
 
-def _write_Voter_v0(voter: Voter, out: bytearray) -> None:
-    if voter.voter_directory_id != _ZERO_UUID:
-        check_unsupported(voter, "voter_directory_id", "0")
-    field = ""
+def _write_Voter_v0_1(voter: Voter, out: bytearray, version: int) -> None:
+    if version < 1 and voter.voter_directory_id != _ZERO_UUID:
+        check_unsupported(voter, "voter_directory_id", str(version))
+    field = "voter_id"
     try:
-        field = "voter_id"
         out += _pack_Voter_voter_id(voter.voter_id)
+        if version >= 1:
+            field = "voter_directory_id"
+            out += _w.uuid_bytes(voter.voter_directory_id)
         field = "(tagged fields)"
-        if voter.unknown_tagged_fields:
-            _w.write_tagged(out, [], voter.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], voter.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- Voter, version 1 (flexible) ---
+# --- LeaderChangeMessage, versions 0-1 (flexible) ---
 
-def _read_Voter_v1(buf: bytes, pos: int) -> tuple[Voter, int]:
-    voter = blank_instance(Voter)
-    field = ""
-    index = 0
-    try:
-        field = "voter_id"
-        (voter.voter_id,) = _unpack_Voter_voter_id(buf, pos)
-        pos += 4
-        field = "voter_directory_id"
-        voter.voter_directory_id, pos = _w.read_uuid(buf, pos)
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            voter.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            voter.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return voter, pos
-
-
-def _write_Voter_v1(voter: Voter, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "voter_id"
-        out += _pack_Voter_voter_id(voter.voter_id)
-        field = "voter_directory_id"
-        out += _w.uuid_bytes(voter.voter_directory_id)
-        field = "(tagged fields)"
-        if voter.unknown_tagged_fields:
-            _w.write_tagged(out, [], voter.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- LeaderChangeMessage, version 0 (flexible) ---
-
-def _read_LeaderChangeMessage_v0(buf: bytes, pos: int) -> tuple[LeaderChangeMessage, int]:
+def _read_LeaderChangeMessage_v0_1(buf: bytes, pos: int, version: int) -> tuple[LeaderChangeMessage, int]:
     message = blank_instance(LeaderChangeMessage)
-    field = ""
-    index = 0
+    field = "version, leader_id"
     try:
-        field = "version, leader_id"
         message.version, message.leader_id = _unpack_LeaderChangeMessage_version_leader_id(buf, pos)
         pos += 6
-        field = "voters[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        voters_n, pos = _w.read_count(buf, pos, True)
-        if voters_n < 0:
-            raise DecodeError("non-nullable field voters was null", offset=pos)
-        elif voters_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            voters_items: list[Voter] = []
-            for index in range(voters_n):
-                voters_item, pos = _read_Voter_v0(buf, pos)
-                voters_items.append(voters_item)
-            message.voters = voters_items
-        field = "granting_voters[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        granting_voters_n, pos = _w.read_count(buf, pos, True)
-        if granting_voters_n < 0:
-            raise DecodeError("non-nullable field granting_voters was null", offset=pos)
-        elif granting_voters_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            granting_voters_items: list[Voter] = []
-            for index in range(granting_voters_n):
-                granting_voters_item, pos = _read_Voter_v0(buf, pos)
-                granting_voters_items.append(granting_voters_item)
-            message.granting_voters = granting_voters_items
+        field = "voters"
+        message.voters, pos = _w.read_struct_array(buf, pos, True, _read_Voter_v0_1, version)
+        field = "granting_voters"
+        message.granting_voters, pos = _w.read_struct_array(buf, pos, True, _read_Voter_v0_1, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            message.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            message.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        message.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return message, pos
 
 
-def _write_LeaderChangeMessage_v0(message: LeaderChangeMessage, out: bytearray) -> None:
-    field = ""
+def _write_LeaderChangeMessage_v0_1(message: LeaderChangeMessage, out: bytearray, version: int) -> None:
+    field = "version, leader_id"
     try:
-        field = "version, leader_id"
         out += _pack_LeaderChangeMessage_version_leader_id(message.version, message.leader_id)
-        field = "voters[]"
-        voters_items = _w.non_null(message.voters, "field voters is null, which LeaderChangeMessage version 0 does not allow (never nullable)")
-        _w.write_count(out, len(voters_items), True)
-        for voters_item in voters_items:
-            _write_Voter_v0(voters_item, out)
-        field = "granting_voters[]"
-        granting_voters_items = _w.non_null(message.granting_voters, "field granting_voters is null, which LeaderChangeMessage version 0 does not allow (never nullable)")
-        _w.write_count(out, len(granting_voters_items), True)
-        for granting_voters_item in granting_voters_items:
-            _write_Voter_v0(granting_voters_item, out)
+        field = "voters"
+        _w.write_struct_array(out, _w.non_null(message.voters, "field voters is null, which LeaderChangeMessage versions 0-1 do not allow (never nullable)"), True, _write_Voter_v0_1, version)
+        field = "granting_voters"
+        _w.write_struct_array(out, _w.non_null(message.granting_voters, "field granting_voters is null, which LeaderChangeMessage versions 0-1 do not allow (never nullable)"), True, _write_Voter_v0_1, version)
         field = "(tagged fields)"
-        if message.unknown_tagged_fields:
-            _w.write_tagged(out, [], message.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- LeaderChangeMessage, version 1 (flexible) ---
-
-def _read_LeaderChangeMessage_v1(buf: bytes, pos: int) -> tuple[LeaderChangeMessage, int]:
-    message = blank_instance(LeaderChangeMessage)
-    field = ""
-    index = 0
-    try:
-        field = "version, leader_id"
-        message.version, message.leader_id = _unpack_LeaderChangeMessage_version_leader_id(buf, pos)
-        pos += 6
-        field = "voters[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        voters_n, pos = _w.read_count(buf, pos, True)
-        if voters_n < 0:
-            raise DecodeError("non-nullable field voters was null", offset=pos)
-        elif voters_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            voters_items: list[Voter] = []
-            for index in range(voters_n):
-                voters_item, pos = _read_Voter_v1(buf, pos)
-                voters_items.append(voters_item)
-            message.voters = voters_items
-        field = "granting_voters[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        granting_voters_n, pos = _w.read_count(buf, pos, True)
-        if granting_voters_n < 0:
-            raise DecodeError("non-nullable field granting_voters was null", offset=pos)
-        elif granting_voters_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            granting_voters_items: list[Voter] = []
-            for index in range(granting_voters_n):
-                granting_voters_item, pos = _read_Voter_v1(buf, pos)
-                granting_voters_items.append(granting_voters_item)
-            message.granting_voters = granting_voters_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            message.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            message.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return message, pos
-
-
-def _write_LeaderChangeMessage_v1(message: LeaderChangeMessage, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "version, leader_id"
-        out += _pack_LeaderChangeMessage_version_leader_id(message.version, message.leader_id)
-        field = "voters[]"
-        voters_items = _w.non_null(message.voters, "field voters is null, which LeaderChangeMessage version 1 does not allow (never nullable)")
-        _w.write_count(out, len(voters_items), True)
-        for voters_item in voters_items:
-            _write_Voter_v1(voters_item, out)
-        field = "granting_voters[]"
-        granting_voters_items = _w.non_null(message.granting_voters, "field granting_voters is null, which LeaderChangeMessage version 1 does not allow (never nullable)")
-        _w.write_count(out, len(granting_voters_items), True)
-        for granting_voters_item in granting_voters_items:
-            _write_Voter_v1(granting_voters_item, out)
-        field = "(tagged fields)"
-        if message.unknown_tagged_fields:
-            _w.write_tagged(out, [], message.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], message.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -327,14 +172,14 @@ def _write_LeaderChangeMessage_v1(message: LeaderChangeMessage, out: bytearray) 
 _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 
-Voter._READERS = (_read_Voter_v0, _read_Voter_v1)
-Voter._WRITERS = (_write_Voter_v0, _write_Voter_v1)
+Voter._READERS = _w.bind_versions((_read_Voter_v0_1, _read_Voter_v0_1))
+Voter._WRITERS = _w.bind_versions((_write_Voter_v0_1, _write_Voter_v0_1))
 Voter.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="voter_id", json_name="voterId", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="voter_directory_id", json_name="voterDirectoryId", type="uuid", versions=_V1_PLUS, default=_ZERO_UUID),
 )
-LeaderChangeMessage._READERS = (_read_LeaderChangeMessage_v0, _read_LeaderChangeMessage_v1)
-LeaderChangeMessage._WRITERS = (_write_LeaderChangeMessage_v0, _write_LeaderChangeMessage_v1)
+LeaderChangeMessage._READERS = _w.bind_versions((_read_LeaderChangeMessage_v0_1, _read_LeaderChangeMessage_v0_1))
+LeaderChangeMessage._WRITERS = _w.bind_versions((_write_LeaderChangeMessage_v0_1, _write_LeaderChangeMessage_v0_1))
 LeaderChangeMessage._LAZY_DEFAULTS = {"voters": list, "granting_voters": list}
 LeaderChangeMessage.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="version", json_name="version", type="int16", versions=_V0_PLUS, default=0),

@@ -2,10 +2,9 @@
 
 Request message, versions 0-5, flexible versions 4+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,11 +20,10 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 class MemberIdentity(GeneratedStruct):
     """The leaving members (v3+); an admin client may remove static members by instance id alone."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "member_id": 'Member id of the leaving member; empty when only GroupInstanceId names it.',
         "group_instance_id": 'Static membership id of the leaving member, or null for a dynamic member.',
         "reason": "Why the member is leaving, for the coordinator's log; null when not given.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "MemberIdentity"
@@ -55,11 +53,10 @@ class MemberIdentity(GeneratedStruct):
 class LeaveGroupRequest(GeneratedStruct):
     """Kafka's LeaveGroupRequest (request, apiKey 13), versions 0-5, flexible versions 4+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "group_id": 'Id of the group being left.',
         "member_id": 'Member id of the leaving member.',
         "members": 'The leaving members (v3+); an admin client may remove static members by instance id alone.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "LeaveGroupRequest"
@@ -95,28 +92,25 @@ class LeaveGroupRequest(GeneratedStruct):
 
 # --- MemberIdentity, version 3 ---
 
-def _read_MemberIdentity_v3(buf: bytes, pos: int) -> tuple[MemberIdentity, int]:
+def _read_MemberIdentity_v3(buf: bytes, pos: int, version: int) -> tuple[MemberIdentity, int]:
     identity = blank_instance(MemberIdentity)
     identity.reason = None
-    field = ""
-    index = 0
+    field = "member_id"
     try:
-        field = "member_id"
         identity.member_id, pos = _w.read_string_nn(buf, pos)
         field = "group_instance_id"
         identity.group_instance_id, pos = _w.read_string(buf, pos)
         identity.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return identity, pos
 
 
-def _write_MemberIdentity_v3(identity: MemberIdentity, out: bytearray) -> None:
+def _write_MemberIdentity_v3(identity: MemberIdentity, out: bytearray, version: int) -> None:
     if identity.unknown_tagged_fields:
         raise UnsupportedVersionError("MemberIdentity version 3 cannot carry tagged fields")
-    field = ""
+    field = "member_id"
     try:
-        field = "member_id"
         _w.write_string(out, _w.non_null(identity.member_id, "field member_id is null, which MemberIdentity version 3 does not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_string(out, identity.group_instance_id)
@@ -124,272 +118,108 @@ def _write_MemberIdentity_v3(identity: MemberIdentity, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-# --- MemberIdentity, version 4 (flexible) ---
+# --- MemberIdentity, versions 4-5 (flexible) ---
 
-def _read_MemberIdentity_v4(buf: bytes, pos: int) -> tuple[MemberIdentity, int]:
+def _read_MemberIdentity_v4_5(buf: bytes, pos: int, version: int) -> tuple[MemberIdentity, int]:
     identity = blank_instance(MemberIdentity)
     identity.reason = None
-    field = ""
-    index = 0
+    field = "member_id"
     try:
-        field = "member_id"
         identity.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_instance_id"
         identity.group_instance_id, pos = _w.read_compact_string(buf, pos)
+        if version >= 5:
+            field = "reason"
+            identity.reason, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            identity.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            identity.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        identity.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return identity, pos
 
 
-def _write_MemberIdentity_v4(identity: MemberIdentity, out: bytearray) -> None:
-    field = ""
+def _write_MemberIdentity_v4_5(identity: MemberIdentity, out: bytearray, version: int) -> None:
+    field = "member_id"
     try:
-        field = "member_id"
-        _w.write_compact_string(out, _w.non_null(identity.member_id, "field member_id is null, which MemberIdentity version 4 does not allow (never nullable)"))
+        _w.write_compact_string(out, _w.non_null(identity.member_id, "field member_id is null, which MemberIdentity versions 4-5 do not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_compact_string(out, identity.group_instance_id)
+        if version >= 5:
+            field = "reason"
+            _w.write_compact_string(out, identity.reason)
         field = "(tagged fields)"
-        if identity.unknown_tagged_fields:
-            _w.write_tagged(out, [], identity.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], identity.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- MemberIdentity, version 5 (flexible) ---
+# --- LeaveGroupRequest, versions 0-3 ---
 
-def _read_MemberIdentity_v5(buf: bytes, pos: int) -> tuple[MemberIdentity, int]:
-    identity = blank_instance(MemberIdentity)
-    field = ""
-    index = 0
-    try:
-        field = "member_id"
-        identity.member_id, pos = _w.read_compact_string_nn(buf, pos)
-        field = "group_instance_id"
-        identity.group_instance_id, pos = _w.read_compact_string(buf, pos)
-        field = "reason"
-        identity.reason, pos = _w.read_compact_string(buf, pos)
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            identity.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            identity.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return identity, pos
-
-
-def _write_MemberIdentity_v5(identity: MemberIdentity, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "member_id"
-        _w.write_compact_string(out, _w.non_null(identity.member_id, "field member_id is null, which MemberIdentity version 5 does not allow (never nullable)"))
-        field = "group_instance_id"
-        _w.write_compact_string(out, identity.group_instance_id)
-        field = "reason"
-        _w.write_compact_string(out, identity.reason)
-        field = "(tagged fields)"
-        if identity.unknown_tagged_fields:
-            _w.write_tagged(out, [], identity.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- LeaveGroupRequest, versions 0-2 ---
-
-def _read_LeaveGroupRequest_v0_2(buf: bytes, pos: int) -> tuple[LeaveGroupRequest, int]:
+def _read_LeaveGroupRequest_v0_3(buf: bytes, pos: int, version: int) -> tuple[LeaveGroupRequest, int]:
     request = blank_instance(LeaveGroupRequest)
-    field = ""
-    index = 0
+    request.member_id = ''
+    field = "group_id"
     try:
-        field = "group_id"
         request.group_id, pos = _w.read_string_nn(buf, pos)
-        field = "member_id"
-        request.member_id, pos = _w.read_string_nn(buf, pos)
+        if version <= 2:
+            field = "member_id"
+            request.member_id, pos = _w.read_string_nn(buf, pos)
+        if version >= 3:
+            field = "members"
+            request.members, pos = _w.read_struct_array(buf, pos, False, _read_MemberIdentity_v3, version)
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_LeaveGroupRequest_v0_2(request: LeaveGroupRequest, out: bytearray) -> None:
-    if (request.members is None or len(request.members) != 0):
-        check_unsupported(request, "members", "0-2")
+def _write_LeaveGroupRequest_v0_3(request: LeaveGroupRequest, out: bytearray, version: int) -> None:
+    if version > 2 and request.member_id != '':
+        check_unsupported(request, "member_id", str(version))
+    if version < 3 and (request.members is None or len(request.members) != 0):
+        check_unsupported(request, "members", str(version))
     if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("LeaveGroupRequest version 0-2 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("LeaveGroupRequest version 0-3 cannot carry tagged fields")
+    field = "group_id"
     try:
-        field = "group_id"
-        _w.write_string(out, _w.non_null(request.group_id, "field group_id is null, which LeaveGroupRequest versions 0-2 do not allow (never nullable)"))
-        field = "member_id"
-        _w.write_string(out, _w.non_null(request.member_id, "field member_id is null, which LeaveGroupRequest versions 0-2 do not allow (never nullable)"))
+        _w.write_string(out, _w.non_null(request.group_id, "field group_id is null, which LeaveGroupRequest versions 0-3 do not allow (never nullable)"))
+        if version <= 2:
+            field = "member_id"
+            _w.write_string(out, _w.non_null(request.member_id, "field member_id is null, which LeaveGroupRequest versions 0-3 do not allow (never nullable)"))
+        if version >= 3:
+            field = "members"
+            _w.write_struct_array(out, _w.non_null(request.members, "field members is null, which LeaveGroupRequest versions 0-3 do not allow (never nullable)"), False, _write_MemberIdentity_v3, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- LeaveGroupRequest, version 3 ---
+# --- LeaveGroupRequest, versions 4-5 (flexible) ---
 
-def _read_LeaveGroupRequest_v3(buf: bytes, pos: int) -> tuple[LeaveGroupRequest, int]:
+def _read_LeaveGroupRequest_v4_5(buf: bytes, pos: int, version: int) -> tuple[LeaveGroupRequest, int]:
     request = blank_instance(LeaveGroupRequest)
     request.member_id = ''
-    field = ""
-    index = 0
+    field = "group_id"
     try:
-        field = "group_id"
-        request.group_id, pos = _w.read_string_nn(buf, pos)
-        field = "members[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        members_n, pos = _w.read_count(buf, pos, False)
-        if members_n < 0:
-            raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            members_items: list[MemberIdentity] = []
-            for index in range(members_n):
-                members_item, pos = _read_MemberIdentity_v3(buf, pos)
-                members_items.append(members_item)
-            request.members = members_items
-        request.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_LeaveGroupRequest_v3(request: LeaveGroupRequest, out: bytearray) -> None:
-    if request.member_id != '':
-        check_unsupported(request, "member_id", "3")
-    if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("LeaveGroupRequest version 3 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "group_id"
-        _w.write_string(out, _w.non_null(request.group_id, "field group_id is null, which LeaveGroupRequest version 3 does not allow (never nullable)"))
-        field = "members[]"
-        members_items = _w.non_null(request.members, "field members is null, which LeaveGroupRequest version 3 does not allow (never nullable)")
-        _w.write_count(out, len(members_items), False)
-        for members_item in members_items:
-            _write_MemberIdentity_v3(members_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- LeaveGroupRequest, version 4 (flexible) ---
-
-def _read_LeaveGroupRequest_v4(buf: bytes, pos: int) -> tuple[LeaveGroupRequest, int]:
-    request = blank_instance(LeaveGroupRequest)
-    request.member_id = ''
-    field = ""
-    index = 0
-    try:
-        field = "group_id"
         request.group_id, pos = _w.read_compact_string_nn(buf, pos)
-        field = "members[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        members_n, pos = _w.read_count(buf, pos, True)
-        if members_n < 0:
-            raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            members_items: list[MemberIdentity] = []
-            for index in range(members_n):
-                members_item, pos = _read_MemberIdentity_v4(buf, pos)
-                members_items.append(members_item)
-            request.members = members_items
+        field = "members"
+        request.members, pos = _w.read_struct_array(buf, pos, True, _read_MemberIdentity_v4_5, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_LeaveGroupRequest_v4(request: LeaveGroupRequest, out: bytearray) -> None:
+def _write_LeaveGroupRequest_v4_5(request: LeaveGroupRequest, out: bytearray, version: int) -> None:
     if request.member_id != '':
-        check_unsupported(request, "member_id", "4")
-    field = ""
+        check_unsupported(request, "member_id", "4-5")
+    field = "group_id"
     try:
-        field = "group_id"
-        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which LeaveGroupRequest version 4 does not allow (never nullable)"))
-        field = "members[]"
-        members_items = _w.non_null(request.members, "field members is null, which LeaveGroupRequest version 4 does not allow (never nullable)")
-        _w.write_count(out, len(members_items), True)
-        for members_item in members_items:
-            _write_MemberIdentity_v4(members_item, out)
+        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which LeaveGroupRequest versions 4-5 do not allow (never nullable)"))
+        field = "members"
+        _w.write_struct_array(out, _w.non_null(request.members, "field members is null, which LeaveGroupRequest versions 4-5 do not allow (never nullable)"), True, _write_MemberIdentity_v4_5, version)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- LeaveGroupRequest, version 5 (flexible) ---
-
-def _read_LeaveGroupRequest_v5(buf: bytes, pos: int) -> tuple[LeaveGroupRequest, int]:
-    request = blank_instance(LeaveGroupRequest)
-    request.member_id = ''
-    field = ""
-    index = 0
-    try:
-        field = "group_id"
-        request.group_id, pos = _w.read_compact_string_nn(buf, pos)
-        field = "members[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        members_n, pos = _w.read_count(buf, pos, True)
-        if members_n < 0:
-            raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            members_items: list[MemberIdentity] = []
-            for index in range(members_n):
-                members_item, pos = _read_MemberIdentity_v5(buf, pos)
-                members_items.append(members_item)
-            request.members = members_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_LeaveGroupRequest_v5(request: LeaveGroupRequest, out: bytearray) -> None:
-    if request.member_id != '':
-        check_unsupported(request, "member_id", "5")
-    field = ""
-    try:
-        field = "group_id"
-        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which LeaveGroupRequest version 5 does not allow (never nullable)"))
-        field = "members[]"
-        members_items = _w.non_null(request.members, "field members is null, which LeaveGroupRequest version 5 does not allow (never nullable)")
-        _w.write_count(out, len(members_items), True)
-        for members_item in members_items:
-            _write_MemberIdentity_v5(members_item, out)
-        field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -402,15 +232,15 @@ _V0_PLUS = (0, 32767)
 _V3_PLUS = (3, 32767)
 _V5_PLUS = (5, 32767)
 
-MemberIdentity._READERS = (None, None, None, _read_MemberIdentity_v3, _read_MemberIdentity_v4, _read_MemberIdentity_v5)
-MemberIdentity._WRITERS = (None, None, None, _write_MemberIdentity_v3, _write_MemberIdentity_v4, _write_MemberIdentity_v5)
+MemberIdentity._READERS = _w.bind_versions((None, None, None, _read_MemberIdentity_v3, _read_MemberIdentity_v4_5, _read_MemberIdentity_v4_5))
+MemberIdentity._WRITERS = _w.bind_versions((None, None, None, _write_MemberIdentity_v3, _write_MemberIdentity_v4_5, _write_MemberIdentity_v4_5))
 MemberIdentity.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="member_id", json_name="memberId", type="string", versions=_V3_PLUS, default=''),
     FieldInfo(attr="group_instance_id", json_name="groupInstanceId", type="string", versions=_V3_PLUS, nullable=_V3_PLUS),
     FieldInfo(attr="reason", json_name="reason", type="string", versions=_V5_PLUS, nullable=_V5_PLUS, ignorable=True),
 )
-LeaveGroupRequest._READERS = (_read_LeaveGroupRequest_v0_2, _read_LeaveGroupRequest_v0_2, _read_LeaveGroupRequest_v0_2, _read_LeaveGroupRequest_v3, _read_LeaveGroupRequest_v4, _read_LeaveGroupRequest_v5)
-LeaveGroupRequest._WRITERS = (_write_LeaveGroupRequest_v0_2, _write_LeaveGroupRequest_v0_2, _write_LeaveGroupRequest_v0_2, _write_LeaveGroupRequest_v3, _write_LeaveGroupRequest_v4, _write_LeaveGroupRequest_v5)
+LeaveGroupRequest._READERS = _w.bind_versions((_read_LeaveGroupRequest_v0_3, _read_LeaveGroupRequest_v0_3, _read_LeaveGroupRequest_v0_3, _read_LeaveGroupRequest_v0_3, _read_LeaveGroupRequest_v4_5, _read_LeaveGroupRequest_v4_5))
+LeaveGroupRequest._WRITERS = _w.bind_versions((_write_LeaveGroupRequest_v0_3, _write_LeaveGroupRequest_v0_3, _write_LeaveGroupRequest_v0_3, _write_LeaveGroupRequest_v0_3, _write_LeaveGroupRequest_v4_5, _write_LeaveGroupRequest_v4_5))
 LeaveGroupRequest._LAZY_DEFAULTS = {"members": list}
 LeaveGroupRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),

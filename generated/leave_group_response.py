@@ -2,10 +2,9 @@
 
 Response message, versions 0-5, flexible versions 4+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,6 +20,8 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_MemberResponse_error_code = struct.Struct(">h").unpack_from
 _pack_MemberResponse_error_code = struct.Struct(">h").pack
+_unpack_LeaveGroupResponse_throttle_time_ms = struct.Struct(">i").unpack_from
+_pack_LeaveGroupResponse_throttle_time_ms = struct.Struct(">i").pack
 _unpack_LeaveGroupResponse_error_code = struct.Struct(">h").unpack_from
 _pack_LeaveGroupResponse_error_code = struct.Struct(">h").pack
 _unpack_LeaveGroupResponse_throttle_time_ms_error_code = struct.Struct(">ih").unpack_from
@@ -30,11 +31,10 @@ _pack_LeaveGroupResponse_throttle_time_ms_error_code = struct.Struct(">ih").pack
 class MemberResponse(GeneratedStruct):
     """Outcome for each leaving member (v3+)."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "member_id": 'Member id of the leaving member, as in the request.',
         "group_instance_id": 'Static membership id of the leaving member, or null.',
         "error_code": 'Outcome for this member, 0 on success; for example UNKNOWN_MEMBER_ID or FENCED_INSTANCE_ID.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "MemberResponse"
@@ -65,11 +65,10 @@ class MemberResponse(GeneratedStruct):
 class LeaveGroupResponse(GeneratedStruct):
     """Kafka's LeaveGroupResponse (response, apiKey 13), versions 0-5, flexible versions 4+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "error_code": 'Error for the whole request, 0 if none; for example COORDINATOR_NOT_AVAILABLE or GROUP_AUTHORIZATION_FAILED.',
         "members": 'Outcome for each leaving member (v3+).',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "LeaveGroupResponse"
@@ -105,12 +104,10 @@ class LeaveGroupResponse(GeneratedStruct):
 
 # --- MemberResponse, version 3 ---
 
-def _read_MemberResponse_v3(buf: bytes, pos: int) -> tuple[MemberResponse, int]:
+def _read_MemberResponse_v3(buf: bytes, pos: int, version: int) -> tuple[MemberResponse, int]:
     response = blank_instance(MemberResponse)
-    field = ""
-    index = 0
+    field = "member_id"
     try:
-        field = "member_id"
         response.member_id, pos = _w.read_string_nn(buf, pos)
         field = "group_instance_id"
         response.group_instance_id, pos = _w.read_string(buf, pos)
@@ -119,16 +116,15 @@ def _read_MemberResponse_v3(buf: bytes, pos: int) -> tuple[MemberResponse, int]:
         pos += 2
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_MemberResponse_v3(response: MemberResponse, out: bytearray) -> None:
+def _write_MemberResponse_v3(response: MemberResponse, out: bytearray, version: int) -> None:
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("MemberResponse version 3 cannot carry tagged fields")
-    field = ""
+    field = "member_id"
     try:
-        field = "member_id"
         _w.write_string(out, _w.non_null(response.member_id, "field member_id is null, which MemberResponse version 3 does not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_string(out, response.group_instance_id)
@@ -140,12 +136,10 @@ def _write_MemberResponse_v3(response: MemberResponse, out: bytearray) -> None:
 
 # --- MemberResponse, versions 4-5 (flexible) ---
 
-def _read_MemberResponse_v4_5(buf: bytes, pos: int) -> tuple[MemberResponse, int]:
+def _read_MemberResponse_v4_5(buf: bytes, pos: int, version: int) -> tuple[MemberResponse, int]:
     response = blank_instance(MemberResponse)
-    field = ""
-    index = 0
+    field = "member_id"
     try:
-        field = "member_id"
         response.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_instance_id"
         response.group_instance_id, pos = _w.read_compact_string(buf, pos)
@@ -153,187 +147,93 @@ def _read_MemberResponse_v4_5(buf: bytes, pos: int) -> tuple[MemberResponse, int
         (response.error_code,) = _unpack_MemberResponse_error_code(buf, pos)
         pos += 2
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_MemberResponse_v4_5(response: MemberResponse, out: bytearray) -> None:
-    field = ""
+def _write_MemberResponse_v4_5(response: MemberResponse, out: bytearray, version: int) -> None:
+    field = "member_id"
     try:
-        field = "member_id"
         _w.write_compact_string(out, _w.non_null(response.member_id, "field member_id is null, which MemberResponse versions 4-5 do not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_compact_string(out, response.group_instance_id)
         field = "error_code"
         out += _pack_MemberResponse_error_code(response.error_code)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- LeaveGroupResponse, version 0 ---
+# --- LeaveGroupResponse, versions 0-3 ---
 
-def _read_LeaveGroupResponse_v0(buf: bytes, pos: int) -> tuple[LeaveGroupResponse, int]:
+def _read_LeaveGroupResponse_v0_3(buf: bytes, pos: int, version: int) -> tuple[LeaveGroupResponse, int]:
     response = blank_instance(LeaveGroupResponse)
     response.throttle_time_ms = 0
     field = ""
-    index = 0
     try:
+        if version >= 1:
+            field = "throttle_time_ms"
+            (response.throttle_time_ms,) = _unpack_LeaveGroupResponse_throttle_time_ms(buf, pos)
+            pos += 4
         field = "error_code"
         (response.error_code,) = _unpack_LeaveGroupResponse_error_code(buf, pos)
         pos += 2
+        if version >= 3:
+            field = "members"
+            response.members, pos = _w.read_struct_array(buf, pos, False, _read_MemberResponse_v3, version)
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_LeaveGroupResponse_v0(response: LeaveGroupResponse, out: bytearray) -> None:
-    if (response.members is None or len(response.members) != 0):
-        check_unsupported(response, "members", "0")
+def _write_LeaveGroupResponse_v0_3(response: LeaveGroupResponse, out: bytearray, version: int) -> None:
+    if version < 3 and (response.members is None or len(response.members) != 0):
+        check_unsupported(response, "members", str(version))
     if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("LeaveGroupResponse version 0 cannot carry tagged fields")
+        raise UnsupportedVersionError("LeaveGroupResponse version 0-3 cannot carry tagged fields")
     field = ""
     try:
+        if version >= 1:
+            field = "throttle_time_ms"
+            out += _pack_LeaveGroupResponse_throttle_time_ms(response.throttle_time_ms)
         field = "error_code"
         out += _pack_LeaveGroupResponse_error_code(response.error_code)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- LeaveGroupResponse, versions 1-2 ---
-
-def _read_LeaveGroupResponse_v1_2(buf: bytes, pos: int) -> tuple[LeaveGroupResponse, int]:
-    response = blank_instance(LeaveGroupResponse)
-    field = ""
-    index = 0
-    try:
-        field = "throttle_time_ms, error_code"
-        response.throttle_time_ms, response.error_code = _unpack_LeaveGroupResponse_throttle_time_ms_error_code(buf, pos)
-        pos += 6
-        response.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_LeaveGroupResponse_v1_2(response: LeaveGroupResponse, out: bytearray) -> None:
-    if (response.members is None or len(response.members) != 0):
-        check_unsupported(response, "members", "1-2")
-    if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("LeaveGroupResponse version 1-2 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "throttle_time_ms, error_code"
-        out += _pack_LeaveGroupResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- LeaveGroupResponse, version 3 ---
-
-def _read_LeaveGroupResponse_v3(buf: bytes, pos: int) -> tuple[LeaveGroupResponse, int]:
-    response = blank_instance(LeaveGroupResponse)
-    field = ""
-    index = 0
-    try:
-        field = "throttle_time_ms, error_code"
-        response.throttle_time_ms, response.error_code = _unpack_LeaveGroupResponse_throttle_time_ms_error_code(buf, pos)
-        pos += 6
-        field = "members[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        members_n, pos = _w.read_count(buf, pos, False)
-        if members_n < 0:
-            raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            members_items: list[MemberResponse] = []
-            for index in range(members_n):
-                members_item, pos = _read_MemberResponse_v3(buf, pos)
-                members_items.append(members_item)
-            response.members = members_items
-        response.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_LeaveGroupResponse_v3(response: LeaveGroupResponse, out: bytearray) -> None:
-    if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("LeaveGroupResponse version 3 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "throttle_time_ms, error_code"
-        out += _pack_LeaveGroupResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
-        field = "members[]"
-        members_items = _w.non_null(response.members, "field members is null, which LeaveGroupResponse version 3 does not allow (never nullable)")
-        _w.write_count(out, len(members_items), False)
-        for members_item in members_items:
-            _write_MemberResponse_v3(members_item, out)
+        if version >= 3:
+            field = "members"
+            _w.write_struct_array(out, _w.non_null(response.members, "field members is null, which LeaveGroupResponse versions 0-3 do not allow (never nullable)"), False, _write_MemberResponse_v3, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- LeaveGroupResponse, versions 4-5 (flexible) ---
 
-def _read_LeaveGroupResponse_v4_5(buf: bytes, pos: int) -> tuple[LeaveGroupResponse, int]:
+def _read_LeaveGroupResponse_v4_5(buf: bytes, pos: int, version: int) -> tuple[LeaveGroupResponse, int]:
     response = blank_instance(LeaveGroupResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_LeaveGroupResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
-        field = "members[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        members_n, pos = _w.read_count(buf, pos, True)
-        if members_n < 0:
-            raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            members_items: list[MemberResponse] = []
-            for index in range(members_n):
-                members_item, pos = _read_MemberResponse_v4_5(buf, pos)
-                members_items.append(members_item)
-            response.members = members_items
+        field = "members"
+        response.members, pos = _w.read_struct_array(buf, pos, True, _read_MemberResponse_v4_5, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_LeaveGroupResponse_v4_5(response: LeaveGroupResponse, out: bytearray) -> None:
-    field = ""
+def _write_LeaveGroupResponse_v4_5(response: LeaveGroupResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         out += _pack_LeaveGroupResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
-        field = "members[]"
-        members_items = _w.non_null(response.members, "field members is null, which LeaveGroupResponse versions 4-5 do not allow (never nullable)")
-        _w.write_count(out, len(members_items), True)
-        for members_item in members_items:
-            _write_MemberResponse_v4_5(members_item, out)
+        field = "members"
+        _w.write_struct_array(out, _w.non_null(response.members, "field members is null, which LeaveGroupResponse versions 4-5 do not allow (never nullable)"), True, _write_MemberResponse_v4_5, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -345,15 +245,15 @@ _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 _V3_PLUS = (3, 32767)
 
-MemberResponse._READERS = (None, None, None, _read_MemberResponse_v3, _read_MemberResponse_v4_5, _read_MemberResponse_v4_5)
-MemberResponse._WRITERS = (None, None, None, _write_MemberResponse_v3, _write_MemberResponse_v4_5, _write_MemberResponse_v4_5)
+MemberResponse._READERS = _w.bind_versions((None, None, None, _read_MemberResponse_v3, _read_MemberResponse_v4_5, _read_MemberResponse_v4_5))
+MemberResponse._WRITERS = _w.bind_versions((None, None, None, _write_MemberResponse_v3, _write_MemberResponse_v4_5, _write_MemberResponse_v4_5))
 MemberResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="member_id", json_name="memberId", type="string", versions=_V3_PLUS, default=''),
     FieldInfo(attr="group_instance_id", json_name="groupInstanceId", type="string", versions=_V3_PLUS, nullable=_V3_PLUS, default=''),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V3_PLUS, default=0),
 )
-LeaveGroupResponse._READERS = (_read_LeaveGroupResponse_v0, _read_LeaveGroupResponse_v1_2, _read_LeaveGroupResponse_v1_2, _read_LeaveGroupResponse_v3, _read_LeaveGroupResponse_v4_5, _read_LeaveGroupResponse_v4_5)
-LeaveGroupResponse._WRITERS = (_write_LeaveGroupResponse_v0, _write_LeaveGroupResponse_v1_2, _write_LeaveGroupResponse_v1_2, _write_LeaveGroupResponse_v3, _write_LeaveGroupResponse_v4_5, _write_LeaveGroupResponse_v4_5)
+LeaveGroupResponse._READERS = _w.bind_versions((_read_LeaveGroupResponse_v0_3, _read_LeaveGroupResponse_v0_3, _read_LeaveGroupResponse_v0_3, _read_LeaveGroupResponse_v0_3, _read_LeaveGroupResponse_v4_5, _read_LeaveGroupResponse_v4_5))
+LeaveGroupResponse._WRITERS = _w.bind_versions((_write_LeaveGroupResponse_v0_3, _write_LeaveGroupResponse_v0_3, _write_LeaveGroupResponse_v0_3, _write_LeaveGroupResponse_v0_3, _write_LeaveGroupResponse_v4_5, _write_LeaveGroupResponse_v4_5))
 LeaveGroupResponse._LAZY_DEFAULTS = {"members": list}
 LeaveGroupResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V1_PLUS, ignorable=True, default=0),

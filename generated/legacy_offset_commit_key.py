@@ -2,10 +2,9 @@
 
 Coordinator-key message, versions 0, flexible versions none.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -27,11 +26,10 @@ class LegacyOffsetCommitKey(GeneratedStruct):
     """Kafka's LegacyOffsetCommitKey (coordinator-key, apiKey 0), versions 0, flexible versions
     none."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "group": 'Id of the consumer group that committed the offset.',
         "topic": 'Name of the topic the offset is for.',
         "partition": 'Index of the partition the offset is for.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "LegacyOffsetCommitKey"
@@ -66,12 +64,10 @@ class LegacyOffsetCommitKey(GeneratedStruct):
 
 # --- LegacyOffsetCommitKey, version 0 ---
 
-def _read_LegacyOffsetCommitKey_v0(buf: bytes, pos: int) -> tuple[LegacyOffsetCommitKey, int]:
+def _read_LegacyOffsetCommitKey_v0(buf: bytes, pos: int, version: int) -> tuple[LegacyOffsetCommitKey, int]:
     key = blank_instance(LegacyOffsetCommitKey)
-    field = ""
-    index = 0
+    field = "group"
     try:
-        field = "group"
         key.group, pos = _w.read_string_nn(buf, pos)
         field = "topic"
         key.topic, pos = _w.read_string_nn(buf, pos)
@@ -80,16 +76,15 @@ def _read_LegacyOffsetCommitKey_v0(buf: bytes, pos: int) -> tuple[LegacyOffsetCo
         pos += 4
         key.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return key, pos
 
 
-def _write_LegacyOffsetCommitKey_v0(key: LegacyOffsetCommitKey, out: bytearray) -> None:
+def _write_LegacyOffsetCommitKey_v0(key: LegacyOffsetCommitKey, out: bytearray, version: int) -> None:
     if key.unknown_tagged_fields:
         raise UnsupportedVersionError("LegacyOffsetCommitKey version 0 cannot carry tagged fields")
-    field = ""
+    field = "group"
     try:
-        field = "group"
         _w.write_string(out, _w.non_null(key.group, "field group is null, which LegacyOffsetCommitKey version 0 does not allow (never nullable)"))
         field = "topic"
         _w.write_string(out, _w.non_null(key.topic, "field topic is null, which LegacyOffsetCommitKey version 0 does not allow (never nullable)"))
@@ -104,8 +99,8 @@ def _write_LegacyOffsetCommitKey_v0(key: LegacyOffsetCommitKey, out: bytearray) 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_ONLY = (0, 0)
 
-LegacyOffsetCommitKey._READERS = (_read_LegacyOffsetCommitKey_v0,)
-LegacyOffsetCommitKey._WRITERS = (_write_LegacyOffsetCommitKey_v0,)
+LegacyOffsetCommitKey._READERS = _w.bind_versions((_read_LegacyOffsetCommitKey_v0,))
+LegacyOffsetCommitKey._WRITERS = _w.bind_versions((_write_LegacyOffsetCommitKey_v0,))
 LegacyOffsetCommitKey.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group", json_name="group", type="string", versions=_V0_ONLY, default=''),
     FieldInfo(attr="topic", json_name="topic", type="string", versions=_V0_ONLY, default=''),

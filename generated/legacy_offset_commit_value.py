@@ -2,10 +2,9 @@
 
 Coordinator-value message, versions 0, flexible versions none.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -29,11 +28,10 @@ class LegacyOffsetCommitValue(GeneratedStruct):
     """Kafka's LegacyOffsetCommitValue (coordinator-value, apiKey 0), versions 0, flexible versions
     none."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "offset": 'Committed offset: the next record the group will read.',
         "metadata": 'Free-form text the client stored with the offset.',
         "commit_timestamp": 'When the commit was appended to the log (ms).',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "LegacyOffsetCommitValue"
@@ -68,12 +66,10 @@ class LegacyOffsetCommitValue(GeneratedStruct):
 
 # --- LegacyOffsetCommitValue, version 0 ---
 
-def _read_LegacyOffsetCommitValue_v0(buf: bytes, pos: int) -> tuple[LegacyOffsetCommitValue, int]:
+def _read_LegacyOffsetCommitValue_v0(buf: bytes, pos: int, version: int) -> tuple[LegacyOffsetCommitValue, int]:
     value = blank_instance(LegacyOffsetCommitValue)
-    field = ""
-    index = 0
+    field = "offset"
     try:
-        field = "offset"
         (value.offset,) = _unpack_LegacyOffsetCommitValue_offset(buf, pos)
         pos += 8
         field = "metadata"
@@ -83,16 +79,15 @@ def _read_LegacyOffsetCommitValue_v0(buf: bytes, pos: int) -> tuple[LegacyOffset
         pos += 8
         value.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return value, pos
 
 
-def _write_LegacyOffsetCommitValue_v0(value: LegacyOffsetCommitValue, out: bytearray) -> None:
+def _write_LegacyOffsetCommitValue_v0(value: LegacyOffsetCommitValue, out: bytearray, version: int) -> None:
     if value.unknown_tagged_fields:
         raise UnsupportedVersionError("LegacyOffsetCommitValue version 0 cannot carry tagged fields")
-    field = ""
+    field = "offset"
     try:
-        field = "offset"
         out += _pack_LegacyOffsetCommitValue_offset(value.offset)
         field = "metadata"
         _w.write_string(out, _w.non_null(value.metadata, "field metadata is null, which LegacyOffsetCommitValue version 0 does not allow (never nullable)"))
@@ -107,8 +102,8 @@ def _write_LegacyOffsetCommitValue_v0(value: LegacyOffsetCommitValue, out: bytea
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_ONLY = (0, 0)
 
-LegacyOffsetCommitValue._READERS = (_read_LegacyOffsetCommitValue_v0,)
-LegacyOffsetCommitValue._WRITERS = (_write_LegacyOffsetCommitValue_v0,)
+LegacyOffsetCommitValue._READERS = _w.bind_versions((_read_LegacyOffsetCommitValue_v0,))
+LegacyOffsetCommitValue._WRITERS = _w.bind_versions((_write_LegacyOffsetCommitValue_v0,))
 LegacyOffsetCommitValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="offset", json_name="offset", type="int64", versions=_V0_ONLY, default=0),
     FieldInfo(attr="metadata", json_name="metadata", type="string", versions=_V0_ONLY, default=''),

@@ -2,10 +2,9 @@
 
 Request message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -22,8 +21,7 @@ class ListClientMetricsResourcesRequest(GeneratedStruct):
     """Kafka's ListClientMetricsResourcesRequest (request, apiKey 74), versions 0, flexible
     versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
     }
 
     NAME = "ListClientMetricsResourcesRequest"
@@ -47,30 +45,20 @@ class ListClientMetricsResourcesRequest(GeneratedStruct):
 
 # --- ListClientMetricsResourcesRequest, version 0 (flexible) ---
 
-def _read_ListClientMetricsResourcesRequest_v0(buf: bytes, pos: int) -> tuple[ListClientMetricsResourcesRequest, int]:
+def _read_ListClientMetricsResourcesRequest_v0(buf: bytes, pos: int, version: int) -> tuple[ListClientMetricsResourcesRequest, int]:
     request = blank_instance(ListClientMetricsResourcesRequest)
-    field = ""
-    index = 0
+    field = "(tagged fields)"
     try:
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_ListClientMetricsResourcesRequest_v0(request: ListClientMetricsResourcesRequest, out: bytearray) -> None:
-    field = ""
+def _write_ListClientMetricsResourcesRequest_v0(request: ListClientMetricsResourcesRequest, out: bytearray, version: int) -> None:
+    field = "(tagged fields)"
     try:
-        field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -79,7 +67,7 @@ def _write_ListClientMetricsResourcesRequest_v0(request: ListClientMetricsResour
 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 
-ListClientMetricsResourcesRequest._READERS = (_read_ListClientMetricsResourcesRequest_v0,)
-ListClientMetricsResourcesRequest._WRITERS = (_write_ListClientMetricsResourcesRequest_v0,)
+ListClientMetricsResourcesRequest._READERS = _w.bind_versions((_read_ListClientMetricsResourcesRequest_v0,))
+ListClientMetricsResourcesRequest._WRITERS = _w.bind_versions((_write_ListClientMetricsResourcesRequest_v0,))
 ListClientMetricsResourcesRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
 )

@@ -2,10 +2,9 @@
 
 Response message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -26,9 +25,8 @@ _pack_ListClientMetricsResourcesResponse_throttle_time_ms_error_code = struct.St
 class ClientMetricsResource(GeneratedStruct):
     """One entry per client-metrics subscription the broker knows."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name the client-metrics subscription was created under.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ClientMetricsResource"
@@ -51,11 +49,10 @@ class ListClientMetricsResourcesResponse(GeneratedStruct):
     """Kafka's ListClientMetricsResourcesResponse (response, apiKey 74), versions 0, flexible
     versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds a quota held the request back; zero when none applied.',
         "error_code": 'Zero on success, else why the listing failed (e.g. CLUSTER_AUTHORIZATION_FAILED).',
         "client_metrics_resources": 'One entry per client-metrics subscription the broker knows.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ListClientMetricsResourcesResponse"
@@ -90,87 +87,53 @@ class ListClientMetricsResourcesResponse(GeneratedStruct):
 
 # --- ClientMetricsResource, version 0 (flexible) ---
 
-def _read_ClientMetricsResource_v0(buf: bytes, pos: int) -> tuple[ClientMetricsResource, int]:
+def _read_ClientMetricsResource_v0(buf: bytes, pos: int, version: int) -> tuple[ClientMetricsResource, int]:
     resource = blank_instance(ClientMetricsResource)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         resource.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            resource.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            resource.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        resource.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return resource, pos
 
 
-def _write_ClientMetricsResource_v0(resource: ClientMetricsResource, out: bytearray) -> None:
-    field = ""
+def _write_ClientMetricsResource_v0(resource: ClientMetricsResource, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(resource.name, "field name is null, which ClientMetricsResource version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
-        if resource.unknown_tagged_fields:
-            _w.write_tagged(out, [], resource.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], resource.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- ListClientMetricsResourcesResponse, version 0 (flexible) ---
 
-def _read_ListClientMetricsResourcesResponse_v0(buf: bytes, pos: int) -> tuple[ListClientMetricsResourcesResponse, int]:
+def _read_ListClientMetricsResourcesResponse_v0(buf: bytes, pos: int, version: int) -> tuple[ListClientMetricsResourcesResponse, int]:
     response = blank_instance(ListClientMetricsResourcesResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_ListClientMetricsResourcesResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
-        field = "client_metrics_resources[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        client_metrics_resources_n, pos = _w.read_count(buf, pos, True)
-        if client_metrics_resources_n < 0:
-            raise DecodeError("non-nullable field client_metrics_resources was null", offset=pos)
-        elif client_metrics_resources_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            client_metrics_resources_items: list[ClientMetricsResource] = []
-            for index in range(client_metrics_resources_n):
-                client_metrics_resources_item, pos = _read_ClientMetricsResource_v0(buf, pos)
-                client_metrics_resources_items.append(client_metrics_resources_item)
-            response.client_metrics_resources = client_metrics_resources_items
+        field = "client_metrics_resources"
+        response.client_metrics_resources, pos = _w.read_struct_array(buf, pos, True, _read_ClientMetricsResource_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_ListClientMetricsResourcesResponse_v0(response: ListClientMetricsResourcesResponse, out: bytearray) -> None:
-    field = ""
+def _write_ListClientMetricsResourcesResponse_v0(response: ListClientMetricsResourcesResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         out += _pack_ListClientMetricsResourcesResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
-        field = "client_metrics_resources[]"
-        client_metrics_resources_items = _w.non_null(response.client_metrics_resources, "field client_metrics_resources is null, which ListClientMetricsResourcesResponse version 0 does not allow (never nullable)")
-        _w.write_count(out, len(client_metrics_resources_items), True)
-        for client_metrics_resources_item in client_metrics_resources_items:
-            _write_ClientMetricsResource_v0(client_metrics_resources_item, out)
+        field = "client_metrics_resources"
+        _w.write_struct_array(out, _w.non_null(response.client_metrics_resources, "field client_metrics_resources is null, which ListClientMetricsResourcesResponse version 0 does not allow (never nullable)"), True, _write_ClientMetricsResource_v0, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -180,13 +143,13 @@ def _write_ListClientMetricsResourcesResponse_v0(response: ListClientMetricsReso
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-ClientMetricsResource._READERS = (_read_ClientMetricsResource_v0,)
-ClientMetricsResource._WRITERS = (_write_ClientMetricsResource_v0,)
+ClientMetricsResource._READERS = _w.bind_versions((_read_ClientMetricsResource_v0,))
+ClientMetricsResource._WRITERS = _w.bind_versions((_write_ClientMetricsResource_v0,))
 ClientMetricsResource.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
 )
-ListClientMetricsResourcesResponse._READERS = (_read_ListClientMetricsResourcesResponse_v0,)
-ListClientMetricsResourcesResponse._WRITERS = (_write_ListClientMetricsResourcesResponse_v0,)
+ListClientMetricsResourcesResponse._READERS = _w.bind_versions((_read_ListClientMetricsResourcesResponse_v0,))
+ListClientMetricsResourcesResponse._WRITERS = _w.bind_versions((_write_ListClientMetricsResourcesResponse_v0,))
 ListClientMetricsResourcesResponse._LAZY_DEFAULTS = {"client_metrics_resources": list}
 ListClientMetricsResourcesResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -2,10 +2,9 @@
 
 Request message, versions 0-1, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,9 +20,8 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 class ListConfigResourcesRequest(GeneratedStruct):
     """Kafka's ListConfigResourcesRequest (request, apiKey 74), versions 0-1, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "resource_types": 'ConfigResource type codes to list (for example 2 topic, 16 client metrics, 32 group); empty for every type the broker lists by default.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ListConfigResourcesRequest"
@@ -50,74 +48,38 @@ class ListConfigResourcesRequest(GeneratedStruct):
 
 
 
-# --- ListConfigResourcesRequest, version 0 (flexible) ---
+# --- ListConfigResourcesRequest, versions 0-1 (flexible) ---
 
-def _read_ListConfigResourcesRequest_v0(buf: bytes, pos: int) -> tuple[ListConfigResourcesRequest, int]:
+def _read_ListConfigResourcesRequest_v0_1(buf: bytes, pos: int, version: int) -> tuple[ListConfigResourcesRequest, int]:
     request = blank_instance(ListConfigResourcesRequest)
     field = ""
-    index = 0
     try:
+        if version >= 1:
+            field = "resource_types"
+            resource_types_n, pos = _w.read_count(buf, pos, True)
+            if resource_types_n < 0:
+                raise DecodeError("non-nullable field resource_types was null", offset=pos)
+            else:
+                request.resource_types, pos = _w.read_fixed_array(buf, pos, resource_types_n, "b", 1)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_ListConfigResourcesRequest_v0(request: ListConfigResourcesRequest, out: bytearray) -> None:
-    if (request.resource_types is None or len(request.resource_types) != 0):
-        check_unsupported(request, "resource_types", "0")
+def _write_ListConfigResourcesRequest_v0_1(request: ListConfigResourcesRequest, out: bytearray, version: int) -> None:
+    if version < 1 and (request.resource_types is None or len(request.resource_types) != 0):
+        check_unsupported(request, "resource_types", str(version))
     field = ""
     try:
+        if version >= 1:
+            field = "resource_types"
+            resource_types_items = _w.non_null(request.resource_types, "field resource_types is null, which ListConfigResourcesRequest versions 0-1 do not allow (never nullable)")
+            _w.write_count(out, len(resource_types_items), True)
+            _w.write_fixed_array(out, resource_types_items, "b")
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- ListConfigResourcesRequest, version 1 (flexible) ---
-
-def _read_ListConfigResourcesRequest_v1(buf: bytes, pos: int) -> tuple[ListConfigResourcesRequest, int]:
-    request = blank_instance(ListConfigResourcesRequest)
-    field = ""
-    index = 0
-    try:
-        field = "resource_types"
-        resource_types_n, pos = _w.read_count(buf, pos, True)
-        if resource_types_n < 0:
-            raise DecodeError("non-nullable field resource_types was null", offset=pos)
-        else:
-            request.resource_types, pos = _w.read_fixed_array(buf, pos, resource_types_n, "b", 1)
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_ListConfigResourcesRequest_v1(request: ListConfigResourcesRequest, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "resource_types"
-        resource_types_items = _w.non_null(request.resource_types, "field resource_types is null, which ListConfigResourcesRequest version 1 does not allow (never nullable)")
-        _w.write_count(out, len(resource_types_items), True)
-        _w.write_fixed_array(out, resource_types_items, "b")
-        field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -127,8 +89,8 @@ def _write_ListConfigResourcesRequest_v1(request: ListConfigResourcesRequest, ou
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V1_PLUS = (1, 32767)
 
-ListConfigResourcesRequest._READERS = (_read_ListConfigResourcesRequest_v0, _read_ListConfigResourcesRequest_v1)
-ListConfigResourcesRequest._WRITERS = (_write_ListConfigResourcesRequest_v0, _write_ListConfigResourcesRequest_v1)
+ListConfigResourcesRequest._READERS = _w.bind_versions((_read_ListConfigResourcesRequest_v0_1, _read_ListConfigResourcesRequest_v0_1))
+ListConfigResourcesRequest._WRITERS = _w.bind_versions((_write_ListConfigResourcesRequest_v0_1, _write_ListConfigResourcesRequest_v0_1))
 ListConfigResourcesRequest._LAZY_DEFAULTS = {"resource_types": list}
 ListConfigResourcesRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="resource_types", json_name="resourceTypes", type="[]int8", versions=_V1_PLUS, default=()),

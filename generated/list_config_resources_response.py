@@ -2,10 +2,9 @@
 
 Response message, versions 0-1, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -28,10 +27,9 @@ _pack_ListConfigResourcesResponse_throttle_time_ms_error_code = struct.Struct(">
 class ConfigResource(GeneratedStruct):
     """The config resources found, one entry each."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "resource_name": 'Name of the resource (a topic, group, broker id or client-metrics subscription).',
         "resource_type": 'ConfigResource type code of the resource; 16 (client metrics) in v0, which could list nothing else.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ConfigResource"
@@ -59,11 +57,10 @@ class ListConfigResourcesResponse(GeneratedStruct):
     """Kafka's ListConfigResourcesResponse (response, apiKey 74), versions 0-1, flexible versions
     0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "error_code": 'Outcome, 0 on success; for example CLUSTER_AUTHORIZATION_FAILED.',
         "config_resources": 'The config resources found, one entry each.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ListConfigResourcesResponse"
@@ -96,182 +93,63 @@ class ListConfigResourcesResponse(GeneratedStruct):
 
 
 
-# --- ConfigResource, version 0 (flexible) ---
+# --- ConfigResource, versions 0-1 (flexible) ---
 
-def _read_ConfigResource_v0(buf: bytes, pos: int) -> tuple[ConfigResource, int]:
+def _read_ConfigResource_v0_1(buf: bytes, pos: int, version: int) -> tuple[ConfigResource, int]:
     resource = blank_instance(ConfigResource)
     resource.resource_type = 16
-    field = ""
-    index = 0
+    field = "resource_name"
     try:
-        field = "resource_name"
         resource.resource_name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "(tagged fields)"
-        if buf[pos] == 0:
+        if version >= 1:
+            field = "resource_type"
+            (resource.resource_type,) = _unpack_ConfigResource_resource_type(buf, pos)
             pos += 1
-            resource.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            resource.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        field = "(tagged fields)"
+        resource.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return resource, pos
 
 
-def _write_ConfigResource_v0(resource: ConfigResource, out: bytearray) -> None:
-    field = ""
+def _write_ConfigResource_v0_1(resource: ConfigResource, out: bytearray, version: int) -> None:
+    field = "resource_name"
     try:
-        field = "resource_name"
-        _w.write_compact_string(out, _w.non_null(resource.resource_name, "field resource_name is null, which ConfigResource version 0 does not allow (never nullable)"))
+        _w.write_compact_string(out, _w.non_null(resource.resource_name, "field resource_name is null, which ConfigResource versions 0-1 do not allow (never nullable)"))
+        if version >= 1:
+            field = "resource_type"
+            out += _pack_ConfigResource_resource_type(resource.resource_type)
         field = "(tagged fields)"
-        if resource.unknown_tagged_fields:
-            _w.write_tagged(out, [], resource.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], resource.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- ConfigResource, version 1 (flexible) ---
+# --- ListConfigResourcesResponse, versions 0-1 (flexible) ---
 
-def _read_ConfigResource_v1(buf: bytes, pos: int) -> tuple[ConfigResource, int]:
-    resource = blank_instance(ConfigResource)
-    field = ""
-    index = 0
-    try:
-        field = "resource_name"
-        resource.resource_name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "resource_type"
-        (resource.resource_type,) = _unpack_ConfigResource_resource_type(buf, pos)
-        pos += 1
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            resource.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            resource.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return resource, pos
-
-
-def _write_ConfigResource_v1(resource: ConfigResource, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "resource_name"
-        _w.write_compact_string(out, _w.non_null(resource.resource_name, "field resource_name is null, which ConfigResource version 1 does not allow (never nullable)"))
-        field = "resource_type"
-        out += _pack_ConfigResource_resource_type(resource.resource_type)
-        field = "(tagged fields)"
-        if resource.unknown_tagged_fields:
-            _w.write_tagged(out, [], resource.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- ListConfigResourcesResponse, version 0 (flexible) ---
-
-def _read_ListConfigResourcesResponse_v0(buf: bytes, pos: int) -> tuple[ListConfigResourcesResponse, int]:
+def _read_ListConfigResourcesResponse_v0_1(buf: bytes, pos: int, version: int) -> tuple[ListConfigResourcesResponse, int]:
     response = blank_instance(ListConfigResourcesResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_ListConfigResourcesResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
-        field = "config_resources[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        config_resources_n, pos = _w.read_count(buf, pos, True)
-        if config_resources_n < 0:
-            raise DecodeError("non-nullable field config_resources was null", offset=pos)
-        elif config_resources_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            config_resources_items: list[ConfigResource] = []
-            for index in range(config_resources_n):
-                config_resources_item, pos = _read_ConfigResource_v0(buf, pos)
-                config_resources_items.append(config_resources_item)
-            response.config_resources = config_resources_items
+        field = "config_resources"
+        response.config_resources, pos = _w.read_struct_array(buf, pos, True, _read_ConfigResource_v0_1, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_ListConfigResourcesResponse_v0(response: ListConfigResourcesResponse, out: bytearray) -> None:
-    field = ""
+def _write_ListConfigResourcesResponse_v0_1(response: ListConfigResourcesResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         out += _pack_ListConfigResourcesResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
-        field = "config_resources[]"
-        config_resources_items = _w.non_null(response.config_resources, "field config_resources is null, which ListConfigResourcesResponse version 0 does not allow (never nullable)")
-        _w.write_count(out, len(config_resources_items), True)
-        for config_resources_item in config_resources_items:
-            _write_ConfigResource_v0(config_resources_item, out)
+        field = "config_resources"
+        _w.write_struct_array(out, _w.non_null(response.config_resources, "field config_resources is null, which ListConfigResourcesResponse versions 0-1 do not allow (never nullable)"), True, _write_ConfigResource_v0_1, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- ListConfigResourcesResponse, version 1 (flexible) ---
-
-def _read_ListConfigResourcesResponse_v1(buf: bytes, pos: int) -> tuple[ListConfigResourcesResponse, int]:
-    response = blank_instance(ListConfigResourcesResponse)
-    field = ""
-    index = 0
-    try:
-        field = "throttle_time_ms, error_code"
-        response.throttle_time_ms, response.error_code = _unpack_ListConfigResourcesResponse_throttle_time_ms_error_code(buf, pos)
-        pos += 6
-        field = "config_resources[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        config_resources_n, pos = _w.read_count(buf, pos, True)
-        if config_resources_n < 0:
-            raise DecodeError("non-nullable field config_resources was null", offset=pos)
-        elif config_resources_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            config_resources_items: list[ConfigResource] = []
-            for index in range(config_resources_n):
-                config_resources_item, pos = _read_ConfigResource_v1(buf, pos)
-                config_resources_items.append(config_resources_item)
-            response.config_resources = config_resources_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_ListConfigResourcesResponse_v1(response: ListConfigResourcesResponse, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "throttle_time_ms, error_code"
-        out += _pack_ListConfigResourcesResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
-        field = "config_resources[]"
-        config_resources_items = _w.non_null(response.config_resources, "field config_resources is null, which ListConfigResourcesResponse version 1 does not allow (never nullable)")
-        _w.write_count(out, len(config_resources_items), True)
-        for config_resources_item in config_resources_items:
-            _write_ConfigResource_v1(config_resources_item, out)
-        field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -282,14 +160,14 @@ def _write_ListConfigResourcesResponse_v1(response: ListConfigResourcesResponse,
 _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 
-ConfigResource._READERS = (_read_ConfigResource_v0, _read_ConfigResource_v1)
-ConfigResource._WRITERS = (_write_ConfigResource_v0, _write_ConfigResource_v1)
+ConfigResource._READERS = _w.bind_versions((_read_ConfigResource_v0_1, _read_ConfigResource_v0_1))
+ConfigResource._WRITERS = _w.bind_versions((_write_ConfigResource_v0_1, _write_ConfigResource_v0_1))
 ConfigResource.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="resource_name", json_name="resourceName", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="resource_type", json_name="resourceType", type="int8", versions=_V1_PLUS, ignorable=True, default=16),
 )
-ListConfigResourcesResponse._READERS = (_read_ListConfigResourcesResponse_v0, _read_ListConfigResourcesResponse_v1)
-ListConfigResourcesResponse._WRITERS = (_write_ListConfigResourcesResponse_v0, _write_ListConfigResourcesResponse_v1)
+ListConfigResourcesResponse._READERS = _w.bind_versions((_read_ListConfigResourcesResponse_v0_1, _read_ListConfigResourcesResponse_v0_1))
+ListConfigResourcesResponse._WRITERS = _w.bind_versions((_write_ListConfigResourcesResponse_v0_1, _write_ListConfigResourcesResponse_v0_1))
 ListConfigResourcesResponse._LAZY_DEFAULTS = {"config_resources": list}
 ListConfigResourcesResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

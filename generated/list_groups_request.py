@@ -2,10 +2,9 @@
 
 Request message, versions 0-5, flexible versions 3+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,10 +20,9 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 class ListGroupsRequest(GeneratedStruct):
     """Kafka's ListGroupsRequest (request, apiKey 16), versions 0-5, flexible versions 3+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "states_filter": 'Group states to list (for example Stable or Empty, case-insensitive); empty lists groups in every state.',
         "types_filter": 'Group types to list (classic, consumer, share or streams, case-insensitive); empty lists groups of every type.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ListGroupsRequest"
@@ -58,18 +56,17 @@ class ListGroupsRequest(GeneratedStruct):
 
 # --- ListGroupsRequest, versions 0-2 ---
 
-def _read_ListGroupsRequest_v0_2(buf: bytes, pos: int) -> tuple[ListGroupsRequest, int]:
+def _read_ListGroupsRequest_v0_2(buf: bytes, pos: int, version: int) -> tuple[ListGroupsRequest, int]:
     request = blank_instance(ListGroupsRequest)
     field = ""
-    index = 0
     try:
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_ListGroupsRequest_v0_2(request: ListGroupsRequest, out: bytearray) -> None:
+def _write_ListGroupsRequest_v0_2(request: ListGroupsRequest, out: bytearray, version: int) -> None:
     if (request.states_filter is None or len(request.states_filter) != 0):
         check_unsupported(request, "states_filter", "0-2")
     if (request.types_filter is None or len(request.types_filter) != 0):
@@ -83,158 +80,50 @@ def _write_ListGroupsRequest_v0_2(request: ListGroupsRequest, out: bytearray) ->
         raise _w.encode_failure(error, field) from None
 
 
-# --- ListGroupsRequest, version 3 (flexible) ---
+# --- ListGroupsRequest, versions 3-5 (flexible) ---
 
-def _read_ListGroupsRequest_v3(buf: bytes, pos: int) -> tuple[ListGroupsRequest, int]:
+def _read_ListGroupsRequest_v3_5(buf: bytes, pos: int, version: int) -> tuple[ListGroupsRequest, int]:
     request = blank_instance(ListGroupsRequest)
     field = ""
-    index = 0
     try:
+        if version >= 4:
+            field = "states_filter"
+            request.states_filter, pos = _w.read_array(buf, pos, True, _w.read_compact_string_nn)
+        if version >= 5:
+            field = "types_filter"
+            request.types_filter, pos = _w.read_array(buf, pos, True, _w.read_compact_string_nn)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_ListGroupsRequest_v3(request: ListGroupsRequest, out: bytearray) -> None:
-    if (request.states_filter is None or len(request.states_filter) != 0):
-        check_unsupported(request, "states_filter", "3")
-    if (request.types_filter is None or len(request.types_filter) != 0):
-        check_unsupported(request, "types_filter", "3")
+def _write_ListGroupsRequest_v3_5(request: ListGroupsRequest, out: bytearray, version: int) -> None:
+    if version < 4 and (request.states_filter is None or len(request.states_filter) != 0):
+        check_unsupported(request, "states_filter", str(version))
+    if version < 5 and (request.types_filter is None or len(request.types_filter) != 0):
+        check_unsupported(request, "types_filter", str(version))
     field = ""
     try:
+        if version >= 4:
+            field = "states_filter"
+            states_filter_items = _w.non_null(request.states_filter, "field states_filter is null, which ListGroupsRequest versions 3-5 do not allow (never nullable)")
+            _w.write_count(out, len(states_filter_items), True)
+            for states_filter_item in states_filter_items:
+                if states_filter_item is None:
+                    raise EncodeError("null element in array states_filter")
+                _w.write_compact_string(out, states_filter_item)
+        if version >= 5:
+            field = "types_filter"
+            types_filter_items = _w.non_null(request.types_filter, "field types_filter is null, which ListGroupsRequest versions 3-5 do not allow (never nullable)")
+            _w.write_count(out, len(types_filter_items), True)
+            for types_filter_item in types_filter_items:
+                if types_filter_item is None:
+                    raise EncodeError("null element in array types_filter")
+                _w.write_compact_string(out, types_filter_item)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- ListGroupsRequest, version 4 (flexible) ---
-
-def _read_ListGroupsRequest_v4(buf: bytes, pos: int) -> tuple[ListGroupsRequest, int]:
-    request = blank_instance(ListGroupsRequest)
-    field = ""
-    index = 0
-    try:
-        field = "states_filter"
-        index = -1  # no element yet: an error in the count names the array itself
-        states_filter_n, pos = _w.read_count(buf, pos, True)
-        if states_filter_n < 0:
-            raise DecodeError("non-nullable field states_filter was null", offset=pos)
-        elif states_filter_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            states_filter_items: list[str] = []
-            for index in range(states_filter_n):
-                states_filter_item, pos = _w.read_compact_string_nn(buf, pos)
-                states_filter_items.append(states_filter_item)
-            request.states_filter = states_filter_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_ListGroupsRequest_v4(request: ListGroupsRequest, out: bytearray) -> None:
-    if (request.types_filter is None or len(request.types_filter) != 0):
-        check_unsupported(request, "types_filter", "4")
-    field = ""
-    try:
-        field = "states_filter"
-        states_filter_items = _w.non_null(request.states_filter, "field states_filter is null, which ListGroupsRequest version 4 does not allow (never nullable)")
-        _w.write_count(out, len(states_filter_items), True)
-        for states_filter_item in states_filter_items:
-            if states_filter_item is None:
-                raise EncodeError("null element in array states_filter")
-            _w.write_compact_string(out, states_filter_item)
-        field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- ListGroupsRequest, version 5 (flexible) ---
-
-def _read_ListGroupsRequest_v5(buf: bytes, pos: int) -> tuple[ListGroupsRequest, int]:
-    request = blank_instance(ListGroupsRequest)
-    field = ""
-    index = 0
-    try:
-        field = "states_filter"
-        index = -1  # no element yet: an error in the count names the array itself
-        states_filter_n, pos = _w.read_count(buf, pos, True)
-        if states_filter_n < 0:
-            raise DecodeError("non-nullable field states_filter was null", offset=pos)
-        elif states_filter_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            states_filter_items: list[str] = []
-            for index in range(states_filter_n):
-                states_filter_item, pos = _w.read_compact_string_nn(buf, pos)
-                states_filter_items.append(states_filter_item)
-            request.states_filter = states_filter_items
-        field = "types_filter"
-        index = -1  # no element yet: an error in the count names the array itself
-        types_filter_n, pos = _w.read_count(buf, pos, True)
-        if types_filter_n < 0:
-            raise DecodeError("non-nullable field types_filter was null", offset=pos)
-        elif types_filter_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            types_filter_items: list[str] = []
-            for index in range(types_filter_n):
-                types_filter_item, pos = _w.read_compact_string_nn(buf, pos)
-                types_filter_items.append(types_filter_item)
-            request.types_filter = types_filter_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_ListGroupsRequest_v5(request: ListGroupsRequest, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "states_filter"
-        states_filter_items = _w.non_null(request.states_filter, "field states_filter is null, which ListGroupsRequest version 5 does not allow (never nullable)")
-        _w.write_count(out, len(states_filter_items), True)
-        for states_filter_item in states_filter_items:
-            if states_filter_item is None:
-                raise EncodeError("null element in array states_filter")
-            _w.write_compact_string(out, states_filter_item)
-        field = "types_filter"
-        types_filter_items = _w.non_null(request.types_filter, "field types_filter is null, which ListGroupsRequest version 5 does not allow (never nullable)")
-        _w.write_count(out, len(types_filter_items), True)
-        for types_filter_item in types_filter_items:
-            if types_filter_item is None:
-                raise EncodeError("null element in array types_filter")
-            _w.write_compact_string(out, types_filter_item)
-        field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -245,8 +134,8 @@ def _write_ListGroupsRequest_v5(request: ListGroupsRequest, out: bytearray) -> N
 _V4_PLUS = (4, 32767)
 _V5_PLUS = (5, 32767)
 
-ListGroupsRequest._READERS = (_read_ListGroupsRequest_v0_2, _read_ListGroupsRequest_v0_2, _read_ListGroupsRequest_v0_2, _read_ListGroupsRequest_v3, _read_ListGroupsRequest_v4, _read_ListGroupsRequest_v5)
-ListGroupsRequest._WRITERS = (_write_ListGroupsRequest_v0_2, _write_ListGroupsRequest_v0_2, _write_ListGroupsRequest_v0_2, _write_ListGroupsRequest_v3, _write_ListGroupsRequest_v4, _write_ListGroupsRequest_v5)
+ListGroupsRequest._READERS = _w.bind_versions((_read_ListGroupsRequest_v0_2, _read_ListGroupsRequest_v0_2, _read_ListGroupsRequest_v0_2, _read_ListGroupsRequest_v3_5, _read_ListGroupsRequest_v3_5, _read_ListGroupsRequest_v3_5))
+ListGroupsRequest._WRITERS = _w.bind_versions((_write_ListGroupsRequest_v0_2, _write_ListGroupsRequest_v0_2, _write_ListGroupsRequest_v0_2, _write_ListGroupsRequest_v3_5, _write_ListGroupsRequest_v3_5, _write_ListGroupsRequest_v3_5))
 ListGroupsRequest._LAZY_DEFAULTS = {"states_filter": list, "types_filter": list}
 ListGroupsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="states_filter", json_name="statesFilter", type="[]string", versions=_V4_PLUS, default=()),

@@ -2,10 +2,9 @@
 
 Response message, versions 0-5, flexible versions 3+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -19,6 +18,8 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
+_unpack_ListGroupsResponse_throttle_time_ms = struct.Struct(">i").unpack_from
+_pack_ListGroupsResponse_throttle_time_ms = struct.Struct(">i").pack
 _unpack_ListGroupsResponse_error_code = struct.Struct(">h").unpack_from
 _pack_ListGroupsResponse_error_code = struct.Struct(">h").pack
 _unpack_ListGroupsResponse_throttle_time_ms_error_code = struct.Struct(">ih").unpack_from
@@ -28,12 +29,11 @@ _pack_ListGroupsResponse_throttle_time_ms_error_code = struct.Struct(">ih").pack
 class ListedGroup(GeneratedStruct):
     """Groups coordinated by this broker that pass the filters."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "group_id": 'Id of the group this entry is about.',
         "protocol_type": 'Protocol type of the group (for example consumer or connect); empty when it has none.',
         "group_state": 'State of the group, for example Stable or Empty (v4+).',
         "group_type": 'Type of the group: classic, consumer, share or streams (v5+).',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ListedGroup"
@@ -67,11 +67,10 @@ class ListedGroup(GeneratedStruct):
 class ListGroupsResponse(GeneratedStruct):
     """Kafka's ListGroupsResponse (response, apiKey 16), versions 0-5, flexible versions 3+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "error_code": 'Outcome, 0 on success; for example COORDINATOR_LOAD_IN_PROGRESS.',
         "groups": 'Groups coordinated by this broker that pass the filters.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ListGroupsResponse"
@@ -106,29 +105,26 @@ class ListGroupsResponse(GeneratedStruct):
 
 # --- ListedGroup, versions 0-2 ---
 
-def _read_ListedGroup_v0_2(buf: bytes, pos: int) -> tuple[ListedGroup, int]:
+def _read_ListedGroup_v0_2(buf: bytes, pos: int, version: int) -> tuple[ListedGroup, int]:
     group = blank_instance(ListedGroup)
     group.group_state = ''
     group.group_type = ''
-    field = ""
-    index = 0
+    field = "group_id"
     try:
-        field = "group_id"
         group.group_id, pos = _w.read_string_nn(buf, pos)
         field = "protocol_type"
         group.protocol_type, pos = _w.read_string_nn(buf, pos)
         group.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return group, pos
 
 
-def _write_ListedGroup_v0_2(group: ListedGroup, out: bytearray) -> None:
+def _write_ListedGroup_v0_2(group: ListedGroup, out: bytearray, version: int) -> None:
     if group.unknown_tagged_fields:
         raise UnsupportedVersionError("ListedGroup version 0-2 cannot carry tagged fields")
-    field = ""
+    field = "group_id"
     try:
-        field = "group_id"
         _w.write_string(out, _w.non_null(group.group_id, "field group_id is null, which ListedGroup versions 0-2 do not allow (never nullable)"))
         field = "protocol_type"
         _w.write_string(out, _w.non_null(group.protocol_type, "field protocol_type is null, which ListedGroup versions 0-2 do not allow (never nullable)"))
@@ -136,381 +132,111 @@ def _write_ListedGroup_v0_2(group: ListedGroup, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-# --- ListedGroup, version 3 (flexible) ---
+# --- ListedGroup, versions 3-5 (flexible) ---
 
-def _read_ListedGroup_v3(buf: bytes, pos: int) -> tuple[ListedGroup, int]:
+def _read_ListedGroup_v3_5(buf: bytes, pos: int, version: int) -> tuple[ListedGroup, int]:
     group = blank_instance(ListedGroup)
     group.group_state = ''
     group.group_type = ''
-    field = ""
-    index = 0
+    field = "group_id"
     try:
-        field = "group_id"
         group.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "protocol_type"
         group.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
+        if version >= 4:
+            field = "group_state"
+            group.group_state, pos = _w.read_compact_string_nn(buf, pos)
+        if version >= 5:
+            field = "group_type"
+            group.group_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            group.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            group.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        group.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return group, pos
 
 
-def _write_ListedGroup_v3(group: ListedGroup, out: bytearray) -> None:
-    field = ""
+def _write_ListedGroup_v3_5(group: ListedGroup, out: bytearray, version: int) -> None:
+    field = "group_id"
     try:
-        field = "group_id"
-        _w.write_compact_string(out, _w.non_null(group.group_id, "field group_id is null, which ListedGroup version 3 does not allow (never nullable)"))
+        _w.write_compact_string(out, _w.non_null(group.group_id, "field group_id is null, which ListedGroup versions 3-5 do not allow (never nullable)"))
         field = "protocol_type"
-        _w.write_compact_string(out, _w.non_null(group.protocol_type, "field protocol_type is null, which ListedGroup version 3 does not allow (never nullable)"))
+        _w.write_compact_string(out, _w.non_null(group.protocol_type, "field protocol_type is null, which ListedGroup versions 3-5 do not allow (never nullable)"))
+        if version >= 4:
+            field = "group_state"
+            _w.write_compact_string(out, _w.non_null(group.group_state, "field group_state is null, which ListedGroup versions 3-5 do not allow (never nullable)"))
+        if version >= 5:
+            field = "group_type"
+            _w.write_compact_string(out, _w.non_null(group.group_type, "field group_type is null, which ListedGroup versions 3-5 do not allow (never nullable)"))
         field = "(tagged fields)"
-        if group.unknown_tagged_fields:
-            _w.write_tagged(out, [], group.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], group.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- ListedGroup, version 4 (flexible) ---
+# --- ListGroupsResponse, versions 0-2 ---
 
-def _read_ListedGroup_v4(buf: bytes, pos: int) -> tuple[ListedGroup, int]:
-    group = blank_instance(ListedGroup)
-    group.group_type = ''
-    field = ""
-    index = 0
-    try:
-        field = "group_id"
-        group.group_id, pos = _w.read_compact_string_nn(buf, pos)
-        field = "protocol_type"
-        group.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
-        field = "group_state"
-        group.group_state, pos = _w.read_compact_string_nn(buf, pos)
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            group.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            group.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return group, pos
-
-
-def _write_ListedGroup_v4(group: ListedGroup, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "group_id"
-        _w.write_compact_string(out, _w.non_null(group.group_id, "field group_id is null, which ListedGroup version 4 does not allow (never nullable)"))
-        field = "protocol_type"
-        _w.write_compact_string(out, _w.non_null(group.protocol_type, "field protocol_type is null, which ListedGroup version 4 does not allow (never nullable)"))
-        field = "group_state"
-        _w.write_compact_string(out, _w.non_null(group.group_state, "field group_state is null, which ListedGroup version 4 does not allow (never nullable)"))
-        field = "(tagged fields)"
-        if group.unknown_tagged_fields:
-            _w.write_tagged(out, [], group.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- ListedGroup, version 5 (flexible) ---
-
-def _read_ListedGroup_v5(buf: bytes, pos: int) -> tuple[ListedGroup, int]:
-    group = blank_instance(ListedGroup)
-    field = ""
-    index = 0
-    try:
-        field = "group_id"
-        group.group_id, pos = _w.read_compact_string_nn(buf, pos)
-        field = "protocol_type"
-        group.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
-        field = "group_state"
-        group.group_state, pos = _w.read_compact_string_nn(buf, pos)
-        field = "group_type"
-        group.group_type, pos = _w.read_compact_string_nn(buf, pos)
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            group.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            group.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return group, pos
-
-
-def _write_ListedGroup_v5(group: ListedGroup, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "group_id"
-        _w.write_compact_string(out, _w.non_null(group.group_id, "field group_id is null, which ListedGroup version 5 does not allow (never nullable)"))
-        field = "protocol_type"
-        _w.write_compact_string(out, _w.non_null(group.protocol_type, "field protocol_type is null, which ListedGroup version 5 does not allow (never nullable)"))
-        field = "group_state"
-        _w.write_compact_string(out, _w.non_null(group.group_state, "field group_state is null, which ListedGroup version 5 does not allow (never nullable)"))
-        field = "group_type"
-        _w.write_compact_string(out, _w.non_null(group.group_type, "field group_type is null, which ListedGroup version 5 does not allow (never nullable)"))
-        field = "(tagged fields)"
-        if group.unknown_tagged_fields:
-            _w.write_tagged(out, [], group.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- ListGroupsResponse, version 0 ---
-
-def _read_ListGroupsResponse_v0(buf: bytes, pos: int) -> tuple[ListGroupsResponse, int]:
+def _read_ListGroupsResponse_v0_2(buf: bytes, pos: int, version: int) -> tuple[ListGroupsResponse, int]:
     response = blank_instance(ListGroupsResponse)
     response.throttle_time_ms = 0
     field = ""
-    index = 0
     try:
+        if version >= 1:
+            field = "throttle_time_ms"
+            (response.throttle_time_ms,) = _unpack_ListGroupsResponse_throttle_time_ms(buf, pos)
+            pos += 4
         field = "error_code"
         (response.error_code,) = _unpack_ListGroupsResponse_error_code(buf, pos)
         pos += 2
-        field = "groups[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        groups_n, pos = _w.read_count(buf, pos, False)
-        if groups_n < 0:
-            raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            groups_items: list[ListedGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_ListedGroup_v0_2(buf, pos)
-                groups_items.append(groups_item)
-            response.groups = groups_items
+        field = "groups"
+        response.groups, pos = _w.read_struct_array(buf, pos, False, _read_ListedGroup_v0_2, version)
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_ListGroupsResponse_v0(response: ListGroupsResponse, out: bytearray) -> None:
+def _write_ListGroupsResponse_v0_2(response: ListGroupsResponse, out: bytearray, version: int) -> None:
     if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("ListGroupsResponse version 0 cannot carry tagged fields")
+        raise UnsupportedVersionError("ListGroupsResponse version 0-2 cannot carry tagged fields")
     field = ""
     try:
+        if version >= 1:
+            field = "throttle_time_ms"
+            out += _pack_ListGroupsResponse_throttle_time_ms(response.throttle_time_ms)
         field = "error_code"
         out += _pack_ListGroupsResponse_error_code(response.error_code)
-        field = "groups[]"
-        groups_items = _w.non_null(response.groups, "field groups is null, which ListGroupsResponse version 0 does not allow (never nullable)")
-        _w.write_count(out, len(groups_items), False)
-        for groups_item in groups_items:
-            _write_ListedGroup_v0_2(groups_item, out)
+        field = "groups"
+        _w.write_struct_array(out, _w.non_null(response.groups, "field groups is null, which ListGroupsResponse versions 0-2 do not allow (never nullable)"), False, _write_ListedGroup_v0_2, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- ListGroupsResponse, versions 1-2 ---
+# --- ListGroupsResponse, versions 3-5 (flexible) ---
 
-def _read_ListGroupsResponse_v1_2(buf: bytes, pos: int) -> tuple[ListGroupsResponse, int]:
+def _read_ListGroupsResponse_v3_5(buf: bytes, pos: int, version: int) -> tuple[ListGroupsResponse, int]:
     response = blank_instance(ListGroupsResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_ListGroupsResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
-        field = "groups[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        groups_n, pos = _w.read_count(buf, pos, False)
-        if groups_n < 0:
-            raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            groups_items: list[ListedGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_ListedGroup_v0_2(buf, pos)
-                groups_items.append(groups_item)
-            response.groups = groups_items
-        response.unknown_tagged_fields = ()
+        field = "groups"
+        response.groups, pos = _w.read_struct_array(buf, pos, True, _read_ListedGroup_v3_5, version)
+        field = "(tagged fields)"
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_ListGroupsResponse_v1_2(response: ListGroupsResponse, out: bytearray) -> None:
-    if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("ListGroupsResponse version 1-2 cannot carry tagged fields")
-    field = ""
+def _write_ListGroupsResponse_v3_5(response: ListGroupsResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         out += _pack_ListGroupsResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
-        field = "groups[]"
-        groups_items = _w.non_null(response.groups, "field groups is null, which ListGroupsResponse versions 1-2 do not allow (never nullable)")
-        _w.write_count(out, len(groups_items), False)
-        for groups_item in groups_items:
-            _write_ListedGroup_v0_2(groups_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- ListGroupsResponse, version 3 (flexible) ---
-
-def _read_ListGroupsResponse_v3(buf: bytes, pos: int) -> tuple[ListGroupsResponse, int]:
-    response = blank_instance(ListGroupsResponse)
-    field = ""
-    index = 0
-    try:
-        field = "throttle_time_ms, error_code"
-        response.throttle_time_ms, response.error_code = _unpack_ListGroupsResponse_throttle_time_ms_error_code(buf, pos)
-        pos += 6
-        field = "groups[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        groups_n, pos = _w.read_count(buf, pos, True)
-        if groups_n < 0:
-            raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            groups_items: list[ListedGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_ListedGroup_v3(buf, pos)
-                groups_items.append(groups_item)
-            response.groups = groups_items
+        field = "groups"
+        _w.write_struct_array(out, _w.non_null(response.groups, "field groups is null, which ListGroupsResponse versions 3-5 do not allow (never nullable)"), True, _write_ListedGroup_v3_5, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_ListGroupsResponse_v3(response: ListGroupsResponse, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "throttle_time_ms, error_code"
-        out += _pack_ListGroupsResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
-        field = "groups[]"
-        groups_items = _w.non_null(response.groups, "field groups is null, which ListGroupsResponse version 3 does not allow (never nullable)")
-        _w.write_count(out, len(groups_items), True)
-        for groups_item in groups_items:
-            _write_ListedGroup_v3(groups_item, out)
-        field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- ListGroupsResponse, version 4 (flexible) ---
-
-def _read_ListGroupsResponse_v4(buf: bytes, pos: int) -> tuple[ListGroupsResponse, int]:
-    response = blank_instance(ListGroupsResponse)
-    field = ""
-    index = 0
-    try:
-        field = "throttle_time_ms, error_code"
-        response.throttle_time_ms, response.error_code = _unpack_ListGroupsResponse_throttle_time_ms_error_code(buf, pos)
-        pos += 6
-        field = "groups[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        groups_n, pos = _w.read_count(buf, pos, True)
-        if groups_n < 0:
-            raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            groups_items: list[ListedGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_ListedGroup_v4(buf, pos)
-                groups_items.append(groups_item)
-            response.groups = groups_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_ListGroupsResponse_v4(response: ListGroupsResponse, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "throttle_time_ms, error_code"
-        out += _pack_ListGroupsResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
-        field = "groups[]"
-        groups_items = _w.non_null(response.groups, "field groups is null, which ListGroupsResponse version 4 does not allow (never nullable)")
-        _w.write_count(out, len(groups_items), True)
-        for groups_item in groups_items:
-            _write_ListedGroup_v4(groups_item, out)
-        field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- ListGroupsResponse, version 5 (flexible) ---
-
-def _read_ListGroupsResponse_v5(buf: bytes, pos: int) -> tuple[ListGroupsResponse, int]:
-    response = blank_instance(ListGroupsResponse)
-    field = ""
-    index = 0
-    try:
-        field = "throttle_time_ms, error_code"
-        response.throttle_time_ms, response.error_code = _unpack_ListGroupsResponse_throttle_time_ms_error_code(buf, pos)
-        pos += 6
-        field = "groups[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        groups_n, pos = _w.read_count(buf, pos, True)
-        if groups_n < 0:
-            raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            groups_items: list[ListedGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_ListedGroup_v5(buf, pos)
-                groups_items.append(groups_item)
-            response.groups = groups_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_ListGroupsResponse_v5(response: ListGroupsResponse, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "throttle_time_ms, error_code"
-        out += _pack_ListGroupsResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
-        field = "groups[]"
-        groups_items = _w.non_null(response.groups, "field groups is null, which ListGroupsResponse version 5 does not allow (never nullable)")
-        _w.write_count(out, len(groups_items), True)
-        for groups_item in groups_items:
-            _write_ListedGroup_v5(groups_item, out)
-        field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -523,16 +249,16 @@ _V1_PLUS = (1, 32767)
 _V4_PLUS = (4, 32767)
 _V5_PLUS = (5, 32767)
 
-ListedGroup._READERS = (_read_ListedGroup_v0_2, _read_ListedGroup_v0_2, _read_ListedGroup_v0_2, _read_ListedGroup_v3, _read_ListedGroup_v4, _read_ListedGroup_v5)
-ListedGroup._WRITERS = (_write_ListedGroup_v0_2, _write_ListedGroup_v0_2, _write_ListedGroup_v0_2, _write_ListedGroup_v3, _write_ListedGroup_v4, _write_ListedGroup_v5)
+ListedGroup._READERS = _w.bind_versions((_read_ListedGroup_v0_2, _read_ListedGroup_v0_2, _read_ListedGroup_v0_2, _read_ListedGroup_v3_5, _read_ListedGroup_v3_5, _read_ListedGroup_v3_5))
+ListedGroup._WRITERS = _w.bind_versions((_write_ListedGroup_v0_2, _write_ListedGroup_v0_2, _write_ListedGroup_v0_2, _write_ListedGroup_v3_5, _write_ListedGroup_v3_5, _write_ListedGroup_v3_5))
 ListedGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="protocol_type", json_name="protocolType", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="group_state", json_name="groupState", type="string", versions=_V4_PLUS, ignorable=True, default=''),
     FieldInfo(attr="group_type", json_name="groupType", type="string", versions=_V5_PLUS, ignorable=True, default=''),
 )
-ListGroupsResponse._READERS = (_read_ListGroupsResponse_v0, _read_ListGroupsResponse_v1_2, _read_ListGroupsResponse_v1_2, _read_ListGroupsResponse_v3, _read_ListGroupsResponse_v4, _read_ListGroupsResponse_v5)
-ListGroupsResponse._WRITERS = (_write_ListGroupsResponse_v0, _write_ListGroupsResponse_v1_2, _write_ListGroupsResponse_v1_2, _write_ListGroupsResponse_v3, _write_ListGroupsResponse_v4, _write_ListGroupsResponse_v5)
+ListGroupsResponse._READERS = _w.bind_versions((_read_ListGroupsResponse_v0_2, _read_ListGroupsResponse_v0_2, _read_ListGroupsResponse_v0_2, _read_ListGroupsResponse_v3_5, _read_ListGroupsResponse_v3_5, _read_ListGroupsResponse_v3_5))
+ListGroupsResponse._WRITERS = _w.bind_versions((_write_ListGroupsResponse_v0_2, _write_ListGroupsResponse_v0_2, _write_ListGroupsResponse_v0_2, _write_ListGroupsResponse_v3_5, _write_ListGroupsResponse_v3_5, _write_ListGroupsResponse_v3_5))
 ListGroupsResponse._LAZY_DEFAULTS = {"groups": list}
 ListGroupsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V1_PLUS, ignorable=True, default=0),

@@ -2,10 +2,9 @@
 
 Request message, versions 0-11, flexible versions 6+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -19,14 +18,20 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
-_unpack_ListOffsetsPartition_partition_index_to_max_num_offsets = struct.Struct(">iqi").unpack_from
-_pack_ListOffsetsPartition_partition_index_to_max_num_offsets = struct.Struct(">iqi").pack
-_unpack_ListOffsetsPartition_partition_index_timestamp = struct.Struct(">iq").unpack_from
-_pack_ListOffsetsPartition_partition_index_timestamp = struct.Struct(">iq").pack
+_unpack_ListOffsetsPartition_partition_index = struct.Struct(">i").unpack_from
+_pack_ListOffsetsPartition_partition_index = struct.Struct(">i").pack
+_unpack_ListOffsetsPartition_current_leader_epoch = struct.Struct(">i").unpack_from
+_pack_ListOffsetsPartition_current_leader_epoch = struct.Struct(">i").pack
+_unpack_ListOffsetsPartition_timestamp = struct.Struct(">q").unpack_from
+_pack_ListOffsetsPartition_timestamp = struct.Struct(">q").pack
+_unpack_ListOffsetsPartition_max_num_offsets = struct.Struct(">i").unpack_from
+_pack_ListOffsetsPartition_max_num_offsets = struct.Struct(">i").pack
 _unpack_ListOffsetsPartition_partition_index_to_timestamp = struct.Struct(">iiq").unpack_from
 _pack_ListOffsetsPartition_partition_index_to_timestamp = struct.Struct(">iiq").pack
 _unpack_ListOffsetsRequest_replica_id = struct.Struct(">i").unpack_from
 _pack_ListOffsetsRequest_replica_id = struct.Struct(">i").pack
+_unpack_ListOffsetsRequest_isolation_level = struct.Struct(">b").unpack_from
+_pack_ListOffsetsRequest_isolation_level = struct.Struct(">b").pack
 _unpack_ListOffsetsRequest_replica_id_isolation_level = struct.Struct(">ib").unpack_from
 _pack_ListOffsetsRequest_replica_id_isolation_level = struct.Struct(">ib").pack
 _unpack_ListOffsetsRequest_timeout_ms = struct.Struct(">i").unpack_from
@@ -36,12 +41,11 @@ _pack_ListOffsetsRequest_timeout_ms = struct.Struct(">i").pack
 class ListOffsetsPartition(GeneratedStruct):
     """The partitions of this topic to look up."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition_index": 'Index of the partition within the topic.',
         "current_leader_epoch": 'Leader epoch the caller believes is current, so a stale or newer leader can be detected; -1 to skip the check.',
         "timestamp": 'Milliseconds timestamp to find the first offset at or after, or a special value: -1 latest, -2 earliest, -3 max timestamp, -4 earliest local, -5 latest tiered, -6 earliest pending upload.',
         "max_num_offsets": 'Most offsets to return for the partition (v0 only).',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ListOffsetsPartition"
@@ -78,10 +82,9 @@ class ListOffsetsPartition(GeneratedStruct):
 class ListOffsetsTopic(GeneratedStruct):
     """The topics to look up."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the topic the partitions in this entry belong to.',
         "partitions": 'The partitions of this topic to look up.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ListOffsetsTopic"
@@ -107,12 +110,11 @@ class ListOffsetsTopic(GeneratedStruct):
 class ListOffsetsRequest(GeneratedStruct):
     """Kafka's ListOffsetsRequest (request, apiKey 2), versions 0-11, flexible versions 6+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "replica_id": 'Broker id of the requesting replica; -1 for an ordinary consumer.',
         "isolation_level": '0 (read uncommitted) sees every record; 1 (read committed) sees only up to the last stable offset.',
         "topics": 'The topics to look up.',
         "timeout_ms": 'Milliseconds to wait for lookups that must read tiered (remote) storage.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ListOffsetsRequest"
@@ -151,615 +153,208 @@ class ListOffsetsRequest(GeneratedStruct):
 
 
 
-# --- ListOffsetsPartition, version 0 ---
+# --- ListOffsetsPartition, versions 0-5 ---
 
-def _read_ListOffsetsPartition_v0(buf: bytes, pos: int) -> tuple[ListOffsetsPartition, int]:
-    partition = blank_instance(ListOffsetsPartition)
-    partition.current_leader_epoch = -1
-    field = ""
-    index = 0
-    try:
-        field = "partition_index, timestamp, max_num_offsets"
-        partition.partition_index, partition.timestamp, partition.max_num_offsets = _unpack_ListOffsetsPartition_partition_index_to_max_num_offsets(buf, pos)
-        pos += 16
-        partition.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return partition, pos
-
-
-def _write_ListOffsetsPartition_v0(partition: ListOffsetsPartition, out: bytearray) -> None:
-    if partition.unknown_tagged_fields:
-        raise UnsupportedVersionError("ListOffsetsPartition version 0 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "partition_index, timestamp, max_num_offsets"
-        out += _pack_ListOffsetsPartition_partition_index_to_max_num_offsets(partition.partition_index, partition.timestamp, partition.max_num_offsets)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- ListOffsetsPartition, versions 1-3 ---
-
-def _read_ListOffsetsPartition_v1_3(buf: bytes, pos: int) -> tuple[ListOffsetsPartition, int]:
+def _read_ListOffsetsPartition_v0_5(buf: bytes, pos: int, version: int) -> tuple[ListOffsetsPartition, int]:
     partition = blank_instance(ListOffsetsPartition)
     partition.current_leader_epoch = -1
     partition.max_num_offsets = 1
-    field = ""
-    index = 0
+    field = "partition_index"
     try:
-        field = "partition_index, timestamp"
-        partition.partition_index, partition.timestamp = _unpack_ListOffsetsPartition_partition_index_timestamp(buf, pos)
-        pos += 12
+        (partition.partition_index,) = _unpack_ListOffsetsPartition_partition_index(buf, pos)
+        pos += 4
+        if version >= 4:
+            field = "current_leader_epoch"
+            (partition.current_leader_epoch,) = _unpack_ListOffsetsPartition_current_leader_epoch(buf, pos)
+            pos += 4
+        field = "timestamp"
+        (partition.timestamp,) = _unpack_ListOffsetsPartition_timestamp(buf, pos)
+        pos += 8
+        if version == 0:
+            field = "max_num_offsets"
+            (partition.max_num_offsets,) = _unpack_ListOffsetsPartition_max_num_offsets(buf, pos)
+            pos += 4
         partition.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
-def _write_ListOffsetsPartition_v1_3(partition: ListOffsetsPartition, out: bytearray) -> None:
-    if partition.max_num_offsets != 1:
-        check_unsupported(partition, "max_num_offsets", "1-3")
+def _write_ListOffsetsPartition_v0_5(partition: ListOffsetsPartition, out: bytearray, version: int) -> None:
+    if version != 0 and partition.max_num_offsets != 1:
+        check_unsupported(partition, "max_num_offsets", str(version))
     if partition.unknown_tagged_fields:
-        raise UnsupportedVersionError("ListOffsetsPartition version 1-3 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("ListOffsetsPartition version 0-5 cannot carry tagged fields")
+    field = "partition_index"
     try:
-        field = "partition_index, timestamp"
-        out += _pack_ListOffsetsPartition_partition_index_timestamp(partition.partition_index, partition.timestamp)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- ListOffsetsPartition, versions 4-5 ---
-
-def _read_ListOffsetsPartition_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsPartition, int]:
-    partition = blank_instance(ListOffsetsPartition)
-    partition.max_num_offsets = 1
-    field = ""
-    index = 0
-    try:
-        field = "partition_index, current_leader_epoch, timestamp"
-        partition.partition_index, partition.current_leader_epoch, partition.timestamp = _unpack_ListOffsetsPartition_partition_index_to_timestamp(buf, pos)
-        pos += 16
-        partition.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return partition, pos
-
-
-def _write_ListOffsetsPartition_v4_5(partition: ListOffsetsPartition, out: bytearray) -> None:
-    if partition.max_num_offsets != 1:
-        check_unsupported(partition, "max_num_offsets", "4-5")
-    if partition.unknown_tagged_fields:
-        raise UnsupportedVersionError("ListOffsetsPartition version 4-5 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "partition_index, current_leader_epoch, timestamp"
-        out += _pack_ListOffsetsPartition_partition_index_to_timestamp(partition.partition_index, partition.current_leader_epoch, partition.timestamp)
+        out += _pack_ListOffsetsPartition_partition_index(partition.partition_index)
+        if version >= 4:
+            field = "current_leader_epoch"
+            out += _pack_ListOffsetsPartition_current_leader_epoch(partition.current_leader_epoch)
+        field = "timestamp"
+        out += _pack_ListOffsetsPartition_timestamp(partition.timestamp)
+        if version == 0:
+            field = "max_num_offsets"
+            out += _pack_ListOffsetsPartition_max_num_offsets(partition.max_num_offsets)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- ListOffsetsPartition, versions 6-11 (flexible) ---
 
-def _read_ListOffsetsPartition_v6_11(buf: bytes, pos: int) -> tuple[ListOffsetsPartition, int]:
+def _read_ListOffsetsPartition_v6_11(buf: bytes, pos: int, version: int) -> tuple[ListOffsetsPartition, int]:
     partition = blank_instance(ListOffsetsPartition)
     partition.max_num_offsets = 1
-    field = ""
-    index = 0
+    field = "partition_index, current_leader_epoch, timestamp"
     try:
-        field = "partition_index, current_leader_epoch, timestamp"
         partition.partition_index, partition.current_leader_epoch, partition.timestamp = _unpack_ListOffsetsPartition_partition_index_to_timestamp(buf, pos)
         pos += 16
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            partition.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            partition.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        partition.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
-def _write_ListOffsetsPartition_v6_11(partition: ListOffsetsPartition, out: bytearray) -> None:
+def _write_ListOffsetsPartition_v6_11(partition: ListOffsetsPartition, out: bytearray, version: int) -> None:
     if partition.max_num_offsets != 1:
         check_unsupported(partition, "max_num_offsets", "6-11")
-    field = ""
+    field = "partition_index, current_leader_epoch, timestamp"
     try:
-        field = "partition_index, current_leader_epoch, timestamp"
         out += _pack_ListOffsetsPartition_partition_index_to_timestamp(partition.partition_index, partition.current_leader_epoch, partition.timestamp)
         field = "(tagged fields)"
-        if partition.unknown_tagged_fields:
-            _w.write_tagged(out, [], partition.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], partition.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- ListOffsetsTopic, version 0 ---
+# --- ListOffsetsTopic, versions 0-5 ---
 
-def _read_ListOffsetsTopic_v0(buf: bytes, pos: int) -> tuple[ListOffsetsTopic, int]:
+def _read_ListOffsetsTopic_v0_5(buf: bytes, pos: int, version: int) -> tuple[ListOffsetsTopic, int]:
     topic = blank_instance(ListOffsetsTopic)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         topic.name, pos = _w.read_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, False)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[ListOffsetsPartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_ListOffsetsPartition_v0(buf, pos)
-                partitions_items.append(partitions_item)
-            topic.partitions = partitions_items
+        field = "partitions"
+        topic.partitions, pos = _w.read_struct_array(buf, pos, False, _read_ListOffsetsPartition_v0_5, version)
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
-def _write_ListOffsetsTopic_v0(topic: ListOffsetsTopic, out: bytearray) -> None:
+def _write_ListOffsetsTopic_v0_5(topic: ListOffsetsTopic, out: bytearray, version: int) -> None:
     if topic.unknown_tagged_fields:
-        raise UnsupportedVersionError("ListOffsetsTopic version 0 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("ListOffsetsTopic version 0-5 cannot carry tagged fields")
+    field = "name"
     try:
-        field = "name"
-        _w.write_string(out, _w.non_null(topic.name, "field name is null, which ListOffsetsTopic version 0 does not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which ListOffsetsTopic version 0 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), False)
-        for partitions_item in partitions_items:
-            _write_ListOffsetsPartition_v0(partitions_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- ListOffsetsTopic, versions 1-3 ---
-
-def _read_ListOffsetsTopic_v1_3(buf: bytes, pos: int) -> tuple[ListOffsetsTopic, int]:
-    topic = blank_instance(ListOffsetsTopic)
-    field = ""
-    index = 0
-    try:
-        field = "name"
-        topic.name, pos = _w.read_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, False)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[ListOffsetsPartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_ListOffsetsPartition_v1_3(buf, pos)
-                partitions_items.append(partitions_item)
-            topic.partitions = partitions_items
-        topic.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return topic, pos
-
-
-def _write_ListOffsetsTopic_v1_3(topic: ListOffsetsTopic, out: bytearray) -> None:
-    if topic.unknown_tagged_fields:
-        raise UnsupportedVersionError("ListOffsetsTopic version 1-3 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "name"
-        _w.write_string(out, _w.non_null(topic.name, "field name is null, which ListOffsetsTopic versions 1-3 do not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which ListOffsetsTopic versions 1-3 do not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), False)
-        for partitions_item in partitions_items:
-            _write_ListOffsetsPartition_v1_3(partitions_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- ListOffsetsTopic, versions 4-5 ---
-
-def _read_ListOffsetsTopic_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsTopic, int]:
-    topic = blank_instance(ListOffsetsTopic)
-    field = ""
-    index = 0
-    try:
-        field = "name"
-        topic.name, pos = _w.read_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, False)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[ListOffsetsPartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_ListOffsetsPartition_v4_5(buf, pos)
-                partitions_items.append(partitions_item)
-            topic.partitions = partitions_items
-        topic.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return topic, pos
-
-
-def _write_ListOffsetsTopic_v4_5(topic: ListOffsetsTopic, out: bytearray) -> None:
-    if topic.unknown_tagged_fields:
-        raise UnsupportedVersionError("ListOffsetsTopic version 4-5 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "name"
-        _w.write_string(out, _w.non_null(topic.name, "field name is null, which ListOffsetsTopic versions 4-5 do not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which ListOffsetsTopic versions 4-5 do not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), False)
-        for partitions_item in partitions_items:
-            _write_ListOffsetsPartition_v4_5(partitions_item, out)
+        _w.write_string(out, _w.non_null(topic.name, "field name is null, which ListOffsetsTopic versions 0-5 do not allow (never nullable)"))
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(topic.partitions, "field partitions is null, which ListOffsetsTopic versions 0-5 do not allow (never nullable)"), False, _write_ListOffsetsPartition_v0_5, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- ListOffsetsTopic, versions 6-11 (flexible) ---
 
-def _read_ListOffsetsTopic_v6_11(buf: bytes, pos: int) -> tuple[ListOffsetsTopic, int]:
+def _read_ListOffsetsTopic_v6_11(buf: bytes, pos: int, version: int) -> tuple[ListOffsetsTopic, int]:
     topic = blank_instance(ListOffsetsTopic)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         topic.name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[ListOffsetsPartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_ListOffsetsPartition_v6_11(buf, pos)
-                partitions_items.append(partitions_item)
-            topic.partitions = partitions_items
+        field = "partitions"
+        topic.partitions, pos = _w.read_struct_array(buf, pos, True, _read_ListOffsetsPartition_v6_11, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            topic.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
-def _write_ListOffsetsTopic_v6_11(topic: ListOffsetsTopic, out: bytearray) -> None:
-    field = ""
+def _write_ListOffsetsTopic_v6_11(topic: ListOffsetsTopic, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(topic.name, "field name is null, which ListOffsetsTopic versions 6-11 do not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which ListOffsetsTopic versions 6-11 do not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_ListOffsetsPartition_v6_11(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(topic.partitions, "field partitions is null, which ListOffsetsTopic versions 6-11 do not allow (never nullable)"), True, _write_ListOffsetsPartition_v6_11, version)
         field = "(tagged fields)"
-        if topic.unknown_tagged_fields:
-            _w.write_tagged(out, [], topic.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], topic.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- ListOffsetsRequest, version 0 ---
+# --- ListOffsetsRequest, versions 0-5 ---
 
-def _read_ListOffsetsRequest_v0(buf: bytes, pos: int) -> tuple[ListOffsetsRequest, int]:
+def _read_ListOffsetsRequest_v0_5(buf: bytes, pos: int, version: int) -> tuple[ListOffsetsRequest, int]:
     request = blank_instance(ListOffsetsRequest)
-    request.isolation_level = 0
     request.timeout_ms = 0
-    field = ""
-    index = 0
+    request.isolation_level = 0
+    field = "replica_id"
     try:
-        field = "replica_id"
         (request.replica_id,) = _unpack_ListOffsetsRequest_replica_id(buf, pos)
         pos += 4
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, False)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[ListOffsetsTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_ListOffsetsTopic_v0(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
-        request.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_ListOffsetsRequest_v0(request: ListOffsetsRequest, out: bytearray) -> None:
-    if request.isolation_level != 0:
-        check_unsupported(request, "isolation_level", "0")
-    if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("ListOffsetsRequest version 0 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "replica_id"
-        out += _pack_ListOffsetsRequest_replica_id(request.replica_id)
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which ListOffsetsRequest version 0 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), False)
-        for topics_item in topics_items:
-            _write_ListOffsetsTopic_v0(topics_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- ListOffsetsRequest, version 1 ---
-
-def _read_ListOffsetsRequest_v1(buf: bytes, pos: int) -> tuple[ListOffsetsRequest, int]:
-    request = blank_instance(ListOffsetsRequest)
-    request.isolation_level = 0
-    request.timeout_ms = 0
-    field = ""
-    index = 0
-    try:
-        field = "replica_id"
-        (request.replica_id,) = _unpack_ListOffsetsRequest_replica_id(buf, pos)
-        pos += 4
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, False)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[ListOffsetsTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_ListOffsetsTopic_v1_3(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
-        request.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_ListOffsetsRequest_v1(request: ListOffsetsRequest, out: bytearray) -> None:
-    if request.isolation_level != 0:
-        check_unsupported(request, "isolation_level", "1")
-    if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("ListOffsetsRequest version 1 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "replica_id"
-        out += _pack_ListOffsetsRequest_replica_id(request.replica_id)
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which ListOffsetsRequest version 1 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), False)
-        for topics_item in topics_items:
-            _write_ListOffsetsTopic_v1_3(topics_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- ListOffsetsRequest, versions 2-3 ---
-
-def _read_ListOffsetsRequest_v2_3(buf: bytes, pos: int) -> tuple[ListOffsetsRequest, int]:
-    request = blank_instance(ListOffsetsRequest)
-    request.timeout_ms = 0
-    field = ""
-    index = 0
-    try:
-        field = "replica_id, isolation_level"
-        request.replica_id, request.isolation_level = _unpack_ListOffsetsRequest_replica_id_isolation_level(buf, pos)
-        pos += 5
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, False)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[ListOffsetsTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_ListOffsetsTopic_v1_3(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
-        request.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_ListOffsetsRequest_v2_3(request: ListOffsetsRequest, out: bytearray) -> None:
-    if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("ListOffsetsRequest version 2-3 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "replica_id, isolation_level"
-        out += _pack_ListOffsetsRequest_replica_id_isolation_level(request.replica_id, request.isolation_level)
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which ListOffsetsRequest versions 2-3 do not allow (never nullable)")
-        _w.write_count(out, len(topics_items), False)
-        for topics_item in topics_items:
-            _write_ListOffsetsTopic_v1_3(topics_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- ListOffsetsRequest, versions 4-5 ---
-
-def _read_ListOffsetsRequest_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsRequest, int]:
-    request = blank_instance(ListOffsetsRequest)
-    request.timeout_ms = 0
-    field = ""
-    index = 0
-    try:
-        field = "replica_id, isolation_level"
-        request.replica_id, request.isolation_level = _unpack_ListOffsetsRequest_replica_id_isolation_level(buf, pos)
-        pos += 5
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, False)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[ListOffsetsTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_ListOffsetsTopic_v4_5(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
-        request.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_ListOffsetsRequest_v4_5(request: ListOffsetsRequest, out: bytearray) -> None:
-    if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("ListOffsetsRequest version 4-5 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "replica_id, isolation_level"
-        out += _pack_ListOffsetsRequest_replica_id_isolation_level(request.replica_id, request.isolation_level)
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which ListOffsetsRequest versions 4-5 do not allow (never nullable)")
-        _w.write_count(out, len(topics_items), False)
-        for topics_item in topics_items:
-            _write_ListOffsetsTopic_v4_5(topics_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- ListOffsetsRequest, versions 6-9 (flexible) ---
-
-def _read_ListOffsetsRequest_v6_9(buf: bytes, pos: int) -> tuple[ListOffsetsRequest, int]:
-    request = blank_instance(ListOffsetsRequest)
-    request.timeout_ms = 0
-    field = ""
-    index = 0
-    try:
-        field = "replica_id, isolation_level"
-        request.replica_id, request.isolation_level = _unpack_ListOffsetsRequest_replica_id_isolation_level(buf, pos)
-        pos += 5
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[ListOffsetsTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_ListOffsetsTopic_v6_11(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
+        if version >= 2:
+            field = "isolation_level"
+            (request.isolation_level,) = _unpack_ListOffsetsRequest_isolation_level(buf, pos)
             pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        field = "topics"
+        request.topics, pos = _w.read_struct_array(buf, pos, False, _read_ListOffsetsTopic_v0_5, version)
+        request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_ListOffsetsRequest_v6_9(request: ListOffsetsRequest, out: bytearray) -> None:
-    field = ""
+def _write_ListOffsetsRequest_v0_5(request: ListOffsetsRequest, out: bytearray, version: int) -> None:
+    if version < 2 and request.isolation_level != 0:
+        check_unsupported(request, "isolation_level", str(version))
+    if request.unknown_tagged_fields:
+        raise UnsupportedVersionError("ListOffsetsRequest version 0-5 cannot carry tagged fields")
+    field = "replica_id"
     try:
-        field = "replica_id, isolation_level"
-        out += _pack_ListOffsetsRequest_replica_id_isolation_level(request.replica_id, request.isolation_level)
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which ListOffsetsRequest versions 6-9 do not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_ListOffsetsTopic_v6_11(topics_item, out)
-        field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        out += _pack_ListOffsetsRequest_replica_id(request.replica_id)
+        if version >= 2:
+            field = "isolation_level"
+            out += _pack_ListOffsetsRequest_isolation_level(request.isolation_level)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(request.topics, "field topics is null, which ListOffsetsRequest versions 0-5 do not allow (never nullable)"), False, _write_ListOffsetsTopic_v0_5, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- ListOffsetsRequest, versions 10-11 (flexible) ---
+# --- ListOffsetsRequest, versions 6-11 (flexible) ---
 
-def _read_ListOffsetsRequest_v10_11(buf: bytes, pos: int) -> tuple[ListOffsetsRequest, int]:
+def _read_ListOffsetsRequest_v6_11(buf: bytes, pos: int, version: int) -> tuple[ListOffsetsRequest, int]:
     request = blank_instance(ListOffsetsRequest)
-    field = ""
-    index = 0
+    request.timeout_ms = 0
+    field = "replica_id, isolation_level"
     try:
-        field = "replica_id, isolation_level"
         request.replica_id, request.isolation_level = _unpack_ListOffsetsRequest_replica_id_isolation_level(buf, pos)
         pos += 5
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[ListOffsetsTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_ListOffsetsTopic_v6_11(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
-        field = "timeout_ms"
-        (request.timeout_ms,) = _unpack_ListOffsetsRequest_timeout_ms(buf, pos)
-        pos += 4
+        field = "topics"
+        request.topics, pos = _w.read_struct_array(buf, pos, True, _read_ListOffsetsTopic_v6_11, version)
+        if version >= 10:
+            field = "timeout_ms"
+            (request.timeout_ms,) = _unpack_ListOffsetsRequest_timeout_ms(buf, pos)
+            pos += 4
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_ListOffsetsRequest_v10_11(request: ListOffsetsRequest, out: bytearray) -> None:
-    field = ""
+def _write_ListOffsetsRequest_v6_11(request: ListOffsetsRequest, out: bytearray, version: int) -> None:
+    field = "replica_id, isolation_level"
     try:
-        field = "replica_id, isolation_level"
         out += _pack_ListOffsetsRequest_replica_id_isolation_level(request.replica_id, request.isolation_level)
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which ListOffsetsRequest versions 10-11 do not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_ListOffsetsTopic_v6_11(topics_item, out)
-        field = "timeout_ms"
-        out += _pack_ListOffsetsRequest_timeout_ms(request.timeout_ms)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(request.topics, "field topics is null, which ListOffsetsRequest versions 6-11 do not allow (never nullable)"), True, _write_ListOffsetsTopic_v6_11, version)
+        if version >= 10:
+            field = "timeout_ms"
+            out += _pack_ListOffsetsRequest_timeout_ms(request.timeout_ms)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -773,23 +368,23 @@ _V2_PLUS = (2, 32767)
 _V4_PLUS = (4, 32767)
 _V10_PLUS = (10, 32767)
 
-ListOffsetsPartition._READERS = (_read_ListOffsetsPartition_v0, _read_ListOffsetsPartition_v1_3, _read_ListOffsetsPartition_v1_3, _read_ListOffsetsPartition_v1_3, _read_ListOffsetsPartition_v4_5, _read_ListOffsetsPartition_v4_5, _read_ListOffsetsPartition_v6_11, _read_ListOffsetsPartition_v6_11, _read_ListOffsetsPartition_v6_11, _read_ListOffsetsPartition_v6_11, _read_ListOffsetsPartition_v6_11, _read_ListOffsetsPartition_v6_11)
-ListOffsetsPartition._WRITERS = (_write_ListOffsetsPartition_v0, _write_ListOffsetsPartition_v1_3, _write_ListOffsetsPartition_v1_3, _write_ListOffsetsPartition_v1_3, _write_ListOffsetsPartition_v4_5, _write_ListOffsetsPartition_v4_5, _write_ListOffsetsPartition_v6_11, _write_ListOffsetsPartition_v6_11, _write_ListOffsetsPartition_v6_11, _write_ListOffsetsPartition_v6_11, _write_ListOffsetsPartition_v6_11, _write_ListOffsetsPartition_v6_11)
+ListOffsetsPartition._READERS = _w.bind_versions((_read_ListOffsetsPartition_v0_5, _read_ListOffsetsPartition_v0_5, _read_ListOffsetsPartition_v0_5, _read_ListOffsetsPartition_v0_5, _read_ListOffsetsPartition_v0_5, _read_ListOffsetsPartition_v0_5, _read_ListOffsetsPartition_v6_11, _read_ListOffsetsPartition_v6_11, _read_ListOffsetsPartition_v6_11, _read_ListOffsetsPartition_v6_11, _read_ListOffsetsPartition_v6_11, _read_ListOffsetsPartition_v6_11))
+ListOffsetsPartition._WRITERS = _w.bind_versions((_write_ListOffsetsPartition_v0_5, _write_ListOffsetsPartition_v0_5, _write_ListOffsetsPartition_v0_5, _write_ListOffsetsPartition_v0_5, _write_ListOffsetsPartition_v0_5, _write_ListOffsetsPartition_v0_5, _write_ListOffsetsPartition_v6_11, _write_ListOffsetsPartition_v6_11, _write_ListOffsetsPartition_v6_11, _write_ListOffsetsPartition_v6_11, _write_ListOffsetsPartition_v6_11, _write_ListOffsetsPartition_v6_11))
 ListOffsetsPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="current_leader_epoch", json_name="currentLeaderEpoch", type="int32", versions=_V4_PLUS, ignorable=True, default=-1),
     FieldInfo(attr="timestamp", json_name="timestamp", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="max_num_offsets", json_name="maxNumOffsets", type="int32", versions=_V0_ONLY, default=1),
 )
-ListOffsetsTopic._READERS = (_read_ListOffsetsTopic_v0, _read_ListOffsetsTopic_v1_3, _read_ListOffsetsTopic_v1_3, _read_ListOffsetsTopic_v1_3, _read_ListOffsetsTopic_v4_5, _read_ListOffsetsTopic_v4_5, _read_ListOffsetsTopic_v6_11, _read_ListOffsetsTopic_v6_11, _read_ListOffsetsTopic_v6_11, _read_ListOffsetsTopic_v6_11, _read_ListOffsetsTopic_v6_11, _read_ListOffsetsTopic_v6_11)
-ListOffsetsTopic._WRITERS = (_write_ListOffsetsTopic_v0, _write_ListOffsetsTopic_v1_3, _write_ListOffsetsTopic_v1_3, _write_ListOffsetsTopic_v1_3, _write_ListOffsetsTopic_v4_5, _write_ListOffsetsTopic_v4_5, _write_ListOffsetsTopic_v6_11, _write_ListOffsetsTopic_v6_11, _write_ListOffsetsTopic_v6_11, _write_ListOffsetsTopic_v6_11, _write_ListOffsetsTopic_v6_11, _write_ListOffsetsTopic_v6_11)
+ListOffsetsTopic._READERS = _w.bind_versions((_read_ListOffsetsTopic_v0_5, _read_ListOffsetsTopic_v0_5, _read_ListOffsetsTopic_v0_5, _read_ListOffsetsTopic_v0_5, _read_ListOffsetsTopic_v0_5, _read_ListOffsetsTopic_v0_5, _read_ListOffsetsTopic_v6_11, _read_ListOffsetsTopic_v6_11, _read_ListOffsetsTopic_v6_11, _read_ListOffsetsTopic_v6_11, _read_ListOffsetsTopic_v6_11, _read_ListOffsetsTopic_v6_11))
+ListOffsetsTopic._WRITERS = _w.bind_versions((_write_ListOffsetsTopic_v0_5, _write_ListOffsetsTopic_v0_5, _write_ListOffsetsTopic_v0_5, _write_ListOffsetsTopic_v0_5, _write_ListOffsetsTopic_v0_5, _write_ListOffsetsTopic_v0_5, _write_ListOffsetsTopic_v6_11, _write_ListOffsetsTopic_v6_11, _write_ListOffsetsTopic_v6_11, _write_ListOffsetsTopic_v6_11, _write_ListOffsetsTopic_v6_11, _write_ListOffsetsTopic_v6_11))
 ListOffsetsTopic._LAZY_DEFAULTS = {"partitions": list}
 ListOffsetsTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partitions", json_name="partitions", type="[]ListOffsetsPartition", versions=_V0_PLUS, default=(), struct=ListOffsetsPartition),
 )
-ListOffsetsRequest._READERS = (_read_ListOffsetsRequest_v0, _read_ListOffsetsRequest_v1, _read_ListOffsetsRequest_v2_3, _read_ListOffsetsRequest_v2_3, _read_ListOffsetsRequest_v4_5, _read_ListOffsetsRequest_v4_5, _read_ListOffsetsRequest_v6_9, _read_ListOffsetsRequest_v6_9, _read_ListOffsetsRequest_v6_9, _read_ListOffsetsRequest_v6_9, _read_ListOffsetsRequest_v10_11, _read_ListOffsetsRequest_v10_11)
-ListOffsetsRequest._WRITERS = (_write_ListOffsetsRequest_v0, _write_ListOffsetsRequest_v1, _write_ListOffsetsRequest_v2_3, _write_ListOffsetsRequest_v2_3, _write_ListOffsetsRequest_v4_5, _write_ListOffsetsRequest_v4_5, _write_ListOffsetsRequest_v6_9, _write_ListOffsetsRequest_v6_9, _write_ListOffsetsRequest_v6_9, _write_ListOffsetsRequest_v6_9, _write_ListOffsetsRequest_v10_11, _write_ListOffsetsRequest_v10_11)
+ListOffsetsRequest._READERS = _w.bind_versions((_read_ListOffsetsRequest_v0_5, _read_ListOffsetsRequest_v0_5, _read_ListOffsetsRequest_v0_5, _read_ListOffsetsRequest_v0_5, _read_ListOffsetsRequest_v0_5, _read_ListOffsetsRequest_v0_5, _read_ListOffsetsRequest_v6_11, _read_ListOffsetsRequest_v6_11, _read_ListOffsetsRequest_v6_11, _read_ListOffsetsRequest_v6_11, _read_ListOffsetsRequest_v6_11, _read_ListOffsetsRequest_v6_11))
+ListOffsetsRequest._WRITERS = _w.bind_versions((_write_ListOffsetsRequest_v0_5, _write_ListOffsetsRequest_v0_5, _write_ListOffsetsRequest_v0_5, _write_ListOffsetsRequest_v0_5, _write_ListOffsetsRequest_v0_5, _write_ListOffsetsRequest_v0_5, _write_ListOffsetsRequest_v6_11, _write_ListOffsetsRequest_v6_11, _write_ListOffsetsRequest_v6_11, _write_ListOffsetsRequest_v6_11, _write_ListOffsetsRequest_v6_11, _write_ListOffsetsRequest_v6_11))
 ListOffsetsRequest._LAZY_DEFAULTS = {"topics": list}
 ListOffsetsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="replica_id", json_name="replicaId", type="int32", versions=_V0_PLUS, default=0),

@@ -2,10 +2,9 @@
 
 Response message, versions 0-11, flexible versions 6+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,8 +20,10 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_ListOffsetsPartitionResponse_partition_index_error_code = struct.Struct(">ih").unpack_from
 _pack_ListOffsetsPartitionResponse_partition_index_error_code = struct.Struct(">ih").pack
-_unpack_ListOffsetsPartitionResponse_partition_index_to_offset = struct.Struct(">ihqq").unpack_from
-_pack_ListOffsetsPartitionResponse_partition_index_to_offset = struct.Struct(">ihqq").pack
+_unpack_ListOffsetsPartitionResponse_timestamp_offset = struct.Struct(">qq").unpack_from
+_pack_ListOffsetsPartitionResponse_timestamp_offset = struct.Struct(">qq").pack
+_unpack_ListOffsetsPartitionResponse_leader_epoch = struct.Struct(">i").unpack_from
+_pack_ListOffsetsPartitionResponse_leader_epoch = struct.Struct(">i").pack
 _unpack_ListOffsetsPartitionResponse_partition_index_to_leader_epoch = struct.Struct(">ihqqi").unpack_from
 _pack_ListOffsetsPartitionResponse_partition_index_to_leader_epoch = struct.Struct(">ihqqi").pack
 _unpack_ListOffsetsResponse_throttle_time_ms = struct.Struct(">i").unpack_from
@@ -32,14 +33,13 @@ _pack_ListOffsetsResponse_throttle_time_ms = struct.Struct(">i").pack
 class ListOffsetsPartitionResponse(GeneratedStruct):
     """One entry per partition looked up."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition_index": 'Index of the partition within the topic.',
         "error_code": 'Outcome for this partition, 0 on success; for example NOT_LEADER_OR_FOLLOWER, OFFSET_NOT_AVAILABLE or UNKNOWN_TOPIC_OR_PARTITION.',
         "old_style_offsets": 'The offsets found, newest first (v0 only).',
         "timestamp": 'Timestamp of the record at the returned offset; -1 when the lookup was not by timestamp.',
         "offset": 'The offset found; -1 when no record has a timestamp at or after the one asked for.',
         "leader_epoch": 'Leader epoch of the record at the returned offset, -1 when unknown.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ListOffsetsPartitionResponse"
@@ -82,10 +82,9 @@ class ListOffsetsPartitionResponse(GeneratedStruct):
 class ListOffsetsTopicResponse(GeneratedStruct):
     """One entry per topic looked up."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the topic the partitions in this entry belong to.',
         "partitions": 'One entry per partition looked up.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ListOffsetsTopicResponse"
@@ -111,10 +110,9 @@ class ListOffsetsTopicResponse(GeneratedStruct):
 class ListOffsetsResponse(GeneratedStruct):
     """Kafka's ListOffsetsResponse (response, apiKey 2), versions 0-11, flexible versions 6+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "topics": 'One entry per topic looked up.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ListOffsetsResponse"
@@ -143,555 +141,207 @@ class ListOffsetsResponse(GeneratedStruct):
 
 
 
-# --- ListOffsetsPartitionResponse, version 0 ---
+# --- ListOffsetsPartitionResponse, versions 0-5 ---
 
-def _read_ListOffsetsPartitionResponse_v0(buf: bytes, pos: int) -> tuple[ListOffsetsPartitionResponse, int]:
+def _read_ListOffsetsPartitionResponse_v0_5(buf: bytes, pos: int, version: int) -> tuple[ListOffsetsPartitionResponse, int]:
     response = blank_instance(ListOffsetsPartitionResponse)
     response.timestamp = -1
     response.offset = -1
     response.leader_epoch = -1
-    field = ""
-    index = 0
+    field = "partition_index, error_code"
     try:
-        field = "partition_index, error_code"
         response.partition_index, response.error_code = _unpack_ListOffsetsPartitionResponse_partition_index_error_code(buf, pos)
         pos += 6
-        field = "old_style_offsets"
-        old_style_offsets_n, pos = _w.read_count(buf, pos, False)
-        if old_style_offsets_n < 0:
-            raise DecodeError("non-nullable field old_style_offsets was null", offset=pos)
-        else:
-            response.old_style_offsets, pos = _w.read_fixed_array(buf, pos, old_style_offsets_n, "q", 8)
+        if version == 0:
+            field = "old_style_offsets"
+            old_style_offsets_n, pos = _w.read_count(buf, pos, False)
+            if old_style_offsets_n < 0:
+                raise DecodeError("non-nullable field old_style_offsets was null", offset=pos)
+            else:
+                response.old_style_offsets, pos = _w.read_fixed_array(buf, pos, old_style_offsets_n, "q", 8)
+        if version >= 1:
+            field = "timestamp, offset"
+            response.timestamp, response.offset = _unpack_ListOffsetsPartitionResponse_timestamp_offset(buf, pos)
+            pos += 16
+        if version >= 4:
+            field = "leader_epoch"
+            (response.leader_epoch,) = _unpack_ListOffsetsPartitionResponse_leader_epoch(buf, pos)
+            pos += 4
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_ListOffsetsPartitionResponse_v0(response: ListOffsetsPartitionResponse, out: bytearray) -> None:
-    if response.timestamp != -1:
-        check_unsupported(response, "timestamp", "0")
-    if response.offset != -1:
-        check_unsupported(response, "offset", "0")
-    if response.leader_epoch != -1:
-        check_unsupported(response, "leader_epoch", "0")
+def _write_ListOffsetsPartitionResponse_v0_5(response: ListOffsetsPartitionResponse, out: bytearray, version: int) -> None:
+    if version != 0 and (response.old_style_offsets is None or len(response.old_style_offsets) != 0):
+        check_unsupported(response, "old_style_offsets", str(version))
+    if version < 1 and response.timestamp != -1:
+        check_unsupported(response, "timestamp", str(version))
+    if version < 1 and response.offset != -1:
+        check_unsupported(response, "offset", str(version))
+    if version < 4 and response.leader_epoch != -1:
+        check_unsupported(response, "leader_epoch", str(version))
     if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("ListOffsetsPartitionResponse version 0 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("ListOffsetsPartitionResponse version 0-5 cannot carry tagged fields")
+    field = "partition_index, error_code"
     try:
-        field = "partition_index, error_code"
         out += _pack_ListOffsetsPartitionResponse_partition_index_error_code(response.partition_index, response.error_code)
-        field = "old_style_offsets"
-        old_style_offsets_items = _w.non_null(response.old_style_offsets, "field old_style_offsets is null, which ListOffsetsPartitionResponse version 0 does not allow (never nullable)")
-        _w.write_count(out, len(old_style_offsets_items), False)
-        _w.write_fixed_array(out, old_style_offsets_items, "q")
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- ListOffsetsPartitionResponse, versions 1-3 ---
-
-def _read_ListOffsetsPartitionResponse_v1_3(buf: bytes, pos: int) -> tuple[ListOffsetsPartitionResponse, int]:
-    response = blank_instance(ListOffsetsPartitionResponse)
-    response.leader_epoch = -1
-    field = ""
-    index = 0
-    try:
-        field = "partition_index, error_code, timestamp, offset"
-        response.partition_index, response.error_code, response.timestamp, response.offset = _unpack_ListOffsetsPartitionResponse_partition_index_to_offset(buf, pos)
-        pos += 22
-        response.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_ListOffsetsPartitionResponse_v1_3(response: ListOffsetsPartitionResponse, out: bytearray) -> None:
-    if (response.old_style_offsets is None or len(response.old_style_offsets) != 0):
-        check_unsupported(response, "old_style_offsets", "1-3")
-    if response.leader_epoch != -1:
-        check_unsupported(response, "leader_epoch", "1-3")
-    if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("ListOffsetsPartitionResponse version 1-3 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "partition_index, error_code, timestamp, offset"
-        out += _pack_ListOffsetsPartitionResponse_partition_index_to_offset(response.partition_index, response.error_code, response.timestamp, response.offset)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- ListOffsetsPartitionResponse, versions 4-5 ---
-
-def _read_ListOffsetsPartitionResponse_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsPartitionResponse, int]:
-    response = blank_instance(ListOffsetsPartitionResponse)
-    field = ""
-    index = 0
-    try:
-        field = "partition_index, error_code, timestamp, offset, leader_epoch"
-        response.partition_index, response.error_code, response.timestamp, response.offset, response.leader_epoch = _unpack_ListOffsetsPartitionResponse_partition_index_to_leader_epoch(buf, pos)
-        pos += 26
-        response.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_ListOffsetsPartitionResponse_v4_5(response: ListOffsetsPartitionResponse, out: bytearray) -> None:
-    if (response.old_style_offsets is None or len(response.old_style_offsets) != 0):
-        check_unsupported(response, "old_style_offsets", "4-5")
-    if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("ListOffsetsPartitionResponse version 4-5 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "partition_index, error_code, timestamp, offset, leader_epoch"
-        out += _pack_ListOffsetsPartitionResponse_partition_index_to_leader_epoch(response.partition_index, response.error_code, response.timestamp, response.offset, response.leader_epoch)
+        if version == 0:
+            field = "old_style_offsets"
+            old_style_offsets_items = _w.non_null(response.old_style_offsets, "field old_style_offsets is null, which ListOffsetsPartitionResponse versions 0-5 do not allow (never nullable)")
+            _w.write_count(out, len(old_style_offsets_items), False)
+            _w.write_fixed_array(out, old_style_offsets_items, "q")
+        if version >= 1:
+            field = "timestamp, offset"
+            out += _pack_ListOffsetsPartitionResponse_timestamp_offset(response.timestamp, response.offset)
+        if version >= 4:
+            field = "leader_epoch"
+            out += _pack_ListOffsetsPartitionResponse_leader_epoch(response.leader_epoch)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- ListOffsetsPartitionResponse, versions 6-11 (flexible) ---
 
-def _read_ListOffsetsPartitionResponse_v6_11(buf: bytes, pos: int) -> tuple[ListOffsetsPartitionResponse, int]:
+def _read_ListOffsetsPartitionResponse_v6_11(buf: bytes, pos: int, version: int) -> tuple[ListOffsetsPartitionResponse, int]:
     response = blank_instance(ListOffsetsPartitionResponse)
-    field = ""
-    index = 0
+    field = "partition_index, error_code, timestamp, offset, leader_epoch"
     try:
-        field = "partition_index, error_code, timestamp, offset, leader_epoch"
         response.partition_index, response.error_code, response.timestamp, response.offset, response.leader_epoch = _unpack_ListOffsetsPartitionResponse_partition_index_to_leader_epoch(buf, pos)
         pos += 26
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_ListOffsetsPartitionResponse_v6_11(response: ListOffsetsPartitionResponse, out: bytearray) -> None:
+def _write_ListOffsetsPartitionResponse_v6_11(response: ListOffsetsPartitionResponse, out: bytearray, version: int) -> None:
     if (response.old_style_offsets is None or len(response.old_style_offsets) != 0):
         check_unsupported(response, "old_style_offsets", "6-11")
-    field = ""
+    field = "partition_index, error_code, timestamp, offset, leader_epoch"
     try:
-        field = "partition_index, error_code, timestamp, offset, leader_epoch"
         out += _pack_ListOffsetsPartitionResponse_partition_index_to_leader_epoch(response.partition_index, response.error_code, response.timestamp, response.offset, response.leader_epoch)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- ListOffsetsTopicResponse, version 0 ---
+# --- ListOffsetsTopicResponse, versions 0-5 ---
 
-def _read_ListOffsetsTopicResponse_v0(buf: bytes, pos: int) -> tuple[ListOffsetsTopicResponse, int]:
+def _read_ListOffsetsTopicResponse_v0_5(buf: bytes, pos: int, version: int) -> tuple[ListOffsetsTopicResponse, int]:
     response = blank_instance(ListOffsetsTopicResponse)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         response.name, pos = _w.read_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, False)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[ListOffsetsPartitionResponse] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_ListOffsetsPartitionResponse_v0(buf, pos)
-                partitions_items.append(partitions_item)
-            response.partitions = partitions_items
+        field = "partitions"
+        response.partitions, pos = _w.read_struct_array(buf, pos, False, _read_ListOffsetsPartitionResponse_v0_5, version)
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_ListOffsetsTopicResponse_v0(response: ListOffsetsTopicResponse, out: bytearray) -> None:
+def _write_ListOffsetsTopicResponse_v0_5(response: ListOffsetsTopicResponse, out: bytearray, version: int) -> None:
     if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("ListOffsetsTopicResponse version 0 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("ListOffsetsTopicResponse version 0-5 cannot carry tagged fields")
+    field = "name"
     try:
-        field = "name"
-        _w.write_string(out, _w.non_null(response.name, "field name is null, which ListOffsetsTopicResponse version 0 does not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(response.partitions, "field partitions is null, which ListOffsetsTopicResponse version 0 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), False)
-        for partitions_item in partitions_items:
-            _write_ListOffsetsPartitionResponse_v0(partitions_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- ListOffsetsTopicResponse, versions 1-3 ---
-
-def _read_ListOffsetsTopicResponse_v1_3(buf: bytes, pos: int) -> tuple[ListOffsetsTopicResponse, int]:
-    response = blank_instance(ListOffsetsTopicResponse)
-    field = ""
-    index = 0
-    try:
-        field = "name"
-        response.name, pos = _w.read_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, False)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[ListOffsetsPartitionResponse] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_ListOffsetsPartitionResponse_v1_3(buf, pos)
-                partitions_items.append(partitions_item)
-            response.partitions = partitions_items
-        response.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_ListOffsetsTopicResponse_v1_3(response: ListOffsetsTopicResponse, out: bytearray) -> None:
-    if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("ListOffsetsTopicResponse version 1-3 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "name"
-        _w.write_string(out, _w.non_null(response.name, "field name is null, which ListOffsetsTopicResponse versions 1-3 do not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(response.partitions, "field partitions is null, which ListOffsetsTopicResponse versions 1-3 do not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), False)
-        for partitions_item in partitions_items:
-            _write_ListOffsetsPartitionResponse_v1_3(partitions_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- ListOffsetsTopicResponse, versions 4-5 ---
-
-def _read_ListOffsetsTopicResponse_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsTopicResponse, int]:
-    response = blank_instance(ListOffsetsTopicResponse)
-    field = ""
-    index = 0
-    try:
-        field = "name"
-        response.name, pos = _w.read_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, False)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[ListOffsetsPartitionResponse] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_ListOffsetsPartitionResponse_v4_5(buf, pos)
-                partitions_items.append(partitions_item)
-            response.partitions = partitions_items
-        response.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_ListOffsetsTopicResponse_v4_5(response: ListOffsetsTopicResponse, out: bytearray) -> None:
-    if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("ListOffsetsTopicResponse version 4-5 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "name"
-        _w.write_string(out, _w.non_null(response.name, "field name is null, which ListOffsetsTopicResponse versions 4-5 do not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(response.partitions, "field partitions is null, which ListOffsetsTopicResponse versions 4-5 do not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), False)
-        for partitions_item in partitions_items:
-            _write_ListOffsetsPartitionResponse_v4_5(partitions_item, out)
+        _w.write_string(out, _w.non_null(response.name, "field name is null, which ListOffsetsTopicResponse versions 0-5 do not allow (never nullable)"))
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(response.partitions, "field partitions is null, which ListOffsetsTopicResponse versions 0-5 do not allow (never nullable)"), False, _write_ListOffsetsPartitionResponse_v0_5, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- ListOffsetsTopicResponse, versions 6-11 (flexible) ---
 
-def _read_ListOffsetsTopicResponse_v6_11(buf: bytes, pos: int) -> tuple[ListOffsetsTopicResponse, int]:
+def _read_ListOffsetsTopicResponse_v6_11(buf: bytes, pos: int, version: int) -> tuple[ListOffsetsTopicResponse, int]:
     response = blank_instance(ListOffsetsTopicResponse)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         response.name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[ListOffsetsPartitionResponse] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_ListOffsetsPartitionResponse_v6_11(buf, pos)
-                partitions_items.append(partitions_item)
-            response.partitions = partitions_items
+        field = "partitions"
+        response.partitions, pos = _w.read_struct_array(buf, pos, True, _read_ListOffsetsPartitionResponse_v6_11, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_ListOffsetsTopicResponse_v6_11(response: ListOffsetsTopicResponse, out: bytearray) -> None:
-    field = ""
+def _write_ListOffsetsTopicResponse_v6_11(response: ListOffsetsTopicResponse, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(response.name, "field name is null, which ListOffsetsTopicResponse versions 6-11 do not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(response.partitions, "field partitions is null, which ListOffsetsTopicResponse versions 6-11 do not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_ListOffsetsPartitionResponse_v6_11(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(response.partitions, "field partitions is null, which ListOffsetsTopicResponse versions 6-11 do not allow (never nullable)"), True, _write_ListOffsetsPartitionResponse_v6_11, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- ListOffsetsResponse, version 0 ---
+# --- ListOffsetsResponse, versions 0-5 ---
 
-def _read_ListOffsetsResponse_v0(buf: bytes, pos: int) -> tuple[ListOffsetsResponse, int]:
+def _read_ListOffsetsResponse_v0_5(buf: bytes, pos: int, version: int) -> tuple[ListOffsetsResponse, int]:
     response = blank_instance(ListOffsetsResponse)
     response.throttle_time_ms = 0
     field = ""
-    index = 0
     try:
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, False)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[ListOffsetsTopicResponse] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_ListOffsetsTopicResponse_v0(buf, pos)
-                topics_items.append(topics_item)
-            response.topics = topics_items
+        if version >= 2:
+            field = "throttle_time_ms"
+            (response.throttle_time_ms,) = _unpack_ListOffsetsResponse_throttle_time_ms(buf, pos)
+            pos += 4
+        field = "topics"
+        response.topics, pos = _w.read_struct_array(buf, pos, False, _read_ListOffsetsTopicResponse_v0_5, version)
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_ListOffsetsResponse_v0(response: ListOffsetsResponse, out: bytearray) -> None:
+def _write_ListOffsetsResponse_v0_5(response: ListOffsetsResponse, out: bytearray, version: int) -> None:
     if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("ListOffsetsResponse version 0 cannot carry tagged fields")
+        raise UnsupportedVersionError("ListOffsetsResponse version 0-5 cannot carry tagged fields")
     field = ""
     try:
-        field = "topics[]"
-        topics_items = _w.non_null(response.topics, "field topics is null, which ListOffsetsResponse version 0 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), False)
-        for topics_item in topics_items:
-            _write_ListOffsetsTopicResponse_v0(topics_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- ListOffsetsResponse, version 1 ---
-
-def _read_ListOffsetsResponse_v1(buf: bytes, pos: int) -> tuple[ListOffsetsResponse, int]:
-    response = blank_instance(ListOffsetsResponse)
-    response.throttle_time_ms = 0
-    field = ""
-    index = 0
-    try:
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, False)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[ListOffsetsTopicResponse] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_ListOffsetsTopicResponse_v1_3(buf, pos)
-                topics_items.append(topics_item)
-            response.topics = topics_items
-        response.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_ListOffsetsResponse_v1(response: ListOffsetsResponse, out: bytearray) -> None:
-    if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("ListOffsetsResponse version 1 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "topics[]"
-        topics_items = _w.non_null(response.topics, "field topics is null, which ListOffsetsResponse version 1 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), False)
-        for topics_item in topics_items:
-            _write_ListOffsetsTopicResponse_v1_3(topics_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- ListOffsetsResponse, versions 2-3 ---
-
-def _read_ListOffsetsResponse_v2_3(buf: bytes, pos: int) -> tuple[ListOffsetsResponse, int]:
-    response = blank_instance(ListOffsetsResponse)
-    field = ""
-    index = 0
-    try:
-        field = "throttle_time_ms"
-        (response.throttle_time_ms,) = _unpack_ListOffsetsResponse_throttle_time_ms(buf, pos)
-        pos += 4
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, False)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[ListOffsetsTopicResponse] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_ListOffsetsTopicResponse_v1_3(buf, pos)
-                topics_items.append(topics_item)
-            response.topics = topics_items
-        response.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_ListOffsetsResponse_v2_3(response: ListOffsetsResponse, out: bytearray) -> None:
-    if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("ListOffsetsResponse version 2-3 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "throttle_time_ms"
-        out += _pack_ListOffsetsResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "topics[]"
-        topics_items = _w.non_null(response.topics, "field topics is null, which ListOffsetsResponse versions 2-3 do not allow (never nullable)")
-        _w.write_count(out, len(topics_items), False)
-        for topics_item in topics_items:
-            _write_ListOffsetsTopicResponse_v1_3(topics_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- ListOffsetsResponse, versions 4-5 ---
-
-def _read_ListOffsetsResponse_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsResponse, int]:
-    response = blank_instance(ListOffsetsResponse)
-    field = ""
-    index = 0
-    try:
-        field = "throttle_time_ms"
-        (response.throttle_time_ms,) = _unpack_ListOffsetsResponse_throttle_time_ms(buf, pos)
-        pos += 4
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, False)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[ListOffsetsTopicResponse] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_ListOffsetsTopicResponse_v4_5(buf, pos)
-                topics_items.append(topics_item)
-            response.topics = topics_items
-        response.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_ListOffsetsResponse_v4_5(response: ListOffsetsResponse, out: bytearray) -> None:
-    if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("ListOffsetsResponse version 4-5 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "throttle_time_ms"
-        out += _pack_ListOffsetsResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "topics[]"
-        topics_items = _w.non_null(response.topics, "field topics is null, which ListOffsetsResponse versions 4-5 do not allow (never nullable)")
-        _w.write_count(out, len(topics_items), False)
-        for topics_item in topics_items:
-            _write_ListOffsetsTopicResponse_v4_5(topics_item, out)
+        if version >= 2:
+            field = "throttle_time_ms"
+            out += _pack_ListOffsetsResponse_throttle_time_ms(response.throttle_time_ms)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(response.topics, "field topics is null, which ListOffsetsResponse versions 0-5 do not allow (never nullable)"), False, _write_ListOffsetsTopicResponse_v0_5, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- ListOffsetsResponse, versions 6-11 (flexible) ---
 
-def _read_ListOffsetsResponse_v6_11(buf: bytes, pos: int) -> tuple[ListOffsetsResponse, int]:
+def _read_ListOffsetsResponse_v6_11(buf: bytes, pos: int, version: int) -> tuple[ListOffsetsResponse, int]:
     response = blank_instance(ListOffsetsResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_ListOffsetsResponse_throttle_time_ms(buf, pos)
         pos += 4
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[ListOffsetsTopicResponse] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_ListOffsetsTopicResponse_v6_11(buf, pos)
-                topics_items.append(topics_item)
-            response.topics = topics_items
+        field = "topics"
+        response.topics, pos = _w.read_struct_array(buf, pos, True, _read_ListOffsetsTopicResponse_v6_11, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_ListOffsetsResponse_v6_11(response: ListOffsetsResponse, out: bytearray) -> None:
-    field = ""
+def _write_ListOffsetsResponse_v6_11(response: ListOffsetsResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_ListOffsetsResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "topics[]"
-        topics_items = _w.non_null(response.topics, "field topics is null, which ListOffsetsResponse versions 6-11 do not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_ListOffsetsTopicResponse_v6_11(topics_item, out)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(response.topics, "field topics is null, which ListOffsetsResponse versions 6-11 do not allow (never nullable)"), True, _write_ListOffsetsTopicResponse_v6_11, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -705,8 +355,8 @@ _V1_PLUS = (1, 32767)
 _V2_PLUS = (2, 32767)
 _V4_PLUS = (4, 32767)
 
-ListOffsetsPartitionResponse._READERS = (_read_ListOffsetsPartitionResponse_v0, _read_ListOffsetsPartitionResponse_v1_3, _read_ListOffsetsPartitionResponse_v1_3, _read_ListOffsetsPartitionResponse_v1_3, _read_ListOffsetsPartitionResponse_v4_5, _read_ListOffsetsPartitionResponse_v4_5, _read_ListOffsetsPartitionResponse_v6_11, _read_ListOffsetsPartitionResponse_v6_11, _read_ListOffsetsPartitionResponse_v6_11, _read_ListOffsetsPartitionResponse_v6_11, _read_ListOffsetsPartitionResponse_v6_11, _read_ListOffsetsPartitionResponse_v6_11)
-ListOffsetsPartitionResponse._WRITERS = (_write_ListOffsetsPartitionResponse_v0, _write_ListOffsetsPartitionResponse_v1_3, _write_ListOffsetsPartitionResponse_v1_3, _write_ListOffsetsPartitionResponse_v1_3, _write_ListOffsetsPartitionResponse_v4_5, _write_ListOffsetsPartitionResponse_v4_5, _write_ListOffsetsPartitionResponse_v6_11, _write_ListOffsetsPartitionResponse_v6_11, _write_ListOffsetsPartitionResponse_v6_11, _write_ListOffsetsPartitionResponse_v6_11, _write_ListOffsetsPartitionResponse_v6_11, _write_ListOffsetsPartitionResponse_v6_11)
+ListOffsetsPartitionResponse._READERS = _w.bind_versions((_read_ListOffsetsPartitionResponse_v0_5, _read_ListOffsetsPartitionResponse_v0_5, _read_ListOffsetsPartitionResponse_v0_5, _read_ListOffsetsPartitionResponse_v0_5, _read_ListOffsetsPartitionResponse_v0_5, _read_ListOffsetsPartitionResponse_v0_5, _read_ListOffsetsPartitionResponse_v6_11, _read_ListOffsetsPartitionResponse_v6_11, _read_ListOffsetsPartitionResponse_v6_11, _read_ListOffsetsPartitionResponse_v6_11, _read_ListOffsetsPartitionResponse_v6_11, _read_ListOffsetsPartitionResponse_v6_11))
+ListOffsetsPartitionResponse._WRITERS = _w.bind_versions((_write_ListOffsetsPartitionResponse_v0_5, _write_ListOffsetsPartitionResponse_v0_5, _write_ListOffsetsPartitionResponse_v0_5, _write_ListOffsetsPartitionResponse_v0_5, _write_ListOffsetsPartitionResponse_v0_5, _write_ListOffsetsPartitionResponse_v0_5, _write_ListOffsetsPartitionResponse_v6_11, _write_ListOffsetsPartitionResponse_v6_11, _write_ListOffsetsPartitionResponse_v6_11, _write_ListOffsetsPartitionResponse_v6_11, _write_ListOffsetsPartitionResponse_v6_11, _write_ListOffsetsPartitionResponse_v6_11))
 ListOffsetsPartitionResponse._LAZY_DEFAULTS = {"old_style_offsets": list}
 ListOffsetsPartitionResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
@@ -716,15 +366,15 @@ ListOffsetsPartitionResponse.FIELDS = (  # what the runtime knows of each field 
     FieldInfo(attr="offset", json_name="offset", type="int64", versions=_V1_PLUS, default=-1),
     FieldInfo(attr="leader_epoch", json_name="leaderEpoch", type="int32", versions=_V4_PLUS, default=-1),
 )
-ListOffsetsTopicResponse._READERS = (_read_ListOffsetsTopicResponse_v0, _read_ListOffsetsTopicResponse_v1_3, _read_ListOffsetsTopicResponse_v1_3, _read_ListOffsetsTopicResponse_v1_3, _read_ListOffsetsTopicResponse_v4_5, _read_ListOffsetsTopicResponse_v4_5, _read_ListOffsetsTopicResponse_v6_11, _read_ListOffsetsTopicResponse_v6_11, _read_ListOffsetsTopicResponse_v6_11, _read_ListOffsetsTopicResponse_v6_11, _read_ListOffsetsTopicResponse_v6_11, _read_ListOffsetsTopicResponse_v6_11)
-ListOffsetsTopicResponse._WRITERS = (_write_ListOffsetsTopicResponse_v0, _write_ListOffsetsTopicResponse_v1_3, _write_ListOffsetsTopicResponse_v1_3, _write_ListOffsetsTopicResponse_v1_3, _write_ListOffsetsTopicResponse_v4_5, _write_ListOffsetsTopicResponse_v4_5, _write_ListOffsetsTopicResponse_v6_11, _write_ListOffsetsTopicResponse_v6_11, _write_ListOffsetsTopicResponse_v6_11, _write_ListOffsetsTopicResponse_v6_11, _write_ListOffsetsTopicResponse_v6_11, _write_ListOffsetsTopicResponse_v6_11)
+ListOffsetsTopicResponse._READERS = _w.bind_versions((_read_ListOffsetsTopicResponse_v0_5, _read_ListOffsetsTopicResponse_v0_5, _read_ListOffsetsTopicResponse_v0_5, _read_ListOffsetsTopicResponse_v0_5, _read_ListOffsetsTopicResponse_v0_5, _read_ListOffsetsTopicResponse_v0_5, _read_ListOffsetsTopicResponse_v6_11, _read_ListOffsetsTopicResponse_v6_11, _read_ListOffsetsTopicResponse_v6_11, _read_ListOffsetsTopicResponse_v6_11, _read_ListOffsetsTopicResponse_v6_11, _read_ListOffsetsTopicResponse_v6_11))
+ListOffsetsTopicResponse._WRITERS = _w.bind_versions((_write_ListOffsetsTopicResponse_v0_5, _write_ListOffsetsTopicResponse_v0_5, _write_ListOffsetsTopicResponse_v0_5, _write_ListOffsetsTopicResponse_v0_5, _write_ListOffsetsTopicResponse_v0_5, _write_ListOffsetsTopicResponse_v0_5, _write_ListOffsetsTopicResponse_v6_11, _write_ListOffsetsTopicResponse_v6_11, _write_ListOffsetsTopicResponse_v6_11, _write_ListOffsetsTopicResponse_v6_11, _write_ListOffsetsTopicResponse_v6_11, _write_ListOffsetsTopicResponse_v6_11))
 ListOffsetsTopicResponse._LAZY_DEFAULTS = {"partitions": list}
 ListOffsetsTopicResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partitions", json_name="partitions", type="[]ListOffsetsPartitionResponse", versions=_V0_PLUS, default=(), struct=ListOffsetsPartitionResponse),
 )
-ListOffsetsResponse._READERS = (_read_ListOffsetsResponse_v0, _read_ListOffsetsResponse_v1, _read_ListOffsetsResponse_v2_3, _read_ListOffsetsResponse_v2_3, _read_ListOffsetsResponse_v4_5, _read_ListOffsetsResponse_v4_5, _read_ListOffsetsResponse_v6_11, _read_ListOffsetsResponse_v6_11, _read_ListOffsetsResponse_v6_11, _read_ListOffsetsResponse_v6_11, _read_ListOffsetsResponse_v6_11, _read_ListOffsetsResponse_v6_11)
-ListOffsetsResponse._WRITERS = (_write_ListOffsetsResponse_v0, _write_ListOffsetsResponse_v1, _write_ListOffsetsResponse_v2_3, _write_ListOffsetsResponse_v2_3, _write_ListOffsetsResponse_v4_5, _write_ListOffsetsResponse_v4_5, _write_ListOffsetsResponse_v6_11, _write_ListOffsetsResponse_v6_11, _write_ListOffsetsResponse_v6_11, _write_ListOffsetsResponse_v6_11, _write_ListOffsetsResponse_v6_11, _write_ListOffsetsResponse_v6_11)
+ListOffsetsResponse._READERS = _w.bind_versions((_read_ListOffsetsResponse_v0_5, _read_ListOffsetsResponse_v0_5, _read_ListOffsetsResponse_v0_5, _read_ListOffsetsResponse_v0_5, _read_ListOffsetsResponse_v0_5, _read_ListOffsetsResponse_v0_5, _read_ListOffsetsResponse_v6_11, _read_ListOffsetsResponse_v6_11, _read_ListOffsetsResponse_v6_11, _read_ListOffsetsResponse_v6_11, _read_ListOffsetsResponse_v6_11, _read_ListOffsetsResponse_v6_11))
+ListOffsetsResponse._WRITERS = _w.bind_versions((_write_ListOffsetsResponse_v0_5, _write_ListOffsetsResponse_v0_5, _write_ListOffsetsResponse_v0_5, _write_ListOffsetsResponse_v0_5, _write_ListOffsetsResponse_v0_5, _write_ListOffsetsResponse_v0_5, _write_ListOffsetsResponse_v6_11, _write_ListOffsetsResponse_v6_11, _write_ListOffsetsResponse_v6_11, _write_ListOffsetsResponse_v6_11, _write_ListOffsetsResponse_v6_11, _write_ListOffsetsResponse_v6_11))
 ListOffsetsResponse._LAZY_DEFAULTS = {"topics": list}
 ListOffsetsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V2_PLUS, ignorable=True, default=0),

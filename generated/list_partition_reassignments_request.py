@@ -2,10 +2,9 @@
 
 Request message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -26,10 +25,9 @@ _pack_ListPartitionReassignmentsRequest_timeout_ms = struct.Struct(">i").pack
 class ListPartitionReassignmentsTopics(GeneratedStruct):
     """Partitions to report, by topic; null for every reassignment in progress."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the topic the partitions in this entry belong to.',
         "partition_indexes": "Indexes of the topic's partitions to report.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ListPartitionReassignmentsTopics"
@@ -56,10 +54,9 @@ class ListPartitionReassignmentsRequest(GeneratedStruct):
     """Kafka's ListPartitionReassignmentsRequest (request, apiKey 46), versions 0, flexible
     versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "timeout_ms": 'Milliseconds the controller may take to answer before the request times out.',
         "topics": 'Partitions to report, by topic; null for every reassignment in progress.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ListPartitionReassignmentsRequest"
@@ -91,12 +88,10 @@ class ListPartitionReassignmentsRequest(GeneratedStruct):
 
 # --- ListPartitionReassignmentsTopics, version 0 (flexible) ---
 
-def _read_ListPartitionReassignmentsTopics_v0(buf: bytes, pos: int) -> tuple[ListPartitionReassignmentsTopics, int]:
+def _read_ListPartitionReassignmentsTopics_v0(buf: bytes, pos: int, version: int) -> tuple[ListPartitionReassignmentsTopics, int]:
     topics = blank_instance(ListPartitionReassignmentsTopics)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         topics.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_indexes"
         partition_indexes_n, pos = _w.read_count(buf, pos, True)
@@ -105,86 +100,51 @@ def _read_ListPartitionReassignmentsTopics_v0(buf: bytes, pos: int) -> tuple[Lis
         else:
             topics.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            topics.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            topics.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        topics.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topics, pos
 
 
-def _write_ListPartitionReassignmentsTopics_v0(topics: ListPartitionReassignmentsTopics, out: bytearray) -> None:
-    field = ""
+def _write_ListPartitionReassignmentsTopics_v0(topics: ListPartitionReassignmentsTopics, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(topics.name, "field name is null, which ListPartitionReassignmentsTopics version 0 does not allow (never nullable)"))
         field = "partition_indexes"
         partition_indexes_items = _w.non_null(topics.partition_indexes, "field partition_indexes is null, which ListPartitionReassignmentsTopics version 0 does not allow (never nullable)")
         _w.write_count(out, len(partition_indexes_items), True)
         _w.write_fixed_array(out, partition_indexes_items, "i")
         field = "(tagged fields)"
-        if topics.unknown_tagged_fields:
-            _w.write_tagged(out, [], topics.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], topics.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- ListPartitionReassignmentsRequest, version 0 (flexible) ---
 
-def _read_ListPartitionReassignmentsRequest_v0(buf: bytes, pos: int) -> tuple[ListPartitionReassignmentsRequest, int]:
+def _read_ListPartitionReassignmentsRequest_v0(buf: bytes, pos: int, version: int) -> tuple[ListPartitionReassignmentsRequest, int]:
     request = blank_instance(ListPartitionReassignmentsRequest)
-    field = ""
-    index = 0
+    field = "timeout_ms"
     try:
-        field = "timeout_ms"
         (request.timeout_ms,) = _unpack_ListPartitionReassignmentsRequest_timeout_ms(buf, pos)
         pos += 4
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            request.topics = None
-        elif topics_n == 0:  # no element: no loop to set up
-            request.topics = []
-        else:
-            topics_items: list[ListPartitionReassignmentsTopics] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_ListPartitionReassignmentsTopics_v0(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
+        field = "topics"
+        request.topics, pos = _w.read_nullable_struct_array(buf, pos, True, _read_ListPartitionReassignmentsTopics_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_ListPartitionReassignmentsRequest_v0(request: ListPartitionReassignmentsRequest, out: bytearray) -> None:
-    field = ""
+def _write_ListPartitionReassignmentsRequest_v0(request: ListPartitionReassignmentsRequest, out: bytearray, version: int) -> None:
+    field = "timeout_ms"
     try:
-        field = "timeout_ms"
         out += _pack_ListPartitionReassignmentsRequest_timeout_ms(request.timeout_ms)
-        field = "topics[]"
-        topics_items = request.topics
-        if topics_items is None:
-            _w.write_count(out, None, True)
-        else:
-            _w.write_count(out, len(topics_items), True)
-            for topics_item in topics_items:
-                _write_ListPartitionReassignmentsTopics_v0(topics_item, out)
+        field = "topics"
+        _w.write_struct_array(out, request.topics, True, _write_ListPartitionReassignmentsTopics_v0, version)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -194,15 +154,15 @@ def _write_ListPartitionReassignmentsRequest_v0(request: ListPartitionReassignme
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-ListPartitionReassignmentsTopics._READERS = (_read_ListPartitionReassignmentsTopics_v0,)
-ListPartitionReassignmentsTopics._WRITERS = (_write_ListPartitionReassignmentsTopics_v0,)
+ListPartitionReassignmentsTopics._READERS = _w.bind_versions((_read_ListPartitionReassignmentsTopics_v0,))
+ListPartitionReassignmentsTopics._WRITERS = _w.bind_versions((_write_ListPartitionReassignmentsTopics_v0,))
 ListPartitionReassignmentsTopics._LAZY_DEFAULTS = {"partition_indexes": list}
 ListPartitionReassignmentsTopics.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partition_indexes", json_name="partitionIndexes", type="[]int32", versions=_V0_PLUS, default=()),
 )
-ListPartitionReassignmentsRequest._READERS = (_read_ListPartitionReassignmentsRequest_v0,)
-ListPartitionReassignmentsRequest._WRITERS = (_write_ListPartitionReassignmentsRequest_v0,)
+ListPartitionReassignmentsRequest._READERS = _w.bind_versions((_read_ListPartitionReassignmentsRequest_v0,))
+ListPartitionReassignmentsRequest._WRITERS = _w.bind_versions((_write_ListPartitionReassignmentsRequest_v0,))
 ListPartitionReassignmentsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="timeout_ms", json_name="timeoutMs", type="int32", versions=_V0_PLUS, default=60000),
     FieldInfo(attr="topics", json_name="topics", type="[]ListPartitionReassignmentsTopics", versions=_V0_PLUS, nullable=_V0_PLUS, struct=ListPartitionReassignmentsTopics),

@@ -2,10 +2,9 @@
 
 Response message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -28,12 +27,11 @@ _pack_ListPartitionReassignmentsResponse_throttle_time_ms_error_code = struct.St
 class OngoingPartitionReassignment(GeneratedStruct):
     """Partitions of the topic being reassigned."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition_index": 'Index of the partition within the topic.',
         "replicas": 'Broker ids of all current replicas, including those being added and removed.',
         "adding_replicas": 'Broker ids of replicas being added.',
         "removing_replicas": 'Broker ids of replicas being removed.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "OngoingPartitionReassignment"
@@ -67,10 +65,9 @@ class OngoingPartitionReassignment(GeneratedStruct):
 class OngoingTopicReassignment(GeneratedStruct):
     """Topics with a reassignment in progress."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the topic the partitions in this entry belong to.',
         "partitions": 'Partitions of the topic being reassigned.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "OngoingTopicReassignment"
@@ -97,12 +94,11 @@ class ListPartitionReassignmentsResponse(GeneratedStruct):
     """Kafka's ListPartitionReassignmentsResponse (response, apiKey 46), versions 0, flexible
     versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "error_code": 'Outcome, 0 on success; for example CLUSTER_AUTHORIZATION_FAILED.',
         "error_message": 'Error text for people, or null when there is none.',
         "topics": 'Topics with a reassignment in progress.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ListPartitionReassignmentsResponse"
@@ -141,12 +137,10 @@ class ListPartitionReassignmentsResponse(GeneratedStruct):
 
 # --- OngoingPartitionReassignment, version 0 (flexible) ---
 
-def _read_OngoingPartitionReassignment_v0(buf: bytes, pos: int) -> tuple[OngoingPartitionReassignment, int]:
+def _read_OngoingPartitionReassignment_v0(buf: bytes, pos: int, version: int) -> tuple[OngoingPartitionReassignment, int]:
     reassignment = blank_instance(OngoingPartitionReassignment)
-    field = ""
-    index = 0
+    field = "partition_index"
     try:
-        field = "partition_index"
         (reassignment.partition_index,) = _unpack_OngoingPartitionReassignment_partition_index(buf, pos)
         pos += 4
         field = "replicas"
@@ -168,20 +162,15 @@ def _read_OngoingPartitionReassignment_v0(buf: bytes, pos: int) -> tuple[Ongoing
         else:
             reassignment.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            reassignment.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            reassignment.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        reassignment.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return reassignment, pos
 
 
-def _write_OngoingPartitionReassignment_v0(reassignment: OngoingPartitionReassignment, out: bytearray) -> None:
-    field = ""
+def _write_OngoingPartitionReassignment_v0(reassignment: OngoingPartitionReassignment, out: bytearray, version: int) -> None:
+    field = "partition_index"
     try:
-        field = "partition_index"
         out += _pack_OngoingPartitionReassignment_partition_index(reassignment.partition_index)
         field = "replicas"
         replicas_items = _w.non_null(reassignment.replicas, "field replicas is null, which OngoingPartitionReassignment version 0 does not allow (never nullable)")
@@ -196,119 +185,68 @@ def _write_OngoingPartitionReassignment_v0(reassignment: OngoingPartitionReassig
         _w.write_count(out, len(removing_replicas_items), True)
         _w.write_fixed_array(out, removing_replicas_items, "i")
         field = "(tagged fields)"
-        if reassignment.unknown_tagged_fields:
-            _w.write_tagged(out, [], reassignment.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], reassignment.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- OngoingTopicReassignment, version 0 (flexible) ---
 
-def _read_OngoingTopicReassignment_v0(buf: bytes, pos: int) -> tuple[OngoingTopicReassignment, int]:
+def _read_OngoingTopicReassignment_v0(buf: bytes, pos: int, version: int) -> tuple[OngoingTopicReassignment, int]:
     reassignment = blank_instance(OngoingTopicReassignment)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         reassignment.name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[OngoingPartitionReassignment] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_OngoingPartitionReassignment_v0(buf, pos)
-                partitions_items.append(partitions_item)
-            reassignment.partitions = partitions_items
+        field = "partitions"
+        reassignment.partitions, pos = _w.read_struct_array(buf, pos, True, _read_OngoingPartitionReassignment_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            reassignment.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            reassignment.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        reassignment.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return reassignment, pos
 
 
-def _write_OngoingTopicReassignment_v0(reassignment: OngoingTopicReassignment, out: bytearray) -> None:
-    field = ""
+def _write_OngoingTopicReassignment_v0(reassignment: OngoingTopicReassignment, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(reassignment.name, "field name is null, which OngoingTopicReassignment version 0 does not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(reassignment.partitions, "field partitions is null, which OngoingTopicReassignment version 0 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_OngoingPartitionReassignment_v0(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(reassignment.partitions, "field partitions is null, which OngoingTopicReassignment version 0 does not allow (never nullable)"), True, _write_OngoingPartitionReassignment_v0, version)
         field = "(tagged fields)"
-        if reassignment.unknown_tagged_fields:
-            _w.write_tagged(out, [], reassignment.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], reassignment.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- ListPartitionReassignmentsResponse, version 0 (flexible) ---
 
-def _read_ListPartitionReassignmentsResponse_v0(buf: bytes, pos: int) -> tuple[ListPartitionReassignmentsResponse, int]:
+def _read_ListPartitionReassignmentsResponse_v0(buf: bytes, pos: int, version: int) -> tuple[ListPartitionReassignmentsResponse, int]:
     response = blank_instance(ListPartitionReassignmentsResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_ListPartitionReassignmentsResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
         response.error_message, pos = _w.read_compact_string(buf, pos)
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[OngoingTopicReassignment] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_OngoingTopicReassignment_v0(buf, pos)
-                topics_items.append(topics_item)
-            response.topics = topics_items
+        field = "topics"
+        response.topics, pos = _w.read_struct_array(buf, pos, True, _read_OngoingTopicReassignment_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_ListPartitionReassignmentsResponse_v0(response: ListPartitionReassignmentsResponse, out: bytearray) -> None:
-    field = ""
+def _write_ListPartitionReassignmentsResponse_v0(response: ListPartitionReassignmentsResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         out += _pack_ListPartitionReassignmentsResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
-        field = "topics[]"
-        topics_items = _w.non_null(response.topics, "field topics is null, which ListPartitionReassignmentsResponse version 0 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_OngoingTopicReassignment_v0(topics_item, out)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(response.topics, "field topics is null, which ListPartitionReassignmentsResponse version 0 does not allow (never nullable)"), True, _write_OngoingTopicReassignment_v0, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -318,8 +256,8 @@ def _write_ListPartitionReassignmentsResponse_v0(response: ListPartitionReassign
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-OngoingPartitionReassignment._READERS = (_read_OngoingPartitionReassignment_v0,)
-OngoingPartitionReassignment._WRITERS = (_write_OngoingPartitionReassignment_v0,)
+OngoingPartitionReassignment._READERS = _w.bind_versions((_read_OngoingPartitionReassignment_v0,))
+OngoingPartitionReassignment._WRITERS = _w.bind_versions((_write_OngoingPartitionReassignment_v0,))
 OngoingPartitionReassignment._LAZY_DEFAULTS = {"replicas": list, "adding_replicas": list, "removing_replicas": list}
 OngoingPartitionReassignment.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
@@ -327,15 +265,15 @@ OngoingPartitionReassignment.FIELDS = (  # what the runtime knows of each field 
     FieldInfo(attr="adding_replicas", json_name="addingReplicas", type="[]int32", versions=_V0_PLUS, default=()),
     FieldInfo(attr="removing_replicas", json_name="removingReplicas", type="[]int32", versions=_V0_PLUS, default=()),
 )
-OngoingTopicReassignment._READERS = (_read_OngoingTopicReassignment_v0,)
-OngoingTopicReassignment._WRITERS = (_write_OngoingTopicReassignment_v0,)
+OngoingTopicReassignment._READERS = _w.bind_versions((_read_OngoingTopicReassignment_v0,))
+OngoingTopicReassignment._WRITERS = _w.bind_versions((_write_OngoingTopicReassignment_v0,))
 OngoingTopicReassignment._LAZY_DEFAULTS = {"partitions": list}
 OngoingTopicReassignment.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partitions", json_name="partitions", type="[]OngoingPartitionReassignment", versions=_V0_PLUS, default=(), struct=OngoingPartitionReassignment),
 )
-ListPartitionReassignmentsResponse._READERS = (_read_ListPartitionReassignmentsResponse_v0,)
-ListPartitionReassignmentsResponse._WRITERS = (_write_ListPartitionReassignmentsResponse_v0,)
+ListPartitionReassignmentsResponse._READERS = _w.bind_versions((_read_ListPartitionReassignmentsResponse_v0,))
+ListPartitionReassignmentsResponse._WRITERS = _w.bind_versions((_write_ListPartitionReassignmentsResponse_v0,))
 ListPartitionReassignmentsResponse._LAZY_DEFAULTS = {"topics": list}
 ListPartitionReassignmentsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

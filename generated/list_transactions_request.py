@@ -2,10 +2,9 @@
 
 Request message, versions 0-2, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -26,12 +25,11 @@ _pack_ListTransactionsRequest_duration_filter = struct.Struct(">q").pack
 class ListTransactionsRequest(GeneratedStruct):
     """Kafka's ListTransactionsRequest (request, apiKey 66), versions 0-2, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "state_filters": 'Transaction states to list (for example Ongoing); empty lists every state.',
         "producer_id_filters": 'Producer ids to list; empty lists every producer.',
         "duration_filter": 'List only transactions running for longer than this many milliseconds; negative for no limit.',
         "transactional_id_pattern": 'Regular expression the transactional ids must match; null or empty for every id.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ListTransactionsRequest"
@@ -70,205 +68,60 @@ class ListTransactionsRequest(GeneratedStruct):
 
 
 
-# --- ListTransactionsRequest, version 0 (flexible) ---
+# --- ListTransactionsRequest, versions 0-2 (flexible) ---
 
-def _read_ListTransactionsRequest_v0(buf: bytes, pos: int) -> tuple[ListTransactionsRequest, int]:
+def _read_ListTransactionsRequest_v0_2(buf: bytes, pos: int, version: int) -> tuple[ListTransactionsRequest, int]:
     request = blank_instance(ListTransactionsRequest)
     request.duration_filter = -1
     request.transactional_id_pattern = None
-    field = ""
-    index = 0
+    field = "state_filters"
     try:
-        field = "state_filters"
-        index = -1  # no element yet: an error in the count names the array itself
-        state_filters_n, pos = _w.read_count(buf, pos, True)
-        if state_filters_n < 0:
-            raise DecodeError("non-nullable field state_filters was null", offset=pos)
-        elif state_filters_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            state_filters_items: list[str] = []
-            for index in range(state_filters_n):
-                state_filters_item, pos = _w.read_compact_string_nn(buf, pos)
-                state_filters_items.append(state_filters_item)
-            request.state_filters = state_filters_items
+        request.state_filters, pos = _w.read_array(buf, pos, True, _w.read_compact_string_nn)
         field = "producer_id_filters"
         producer_id_filters_n, pos = _w.read_count(buf, pos, True)
         if producer_id_filters_n < 0:
             raise DecodeError("non-nullable field producer_id_filters was null", offset=pos)
         else:
             request.producer_id_filters, pos = _w.read_fixed_array(buf, pos, producer_id_filters_n, "q", 8)
+        if version >= 1:
+            field = "duration_filter"
+            (request.duration_filter,) = _unpack_ListTransactionsRequest_duration_filter(buf, pos)
+            pos += 8
+        if version >= 2:
+            field = "transactional_id_pattern"
+            request.transactional_id_pattern, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_ListTransactionsRequest_v0(request: ListTransactionsRequest, out: bytearray) -> None:
-    if request.duration_filter != -1:
-        check_unsupported(request, "duration_filter", "0")
-    if request.transactional_id_pattern is not None:
-        check_unsupported(request, "transactional_id_pattern", "0")
-    field = ""
+def _write_ListTransactionsRequest_v0_2(request: ListTransactionsRequest, out: bytearray, version: int) -> None:
+    if version < 1 and request.duration_filter != -1:
+        check_unsupported(request, "duration_filter", str(version))
+    if version < 2 and request.transactional_id_pattern is not None:
+        check_unsupported(request, "transactional_id_pattern", str(version))
+    field = "state_filters"
     try:
-        field = "state_filters"
-        state_filters_items = _w.non_null(request.state_filters, "field state_filters is null, which ListTransactionsRequest version 0 does not allow (never nullable)")
+        state_filters_items = _w.non_null(request.state_filters, "field state_filters is null, which ListTransactionsRequest versions 0-2 do not allow (never nullable)")
         _w.write_count(out, len(state_filters_items), True)
         for state_filters_item in state_filters_items:
             if state_filters_item is None:
                 raise EncodeError("null element in array state_filters")
             _w.write_compact_string(out, state_filters_item)
         field = "producer_id_filters"
-        producer_id_filters_items = _w.non_null(request.producer_id_filters, "field producer_id_filters is null, which ListTransactionsRequest version 0 does not allow (never nullable)")
+        producer_id_filters_items = _w.non_null(request.producer_id_filters, "field producer_id_filters is null, which ListTransactionsRequest versions 0-2 do not allow (never nullable)")
         _w.write_count(out, len(producer_id_filters_items), True)
         _w.write_fixed_array(out, producer_id_filters_items, "q")
+        if version >= 1:
+            field = "duration_filter"
+            out += _pack_ListTransactionsRequest_duration_filter(request.duration_filter)
+        if version >= 2:
+            field = "transactional_id_pattern"
+            _w.write_compact_string(out, request.transactional_id_pattern)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- ListTransactionsRequest, version 1 (flexible) ---
-
-def _read_ListTransactionsRequest_v1(buf: bytes, pos: int) -> tuple[ListTransactionsRequest, int]:
-    request = blank_instance(ListTransactionsRequest)
-    request.transactional_id_pattern = None
-    field = ""
-    index = 0
-    try:
-        field = "state_filters"
-        index = -1  # no element yet: an error in the count names the array itself
-        state_filters_n, pos = _w.read_count(buf, pos, True)
-        if state_filters_n < 0:
-            raise DecodeError("non-nullable field state_filters was null", offset=pos)
-        elif state_filters_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            state_filters_items: list[str] = []
-            for index in range(state_filters_n):
-                state_filters_item, pos = _w.read_compact_string_nn(buf, pos)
-                state_filters_items.append(state_filters_item)
-            request.state_filters = state_filters_items
-        field = "producer_id_filters"
-        producer_id_filters_n, pos = _w.read_count(buf, pos, True)
-        if producer_id_filters_n < 0:
-            raise DecodeError("non-nullable field producer_id_filters was null", offset=pos)
-        else:
-            request.producer_id_filters, pos = _w.read_fixed_array(buf, pos, producer_id_filters_n, "q", 8)
-        field = "duration_filter"
-        (request.duration_filter,) = _unpack_ListTransactionsRequest_duration_filter(buf, pos)
-        pos += 8
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_ListTransactionsRequest_v1(request: ListTransactionsRequest, out: bytearray) -> None:
-    if request.transactional_id_pattern is not None:
-        check_unsupported(request, "transactional_id_pattern", "1")
-    field = ""
-    try:
-        field = "state_filters"
-        state_filters_items = _w.non_null(request.state_filters, "field state_filters is null, which ListTransactionsRequest version 1 does not allow (never nullable)")
-        _w.write_count(out, len(state_filters_items), True)
-        for state_filters_item in state_filters_items:
-            if state_filters_item is None:
-                raise EncodeError("null element in array state_filters")
-            _w.write_compact_string(out, state_filters_item)
-        field = "producer_id_filters"
-        producer_id_filters_items = _w.non_null(request.producer_id_filters, "field producer_id_filters is null, which ListTransactionsRequest version 1 does not allow (never nullable)")
-        _w.write_count(out, len(producer_id_filters_items), True)
-        _w.write_fixed_array(out, producer_id_filters_items, "q")
-        field = "duration_filter"
-        out += _pack_ListTransactionsRequest_duration_filter(request.duration_filter)
-        field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- ListTransactionsRequest, version 2 (flexible) ---
-
-def _read_ListTransactionsRequest_v2(buf: bytes, pos: int) -> tuple[ListTransactionsRequest, int]:
-    request = blank_instance(ListTransactionsRequest)
-    field = ""
-    index = 0
-    try:
-        field = "state_filters"
-        index = -1  # no element yet: an error in the count names the array itself
-        state_filters_n, pos = _w.read_count(buf, pos, True)
-        if state_filters_n < 0:
-            raise DecodeError("non-nullable field state_filters was null", offset=pos)
-        elif state_filters_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            state_filters_items: list[str] = []
-            for index in range(state_filters_n):
-                state_filters_item, pos = _w.read_compact_string_nn(buf, pos)
-                state_filters_items.append(state_filters_item)
-            request.state_filters = state_filters_items
-        field = "producer_id_filters"
-        producer_id_filters_n, pos = _w.read_count(buf, pos, True)
-        if producer_id_filters_n < 0:
-            raise DecodeError("non-nullable field producer_id_filters was null", offset=pos)
-        else:
-            request.producer_id_filters, pos = _w.read_fixed_array(buf, pos, producer_id_filters_n, "q", 8)
-        field = "duration_filter"
-        (request.duration_filter,) = _unpack_ListTransactionsRequest_duration_filter(buf, pos)
-        pos += 8
-        field = "transactional_id_pattern"
-        request.transactional_id_pattern, pos = _w.read_compact_string(buf, pos)
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_ListTransactionsRequest_v2(request: ListTransactionsRequest, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "state_filters"
-        state_filters_items = _w.non_null(request.state_filters, "field state_filters is null, which ListTransactionsRequest version 2 does not allow (never nullable)")
-        _w.write_count(out, len(state_filters_items), True)
-        for state_filters_item in state_filters_items:
-            if state_filters_item is None:
-                raise EncodeError("null element in array state_filters")
-            _w.write_compact_string(out, state_filters_item)
-        field = "producer_id_filters"
-        producer_id_filters_items = _w.non_null(request.producer_id_filters, "field producer_id_filters is null, which ListTransactionsRequest version 2 does not allow (never nullable)")
-        _w.write_count(out, len(producer_id_filters_items), True)
-        _w.write_fixed_array(out, producer_id_filters_items, "q")
-        field = "duration_filter"
-        out += _pack_ListTransactionsRequest_duration_filter(request.duration_filter)
-        field = "transactional_id_pattern"
-        _w.write_compact_string(out, request.transactional_id_pattern)
-        field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -280,8 +133,8 @@ _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 _V2_PLUS = (2, 32767)
 
-ListTransactionsRequest._READERS = (_read_ListTransactionsRequest_v0, _read_ListTransactionsRequest_v1, _read_ListTransactionsRequest_v2)
-ListTransactionsRequest._WRITERS = (_write_ListTransactionsRequest_v0, _write_ListTransactionsRequest_v1, _write_ListTransactionsRequest_v2)
+ListTransactionsRequest._READERS = _w.bind_versions((_read_ListTransactionsRequest_v0_2, _read_ListTransactionsRequest_v0_2, _read_ListTransactionsRequest_v0_2))
+ListTransactionsRequest._WRITERS = _w.bind_versions((_write_ListTransactionsRequest_v0_2, _write_ListTransactionsRequest_v0_2, _write_ListTransactionsRequest_v0_2))
 ListTransactionsRequest._LAZY_DEFAULTS = {"state_filters": list, "producer_id_filters": list}
 ListTransactionsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="state_filters", json_name="stateFilters", type="[]string", versions=_V0_PLUS, default=()),

@@ -2,10 +2,9 @@
 
 Response message, versions 0-2, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -28,11 +27,10 @@ _pack_ListTransactionsResponse_throttle_time_ms_error_code = struct.Struct(">ih"
 class TransactionState(GeneratedStruct):
     """The transactions found, one entry each."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "transactional_id": 'Transactional id of the transaction.',
         "producer_id": 'Producer id the transactional id holds.',
         "transaction_state": 'State of the transaction at the coordinator, for example Ongoing or CompleteCommit.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TransactionState"
@@ -62,12 +60,11 @@ class TransactionState(GeneratedStruct):
 class ListTransactionsResponse(GeneratedStruct):
     """Kafka's ListTransactionsResponse (response, apiKey 66), versions 0-2, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "error_code": 'Outcome, 0 on success; for example COORDINATOR_LOAD_IN_PROGRESS or INVALID_REGULAR_EXPRESSION.',
         "unknown_state_filters": 'States from StateFilters that the coordinator does not know.',
         "transaction_states": 'The transactions found, one entry each.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ListTransactionsResponse"
@@ -107,12 +104,10 @@ class ListTransactionsResponse(GeneratedStruct):
 
 # --- TransactionState, versions 0-2 (flexible) ---
 
-def _read_TransactionState_v0_2(buf: bytes, pos: int) -> tuple[TransactionState, int]:
+def _read_TransactionState_v0_2(buf: bytes, pos: int, version: int) -> tuple[TransactionState, int]:
     state = blank_instance(TransactionState)
-    field = ""
-    index = 0
+    field = "transactional_id"
     try:
-        field = "transactional_id"
         state.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "producer_id"
         (state.producer_id,) = _unpack_TransactionState_producer_id(buf, pos)
@@ -120,85 +115,48 @@ def _read_TransactionState_v0_2(buf: bytes, pos: int) -> tuple[TransactionState,
         field = "transaction_state"
         state.transaction_state, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            state.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            state.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        state.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return state, pos
 
 
-def _write_TransactionState_v0_2(state: TransactionState, out: bytearray) -> None:
-    field = ""
+def _write_TransactionState_v0_2(state: TransactionState, out: bytearray, version: int) -> None:
+    field = "transactional_id"
     try:
-        field = "transactional_id"
         _w.write_compact_string(out, _w.non_null(state.transactional_id, "field transactional_id is null, which TransactionState versions 0-2 do not allow (never nullable)"))
         field = "producer_id"
         out += _pack_TransactionState_producer_id(state.producer_id)
         field = "transaction_state"
         _w.write_compact_string(out, _w.non_null(state.transaction_state, "field transaction_state is null, which TransactionState versions 0-2 do not allow (never nullable)"))
         field = "(tagged fields)"
-        if state.unknown_tagged_fields:
-            _w.write_tagged(out, [], state.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], state.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- ListTransactionsResponse, versions 0-2 (flexible) ---
 
-def _read_ListTransactionsResponse_v0_2(buf: bytes, pos: int) -> tuple[ListTransactionsResponse, int]:
+def _read_ListTransactionsResponse_v0_2(buf: bytes, pos: int, version: int) -> tuple[ListTransactionsResponse, int]:
     response = blank_instance(ListTransactionsResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_ListTransactionsResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "unknown_state_filters"
-        index = -1  # no element yet: an error in the count names the array itself
-        unknown_state_filters_n, pos = _w.read_count(buf, pos, True)
-        if unknown_state_filters_n < 0:
-            raise DecodeError("non-nullable field unknown_state_filters was null", offset=pos)
-        elif unknown_state_filters_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            unknown_state_filters_items: list[str] = []
-            for index in range(unknown_state_filters_n):
-                unknown_state_filters_item, pos = _w.read_compact_string_nn(buf, pos)
-                unknown_state_filters_items.append(unknown_state_filters_item)
-            response.unknown_state_filters = unknown_state_filters_items
-        field = "transaction_states[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        transaction_states_n, pos = _w.read_count(buf, pos, True)
-        if transaction_states_n < 0:
-            raise DecodeError("non-nullable field transaction_states was null", offset=pos)
-        elif transaction_states_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            transaction_states_items: list[TransactionState] = []
-            for index in range(transaction_states_n):
-                transaction_states_item, pos = _read_TransactionState_v0_2(buf, pos)
-                transaction_states_items.append(transaction_states_item)
-            response.transaction_states = transaction_states_items
+        response.unknown_state_filters, pos = _w.read_array(buf, pos, True, _w.read_compact_string_nn)
+        field = "transaction_states"
+        response.transaction_states, pos = _w.read_struct_array(buf, pos, True, _read_TransactionState_v0_2, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_ListTransactionsResponse_v0_2(response: ListTransactionsResponse, out: bytearray) -> None:
-    field = ""
+def _write_ListTransactionsResponse_v0_2(response: ListTransactionsResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         out += _pack_ListTransactionsResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "unknown_state_filters"
         unknown_state_filters_items = _w.non_null(response.unknown_state_filters, "field unknown_state_filters is null, which ListTransactionsResponse versions 0-2 do not allow (never nullable)")
@@ -207,16 +165,10 @@ def _write_ListTransactionsResponse_v0_2(response: ListTransactionsResponse, out
             if unknown_state_filters_item is None:
                 raise EncodeError("null element in array unknown_state_filters")
             _w.write_compact_string(out, unknown_state_filters_item)
-        field = "transaction_states[]"
-        transaction_states_items = _w.non_null(response.transaction_states, "field transaction_states is null, which ListTransactionsResponse versions 0-2 do not allow (never nullable)")
-        _w.write_count(out, len(transaction_states_items), True)
-        for transaction_states_item in transaction_states_items:
-            _write_TransactionState_v0_2(transaction_states_item, out)
+        field = "transaction_states"
+        _w.write_struct_array(out, _w.non_null(response.transaction_states, "field transaction_states is null, which ListTransactionsResponse versions 0-2 do not allow (never nullable)"), True, _write_TransactionState_v0_2, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -226,15 +178,15 @@ def _write_ListTransactionsResponse_v0_2(response: ListTransactionsResponse, out
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-TransactionState._READERS = (_read_TransactionState_v0_2, _read_TransactionState_v0_2, _read_TransactionState_v0_2)
-TransactionState._WRITERS = (_write_TransactionState_v0_2, _write_TransactionState_v0_2, _write_TransactionState_v0_2)
+TransactionState._READERS = _w.bind_versions((_read_TransactionState_v0_2, _read_TransactionState_v0_2, _read_TransactionState_v0_2))
+TransactionState._WRITERS = _w.bind_versions((_write_TransactionState_v0_2, _write_TransactionState_v0_2, _write_TransactionState_v0_2))
 TransactionState.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="transactional_id", json_name="transactionalId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="producer_id", json_name="producerId", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="transaction_state", json_name="transactionState", type="string", versions=_V0_PLUS, default=''),
 )
-ListTransactionsResponse._READERS = (_read_ListTransactionsResponse_v0_2, _read_ListTransactionsResponse_v0_2, _read_ListTransactionsResponse_v0_2)
-ListTransactionsResponse._WRITERS = (_write_ListTransactionsResponse_v0_2, _write_ListTransactionsResponse_v0_2, _write_ListTransactionsResponse_v0_2)
+ListTransactionsResponse._READERS = _w.bind_versions((_read_ListTransactionsResponse_v0_2, _read_ListTransactionsResponse_v0_2, _read_ListTransactionsResponse_v0_2))
+ListTransactionsResponse._WRITERS = _w.bind_versions((_write_ListTransactionsResponse_v0_2, _write_ListTransactionsResponse_v0_2, _write_ListTransactionsResponse_v0_2))
 ListTransactionsResponse._LAZY_DEFAULTS = {"unknown_state_filters": list, "transaction_states": list}
 ListTransactionsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

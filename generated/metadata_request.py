@@ -2,10 +2,9 @@
 
 Request message, versions 0-13, flexible versions 9+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per wire layout, the versions that share one (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -33,10 +32,9 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class MetadataRequestTopic(GeneratedStruct):
     """Topics to describe; see the version notes for what empty and null mean."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_id": 'Id of the topic to describe (v12+ lookup by id); the zero uuid when Name is given.',
         "name": 'Name of the topic to describe; null when TopicId names it (v12+).',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "MetadataRequestTopic"
@@ -62,12 +60,11 @@ class MetadataRequestTopic(GeneratedStruct):
 class MetadataRequest(GeneratedStruct):
     """Kafka's MetadataRequest (request, apiKey 3), versions 0-13, flexible versions 9+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topics": 'Topics to describe; see the version notes for what empty and null mean.',
         "allow_auto_topic_creation": 'Lets the broker create missing requested topics, when its configuration allows that.',
         "include_cluster_authorized_operations": 'Asks for the operations the caller may perform on the cluster.',
         "include_topic_authorized_operations": 'Asks for the operations the caller may perform on each topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "MetadataRequest"
@@ -110,23 +107,20 @@ class MetadataRequest(GeneratedStruct):
 def _read_MetadataRequestTopic_v0_8(buf: bytes, pos: int) -> tuple[MetadataRequestTopic, int]:
     topic = blank_instance(MetadataRequestTopic)
     topic.topic_id = _ZERO_UUID
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         topic.name, pos = _w.read_string_nn(buf, pos)
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
 def _write_MetadataRequestTopic_v0_8(topic: MetadataRequestTopic, out: bytearray) -> None:
     if topic.unknown_tagged_fields:
         raise UnsupportedVersionError("MetadataRequestTopic version 0-8 cannot carry tagged fields")
-    field = ""
+    field = "name"
     try:
-        field = "name"
         if topic.name is None:
             raise EncodeError("field name is null, which MetadataRequestTopic versions 0-8 do not allow (nullable in versions 10+)")
         _w.write_string(out, topic.name)
@@ -139,11 +133,9 @@ def _write_MetadataRequestTopic_v0_8(topic: MetadataRequestTopic, out: bytearray
 def _read_MetadataRequestTopic_v9(buf: bytes, pos: int) -> tuple[MetadataRequestTopic, int]:
     topic = blank_instance(MetadataRequestTopic)
     topic.topic_id = _ZERO_UUID
-    field = ""
-    index = 0
+    field = "name"
     size = len(buf)
     try:
-        field = "name"
         name_n = buf[pos]  # the length + 1
         if name_n == 1:  # the empty string
             topic.name = ""
@@ -162,14 +154,13 @@ def _read_MetadataRequestTopic_v9(buf: bytes, pos: int) -> tuple[MetadataRequest
         else:  # tags these versions do not know, kept as they came
             topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
 def _write_MetadataRequestTopic_v9(topic: MetadataRequestTopic, out: bytearray) -> None:
-    field = ""
+    field = "name"
     try:
-        field = "name"
         if topic.name is None:
             raise EncodeError("field name is null, which MetadataRequestTopic version 9 does not allow (nullable in versions 10+)")
         name_utf8 = topic.name.encode()
@@ -191,11 +182,9 @@ def _write_MetadataRequestTopic_v9(topic: MetadataRequestTopic, out: bytearray) 
 
 def _read_MetadataRequestTopic_v10_13(buf: bytes, pos: int) -> tuple[MetadataRequestTopic, int]:
     topic = blank_instance(MetadataRequestTopic)
-    field = ""
-    index = 0
+    field = "topic_id"
     size = len(buf)
     try:
-        field = "topic_id"
         topic.topic_id, pos = _w.read_uuid(buf, pos)
         field = "name"
         name_n = buf[pos]  # the length + 1
@@ -219,14 +208,13 @@ def _read_MetadataRequestTopic_v10_13(buf: bytes, pos: int) -> tuple[MetadataReq
         else:  # tags these versions do not know, kept as they came
             topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
 def _write_MetadataRequestTopic_v10_13(topic: MetadataRequestTopic, out: bytearray) -> None:
-    field = ""
+    field = "topic_id"
     try:
-        field = "topic_id"
         out += _w.uuid_bytes(topic.topic_id)
         field = "name"
         _w.write_compact_string(out, topic.name)
@@ -246,10 +234,9 @@ def _read_MetadataRequest_v0(buf: bytes, pos: int) -> tuple[MetadataRequest, int
     request.allow_auto_topic_creation = True
     request.include_cluster_authorized_operations = False
     request.include_topic_authorized_operations = False
-    field = ""
+    field = "topics[]"
     index = 0
     try:
-        field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
@@ -277,9 +264,8 @@ def _write_MetadataRequest_v0(request: MetadataRequest, out: bytearray) -> None:
         check_unsupported(request, "include_topic_authorized_operations", "0")
     if request.unknown_tagged_fields:
         raise UnsupportedVersionError("MetadataRequest version 0 cannot carry tagged fields")
-    field = ""
+    field = "topics[]"
     try:
-        field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which MetadataRequest version 0 does not allow (nullable in versions 1+)")
@@ -298,10 +284,9 @@ def _read_MetadataRequest_v1_3(buf: bytes, pos: int) -> tuple[MetadataRequest, i
     request.allow_auto_topic_creation = True
     request.include_cluster_authorized_operations = False
     request.include_topic_authorized_operations = False
-    field = ""
+    field = "topics[]"
     index = 0
     try:
-        field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
@@ -329,9 +314,8 @@ def _write_MetadataRequest_v1_3(request: MetadataRequest, out: bytearray) -> Non
         check_unsupported(request, "include_topic_authorized_operations", "1-3")
     if request.unknown_tagged_fields:
         raise UnsupportedVersionError("MetadataRequest version 1-3 cannot carry tagged fields")
-    field = ""
+    field = "topics[]"
     try:
-        field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
             _w.write_count(out, None, False)
@@ -349,10 +333,9 @@ def _read_MetadataRequest_v4_7(buf: bytes, pos: int) -> tuple[MetadataRequest, i
     request = blank_instance(MetadataRequest)
     request.include_cluster_authorized_operations = False
     request.include_topic_authorized_operations = False
-    field = ""
+    field = "topics[]"
     index = 0
     try:
-        field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
@@ -381,9 +364,8 @@ def _write_MetadataRequest_v4_7(request: MetadataRequest, out: bytearray) -> Non
         check_unsupported(request, "include_topic_authorized_operations", "4-7")
     if request.unknown_tagged_fields:
         raise UnsupportedVersionError("MetadataRequest version 4-7 cannot carry tagged fields")
-    field = ""
+    field = "topics[]"
     try:
-        field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
             _w.write_count(out, None, False)
@@ -401,10 +383,9 @@ def _write_MetadataRequest_v4_7(request: MetadataRequest, out: bytearray) -> Non
 
 def _read_MetadataRequest_v8(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
     request = blank_instance(MetadataRequest)
-    field = ""
+    field = "topics[]"
     index = 0
     try:
-        field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
@@ -429,9 +410,8 @@ def _read_MetadataRequest_v8(buf: bytes, pos: int) -> tuple[MetadataRequest, int
 def _write_MetadataRequest_v8(request: MetadataRequest, out: bytearray) -> None:
     if request.unknown_tagged_fields:
         raise UnsupportedVersionError("MetadataRequest version 8 cannot carry tagged fields")
-    field = ""
+    field = "topics[]"
     try:
-        field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
             _w.write_count(out, None, False)
@@ -449,11 +429,10 @@ def _write_MetadataRequest_v8(request: MetadataRequest, out: bytearray) -> None:
 
 def _read_MetadataRequest_v9(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
     request = blank_instance(MetadataRequest)
-    field = ""
+    field = "topics[]"
     index = 0
     size = len(buf)
     try:
-        field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
         if topics_n == 0:  # empty: a count byte of 1
@@ -513,9 +492,8 @@ def _read_MetadataRequest_v9(buf: bytes, pos: int) -> tuple[MetadataRequest, int
 
 
 def _write_MetadataRequest_v9(request: MetadataRequest, out: bytearray) -> None:
-    field = ""
+    field = "topics[]"
     try:
-        field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
             _w.write_count(out, None, True)
@@ -541,11 +519,10 @@ def _write_MetadataRequest_v9(request: MetadataRequest, out: bytearray) -> None:
 
 def _read_MetadataRequest_v10(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
     request = blank_instance(MetadataRequest)
-    field = ""
+    field = "topics[]"
     index = 0
     size = len(buf)
     try:
-        field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
         if topics_n == 0:  # empty: a count byte of 1
@@ -609,9 +586,8 @@ def _read_MetadataRequest_v10(buf: bytes, pos: int) -> tuple[MetadataRequest, in
 
 
 def _write_MetadataRequest_v10(request: MetadataRequest, out: bytearray) -> None:
-    field = ""
+    field = "topics[]"
     try:
-        field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
             _w.write_count(out, None, True)
@@ -638,11 +614,10 @@ def _write_MetadataRequest_v10(request: MetadataRequest, out: bytearray) -> None
 def _read_MetadataRequest_v11_13(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
     request = blank_instance(MetadataRequest)
     request.include_cluster_authorized_operations = False
-    field = ""
+    field = "topics[]"
     index = 0
     size = len(buf)
     try:
-        field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
         if topics_n == 0:  # empty: a count byte of 1
@@ -708,9 +683,8 @@ def _read_MetadataRequest_v11_13(buf: bytes, pos: int) -> tuple[MetadataRequest,
 def _write_MetadataRequest_v11_13(request: MetadataRequest, out: bytearray) -> None:
     if request.include_cluster_authorized_operations:
         check_unsupported(request, "include_cluster_authorized_operations", "11-13")
-    field = ""
+    field = "topics[]"
     try:
-        field = "topics[]"
         topics_items = request.topics
         if topics_items is None:
             _w.write_count(out, None, True)

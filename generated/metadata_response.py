@@ -2,10 +2,9 @@
 
 Response message, versions 0-13, flexible versions 9+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per wire layout, the versions that share one (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -51,12 +50,11 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class MetadataResponseBroker(GeneratedStruct):
     """Live brokers of the cluster, as reachable on the listener the request came in on."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "node_id": 'Broker id of the live broker.',
         "host": 'Host name of the broker on that listener.',
         "port": 'Port of the broker on that listener.',
         "rack": 'Rack of the broker, or null when it has none.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "MetadataResponseBroker"
@@ -90,7 +88,7 @@ class MetadataResponseBroker(GeneratedStruct):
 class MetadataResponsePartition(GeneratedStruct):
     """One entry per partition of the topic."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "error_code": 'Outcome for this partition, 0 on success; for example LEADER_NOT_AVAILABLE or REPLICA_NOT_AVAILABLE.',
         "partition_index": 'Index of the partition within the topic.',
         "leader_id": "Broker id of the partition's leader, or -1 when it has none.",
@@ -98,7 +96,6 @@ class MetadataResponsePartition(GeneratedStruct):
         "replica_nodes": "Broker ids of all the partition's replicas.",
         "isr_nodes": 'Broker ids of the in-sync replicas.',
         "offline_replicas": 'Broker ids of replicas that are offline (their broker or log directory failed).',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "MetadataResponsePartition"
@@ -145,14 +142,13 @@ class MetadataResponsePartition(GeneratedStruct):
 class MetadataResponseTopic(GeneratedStruct):
     """One entry per topic described."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "error_code": 'Outcome for this topic, 0 on success; for example UNKNOWN_TOPIC_OR_PARTITION, LEADER_NOT_AVAILABLE (while being created) or TOPIC_AUTHORIZATION_FAILED.',
         "name": 'Name of the topic; null only for an unknown topic asked for by id. Name or TopicId is always set.',
         "topic_id": 'Id of the topic; all zeros only for an unknown topic asked for by name. Name or TopicId is always set.',
         "is_internal": 'True for internal topics such as __consumer_offsets and __transaction_state.',
         "partitions": 'One entry per partition of the topic.',
         "topic_authorized_operations": 'Bit field of the ACL operations the caller may perform on the topic (bit n for AclOperation code n); INT32_MIN when not asked for.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "MetadataResponseTopic"
@@ -198,7 +194,7 @@ class MetadataResponseTopic(GeneratedStruct):
 class MetadataResponse(GeneratedStruct):
     """Kafka's MetadataResponse (response, apiKey 3), versions 0-13, flexible versions 9+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "brokers": 'Live brokers of the cluster, as reachable on the listener the request came in on.',
         "cluster_id": 'Id of the cluster the answering broker is part of.',
@@ -206,7 +202,6 @@ class MetadataResponse(GeneratedStruct):
         "topics": 'One entry per topic described.',
         "cluster_authorized_operations": 'Bit field of the ACL operations the caller may perform on the cluster (v8-v10); INT32_MIN when not asked for.',
         "error_code": 'Error for the whole request (v13+), 0 if none; for example REBOOTSTRAP_REQUIRED (KIP-1102).',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "MetadataResponse"
@@ -263,10 +258,8 @@ class MetadataResponse(GeneratedStruct):
 def _read_MetadataResponseBroker_v0(buf: bytes, pos: int) -> tuple[MetadataResponseBroker, int]:
     broker = blank_instance(MetadataResponseBroker)
     broker.rack = None
-    field = ""
-    index = 0
+    field = "node_id"
     try:
-        field = "node_id"
         (broker.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
         pos += 4
         field = "host"
@@ -276,16 +269,15 @@ def _read_MetadataResponseBroker_v0(buf: bytes, pos: int) -> tuple[MetadataRespo
         pos += 4
         broker.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return broker, pos
 
 
 def _write_MetadataResponseBroker_v0(broker: MetadataResponseBroker, out: bytearray) -> None:
     if broker.unknown_tagged_fields:
         raise UnsupportedVersionError("MetadataResponseBroker version 0 cannot carry tagged fields")
-    field = ""
+    field = "node_id"
     try:
-        field = "node_id"
         out += _pack_MetadataResponseBroker_node_id(broker.node_id)
         field = "host"
         if broker.host is None:
@@ -301,10 +293,8 @@ def _write_MetadataResponseBroker_v0(broker: MetadataResponseBroker, out: bytear
 
 def _read_MetadataResponseBroker_v1_8(buf: bytes, pos: int) -> tuple[MetadataResponseBroker, int]:
     broker = blank_instance(MetadataResponseBroker)
-    field = ""
-    index = 0
+    field = "node_id"
     try:
-        field = "node_id"
         (broker.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
         pos += 4
         field = "host"
@@ -316,16 +306,15 @@ def _read_MetadataResponseBroker_v1_8(buf: bytes, pos: int) -> tuple[MetadataRes
         broker.rack, pos = _w.read_string(buf, pos)
         broker.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return broker, pos
 
 
 def _write_MetadataResponseBroker_v1_8(broker: MetadataResponseBroker, out: bytearray) -> None:
     if broker.unknown_tagged_fields:
         raise UnsupportedVersionError("MetadataResponseBroker version 1-8 cannot carry tagged fields")
-    field = ""
+    field = "node_id"
     try:
-        field = "node_id"
         out += _pack_MetadataResponseBroker_node_id(broker.node_id)
         field = "host"
         if broker.host is None:
@@ -343,11 +332,9 @@ def _write_MetadataResponseBroker_v1_8(broker: MetadataResponseBroker, out: byte
 
 def _read_MetadataResponseBroker_v9_13(buf: bytes, pos: int) -> tuple[MetadataResponseBroker, int]:
     broker = blank_instance(MetadataResponseBroker)
-    field = ""
-    index = 0
+    field = "node_id"
     size = len(buf)
     try:
-        field = "node_id"
         (broker.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
         pos += 4
         field = "host"
@@ -387,14 +374,13 @@ def _read_MetadataResponseBroker_v9_13(buf: bytes, pos: int) -> tuple[MetadataRe
         else:  # tags these versions do not know, kept as they came
             broker.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return broker, pos
 
 
 def _write_MetadataResponseBroker_v9_13(broker: MetadataResponseBroker, out: bytearray) -> None:
-    field = ""
+    field = "node_id"
     try:
-        field = "node_id"
         out += _pack_MetadataResponseBroker_node_id(broker.node_id)
         field = "host"
         if broker.host is None:
@@ -423,10 +409,8 @@ def _write_MetadataResponseBroker_v9_13(broker: MetadataResponseBroker, out: byt
 def _read_MetadataResponsePartition_v0_4(buf: bytes, pos: int) -> tuple[MetadataResponsePartition, int]:
     partition = blank_instance(MetadataResponsePartition)
     partition.leader_epoch = -1
-    field = ""
-    index = 0
+    field = "error_code, partition_index, leader_id"
     try:
-        field = "error_code, partition_index, leader_id"
         partition.error_code, partition.partition_index, partition.leader_id = _unpack_MetadataResponsePartition_error_code_to_leader_id(buf, pos)
         pos += 10
         field = "replica_nodes"
@@ -443,16 +427,15 @@ def _read_MetadataResponsePartition_v0_4(buf: bytes, pos: int) -> tuple[Metadata
             partition.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
         partition.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
 def _write_MetadataResponsePartition_v0_4(partition: MetadataResponsePartition, out: bytearray) -> None:
     if partition.unknown_tagged_fields:
         raise UnsupportedVersionError("MetadataResponsePartition version 0-4 cannot carry tagged fields")
-    field = ""
+    field = "error_code, partition_index, leader_id"
     try:
-        field = "error_code, partition_index, leader_id"
         out += _pack_MetadataResponsePartition_error_code_to_leader_id(partition.error_code, partition.partition_index, partition.leader_id)
         field = "replica_nodes"
         replica_nodes_items = partition.replica_nodes
@@ -477,10 +460,8 @@ def _write_MetadataResponsePartition_v0_4(partition: MetadataResponsePartition, 
 def _read_MetadataResponsePartition_v5_6(buf: bytes, pos: int) -> tuple[MetadataResponsePartition, int]:
     partition = blank_instance(MetadataResponsePartition)
     partition.leader_epoch = -1
-    field = ""
-    index = 0
+    field = "error_code, partition_index, leader_id"
     try:
-        field = "error_code, partition_index, leader_id"
         partition.error_code, partition.partition_index, partition.leader_id = _unpack_MetadataResponsePartition_error_code_to_leader_id(buf, pos)
         pos += 10
         field = "replica_nodes"
@@ -503,16 +484,15 @@ def _read_MetadataResponsePartition_v5_6(buf: bytes, pos: int) -> tuple[Metadata
             partition.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
         partition.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
 def _write_MetadataResponsePartition_v5_6(partition: MetadataResponsePartition, out: bytearray) -> None:
     if partition.unknown_tagged_fields:
         raise UnsupportedVersionError("MetadataResponsePartition version 5-6 cannot carry tagged fields")
-    field = ""
+    field = "error_code, partition_index, leader_id"
     try:
-        field = "error_code, partition_index, leader_id"
         out += _pack_MetadataResponsePartition_error_code_to_leader_id(partition.error_code, partition.partition_index, partition.leader_id)
         field = "replica_nodes"
         replica_nodes_items = partition.replica_nodes
@@ -543,10 +523,8 @@ def _write_MetadataResponsePartition_v5_6(partition: MetadataResponsePartition, 
 
 def _read_MetadataResponsePartition_v7_8(buf: bytes, pos: int) -> tuple[MetadataResponsePartition, int]:
     partition = blank_instance(MetadataResponsePartition)
-    field = ""
-    index = 0
+    field = "error_code, partition_index, leader_id, leader_epoch"
     try:
-        field = "error_code, partition_index, leader_id, leader_epoch"
         partition.error_code, partition.partition_index, partition.leader_id, partition.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
         pos += 14
         field = "replica_nodes"
@@ -569,16 +547,15 @@ def _read_MetadataResponsePartition_v7_8(buf: bytes, pos: int) -> tuple[Metadata
             partition.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
         partition.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
 def _write_MetadataResponsePartition_v7_8(partition: MetadataResponsePartition, out: bytearray) -> None:
     if partition.unknown_tagged_fields:
         raise UnsupportedVersionError("MetadataResponsePartition version 7-8 cannot carry tagged fields")
-    field = ""
+    field = "error_code, partition_index, leader_id, leader_epoch"
     try:
-        field = "error_code, partition_index, leader_id, leader_epoch"
         out += _pack_MetadataResponsePartition_error_code_to_leader_epoch(partition.error_code, partition.partition_index, partition.leader_id, partition.leader_epoch)
         field = "replica_nodes"
         replica_nodes_items = partition.replica_nodes
@@ -609,11 +586,9 @@ def _write_MetadataResponsePartition_v7_8(partition: MetadataResponsePartition, 
 
 def _read_MetadataResponsePartition_v9_13(buf: bytes, pos: int) -> tuple[MetadataResponsePartition, int]:
     partition = blank_instance(MetadataResponsePartition)
-    field = ""
-    index = 0
+    field = "error_code, partition_index, leader_id, leader_epoch"
     size = len(buf)
     try:
-        field = "error_code, partition_index, leader_id, leader_epoch"
         partition.error_code, partition.partition_index, partition.leader_id, partition.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
         pos += 14
         field = "replica_nodes"
@@ -668,14 +643,13 @@ def _read_MetadataResponsePartition_v9_13(buf: bytes, pos: int) -> tuple[Metadat
         else:  # tags these versions do not know, kept as they came
             partition.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
 def _write_MetadataResponsePartition_v9_13(partition: MetadataResponsePartition, out: bytearray) -> None:
-    field = ""
+    field = "error_code, partition_index, leader_id, leader_epoch"
     try:
-        field = "error_code, partition_index, leader_id, leader_epoch"
         out += _pack_MetadataResponsePartition_error_code_to_leader_epoch(partition.error_code, partition.partition_index, partition.leader_id, partition.leader_epoch)
         field = "replica_nodes"
         replica_nodes_items = partition.replica_nodes
@@ -723,10 +697,9 @@ def _read_MetadataResponseTopic_v0(buf: bytes, pos: int) -> tuple[MetadataRespon
     topic.topic_id = _ZERO_UUID
     topic.is_internal = False
     topic.topic_authorized_operations = -2147483648
-    field = ""
+    field = "error_code"
     index = 0
     try:
-        field = "error_code"
         (topic.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
         pos += 2
         field = "name"
@@ -755,9 +728,8 @@ def _write_MetadataResponseTopic_v0(topic: MetadataResponseTopic, out: bytearray
         check_unsupported(topic, "topic_authorized_operations", "0")
     if topic.unknown_tagged_fields:
         raise UnsupportedVersionError("MetadataResponseTopic version 0 cannot carry tagged fields")
-    field = ""
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_MetadataResponseTopic_error_code(topic.error_code)
         field = "name"
         if topic.name is None:
@@ -781,10 +753,9 @@ def _read_MetadataResponseTopic_v1_4(buf: bytes, pos: int) -> tuple[MetadataResp
     topic = blank_instance(MetadataResponseTopic)
     topic.topic_id = _ZERO_UUID
     topic.topic_authorized_operations = -2147483648
-    field = ""
+    field = "error_code"
     index = 0
     try:
-        field = "error_code"
         (topic.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
         pos += 2
         field = "name"
@@ -816,9 +787,8 @@ def _write_MetadataResponseTopic_v1_4(topic: MetadataResponseTopic, out: bytearr
         check_unsupported(topic, "topic_authorized_operations", "1-4")
     if topic.unknown_tagged_fields:
         raise UnsupportedVersionError("MetadataResponseTopic version 1-4 cannot carry tagged fields")
-    field = ""
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_MetadataResponseTopic_error_code(topic.error_code)
         field = "name"
         if topic.name is None:
@@ -844,10 +814,9 @@ def _read_MetadataResponseTopic_v5_6(buf: bytes, pos: int) -> tuple[MetadataResp
     topic = blank_instance(MetadataResponseTopic)
     topic.topic_id = _ZERO_UUID
     topic.topic_authorized_operations = -2147483648
-    field = ""
+    field = "error_code"
     index = 0
     try:
-        field = "error_code"
         (topic.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
         pos += 2
         field = "name"
@@ -879,9 +848,8 @@ def _write_MetadataResponseTopic_v5_6(topic: MetadataResponseTopic, out: bytearr
         check_unsupported(topic, "topic_authorized_operations", "5-6")
     if topic.unknown_tagged_fields:
         raise UnsupportedVersionError("MetadataResponseTopic version 5-6 cannot carry tagged fields")
-    field = ""
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_MetadataResponseTopic_error_code(topic.error_code)
         field = "name"
         if topic.name is None:
@@ -907,10 +875,9 @@ def _read_MetadataResponseTopic_v7(buf: bytes, pos: int) -> tuple[MetadataRespon
     topic = blank_instance(MetadataResponseTopic)
     topic.topic_id = _ZERO_UUID
     topic.topic_authorized_operations = -2147483648
-    field = ""
+    field = "error_code"
     index = 0
     try:
-        field = "error_code"
         (topic.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
         pos += 2
         field = "name"
@@ -942,9 +909,8 @@ def _write_MetadataResponseTopic_v7(topic: MetadataResponseTopic, out: bytearray
         check_unsupported(topic, "topic_authorized_operations", "7")
     if topic.unknown_tagged_fields:
         raise UnsupportedVersionError("MetadataResponseTopic version 7 cannot carry tagged fields")
-    field = ""
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_MetadataResponseTopic_error_code(topic.error_code)
         field = "name"
         if topic.name is None:
@@ -969,10 +935,9 @@ def _write_MetadataResponseTopic_v7(topic: MetadataResponseTopic, out: bytearray
 def _read_MetadataResponseTopic_v8(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
     topic = blank_instance(MetadataResponseTopic)
     topic.topic_id = _ZERO_UUID
-    field = ""
+    field = "error_code"
     index = 0
     try:
-        field = "error_code"
         (topic.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
         pos += 2
         field = "name"
@@ -1005,9 +970,8 @@ def _read_MetadataResponseTopic_v8(buf: bytes, pos: int) -> tuple[MetadataRespon
 def _write_MetadataResponseTopic_v8(topic: MetadataResponseTopic, out: bytearray) -> None:
     if topic.unknown_tagged_fields:
         raise UnsupportedVersionError("MetadataResponseTopic version 8 cannot carry tagged fields")
-    field = ""
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_MetadataResponseTopic_error_code(topic.error_code)
         field = "name"
         if topic.name is None:
@@ -1034,11 +998,10 @@ def _write_MetadataResponseTopic_v8(topic: MetadataResponseTopic, out: bytearray
 def _read_MetadataResponseTopic_v9(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
     topic = blank_instance(MetadataResponseTopic)
     topic.topic_id = _ZERO_UUID
-    field = ""
+    field = "error_code"
     index = 0
     size = len(buf)
     try:
-        field = "error_code"
         (topic.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
         pos += 2
         field = "name"
@@ -1151,9 +1114,8 @@ def _read_MetadataResponseTopic_v9(buf: bytes, pos: int) -> tuple[MetadataRespon
 
 
 def _write_MetadataResponseTopic_v9(topic: MetadataResponseTopic, out: bytearray) -> None:
-    field = ""
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_MetadataResponseTopic_error_code(topic.error_code)
         field = "name"
         if topic.name is None:
@@ -1191,11 +1153,10 @@ def _write_MetadataResponseTopic_v9(topic: MetadataResponseTopic, out: bytearray
 
 def _read_MetadataResponseTopic_v10_11(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
     topic = blank_instance(MetadataResponseTopic)
-    field = ""
+    field = "error_code"
     index = 0
     size = len(buf)
     try:
-        field = "error_code"
         (topic.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
         pos += 2
         field = "name"
@@ -1310,9 +1271,8 @@ def _read_MetadataResponseTopic_v10_11(buf: bytes, pos: int) -> tuple[MetadataRe
 
 
 def _write_MetadataResponseTopic_v10_11(topic: MetadataResponseTopic, out: bytearray) -> None:
-    field = ""
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_MetadataResponseTopic_error_code(topic.error_code)
         field = "name"
         if topic.name is None:
@@ -1352,11 +1312,10 @@ def _write_MetadataResponseTopic_v10_11(topic: MetadataResponseTopic, out: bytea
 
 def _read_MetadataResponseTopic_v12_13(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
     topic = blank_instance(MetadataResponseTopic)
-    field = ""
+    field = "error_code"
     index = 0
     size = len(buf)
     try:
-        field = "error_code"
         (topic.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
         pos += 2
         field = "name"
@@ -1474,9 +1433,8 @@ def _read_MetadataResponseTopic_v12_13(buf: bytes, pos: int) -> tuple[MetadataRe
 
 
 def _write_MetadataResponseTopic_v12_13(topic: MetadataResponseTopic, out: bytearray) -> None:
-    field = ""
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_MetadataResponseTopic_error_code(topic.error_code)
         field = "name"
         _w.write_compact_string(out, topic.name)
@@ -1514,10 +1472,9 @@ def _read_MetadataResponse_v0(buf: bytes, pos: int) -> tuple[MetadataResponse, i
     response.controller_id = -1
     response.cluster_authorized_operations = -2147483648
     response.error_code = 0
-    field = ""
+    field = "brokers[]"
     index = 0
     try:
-        field = "brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
@@ -1554,9 +1511,8 @@ def _write_MetadataResponse_v0(response: MetadataResponse, out: bytearray) -> No
         check_unsupported(response, "cluster_authorized_operations", "0")
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("MetadataResponse version 0 cannot carry tagged fields")
-    field = ""
+    field = "brokers[]"
     try:
-        field = "brokers[]"
         brokers_items = response.brokers
         if brokers_items is None:
                 raise EncodeError("field brokers is null, which MetadataResponse version 0 does not allow (never nullable)")
@@ -1584,10 +1540,9 @@ def _read_MetadataResponse_v1(buf: bytes, pos: int) -> tuple[MetadataResponse, i
     response.cluster_id = None
     response.cluster_authorized_operations = -2147483648
     response.error_code = 0
-    field = ""
+    field = "brokers[]"
     index = 0
     try:
-        field = "brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
@@ -1627,9 +1582,8 @@ def _write_MetadataResponse_v1(response: MetadataResponse, out: bytearray) -> No
         check_unsupported(response, "cluster_authorized_operations", "1")
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("MetadataResponse version 1 cannot carry tagged fields")
-    field = ""
+    field = "brokers[]"
     try:
-        field = "brokers[]"
         brokers_items = response.brokers
         if brokers_items is None:
                 raise EncodeError("field brokers is null, which MetadataResponse version 1 does not allow (never nullable)")
@@ -1658,10 +1612,9 @@ def _read_MetadataResponse_v2(buf: bytes, pos: int) -> tuple[MetadataResponse, i
     response.throttle_time_ms = 0
     response.cluster_authorized_operations = -2147483648
     response.error_code = 0
-    field = ""
+    field = "brokers[]"
     index = 0
     try:
-        field = "brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
@@ -1703,9 +1656,8 @@ def _write_MetadataResponse_v2(response: MetadataResponse, out: bytearray) -> No
         check_unsupported(response, "cluster_authorized_operations", "2")
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("MetadataResponse version 2 cannot carry tagged fields")
-    field = ""
+    field = "brokers[]"
     try:
-        field = "brokers[]"
         brokers_items = response.brokers
         if brokers_items is None:
                 raise EncodeError("field brokers is null, which MetadataResponse version 2 does not allow (never nullable)")
@@ -1735,10 +1687,9 @@ def _read_MetadataResponse_v3_4(buf: bytes, pos: int) -> tuple[MetadataResponse,
     response = blank_instance(MetadataResponse)
     response.cluster_authorized_operations = -2147483648
     response.error_code = 0
-    field = ""
+    field = "throttle_time_ms"
     index = 0
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_MetadataResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "brokers[]"
@@ -1783,9 +1734,8 @@ def _write_MetadataResponse_v3_4(response: MetadataResponse, out: bytearray) -> 
         check_unsupported(response, "cluster_authorized_operations", "3-4")
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("MetadataResponse version 3-4 cannot carry tagged fields")
-    field = ""
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_MetadataResponse_throttle_time_ms(response.throttle_time_ms)
         field = "brokers[]"
         brokers_items = response.brokers
@@ -1817,10 +1767,9 @@ def _read_MetadataResponse_v5_6(buf: bytes, pos: int) -> tuple[MetadataResponse,
     response = blank_instance(MetadataResponse)
     response.cluster_authorized_operations = -2147483648
     response.error_code = 0
-    field = ""
+    field = "throttle_time_ms"
     index = 0
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_MetadataResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "brokers[]"
@@ -1865,9 +1814,8 @@ def _write_MetadataResponse_v5_6(response: MetadataResponse, out: bytearray) -> 
         check_unsupported(response, "cluster_authorized_operations", "5-6")
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("MetadataResponse version 5-6 cannot carry tagged fields")
-    field = ""
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_MetadataResponse_throttle_time_ms(response.throttle_time_ms)
         field = "brokers[]"
         brokers_items = response.brokers
@@ -1899,10 +1847,9 @@ def _read_MetadataResponse_v7(buf: bytes, pos: int) -> tuple[MetadataResponse, i
     response = blank_instance(MetadataResponse)
     response.cluster_authorized_operations = -2147483648
     response.error_code = 0
-    field = ""
+    field = "throttle_time_ms"
     index = 0
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_MetadataResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "brokers[]"
@@ -1947,9 +1894,8 @@ def _write_MetadataResponse_v7(response: MetadataResponse, out: bytearray) -> No
         check_unsupported(response, "cluster_authorized_operations", "7")
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("MetadataResponse version 7 cannot carry tagged fields")
-    field = ""
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_MetadataResponse_throttle_time_ms(response.throttle_time_ms)
         field = "brokers[]"
         brokers_items = response.brokers
@@ -1980,10 +1926,9 @@ def _write_MetadataResponse_v7(response: MetadataResponse, out: bytearray) -> No
 def _read_MetadataResponse_v8(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
     response = blank_instance(MetadataResponse)
     response.error_code = 0
-    field = ""
+    field = "throttle_time_ms"
     index = 0
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_MetadataResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "brokers[]"
@@ -2029,9 +1974,8 @@ def _read_MetadataResponse_v8(buf: bytes, pos: int) -> tuple[MetadataResponse, i
 def _write_MetadataResponse_v8(response: MetadataResponse, out: bytearray) -> None:
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("MetadataResponse version 8 cannot carry tagged fields")
-    field = ""
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_MetadataResponse_throttle_time_ms(response.throttle_time_ms)
         field = "brokers[]"
         brokers_items = response.brokers
@@ -2064,11 +2008,10 @@ def _write_MetadataResponse_v8(response: MetadataResponse, out: bytearray) -> No
 def _read_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
     response = blank_instance(MetadataResponse)
     response.error_code = 0
-    field = ""
+    field = "throttle_time_ms"
     index = 0
     size = len(buf)
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_MetadataResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "brokers[]"
@@ -2303,9 +2246,8 @@ def _read_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, i
 
 
 def _write_MetadataResponse_v9(response: MetadataResponse, out: bytearray) -> None:
-    field = ""
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_MetadataResponse_throttle_time_ms(response.throttle_time_ms)
         field = "brokers[]"
         brokers_items = response.brokers
@@ -2347,11 +2289,10 @@ def _write_MetadataResponse_v9(response: MetadataResponse, out: bytearray) -> No
 def _read_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
     response = blank_instance(MetadataResponse)
     response.error_code = 0
-    field = ""
+    field = "throttle_time_ms"
     index = 0
     size = len(buf)
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_MetadataResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "brokers[]"
@@ -2587,9 +2528,8 @@ def _read_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, 
 
 
 def _write_MetadataResponse_v10(response: MetadataResponse, out: bytearray) -> None:
-    field = ""
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_MetadataResponse_throttle_time_ms(response.throttle_time_ms)
         field = "brokers[]"
         brokers_items = response.brokers
@@ -2632,11 +2572,10 @@ def _read_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, 
     response = blank_instance(MetadataResponse)
     response.cluster_authorized_operations = -2147483648
     response.error_code = 0
-    field = ""
+    field = "throttle_time_ms"
     index = 0
     size = len(buf)
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_MetadataResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "brokers[]"
@@ -2871,9 +2810,8 @@ def _read_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, 
 def _write_MetadataResponse_v11(response: MetadataResponse, out: bytearray) -> None:
     if response.cluster_authorized_operations != -2147483648:
         check_unsupported(response, "cluster_authorized_operations", "11")
-    field = ""
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_MetadataResponse_throttle_time_ms(response.throttle_time_ms)
         field = "brokers[]"
         brokers_items = response.brokers
@@ -2914,11 +2852,10 @@ def _read_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, 
     response = blank_instance(MetadataResponse)
     response.cluster_authorized_operations = -2147483648
     response.error_code = 0
-    field = ""
+    field = "throttle_time_ms"
     index = 0
     size = len(buf)
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_MetadataResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "brokers[]"
@@ -3156,9 +3093,8 @@ def _read_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, 
 def _write_MetadataResponse_v12(response: MetadataResponse, out: bytearray) -> None:
     if response.cluster_authorized_operations != -2147483648:
         check_unsupported(response, "cluster_authorized_operations", "12")
-    field = ""
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_MetadataResponse_throttle_time_ms(response.throttle_time_ms)
         field = "brokers[]"
         brokers_items = response.brokers
@@ -3198,11 +3134,10 @@ def _write_MetadataResponse_v12(response: MetadataResponse, out: bytearray) -> N
 def _read_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
     response = blank_instance(MetadataResponse)
     response.cluster_authorized_operations = -2147483648
-    field = ""
+    field = "throttle_time_ms"
     index = 0
     size = len(buf)
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_MetadataResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "brokers[]"
@@ -3443,9 +3378,8 @@ def _read_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, 
 def _write_MetadataResponse_v13(response: MetadataResponse, out: bytearray) -> None:
     if response.cluster_authorized_operations != -2147483648:
         check_unsupported(response, "cluster_authorized_operations", "13")
-    field = ""
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_MetadataResponse_throttle_time_ms(response.throttle_time_ms)
         field = "brokers[]"
         brokers_items = response.brokers

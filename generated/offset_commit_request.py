@@ -2,10 +2,9 @@
 
 Request message, versions 0-10, flexible versions 8+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per wire layout, the versions that share one (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -37,13 +36,12 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class OffsetCommitRequestPartition(GeneratedStruct):
     """The partitions whose offsets are committed."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition_index": 'Index of the partition within the topic.',
         "committed_offset": 'Offset to store: the next record the group will read from the partition.',
         "committed_leader_epoch": 'Leader epoch of the last record consumed, used to detect log truncation on restart; -1 when unknown.',
         "commit_timestamp": 'Time of the commit in milliseconds (v1 only); -1 to let the broker use its own time.',
         "committed_metadata": 'Free-form text stored with the offset, or null.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "OffsetCommitRequestPartition"
@@ -82,11 +80,10 @@ class OffsetCommitRequestPartition(GeneratedStruct):
 class OffsetCommitRequestTopic(GeneratedStruct):
     """The topics whose offsets are committed."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the topic the partitions in this entry belong to.',
         "topic_id": 'Id of the topic the partitions in this entry belong to.',
         "partitions": 'The partitions whose offsets are committed.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "OffsetCommitRequestTopic"
@@ -116,14 +113,13 @@ class OffsetCommitRequestTopic(GeneratedStruct):
 class OffsetCommitRequest(GeneratedStruct):
     """Kafka's OffsetCommitRequest (request, apiKey 8), versions 0-10, flexible versions 8+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "group_id": 'Id of the group the offsets belong to.',
         "generation_id_or_member_epoch": 'Group generation for a classic-protocol group, member epoch for a consumer-protocol group.',
         "member_id": 'Member id of the committing member; empty for a commit from outside the group (for example an admin tool, with generation -1).',
         "group_instance_id": 'Static membership id of the committing member, or null.',
         "retention_time_ms": 'How long in milliseconds to keep the offsets; -1 for the broker default.',
         "topics": 'The topics whose offsets are committed.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "OffsetCommitRequest"
@@ -176,17 +172,15 @@ def _read_OffsetCommitRequestPartition_v0_2_3_4_5(buf: bytes, pos: int) -> tuple
     partition = blank_instance(OffsetCommitRequestPartition)
     partition.committed_leader_epoch = -1
     partition.commit_timestamp = -1
-    field = ""
-    index = 0
+    field = "partition_index, committed_offset"
     try:
-        field = "partition_index, committed_offset"
         partition.partition_index, partition.committed_offset = _unpack_OffsetCommitRequestPartition_partition_index_committed_offset(buf, pos)
         pos += 12
         field = "committed_metadata"
         partition.committed_metadata, pos = _w.read_string(buf, pos)
         partition.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
@@ -195,9 +189,8 @@ def _write_OffsetCommitRequestPartition_v0_2_3_4_5(partition: OffsetCommitReques
         check_unsupported(partition, "commit_timestamp", "0,2,3,4,5")
     if partition.unknown_tagged_fields:
         raise UnsupportedVersionError("OffsetCommitRequestPartition version 0,2,3,4,5 cannot carry tagged fields")
-    field = ""
+    field = "partition_index, committed_offset"
     try:
-        field = "partition_index, committed_offset"
         out += _pack_OffsetCommitRequestPartition_partition_index_committed_offset(partition.partition_index, partition.committed_offset)
         field = "committed_metadata"
         _w.write_string(out, partition.committed_metadata)
@@ -210,26 +203,23 @@ def _write_OffsetCommitRequestPartition_v0_2_3_4_5(partition: OffsetCommitReques
 def _read_OffsetCommitRequestPartition_v1(buf: bytes, pos: int) -> tuple[OffsetCommitRequestPartition, int]:
     partition = blank_instance(OffsetCommitRequestPartition)
     partition.committed_leader_epoch = -1
-    field = ""
-    index = 0
+    field = "partition_index, committed_offset, commit_timestamp"
     try:
-        field = "partition_index, committed_offset, commit_timestamp"
         partition.partition_index, partition.committed_offset, partition.commit_timestamp = _unpack_OffsetCommitRequestPartition_partition_index_to_commit_timestamp(buf, pos)
         pos += 20
         field = "committed_metadata"
         partition.committed_metadata, pos = _w.read_string(buf, pos)
         partition.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
 def _write_OffsetCommitRequestPartition_v1(partition: OffsetCommitRequestPartition, out: bytearray) -> None:
     if partition.unknown_tagged_fields:
         raise UnsupportedVersionError("OffsetCommitRequestPartition version 1 cannot carry tagged fields")
-    field = ""
+    field = "partition_index, committed_offset, commit_timestamp"
     try:
-        field = "partition_index, committed_offset, commit_timestamp"
         out += _pack_OffsetCommitRequestPartition_partition_index_to_commit_timestamp(partition.partition_index, partition.committed_offset, partition.commit_timestamp)
         field = "committed_metadata"
         _w.write_string(out, partition.committed_metadata)
@@ -242,17 +232,15 @@ def _write_OffsetCommitRequestPartition_v1(partition: OffsetCommitRequestPartiti
 def _read_OffsetCommitRequestPartition_v6_7(buf: bytes, pos: int) -> tuple[OffsetCommitRequestPartition, int]:
     partition = blank_instance(OffsetCommitRequestPartition)
     partition.commit_timestamp = -1
-    field = ""
-    index = 0
+    field = "partition_index, committed_offset, committed_leader_epoch"
     try:
-        field = "partition_index, committed_offset, committed_leader_epoch"
         partition.partition_index, partition.committed_offset, partition.committed_leader_epoch = _unpack_OffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
         pos += 16
         field = "committed_metadata"
         partition.committed_metadata, pos = _w.read_string(buf, pos)
         partition.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
@@ -261,9 +249,8 @@ def _write_OffsetCommitRequestPartition_v6_7(partition: OffsetCommitRequestParti
         check_unsupported(partition, "commit_timestamp", "6-7")
     if partition.unknown_tagged_fields:
         raise UnsupportedVersionError("OffsetCommitRequestPartition version 6-7 cannot carry tagged fields")
-    field = ""
+    field = "partition_index, committed_offset, committed_leader_epoch"
     try:
-        field = "partition_index, committed_offset, committed_leader_epoch"
         out += _pack_OffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(partition.partition_index, partition.committed_offset, partition.committed_leader_epoch)
         field = "committed_metadata"
         _w.write_string(out, partition.committed_metadata)
@@ -276,11 +263,9 @@ def _write_OffsetCommitRequestPartition_v6_7(partition: OffsetCommitRequestParti
 def _read_OffsetCommitRequestPartition_v8_10(buf: bytes, pos: int) -> tuple[OffsetCommitRequestPartition, int]:
     partition = blank_instance(OffsetCommitRequestPartition)
     partition.commit_timestamp = -1
-    field = ""
-    index = 0
+    field = "partition_index, committed_offset, committed_leader_epoch"
     size = len(buf)
     try:
-        field = "partition_index, committed_offset, committed_leader_epoch"
         partition.partition_index, partition.committed_offset, partition.committed_leader_epoch = _unpack_OffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
         pos += 16
         field = "committed_metadata"
@@ -305,16 +290,15 @@ def _read_OffsetCommitRequestPartition_v8_10(buf: bytes, pos: int) -> tuple[Offs
         else:  # tags these versions do not know, kept as they came
             partition.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
 def _write_OffsetCommitRequestPartition_v8_10(partition: OffsetCommitRequestPartition, out: bytearray) -> None:
     if partition.commit_timestamp != -1:
         check_unsupported(partition, "commit_timestamp", "8-10")
-    field = ""
+    field = "partition_index, committed_offset, committed_leader_epoch"
     try:
-        field = "partition_index, committed_offset, committed_leader_epoch"
         out += _pack_OffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(partition.partition_index, partition.committed_offset, partition.committed_leader_epoch)
         field = "committed_metadata"
         _w.write_compact_string(out, partition.committed_metadata)
@@ -332,10 +316,9 @@ def _write_OffsetCommitRequestPartition_v8_10(partition: OffsetCommitRequestPart
 def _read_OffsetCommitRequestTopic_v0_2_3_4_5(buf: bytes, pos: int) -> tuple[OffsetCommitRequestTopic, int]:
     topic = blank_instance(OffsetCommitRequestTopic)
     topic.topic_id = _ZERO_UUID
-    field = ""
+    field = "name"
     index = 0
     try:
-        field = "name"
         topic.name, pos = _w.read_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -359,9 +342,8 @@ def _read_OffsetCommitRequestTopic_v0_2_3_4_5(buf: bytes, pos: int) -> tuple[Off
 def _write_OffsetCommitRequestTopic_v0_2_3_4_5(topic: OffsetCommitRequestTopic, out: bytearray) -> None:
     if topic.unknown_tagged_fields:
         raise UnsupportedVersionError("OffsetCommitRequestTopic version 0,2,3,4,5 cannot carry tagged fields")
-    field = ""
+    field = "name"
     try:
-        field = "name"
         if topic.name is None:
             raise EncodeError("field name is null, which OffsetCommitRequestTopic versions 0,2,3,4,5 do not allow (never nullable)")
         _w.write_string(out, topic.name)
@@ -382,10 +364,9 @@ def _write_OffsetCommitRequestTopic_v0_2_3_4_5(topic: OffsetCommitRequestTopic, 
 def _read_OffsetCommitRequestTopic_v1(buf: bytes, pos: int) -> tuple[OffsetCommitRequestTopic, int]:
     topic = blank_instance(OffsetCommitRequestTopic)
     topic.topic_id = _ZERO_UUID
-    field = ""
+    field = "name"
     index = 0
     try:
-        field = "name"
         topic.name, pos = _w.read_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -409,9 +390,8 @@ def _read_OffsetCommitRequestTopic_v1(buf: bytes, pos: int) -> tuple[OffsetCommi
 def _write_OffsetCommitRequestTopic_v1(topic: OffsetCommitRequestTopic, out: bytearray) -> None:
     if topic.unknown_tagged_fields:
         raise UnsupportedVersionError("OffsetCommitRequestTopic version 1 cannot carry tagged fields")
-    field = ""
+    field = "name"
     try:
-        field = "name"
         if topic.name is None:
             raise EncodeError("field name is null, which OffsetCommitRequestTopic version 1 does not allow (never nullable)")
         _w.write_string(out, topic.name)
@@ -432,10 +412,9 @@ def _write_OffsetCommitRequestTopic_v1(topic: OffsetCommitRequestTopic, out: byt
 def _read_OffsetCommitRequestTopic_v6_7(buf: bytes, pos: int) -> tuple[OffsetCommitRequestTopic, int]:
     topic = blank_instance(OffsetCommitRequestTopic)
     topic.topic_id = _ZERO_UUID
-    field = ""
+    field = "name"
     index = 0
     try:
-        field = "name"
         topic.name, pos = _w.read_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -459,9 +438,8 @@ def _read_OffsetCommitRequestTopic_v6_7(buf: bytes, pos: int) -> tuple[OffsetCom
 def _write_OffsetCommitRequestTopic_v6_7(topic: OffsetCommitRequestTopic, out: bytearray) -> None:
     if topic.unknown_tagged_fields:
         raise UnsupportedVersionError("OffsetCommitRequestTopic version 6-7 cannot carry tagged fields")
-    field = ""
+    field = "name"
     try:
-        field = "name"
         if topic.name is None:
             raise EncodeError("field name is null, which OffsetCommitRequestTopic versions 6-7 do not allow (never nullable)")
         _w.write_string(out, topic.name)
@@ -482,11 +460,10 @@ def _write_OffsetCommitRequestTopic_v6_7(topic: OffsetCommitRequestTopic, out: b
 def _read_OffsetCommitRequestTopic_v8_9(buf: bytes, pos: int) -> tuple[OffsetCommitRequestTopic, int]:
     topic = blank_instance(OffsetCommitRequestTopic)
     topic.topic_id = _ZERO_UUID
-    field = ""
+    field = "name"
     index = 0
     size = len(buf)
     try:
-        field = "name"
         name_n = buf[pos]  # the length + 1
         if name_n == 1:  # the empty string
             topic.name = ""
@@ -561,9 +538,8 @@ def _read_OffsetCommitRequestTopic_v8_9(buf: bytes, pos: int) -> tuple[OffsetCom
 
 
 def _write_OffsetCommitRequestTopic_v8_9(topic: OffsetCommitRequestTopic, out: bytearray) -> None:
-    field = ""
+    field = "name"
     try:
-        field = "name"
         if topic.name is None:
             raise EncodeError("field name is null, which OffsetCommitRequestTopic versions 8-9 do not allow (never nullable)")
         name_utf8 = topic.name.encode()
@@ -596,11 +572,10 @@ def _write_OffsetCommitRequestTopic_v8_9(topic: OffsetCommitRequestTopic, out: b
 def _read_OffsetCommitRequestTopic_v10(buf: bytes, pos: int) -> tuple[OffsetCommitRequestTopic, int]:
     topic = blank_instance(OffsetCommitRequestTopic)
     topic.name = ''
-    field = ""
+    field = "topic_id"
     index = 0
     size = len(buf)
     try:
-        field = "topic_id"
         topic.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -665,9 +640,8 @@ def _read_OffsetCommitRequestTopic_v10(buf: bytes, pos: int) -> tuple[OffsetComm
 
 
 def _write_OffsetCommitRequestTopic_v10(topic: OffsetCommitRequestTopic, out: bytearray) -> None:
-    field = ""
+    field = "topic_id"
     try:
-        field = "topic_id"
         out += _w.uuid_bytes(topic.topic_id)
         field = "partitions[]"
         partitions_items = topic.partitions
@@ -696,10 +670,9 @@ def _read_OffsetCommitRequest_v0(buf: bytes, pos: int) -> tuple[OffsetCommitRequ
     request.member_id = ''
     request.group_instance_id = None
     request.retention_time_ms = -1
-    field = ""
+    field = "group_id"
     index = 0
     try:
-        field = "group_id"
         request.group_id, pos = _w.read_string_nn(buf, pos)
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -725,9 +698,8 @@ def _write_OffsetCommitRequest_v0(request: OffsetCommitRequest, out: bytearray) 
         check_unsupported(request, "group_instance_id", "0")
     if request.unknown_tagged_fields:
         raise UnsupportedVersionError("OffsetCommitRequest version 0 cannot carry tagged fields")
-    field = ""
+    field = "group_id"
     try:
-        field = "group_id"
         if request.group_id is None:
             raise EncodeError("field group_id is null, which OffsetCommitRequest version 0 does not allow (never nullable)")
         _w.write_string(out, request.group_id)
@@ -749,10 +721,9 @@ def _read_OffsetCommitRequest_v1(buf: bytes, pos: int) -> tuple[OffsetCommitRequ
     request = blank_instance(OffsetCommitRequest)
     request.group_instance_id = None
     request.retention_time_ms = -1
-    field = ""
+    field = "group_id"
     index = 0
     try:
-        field = "group_id"
         request.group_id, pos = _w.read_string_nn(buf, pos)
         field = "generation_id_or_member_epoch"
         (request.generation_id_or_member_epoch,) = _unpack_OffsetCommitRequest_generation_id_or_member_epoch(buf, pos)
@@ -783,9 +754,8 @@ def _write_OffsetCommitRequest_v1(request: OffsetCommitRequest, out: bytearray) 
         check_unsupported(request, "group_instance_id", "1")
     if request.unknown_tagged_fields:
         raise UnsupportedVersionError("OffsetCommitRequest version 1 cannot carry tagged fields")
-    field = ""
+    field = "group_id"
     try:
-        field = "group_id"
         if request.group_id is None:
             raise EncodeError("field group_id is null, which OffsetCommitRequest version 1 does not allow (never nullable)")
         _w.write_string(out, request.group_id)
@@ -812,10 +782,9 @@ def _write_OffsetCommitRequest_v1(request: OffsetCommitRequest, out: bytearray) 
 def _read_OffsetCommitRequest_v2_4(buf: bytes, pos: int) -> tuple[OffsetCommitRequest, int]:
     request = blank_instance(OffsetCommitRequest)
     request.group_instance_id = None
-    field = ""
+    field = "group_id"
     index = 0
     try:
-        field = "group_id"
         request.group_id, pos = _w.read_string_nn(buf, pos)
         field = "generation_id_or_member_epoch"
         (request.generation_id_or_member_epoch,) = _unpack_OffsetCommitRequest_generation_id_or_member_epoch(buf, pos)
@@ -849,9 +818,8 @@ def _write_OffsetCommitRequest_v2_4(request: OffsetCommitRequest, out: bytearray
         check_unsupported(request, "group_instance_id", "2-4")
     if request.unknown_tagged_fields:
         raise UnsupportedVersionError("OffsetCommitRequest version 2-4 cannot carry tagged fields")
-    field = ""
+    field = "group_id"
     try:
-        field = "group_id"
         if request.group_id is None:
             raise EncodeError("field group_id is null, which OffsetCommitRequest versions 2-4 do not allow (never nullable)")
         _w.write_string(out, request.group_id)
@@ -881,10 +849,9 @@ def _read_OffsetCommitRequest_v5(buf: bytes, pos: int) -> tuple[OffsetCommitRequ
     request = blank_instance(OffsetCommitRequest)
     request.group_instance_id = None
     request.retention_time_ms = -1
-    field = ""
+    field = "group_id"
     index = 0
     try:
-        field = "group_id"
         request.group_id, pos = _w.read_string_nn(buf, pos)
         field = "generation_id_or_member_epoch"
         (request.generation_id_or_member_epoch,) = _unpack_OffsetCommitRequest_generation_id_or_member_epoch(buf, pos)
@@ -915,9 +882,8 @@ def _write_OffsetCommitRequest_v5(request: OffsetCommitRequest, out: bytearray) 
         check_unsupported(request, "group_instance_id", "5")
     if request.unknown_tagged_fields:
         raise UnsupportedVersionError("OffsetCommitRequest version 5 cannot carry tagged fields")
-    field = ""
+    field = "group_id"
     try:
-        field = "group_id"
         if request.group_id is None:
             raise EncodeError("field group_id is null, which OffsetCommitRequest version 5 does not allow (never nullable)")
         _w.write_string(out, request.group_id)
@@ -945,10 +911,9 @@ def _read_OffsetCommitRequest_v6(buf: bytes, pos: int) -> tuple[OffsetCommitRequ
     request = blank_instance(OffsetCommitRequest)
     request.group_instance_id = None
     request.retention_time_ms = -1
-    field = ""
+    field = "group_id"
     index = 0
     try:
-        field = "group_id"
         request.group_id, pos = _w.read_string_nn(buf, pos)
         field = "generation_id_or_member_epoch"
         (request.generation_id_or_member_epoch,) = _unpack_OffsetCommitRequest_generation_id_or_member_epoch(buf, pos)
@@ -979,9 +944,8 @@ def _write_OffsetCommitRequest_v6(request: OffsetCommitRequest, out: bytearray) 
         check_unsupported(request, "group_instance_id", "6")
     if request.unknown_tagged_fields:
         raise UnsupportedVersionError("OffsetCommitRequest version 6 cannot carry tagged fields")
-    field = ""
+    field = "group_id"
     try:
-        field = "group_id"
         if request.group_id is None:
             raise EncodeError("field group_id is null, which OffsetCommitRequest version 6 does not allow (never nullable)")
         _w.write_string(out, request.group_id)
@@ -1008,10 +972,9 @@ def _write_OffsetCommitRequest_v6(request: OffsetCommitRequest, out: bytearray) 
 def _read_OffsetCommitRequest_v7(buf: bytes, pos: int) -> tuple[OffsetCommitRequest, int]:
     request = blank_instance(OffsetCommitRequest)
     request.retention_time_ms = -1
-    field = ""
+    field = "group_id"
     index = 0
     try:
-        field = "group_id"
         request.group_id, pos = _w.read_string_nn(buf, pos)
         field = "generation_id_or_member_epoch"
         (request.generation_id_or_member_epoch,) = _unpack_OffsetCommitRequest_generation_id_or_member_epoch(buf, pos)
@@ -1042,9 +1005,8 @@ def _read_OffsetCommitRequest_v7(buf: bytes, pos: int) -> tuple[OffsetCommitRequ
 def _write_OffsetCommitRequest_v7(request: OffsetCommitRequest, out: bytearray) -> None:
     if request.unknown_tagged_fields:
         raise UnsupportedVersionError("OffsetCommitRequest version 7 cannot carry tagged fields")
-    field = ""
+    field = "group_id"
     try:
-        field = "group_id"
         if request.group_id is None:
             raise EncodeError("field group_id is null, which OffsetCommitRequest version 7 does not allow (never nullable)")
         _w.write_string(out, request.group_id)
@@ -1073,11 +1035,10 @@ def _write_OffsetCommitRequest_v7(request: OffsetCommitRequest, out: bytearray) 
 def _read_OffsetCommitRequest_v8_9(buf: bytes, pos: int) -> tuple[OffsetCommitRequest, int]:
     request = blank_instance(OffsetCommitRequest)
     request.retention_time_ms = -1
-    field = ""
+    field = "group_id"
     index = 0
     size = len(buf)
     try:
-        field = "group_id"
         group_id_n = buf[pos]  # the length + 1
         if group_id_n == 1:  # the empty string
             request.group_id = ""
@@ -1227,9 +1188,8 @@ def _read_OffsetCommitRequest_v8_9(buf: bytes, pos: int) -> tuple[OffsetCommitRe
 
 
 def _write_OffsetCommitRequest_v8_9(request: OffsetCommitRequest, out: bytearray) -> None:
-    field = ""
+    field = "group_id"
     try:
-        field = "group_id"
         if request.group_id is None:
             raise EncodeError("field group_id is null, which OffsetCommitRequest versions 8-9 do not allow (never nullable)")
         group_id_utf8 = request.group_id.encode()
@@ -1275,11 +1235,10 @@ def _write_OffsetCommitRequest_v8_9(request: OffsetCommitRequest, out: bytearray
 def _read_OffsetCommitRequest_v10(buf: bytes, pos: int) -> tuple[OffsetCommitRequest, int]:
     request = blank_instance(OffsetCommitRequest)
     request.retention_time_ms = -1
-    field = ""
+    field = "group_id"
     index = 0
     size = len(buf)
     try:
-        field = "group_id"
         group_id_n = buf[pos]  # the length + 1
         if group_id_n == 1:  # the empty string
             request.group_id = ""
@@ -1419,9 +1378,8 @@ def _read_OffsetCommitRequest_v10(buf: bytes, pos: int) -> tuple[OffsetCommitReq
 
 
 def _write_OffsetCommitRequest_v10(request: OffsetCommitRequest, out: bytearray) -> None:
-    field = ""
+    field = "group_id"
     try:
-        field = "group_id"
         if request.group_id is None:
             raise EncodeError("field group_id is null, which OffsetCommitRequest version 10 does not allow (never nullable)")
         group_id_utf8 = request.group_id.encode()

@@ -2,10 +2,9 @@
 
 Response message, versions 0-10, flexible versions 8+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per wire layout, the versions that share one (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -33,10 +32,9 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class OffsetCommitResponsePartition(GeneratedStruct):
     """One entry per partition committed."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition_index": 'Index of the partition within the topic.',
         "error_code": 'Outcome for this partition, 0 when the offset was stored; for example OFFSET_METADATA_TOO_LARGE or UNKNOWN_TOPIC_OR_PARTITION.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "OffsetCommitResponsePartition"
@@ -63,11 +61,10 @@ class OffsetCommitResponsePartition(GeneratedStruct):
 class OffsetCommitResponseTopic(GeneratedStruct):
     """One entry per topic committed."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the topic the partitions in this entry belong to.',
         "topic_id": 'Id of the topic the partitions in this entry belong to.',
         "partitions": 'One entry per partition committed.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "OffsetCommitResponseTopic"
@@ -97,10 +94,9 @@ class OffsetCommitResponseTopic(GeneratedStruct):
 class OffsetCommitResponse(GeneratedStruct):
     """Kafka's OffsetCommitResponse (response, apiKey 8), versions 0-10, flexible versions 8+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "topics": 'One entry per topic committed.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "OffsetCommitResponse"
@@ -133,24 +129,21 @@ class OffsetCommitResponse(GeneratedStruct):
 
 def _read_OffsetCommitResponsePartition_v0_7(buf: bytes, pos: int) -> tuple[OffsetCommitResponsePartition, int]:
     partition = blank_instance(OffsetCommitResponsePartition)
-    field = ""
-    index = 0
+    field = "partition_index, error_code"
     try:
-        field = "partition_index, error_code"
         partition.partition_index, partition.error_code = _unpack_OffsetCommitResponsePartition_partition_index_error_code(buf, pos)
         pos += 6
         partition.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
 def _write_OffsetCommitResponsePartition_v0_7(partition: OffsetCommitResponsePartition, out: bytearray) -> None:
     if partition.unknown_tagged_fields:
         raise UnsupportedVersionError("OffsetCommitResponsePartition version 0-7 cannot carry tagged fields")
-    field = ""
+    field = "partition_index, error_code"
     try:
-        field = "partition_index, error_code"
         out += _pack_OffsetCommitResponsePartition_partition_index_error_code(partition.partition_index, partition.error_code)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -160,10 +153,8 @@ def _write_OffsetCommitResponsePartition_v0_7(partition: OffsetCommitResponsePar
 
 def _read_OffsetCommitResponsePartition_v8_10(buf: bytes, pos: int) -> tuple[OffsetCommitResponsePartition, int]:
     partition = blank_instance(OffsetCommitResponsePartition)
-    field = ""
-    index = 0
+    field = "partition_index, error_code"
     try:
-        field = "partition_index, error_code"
         partition.partition_index, partition.error_code = _unpack_OffsetCommitResponsePartition_partition_index_error_code(buf, pos)
         pos += 6
         field = "(tagged fields)"
@@ -173,14 +164,13 @@ def _read_OffsetCommitResponsePartition_v8_10(buf: bytes, pos: int) -> tuple[Off
         else:  # tags these versions do not know, kept as they came
             partition.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
 def _write_OffsetCommitResponsePartition_v8_10(partition: OffsetCommitResponsePartition, out: bytearray) -> None:
-    field = ""
+    field = "partition_index, error_code"
     try:
-        field = "partition_index, error_code"
         out += _pack_OffsetCommitResponsePartition_partition_index_error_code(partition.partition_index, partition.error_code)
         field = "(tagged fields)"
         if partition.unknown_tagged_fields:
@@ -196,11 +186,10 @@ def _write_OffsetCommitResponsePartition_v8_10(partition: OffsetCommitResponsePa
 def _read_OffsetCommitResponseTopic_v0_7(buf: bytes, pos: int) -> tuple[OffsetCommitResponseTopic, int]:
     topic = blank_instance(OffsetCommitResponseTopic)
     topic.topic_id = _ZERO_UUID
-    field = ""
+    field = "name"
     index = 0
     size = len(buf)
     try:
-        field = "name"
         topic.name, pos = _w.read_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -235,9 +224,8 @@ def _read_OffsetCommitResponseTopic_v0_7(buf: bytes, pos: int) -> tuple[OffsetCo
 def _write_OffsetCommitResponseTopic_v0_7(topic: OffsetCommitResponseTopic, out: bytearray) -> None:
     if topic.unknown_tagged_fields:
         raise UnsupportedVersionError("OffsetCommitResponseTopic version 0-7 cannot carry tagged fields")
-    field = ""
+    field = "name"
     try:
-        field = "name"
         if topic.name is None:
             raise EncodeError("field name is null, which OffsetCommitResponseTopic versions 0-7 do not allow (never nullable)")
         _w.write_string(out, topic.name)
@@ -258,11 +246,10 @@ def _write_OffsetCommitResponseTopic_v0_7(topic: OffsetCommitResponseTopic, out:
 def _read_OffsetCommitResponseTopic_v8_9(buf: bytes, pos: int) -> tuple[OffsetCommitResponseTopic, int]:
     topic = blank_instance(OffsetCommitResponseTopic)
     topic.topic_id = _ZERO_UUID
-    field = ""
+    field = "name"
     index = 0
     size = len(buf)
     try:
-        field = "name"
         name_n = buf[pos]  # the length + 1
         if name_n == 1:  # the empty string
             topic.name = ""
@@ -317,9 +304,8 @@ def _read_OffsetCommitResponseTopic_v8_9(buf: bytes, pos: int) -> tuple[OffsetCo
 
 
 def _write_OffsetCommitResponseTopic_v8_9(topic: OffsetCommitResponseTopic, out: bytearray) -> None:
-    field = ""
+    field = "name"
     try:
-        field = "name"
         if topic.name is None:
             raise EncodeError("field name is null, which OffsetCommitResponseTopic versions 8-9 do not allow (never nullable)")
         name_utf8 = topic.name.encode()
@@ -352,11 +338,10 @@ def _write_OffsetCommitResponseTopic_v8_9(topic: OffsetCommitResponseTopic, out:
 def _read_OffsetCommitResponseTopic_v10(buf: bytes, pos: int) -> tuple[OffsetCommitResponseTopic, int]:
     topic = blank_instance(OffsetCommitResponseTopic)
     topic.name = ''
-    field = ""
+    field = "topic_id"
     index = 0
     size = len(buf)
     try:
-        field = "topic_id"
         topic.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -401,9 +386,8 @@ def _read_OffsetCommitResponseTopic_v10(buf: bytes, pos: int) -> tuple[OffsetCom
 
 
 def _write_OffsetCommitResponseTopic_v10(topic: OffsetCommitResponseTopic, out: bytearray) -> None:
-    field = ""
+    field = "topic_id"
     try:
-        field = "topic_id"
         out += _w.uuid_bytes(topic.topic_id)
         field = "partitions[]"
         partitions_items = topic.partitions
@@ -429,10 +413,9 @@ def _write_OffsetCommitResponseTopic_v10(topic: OffsetCommitResponseTopic, out: 
 def _read_OffsetCommitResponse_v0_2(buf: bytes, pos: int) -> tuple[OffsetCommitResponse, int]:
     response = blank_instance(OffsetCommitResponse)
     response.throttle_time_ms = 0
-    field = ""
+    field = "topics[]"
     index = 0
     try:
-        field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
@@ -454,9 +437,8 @@ def _read_OffsetCommitResponse_v0_2(buf: bytes, pos: int) -> tuple[OffsetCommitR
 def _write_OffsetCommitResponse_v0_2(response: OffsetCommitResponse, out: bytearray) -> None:
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("OffsetCommitResponse version 0-2 cannot carry tagged fields")
-    field = ""
+    field = "topics[]"
     try:
-        field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which OffsetCommitResponse versions 0-2 do not allow (never nullable)")
@@ -472,10 +454,9 @@ def _write_OffsetCommitResponse_v0_2(response: OffsetCommitResponse, out: bytear
 
 def _read_OffsetCommitResponse_v3_7(buf: bytes, pos: int) -> tuple[OffsetCommitResponse, int]:
     response = blank_instance(OffsetCommitResponse)
-    field = ""
+    field = "throttle_time_ms"
     index = 0
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_OffsetCommitResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "topics[]"
@@ -500,9 +481,8 @@ def _read_OffsetCommitResponse_v3_7(buf: bytes, pos: int) -> tuple[OffsetCommitR
 def _write_OffsetCommitResponse_v3_7(response: OffsetCommitResponse, out: bytearray) -> None:
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("OffsetCommitResponse version 3-7 cannot carry tagged fields")
-    field = ""
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_OffsetCommitResponse_throttle_time_ms(response.throttle_time_ms)
         field = "topics[]"
         topics_items = response.topics
@@ -520,11 +500,10 @@ def _write_OffsetCommitResponse_v3_7(response: OffsetCommitResponse, out: bytear
 
 def _read_OffsetCommitResponse_v8_9(buf: bytes, pos: int) -> tuple[OffsetCommitResponse, int]:
     response = blank_instance(OffsetCommitResponse)
-    field = ""
+    field = "throttle_time_ms"
     index = 0
     size = len(buf)
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_OffsetCommitResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "topics[]"
@@ -615,9 +594,8 @@ def _read_OffsetCommitResponse_v8_9(buf: bytes, pos: int) -> tuple[OffsetCommitR
 
 
 def _write_OffsetCommitResponse_v8_9(response: OffsetCommitResponse, out: bytearray) -> None:
-    field = ""
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_OffsetCommitResponse_throttle_time_ms(response.throttle_time_ms)
         field = "topics[]"
         topics_items = response.topics
@@ -642,11 +620,10 @@ def _write_OffsetCommitResponse_v8_9(response: OffsetCommitResponse, out: bytear
 
 def _read_OffsetCommitResponse_v10(buf: bytes, pos: int) -> tuple[OffsetCommitResponse, int]:
     response = blank_instance(OffsetCommitResponse)
-    field = ""
+    field = "throttle_time_ms"
     index = 0
     size = len(buf)
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_OffsetCommitResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "topics[]"
@@ -727,9 +704,8 @@ def _read_OffsetCommitResponse_v10(buf: bytes, pos: int) -> tuple[OffsetCommitRe
 
 
 def _write_OffsetCommitResponse_v10(response: OffsetCommitResponse, out: bytearray) -> None:
-    field = ""
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_OffsetCommitResponse_throttle_time_ms(response.throttle_time_ms)
         field = "topics[]"
         topics_items = response.topics

@@ -2,10 +2,9 @@
 
 Coordinator-value message, versions 0-4, flexible versions 4+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,10 +20,12 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_OffsetCommitValue_offset = struct.Struct(">q").unpack_from
 _pack_OffsetCommitValue_offset = struct.Struct(">q").pack
+_unpack_OffsetCommitValue_leader_epoch = struct.Struct(">i").unpack_from
+_pack_OffsetCommitValue_leader_epoch = struct.Struct(">i").pack
 _unpack_OffsetCommitValue_commit_timestamp = struct.Struct(">q").unpack_from
 _pack_OffsetCommitValue_commit_timestamp = struct.Struct(">q").pack
-_unpack_OffsetCommitValue_commit_timestamp_expire_timestamp = struct.Struct(">qq").unpack_from
-_pack_OffsetCommitValue_commit_timestamp_expire_timestamp = struct.Struct(">qq").pack
+_unpack_OffsetCommitValue_expire_timestamp = struct.Struct(">q").unpack_from
+_pack_OffsetCommitValue_expire_timestamp = struct.Struct(">q").pack
 _unpack_OffsetCommitValue_offset_leader_epoch = struct.Struct(">qi").unpack_from
 _pack_OffsetCommitValue_offset_leader_epoch = struct.Struct(">qi").pack
 
@@ -35,14 +36,13 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class OffsetCommitValue(GeneratedStruct):
     """Kafka's OffsetCommitValue (coordinator-value, apiKey 1), versions 0-4, flexible versions 4+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "offset": 'Committed offset: the next record the group will read.',
         "leader_epoch": 'Leader epoch of the last consumed record, -1 when unknown.',
         "metadata": 'Free-form text the client stored with the offset.',
         "commit_timestamp": 'When the commit was made, in milliseconds since the epoch.',
         "expire_timestamp": 'When the offset expires (ms); present in v1 only.',
         "topic_id": 'Id of the topic the offset belongs to, when the committer knew it (tagged, so older readers skip it).',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "OffsetCommitValue"
@@ -88,131 +88,64 @@ class OffsetCommitValue(GeneratedStruct):
 
 
 
-# --- OffsetCommitValue, versions 0,2 ---
+# --- OffsetCommitValue, versions 0-3 ---
 
-def _read_OffsetCommitValue_v0_2(buf: bytes, pos: int) -> tuple[OffsetCommitValue, int]:
+def _read_OffsetCommitValue_v0_3(buf: bytes, pos: int, version: int) -> tuple[OffsetCommitValue, int]:
     value = blank_instance(OffsetCommitValue)
+    value.topic_id = _ZERO_UUID
     value.leader_epoch = -1
     value.expire_timestamp = -1
-    value.topic_id = _ZERO_UUID
-    field = ""
-    index = 0
+    field = "offset"
     try:
-        field = "offset"
         (value.offset,) = _unpack_OffsetCommitValue_offset(buf, pos)
         pos += 8
+        if version >= 3:
+            field = "leader_epoch"
+            (value.leader_epoch,) = _unpack_OffsetCommitValue_leader_epoch(buf, pos)
+            pos += 4
         field = "metadata"
         value.metadata, pos = _w.read_string_nn(buf, pos)
         field = "commit_timestamp"
         (value.commit_timestamp,) = _unpack_OffsetCommitValue_commit_timestamp(buf, pos)
         pos += 8
+        if version == 1:
+            field = "expire_timestamp"
+            (value.expire_timestamp,) = _unpack_OffsetCommitValue_expire_timestamp(buf, pos)
+            pos += 8
         value.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return value, pos
 
 
-def _write_OffsetCommitValue_v0_2(value: OffsetCommitValue, out: bytearray) -> None:
+def _write_OffsetCommitValue_v0_3(value: OffsetCommitValue, out: bytearray, version: int) -> None:
     if value.unknown_tagged_fields:
-        raise UnsupportedVersionError("OffsetCommitValue version 0,2 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("OffsetCommitValue version 0-3 cannot carry tagged fields")
+    field = "offset"
     try:
-        field = "offset"
         out += _pack_OffsetCommitValue_offset(value.offset)
+        if version >= 3:
+            field = "leader_epoch"
+            out += _pack_OffsetCommitValue_leader_epoch(value.leader_epoch)
         field = "metadata"
-        _w.write_string(out, _w.non_null(value.metadata, "field metadata is null, which OffsetCommitValue versions 0,2 do not allow (never nullable)"))
+        _w.write_string(out, _w.non_null(value.metadata, "field metadata is null, which OffsetCommitValue versions 0-3 do not allow (never nullable)"))
         field = "commit_timestamp"
         out += _pack_OffsetCommitValue_commit_timestamp(value.commit_timestamp)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- OffsetCommitValue, version 1 ---
-
-def _read_OffsetCommitValue_v1(buf: bytes, pos: int) -> tuple[OffsetCommitValue, int]:
-    value = blank_instance(OffsetCommitValue)
-    value.leader_epoch = -1
-    value.topic_id = _ZERO_UUID
-    field = ""
-    index = 0
-    try:
-        field = "offset"
-        (value.offset,) = _unpack_OffsetCommitValue_offset(buf, pos)
-        pos += 8
-        field = "metadata"
-        value.metadata, pos = _w.read_string_nn(buf, pos)
-        field = "commit_timestamp, expire_timestamp"
-        value.commit_timestamp, value.expire_timestamp = _unpack_OffsetCommitValue_commit_timestamp_expire_timestamp(buf, pos)
-        pos += 16
-        value.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return value, pos
-
-
-def _write_OffsetCommitValue_v1(value: OffsetCommitValue, out: bytearray) -> None:
-    if value.unknown_tagged_fields:
-        raise UnsupportedVersionError("OffsetCommitValue version 1 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "offset"
-        out += _pack_OffsetCommitValue_offset(value.offset)
-        field = "metadata"
-        _w.write_string(out, _w.non_null(value.metadata, "field metadata is null, which OffsetCommitValue version 1 does not allow (never nullable)"))
-        field = "commit_timestamp, expire_timestamp"
-        out += _pack_OffsetCommitValue_commit_timestamp_expire_timestamp(value.commit_timestamp, value.expire_timestamp)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- OffsetCommitValue, version 3 ---
-
-def _read_OffsetCommitValue_v3(buf: bytes, pos: int) -> tuple[OffsetCommitValue, int]:
-    value = blank_instance(OffsetCommitValue)
-    value.expire_timestamp = -1
-    value.topic_id = _ZERO_UUID
-    field = ""
-    index = 0
-    try:
-        field = "offset, leader_epoch"
-        value.offset, value.leader_epoch = _unpack_OffsetCommitValue_offset_leader_epoch(buf, pos)
-        pos += 12
-        field = "metadata"
-        value.metadata, pos = _w.read_string_nn(buf, pos)
-        field = "commit_timestamp"
-        (value.commit_timestamp,) = _unpack_OffsetCommitValue_commit_timestamp(buf, pos)
-        pos += 8
-        value.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return value, pos
-
-
-def _write_OffsetCommitValue_v3(value: OffsetCommitValue, out: bytearray) -> None:
-    if value.unknown_tagged_fields:
-        raise UnsupportedVersionError("OffsetCommitValue version 3 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "offset, leader_epoch"
-        out += _pack_OffsetCommitValue_offset_leader_epoch(value.offset, value.leader_epoch)
-        field = "metadata"
-        _w.write_string(out, _w.non_null(value.metadata, "field metadata is null, which OffsetCommitValue version 3 does not allow (never nullable)"))
-        field = "commit_timestamp"
-        out += _pack_OffsetCommitValue_commit_timestamp(value.commit_timestamp)
+        if version == 1:
+            field = "expire_timestamp"
+            out += _pack_OffsetCommitValue_expire_timestamp(value.expire_timestamp)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- OffsetCommitValue, version 4 (flexible) ---
 
-def _read_OffsetCommitValue_v4(buf: bytes, pos: int) -> tuple[OffsetCommitValue, int]:
+def _read_OffsetCommitValue_v4(buf: bytes, pos: int, version: int) -> tuple[OffsetCommitValue, int]:
     value = blank_instance(OffsetCommitValue)
     value.expire_timestamp = -1
     value.topic_id = _ZERO_UUID
-    field = ""
-    index = 0
+    field = "offset, leader_epoch"
     try:
-        field = "offset, leader_epoch"
         value.offset, value.leader_epoch = _unpack_OffsetCommitValue_offset_leader_epoch(buf, pos)
         pos += 12
         field = "metadata"
@@ -249,14 +182,13 @@ def _read_OffsetCommitValue_v4(buf: bytes, pos: int) -> tuple[OffsetCommitValue,
                     pos = end
             value.unknown_tagged_fields = tuple(unknown)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return value, pos
 
 
-def _write_OffsetCommitValue_v4(value: OffsetCommitValue, out: bytearray) -> None:
-    field = ""
+def _write_OffsetCommitValue_v4(value: OffsetCommitValue, out: bytearray, version: int) -> None:
+    field = "offset, leader_epoch"
     try:
-        field = "offset, leader_epoch"
         out += _pack_OffsetCommitValue_offset_leader_epoch(value.offset, value.leader_epoch)
         field = "metadata"
         _w.write_compact_string(out, _w.non_null(value.metadata, "field metadata is null, which OffsetCommitValue version 4 does not allow (never nullable)"))
@@ -285,8 +217,8 @@ _V1_ONLY = (1, 1)
 _V3_PLUS = (3, 32767)
 _V4_PLUS = (4, 32767)
 
-OffsetCommitValue._READERS = (_read_OffsetCommitValue_v0_2, _read_OffsetCommitValue_v1, _read_OffsetCommitValue_v0_2, _read_OffsetCommitValue_v3, _read_OffsetCommitValue_v4)
-OffsetCommitValue._WRITERS = (_write_OffsetCommitValue_v0_2, _write_OffsetCommitValue_v1, _write_OffsetCommitValue_v0_2, _write_OffsetCommitValue_v3, _write_OffsetCommitValue_v4)
+OffsetCommitValue._READERS = _w.bind_versions((_read_OffsetCommitValue_v0_3, _read_OffsetCommitValue_v0_3, _read_OffsetCommitValue_v0_3, _read_OffsetCommitValue_v0_3, _read_OffsetCommitValue_v4))
+OffsetCommitValue._WRITERS = _w.bind_versions((_write_OffsetCommitValue_v0_3, _write_OffsetCommitValue_v0_3, _write_OffsetCommitValue_v0_3, _write_OffsetCommitValue_v0_3, _write_OffsetCommitValue_v4))
 OffsetCommitValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="offset", json_name="offset", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="leader_epoch", json_name="leaderEpoch", type="int32", versions=_V3_PLUS, ignorable=True, default=-1),

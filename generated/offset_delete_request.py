@@ -2,10 +2,9 @@
 
 Request message, versions 0, flexible versions none.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,15 +20,13 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_OffsetDeleteRequestPartition_partition_index = struct.Struct(">i").unpack_from
 _pack_OffsetDeleteRequestPartition_partition_index = struct.Struct(">i").pack
-_rows_OffsetDeleteRequestPartition_v0 = struct.Struct(">i").iter_unpack
 
 
 class OffsetDeleteRequestPartition(GeneratedStruct):
     """Partitions of this topic whose committed offsets are removed."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition_index": 'Index of the partition within the topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "OffsetDeleteRequestPartition"
@@ -51,10 +48,9 @@ class OffsetDeleteRequestPartition(GeneratedStruct):
 class OffsetDeleteRequestTopic(GeneratedStruct):
     """Topics whose committed offsets are removed."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the topic the partitions in this entry belong to.',
         "partitions": 'Partitions of this topic whose committed offsets are removed.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "OffsetDeleteRequestTopic"
@@ -80,10 +76,9 @@ class OffsetDeleteRequestTopic(GeneratedStruct):
 class OffsetDeleteRequest(GeneratedStruct):
     """Kafka's OffsetDeleteRequest (request, apiKey 47), versions 0, flexible versions none."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "group_id": 'Id of the consumer group whose committed offsets are removed.',
         "topics": 'Topics whose committed offsets are removed.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "OffsetDeleteRequest"
@@ -115,26 +110,23 @@ class OffsetDeleteRequest(GeneratedStruct):
 
 # --- OffsetDeleteRequestPartition, version 0 ---
 
-def _read_OffsetDeleteRequestPartition_v0(buf: bytes, pos: int) -> tuple[OffsetDeleteRequestPartition, int]:
+def _read_OffsetDeleteRequestPartition_v0(buf: bytes, pos: int, version: int) -> tuple[OffsetDeleteRequestPartition, int]:
     partition = blank_instance(OffsetDeleteRequestPartition)
-    field = ""
-    index = 0
+    field = "partition_index"
     try:
-        field = "partition_index"
         (partition.partition_index,) = _unpack_OffsetDeleteRequestPartition_partition_index(buf, pos)
         pos += 4
         partition.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
-def _write_OffsetDeleteRequestPartition_v0(partition: OffsetDeleteRequestPartition, out: bytearray) -> None:
+def _write_OffsetDeleteRequestPartition_v0(partition: OffsetDeleteRequestPartition, out: bytearray, version: int) -> None:
     if partition.unknown_tagged_fields:
         raise UnsupportedVersionError("OffsetDeleteRequestPartition version 0 cannot carry tagged fields")
-    field = ""
+    field = "partition_index"
     try:
-        field = "partition_index"
         out += _pack_OffsetDeleteRequestPartition_partition_index(partition.partition_index)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -142,100 +134,54 @@ def _write_OffsetDeleteRequestPartition_v0(partition: OffsetDeleteRequestPartiti
 
 # --- OffsetDeleteRequestTopic, version 0 ---
 
-def _read_OffsetDeleteRequestTopic_v0(buf: bytes, pos: int) -> tuple[OffsetDeleteRequestTopic, int]:
+def _read_OffsetDeleteRequestTopic_v0(buf: bytes, pos: int, version: int) -> tuple[OffsetDeleteRequestTopic, int]:
     topic = blank_instance(OffsetDeleteRequestTopic)
-    field = ""
-    index = 0
-    size = len(buf)
+    field = "name"
     try:
-        field = "name"
         topic.name, pos = _w.read_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, False)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[OffsetDeleteRequestPartition] = []
-            # Every element is fixed-width: one iter_unpack for all.
-            partitions_end = pos + partitions_n * 4
-            partitions_rows = buf[pos:partitions_end]
-            if len(partitions_rows) == partitions_n * 4:
-                for partitions_row in _rows_OffsetDeleteRequestPartition_v0(partitions_rows):
-                    partitions_item = blank_instance(OffsetDeleteRequestPartition)
-                    (partitions_item.partition_index,) = partitions_row
-                    partitions_item.unknown_tagged_fields = ()
-                    partitions_items.append(partitions_item)
-                pos = partitions_end
-            else:
-                for index in range(partitions_n):
-                    partitions_item, pos = _read_OffsetDeleteRequestPartition_v0(buf, pos)
-                    partitions_items.append(partitions_item)
-            topic.partitions = partitions_items
+        field = "partitions"
+        topic.partitions, pos = _w.read_struct_array(buf, pos, False, _read_OffsetDeleteRequestPartition_v0, version)
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
-def _write_OffsetDeleteRequestTopic_v0(topic: OffsetDeleteRequestTopic, out: bytearray) -> None:
+def _write_OffsetDeleteRequestTopic_v0(topic: OffsetDeleteRequestTopic, out: bytearray, version: int) -> None:
     if topic.unknown_tagged_fields:
         raise UnsupportedVersionError("OffsetDeleteRequestTopic version 0 cannot carry tagged fields")
-    field = ""
+    field = "name"
     try:
-        field = "name"
         _w.write_string(out, _w.non_null(topic.name, "field name is null, which OffsetDeleteRequestTopic version 0 does not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which OffsetDeleteRequestTopic version 0 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), False)
-        for partitions_item in partitions_items:
-            _write_OffsetDeleteRequestPartition_v0(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(topic.partitions, "field partitions is null, which OffsetDeleteRequestTopic version 0 does not allow (never nullable)"), False, _write_OffsetDeleteRequestPartition_v0, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- OffsetDeleteRequest, version 0 ---
 
-def _read_OffsetDeleteRequest_v0(buf: bytes, pos: int) -> tuple[OffsetDeleteRequest, int]:
+def _read_OffsetDeleteRequest_v0(buf: bytes, pos: int, version: int) -> tuple[OffsetDeleteRequest, int]:
     request = blank_instance(OffsetDeleteRequest)
-    field = ""
-    index = 0
+    field = "group_id"
     try:
-        field = "group_id"
         request.group_id, pos = _w.read_string_nn(buf, pos)
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, False)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: KeyedList[OffsetDeleteRequestTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetDeleteRequestTopic_v0(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
+        field = "topics"
+        request.topics, pos = _w.read_struct_array(buf, pos, False, _read_OffsetDeleteRequestTopic_v0, version, KeyedList)
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_OffsetDeleteRequest_v0(request: OffsetDeleteRequest, out: bytearray) -> None:
+def _write_OffsetDeleteRequest_v0(request: OffsetDeleteRequest, out: bytearray, version: int) -> None:
     if request.unknown_tagged_fields:
         raise UnsupportedVersionError("OffsetDeleteRequest version 0 cannot carry tagged fields")
-    field = ""
+    field = "group_id"
     try:
-        field = "group_id"
         _w.write_string(out, _w.non_null(request.group_id, "field group_id is null, which OffsetDeleteRequest version 0 does not allow (never nullable)"))
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which OffsetDeleteRequest version 0 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), False)
-        for topics_item in topics_items:
-            _write_OffsetDeleteRequestTopic_v0(topics_item, out)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(request.topics, "field topics is null, which OffsetDeleteRequest version 0 does not allow (never nullable)"), False, _write_OffsetDeleteRequestTopic_v0, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -245,21 +191,21 @@ def _write_OffsetDeleteRequest_v0(request: OffsetDeleteRequest, out: bytearray) 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-OffsetDeleteRequestPartition._READERS = (_read_OffsetDeleteRequestPartition_v0,)
-OffsetDeleteRequestPartition._WRITERS = (_write_OffsetDeleteRequestPartition_v0,)
+OffsetDeleteRequestPartition._READERS = _w.bind_versions((_read_OffsetDeleteRequestPartition_v0,))
+OffsetDeleteRequestPartition._WRITERS = _w.bind_versions((_write_OffsetDeleteRequestPartition_v0,))
 OffsetDeleteRequestPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
 )
-OffsetDeleteRequestTopic._READERS = (_read_OffsetDeleteRequestTopic_v0,)
-OffsetDeleteRequestTopic._WRITERS = (_write_OffsetDeleteRequestTopic_v0,)
+OffsetDeleteRequestTopic._READERS = _w.bind_versions((_read_OffsetDeleteRequestTopic_v0,))
+OffsetDeleteRequestTopic._WRITERS = _w.bind_versions((_write_OffsetDeleteRequestTopic_v0,))
 OffsetDeleteRequestTopic._LAZY_DEFAULTS = {"partitions": list}
 OffsetDeleteRequestTopic._MAP_KEYS = ("name",)
 OffsetDeleteRequestTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="partitions", json_name="partitions", type="[]OffsetDeleteRequestPartition", versions=_V0_PLUS, default=(), struct=OffsetDeleteRequestPartition),
 )
-OffsetDeleteRequest._READERS = (_read_OffsetDeleteRequest_v0,)
-OffsetDeleteRequest._WRITERS = (_write_OffsetDeleteRequest_v0,)
+OffsetDeleteRequest._READERS = _w.bind_versions((_read_OffsetDeleteRequest_v0,))
+OffsetDeleteRequest._WRITERS = _w.bind_versions((_write_OffsetDeleteRequest_v0,))
 OffsetDeleteRequest._LAZY_DEFAULTS = {"topics": KeyedList}
 OffsetDeleteRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),

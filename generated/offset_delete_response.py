@@ -2,10 +2,9 @@
 
 Response message, versions 0, flexible versions none.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,7 +20,6 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_OffsetDeleteResponsePartition_partition_index_error_code = struct.Struct(">ih").unpack_from
 _pack_OffsetDeleteResponsePartition_partition_index_error_code = struct.Struct(">ih").pack
-_rows_OffsetDeleteResponsePartition_v0 = struct.Struct(">ih").iter_unpack
 _unpack_OffsetDeleteResponse_error_code_throttle_time_ms = struct.Struct(">hi").unpack_from
 _pack_OffsetDeleteResponse_error_code_throttle_time_ms = struct.Struct(">hi").pack
 
@@ -29,10 +27,9 @@ _pack_OffsetDeleteResponse_error_code_throttle_time_ms = struct.Struct(">hi").pa
 class OffsetDeleteResponsePartition(GeneratedStruct):
     """Outcome per partition of this topic."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition_index": 'Index of the partition within its topic.',
         "error_code": 'Outcome for this partition, 0 when its offset was removed; GROUP_SUBSCRIBED_TO_TOPIC while the group still consumes the topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "OffsetDeleteResponsePartition"
@@ -59,10 +56,9 @@ class OffsetDeleteResponsePartition(GeneratedStruct):
 class OffsetDeleteResponseTopic(GeneratedStruct):
     """Outcome for each topic of the request."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the topic the partitions in this entry belong to.',
         "partitions": 'Outcome per partition of this topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "OffsetDeleteResponseTopic"
@@ -88,11 +84,10 @@ class OffsetDeleteResponseTopic(GeneratedStruct):
 class OffsetDeleteResponse(GeneratedStruct):
     """Kafka's OffsetDeleteResponse (response, apiKey 47), versions 0, flexible versions none."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "error_code": 'Error for the whole request, 0 if none; for example GROUP_ID_NOT_FOUND or GROUP_AUTHORIZATION_FAILED.',
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "topics": 'Outcome for each topic of the request.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "OffsetDeleteResponse"
@@ -128,26 +123,23 @@ class OffsetDeleteResponse(GeneratedStruct):
 
 # --- OffsetDeleteResponsePartition, version 0 ---
 
-def _read_OffsetDeleteResponsePartition_v0(buf: bytes, pos: int) -> tuple[OffsetDeleteResponsePartition, int]:
+def _read_OffsetDeleteResponsePartition_v0(buf: bytes, pos: int, version: int) -> tuple[OffsetDeleteResponsePartition, int]:
     partition = blank_instance(OffsetDeleteResponsePartition)
-    field = ""
-    index = 0
+    field = "partition_index, error_code"
     try:
-        field = "partition_index, error_code"
         partition.partition_index, partition.error_code = _unpack_OffsetDeleteResponsePartition_partition_index_error_code(buf, pos)
         pos += 6
         partition.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
-def _write_OffsetDeleteResponsePartition_v0(partition: OffsetDeleteResponsePartition, out: bytearray) -> None:
+def _write_OffsetDeleteResponsePartition_v0(partition: OffsetDeleteResponsePartition, out: bytearray, version: int) -> None:
     if partition.unknown_tagged_fields:
         raise UnsupportedVersionError("OffsetDeleteResponsePartition version 0 cannot carry tagged fields")
-    field = ""
+    field = "partition_index, error_code"
     try:
-        field = "partition_index, error_code"
         out += _pack_OffsetDeleteResponsePartition_partition_index_error_code(partition.partition_index, partition.error_code)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -155,101 +147,55 @@ def _write_OffsetDeleteResponsePartition_v0(partition: OffsetDeleteResponseParti
 
 # --- OffsetDeleteResponseTopic, version 0 ---
 
-def _read_OffsetDeleteResponseTopic_v0(buf: bytes, pos: int) -> tuple[OffsetDeleteResponseTopic, int]:
+def _read_OffsetDeleteResponseTopic_v0(buf: bytes, pos: int, version: int) -> tuple[OffsetDeleteResponseTopic, int]:
     topic = blank_instance(OffsetDeleteResponseTopic)
-    field = ""
-    index = 0
-    size = len(buf)
+    field = "name"
     try:
-        field = "name"
         topic.name, pos = _w.read_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, False)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: KeyedList[OffsetDeleteResponsePartition] = KeyedList()
-            # Every element is fixed-width: one iter_unpack for all.
-            partitions_end = pos + partitions_n * 6
-            partitions_rows = buf[pos:partitions_end]
-            if len(partitions_rows) == partitions_n * 6:
-                for partitions_row in _rows_OffsetDeleteResponsePartition_v0(partitions_rows):
-                    partitions_item = blank_instance(OffsetDeleteResponsePartition)
-                    partitions_item.partition_index, partitions_item.error_code = partitions_row
-                    partitions_item.unknown_tagged_fields = ()
-                    partitions_items.append(partitions_item)
-                pos = partitions_end
-            else:
-                for index in range(partitions_n):
-                    partitions_item, pos = _read_OffsetDeleteResponsePartition_v0(buf, pos)
-                    partitions_items.append(partitions_item)
-            topic.partitions = partitions_items
+        field = "partitions"
+        topic.partitions, pos = _w.read_struct_array(buf, pos, False, _read_OffsetDeleteResponsePartition_v0, version, KeyedList)
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
-def _write_OffsetDeleteResponseTopic_v0(topic: OffsetDeleteResponseTopic, out: bytearray) -> None:
+def _write_OffsetDeleteResponseTopic_v0(topic: OffsetDeleteResponseTopic, out: bytearray, version: int) -> None:
     if topic.unknown_tagged_fields:
         raise UnsupportedVersionError("OffsetDeleteResponseTopic version 0 cannot carry tagged fields")
-    field = ""
+    field = "name"
     try:
-        field = "name"
         _w.write_string(out, _w.non_null(topic.name, "field name is null, which OffsetDeleteResponseTopic version 0 does not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which OffsetDeleteResponseTopic version 0 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), False)
-        for partitions_item in partitions_items:
-            _write_OffsetDeleteResponsePartition_v0(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(topic.partitions, "field partitions is null, which OffsetDeleteResponseTopic version 0 does not allow (never nullable)"), False, _write_OffsetDeleteResponsePartition_v0, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- OffsetDeleteResponse, version 0 ---
 
-def _read_OffsetDeleteResponse_v0(buf: bytes, pos: int) -> tuple[OffsetDeleteResponse, int]:
+def _read_OffsetDeleteResponse_v0(buf: bytes, pos: int, version: int) -> tuple[OffsetDeleteResponse, int]:
     response = blank_instance(OffsetDeleteResponse)
-    field = ""
-    index = 0
+    field = "error_code, throttle_time_ms"
     try:
-        field = "error_code, throttle_time_ms"
         response.error_code, response.throttle_time_ms = _unpack_OffsetDeleteResponse_error_code_throttle_time_ms(buf, pos)
         pos += 6
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, False)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: KeyedList[OffsetDeleteResponseTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetDeleteResponseTopic_v0(buf, pos)
-                topics_items.append(topics_item)
-            response.topics = topics_items
+        field = "topics"
+        response.topics, pos = _w.read_struct_array(buf, pos, False, _read_OffsetDeleteResponseTopic_v0, version, KeyedList)
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_OffsetDeleteResponse_v0(response: OffsetDeleteResponse, out: bytearray) -> None:
+def _write_OffsetDeleteResponse_v0(response: OffsetDeleteResponse, out: bytearray, version: int) -> None:
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("OffsetDeleteResponse version 0 cannot carry tagged fields")
-    field = ""
+    field = "error_code, throttle_time_ms"
     try:
-        field = "error_code, throttle_time_ms"
         out += _pack_OffsetDeleteResponse_error_code_throttle_time_ms(response.error_code, response.throttle_time_ms)
-        field = "topics[]"
-        topics_items = _w.non_null(response.topics, "field topics is null, which OffsetDeleteResponse version 0 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), False)
-        for topics_item in topics_items:
-            _write_OffsetDeleteResponseTopic_v0(topics_item, out)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(response.topics, "field topics is null, which OffsetDeleteResponse version 0 does not allow (never nullable)"), False, _write_OffsetDeleteResponseTopic_v0, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -259,23 +205,23 @@ def _write_OffsetDeleteResponse_v0(response: OffsetDeleteResponse, out: bytearra
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-OffsetDeleteResponsePartition._READERS = (_read_OffsetDeleteResponsePartition_v0,)
-OffsetDeleteResponsePartition._WRITERS = (_write_OffsetDeleteResponsePartition_v0,)
+OffsetDeleteResponsePartition._READERS = _w.bind_versions((_read_OffsetDeleteResponsePartition_v0,))
+OffsetDeleteResponsePartition._WRITERS = _w.bind_versions((_write_OffsetDeleteResponsePartition_v0,))
 OffsetDeleteResponsePartition._MAP_KEYS = ("partition_index",)
 OffsetDeleteResponsePartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0, map_key=True),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
 )
-OffsetDeleteResponseTopic._READERS = (_read_OffsetDeleteResponseTopic_v0,)
-OffsetDeleteResponseTopic._WRITERS = (_write_OffsetDeleteResponseTopic_v0,)
+OffsetDeleteResponseTopic._READERS = _w.bind_versions((_read_OffsetDeleteResponseTopic_v0,))
+OffsetDeleteResponseTopic._WRITERS = _w.bind_versions((_write_OffsetDeleteResponseTopic_v0,))
 OffsetDeleteResponseTopic._LAZY_DEFAULTS = {"partitions": KeyedList}
 OffsetDeleteResponseTopic._MAP_KEYS = ("name",)
 OffsetDeleteResponseTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="partitions", json_name="partitions", type="[]OffsetDeleteResponsePartition", versions=_V0_PLUS, default=(), struct=OffsetDeleteResponsePartition),
 )
-OffsetDeleteResponse._READERS = (_read_OffsetDeleteResponse_v0,)
-OffsetDeleteResponse._WRITERS = (_write_OffsetDeleteResponse_v0,)
+OffsetDeleteResponse._READERS = _w.bind_versions((_read_OffsetDeleteResponse_v0,))
+OffsetDeleteResponse._WRITERS = _w.bind_versions((_write_OffsetDeleteResponse_v0,))
 OffsetDeleteResponse._LAZY_DEFAULTS = {"topics": KeyedList}
 OffsetDeleteResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

@@ -2,10 +2,9 @@
 
 Request message, versions 0-10, flexible versions 6+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per wire layout, the versions that share one (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -33,10 +32,9 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class OffsetFetchRequestTopic(GeneratedStruct):
     """The topics whose offsets are wanted; null for all of them."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the topic the partitions in this entry belong to.',
         "partition_indexes": 'Indexes of the partitions whose offsets are wanted.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "OffsetFetchRequestTopic"
@@ -62,11 +60,10 @@ class OffsetFetchRequestTopic(GeneratedStruct):
 class OffsetFetchRequestTopics(GeneratedStruct):
     """The topics whose offsets are wanted; null for all of them."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the topic (v8-v9).',
         "topic_id": 'Id of the topic (v10+).',
         "partition_indexes": 'Indexes of the partitions whose offsets are wanted.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "OffsetFetchRequestTopics"
@@ -96,12 +93,11 @@ class OffsetFetchRequestTopics(GeneratedStruct):
 class OffsetFetchRequestGroup(GeneratedStruct):
     """The groups whose offsets are wanted."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "group_id": 'Id of the group whose offsets are wanted.',
         "member_id": 'Member id of the caller when it is a member of a consumer-protocol group; null otherwise (for example an admin client).',
         "member_epoch": 'Member epoch of the caller in a consumer-protocol group, checked by the coordinator; -1 otherwise.',
         "topics": 'The topics whose offsets are wanted; null for all of them.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "OffsetFetchRequestGroup"
@@ -137,12 +133,11 @@ class OffsetFetchRequestGroup(GeneratedStruct):
 class OffsetFetchRequest(GeneratedStruct):
     """Kafka's OffsetFetchRequest (request, apiKey 9), versions 0-10, flexible versions 6+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "group_id": 'Id of the group whose offsets are wanted.',
         "topics": 'The topics whose offsets are wanted; null for all of them.',
         "groups": 'The groups whose offsets are wanted.',
         "require_stable": 'When true, partitions with pending transactional commits get a retriable error instead of an offset.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "OffsetFetchRequest"
@@ -185,10 +180,8 @@ class OffsetFetchRequest(GeneratedStruct):
 
 def _read_OffsetFetchRequestTopic_v0_5(buf: bytes, pos: int) -> tuple[OffsetFetchRequestTopic, int]:
     topic = blank_instance(OffsetFetchRequestTopic)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         topic.name, pos = _w.read_string_nn(buf, pos)
         field = "partition_indexes"
         partition_indexes_n, pos = _w.read_count(buf, pos, False)
@@ -198,16 +191,15 @@ def _read_OffsetFetchRequestTopic_v0_5(buf: bytes, pos: int) -> tuple[OffsetFetc
             topic.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
 def _write_OffsetFetchRequestTopic_v0_5(topic: OffsetFetchRequestTopic, out: bytearray) -> None:
     if topic.unknown_tagged_fields:
         raise UnsupportedVersionError("OffsetFetchRequestTopic version 0-5 cannot carry tagged fields")
-    field = ""
+    field = "name"
     try:
-        field = "name"
         if topic.name is None:
             raise EncodeError("field name is null, which OffsetFetchRequestTopic versions 0-5 do not allow (never nullable)")
         _w.write_string(out, topic.name)
@@ -226,11 +218,9 @@ def _write_OffsetFetchRequestTopic_v0_5(topic: OffsetFetchRequestTopic, out: byt
 
 def _read_OffsetFetchRequestTopic_v6_7(buf: bytes, pos: int) -> tuple[OffsetFetchRequestTopic, int]:
     topic = blank_instance(OffsetFetchRequestTopic)
-    field = ""
-    index = 0
+    field = "name"
     size = len(buf)
     try:
-        field = "name"
         name_n = buf[pos]  # the length + 1
         if name_n == 1:  # the empty string
             topic.name = ""
@@ -264,14 +254,13 @@ def _read_OffsetFetchRequestTopic_v6_7(buf: bytes, pos: int) -> tuple[OffsetFetc
         else:  # tags these versions do not know, kept as they came
             topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
 def _write_OffsetFetchRequestTopic_v6_7(topic: OffsetFetchRequestTopic, out: bytearray) -> None:
-    field = ""
+    field = "name"
     try:
-        field = "name"
         if topic.name is None:
             raise EncodeError("field name is null, which OffsetFetchRequestTopic versions 6-7 do not allow (never nullable)")
         name_utf8 = topic.name.encode()
@@ -304,11 +293,9 @@ def _write_OffsetFetchRequestTopic_v6_7(topic: OffsetFetchRequestTopic, out: byt
 def _read_OffsetFetchRequestTopics_v8_9(buf: bytes, pos: int) -> tuple[OffsetFetchRequestTopics, int]:
     topics = blank_instance(OffsetFetchRequestTopics)
     topics.topic_id = _ZERO_UUID
-    field = ""
-    index = 0
+    field = "name"
     size = len(buf)
     try:
-        field = "name"
         name_n = buf[pos]  # the length + 1
         if name_n == 1:  # the empty string
             topics.name = ""
@@ -342,14 +329,13 @@ def _read_OffsetFetchRequestTopics_v8_9(buf: bytes, pos: int) -> tuple[OffsetFet
         else:  # tags these versions do not know, kept as they came
             topics.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topics, pos
 
 
 def _write_OffsetFetchRequestTopics_v8_9(topics: OffsetFetchRequestTopics, out: bytearray) -> None:
-    field = ""
+    field = "name"
     try:
-        field = "name"
         if topics.name is None:
             raise EncodeError("field name is null, which OffsetFetchRequestTopics versions 8-9 do not allow (never nullable)")
         name_utf8 = topics.name.encode()
@@ -382,11 +368,9 @@ def _write_OffsetFetchRequestTopics_v8_9(topics: OffsetFetchRequestTopics, out: 
 def _read_OffsetFetchRequestTopics_v10(buf: bytes, pos: int) -> tuple[OffsetFetchRequestTopics, int]:
     topics = blank_instance(OffsetFetchRequestTopics)
     topics.name = ''
-    field = ""
-    index = 0
+    field = "topic_id"
     size = len(buf)
     try:
-        field = "topic_id"
         topics.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partition_indexes"
         partition_indexes_n = buf[pos] - 1
@@ -410,14 +394,13 @@ def _read_OffsetFetchRequestTopics_v10(buf: bytes, pos: int) -> tuple[OffsetFetc
         else:  # tags these versions do not know, kept as they came
             topics.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topics, pos
 
 
 def _write_OffsetFetchRequestTopics_v10(topics: OffsetFetchRequestTopics, out: bytearray) -> None:
-    field = ""
+    field = "topic_id"
     try:
-        field = "topic_id"
         out += _w.uuid_bytes(topics.topic_id)
         field = "partition_indexes"
         partition_indexes_items = topics.partition_indexes
@@ -444,11 +427,10 @@ def _read_OffsetFetchRequestGroup_v8(buf: bytes, pos: int) -> tuple[OffsetFetchR
     group = blank_instance(OffsetFetchRequestGroup)
     group.member_id = None
     group.member_epoch = -1
-    field = ""
+    field = "group_id"
     index = 0
     size = len(buf)
     try:
-        field = "group_id"
         group_id_n = buf[pos]  # the length + 1
         if group_id_n == 1:  # the empty string
             group.group_id = ""
@@ -532,9 +514,8 @@ def _read_OffsetFetchRequestGroup_v8(buf: bytes, pos: int) -> tuple[OffsetFetchR
 
 
 def _write_OffsetFetchRequestGroup_v8(group: OffsetFetchRequestGroup, out: bytearray) -> None:
-    field = ""
+    field = "group_id"
     try:
-        field = "group_id"
         if group.group_id is None:
             raise EncodeError("field group_id is null, which OffsetFetchRequestGroup version 8 does not allow (never nullable)")
         group_id_utf8 = group.group_id.encode()
@@ -567,11 +548,10 @@ def _write_OffsetFetchRequestGroup_v8(group: OffsetFetchRequestGroup, out: bytea
 
 def _read_OffsetFetchRequestGroup_v9(buf: bytes, pos: int) -> tuple[OffsetFetchRequestGroup, int]:
     group = blank_instance(OffsetFetchRequestGroup)
-    field = ""
+    field = "group_id"
     index = 0
     size = len(buf)
     try:
-        field = "group_id"
         group_id_n = buf[pos]  # the length + 1
         if group_id_n == 1:  # the empty string
             group.group_id = ""
@@ -673,9 +653,8 @@ def _read_OffsetFetchRequestGroup_v9(buf: bytes, pos: int) -> tuple[OffsetFetchR
 
 
 def _write_OffsetFetchRequestGroup_v9(group: OffsetFetchRequestGroup, out: bytearray) -> None:
-    field = ""
+    field = "group_id"
     try:
-        field = "group_id"
         if group.group_id is None:
             raise EncodeError("field group_id is null, which OffsetFetchRequestGroup version 9 does not allow (never nullable)")
         group_id_utf8 = group.group_id.encode()
@@ -712,11 +691,10 @@ def _write_OffsetFetchRequestGroup_v9(group: OffsetFetchRequestGroup, out: bytea
 
 def _read_OffsetFetchRequestGroup_v10(buf: bytes, pos: int) -> tuple[OffsetFetchRequestGroup, int]:
     group = blank_instance(OffsetFetchRequestGroup)
-    field = ""
+    field = "group_id"
     index = 0
     size = len(buf)
     try:
-        field = "group_id"
         group_id_n = buf[pos]  # the length + 1
         if group_id_n == 1:  # the empty string
             group.group_id = ""
@@ -808,9 +786,8 @@ def _read_OffsetFetchRequestGroup_v10(buf: bytes, pos: int) -> tuple[OffsetFetch
 
 
 def _write_OffsetFetchRequestGroup_v10(group: OffsetFetchRequestGroup, out: bytearray) -> None:
-    field = ""
+    field = "group_id"
     try:
-        field = "group_id"
         if group.group_id is None:
             raise EncodeError("field group_id is null, which OffsetFetchRequestGroup version 10 does not allow (never nullable)")
         group_id_utf8 = group.group_id.encode()
@@ -848,10 +825,9 @@ def _write_OffsetFetchRequestGroup_v10(group: OffsetFetchRequestGroup, out: byte
 def _read_OffsetFetchRequest_v0_1(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
     request = blank_instance(OffsetFetchRequest)
     request.require_stable = False
-    field = ""
+    field = "group_id"
     index = 0
     try:
-        field = "group_id"
         request.group_id, pos = _w.read_string_nn(buf, pos)
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -879,9 +855,8 @@ def _write_OffsetFetchRequest_v0_1(request: OffsetFetchRequest, out: bytearray) 
         check_unsupported(request, "require_stable", "0-1")
     if request.unknown_tagged_fields:
         raise UnsupportedVersionError("OffsetFetchRequest version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "group_id"
     try:
-        field = "group_id"
         if request.group_id is None:
             raise EncodeError("field group_id is null, which OffsetFetchRequest versions 0-1 do not allow (never nullable)")
         _w.write_string(out, request.group_id)
@@ -902,10 +877,9 @@ def _write_OffsetFetchRequest_v0_1(request: OffsetFetchRequest, out: bytearray) 
 def _read_OffsetFetchRequest_v2_5(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
     request = blank_instance(OffsetFetchRequest)
     request.require_stable = False
-    field = ""
+    field = "group_id"
     index = 0
     try:
-        field = "group_id"
         request.group_id, pos = _w.read_string_nn(buf, pos)
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -933,9 +907,8 @@ def _write_OffsetFetchRequest_v2_5(request: OffsetFetchRequest, out: bytearray) 
         check_unsupported(request, "require_stable", "2-5")
     if request.unknown_tagged_fields:
         raise UnsupportedVersionError("OffsetFetchRequest version 2-5 cannot carry tagged fields")
-    field = ""
+    field = "group_id"
     try:
-        field = "group_id"
         if request.group_id is None:
             raise EncodeError("field group_id is null, which OffsetFetchRequest versions 2-5 do not allow (never nullable)")
         _w.write_string(out, request.group_id)
@@ -956,11 +929,10 @@ def _write_OffsetFetchRequest_v2_5(request: OffsetFetchRequest, out: bytearray) 
 def _read_OffsetFetchRequest_v6(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
     request = blank_instance(OffsetFetchRequest)
     request.require_stable = False
-    field = ""
+    field = "group_id"
     index = 0
     size = len(buf)
     try:
-        field = "group_id"
         group_id_n = buf[pos]  # the length + 1
         if group_id_n == 1:  # the empty string
             request.group_id = ""
@@ -1047,9 +1019,8 @@ def _write_OffsetFetchRequest_v6(request: OffsetFetchRequest, out: bytearray) ->
         check_unsupported(request, "groups", "6")
     if request.require_stable:
         check_unsupported(request, "require_stable", "6")
-    field = ""
+    field = "group_id"
     try:
-        field = "group_id"
         if request.group_id is None:
             raise EncodeError("field group_id is null, which OffsetFetchRequest version 6 does not allow (never nullable)")
         group_id_utf8 = request.group_id.encode()
@@ -1082,11 +1053,10 @@ def _write_OffsetFetchRequest_v6(request: OffsetFetchRequest, out: bytearray) ->
 
 def _read_OffsetFetchRequest_v7(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
     request = blank_instance(OffsetFetchRequest)
-    field = ""
+    field = "group_id"
     index = 0
     size = len(buf)
     try:
-        field = "group_id"
         group_id_n = buf[pos]  # the length + 1
         if group_id_n == 1:  # the empty string
             request.group_id = ""
@@ -1174,9 +1144,8 @@ def _read_OffsetFetchRequest_v7(buf: bytes, pos: int) -> tuple[OffsetFetchReques
 def _write_OffsetFetchRequest_v7(request: OffsetFetchRequest, out: bytearray) -> None:
     if (request.groups is None or len(request.groups) != 0):
         check_unsupported(request, "groups", "7")
-    field = ""
+    field = "group_id"
     try:
-        field = "group_id"
         if request.group_id is None:
             raise EncodeError("field group_id is null, which OffsetFetchRequest version 7 does not allow (never nullable)")
         group_id_utf8 = request.group_id.encode()
@@ -1212,11 +1181,10 @@ def _write_OffsetFetchRequest_v7(request: OffsetFetchRequest, out: bytearray) ->
 def _read_OffsetFetchRequest_v8(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
     request = blank_instance(OffsetFetchRequest)
     request.group_id = ''
-    field = ""
+    field = "groups[]"
     index = 0
     size = len(buf)
     try:
-        field = "groups[]"
         index = -1  # no element yet: an error in the count names the array itself
         groups_n = buf[pos] - 1
         if groups_n == 0:  # empty: a count byte of 1
@@ -1341,9 +1309,8 @@ def _write_OffsetFetchRequest_v8(request: OffsetFetchRequest, out: bytearray) ->
         check_unsupported(request, "group_id", "8")
     if (request.topics is None or len(request.topics) != 0):
         check_unsupported(request, "topics", "8")
-    field = ""
+    field = "groups[]"
     try:
-        field = "groups[]"
         groups_items = request.groups
         if groups_items is None:
                 raise EncodeError("field groups is null, which OffsetFetchRequest version 8 does not allow (never nullable)")
@@ -1369,11 +1336,10 @@ def _write_OffsetFetchRequest_v8(request: OffsetFetchRequest, out: bytearray) ->
 def _read_OffsetFetchRequest_v9(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
     request = blank_instance(OffsetFetchRequest)
     request.group_id = ''
-    field = ""
+    field = "groups[]"
     index = 0
     size = len(buf)
     try:
-        field = "groups[]"
         index = -1  # no element yet: an error in the count names the array itself
         groups_n = buf[pos] - 1
         if groups_n == 0:  # empty: a count byte of 1
@@ -1514,9 +1480,8 @@ def _write_OffsetFetchRequest_v9(request: OffsetFetchRequest, out: bytearray) ->
         check_unsupported(request, "group_id", "9")
     if (request.topics is None or len(request.topics) != 0):
         check_unsupported(request, "topics", "9")
-    field = ""
+    field = "groups[]"
     try:
-        field = "groups[]"
         groups_items = request.groups
         if groups_items is None:
                 raise EncodeError("field groups is null, which OffsetFetchRequest version 9 does not allow (never nullable)")
@@ -1542,11 +1507,10 @@ def _write_OffsetFetchRequest_v9(request: OffsetFetchRequest, out: bytearray) ->
 def _read_OffsetFetchRequest_v10(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
     request = blank_instance(OffsetFetchRequest)
     request.group_id = ''
-    field = ""
+    field = "groups[]"
     index = 0
     size = len(buf)
     try:
-        field = "groups[]"
         index = -1  # no element yet: an error in the count names the array itself
         groups_n = buf[pos] - 1
         if groups_n == 0:  # empty: a count byte of 1
@@ -1677,9 +1641,8 @@ def _write_OffsetFetchRequest_v10(request: OffsetFetchRequest, out: bytearray) -
         check_unsupported(request, "group_id", "10")
     if (request.topics is None or len(request.topics) != 0):
         check_unsupported(request, "topics", "10")
-    field = ""
+    field = "groups[]"
     try:
-        field = "groups[]"
         groups_items = request.groups
         if groups_items is None:
                 raise EncodeError("field groups is null, which OffsetFetchRequest version 10 does not allow (never nullable)")

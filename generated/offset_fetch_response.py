@@ -2,10 +2,9 @@
 
 Response message, versions 0-10, flexible versions 6+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per wire layout, the versions that share one (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -43,13 +42,12 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class OffsetFetchResponsePartition(GeneratedStruct):
     """Offsets of the topic's partitions."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition_index": 'Index of the partition within the topic.',
         "committed_offset": 'The stored offset, or -1 when none is stored.',
         "committed_leader_epoch": 'Leader epoch stored with the offset (the epoch of the last consumed record), or -1 when none was stored.',
         "metadata": 'Free-form text stored with the offset, or null.',
         "error_code": 'Outcome for this partition, 0 on success; UNSTABLE_OFFSET_COMMIT while a transactional commit is pending (v7+).',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "OffsetFetchResponsePartition"
@@ -89,10 +87,9 @@ class OffsetFetchResponsePartition(GeneratedStruct):
 class OffsetFetchResponseTopic(GeneratedStruct):
     """Offsets by topic for the single group of a v1-v7 request."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the topic the partitions in this entry belong to.',
         "partitions": "Offsets of the topic's partitions.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "OffsetFetchResponseTopic"
@@ -118,13 +115,12 @@ class OffsetFetchResponseTopic(GeneratedStruct):
 class OffsetFetchResponsePartitions(GeneratedStruct):
     """Offsets of the topic's partitions."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition_index": 'Index of the partition within the topic.',
         "committed_offset": 'The stored offset, or -1 when none is stored.',
         "committed_leader_epoch": 'Leader epoch stored with the offset (the epoch of the last consumed record), or -1 when none was stored.',
         "metadata": 'Free-form text stored with the offset, or null.',
         "error_code": 'Outcome for this partition, 0 on success; for example UNSTABLE_OFFSET_COMMIT or UNKNOWN_TOPIC_ID.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "OffsetFetchResponsePartitions"
@@ -164,11 +160,10 @@ class OffsetFetchResponsePartitions(GeneratedStruct):
 class OffsetFetchResponseTopics(GeneratedStruct):
     """Offsets of the group, by topic."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the topic (v8-v9).',
         "topic_id": 'Id of the topic (v10+).',
         "partitions": "Offsets of the topic's partitions.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "OffsetFetchResponseTopics"
@@ -198,11 +193,10 @@ class OffsetFetchResponseTopics(GeneratedStruct):
 class OffsetFetchResponseGroup(GeneratedStruct):
     """Offsets for each group of a v8+ request."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "group_id": 'Id of the group this entry is about.',
         "topics": 'Offsets of the group, by topic.',
         "error_code": 'Outcome for this group, 0 on success; for example GROUP_ID_NOT_FOUND or STALE_MEMBER_EPOCH.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "OffsetFetchResponseGroup"
@@ -233,12 +227,11 @@ class OffsetFetchResponseGroup(GeneratedStruct):
 class OffsetFetchResponse(GeneratedStruct):
     """Kafka's OffsetFetchResponse (response, apiKey 9), versions 0-10, flexible versions 6+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "topics": 'Offsets by topic for the single group of a v1-v7 request.',
         "error_code": 'Error for the group as a whole (v2-v7), 0 if none; for example NOT_COORDINATOR or GROUP_AUTHORIZATION_FAILED.',
         "groups": 'Offsets for each group of a v8+ request.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "OffsetFetchResponse"
@@ -281,10 +274,8 @@ class OffsetFetchResponse(GeneratedStruct):
 def _read_OffsetFetchResponsePartition_v0_4(buf: bytes, pos: int) -> tuple[OffsetFetchResponsePartition, int]:
     partition = blank_instance(OffsetFetchResponsePartition)
     partition.committed_leader_epoch = -1
-    field = ""
-    index = 0
+    field = "partition_index, committed_offset"
     try:
-        field = "partition_index, committed_offset"
         partition.partition_index, partition.committed_offset = _unpack_OffsetFetchResponsePartition_partition_index_committed_offset(buf, pos)
         pos += 12
         field = "metadata"
@@ -294,16 +285,15 @@ def _read_OffsetFetchResponsePartition_v0_4(buf: bytes, pos: int) -> tuple[Offse
         pos += 2
         partition.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
 def _write_OffsetFetchResponsePartition_v0_4(partition: OffsetFetchResponsePartition, out: bytearray) -> None:
     if partition.unknown_tagged_fields:
         raise UnsupportedVersionError("OffsetFetchResponsePartition version 0-4 cannot carry tagged fields")
-    field = ""
+    field = "partition_index, committed_offset"
     try:
-        field = "partition_index, committed_offset"
         out += _pack_OffsetFetchResponsePartition_partition_index_committed_offset(partition.partition_index, partition.committed_offset)
         field = "metadata"
         _w.write_string(out, partition.metadata)
@@ -317,10 +307,8 @@ def _write_OffsetFetchResponsePartition_v0_4(partition: OffsetFetchResponseParti
 
 def _read_OffsetFetchResponsePartition_v5(buf: bytes, pos: int) -> tuple[OffsetFetchResponsePartition, int]:
     partition = blank_instance(OffsetFetchResponsePartition)
-    field = ""
-    index = 0
+    field = "partition_index, committed_offset, committed_leader_epoch"
     try:
-        field = "partition_index, committed_offset, committed_leader_epoch"
         partition.partition_index, partition.committed_offset, partition.committed_leader_epoch = _unpack_OffsetFetchResponsePartition_partition_index_to_committed_leader_epoch(buf, pos)
         pos += 16
         field = "metadata"
@@ -330,16 +318,15 @@ def _read_OffsetFetchResponsePartition_v5(buf: bytes, pos: int) -> tuple[OffsetF
         pos += 2
         partition.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
 def _write_OffsetFetchResponsePartition_v5(partition: OffsetFetchResponsePartition, out: bytearray) -> None:
     if partition.unknown_tagged_fields:
         raise UnsupportedVersionError("OffsetFetchResponsePartition version 5 cannot carry tagged fields")
-    field = ""
+    field = "partition_index, committed_offset, committed_leader_epoch"
     try:
-        field = "partition_index, committed_offset, committed_leader_epoch"
         out += _pack_OffsetFetchResponsePartition_partition_index_to_committed_leader_epoch(partition.partition_index, partition.committed_offset, partition.committed_leader_epoch)
         field = "metadata"
         _w.write_string(out, partition.metadata)
@@ -353,11 +340,9 @@ def _write_OffsetFetchResponsePartition_v5(partition: OffsetFetchResponsePartiti
 
 def _read_OffsetFetchResponsePartition_v6_7(buf: bytes, pos: int) -> tuple[OffsetFetchResponsePartition, int]:
     partition = blank_instance(OffsetFetchResponsePartition)
-    field = ""
-    index = 0
+    field = "partition_index, committed_offset, committed_leader_epoch"
     size = len(buf)
     try:
-        field = "partition_index, committed_offset, committed_leader_epoch"
         partition.partition_index, partition.committed_offset, partition.committed_leader_epoch = _unpack_OffsetFetchResponsePartition_partition_index_to_committed_leader_epoch(buf, pos)
         pos += 16
         field = "metadata"
@@ -385,14 +370,13 @@ def _read_OffsetFetchResponsePartition_v6_7(buf: bytes, pos: int) -> tuple[Offse
         else:  # tags these versions do not know, kept as they came
             partition.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
 def _write_OffsetFetchResponsePartition_v6_7(partition: OffsetFetchResponsePartition, out: bytearray) -> None:
-    field = ""
+    field = "partition_index, committed_offset, committed_leader_epoch"
     try:
-        field = "partition_index, committed_offset, committed_leader_epoch"
         out += _pack_OffsetFetchResponsePartition_partition_index_to_committed_leader_epoch(partition.partition_index, partition.committed_offset, partition.committed_leader_epoch)
         field = "metadata"
         _w.write_compact_string(out, partition.metadata)
@@ -411,10 +395,9 @@ def _write_OffsetFetchResponsePartition_v6_7(partition: OffsetFetchResponseParti
 
 def _read_OffsetFetchResponseTopic_v0_4(buf: bytes, pos: int) -> tuple[OffsetFetchResponseTopic, int]:
     topic = blank_instance(OffsetFetchResponseTopic)
-    field = ""
+    field = "name"
     index = 0
     try:
-        field = "name"
         topic.name, pos = _w.read_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -438,9 +421,8 @@ def _read_OffsetFetchResponseTopic_v0_4(buf: bytes, pos: int) -> tuple[OffsetFet
 def _write_OffsetFetchResponseTopic_v0_4(topic: OffsetFetchResponseTopic, out: bytearray) -> None:
     if topic.unknown_tagged_fields:
         raise UnsupportedVersionError("OffsetFetchResponseTopic version 0-4 cannot carry tagged fields")
-    field = ""
+    field = "name"
     try:
-        field = "name"
         if topic.name is None:
             raise EncodeError("field name is null, which OffsetFetchResponseTopic versions 0-4 do not allow (never nullable)")
         _w.write_string(out, topic.name)
@@ -460,10 +442,9 @@ def _write_OffsetFetchResponseTopic_v0_4(topic: OffsetFetchResponseTopic, out: b
 
 def _read_OffsetFetchResponseTopic_v5(buf: bytes, pos: int) -> tuple[OffsetFetchResponseTopic, int]:
     topic = blank_instance(OffsetFetchResponseTopic)
-    field = ""
+    field = "name"
     index = 0
     try:
-        field = "name"
         topic.name, pos = _w.read_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -487,9 +468,8 @@ def _read_OffsetFetchResponseTopic_v5(buf: bytes, pos: int) -> tuple[OffsetFetch
 def _write_OffsetFetchResponseTopic_v5(topic: OffsetFetchResponseTopic, out: bytearray) -> None:
     if topic.unknown_tagged_fields:
         raise UnsupportedVersionError("OffsetFetchResponseTopic version 5 cannot carry tagged fields")
-    field = ""
+    field = "name"
     try:
-        field = "name"
         if topic.name is None:
             raise EncodeError("field name is null, which OffsetFetchResponseTopic version 5 does not allow (never nullable)")
         _w.write_string(out, topic.name)
@@ -509,11 +489,10 @@ def _write_OffsetFetchResponseTopic_v5(topic: OffsetFetchResponseTopic, out: byt
 
 def _read_OffsetFetchResponseTopic_v6_7(buf: bytes, pos: int) -> tuple[OffsetFetchResponseTopic, int]:
     topic = blank_instance(OffsetFetchResponseTopic)
-    field = ""
+    field = "name"
     index = 0
     size = len(buf)
     try:
-        field = "name"
         name_n = buf[pos]  # the length + 1
         if name_n == 1:  # the empty string
             topic.name = ""
@@ -590,9 +569,8 @@ def _read_OffsetFetchResponseTopic_v6_7(buf: bytes, pos: int) -> tuple[OffsetFet
 
 
 def _write_OffsetFetchResponseTopic_v6_7(topic: OffsetFetchResponseTopic, out: bytearray) -> None:
-    field = ""
+    field = "name"
     try:
-        field = "name"
         if topic.name is None:
             raise EncodeError("field name is null, which OffsetFetchResponseTopic versions 6-7 do not allow (never nullable)")
         name_utf8 = topic.name.encode()
@@ -624,11 +602,9 @@ def _write_OffsetFetchResponseTopic_v6_7(topic: OffsetFetchResponseTopic, out: b
 
 def _read_OffsetFetchResponsePartitions_v8_10(buf: bytes, pos: int) -> tuple[OffsetFetchResponsePartitions, int]:
     partitions = blank_instance(OffsetFetchResponsePartitions)
-    field = ""
-    index = 0
+    field = "partition_index, committed_offset, committed_leader_epoch"
     size = len(buf)
     try:
-        field = "partition_index, committed_offset, committed_leader_epoch"
         partitions.partition_index, partitions.committed_offset, partitions.committed_leader_epoch = _unpack_OffsetFetchResponsePartitions_partition_index_to_committed_leader_epoch(buf, pos)
         pos += 16
         field = "metadata"
@@ -656,14 +632,13 @@ def _read_OffsetFetchResponsePartitions_v8_10(buf: bytes, pos: int) -> tuple[Off
         else:  # tags these versions do not know, kept as they came
             partitions.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partitions, pos
 
 
 def _write_OffsetFetchResponsePartitions_v8_10(partitions: OffsetFetchResponsePartitions, out: bytearray) -> None:
-    field = ""
+    field = "partition_index, committed_offset, committed_leader_epoch"
     try:
-        field = "partition_index, committed_offset, committed_leader_epoch"
         out += _pack_OffsetFetchResponsePartitions_partition_index_to_committed_leader_epoch(partitions.partition_index, partitions.committed_offset, partitions.committed_leader_epoch)
         field = "metadata"
         _w.write_compact_string(out, partitions.metadata)
@@ -683,11 +658,10 @@ def _write_OffsetFetchResponsePartitions_v8_10(partitions: OffsetFetchResponsePa
 def _read_OffsetFetchResponseTopics_v8_9(buf: bytes, pos: int) -> tuple[OffsetFetchResponseTopics, int]:
     topics = blank_instance(OffsetFetchResponseTopics)
     topics.topic_id = _ZERO_UUID
-    field = ""
+    field = "name"
     index = 0
     size = len(buf)
     try:
-        field = "name"
         name_n = buf[pos]  # the length + 1
         if name_n == 1:  # the empty string
             topics.name = ""
@@ -764,9 +738,8 @@ def _read_OffsetFetchResponseTopics_v8_9(buf: bytes, pos: int) -> tuple[OffsetFe
 
 
 def _write_OffsetFetchResponseTopics_v8_9(topics: OffsetFetchResponseTopics, out: bytearray) -> None:
-    field = ""
+    field = "name"
     try:
-        field = "name"
         if topics.name is None:
             raise EncodeError("field name is null, which OffsetFetchResponseTopics versions 8-9 do not allow (never nullable)")
         name_utf8 = topics.name.encode()
@@ -799,11 +772,10 @@ def _write_OffsetFetchResponseTopics_v8_9(topics: OffsetFetchResponseTopics, out
 def _read_OffsetFetchResponseTopics_v10(buf: bytes, pos: int) -> tuple[OffsetFetchResponseTopics, int]:
     topics = blank_instance(OffsetFetchResponseTopics)
     topics.name = ''
-    field = ""
+    field = "topic_id"
     index = 0
     size = len(buf)
     try:
-        field = "topic_id"
         topics.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -870,9 +842,8 @@ def _read_OffsetFetchResponseTopics_v10(buf: bytes, pos: int) -> tuple[OffsetFet
 
 
 def _write_OffsetFetchResponseTopics_v10(topics: OffsetFetchResponseTopics, out: bytearray) -> None:
-    field = ""
+    field = "topic_id"
     try:
-        field = "topic_id"
         out += _w.uuid_bytes(topics.topic_id)
         field = "partitions[]"
         partitions_items = topics.partitions
@@ -897,11 +868,10 @@ def _write_OffsetFetchResponseTopics_v10(topics: OffsetFetchResponseTopics, out:
 
 def _read_OffsetFetchResponseGroup_v8_9(buf: bytes, pos: int) -> tuple[OffsetFetchResponseGroup, int]:
     group = blank_instance(OffsetFetchResponseGroup)
-    field = ""
+    field = "group_id"
     index = 0
     size = len(buf)
     try:
-        field = "group_id"
         group_id_n = buf[pos]  # the length + 1
         if group_id_n == 1:  # the empty string
             group.group_id = ""
@@ -1026,9 +996,8 @@ def _read_OffsetFetchResponseGroup_v8_9(buf: bytes, pos: int) -> tuple[OffsetFet
 
 
 def _write_OffsetFetchResponseGroup_v8_9(group: OffsetFetchResponseGroup, out: bytearray) -> None:
-    field = ""
+    field = "group_id"
     try:
-        field = "group_id"
         if group.group_id is None:
             raise EncodeError("field group_id is null, which OffsetFetchResponseGroup versions 8-9 do not allow (never nullable)")
         group_id_utf8 = group.group_id.encode()
@@ -1062,11 +1031,10 @@ def _write_OffsetFetchResponseGroup_v8_9(group: OffsetFetchResponseGroup, out: b
 
 def _read_OffsetFetchResponseGroup_v10(buf: bytes, pos: int) -> tuple[OffsetFetchResponseGroup, int]:
     group = blank_instance(OffsetFetchResponseGroup)
-    field = ""
+    field = "group_id"
     index = 0
     size = len(buf)
     try:
-        field = "group_id"
         group_id_n = buf[pos]  # the length + 1
         if group_id_n == 1:  # the empty string
             group.group_id = ""
@@ -1181,9 +1149,8 @@ def _read_OffsetFetchResponseGroup_v10(buf: bytes, pos: int) -> tuple[OffsetFetc
 
 
 def _write_OffsetFetchResponseGroup_v10(group: OffsetFetchResponseGroup, out: bytearray) -> None:
-    field = ""
+    field = "group_id"
     try:
-        field = "group_id"
         if group.group_id is None:
             raise EncodeError("field group_id is null, which OffsetFetchResponseGroup version 10 does not allow (never nullable)")
         group_id_utf8 = group.group_id.encode()
@@ -1219,10 +1186,9 @@ def _read_OffsetFetchResponse_v0_1(buf: bytes, pos: int) -> tuple[OffsetFetchRes
     response = blank_instance(OffsetFetchResponse)
     response.throttle_time_ms = 0
     response.error_code = 0
-    field = ""
+    field = "topics[]"
     index = 0
     try:
-        field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
@@ -1246,9 +1212,8 @@ def _write_OffsetFetchResponse_v0_1(response: OffsetFetchResponse, out: bytearra
         check_unsupported(response, "groups", "0-1")
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("OffsetFetchResponse version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "topics[]"
     try:
-        field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which OffsetFetchResponse versions 0-1 do not allow (never nullable)")
@@ -1265,10 +1230,9 @@ def _write_OffsetFetchResponse_v0_1(response: OffsetFetchResponse, out: bytearra
 def _read_OffsetFetchResponse_v2(buf: bytes, pos: int) -> tuple[OffsetFetchResponse, int]:
     response = blank_instance(OffsetFetchResponse)
     response.throttle_time_ms = 0
-    field = ""
+    field = "topics[]"
     index = 0
     try:
-        field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
@@ -1295,9 +1259,8 @@ def _write_OffsetFetchResponse_v2(response: OffsetFetchResponse, out: bytearray)
         check_unsupported(response, "groups", "2")
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("OffsetFetchResponse version 2 cannot carry tagged fields")
-    field = ""
+    field = "topics[]"
     try:
-        field = "topics[]"
         topics_items = response.topics
         if topics_items is None:
                 raise EncodeError("field topics is null, which OffsetFetchResponse version 2 does not allow (never nullable)")
@@ -1315,10 +1278,9 @@ def _write_OffsetFetchResponse_v2(response: OffsetFetchResponse, out: bytearray)
 
 def _read_OffsetFetchResponse_v3_4(buf: bytes, pos: int) -> tuple[OffsetFetchResponse, int]:
     response = blank_instance(OffsetFetchResponse)
-    field = ""
+    field = "throttle_time_ms"
     index = 0
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_OffsetFetchResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "topics[]"
@@ -1348,9 +1310,8 @@ def _write_OffsetFetchResponse_v3_4(response: OffsetFetchResponse, out: bytearra
         check_unsupported(response, "groups", "3-4")
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("OffsetFetchResponse version 3-4 cannot carry tagged fields")
-    field = ""
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_OffsetFetchResponse_throttle_time_ms(response.throttle_time_ms)
         field = "topics[]"
         topics_items = response.topics
@@ -1370,10 +1331,9 @@ def _write_OffsetFetchResponse_v3_4(response: OffsetFetchResponse, out: bytearra
 
 def _read_OffsetFetchResponse_v5(buf: bytes, pos: int) -> tuple[OffsetFetchResponse, int]:
     response = blank_instance(OffsetFetchResponse)
-    field = ""
+    field = "throttle_time_ms"
     index = 0
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_OffsetFetchResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "topics[]"
@@ -1403,9 +1363,8 @@ def _write_OffsetFetchResponse_v5(response: OffsetFetchResponse, out: bytearray)
         check_unsupported(response, "groups", "5")
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("OffsetFetchResponse version 5 cannot carry tagged fields")
-    field = ""
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_OffsetFetchResponse_throttle_time_ms(response.throttle_time_ms)
         field = "topics[]"
         topics_items = response.topics
@@ -1425,11 +1384,10 @@ def _write_OffsetFetchResponse_v5(response: OffsetFetchResponse, out: bytearray)
 
 def _read_OffsetFetchResponse_v6_7(buf: bytes, pos: int) -> tuple[OffsetFetchResponse, int]:
     response = blank_instance(OffsetFetchResponse)
-    field = ""
+    field = "throttle_time_ms"
     index = 0
     size = len(buf)
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_OffsetFetchResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "topics[]"
@@ -1546,9 +1504,8 @@ def _read_OffsetFetchResponse_v6_7(buf: bytes, pos: int) -> tuple[OffsetFetchRes
 def _write_OffsetFetchResponse_v6_7(response: OffsetFetchResponse, out: bytearray) -> None:
     if (response.groups is None or len(response.groups) != 0):
         check_unsupported(response, "groups", "6-7")
-    field = ""
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_OffsetFetchResponse_throttle_time_ms(response.throttle_time_ms)
         field = "topics[]"
         topics_items = response.topics
@@ -1576,11 +1533,10 @@ def _write_OffsetFetchResponse_v6_7(response: OffsetFetchResponse, out: bytearra
 def _read_OffsetFetchResponse_v8_9(buf: bytes, pos: int) -> tuple[OffsetFetchResponse, int]:
     response = blank_instance(OffsetFetchResponse)
     response.error_code = 0
-    field = ""
+    field = "throttle_time_ms"
     index = 0
     size = len(buf)
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_OffsetFetchResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "groups[]"
@@ -1742,9 +1698,8 @@ def _read_OffsetFetchResponse_v8_9(buf: bytes, pos: int) -> tuple[OffsetFetchRes
 def _write_OffsetFetchResponse_v8_9(response: OffsetFetchResponse, out: bytearray) -> None:
     if (response.topics is None or len(response.topics) != 0):
         check_unsupported(response, "topics", "8-9")
-    field = ""
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_OffsetFetchResponse_throttle_time_ms(response.throttle_time_ms)
         field = "groups[]"
         groups_items = response.groups
@@ -1770,11 +1725,10 @@ def _write_OffsetFetchResponse_v8_9(response: OffsetFetchResponse, out: bytearra
 def _read_OffsetFetchResponse_v10(buf: bytes, pos: int) -> tuple[OffsetFetchResponse, int]:
     response = blank_instance(OffsetFetchResponse)
     response.error_code = 0
-    field = ""
+    field = "throttle_time_ms"
     index = 0
     size = len(buf)
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_OffsetFetchResponse_throttle_time_ms(buf, pos)
         pos += 4
         field = "groups[]"
@@ -1926,9 +1880,8 @@ def _read_OffsetFetchResponse_v10(buf: bytes, pos: int) -> tuple[OffsetFetchResp
 def _write_OffsetFetchResponse_v10(response: OffsetFetchResponse, out: bytearray) -> None:
     if (response.topics is None or len(response.topics) != 0):
         check_unsupported(response, "topics", "10")
-    field = ""
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_OffsetFetchResponse_throttle_time_ms(response.throttle_time_ms)
         field = "groups[]"
         groups_items = response.groups

@@ -2,10 +2,9 @@
 
 Request message, versions 0-4, flexible versions 4+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -19,12 +18,14 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
-_unpack_OffsetForLeaderPartition_partition_leader_epoch = struct.Struct(">ii").unpack_from
-_pack_OffsetForLeaderPartition_partition_leader_epoch = struct.Struct(">ii").pack
+_unpack_OffsetForLeaderPartition_partition = struct.Struct(">i").unpack_from
+_pack_OffsetForLeaderPartition_partition = struct.Struct(">i").pack
+_unpack_OffsetForLeaderPartition_current_leader_epoch = struct.Struct(">i").unpack_from
+_pack_OffsetForLeaderPartition_current_leader_epoch = struct.Struct(">i").pack
+_unpack_OffsetForLeaderPartition_leader_epoch = struct.Struct(">i").unpack_from
+_pack_OffsetForLeaderPartition_leader_epoch = struct.Struct(">i").pack
 _unpack_OffsetForLeaderPartition_partition_to_leader_epoch = struct.Struct(">iii").unpack_from
 _pack_OffsetForLeaderPartition_partition_to_leader_epoch = struct.Struct(">iii").pack
-_rows_OffsetForLeaderPartition_v2_3 = struct.Struct(">iii").iter_unpack
-_rows_OffsetForLeaderPartition_v4 = struct.Struct(">iiiB").iter_unpack
 _unpack_OffsetForLeaderEpochRequest_replica_id = struct.Struct(">i").unpack_from
 _pack_OffsetForLeaderEpochRequest_replica_id = struct.Struct(">i").pack
 
@@ -32,11 +33,10 @@ _pack_OffsetForLeaderEpochRequest_replica_id = struct.Struct(">i").pack
 class OffsetForLeaderPartition(GeneratedStruct):
     """Partitions of this topic to look up."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition": 'Index of the partition within the topic.',
         "current_leader_epoch": 'Leader epoch the sender believes is current, or -1; a newer epoch on the broker gives FENCED_LEADER_EPOCH, an older one UNKNOWN_LEADER_EPOCH.',
         "leader_epoch": 'Epoch whose end offset is wanted (after truncation, a replica asks where its last epoch ended on the leader).',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "OffsetForLeaderPartition"
@@ -68,10 +68,9 @@ class OffsetForLeaderPartition(GeneratedStruct):
 class OffsetForLeaderTopic(GeneratedStruct):
     """Topics whose epoch end offsets are asked for."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic": 'Name of the topic the partitions in this entry belong to.',
         "partitions": 'Partitions of this topic to look up.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "OffsetForLeaderTopic"
@@ -98,10 +97,9 @@ class OffsetForLeaderEpochRequest(GeneratedStruct):
     """Kafka's OffsetForLeaderEpochRequest (request, apiKey 23), versions 0-4, flexible versions
     4+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "replica_id": 'Broker id of the asking follower; -1 for a consumer, -2 (default) for a debug consumer allowed past the high watermark.',
         "topics": 'Topics whose epoch end offsets are asked for.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "OffsetForLeaderEpochRequest"
@@ -132,436 +130,181 @@ class OffsetForLeaderEpochRequest(GeneratedStruct):
 
 
 
-# --- OffsetForLeaderPartition, versions 0-1 ---
+# --- OffsetForLeaderPartition, versions 0-3 ---
 
-def _read_OffsetForLeaderPartition_v0_1(buf: bytes, pos: int) -> tuple[OffsetForLeaderPartition, int]:
+def _read_OffsetForLeaderPartition_v0_3(buf: bytes, pos: int, version: int) -> tuple[OffsetForLeaderPartition, int]:
     partition = blank_instance(OffsetForLeaderPartition)
     partition.current_leader_epoch = -1
-    field = ""
-    index = 0
+    field = "partition"
     try:
-        field = "partition, leader_epoch"
-        partition.partition, partition.leader_epoch = _unpack_OffsetForLeaderPartition_partition_leader_epoch(buf, pos)
-        pos += 8
+        (partition.partition,) = _unpack_OffsetForLeaderPartition_partition(buf, pos)
+        pos += 4
+        if version >= 2:
+            field = "current_leader_epoch"
+            (partition.current_leader_epoch,) = _unpack_OffsetForLeaderPartition_current_leader_epoch(buf, pos)
+            pos += 4
+        field = "leader_epoch"
+        (partition.leader_epoch,) = _unpack_OffsetForLeaderPartition_leader_epoch(buf, pos)
+        pos += 4
         partition.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
-def _write_OffsetForLeaderPartition_v0_1(partition: OffsetForLeaderPartition, out: bytearray) -> None:
+def _write_OffsetForLeaderPartition_v0_3(partition: OffsetForLeaderPartition, out: bytearray, version: int) -> None:
     if partition.unknown_tagged_fields:
-        raise UnsupportedVersionError("OffsetForLeaderPartition version 0-1 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("OffsetForLeaderPartition version 0-3 cannot carry tagged fields")
+    field = "partition"
     try:
-        field = "partition, leader_epoch"
-        out += _pack_OffsetForLeaderPartition_partition_leader_epoch(partition.partition, partition.leader_epoch)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- OffsetForLeaderPartition, versions 2-3 ---
-
-def _read_OffsetForLeaderPartition_v2_3(buf: bytes, pos: int) -> tuple[OffsetForLeaderPartition, int]:
-    partition = blank_instance(OffsetForLeaderPartition)
-    field = ""
-    index = 0
-    try:
-        field = "partition, current_leader_epoch, leader_epoch"
-        partition.partition, partition.current_leader_epoch, partition.leader_epoch = _unpack_OffsetForLeaderPartition_partition_to_leader_epoch(buf, pos)
-        pos += 12
-        partition.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return partition, pos
-
-
-def _write_OffsetForLeaderPartition_v2_3(partition: OffsetForLeaderPartition, out: bytearray) -> None:
-    if partition.unknown_tagged_fields:
-        raise UnsupportedVersionError("OffsetForLeaderPartition version 2-3 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "partition, current_leader_epoch, leader_epoch"
-        out += _pack_OffsetForLeaderPartition_partition_to_leader_epoch(partition.partition, partition.current_leader_epoch, partition.leader_epoch)
+        out += _pack_OffsetForLeaderPartition_partition(partition.partition)
+        if version >= 2:
+            field = "current_leader_epoch"
+            out += _pack_OffsetForLeaderPartition_current_leader_epoch(partition.current_leader_epoch)
+        field = "leader_epoch"
+        out += _pack_OffsetForLeaderPartition_leader_epoch(partition.leader_epoch)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- OffsetForLeaderPartition, version 4 (flexible) ---
 
-def _read_OffsetForLeaderPartition_v4(buf: bytes, pos: int) -> tuple[OffsetForLeaderPartition, int]:
+def _read_OffsetForLeaderPartition_v4(buf: bytes, pos: int, version: int) -> tuple[OffsetForLeaderPartition, int]:
     partition = blank_instance(OffsetForLeaderPartition)
-    field = ""
-    index = 0
+    field = "partition, current_leader_epoch, leader_epoch"
     try:
-        field = "partition, current_leader_epoch, leader_epoch"
         partition.partition, partition.current_leader_epoch, partition.leader_epoch = _unpack_OffsetForLeaderPartition_partition_to_leader_epoch(buf, pos)
         pos += 12
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            partition.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            partition.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        partition.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
-def _write_OffsetForLeaderPartition_v4(partition: OffsetForLeaderPartition, out: bytearray) -> None:
-    field = ""
+def _write_OffsetForLeaderPartition_v4(partition: OffsetForLeaderPartition, out: bytearray, version: int) -> None:
+    field = "partition, current_leader_epoch, leader_epoch"
     try:
-        field = "partition, current_leader_epoch, leader_epoch"
         out += _pack_OffsetForLeaderPartition_partition_to_leader_epoch(partition.partition, partition.current_leader_epoch, partition.leader_epoch)
         field = "(tagged fields)"
-        if partition.unknown_tagged_fields:
-            _w.write_tagged(out, [], partition.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], partition.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- OffsetForLeaderTopic, versions 0-1 ---
+# --- OffsetForLeaderTopic, versions 0-3 ---
 
-def _read_OffsetForLeaderTopic_v0_1(buf: bytes, pos: int) -> tuple[OffsetForLeaderTopic, int]:
+def _read_OffsetForLeaderTopic_v0_3(buf: bytes, pos: int, version: int) -> tuple[OffsetForLeaderTopic, int]:
     topic = blank_instance(OffsetForLeaderTopic)
-    field = ""
-    index = 0
+    field = "topic"
     try:
-        field = "topic"
         topic.topic, pos = _w.read_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, False)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[OffsetForLeaderPartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_OffsetForLeaderPartition_v0_1(buf, pos)
-                partitions_items.append(partitions_item)
-            topic.partitions = partitions_items
+        field = "partitions"
+        topic.partitions, pos = _w.read_struct_array(buf, pos, False, _read_OffsetForLeaderPartition_v0_3, version)
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
-def _write_OffsetForLeaderTopic_v0_1(topic: OffsetForLeaderTopic, out: bytearray) -> None:
+def _write_OffsetForLeaderTopic_v0_3(topic: OffsetForLeaderTopic, out: bytearray, version: int) -> None:
     if topic.unknown_tagged_fields:
-        raise UnsupportedVersionError("OffsetForLeaderTopic version 0-1 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("OffsetForLeaderTopic version 0-3 cannot carry tagged fields")
+    field = "topic"
     try:
-        field = "topic"
-        _w.write_string(out, _w.non_null(topic.topic, "field topic is null, which OffsetForLeaderTopic versions 0-1 do not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which OffsetForLeaderTopic versions 0-1 do not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), False)
-        for partitions_item in partitions_items:
-            _write_OffsetForLeaderPartition_v0_1(partitions_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- OffsetForLeaderTopic, versions 2-3 ---
-
-def _read_OffsetForLeaderTopic_v2_3(buf: bytes, pos: int) -> tuple[OffsetForLeaderTopic, int]:
-    topic = blank_instance(OffsetForLeaderTopic)
-    field = ""
-    index = 0
-    size = len(buf)
-    try:
-        field = "topic"
-        topic.topic, pos = _w.read_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, False)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[OffsetForLeaderPartition] = []
-            # Every element is fixed-width: one iter_unpack for all.
-            partitions_end = pos + partitions_n * 12
-            partitions_rows = buf[pos:partitions_end]
-            if len(partitions_rows) == partitions_n * 12:
-                for partitions_row in _rows_OffsetForLeaderPartition_v2_3(partitions_rows):
-                    partitions_item = blank_instance(OffsetForLeaderPartition)
-                    partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.leader_epoch = partitions_row
-                    partitions_item.unknown_tagged_fields = ()
-                    partitions_items.append(partitions_item)
-                pos = partitions_end
-            else:
-                for index in range(partitions_n):
-                    partitions_item, pos = _read_OffsetForLeaderPartition_v2_3(buf, pos)
-                    partitions_items.append(partitions_item)
-            topic.partitions = partitions_items
-        topic.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return topic, pos
-
-
-def _write_OffsetForLeaderTopic_v2_3(topic: OffsetForLeaderTopic, out: bytearray) -> None:
-    if topic.unknown_tagged_fields:
-        raise UnsupportedVersionError("OffsetForLeaderTopic version 2-3 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "topic"
-        _w.write_string(out, _w.non_null(topic.topic, "field topic is null, which OffsetForLeaderTopic versions 2-3 do not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which OffsetForLeaderTopic versions 2-3 do not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), False)
-        for partitions_item in partitions_items:
-            _write_OffsetForLeaderPartition_v2_3(partitions_item, out)
+        _w.write_string(out, _w.non_null(topic.topic, "field topic is null, which OffsetForLeaderTopic versions 0-3 do not allow (never nullable)"))
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(topic.partitions, "field partitions is null, which OffsetForLeaderTopic versions 0-3 do not allow (never nullable)"), False, _write_OffsetForLeaderPartition_v0_3, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- OffsetForLeaderTopic, version 4 (flexible) ---
 
-def _read_OffsetForLeaderTopic_v4(buf: bytes, pos: int) -> tuple[OffsetForLeaderTopic, int]:
+def _read_OffsetForLeaderTopic_v4(buf: bytes, pos: int, version: int) -> tuple[OffsetForLeaderTopic, int]:
     topic = blank_instance(OffsetForLeaderTopic)
-    field = ""
-    index = 0
-    size = len(buf)
+    field = "topic"
     try:
-        field = "topic"
         topic.topic, pos = _w.read_compact_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[OffsetForLeaderPartition] = []
-            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            partitions_end = pos + partitions_n * 13
-            partitions_rows = buf[pos:partitions_end]
-            if len(partitions_rows) == partitions_n * 13 and not any(partitions_rows[12::13]):
-                for partitions_row in _rows_OffsetForLeaderPartition_v4(partitions_rows):
-                    partitions_item = blank_instance(OffsetForLeaderPartition)
-                    partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.leader_epoch, _ = partitions_row
-                    partitions_item.unknown_tagged_fields = ()
-                    partitions_items.append(partitions_item)
-                pos = partitions_end
-            else:
-                for index in range(partitions_n):
-                    partitions_item, pos = _read_OffsetForLeaderPartition_v4(buf, pos)
-                    partitions_items.append(partitions_item)
-            topic.partitions = partitions_items
+        field = "partitions"
+        topic.partitions, pos = _w.read_struct_array(buf, pos, True, _read_OffsetForLeaderPartition_v4, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            topic.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
-def _write_OffsetForLeaderTopic_v4(topic: OffsetForLeaderTopic, out: bytearray) -> None:
-    field = ""
+def _write_OffsetForLeaderTopic_v4(topic: OffsetForLeaderTopic, out: bytearray, version: int) -> None:
+    field = "topic"
     try:
-        field = "topic"
         _w.write_compact_string(out, _w.non_null(topic.topic, "field topic is null, which OffsetForLeaderTopic version 4 does not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which OffsetForLeaderTopic version 4 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_OffsetForLeaderPartition_v4(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(topic.partitions, "field partitions is null, which OffsetForLeaderTopic version 4 does not allow (never nullable)"), True, _write_OffsetForLeaderPartition_v4, version)
         field = "(tagged fields)"
-        if topic.unknown_tagged_fields:
-            _w.write_tagged(out, [], topic.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], topic.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- OffsetForLeaderEpochRequest, versions 0-1 ---
+# --- OffsetForLeaderEpochRequest, versions 0-3 ---
 
-def _read_OffsetForLeaderEpochRequest_v0_1(buf: bytes, pos: int) -> tuple[OffsetForLeaderEpochRequest, int]:
+def _read_OffsetForLeaderEpochRequest_v0_3(buf: bytes, pos: int, version: int) -> tuple[OffsetForLeaderEpochRequest, int]:
     request = blank_instance(OffsetForLeaderEpochRequest)
     request.replica_id = -2
     field = ""
-    index = 0
     try:
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, False)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: KeyedList[OffsetForLeaderTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetForLeaderTopic_v0_1(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
+        if version >= 3:
+            field = "replica_id"
+            (request.replica_id,) = _unpack_OffsetForLeaderEpochRequest_replica_id(buf, pos)
+            pos += 4
+        field = "topics"
+        request.topics, pos = _w.read_struct_array(buf, pos, False, _read_OffsetForLeaderTopic_v0_3, version, KeyedList)
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_OffsetForLeaderEpochRequest_v0_1(request: OffsetForLeaderEpochRequest, out: bytearray) -> None:
+def _write_OffsetForLeaderEpochRequest_v0_3(request: OffsetForLeaderEpochRequest, out: bytearray, version: int) -> None:
     if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("OffsetForLeaderEpochRequest version 0-1 cannot carry tagged fields")
+        raise UnsupportedVersionError("OffsetForLeaderEpochRequest version 0-3 cannot carry tagged fields")
     field = ""
     try:
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which OffsetForLeaderEpochRequest versions 0-1 do not allow (never nullable)")
-        _w.write_count(out, len(topics_items), False)
-        for topics_item in topics_items:
-            _write_OffsetForLeaderTopic_v0_1(topics_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- OffsetForLeaderEpochRequest, version 2 ---
-
-def _read_OffsetForLeaderEpochRequest_v2(buf: bytes, pos: int) -> tuple[OffsetForLeaderEpochRequest, int]:
-    request = blank_instance(OffsetForLeaderEpochRequest)
-    request.replica_id = -2
-    field = ""
-    index = 0
-    try:
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, False)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: KeyedList[OffsetForLeaderTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetForLeaderTopic_v2_3(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
-        request.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_OffsetForLeaderEpochRequest_v2(request: OffsetForLeaderEpochRequest, out: bytearray) -> None:
-    if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("OffsetForLeaderEpochRequest version 2 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which OffsetForLeaderEpochRequest version 2 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), False)
-        for topics_item in topics_items:
-            _write_OffsetForLeaderTopic_v2_3(topics_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- OffsetForLeaderEpochRequest, version 3 ---
-
-def _read_OffsetForLeaderEpochRequest_v3(buf: bytes, pos: int) -> tuple[OffsetForLeaderEpochRequest, int]:
-    request = blank_instance(OffsetForLeaderEpochRequest)
-    field = ""
-    index = 0
-    try:
-        field = "replica_id"
-        (request.replica_id,) = _unpack_OffsetForLeaderEpochRequest_replica_id(buf, pos)
-        pos += 4
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, False)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: KeyedList[OffsetForLeaderTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetForLeaderTopic_v2_3(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
-        request.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_OffsetForLeaderEpochRequest_v3(request: OffsetForLeaderEpochRequest, out: bytearray) -> None:
-    if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("OffsetForLeaderEpochRequest version 3 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "replica_id"
-        out += _pack_OffsetForLeaderEpochRequest_replica_id(request.replica_id)
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which OffsetForLeaderEpochRequest version 3 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), False)
-        for topics_item in topics_items:
-            _write_OffsetForLeaderTopic_v2_3(topics_item, out)
+        if version >= 3:
+            field = "replica_id"
+            out += _pack_OffsetForLeaderEpochRequest_replica_id(request.replica_id)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(request.topics, "field topics is null, which OffsetForLeaderEpochRequest versions 0-3 do not allow (never nullable)"), False, _write_OffsetForLeaderTopic_v0_3, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- OffsetForLeaderEpochRequest, version 4 (flexible) ---
 
-def _read_OffsetForLeaderEpochRequest_v4(buf: bytes, pos: int) -> tuple[OffsetForLeaderEpochRequest, int]:
+def _read_OffsetForLeaderEpochRequest_v4(buf: bytes, pos: int, version: int) -> tuple[OffsetForLeaderEpochRequest, int]:
     request = blank_instance(OffsetForLeaderEpochRequest)
-    field = ""
-    index = 0
+    field = "replica_id"
     try:
-        field = "replica_id"
         (request.replica_id,) = _unpack_OffsetForLeaderEpochRequest_replica_id(buf, pos)
         pos += 4
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: KeyedList[OffsetForLeaderTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetForLeaderTopic_v4(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
+        field = "topics"
+        request.topics, pos = _w.read_struct_array(buf, pos, True, _read_OffsetForLeaderTopic_v4, version, KeyedList)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_OffsetForLeaderEpochRequest_v4(request: OffsetForLeaderEpochRequest, out: bytearray) -> None:
-    field = ""
+def _write_OffsetForLeaderEpochRequest_v4(request: OffsetForLeaderEpochRequest, out: bytearray, version: int) -> None:
+    field = "replica_id"
     try:
-        field = "replica_id"
         out += _pack_OffsetForLeaderEpochRequest_replica_id(request.replica_id)
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which OffsetForLeaderEpochRequest version 4 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_OffsetForLeaderTopic_v4(topics_item, out)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(request.topics, "field topics is null, which OffsetForLeaderEpochRequest version 4 does not allow (never nullable)"), True, _write_OffsetForLeaderTopic_v4, version)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -573,23 +316,23 @@ _V0_PLUS = (0, 32767)
 _V2_PLUS = (2, 32767)
 _V3_PLUS = (3, 32767)
 
-OffsetForLeaderPartition._READERS = (_read_OffsetForLeaderPartition_v0_1, _read_OffsetForLeaderPartition_v0_1, _read_OffsetForLeaderPartition_v2_3, _read_OffsetForLeaderPartition_v2_3, _read_OffsetForLeaderPartition_v4)
-OffsetForLeaderPartition._WRITERS = (_write_OffsetForLeaderPartition_v0_1, _write_OffsetForLeaderPartition_v0_1, _write_OffsetForLeaderPartition_v2_3, _write_OffsetForLeaderPartition_v2_3, _write_OffsetForLeaderPartition_v4)
+OffsetForLeaderPartition._READERS = _w.bind_versions((_read_OffsetForLeaderPartition_v0_3, _read_OffsetForLeaderPartition_v0_3, _read_OffsetForLeaderPartition_v0_3, _read_OffsetForLeaderPartition_v0_3, _read_OffsetForLeaderPartition_v4))
+OffsetForLeaderPartition._WRITERS = _w.bind_versions((_write_OffsetForLeaderPartition_v0_3, _write_OffsetForLeaderPartition_v0_3, _write_OffsetForLeaderPartition_v0_3, _write_OffsetForLeaderPartition_v0_3, _write_OffsetForLeaderPartition_v4))
 OffsetForLeaderPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition", json_name="partition", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="current_leader_epoch", json_name="currentLeaderEpoch", type="int32", versions=_V2_PLUS, ignorable=True, default=-1),
     FieldInfo(attr="leader_epoch", json_name="leaderEpoch", type="int32", versions=_V0_PLUS, default=0),
 )
-OffsetForLeaderTopic._READERS = (_read_OffsetForLeaderTopic_v0_1, _read_OffsetForLeaderTopic_v0_1, _read_OffsetForLeaderTopic_v2_3, _read_OffsetForLeaderTopic_v2_3, _read_OffsetForLeaderTopic_v4)
-OffsetForLeaderTopic._WRITERS = (_write_OffsetForLeaderTopic_v0_1, _write_OffsetForLeaderTopic_v0_1, _write_OffsetForLeaderTopic_v2_3, _write_OffsetForLeaderTopic_v2_3, _write_OffsetForLeaderTopic_v4)
+OffsetForLeaderTopic._READERS = _w.bind_versions((_read_OffsetForLeaderTopic_v0_3, _read_OffsetForLeaderTopic_v0_3, _read_OffsetForLeaderTopic_v0_3, _read_OffsetForLeaderTopic_v0_3, _read_OffsetForLeaderTopic_v4))
+OffsetForLeaderTopic._WRITERS = _w.bind_versions((_write_OffsetForLeaderTopic_v0_3, _write_OffsetForLeaderTopic_v0_3, _write_OffsetForLeaderTopic_v0_3, _write_OffsetForLeaderTopic_v0_3, _write_OffsetForLeaderTopic_v4))
 OffsetForLeaderTopic._LAZY_DEFAULTS = {"partitions": list}
 OffsetForLeaderTopic._MAP_KEYS = ("topic",)
 OffsetForLeaderTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic", json_name="topic", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="partitions", json_name="partitions", type="[]OffsetForLeaderPartition", versions=_V0_PLUS, default=(), struct=OffsetForLeaderPartition),
 )
-OffsetForLeaderEpochRequest._READERS = (_read_OffsetForLeaderEpochRequest_v0_1, _read_OffsetForLeaderEpochRequest_v0_1, _read_OffsetForLeaderEpochRequest_v2, _read_OffsetForLeaderEpochRequest_v3, _read_OffsetForLeaderEpochRequest_v4)
-OffsetForLeaderEpochRequest._WRITERS = (_write_OffsetForLeaderEpochRequest_v0_1, _write_OffsetForLeaderEpochRequest_v0_1, _write_OffsetForLeaderEpochRequest_v2, _write_OffsetForLeaderEpochRequest_v3, _write_OffsetForLeaderEpochRequest_v4)
+OffsetForLeaderEpochRequest._READERS = _w.bind_versions((_read_OffsetForLeaderEpochRequest_v0_3, _read_OffsetForLeaderEpochRequest_v0_3, _read_OffsetForLeaderEpochRequest_v0_3, _read_OffsetForLeaderEpochRequest_v0_3, _read_OffsetForLeaderEpochRequest_v4))
+OffsetForLeaderEpochRequest._WRITERS = _w.bind_versions((_write_OffsetForLeaderEpochRequest_v0_3, _write_OffsetForLeaderEpochRequest_v0_3, _write_OffsetForLeaderEpochRequest_v0_3, _write_OffsetForLeaderEpochRequest_v0_3, _write_OffsetForLeaderEpochRequest_v4))
 OffsetForLeaderEpochRequest._LAZY_DEFAULTS = {"topics": KeyedList}
 OffsetForLeaderEpochRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="replica_id", json_name="replicaId", type="int32", versions=_V3_PLUS, ignorable=True, default=-2),

@@ -2,10 +2,9 @@
 
 Response message, versions 0-4, flexible versions 4+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -19,12 +18,14 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
-_unpack_EpochEndOffset_error_code_to_end_offset = struct.Struct(">hiq").unpack_from
-_pack_EpochEndOffset_error_code_to_end_offset = struct.Struct(">hiq").pack
-_unpack_EpochEndOffset_error_code_partition_leader_epoch_end_offset = struct.Struct(">hiiq").unpack_from
-_pack_EpochEndOffset_error_code_partition_leader_epoch_end_offset = struct.Struct(">hiiq").pack
-_rows_EpochEndOffset_v1_3 = struct.Struct(">hiiq").iter_unpack
-_rows_EpochEndOffset_v4 = struct.Struct(">hiiqB").iter_unpack
+_unpack_EpochEndOffset_error_code_partition = struct.Struct(">hi").unpack_from
+_pack_EpochEndOffset_error_code_partition = struct.Struct(">hi").pack
+_unpack_EpochEndOffset_leader_epoch = struct.Struct(">i").unpack_from
+_pack_EpochEndOffset_leader_epoch = struct.Struct(">i").pack
+_unpack_EpochEndOffset_end_offset = struct.Struct(">q").unpack_from
+_pack_EpochEndOffset_end_offset = struct.Struct(">q").pack
+_unpack_EpochEndOffset_error_code_to_end_offset = struct.Struct(">hiiq").unpack_from
+_pack_EpochEndOffset_error_code_to_end_offset = struct.Struct(">hiiq").pack
 _unpack_OffsetForLeaderEpochResponse_throttle_time_ms = struct.Struct(">i").unpack_from
 _pack_OffsetForLeaderEpochResponse_throttle_time_ms = struct.Struct(">i").pack
 
@@ -32,12 +33,11 @@ _pack_OffsetForLeaderEpochResponse_throttle_time_ms = struct.Struct(">i").pack
 class EpochEndOffset(GeneratedStruct):
     """Answer per partition of this topic."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "error_code": 'Outcome for this partition, 0 on success; for example FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH or NOT_LEADER_OR_FOLLOWER.',
         "partition": 'Index of the partition within the topic.',
         "leader_epoch": 'The largest epoch not above the one asked for, or -1 when unknown.',
         "end_offset": 'Offset just past the last record of that epoch, or -1 when unknown.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "EpochEndOffset"
@@ -72,10 +72,9 @@ class EpochEndOffset(GeneratedStruct):
 class OffsetForLeaderTopicResult(GeneratedStruct):
     """Answer for each topic of the request."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic": 'Name of the topic the partitions in this entry belong to.',
         "partitions": 'Answer per partition of this topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "OffsetForLeaderTopicResult"
@@ -102,10 +101,9 @@ class OffsetForLeaderEpochResponse(GeneratedStruct):
     """Kafka's OffsetForLeaderEpochResponse (response, apiKey 23), versions 0-4, flexible versions
     4+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "topics": 'Answer for each topic of the request.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "OffsetForLeaderEpochResponse"
@@ -134,436 +132,181 @@ class OffsetForLeaderEpochResponse(GeneratedStruct):
 
 
 
-# --- EpochEndOffset, version 0 ---
+# --- EpochEndOffset, versions 0-3 ---
 
-def _read_EpochEndOffset_v0(buf: bytes, pos: int) -> tuple[EpochEndOffset, int]:
+def _read_EpochEndOffset_v0_3(buf: bytes, pos: int, version: int) -> tuple[EpochEndOffset, int]:
     epoch_end_offset = blank_instance(EpochEndOffset)
     epoch_end_offset.leader_epoch = -1
-    field = ""
-    index = 0
+    field = "error_code, partition"
     try:
-        field = "error_code, partition, end_offset"
-        epoch_end_offset.error_code, epoch_end_offset.partition, epoch_end_offset.end_offset = _unpack_EpochEndOffset_error_code_to_end_offset(buf, pos)
-        pos += 14
+        epoch_end_offset.error_code, epoch_end_offset.partition = _unpack_EpochEndOffset_error_code_partition(buf, pos)
+        pos += 6
+        if version >= 1:
+            field = "leader_epoch"
+            (epoch_end_offset.leader_epoch,) = _unpack_EpochEndOffset_leader_epoch(buf, pos)
+            pos += 4
+        field = "end_offset"
+        (epoch_end_offset.end_offset,) = _unpack_EpochEndOffset_end_offset(buf, pos)
+        pos += 8
         epoch_end_offset.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return epoch_end_offset, pos
 
 
-def _write_EpochEndOffset_v0(epoch_end_offset: EpochEndOffset, out: bytearray) -> None:
+def _write_EpochEndOffset_v0_3(epoch_end_offset: EpochEndOffset, out: bytearray, version: int) -> None:
     if epoch_end_offset.unknown_tagged_fields:
-        raise UnsupportedVersionError("EpochEndOffset version 0 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("EpochEndOffset version 0-3 cannot carry tagged fields")
+    field = "error_code, partition"
     try:
-        field = "error_code, partition, end_offset"
-        out += _pack_EpochEndOffset_error_code_to_end_offset(epoch_end_offset.error_code, epoch_end_offset.partition, epoch_end_offset.end_offset)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- EpochEndOffset, versions 1-3 ---
-
-def _read_EpochEndOffset_v1_3(buf: bytes, pos: int) -> tuple[EpochEndOffset, int]:
-    epoch_end_offset = blank_instance(EpochEndOffset)
-    field = ""
-    index = 0
-    try:
-        field = "error_code, partition, leader_epoch, end_offset"
-        epoch_end_offset.error_code, epoch_end_offset.partition, epoch_end_offset.leader_epoch, epoch_end_offset.end_offset = _unpack_EpochEndOffset_error_code_partition_leader_epoch_end_offset(buf, pos)
-        pos += 18
-        epoch_end_offset.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return epoch_end_offset, pos
-
-
-def _write_EpochEndOffset_v1_3(epoch_end_offset: EpochEndOffset, out: bytearray) -> None:
-    if epoch_end_offset.unknown_tagged_fields:
-        raise UnsupportedVersionError("EpochEndOffset version 1-3 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "error_code, partition, leader_epoch, end_offset"
-        out += _pack_EpochEndOffset_error_code_partition_leader_epoch_end_offset(epoch_end_offset.error_code, epoch_end_offset.partition, epoch_end_offset.leader_epoch, epoch_end_offset.end_offset)
+        out += _pack_EpochEndOffset_error_code_partition(epoch_end_offset.error_code, epoch_end_offset.partition)
+        if version >= 1:
+            field = "leader_epoch"
+            out += _pack_EpochEndOffset_leader_epoch(epoch_end_offset.leader_epoch)
+        field = "end_offset"
+        out += _pack_EpochEndOffset_end_offset(epoch_end_offset.end_offset)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- EpochEndOffset, version 4 (flexible) ---
 
-def _read_EpochEndOffset_v4(buf: bytes, pos: int) -> tuple[EpochEndOffset, int]:
+def _read_EpochEndOffset_v4(buf: bytes, pos: int, version: int) -> tuple[EpochEndOffset, int]:
     epoch_end_offset = blank_instance(EpochEndOffset)
-    field = ""
-    index = 0
+    field = "error_code, partition, leader_epoch, end_offset"
     try:
-        field = "error_code, partition, leader_epoch, end_offset"
-        epoch_end_offset.error_code, epoch_end_offset.partition, epoch_end_offset.leader_epoch, epoch_end_offset.end_offset = _unpack_EpochEndOffset_error_code_partition_leader_epoch_end_offset(buf, pos)
+        epoch_end_offset.error_code, epoch_end_offset.partition, epoch_end_offset.leader_epoch, epoch_end_offset.end_offset = _unpack_EpochEndOffset_error_code_to_end_offset(buf, pos)
         pos += 18
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            epoch_end_offset.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            epoch_end_offset.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        epoch_end_offset.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return epoch_end_offset, pos
 
 
-def _write_EpochEndOffset_v4(epoch_end_offset: EpochEndOffset, out: bytearray) -> None:
-    field = ""
+def _write_EpochEndOffset_v4(epoch_end_offset: EpochEndOffset, out: bytearray, version: int) -> None:
+    field = "error_code, partition, leader_epoch, end_offset"
     try:
-        field = "error_code, partition, leader_epoch, end_offset"
-        out += _pack_EpochEndOffset_error_code_partition_leader_epoch_end_offset(epoch_end_offset.error_code, epoch_end_offset.partition, epoch_end_offset.leader_epoch, epoch_end_offset.end_offset)
+        out += _pack_EpochEndOffset_error_code_to_end_offset(epoch_end_offset.error_code, epoch_end_offset.partition, epoch_end_offset.leader_epoch, epoch_end_offset.end_offset)
         field = "(tagged fields)"
-        if epoch_end_offset.unknown_tagged_fields:
-            _w.write_tagged(out, [], epoch_end_offset.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], epoch_end_offset.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- OffsetForLeaderTopicResult, version 0 ---
+# --- OffsetForLeaderTopicResult, versions 0-3 ---
 
-def _read_OffsetForLeaderTopicResult_v0(buf: bytes, pos: int) -> tuple[OffsetForLeaderTopicResult, int]:
+def _read_OffsetForLeaderTopicResult_v0_3(buf: bytes, pos: int, version: int) -> tuple[OffsetForLeaderTopicResult, int]:
     result = blank_instance(OffsetForLeaderTopicResult)
-    field = ""
-    index = 0
+    field = "topic"
     try:
-        field = "topic"
         result.topic, pos = _w.read_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, False)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[EpochEndOffset] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_EpochEndOffset_v0(buf, pos)
-                partitions_items.append(partitions_item)
-            result.partitions = partitions_items
+        field = "partitions"
+        result.partitions, pos = _w.read_struct_array(buf, pos, False, _read_EpochEndOffset_v0_3, version)
         result.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_OffsetForLeaderTopicResult_v0(result: OffsetForLeaderTopicResult, out: bytearray) -> None:
+def _write_OffsetForLeaderTopicResult_v0_3(result: OffsetForLeaderTopicResult, out: bytearray, version: int) -> None:
     if result.unknown_tagged_fields:
-        raise UnsupportedVersionError("OffsetForLeaderTopicResult version 0 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("OffsetForLeaderTopicResult version 0-3 cannot carry tagged fields")
+    field = "topic"
     try:
-        field = "topic"
-        _w.write_string(out, _w.non_null(result.topic, "field topic is null, which OffsetForLeaderTopicResult version 0 does not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(result.partitions, "field partitions is null, which OffsetForLeaderTopicResult version 0 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), False)
-        for partitions_item in partitions_items:
-            _write_EpochEndOffset_v0(partitions_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- OffsetForLeaderTopicResult, versions 1-3 ---
-
-def _read_OffsetForLeaderTopicResult_v1_3(buf: bytes, pos: int) -> tuple[OffsetForLeaderTopicResult, int]:
-    result = blank_instance(OffsetForLeaderTopicResult)
-    field = ""
-    index = 0
-    size = len(buf)
-    try:
-        field = "topic"
-        result.topic, pos = _w.read_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, False)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[EpochEndOffset] = []
-            # Every element is fixed-width: one iter_unpack for all.
-            partitions_end = pos + partitions_n * 18
-            partitions_rows = buf[pos:partitions_end]
-            if len(partitions_rows) == partitions_n * 18:
-                for partitions_row in _rows_EpochEndOffset_v1_3(partitions_rows):
-                    partitions_item = blank_instance(EpochEndOffset)
-                    partitions_item.error_code, partitions_item.partition, partitions_item.leader_epoch, partitions_item.end_offset = partitions_row
-                    partitions_item.unknown_tagged_fields = ()
-                    partitions_items.append(partitions_item)
-                pos = partitions_end
-            else:
-                for index in range(partitions_n):
-                    partitions_item, pos = _read_EpochEndOffset_v1_3(buf, pos)
-                    partitions_items.append(partitions_item)
-            result.partitions = partitions_items
-        result.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return result, pos
-
-
-def _write_OffsetForLeaderTopicResult_v1_3(result: OffsetForLeaderTopicResult, out: bytearray) -> None:
-    if result.unknown_tagged_fields:
-        raise UnsupportedVersionError("OffsetForLeaderTopicResult version 1-3 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "topic"
-        _w.write_string(out, _w.non_null(result.topic, "field topic is null, which OffsetForLeaderTopicResult versions 1-3 do not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(result.partitions, "field partitions is null, which OffsetForLeaderTopicResult versions 1-3 do not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), False)
-        for partitions_item in partitions_items:
-            _write_EpochEndOffset_v1_3(partitions_item, out)
+        _w.write_string(out, _w.non_null(result.topic, "field topic is null, which OffsetForLeaderTopicResult versions 0-3 do not allow (never nullable)"))
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(result.partitions, "field partitions is null, which OffsetForLeaderTopicResult versions 0-3 do not allow (never nullable)"), False, _write_EpochEndOffset_v0_3, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- OffsetForLeaderTopicResult, version 4 (flexible) ---
 
-def _read_OffsetForLeaderTopicResult_v4(buf: bytes, pos: int) -> tuple[OffsetForLeaderTopicResult, int]:
+def _read_OffsetForLeaderTopicResult_v4(buf: bytes, pos: int, version: int) -> tuple[OffsetForLeaderTopicResult, int]:
     result = blank_instance(OffsetForLeaderTopicResult)
-    field = ""
-    index = 0
-    size = len(buf)
+    field = "topic"
     try:
-        field = "topic"
         result.topic, pos = _w.read_compact_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[EpochEndOffset] = []
-            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            partitions_end = pos + partitions_n * 19
-            partitions_rows = buf[pos:partitions_end]
-            if len(partitions_rows) == partitions_n * 19 and not any(partitions_rows[18::19]):
-                for partitions_row in _rows_EpochEndOffset_v4(partitions_rows):
-                    partitions_item = blank_instance(EpochEndOffset)
-                    partitions_item.error_code, partitions_item.partition, partitions_item.leader_epoch, partitions_item.end_offset, _ = partitions_row
-                    partitions_item.unknown_tagged_fields = ()
-                    partitions_items.append(partitions_item)
-                pos = partitions_end
-            else:
-                for index in range(partitions_n):
-                    partitions_item, pos = _read_EpochEndOffset_v4(buf, pos)
-                    partitions_items.append(partitions_item)
-            result.partitions = partitions_items
+        field = "partitions"
+        result.partitions, pos = _w.read_struct_array(buf, pos, True, _read_EpochEndOffset_v4, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            result.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_OffsetForLeaderTopicResult_v4(result: OffsetForLeaderTopicResult, out: bytearray) -> None:
-    field = ""
+def _write_OffsetForLeaderTopicResult_v4(result: OffsetForLeaderTopicResult, out: bytearray, version: int) -> None:
+    field = "topic"
     try:
-        field = "topic"
         _w.write_compact_string(out, _w.non_null(result.topic, "field topic is null, which OffsetForLeaderTopicResult version 4 does not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(result.partitions, "field partitions is null, which OffsetForLeaderTopicResult version 4 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_EpochEndOffset_v4(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(result.partitions, "field partitions is null, which OffsetForLeaderTopicResult version 4 does not allow (never nullable)"), True, _write_EpochEndOffset_v4, version)
         field = "(tagged fields)"
-        if result.unknown_tagged_fields:
-            _w.write_tagged(out, [], result.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], result.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- OffsetForLeaderEpochResponse, version 0 ---
+# --- OffsetForLeaderEpochResponse, versions 0-3 ---
 
-def _read_OffsetForLeaderEpochResponse_v0(buf: bytes, pos: int) -> tuple[OffsetForLeaderEpochResponse, int]:
+def _read_OffsetForLeaderEpochResponse_v0_3(buf: bytes, pos: int, version: int) -> tuple[OffsetForLeaderEpochResponse, int]:
     response = blank_instance(OffsetForLeaderEpochResponse)
     response.throttle_time_ms = 0
     field = ""
-    index = 0
     try:
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, False)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: KeyedList[OffsetForLeaderTopicResult] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetForLeaderTopicResult_v0(buf, pos)
-                topics_items.append(topics_item)
-            response.topics = topics_items
+        if version >= 2:
+            field = "throttle_time_ms"
+            (response.throttle_time_ms,) = _unpack_OffsetForLeaderEpochResponse_throttle_time_ms(buf, pos)
+            pos += 4
+        field = "topics"
+        response.topics, pos = _w.read_struct_array(buf, pos, False, _read_OffsetForLeaderTopicResult_v0_3, version, KeyedList)
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_OffsetForLeaderEpochResponse_v0(response: OffsetForLeaderEpochResponse, out: bytearray) -> None:
+def _write_OffsetForLeaderEpochResponse_v0_3(response: OffsetForLeaderEpochResponse, out: bytearray, version: int) -> None:
     if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("OffsetForLeaderEpochResponse version 0 cannot carry tagged fields")
+        raise UnsupportedVersionError("OffsetForLeaderEpochResponse version 0-3 cannot carry tagged fields")
     field = ""
     try:
-        field = "topics[]"
-        topics_items = _w.non_null(response.topics, "field topics is null, which OffsetForLeaderEpochResponse version 0 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), False)
-        for topics_item in topics_items:
-            _write_OffsetForLeaderTopicResult_v0(topics_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- OffsetForLeaderEpochResponse, version 1 ---
-
-def _read_OffsetForLeaderEpochResponse_v1(buf: bytes, pos: int) -> tuple[OffsetForLeaderEpochResponse, int]:
-    response = blank_instance(OffsetForLeaderEpochResponse)
-    response.throttle_time_ms = 0
-    field = ""
-    index = 0
-    try:
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, False)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: KeyedList[OffsetForLeaderTopicResult] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetForLeaderTopicResult_v1_3(buf, pos)
-                topics_items.append(topics_item)
-            response.topics = topics_items
-        response.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_OffsetForLeaderEpochResponse_v1(response: OffsetForLeaderEpochResponse, out: bytearray) -> None:
-    if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("OffsetForLeaderEpochResponse version 1 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "topics[]"
-        topics_items = _w.non_null(response.topics, "field topics is null, which OffsetForLeaderEpochResponse version 1 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), False)
-        for topics_item in topics_items:
-            _write_OffsetForLeaderTopicResult_v1_3(topics_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- OffsetForLeaderEpochResponse, versions 2-3 ---
-
-def _read_OffsetForLeaderEpochResponse_v2_3(buf: bytes, pos: int) -> tuple[OffsetForLeaderEpochResponse, int]:
-    response = blank_instance(OffsetForLeaderEpochResponse)
-    field = ""
-    index = 0
-    try:
-        field = "throttle_time_ms"
-        (response.throttle_time_ms,) = _unpack_OffsetForLeaderEpochResponse_throttle_time_ms(buf, pos)
-        pos += 4
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, False)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: KeyedList[OffsetForLeaderTopicResult] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetForLeaderTopicResult_v1_3(buf, pos)
-                topics_items.append(topics_item)
-            response.topics = topics_items
-        response.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_OffsetForLeaderEpochResponse_v2_3(response: OffsetForLeaderEpochResponse, out: bytearray) -> None:
-    if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("OffsetForLeaderEpochResponse version 2-3 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "throttle_time_ms"
-        out += _pack_OffsetForLeaderEpochResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "topics[]"
-        topics_items = _w.non_null(response.topics, "field topics is null, which OffsetForLeaderEpochResponse versions 2-3 do not allow (never nullable)")
-        _w.write_count(out, len(topics_items), False)
-        for topics_item in topics_items:
-            _write_OffsetForLeaderTopicResult_v1_3(topics_item, out)
+        if version >= 2:
+            field = "throttle_time_ms"
+            out += _pack_OffsetForLeaderEpochResponse_throttle_time_ms(response.throttle_time_ms)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(response.topics, "field topics is null, which OffsetForLeaderEpochResponse versions 0-3 do not allow (never nullable)"), False, _write_OffsetForLeaderTopicResult_v0_3, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- OffsetForLeaderEpochResponse, version 4 (flexible) ---
 
-def _read_OffsetForLeaderEpochResponse_v4(buf: bytes, pos: int) -> tuple[OffsetForLeaderEpochResponse, int]:
+def _read_OffsetForLeaderEpochResponse_v4(buf: bytes, pos: int, version: int) -> tuple[OffsetForLeaderEpochResponse, int]:
     response = blank_instance(OffsetForLeaderEpochResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_OffsetForLeaderEpochResponse_throttle_time_ms(buf, pos)
         pos += 4
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: KeyedList[OffsetForLeaderTopicResult] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetForLeaderTopicResult_v4(buf, pos)
-                topics_items.append(topics_item)
-            response.topics = topics_items
+        field = "topics"
+        response.topics, pos = _w.read_struct_array(buf, pos, True, _read_OffsetForLeaderTopicResult_v4, version, KeyedList)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_OffsetForLeaderEpochResponse_v4(response: OffsetForLeaderEpochResponse, out: bytearray) -> None:
-    field = ""
+def _write_OffsetForLeaderEpochResponse_v4(response: OffsetForLeaderEpochResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_OffsetForLeaderEpochResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "topics[]"
-        topics_items = _w.non_null(response.topics, "field topics is null, which OffsetForLeaderEpochResponse version 4 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_OffsetForLeaderTopicResult_v4(topics_item, out)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(response.topics, "field topics is null, which OffsetForLeaderEpochResponse version 4 does not allow (never nullable)"), True, _write_OffsetForLeaderTopicResult_v4, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -575,24 +318,24 @@ _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 _V2_PLUS = (2, 32767)
 
-EpochEndOffset._READERS = (_read_EpochEndOffset_v0, _read_EpochEndOffset_v1_3, _read_EpochEndOffset_v1_3, _read_EpochEndOffset_v1_3, _read_EpochEndOffset_v4)
-EpochEndOffset._WRITERS = (_write_EpochEndOffset_v0, _write_EpochEndOffset_v1_3, _write_EpochEndOffset_v1_3, _write_EpochEndOffset_v1_3, _write_EpochEndOffset_v4)
+EpochEndOffset._READERS = _w.bind_versions((_read_EpochEndOffset_v0_3, _read_EpochEndOffset_v0_3, _read_EpochEndOffset_v0_3, _read_EpochEndOffset_v0_3, _read_EpochEndOffset_v4))
+EpochEndOffset._WRITERS = _w.bind_versions((_write_EpochEndOffset_v0_3, _write_EpochEndOffset_v0_3, _write_EpochEndOffset_v0_3, _write_EpochEndOffset_v0_3, _write_EpochEndOffset_v4))
 EpochEndOffset.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="partition", json_name="partition", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="leader_epoch", json_name="leaderEpoch", type="int32", versions=_V1_PLUS, ignorable=True, default=-1),
     FieldInfo(attr="end_offset", json_name="endOffset", type="int64", versions=_V0_PLUS, default=-1),
 )
-OffsetForLeaderTopicResult._READERS = (_read_OffsetForLeaderTopicResult_v0, _read_OffsetForLeaderTopicResult_v1_3, _read_OffsetForLeaderTopicResult_v1_3, _read_OffsetForLeaderTopicResult_v1_3, _read_OffsetForLeaderTopicResult_v4)
-OffsetForLeaderTopicResult._WRITERS = (_write_OffsetForLeaderTopicResult_v0, _write_OffsetForLeaderTopicResult_v1_3, _write_OffsetForLeaderTopicResult_v1_3, _write_OffsetForLeaderTopicResult_v1_3, _write_OffsetForLeaderTopicResult_v4)
+OffsetForLeaderTopicResult._READERS = _w.bind_versions((_read_OffsetForLeaderTopicResult_v0_3, _read_OffsetForLeaderTopicResult_v0_3, _read_OffsetForLeaderTopicResult_v0_3, _read_OffsetForLeaderTopicResult_v0_3, _read_OffsetForLeaderTopicResult_v4))
+OffsetForLeaderTopicResult._WRITERS = _w.bind_versions((_write_OffsetForLeaderTopicResult_v0_3, _write_OffsetForLeaderTopicResult_v0_3, _write_OffsetForLeaderTopicResult_v0_3, _write_OffsetForLeaderTopicResult_v0_3, _write_OffsetForLeaderTopicResult_v4))
 OffsetForLeaderTopicResult._LAZY_DEFAULTS = {"partitions": list}
 OffsetForLeaderTopicResult._MAP_KEYS = ("topic",)
 OffsetForLeaderTopicResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic", json_name="topic", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="partitions", json_name="partitions", type="[]EpochEndOffset", versions=_V0_PLUS, default=(), struct=EpochEndOffset),
 )
-OffsetForLeaderEpochResponse._READERS = (_read_OffsetForLeaderEpochResponse_v0, _read_OffsetForLeaderEpochResponse_v1, _read_OffsetForLeaderEpochResponse_v2_3, _read_OffsetForLeaderEpochResponse_v2_3, _read_OffsetForLeaderEpochResponse_v4)
-OffsetForLeaderEpochResponse._WRITERS = (_write_OffsetForLeaderEpochResponse_v0, _write_OffsetForLeaderEpochResponse_v1, _write_OffsetForLeaderEpochResponse_v2_3, _write_OffsetForLeaderEpochResponse_v2_3, _write_OffsetForLeaderEpochResponse_v4)
+OffsetForLeaderEpochResponse._READERS = _w.bind_versions((_read_OffsetForLeaderEpochResponse_v0_3, _read_OffsetForLeaderEpochResponse_v0_3, _read_OffsetForLeaderEpochResponse_v0_3, _read_OffsetForLeaderEpochResponse_v0_3, _read_OffsetForLeaderEpochResponse_v4))
+OffsetForLeaderEpochResponse._WRITERS = _w.bind_versions((_write_OffsetForLeaderEpochResponse_v0_3, _write_OffsetForLeaderEpochResponse_v0_3, _write_OffsetForLeaderEpochResponse_v0_3, _write_OffsetForLeaderEpochResponse_v0_3, _write_OffsetForLeaderEpochResponse_v4))
 OffsetForLeaderEpochResponse._LAZY_DEFAULTS = {"topics": KeyedList}
 OffsetForLeaderEpochResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V2_PLUS, ignorable=True, default=0),

@@ -2,10 +2,9 @@
 
 Metadata message, versions 0-2, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per wire layout, the versions that share one (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -35,7 +34,7 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class PartitionChangeRecord(GeneratedStruct):
     """Kafka's PartitionChangeRecord (metadata, apiKey 5), versions 0-2, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition_id": 'Index of the partition within its topic.',
         "topic_id": 'Id of the topic the partition belongs to.',
         "isr": 'New in-sync replica set, or null when it is unchanged.',
@@ -47,7 +46,6 @@ class PartitionChangeRecord(GeneratedStruct):
         "directories": 'New log directory id per replica, or null when unchanged.',
         "eligible_leader_replicas": 'New eligible leader replica set, or null when it is unchanged.',
         "last_known_elr": 'New last-known ELR, or null when it is unchanged.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "PartitionChangeRecord"
@@ -126,11 +124,9 @@ def _read_PartitionChangeRecord_v0(buf: bytes, pos: int) -> tuple[PartitionChang
     record.removing_replicas = None
     record.adding_replicas = None
     record.leader_recovery_state = -1
-    field = ""
-    index = 0
+    field = "partition_id"
     size = len(buf)
     try:
-        field = "partition_id"
         (record.partition_id,) = _unpack_PartitionChangeRecord_partition_id(buf, pos)
         pos += 4
         field = "topic_id"
@@ -247,7 +243,7 @@ def _read_PartitionChangeRecord_v0(buf: bytes, pos: int) -> tuple[PartitionChang
                     pos = end
             record.unknown_tagged_fields = tuple(unknown)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return record, pos
 
 
@@ -258,9 +254,8 @@ def _write_PartitionChangeRecord_v0(record: PartitionChangeRecord, out: bytearra
         check_unsupported(record, "eligible_leader_replicas", "0")
     if record.last_known_elr is not None:
         check_unsupported(record, "last_known_elr", "0")
-    field = ""
+    field = "partition_id"
     try:
-        field = "partition_id"
         out += _pack_PartitionChangeRecord_partition_id(record.partition_id)
         field = "topic_id"
         out += _w.uuid_bytes(record.topic_id)
@@ -349,11 +344,10 @@ def _read_PartitionChangeRecord_v1(buf: bytes, pos: int) -> tuple[PartitionChang
     record.adding_replicas = None
     record.leader_recovery_state = -1
     record.directories = None
-    field = ""
+    field = "partition_id"
     index = 0
     size = len(buf)
     try:
-        field = "partition_id"
         (record.partition_id,) = _unpack_PartitionChangeRecord_partition_id(buf, pos)
         pos += 4
         field = "topic_id"
@@ -503,9 +497,8 @@ def _write_PartitionChangeRecord_v1(record: PartitionChangeRecord, out: bytearra
         check_unsupported(record, "eligible_leader_replicas", "1")
     if record.last_known_elr is not None:
         check_unsupported(record, "last_known_elr", "1")
-    field = ""
+    field = "partition_id"
     try:
-        field = "partition_id"
         out += _pack_PartitionChangeRecord_partition_id(record.partition_id)
         field = "topic_id"
         out += _w.uuid_bytes(record.topic_id)
@@ -608,11 +601,10 @@ def _read_PartitionChangeRecord_v2(buf: bytes, pos: int) -> tuple[PartitionChang
     record.eligible_leader_replicas = None
     record.last_known_elr = None
     record.directories = None
-    field = ""
+    field = "partition_id"
     index = 0
     size = len(buf)
     try:
-        field = "partition_id"
         (record.partition_id,) = _unpack_PartitionChangeRecord_partition_id(buf, pos)
         pos += 4
         field = "topic_id"
@@ -796,9 +788,8 @@ def _read_PartitionChangeRecord_v2(buf: bytes, pos: int) -> tuple[PartitionChang
 
 
 def _write_PartitionChangeRecord_v2(record: PartitionChangeRecord, out: bytearray) -> None:
-    field = ""
+    field = "partition_id"
     try:
-        field = "partition_id"
         out += _pack_PartitionChangeRecord_partition_id(record.partition_id)
         field = "topic_id"
         out += _w.uuid_bytes(record.topic_id)

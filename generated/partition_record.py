@@ -2,10 +2,9 @@
 
 Metadata message, versions 0-2, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per wire layout, the versions that share one (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -35,7 +34,7 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class PartitionRecord(GeneratedStruct):
     """Kafka's PartitionRecord (metadata, apiKey 3), versions 0-2, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition_id": 'Index of the partition within its topic.',
         "topic_id": 'Id of the topic the partition belongs to.',
         "replicas": 'Replica broker ids, most preferred first.',
@@ -49,7 +48,6 @@ class PartitionRecord(GeneratedStruct):
         "directories": 'Log directory id of each replica, in the same order as Replicas.',
         "eligible_leader_replicas": 'Replicas eligible to become leader (ELR), or null.',
         "last_known_elr": 'Last known ELR members, or null.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "PartitionRecord"
@@ -130,11 +128,9 @@ def _read_PartitionRecord_v0(buf: bytes, pos: int) -> tuple[PartitionRecord, int
     record.eligible_leader_replicas = None
     record.last_known_elr = None
     record.leader_recovery_state = 0
-    field = ""
-    index = 0
+    field = "partition_id"
     size = len(buf)
     try:
-        field = "partition_id"
         (record.partition_id,) = _unpack_PartitionRecord_partition_id(buf, pos)
         pos += 4
         field = "topic_id"
@@ -232,7 +228,7 @@ def _read_PartitionRecord_v0(buf: bytes, pos: int) -> tuple[PartitionRecord, int
                     pos = end
             record.unknown_tagged_fields = tuple(unknown)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return record, pos
 
 
@@ -243,9 +239,8 @@ def _write_PartitionRecord_v0(record: PartitionRecord, out: bytearray) -> None:
         check_unsupported(record, "eligible_leader_replicas", "0")
     if record.last_known_elr is not None:
         check_unsupported(record, "last_known_elr", "0")
-    field = ""
+    field = "partition_id"
     try:
-        field = "partition_id"
         out += _pack_PartitionRecord_partition_id(record.partition_id)
         field = "topic_id"
         out += _w.uuid_bytes(record.topic_id)
@@ -313,11 +308,10 @@ def _read_PartitionRecord_v1(buf: bytes, pos: int) -> tuple[PartitionRecord, int
     record.eligible_leader_replicas = None
     record.last_known_elr = None
     record.leader_recovery_state = 0
-    field = ""
+    field = "partition_id"
     index = 0
     size = len(buf)
     try:
-        field = "partition_id"
         (record.partition_id,) = _unpack_PartitionRecord_partition_id(buf, pos)
         pos += 4
         field = "topic_id"
@@ -444,9 +438,8 @@ def _write_PartitionRecord_v1(record: PartitionRecord, out: bytearray) -> None:
         check_unsupported(record, "eligible_leader_replicas", "1")
     if record.last_known_elr is not None:
         check_unsupported(record, "last_known_elr", "1")
-    field = ""
+    field = "partition_id"
     try:
-        field = "partition_id"
         out += _pack_PartitionRecord_partition_id(record.partition_id)
         field = "topic_id"
         out += _w.uuid_bytes(record.topic_id)
@@ -524,11 +517,10 @@ def _read_PartitionRecord_v2(buf: bytes, pos: int) -> tuple[PartitionRecord, int
     record.leader_recovery_state = 0
     record.eligible_leader_replicas = None
     record.last_known_elr = None
-    field = ""
+    field = "partition_id"
     index = 0
     size = len(buf)
     try:
-        field = "partition_id"
         (record.partition_id,) = _unpack_PartitionRecord_partition_id(buf, pos)
         pos += 4
         field = "topic_id"
@@ -689,9 +681,8 @@ def _read_PartitionRecord_v2(buf: bytes, pos: int) -> tuple[PartitionRecord, int
 
 
 def _write_PartitionRecord_v2(record: PartitionRecord, out: bytearray) -> None:
-    field = ""
+    field = "partition_id"
     try:
-        field = "partition_id"
         out += _pack_PartitionRecord_partition_id(record.partition_id)
         field = "topic_id"
         out += _w.uuid_bytes(record.topic_id)

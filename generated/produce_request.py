@@ -2,10 +2,9 @@
 
 Request message, versions 0-13, flexible versions 9+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per wire layout, the versions that share one (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -32,10 +31,9 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class PartitionProduceData(GeneratedStruct):
     """The partitions of this topic to write to."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "index": 'Index of the partition within the topic.',
         "records": 'The record batches to append (for v3+, record batch format v2).',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "PartitionProduceData"
@@ -61,11 +59,10 @@ class PartitionProduceData(GeneratedStruct):
 class TopicProduceData(GeneratedStruct):
     """The topics to write to."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the topic (v3-v12).',
         "topic_id": 'Id of the topic (v13+).',
         "partition_data": 'The partitions of this topic to write to.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TopicProduceData"
@@ -95,12 +92,11 @@ class TopicProduceData(GeneratedStruct):
 class ProduceRequest(GeneratedStruct):
     """Kafka's ProduceRequest (request, apiKey 0), versions 0-13, flexible versions 9+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "transactional_id": 'Transactional id of the producer; null when it does not use transactions.',
         "acks": 'How many replicas must acknowledge the write before the broker answers: 0 none, 1 the leader only, -1 every in-sync replica.',
         "timeout_ms": 'How long, in milliseconds, the broker may wait for the requested acknowledgements.',
         "topic_data": 'The topics to write to.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ProduceRequest"
@@ -143,10 +139,8 @@ class ProduceRequest(GeneratedStruct):
 
 def _read_PartitionProduceData_v0_8(buf: bytes, pos: int) -> tuple[PartitionProduceData, int]:
     data = blank_instance(PartitionProduceData)
-    field = ""
-    index = 0
+    field = "index"
     try:
-        field = "index"
         (data.index,) = _unpack_PartitionProduceData_index(buf, pos)
         pos += 4
         field = "records"
@@ -162,16 +156,15 @@ def _read_PartitionProduceData_v0_8(buf: bytes, pos: int) -> tuple[PartitionProd
             pos += records_n
         data.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
 def _write_PartitionProduceData_v0_8(data: PartitionProduceData, out: bytearray) -> None:
     if data.unknown_tagged_fields:
         raise UnsupportedVersionError("PartitionProduceData version 0-8 cannot carry tagged fields")
-    field = ""
+    field = "index"
     try:
-        field = "index"
         out += _pack_PartitionProduceData_index(data.index)
         field = "records"
         _w.write_records(out, data.records, False)
@@ -183,11 +176,9 @@ def _write_PartitionProduceData_v0_8(data: PartitionProduceData, out: bytearray)
 
 def _read_PartitionProduceData_v9_13(buf: bytes, pos: int) -> tuple[PartitionProduceData, int]:
     data = blank_instance(PartitionProduceData)
-    field = ""
-    index = 0
+    field = "index"
     size = len(buf)
     try:
-        field = "index"
         (data.index,) = _unpack_PartitionProduceData_index(buf, pos)
         pos += 4
         field = "records"
@@ -225,14 +216,13 @@ def _read_PartitionProduceData_v9_13(buf: bytes, pos: int) -> tuple[PartitionPro
         else:  # tags these versions do not know, kept as they came
             data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
 def _write_PartitionProduceData_v9_13(data: PartitionProduceData, out: bytearray) -> None:
-    field = ""
+    field = "index"
     try:
-        field = "index"
         out += _pack_PartitionProduceData_index(data.index)
         field = "records"
         _w.write_records(out, data.records, True)
@@ -250,10 +240,9 @@ def _write_PartitionProduceData_v9_13(data: PartitionProduceData, out: bytearray
 def _read_TopicProduceData_v0_8(buf: bytes, pos: int) -> tuple[TopicProduceData, int]:
     data = blank_instance(TopicProduceData)
     data.topic_id = _ZERO_UUID
-    field = ""
+    field = "name"
     index = 0
     try:
-        field = "name"
         data.name, pos = _w.read_string_nn(buf, pos)
         field = "partition_data[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -277,9 +266,8 @@ def _read_TopicProduceData_v0_8(buf: bytes, pos: int) -> tuple[TopicProduceData,
 def _write_TopicProduceData_v0_8(data: TopicProduceData, out: bytearray) -> None:
     if data.unknown_tagged_fields:
         raise UnsupportedVersionError("TopicProduceData version 0-8 cannot carry tagged fields")
-    field = ""
+    field = "name"
     try:
-        field = "name"
         if data.name is None:
             raise EncodeError("field name is null, which TopicProduceData versions 0-8 do not allow (never nullable)")
         _w.write_string(out, data.name)
@@ -300,11 +288,10 @@ def _write_TopicProduceData_v0_8(data: TopicProduceData, out: bytearray) -> None
 def _read_TopicProduceData_v9_12(buf: bytes, pos: int) -> tuple[TopicProduceData, int]:
     data = blank_instance(TopicProduceData)
     data.topic_id = _ZERO_UUID
-    field = ""
+    field = "name"
     index = 0
     size = len(buf)
     try:
-        field = "name"
         name_n = buf[pos]  # the length + 1
         if name_n == 1:  # the empty string
             data.name = ""
@@ -391,9 +378,8 @@ def _read_TopicProduceData_v9_12(buf: bytes, pos: int) -> tuple[TopicProduceData
 
 
 def _write_TopicProduceData_v9_12(data: TopicProduceData, out: bytearray) -> None:
-    field = ""
+    field = "name"
     try:
-        field = "name"
         if data.name is None:
             raise EncodeError("field name is null, which TopicProduceData versions 9-12 do not allow (never nullable)")
         name_utf8 = data.name.encode()
@@ -426,11 +412,10 @@ def _write_TopicProduceData_v9_12(data: TopicProduceData, out: bytearray) -> Non
 def _read_TopicProduceData_v13(buf: bytes, pos: int) -> tuple[TopicProduceData, int]:
     data = blank_instance(TopicProduceData)
     data.name = ''
-    field = ""
+    field = "topic_id"
     index = 0
     size = len(buf)
     try:
-        field = "topic_id"
         data.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partition_data[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -507,9 +492,8 @@ def _read_TopicProduceData_v13(buf: bytes, pos: int) -> tuple[TopicProduceData, 
 
 
 def _write_TopicProduceData_v13(data: TopicProduceData, out: bytearray) -> None:
-    field = ""
+    field = "topic_id"
     try:
-        field = "topic_id"
         out += _w.uuid_bytes(data.topic_id)
         field = "partition_data[]"
         partition_data_items = data.partition_data
@@ -535,10 +519,9 @@ def _write_TopicProduceData_v13(data: TopicProduceData, out: bytearray) -> None:
 def _read_ProduceRequest_v0_2(buf: bytes, pos: int) -> tuple[ProduceRequest, int]:
     request = blank_instance(ProduceRequest)
     request.transactional_id = None
-    field = ""
+    field = "acks, timeout_ms"
     index = 0
     try:
-        field = "acks, timeout_ms"
         request.acks, request.timeout_ms = _unpack_ProduceRequest_acks_timeout_ms(buf, pos)
         pos += 6
         field = "topic_data[]"
@@ -565,9 +548,8 @@ def _write_ProduceRequest_v0_2(request: ProduceRequest, out: bytearray) -> None:
         check_unsupported(request, "transactional_id", "0-2")
     if request.unknown_tagged_fields:
         raise UnsupportedVersionError("ProduceRequest version 0-2 cannot carry tagged fields")
-    field = ""
+    field = "acks, timeout_ms"
     try:
-        field = "acks, timeout_ms"
         out += _pack_ProduceRequest_acks_timeout_ms(request.acks, request.timeout_ms)
         field = "topic_data[]"
         topic_data_items = request.topic_data
@@ -585,10 +567,9 @@ def _write_ProduceRequest_v0_2(request: ProduceRequest, out: bytearray) -> None:
 
 def _read_ProduceRequest_v3_8(buf: bytes, pos: int) -> tuple[ProduceRequest, int]:
     request = blank_instance(ProduceRequest)
-    field = ""
+    field = "transactional_id"
     index = 0
     try:
-        field = "transactional_id"
         request.transactional_id, pos = _w.read_string(buf, pos)
         field = "acks, timeout_ms"
         request.acks, request.timeout_ms = _unpack_ProduceRequest_acks_timeout_ms(buf, pos)
@@ -615,9 +596,8 @@ def _read_ProduceRequest_v3_8(buf: bytes, pos: int) -> tuple[ProduceRequest, int
 def _write_ProduceRequest_v3_8(request: ProduceRequest, out: bytearray) -> None:
     if request.unknown_tagged_fields:
         raise UnsupportedVersionError("ProduceRequest version 3-8 cannot carry tagged fields")
-    field = ""
+    field = "transactional_id"
     try:
-        field = "transactional_id"
         _w.write_string(out, request.transactional_id)
         field = "acks, timeout_ms"
         out += _pack_ProduceRequest_acks_timeout_ms(request.acks, request.timeout_ms)
@@ -637,11 +617,10 @@ def _write_ProduceRequest_v3_8(request: ProduceRequest, out: bytearray) -> None:
 
 def _read_ProduceRequest_v9_12(buf: bytes, pos: int) -> tuple[ProduceRequest, int]:
     request = blank_instance(ProduceRequest)
-    field = ""
+    field = "transactional_id"
     index = 0
     size = len(buf)
     try:
-        field = "transactional_id"
         transactional_id_n = buf[pos]  # the length + 1
         if transactional_id_n == 1:  # the empty string
             request.transactional_id = ""
@@ -779,9 +758,8 @@ def _read_ProduceRequest_v9_12(buf: bytes, pos: int) -> tuple[ProduceRequest, in
 
 
 def _write_ProduceRequest_v9_12(request: ProduceRequest, out: bytearray) -> None:
-    field = ""
+    field = "transactional_id"
     try:
-        field = "transactional_id"
         _w.write_compact_string(out, request.transactional_id)
         field = "acks, timeout_ms"
         out += _pack_ProduceRequest_acks_timeout_ms(request.acks, request.timeout_ms)
@@ -808,11 +786,10 @@ def _write_ProduceRequest_v9_12(request: ProduceRequest, out: bytearray) -> None
 
 def _read_ProduceRequest_v13(buf: bytes, pos: int) -> tuple[ProduceRequest, int]:
     request = blank_instance(ProduceRequest)
-    field = ""
+    field = "transactional_id"
     index = 0
     size = len(buf)
     try:
-        field = "transactional_id"
         transactional_id_n = buf[pos]  # the length + 1
         if transactional_id_n == 1:  # the empty string
             request.transactional_id = ""
@@ -940,9 +917,8 @@ def _read_ProduceRequest_v13(buf: bytes, pos: int) -> tuple[ProduceRequest, int]
 
 
 def _write_ProduceRequest_v13(request: ProduceRequest, out: bytearray) -> None:
-    field = ""
+    field = "transactional_id"
     try:
-        field = "transactional_id"
         _w.write_compact_string(out, request.transactional_id)
         field = "acks, timeout_ms"
         out += _pack_ProduceRequest_acks_timeout_ms(request.acks, request.timeout_ms)

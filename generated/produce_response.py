@@ -2,10 +2,9 @@
 
 Response message, versions 0-13, flexible versions 9+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per wire layout, the versions that share one (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -43,10 +42,9 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class BatchIndexAndErrorMessage(GeneratedStruct):
     """The records, by position in the batch, that made the broker reject the batch."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "batch_index": 'Position in the batch of the rejected record.',
         "batch_index_error_message": 'Why that record was rejected, or null.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "BatchIndexAndErrorMessage"
@@ -72,10 +70,9 @@ class BatchIndexAndErrorMessage(GeneratedStruct):
 class LeaderIdAndEpoch(GeneratedStruct):
     """The leader the producer should send to from now on."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "leader_id": 'Id of the leader, or -1 when not known.',
         "leader_epoch": 'Newest leader epoch known to the broker, -1 when unknown.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "LeaderIdAndEpoch"
@@ -110,7 +107,7 @@ class LeaderIdAndEpoch(GeneratedStruct):
 class PartitionProduceResponse(GeneratedStruct):
     """One entry per partition of the topic."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "index": 'Index of the partition within the topic.',
         "error_code": 'Outcome for this partition, 0 on success; for example NOT_LEADER_OR_FOLLOWER, OUT_OF_ORDER_SEQUENCE_NUMBER or INVALID_RECORD.',
         "base_offset": 'Offset given to the first record of the appended batch; -1 on error.',
@@ -119,7 +116,6 @@ class PartitionProduceResponse(GeneratedStruct):
         "record_errors": 'The records, by position in the batch, that made the broker reject the batch.',
         "error_message": 'A summary of why the batch was rejected, or null.',
         "current_leader": 'The leader the producer should send to from now on.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "PartitionProduceResponse"
@@ -171,11 +167,10 @@ class PartitionProduceResponse(GeneratedStruct):
 class TopicProduceResponse(GeneratedStruct):
     """One entry per topic written to."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the topic (v3-v12).',
         "topic_id": 'Id of the topic (v13+).',
         "partition_responses": 'One entry per partition of the topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TopicProduceResponse"
@@ -205,12 +200,11 @@ class TopicProduceResponse(GeneratedStruct):
 class NodeEndpoint(GeneratedStruct):
     """Where to reach the new leaders named by partitions that failed with NOT_LEADER_OR_FOLLOWER."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "node_id": 'Broker id of the node.',
         "host": 'Host name of the node on the listener the request came in on.',
         "port": 'Port of the node on that listener.',
         "rack": 'Rack of the node, or null when it has none.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "NodeEndpoint"
@@ -244,11 +238,10 @@ class NodeEndpoint(GeneratedStruct):
 class ProduceResponse(GeneratedStruct):
     """Kafka's ProduceResponse (response, apiKey 0), versions 0-13, flexible versions 9+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "responses": 'One entry per topic written to.',
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "node_endpoints": 'Where to reach the new leaders named by partitions that failed with NOT_LEADER_OR_FOLLOWER.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ProduceResponse"
@@ -286,26 +279,23 @@ class ProduceResponse(GeneratedStruct):
 
 def _read_BatchIndexAndErrorMessage_v8(buf: bytes, pos: int) -> tuple[BatchIndexAndErrorMessage, int]:
     message = blank_instance(BatchIndexAndErrorMessage)
-    field = ""
-    index = 0
+    field = "batch_index"
     try:
-        field = "batch_index"
         (message.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
         pos += 4
         field = "batch_index_error_message"
         message.batch_index_error_message, pos = _w.read_string(buf, pos)
         message.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return message, pos
 
 
 def _write_BatchIndexAndErrorMessage_v8(message: BatchIndexAndErrorMessage, out: bytearray) -> None:
     if message.unknown_tagged_fields:
         raise UnsupportedVersionError("BatchIndexAndErrorMessage version 8 cannot carry tagged fields")
-    field = ""
+    field = "batch_index"
     try:
-        field = "batch_index"
         out += _pack_BatchIndexAndErrorMessage_batch_index(message.batch_index)
         field = "batch_index_error_message"
         _w.write_string(out, message.batch_index_error_message)
@@ -317,11 +307,9 @@ def _write_BatchIndexAndErrorMessage_v8(message: BatchIndexAndErrorMessage, out:
 
 def _read_BatchIndexAndErrorMessage_v9_13(buf: bytes, pos: int) -> tuple[BatchIndexAndErrorMessage, int]:
     message = blank_instance(BatchIndexAndErrorMessage)
-    field = ""
-    index = 0
+    field = "batch_index"
     size = len(buf)
     try:
-        field = "batch_index"
         (message.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
         pos += 4
         field = "batch_index_error_message"
@@ -346,14 +334,13 @@ def _read_BatchIndexAndErrorMessage_v9_13(buf: bytes, pos: int) -> tuple[BatchIn
         else:  # tags these versions do not know, kept as they came
             message.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return message, pos
 
 
 def _write_BatchIndexAndErrorMessage_v9_13(message: BatchIndexAndErrorMessage, out: bytearray) -> None:
-    field = ""
+    field = "batch_index"
     try:
-        field = "batch_index"
         out += _pack_BatchIndexAndErrorMessage_batch_index(message.batch_index)
         field = "batch_index_error_message"
         _w.write_compact_string(out, message.batch_index_error_message)
@@ -370,10 +357,8 @@ def _write_BatchIndexAndErrorMessage_v9_13(message: BatchIndexAndErrorMessage, o
 
 def _read_LeaderIdAndEpoch_v10_13(buf: bytes, pos: int) -> tuple[LeaderIdAndEpoch, int]:
     leader_id_and_epoch = blank_instance(LeaderIdAndEpoch)
-    field = ""
-    index = 0
+    field = "leader_id, leader_epoch"
     try:
-        field = "leader_id, leader_epoch"
         leader_id_and_epoch.leader_id, leader_id_and_epoch.leader_epoch = _unpack_LeaderIdAndEpoch_leader_id_leader_epoch(buf, pos)
         pos += 8
         field = "(tagged fields)"
@@ -383,14 +368,13 @@ def _read_LeaderIdAndEpoch_v10_13(buf: bytes, pos: int) -> tuple[LeaderIdAndEpoc
         else:  # tags these versions do not know, kept as they came
             leader_id_and_epoch.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return leader_id_and_epoch, pos
 
 
 def _write_LeaderIdAndEpoch_v10_13(leader_id_and_epoch: LeaderIdAndEpoch, out: bytearray) -> None:
-    field = ""
+    field = "leader_id, leader_epoch"
     try:
-        field = "leader_id, leader_epoch"
         out += _pack_LeaderIdAndEpoch_leader_id_leader_epoch(leader_id_and_epoch.leader_id, leader_id_and_epoch.leader_epoch)
         field = "(tagged fields)"
         if leader_id_and_epoch.unknown_tagged_fields:
@@ -408,15 +392,13 @@ def _read_PartitionProduceResponse_v0_1(buf: bytes, pos: int) -> tuple[Partition
     response.log_append_time_ms = -1
     response.log_start_offset = -1
     response.error_message = None
-    field = ""
-    index = 0
+    field = "index, error_code, base_offset"
     try:
-        field = "index, error_code, base_offset"
         response.index, response.error_code, response.base_offset = _unpack_PartitionProduceResponse_index_to_base_offset(buf, pos)
         pos += 14
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
@@ -425,9 +407,8 @@ def _write_PartitionProduceResponse_v0_1(response: PartitionProduceResponse, out
         check_unsupported(response, "current_leader", "0-1")
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("PartitionProduceResponse version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "index, error_code, base_offset"
     try:
-        field = "index, error_code, base_offset"
         out += _pack_PartitionProduceResponse_index_to_base_offset(response.index, response.error_code, response.base_offset)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -439,15 +420,13 @@ def _read_PartitionProduceResponse_v2_4(buf: bytes, pos: int) -> tuple[Partition
     response = blank_instance(PartitionProduceResponse)
     response.log_start_offset = -1
     response.error_message = None
-    field = ""
-    index = 0
+    field = "index, error_code, base_offset, log_append_time_ms"
     try:
-        field = "index, error_code, base_offset, log_append_time_ms"
         response.index, response.error_code, response.base_offset, response.log_append_time_ms = _unpack_PartitionProduceResponse_index_to_log_append_time_ms(buf, pos)
         pos += 22
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
@@ -456,9 +435,8 @@ def _write_PartitionProduceResponse_v2_4(response: PartitionProduceResponse, out
         check_unsupported(response, "current_leader", "2-4")
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("PartitionProduceResponse version 2-4 cannot carry tagged fields")
-    field = ""
+    field = "index, error_code, base_offset, log_append_time_ms"
     try:
-        field = "index, error_code, base_offset, log_append_time_ms"
         out += _pack_PartitionProduceResponse_index_to_log_append_time_ms(response.index, response.error_code, response.base_offset, response.log_append_time_ms)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -469,15 +447,13 @@ def _write_PartitionProduceResponse_v2_4(response: PartitionProduceResponse, out
 def _read_PartitionProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[PartitionProduceResponse, int]:
     response = blank_instance(PartitionProduceResponse)
     response.error_message = None
-    field = ""
-    index = 0
+    field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
     try:
-        field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
         response.index, response.error_code, response.base_offset, response.log_append_time_ms, response.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
         pos += 30
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
@@ -486,9 +462,8 @@ def _write_PartitionProduceResponse_v5_7(response: PartitionProduceResponse, out
         check_unsupported(response, "current_leader", "5-7")
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("PartitionProduceResponse version 5-7 cannot carry tagged fields")
-    field = ""
+    field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
     try:
-        field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
         out += _pack_PartitionProduceResponse_index_to_log_start_offset(response.index, response.error_code, response.base_offset, response.log_append_time_ms, response.log_start_offset)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -498,10 +473,9 @@ def _write_PartitionProduceResponse_v5_7(response: PartitionProduceResponse, out
 
 def _read_PartitionProduceResponse_v8(buf: bytes, pos: int) -> tuple[PartitionProduceResponse, int]:
     response = blank_instance(PartitionProduceResponse)
-    field = ""
+    field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
     index = 0
     try:
-        field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
         response.index, response.error_code, response.base_offset, response.log_append_time_ms, response.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
         pos += 30
         field = "record_errors[]"
@@ -530,9 +504,8 @@ def _write_PartitionProduceResponse_v8(response: PartitionProduceResponse, out: 
         check_unsupported(response, "current_leader", "8")
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("PartitionProduceResponse version 8 cannot carry tagged fields")
-    field = ""
+    field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
     try:
-        field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
         out += _pack_PartitionProduceResponse_index_to_log_start_offset(response.index, response.error_code, response.base_offset, response.log_append_time_ms, response.log_start_offset)
         field = "record_errors[]"
         record_errors_items = response.record_errors
@@ -552,11 +525,10 @@ def _write_PartitionProduceResponse_v8(response: PartitionProduceResponse, out: 
 
 def _read_PartitionProduceResponse_v9(buf: bytes, pos: int) -> tuple[PartitionProduceResponse, int]:
     response = blank_instance(PartitionProduceResponse)
-    field = ""
+    field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
     index = 0
     size = len(buf)
     try:
-        field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
         response.index, response.error_code, response.base_offset, response.log_append_time_ms, response.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
         pos += 30
         field = "record_errors[]"
@@ -638,9 +610,8 @@ def _read_PartitionProduceResponse_v9(buf: bytes, pos: int) -> tuple[PartitionPr
 def _write_PartitionProduceResponse_v9(response: PartitionProduceResponse, out: bytearray) -> None:
     if response.current_leader != LeaderIdAndEpoch():
         check_unsupported(response, "current_leader", "9")
-    field = ""
+    field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
     try:
-        field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
         out += _pack_PartitionProduceResponse_index_to_log_start_offset(response.index, response.error_code, response.base_offset, response.log_append_time_ms, response.log_start_offset)
         field = "record_errors[]"
         record_errors_items = response.record_errors
@@ -667,11 +638,10 @@ def _write_PartitionProduceResponse_v9(response: PartitionProduceResponse, out: 
 
 def _read_PartitionProduceResponse_v10_13(buf: bytes, pos: int) -> tuple[PartitionProduceResponse, int]:
     response = blank_instance(PartitionProduceResponse)
-    field = ""
+    field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
     index = 0
     size = len(buf)
     try:
-        field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
         response.index, response.error_code, response.base_offset, response.log_append_time_ms, response.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
         pos += 30
         field = "record_errors[]"
@@ -773,9 +743,8 @@ def _read_PartitionProduceResponse_v10_13(buf: bytes, pos: int) -> tuple[Partiti
 
 
 def _write_PartitionProduceResponse_v10_13(response: PartitionProduceResponse, out: bytearray) -> None:
-    field = ""
+    field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
     try:
-        field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
         out += _pack_PartitionProduceResponse_index_to_log_start_offset(response.index, response.error_code, response.base_offset, response.log_append_time_ms, response.log_start_offset)
         field = "record_errors[]"
         record_errors_items = response.record_errors
@@ -811,10 +780,9 @@ def _write_PartitionProduceResponse_v10_13(response: PartitionProduceResponse, o
 def _read_TopicProduceResponse_v0_1(buf: bytes, pos: int) -> tuple[TopicProduceResponse, int]:
     response = blank_instance(TopicProduceResponse)
     response.topic_id = _ZERO_UUID
-    field = ""
+    field = "name"
     index = 0
     try:
-        field = "name"
         response.name, pos = _w.read_string_nn(buf, pos)
         field = "partition_responses[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -838,9 +806,8 @@ def _read_TopicProduceResponse_v0_1(buf: bytes, pos: int) -> tuple[TopicProduceR
 def _write_TopicProduceResponse_v0_1(response: TopicProduceResponse, out: bytearray) -> None:
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("TopicProduceResponse version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "name"
     try:
-        field = "name"
         if response.name is None:
             raise EncodeError("field name is null, which TopicProduceResponse versions 0-1 do not allow (never nullable)")
         _w.write_string(out, response.name)
@@ -861,10 +828,9 @@ def _write_TopicProduceResponse_v0_1(response: TopicProduceResponse, out: bytear
 def _read_TopicProduceResponse_v2_4(buf: bytes, pos: int) -> tuple[TopicProduceResponse, int]:
     response = blank_instance(TopicProduceResponse)
     response.topic_id = _ZERO_UUID
-    field = ""
+    field = "name"
     index = 0
     try:
-        field = "name"
         response.name, pos = _w.read_string_nn(buf, pos)
         field = "partition_responses[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -888,9 +854,8 @@ def _read_TopicProduceResponse_v2_4(buf: bytes, pos: int) -> tuple[TopicProduceR
 def _write_TopicProduceResponse_v2_4(response: TopicProduceResponse, out: bytearray) -> None:
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("TopicProduceResponse version 2-4 cannot carry tagged fields")
-    field = ""
+    field = "name"
     try:
-        field = "name"
         if response.name is None:
             raise EncodeError("field name is null, which TopicProduceResponse versions 2-4 do not allow (never nullable)")
         _w.write_string(out, response.name)
@@ -911,10 +876,9 @@ def _write_TopicProduceResponse_v2_4(response: TopicProduceResponse, out: bytear
 def _read_TopicProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[TopicProduceResponse, int]:
     response = blank_instance(TopicProduceResponse)
     response.topic_id = _ZERO_UUID
-    field = ""
+    field = "name"
     index = 0
     try:
-        field = "name"
         response.name, pos = _w.read_string_nn(buf, pos)
         field = "partition_responses[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -938,9 +902,8 @@ def _read_TopicProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[TopicProduceR
 def _write_TopicProduceResponse_v5_7(response: TopicProduceResponse, out: bytearray) -> None:
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("TopicProduceResponse version 5-7 cannot carry tagged fields")
-    field = ""
+    field = "name"
     try:
-        field = "name"
         if response.name is None:
             raise EncodeError("field name is null, which TopicProduceResponse versions 5-7 do not allow (never nullable)")
         _w.write_string(out, response.name)
@@ -961,10 +924,9 @@ def _write_TopicProduceResponse_v5_7(response: TopicProduceResponse, out: bytear
 def _read_TopicProduceResponse_v8(buf: bytes, pos: int) -> tuple[TopicProduceResponse, int]:
     response = blank_instance(TopicProduceResponse)
     response.topic_id = _ZERO_UUID
-    field = ""
+    field = "name"
     index = 0
     try:
-        field = "name"
         response.name, pos = _w.read_string_nn(buf, pos)
         field = "partition_responses[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -988,9 +950,8 @@ def _read_TopicProduceResponse_v8(buf: bytes, pos: int) -> tuple[TopicProduceRes
 def _write_TopicProduceResponse_v8(response: TopicProduceResponse, out: bytearray) -> None:
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("TopicProduceResponse version 8 cannot carry tagged fields")
-    field = ""
+    field = "name"
     try:
-        field = "name"
         if response.name is None:
             raise EncodeError("field name is null, which TopicProduceResponse version 8 does not allow (never nullable)")
         _w.write_string(out, response.name)
@@ -1011,11 +972,10 @@ def _write_TopicProduceResponse_v8(response: TopicProduceResponse, out: bytearra
 def _read_TopicProduceResponse_v9(buf: bytes, pos: int) -> tuple[TopicProduceResponse, int]:
     response = blank_instance(TopicProduceResponse)
     response.topic_id = _ZERO_UUID
-    field = ""
+    field = "name"
     index = 0
     size = len(buf)
     try:
-        field = "name"
         name_n = buf[pos]  # the length + 1
         if name_n == 1:  # the empty string
             response.name = ""
@@ -1139,9 +1099,8 @@ def _read_TopicProduceResponse_v9(buf: bytes, pos: int) -> tuple[TopicProduceRes
 
 
 def _write_TopicProduceResponse_v9(response: TopicProduceResponse, out: bytearray) -> None:
-    field = ""
+    field = "name"
     try:
-        field = "name"
         if response.name is None:
             raise EncodeError("field name is null, which TopicProduceResponse version 9 does not allow (never nullable)")
         name_utf8 = response.name.encode()
@@ -1174,11 +1133,10 @@ def _write_TopicProduceResponse_v9(response: TopicProduceResponse, out: bytearra
 def _read_TopicProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[TopicProduceResponse, int]:
     response = blank_instance(TopicProduceResponse)
     response.topic_id = _ZERO_UUID
-    field = ""
+    field = "name"
     index = 0
     size = len(buf)
     try:
-        field = "name"
         name_n = buf[pos]  # the length + 1
         if name_n == 1:  # the empty string
             response.name = ""
@@ -1324,9 +1282,8 @@ def _read_TopicProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[TopicProduc
 
 
 def _write_TopicProduceResponse_v10_12(response: TopicProduceResponse, out: bytearray) -> None:
-    field = ""
+    field = "name"
     try:
-        field = "name"
         if response.name is None:
             raise EncodeError("field name is null, which TopicProduceResponse versions 10-12 do not allow (never nullable)")
         name_utf8 = response.name.encode()
@@ -1359,11 +1316,10 @@ def _write_TopicProduceResponse_v10_12(response: TopicProduceResponse, out: byte
 def _read_TopicProduceResponse_v13(buf: bytes, pos: int) -> tuple[TopicProduceResponse, int]:
     response = blank_instance(TopicProduceResponse)
     response.name = ''
-    field = ""
+    field = "topic_id"
     index = 0
     size = len(buf)
     try:
-        field = "topic_id"
         response.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partition_responses[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -1499,9 +1455,8 @@ def _read_TopicProduceResponse_v13(buf: bytes, pos: int) -> tuple[TopicProduceRe
 
 
 def _write_TopicProduceResponse_v13(response: TopicProduceResponse, out: bytearray) -> None:
-    field = ""
+    field = "topic_id"
     try:
-        field = "topic_id"
         out += _w.uuid_bytes(response.topic_id)
         field = "partition_responses[]"
         partition_responses_items = response.partition_responses
@@ -1526,11 +1481,9 @@ def _write_TopicProduceResponse_v13(response: TopicProduceResponse, out: bytearr
 
 def _read_NodeEndpoint_v10_13(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
     endpoint = blank_instance(NodeEndpoint)
-    field = ""
-    index = 0
+    field = "node_id"
     size = len(buf)
     try:
-        field = "node_id"
         (endpoint.node_id,) = _unpack_NodeEndpoint_node_id(buf, pos)
         pos += 4
         field = "host"
@@ -1570,14 +1523,13 @@ def _read_NodeEndpoint_v10_13(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
         else:  # tags these versions do not know, kept as they came
             endpoint.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return endpoint, pos
 
 
 def _write_NodeEndpoint_v10_13(endpoint: NodeEndpoint, out: bytearray) -> None:
-    field = ""
+    field = "node_id"
     try:
-        field = "node_id"
         out += _pack_NodeEndpoint_node_id(endpoint.node_id)
         field = "host"
         if endpoint.host is None:
@@ -1606,10 +1558,9 @@ def _write_NodeEndpoint_v10_13(endpoint: NodeEndpoint, out: bytearray) -> None:
 def _read_ProduceResponse_v0(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
     response = blank_instance(ProduceResponse)
     response.throttle_time_ms = 0
-    field = ""
+    field = "responses[]"
     index = 0
     try:
-        field = "responses[]"
         index = -1  # no element yet: an error in the count names the array itself
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
@@ -1633,9 +1584,8 @@ def _write_ProduceResponse_v0(response: ProduceResponse, out: bytearray) -> None
         check_unsupported(response, "node_endpoints", "0")
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("ProduceResponse version 0 cannot carry tagged fields")
-    field = ""
+    field = "responses[]"
     try:
-        field = "responses[]"
         responses_items = response.responses
         if responses_items is None:
                 raise EncodeError("field responses is null, which ProduceResponse version 0 does not allow (never nullable)")
@@ -1651,10 +1601,9 @@ def _write_ProduceResponse_v0(response: ProduceResponse, out: bytearray) -> None
 
 def _read_ProduceResponse_v1(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
     response = blank_instance(ProduceResponse)
-    field = ""
+    field = "responses[]"
     index = 0
     try:
-        field = "responses[]"
         index = -1  # no element yet: an error in the count names the array itself
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
@@ -1681,9 +1630,8 @@ def _write_ProduceResponse_v1(response: ProduceResponse, out: bytearray) -> None
         check_unsupported(response, "node_endpoints", "1")
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("ProduceResponse version 1 cannot carry tagged fields")
-    field = ""
+    field = "responses[]"
     try:
-        field = "responses[]"
         responses_items = response.responses
         if responses_items is None:
                 raise EncodeError("field responses is null, which ProduceResponse version 1 does not allow (never nullable)")
@@ -1701,10 +1649,9 @@ def _write_ProduceResponse_v1(response: ProduceResponse, out: bytearray) -> None
 
 def _read_ProduceResponse_v2_4(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
     response = blank_instance(ProduceResponse)
-    field = ""
+    field = "responses[]"
     index = 0
     try:
-        field = "responses[]"
         index = -1  # no element yet: an error in the count names the array itself
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
@@ -1731,9 +1678,8 @@ def _write_ProduceResponse_v2_4(response: ProduceResponse, out: bytearray) -> No
         check_unsupported(response, "node_endpoints", "2-4")
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("ProduceResponse version 2-4 cannot carry tagged fields")
-    field = ""
+    field = "responses[]"
     try:
-        field = "responses[]"
         responses_items = response.responses
         if responses_items is None:
                 raise EncodeError("field responses is null, which ProduceResponse versions 2-4 do not allow (never nullable)")
@@ -1751,10 +1697,9 @@ def _write_ProduceResponse_v2_4(response: ProduceResponse, out: bytearray) -> No
 
 def _read_ProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
     response = blank_instance(ProduceResponse)
-    field = ""
+    field = "responses[]"
     index = 0
     try:
-        field = "responses[]"
         index = -1  # no element yet: an error in the count names the array itself
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
@@ -1781,9 +1726,8 @@ def _write_ProduceResponse_v5_7(response: ProduceResponse, out: bytearray) -> No
         check_unsupported(response, "node_endpoints", "5-7")
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("ProduceResponse version 5-7 cannot carry tagged fields")
-    field = ""
+    field = "responses[]"
     try:
-        field = "responses[]"
         responses_items = response.responses
         if responses_items is None:
                 raise EncodeError("field responses is null, which ProduceResponse versions 5-7 do not allow (never nullable)")
@@ -1801,10 +1745,9 @@ def _write_ProduceResponse_v5_7(response: ProduceResponse, out: bytearray) -> No
 
 def _read_ProduceResponse_v8(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
     response = blank_instance(ProduceResponse)
-    field = ""
+    field = "responses[]"
     index = 0
     try:
-        field = "responses[]"
         index = -1  # no element yet: an error in the count names the array itself
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
@@ -1831,9 +1774,8 @@ def _write_ProduceResponse_v8(response: ProduceResponse, out: bytearray) -> None
         check_unsupported(response, "node_endpoints", "8")
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("ProduceResponse version 8 cannot carry tagged fields")
-    field = ""
+    field = "responses[]"
     try:
-        field = "responses[]"
         responses_items = response.responses
         if responses_items is None:
                 raise EncodeError("field responses is null, which ProduceResponse version 8 does not allow (never nullable)")
@@ -1851,11 +1793,10 @@ def _write_ProduceResponse_v8(response: ProduceResponse, out: bytearray) -> None
 
 def _read_ProduceResponse_v9(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
     response = blank_instance(ProduceResponse)
-    field = ""
+    field = "responses[]"
     index = 0
     size = len(buf)
     try:
-        field = "responses[]"
         index = -1  # no element yet: an error in the count names the array itself
         responses_n = buf[pos] - 1
         if responses_n == 0:  # empty: a count byte of 1
@@ -2017,9 +1958,8 @@ def _read_ProduceResponse_v9(buf: bytes, pos: int) -> tuple[ProduceResponse, int
 def _write_ProduceResponse_v9(response: ProduceResponse, out: bytearray) -> None:
     if (response.node_endpoints is None or len(response.node_endpoints) != 0):
         check_unsupported(response, "node_endpoints", "9")
-    field = ""
+    field = "responses[]"
     try:
-        field = "responses[]"
         responses_items = response.responses
         if responses_items is None:
                 raise EncodeError("field responses is null, which ProduceResponse version 9 does not allow (never nullable)")
@@ -2044,11 +1984,10 @@ def _write_ProduceResponse_v9(response: ProduceResponse, out: bytearray) -> None
 
 def _read_ProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
     response = blank_instance(ProduceResponse)
-    field = ""
+    field = "responses[]"
     index = 0
     size = len(buf)
     try:
-        field = "responses[]"
         index = -1  # no element yet: an error in the count names the array itself
         responses_n = buf[pos] - 1
         if responses_n == 0:  # empty: a count byte of 1
@@ -2315,9 +2254,8 @@ def _read_ProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[ProduceResponse,
 
 
 def _write_ProduceResponse_v10_12(response: ProduceResponse, out: bytearray) -> None:
-    field = ""
+    field = "responses[]"
     try:
-        field = "responses[]"
         responses_items = response.responses
         if responses_items is None:
                 raise EncodeError("field responses is null, which ProduceResponse versions 10-12 do not allow (never nullable)")
@@ -2356,11 +2294,10 @@ def _write_ProduceResponse_v10_12(response: ProduceResponse, out: bytearray) -> 
 
 def _read_ProduceResponse_v13(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
     response = blank_instance(ProduceResponse)
-    field = ""
+    field = "responses[]"
     index = 0
     size = len(buf)
     try:
-        field = "responses[]"
         index = -1  # no element yet: an error in the count names the array itself
         responses_n = buf[pos] - 1
         if responses_n == 0:  # empty: a count byte of 1
@@ -2617,9 +2554,8 @@ def _read_ProduceResponse_v13(buf: bytes, pos: int) -> tuple[ProduceResponse, in
 
 
 def _write_ProduceResponse_v13(response: ProduceResponse, out: bytearray) -> None:
-    field = ""
+    field = "responses[]"
     try:
-        field = "responses[]"
         responses_items = response.responses
         if responses_items is None:
                 raise EncodeError("field responses is null, which ProduceResponse version 13 does not allow (never nullable)")

@@ -2,10 +2,9 @@
 
 Metadata message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per wire layout, the versions that share one (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -26,11 +25,10 @@ _pack_ProducerIdsRecord_broker_id_to_next_producer_id = struct.Struct(">iqq").pa
 class ProducerIdsRecord(GeneratedStruct):
     """Kafka's ProducerIdsRecord (metadata, apiKey 15), versions 0, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "broker_id": 'Broker that asked for the block.',
         "broker_epoch": 'Registration epoch of that broker.',
         "next_producer_id": 'First producer id of the next block to be handed out.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ProducerIdsRecord"
@@ -67,10 +65,8 @@ class ProducerIdsRecord(GeneratedStruct):
 
 def _read_ProducerIdsRecord_v0(buf: bytes, pos: int) -> tuple[ProducerIdsRecord, int]:
     record = blank_instance(ProducerIdsRecord)
-    field = ""
-    index = 0
+    field = "broker_id, broker_epoch, next_producer_id"
     try:
-        field = "broker_id, broker_epoch, next_producer_id"
         record.broker_id, record.broker_epoch, record.next_producer_id = _unpack_ProducerIdsRecord_broker_id_to_next_producer_id(buf, pos)
         pos += 20
         field = "(tagged fields)"
@@ -80,14 +76,13 @@ def _read_ProducerIdsRecord_v0(buf: bytes, pos: int) -> tuple[ProducerIdsRecord,
         else:  # tags these versions do not know, kept as they came
             record.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return record, pos
 
 
 def _write_ProducerIdsRecord_v0(record: ProducerIdsRecord, out: bytearray) -> None:
-    field = ""
+    field = "broker_id, broker_epoch, next_producer_id"
     try:
-        field = "broker_id, broker_epoch, next_producer_id"
         out += _pack_ProducerIdsRecord_broker_id_to_next_producer_id(record.broker_id, record.broker_epoch, record.next_producer_id)
         field = "(tagged fields)"
         if record.unknown_tagged_fields:

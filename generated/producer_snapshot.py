@@ -2,10 +2,9 @@
 
 Data message, versions 1, flexible versions none.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,7 +20,6 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_ProducerEntry_producer_id_to_current_txn_first_offset = struct.Struct(">qhiqiqiq").unpack_from
 _pack_ProducerEntry_producer_id_to_current_txn_first_offset = struct.Struct(">qhiqiqiq").pack
-_rows_ProducerEntry_v1 = struct.Struct(">qhiqiqiq").iter_unpack
 _unpack_ProducerSnapshot_crc = struct.Struct(">I").unpack_from
 _pack_ProducerSnapshot_crc = struct.Struct(">I").pack
 
@@ -29,7 +27,7 @@ _pack_ProducerSnapshot_crc = struct.Struct(">I").pack
 class ProducerEntry(GeneratedStruct):
     """State of each producer id seen in the partition."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "producer_id": 'Producer id this entry describes.',
         "epoch": 'Epoch of the producer id as of the snapshot.',
         "last_sequence": 'Sequence number of the last record written by the producer.',
@@ -38,7 +36,6 @@ class ProducerEntry(GeneratedStruct):
         "timestamp": "Largest timestamp in the producer's last batch, in milliseconds.",
         "coordinator_epoch": 'Epoch of the transaction coordinator that wrote the last marker.',
         "current_txn_first_offset": "First offset of the producer's open transaction, -1 when none.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ProducerEntry"
@@ -88,10 +85,9 @@ class ProducerEntry(GeneratedStruct):
 class ProducerSnapshot(GeneratedStruct):
     """Kafka's ProducerSnapshot (data), versions 1, flexible versions none."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "crc": 'CRC32C over the bytes that follow this field.',
         "producer_entries": 'State of each producer id seen in the partition.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ProducerSnapshot"
@@ -122,26 +118,23 @@ class ProducerSnapshot(GeneratedStruct):
 
 # --- ProducerEntry, version 1 ---
 
-def _read_ProducerEntry_v1(buf: bytes, pos: int) -> tuple[ProducerEntry, int]:
+def _read_ProducerEntry_v1(buf: bytes, pos: int, version: int) -> tuple[ProducerEntry, int]:
     entry = blank_instance(ProducerEntry)
-    field = ""
-    index = 0
+    field = "producer_id, epoch, last_sequence, last_offset, offset_delta, timestamp, coordinator_epoch, current_txn_first_offset"
     try:
-        field = "producer_id, epoch, last_sequence, last_offset, offset_delta, timestamp, coordinator_epoch, current_txn_first_offset"
         entry.producer_id, entry.epoch, entry.last_sequence, entry.last_offset, entry.offset_delta, entry.timestamp, entry.coordinator_epoch, entry.current_txn_first_offset = _unpack_ProducerEntry_producer_id_to_current_txn_first_offset(buf, pos)
         pos += 46
         entry.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return entry, pos
 
 
-def _write_ProducerEntry_v1(entry: ProducerEntry, out: bytearray) -> None:
+def _write_ProducerEntry_v1(entry: ProducerEntry, out: bytearray, version: int) -> None:
     if entry.unknown_tagged_fields:
         raise UnsupportedVersionError("ProducerEntry version 1 cannot carry tagged fields")
-    field = ""
+    field = "producer_id, epoch, last_sequence, last_offset, offset_delta, timestamp, coordinator_epoch, current_txn_first_offset"
     try:
-        field = "producer_id, epoch, last_sequence, last_offset, offset_delta, timestamp, coordinator_epoch, current_txn_first_offset"
         out += _pack_ProducerEntry_producer_id_to_current_txn_first_offset(entry.producer_id, entry.epoch, entry.last_sequence, entry.last_offset, entry.offset_delta, entry.timestamp, entry.coordinator_epoch, entry.current_txn_first_offset)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -149,57 +142,28 @@ def _write_ProducerEntry_v1(entry: ProducerEntry, out: bytearray) -> None:
 
 # --- ProducerSnapshot, version 1 ---
 
-def _read_ProducerSnapshot_v1(buf: bytes, pos: int) -> tuple[ProducerSnapshot, int]:
+def _read_ProducerSnapshot_v1(buf: bytes, pos: int, version: int) -> tuple[ProducerSnapshot, int]:
     snapshot = blank_instance(ProducerSnapshot)
-    field = ""
-    index = 0
-    size = len(buf)
+    field = "crc"
     try:
-        field = "crc"
         (snapshot.crc,) = _unpack_ProducerSnapshot_crc(buf, pos)
         pos += 4
-        field = "producer_entries[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        producer_entries_n, pos = _w.read_count(buf, pos, False)
-        if producer_entries_n < 0:
-            raise DecodeError("non-nullable field producer_entries was null", offset=pos)
-        elif producer_entries_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            producer_entries_items: list[ProducerEntry] = []
-            # Every element is fixed-width: one iter_unpack for all.
-            producer_entries_end = pos + producer_entries_n * 46
-            producer_entries_rows = buf[pos:producer_entries_end]
-            if len(producer_entries_rows) == producer_entries_n * 46:
-                for producer_entries_row in _rows_ProducerEntry_v1(producer_entries_rows):
-                    producer_entries_item = blank_instance(ProducerEntry)
-                    producer_entries_item.producer_id, producer_entries_item.epoch, producer_entries_item.last_sequence, producer_entries_item.last_offset, producer_entries_item.offset_delta, producer_entries_item.timestamp, producer_entries_item.coordinator_epoch, producer_entries_item.current_txn_first_offset = producer_entries_row
-                    producer_entries_item.unknown_tagged_fields = ()
-                    producer_entries_items.append(producer_entries_item)
-                pos = producer_entries_end
-            else:
-                for index in range(producer_entries_n):
-                    producer_entries_item, pos = _read_ProducerEntry_v1(buf, pos)
-                    producer_entries_items.append(producer_entries_item)
-            snapshot.producer_entries = producer_entries_items
+        field = "producer_entries"
+        snapshot.producer_entries, pos = _w.read_struct_array(buf, pos, False, _read_ProducerEntry_v1, version)
         snapshot.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return snapshot, pos
 
 
-def _write_ProducerSnapshot_v1(snapshot: ProducerSnapshot, out: bytearray) -> None:
+def _write_ProducerSnapshot_v1(snapshot: ProducerSnapshot, out: bytearray, version: int) -> None:
     if snapshot.unknown_tagged_fields:
         raise UnsupportedVersionError("ProducerSnapshot version 1 cannot carry tagged fields")
-    field = ""
+    field = "crc"
     try:
-        field = "crc"
         out += _pack_ProducerSnapshot_crc(snapshot.crc)
-        field = "producer_entries[]"
-        producer_entries_items = _w.non_null(snapshot.producer_entries, "field producer_entries is null, which ProducerSnapshot version 1 does not allow (never nullable)")
-        _w.write_count(out, len(producer_entries_items), False)
-        for producer_entries_item in producer_entries_items:
-            _write_ProducerEntry_v1(producer_entries_item, out)
+        field = "producer_entries"
+        _w.write_struct_array(out, _w.non_null(snapshot.producer_entries, "field producer_entries is null, which ProducerSnapshot version 1 does not allow (never nullable)"), False, _write_ProducerEntry_v1, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -209,8 +173,8 @@ def _write_ProducerSnapshot_v1(snapshot: ProducerSnapshot, out: bytearray) -> No
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V1_ONLY = (1, 1)
 
-ProducerEntry._READERS = (None, _read_ProducerEntry_v1)
-ProducerEntry._WRITERS = (None, _write_ProducerEntry_v1)
+ProducerEntry._READERS = _w.bind_versions((None, _read_ProducerEntry_v1))
+ProducerEntry._WRITERS = _w.bind_versions((None, _write_ProducerEntry_v1))
 ProducerEntry.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="producer_id", json_name="producerId", type="int64", versions=_V1_ONLY, default=0),
     FieldInfo(attr="epoch", json_name="epoch", type="int16", versions=_V1_ONLY, default=0),
@@ -221,8 +185,8 @@ ProducerEntry.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
     FieldInfo(attr="coordinator_epoch", json_name="coordinatorEpoch", type="int32", versions=_V1_ONLY, default=0),
     FieldInfo(attr="current_txn_first_offset", json_name="currentTxnFirstOffset", type="int64", versions=_V1_ONLY, default=0),
 )
-ProducerSnapshot._READERS = (None, _read_ProducerSnapshot_v1)
-ProducerSnapshot._WRITERS = (None, _write_ProducerSnapshot_v1)
+ProducerSnapshot._READERS = _w.bind_versions((None, _read_ProducerSnapshot_v1))
+ProducerSnapshot._WRITERS = _w.bind_versions((None, _write_ProducerSnapshot_v1))
 ProducerSnapshot._LAZY_DEFAULTS = {"producer_entries": list}
 ProducerSnapshot.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="crc", json_name="crc", type="uint32", versions=_V1_ONLY, default=0),

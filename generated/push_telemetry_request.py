@@ -2,10 +2,9 @@
 
 Request message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -29,13 +28,12 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class PushTelemetryRequest(GeneratedStruct):
     """Kafka's PushTelemetryRequest (request, apiKey 72), versions 0, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "client_instance_id": 'Id the broker gave this client instance in GetTelemetrySubscriptions.',
         "subscription_id": 'Id of the metrics subscription the pushed metrics answer; a stale id is refused.',
         "terminating": 'True when the client is closing and this is its last push.',
         "compression_type": 'Codec that compressed Metrics (the record-batch codec ids; 0 for none).',
         "metrics": 'The metrics as an OpenTelemetry MetricsData v1 protobuf message, compressed as CompressionType says.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "PushTelemetryRequest"
@@ -80,12 +78,10 @@ class PushTelemetryRequest(GeneratedStruct):
 
 # --- PushTelemetryRequest, version 0 (flexible) ---
 
-def _read_PushTelemetryRequest_v0(buf: bytes, pos: int) -> tuple[PushTelemetryRequest, int]:
+def _read_PushTelemetryRequest_v0(buf: bytes, pos: int, version: int) -> tuple[PushTelemetryRequest, int]:
     request = blank_instance(PushTelemetryRequest)
-    field = ""
-    index = 0
+    field = "client_instance_id"
     try:
-        field = "client_instance_id"
         request.client_instance_id, pos = _w.read_uuid(buf, pos)
         field = "subscription_id, terminating, compression_type"
         request.subscription_id, request.terminating, request.compression_type = _unpack_PushTelemetryRequest_subscription_id_to_compression_type(buf, pos)
@@ -93,30 +89,22 @@ def _read_PushTelemetryRequest_v0(buf: bytes, pos: int) -> tuple[PushTelemetryRe
         field = "metrics"
         request.metrics, pos = _w.read_compact_bytes_nn(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_PushTelemetryRequest_v0(request: PushTelemetryRequest, out: bytearray) -> None:
-    field = ""
+def _write_PushTelemetryRequest_v0(request: PushTelemetryRequest, out: bytearray, version: int) -> None:
+    field = "client_instance_id"
     try:
-        field = "client_instance_id"
         out += _w.uuid_bytes(request.client_instance_id)
         field = "subscription_id, terminating, compression_type"
         out += _pack_PushTelemetryRequest_subscription_id_to_compression_type(request.subscription_id, request.terminating, request.compression_type)
         field = "metrics"
         _w.write_compact_bytes(out, _w.non_null(request.metrics, "field metrics is null, which PushTelemetryRequest version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -126,8 +114,8 @@ def _write_PushTelemetryRequest_v0(request: PushTelemetryRequest, out: bytearray
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-PushTelemetryRequest._READERS = (_read_PushTelemetryRequest_v0,)
-PushTelemetryRequest._WRITERS = (_write_PushTelemetryRequest_v0,)
+PushTelemetryRequest._READERS = _w.bind_versions((_read_PushTelemetryRequest_v0,))
+PushTelemetryRequest._WRITERS = _w.bind_versions((_write_PushTelemetryRequest_v0,))
 PushTelemetryRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="client_instance_id", json_name="clientInstanceId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
     FieldInfo(attr="subscription_id", json_name="subscriptionId", type="int32", versions=_V0_PLUS, default=0),

@@ -2,10 +2,9 @@
 
 Data message, versions 0-1, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,11 +20,10 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_Voter_voter_id = struct.Struct(">i").unpack_from
 _pack_Voter_voter_id = struct.Struct(">i").pack
-_rows_Voter_v0 = struct.Struct(">iB").iter_unpack
-_unpack_QuorumStateData_leader_id_to_applied_offset = struct.Struct(">iiiq").unpack_from
-_pack_QuorumStateData_leader_id_to_applied_offset = struct.Struct(">iiiq").pack
 _unpack_QuorumStateData_leader_id_to_voted_id = struct.Struct(">iii").unpack_from
 _pack_QuorumStateData_leader_id_to_voted_id = struct.Struct(">iii").pack
+_unpack_QuorumStateData_applied_offset = struct.Struct(">q").unpack_from
+_pack_QuorumStateData_applied_offset = struct.Struct(">q").pack
 
 # Default values.
 _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
@@ -34,9 +32,8 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class Voter(GeneratedStruct):
     """The Voter structure of QuorumStateData."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "voter_id": 'Node id of a voter (v0 only).',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "Voter"
@@ -58,7 +55,7 @@ class Voter(GeneratedStruct):
 class QuorumStateData(GeneratedStruct):
     """Kafka's QuorumStateData (data), versions 0-1, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "cluster_id": 'Cluster id (v0 only; written as an empty string).',
         "leader_id": 'Known leader of the epoch, -1 when none.',
         "leader_epoch": 'Newest leader epoch the replica knows, -1 when none.',
@@ -66,7 +63,6 @@ class QuorumStateData(GeneratedStruct):
         "voted_directory_id": 'Log directory id of the candidate voted for.',
         "applied_offset": 'Offset field of v0 that Kafka never used; written as 0.',
         "current_voters": 'Statically configured voters (v0 only).',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "QuorumStateData"
@@ -117,157 +113,86 @@ class QuorumStateData(GeneratedStruct):
 
 # --- Voter, version 0 (flexible) ---
 
-def _read_Voter_v0(buf: bytes, pos: int) -> tuple[Voter, int]:
+def _read_Voter_v0(buf: bytes, pos: int, version: int) -> tuple[Voter, int]:
     voter = blank_instance(Voter)
-    field = ""
-    index = 0
+    field = "voter_id"
     try:
-        field = "voter_id"
         (voter.voter_id,) = _unpack_Voter_voter_id(buf, pos)
         pos += 4
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            voter.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            voter.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        voter.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return voter, pos
 
 
-def _write_Voter_v0(voter: Voter, out: bytearray) -> None:
-    field = ""
+def _write_Voter_v0(voter: Voter, out: bytearray, version: int) -> None:
+    field = "voter_id"
     try:
-        field = "voter_id"
         out += _pack_Voter_voter_id(voter.voter_id)
         field = "(tagged fields)"
-        if voter.unknown_tagged_fields:
-            _w.write_tagged(out, [], voter.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], voter.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- QuorumStateData, version 0 (flexible) ---
+# --- QuorumStateData, versions 0-1 (flexible) ---
 
-def _read_QuorumStateData_v0(buf: bytes, pos: int) -> tuple[QuorumStateData, int]:
-    data = blank_instance(QuorumStateData)
-    data.voted_directory_id = _ZERO_UUID
-    field = ""
-    index = 0
-    size = len(buf)
-    try:
-        field = "cluster_id"
-        data.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
-        field = "leader_id, leader_epoch, voted_id, applied_offset"
-        data.leader_id, data.leader_epoch, data.voted_id, data.applied_offset = _unpack_QuorumStateData_leader_id_to_applied_offset(buf, pos)
-        pos += 20
-        field = "current_voters[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        current_voters_n, pos = _w.read_count(buf, pos, True)
-        if current_voters_n < 0:
-            data.current_voters = None
-        elif current_voters_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            current_voters_items: list[Voter] = []
-            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            current_voters_end = pos + current_voters_n * 5
-            current_voters_rows = buf[pos:current_voters_end]
-            if len(current_voters_rows) == current_voters_n * 5 and not any(current_voters_rows[4::5]):
-                for current_voters_row in _rows_Voter_v0(current_voters_rows):
-                    current_voters_item = blank_instance(Voter)
-                    current_voters_item.voter_id, _ = current_voters_row
-                    current_voters_item.unknown_tagged_fields = ()
-                    current_voters_items.append(current_voters_item)
-                pos = current_voters_end
-            else:
-                for index in range(current_voters_n):
-                    current_voters_item, pos = _read_Voter_v0(buf, pos)
-                    current_voters_items.append(current_voters_item)
-            data.current_voters = current_voters_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return data, pos
-
-
-def _write_QuorumStateData_v0(data: QuorumStateData, out: bytearray) -> None:
-    if data.voted_directory_id != _ZERO_UUID:
-        check_unsupported(data, "voted_directory_id", "0")
-    field = ""
-    try:
-        field = "cluster_id"
-        _w.write_compact_string(out, _w.non_null(data.cluster_id, "field cluster_id is null, which QuorumStateData version 0 does not allow (never nullable)"))
-        field = "leader_id, leader_epoch, voted_id, applied_offset"
-        out += _pack_QuorumStateData_leader_id_to_applied_offset(data.leader_id, data.leader_epoch, data.voted_id, data.applied_offset)
-        field = "current_voters[]"
-        current_voters_items = data.current_voters
-        if current_voters_items is None:
-            _w.write_count(out, None, True)
-        else:
-            _w.write_count(out, len(current_voters_items), True)
-            for current_voters_item in current_voters_items:
-                _write_Voter_v0(current_voters_item, out)
-        field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- QuorumStateData, version 1 (flexible) ---
-
-def _read_QuorumStateData_v1(buf: bytes, pos: int) -> tuple[QuorumStateData, int]:
+def _read_QuorumStateData_v0_1(buf: bytes, pos: int, version: int) -> tuple[QuorumStateData, int]:
     data = blank_instance(QuorumStateData)
     data.cluster_id = ''
+    data.voted_directory_id = _ZERO_UUID
     data.applied_offset = 0
     field = ""
-    index = 0
     try:
+        if version == 0:
+            field = "cluster_id"
+            data.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "leader_id, leader_epoch, voted_id"
         data.leader_id, data.leader_epoch, data.voted_id = _unpack_QuorumStateData_leader_id_to_voted_id(buf, pos)
         pos += 12
-        field = "voted_directory_id"
-        data.voted_directory_id, pos = _w.read_uuid(buf, pos)
+        if version >= 1:
+            field = "voted_directory_id"
+            data.voted_directory_id, pos = _w.read_uuid(buf, pos)
+        if version == 0:
+            field = "applied_offset"
+            (data.applied_offset,) = _unpack_QuorumStateData_applied_offset(buf, pos)
+            pos += 8
+            field = "current_voters"
+            data.current_voters, pos = _w.read_nullable_struct_array(buf, pos, True, _read_Voter_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_QuorumStateData_v1(data: QuorumStateData, out: bytearray) -> None:
-    if data.cluster_id != '':
-        check_unsupported(data, "cluster_id", "1")
-    if data.applied_offset != 0:
-        check_unsupported(data, "applied_offset", "1")
-    if (data.current_voters is None or len(data.current_voters) != 0):
-        check_unsupported(data, "current_voters", "1")
+def _write_QuorumStateData_v0_1(data: QuorumStateData, out: bytearray, version: int) -> None:
+    if version != 0 and data.cluster_id != '':
+        check_unsupported(data, "cluster_id", str(version))
+    if version < 1 and data.voted_directory_id != _ZERO_UUID:
+        check_unsupported(data, "voted_directory_id", str(version))
+    if version != 0 and data.applied_offset != 0:
+        check_unsupported(data, "applied_offset", str(version))
+    if version != 0 and (data.current_voters is None or len(data.current_voters) != 0):
+        check_unsupported(data, "current_voters", str(version))
     field = ""
     try:
+        if version == 0:
+            field = "cluster_id"
+            _w.write_compact_string(out, _w.non_null(data.cluster_id, "field cluster_id is null, which QuorumStateData versions 0-1 do not allow (never nullable)"))
         field = "leader_id, leader_epoch, voted_id"
         out += _pack_QuorumStateData_leader_id_to_voted_id(data.leader_id, data.leader_epoch, data.voted_id)
-        field = "voted_directory_id"
-        out += _w.uuid_bytes(data.voted_directory_id)
+        if version >= 1:
+            field = "voted_directory_id"
+            out += _w.uuid_bytes(data.voted_directory_id)
+        if version == 0:
+            field = "applied_offset"
+            out += _pack_QuorumStateData_applied_offset(data.applied_offset)
+            field = "current_voters"
+            _w.write_struct_array(out, data.current_voters, True, _write_Voter_v0, version)
         field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], data.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -279,13 +204,13 @@ _V0_ONLY = (0, 0)
 _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 
-Voter._READERS = (_read_Voter_v0, None)
-Voter._WRITERS = (_write_Voter_v0, None)
+Voter._READERS = _w.bind_versions((_read_Voter_v0, None))
+Voter._WRITERS = _w.bind_versions((_write_Voter_v0, None))
 Voter.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="voter_id", json_name="voterId", type="int32", versions=_V0_ONLY, default=0),
 )
-QuorumStateData._READERS = (_read_QuorumStateData_v0, _read_QuorumStateData_v1)
-QuorumStateData._WRITERS = (_write_QuorumStateData_v0, _write_QuorumStateData_v1)
+QuorumStateData._READERS = _w.bind_versions((_read_QuorumStateData_v0_1, _read_QuorumStateData_v0_1))
+QuorumStateData._WRITERS = _w.bind_versions((_write_QuorumStateData_v0_1, _write_QuorumStateData_v0_1))
 QuorumStateData._LAZY_DEFAULTS = {"current_voters": list}
 QuorumStateData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="cluster_id", json_name="clusterId", type="string", versions=_V0_ONLY, default=''),

@@ -2,10 +2,9 @@
 
 Response message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,7 +20,6 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_StateBatch_first_offset_to_delivery_count = struct.Struct(">qqbh").unpack_from
 _pack_StateBatch_first_offset_to_delivery_count = struct.Struct(">qqbh").pack
-_rows_StateBatch_v0 = struct.Struct(">qqbhB").iter_unpack
 _unpack_PartitionResult_partition_error_code = struct.Struct(">ih").unpack_from
 _pack_PartitionResult_partition_error_code = struct.Struct(">ih").pack
 _unpack_PartitionResult_state_epoch_start_offset = struct.Struct(">iq").unpack_from
@@ -34,12 +32,11 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class StateBatch(GeneratedStruct):
     """Ranges of in-flight records whose delivery state differs from plain Available."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "first_offset": 'First offset of the range.',
         "last_offset": 'Last offset of the range, included.',
         "delivery_state": 'State of the records: 0 available, 2 acknowledged, 4 archived.',
         "delivery_count": 'How many times these records have been delivered.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "StateBatch"
@@ -73,14 +70,13 @@ class StateBatch(GeneratedStruct):
 class PartitionResult(GeneratedStruct):
     """State per partition of this topic."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition": 'Index of the partition within its topic.',
         "error_code": 'Outcome for this share-partition, 0 when its state was read; for example NOT_COORDINATOR or FENCED_LEADER_EPOCH.',
         "error_message": 'Text describing the failure for people, or null.',
         "state_epoch": 'Epoch of the stored state, bumped each time the state is reset.',
         "start_offset": 'First offset the share-partition still tracks, or -1 when its state is not initialised yet.',
         "state_batches": 'Ranges of in-flight records whose delivery state differs from plain Available.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "PartitionResult"
@@ -124,10 +120,9 @@ class PartitionResult(GeneratedStruct):
 class ReadStateResult(GeneratedStruct):
     """State of the requested share-partitions, by topic."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_id": 'Id of the topic the partitions in this entry belong to.',
         "partitions": 'State per partition of this topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ReadStateResult"
@@ -153,9 +148,8 @@ class ReadStateResult(GeneratedStruct):
 class ReadShareGroupStateResponse(GeneratedStruct):
     """Kafka's ReadShareGroupStateResponse (response, apiKey 84), versions 0, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "results": 'State of the requested share-partitions, by topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ReadShareGroupStateResponse"
@@ -182,48 +176,35 @@ class ReadShareGroupStateResponse(GeneratedStruct):
 
 # --- StateBatch, version 0 (flexible) ---
 
-def _read_StateBatch_v0(buf: bytes, pos: int) -> tuple[StateBatch, int]:
+def _read_StateBatch_v0(buf: bytes, pos: int, version: int) -> tuple[StateBatch, int]:
     batch = blank_instance(StateBatch)
-    field = ""
-    index = 0
+    field = "first_offset, last_offset, delivery_state, delivery_count"
     try:
-        field = "first_offset, last_offset, delivery_state, delivery_count"
         batch.first_offset, batch.last_offset, batch.delivery_state, batch.delivery_count = _unpack_StateBatch_first_offset_to_delivery_count(buf, pos)
         pos += 19
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            batch.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            batch.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        batch.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return batch, pos
 
 
-def _write_StateBatch_v0(batch: StateBatch, out: bytearray) -> None:
-    field = ""
+def _write_StateBatch_v0(batch: StateBatch, out: bytearray, version: int) -> None:
+    field = "first_offset, last_offset, delivery_state, delivery_count"
     try:
-        field = "first_offset, last_offset, delivery_state, delivery_count"
         out += _pack_StateBatch_first_offset_to_delivery_count(batch.first_offset, batch.last_offset, batch.delivery_state, batch.delivery_count)
         field = "(tagged fields)"
-        if batch.unknown_tagged_fields:
-            _w.write_tagged(out, [], batch.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], batch.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- PartitionResult, version 0 (flexible) ---
 
-def _read_PartitionResult_v0(buf: bytes, pos: int) -> tuple[PartitionResult, int]:
+def _read_PartitionResult_v0(buf: bytes, pos: int, version: int) -> tuple[PartitionResult, int]:
     result = blank_instance(PartitionResult)
-    field = ""
-    index = 0
-    size = len(buf)
+    field = "partition, error_code"
     try:
-        field = "partition, error_code"
         result.partition, result.error_code = _unpack_PartitionResult_partition_error_code(buf, pos)
         pos += 6
         field = "error_message"
@@ -231,160 +212,79 @@ def _read_PartitionResult_v0(buf: bytes, pos: int) -> tuple[PartitionResult, int
         field = "state_epoch, start_offset"
         result.state_epoch, result.start_offset = _unpack_PartitionResult_state_epoch_start_offset(buf, pos)
         pos += 12
-        field = "state_batches[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        state_batches_n, pos = _w.read_count(buf, pos, True)
-        if state_batches_n < 0:
-            raise DecodeError("non-nullable field state_batches was null", offset=pos)
-        elif state_batches_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            state_batches_items: list[StateBatch] = []
-            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            state_batches_end = pos + state_batches_n * 20
-            state_batches_rows = buf[pos:state_batches_end]
-            if len(state_batches_rows) == state_batches_n * 20 and not any(state_batches_rows[19::20]):
-                for state_batches_row in _rows_StateBatch_v0(state_batches_rows):
-                    state_batches_item = blank_instance(StateBatch)
-                    state_batches_item.first_offset, state_batches_item.last_offset, state_batches_item.delivery_state, state_batches_item.delivery_count, _ = state_batches_row
-                    state_batches_item.unknown_tagged_fields = ()
-                    state_batches_items.append(state_batches_item)
-                pos = state_batches_end
-            else:
-                for index in range(state_batches_n):
-                    state_batches_item, pos = _read_StateBatch_v0(buf, pos)
-                    state_batches_items.append(state_batches_item)
-            result.state_batches = state_batches_items
+        field = "state_batches"
+        result.state_batches, pos = _w.read_struct_array(buf, pos, True, _read_StateBatch_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            result.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_PartitionResult_v0(result: PartitionResult, out: bytearray) -> None:
-    field = ""
+def _write_PartitionResult_v0(result: PartitionResult, out: bytearray, version: int) -> None:
+    field = "partition, error_code"
     try:
-        field = "partition, error_code"
         out += _pack_PartitionResult_partition_error_code(result.partition, result.error_code)
         field = "error_message"
         _w.write_compact_string(out, result.error_message)
         field = "state_epoch, start_offset"
         out += _pack_PartitionResult_state_epoch_start_offset(result.state_epoch, result.start_offset)
-        field = "state_batches[]"
-        state_batches_items = _w.non_null(result.state_batches, "field state_batches is null, which PartitionResult version 0 does not allow (never nullable)")
-        _w.write_count(out, len(state_batches_items), True)
-        for state_batches_item in state_batches_items:
-            _write_StateBatch_v0(state_batches_item, out)
+        field = "state_batches"
+        _w.write_struct_array(out, _w.non_null(result.state_batches, "field state_batches is null, which PartitionResult version 0 does not allow (never nullable)"), True, _write_StateBatch_v0, version)
         field = "(tagged fields)"
-        if result.unknown_tagged_fields:
-            _w.write_tagged(out, [], result.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], result.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- ReadStateResult, version 0 (flexible) ---
 
-def _read_ReadStateResult_v0(buf: bytes, pos: int) -> tuple[ReadStateResult, int]:
+def _read_ReadStateResult_v0(buf: bytes, pos: int, version: int) -> tuple[ReadStateResult, int]:
     result = blank_instance(ReadStateResult)
-    field = ""
-    index = 0
+    field = "topic_id"
     try:
-        field = "topic_id"
         result.topic_id, pos = _w.read_uuid(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[PartitionResult] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionResult_v0(buf, pos)
-                partitions_items.append(partitions_item)
-            result.partitions = partitions_items
+        field = "partitions"
+        result.partitions, pos = _w.read_struct_array(buf, pos, True, _read_PartitionResult_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            result.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_ReadStateResult_v0(result: ReadStateResult, out: bytearray) -> None:
-    field = ""
+def _write_ReadStateResult_v0(result: ReadStateResult, out: bytearray, version: int) -> None:
+    field = "topic_id"
     try:
-        field = "topic_id"
         out += _w.uuid_bytes(result.topic_id)
-        field = "partitions[]"
-        partitions_items = _w.non_null(result.partitions, "field partitions is null, which ReadStateResult version 0 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_PartitionResult_v0(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(result.partitions, "field partitions is null, which ReadStateResult version 0 does not allow (never nullable)"), True, _write_PartitionResult_v0, version)
         field = "(tagged fields)"
-        if result.unknown_tagged_fields:
-            _w.write_tagged(out, [], result.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], result.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- ReadShareGroupStateResponse, version 0 (flexible) ---
 
-def _read_ReadShareGroupStateResponse_v0(buf: bytes, pos: int) -> tuple[ReadShareGroupStateResponse, int]:
+def _read_ReadShareGroupStateResponse_v0(buf: bytes, pos: int, version: int) -> tuple[ReadShareGroupStateResponse, int]:
     response = blank_instance(ReadShareGroupStateResponse)
-    field = ""
-    index = 0
+    field = "results"
     try:
-        field = "results[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        results_n, pos = _w.read_count(buf, pos, True)
-        if results_n < 0:
-            raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            results_items: list[ReadStateResult] = []
-            for index in range(results_n):
-                results_item, pos = _read_ReadStateResult_v0(buf, pos)
-                results_items.append(results_item)
-            response.results = results_items
+        response.results, pos = _w.read_struct_array(buf, pos, True, _read_ReadStateResult_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_ReadShareGroupStateResponse_v0(response: ReadShareGroupStateResponse, out: bytearray) -> None:
-    field = ""
+def _write_ReadShareGroupStateResponse_v0(response: ReadShareGroupStateResponse, out: bytearray, version: int) -> None:
+    field = "results"
     try:
-        field = "results[]"
-        results_items = _w.non_null(response.results, "field results is null, which ReadShareGroupStateResponse version 0 does not allow (never nullable)")
-        _w.write_count(out, len(results_items), True)
-        for results_item in results_items:
-            _write_ReadStateResult_v0(results_item, out)
+        _w.write_struct_array(out, _w.non_null(response.results, "field results is null, which ReadShareGroupStateResponse version 0 does not allow (never nullable)"), True, _write_ReadStateResult_v0, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -394,16 +294,16 @@ def _write_ReadShareGroupStateResponse_v0(response: ReadShareGroupStateResponse,
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-StateBatch._READERS = (_read_StateBatch_v0,)
-StateBatch._WRITERS = (_write_StateBatch_v0,)
+StateBatch._READERS = _w.bind_versions((_read_StateBatch_v0,))
+StateBatch._WRITERS = _w.bind_versions((_write_StateBatch_v0,))
 StateBatch.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="first_offset", json_name="firstOffset", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="last_offset", json_name="lastOffset", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="delivery_state", json_name="deliveryState", type="int8", versions=_V0_PLUS, default=0),
     FieldInfo(attr="delivery_count", json_name="deliveryCount", type="int16", versions=_V0_PLUS, default=0),
 )
-PartitionResult._READERS = (_read_PartitionResult_v0,)
-PartitionResult._WRITERS = (_write_PartitionResult_v0,)
+PartitionResult._READERS = _w.bind_versions((_read_PartitionResult_v0,))
+PartitionResult._WRITERS = _w.bind_versions((_write_PartitionResult_v0,))
 PartitionResult._LAZY_DEFAULTS = {"state_batches": list}
 PartitionResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition", json_name="partition", type="int32", versions=_V0_PLUS, default=0),
@@ -413,15 +313,15 @@ PartitionResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.m
     FieldInfo(attr="start_offset", json_name="startOffset", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="state_batches", json_name="stateBatches", type="[]StateBatch", versions=_V0_PLUS, default=(), struct=StateBatch),
 )
-ReadStateResult._READERS = (_read_ReadStateResult_v0,)
-ReadStateResult._WRITERS = (_write_ReadStateResult_v0,)
+ReadStateResult._READERS = _w.bind_versions((_read_ReadStateResult_v0,))
+ReadStateResult._WRITERS = _w.bind_versions((_write_ReadStateResult_v0,))
 ReadStateResult._LAZY_DEFAULTS = {"partitions": list}
 ReadStateResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
     FieldInfo(attr="partitions", json_name="partitions", type="[]PartitionResult", versions=_V0_PLUS, default=(), struct=PartitionResult),
 )
-ReadShareGroupStateResponse._READERS = (_read_ReadShareGroupStateResponse_v0,)
-ReadShareGroupStateResponse._WRITERS = (_write_ReadShareGroupStateResponse_v0,)
+ReadShareGroupStateResponse._READERS = _w.bind_versions((_read_ReadShareGroupStateResponse_v0,))
+ReadShareGroupStateResponse._WRITERS = _w.bind_versions((_write_ReadShareGroupStateResponse_v0,))
 ReadShareGroupStateResponse._LAZY_DEFAULTS = {"results": list}
 ReadShareGroupStateResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="results", json_name="results", type="[]ReadStateResult", versions=_V0_PLUS, default=(), struct=ReadStateResult),

@@ -2,10 +2,9 @@
 
 Request message, versions 0-1, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,7 +20,6 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_PartitionData_partition_leader_epoch = struct.Struct(">ii").unpack_from
 _pack_PartitionData_partition_leader_epoch = struct.Struct(">ii").pack
-_rows_PartitionData_v0_1 = struct.Struct(">iiB").iter_unpack
 
 # Default values.
 _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
@@ -30,10 +28,9 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class PartitionData(GeneratedStruct):
     """Partitions of this topic to read."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition": 'Index of the partition within its topic.',
         "leader_epoch": 'Leader epoch known to the asker, or -1 to skip the check.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "PartitionData"
@@ -59,10 +56,9 @@ class PartitionData(GeneratedStruct):
 class ReadStateSummaryData(GeneratedStruct):
     """Topics whose state summary is read."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_id": 'Id of the topic the partitions in this entry belong to.',
         "partitions": 'Partitions of this topic to read.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ReadStateSummaryData"
@@ -89,10 +85,9 @@ class ReadShareGroupStateSummaryRequest(GeneratedStruct):
     """Kafka's ReadShareGroupStateSummaryRequest (request, apiKey 87), versions 0-1, flexible
     versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "group_id": 'Id of the share group whose state summary is read.',
         "topics": 'Topics whose state summary is read.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ReadShareGroupStateSummaryRequest"
@@ -124,151 +119,81 @@ class ReadShareGroupStateSummaryRequest(GeneratedStruct):
 
 # --- PartitionData, versions 0-1 (flexible) ---
 
-def _read_PartitionData_v0_1(buf: bytes, pos: int) -> tuple[PartitionData, int]:
+def _read_PartitionData_v0_1(buf: bytes, pos: int, version: int) -> tuple[PartitionData, int]:
     data = blank_instance(PartitionData)
-    field = ""
-    index = 0
+    field = "partition, leader_epoch"
     try:
-        field = "partition, leader_epoch"
         data.partition, data.leader_epoch = _unpack_PartitionData_partition_leader_epoch(buf, pos)
         pos += 8
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_PartitionData_v0_1(data: PartitionData, out: bytearray) -> None:
-    field = ""
+def _write_PartitionData_v0_1(data: PartitionData, out: bytearray, version: int) -> None:
+    field = "partition, leader_epoch"
     try:
-        field = "partition, leader_epoch"
         out += _pack_PartitionData_partition_leader_epoch(data.partition, data.leader_epoch)
         field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], data.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- ReadStateSummaryData, versions 0-1 (flexible) ---
 
-def _read_ReadStateSummaryData_v0_1(buf: bytes, pos: int) -> tuple[ReadStateSummaryData, int]:
+def _read_ReadStateSummaryData_v0_1(buf: bytes, pos: int, version: int) -> tuple[ReadStateSummaryData, int]:
     data = blank_instance(ReadStateSummaryData)
-    field = ""
-    index = 0
-    size = len(buf)
+    field = "topic_id"
     try:
-        field = "topic_id"
         data.topic_id, pos = _w.read_uuid(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[PartitionData] = []
-            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            partitions_end = pos + partitions_n * 9
-            partitions_rows = buf[pos:partitions_end]
-            if len(partitions_rows) == partitions_n * 9 and not any(partitions_rows[8::9]):
-                for partitions_row in _rows_PartitionData_v0_1(partitions_rows):
-                    partitions_item = blank_instance(PartitionData)
-                    partitions_item.partition, partitions_item.leader_epoch, _ = partitions_row
-                    partitions_item.unknown_tagged_fields = ()
-                    partitions_items.append(partitions_item)
-                pos = partitions_end
-            else:
-                for index in range(partitions_n):
-                    partitions_item, pos = _read_PartitionData_v0_1(buf, pos)
-                    partitions_items.append(partitions_item)
-            data.partitions = partitions_items
+        field = "partitions"
+        data.partitions, pos = _w.read_struct_array(buf, pos, True, _read_PartitionData_v0_1, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_ReadStateSummaryData_v0_1(data: ReadStateSummaryData, out: bytearray) -> None:
-    field = ""
+def _write_ReadStateSummaryData_v0_1(data: ReadStateSummaryData, out: bytearray, version: int) -> None:
+    field = "topic_id"
     try:
-        field = "topic_id"
         out += _w.uuid_bytes(data.topic_id)
-        field = "partitions[]"
-        partitions_items = _w.non_null(data.partitions, "field partitions is null, which ReadStateSummaryData versions 0-1 do not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_PartitionData_v0_1(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(data.partitions, "field partitions is null, which ReadStateSummaryData versions 0-1 do not allow (never nullable)"), True, _write_PartitionData_v0_1, version)
         field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], data.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- ReadShareGroupStateSummaryRequest, versions 0-1 (flexible) ---
 
-def _read_ReadShareGroupStateSummaryRequest_v0_1(buf: bytes, pos: int) -> tuple[ReadShareGroupStateSummaryRequest, int]:
+def _read_ReadShareGroupStateSummaryRequest_v0_1(buf: bytes, pos: int, version: int) -> tuple[ReadShareGroupStateSummaryRequest, int]:
     request = blank_instance(ReadShareGroupStateSummaryRequest)
-    field = ""
-    index = 0
+    field = "group_id"
     try:
-        field = "group_id"
         request.group_id, pos = _w.read_compact_string_nn(buf, pos)
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[ReadStateSummaryData] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_ReadStateSummaryData_v0_1(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
+        field = "topics"
+        request.topics, pos = _w.read_struct_array(buf, pos, True, _read_ReadStateSummaryData_v0_1, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_ReadShareGroupStateSummaryRequest_v0_1(request: ReadShareGroupStateSummaryRequest, out: bytearray) -> None:
-    field = ""
+def _write_ReadShareGroupStateSummaryRequest_v0_1(request: ReadShareGroupStateSummaryRequest, out: bytearray, version: int) -> None:
+    field = "group_id"
     try:
-        field = "group_id"
         _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which ReadShareGroupStateSummaryRequest versions 0-1 do not allow (never nullable)"))
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which ReadShareGroupStateSummaryRequest versions 0-1 do not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_ReadStateSummaryData_v0_1(topics_item, out)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(request.topics, "field topics is null, which ReadShareGroupStateSummaryRequest versions 0-1 do not allow (never nullable)"), True, _write_ReadStateSummaryData_v0_1, version)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -278,21 +203,21 @@ def _write_ReadShareGroupStateSummaryRequest_v0_1(request: ReadShareGroupStateSu
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-PartitionData._READERS = (_read_PartitionData_v0_1, _read_PartitionData_v0_1)
-PartitionData._WRITERS = (_write_PartitionData_v0_1, _write_PartitionData_v0_1)
+PartitionData._READERS = _w.bind_versions((_read_PartitionData_v0_1, _read_PartitionData_v0_1))
+PartitionData._WRITERS = _w.bind_versions((_write_PartitionData_v0_1, _write_PartitionData_v0_1))
 PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition", json_name="partition", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="leader_epoch", json_name="leaderEpoch", type="int32", versions=_V0_PLUS, default=0),
 )
-ReadStateSummaryData._READERS = (_read_ReadStateSummaryData_v0_1, _read_ReadStateSummaryData_v0_1)
-ReadStateSummaryData._WRITERS = (_write_ReadStateSummaryData_v0_1, _write_ReadStateSummaryData_v0_1)
+ReadStateSummaryData._READERS = _w.bind_versions((_read_ReadStateSummaryData_v0_1, _read_ReadStateSummaryData_v0_1))
+ReadStateSummaryData._WRITERS = _w.bind_versions((_write_ReadStateSummaryData_v0_1, _write_ReadStateSummaryData_v0_1))
 ReadStateSummaryData._LAZY_DEFAULTS = {"partitions": list}
 ReadStateSummaryData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
     FieldInfo(attr="partitions", json_name="partitions", type="[]PartitionData", versions=_V0_PLUS, default=(), struct=PartitionData),
 )
-ReadShareGroupStateSummaryRequest._READERS = (_read_ReadShareGroupStateSummaryRequest_v0_1, _read_ReadShareGroupStateSummaryRequest_v0_1)
-ReadShareGroupStateSummaryRequest._WRITERS = (_write_ReadShareGroupStateSummaryRequest_v0_1, _write_ReadShareGroupStateSummaryRequest_v0_1)
+ReadShareGroupStateSummaryRequest._READERS = _w.bind_versions((_read_ReadShareGroupStateSummaryRequest_v0_1, _read_ReadShareGroupStateSummaryRequest_v0_1))
+ReadShareGroupStateSummaryRequest._WRITERS = _w.bind_versions((_write_ReadShareGroupStateSummaryRequest_v0_1, _write_ReadShareGroupStateSummaryRequest_v0_1))
 ReadShareGroupStateSummaryRequest._LAZY_DEFAULTS = {"topics": list}
 ReadShareGroupStateSummaryRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),

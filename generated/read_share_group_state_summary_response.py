@@ -2,10 +2,9 @@
 
 Response message, versions 0-1, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -23,8 +22,8 @@ _unpack_PartitionResult_partition_error_code = struct.Struct(">ih").unpack_from
 _pack_PartitionResult_partition_error_code = struct.Struct(">ih").pack
 _unpack_PartitionResult_state_epoch_to_start_offset = struct.Struct(">iiq").unpack_from
 _pack_PartitionResult_state_epoch_to_start_offset = struct.Struct(">iiq").pack
-_unpack_PartitionResult_state_epoch_to_delivery_complete_count = struct.Struct(">iiqi").unpack_from
-_pack_PartitionResult_state_epoch_to_delivery_complete_count = struct.Struct(">iiqi").pack
+_unpack_PartitionResult_delivery_complete_count = struct.Struct(">i").unpack_from
+_pack_PartitionResult_delivery_complete_count = struct.Struct(">i").pack
 
 # Default values.
 _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
@@ -33,7 +32,7 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class PartitionResult(GeneratedStruct):
     """Summary per partition of this topic."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition": 'Index of the partition within its topic.',
         "error_code": 'Outcome for this share-partition, 0 when its summary was read; for example NOT_COORDINATOR.',
         "error_message": 'Text describing the failure for people, or null.',
@@ -41,7 +40,6 @@ class PartitionResult(GeneratedStruct):
         "leader_epoch": 'Leader epoch of the share-partition recorded with its state.',
         "start_offset": 'First offset the share-partition still tracks, or -1 when not initialised.',
         "delivery_complete_count": 'Records past the start offset whose delivery is finished (acknowledged or archived), or -1 when unknown.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "PartitionResult"
@@ -89,10 +87,9 @@ class PartitionResult(GeneratedStruct):
 class ReadStateSummaryResult(GeneratedStruct):
     """Share-partition state summaries by topic."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_id": 'Id of the topic the partitions in this entry belong to.',
         "partitions": 'Summary per partition of this topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ReadStateSummaryResult"
@@ -119,9 +116,8 @@ class ReadShareGroupStateSummaryResponse(GeneratedStruct):
     """Kafka's ReadShareGroupStateSummaryResponse (response, apiKey 87), versions 0-1, flexible
     versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "results": 'Share-partition state summaries by topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ReadShareGroupStateSummaryResponse"
@@ -146,15 +142,13 @@ class ReadShareGroupStateSummaryResponse(GeneratedStruct):
 
 
 
-# --- PartitionResult, version 0 (flexible) ---
+# --- PartitionResult, versions 0-1 (flexible) ---
 
-def _read_PartitionResult_v0(buf: bytes, pos: int) -> tuple[PartitionResult, int]:
+def _read_PartitionResult_v0_1(buf: bytes, pos: int, version: int) -> tuple[PartitionResult, int]:
     result = blank_instance(PartitionResult)
     result.delivery_complete_count = -1
-    field = ""
-    index = 0
+    field = "partition, error_code"
     try:
-        field = "partition, error_code"
         result.partition, result.error_code = _unpack_PartitionResult_partition_error_code(buf, pos)
         pos += 6
         field = "error_message"
@@ -162,275 +156,82 @@ def _read_PartitionResult_v0(buf: bytes, pos: int) -> tuple[PartitionResult, int
         field = "state_epoch, leader_epoch, start_offset"
         result.state_epoch, result.leader_epoch, result.start_offset = _unpack_PartitionResult_state_epoch_to_start_offset(buf, pos)
         pos += 16
+        if version >= 1:
+            field = "delivery_complete_count"
+            (result.delivery_complete_count,) = _unpack_PartitionResult_delivery_complete_count(buf, pos)
+            pos += 4
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            result.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_PartitionResult_v0(result: PartitionResult, out: bytearray) -> None:
-    field = ""
+def _write_PartitionResult_v0_1(result: PartitionResult, out: bytearray, version: int) -> None:
+    field = "partition, error_code"
     try:
-        field = "partition, error_code"
         out += _pack_PartitionResult_partition_error_code(result.partition, result.error_code)
         field = "error_message"
         _w.write_compact_string(out, result.error_message)
         field = "state_epoch, leader_epoch, start_offset"
         out += _pack_PartitionResult_state_epoch_to_start_offset(result.state_epoch, result.leader_epoch, result.start_offset)
+        if version >= 1:
+            field = "delivery_complete_count"
+            out += _pack_PartitionResult_delivery_complete_count(result.delivery_complete_count)
         field = "(tagged fields)"
-        if result.unknown_tagged_fields:
-            _w.write_tagged(out, [], result.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], result.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- PartitionResult, version 1 (flexible) ---
+# --- ReadStateSummaryResult, versions 0-1 (flexible) ---
 
-def _read_PartitionResult_v1(buf: bytes, pos: int) -> tuple[PartitionResult, int]:
-    result = blank_instance(PartitionResult)
-    field = ""
-    index = 0
-    try:
-        field = "partition, error_code"
-        result.partition, result.error_code = _unpack_PartitionResult_partition_error_code(buf, pos)
-        pos += 6
-        field = "error_message"
-        result.error_message, pos = _w.read_compact_string(buf, pos)
-        field = "state_epoch, leader_epoch, start_offset, delivery_complete_count"
-        result.state_epoch, result.leader_epoch, result.start_offset, result.delivery_complete_count = _unpack_PartitionResult_state_epoch_to_delivery_complete_count(buf, pos)
-        pos += 20
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            result.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return result, pos
-
-
-def _write_PartitionResult_v1(result: PartitionResult, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "partition, error_code"
-        out += _pack_PartitionResult_partition_error_code(result.partition, result.error_code)
-        field = "error_message"
-        _w.write_compact_string(out, result.error_message)
-        field = "state_epoch, leader_epoch, start_offset, delivery_complete_count"
-        out += _pack_PartitionResult_state_epoch_to_delivery_complete_count(result.state_epoch, result.leader_epoch, result.start_offset, result.delivery_complete_count)
-        field = "(tagged fields)"
-        if result.unknown_tagged_fields:
-            _w.write_tagged(out, [], result.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- ReadStateSummaryResult, version 0 (flexible) ---
-
-def _read_ReadStateSummaryResult_v0(buf: bytes, pos: int) -> tuple[ReadStateSummaryResult, int]:
+def _read_ReadStateSummaryResult_v0_1(buf: bytes, pos: int, version: int) -> tuple[ReadStateSummaryResult, int]:
     result = blank_instance(ReadStateSummaryResult)
-    field = ""
-    index = 0
+    field = "topic_id"
     try:
-        field = "topic_id"
         result.topic_id, pos = _w.read_uuid(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[PartitionResult] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionResult_v0(buf, pos)
-                partitions_items.append(partitions_item)
-            result.partitions = partitions_items
+        field = "partitions"
+        result.partitions, pos = _w.read_struct_array(buf, pos, True, _read_PartitionResult_v0_1, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            result.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_ReadStateSummaryResult_v0(result: ReadStateSummaryResult, out: bytearray) -> None:
-    field = ""
+def _write_ReadStateSummaryResult_v0_1(result: ReadStateSummaryResult, out: bytearray, version: int) -> None:
+    field = "topic_id"
     try:
-        field = "topic_id"
         out += _w.uuid_bytes(result.topic_id)
-        field = "partitions[]"
-        partitions_items = _w.non_null(result.partitions, "field partitions is null, which ReadStateSummaryResult version 0 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_PartitionResult_v0(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(result.partitions, "field partitions is null, which ReadStateSummaryResult versions 0-1 do not allow (never nullable)"), True, _write_PartitionResult_v0_1, version)
         field = "(tagged fields)"
-        if result.unknown_tagged_fields:
-            _w.write_tagged(out, [], result.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], result.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- ReadStateSummaryResult, version 1 (flexible) ---
+# --- ReadShareGroupStateSummaryResponse, versions 0-1 (flexible) ---
 
-def _read_ReadStateSummaryResult_v1(buf: bytes, pos: int) -> tuple[ReadStateSummaryResult, int]:
-    result = blank_instance(ReadStateSummaryResult)
-    field = ""
-    index = 0
-    try:
-        field = "topic_id"
-        result.topic_id, pos = _w.read_uuid(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[PartitionResult] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionResult_v1(buf, pos)
-                partitions_items.append(partitions_item)
-            result.partitions = partitions_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            result.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return result, pos
-
-
-def _write_ReadStateSummaryResult_v1(result: ReadStateSummaryResult, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "topic_id"
-        out += _w.uuid_bytes(result.topic_id)
-        field = "partitions[]"
-        partitions_items = _w.non_null(result.partitions, "field partitions is null, which ReadStateSummaryResult version 1 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_PartitionResult_v1(partitions_item, out)
-        field = "(tagged fields)"
-        if result.unknown_tagged_fields:
-            _w.write_tagged(out, [], result.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- ReadShareGroupStateSummaryResponse, version 0 (flexible) ---
-
-def _read_ReadShareGroupStateSummaryResponse_v0(buf: bytes, pos: int) -> tuple[ReadShareGroupStateSummaryResponse, int]:
+def _read_ReadShareGroupStateSummaryResponse_v0_1(buf: bytes, pos: int, version: int) -> tuple[ReadShareGroupStateSummaryResponse, int]:
     response = blank_instance(ReadShareGroupStateSummaryResponse)
-    field = ""
-    index = 0
+    field = "results"
     try:
-        field = "results[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        results_n, pos = _w.read_count(buf, pos, True)
-        if results_n < 0:
-            raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            results_items: list[ReadStateSummaryResult] = []
-            for index in range(results_n):
-                results_item, pos = _read_ReadStateSummaryResult_v0(buf, pos)
-                results_items.append(results_item)
-            response.results = results_items
+        response.results, pos = _w.read_struct_array(buf, pos, True, _read_ReadStateSummaryResult_v0_1, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_ReadShareGroupStateSummaryResponse_v0(response: ReadShareGroupStateSummaryResponse, out: bytearray) -> None:
-    field = ""
+def _write_ReadShareGroupStateSummaryResponse_v0_1(response: ReadShareGroupStateSummaryResponse, out: bytearray, version: int) -> None:
+    field = "results"
     try:
-        field = "results[]"
-        results_items = _w.non_null(response.results, "field results is null, which ReadShareGroupStateSummaryResponse version 0 does not allow (never nullable)")
-        _w.write_count(out, len(results_items), True)
-        for results_item in results_items:
-            _write_ReadStateSummaryResult_v0(results_item, out)
+        _w.write_struct_array(out, _w.non_null(response.results, "field results is null, which ReadShareGroupStateSummaryResponse versions 0-1 do not allow (never nullable)"), True, _write_ReadStateSummaryResult_v0_1, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- ReadShareGroupStateSummaryResponse, version 1 (flexible) ---
-
-def _read_ReadShareGroupStateSummaryResponse_v1(buf: bytes, pos: int) -> tuple[ReadShareGroupStateSummaryResponse, int]:
-    response = blank_instance(ReadShareGroupStateSummaryResponse)
-    field = ""
-    index = 0
-    try:
-        field = "results[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        results_n, pos = _w.read_count(buf, pos, True)
-        if results_n < 0:
-            raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            results_items: list[ReadStateSummaryResult] = []
-            for index in range(results_n):
-                results_item, pos = _read_ReadStateSummaryResult_v1(buf, pos)
-                results_items.append(results_item)
-            response.results = results_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_ReadShareGroupStateSummaryResponse_v1(response: ReadShareGroupStateSummaryResponse, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "results[]"
-        results_items = _w.non_null(response.results, "field results is null, which ReadShareGroupStateSummaryResponse version 1 does not allow (never nullable)")
-        _w.write_count(out, len(results_items), True)
-        for results_item in results_items:
-            _write_ReadStateSummaryResult_v1(results_item, out)
-        field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -441,8 +242,8 @@ def _write_ReadShareGroupStateSummaryResponse_v1(response: ReadShareGroupStateSu
 _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 
-PartitionResult._READERS = (_read_PartitionResult_v0, _read_PartitionResult_v1)
-PartitionResult._WRITERS = (_write_PartitionResult_v0, _write_PartitionResult_v1)
+PartitionResult._READERS = _w.bind_versions((_read_PartitionResult_v0_1, _read_PartitionResult_v0_1))
+PartitionResult._WRITERS = _w.bind_versions((_write_PartitionResult_v0_1, _write_PartitionResult_v0_1))
 PartitionResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition", json_name="partition", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
@@ -452,15 +253,15 @@ PartitionResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.m
     FieldInfo(attr="start_offset", json_name="startOffset", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="delivery_complete_count", json_name="deliveryCompleteCount", type="int32", versions=_V1_PLUS, ignorable=True, default=-1),
 )
-ReadStateSummaryResult._READERS = (_read_ReadStateSummaryResult_v0, _read_ReadStateSummaryResult_v1)
-ReadStateSummaryResult._WRITERS = (_write_ReadStateSummaryResult_v0, _write_ReadStateSummaryResult_v1)
+ReadStateSummaryResult._READERS = _w.bind_versions((_read_ReadStateSummaryResult_v0_1, _read_ReadStateSummaryResult_v0_1))
+ReadStateSummaryResult._WRITERS = _w.bind_versions((_write_ReadStateSummaryResult_v0_1, _write_ReadStateSummaryResult_v0_1))
 ReadStateSummaryResult._LAZY_DEFAULTS = {"partitions": list}
 ReadStateSummaryResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
     FieldInfo(attr="partitions", json_name="partitions", type="[]PartitionResult", versions=_V0_PLUS, default=(), struct=PartitionResult),
 )
-ReadShareGroupStateSummaryResponse._READERS = (_read_ReadShareGroupStateSummaryResponse_v0, _read_ReadShareGroupStateSummaryResponse_v1)
-ReadShareGroupStateSummaryResponse._WRITERS = (_write_ReadShareGroupStateSummaryResponse_v0, _write_ReadShareGroupStateSummaryResponse_v1)
+ReadShareGroupStateSummaryResponse._READERS = _w.bind_versions((_read_ReadShareGroupStateSummaryResponse_v0_1, _read_ReadShareGroupStateSummaryResponse_v0_1))
+ReadShareGroupStateSummaryResponse._WRITERS = _w.bind_versions((_write_ReadShareGroupStateSummaryResponse_v0_1, _write_ReadShareGroupStateSummaryResponse_v0_1))
 ReadShareGroupStateSummaryResponse._LAZY_DEFAULTS = {"results": list}
 ReadShareGroupStateSummaryResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="results", json_name="results", type="[]ReadStateSummaryResult", versions=_V0_PLUS, default=(), struct=ReadStateSummaryResult),

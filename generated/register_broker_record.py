@@ -2,10 +2,9 @@
 
 Metadata message, versions 0-3, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per wire layout, the versions that share one (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -41,12 +40,11 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class BrokerEndpoint(GeneratedStruct):
     """Listeners through which the broker can be reached."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Listener name of the endpoint (for example PLAINTEXT).',
         "host": 'Host name or IP address of the broker on that listener.',
         "port": 'TCP port of the listener.',
         "security_protocol": 'Security protocol of the listener: 0 PLAINTEXT, 1 SSL, 2 SASL_PLAINTEXT, 3 SASL_SSL.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "BrokerEndpoint"
@@ -80,11 +78,10 @@ class BrokerEndpoint(GeneratedStruct):
 class BrokerFeature(GeneratedStruct):
     """Feature ranges the broker supports."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Feature name, for example metadata.version.',
         "min_supported_version": 'Lowest level of the feature the broker supports.',
         "max_supported_version": 'Highest level of the feature the broker supports.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "BrokerFeature"
@@ -114,7 +111,7 @@ class BrokerFeature(GeneratedStruct):
 class RegisterBrokerRecord(GeneratedStruct):
     """Kafka's RegisterBrokerRecord (metadata, apiKey 0), versions 0-3, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "broker_id": 'Id of the registering broker.',
         "is_migrating_zk_broker": 'True when the broker is a ZooKeeper-mode broker taking part in a migration.',
         "incarnation_id": 'Random id of this run of the broker process.',
@@ -125,7 +122,6 @@ class RegisterBrokerRecord(GeneratedStruct):
         "fenced": 'True when the broker is fenced as it registers (the usual case); a later BrokerRegistrationChangeRecord unfences it.',
         "in_controlled_shutdown": 'True while the broker is shutting down in a controlled way.',
         "log_dirs": "Ids of the broker's usable log directories.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "RegisterBrokerRecord"
@@ -191,11 +187,9 @@ class RegisterBrokerRecord(GeneratedStruct):
 
 def _read_BrokerEndpoint_v0_3(buf: bytes, pos: int) -> tuple[BrokerEndpoint, int]:
     endpoint = blank_instance(BrokerEndpoint)
-    field = ""
-    index = 0
+    field = "name"
     size = len(buf)
     try:
-        field = "name"
         name_n = buf[pos]  # the length + 1
         if name_n == 1:  # the empty string
             endpoint.name = ""
@@ -229,14 +223,13 @@ def _read_BrokerEndpoint_v0_3(buf: bytes, pos: int) -> tuple[BrokerEndpoint, int
         else:  # tags these versions do not know, kept as they came
             endpoint.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return endpoint, pos
 
 
 def _write_BrokerEndpoint_v0_3(endpoint: BrokerEndpoint, out: bytearray) -> None:
-    field = ""
+    field = "name"
     try:
-        field = "name"
         if endpoint.name is None:
             raise EncodeError("field name is null, which BrokerEndpoint versions 0-3 do not allow (never nullable)")
         name_utf8 = endpoint.name.encode()
@@ -269,11 +262,9 @@ def _write_BrokerEndpoint_v0_3(endpoint: BrokerEndpoint, out: bytearray) -> None
 
 def _read_BrokerFeature_v0_3(buf: bytes, pos: int) -> tuple[BrokerFeature, int]:
     feature = blank_instance(BrokerFeature)
-    field = ""
-    index = 0
+    field = "name"
     size = len(buf)
     try:
-        field = "name"
         name_n = buf[pos]  # the length + 1
         if name_n == 1:  # the empty string
             feature.name = ""
@@ -295,14 +286,13 @@ def _read_BrokerFeature_v0_3(buf: bytes, pos: int) -> tuple[BrokerFeature, int]:
         else:  # tags these versions do not know, kept as they came
             feature.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return feature, pos
 
 
 def _write_BrokerFeature_v0_3(feature: BrokerFeature, out: bytearray) -> None:
-    field = ""
+    field = "name"
     try:
-        field = "name"
         if feature.name is None:
             raise EncodeError("field name is null, which BrokerFeature versions 0-3 do not allow (never nullable)")
         name_utf8 = feature.name.encode()
@@ -328,11 +318,10 @@ def _read_RegisterBrokerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterBrokerR
     record = blank_instance(RegisterBrokerRecord)
     record.is_migrating_zk_broker = False
     record.in_controlled_shutdown = False
-    field = ""
+    field = "broker_id"
     index = 0
     size = len(buf)
     try:
-        field = "broker_id"
         (record.broker_id,) = _unpack_RegisterBrokerRecord_broker_id(buf, pos)
         pos += 4
         field = "incarnation_id"
@@ -482,9 +471,8 @@ def _write_RegisterBrokerRecord_v0(record: RegisterBrokerRecord, out: bytearray)
         check_unsupported(record, "in_controlled_shutdown", "0")
     if (record.log_dirs is None or len(record.log_dirs) != 0):
         check_unsupported(record, "log_dirs", "0")
-    field = ""
+    field = "broker_id"
     try:
-        field = "broker_id"
         out += _pack_RegisterBrokerRecord_broker_id(record.broker_id)
         field = "incarnation_id"
         out += _w.uuid_bytes(record.incarnation_id)
@@ -528,11 +516,10 @@ def _write_RegisterBrokerRecord_v0(record: RegisterBrokerRecord, out: bytearray)
 def _read_RegisterBrokerRecord_v1(buf: bytes, pos: int) -> tuple[RegisterBrokerRecord, int]:
     record = blank_instance(RegisterBrokerRecord)
     record.is_migrating_zk_broker = False
-    field = ""
+    field = "broker_id"
     index = 0
     size = len(buf)
     try:
-        field = "broker_id"
         (record.broker_id,) = _unpack_RegisterBrokerRecord_broker_id(buf, pos)
         pos += 4
         field = "incarnation_id"
@@ -680,9 +667,8 @@ def _write_RegisterBrokerRecord_v1(record: RegisterBrokerRecord, out: bytearray)
         check_unsupported(record, "is_migrating_zk_broker", "1")
     if (record.log_dirs is None or len(record.log_dirs) != 0):
         check_unsupported(record, "log_dirs", "1")
-    field = ""
+    field = "broker_id"
     try:
-        field = "broker_id"
         out += _pack_RegisterBrokerRecord_broker_id(record.broker_id)
         field = "incarnation_id"
         out += _w.uuid_bytes(record.incarnation_id)
@@ -725,11 +711,10 @@ def _write_RegisterBrokerRecord_v1(record: RegisterBrokerRecord, out: bytearray)
 
 def _read_RegisterBrokerRecord_v2(buf: bytes, pos: int) -> tuple[RegisterBrokerRecord, int]:
     record = blank_instance(RegisterBrokerRecord)
-    field = ""
+    field = "broker_id, is_migrating_zk_broker"
     index = 0
     size = len(buf)
     try:
-        field = "broker_id, is_migrating_zk_broker"
         record.broker_id, record.is_migrating_zk_broker = _unpack_RegisterBrokerRecord_broker_id_is_migrating_zk_broker(buf, pos)
         pos += 5
         field = "incarnation_id"
@@ -875,9 +860,8 @@ def _read_RegisterBrokerRecord_v2(buf: bytes, pos: int) -> tuple[RegisterBrokerR
 def _write_RegisterBrokerRecord_v2(record: RegisterBrokerRecord, out: bytearray) -> None:
     if (record.log_dirs is None or len(record.log_dirs) != 0):
         check_unsupported(record, "log_dirs", "2")
-    field = ""
+    field = "broker_id, is_migrating_zk_broker"
     try:
-        field = "broker_id, is_migrating_zk_broker"
         out += _pack_RegisterBrokerRecord_broker_id_is_migrating_zk_broker(record.broker_id, record.is_migrating_zk_broker)
         field = "incarnation_id"
         out += _w.uuid_bytes(record.incarnation_id)
@@ -920,11 +904,10 @@ def _write_RegisterBrokerRecord_v2(record: RegisterBrokerRecord, out: bytearray)
 
 def _read_RegisterBrokerRecord_v3(buf: bytes, pos: int) -> tuple[RegisterBrokerRecord, int]:
     record = blank_instance(RegisterBrokerRecord)
-    field = ""
+    field = "broker_id, is_migrating_zk_broker"
     index = 0
     size = len(buf)
     try:
-        field = "broker_id, is_migrating_zk_broker"
         record.broker_id, record.is_migrating_zk_broker = _unpack_RegisterBrokerRecord_broker_id_is_migrating_zk_broker(buf, pos)
         pos += 5
         field = "incarnation_id"
@@ -1108,9 +1091,8 @@ def _read_RegisterBrokerRecord_v3(buf: bytes, pos: int) -> tuple[RegisterBrokerR
 
 
 def _write_RegisterBrokerRecord_v3(record: RegisterBrokerRecord, out: bytearray) -> None:
-    field = ""
+    field = "broker_id, is_migrating_zk_broker"
     try:
-        field = "broker_id, is_migrating_zk_broker"
         out += _pack_RegisterBrokerRecord_broker_id_is_migrating_zk_broker(record.broker_id, record.is_migrating_zk_broker)
         field = "incarnation_id"
         out += _w.uuid_bytes(record.incarnation_id)

@@ -2,10 +2,9 @@
 
 Metadata message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per wire layout, the versions that share one (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -35,12 +34,11 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class ControllerEndpoint(GeneratedStruct):
     """Listeners through which the controller can be reached."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Listener name of the endpoint (for example CONTROLLER).',
         "host": 'Host name or IP address of the controller on that listener.',
         "port": 'TCP port of the listener.',
         "security_protocol": 'Security protocol of the listener: 0 PLAINTEXT, 1 SSL, 2 SASL_PLAINTEXT, 3 SASL_SSL.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ControllerEndpoint"
@@ -74,11 +72,10 @@ class ControllerEndpoint(GeneratedStruct):
 class ControllerFeature(GeneratedStruct):
     """Feature ranges the controller supports."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Feature name, for example metadata.version.',
         "min_supported_version": 'Lowest level of the feature the controller supports.',
         "max_supported_version": 'Highest level of the feature the controller supports.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ControllerFeature"
@@ -108,13 +105,12 @@ class ControllerFeature(GeneratedStruct):
 class RegisterControllerRecord(GeneratedStruct):
     """Kafka's RegisterControllerRecord (metadata, apiKey 27), versions 0, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "controller_id": 'Node id of the controller.',
         "incarnation_id": 'Random id of this run of the controller process.',
         "zk_migration_ready": 'True when the controller is configured for a ZooKeeper migration.',
         "end_points": 'Listeners through which the controller can be reached.',
         "features": 'Feature ranges the controller supports.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "RegisterControllerRecord"
@@ -159,11 +155,9 @@ class RegisterControllerRecord(GeneratedStruct):
 
 def _read_ControllerEndpoint_v0(buf: bytes, pos: int) -> tuple[ControllerEndpoint, int]:
     endpoint = blank_instance(ControllerEndpoint)
-    field = ""
-    index = 0
+    field = "name"
     size = len(buf)
     try:
-        field = "name"
         name_n = buf[pos]  # the length + 1
         if name_n == 1:  # the empty string
             endpoint.name = ""
@@ -197,14 +191,13 @@ def _read_ControllerEndpoint_v0(buf: bytes, pos: int) -> tuple[ControllerEndpoin
         else:  # tags these versions do not know, kept as they came
             endpoint.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return endpoint, pos
 
 
 def _write_ControllerEndpoint_v0(endpoint: ControllerEndpoint, out: bytearray) -> None:
-    field = ""
+    field = "name"
     try:
-        field = "name"
         if endpoint.name is None:
             raise EncodeError("field name is null, which ControllerEndpoint version 0 does not allow (never nullable)")
         name_utf8 = endpoint.name.encode()
@@ -237,11 +230,9 @@ def _write_ControllerEndpoint_v0(endpoint: ControllerEndpoint, out: bytearray) -
 
 def _read_ControllerFeature_v0(buf: bytes, pos: int) -> tuple[ControllerFeature, int]:
     feature = blank_instance(ControllerFeature)
-    field = ""
-    index = 0
+    field = "name"
     size = len(buf)
     try:
-        field = "name"
         name_n = buf[pos]  # the length + 1
         if name_n == 1:  # the empty string
             feature.name = ""
@@ -263,14 +254,13 @@ def _read_ControllerFeature_v0(buf: bytes, pos: int) -> tuple[ControllerFeature,
         else:  # tags these versions do not know, kept as they came
             feature.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return feature, pos
 
 
 def _write_ControllerFeature_v0(feature: ControllerFeature, out: bytearray) -> None:
-    field = ""
+    field = "name"
     try:
-        field = "name"
         if feature.name is None:
             raise EncodeError("field name is null, which ControllerFeature version 0 does not allow (never nullable)")
         name_utf8 = feature.name.encode()
@@ -294,11 +284,10 @@ def _write_ControllerFeature_v0(feature: ControllerFeature, out: bytearray) -> N
 
 def _read_RegisterControllerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterControllerRecord, int]:
     record = blank_instance(RegisterControllerRecord)
-    field = ""
+    field = "controller_id"
     index = 0
     size = len(buf)
     try:
-        field = "controller_id"
         (record.controller_id,) = _unpack_RegisterControllerRecord_controller_id(buf, pos)
         pos += 4
         field = "incarnation_id"
@@ -424,9 +413,8 @@ def _read_RegisterControllerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterCon
 
 
 def _write_RegisterControllerRecord_v0(record: RegisterControllerRecord, out: bytearray) -> None:
-    field = ""
+    field = "controller_id"
     try:
-        field = "controller_id"
         out += _pack_RegisterControllerRecord_controller_id(record.controller_id)
         field = "incarnation_id"
         out += _w.uuid_bytes(record.incarnation_id)

@@ -2,10 +2,9 @@
 
 Metadata message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per wire layout, the versions that share one (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -40,11 +39,10 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class TopicIdPartitionEntry(GeneratedStruct):
     """The partition the segment belongs to."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the topic the partition in this entry belongs to.',
         "id": 'Id of the topic the partition in this entry belongs to.',
         "partition": 'Index of the partition within the topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TopicIdPartitionEntry"
@@ -84,10 +82,9 @@ class TopicIdPartitionEntry(GeneratedStruct):
 class RemoteLogSegmentIdEntry(GeneratedStruct):
     """Which remote segment this is: its partition and its own id."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_id_partition": 'The partition the segment belongs to.',
         "id": 'Id given to the segment when its copy started.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "RemoteLogSegmentIdEntry"
@@ -122,10 +119,9 @@ class RemoteLogSegmentIdEntry(GeneratedStruct):
 class SegmentLeaderEpochEntry(GeneratedStruct):
     """The leader epochs whose records the segment holds, each with the offset where it starts."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "leader_epoch": 'A leader epoch found in the segment.',
         "offset": 'First offset in the segment written under that epoch.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "SegmentLeaderEpochEntry"
@@ -152,7 +148,7 @@ class RemoteLogSegmentMetadataRecord(GeneratedStruct):
     """Kafka's RemoteLogSegmentMetadataRecord (metadata, apiKey 0), versions 0, flexible versions
     0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "remote_log_segment_id": 'Which remote segment this is: its partition and its own id.',
         "start_offset": 'Offset of the first record in the segment.',
         "end_offset": 'Offset of the last record in the segment.',
@@ -164,7 +160,6 @@ class RemoteLogSegmentMetadataRecord(GeneratedStruct):
         "custom_metadata": 'Opaque bytes the remote storage plugin asked to keep with the segment, or null.',
         "remote_log_segment_state": 'Lifecycle state of the segment: 0 copy started, 1 copy finished, 2 delete started, 3 delete finished.',
         "txn_index_empty": 'True when the segment has no aborted transactions, so readers need not fetch its transaction index.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "RemoteLogSegmentMetadataRecord"
@@ -235,11 +230,9 @@ class RemoteLogSegmentMetadataRecord(GeneratedStruct):
 
 def _read_TopicIdPartitionEntry_v0(buf: bytes, pos: int) -> tuple[TopicIdPartitionEntry, int]:
     entry = blank_instance(TopicIdPartitionEntry)
-    field = ""
-    index = 0
+    field = "name"
     size = len(buf)
     try:
-        field = "name"
         name_n = buf[pos]  # the length + 1
         if name_n == 1:  # the empty string
             entry.name = ""
@@ -263,14 +256,13 @@ def _read_TopicIdPartitionEntry_v0(buf: bytes, pos: int) -> tuple[TopicIdPartiti
         else:  # tags these versions do not know, kept as they came
             entry.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return entry, pos
 
 
 def _write_TopicIdPartitionEntry_v0(entry: TopicIdPartitionEntry, out: bytearray) -> None:
-    field = ""
+    field = "name"
     try:
-        field = "name"
         if entry.name is None:
             raise EncodeError("field name is null, which TopicIdPartitionEntry version 0 does not allow (never nullable)")
         name_utf8 = entry.name.encode()
@@ -296,10 +288,8 @@ def _write_TopicIdPartitionEntry_v0(entry: TopicIdPartitionEntry, out: bytearray
 
 def _read_RemoteLogSegmentIdEntry_v0(buf: bytes, pos: int) -> tuple[RemoteLogSegmentIdEntry, int]:
     entry = blank_instance(RemoteLogSegmentIdEntry)
-    field = ""
-    index = 0
+    field = "topic_id_partition"
     try:
-        field = "topic_id_partition"
         entry.topic_id_partition, pos = _read_TopicIdPartitionEntry_v0(buf, pos)
         field = "id"
         entry.id, pos = _w.read_uuid(buf, pos)
@@ -310,14 +300,13 @@ def _read_RemoteLogSegmentIdEntry_v0(buf: bytes, pos: int) -> tuple[RemoteLogSeg
         else:  # tags these versions do not know, kept as they came
             entry.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return entry, pos
 
 
 def _write_RemoteLogSegmentIdEntry_v0(entry: RemoteLogSegmentIdEntry, out: bytearray) -> None:
-    field = ""
+    field = "topic_id_partition"
     try:
-        field = "topic_id_partition"
         if entry.topic_id_partition is None:
             raise EncodeError("field topic_id_partition is null, which RemoteLogSegmentIdEntry version 0 does not allow (never nullable)")
         _write_TopicIdPartitionEntry_v0(entry.topic_id_partition, out)
@@ -336,10 +325,8 @@ def _write_RemoteLogSegmentIdEntry_v0(entry: RemoteLogSegmentIdEntry, out: bytea
 
 def _read_SegmentLeaderEpochEntry_v0(buf: bytes, pos: int) -> tuple[SegmentLeaderEpochEntry, int]:
     entry = blank_instance(SegmentLeaderEpochEntry)
-    field = ""
-    index = 0
+    field = "leader_epoch, offset"
     try:
-        field = "leader_epoch, offset"
         entry.leader_epoch, entry.offset = _unpack_SegmentLeaderEpochEntry_leader_epoch_offset(buf, pos)
         pos += 12
         field = "(tagged fields)"
@@ -349,14 +336,13 @@ def _read_SegmentLeaderEpochEntry_v0(buf: bytes, pos: int) -> tuple[SegmentLeade
         else:  # tags these versions do not know, kept as they came
             entry.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return entry, pos
 
 
 def _write_SegmentLeaderEpochEntry_v0(entry: SegmentLeaderEpochEntry, out: bytearray) -> None:
-    field = ""
+    field = "leader_epoch, offset"
     try:
-        field = "leader_epoch, offset"
         out += _pack_SegmentLeaderEpochEntry_leader_epoch_offset(entry.leader_epoch, entry.offset)
         field = "(tagged fields)"
         if entry.unknown_tagged_fields:
@@ -372,11 +358,10 @@ def _write_SegmentLeaderEpochEntry_v0(entry: SegmentLeaderEpochEntry, out: bytea
 def _read_RemoteLogSegmentMetadataRecord_v0(buf: bytes, pos: int) -> tuple[RemoteLogSegmentMetadataRecord, int]:
     record = blank_instance(RemoteLogSegmentMetadataRecord)
     record.txn_index_empty = False
-    field = ""
+    field = "remote_log_segment_id"
     index = 0
     size = len(buf)
     try:
-        field = "remote_log_segment_id"
         record.remote_log_segment_id, pos = _read_RemoteLogSegmentIdEntry_v0(buf, pos)
         field = "start_offset, end_offset, broker_id, max_timestamp_ms, event_timestamp_ms"
         record.start_offset, record.end_offset, record.broker_id, record.max_timestamp_ms, record.event_timestamp_ms = _unpack_RemoteLogSegmentMetadataRecord_start_offset_to_event_timestamp_ms(buf, pos)
@@ -455,9 +440,8 @@ def _read_RemoteLogSegmentMetadataRecord_v0(buf: bytes, pos: int) -> tuple[Remot
 
 
 def _write_RemoteLogSegmentMetadataRecord_v0(record: RemoteLogSegmentMetadataRecord, out: bytearray) -> None:
-    field = ""
+    field = "remote_log_segment_id"
     try:
-        field = "remote_log_segment_id"
         if record.remote_log_segment_id is None:
             raise EncodeError("field remote_log_segment_id is null, which RemoteLogSegmentMetadataRecord version 0 does not allow (never nullable)")
         _write_RemoteLogSegmentIdEntry_v0(record.remote_log_segment_id, out)

@@ -2,10 +2,9 @@
 
 Metadata message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per wire layout, the versions that share one (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -38,10 +37,9 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class SegmentLeaderEpochEntry(GeneratedStruct):
     """The leader epochs whose records the segment holds, each with the offset where it starts."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "leader_epoch": 'A leader epoch found in the segment.',
         "offset": 'First offset in the segment written under that epoch.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "SegmentLeaderEpochEntry"
@@ -68,7 +66,7 @@ class RemoteLogSegmentMetadataSnapshotRecord(GeneratedStruct):
     """Kafka's RemoteLogSegmentMetadataSnapshotRecord (metadata, apiKey 3), versions 0, flexible
     versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "segment_id": 'Id of the remote segment.',
         "start_offset": 'Offset of the first record in the segment.',
         "end_offset": 'Offset of the last record in the segment.',
@@ -80,7 +78,6 @@ class RemoteLogSegmentMetadataSnapshotRecord(GeneratedStruct):
         "custom_metadata": 'Opaque bytes the remote storage plugin asked to keep with the segment, or null.',
         "remote_log_segment_state": 'Lifecycle state of the segment: 0 copy started, 1 copy finished, 2 delete started, 3 delete finished.',
         "txn_index_empty": 'True when the segment has no aborted transactions, so readers need not fetch its transaction index.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "RemoteLogSegmentMetadataSnapshotRecord"
@@ -151,10 +148,8 @@ class RemoteLogSegmentMetadataSnapshotRecord(GeneratedStruct):
 
 def _read_SegmentLeaderEpochEntry_v0(buf: bytes, pos: int) -> tuple[SegmentLeaderEpochEntry, int]:
     entry = blank_instance(SegmentLeaderEpochEntry)
-    field = ""
-    index = 0
+    field = "leader_epoch, offset"
     try:
-        field = "leader_epoch, offset"
         entry.leader_epoch, entry.offset = _unpack_SegmentLeaderEpochEntry_leader_epoch_offset(buf, pos)
         pos += 12
         field = "(tagged fields)"
@@ -164,14 +159,13 @@ def _read_SegmentLeaderEpochEntry_v0(buf: bytes, pos: int) -> tuple[SegmentLeade
         else:  # tags these versions do not know, kept as they came
             entry.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return entry, pos
 
 
 def _write_SegmentLeaderEpochEntry_v0(entry: SegmentLeaderEpochEntry, out: bytearray) -> None:
-    field = ""
+    field = "leader_epoch, offset"
     try:
-        field = "leader_epoch, offset"
         out += _pack_SegmentLeaderEpochEntry_leader_epoch_offset(entry.leader_epoch, entry.offset)
         field = "(tagged fields)"
         if entry.unknown_tagged_fields:
@@ -187,11 +181,10 @@ def _write_SegmentLeaderEpochEntry_v0(entry: SegmentLeaderEpochEntry, out: bytea
 def _read_RemoteLogSegmentMetadataSnapshotRecord_v0(buf: bytes, pos: int) -> tuple[RemoteLogSegmentMetadataSnapshotRecord, int]:
     record = blank_instance(RemoteLogSegmentMetadataSnapshotRecord)
     record.txn_index_empty = False
-    field = ""
+    field = "segment_id"
     index = 0
     size = len(buf)
     try:
-        field = "segment_id"
         record.segment_id, pos = _w.read_uuid(buf, pos)
         field = "start_offset, end_offset, broker_id, max_timestamp_ms, event_timestamp_ms"
         record.start_offset, record.end_offset, record.broker_id, record.max_timestamp_ms, record.event_timestamp_ms = _unpack_RemoteLogSegmentMetadataSnapshotRecord_start_offset_to_event_timestamp_ms(buf, pos)
@@ -270,9 +263,8 @@ def _read_RemoteLogSegmentMetadataSnapshotRecord_v0(buf: bytes, pos: int) -> tup
 
 
 def _write_RemoteLogSegmentMetadataSnapshotRecord_v0(record: RemoteLogSegmentMetadataSnapshotRecord, out: bytearray) -> None:
-    field = ""
+    field = "segment_id"
     try:
-        field = "segment_id"
         out += _w.uuid_bytes(record.segment_id)
         field = "start_offset, end_offset, broker_id, max_timestamp_ms, event_timestamp_ms"
         out += _pack_RemoteLogSegmentMetadataSnapshotRecord_start_offset_to_event_timestamp_ms(record.start_offset, record.end_offset, record.broker_id, record.max_timestamp_ms, record.event_timestamp_ms)

@@ -2,10 +2,9 @@
 
 Metadata message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per wire layout, the versions that share one (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -33,11 +32,10 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class TopicIdPartitionEntry(GeneratedStruct):
     """The partition the segment belongs to."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the topic the partition in this entry belongs to.',
         "id": 'Id of the topic the partition in this entry belongs to.',
         "partition": 'Index of the partition within the topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TopicIdPartitionEntry"
@@ -77,10 +75,9 @@ class TopicIdPartitionEntry(GeneratedStruct):
 class RemoteLogSegmentIdEntry(GeneratedStruct):
     """Which remote segment changes state."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_id_partition": 'The partition the segment belongs to.',
         "id": 'Id of the segment, as its first metadata record gave it.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "RemoteLogSegmentIdEntry"
@@ -116,13 +113,12 @@ class RemoteLogSegmentMetadataUpdateRecord(GeneratedStruct):
     """Kafka's RemoteLogSegmentMetadataUpdateRecord (metadata, apiKey 1), versions 0, flexible
     versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "remote_log_segment_id": 'Which remote segment changes state.',
         "broker_id": 'Broker that wrote this event.',
         "event_timestamp_ms": 'When the broker produced this event, in milliseconds since the epoch.',
         "custom_metadata": 'Opaque bytes the remote storage plugin returned for the segment, or null.',
         "remote_log_segment_state": 'The state the segment enters: 1 copy finished, 2 delete started, 3 delete finished.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "RemoteLogSegmentMetadataUpdateRecord"
@@ -167,11 +163,9 @@ class RemoteLogSegmentMetadataUpdateRecord(GeneratedStruct):
 
 def _read_TopicIdPartitionEntry_v0(buf: bytes, pos: int) -> tuple[TopicIdPartitionEntry, int]:
     entry = blank_instance(TopicIdPartitionEntry)
-    field = ""
-    index = 0
+    field = "name"
     size = len(buf)
     try:
-        field = "name"
         name_n = buf[pos]  # the length + 1
         if name_n == 1:  # the empty string
             entry.name = ""
@@ -195,14 +189,13 @@ def _read_TopicIdPartitionEntry_v0(buf: bytes, pos: int) -> tuple[TopicIdPartiti
         else:  # tags these versions do not know, kept as they came
             entry.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return entry, pos
 
 
 def _write_TopicIdPartitionEntry_v0(entry: TopicIdPartitionEntry, out: bytearray) -> None:
-    field = ""
+    field = "name"
     try:
-        field = "name"
         if entry.name is None:
             raise EncodeError("field name is null, which TopicIdPartitionEntry version 0 does not allow (never nullable)")
         name_utf8 = entry.name.encode()
@@ -228,10 +221,8 @@ def _write_TopicIdPartitionEntry_v0(entry: TopicIdPartitionEntry, out: bytearray
 
 def _read_RemoteLogSegmentIdEntry_v0(buf: bytes, pos: int) -> tuple[RemoteLogSegmentIdEntry, int]:
     entry = blank_instance(RemoteLogSegmentIdEntry)
-    field = ""
-    index = 0
+    field = "topic_id_partition"
     try:
-        field = "topic_id_partition"
         entry.topic_id_partition, pos = _read_TopicIdPartitionEntry_v0(buf, pos)
         field = "id"
         entry.id, pos = _w.read_uuid(buf, pos)
@@ -242,14 +233,13 @@ def _read_RemoteLogSegmentIdEntry_v0(buf: bytes, pos: int) -> tuple[RemoteLogSeg
         else:  # tags these versions do not know, kept as they came
             entry.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return entry, pos
 
 
 def _write_RemoteLogSegmentIdEntry_v0(entry: RemoteLogSegmentIdEntry, out: bytearray) -> None:
-    field = ""
+    field = "topic_id_partition"
     try:
-        field = "topic_id_partition"
         if entry.topic_id_partition is None:
             raise EncodeError("field topic_id_partition is null, which RemoteLogSegmentIdEntry version 0 does not allow (never nullable)")
         _write_TopicIdPartitionEntry_v0(entry.topic_id_partition, out)
@@ -268,10 +258,8 @@ def _write_RemoteLogSegmentIdEntry_v0(entry: RemoteLogSegmentIdEntry, out: bytea
 
 def _read_RemoteLogSegmentMetadataUpdateRecord_v0(buf: bytes, pos: int) -> tuple[RemoteLogSegmentMetadataUpdateRecord, int]:
     record = blank_instance(RemoteLogSegmentMetadataUpdateRecord)
-    field = ""
-    index = 0
+    field = "remote_log_segment_id"
     try:
-        field = "remote_log_segment_id"
         record.remote_log_segment_id, pos = _read_RemoteLogSegmentIdEntry_v0(buf, pos)
         field = "broker_id, event_timestamp_ms"
         record.broker_id, record.event_timestamp_ms = _unpack_RemoteLogSegmentMetadataUpdateRecord_broker_id_event_timestamp_ms(buf, pos)
@@ -288,14 +276,13 @@ def _read_RemoteLogSegmentMetadataUpdateRecord_v0(buf: bytes, pos: int) -> tuple
         else:  # tags these versions do not know, kept as they came
             record.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return record, pos
 
 
 def _write_RemoteLogSegmentMetadataUpdateRecord_v0(record: RemoteLogSegmentMetadataUpdateRecord, out: bytearray) -> None:
-    field = ""
+    field = "remote_log_segment_id"
     try:
-        field = "remote_log_segment_id"
         if record.remote_log_segment_id is None:
             raise EncodeError("field remote_log_segment_id is null, which RemoteLogSegmentMetadataUpdateRecord version 0 does not allow (never nullable)")
         _write_RemoteLogSegmentIdEntry_v0(record.remote_log_segment_id, out)

@@ -2,10 +2,9 @@
 
 Metadata message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per wire layout, the versions that share one (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -31,11 +30,10 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class TopicIdPartitionEntry(GeneratedStruct):
     """The partition whose remote data is being deleted."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the topic the partition in this entry belongs to.',
         "id": 'Id of the topic the partition in this entry belongs to.',
         "partition": 'Index of the partition within the topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TopicIdPartitionEntry"
@@ -76,12 +74,11 @@ class RemotePartitionDeleteMetadataRecord(GeneratedStruct):
     """Kafka's RemotePartitionDeleteMetadataRecord (metadata, apiKey 2), versions 0, flexible
     versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_id_partition": 'The partition whose remote data is being deleted.',
         "broker_id": "Broker that wrote this event: the controller marks the deletion, the metadata partition's leader starts and finishes it.",
         "event_timestamp_ms": 'When the event was produced, in milliseconds since the epoch.',
         "remote_partition_delete_state": 'Deletion state: 0 marked, 1 started, 2 finished.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "RemotePartitionDeleteMetadataRecord"
@@ -123,11 +120,9 @@ class RemotePartitionDeleteMetadataRecord(GeneratedStruct):
 
 def _read_TopicIdPartitionEntry_v0(buf: bytes, pos: int) -> tuple[TopicIdPartitionEntry, int]:
     entry = blank_instance(TopicIdPartitionEntry)
-    field = ""
-    index = 0
+    field = "name"
     size = len(buf)
     try:
-        field = "name"
         name_n = buf[pos]  # the length + 1
         if name_n == 1:  # the empty string
             entry.name = ""
@@ -151,14 +146,13 @@ def _read_TopicIdPartitionEntry_v0(buf: bytes, pos: int) -> tuple[TopicIdPartiti
         else:  # tags these versions do not know, kept as they came
             entry.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return entry, pos
 
 
 def _write_TopicIdPartitionEntry_v0(entry: TopicIdPartitionEntry, out: bytearray) -> None:
-    field = ""
+    field = "name"
     try:
-        field = "name"
         if entry.name is None:
             raise EncodeError("field name is null, which TopicIdPartitionEntry version 0 does not allow (never nullable)")
         name_utf8 = entry.name.encode()
@@ -184,10 +178,8 @@ def _write_TopicIdPartitionEntry_v0(entry: TopicIdPartitionEntry, out: bytearray
 
 def _read_RemotePartitionDeleteMetadataRecord_v0(buf: bytes, pos: int) -> tuple[RemotePartitionDeleteMetadataRecord, int]:
     record = blank_instance(RemotePartitionDeleteMetadataRecord)
-    field = ""
-    index = 0
+    field = "topic_id_partition"
     try:
-        field = "topic_id_partition"
         record.topic_id_partition, pos = _read_TopicIdPartitionEntry_v0(buf, pos)
         field = "broker_id, event_timestamp_ms, remote_partition_delete_state"
         record.broker_id, record.event_timestamp_ms, record.remote_partition_delete_state = _unpack_RemotePartitionDeleteMetadataRecord_broker_id_to_remote_partition_delete_state(buf, pos)
@@ -199,14 +191,13 @@ def _read_RemotePartitionDeleteMetadataRecord_v0(buf: bytes, pos: int) -> tuple[
         else:  # tags these versions do not know, kept as they came
             record.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return record, pos
 
 
 def _write_RemotePartitionDeleteMetadataRecord_v0(record: RemotePartitionDeleteMetadataRecord, out: bytearray) -> None:
-    field = ""
+    field = "topic_id_partition"
     try:
-        field = "topic_id_partition"
         if record.topic_id_partition is None:
             raise EncodeError("field topic_id_partition is null, which RemotePartitionDeleteMetadataRecord version 0 does not allow (never nullable)")
         _write_TopicIdPartitionEntry_v0(record.topic_id_partition, out)

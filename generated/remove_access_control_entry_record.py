@@ -2,10 +2,9 @@
 
 Metadata message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per wire layout, the versions that share one (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -25,9 +24,8 @@ class RemoveAccessControlEntryRecord(GeneratedStruct):
     """Kafka's RemoveAccessControlEntryRecord (metadata, apiKey 19), versions 0, flexible versions
     0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "id": 'Id of the ACL being deleted.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "RemoveAccessControlEntryRecord"
@@ -56,10 +54,8 @@ class RemoveAccessControlEntryRecord(GeneratedStruct):
 
 def _read_RemoveAccessControlEntryRecord_v0(buf: bytes, pos: int) -> tuple[RemoveAccessControlEntryRecord, int]:
     record = blank_instance(RemoveAccessControlEntryRecord)
-    field = ""
-    index = 0
+    field = "id"
     try:
-        field = "id"
         record.id, pos = _w.read_uuid(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -68,14 +64,13 @@ def _read_RemoveAccessControlEntryRecord_v0(buf: bytes, pos: int) -> tuple[Remov
         else:  # tags these versions do not know, kept as they came
             record.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return record, pos
 
 
 def _write_RemoveAccessControlEntryRecord_v0(record: RemoveAccessControlEntryRecord, out: bytearray) -> None:
-    field = ""
+    field = "id"
     try:
-        field = "id"
         out += _w.uuid_bytes(record.id)
         field = "(tagged fields)"
         if record.unknown_tagged_fields:

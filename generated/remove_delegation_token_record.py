@@ -2,10 +2,9 @@
 
 Metadata message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per wire layout, the versions that share one (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,9 +20,8 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 class RemoveDelegationTokenRecord(GeneratedStruct):
     """Kafka's RemoveDelegationTokenRecord (metadata, apiKey 26), versions 0, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "token_id": 'Identifier of the token being removed.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "RemoveDelegationTokenRecord"
@@ -52,11 +50,9 @@ class RemoveDelegationTokenRecord(GeneratedStruct):
 
 def _read_RemoveDelegationTokenRecord_v0(buf: bytes, pos: int) -> tuple[RemoveDelegationTokenRecord, int]:
     record = blank_instance(RemoveDelegationTokenRecord)
-    field = ""
-    index = 0
+    field = "token_id"
     size = len(buf)
     try:
-        field = "token_id"
         token_id_n = buf[pos]  # the length + 1
         if token_id_n == 1:  # the empty string
             record.token_id = ""
@@ -75,14 +71,13 @@ def _read_RemoveDelegationTokenRecord_v0(buf: bytes, pos: int) -> tuple[RemoveDe
         else:  # tags these versions do not know, kept as they came
             record.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return record, pos
 
 
 def _write_RemoveDelegationTokenRecord_v0(record: RemoveDelegationTokenRecord, out: bytearray) -> None:
-    field = ""
+    field = "token_id"
     try:
-        field = "token_id"
         if record.token_id is None:
             raise EncodeError("field token_id is null, which RemoveDelegationTokenRecord version 0 does not allow (never nullable)")
         token_id_utf8 = record.token_id.encode()

@@ -2,10 +2,9 @@
 
 Request message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -29,11 +28,10 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class RemoveRaftVoterRequest(GeneratedStruct):
     """Kafka's RemoveRaftVoterRequest (request, apiKey 81), versions 0, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "cluster_id": 'Cluster id the sender expects, or null to skip the check.',
         "voter_id": 'Replica id of the voter to take out of the quorum.',
         "voter_directory_id": 'Log directory id of that voter, telling apart two incarnations with the same id.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "RemoveRaftVoterRequest"
@@ -69,12 +67,10 @@ class RemoveRaftVoterRequest(GeneratedStruct):
 
 # --- RemoveRaftVoterRequest, version 0 (flexible) ---
 
-def _read_RemoveRaftVoterRequest_v0(buf: bytes, pos: int) -> tuple[RemoveRaftVoterRequest, int]:
+def _read_RemoveRaftVoterRequest_v0(buf: bytes, pos: int, version: int) -> tuple[RemoveRaftVoterRequest, int]:
     request = blank_instance(RemoveRaftVoterRequest)
-    field = ""
-    index = 0
+    field = "cluster_id"
     try:
-        field = "cluster_id"
         request.cluster_id, pos = _w.read_compact_string(buf, pos)
         field = "voter_id"
         (request.voter_id,) = _unpack_RemoveRaftVoterRequest_voter_id(buf, pos)
@@ -82,30 +78,22 @@ def _read_RemoveRaftVoterRequest_v0(buf: bytes, pos: int) -> tuple[RemoveRaftVot
         field = "voter_directory_id"
         request.voter_directory_id, pos = _w.read_uuid(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_RemoveRaftVoterRequest_v0(request: RemoveRaftVoterRequest, out: bytearray) -> None:
-    field = ""
+def _write_RemoveRaftVoterRequest_v0(request: RemoveRaftVoterRequest, out: bytearray, version: int) -> None:
+    field = "cluster_id"
     try:
-        field = "cluster_id"
         _w.write_compact_string(out, request.cluster_id)
         field = "voter_id"
         out += _pack_RemoveRaftVoterRequest_voter_id(request.voter_id)
         field = "voter_directory_id"
         out += _w.uuid_bytes(request.voter_directory_id)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -115,8 +103,8 @@ def _write_RemoveRaftVoterRequest_v0(request: RemoveRaftVoterRequest, out: bytea
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-RemoveRaftVoterRequest._READERS = (_read_RemoveRaftVoterRequest_v0,)
-RemoveRaftVoterRequest._WRITERS = (_write_RemoveRaftVoterRequest_v0,)
+RemoveRaftVoterRequest._READERS = _w.bind_versions((_read_RemoveRaftVoterRequest_v0,))
+RemoveRaftVoterRequest._WRITERS = _w.bind_versions((_write_RemoveRaftVoterRequest_v0,))
 RemoveRaftVoterRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="cluster_id", json_name="clusterId", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
     FieldInfo(attr="voter_id", json_name="voterId", type="int32", versions=_V0_PLUS, default=0),

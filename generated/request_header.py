@@ -2,10 +2,9 @@
 
 Header message, versions 0-2, flexible versions 2+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per wire layout, the versions that share one (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -26,12 +25,11 @@ _pack_RequestHeader_request_api_key_to_correlation_id = struct.Struct(">hhi").pa
 class RequestHeader(GeneratedStruct):
     """Kafka's RequestHeader (header), versions 0-2, flexible versions 2+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "request_api_key": 'Numeric key of the API the body belongs to (0 Produce, 1 Fetch, ...).',
         "request_api_version": 'Version of that API the body is written in.',
         "correlation_id": 'Number the client picks for the request; the response carries it back so the two can be matched.',
         "client_id": "The client's client.id, used in broker logs, metrics and quotas; null when not set.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "RequestHeader"
@@ -74,15 +72,13 @@ class RequestHeader(GeneratedStruct):
 def _read_RequestHeader_v0(buf: bytes, pos: int) -> tuple[RequestHeader, int]:
     header = blank_instance(RequestHeader)
     header.client_id = ''
-    field = ""
-    index = 0
+    field = "request_api_key, request_api_version, correlation_id"
     try:
-        field = "request_api_key, request_api_version, correlation_id"
         header.request_api_key, header.request_api_version, header.correlation_id = _unpack_RequestHeader_request_api_key_to_correlation_id(buf, pos)
         pos += 8
         header.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return header, pos
 
 
@@ -91,9 +87,8 @@ def _write_RequestHeader_v0(header: RequestHeader, out: bytearray) -> None:
         check_unsupported(header, "client_id", "0")
     if header.unknown_tagged_fields:
         raise UnsupportedVersionError("RequestHeader version 0 cannot carry tagged fields")
-    field = ""
+    field = "request_api_key, request_api_version, correlation_id"
     try:
-        field = "request_api_key, request_api_version, correlation_id"
         out += _pack_RequestHeader_request_api_key_to_correlation_id(header.request_api_key, header.request_api_version, header.correlation_id)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -103,26 +98,23 @@ def _write_RequestHeader_v0(header: RequestHeader, out: bytearray) -> None:
 
 def _read_RequestHeader_v1(buf: bytes, pos: int) -> tuple[RequestHeader, int]:
     header = blank_instance(RequestHeader)
-    field = ""
-    index = 0
+    field = "request_api_key, request_api_version, correlation_id"
     try:
-        field = "request_api_key, request_api_version, correlation_id"
         header.request_api_key, header.request_api_version, header.correlation_id = _unpack_RequestHeader_request_api_key_to_correlation_id(buf, pos)
         pos += 8
         field = "client_id"
         header.client_id, pos = _w.read_string(buf, pos)
         header.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return header, pos
 
 
 def _write_RequestHeader_v1(header: RequestHeader, out: bytearray) -> None:
     if header.unknown_tagged_fields:
         raise UnsupportedVersionError("RequestHeader version 1 cannot carry tagged fields")
-    field = ""
+    field = "request_api_key, request_api_version, correlation_id"
     try:
-        field = "request_api_key, request_api_version, correlation_id"
         out += _pack_RequestHeader_request_api_key_to_correlation_id(header.request_api_key, header.request_api_version, header.correlation_id)
         field = "client_id"
         _w.write_string(out, header.client_id)
@@ -134,10 +126,8 @@ def _write_RequestHeader_v1(header: RequestHeader, out: bytearray) -> None:
 
 def _read_RequestHeader_v2(buf: bytes, pos: int) -> tuple[RequestHeader, int]:
     header = blank_instance(RequestHeader)
-    field = ""
-    index = 0
+    field = "request_api_key, request_api_version, correlation_id"
     try:
-        field = "request_api_key, request_api_version, correlation_id"
         header.request_api_key, header.request_api_version, header.correlation_id = _unpack_RequestHeader_request_api_key_to_correlation_id(buf, pos)
         pos += 8
         field = "client_id"
@@ -149,14 +139,13 @@ def _read_RequestHeader_v2(buf: bytes, pos: int) -> tuple[RequestHeader, int]:
         else:  # tags these versions do not know, kept as they came
             header.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return header, pos
 
 
 def _write_RequestHeader_v2(header: RequestHeader, out: bytearray) -> None:
-    field = ""
+    field = "request_api_key, request_api_version, correlation_id"
     try:
-        field = "request_api_key, request_api_version, correlation_id"
         out += _pack_RequestHeader_request_api_key_to_correlation_id(header.request_api_key, header.request_api_version, header.correlation_id)
         field = "client_id"
         _w.write_string(out, header.client_id)

@@ -2,10 +2,9 @@
 
 Header message, versions 0-1, flexible versions 1+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per wire layout, the versions that share one (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -26,9 +25,8 @@ _pack_ResponseHeader_correlation_id = struct.Struct(">i").pack
 class ResponseHeader(GeneratedStruct):
     """Kafka's ResponseHeader (header), versions 0-1, flexible versions 1+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "correlation_id": 'Correlation id of the request this response answers, copied from its header.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ResponseHeader"
@@ -57,24 +55,21 @@ class ResponseHeader(GeneratedStruct):
 
 def _read_ResponseHeader_v0(buf: bytes, pos: int) -> tuple[ResponseHeader, int]:
     header = blank_instance(ResponseHeader)
-    field = ""
-    index = 0
+    field = "correlation_id"
     try:
-        field = "correlation_id"
         (header.correlation_id,) = _unpack_ResponseHeader_correlation_id(buf, pos)
         pos += 4
         header.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return header, pos
 
 
 def _write_ResponseHeader_v0(header: ResponseHeader, out: bytearray) -> None:
     if header.unknown_tagged_fields:
         raise UnsupportedVersionError("ResponseHeader version 0 cannot carry tagged fields")
-    field = ""
+    field = "correlation_id"
     try:
-        field = "correlation_id"
         out += _pack_ResponseHeader_correlation_id(header.correlation_id)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -84,10 +79,8 @@ def _write_ResponseHeader_v0(header: ResponseHeader, out: bytearray) -> None:
 
 def _read_ResponseHeader_v1(buf: bytes, pos: int) -> tuple[ResponseHeader, int]:
     header = blank_instance(ResponseHeader)
-    field = ""
-    index = 0
+    field = "correlation_id"
     try:
-        field = "correlation_id"
         (header.correlation_id,) = _unpack_ResponseHeader_correlation_id(buf, pos)
         pos += 4
         field = "(tagged fields)"
@@ -97,14 +90,13 @@ def _read_ResponseHeader_v1(buf: bytes, pos: int) -> tuple[ResponseHeader, int]:
         else:  # tags these versions do not know, kept as they came
             header.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return header, pos
 
 
 def _write_ResponseHeader_v1(header: ResponseHeader, out: bytearray) -> None:
-    field = ""
+    field = "correlation_id"
     try:
-        field = "correlation_id"
         out += _pack_ResponseHeader_correlation_id(header.correlation_id)
         field = "(tagged fields)"
         if header.unknown_tagged_fields:

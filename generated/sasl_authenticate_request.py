@@ -2,10 +2,9 @@
 
 Request message, versions 0-2, flexible versions 2+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,9 +20,8 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 class SaslAuthenticateRequest(GeneratedStruct):
     """Kafka's SaslAuthenticateRequest (request, apiKey 36), versions 0-2, flexible versions 2+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "auth_bytes": "Opaque SASL token the client sends in this round of the chosen mechanism's exchange.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "SaslAuthenticateRequest"
@@ -51,25 +49,22 @@ class SaslAuthenticateRequest(GeneratedStruct):
 
 # --- SaslAuthenticateRequest, versions 0-1 ---
 
-def _read_SaslAuthenticateRequest_v0_1(buf: bytes, pos: int) -> tuple[SaslAuthenticateRequest, int]:
+def _read_SaslAuthenticateRequest_v0_1(buf: bytes, pos: int, version: int) -> tuple[SaslAuthenticateRequest, int]:
     request = blank_instance(SaslAuthenticateRequest)
-    field = ""
-    index = 0
+    field = "auth_bytes"
     try:
-        field = "auth_bytes"
         request.auth_bytes, pos = _w.read_bytes_nn(buf, pos)
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_SaslAuthenticateRequest_v0_1(request: SaslAuthenticateRequest, out: bytearray) -> None:
+def _write_SaslAuthenticateRequest_v0_1(request: SaslAuthenticateRequest, out: bytearray, version: int) -> None:
     if request.unknown_tagged_fields:
         raise UnsupportedVersionError("SaslAuthenticateRequest version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "auth_bytes"
     try:
-        field = "auth_bytes"
         _w.write_bytes(out, _w.non_null(request.auth_bytes, "field auth_bytes is null, which SaslAuthenticateRequest versions 0-1 do not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -77,34 +72,24 @@ def _write_SaslAuthenticateRequest_v0_1(request: SaslAuthenticateRequest, out: b
 
 # --- SaslAuthenticateRequest, version 2 (flexible) ---
 
-def _read_SaslAuthenticateRequest_v2(buf: bytes, pos: int) -> tuple[SaslAuthenticateRequest, int]:
+def _read_SaslAuthenticateRequest_v2(buf: bytes, pos: int, version: int) -> tuple[SaslAuthenticateRequest, int]:
     request = blank_instance(SaslAuthenticateRequest)
-    field = ""
-    index = 0
+    field = "auth_bytes"
     try:
-        field = "auth_bytes"
         request.auth_bytes, pos = _w.read_compact_bytes_nn(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_SaslAuthenticateRequest_v2(request: SaslAuthenticateRequest, out: bytearray) -> None:
-    field = ""
+def _write_SaslAuthenticateRequest_v2(request: SaslAuthenticateRequest, out: bytearray, version: int) -> None:
+    field = "auth_bytes"
     try:
-        field = "auth_bytes"
         _w.write_compact_bytes(out, _w.non_null(request.auth_bytes, "field auth_bytes is null, which SaslAuthenticateRequest version 2 does not allow (never nullable)"))
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -114,8 +99,8 @@ def _write_SaslAuthenticateRequest_v2(request: SaslAuthenticateRequest, out: byt
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-SaslAuthenticateRequest._READERS = (_read_SaslAuthenticateRequest_v0_1, _read_SaslAuthenticateRequest_v0_1, _read_SaslAuthenticateRequest_v2)
-SaslAuthenticateRequest._WRITERS = (_write_SaslAuthenticateRequest_v0_1, _write_SaslAuthenticateRequest_v0_1, _write_SaslAuthenticateRequest_v2)
+SaslAuthenticateRequest._READERS = _w.bind_versions((_read_SaslAuthenticateRequest_v0_1, _read_SaslAuthenticateRequest_v0_1, _read_SaslAuthenticateRequest_v2))
+SaslAuthenticateRequest._WRITERS = _w.bind_versions((_write_SaslAuthenticateRequest_v0_1, _write_SaslAuthenticateRequest_v0_1, _write_SaslAuthenticateRequest_v2))
 SaslAuthenticateRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="auth_bytes", json_name="authBytes", type="bytes", versions=_V0_PLUS, default=b''),
 )

@@ -2,10 +2,9 @@
 
 Response message, versions 0-2, flexible versions 2+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -28,12 +27,11 @@ _pack_SaslAuthenticateResponse_session_lifetime_ms = struct.Struct(">q").pack
 class SaslAuthenticateResponse(GeneratedStruct):
     """Kafka's SaslAuthenticateResponse (response, apiKey 36), versions 0-2, flexible versions 2+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "error_code": 'Outcome of this round, 0 when it succeeded; SASL_AUTHENTICATION_FAILED when the credentials were refused.',
         "error_message": 'Text describing a failed round for people, or null.',
         "auth_bytes": "Opaque SASL token the server answers with in this round of the mechanism's exchange.",
         "session_lifetime_ms": 'How long the authenticated session lasts, in milliseconds; after that the client must re-authenticate on the same connection. 0 means no limit.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "SaslAuthenticateResponse"
@@ -72,90 +70,52 @@ class SaslAuthenticateResponse(GeneratedStruct):
 
 
 
-# --- SaslAuthenticateResponse, version 0 ---
+# --- SaslAuthenticateResponse, versions 0-1 ---
 
-def _read_SaslAuthenticateResponse_v0(buf: bytes, pos: int) -> tuple[SaslAuthenticateResponse, int]:
+def _read_SaslAuthenticateResponse_v0_1(buf: bytes, pos: int, version: int) -> tuple[SaslAuthenticateResponse, int]:
     response = blank_instance(SaslAuthenticateResponse)
     response.session_lifetime_ms = 0
-    field = ""
-    index = 0
+    field = "error_code"
     try:
-        field = "error_code"
         (response.error_code,) = _unpack_SaslAuthenticateResponse_error_code(buf, pos)
         pos += 2
         field = "error_message"
         response.error_message, pos = _w.read_string(buf, pos)
         field = "auth_bytes"
         response.auth_bytes, pos = _w.read_bytes_nn(buf, pos)
+        if version >= 1:
+            field = "session_lifetime_ms"
+            (response.session_lifetime_ms,) = _unpack_SaslAuthenticateResponse_session_lifetime_ms(buf, pos)
+            pos += 8
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_SaslAuthenticateResponse_v0(response: SaslAuthenticateResponse, out: bytearray) -> None:
+def _write_SaslAuthenticateResponse_v0_1(response: SaslAuthenticateResponse, out: bytearray, version: int) -> None:
     if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("SaslAuthenticateResponse version 0 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("SaslAuthenticateResponse version 0-1 cannot carry tagged fields")
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_SaslAuthenticateResponse_error_code(response.error_code)
         field = "error_message"
         _w.write_string(out, response.error_message)
         field = "auth_bytes"
-        _w.write_bytes(out, _w.non_null(response.auth_bytes, "field auth_bytes is null, which SaslAuthenticateResponse version 0 does not allow (never nullable)"))
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- SaslAuthenticateResponse, version 1 ---
-
-def _read_SaslAuthenticateResponse_v1(buf: bytes, pos: int) -> tuple[SaslAuthenticateResponse, int]:
-    response = blank_instance(SaslAuthenticateResponse)
-    field = ""
-    index = 0
-    try:
-        field = "error_code"
-        (response.error_code,) = _unpack_SaslAuthenticateResponse_error_code(buf, pos)
-        pos += 2
-        field = "error_message"
-        response.error_message, pos = _w.read_string(buf, pos)
-        field = "auth_bytes"
-        response.auth_bytes, pos = _w.read_bytes_nn(buf, pos)
-        field = "session_lifetime_ms"
-        (response.session_lifetime_ms,) = _unpack_SaslAuthenticateResponse_session_lifetime_ms(buf, pos)
-        pos += 8
-        response.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_SaslAuthenticateResponse_v1(response: SaslAuthenticateResponse, out: bytearray) -> None:
-    if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("SaslAuthenticateResponse version 1 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "error_code"
-        out += _pack_SaslAuthenticateResponse_error_code(response.error_code)
-        field = "error_message"
-        _w.write_string(out, response.error_message)
-        field = "auth_bytes"
-        _w.write_bytes(out, _w.non_null(response.auth_bytes, "field auth_bytes is null, which SaslAuthenticateResponse version 1 does not allow (never nullable)"))
-        field = "session_lifetime_ms"
-        out += _pack_SaslAuthenticateResponse_session_lifetime_ms(response.session_lifetime_ms)
+        _w.write_bytes(out, _w.non_null(response.auth_bytes, "field auth_bytes is null, which SaslAuthenticateResponse versions 0-1 do not allow (never nullable)"))
+        if version >= 1:
+            field = "session_lifetime_ms"
+            out += _pack_SaslAuthenticateResponse_session_lifetime_ms(response.session_lifetime_ms)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- SaslAuthenticateResponse, version 2 (flexible) ---
 
-def _read_SaslAuthenticateResponse_v2(buf: bytes, pos: int) -> tuple[SaslAuthenticateResponse, int]:
+def _read_SaslAuthenticateResponse_v2(buf: bytes, pos: int, version: int) -> tuple[SaslAuthenticateResponse, int]:
     response = blank_instance(SaslAuthenticateResponse)
-    field = ""
-    index = 0
+    field = "error_code"
     try:
-        field = "error_code"
         (response.error_code,) = _unpack_SaslAuthenticateResponse_error_code(buf, pos)
         pos += 2
         field = "error_message"
@@ -166,20 +126,15 @@ def _read_SaslAuthenticateResponse_v2(buf: bytes, pos: int) -> tuple[SaslAuthent
         (response.session_lifetime_ms,) = _unpack_SaslAuthenticateResponse_session_lifetime_ms(buf, pos)
         pos += 8
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_SaslAuthenticateResponse_v2(response: SaslAuthenticateResponse, out: bytearray) -> None:
-    field = ""
+def _write_SaslAuthenticateResponse_v2(response: SaslAuthenticateResponse, out: bytearray, version: int) -> None:
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_SaslAuthenticateResponse_error_code(response.error_code)
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
@@ -188,10 +143,7 @@ def _write_SaslAuthenticateResponse_v2(response: SaslAuthenticateResponse, out: 
         field = "session_lifetime_ms"
         out += _pack_SaslAuthenticateResponse_session_lifetime_ms(response.session_lifetime_ms)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -202,8 +154,8 @@ def _write_SaslAuthenticateResponse_v2(response: SaslAuthenticateResponse, out: 
 _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 
-SaslAuthenticateResponse._READERS = (_read_SaslAuthenticateResponse_v0, _read_SaslAuthenticateResponse_v1, _read_SaslAuthenticateResponse_v2)
-SaslAuthenticateResponse._WRITERS = (_write_SaslAuthenticateResponse_v0, _write_SaslAuthenticateResponse_v1, _write_SaslAuthenticateResponse_v2)
+SaslAuthenticateResponse._READERS = _w.bind_versions((_read_SaslAuthenticateResponse_v0_1, _read_SaslAuthenticateResponse_v0_1, _read_SaslAuthenticateResponse_v2))
+SaslAuthenticateResponse._WRITERS = _w.bind_versions((_write_SaslAuthenticateResponse_v0_1, _write_SaslAuthenticateResponse_v0_1, _write_SaslAuthenticateResponse_v2))
 SaslAuthenticateResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_message", json_name="errorMessage", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),

@@ -2,10 +2,9 @@
 
 Request message, versions 0-1, flexible versions none.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,9 +20,8 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 class SaslHandshakeRequest(GeneratedStruct):
     """Kafka's SaslHandshakeRequest (request, apiKey 17), versions 0-1, flexible versions none."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "mechanism": 'Name of the SASL mechanism the client wants, for example PLAIN, SCRAM-SHA-256, GSSAPI or OAUTHBEARER.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "SaslHandshakeRequest"
@@ -52,25 +50,22 @@ class SaslHandshakeRequest(GeneratedStruct):
 
 # --- SaslHandshakeRequest, versions 0-1 ---
 
-def _read_SaslHandshakeRequest_v0_1(buf: bytes, pos: int) -> tuple[SaslHandshakeRequest, int]:
+def _read_SaslHandshakeRequest_v0_1(buf: bytes, pos: int, version: int) -> tuple[SaslHandshakeRequest, int]:
     request = blank_instance(SaslHandshakeRequest)
-    field = ""
-    index = 0
+    field = "mechanism"
     try:
-        field = "mechanism"
         request.mechanism, pos = _w.read_string_nn(buf, pos)
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_SaslHandshakeRequest_v0_1(request: SaslHandshakeRequest, out: bytearray) -> None:
+def _write_SaslHandshakeRequest_v0_1(request: SaslHandshakeRequest, out: bytearray, version: int) -> None:
     if request.unknown_tagged_fields:
         raise UnsupportedVersionError("SaslHandshakeRequest version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "mechanism"
     try:
-        field = "mechanism"
         _w.write_string(out, _w.non_null(request.mechanism, "field mechanism is null, which SaslHandshakeRequest versions 0-1 do not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -81,8 +76,8 @@ def _write_SaslHandshakeRequest_v0_1(request: SaslHandshakeRequest, out: bytearr
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-SaslHandshakeRequest._READERS = (_read_SaslHandshakeRequest_v0_1, _read_SaslHandshakeRequest_v0_1)
-SaslHandshakeRequest._WRITERS = (_write_SaslHandshakeRequest_v0_1, _write_SaslHandshakeRequest_v0_1)
+SaslHandshakeRequest._READERS = _w.bind_versions((_read_SaslHandshakeRequest_v0_1, _read_SaslHandshakeRequest_v0_1))
+SaslHandshakeRequest._WRITERS = _w.bind_versions((_write_SaslHandshakeRequest_v0_1, _write_SaslHandshakeRequest_v0_1))
 SaslHandshakeRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="mechanism", json_name="mechanism", type="string", versions=_V0_PLUS, default=''),
 )

@@ -2,10 +2,9 @@
 
 Response message, versions 0-1, flexible versions none.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -26,10 +25,9 @@ _pack_SaslHandshakeResponse_error_code = struct.Struct(">h").pack
 class SaslHandshakeResponse(GeneratedStruct):
     """Kafka's SaslHandshakeResponse (response, apiKey 17), versions 0-1, flexible versions none."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "error_code": 'Outcome, 0 when the mechanism is enabled; UNSUPPORTED_SASL_MECHANISM otherwise, or ILLEGAL_SASL_STATE out of sequence.',
         "mechanisms": 'Names of the SASL mechanisms enabled on the listener.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "SaslHandshakeResponse"
@@ -61,39 +59,25 @@ class SaslHandshakeResponse(GeneratedStruct):
 
 # --- SaslHandshakeResponse, versions 0-1 ---
 
-def _read_SaslHandshakeResponse_v0_1(buf: bytes, pos: int) -> tuple[SaslHandshakeResponse, int]:
+def _read_SaslHandshakeResponse_v0_1(buf: bytes, pos: int, version: int) -> tuple[SaslHandshakeResponse, int]:
     response = blank_instance(SaslHandshakeResponse)
-    field = ""
-    index = 0
+    field = "error_code"
     try:
-        field = "error_code"
         (response.error_code,) = _unpack_SaslHandshakeResponse_error_code(buf, pos)
         pos += 2
         field = "mechanisms"
-        index = -1  # no element yet: an error in the count names the array itself
-        mechanisms_n, pos = _w.read_count(buf, pos, False)
-        if mechanisms_n < 0:
-            raise DecodeError("non-nullable field mechanisms was null", offset=pos)
-        elif mechanisms_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            mechanisms_items: list[str] = []
-            for index in range(mechanisms_n):
-                mechanisms_item, pos = _w.read_string_nn(buf, pos)
-                mechanisms_items.append(mechanisms_item)
-            response.mechanisms = mechanisms_items
+        response.mechanisms, pos = _w.read_array(buf, pos, False, _w.read_string_nn)
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_SaslHandshakeResponse_v0_1(response: SaslHandshakeResponse, out: bytearray) -> None:
+def _write_SaslHandshakeResponse_v0_1(response: SaslHandshakeResponse, out: bytearray, version: int) -> None:
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("SaslHandshakeResponse version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_SaslHandshakeResponse_error_code(response.error_code)
         field = "mechanisms"
         mechanisms_items = _w.non_null(response.mechanisms, "field mechanisms is null, which SaslHandshakeResponse versions 0-1 do not allow (never nullable)")
@@ -111,8 +95,8 @@ def _write_SaslHandshakeResponse_v0_1(response: SaslHandshakeResponse, out: byte
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-SaslHandshakeResponse._READERS = (_read_SaslHandshakeResponse_v0_1, _read_SaslHandshakeResponse_v0_1)
-SaslHandshakeResponse._WRITERS = (_write_SaslHandshakeResponse_v0_1, _write_SaslHandshakeResponse_v0_1)
+SaslHandshakeResponse._READERS = _w.bind_versions((_read_SaslHandshakeResponse_v0_1, _read_SaslHandshakeResponse_v0_1))
+SaslHandshakeResponse._WRITERS = _w.bind_versions((_write_SaslHandshakeResponse_v0_1, _write_SaslHandshakeResponse_v0_1))
 SaslHandshakeResponse._LAZY_DEFAULTS = {"mechanisms": list}
 SaslHandshakeResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

@@ -2,10 +2,9 @@
 
 Request message, versions 1-2, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -25,8 +24,8 @@ _unpack_AcknowledgePartition_partition_index = struct.Struct(">i").unpack_from
 _pack_AcknowledgePartition_partition_index = struct.Struct(">i").pack
 _unpack_ShareAcknowledgeRequest_share_session_epoch = struct.Struct(">i").unpack_from
 _pack_ShareAcknowledgeRequest_share_session_epoch = struct.Struct(">i").pack
-_unpack_ShareAcknowledgeRequest_share_session_epoch_is_renew_ack = struct.Struct(">i?").unpack_from
-_pack_ShareAcknowledgeRequest_share_session_epoch_is_renew_ack = struct.Struct(">i?").pack
+_unpack_ShareAcknowledgeRequest_is_renew_ack = struct.Struct(">?").unpack_from
+_pack_ShareAcknowledgeRequest_is_renew_ack = struct.Struct(">?").pack
 
 # Default values.
 _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
@@ -35,11 +34,10 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class AcknowledgementBatch(GeneratedStruct):
     """Ranges of records to acknowledge in this partition."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "first_offset": 'First offset of the range.',
         "last_offset": 'Last offset of the range, included.',
         "acknowledge_types": 'Outcome per record of the range, or one for the whole range: 0 gap, 1 accept, 2 release, 3 reject, 4 renew.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AcknowledgementBatch"
@@ -70,10 +68,9 @@ class AcknowledgementBatch(GeneratedStruct):
 class AcknowledgePartition(GeneratedStruct):
     """Partitions of this topic with records to acknowledge."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition_index": 'Index of the partition within its topic.',
         "acknowledgement_batches": 'Ranges of records to acknowledge in this partition.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AcknowledgePartition"
@@ -99,10 +96,9 @@ class AcknowledgePartition(GeneratedStruct):
 class AcknowledgeTopic(GeneratedStruct):
     """Topics with records to acknowledge."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_id": 'Id of the topic the partitions in this entry belong to.',
         "partitions": 'Partitions of this topic with records to acknowledge.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AcknowledgeTopic"
@@ -128,13 +124,12 @@ class AcknowledgeTopic(GeneratedStruct):
 class ShareAcknowledgeRequest(GeneratedStruct):
     """Kafka's ShareAcknowledgeRequest (request, apiKey 79), versions 1-2, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "group_id": 'Id of the share group the member belongs to.',
         "member_id": 'Member id of the consumer in that group.',
         "share_session_epoch": 'Position in the share session: 0 opens a session, -1 closes it, other values count up request by request.',
         "is_renew_ack": 'True when the acknowledgement batches include Renew acknowledgements.',
         "topics": 'Topics with records to acknowledge.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ShareAcknowledgeRequest"
@@ -179,12 +174,10 @@ class ShareAcknowledgeRequest(GeneratedStruct):
 
 # --- AcknowledgementBatch, versions 1-2 (flexible) ---
 
-def _read_AcknowledgementBatch_v1_2(buf: bytes, pos: int) -> tuple[AcknowledgementBatch, int]:
+def _read_AcknowledgementBatch_v1_2(buf: bytes, pos: int, version: int) -> tuple[AcknowledgementBatch, int]:
     batch = blank_instance(AcknowledgementBatch)
-    field = ""
-    index = 0
+    field = "first_offset, last_offset"
     try:
-        field = "first_offset, last_offset"
         batch.first_offset, batch.last_offset = _unpack_AcknowledgementBatch_first_offset_last_offset(buf, pos)
         pos += 16
         field = "acknowledge_types"
@@ -194,260 +187,126 @@ def _read_AcknowledgementBatch_v1_2(buf: bytes, pos: int) -> tuple[Acknowledgeme
         else:
             batch.acknowledge_types, pos = _w.read_fixed_array(buf, pos, acknowledge_types_n, "b", 1)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            batch.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            batch.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        batch.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return batch, pos
 
 
-def _write_AcknowledgementBatch_v1_2(batch: AcknowledgementBatch, out: bytearray) -> None:
-    field = ""
+def _write_AcknowledgementBatch_v1_2(batch: AcknowledgementBatch, out: bytearray, version: int) -> None:
+    field = "first_offset, last_offset"
     try:
-        field = "first_offset, last_offset"
         out += _pack_AcknowledgementBatch_first_offset_last_offset(batch.first_offset, batch.last_offset)
         field = "acknowledge_types"
         acknowledge_types_items = _w.non_null(batch.acknowledge_types, "field acknowledge_types is null, which AcknowledgementBatch versions 1-2 do not allow (never nullable)")
         _w.write_count(out, len(acknowledge_types_items), True)
         _w.write_fixed_array(out, acknowledge_types_items, "b")
         field = "(tagged fields)"
-        if batch.unknown_tagged_fields:
-            _w.write_tagged(out, [], batch.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], batch.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- AcknowledgePartition, versions 1-2 (flexible) ---
 
-def _read_AcknowledgePartition_v1_2(buf: bytes, pos: int) -> tuple[AcknowledgePartition, int]:
+def _read_AcknowledgePartition_v1_2(buf: bytes, pos: int, version: int) -> tuple[AcknowledgePartition, int]:
     partition = blank_instance(AcknowledgePartition)
-    field = ""
-    index = 0
+    field = "partition_index"
     try:
-        field = "partition_index"
         (partition.partition_index,) = _unpack_AcknowledgePartition_partition_index(buf, pos)
         pos += 4
-        field = "acknowledgement_batches[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        acknowledgement_batches_n, pos = _w.read_count(buf, pos, True)
-        if acknowledgement_batches_n < 0:
-            raise DecodeError("non-nullable field acknowledgement_batches was null", offset=pos)
-        elif acknowledgement_batches_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            acknowledgement_batches_items: list[AcknowledgementBatch] = []
-            for index in range(acknowledgement_batches_n):
-                acknowledgement_batches_item, pos = _read_AcknowledgementBatch_v1_2(buf, pos)
-                acknowledgement_batches_items.append(acknowledgement_batches_item)
-            partition.acknowledgement_batches = acknowledgement_batches_items
+        field = "acknowledgement_batches"
+        partition.acknowledgement_batches, pos = _w.read_struct_array(buf, pos, True, _read_AcknowledgementBatch_v1_2, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            partition.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            partition.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        partition.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
-def _write_AcknowledgePartition_v1_2(partition: AcknowledgePartition, out: bytearray) -> None:
-    field = ""
+def _write_AcknowledgePartition_v1_2(partition: AcknowledgePartition, out: bytearray, version: int) -> None:
+    field = "partition_index"
     try:
-        field = "partition_index"
         out += _pack_AcknowledgePartition_partition_index(partition.partition_index)
-        field = "acknowledgement_batches[]"
-        acknowledgement_batches_items = _w.non_null(partition.acknowledgement_batches, "field acknowledgement_batches is null, which AcknowledgePartition versions 1-2 do not allow (never nullable)")
-        _w.write_count(out, len(acknowledgement_batches_items), True)
-        for acknowledgement_batches_item in acknowledgement_batches_items:
-            _write_AcknowledgementBatch_v1_2(acknowledgement_batches_item, out)
+        field = "acknowledgement_batches"
+        _w.write_struct_array(out, _w.non_null(partition.acknowledgement_batches, "field acknowledgement_batches is null, which AcknowledgePartition versions 1-2 do not allow (never nullable)"), True, _write_AcknowledgementBatch_v1_2, version)
         field = "(tagged fields)"
-        if partition.unknown_tagged_fields:
-            _w.write_tagged(out, [], partition.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], partition.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- AcknowledgeTopic, versions 1-2 (flexible) ---
 
-def _read_AcknowledgeTopic_v1_2(buf: bytes, pos: int) -> tuple[AcknowledgeTopic, int]:
+def _read_AcknowledgeTopic_v1_2(buf: bytes, pos: int, version: int) -> tuple[AcknowledgeTopic, int]:
     topic = blank_instance(AcknowledgeTopic)
-    field = ""
-    index = 0
+    field = "topic_id"
     try:
-        field = "topic_id"
         topic.topic_id, pos = _w.read_uuid(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: KeyedList[AcknowledgePartition] = KeyedList()
-            for index in range(partitions_n):
-                partitions_item, pos = _read_AcknowledgePartition_v1_2(buf, pos)
-                partitions_items.append(partitions_item)
-            topic.partitions = partitions_items
+        field = "partitions"
+        topic.partitions, pos = _w.read_struct_array(buf, pos, True, _read_AcknowledgePartition_v1_2, version, KeyedList)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            topic.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
-def _write_AcknowledgeTopic_v1_2(topic: AcknowledgeTopic, out: bytearray) -> None:
-    field = ""
+def _write_AcknowledgeTopic_v1_2(topic: AcknowledgeTopic, out: bytearray, version: int) -> None:
+    field = "topic_id"
     try:
-        field = "topic_id"
         out += _w.uuid_bytes(topic.topic_id)
-        field = "partitions[]"
-        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which AcknowledgeTopic versions 1-2 do not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_AcknowledgePartition_v1_2(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(topic.partitions, "field partitions is null, which AcknowledgeTopic versions 1-2 do not allow (never nullable)"), True, _write_AcknowledgePartition_v1_2, version)
         field = "(tagged fields)"
-        if topic.unknown_tagged_fields:
-            _w.write_tagged(out, [], topic.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], topic.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- ShareAcknowledgeRequest, version 1 (flexible) ---
+# --- ShareAcknowledgeRequest, versions 1-2 (flexible) ---
 
-def _read_ShareAcknowledgeRequest_v1(buf: bytes, pos: int) -> tuple[ShareAcknowledgeRequest, int]:
+def _read_ShareAcknowledgeRequest_v1_2(buf: bytes, pos: int, version: int) -> tuple[ShareAcknowledgeRequest, int]:
     request = blank_instance(ShareAcknowledgeRequest)
     request.is_renew_ack = False
-    field = ""
-    index = 0
+    field = "group_id"
     try:
-        field = "group_id"
         request.group_id, pos = _w.read_compact_string(buf, pos)
         field = "member_id"
         request.member_id, pos = _w.read_compact_string(buf, pos)
         field = "share_session_epoch"
         (request.share_session_epoch,) = _unpack_ShareAcknowledgeRequest_share_session_epoch(buf, pos)
         pos += 4
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: KeyedList[AcknowledgeTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_AcknowledgeTopic_v1_2(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
+        if version >= 2:
+            field = "is_renew_ack"
+            (request.is_renew_ack,) = _unpack_ShareAcknowledgeRequest_is_renew_ack(buf, pos)
             pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        field = "topics"
+        request.topics, pos = _w.read_struct_array(buf, pos, True, _read_AcknowledgeTopic_v1_2, version, KeyedList)
+        field = "(tagged fields)"
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_ShareAcknowledgeRequest_v1(request: ShareAcknowledgeRequest, out: bytearray) -> None:
-    if request.is_renew_ack:
-        check_unsupported(request, "is_renew_ack", "1")
-    field = ""
+def _write_ShareAcknowledgeRequest_v1_2(request: ShareAcknowledgeRequest, out: bytearray, version: int) -> None:
+    if version < 2 and request.is_renew_ack:
+        check_unsupported(request, "is_renew_ack", str(version))
+    field = "group_id"
     try:
-        field = "group_id"
         _w.write_compact_string(out, request.group_id)
         field = "member_id"
         _w.write_compact_string(out, request.member_id)
         field = "share_session_epoch"
         out += _pack_ShareAcknowledgeRequest_share_session_epoch(request.share_session_epoch)
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which ShareAcknowledgeRequest version 1 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_AcknowledgeTopic_v1_2(topics_item, out)
+        if version >= 2:
+            field = "is_renew_ack"
+            out += _pack_ShareAcknowledgeRequest_is_renew_ack(request.is_renew_ack)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(request.topics, "field topics is null, which ShareAcknowledgeRequest versions 1-2 do not allow (never nullable)"), True, _write_AcknowledgeTopic_v1_2, version)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- ShareAcknowledgeRequest, version 2 (flexible) ---
-
-def _read_ShareAcknowledgeRequest_v2(buf: bytes, pos: int) -> tuple[ShareAcknowledgeRequest, int]:
-    request = blank_instance(ShareAcknowledgeRequest)
-    field = ""
-    index = 0
-    try:
-        field = "group_id"
-        request.group_id, pos = _w.read_compact_string(buf, pos)
-        field = "member_id"
-        request.member_id, pos = _w.read_compact_string(buf, pos)
-        field = "share_session_epoch, is_renew_ack"
-        request.share_session_epoch, request.is_renew_ack = _unpack_ShareAcknowledgeRequest_share_session_epoch_is_renew_ack(buf, pos)
-        pos += 5
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: KeyedList[AcknowledgeTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_AcknowledgeTopic_v1_2(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_ShareAcknowledgeRequest_v2(request: ShareAcknowledgeRequest, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "group_id"
-        _w.write_compact_string(out, request.group_id)
-        field = "member_id"
-        _w.write_compact_string(out, request.member_id)
-        field = "share_session_epoch, is_renew_ack"
-        out += _pack_ShareAcknowledgeRequest_share_session_epoch_is_renew_ack(request.share_session_epoch, request.is_renew_ack)
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which ShareAcknowledgeRequest version 2 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_AcknowledgeTopic_v1_2(topics_item, out)
-        field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -458,32 +317,32 @@ def _write_ShareAcknowledgeRequest_v2(request: ShareAcknowledgeRequest, out: byt
 _V0_PLUS = (0, 32767)
 _V2_PLUS = (2, 32767)
 
-AcknowledgementBatch._READERS = (None, _read_AcknowledgementBatch_v1_2, _read_AcknowledgementBatch_v1_2)
-AcknowledgementBatch._WRITERS = (None, _write_AcknowledgementBatch_v1_2, _write_AcknowledgementBatch_v1_2)
+AcknowledgementBatch._READERS = _w.bind_versions((None, _read_AcknowledgementBatch_v1_2, _read_AcknowledgementBatch_v1_2))
+AcknowledgementBatch._WRITERS = _w.bind_versions((None, _write_AcknowledgementBatch_v1_2, _write_AcknowledgementBatch_v1_2))
 AcknowledgementBatch._LAZY_DEFAULTS = {"acknowledge_types": list}
 AcknowledgementBatch.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="first_offset", json_name="firstOffset", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="last_offset", json_name="lastOffset", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="acknowledge_types", json_name="acknowledgeTypes", type="[]int8", versions=_V0_PLUS, default=()),
 )
-AcknowledgePartition._READERS = (None, _read_AcknowledgePartition_v1_2, _read_AcknowledgePartition_v1_2)
-AcknowledgePartition._WRITERS = (None, _write_AcknowledgePartition_v1_2, _write_AcknowledgePartition_v1_2)
+AcknowledgePartition._READERS = _w.bind_versions((None, _read_AcknowledgePartition_v1_2, _read_AcknowledgePartition_v1_2))
+AcknowledgePartition._WRITERS = _w.bind_versions((None, _write_AcknowledgePartition_v1_2, _write_AcknowledgePartition_v1_2))
 AcknowledgePartition._LAZY_DEFAULTS = {"acknowledgement_batches": list}
 AcknowledgePartition._MAP_KEYS = ("partition_index",)
 AcknowledgePartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0, map_key=True),
     FieldInfo(attr="acknowledgement_batches", json_name="acknowledgementBatches", type="[]AcknowledgementBatch", versions=_V0_PLUS, default=(), struct=AcknowledgementBatch),
 )
-AcknowledgeTopic._READERS = (None, _read_AcknowledgeTopic_v1_2, _read_AcknowledgeTopic_v1_2)
-AcknowledgeTopic._WRITERS = (None, _write_AcknowledgeTopic_v1_2, _write_AcknowledgeTopic_v1_2)
+AcknowledgeTopic._READERS = _w.bind_versions((None, _read_AcknowledgeTopic_v1_2, _read_AcknowledgeTopic_v1_2))
+AcknowledgeTopic._WRITERS = _w.bind_versions((None, _write_AcknowledgeTopic_v1_2, _write_AcknowledgeTopic_v1_2))
 AcknowledgeTopic._LAZY_DEFAULTS = {"partitions": KeyedList}
 AcknowledgeTopic._MAP_KEYS = ("topic_id",)
 AcknowledgeTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID, map_key=True),
     FieldInfo(attr="partitions", json_name="partitions", type="[]AcknowledgePartition", versions=_V0_PLUS, default=(), struct=AcknowledgePartition),
 )
-ShareAcknowledgeRequest._READERS = (None, _read_ShareAcknowledgeRequest_v1, _read_ShareAcknowledgeRequest_v2)
-ShareAcknowledgeRequest._WRITERS = (None, _write_ShareAcknowledgeRequest_v1, _write_ShareAcknowledgeRequest_v2)
+ShareAcknowledgeRequest._READERS = _w.bind_versions((None, _read_ShareAcknowledgeRequest_v1_2, _read_ShareAcknowledgeRequest_v1_2))
+ShareAcknowledgeRequest._WRITERS = _w.bind_versions((None, _write_ShareAcknowledgeRequest_v1_2, _write_ShareAcknowledgeRequest_v1_2))
 ShareAcknowledgeRequest._LAZY_DEFAULTS = {"topics": KeyedList}
 ShareAcknowledgeRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, nullable=_V0_PLUS),

@@ -2,10 +2,9 @@
 
 Request message, versions 1-2, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -25,8 +24,8 @@ _unpack_FetchPartition_partition_index = struct.Struct(">i").unpack_from
 _pack_FetchPartition_partition_index = struct.Struct(">i").pack
 _unpack_ShareFetchRequest_share_session_epoch_to_batch_size = struct.Struct(">iiiiii").unpack_from
 _pack_ShareFetchRequest_share_session_epoch_to_batch_size = struct.Struct(">iiiiii").pack
-_unpack_ShareFetchRequest_share_session_epoch_to_is_renew_ack = struct.Struct(">iiiiiib?").unpack_from
-_pack_ShareFetchRequest_share_session_epoch_to_is_renew_ack = struct.Struct(">iiiiiib?").pack
+_unpack_ShareFetchRequest_share_acquire_mode_is_renew_ack = struct.Struct(">b?").unpack_from
+_pack_ShareFetchRequest_share_acquire_mode_is_renew_ack = struct.Struct(">b?").pack
 
 # Default values.
 _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
@@ -35,11 +34,10 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class AcknowledgementBatch(GeneratedStruct):
     """Ranges of records to acknowledge in this partition."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "first_offset": 'First offset of the range.',
         "last_offset": 'Last offset of the range, included.',
         "acknowledge_types": 'Outcome per record of the range, or one for the whole range: 0 gap, 1 accept, 2 release, 3 reject, 4 renew.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AcknowledgementBatch"
@@ -70,10 +68,9 @@ class AcknowledgementBatch(GeneratedStruct):
 class FetchPartition(GeneratedStruct):
     """Partitions of this topic to fetch from or acknowledge."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition_index": 'Index of the partition within the topic.',
         "acknowledgement_batches": 'Ranges of records to acknowledge in this partition.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "FetchPartition"
@@ -99,10 +96,9 @@ class FetchPartition(GeneratedStruct):
 class FetchTopic(GeneratedStruct):
     """Topics to fetch from, and acknowledgements to piggyback."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_id": 'Id of the topic the partitions in this entry belong to.',
         "partitions": 'Partitions of this topic to fetch from or acknowledge.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "FetchTopic"
@@ -128,10 +124,9 @@ class FetchTopic(GeneratedStruct):
 class ForgottenTopic(GeneratedStruct):
     """Partitions the share session should stop fetching from."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_id": 'Id of the topic the partitions in this entry belong to.',
         "partitions": 'Indexes of the partitions of this topic to drop.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ForgottenTopic"
@@ -157,7 +152,7 @@ class ForgottenTopic(GeneratedStruct):
 class ShareFetchRequest(GeneratedStruct):
     """Kafka's ShareFetchRequest (request, apiKey 78), versions 1-2, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "group_id": 'Id of the share group the member fetches for.',
         "member_id": 'Id of the member in that group.',
         "share_session_epoch": 'Position in the share session: 0 opens a session, -1 closes it, other values count up request by request.',
@@ -170,7 +165,6 @@ class ShareFetchRequest(GeneratedStruct):
         "is_renew_ack": 'True when the acknowledgement batches include Renew acknowledgements.',
         "topics": 'Topics to fetch from, and acknowledgements to piggyback.',
         "forgotten_topics_data": 'Partitions the share session should stop fetching from.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ShareFetchRequest"
@@ -243,12 +237,10 @@ class ShareFetchRequest(GeneratedStruct):
 
 # --- AcknowledgementBatch, versions 1-2 (flexible) ---
 
-def _read_AcknowledgementBatch_v1_2(buf: bytes, pos: int) -> tuple[AcknowledgementBatch, int]:
+def _read_AcknowledgementBatch_v1_2(buf: bytes, pos: int, version: int) -> tuple[AcknowledgementBatch, int]:
     batch = blank_instance(AcknowledgementBatch)
-    field = ""
-    index = 0
+    field = "first_offset, last_offset"
     try:
-        field = "first_offset, last_offset"
         batch.first_offset, batch.last_offset = _unpack_AcknowledgementBatch_first_offset_last_offset(buf, pos)
         pos += 16
         field = "acknowledge_types"
@@ -258,147 +250,89 @@ def _read_AcknowledgementBatch_v1_2(buf: bytes, pos: int) -> tuple[Acknowledgeme
         else:
             batch.acknowledge_types, pos = _w.read_fixed_array(buf, pos, acknowledge_types_n, "b", 1)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            batch.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            batch.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        batch.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return batch, pos
 
 
-def _write_AcknowledgementBatch_v1_2(batch: AcknowledgementBatch, out: bytearray) -> None:
-    field = ""
+def _write_AcknowledgementBatch_v1_2(batch: AcknowledgementBatch, out: bytearray, version: int) -> None:
+    field = "first_offset, last_offset"
     try:
-        field = "first_offset, last_offset"
         out += _pack_AcknowledgementBatch_first_offset_last_offset(batch.first_offset, batch.last_offset)
         field = "acknowledge_types"
         acknowledge_types_items = _w.non_null(batch.acknowledge_types, "field acknowledge_types is null, which AcknowledgementBatch versions 1-2 do not allow (never nullable)")
         _w.write_count(out, len(acknowledge_types_items), True)
         _w.write_fixed_array(out, acknowledge_types_items, "b")
         field = "(tagged fields)"
-        if batch.unknown_tagged_fields:
-            _w.write_tagged(out, [], batch.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], batch.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- FetchPartition, versions 1-2 (flexible) ---
 
-def _read_FetchPartition_v1_2(buf: bytes, pos: int) -> tuple[FetchPartition, int]:
+def _read_FetchPartition_v1_2(buf: bytes, pos: int, version: int) -> tuple[FetchPartition, int]:
     partition = blank_instance(FetchPartition)
-    field = ""
-    index = 0
+    field = "partition_index"
     try:
-        field = "partition_index"
         (partition.partition_index,) = _unpack_FetchPartition_partition_index(buf, pos)
         pos += 4
-        field = "acknowledgement_batches[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        acknowledgement_batches_n, pos = _w.read_count(buf, pos, True)
-        if acknowledgement_batches_n < 0:
-            raise DecodeError("non-nullable field acknowledgement_batches was null", offset=pos)
-        elif acknowledgement_batches_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            acknowledgement_batches_items: list[AcknowledgementBatch] = []
-            for index in range(acknowledgement_batches_n):
-                acknowledgement_batches_item, pos = _read_AcknowledgementBatch_v1_2(buf, pos)
-                acknowledgement_batches_items.append(acknowledgement_batches_item)
-            partition.acknowledgement_batches = acknowledgement_batches_items
+        field = "acknowledgement_batches"
+        partition.acknowledgement_batches, pos = _w.read_struct_array(buf, pos, True, _read_AcknowledgementBatch_v1_2, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            partition.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            partition.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        partition.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
-def _write_FetchPartition_v1_2(partition: FetchPartition, out: bytearray) -> None:
-    field = ""
+def _write_FetchPartition_v1_2(partition: FetchPartition, out: bytearray, version: int) -> None:
+    field = "partition_index"
     try:
-        field = "partition_index"
         out += _pack_FetchPartition_partition_index(partition.partition_index)
-        field = "acknowledgement_batches[]"
-        acknowledgement_batches_items = _w.non_null(partition.acknowledgement_batches, "field acknowledgement_batches is null, which FetchPartition versions 1-2 do not allow (never nullable)")
-        _w.write_count(out, len(acknowledgement_batches_items), True)
-        for acknowledgement_batches_item in acknowledgement_batches_items:
-            _write_AcknowledgementBatch_v1_2(acknowledgement_batches_item, out)
+        field = "acknowledgement_batches"
+        _w.write_struct_array(out, _w.non_null(partition.acknowledgement_batches, "field acknowledgement_batches is null, which FetchPartition versions 1-2 do not allow (never nullable)"), True, _write_AcknowledgementBatch_v1_2, version)
         field = "(tagged fields)"
-        if partition.unknown_tagged_fields:
-            _w.write_tagged(out, [], partition.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], partition.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- FetchTopic, versions 1-2 (flexible) ---
 
-def _read_FetchTopic_v1_2(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
+def _read_FetchTopic_v1_2(buf: bytes, pos: int, version: int) -> tuple[FetchTopic, int]:
     topic = blank_instance(FetchTopic)
-    field = ""
-    index = 0
+    field = "topic_id"
     try:
-        field = "topic_id"
         topic.topic_id, pos = _w.read_uuid(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: KeyedList[FetchPartition] = KeyedList()
-            for index in range(partitions_n):
-                partitions_item, pos = _read_FetchPartition_v1_2(buf, pos)
-                partitions_items.append(partitions_item)
-            topic.partitions = partitions_items
+        field = "partitions"
+        topic.partitions, pos = _w.read_struct_array(buf, pos, True, _read_FetchPartition_v1_2, version, KeyedList)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            topic.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
-def _write_FetchTopic_v1_2(topic: FetchTopic, out: bytearray) -> None:
-    field = ""
+def _write_FetchTopic_v1_2(topic: FetchTopic, out: bytearray, version: int) -> None:
+    field = "topic_id"
     try:
-        field = "topic_id"
         out += _w.uuid_bytes(topic.topic_id)
-        field = "partitions[]"
-        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which FetchTopic versions 1-2 do not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_FetchPartition_v1_2(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(topic.partitions, "field partitions is null, which FetchTopic versions 1-2 do not allow (never nullable)"), True, _write_FetchPartition_v1_2, version)
         field = "(tagged fields)"
-        if topic.unknown_tagged_fields:
-            _w.write_tagged(out, [], topic.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], topic.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- ForgottenTopic, versions 1-2 (flexible) ---
 
-def _read_ForgottenTopic_v1_2(buf: bytes, pos: int) -> tuple[ForgottenTopic, int]:
+def _read_ForgottenTopic_v1_2(buf: bytes, pos: int, version: int) -> tuple[ForgottenTopic, int]:
     topic = blank_instance(ForgottenTopic)
-    field = ""
-    index = 0
+    field = "topic_id"
     try:
-        field = "topic_id"
         topic.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partitions"
         partitions_n, pos = _w.read_count(buf, pos, True)
@@ -407,192 +341,74 @@ def _read_ForgottenTopic_v1_2(buf: bytes, pos: int) -> tuple[ForgottenTopic, int
         else:
             topic.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            topic.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
-def _write_ForgottenTopic_v1_2(topic: ForgottenTopic, out: bytearray) -> None:
-    field = ""
+def _write_ForgottenTopic_v1_2(topic: ForgottenTopic, out: bytearray, version: int) -> None:
+    field = "topic_id"
     try:
-        field = "topic_id"
         out += _w.uuid_bytes(topic.topic_id)
         field = "partitions"
         partitions_items = _w.non_null(topic.partitions, "field partitions is null, which ForgottenTopic versions 1-2 do not allow (never nullable)")
         _w.write_count(out, len(partitions_items), True)
         _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
-        if topic.unknown_tagged_fields:
-            _w.write_tagged(out, [], topic.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], topic.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- ShareFetchRequest, version 1 (flexible) ---
+# --- ShareFetchRequest, versions 1-2 (flexible) ---
 
-def _read_ShareFetchRequest_v1(buf: bytes, pos: int) -> tuple[ShareFetchRequest, int]:
+def _read_ShareFetchRequest_v1_2(buf: bytes, pos: int, version: int) -> tuple[ShareFetchRequest, int]:
     request = blank_instance(ShareFetchRequest)
     request.share_acquire_mode = 0
     request.is_renew_ack = False
-    field = ""
-    index = 0
+    field = "group_id"
     try:
-        field = "group_id"
         request.group_id, pos = _w.read_compact_string(buf, pos)
         field = "member_id"
         request.member_id, pos = _w.read_compact_string(buf, pos)
         field = "share_session_epoch, max_wait_ms, min_bytes, max_bytes, max_records, batch_size"
         request.share_session_epoch, request.max_wait_ms, request.min_bytes, request.max_bytes, request.max_records, request.batch_size = _unpack_ShareFetchRequest_share_session_epoch_to_batch_size(buf, pos)
         pos += 24
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: KeyedList[FetchTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_FetchTopic_v1_2(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
-        field = "forgotten_topics_data[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
-        if forgotten_topics_data_n < 0:
-            raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
-        elif forgotten_topics_data_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            forgotten_topics_data_items: list[ForgottenTopic] = []
-            for index in range(forgotten_topics_data_n):
-                forgotten_topics_data_item, pos = _read_ForgottenTopic_v1_2(buf, pos)
-                forgotten_topics_data_items.append(forgotten_topics_data_item)
-            request.forgotten_topics_data = forgotten_topics_data_items
+        if version >= 2:
+            field = "share_acquire_mode, is_renew_ack"
+            request.share_acquire_mode, request.is_renew_ack = _unpack_ShareFetchRequest_share_acquire_mode_is_renew_ack(buf, pos)
+            pos += 2
+        field = "topics"
+        request.topics, pos = _w.read_struct_array(buf, pos, True, _read_FetchTopic_v1_2, version, KeyedList)
+        field = "forgotten_topics_data"
+        request.forgotten_topics_data, pos = _w.read_struct_array(buf, pos, True, _read_ForgottenTopic_v1_2, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_ShareFetchRequest_v1(request: ShareFetchRequest, out: bytearray) -> None:
-    if request.is_renew_ack:
-        check_unsupported(request, "is_renew_ack", "1")
-    field = ""
+def _write_ShareFetchRequest_v1_2(request: ShareFetchRequest, out: bytearray, version: int) -> None:
+    if version < 2 and request.is_renew_ack:
+        check_unsupported(request, "is_renew_ack", str(version))
+    field = "group_id"
     try:
-        field = "group_id"
         _w.write_compact_string(out, request.group_id)
         field = "member_id"
         _w.write_compact_string(out, request.member_id)
         field = "share_session_epoch, max_wait_ms, min_bytes, max_bytes, max_records, batch_size"
         out += _pack_ShareFetchRequest_share_session_epoch_to_batch_size(request.share_session_epoch, request.max_wait_ms, request.min_bytes, request.max_bytes, request.max_records, request.batch_size)
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which ShareFetchRequest version 1 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_FetchTopic_v1_2(topics_item, out)
-        field = "forgotten_topics_data[]"
-        forgotten_topics_data_items = _w.non_null(request.forgotten_topics_data, "field forgotten_topics_data is null, which ShareFetchRequest version 1 does not allow (never nullable)")
-        _w.write_count(out, len(forgotten_topics_data_items), True)
-        for forgotten_topics_data_item in forgotten_topics_data_items:
-            _write_ForgottenTopic_v1_2(forgotten_topics_data_item, out)
+        if version >= 2:
+            field = "share_acquire_mode, is_renew_ack"
+            out += _pack_ShareFetchRequest_share_acquire_mode_is_renew_ack(request.share_acquire_mode, request.is_renew_ack)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(request.topics, "field topics is null, which ShareFetchRequest versions 1-2 do not allow (never nullable)"), True, _write_FetchTopic_v1_2, version)
+        field = "forgotten_topics_data"
+        _w.write_struct_array(out, _w.non_null(request.forgotten_topics_data, "field forgotten_topics_data is null, which ShareFetchRequest versions 1-2 do not allow (never nullable)"), True, _write_ForgottenTopic_v1_2, version)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- ShareFetchRequest, version 2 (flexible) ---
-
-def _read_ShareFetchRequest_v2(buf: bytes, pos: int) -> tuple[ShareFetchRequest, int]:
-    request = blank_instance(ShareFetchRequest)
-    field = ""
-    index = 0
-    try:
-        field = "group_id"
-        request.group_id, pos = _w.read_compact_string(buf, pos)
-        field = "member_id"
-        request.member_id, pos = _w.read_compact_string(buf, pos)
-        field = "share_session_epoch, max_wait_ms, min_bytes, max_bytes, max_records, batch_size, share_acquire_mode, is_renew_ack"
-        request.share_session_epoch, request.max_wait_ms, request.min_bytes, request.max_bytes, request.max_records, request.batch_size, request.share_acquire_mode, request.is_renew_ack = _unpack_ShareFetchRequest_share_session_epoch_to_is_renew_ack(buf, pos)
-        pos += 26
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: KeyedList[FetchTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_FetchTopic_v1_2(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
-        field = "forgotten_topics_data[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
-        if forgotten_topics_data_n < 0:
-            raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
-        elif forgotten_topics_data_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            forgotten_topics_data_items: list[ForgottenTopic] = []
-            for index in range(forgotten_topics_data_n):
-                forgotten_topics_data_item, pos = _read_ForgottenTopic_v1_2(buf, pos)
-                forgotten_topics_data_items.append(forgotten_topics_data_item)
-            request.forgotten_topics_data = forgotten_topics_data_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_ShareFetchRequest_v2(request: ShareFetchRequest, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "group_id"
-        _w.write_compact_string(out, request.group_id)
-        field = "member_id"
-        _w.write_compact_string(out, request.member_id)
-        field = "share_session_epoch, max_wait_ms, min_bytes, max_bytes, max_records, batch_size, share_acquire_mode, is_renew_ack"
-        out += _pack_ShareFetchRequest_share_session_epoch_to_is_renew_ack(request.share_session_epoch, request.max_wait_ms, request.min_bytes, request.max_bytes, request.max_records, request.batch_size, request.share_acquire_mode, request.is_renew_ack)
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which ShareFetchRequest version 2 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_FetchTopic_v1_2(topics_item, out)
-        field = "forgotten_topics_data[]"
-        forgotten_topics_data_items = _w.non_null(request.forgotten_topics_data, "field forgotten_topics_data is null, which ShareFetchRequest version 2 does not allow (never nullable)")
-        _w.write_count(out, len(forgotten_topics_data_items), True)
-        for forgotten_topics_data_item in forgotten_topics_data_items:
-            _write_ForgottenTopic_v1_2(forgotten_topics_data_item, out)
-        field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -604,39 +420,39 @@ _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 _V2_PLUS = (2, 32767)
 
-AcknowledgementBatch._READERS = (None, _read_AcknowledgementBatch_v1_2, _read_AcknowledgementBatch_v1_2)
-AcknowledgementBatch._WRITERS = (None, _write_AcknowledgementBatch_v1_2, _write_AcknowledgementBatch_v1_2)
+AcknowledgementBatch._READERS = _w.bind_versions((None, _read_AcknowledgementBatch_v1_2, _read_AcknowledgementBatch_v1_2))
+AcknowledgementBatch._WRITERS = _w.bind_versions((None, _write_AcknowledgementBatch_v1_2, _write_AcknowledgementBatch_v1_2))
 AcknowledgementBatch._LAZY_DEFAULTS = {"acknowledge_types": list}
 AcknowledgementBatch.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="first_offset", json_name="firstOffset", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="last_offset", json_name="lastOffset", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="acknowledge_types", json_name="acknowledgeTypes", type="[]int8", versions=_V0_PLUS, default=()),
 )
-FetchPartition._READERS = (None, _read_FetchPartition_v1_2, _read_FetchPartition_v1_2)
-FetchPartition._WRITERS = (None, _write_FetchPartition_v1_2, _write_FetchPartition_v1_2)
+FetchPartition._READERS = _w.bind_versions((None, _read_FetchPartition_v1_2, _read_FetchPartition_v1_2))
+FetchPartition._WRITERS = _w.bind_versions((None, _write_FetchPartition_v1_2, _write_FetchPartition_v1_2))
 FetchPartition._LAZY_DEFAULTS = {"acknowledgement_batches": list}
 FetchPartition._MAP_KEYS = ("partition_index",)
 FetchPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0, map_key=True),
     FieldInfo(attr="acknowledgement_batches", json_name="acknowledgementBatches", type="[]AcknowledgementBatch", versions=_V0_PLUS, default=(), struct=AcknowledgementBatch),
 )
-FetchTopic._READERS = (None, _read_FetchTopic_v1_2, _read_FetchTopic_v1_2)
-FetchTopic._WRITERS = (None, _write_FetchTopic_v1_2, _write_FetchTopic_v1_2)
+FetchTopic._READERS = _w.bind_versions((None, _read_FetchTopic_v1_2, _read_FetchTopic_v1_2))
+FetchTopic._WRITERS = _w.bind_versions((None, _write_FetchTopic_v1_2, _write_FetchTopic_v1_2))
 FetchTopic._LAZY_DEFAULTS = {"partitions": KeyedList}
 FetchTopic._MAP_KEYS = ("topic_id",)
 FetchTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID, map_key=True),
     FieldInfo(attr="partitions", json_name="partitions", type="[]FetchPartition", versions=_V0_PLUS, default=(), struct=FetchPartition),
 )
-ForgottenTopic._READERS = (None, _read_ForgottenTopic_v1_2, _read_ForgottenTopic_v1_2)
-ForgottenTopic._WRITERS = (None, _write_ForgottenTopic_v1_2, _write_ForgottenTopic_v1_2)
+ForgottenTopic._READERS = _w.bind_versions((None, _read_ForgottenTopic_v1_2, _read_ForgottenTopic_v1_2))
+ForgottenTopic._WRITERS = _w.bind_versions((None, _write_ForgottenTopic_v1_2, _write_ForgottenTopic_v1_2))
 ForgottenTopic._LAZY_DEFAULTS = {"partitions": list}
 ForgottenTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
     FieldInfo(attr="partitions", json_name="partitions", type="[]int32", versions=_V0_PLUS, default=()),
 )
-ShareFetchRequest._READERS = (None, _read_ShareFetchRequest_v1, _read_ShareFetchRequest_v2)
-ShareFetchRequest._WRITERS = (None, _write_ShareFetchRequest_v1, _write_ShareFetchRequest_v2)
+ShareFetchRequest._READERS = _w.bind_versions((None, _read_ShareFetchRequest_v1_2, _read_ShareFetchRequest_v1_2))
+ShareFetchRequest._WRITERS = _w.bind_versions((None, _write_ShareFetchRequest_v1_2, _write_ShareFetchRequest_v1_2))
 ShareFetchRequest._LAZY_DEFAULTS = {"topics": KeyedList, "forgotten_topics_data": list}
 ShareFetchRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, nullable=_V0_PLUS),

@@ -2,10 +2,9 @@
 
 Response message, versions 1-2, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -24,7 +23,6 @@ _unpack_LeaderIdAndEpoch_leader_id_leader_epoch = struct.Struct(">ii").unpack_fr
 _pack_LeaderIdAndEpoch_leader_id_leader_epoch = struct.Struct(">ii").pack
 _unpack_AcquiredRecords_first_offset_to_delivery_count = struct.Struct(">qqh").unpack_from
 _pack_AcquiredRecords_first_offset_to_delivery_count = struct.Struct(">qqh").pack
-_rows_AcquiredRecords_v1_2 = struct.Struct(">qqhB").iter_unpack
 _unpack_PartitionData_partition_index_error_code = struct.Struct(">ih").unpack_from
 _pack_PartitionData_partition_index_error_code = struct.Struct(">ih").pack
 _unpack_PartitionData_acknowledge_error_code = struct.Struct(">h").unpack_from
@@ -45,10 +43,9 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class LeaderIdAndEpoch(GeneratedStruct):
     """Leader of the partition as the broker knows it, for a client that asked the wrong broker."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "leader_id": 'Broker id of the leader, or -1 when unknown.',
         "leader_epoch": 'Newest leader epoch known to the broker, -1 when unknown.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "LeaderIdAndEpoch"
@@ -83,11 +80,10 @@ class LeaderIdAndEpoch(GeneratedStruct):
 class AcquiredRecords(GeneratedStruct):
     """Offset ranges now acquired by this member, which it must acknowledge."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "first_offset": 'First offset of the acquired range.',
         "last_offset": 'Last offset of the acquired range, included.',
         "delivery_count": 'How many times these records have been delivered, this time included.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "AcquiredRecords"
@@ -117,7 +113,7 @@ class AcquiredRecords(GeneratedStruct):
 class PartitionData(GeneratedStruct):
     """Result per partition of this topic."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition_index": 'Index of the partition within the topic.',
         "error_code": 'Outcome of the fetch from this partition, 0 on success; for example NOT_LEADER_OR_FOLLOWER.',
         "error_message": 'Text describing the fetch failure for people, or null.',
@@ -126,7 +122,6 @@ class PartitionData(GeneratedStruct):
         "current_leader": 'Leader of the partition as the broker knows it, for a client that asked the wrong broker.',
         "records": 'Record batches read from the partition; they may hold records outside the acquired ranges, which the consumer skips.',
         "acquired_records": 'Offset ranges now acquired by this member, which it must acknowledge.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "PartitionData"
@@ -179,10 +174,9 @@ class PartitionData(GeneratedStruct):
 class ShareFetchableTopicResponse(GeneratedStruct):
     """Result for each topic of the request."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_id": 'Id of the topic the partitions in this entry belong to.',
         "partitions": 'Result per partition of this topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ShareFetchableTopicResponse"
@@ -208,12 +202,11 @@ class ShareFetchableTopicResponse(GeneratedStruct):
 class NodeEndpoint(GeneratedStruct):
     """Endpoints of the leaders named in partitions answered NOT_LEADER_OR_FOLLOWER."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "node_id": 'Broker id of the node.',
         "host": 'Host name of the node on the listener the request came in on.',
         "port": 'Port of the node on that listener.',
         "rack": 'Rack of the node, or null when it has none.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "NodeEndpoint"
@@ -247,14 +240,13 @@ class NodeEndpoint(GeneratedStruct):
 class ShareFetchResponse(GeneratedStruct):
     """Kafka's ShareFetchResponse (response, apiKey 78), versions 1-2, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "error_code": 'Error for the whole request, 0 if none; for example SHARE_SESSION_NOT_FOUND or GROUP_AUTHORIZATION_FAILED.',
         "error_message": 'Text describing the request-wide failure for people, or null.',
         "acquisition_lock_timeout_ms": 'How long, in milliseconds, the acquired records stay locked to this member before they return to the pool.',
         "responses": 'Result for each topic of the request.',
         "node_endpoints": 'Endpoints of the leaders named in partitions answered NOT_LEADER_OR_FOLLOWER.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ShareFetchResponse"
@@ -303,83 +295,61 @@ class ShareFetchResponse(GeneratedStruct):
 
 # --- LeaderIdAndEpoch, versions 1-2 (flexible) ---
 
-def _read_LeaderIdAndEpoch_v1_2(buf: bytes, pos: int) -> tuple[LeaderIdAndEpoch, int]:
+def _read_LeaderIdAndEpoch_v1_2(buf: bytes, pos: int, version: int) -> tuple[LeaderIdAndEpoch, int]:
     leader_id_and_epoch = blank_instance(LeaderIdAndEpoch)
-    field = ""
-    index = 0
+    field = "leader_id, leader_epoch"
     try:
-        field = "leader_id, leader_epoch"
         leader_id_and_epoch.leader_id, leader_id_and_epoch.leader_epoch = _unpack_LeaderIdAndEpoch_leader_id_leader_epoch(buf, pos)
         pos += 8
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            leader_id_and_epoch.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            leader_id_and_epoch.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        leader_id_and_epoch.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return leader_id_and_epoch, pos
 
 
-def _write_LeaderIdAndEpoch_v1_2(leader_id_and_epoch: LeaderIdAndEpoch, out: bytearray) -> None:
-    field = ""
+def _write_LeaderIdAndEpoch_v1_2(leader_id_and_epoch: LeaderIdAndEpoch, out: bytearray, version: int) -> None:
+    field = "leader_id, leader_epoch"
     try:
-        field = "leader_id, leader_epoch"
         out += _pack_LeaderIdAndEpoch_leader_id_leader_epoch(leader_id_and_epoch.leader_id, leader_id_and_epoch.leader_epoch)
         field = "(tagged fields)"
-        if leader_id_and_epoch.unknown_tagged_fields:
-            _w.write_tagged(out, [], leader_id_and_epoch.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], leader_id_and_epoch.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- AcquiredRecords, versions 1-2 (flexible) ---
 
-def _read_AcquiredRecords_v1_2(buf: bytes, pos: int) -> tuple[AcquiredRecords, int]:
+def _read_AcquiredRecords_v1_2(buf: bytes, pos: int, version: int) -> tuple[AcquiredRecords, int]:
     records = blank_instance(AcquiredRecords)
-    field = ""
-    index = 0
+    field = "first_offset, last_offset, delivery_count"
     try:
-        field = "first_offset, last_offset, delivery_count"
         records.first_offset, records.last_offset, records.delivery_count = _unpack_AcquiredRecords_first_offset_to_delivery_count(buf, pos)
         pos += 18
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            records.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            records.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        records.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return records, pos
 
 
-def _write_AcquiredRecords_v1_2(records: AcquiredRecords, out: bytearray) -> None:
-    field = ""
+def _write_AcquiredRecords_v1_2(records: AcquiredRecords, out: bytearray, version: int) -> None:
+    field = "first_offset, last_offset, delivery_count"
     try:
-        field = "first_offset, last_offset, delivery_count"
         out += _pack_AcquiredRecords_first_offset_to_delivery_count(records.first_offset, records.last_offset, records.delivery_count)
         field = "(tagged fields)"
-        if records.unknown_tagged_fields:
-            _w.write_tagged(out, [], records.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], records.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- PartitionData, versions 1-2 (flexible) ---
 
-def _read_PartitionData_v1_2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
+def _read_PartitionData_v1_2(buf: bytes, pos: int, version: int) -> tuple[PartitionData, int]:
     data = blank_instance(PartitionData)
-    field = ""
-    index = 0
+    field = "partition_index, error_code"
     size = len(buf)
     try:
-        field = "partition_index, error_code"
         data.partition_index, data.error_code = _unpack_PartitionData_partition_index_error_code(buf, pos)
         pos += 6
         field = "error_message"
@@ -390,7 +360,7 @@ def _read_PartitionData_v1_2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         field = "acknowledge_error_message"
         data.acknowledge_error_message, pos = _w.read_compact_string(buf, pos)
         field = "current_leader"
-        data.current_leader, pos = _read_LeaderIdAndEpoch_v1_2(buf, pos)
+        data.current_leader, pos = _read_LeaderIdAndEpoch_v1_2(buf, pos, version)
         field = "records"
         records_n = buf[pos]  # the length + 1, an unsigned varint
         if records_n < 0x80:
@@ -419,45 +389,18 @@ def _read_PartitionData_v1_2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
                 records_view._end = pos + records_n
                 data.records = records_view
                 pos += records_n
-        field = "acquired_records[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        acquired_records_n, pos = _w.read_count(buf, pos, True)
-        if acquired_records_n < 0:
-            raise DecodeError("non-nullable field acquired_records was null", offset=pos)
-        elif acquired_records_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            acquired_records_items: list[AcquiredRecords] = []
-            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            acquired_records_end = pos + acquired_records_n * 19
-            acquired_records_rows = buf[pos:acquired_records_end]
-            if len(acquired_records_rows) == acquired_records_n * 19 and not any(acquired_records_rows[18::19]):
-                for acquired_records_row in _rows_AcquiredRecords_v1_2(acquired_records_rows):
-                    acquired_records_item = blank_instance(AcquiredRecords)
-                    acquired_records_item.first_offset, acquired_records_item.last_offset, acquired_records_item.delivery_count, _ = acquired_records_row
-                    acquired_records_item.unknown_tagged_fields = ()
-                    acquired_records_items.append(acquired_records_item)
-                pos = acquired_records_end
-            else:
-                for index in range(acquired_records_n):
-                    acquired_records_item, pos = _read_AcquiredRecords_v1_2(buf, pos)
-                    acquired_records_items.append(acquired_records_item)
-            data.acquired_records = acquired_records_items
+        field = "acquired_records"
+        data.acquired_records, pos = _w.read_struct_array(buf, pos, True, _read_AcquiredRecords_v1_2, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_PartitionData_v1_2(data: PartitionData, out: bytearray) -> None:
-    field = ""
+def _write_PartitionData_v1_2(data: PartitionData, out: bytearray, version: int) -> None:
+    field = "partition_index, error_code"
     try:
-        field = "partition_index, error_code"
         out += _pack_PartitionData_partition_index_error_code(data.partition_index, data.error_code)
         field = "error_message"
         _w.write_compact_string(out, data.error_message)
@@ -466,83 +409,51 @@ def _write_PartitionData_v1_2(data: PartitionData, out: bytearray) -> None:
         field = "acknowledge_error_message"
         _w.write_compact_string(out, data.acknowledge_error_message)
         field = "current_leader"
-        _write_LeaderIdAndEpoch_v1_2(_w.non_null(data.current_leader, "field current_leader is null, which PartitionData versions 1-2 do not allow (never nullable)"), out)
+        _write_LeaderIdAndEpoch_v1_2(_w.non_null(data.current_leader, "field current_leader is null, which PartitionData versions 1-2 do not allow (never nullable)"), out, version)
         field = "records"
         _w.write_records(out, _w.non_null(data.records, "field records is null, which PartitionData versions 1-2 do not allow (never nullable)"), True)
-        field = "acquired_records[]"
-        acquired_records_items = _w.non_null(data.acquired_records, "field acquired_records is null, which PartitionData versions 1-2 do not allow (never nullable)")
-        _w.write_count(out, len(acquired_records_items), True)
-        for acquired_records_item in acquired_records_items:
-            _write_AcquiredRecords_v1_2(acquired_records_item, out)
+        field = "acquired_records"
+        _w.write_struct_array(out, _w.non_null(data.acquired_records, "field acquired_records is null, which PartitionData versions 1-2 do not allow (never nullable)"), True, _write_AcquiredRecords_v1_2, version)
         field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], data.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- ShareFetchableTopicResponse, versions 1-2 (flexible) ---
 
-def _read_ShareFetchableTopicResponse_v1_2(buf: bytes, pos: int) -> tuple[ShareFetchableTopicResponse, int]:
+def _read_ShareFetchableTopicResponse_v1_2(buf: bytes, pos: int, version: int) -> tuple[ShareFetchableTopicResponse, int]:
     response = blank_instance(ShareFetchableTopicResponse)
-    field = ""
-    index = 0
+    field = "topic_id"
     try:
-        field = "topic_id"
         response.topic_id, pos = _w.read_uuid(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[PartitionData] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionData_v1_2(buf, pos)
-                partitions_items.append(partitions_item)
-            response.partitions = partitions_items
+        field = "partitions"
+        response.partitions, pos = _w.read_struct_array(buf, pos, True, _read_PartitionData_v1_2, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_ShareFetchableTopicResponse_v1_2(response: ShareFetchableTopicResponse, out: bytearray) -> None:
-    field = ""
+def _write_ShareFetchableTopicResponse_v1_2(response: ShareFetchableTopicResponse, out: bytearray, version: int) -> None:
+    field = "topic_id"
     try:
-        field = "topic_id"
         out += _w.uuid_bytes(response.topic_id)
-        field = "partitions[]"
-        partitions_items = _w.non_null(response.partitions, "field partitions is null, which ShareFetchableTopicResponse versions 1-2 do not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_PartitionData_v1_2(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(response.partitions, "field partitions is null, which ShareFetchableTopicResponse versions 1-2 do not allow (never nullable)"), True, _write_PartitionData_v1_2, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- NodeEndpoint, versions 1-2 (flexible) ---
 
-def _read_NodeEndpoint_v1_2(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
+def _read_NodeEndpoint_v1_2(buf: bytes, pos: int, version: int) -> tuple[NodeEndpoint, int]:
     endpoint = blank_instance(NodeEndpoint)
-    field = ""
-    index = 0
+    field = "node_id"
     try:
-        field = "node_id"
         (endpoint.node_id,) = _unpack_NodeEndpoint_node_id(buf, pos)
         pos += 4
         field = "host"
@@ -553,20 +464,15 @@ def _read_NodeEndpoint_v1_2(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
         field = "rack"
         endpoint.rack, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            endpoint.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            endpoint.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        endpoint.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return endpoint, pos
 
 
-def _write_NodeEndpoint_v1_2(endpoint: NodeEndpoint, out: bytearray) -> None:
-    field = ""
+def _write_NodeEndpoint_v1_2(endpoint: NodeEndpoint, out: bytearray, version: int) -> None:
+    field = "node_id"
     try:
-        field = "node_id"
         out += _pack_NodeEndpoint_node_id(endpoint.node_id)
         field = "host"
         _w.write_compact_string(out, _w.non_null(endpoint.host, "field host is null, which NodeEndpoint versions 1-2 do not allow (never nullable)"))
@@ -575,22 +481,17 @@ def _write_NodeEndpoint_v1_2(endpoint: NodeEndpoint, out: bytearray) -> None:
         field = "rack"
         _w.write_compact_string(out, endpoint.rack)
         field = "(tagged fields)"
-        if endpoint.unknown_tagged_fields:
-            _w.write_tagged(out, [], endpoint.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], endpoint.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- ShareFetchResponse, versions 1-2 (flexible) ---
 
-def _read_ShareFetchResponse_v1_2(buf: bytes, pos: int) -> tuple[ShareFetchResponse, int]:
+def _read_ShareFetchResponse_v1_2(buf: bytes, pos: int, version: int) -> tuple[ShareFetchResponse, int]:
     response = blank_instance(ShareFetchResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_ShareFetchResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
@@ -598,67 +499,31 @@ def _read_ShareFetchResponse_v1_2(buf: bytes, pos: int) -> tuple[ShareFetchRespo
         field = "acquisition_lock_timeout_ms"
         (response.acquisition_lock_timeout_ms,) = _unpack_ShareFetchResponse_acquisition_lock_timeout_ms(buf, pos)
         pos += 4
-        field = "responses[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        responses_n, pos = _w.read_count(buf, pos, True)
-        if responses_n < 0:
-            raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            responses_items: KeyedList[ShareFetchableTopicResponse] = KeyedList()
-            for index in range(responses_n):
-                responses_item, pos = _read_ShareFetchableTopicResponse_v1_2(buf, pos)
-                responses_items.append(responses_item)
-            response.responses = responses_items
-        field = "node_endpoints[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        node_endpoints_n, pos = _w.read_count(buf, pos, True)
-        if node_endpoints_n < 0:
-            raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
-        elif node_endpoints_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
-            for index in range(node_endpoints_n):
-                node_endpoints_item, pos = _read_NodeEndpoint_v1_2(buf, pos)
-                node_endpoints_items.append(node_endpoints_item)
-            response.node_endpoints = node_endpoints_items
+        field = "responses"
+        response.responses, pos = _w.read_struct_array(buf, pos, True, _read_ShareFetchableTopicResponse_v1_2, version, KeyedList)
+        field = "node_endpoints"
+        response.node_endpoints, pos = _w.read_struct_array(buf, pos, True, _read_NodeEndpoint_v1_2, version, KeyedList)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_ShareFetchResponse_v1_2(response: ShareFetchResponse, out: bytearray) -> None:
-    field = ""
+def _write_ShareFetchResponse_v1_2(response: ShareFetchResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         out += _pack_ShareFetchResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
         field = "acquisition_lock_timeout_ms"
         out += _pack_ShareFetchResponse_acquisition_lock_timeout_ms(response.acquisition_lock_timeout_ms)
-        field = "responses[]"
-        responses_items = _w.non_null(response.responses, "field responses is null, which ShareFetchResponse versions 1-2 do not allow (never nullable)")
-        _w.write_count(out, len(responses_items), True)
-        for responses_item in responses_items:
-            _write_ShareFetchableTopicResponse_v1_2(responses_item, out)
-        field = "node_endpoints[]"
-        node_endpoints_items = _w.non_null(response.node_endpoints, "field node_endpoints is null, which ShareFetchResponse versions 1-2 do not allow (never nullable)")
-        _w.write_count(out, len(node_endpoints_items), True)
-        for node_endpoints_item in node_endpoints_items:
-            _write_NodeEndpoint_v1_2(node_endpoints_item, out)
+        field = "responses"
+        _w.write_struct_array(out, _w.non_null(response.responses, "field responses is null, which ShareFetchResponse versions 1-2 do not allow (never nullable)"), True, _write_ShareFetchableTopicResponse_v1_2, version)
+        field = "node_endpoints"
+        _w.write_struct_array(out, _w.non_null(response.node_endpoints, "field node_endpoints is null, which ShareFetchResponse versions 1-2 do not allow (never nullable)"), True, _write_NodeEndpoint_v1_2, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -668,21 +533,21 @@ def _write_ShareFetchResponse_v1_2(response: ShareFetchResponse, out: bytearray)
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-LeaderIdAndEpoch._READERS = (None, _read_LeaderIdAndEpoch_v1_2, _read_LeaderIdAndEpoch_v1_2)
-LeaderIdAndEpoch._WRITERS = (None, _write_LeaderIdAndEpoch_v1_2, _write_LeaderIdAndEpoch_v1_2)
+LeaderIdAndEpoch._READERS = _w.bind_versions((None, _read_LeaderIdAndEpoch_v1_2, _read_LeaderIdAndEpoch_v1_2))
+LeaderIdAndEpoch._WRITERS = _w.bind_versions((None, _write_LeaderIdAndEpoch_v1_2, _write_LeaderIdAndEpoch_v1_2))
 LeaderIdAndEpoch.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="leader_id", json_name="leaderId", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="leader_epoch", json_name="leaderEpoch", type="int32", versions=_V0_PLUS, default=0),
 )
-AcquiredRecords._READERS = (None, _read_AcquiredRecords_v1_2, _read_AcquiredRecords_v1_2)
-AcquiredRecords._WRITERS = (None, _write_AcquiredRecords_v1_2, _write_AcquiredRecords_v1_2)
+AcquiredRecords._READERS = _w.bind_versions((None, _read_AcquiredRecords_v1_2, _read_AcquiredRecords_v1_2))
+AcquiredRecords._WRITERS = _w.bind_versions((None, _write_AcquiredRecords_v1_2, _write_AcquiredRecords_v1_2))
 AcquiredRecords.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="first_offset", json_name="firstOffset", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="last_offset", json_name="lastOffset", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="delivery_count", json_name="deliveryCount", type="int16", versions=_V0_PLUS, default=0),
 )
-PartitionData._READERS = (None, _read_PartitionData_v1_2, _read_PartitionData_v1_2)
-PartitionData._WRITERS = (None, _write_PartitionData_v1_2, _write_PartitionData_v1_2)
+PartitionData._READERS = _w.bind_versions((None, _read_PartitionData_v1_2, _read_PartitionData_v1_2))
+PartitionData._WRITERS = _w.bind_versions((None, _write_PartitionData_v1_2, _write_PartitionData_v1_2))
 PartitionData._LAZY_DEFAULTS = {"current_leader": LeaderIdAndEpoch, "acquired_records": list}
 PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
@@ -694,16 +559,16 @@ PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
     FieldInfo(attr="records", json_name="records", type="records", versions=_V0_PLUS, default=b''),
     FieldInfo(attr="acquired_records", json_name="acquiredRecords", type="[]AcquiredRecords", versions=_V0_PLUS, default=(), struct=AcquiredRecords),
 )
-ShareFetchableTopicResponse._READERS = (None, _read_ShareFetchableTopicResponse_v1_2, _read_ShareFetchableTopicResponse_v1_2)
-ShareFetchableTopicResponse._WRITERS = (None, _write_ShareFetchableTopicResponse_v1_2, _write_ShareFetchableTopicResponse_v1_2)
+ShareFetchableTopicResponse._READERS = _w.bind_versions((None, _read_ShareFetchableTopicResponse_v1_2, _read_ShareFetchableTopicResponse_v1_2))
+ShareFetchableTopicResponse._WRITERS = _w.bind_versions((None, _write_ShareFetchableTopicResponse_v1_2, _write_ShareFetchableTopicResponse_v1_2))
 ShareFetchableTopicResponse._LAZY_DEFAULTS = {"partitions": list}
 ShareFetchableTopicResponse._MAP_KEYS = ("topic_id",)
 ShareFetchableTopicResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID, map_key=True),
     FieldInfo(attr="partitions", json_name="partitions", type="[]PartitionData", versions=_V0_PLUS, default=(), struct=PartitionData),
 )
-NodeEndpoint._READERS = (None, _read_NodeEndpoint_v1_2, _read_NodeEndpoint_v1_2)
-NodeEndpoint._WRITERS = (None, _write_NodeEndpoint_v1_2, _write_NodeEndpoint_v1_2)
+NodeEndpoint._READERS = _w.bind_versions((None, _read_NodeEndpoint_v1_2, _read_NodeEndpoint_v1_2))
+NodeEndpoint._WRITERS = _w.bind_versions((None, _write_NodeEndpoint_v1_2, _write_NodeEndpoint_v1_2))
 NodeEndpoint._MAP_KEYS = ("node_id",)
 NodeEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="node_id", json_name="nodeId", type="int32", versions=_V0_PLUS, default=0, map_key=True),
@@ -711,8 +576,8 @@ NodeEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.mess
     FieldInfo(attr="port", json_name="port", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="rack", json_name="rack", type="string", versions=_V0_PLUS, nullable=_V0_PLUS),
 )
-ShareFetchResponse._READERS = (None, _read_ShareFetchResponse_v1_2, _read_ShareFetchResponse_v1_2)
-ShareFetchResponse._WRITERS = (None, _write_ShareFetchResponse_v1_2, _write_ShareFetchResponse_v1_2)
+ShareFetchResponse._READERS = _w.bind_versions((None, _read_ShareFetchResponse_v1_2, _read_ShareFetchResponse_v1_2))
+ShareFetchResponse._WRITERS = _w.bind_versions((None, _write_ShareFetchResponse_v1_2, _write_ShareFetchResponse_v1_2))
 ShareFetchResponse._LAZY_DEFAULTS = {"responses": KeyedList, "node_endpoints": KeyedList}
 ShareFetchResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

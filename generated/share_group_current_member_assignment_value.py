@@ -2,10 +2,9 @@
 
 Coordinator-value message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -29,10 +28,9 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class TopicPartitions(GeneratedStruct):
     """The TopicPartitions structure of ShareGroupCurrentMemberAssignmentValue."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_id": 'Id of the topic the partitions in this entry belong to.',
         "partitions": "Indexes of the topic's partitions.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TopicPartitions"
@@ -59,12 +57,11 @@ class ShareGroupCurrentMemberAssignmentValue(GeneratedStruct):
     """Kafka's ShareGroupCurrentMemberAssignmentValue (coordinator-value, apiKey 14), versions 0,
     flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "member_epoch": 'Epoch the member must send in its next heartbeat.',
         "previous_member_epoch": 'Epoch before the last bump, still accepted in case the bump never reached the member.',
         "state": 'Member state code, with the codes consumer groups use (0 stable).',
         "assigned_partitions": 'Partitions the member has been given, grouped by topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ShareGroupCurrentMemberAssignmentValue"
@@ -103,12 +100,10 @@ class ShareGroupCurrentMemberAssignmentValue(GeneratedStruct):
 
 # --- TopicPartitions, version 0 (flexible) ---
 
-def _read_TopicPartitions_v0(buf: bytes, pos: int) -> tuple[TopicPartitions, int]:
+def _read_TopicPartitions_v0(buf: bytes, pos: int, version: int) -> tuple[TopicPartitions, int]:
     partitions = blank_instance(TopicPartitions)
-    field = ""
-    index = 0
+    field = "topic_id"
     try:
-        field = "topic_id"
         partitions.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partitions"
         partitions_n, pos = _w.read_count(buf, pos, True)
@@ -117,83 +112,51 @@ def _read_TopicPartitions_v0(buf: bytes, pos: int) -> tuple[TopicPartitions, int
         else:
             partitions.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            partitions.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            partitions.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        partitions.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partitions, pos
 
 
-def _write_TopicPartitions_v0(partitions: TopicPartitions, out: bytearray) -> None:
-    field = ""
+def _write_TopicPartitions_v0(partitions: TopicPartitions, out: bytearray, version: int) -> None:
+    field = "topic_id"
     try:
-        field = "topic_id"
         out += _w.uuid_bytes(partitions.topic_id)
         field = "partitions"
         partitions_items = _w.non_null(partitions.partitions, "field partitions is null, which TopicPartitions version 0 does not allow (never nullable)")
         _w.write_count(out, len(partitions_items), True)
         _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
-        if partitions.unknown_tagged_fields:
-            _w.write_tagged(out, [], partitions.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], partitions.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- ShareGroupCurrentMemberAssignmentValue, version 0 (flexible) ---
 
-def _read_ShareGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> tuple[ShareGroupCurrentMemberAssignmentValue, int]:
+def _read_ShareGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int, version: int) -> tuple[ShareGroupCurrentMemberAssignmentValue, int]:
     value = blank_instance(ShareGroupCurrentMemberAssignmentValue)
-    field = ""
-    index = 0
+    field = "member_epoch, previous_member_epoch, state"
     try:
-        field = "member_epoch, previous_member_epoch, state"
         value.member_epoch, value.previous_member_epoch, value.state = _unpack_ShareGroupCurrentMemberAssignmentValue_member_epoch_to_state(buf, pos)
         pos += 9
-        field = "assigned_partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        assigned_partitions_n, pos = _w.read_count(buf, pos, True)
-        if assigned_partitions_n < 0:
-            raise DecodeError("non-nullable field assigned_partitions was null", offset=pos)
-        elif assigned_partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            assigned_partitions_items: list[TopicPartitions] = []
-            for index in range(assigned_partitions_n):
-                assigned_partitions_item, pos = _read_TopicPartitions_v0(buf, pos)
-                assigned_partitions_items.append(assigned_partitions_item)
-            value.assigned_partitions = assigned_partitions_items
+        field = "assigned_partitions"
+        value.assigned_partitions, pos = _w.read_struct_array(buf, pos, True, _read_TopicPartitions_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            value.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            value.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        value.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return value, pos
 
 
-def _write_ShareGroupCurrentMemberAssignmentValue_v0(value: ShareGroupCurrentMemberAssignmentValue, out: bytearray) -> None:
-    field = ""
+def _write_ShareGroupCurrentMemberAssignmentValue_v0(value: ShareGroupCurrentMemberAssignmentValue, out: bytearray, version: int) -> None:
+    field = "member_epoch, previous_member_epoch, state"
     try:
-        field = "member_epoch, previous_member_epoch, state"
         out += _pack_ShareGroupCurrentMemberAssignmentValue_member_epoch_to_state(value.member_epoch, value.previous_member_epoch, value.state)
-        field = "assigned_partitions[]"
-        assigned_partitions_items = _w.non_null(value.assigned_partitions, "field assigned_partitions is null, which ShareGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
-        _w.write_count(out, len(assigned_partitions_items), True)
-        for assigned_partitions_item in assigned_partitions_items:
-            _write_TopicPartitions_v0(assigned_partitions_item, out)
+        field = "assigned_partitions"
+        _w.write_struct_array(out, _w.non_null(value.assigned_partitions, "field assigned_partitions is null, which ShareGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)"), True, _write_TopicPartitions_v0, version)
         field = "(tagged fields)"
-        if value.unknown_tagged_fields:
-            _w.write_tagged(out, [], value.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], value.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -203,15 +166,15 @@ def _write_ShareGroupCurrentMemberAssignmentValue_v0(value: ShareGroupCurrentMem
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-TopicPartitions._READERS = (_read_TopicPartitions_v0,)
-TopicPartitions._WRITERS = (_write_TopicPartitions_v0,)
+TopicPartitions._READERS = _w.bind_versions((_read_TopicPartitions_v0,))
+TopicPartitions._WRITERS = _w.bind_versions((_write_TopicPartitions_v0,))
 TopicPartitions._LAZY_DEFAULTS = {"partitions": list}
 TopicPartitions.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
     FieldInfo(attr="partitions", json_name="partitions", type="[]int32", versions=_V0_PLUS, default=()),
 )
-ShareGroupCurrentMemberAssignmentValue._READERS = (_read_ShareGroupCurrentMemberAssignmentValue_v0,)
-ShareGroupCurrentMemberAssignmentValue._WRITERS = (_write_ShareGroupCurrentMemberAssignmentValue_v0,)
+ShareGroupCurrentMemberAssignmentValue._READERS = _w.bind_versions((_read_ShareGroupCurrentMemberAssignmentValue_v0,))
+ShareGroupCurrentMemberAssignmentValue._WRITERS = _w.bind_versions((_write_ShareGroupCurrentMemberAssignmentValue_v0,))
 ShareGroupCurrentMemberAssignmentValue._LAZY_DEFAULTS = {"assigned_partitions": list}
 ShareGroupCurrentMemberAssignmentValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="member_epoch", json_name="memberEpoch", type="int32", versions=_V0_PLUS, default=0),

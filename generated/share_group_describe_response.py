@@ -2,10 +2,9 @@
 
 Response message, versions 1, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -37,11 +36,10 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class TopicPartitions(GeneratedStruct):
     """The TopicPartitions structure of ShareGroupDescribeResponse."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_id": 'Id of the topic the partitions in this entry belong to.',
         "topic_name": 'Name of the topic the partitions in this entry belong to.',
         "partitions": 'Indexes of the assigned partitions of this topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TopicPartitions"
@@ -71,9 +69,8 @@ class TopicPartitions(GeneratedStruct):
 class Assignment(GeneratedStruct):
     """The Assignment structure of ShareGroupDescribeResponse."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_partitions": 'Assigned partitions, grouped by topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "Assignment"
@@ -103,7 +100,7 @@ class Assignment(GeneratedStruct):
 class Member(GeneratedStruct):
     """Current members of the group."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "member_id": 'Member id the coordinator knows the member by.',
         "rack_id": 'Rack of the member, or null.',
         "member_epoch": 'Epoch the member holds, as last given by the coordinator.',
@@ -111,7 +108,6 @@ class Member(GeneratedStruct):
         "client_host": 'Host the member connects from.',
         "subscribed_topic_names": 'Topics the member subscribes to.',
         "assignment": 'Partitions currently assigned to the member.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "Member"
@@ -157,7 +153,7 @@ class Member(GeneratedStruct):
 class DescribedGroup(GeneratedStruct):
     """Description of each group asked for."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "error_code": 'Outcome for this group, 0 on success; for example GROUP_ID_NOT_FOUND or NOT_COORDINATOR.',
         "error_message": "Text describing this group's failure for people, or null.",
         "group_id": 'Id of the group this entry is about.',
@@ -167,7 +163,6 @@ class DescribedGroup(GeneratedStruct):
         "assignor_name": 'Name of the share-group assignor the group uses (for example simple).',
         "members": 'Current members of the group.',
         "authorized_operations": 'Bit set of the operations the caller may perform on the group; -2147483648 when not asked for.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribedGroup"
@@ -222,10 +217,9 @@ class DescribedGroup(GeneratedStruct):
 class ShareGroupDescribeResponse(GeneratedStruct):
     """Kafka's ShareGroupDescribeResponse (response, apiKey 77), versions 1, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "groups": 'Description of each group asked for.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ShareGroupDescribeResponse"
@@ -256,12 +250,10 @@ class ShareGroupDescribeResponse(GeneratedStruct):
 
 # --- TopicPartitions, version 1 (flexible) ---
 
-def _read_TopicPartitions_v1(buf: bytes, pos: int) -> tuple[TopicPartitions, int]:
+def _read_TopicPartitions_v1(buf: bytes, pos: int, version: int) -> tuple[TopicPartitions, int]:
     partitions = blank_instance(TopicPartitions)
-    field = ""
-    index = 0
+    field = "topic_id"
     try:
-        field = "topic_id"
         partitions.topic_id, pos = _w.read_uuid(buf, pos)
         field = "topic_name"
         partitions.topic_name, pos = _w.read_compact_string_nn(buf, pos)
@@ -272,20 +264,15 @@ def _read_TopicPartitions_v1(buf: bytes, pos: int) -> tuple[TopicPartitions, int
         else:
             partitions.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            partitions.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            partitions.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        partitions.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partitions, pos
 
 
-def _write_TopicPartitions_v1(partitions: TopicPartitions, out: bytearray) -> None:
-    field = ""
+def _write_TopicPartitions_v1(partitions: TopicPartitions, out: bytearray, version: int) -> None:
+    field = "topic_id"
     try:
-        field = "topic_id"
         out += _w.uuid_bytes(partitions.topic_id)
         field = "topic_name"
         _w.write_compact_string(out, _w.non_null(partitions.topic_name, "field topic_name is null, which TopicPartitions version 1 does not allow (never nullable)"))
@@ -294,70 +281,41 @@ def _write_TopicPartitions_v1(partitions: TopicPartitions, out: bytearray) -> No
         _w.write_count(out, len(partitions_items), True)
         _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
-        if partitions.unknown_tagged_fields:
-            _w.write_tagged(out, [], partitions.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], partitions.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- Assignment, version 1 (flexible) ---
 
-def _read_Assignment_v1(buf: bytes, pos: int) -> tuple[Assignment, int]:
+def _read_Assignment_v1(buf: bytes, pos: int, version: int) -> tuple[Assignment, int]:
     assignment = blank_instance(Assignment)
-    field = ""
-    index = 0
+    field = "topic_partitions"
     try:
-        field = "topic_partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topic_partitions_n, pos = _w.read_count(buf, pos, True)
-        if topic_partitions_n < 0:
-            raise DecodeError("non-nullable field topic_partitions was null", offset=pos)
-        elif topic_partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topic_partitions_items: list[TopicPartitions] = []
-            for index in range(topic_partitions_n):
-                topic_partitions_item, pos = _read_TopicPartitions_v1(buf, pos)
-                topic_partitions_items.append(topic_partitions_item)
-            assignment.topic_partitions = topic_partitions_items
+        assignment.topic_partitions, pos = _w.read_struct_array(buf, pos, True, _read_TopicPartitions_v1, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            assignment.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            assignment.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        assignment.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return assignment, pos
 
 
-def _write_Assignment_v1(assignment: Assignment, out: bytearray) -> None:
-    field = ""
+def _write_Assignment_v1(assignment: Assignment, out: bytearray, version: int) -> None:
+    field = "topic_partitions"
     try:
-        field = "topic_partitions[]"
-        topic_partitions_items = _w.non_null(assignment.topic_partitions, "field topic_partitions is null, which Assignment version 1 does not allow (never nullable)")
-        _w.write_count(out, len(topic_partitions_items), True)
-        for topic_partitions_item in topic_partitions_items:
-            _write_TopicPartitions_v1(topic_partitions_item, out)
+        _w.write_struct_array(out, _w.non_null(assignment.topic_partitions, "field topic_partitions is null, which Assignment version 1 does not allow (never nullable)"), True, _write_TopicPartitions_v1, version)
         field = "(tagged fields)"
-        if assignment.unknown_tagged_fields:
-            _w.write_tagged(out, [], assignment.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], assignment.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- Member, version 1 (flexible) ---
 
-def _read_Member_v1(buf: bytes, pos: int) -> tuple[Member, int]:
+def _read_Member_v1(buf: bytes, pos: int, version: int) -> tuple[Member, int]:
     member = blank_instance(Member)
-    field = ""
-    index = 0
+    field = "member_id"
     try:
-        field = "member_id"
         member.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "rack_id"
         member.rack_id, pos = _w.read_compact_string(buf, pos)
@@ -369,35 +327,19 @@ def _read_Member_v1(buf: bytes, pos: int) -> tuple[Member, int]:
         field = "client_host"
         member.client_host, pos = _w.read_compact_string_nn(buf, pos)
         field = "subscribed_topic_names"
-        index = -1  # no element yet: an error in the count names the array itself
-        subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
-        if subscribed_topic_names_n < 0:
-            raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
-        elif subscribed_topic_names_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            subscribed_topic_names_items: list[str] = []
-            for index in range(subscribed_topic_names_n):
-                subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
-                subscribed_topic_names_items.append(subscribed_topic_names_item)
-            member.subscribed_topic_names = subscribed_topic_names_items
+        member.subscribed_topic_names, pos = _w.read_array(buf, pos, True, _w.read_compact_string_nn)
         field = "assignment"
-        member.assignment, pos = _read_Assignment_v1(buf, pos)
+        member.assignment, pos = _read_Assignment_v1(buf, pos, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            member.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            member.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        member.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return member, pos
 
 
-def _write_Member_v1(member: Member, out: bytearray) -> None:
-    field = ""
+def _write_Member_v1(member: Member, out: bytearray, version: int) -> None:
+    field = "member_id"
     try:
-        field = "member_id"
         _w.write_compact_string(out, _w.non_null(member.member_id, "field member_id is null, which Member version 1 does not allow (never nullable)"))
         field = "rack_id"
         _w.write_compact_string(out, member.rack_id)
@@ -415,24 +357,19 @@ def _write_Member_v1(member: Member, out: bytearray) -> None:
                 raise EncodeError("null element in array subscribed_topic_names")
             _w.write_compact_string(out, subscribed_topic_names_item)
         field = "assignment"
-        _write_Assignment_v1(_w.non_null(member.assignment, "field assignment is null, which Member version 1 does not allow (never nullable)"), out)
+        _write_Assignment_v1(_w.non_null(member.assignment, "field assignment is null, which Member version 1 does not allow (never nullable)"), out, version)
         field = "(tagged fields)"
-        if member.unknown_tagged_fields:
-            _w.write_tagged(out, [], member.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], member.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DescribedGroup, version 1 (flexible) ---
 
-def _read_DescribedGroup_v1(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
+def _read_DescribedGroup_v1(buf: bytes, pos: int, version: int) -> tuple[DescribedGroup, int]:
     group = blank_instance(DescribedGroup)
-    field = ""
-    index = 0
+    field = "error_code"
     try:
-        field = "error_code"
         (group.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
         pos += 2
         field = "error_message"
@@ -446,37 +383,21 @@ def _read_DescribedGroup_v1(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
         pos += 8
         field = "assignor_name"
         group.assignor_name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "members[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        members_n, pos = _w.read_count(buf, pos, True)
-        if members_n < 0:
-            raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            members_items: list[Member] = []
-            for index in range(members_n):
-                members_item, pos = _read_Member_v1(buf, pos)
-                members_items.append(members_item)
-            group.members = members_items
+        field = "members"
+        group.members, pos = _w.read_struct_array(buf, pos, True, _read_Member_v1, version)
         field = "authorized_operations"
         (group.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
         pos += 4
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            group.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            group.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        group.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return group, pos
 
 
-def _write_DescribedGroup_v1(group: DescribedGroup, out: bytearray) -> None:
-    field = ""
+def _write_DescribedGroup_v1(group: DescribedGroup, out: bytearray, version: int) -> None:
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_DescribedGroup_error_code(group.error_code)
         field = "error_message"
         _w.write_compact_string(out, group.error_message)
@@ -488,71 +409,41 @@ def _write_DescribedGroup_v1(group: DescribedGroup, out: bytearray) -> None:
         out += _pack_DescribedGroup_group_epoch_assignment_epoch(group.group_epoch, group.assignment_epoch)
         field = "assignor_name"
         _w.write_compact_string(out, _w.non_null(group.assignor_name, "field assignor_name is null, which DescribedGroup version 1 does not allow (never nullable)"))
-        field = "members[]"
-        members_items = _w.non_null(group.members, "field members is null, which DescribedGroup version 1 does not allow (never nullable)")
-        _w.write_count(out, len(members_items), True)
-        for members_item in members_items:
-            _write_Member_v1(members_item, out)
+        field = "members"
+        _w.write_struct_array(out, _w.non_null(group.members, "field members is null, which DescribedGroup version 1 does not allow (never nullable)"), True, _write_Member_v1, version)
         field = "authorized_operations"
         out += _pack_DescribedGroup_authorized_operations(group.authorized_operations)
         field = "(tagged fields)"
-        if group.unknown_tagged_fields:
-            _w.write_tagged(out, [], group.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], group.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- ShareGroupDescribeResponse, version 1 (flexible) ---
 
-def _read_ShareGroupDescribeResponse_v1(buf: bytes, pos: int) -> tuple[ShareGroupDescribeResponse, int]:
+def _read_ShareGroupDescribeResponse_v1(buf: bytes, pos: int, version: int) -> tuple[ShareGroupDescribeResponse, int]:
     response = blank_instance(ShareGroupDescribeResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_ShareGroupDescribeResponse_throttle_time_ms(buf, pos)
         pos += 4
-        field = "groups[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        groups_n, pos = _w.read_count(buf, pos, True)
-        if groups_n < 0:
-            raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            groups_items: list[DescribedGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_DescribedGroup_v1(buf, pos)
-                groups_items.append(groups_item)
-            response.groups = groups_items
+        field = "groups"
+        response.groups, pos = _w.read_struct_array(buf, pos, True, _read_DescribedGroup_v1, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_ShareGroupDescribeResponse_v1(response: ShareGroupDescribeResponse, out: bytearray) -> None:
-    field = ""
+def _write_ShareGroupDescribeResponse_v1(response: ShareGroupDescribeResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_ShareGroupDescribeResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "groups[]"
-        groups_items = _w.non_null(response.groups, "field groups is null, which ShareGroupDescribeResponse version 1 does not allow (never nullable)")
-        _w.write_count(out, len(groups_items), True)
-        for groups_item in groups_items:
-            _write_DescribedGroup_v1(groups_item, out)
+        field = "groups"
+        _w.write_struct_array(out, _w.non_null(response.groups, "field groups is null, which ShareGroupDescribeResponse version 1 does not allow (never nullable)"), True, _write_DescribedGroup_v1, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -562,22 +453,22 @@ def _write_ShareGroupDescribeResponse_v1(response: ShareGroupDescribeResponse, o
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-TopicPartitions._READERS = (None, _read_TopicPartitions_v1)
-TopicPartitions._WRITERS = (None, _write_TopicPartitions_v1)
+TopicPartitions._READERS = _w.bind_versions((None, _read_TopicPartitions_v1))
+TopicPartitions._WRITERS = _w.bind_versions((None, _write_TopicPartitions_v1))
 TopicPartitions._LAZY_DEFAULTS = {"partitions": list}
 TopicPartitions.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partitions", json_name="partitions", type="[]int32", versions=_V0_PLUS, default=()),
 )
-Assignment._READERS = (None, _read_Assignment_v1)
-Assignment._WRITERS = (None, _write_Assignment_v1)
+Assignment._READERS = _w.bind_versions((None, _read_Assignment_v1))
+Assignment._WRITERS = _w.bind_versions((None, _write_Assignment_v1))
 Assignment._LAZY_DEFAULTS = {"topic_partitions": list}
 Assignment.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_partitions", json_name="topicPartitions", type="[]TopicPartitions", versions=_V0_PLUS, default=(), struct=TopicPartitions),
 )
-Member._READERS = (None, _read_Member_v1)
-Member._WRITERS = (None, _write_Member_v1)
+Member._READERS = _w.bind_versions((None, _read_Member_v1))
+Member._WRITERS = _w.bind_versions((None, _write_Member_v1))
 Member._LAZY_DEFAULTS = {"subscribed_topic_names": list, "assignment": Assignment}
 Member.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="member_id", json_name="memberId", type="string", versions=_V0_PLUS, default=''),
@@ -588,8 +479,8 @@ Member.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.Fi
     FieldInfo(attr="subscribed_topic_names", json_name="subscribedTopicNames", type="[]string", versions=_V0_PLUS, default=()),
     FieldInfo(attr="assignment", json_name="assignment", type="Assignment", versions=_V0_PLUS, default=(), struct=Assignment),
 )
-DescribedGroup._READERS = (None, _read_DescribedGroup_v1)
-DescribedGroup._WRITERS = (None, _write_DescribedGroup_v1)
+DescribedGroup._READERS = _w.bind_versions((None, _read_DescribedGroup_v1))
+DescribedGroup._WRITERS = _w.bind_versions((None, _write_DescribedGroup_v1))
 DescribedGroup._LAZY_DEFAULTS = {"members": list}
 DescribedGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
@@ -602,8 +493,8 @@ DescribedGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
     FieldInfo(attr="members", json_name="members", type="[]Member", versions=_V0_PLUS, default=(), struct=Member),
     FieldInfo(attr="authorized_operations", json_name="authorizedOperations", type="int32", versions=_V0_PLUS, default=-2147483648),
 )
-ShareGroupDescribeResponse._READERS = (None, _read_ShareGroupDescribeResponse_v1)
-ShareGroupDescribeResponse._WRITERS = (None, _write_ShareGroupDescribeResponse_v1)
+ShareGroupDescribeResponse._READERS = _w.bind_versions((None, _read_ShareGroupDescribeResponse_v1))
+ShareGroupDescribeResponse._WRITERS = _w.bind_versions((None, _write_ShareGroupDescribeResponse_v1))
 ShareGroupDescribeResponse._LAZY_DEFAULTS = {"groups": list}
 ShareGroupDescribeResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -2,10 +2,9 @@
 
 Request message, versions 1, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -26,13 +25,12 @@ _pack_ShareGroupHeartbeatRequest_member_epoch = struct.Struct(">i").pack
 class ShareGroupHeartbeatRequest(GeneratedStruct):
     """Kafka's ShareGroupHeartbeatRequest (request, apiKey 76), versions 1, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "group_id": 'Id of the share group.',
         "member_id": 'Member id the client made up when it joined; it keeps it for its whole life.',
         "member_epoch": 'Epoch the member holds: 0 to join, -1 to leave, otherwise the latest it was given.',
         "rack_id": 'Rack of the member, or null when unset or unchanged since the last heartbeat.',
         "subscribed_topic_names": 'Topics the member subscribes to, or null when unchanged since the last heartbeat.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ShareGroupHeartbeatRequest"
@@ -76,12 +74,10 @@ class ShareGroupHeartbeatRequest(GeneratedStruct):
 
 # --- ShareGroupHeartbeatRequest, version 1 (flexible) ---
 
-def _read_ShareGroupHeartbeatRequest_v1(buf: bytes, pos: int) -> tuple[ShareGroupHeartbeatRequest, int]:
+def _read_ShareGroupHeartbeatRequest_v1(buf: bytes, pos: int, version: int) -> tuple[ShareGroupHeartbeatRequest, int]:
     request = blank_instance(ShareGroupHeartbeatRequest)
-    field = ""
-    index = 0
+    field = "group_id"
     try:
-        field = "group_id"
         request.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "member_id"
         request.member_id, pos = _w.read_compact_string_nn(buf, pos)
@@ -91,33 +87,17 @@ def _read_ShareGroupHeartbeatRequest_v1(buf: bytes, pos: int) -> tuple[ShareGrou
         field = "rack_id"
         request.rack_id, pos = _w.read_compact_string(buf, pos)
         field = "subscribed_topic_names"
-        index = -1  # no element yet: an error in the count names the array itself
-        subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
-        if subscribed_topic_names_n < 0:
-            request.subscribed_topic_names = None
-        elif subscribed_topic_names_n == 0:  # no element: no loop to set up
-            request.subscribed_topic_names = []
-        else:
-            subscribed_topic_names_items: list[str] = []
-            for index in range(subscribed_topic_names_n):
-                subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
-                subscribed_topic_names_items.append(subscribed_topic_names_item)
-            request.subscribed_topic_names = subscribed_topic_names_items
+        request.subscribed_topic_names, pos = _w.read_nullable_array(buf, pos, True, _w.read_compact_string_nn)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_ShareGroupHeartbeatRequest_v1(request: ShareGroupHeartbeatRequest, out: bytearray) -> None:
-    field = ""
+def _write_ShareGroupHeartbeatRequest_v1(request: ShareGroupHeartbeatRequest, out: bytearray, version: int) -> None:
+    field = "group_id"
     try:
-        field = "group_id"
         _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which ShareGroupHeartbeatRequest version 1 does not allow (never nullable)"))
         field = "member_id"
         _w.write_compact_string(out, _w.non_null(request.member_id, "field member_id is null, which ShareGroupHeartbeatRequest version 1 does not allow (never nullable)"))
@@ -136,10 +116,7 @@ def _write_ShareGroupHeartbeatRequest_v1(request: ShareGroupHeartbeatRequest, ou
                     raise EncodeError("null element in array subscribed_topic_names")
                 _w.write_compact_string(out, subscribed_topic_names_item)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -149,8 +126,8 @@ def _write_ShareGroupHeartbeatRequest_v1(request: ShareGroupHeartbeatRequest, ou
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-ShareGroupHeartbeatRequest._READERS = (None, _read_ShareGroupHeartbeatRequest_v1)
-ShareGroupHeartbeatRequest._WRITERS = (None, _write_ShareGroupHeartbeatRequest_v1)
+ShareGroupHeartbeatRequest._READERS = _w.bind_versions((None, _read_ShareGroupHeartbeatRequest_v1))
+ShareGroupHeartbeatRequest._WRITERS = _w.bind_versions((None, _write_ShareGroupHeartbeatRequest_v1))
 ShareGroupHeartbeatRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="member_id", json_name="memberId", type="string", versions=_V0_PLUS, default=''),

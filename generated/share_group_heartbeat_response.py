@@ -2,10 +2,9 @@
 
 Response message, versions 1, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -31,10 +30,9 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class TopicPartitions(GeneratedStruct):
     """The TopicPartitions structure of ShareGroupHeartbeatResponse."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_id": 'Id of the topic the partitions in this entry belong to.',
         "partitions": 'Indexes of the assigned partitions of this topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TopicPartitions"
@@ -60,9 +58,8 @@ class TopicPartitions(GeneratedStruct):
 class Assignment(GeneratedStruct):
     """Partitions now assigned to the member, or null when the assignment did not change."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_partitions": 'Assigned partitions, grouped by topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "Assignment"
@@ -84,7 +81,7 @@ class Assignment(GeneratedStruct):
 class ShareGroupHeartbeatResponse(GeneratedStruct):
     """Kafka's ShareGroupHeartbeatResponse (response, apiKey 76), versions 1, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "error_code": 'Outcome, 0 on success; for example UNKNOWN_MEMBER_ID (rejoin with epoch 0) or GROUP_MAX_SIZE_REACHED.',
         "error_message": 'Text describing the failure for people, or null.',
@@ -92,7 +89,6 @@ class ShareGroupHeartbeatResponse(GeneratedStruct):
         "member_epoch": 'Epoch the member must send in its next heartbeat.',
         "heartbeat_interval_ms": 'How long, in milliseconds, the member should wait before its next heartbeat.',
         "assignment": 'Partitions now assigned to the member, or null when the assignment did not change.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ShareGroupHeartbeatResponse"
@@ -144,12 +140,10 @@ class ShareGroupHeartbeatResponse(GeneratedStruct):
 
 # --- TopicPartitions, version 1 (flexible) ---
 
-def _read_TopicPartitions_v1(buf: bytes, pos: int) -> tuple[TopicPartitions, int]:
+def _read_TopicPartitions_v1(buf: bytes, pos: int, version: int) -> tuple[TopicPartitions, int]:
     partitions = blank_instance(TopicPartitions)
-    field = ""
-    index = 0
+    field = "topic_id"
     try:
-        field = "topic_id"
         partitions.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partitions"
         partitions_n, pos = _w.read_count(buf, pos, True)
@@ -158,90 +152,56 @@ def _read_TopicPartitions_v1(buf: bytes, pos: int) -> tuple[TopicPartitions, int
         else:
             partitions.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            partitions.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            partitions.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        partitions.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partitions, pos
 
 
-def _write_TopicPartitions_v1(partitions: TopicPartitions, out: bytearray) -> None:
-    field = ""
+def _write_TopicPartitions_v1(partitions: TopicPartitions, out: bytearray, version: int) -> None:
+    field = "topic_id"
     try:
-        field = "topic_id"
         out += _w.uuid_bytes(partitions.topic_id)
         field = "partitions"
         partitions_items = _w.non_null(partitions.partitions, "field partitions is null, which TopicPartitions version 1 does not allow (never nullable)")
         _w.write_count(out, len(partitions_items), True)
         _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
-        if partitions.unknown_tagged_fields:
-            _w.write_tagged(out, [], partitions.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], partitions.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- Assignment, version 1 (flexible) ---
 
-def _read_Assignment_v1(buf: bytes, pos: int) -> tuple[Assignment, int]:
+def _read_Assignment_v1(buf: bytes, pos: int, version: int) -> tuple[Assignment, int]:
     assignment = blank_instance(Assignment)
-    field = ""
-    index = 0
+    field = "topic_partitions"
     try:
-        field = "topic_partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topic_partitions_n, pos = _w.read_count(buf, pos, True)
-        if topic_partitions_n < 0:
-            raise DecodeError("non-nullable field topic_partitions was null", offset=pos)
-        elif topic_partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topic_partitions_items: list[TopicPartitions] = []
-            for index in range(topic_partitions_n):
-                topic_partitions_item, pos = _read_TopicPartitions_v1(buf, pos)
-                topic_partitions_items.append(topic_partitions_item)
-            assignment.topic_partitions = topic_partitions_items
+        assignment.topic_partitions, pos = _w.read_struct_array(buf, pos, True, _read_TopicPartitions_v1, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            assignment.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            assignment.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        assignment.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return assignment, pos
 
 
-def _write_Assignment_v1(assignment: Assignment, out: bytearray) -> None:
-    field = ""
+def _write_Assignment_v1(assignment: Assignment, out: bytearray, version: int) -> None:
+    field = "topic_partitions"
     try:
-        field = "topic_partitions[]"
-        topic_partitions_items = _w.non_null(assignment.topic_partitions, "field topic_partitions is null, which Assignment version 1 does not allow (never nullable)")
-        _w.write_count(out, len(topic_partitions_items), True)
-        for topic_partitions_item in topic_partitions_items:
-            _write_TopicPartitions_v1(topic_partitions_item, out)
+        _w.write_struct_array(out, _w.non_null(assignment.topic_partitions, "field topic_partitions is null, which Assignment version 1 does not allow (never nullable)"), True, _write_TopicPartitions_v1, version)
         field = "(tagged fields)"
-        if assignment.unknown_tagged_fields:
-            _w.write_tagged(out, [], assignment.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], assignment.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- ShareGroupHeartbeatResponse, version 1 (flexible) ---
 
-def _read_ShareGroupHeartbeatResponse_v1(buf: bytes, pos: int) -> tuple[ShareGroupHeartbeatResponse, int]:
+def _read_ShareGroupHeartbeatResponse_v1(buf: bytes, pos: int, version: int) -> tuple[ShareGroupHeartbeatResponse, int]:
     response = blank_instance(ShareGroupHeartbeatResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_ShareGroupHeartbeatResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
@@ -256,22 +216,17 @@ def _read_ShareGroupHeartbeatResponse_v1(buf: bytes, pos: int) -> tuple[ShareGro
             response.assignment = None
             pos += 1
         else:
-            response.assignment, pos = _read_Assignment_v1(buf, pos + 1)
+            response.assignment, pos = _read_Assignment_v1(buf, pos + 1, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_ShareGroupHeartbeatResponse_v1(response: ShareGroupHeartbeatResponse, out: bytearray) -> None:
-    field = ""
+def _write_ShareGroupHeartbeatResponse_v1(response: ShareGroupHeartbeatResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         out += _pack_ShareGroupHeartbeatResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
@@ -284,12 +239,9 @@ def _write_ShareGroupHeartbeatResponse_v1(response: ShareGroupHeartbeatResponse,
             out.append(0xFF)  # the null marker
         else:
             out.append(1)
-            _write_Assignment_v1(response.assignment, out)
+            _write_Assignment_v1(response.assignment, out, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -299,21 +251,21 @@ def _write_ShareGroupHeartbeatResponse_v1(response: ShareGroupHeartbeatResponse,
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-TopicPartitions._READERS = (None, _read_TopicPartitions_v1)
-TopicPartitions._WRITERS = (None, _write_TopicPartitions_v1)
+TopicPartitions._READERS = _w.bind_versions((None, _read_TopicPartitions_v1))
+TopicPartitions._WRITERS = _w.bind_versions((None, _write_TopicPartitions_v1))
 TopicPartitions._LAZY_DEFAULTS = {"partitions": list}
 TopicPartitions.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
     FieldInfo(attr="partitions", json_name="partitions", type="[]int32", versions=_V0_PLUS, default=()),
 )
-Assignment._READERS = (None, _read_Assignment_v1)
-Assignment._WRITERS = (None, _write_Assignment_v1)
+Assignment._READERS = _w.bind_versions((None, _read_Assignment_v1))
+Assignment._WRITERS = _w.bind_versions((None, _write_Assignment_v1))
 Assignment._LAZY_DEFAULTS = {"topic_partitions": list}
 Assignment.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_partitions", json_name="topicPartitions", type="[]TopicPartitions", versions=_V0_PLUS, default=(), struct=TopicPartitions),
 )
-ShareGroupHeartbeatResponse._READERS = (None, _read_ShareGroupHeartbeatResponse_v1)
-ShareGroupHeartbeatResponse._WRITERS = (None, _write_ShareGroupHeartbeatResponse_v1)
+ShareGroupHeartbeatResponse._READERS = _w.bind_versions((None, _read_ShareGroupHeartbeatResponse_v1))
+ShareGroupHeartbeatResponse._WRITERS = _w.bind_versions((None, _write_ShareGroupHeartbeatResponse_v1))
 ShareGroupHeartbeatResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

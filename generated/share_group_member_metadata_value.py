@@ -2,10 +2,9 @@
 
 Coordinator-value message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -22,12 +21,11 @@ class ShareGroupMemberMetadataValue(GeneratedStruct):
     """Kafka's ShareGroupMemberMetadataValue (coordinator-value, apiKey 10), versions 0, flexible
     versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "rack_id": 'Rack of the member (client.rack), or null.',
         "client_id": 'Client id the member connected with.',
         "client_host": 'Host the member connects from.',
         "subscribed_topic_names": 'Topic names the member subscribes to.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ShareGroupMemberMetadataValue"
@@ -66,45 +64,27 @@ class ShareGroupMemberMetadataValue(GeneratedStruct):
 
 # --- ShareGroupMemberMetadataValue, version 0 (flexible) ---
 
-def _read_ShareGroupMemberMetadataValue_v0(buf: bytes, pos: int) -> tuple[ShareGroupMemberMetadataValue, int]:
+def _read_ShareGroupMemberMetadataValue_v0(buf: bytes, pos: int, version: int) -> tuple[ShareGroupMemberMetadataValue, int]:
     value = blank_instance(ShareGroupMemberMetadataValue)
-    field = ""
-    index = 0
+    field = "rack_id"
     try:
-        field = "rack_id"
         value.rack_id, pos = _w.read_compact_string(buf, pos)
         field = "client_id"
         value.client_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "client_host"
         value.client_host, pos = _w.read_compact_string_nn(buf, pos)
         field = "subscribed_topic_names"
-        index = -1  # no element yet: an error in the count names the array itself
-        subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
-        if subscribed_topic_names_n < 0:
-            raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
-        elif subscribed_topic_names_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            subscribed_topic_names_items: list[str] = []
-            for index in range(subscribed_topic_names_n):
-                subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
-                subscribed_topic_names_items.append(subscribed_topic_names_item)
-            value.subscribed_topic_names = subscribed_topic_names_items
+        value.subscribed_topic_names, pos = _w.read_array(buf, pos, True, _w.read_compact_string_nn)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            value.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            value.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        value.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return value, pos
 
 
-def _write_ShareGroupMemberMetadataValue_v0(value: ShareGroupMemberMetadataValue, out: bytearray) -> None:
-    field = ""
+def _write_ShareGroupMemberMetadataValue_v0(value: ShareGroupMemberMetadataValue, out: bytearray, version: int) -> None:
+    field = "rack_id"
     try:
-        field = "rack_id"
         _w.write_compact_string(out, value.rack_id)
         field = "client_id"
         _w.write_compact_string(out, _w.non_null(value.client_id, "field client_id is null, which ShareGroupMemberMetadataValue version 0 does not allow (never nullable)"))
@@ -118,10 +98,7 @@ def _write_ShareGroupMemberMetadataValue_v0(value: ShareGroupMemberMetadataValue
                 raise EncodeError("null element in array subscribed_topic_names")
             _w.write_compact_string(out, subscribed_topic_names_item)
         field = "(tagged fields)"
-        if value.unknown_tagged_fields:
-            _w.write_tagged(out, [], value.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], value.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -131,8 +108,8 @@ def _write_ShareGroupMemberMetadataValue_v0(value: ShareGroupMemberMetadataValue
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-ShareGroupMemberMetadataValue._READERS = (_read_ShareGroupMemberMetadataValue_v0,)
-ShareGroupMemberMetadataValue._WRITERS = (_write_ShareGroupMemberMetadataValue_v0,)
+ShareGroupMemberMetadataValue._READERS = _w.bind_versions((_read_ShareGroupMemberMetadataValue_v0,))
+ShareGroupMemberMetadataValue._WRITERS = _w.bind_versions((_write_ShareGroupMemberMetadataValue_v0,))
 ShareGroupMemberMetadataValue._LAZY_DEFAULTS = {"subscribed_topic_names": list}
 ShareGroupMemberMetadataValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="rack_id", json_name="rackId", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),

@@ -2,10 +2,9 @@
 
 Coordinator-value message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -27,10 +26,9 @@ class ShareGroupMetadataValue(GeneratedStruct):
     """Kafka's ShareGroupMetadataValue (coordinator-value, apiKey 11), versions 0, flexible
     versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "epoch": 'Epoch of the group, bumped whenever its members or subscriptions change.',
         "metadata_hash": 'Hash over the metadata of every topic the group subscribes to; a change asks for a new assignment.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ShareGroupMetadataValue"
@@ -62,35 +60,25 @@ class ShareGroupMetadataValue(GeneratedStruct):
 
 # --- ShareGroupMetadataValue, version 0 (flexible) ---
 
-def _read_ShareGroupMetadataValue_v0(buf: bytes, pos: int) -> tuple[ShareGroupMetadataValue, int]:
+def _read_ShareGroupMetadataValue_v0(buf: bytes, pos: int, version: int) -> tuple[ShareGroupMetadataValue, int]:
     value = blank_instance(ShareGroupMetadataValue)
-    field = ""
-    index = 0
+    field = "epoch, metadata_hash"
     try:
-        field = "epoch, metadata_hash"
         value.epoch, value.metadata_hash = _unpack_ShareGroupMetadataValue_epoch_metadata_hash(buf, pos)
         pos += 12
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            value.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            value.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        value.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return value, pos
 
 
-def _write_ShareGroupMetadataValue_v0(value: ShareGroupMetadataValue, out: bytearray) -> None:
-    field = ""
+def _write_ShareGroupMetadataValue_v0(value: ShareGroupMetadataValue, out: bytearray, version: int) -> None:
+    field = "epoch, metadata_hash"
     try:
-        field = "epoch, metadata_hash"
         out += _pack_ShareGroupMetadataValue_epoch_metadata_hash(value.epoch, value.metadata_hash)
         field = "(tagged fields)"
-        if value.unknown_tagged_fields:
-            _w.write_tagged(out, [], value.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], value.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -100,8 +88,8 @@ def _write_ShareGroupMetadataValue_v0(value: ShareGroupMetadataValue, out: bytea
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-ShareGroupMetadataValue._READERS = (_read_ShareGroupMetadataValue_v0,)
-ShareGroupMetadataValue._WRITERS = (_write_ShareGroupMetadataValue_v0,)
+ShareGroupMetadataValue._READERS = _w.bind_versions((_read_ShareGroupMetadataValue_v0,))
+ShareGroupMetadataValue._WRITERS = _w.bind_versions((_write_ShareGroupMetadataValue_v0,))
 ShareGroupMetadataValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="epoch", json_name="epoch", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="metadata_hash", json_name="metadataHash", type="int64", versions=_V0_PLUS, default=0),

@@ -2,10 +2,9 @@
 
 Coordinator-value message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -31,10 +30,9 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class PartitionMetadata(GeneratedStruct):
     """Racks of each partition's replicas (empty when no rack is known)."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition": 'Index of the partition within the topic.',
         "racks": 'Racks of the brokers holding replicas of the partition.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "PartitionMetadata"
@@ -60,12 +58,11 @@ class PartitionMetadata(GeneratedStruct):
 class TopicMetadata(GeneratedStruct):
     """Metadata of each topic the group subscribes to."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_id": 'Id of the topic the partitions in this entry belong to.',
         "topic_name": 'Name of the topic the partitions in this entry belong to.',
         "num_partitions": 'How many partitions the topic has.',
         "partition_metadata": "Racks of each partition's replicas (empty when no rack is known).",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TopicMetadata"
@@ -100,9 +97,8 @@ class ShareGroupPartitionMetadataValue(GeneratedStruct):
     """Kafka's ShareGroupPartitionMetadataValue (coordinator-value, apiKey 9), versions 0, flexible
     versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topics": 'Metadata of each topic the group subscribes to.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ShareGroupPartitionMetadataValue"
@@ -129,42 +125,24 @@ class ShareGroupPartitionMetadataValue(GeneratedStruct):
 
 # --- PartitionMetadata, version 0 (flexible) ---
 
-def _read_PartitionMetadata_v0(buf: bytes, pos: int) -> tuple[PartitionMetadata, int]:
+def _read_PartitionMetadata_v0(buf: bytes, pos: int, version: int) -> tuple[PartitionMetadata, int]:
     metadata = blank_instance(PartitionMetadata)
-    field = ""
-    index = 0
+    field = "partition"
     try:
-        field = "partition"
         (metadata.partition,) = _unpack_PartitionMetadata_partition(buf, pos)
         pos += 4
         field = "racks"
-        index = -1  # no element yet: an error in the count names the array itself
-        racks_n, pos = _w.read_count(buf, pos, True)
-        if racks_n < 0:
-            raise DecodeError("non-nullable field racks was null", offset=pos)
-        elif racks_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            racks_items: list[str] = []
-            for index in range(racks_n):
-                racks_item, pos = _w.read_compact_string_nn(buf, pos)
-                racks_items.append(racks_item)
-            metadata.racks = racks_items
+        metadata.racks, pos = _w.read_array(buf, pos, True, _w.read_compact_string_nn)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            metadata.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            metadata.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        metadata.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return metadata, pos
 
 
-def _write_PartitionMetadata_v0(metadata: PartitionMetadata, out: bytearray) -> None:
-    field = ""
+def _write_PartitionMetadata_v0(metadata: PartitionMetadata, out: bytearray, version: int) -> None:
+    field = "partition"
     try:
-        field = "partition"
         out += _pack_PartitionMetadata_partition(metadata.partition)
         field = "racks"
         racks_items = _w.non_null(metadata.racks, "field racks is null, which PartitionMetadata version 0 does not allow (never nullable)")
@@ -174,119 +152,68 @@ def _write_PartitionMetadata_v0(metadata: PartitionMetadata, out: bytearray) -> 
                 raise EncodeError("null element in array racks")
             _w.write_compact_string(out, racks_item)
         field = "(tagged fields)"
-        if metadata.unknown_tagged_fields:
-            _w.write_tagged(out, [], metadata.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], metadata.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- TopicMetadata, version 0 (flexible) ---
 
-def _read_TopicMetadata_v0(buf: bytes, pos: int) -> tuple[TopicMetadata, int]:
+def _read_TopicMetadata_v0(buf: bytes, pos: int, version: int) -> tuple[TopicMetadata, int]:
     metadata = blank_instance(TopicMetadata)
-    field = ""
-    index = 0
+    field = "topic_id"
     try:
-        field = "topic_id"
         metadata.topic_id, pos = _w.read_uuid(buf, pos)
         field = "topic_name"
         metadata.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "num_partitions"
         (metadata.num_partitions,) = _unpack_TopicMetadata_num_partitions(buf, pos)
         pos += 4
-        field = "partition_metadata[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partition_metadata_n, pos = _w.read_count(buf, pos, True)
-        if partition_metadata_n < 0:
-            raise DecodeError("non-nullable field partition_metadata was null", offset=pos)
-        elif partition_metadata_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partition_metadata_items: list[PartitionMetadata] = []
-            for index in range(partition_metadata_n):
-                partition_metadata_item, pos = _read_PartitionMetadata_v0(buf, pos)
-                partition_metadata_items.append(partition_metadata_item)
-            metadata.partition_metadata = partition_metadata_items
+        field = "partition_metadata"
+        metadata.partition_metadata, pos = _w.read_struct_array(buf, pos, True, _read_PartitionMetadata_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            metadata.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            metadata.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        metadata.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return metadata, pos
 
 
-def _write_TopicMetadata_v0(metadata: TopicMetadata, out: bytearray) -> None:
-    field = ""
+def _write_TopicMetadata_v0(metadata: TopicMetadata, out: bytearray, version: int) -> None:
+    field = "topic_id"
     try:
-        field = "topic_id"
         out += _w.uuid_bytes(metadata.topic_id)
         field = "topic_name"
         _w.write_compact_string(out, _w.non_null(metadata.topic_name, "field topic_name is null, which TopicMetadata version 0 does not allow (never nullable)"))
         field = "num_partitions"
         out += _pack_TopicMetadata_num_partitions(metadata.num_partitions)
-        field = "partition_metadata[]"
-        partition_metadata_items = _w.non_null(metadata.partition_metadata, "field partition_metadata is null, which TopicMetadata version 0 does not allow (never nullable)")
-        _w.write_count(out, len(partition_metadata_items), True)
-        for partition_metadata_item in partition_metadata_items:
-            _write_PartitionMetadata_v0(partition_metadata_item, out)
+        field = "partition_metadata"
+        _w.write_struct_array(out, _w.non_null(metadata.partition_metadata, "field partition_metadata is null, which TopicMetadata version 0 does not allow (never nullable)"), True, _write_PartitionMetadata_v0, version)
         field = "(tagged fields)"
-        if metadata.unknown_tagged_fields:
-            _w.write_tagged(out, [], metadata.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], metadata.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- ShareGroupPartitionMetadataValue, version 0 (flexible) ---
 
-def _read_ShareGroupPartitionMetadataValue_v0(buf: bytes, pos: int) -> tuple[ShareGroupPartitionMetadataValue, int]:
+def _read_ShareGroupPartitionMetadataValue_v0(buf: bytes, pos: int, version: int) -> tuple[ShareGroupPartitionMetadataValue, int]:
     value = blank_instance(ShareGroupPartitionMetadataValue)
-    field = ""
-    index = 0
+    field = "topics"
     try:
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[TopicMetadata] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicMetadata_v0(buf, pos)
-                topics_items.append(topics_item)
-            value.topics = topics_items
+        value.topics, pos = _w.read_struct_array(buf, pos, True, _read_TopicMetadata_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            value.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            value.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        value.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return value, pos
 
 
-def _write_ShareGroupPartitionMetadataValue_v0(value: ShareGroupPartitionMetadataValue, out: bytearray) -> None:
-    field = ""
+def _write_ShareGroupPartitionMetadataValue_v0(value: ShareGroupPartitionMetadataValue, out: bytearray, version: int) -> None:
+    field = "topics"
     try:
-        field = "topics[]"
-        topics_items = _w.non_null(value.topics, "field topics is null, which ShareGroupPartitionMetadataValue version 0 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_TopicMetadata_v0(topics_item, out)
+        _w.write_struct_array(out, _w.non_null(value.topics, "field topics is null, which ShareGroupPartitionMetadataValue version 0 does not allow (never nullable)"), True, _write_TopicMetadata_v0, version)
         field = "(tagged fields)"
-        if value.unknown_tagged_fields:
-            _w.write_tagged(out, [], value.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], value.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -296,15 +223,15 @@ def _write_ShareGroupPartitionMetadataValue_v0(value: ShareGroupPartitionMetadat
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-PartitionMetadata._READERS = (_read_PartitionMetadata_v0,)
-PartitionMetadata._WRITERS = (_write_PartitionMetadata_v0,)
+PartitionMetadata._READERS = _w.bind_versions((_read_PartitionMetadata_v0,))
+PartitionMetadata._WRITERS = _w.bind_versions((_write_PartitionMetadata_v0,))
 PartitionMetadata._LAZY_DEFAULTS = {"racks": list}
 PartitionMetadata.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition", json_name="partition", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="racks", json_name="racks", type="[]string", versions=_V0_PLUS, default=()),
 )
-TopicMetadata._READERS = (_read_TopicMetadata_v0,)
-TopicMetadata._WRITERS = (_write_TopicMetadata_v0,)
+TopicMetadata._READERS = _w.bind_versions((_read_TopicMetadata_v0,))
+TopicMetadata._WRITERS = _w.bind_versions((_write_TopicMetadata_v0,))
 TopicMetadata._LAZY_DEFAULTS = {"partition_metadata": list}
 TopicMetadata.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
@@ -312,8 +239,8 @@ TopicMetadata.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
     FieldInfo(attr="num_partitions", json_name="numPartitions", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="partition_metadata", json_name="partitionMetadata", type="[]PartitionMetadata", versions=_V0_PLUS, default=(), struct=PartitionMetadata),
 )
-ShareGroupPartitionMetadataValue._READERS = (_read_ShareGroupPartitionMetadataValue_v0,)
-ShareGroupPartitionMetadataValue._WRITERS = (_write_ShareGroupPartitionMetadataValue_v0,)
+ShareGroupPartitionMetadataValue._READERS = _w.bind_versions((_read_ShareGroupPartitionMetadataValue_v0,))
+ShareGroupPartitionMetadataValue._WRITERS = _w.bind_versions((_write_ShareGroupPartitionMetadataValue_v0,))
 ShareGroupPartitionMetadataValue._LAZY_DEFAULTS = {"topics": list}
 ShareGroupPartitionMetadataValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topics", json_name="topics", type="[]TopicMetadata", versions=_V0_PLUS, default=(), struct=TopicMetadata),

@@ -2,10 +2,9 @@
 
 Coordinator-value message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -24,11 +23,10 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class TopicPartitionsInfo(GeneratedStruct):
     """The TopicPartitionsInfo structure of ShareGroupStatePartitionMetadataValue."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_id": 'Id of the topic the partitions in this entry belong to.',
         "topic_name": 'Name of the topic the partitions in this entry belong to.',
         "partitions": "Indexes of the topic's partitions.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TopicPartitionsInfo"
@@ -58,10 +56,9 @@ class TopicPartitionsInfo(GeneratedStruct):
 class TopicInfo(GeneratedStruct):
     """The TopicInfo structure of ShareGroupStatePartitionMetadataValue."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_id": 'Id of the topic this entry is about.',
         "topic_name": 'Name of the topic this entry is about.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TopicInfo"
@@ -88,11 +85,10 @@ class ShareGroupStatePartitionMetadataValue(GeneratedStruct):
     """Kafka's ShareGroupStatePartitionMetadataValue (coordinator-value, apiKey 15), versions 0,
     flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "initializing_topics": 'Partitions whose share state the share coordinator is still being asked to create.',
         "initialized_topics": 'Partitions whose share state exists at the share coordinator.',
         "deleting_topics": 'Topics whose share state is being removed.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ShareGroupStatePartitionMetadataValue"
@@ -127,12 +123,10 @@ class ShareGroupStatePartitionMetadataValue(GeneratedStruct):
 
 # --- TopicPartitionsInfo, version 0 (flexible) ---
 
-def _read_TopicPartitionsInfo_v0(buf: bytes, pos: int) -> tuple[TopicPartitionsInfo, int]:
+def _read_TopicPartitionsInfo_v0(buf: bytes, pos: int, version: int) -> tuple[TopicPartitionsInfo, int]:
     info = blank_instance(TopicPartitionsInfo)
-    field = ""
-    index = 0
+    field = "topic_id"
     try:
-        field = "topic_id"
         info.topic_id, pos = _w.read_uuid(buf, pos)
         field = "topic_name"
         info.topic_name, pos = _w.read_compact_string_nn(buf, pos)
@@ -143,20 +137,15 @@ def _read_TopicPartitionsInfo_v0(buf: bytes, pos: int) -> tuple[TopicPartitionsI
         else:
             info.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            info.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            info.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        info.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return info, pos
 
 
-def _write_TopicPartitionsInfo_v0(info: TopicPartitionsInfo, out: bytearray) -> None:
-    field = ""
+def _write_TopicPartitionsInfo_v0(info: TopicPartitionsInfo, out: bytearray, version: int) -> None:
+    field = "topic_id"
     try:
-        field = "topic_id"
         out += _w.uuid_bytes(info.topic_id)
         field = "topic_name"
         _w.write_compact_string(out, _w.non_null(info.topic_name, "field topic_name is null, which TopicPartitionsInfo version 0 does not allow (never nullable)"))
@@ -165,132 +154,67 @@ def _write_TopicPartitionsInfo_v0(info: TopicPartitionsInfo, out: bytearray) -> 
         _w.write_count(out, len(partitions_items), True)
         _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
-        if info.unknown_tagged_fields:
-            _w.write_tagged(out, [], info.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], info.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- TopicInfo, version 0 (flexible) ---
 
-def _read_TopicInfo_v0(buf: bytes, pos: int) -> tuple[TopicInfo, int]:
+def _read_TopicInfo_v0(buf: bytes, pos: int, version: int) -> tuple[TopicInfo, int]:
     info = blank_instance(TopicInfo)
-    field = ""
-    index = 0
+    field = "topic_id"
     try:
-        field = "topic_id"
         info.topic_id, pos = _w.read_uuid(buf, pos)
         field = "topic_name"
         info.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            info.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            info.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        info.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return info, pos
 
 
-def _write_TopicInfo_v0(info: TopicInfo, out: bytearray) -> None:
-    field = ""
+def _write_TopicInfo_v0(info: TopicInfo, out: bytearray, version: int) -> None:
+    field = "topic_id"
     try:
-        field = "topic_id"
         out += _w.uuid_bytes(info.topic_id)
         field = "topic_name"
         _w.write_compact_string(out, _w.non_null(info.topic_name, "field topic_name is null, which TopicInfo version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
-        if info.unknown_tagged_fields:
-            _w.write_tagged(out, [], info.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], info.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- ShareGroupStatePartitionMetadataValue, version 0 (flexible) ---
 
-def _read_ShareGroupStatePartitionMetadataValue_v0(buf: bytes, pos: int) -> tuple[ShareGroupStatePartitionMetadataValue, int]:
+def _read_ShareGroupStatePartitionMetadataValue_v0(buf: bytes, pos: int, version: int) -> tuple[ShareGroupStatePartitionMetadataValue, int]:
     value = blank_instance(ShareGroupStatePartitionMetadataValue)
-    field = ""
-    index = 0
+    field = "initializing_topics"
     try:
-        field = "initializing_topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        initializing_topics_n, pos = _w.read_count(buf, pos, True)
-        if initializing_topics_n < 0:
-            raise DecodeError("non-nullable field initializing_topics was null", offset=pos)
-        elif initializing_topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            initializing_topics_items: list[TopicPartitionsInfo] = []
-            for index in range(initializing_topics_n):
-                initializing_topics_item, pos = _read_TopicPartitionsInfo_v0(buf, pos)
-                initializing_topics_items.append(initializing_topics_item)
-            value.initializing_topics = initializing_topics_items
-        field = "initialized_topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        initialized_topics_n, pos = _w.read_count(buf, pos, True)
-        if initialized_topics_n < 0:
-            raise DecodeError("non-nullable field initialized_topics was null", offset=pos)
-        elif initialized_topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            initialized_topics_items: list[TopicPartitionsInfo] = []
-            for index in range(initialized_topics_n):
-                initialized_topics_item, pos = _read_TopicPartitionsInfo_v0(buf, pos)
-                initialized_topics_items.append(initialized_topics_item)
-            value.initialized_topics = initialized_topics_items
-        field = "deleting_topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        deleting_topics_n, pos = _w.read_count(buf, pos, True)
-        if deleting_topics_n < 0:
-            raise DecodeError("non-nullable field deleting_topics was null", offset=pos)
-        elif deleting_topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            deleting_topics_items: list[TopicInfo] = []
-            for index in range(deleting_topics_n):
-                deleting_topics_item, pos = _read_TopicInfo_v0(buf, pos)
-                deleting_topics_items.append(deleting_topics_item)
-            value.deleting_topics = deleting_topics_items
+        value.initializing_topics, pos = _w.read_struct_array(buf, pos, True, _read_TopicPartitionsInfo_v0, version)
+        field = "initialized_topics"
+        value.initialized_topics, pos = _w.read_struct_array(buf, pos, True, _read_TopicPartitionsInfo_v0, version)
+        field = "deleting_topics"
+        value.deleting_topics, pos = _w.read_struct_array(buf, pos, True, _read_TopicInfo_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            value.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            value.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        value.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return value, pos
 
 
-def _write_ShareGroupStatePartitionMetadataValue_v0(value: ShareGroupStatePartitionMetadataValue, out: bytearray) -> None:
-    field = ""
+def _write_ShareGroupStatePartitionMetadataValue_v0(value: ShareGroupStatePartitionMetadataValue, out: bytearray, version: int) -> None:
+    field = "initializing_topics"
     try:
-        field = "initializing_topics[]"
-        initializing_topics_items = _w.non_null(value.initializing_topics, "field initializing_topics is null, which ShareGroupStatePartitionMetadataValue version 0 does not allow (never nullable)")
-        _w.write_count(out, len(initializing_topics_items), True)
-        for initializing_topics_item in initializing_topics_items:
-            _write_TopicPartitionsInfo_v0(initializing_topics_item, out)
-        field = "initialized_topics[]"
-        initialized_topics_items = _w.non_null(value.initialized_topics, "field initialized_topics is null, which ShareGroupStatePartitionMetadataValue version 0 does not allow (never nullable)")
-        _w.write_count(out, len(initialized_topics_items), True)
-        for initialized_topics_item in initialized_topics_items:
-            _write_TopicPartitionsInfo_v0(initialized_topics_item, out)
-        field = "deleting_topics[]"
-        deleting_topics_items = _w.non_null(value.deleting_topics, "field deleting_topics is null, which ShareGroupStatePartitionMetadataValue version 0 does not allow (never nullable)")
-        _w.write_count(out, len(deleting_topics_items), True)
-        for deleting_topics_item in deleting_topics_items:
-            _write_TopicInfo_v0(deleting_topics_item, out)
+        _w.write_struct_array(out, _w.non_null(value.initializing_topics, "field initializing_topics is null, which ShareGroupStatePartitionMetadataValue version 0 does not allow (never nullable)"), True, _write_TopicPartitionsInfo_v0, version)
+        field = "initialized_topics"
+        _w.write_struct_array(out, _w.non_null(value.initialized_topics, "field initialized_topics is null, which ShareGroupStatePartitionMetadataValue version 0 does not allow (never nullable)"), True, _write_TopicPartitionsInfo_v0, version)
+        field = "deleting_topics"
+        _w.write_struct_array(out, _w.non_null(value.deleting_topics, "field deleting_topics is null, which ShareGroupStatePartitionMetadataValue version 0 does not allow (never nullable)"), True, _write_TopicInfo_v0, version)
         field = "(tagged fields)"
-        if value.unknown_tagged_fields:
-            _w.write_tagged(out, [], value.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], value.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -300,22 +224,22 @@ def _write_ShareGroupStatePartitionMetadataValue_v0(value: ShareGroupStatePartit
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-TopicPartitionsInfo._READERS = (_read_TopicPartitionsInfo_v0,)
-TopicPartitionsInfo._WRITERS = (_write_TopicPartitionsInfo_v0,)
+TopicPartitionsInfo._READERS = _w.bind_versions((_read_TopicPartitionsInfo_v0,))
+TopicPartitionsInfo._WRITERS = _w.bind_versions((_write_TopicPartitionsInfo_v0,))
 TopicPartitionsInfo._LAZY_DEFAULTS = {"partitions": list}
 TopicPartitionsInfo.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partitions", json_name="partitions", type="[]int32", versions=_V0_PLUS, default=()),
 )
-TopicInfo._READERS = (_read_TopicInfo_v0,)
-TopicInfo._WRITERS = (_write_TopicInfo_v0,)
+TopicInfo._READERS = _w.bind_versions((_read_TopicInfo_v0,))
+TopicInfo._WRITERS = _w.bind_versions((_write_TopicInfo_v0,))
 TopicInfo.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
 )
-ShareGroupStatePartitionMetadataValue._READERS = (_read_ShareGroupStatePartitionMetadataValue_v0,)
-ShareGroupStatePartitionMetadataValue._WRITERS = (_write_ShareGroupStatePartitionMetadataValue_v0,)
+ShareGroupStatePartitionMetadataValue._READERS = _w.bind_versions((_read_ShareGroupStatePartitionMetadataValue_v0,))
+ShareGroupStatePartitionMetadataValue._WRITERS = _w.bind_versions((_write_ShareGroupStatePartitionMetadataValue_v0,))
 ShareGroupStatePartitionMetadataValue._LAZY_DEFAULTS = {"initializing_topics": list, "initialized_topics": list, "deleting_topics": list}
 ShareGroupStatePartitionMetadataValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="initializing_topics", json_name="initializingTopics", type="[]TopicPartitionsInfo", versions=_V0_PLUS, default=(), struct=TopicPartitionsInfo),

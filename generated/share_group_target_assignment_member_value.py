@@ -2,10 +2,9 @@
 
 Coordinator-value message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -24,10 +23,9 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class TopicPartition(GeneratedStruct):
     """Partitions the member should consume from, per topic."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_id": 'Id of the topic the partitions in this entry belong to.',
         "partitions": "Indexes of the topic's partitions meant for the member.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TopicPartition"
@@ -54,9 +52,8 @@ class ShareGroupTargetAssignmentMemberValue(GeneratedStruct):
     """Kafka's ShareGroupTargetAssignmentMemberValue (coordinator-value, apiKey 13), versions 0,
     flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_partitions": 'Partitions the member should consume from, per topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ShareGroupTargetAssignmentMemberValue"
@@ -83,12 +80,10 @@ class ShareGroupTargetAssignmentMemberValue(GeneratedStruct):
 
 # --- TopicPartition, version 0 (flexible) ---
 
-def _read_TopicPartition_v0(buf: bytes, pos: int) -> tuple[TopicPartition, int]:
+def _read_TopicPartition_v0(buf: bytes, pos: int, version: int) -> tuple[TopicPartition, int]:
     partition = blank_instance(TopicPartition)
-    field = ""
-    index = 0
+    field = "topic_id"
     try:
-        field = "topic_id"
         partition.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partitions"
         partitions_n, pos = _w.read_count(buf, pos, True)
@@ -97,78 +92,46 @@ def _read_TopicPartition_v0(buf: bytes, pos: int) -> tuple[TopicPartition, int]:
         else:
             partition.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            partition.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            partition.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        partition.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
-def _write_TopicPartition_v0(partition: TopicPartition, out: bytearray) -> None:
-    field = ""
+def _write_TopicPartition_v0(partition: TopicPartition, out: bytearray, version: int) -> None:
+    field = "topic_id"
     try:
-        field = "topic_id"
         out += _w.uuid_bytes(partition.topic_id)
         field = "partitions"
         partitions_items = _w.non_null(partition.partitions, "field partitions is null, which TopicPartition version 0 does not allow (never nullable)")
         _w.write_count(out, len(partitions_items), True)
         _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
-        if partition.unknown_tagged_fields:
-            _w.write_tagged(out, [], partition.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], partition.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- ShareGroupTargetAssignmentMemberValue, version 0 (flexible) ---
 
-def _read_ShareGroupTargetAssignmentMemberValue_v0(buf: bytes, pos: int) -> tuple[ShareGroupTargetAssignmentMemberValue, int]:
+def _read_ShareGroupTargetAssignmentMemberValue_v0(buf: bytes, pos: int, version: int) -> tuple[ShareGroupTargetAssignmentMemberValue, int]:
     value = blank_instance(ShareGroupTargetAssignmentMemberValue)
-    field = ""
-    index = 0
+    field = "topic_partitions"
     try:
-        field = "topic_partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topic_partitions_n, pos = _w.read_count(buf, pos, True)
-        if topic_partitions_n < 0:
-            raise DecodeError("non-nullable field topic_partitions was null", offset=pos)
-        elif topic_partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topic_partitions_items: list[TopicPartition] = []
-            for index in range(topic_partitions_n):
-                topic_partitions_item, pos = _read_TopicPartition_v0(buf, pos)
-                topic_partitions_items.append(topic_partitions_item)
-            value.topic_partitions = topic_partitions_items
+        value.topic_partitions, pos = _w.read_struct_array(buf, pos, True, _read_TopicPartition_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            value.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            value.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        value.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return value, pos
 
 
-def _write_ShareGroupTargetAssignmentMemberValue_v0(value: ShareGroupTargetAssignmentMemberValue, out: bytearray) -> None:
-    field = ""
+def _write_ShareGroupTargetAssignmentMemberValue_v0(value: ShareGroupTargetAssignmentMemberValue, out: bytearray, version: int) -> None:
+    field = "topic_partitions"
     try:
-        field = "topic_partitions[]"
-        topic_partitions_items = _w.non_null(value.topic_partitions, "field topic_partitions is null, which ShareGroupTargetAssignmentMemberValue version 0 does not allow (never nullable)")
-        _w.write_count(out, len(topic_partitions_items), True)
-        for topic_partitions_item in topic_partitions_items:
-            _write_TopicPartition_v0(topic_partitions_item, out)
+        _w.write_struct_array(out, _w.non_null(value.topic_partitions, "field topic_partitions is null, which ShareGroupTargetAssignmentMemberValue version 0 does not allow (never nullable)"), True, _write_TopicPartition_v0, version)
         field = "(tagged fields)"
-        if value.unknown_tagged_fields:
-            _w.write_tagged(out, [], value.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], value.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -178,15 +141,15 @@ def _write_ShareGroupTargetAssignmentMemberValue_v0(value: ShareGroupTargetAssig
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-TopicPartition._READERS = (_read_TopicPartition_v0,)
-TopicPartition._WRITERS = (_write_TopicPartition_v0,)
+TopicPartition._READERS = _w.bind_versions((_read_TopicPartition_v0,))
+TopicPartition._WRITERS = _w.bind_versions((_write_TopicPartition_v0,))
 TopicPartition._LAZY_DEFAULTS = {"partitions": list}
 TopicPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
     FieldInfo(attr="partitions", json_name="partitions", type="[]int32", versions=_V0_PLUS, default=()),
 )
-ShareGroupTargetAssignmentMemberValue._READERS = (_read_ShareGroupTargetAssignmentMemberValue_v0,)
-ShareGroupTargetAssignmentMemberValue._WRITERS = (_write_ShareGroupTargetAssignmentMemberValue_v0,)
+ShareGroupTargetAssignmentMemberValue._READERS = _w.bind_versions((_read_ShareGroupTargetAssignmentMemberValue_v0,))
+ShareGroupTargetAssignmentMemberValue._WRITERS = _w.bind_versions((_write_ShareGroupTargetAssignmentMemberValue_v0,))
 ShareGroupTargetAssignmentMemberValue._LAZY_DEFAULTS = {"topic_partitions": list}
 ShareGroupTargetAssignmentMemberValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_partitions", json_name="topicPartitions", type="[]TopicPartition", versions=_V0_PLUS, default=(), struct=TopicPartition),

@@ -2,10 +2,9 @@
 
 Coordinator-key message, versions 0, flexible versions none.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -22,9 +21,8 @@ class ShareGroupTargetAssignmentMetadataKey(GeneratedStruct):
     """Kafka's ShareGroupTargetAssignmentMetadataKey (coordinator-key, apiKey 12), versions 0,
     flexible versions none."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "group_id": 'Id of the share group whose target-assignment epoch the value holds.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ShareGroupTargetAssignmentMetadataKey"
@@ -51,25 +49,22 @@ class ShareGroupTargetAssignmentMetadataKey(GeneratedStruct):
 
 # --- ShareGroupTargetAssignmentMetadataKey, version 0 ---
 
-def _read_ShareGroupTargetAssignmentMetadataKey_v0(buf: bytes, pos: int) -> tuple[ShareGroupTargetAssignmentMetadataKey, int]:
+def _read_ShareGroupTargetAssignmentMetadataKey_v0(buf: bytes, pos: int, version: int) -> tuple[ShareGroupTargetAssignmentMetadataKey, int]:
     key = blank_instance(ShareGroupTargetAssignmentMetadataKey)
-    field = ""
-    index = 0
+    field = "group_id"
     try:
-        field = "group_id"
         key.group_id, pos = _w.read_string_nn(buf, pos)
         key.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return key, pos
 
 
-def _write_ShareGroupTargetAssignmentMetadataKey_v0(key: ShareGroupTargetAssignmentMetadataKey, out: bytearray) -> None:
+def _write_ShareGroupTargetAssignmentMetadataKey_v0(key: ShareGroupTargetAssignmentMetadataKey, out: bytearray, version: int) -> None:
     if key.unknown_tagged_fields:
         raise UnsupportedVersionError("ShareGroupTargetAssignmentMetadataKey version 0 cannot carry tagged fields")
-    field = ""
+    field = "group_id"
     try:
-        field = "group_id"
         _w.write_string(out, _w.non_null(key.group_id, "field group_id is null, which ShareGroupTargetAssignmentMetadataKey version 0 does not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -80,8 +75,8 @@ def _write_ShareGroupTargetAssignmentMetadataKey_v0(key: ShareGroupTargetAssignm
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_ONLY = (0, 0)
 
-ShareGroupTargetAssignmentMetadataKey._READERS = (_read_ShareGroupTargetAssignmentMetadataKey_v0,)
-ShareGroupTargetAssignmentMetadataKey._WRITERS = (_write_ShareGroupTargetAssignmentMetadataKey_v0,)
+ShareGroupTargetAssignmentMetadataKey._READERS = _w.bind_versions((_read_ShareGroupTargetAssignmentMetadataKey_v0,))
+ShareGroupTargetAssignmentMetadataKey._WRITERS = _w.bind_versions((_write_ShareGroupTargetAssignmentMetadataKey_v0,))
 ShareGroupTargetAssignmentMetadataKey.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_ONLY, default=''),
 )

@@ -2,10 +2,9 @@
 
 Coordinator-key message, versions 0, flexible versions none.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -29,11 +28,10 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class ShareSnapshotKey(GeneratedStruct):
     """Kafka's ShareSnapshotKey (coordinator-key, apiKey 0), versions 0, flexible versions none."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "group_id": 'Id of the share group the share-partition belongs to.',
         "topic_id": 'Id of the topic of the share-partition.',
         "partition": 'Index of the partition within that topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ShareSnapshotKey"
@@ -68,12 +66,10 @@ class ShareSnapshotKey(GeneratedStruct):
 
 # --- ShareSnapshotKey, version 0 ---
 
-def _read_ShareSnapshotKey_v0(buf: bytes, pos: int) -> tuple[ShareSnapshotKey, int]:
+def _read_ShareSnapshotKey_v0(buf: bytes, pos: int, version: int) -> tuple[ShareSnapshotKey, int]:
     key = blank_instance(ShareSnapshotKey)
-    field = ""
-    index = 0
+    field = "group_id"
     try:
-        field = "group_id"
         key.group_id, pos = _w.read_string_nn(buf, pos)
         field = "topic_id"
         key.topic_id, pos = _w.read_uuid(buf, pos)
@@ -82,16 +78,15 @@ def _read_ShareSnapshotKey_v0(buf: bytes, pos: int) -> tuple[ShareSnapshotKey, i
         pos += 4
         key.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return key, pos
 
 
-def _write_ShareSnapshotKey_v0(key: ShareSnapshotKey, out: bytearray) -> None:
+def _write_ShareSnapshotKey_v0(key: ShareSnapshotKey, out: bytearray, version: int) -> None:
     if key.unknown_tagged_fields:
         raise UnsupportedVersionError("ShareSnapshotKey version 0 cannot carry tagged fields")
-    field = ""
+    field = "group_id"
     try:
-        field = "group_id"
         _w.write_string(out, _w.non_null(key.group_id, "field group_id is null, which ShareSnapshotKey version 0 does not allow (never nullable)"))
         field = "topic_id"
         out += _w.uuid_bytes(key.topic_id)
@@ -106,8 +101,8 @@ def _write_ShareSnapshotKey_v0(key: ShareSnapshotKey, out: bytearray) -> None:
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_ONLY = (0, 0)
 
-ShareSnapshotKey._READERS = (_read_ShareSnapshotKey_v0,)
-ShareSnapshotKey._WRITERS = (_write_ShareSnapshotKey_v0,)
+ShareSnapshotKey._READERS = _w.bind_versions((_read_ShareSnapshotKey_v0,))
+ShareSnapshotKey._WRITERS = _w.bind_versions((_write_ShareSnapshotKey_v0,))
 ShareSnapshotKey.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_ONLY, default=''),
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_ONLY, default=_ZERO_UUID),

@@ -2,10 +2,9 @@
 
 Coordinator-value message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,7 +20,6 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_StateBatch_first_offset_to_delivery_count = struct.Struct(">qqbh").unpack_from
 _pack_StateBatch_first_offset_to_delivery_count = struct.Struct(">qqbh").pack
-_rows_StateBatch_v0 = struct.Struct(">qqbhB").iter_unpack
 _unpack_ShareSnapshotValue_snapshot_epoch_to_write_timestamp = struct.Struct(">iiiqqq").unpack_from
 _pack_ShareSnapshotValue_snapshot_epoch_to_write_timestamp = struct.Struct(">iiiqqq").pack
 _unpack_ShareSnapshotValue_delivery_complete_count = struct.Struct(">i").unpack_from
@@ -31,12 +29,11 @@ _pack_ShareSnapshotValue_delivery_complete_count = struct.Struct(">i").pack
 class StateBatch(GeneratedStruct):
     """Ranges of offsets from StartOffset on whose delivery state is not plain available."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "first_offset": 'First offset of the range.',
         "last_offset": 'Last offset of the range (inclusive).',
         "delivery_state": 'Delivery state code of the range (0 available, 2 acknowledged, 4 archived).',
         "delivery_count": 'How many times the range has been delivered.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "StateBatch"
@@ -70,7 +67,7 @@ class StateBatch(GeneratedStruct):
 class ShareSnapshotValue(GeneratedStruct):
     """Kafka's ShareSnapshotValue (coordinator-value, apiKey 0), versions 0, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "snapshot_epoch": 'Number of this snapshot; updates after it carry the same epoch.',
         "state_epoch": 'Epoch of the share-partition state, bumped when the state is reset.',
         "leader_epoch": 'Leader epoch of the share-partition when the snapshot was taken.',
@@ -79,7 +76,6 @@ class ShareSnapshotValue(GeneratedStruct):
         "create_timestamp": 'When the state was first created (ms).',
         "write_timestamp": 'When this snapshot was written (ms).',
         "state_batches": 'Ranges of offsets from StartOffset on whose delivery state is not plain available.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ShareSnapshotValue"
@@ -134,75 +130,40 @@ class ShareSnapshotValue(GeneratedStruct):
 
 # --- StateBatch, version 0 (flexible) ---
 
-def _read_StateBatch_v0(buf: bytes, pos: int) -> tuple[StateBatch, int]:
+def _read_StateBatch_v0(buf: bytes, pos: int, version: int) -> tuple[StateBatch, int]:
     batch = blank_instance(StateBatch)
-    field = ""
-    index = 0
+    field = "first_offset, last_offset, delivery_state, delivery_count"
     try:
-        field = "first_offset, last_offset, delivery_state, delivery_count"
         batch.first_offset, batch.last_offset, batch.delivery_state, batch.delivery_count = _unpack_StateBatch_first_offset_to_delivery_count(buf, pos)
         pos += 19
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            batch.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            batch.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        batch.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return batch, pos
 
 
-def _write_StateBatch_v0(batch: StateBatch, out: bytearray) -> None:
-    field = ""
+def _write_StateBatch_v0(batch: StateBatch, out: bytearray, version: int) -> None:
+    field = "first_offset, last_offset, delivery_state, delivery_count"
     try:
-        field = "first_offset, last_offset, delivery_state, delivery_count"
         out += _pack_StateBatch_first_offset_to_delivery_count(batch.first_offset, batch.last_offset, batch.delivery_state, batch.delivery_count)
         field = "(tagged fields)"
-        if batch.unknown_tagged_fields:
-            _w.write_tagged(out, [], batch.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], batch.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- ShareSnapshotValue, version 0 (flexible) ---
 
-def _read_ShareSnapshotValue_v0(buf: bytes, pos: int) -> tuple[ShareSnapshotValue, int]:
+def _read_ShareSnapshotValue_v0(buf: bytes, pos: int, version: int) -> tuple[ShareSnapshotValue, int]:
     value = blank_instance(ShareSnapshotValue)
     value.delivery_complete_count = -1
-    field = ""
-    index = 0
-    size = len(buf)
+    field = "snapshot_epoch, state_epoch, leader_epoch, start_offset, create_timestamp, write_timestamp"
     try:
-        field = "snapshot_epoch, state_epoch, leader_epoch, start_offset, create_timestamp, write_timestamp"
         value.snapshot_epoch, value.state_epoch, value.leader_epoch, value.start_offset, value.create_timestamp, value.write_timestamp = _unpack_ShareSnapshotValue_snapshot_epoch_to_write_timestamp(buf, pos)
         pos += 36
-        field = "state_batches[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        state_batches_n, pos = _w.read_count(buf, pos, True)
-        if state_batches_n < 0:
-            raise DecodeError("non-nullable field state_batches was null", offset=pos)
-        elif state_batches_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            state_batches_items: list[StateBatch] = []
-            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            state_batches_end = pos + state_batches_n * 20
-            state_batches_rows = buf[pos:state_batches_end]
-            if len(state_batches_rows) == state_batches_n * 20 and not any(state_batches_rows[19::20]):
-                for state_batches_row in _rows_StateBatch_v0(state_batches_rows):
-                    state_batches_item = blank_instance(StateBatch)
-                    state_batches_item.first_offset, state_batches_item.last_offset, state_batches_item.delivery_state, state_batches_item.delivery_count, _ = state_batches_row
-                    state_batches_item.unknown_tagged_fields = ()
-                    state_batches_items.append(state_batches_item)
-                pos = state_batches_end
-            else:
-                for index in range(state_batches_n):
-                    state_batches_item, pos = _read_StateBatch_v0(buf, pos)
-                    state_batches_items.append(state_batches_item)
-            value.state_batches = state_batches_items
+        field = "state_batches"
+        value.state_batches, pos = _w.read_struct_array(buf, pos, True, _read_StateBatch_v0, version)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -233,20 +194,16 @@ def _read_ShareSnapshotValue_v0(buf: bytes, pos: int) -> tuple[ShareSnapshotValu
                     pos = end
             value.unknown_tagged_fields = tuple(unknown)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return value, pos
 
 
-def _write_ShareSnapshotValue_v0(value: ShareSnapshotValue, out: bytearray) -> None:
-    field = ""
+def _write_ShareSnapshotValue_v0(value: ShareSnapshotValue, out: bytearray, version: int) -> None:
+    field = "snapshot_epoch, state_epoch, leader_epoch, start_offset, create_timestamp, write_timestamp"
     try:
-        field = "snapshot_epoch, state_epoch, leader_epoch, start_offset, create_timestamp, write_timestamp"
         out += _pack_ShareSnapshotValue_snapshot_epoch_to_write_timestamp(value.snapshot_epoch, value.state_epoch, value.leader_epoch, value.start_offset, value.create_timestamp, value.write_timestamp)
-        field = "state_batches[]"
-        state_batches_items = _w.non_null(value.state_batches, "field state_batches is null, which ShareSnapshotValue version 0 does not allow (never nullable)")
-        _w.write_count(out, len(state_batches_items), True)
-        for state_batches_item in state_batches_items:
-            _write_StateBatch_v0(state_batches_item, out)
+        field = "state_batches"
+        _w.write_struct_array(out, _w.non_null(value.state_batches, "field state_batches is null, which ShareSnapshotValue version 0 does not allow (never nullable)"), True, _write_StateBatch_v0, version)
         field = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
         if value.delivery_complete_count != -1:
@@ -267,16 +224,16 @@ def _write_ShareSnapshotValue_v0(value: ShareSnapshotValue, out: bytearray) -> N
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-StateBatch._READERS = (_read_StateBatch_v0,)
-StateBatch._WRITERS = (_write_StateBatch_v0,)
+StateBatch._READERS = _w.bind_versions((_read_StateBatch_v0,))
+StateBatch._WRITERS = _w.bind_versions((_write_StateBatch_v0,))
 StateBatch.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="first_offset", json_name="firstOffset", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="last_offset", json_name="lastOffset", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="delivery_state", json_name="deliveryState", type="int8", versions=_V0_PLUS, default=0),
     FieldInfo(attr="delivery_count", json_name="deliveryCount", type="int16", versions=_V0_PLUS, default=0),
 )
-ShareSnapshotValue._READERS = (_read_ShareSnapshotValue_v0,)
-ShareSnapshotValue._WRITERS = (_write_ShareSnapshotValue_v0,)
+ShareSnapshotValue._READERS = _w.bind_versions((_read_ShareSnapshotValue_v0,))
+ShareSnapshotValue._WRITERS = _w.bind_versions((_write_ShareSnapshotValue_v0,))
 ShareSnapshotValue._LAZY_DEFAULTS = {"state_batches": list}
 ShareSnapshotValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="snapshot_epoch", json_name="snapshotEpoch", type="int32", versions=_V0_PLUS, default=0),

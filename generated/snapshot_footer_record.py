@@ -2,10 +2,9 @@
 
 Data message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -26,9 +25,8 @@ _pack_SnapshotFooterRecord_version = struct.Struct(">h").pack
 class SnapshotFooterRecord(GeneratedStruct):
     """Kafka's SnapshotFooterRecord (data), versions 0, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "version": 'Version of the footer body (0).',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "SnapshotFooterRecord"
@@ -55,35 +53,25 @@ class SnapshotFooterRecord(GeneratedStruct):
 
 # --- SnapshotFooterRecord, version 0 (flexible) ---
 
-def _read_SnapshotFooterRecord_v0(buf: bytes, pos: int) -> tuple[SnapshotFooterRecord, int]:
+def _read_SnapshotFooterRecord_v0(buf: bytes, pos: int, version: int) -> tuple[SnapshotFooterRecord, int]:
     record = blank_instance(SnapshotFooterRecord)
-    field = ""
-    index = 0
+    field = "version"
     try:
-        field = "version"
         (record.version,) = _unpack_SnapshotFooterRecord_version(buf, pos)
         pos += 2
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            record.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            record.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        record.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return record, pos
 
 
-def _write_SnapshotFooterRecord_v0(record: SnapshotFooterRecord, out: bytearray) -> None:
-    field = ""
+def _write_SnapshotFooterRecord_v0(record: SnapshotFooterRecord, out: bytearray, version: int) -> None:
+    field = "version"
     try:
-        field = "version"
         out += _pack_SnapshotFooterRecord_version(record.version)
         field = "(tagged fields)"
-        if record.unknown_tagged_fields:
-            _w.write_tagged(out, [], record.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], record.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -93,8 +81,8 @@ def _write_SnapshotFooterRecord_v0(record: SnapshotFooterRecord, out: bytearray)
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-SnapshotFooterRecord._READERS = (_read_SnapshotFooterRecord_v0,)
-SnapshotFooterRecord._WRITERS = (_write_SnapshotFooterRecord_v0,)
+SnapshotFooterRecord._READERS = _w.bind_versions((_read_SnapshotFooterRecord_v0,))
+SnapshotFooterRecord._WRITERS = _w.bind_versions((_write_SnapshotFooterRecord_v0,))
 SnapshotFooterRecord.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="version", json_name="version", type="int16", versions=_V0_PLUS, default=0),
 )

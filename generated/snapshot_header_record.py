@@ -2,10 +2,9 @@
 
 Data message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -26,10 +25,9 @@ _pack_SnapshotHeaderRecord_version_last_contained_log_timestamp = struct.Struct(
 class SnapshotHeaderRecord(GeneratedStruct):
     """Kafka's SnapshotHeaderRecord (data), versions 0, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "version": 'Version of the header body (0).',
         "last_contained_log_timestamp": 'Append time, in milliseconds, of the last log record the snapshot covers; used to decide when the log may be cleaned.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "SnapshotHeaderRecord"
@@ -61,35 +59,25 @@ class SnapshotHeaderRecord(GeneratedStruct):
 
 # --- SnapshotHeaderRecord, version 0 (flexible) ---
 
-def _read_SnapshotHeaderRecord_v0(buf: bytes, pos: int) -> tuple[SnapshotHeaderRecord, int]:
+def _read_SnapshotHeaderRecord_v0(buf: bytes, pos: int, version: int) -> tuple[SnapshotHeaderRecord, int]:
     record = blank_instance(SnapshotHeaderRecord)
-    field = ""
-    index = 0
+    field = "version, last_contained_log_timestamp"
     try:
-        field = "version, last_contained_log_timestamp"
         record.version, record.last_contained_log_timestamp = _unpack_SnapshotHeaderRecord_version_last_contained_log_timestamp(buf, pos)
         pos += 10
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            record.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            record.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        record.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return record, pos
 
 
-def _write_SnapshotHeaderRecord_v0(record: SnapshotHeaderRecord, out: bytearray) -> None:
-    field = ""
+def _write_SnapshotHeaderRecord_v0(record: SnapshotHeaderRecord, out: bytearray, version: int) -> None:
+    field = "version, last_contained_log_timestamp"
     try:
-        field = "version, last_contained_log_timestamp"
         out += _pack_SnapshotHeaderRecord_version_last_contained_log_timestamp(record.version, record.last_contained_log_timestamp)
         field = "(tagged fields)"
-        if record.unknown_tagged_fields:
-            _w.write_tagged(out, [], record.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], record.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -99,8 +87,8 @@ def _write_SnapshotHeaderRecord_v0(record: SnapshotHeaderRecord, out: bytearray)
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-SnapshotHeaderRecord._READERS = (_read_SnapshotHeaderRecord_v0,)
-SnapshotHeaderRecord._WRITERS = (_write_SnapshotHeaderRecord_v0,)
+SnapshotHeaderRecord._READERS = _w.bind_versions((_read_SnapshotHeaderRecord_v0,))
+SnapshotHeaderRecord._WRITERS = _w.bind_versions((_write_SnapshotHeaderRecord_v0,))
 SnapshotHeaderRecord.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="version", json_name="version", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="last_contained_log_timestamp", json_name="lastContainedLogTimestamp", type="int64", versions=_V0_PLUS, default=0),

@@ -2,10 +2,9 @@
 
 Request message, versions 0-4, flexible versions 2+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -23,24 +22,26 @@ _unpack_StopReplicaPartitionV0_partition_index = struct.Struct(">i").unpack_from
 _pack_StopReplicaPartitionV0_partition_index = struct.Struct(">i").pack
 _unpack_StopReplicaPartitionState_partition_index_to_delete_partition = struct.Struct(">ii?").unpack_from
 _pack_StopReplicaPartitionState_partition_index_to_delete_partition = struct.Struct(">ii?").pack
-_rows_StopReplicaPartitionState_v3_4 = struct.Struct(">ii?B").iter_unpack
-_unpack_StopReplicaRequest_controller_id_to_delete_partitions = struct.Struct(">ii?").unpack_from
-_pack_StopReplicaRequest_controller_id_to_delete_partitions = struct.Struct(">ii?").pack
-_unpack_StopReplicaRequest_controller_id_controller_epoch_broker_epoch_delete_partitions = struct.Struct(">iiq?").unpack_from
-_pack_StopReplicaRequest_controller_id_controller_epoch_broker_epoch_delete_partitions = struct.Struct(">iiq?").pack
-_unpack_StopReplicaRequest_controller_id_to_broker_epoch = struct.Struct(">iiq").unpack_from
-_pack_StopReplicaRequest_controller_id_to_broker_epoch = struct.Struct(">iiq").pack
-_unpack_StopReplicaRequest_controller_id_is_kraft_controller_controller_epoch_broker_epoch = struct.Struct(">i?iq").unpack_from
-_pack_StopReplicaRequest_controller_id_is_kraft_controller_controller_epoch_broker_epoch = struct.Struct(">i?iq").pack
+_unpack_StopReplicaRequest_controller_id_controller_epoch = struct.Struct(">ii").unpack_from
+_pack_StopReplicaRequest_controller_id_controller_epoch = struct.Struct(">ii").pack
+_unpack_StopReplicaRequest_broker_epoch = struct.Struct(">q").unpack_from
+_pack_StopReplicaRequest_broker_epoch = struct.Struct(">q").pack
+_unpack_StopReplicaRequest_delete_partitions = struct.Struct(">?").unpack_from
+_pack_StopReplicaRequest_delete_partitions = struct.Struct(">?").pack
+_unpack_StopReplicaRequest_controller_id = struct.Struct(">i").unpack_from
+_pack_StopReplicaRequest_controller_id = struct.Struct(">i").pack
+_unpack_StopReplicaRequest_is_kraft_controller = struct.Struct(">?").unpack_from
+_pack_StopReplicaRequest_is_kraft_controller = struct.Struct(">?").pack
+_unpack_StopReplicaRequest_controller_epoch_broker_epoch = struct.Struct(">iq").unpack_from
+_pack_StopReplicaRequest_controller_epoch_broker_epoch = struct.Struct(">iq").pack
 
 
 class StopReplicaPartitionV0(GeneratedStruct):
     """Partitions to stop, each naming its topic (v0 layout)."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_name": 'Name of the topic the partition in this entry belongs to.',
         "partition_index": 'Index of the partition within the topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "StopReplicaPartitionV0"
@@ -66,10 +67,9 @@ class StopReplicaPartitionV0(GeneratedStruct):
 class StopReplicaTopicV1(GeneratedStruct):
     """Partitions to stop, grouped by topic (v1-v2 layout)."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the topic the partitions in this entry belong to.',
         "partition_indexes": 'Indexes of the partitions of this topic to stop.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "StopReplicaTopicV1"
@@ -95,11 +95,10 @@ class StopReplicaTopicV1(GeneratedStruct):
 class StopReplicaPartitionState(GeneratedStruct):
     """State of each partition of this topic to stop."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition_index": 'Index of the partition within the topic.',
         "leader_epoch": 'Leader epoch the controller holds for the partition, or -1; a broker with a newer epoch answers FENCED_LEADER_EPOCH.',
         "delete_partition": 'Whether this replica is deleted as well as stopped.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "StopReplicaPartitionState"
@@ -130,10 +129,9 @@ class StopReplicaPartitionState(GeneratedStruct):
 class StopReplicaTopicState(GeneratedStruct):
     """Partitions to stop with their state, grouped by topic (v3 on)."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_name": 'Name of the topic the partitions in this entry belong to.',
         "partition_states": 'State of each partition of this topic to stop.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "StopReplicaTopicState"
@@ -159,7 +157,7 @@ class StopReplicaTopicState(GeneratedStruct):
 class StopReplicaRequest(GeneratedStruct):
     """Kafka's StopReplicaRequest (request, apiKey 5), versions 0-4, flexible versions 2+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "controller_id": 'Broker id of the controller sending the request (a KRaft controller id when isKRaftController is set).',
         "is_kraft_controller": 'True when a KRaft controller sends it during a ZooKeeper migration.',
         "controller_epoch": 'Epoch of the sending controller; a broker ignores older ones.',
@@ -168,7 +166,6 @@ class StopReplicaRequest(GeneratedStruct):
         "ungrouped_partitions": 'Partitions to stop, each naming its topic (v0 layout).',
         "topics": 'Partitions to stop, grouped by topic (v1-v2 layout).',
         "topic_states": 'Partitions to stop with their state, grouped by topic (v3 on).',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "StopReplicaRequest"
@@ -226,28 +223,25 @@ class StopReplicaRequest(GeneratedStruct):
 
 # --- StopReplicaPartitionV0, version 0 ---
 
-def _read_StopReplicaPartitionV0_v0(buf: bytes, pos: int) -> tuple[StopReplicaPartitionV0, int]:
+def _read_StopReplicaPartitionV0_v0(buf: bytes, pos: int, version: int) -> tuple[StopReplicaPartitionV0, int]:
     v0 = blank_instance(StopReplicaPartitionV0)
-    field = ""
-    index = 0
+    field = "topic_name"
     try:
-        field = "topic_name"
         v0.topic_name, pos = _w.read_string_nn(buf, pos)
         field = "partition_index"
         (v0.partition_index,) = _unpack_StopReplicaPartitionV0_partition_index(buf, pos)
         pos += 4
         v0.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return v0, pos
 
 
-def _write_StopReplicaPartitionV0_v0(v0: StopReplicaPartitionV0, out: bytearray) -> None:
+def _write_StopReplicaPartitionV0_v0(v0: StopReplicaPartitionV0, out: bytearray, version: int) -> None:
     if v0.unknown_tagged_fields:
         raise UnsupportedVersionError("StopReplicaPartitionV0 version 0 cannot carry tagged fields")
-    field = ""
+    field = "topic_name"
     try:
-        field = "topic_name"
         _w.write_string(out, _w.non_null(v0.topic_name, "field topic_name is null, which StopReplicaPartitionV0 version 0 does not allow (never nullable)"))
         field = "partition_index"
         out += _pack_StopReplicaPartitionV0_partition_index(v0.partition_index)
@@ -257,12 +251,10 @@ def _write_StopReplicaPartitionV0_v0(v0: StopReplicaPartitionV0, out: bytearray)
 
 # --- StopReplicaTopicV1, version 1 ---
 
-def _read_StopReplicaTopicV1_v1(buf: bytes, pos: int) -> tuple[StopReplicaTopicV1, int]:
+def _read_StopReplicaTopicV1_v1(buf: bytes, pos: int, version: int) -> tuple[StopReplicaTopicV1, int]:
     v1 = blank_instance(StopReplicaTopicV1)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         v1.name, pos = _w.read_string_nn(buf, pos)
         field = "partition_indexes"
         partition_indexes_n, pos = _w.read_count(buf, pos, False)
@@ -272,16 +264,15 @@ def _read_StopReplicaTopicV1_v1(buf: bytes, pos: int) -> tuple[StopReplicaTopicV
             v1.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
         v1.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return v1, pos
 
 
-def _write_StopReplicaTopicV1_v1(v1: StopReplicaTopicV1, out: bytearray) -> None:
+def _write_StopReplicaTopicV1_v1(v1: StopReplicaTopicV1, out: bytearray, version: int) -> None:
     if v1.unknown_tagged_fields:
         raise UnsupportedVersionError("StopReplicaTopicV1 version 1 cannot carry tagged fields")
-    field = ""
+    field = "name"
     try:
-        field = "name"
         _w.write_string(out, _w.non_null(v1.name, "field name is null, which StopReplicaTopicV1 version 1 does not allow (never nullable)"))
         field = "partition_indexes"
         partition_indexes_items = _w.non_null(v1.partition_indexes, "field partition_indexes is null, which StopReplicaTopicV1 version 1 does not allow (never nullable)")
@@ -293,12 +284,10 @@ def _write_StopReplicaTopicV1_v1(v1: StopReplicaTopicV1, out: bytearray) -> None
 
 # --- StopReplicaTopicV1, version 2 (flexible) ---
 
-def _read_StopReplicaTopicV1_v2(buf: bytes, pos: int) -> tuple[StopReplicaTopicV1, int]:
+def _read_StopReplicaTopicV1_v2(buf: bytes, pos: int, version: int) -> tuple[StopReplicaTopicV1, int]:
     v1 = blank_instance(StopReplicaTopicV1)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         v1.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_indexes"
         partition_indexes_n, pos = _w.read_count(buf, pos, True)
@@ -307,417 +296,199 @@ def _read_StopReplicaTopicV1_v2(buf: bytes, pos: int) -> tuple[StopReplicaTopicV
         else:
             v1.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            v1.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            v1.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        v1.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return v1, pos
 
 
-def _write_StopReplicaTopicV1_v2(v1: StopReplicaTopicV1, out: bytearray) -> None:
-    field = ""
+def _write_StopReplicaTopicV1_v2(v1: StopReplicaTopicV1, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(v1.name, "field name is null, which StopReplicaTopicV1 version 2 does not allow (never nullable)"))
         field = "partition_indexes"
         partition_indexes_items = _w.non_null(v1.partition_indexes, "field partition_indexes is null, which StopReplicaTopicV1 version 2 does not allow (never nullable)")
         _w.write_count(out, len(partition_indexes_items), True)
         _w.write_fixed_array(out, partition_indexes_items, "i")
         field = "(tagged fields)"
-        if v1.unknown_tagged_fields:
-            _w.write_tagged(out, [], v1.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], v1.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- StopReplicaPartitionState, versions 3-4 (flexible) ---
 
-def _read_StopReplicaPartitionState_v3_4(buf: bytes, pos: int) -> tuple[StopReplicaPartitionState, int]:
+def _read_StopReplicaPartitionState_v3_4(buf: bytes, pos: int, version: int) -> tuple[StopReplicaPartitionState, int]:
     state = blank_instance(StopReplicaPartitionState)
-    field = ""
-    index = 0
+    field = "partition_index, leader_epoch, delete_partition"
     try:
-        field = "partition_index, leader_epoch, delete_partition"
         state.partition_index, state.leader_epoch, state.delete_partition = _unpack_StopReplicaPartitionState_partition_index_to_delete_partition(buf, pos)
         pos += 9
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            state.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            state.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        state.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return state, pos
 
 
-def _write_StopReplicaPartitionState_v3_4(state: StopReplicaPartitionState, out: bytearray) -> None:
-    field = ""
+def _write_StopReplicaPartitionState_v3_4(state: StopReplicaPartitionState, out: bytearray, version: int) -> None:
+    field = "partition_index, leader_epoch, delete_partition"
     try:
-        field = "partition_index, leader_epoch, delete_partition"
         out += _pack_StopReplicaPartitionState_partition_index_to_delete_partition(state.partition_index, state.leader_epoch, state.delete_partition)
         field = "(tagged fields)"
-        if state.unknown_tagged_fields:
-            _w.write_tagged(out, [], state.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], state.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- StopReplicaTopicState, versions 3-4 (flexible) ---
 
-def _read_StopReplicaTopicState_v3_4(buf: bytes, pos: int) -> tuple[StopReplicaTopicState, int]:
+def _read_StopReplicaTopicState_v3_4(buf: bytes, pos: int, version: int) -> tuple[StopReplicaTopicState, int]:
     state = blank_instance(StopReplicaTopicState)
-    field = ""
-    index = 0
-    size = len(buf)
+    field = "topic_name"
     try:
-        field = "topic_name"
         state.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "partition_states[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partition_states_n, pos = _w.read_count(buf, pos, True)
-        if partition_states_n < 0:
-            raise DecodeError("non-nullable field partition_states was null", offset=pos)
-        elif partition_states_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partition_states_items: list[StopReplicaPartitionState] = []
-            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            partition_states_end = pos + partition_states_n * 10
-            partition_states_rows = buf[pos:partition_states_end]
-            if len(partition_states_rows) == partition_states_n * 10 and not any(partition_states_rows[9::10]):
-                for partition_states_row in _rows_StopReplicaPartitionState_v3_4(partition_states_rows):
-                    partition_states_item = blank_instance(StopReplicaPartitionState)
-                    partition_states_item.partition_index, partition_states_item.leader_epoch, partition_states_item.delete_partition, _ = partition_states_row
-                    partition_states_item.unknown_tagged_fields = ()
-                    partition_states_items.append(partition_states_item)
-                pos = partition_states_end
-            else:
-                for index in range(partition_states_n):
-                    partition_states_item, pos = _read_StopReplicaPartitionState_v3_4(buf, pos)
-                    partition_states_items.append(partition_states_item)
-            state.partition_states = partition_states_items
+        field = "partition_states"
+        state.partition_states, pos = _w.read_struct_array(buf, pos, True, _read_StopReplicaPartitionState_v3_4, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            state.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            state.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        state.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return state, pos
 
 
-def _write_StopReplicaTopicState_v3_4(state: StopReplicaTopicState, out: bytearray) -> None:
-    field = ""
+def _write_StopReplicaTopicState_v3_4(state: StopReplicaTopicState, out: bytearray, version: int) -> None:
+    field = "topic_name"
     try:
-        field = "topic_name"
         _w.write_compact_string(out, _w.non_null(state.topic_name, "field topic_name is null, which StopReplicaTopicState versions 3-4 do not allow (never nullable)"))
-        field = "partition_states[]"
-        partition_states_items = _w.non_null(state.partition_states, "field partition_states is null, which StopReplicaTopicState versions 3-4 do not allow (never nullable)")
-        _w.write_count(out, len(partition_states_items), True)
-        for partition_states_item in partition_states_items:
-            _write_StopReplicaPartitionState_v3_4(partition_states_item, out)
+        field = "partition_states"
+        _w.write_struct_array(out, _w.non_null(state.partition_states, "field partition_states is null, which StopReplicaTopicState versions 3-4 do not allow (never nullable)"), True, _write_StopReplicaPartitionState_v3_4, version)
         field = "(tagged fields)"
-        if state.unknown_tagged_fields:
-            _w.write_tagged(out, [], state.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], state.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- StopReplicaRequest, version 0 ---
+# --- StopReplicaRequest, versions 0-1 ---
 
-def _read_StopReplicaRequest_v0(buf: bytes, pos: int) -> tuple[StopReplicaRequest, int]:
+def _read_StopReplicaRequest_v0_1(buf: bytes, pos: int, version: int) -> tuple[StopReplicaRequest, int]:
     request = blank_instance(StopReplicaRequest)
     request.is_kraft_controller = False
     request.broker_epoch = -1
-    field = ""
-    index = 0
+    field = "controller_id, controller_epoch"
     try:
-        field = "controller_id, controller_epoch, delete_partitions"
-        request.controller_id, request.controller_epoch, request.delete_partitions = _unpack_StopReplicaRequest_controller_id_to_delete_partitions(buf, pos)
-        pos += 9
-        field = "ungrouped_partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        ungrouped_partitions_n, pos = _w.read_count(buf, pos, False)
-        if ungrouped_partitions_n < 0:
-            raise DecodeError("non-nullable field ungrouped_partitions was null", offset=pos)
-        elif ungrouped_partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            ungrouped_partitions_items: list[StopReplicaPartitionV0] = []
-            for index in range(ungrouped_partitions_n):
-                ungrouped_partitions_item, pos = _read_StopReplicaPartitionV0_v0(buf, pos)
-                ungrouped_partitions_items.append(ungrouped_partitions_item)
-            request.ungrouped_partitions = ungrouped_partitions_items
+        request.controller_id, request.controller_epoch = _unpack_StopReplicaRequest_controller_id_controller_epoch(buf, pos)
+        pos += 8
+        if version >= 1:
+            field = "broker_epoch"
+            (request.broker_epoch,) = _unpack_StopReplicaRequest_broker_epoch(buf, pos)
+            pos += 8
+        field = "delete_partitions"
+        (request.delete_partitions,) = _unpack_StopReplicaRequest_delete_partitions(buf, pos)
+        pos += 1
+        if version == 0:
+            field = "ungrouped_partitions"
+            request.ungrouped_partitions, pos = _w.read_struct_array(buf, pos, False, _read_StopReplicaPartitionV0_v0, version)
+        if version >= 1:
+            field = "topics"
+            request.topics, pos = _w.read_struct_array(buf, pos, False, _read_StopReplicaTopicV1_v1, version)
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_StopReplicaRequest_v0(request: StopReplicaRequest, out: bytearray) -> None:
+def _write_StopReplicaRequest_v0_1(request: StopReplicaRequest, out: bytearray, version: int) -> None:
     if request.is_kraft_controller:
-        check_unsupported(request, "is_kraft_controller", "0")
-    if (request.topics is None or len(request.topics) != 0):
-        check_unsupported(request, "topics", "0")
+        check_unsupported(request, "is_kraft_controller", "0-1")
     if (request.topic_states is None or len(request.topic_states) != 0):
-        check_unsupported(request, "topic_states", "0")
+        check_unsupported(request, "topic_states", "0-1")
+    if version != 0 and (request.ungrouped_partitions is None or len(request.ungrouped_partitions) != 0):
+        check_unsupported(request, "ungrouped_partitions", str(version))
+    if version < 1 and (request.topics is None or len(request.topics) != 0):
+        check_unsupported(request, "topics", str(version))
     if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("StopReplicaRequest version 0 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("StopReplicaRequest version 0-1 cannot carry tagged fields")
+    field = "controller_id, controller_epoch"
     try:
-        field = "controller_id, controller_epoch, delete_partitions"
-        out += _pack_StopReplicaRequest_controller_id_to_delete_partitions(request.controller_id, request.controller_epoch, request.delete_partitions)
-        field = "ungrouped_partitions[]"
-        ungrouped_partitions_items = _w.non_null(request.ungrouped_partitions, "field ungrouped_partitions is null, which StopReplicaRequest version 0 does not allow (never nullable)")
-        _w.write_count(out, len(ungrouped_partitions_items), False)
-        for ungrouped_partitions_item in ungrouped_partitions_items:
-            _write_StopReplicaPartitionV0_v0(ungrouped_partitions_item, out)
+        out += _pack_StopReplicaRequest_controller_id_controller_epoch(request.controller_id, request.controller_epoch)
+        if version >= 1:
+            field = "broker_epoch"
+            out += _pack_StopReplicaRequest_broker_epoch(request.broker_epoch)
+        field = "delete_partitions"
+        out += _pack_StopReplicaRequest_delete_partitions(request.delete_partitions)
+        if version == 0:
+            field = "ungrouped_partitions"
+            _w.write_struct_array(out, _w.non_null(request.ungrouped_partitions, "field ungrouped_partitions is null, which StopReplicaRequest versions 0-1 do not allow (never nullable)"), False, _write_StopReplicaPartitionV0_v0, version)
+        if version >= 1:
+            field = "topics"
+            _w.write_struct_array(out, _w.non_null(request.topics, "field topics is null, which StopReplicaRequest versions 0-1 do not allow (never nullable)"), False, _write_StopReplicaTopicV1_v1, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- StopReplicaRequest, version 1 ---
+# --- StopReplicaRequest, versions 2-4 (flexible) ---
 
-def _read_StopReplicaRequest_v1(buf: bytes, pos: int) -> tuple[StopReplicaRequest, int]:
-    request = blank_instance(StopReplicaRequest)
-    request.is_kraft_controller = False
-    field = ""
-    index = 0
-    try:
-        field = "controller_id, controller_epoch, broker_epoch, delete_partitions"
-        request.controller_id, request.controller_epoch, request.broker_epoch, request.delete_partitions = _unpack_StopReplicaRequest_controller_id_controller_epoch_broker_epoch_delete_partitions(buf, pos)
-        pos += 17
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, False)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[StopReplicaTopicV1] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_StopReplicaTopicV1_v1(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
-        request.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_StopReplicaRequest_v1(request: StopReplicaRequest, out: bytearray) -> None:
-    if request.is_kraft_controller:
-        check_unsupported(request, "is_kraft_controller", "1")
-    if (request.ungrouped_partitions is None or len(request.ungrouped_partitions) != 0):
-        check_unsupported(request, "ungrouped_partitions", "1")
-    if (request.topic_states is None or len(request.topic_states) != 0):
-        check_unsupported(request, "topic_states", "1")
-    if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("StopReplicaRequest version 1 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "controller_id, controller_epoch, broker_epoch, delete_partitions"
-        out += _pack_StopReplicaRequest_controller_id_controller_epoch_broker_epoch_delete_partitions(request.controller_id, request.controller_epoch, request.broker_epoch, request.delete_partitions)
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which StopReplicaRequest version 1 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), False)
-        for topics_item in topics_items:
-            _write_StopReplicaTopicV1_v1(topics_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- StopReplicaRequest, version 2 (flexible) ---
-
-def _read_StopReplicaRequest_v2(buf: bytes, pos: int) -> tuple[StopReplicaRequest, int]:
-    request = blank_instance(StopReplicaRequest)
-    request.is_kraft_controller = False
-    field = ""
-    index = 0
-    try:
-        field = "controller_id, controller_epoch, broker_epoch, delete_partitions"
-        request.controller_id, request.controller_epoch, request.broker_epoch, request.delete_partitions = _unpack_StopReplicaRequest_controller_id_controller_epoch_broker_epoch_delete_partitions(buf, pos)
-        pos += 17
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[StopReplicaTopicV1] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_StopReplicaTopicV1_v2(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_StopReplicaRequest_v2(request: StopReplicaRequest, out: bytearray) -> None:
-    if request.is_kraft_controller:
-        check_unsupported(request, "is_kraft_controller", "2")
-    if (request.ungrouped_partitions is None or len(request.ungrouped_partitions) != 0):
-        check_unsupported(request, "ungrouped_partitions", "2")
-    if (request.topic_states is None or len(request.topic_states) != 0):
-        check_unsupported(request, "topic_states", "2")
-    field = ""
-    try:
-        field = "controller_id, controller_epoch, broker_epoch, delete_partitions"
-        out += _pack_StopReplicaRequest_controller_id_controller_epoch_broker_epoch_delete_partitions(request.controller_id, request.controller_epoch, request.broker_epoch, request.delete_partitions)
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which StopReplicaRequest version 2 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_StopReplicaTopicV1_v2(topics_item, out)
-        field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- StopReplicaRequest, version 3 (flexible) ---
-
-def _read_StopReplicaRequest_v3(buf: bytes, pos: int) -> tuple[StopReplicaRequest, int]:
+def _read_StopReplicaRequest_v2_4(buf: bytes, pos: int, version: int) -> tuple[StopReplicaRequest, int]:
     request = blank_instance(StopReplicaRequest)
     request.is_kraft_controller = False
     request.delete_partitions = False
-    field = ""
-    index = 0
+    field = "controller_id"
     try:
-        field = "controller_id, controller_epoch, broker_epoch"
-        request.controller_id, request.controller_epoch, request.broker_epoch = _unpack_StopReplicaRequest_controller_id_to_broker_epoch(buf, pos)
-        pos += 16
-        field = "topic_states[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topic_states_n, pos = _w.read_count(buf, pos, True)
-        if topic_states_n < 0:
-            raise DecodeError("non-nullable field topic_states was null", offset=pos)
-        elif topic_states_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topic_states_items: list[StopReplicaTopicState] = []
-            for index in range(topic_states_n):
-                topic_states_item, pos = _read_StopReplicaTopicState_v3_4(buf, pos)
-                topic_states_items.append(topic_states_item)
-            request.topic_states = topic_states_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
+        (request.controller_id,) = _unpack_StopReplicaRequest_controller_id(buf, pos)
+        pos += 4
+        if version >= 4:
+            field = "is_kraft_controller"
+            (request.is_kraft_controller,) = _unpack_StopReplicaRequest_is_kraft_controller(buf, pos)
             pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        field = "controller_epoch, broker_epoch"
+        request.controller_epoch, request.broker_epoch = _unpack_StopReplicaRequest_controller_epoch_broker_epoch(buf, pos)
+        pos += 12
+        if version <= 2:
+            field = "delete_partitions"
+            (request.delete_partitions,) = _unpack_StopReplicaRequest_delete_partitions(buf, pos)
+            pos += 1
+            field = "topics"
+            request.topics, pos = _w.read_struct_array(buf, pos, True, _read_StopReplicaTopicV1_v2, version)
+        if version >= 3:
+            field = "topic_states"
+            request.topic_states, pos = _w.read_struct_array(buf, pos, True, _read_StopReplicaTopicState_v3_4, version)
+        field = "(tagged fields)"
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_StopReplicaRequest_v3(request: StopReplicaRequest, out: bytearray) -> None:
-    if request.is_kraft_controller:
-        check_unsupported(request, "is_kraft_controller", "3")
-    if request.delete_partitions:
-        check_unsupported(request, "delete_partitions", "3")
+def _write_StopReplicaRequest_v2_4(request: StopReplicaRequest, out: bytearray, version: int) -> None:
     if (request.ungrouped_partitions is None or len(request.ungrouped_partitions) != 0):
-        check_unsupported(request, "ungrouped_partitions", "3")
-    if (request.topics is None or len(request.topics) != 0):
-        check_unsupported(request, "topics", "3")
-    field = ""
+        check_unsupported(request, "ungrouped_partitions", "2-4")
+    if version < 4 and request.is_kraft_controller:
+        check_unsupported(request, "is_kraft_controller", str(version))
+    if version > 2 and request.delete_partitions:
+        check_unsupported(request, "delete_partitions", str(version))
+    if version > 2 and (request.topics is None or len(request.topics) != 0):
+        check_unsupported(request, "topics", str(version))
+    if version < 3 and (request.topic_states is None or len(request.topic_states) != 0):
+        check_unsupported(request, "topic_states", str(version))
+    field = "controller_id"
     try:
-        field = "controller_id, controller_epoch, broker_epoch"
-        out += _pack_StopReplicaRequest_controller_id_to_broker_epoch(request.controller_id, request.controller_epoch, request.broker_epoch)
-        field = "topic_states[]"
-        topic_states_items = _w.non_null(request.topic_states, "field topic_states is null, which StopReplicaRequest version 3 does not allow (never nullable)")
-        _w.write_count(out, len(topic_states_items), True)
-        for topic_states_item in topic_states_items:
-            _write_StopReplicaTopicState_v3_4(topic_states_item, out)
+        out += _pack_StopReplicaRequest_controller_id(request.controller_id)
+        if version >= 4:
+            field = "is_kraft_controller"
+            out += _pack_StopReplicaRequest_is_kraft_controller(request.is_kraft_controller)
+        field = "controller_epoch, broker_epoch"
+        out += _pack_StopReplicaRequest_controller_epoch_broker_epoch(request.controller_epoch, request.broker_epoch)
+        if version <= 2:
+            field = "delete_partitions"
+            out += _pack_StopReplicaRequest_delete_partitions(request.delete_partitions)
+            field = "topics"
+            _w.write_struct_array(out, _w.non_null(request.topics, "field topics is null, which StopReplicaRequest versions 2-4 do not allow (never nullable)"), True, _write_StopReplicaTopicV1_v2, version)
+        if version >= 3:
+            field = "topic_states"
+            _w.write_struct_array(out, _w.non_null(request.topic_states, "field topic_states is null, which StopReplicaRequest versions 2-4 do not allow (never nullable)"), True, _write_StopReplicaTopicState_v3_4, version)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- StopReplicaRequest, version 4 (flexible) ---
-
-def _read_StopReplicaRequest_v4(buf: bytes, pos: int) -> tuple[StopReplicaRequest, int]:
-    request = blank_instance(StopReplicaRequest)
-    request.delete_partitions = False
-    field = ""
-    index = 0
-    try:
-        field = "controller_id, is_kraft_controller, controller_epoch, broker_epoch"
-        request.controller_id, request.is_kraft_controller, request.controller_epoch, request.broker_epoch = _unpack_StopReplicaRequest_controller_id_is_kraft_controller_controller_epoch_broker_epoch(buf, pos)
-        pos += 17
-        field = "topic_states[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topic_states_n, pos = _w.read_count(buf, pos, True)
-        if topic_states_n < 0:
-            raise DecodeError("non-nullable field topic_states was null", offset=pos)
-        elif topic_states_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topic_states_items: list[StopReplicaTopicState] = []
-            for index in range(topic_states_n):
-                topic_states_item, pos = _read_StopReplicaTopicState_v3_4(buf, pos)
-                topic_states_items.append(topic_states_item)
-            request.topic_states = topic_states_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_StopReplicaRequest_v4(request: StopReplicaRequest, out: bytearray) -> None:
-    if request.delete_partitions:
-        check_unsupported(request, "delete_partitions", "4")
-    if (request.ungrouped_partitions is None or len(request.ungrouped_partitions) != 0):
-        check_unsupported(request, "ungrouped_partitions", "4")
-    if (request.topics is None or len(request.topics) != 0):
-        check_unsupported(request, "topics", "4")
-    field = ""
-    try:
-        field = "controller_id, is_kraft_controller, controller_epoch, broker_epoch"
-        out += _pack_StopReplicaRequest_controller_id_is_kraft_controller_controller_epoch_broker_epoch(request.controller_id, request.is_kraft_controller, request.controller_epoch, request.broker_epoch)
-        field = "topic_states[]"
-        topic_states_items = _w.non_null(request.topic_states, "field topic_states is null, which StopReplicaRequest version 4 does not allow (never nullable)")
-        _w.write_count(out, len(topic_states_items), True)
-        for topic_states_item in topic_states_items:
-            _write_StopReplicaTopicState_v3_4(topic_states_item, out)
-        field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -733,35 +504,35 @@ _V1_PLUS = (1, 32767)
 _V3_PLUS = (3, 32767)
 _V4_PLUS = (4, 32767)
 
-StopReplicaPartitionV0._READERS = (_read_StopReplicaPartitionV0_v0, None, None, None, None)
-StopReplicaPartitionV0._WRITERS = (_write_StopReplicaPartitionV0_v0, None, None, None, None)
+StopReplicaPartitionV0._READERS = _w.bind_versions((_read_StopReplicaPartitionV0_v0, None, None, None, None))
+StopReplicaPartitionV0._WRITERS = _w.bind_versions((_write_StopReplicaPartitionV0_v0, None, None, None, None))
 StopReplicaPartitionV0.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_ONLY, default=''),
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_ONLY, default=0),
 )
-StopReplicaTopicV1._READERS = (None, _read_StopReplicaTopicV1_v1, _read_StopReplicaTopicV1_v2, None, None)
-StopReplicaTopicV1._WRITERS = (None, _write_StopReplicaTopicV1_v1, _write_StopReplicaTopicV1_v2, None, None)
+StopReplicaTopicV1._READERS = _w.bind_versions((None, _read_StopReplicaTopicV1_v1, _read_StopReplicaTopicV1_v2, None, None))
+StopReplicaTopicV1._WRITERS = _w.bind_versions((None, _write_StopReplicaTopicV1_v1, _write_StopReplicaTopicV1_v2, None, None))
 StopReplicaTopicV1._LAZY_DEFAULTS = {"partition_indexes": list}
 StopReplicaTopicV1.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V1_TO_2, default=''),
     FieldInfo(attr="partition_indexes", json_name="partitionIndexes", type="[]int32", versions=_V1_TO_2, default=()),
 )
-StopReplicaPartitionState._READERS = (None, None, None, _read_StopReplicaPartitionState_v3_4, _read_StopReplicaPartitionState_v3_4)
-StopReplicaPartitionState._WRITERS = (None, None, None, _write_StopReplicaPartitionState_v3_4, _write_StopReplicaPartitionState_v3_4)
+StopReplicaPartitionState._READERS = _w.bind_versions((None, None, None, _read_StopReplicaPartitionState_v3_4, _read_StopReplicaPartitionState_v3_4))
+StopReplicaPartitionState._WRITERS = _w.bind_versions((None, None, None, _write_StopReplicaPartitionState_v3_4, _write_StopReplicaPartitionState_v3_4))
 StopReplicaPartitionState.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V3_PLUS, default=0),
     FieldInfo(attr="leader_epoch", json_name="leaderEpoch", type="int32", versions=_V3_PLUS, default=-1),
     FieldInfo(attr="delete_partition", json_name="deletePartition", type="bool", versions=_V3_PLUS, default=False),
 )
-StopReplicaTopicState._READERS = (None, None, None, _read_StopReplicaTopicState_v3_4, _read_StopReplicaTopicState_v3_4)
-StopReplicaTopicState._WRITERS = (None, None, None, _write_StopReplicaTopicState_v3_4, _write_StopReplicaTopicState_v3_4)
+StopReplicaTopicState._READERS = _w.bind_versions((None, None, None, _read_StopReplicaTopicState_v3_4, _read_StopReplicaTopicState_v3_4))
+StopReplicaTopicState._WRITERS = _w.bind_versions((None, None, None, _write_StopReplicaTopicState_v3_4, _write_StopReplicaTopicState_v3_4))
 StopReplicaTopicState._LAZY_DEFAULTS = {"partition_states": list}
 StopReplicaTopicState.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V3_PLUS, default=''),
     FieldInfo(attr="partition_states", json_name="partitionStates", type="[]StopReplicaPartitionState", versions=_V3_PLUS, default=(), struct=StopReplicaPartitionState),
 )
-StopReplicaRequest._READERS = (_read_StopReplicaRequest_v0, _read_StopReplicaRequest_v1, _read_StopReplicaRequest_v2, _read_StopReplicaRequest_v3, _read_StopReplicaRequest_v4)
-StopReplicaRequest._WRITERS = (_write_StopReplicaRequest_v0, _write_StopReplicaRequest_v1, _write_StopReplicaRequest_v2, _write_StopReplicaRequest_v3, _write_StopReplicaRequest_v4)
+StopReplicaRequest._READERS = _w.bind_versions((_read_StopReplicaRequest_v0_1, _read_StopReplicaRequest_v0_1, _read_StopReplicaRequest_v2_4, _read_StopReplicaRequest_v2_4, _read_StopReplicaRequest_v2_4))
+StopReplicaRequest._WRITERS = _w.bind_versions((_write_StopReplicaRequest_v0_1, _write_StopReplicaRequest_v0_1, _write_StopReplicaRequest_v2_4, _write_StopReplicaRequest_v2_4, _write_StopReplicaRequest_v2_4))
 StopReplicaRequest._LAZY_DEFAULTS = {"ungrouped_partitions": list, "topics": list, "topic_states": list}
 StopReplicaRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="controller_id", json_name="controllerId", type="int32", versions=_V0_PLUS, default=0),

@@ -2,10 +2,9 @@
 
 Response message, versions 0-4, flexible versions 2+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -28,11 +27,10 @@ _pack_StopReplicaResponse_error_code = struct.Struct(">h").pack
 class StopReplicaPartitionError(GeneratedStruct):
     """Outcome for each partition of the request."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_name": 'Name of the topic the partition in this entry belongs to.',
         "partition_index": 'Index of the partition within the topic.',
         "error_code": 'Outcome for this partition, 0 when the replica was stopped; for example FENCED_LEADER_EPOCH or KAFKA_STORAGE_ERROR.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "StopReplicaPartitionError"
@@ -63,10 +61,9 @@ class StopReplicaPartitionError(GeneratedStruct):
 class StopReplicaResponse(GeneratedStruct):
     """Kafka's StopReplicaResponse (response, apiKey 5), versions 0-4, flexible versions 2+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "error_code": 'Error for the whole request, 0 if none; for example STALE_CONTROLLER_EPOCH or STALE_BROKER_EPOCH.',
         "partition_errors": 'Outcome for each partition of the request.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "StopReplicaResponse"
@@ -98,28 +95,25 @@ class StopReplicaResponse(GeneratedStruct):
 
 # --- StopReplicaPartitionError, versions 0-1 ---
 
-def _read_StopReplicaPartitionError_v0_1(buf: bytes, pos: int) -> tuple[StopReplicaPartitionError, int]:
+def _read_StopReplicaPartitionError_v0_1(buf: bytes, pos: int, version: int) -> tuple[StopReplicaPartitionError, int]:
     stop_replica_partition_error = blank_instance(StopReplicaPartitionError)
-    field = ""
-    index = 0
+    field = "topic_name"
     try:
-        field = "topic_name"
         stop_replica_partition_error.topic_name, pos = _w.read_string_nn(buf, pos)
         field = "partition_index, error_code"
         stop_replica_partition_error.partition_index, stop_replica_partition_error.error_code = _unpack_StopReplicaPartitionError_partition_index_error_code(buf, pos)
         pos += 6
         stop_replica_partition_error.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return stop_replica_partition_error, pos
 
 
-def _write_StopReplicaPartitionError_v0_1(stop_replica_partition_error: StopReplicaPartitionError, out: bytearray) -> None:
+def _write_StopReplicaPartitionError_v0_1(stop_replica_partition_error: StopReplicaPartitionError, out: bytearray, version: int) -> None:
     if stop_replica_partition_error.unknown_tagged_fields:
         raise UnsupportedVersionError("StopReplicaPartitionError version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "topic_name"
     try:
-        field = "topic_name"
         _w.write_string(out, _w.non_null(stop_replica_partition_error.topic_name, "field topic_name is null, which StopReplicaPartitionError versions 0-1 do not allow (never nullable)"))
         field = "partition_index, error_code"
         out += _pack_StopReplicaPartitionError_partition_index_error_code(stop_replica_partition_error.partition_index, stop_replica_partition_error.error_code)
@@ -129,137 +123,86 @@ def _write_StopReplicaPartitionError_v0_1(stop_replica_partition_error: StopRepl
 
 # --- StopReplicaPartitionError, versions 2-4 (flexible) ---
 
-def _read_StopReplicaPartitionError_v2_4(buf: bytes, pos: int) -> tuple[StopReplicaPartitionError, int]:
+def _read_StopReplicaPartitionError_v2_4(buf: bytes, pos: int, version: int) -> tuple[StopReplicaPartitionError, int]:
     stop_replica_partition_error = blank_instance(StopReplicaPartitionError)
-    field = ""
-    index = 0
+    field = "topic_name"
     try:
-        field = "topic_name"
         stop_replica_partition_error.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_index, error_code"
         stop_replica_partition_error.partition_index, stop_replica_partition_error.error_code = _unpack_StopReplicaPartitionError_partition_index_error_code(buf, pos)
         pos += 6
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            stop_replica_partition_error.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            stop_replica_partition_error.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        stop_replica_partition_error.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return stop_replica_partition_error, pos
 
 
-def _write_StopReplicaPartitionError_v2_4(stop_replica_partition_error: StopReplicaPartitionError, out: bytearray) -> None:
-    field = ""
+def _write_StopReplicaPartitionError_v2_4(stop_replica_partition_error: StopReplicaPartitionError, out: bytearray, version: int) -> None:
+    field = "topic_name"
     try:
-        field = "topic_name"
         _w.write_compact_string(out, _w.non_null(stop_replica_partition_error.topic_name, "field topic_name is null, which StopReplicaPartitionError versions 2-4 do not allow (never nullable)"))
         field = "partition_index, error_code"
         out += _pack_StopReplicaPartitionError_partition_index_error_code(stop_replica_partition_error.partition_index, stop_replica_partition_error.error_code)
         field = "(tagged fields)"
-        if stop_replica_partition_error.unknown_tagged_fields:
-            _w.write_tagged(out, [], stop_replica_partition_error.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], stop_replica_partition_error.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- StopReplicaResponse, versions 0-1 ---
 
-def _read_StopReplicaResponse_v0_1(buf: bytes, pos: int) -> tuple[StopReplicaResponse, int]:
+def _read_StopReplicaResponse_v0_1(buf: bytes, pos: int, version: int) -> tuple[StopReplicaResponse, int]:
     response = blank_instance(StopReplicaResponse)
-    field = ""
-    index = 0
+    field = "error_code"
     try:
-        field = "error_code"
         (response.error_code,) = _unpack_StopReplicaResponse_error_code(buf, pos)
         pos += 2
-        field = "partition_errors[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partition_errors_n, pos = _w.read_count(buf, pos, False)
-        if partition_errors_n < 0:
-            raise DecodeError("non-nullable field partition_errors was null", offset=pos)
-        elif partition_errors_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partition_errors_items: list[StopReplicaPartitionError] = []
-            for index in range(partition_errors_n):
-                partition_errors_item, pos = _read_StopReplicaPartitionError_v0_1(buf, pos)
-                partition_errors_items.append(partition_errors_item)
-            response.partition_errors = partition_errors_items
+        field = "partition_errors"
+        response.partition_errors, pos = _w.read_struct_array(buf, pos, False, _read_StopReplicaPartitionError_v0_1, version)
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_StopReplicaResponse_v0_1(response: StopReplicaResponse, out: bytearray) -> None:
+def _write_StopReplicaResponse_v0_1(response: StopReplicaResponse, out: bytearray, version: int) -> None:
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("StopReplicaResponse version 0-1 cannot carry tagged fields")
-    field = ""
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_StopReplicaResponse_error_code(response.error_code)
-        field = "partition_errors[]"
-        partition_errors_items = _w.non_null(response.partition_errors, "field partition_errors is null, which StopReplicaResponse versions 0-1 do not allow (never nullable)")
-        _w.write_count(out, len(partition_errors_items), False)
-        for partition_errors_item in partition_errors_items:
-            _write_StopReplicaPartitionError_v0_1(partition_errors_item, out)
+        field = "partition_errors"
+        _w.write_struct_array(out, _w.non_null(response.partition_errors, "field partition_errors is null, which StopReplicaResponse versions 0-1 do not allow (never nullable)"), False, _write_StopReplicaPartitionError_v0_1, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- StopReplicaResponse, versions 2-4 (flexible) ---
 
-def _read_StopReplicaResponse_v2_4(buf: bytes, pos: int) -> tuple[StopReplicaResponse, int]:
+def _read_StopReplicaResponse_v2_4(buf: bytes, pos: int, version: int) -> tuple[StopReplicaResponse, int]:
     response = blank_instance(StopReplicaResponse)
-    field = ""
-    index = 0
+    field = "error_code"
     try:
-        field = "error_code"
         (response.error_code,) = _unpack_StopReplicaResponse_error_code(buf, pos)
         pos += 2
-        field = "partition_errors[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partition_errors_n, pos = _w.read_count(buf, pos, True)
-        if partition_errors_n < 0:
-            raise DecodeError("non-nullable field partition_errors was null", offset=pos)
-        elif partition_errors_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partition_errors_items: list[StopReplicaPartitionError] = []
-            for index in range(partition_errors_n):
-                partition_errors_item, pos = _read_StopReplicaPartitionError_v2_4(buf, pos)
-                partition_errors_items.append(partition_errors_item)
-            response.partition_errors = partition_errors_items
+        field = "partition_errors"
+        response.partition_errors, pos = _w.read_struct_array(buf, pos, True, _read_StopReplicaPartitionError_v2_4, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_StopReplicaResponse_v2_4(response: StopReplicaResponse, out: bytearray) -> None:
-    field = ""
+def _write_StopReplicaResponse_v2_4(response: StopReplicaResponse, out: bytearray, version: int) -> None:
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_StopReplicaResponse_error_code(response.error_code)
-        field = "partition_errors[]"
-        partition_errors_items = _w.non_null(response.partition_errors, "field partition_errors is null, which StopReplicaResponse versions 2-4 do not allow (never nullable)")
-        _w.write_count(out, len(partition_errors_items), True)
-        for partition_errors_item in partition_errors_items:
-            _write_StopReplicaPartitionError_v2_4(partition_errors_item, out)
+        field = "partition_errors"
+        _w.write_struct_array(out, _w.non_null(response.partition_errors, "field partition_errors is null, which StopReplicaResponse versions 2-4 do not allow (never nullable)"), True, _write_StopReplicaPartitionError_v2_4, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -269,15 +212,15 @@ def _write_StopReplicaResponse_v2_4(response: StopReplicaResponse, out: bytearra
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-StopReplicaPartitionError._READERS = (_read_StopReplicaPartitionError_v0_1, _read_StopReplicaPartitionError_v0_1, _read_StopReplicaPartitionError_v2_4, _read_StopReplicaPartitionError_v2_4, _read_StopReplicaPartitionError_v2_4)
-StopReplicaPartitionError._WRITERS = (_write_StopReplicaPartitionError_v0_1, _write_StopReplicaPartitionError_v0_1, _write_StopReplicaPartitionError_v2_4, _write_StopReplicaPartitionError_v2_4, _write_StopReplicaPartitionError_v2_4)
+StopReplicaPartitionError._READERS = _w.bind_versions((_read_StopReplicaPartitionError_v0_1, _read_StopReplicaPartitionError_v0_1, _read_StopReplicaPartitionError_v2_4, _read_StopReplicaPartitionError_v2_4, _read_StopReplicaPartitionError_v2_4))
+StopReplicaPartitionError._WRITERS = _w.bind_versions((_write_StopReplicaPartitionError_v0_1, _write_StopReplicaPartitionError_v0_1, _write_StopReplicaPartitionError_v2_4, _write_StopReplicaPartitionError_v2_4, _write_StopReplicaPartitionError_v2_4))
 StopReplicaPartitionError.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
 )
-StopReplicaResponse._READERS = (_read_StopReplicaResponse_v0_1, _read_StopReplicaResponse_v0_1, _read_StopReplicaResponse_v2_4, _read_StopReplicaResponse_v2_4, _read_StopReplicaResponse_v2_4)
-StopReplicaResponse._WRITERS = (_write_StopReplicaResponse_v0_1, _write_StopReplicaResponse_v0_1, _write_StopReplicaResponse_v2_4, _write_StopReplicaResponse_v2_4, _write_StopReplicaResponse_v2_4)
+StopReplicaResponse._READERS = _w.bind_versions((_read_StopReplicaResponse_v0_1, _read_StopReplicaResponse_v0_1, _read_StopReplicaResponse_v2_4, _read_StopReplicaResponse_v2_4, _read_StopReplicaResponse_v2_4))
+StopReplicaResponse._WRITERS = _w.bind_versions((_write_StopReplicaResponse_v0_1, _write_StopReplicaResponse_v0_1, _write_StopReplicaResponse_v2_4, _write_StopReplicaResponse_v2_4, _write_StopReplicaResponse_v2_4))
 StopReplicaResponse._LAZY_DEFAULTS = {"partition_errors": list}
 StopReplicaResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

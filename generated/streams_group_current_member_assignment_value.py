@@ -2,10 +2,9 @@
 
 Coordinator-value message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -26,11 +25,10 @@ _pack_StreamsGroupCurrentMemberAssignmentValue_member_epoch_to_state = struct.St
 class TaskIds(GeneratedStruct):
     """The TaskIds structure of StreamsGroupCurrentMemberAssignmentValue."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "subtopology_id": 'Id of the subtopology the tasks belong to.',
         "partitions": 'Input partitions of that subtopology, one task each.',
         "assignment_epochs": 'For active tasks: the epoch at which each partition (same order as Partitions) was given to the member, so offset commits from a member that lost it can be fenced; null otherwise.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TaskIds"
@@ -62,7 +60,7 @@ class StreamsGroupCurrentMemberAssignmentValue(GeneratedStruct):
     """Kafka's StreamsGroupCurrentMemberAssignmentValue (coordinator-value, apiKey 22), versions 0,
     flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "member_epoch": 'Epoch the member must send in its next heartbeat.',
         "previous_member_epoch": 'Epoch before the last bump, still accepted in case the bump never reached the member.',
         "state": 'Reconciliation state of the member: 0 stable, 1 still has tasks to revoke, 2 waiting for tasks other members must release.',
@@ -72,7 +70,6 @@ class StreamsGroupCurrentMemberAssignmentValue(GeneratedStruct):
         "active_tasks_pending_revocation": 'Active tasks the member still has to give up.',
         "standby_tasks_pending_revocation": 'Standby tasks the member still has to give up.',
         "warmup_tasks_pending_revocation": 'Warm-up tasks the member still has to give up.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "StreamsGroupCurrentMemberAssignmentValue"
@@ -132,12 +129,10 @@ class StreamsGroupCurrentMemberAssignmentValue(GeneratedStruct):
 
 # --- TaskIds, version 0 (flexible) ---
 
-def _read_TaskIds_v0(buf: bytes, pos: int) -> tuple[TaskIds, int]:
+def _read_TaskIds_v0(buf: bytes, pos: int, version: int) -> tuple[TaskIds, int]:
     ids = blank_instance(TaskIds)
-    field = ""
-    index = 0
+    field = "subtopology_id"
     try:
-        field = "subtopology_id"
         ids.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
         partitions_n, pos = _w.read_count(buf, pos, True)
@@ -178,14 +173,13 @@ def _read_TaskIds_v0(buf: bytes, pos: int) -> tuple[TaskIds, int]:
                     pos = end
             ids.unknown_tagged_fields = tuple(unknown)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return ids, pos
 
 
-def _write_TaskIds_v0(ids: TaskIds, out: bytearray) -> None:
-    field = ""
+def _write_TaskIds_v0(ids: TaskIds, out: bytearray, version: int) -> None:
+    field = "subtopology_id"
     try:
-        field = "subtopology_id"
         _w.write_compact_string(out, _w.non_null(ids.subtopology_id, "field subtopology_id is null, which TaskIds version 0 does not allow (never nullable)"))
         field = "partitions"
         partitions_items = _w.non_null(ids.partitions, "field partitions is null, which TaskIds version 0 does not allow (never nullable)")
@@ -213,143 +207,49 @@ def _write_TaskIds_v0(ids: TaskIds, out: bytearray) -> None:
 
 # --- StreamsGroupCurrentMemberAssignmentValue, version 0 (flexible) ---
 
-def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> tuple[StreamsGroupCurrentMemberAssignmentValue, int]:
+def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int, version: int) -> tuple[StreamsGroupCurrentMemberAssignmentValue, int]:
     value = blank_instance(StreamsGroupCurrentMemberAssignmentValue)
-    field = ""
-    index = 0
+    field = "member_epoch, previous_member_epoch, state"
     try:
-        field = "member_epoch, previous_member_epoch, state"
         value.member_epoch, value.previous_member_epoch, value.state = _unpack_StreamsGroupCurrentMemberAssignmentValue_member_epoch_to_state(buf, pos)
         pos += 9
-        field = "active_tasks[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        active_tasks_n, pos = _w.read_count(buf, pos, True)
-        if active_tasks_n < 0:
-            raise DecodeError("non-nullable field active_tasks was null", offset=pos)
-        elif active_tasks_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            active_tasks_items: list[TaskIds] = []
-            for index in range(active_tasks_n):
-                active_tasks_item, pos = _read_TaskIds_v0(buf, pos)
-                active_tasks_items.append(active_tasks_item)
-            value.active_tasks = active_tasks_items
-        field = "standby_tasks[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        standby_tasks_n, pos = _w.read_count(buf, pos, True)
-        if standby_tasks_n < 0:
-            raise DecodeError("non-nullable field standby_tasks was null", offset=pos)
-        elif standby_tasks_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            standby_tasks_items: list[TaskIds] = []
-            for index in range(standby_tasks_n):
-                standby_tasks_item, pos = _read_TaskIds_v0(buf, pos)
-                standby_tasks_items.append(standby_tasks_item)
-            value.standby_tasks = standby_tasks_items
-        field = "warmup_tasks[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        warmup_tasks_n, pos = _w.read_count(buf, pos, True)
-        if warmup_tasks_n < 0:
-            raise DecodeError("non-nullable field warmup_tasks was null", offset=pos)
-        elif warmup_tasks_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            warmup_tasks_items: list[TaskIds] = []
-            for index in range(warmup_tasks_n):
-                warmup_tasks_item, pos = _read_TaskIds_v0(buf, pos)
-                warmup_tasks_items.append(warmup_tasks_item)
-            value.warmup_tasks = warmup_tasks_items
-        field = "active_tasks_pending_revocation[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        active_tasks_pending_revocation_n, pos = _w.read_count(buf, pos, True)
-        if active_tasks_pending_revocation_n < 0:
-            raise DecodeError("non-nullable field active_tasks_pending_revocation was null", offset=pos)
-        elif active_tasks_pending_revocation_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            active_tasks_pending_revocation_items: list[TaskIds] = []
-            for index in range(active_tasks_pending_revocation_n):
-                active_tasks_pending_revocation_item, pos = _read_TaskIds_v0(buf, pos)
-                active_tasks_pending_revocation_items.append(active_tasks_pending_revocation_item)
-            value.active_tasks_pending_revocation = active_tasks_pending_revocation_items
-        field = "standby_tasks_pending_revocation[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        standby_tasks_pending_revocation_n, pos = _w.read_count(buf, pos, True)
-        if standby_tasks_pending_revocation_n < 0:
-            raise DecodeError("non-nullable field standby_tasks_pending_revocation was null", offset=pos)
-        elif standby_tasks_pending_revocation_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            standby_tasks_pending_revocation_items: list[TaskIds] = []
-            for index in range(standby_tasks_pending_revocation_n):
-                standby_tasks_pending_revocation_item, pos = _read_TaskIds_v0(buf, pos)
-                standby_tasks_pending_revocation_items.append(standby_tasks_pending_revocation_item)
-            value.standby_tasks_pending_revocation = standby_tasks_pending_revocation_items
-        field = "warmup_tasks_pending_revocation[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        warmup_tasks_pending_revocation_n, pos = _w.read_count(buf, pos, True)
-        if warmup_tasks_pending_revocation_n < 0:
-            raise DecodeError("non-nullable field warmup_tasks_pending_revocation was null", offset=pos)
-        elif warmup_tasks_pending_revocation_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            warmup_tasks_pending_revocation_items: list[TaskIds] = []
-            for index in range(warmup_tasks_pending_revocation_n):
-                warmup_tasks_pending_revocation_item, pos = _read_TaskIds_v0(buf, pos)
-                warmup_tasks_pending_revocation_items.append(warmup_tasks_pending_revocation_item)
-            value.warmup_tasks_pending_revocation = warmup_tasks_pending_revocation_items
+        field = "active_tasks"
+        value.active_tasks, pos = _w.read_struct_array(buf, pos, True, _read_TaskIds_v0, version)
+        field = "standby_tasks"
+        value.standby_tasks, pos = _w.read_struct_array(buf, pos, True, _read_TaskIds_v0, version)
+        field = "warmup_tasks"
+        value.warmup_tasks, pos = _w.read_struct_array(buf, pos, True, _read_TaskIds_v0, version)
+        field = "active_tasks_pending_revocation"
+        value.active_tasks_pending_revocation, pos = _w.read_struct_array(buf, pos, True, _read_TaskIds_v0, version)
+        field = "standby_tasks_pending_revocation"
+        value.standby_tasks_pending_revocation, pos = _w.read_struct_array(buf, pos, True, _read_TaskIds_v0, version)
+        field = "warmup_tasks_pending_revocation"
+        value.warmup_tasks_pending_revocation, pos = _w.read_struct_array(buf, pos, True, _read_TaskIds_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            value.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            value.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        value.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return value, pos
 
 
-def _write_StreamsGroupCurrentMemberAssignmentValue_v0(value: StreamsGroupCurrentMemberAssignmentValue, out: bytearray) -> None:
-    field = ""
+def _write_StreamsGroupCurrentMemberAssignmentValue_v0(value: StreamsGroupCurrentMemberAssignmentValue, out: bytearray, version: int) -> None:
+    field = "member_epoch, previous_member_epoch, state"
     try:
-        field = "member_epoch, previous_member_epoch, state"
         out += _pack_StreamsGroupCurrentMemberAssignmentValue_member_epoch_to_state(value.member_epoch, value.previous_member_epoch, value.state)
-        field = "active_tasks[]"
-        active_tasks_items = _w.non_null(value.active_tasks, "field active_tasks is null, which StreamsGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
-        _w.write_count(out, len(active_tasks_items), True)
-        for active_tasks_item in active_tasks_items:
-            _write_TaskIds_v0(active_tasks_item, out)
-        field = "standby_tasks[]"
-        standby_tasks_items = _w.non_null(value.standby_tasks, "field standby_tasks is null, which StreamsGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
-        _w.write_count(out, len(standby_tasks_items), True)
-        for standby_tasks_item in standby_tasks_items:
-            _write_TaskIds_v0(standby_tasks_item, out)
-        field = "warmup_tasks[]"
-        warmup_tasks_items = _w.non_null(value.warmup_tasks, "field warmup_tasks is null, which StreamsGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
-        _w.write_count(out, len(warmup_tasks_items), True)
-        for warmup_tasks_item in warmup_tasks_items:
-            _write_TaskIds_v0(warmup_tasks_item, out)
-        field = "active_tasks_pending_revocation[]"
-        active_tasks_pending_revocation_items = _w.non_null(value.active_tasks_pending_revocation, "field active_tasks_pending_revocation is null, which StreamsGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
-        _w.write_count(out, len(active_tasks_pending_revocation_items), True)
-        for active_tasks_pending_revocation_item in active_tasks_pending_revocation_items:
-            _write_TaskIds_v0(active_tasks_pending_revocation_item, out)
-        field = "standby_tasks_pending_revocation[]"
-        standby_tasks_pending_revocation_items = _w.non_null(value.standby_tasks_pending_revocation, "field standby_tasks_pending_revocation is null, which StreamsGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
-        _w.write_count(out, len(standby_tasks_pending_revocation_items), True)
-        for standby_tasks_pending_revocation_item in standby_tasks_pending_revocation_items:
-            _write_TaskIds_v0(standby_tasks_pending_revocation_item, out)
-        field = "warmup_tasks_pending_revocation[]"
-        warmup_tasks_pending_revocation_items = _w.non_null(value.warmup_tasks_pending_revocation, "field warmup_tasks_pending_revocation is null, which StreamsGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)")
-        _w.write_count(out, len(warmup_tasks_pending_revocation_items), True)
-        for warmup_tasks_pending_revocation_item in warmup_tasks_pending_revocation_items:
-            _write_TaskIds_v0(warmup_tasks_pending_revocation_item, out)
+        field = "active_tasks"
+        _w.write_struct_array(out, _w.non_null(value.active_tasks, "field active_tasks is null, which StreamsGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)"), True, _write_TaskIds_v0, version)
+        field = "standby_tasks"
+        _w.write_struct_array(out, _w.non_null(value.standby_tasks, "field standby_tasks is null, which StreamsGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)"), True, _write_TaskIds_v0, version)
+        field = "warmup_tasks"
+        _w.write_struct_array(out, _w.non_null(value.warmup_tasks, "field warmup_tasks is null, which StreamsGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)"), True, _write_TaskIds_v0, version)
+        field = "active_tasks_pending_revocation"
+        _w.write_struct_array(out, _w.non_null(value.active_tasks_pending_revocation, "field active_tasks_pending_revocation is null, which StreamsGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)"), True, _write_TaskIds_v0, version)
+        field = "standby_tasks_pending_revocation"
+        _w.write_struct_array(out, _w.non_null(value.standby_tasks_pending_revocation, "field standby_tasks_pending_revocation is null, which StreamsGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)"), True, _write_TaskIds_v0, version)
+        field = "warmup_tasks_pending_revocation"
+        _w.write_struct_array(out, _w.non_null(value.warmup_tasks_pending_revocation, "field warmup_tasks_pending_revocation is null, which StreamsGroupCurrentMemberAssignmentValue version 0 does not allow (never nullable)"), True, _write_TaskIds_v0, version)
         field = "(tagged fields)"
-        if value.unknown_tagged_fields:
-            _w.write_tagged(out, [], value.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], value.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -359,16 +259,16 @@ def _write_StreamsGroupCurrentMemberAssignmentValue_v0(value: StreamsGroupCurren
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-TaskIds._READERS = (_read_TaskIds_v0,)
-TaskIds._WRITERS = (_write_TaskIds_v0,)
+TaskIds._READERS = _w.bind_versions((_read_TaskIds_v0,))
+TaskIds._WRITERS = _w.bind_versions((_write_TaskIds_v0,))
 TaskIds._LAZY_DEFAULTS = {"partitions": list, "assignment_epochs": list}
 TaskIds.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="subtopology_id", json_name="subtopologyId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partitions", json_name="partitions", type="[]int32", versions=_V0_PLUS, default=()),
     FieldInfo(attr="assignment_epochs", json_name="assignmentEpochs", type="[]int32", versions=_V0_PLUS, nullable=_V0_PLUS, tagged=_V0_PLUS, tag=0, default=()),
 )
-StreamsGroupCurrentMemberAssignmentValue._READERS = (_read_StreamsGroupCurrentMemberAssignmentValue_v0,)
-StreamsGroupCurrentMemberAssignmentValue._WRITERS = (_write_StreamsGroupCurrentMemberAssignmentValue_v0,)
+StreamsGroupCurrentMemberAssignmentValue._READERS = _w.bind_versions((_read_StreamsGroupCurrentMemberAssignmentValue_v0,))
+StreamsGroupCurrentMemberAssignmentValue._WRITERS = _w.bind_versions((_write_StreamsGroupCurrentMemberAssignmentValue_v0,))
 StreamsGroupCurrentMemberAssignmentValue._LAZY_DEFAULTS = {"active_tasks": list, "standby_tasks": list, "warmup_tasks": list, "active_tasks_pending_revocation": list, "standby_tasks_pending_revocation": list, "warmup_tasks_pending_revocation": list}
 StreamsGroupCurrentMemberAssignmentValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="member_epoch", json_name="memberEpoch", type="int32", versions=_V0_PLUS, default=0),

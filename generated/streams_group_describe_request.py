@@ -2,10 +2,9 @@
 
 Request message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -26,10 +25,9 @@ _pack_StreamsGroupDescribeRequest_include_authorized_operations = struct.Struct(
 class StreamsGroupDescribeRequest(GeneratedStruct):
     """Kafka's StreamsGroupDescribeRequest (request, apiKey 89), versions 0, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "group_ids": 'Ids of the streams groups to describe, one result each.',
         "include_authorized_operations": 'Whether the answer lists the operations the caller may perform on each group.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "StreamsGroupDescribeRequest"
@@ -61,42 +59,24 @@ class StreamsGroupDescribeRequest(GeneratedStruct):
 
 # --- StreamsGroupDescribeRequest, version 0 (flexible) ---
 
-def _read_StreamsGroupDescribeRequest_v0(buf: bytes, pos: int) -> tuple[StreamsGroupDescribeRequest, int]:
+def _read_StreamsGroupDescribeRequest_v0(buf: bytes, pos: int, version: int) -> tuple[StreamsGroupDescribeRequest, int]:
     request = blank_instance(StreamsGroupDescribeRequest)
-    field = ""
-    index = 0
+    field = "group_ids"
     try:
-        field = "group_ids"
-        index = -1  # no element yet: an error in the count names the array itself
-        group_ids_n, pos = _w.read_count(buf, pos, True)
-        if group_ids_n < 0:
-            raise DecodeError("non-nullable field group_ids was null", offset=pos)
-        elif group_ids_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            group_ids_items: list[str] = []
-            for index in range(group_ids_n):
-                group_ids_item, pos = _w.read_compact_string_nn(buf, pos)
-                group_ids_items.append(group_ids_item)
-            request.group_ids = group_ids_items
+        request.group_ids, pos = _w.read_array(buf, pos, True, _w.read_compact_string_nn)
         field = "include_authorized_operations"
         (request.include_authorized_operations,) = _unpack_StreamsGroupDescribeRequest_include_authorized_operations(buf, pos)
         pos += 1
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_StreamsGroupDescribeRequest_v0(request: StreamsGroupDescribeRequest, out: bytearray) -> None:
-    field = ""
+def _write_StreamsGroupDescribeRequest_v0(request: StreamsGroupDescribeRequest, out: bytearray, version: int) -> None:
+    field = "group_ids"
     try:
-        field = "group_ids"
         group_ids_items = _w.non_null(request.group_ids, "field group_ids is null, which StreamsGroupDescribeRequest version 0 does not allow (never nullable)")
         _w.write_count(out, len(group_ids_items), True)
         for group_ids_item in group_ids_items:
@@ -106,10 +86,7 @@ def _write_StreamsGroupDescribeRequest_v0(request: StreamsGroupDescribeRequest, 
         field = "include_authorized_operations"
         out += _pack_StreamsGroupDescribeRequest_include_authorized_operations(request.include_authorized_operations)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -119,8 +96,8 @@ def _write_StreamsGroupDescribeRequest_v0(request: StreamsGroupDescribeRequest, 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-StreamsGroupDescribeRequest._READERS = (_read_StreamsGroupDescribeRequest_v0,)
-StreamsGroupDescribeRequest._WRITERS = (_write_StreamsGroupDescribeRequest_v0,)
+StreamsGroupDescribeRequest._READERS = _w.bind_versions((_read_StreamsGroupDescribeRequest_v0,))
+StreamsGroupDescribeRequest._WRITERS = _w.bind_versions((_write_StreamsGroupDescribeRequest_v0,))
 StreamsGroupDescribeRequest._LAZY_DEFAULTS = {"group_ids": list}
 StreamsGroupDescribeRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_ids", json_name="groupIds", type="[]string", versions=_V0_PLUS, default=()),

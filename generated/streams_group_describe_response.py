@@ -2,10 +2,9 @@
 
 Response message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -46,10 +45,9 @@ _pack_StreamsGroupDescribeResponse_throttle_time_ms = struct.Struct(">i").pack
 class Endpoint(GeneratedStruct):
     """The Endpoint structure of StreamsGroupDescribeResponse."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "host": 'Host name or IP address of the interactive-query endpoint.',
         "port": 'TCP port of the interactive-query endpoint.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "Endpoint"
@@ -75,11 +73,10 @@ class Endpoint(GeneratedStruct):
 class TaskOffset(GeneratedStruct):
     """The TaskOffset structure of StreamsGroupDescribeResponse."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "subtopology_id": 'Id of the subtopology of the task.',
         "partition": 'Partition (task number) of the task within its subtopology.',
         "offset": "Offset in the task's changelog.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TaskOffset"
@@ -109,10 +106,9 @@ class TaskOffset(GeneratedStruct):
 class TaskIds(GeneratedStruct):
     """The TaskIds structure of StreamsGroupDescribeResponse."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "subtopology_id": 'Id of the subtopology the tasks belong to.',
         "partitions": "Partitions of that subtopology's input whose tasks are meant.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TaskIds"
@@ -138,11 +134,10 @@ class TaskIds(GeneratedStruct):
 class Assignment(GeneratedStruct):
     """The Assignment structure of StreamsGroupDescribeResponse."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "active_tasks": 'Active tasks of the member, by subtopology.',
         "standby_tasks": 'Standby tasks (state-store replicas), by subtopology.',
         "warmup_tasks": 'Warm-up tasks restoring state before being taken over, by subtopology.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "Assignment"
@@ -182,10 +177,9 @@ class Assignment(GeneratedStruct):
 class KeyValue(GeneratedStruct):
     """The KeyValue structure of StreamsGroupDescribeResponse."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "key": 'Name of the tag or setting.',
         "value": 'Value of the tag or setting.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "KeyValue"
@@ -211,12 +205,11 @@ class KeyValue(GeneratedStruct):
 class TopicInfo(GeneratedStruct):
     """The TopicInfo structure of StreamsGroupDescribeResponse."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the internal topic.',
         "partitions": 'Partition count the topic needs, or 0 when any will do.',
         "replication_factor": "Replication factor of the topic, or 0 for the broker's default.",
         "topic_configs": 'Topic configs the topic is to be created with.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TopicInfo"
@@ -251,13 +244,12 @@ class Subtopology(GeneratedStruct):
     """Independent parts of the topology, each processing its own input partitions; null when not
     known."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "subtopology_id": 'Id of the subtopology, derived from the topology.',
         "source_topics": 'Topics the subtopology reads, by name.',
         "repartition_sink_topics": 'Internal repartition topics the subtopology produces to.',
         "state_changelog_topics": "Changelog topics of the subtopology's state stores.",
         "repartition_source_topics": 'Repartition topics the subtopology reads.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "Subtopology"
@@ -295,10 +287,9 @@ class Subtopology(GeneratedStruct):
 class Topology(GeneratedStruct):
     """The group's topology, or null before one was set."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "epoch": "Epoch of the topology, raised when the application's topology changes.",
         "subtopologies": 'Independent parts of the topology, each processing its own input partitions; null when not known.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "Topology"
@@ -325,7 +316,7 @@ class Topology(GeneratedStruct):
 class Member(GeneratedStruct):
     """Current members of the group."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "member_id": 'Member id the coordinator knows the member by.',
         "member_epoch": 'Epoch the member holds, as last given by the coordinator.',
         "instance_id": 'Static membership id of the member, or null.',
@@ -341,7 +332,6 @@ class Member(GeneratedStruct):
         "assignment": 'Tasks the member runs now.',
         "target_assignment": 'Tasks the assignor wants the member to run once reconciliation ends.',
         "is_classic": 'Whether the member speaks the classic rebalance protocol rather than the streams one.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "Member"
@@ -422,7 +412,7 @@ class Member(GeneratedStruct):
 class DescribedGroup(GeneratedStruct):
     """Description of each group asked for."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "error_code": 'Outcome for this group, 0 on success; for example GROUP_ID_NOT_FOUND or NOT_COORDINATOR.',
         "error_message": "Text describing this group's failure for people, or null.",
         "group_id": 'Id of the group this entry is about.',
@@ -432,7 +422,6 @@ class DescribedGroup(GeneratedStruct):
         "topology": "The group's topology, or null before one was set.",
         "members": 'Current members of the group.',
         "authorized_operations": 'Bit set of the operations the caller may perform on the group; -2147483648 when not asked for.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "DescribedGroup"
@@ -489,10 +478,9 @@ class StreamsGroupDescribeResponse(GeneratedStruct):
     """Kafka's StreamsGroupDescribeResponse (response, apiKey 89), versions 0, flexible versions
     0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "groups": 'Description of each group asked for.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "StreamsGroupDescribeResponse"
@@ -523,90 +511,68 @@ class StreamsGroupDescribeResponse(GeneratedStruct):
 
 # --- Endpoint, version 0 (flexible) ---
 
-def _read_Endpoint_v0(buf: bytes, pos: int) -> tuple[Endpoint, int]:
+def _read_Endpoint_v0(buf: bytes, pos: int, version: int) -> tuple[Endpoint, int]:
     endpoint = blank_instance(Endpoint)
-    field = ""
-    index = 0
+    field = "host"
     try:
-        field = "host"
         endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (endpoint.port,) = _unpack_Endpoint_port(buf, pos)
         pos += 2
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            endpoint.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            endpoint.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        endpoint.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return endpoint, pos
 
 
-def _write_Endpoint_v0(endpoint: Endpoint, out: bytearray) -> None:
-    field = ""
+def _write_Endpoint_v0(endpoint: Endpoint, out: bytearray, version: int) -> None:
+    field = "host"
     try:
-        field = "host"
         _w.write_compact_string(out, _w.non_null(endpoint.host, "field host is null, which Endpoint version 0 does not allow (never nullable)"))
         field = "port"
         out += _pack_Endpoint_port(endpoint.port)
         field = "(tagged fields)"
-        if endpoint.unknown_tagged_fields:
-            _w.write_tagged(out, [], endpoint.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], endpoint.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- TaskOffset, version 0 (flexible) ---
 
-def _read_TaskOffset_v0(buf: bytes, pos: int) -> tuple[TaskOffset, int]:
+def _read_TaskOffset_v0(buf: bytes, pos: int, version: int) -> tuple[TaskOffset, int]:
     task_offset = blank_instance(TaskOffset)
-    field = ""
-    index = 0
+    field = "subtopology_id"
     try:
-        field = "subtopology_id"
         task_offset.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition, offset"
         task_offset.partition, task_offset.offset = _unpack_TaskOffset_partition_offset(buf, pos)
         pos += 12
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            task_offset.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            task_offset.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        task_offset.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return task_offset, pos
 
 
-def _write_TaskOffset_v0(task_offset: TaskOffset, out: bytearray) -> None:
-    field = ""
+def _write_TaskOffset_v0(task_offset: TaskOffset, out: bytearray, version: int) -> None:
+    field = "subtopology_id"
     try:
-        field = "subtopology_id"
         _w.write_compact_string(out, _w.non_null(task_offset.subtopology_id, "field subtopology_id is null, which TaskOffset version 0 does not allow (never nullable)"))
         field = "partition, offset"
         out += _pack_TaskOffset_partition_offset(task_offset.partition, task_offset.offset)
         field = "(tagged fields)"
-        if task_offset.unknown_tagged_fields:
-            _w.write_tagged(out, [], task_offset.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], task_offset.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- TaskIds, version 0 (flexible) ---
 
-def _read_TaskIds_v0(buf: bytes, pos: int) -> tuple[TaskIds, int]:
+def _read_TaskIds_v0(buf: bytes, pos: int, version: int) -> tuple[TaskIds, int]:
     ids = blank_instance(TaskIds)
-    field = ""
-    index = 0
+    field = "subtopology_id"
     try:
-        field = "subtopology_id"
         ids.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
         partitions_n, pos = _w.read_count(buf, pos, True)
@@ -615,289 +581,144 @@ def _read_TaskIds_v0(buf: bytes, pos: int) -> tuple[TaskIds, int]:
         else:
             ids.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            ids.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            ids.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        ids.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return ids, pos
 
 
-def _write_TaskIds_v0(ids: TaskIds, out: bytearray) -> None:
-    field = ""
+def _write_TaskIds_v0(ids: TaskIds, out: bytearray, version: int) -> None:
+    field = "subtopology_id"
     try:
-        field = "subtopology_id"
         _w.write_compact_string(out, _w.non_null(ids.subtopology_id, "field subtopology_id is null, which TaskIds version 0 does not allow (never nullable)"))
         field = "partitions"
         partitions_items = _w.non_null(ids.partitions, "field partitions is null, which TaskIds version 0 does not allow (never nullable)")
         _w.write_count(out, len(partitions_items), True)
         _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
-        if ids.unknown_tagged_fields:
-            _w.write_tagged(out, [], ids.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], ids.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- Assignment, version 0 (flexible) ---
 
-def _read_Assignment_v0(buf: bytes, pos: int) -> tuple[Assignment, int]:
+def _read_Assignment_v0(buf: bytes, pos: int, version: int) -> tuple[Assignment, int]:
     assignment = blank_instance(Assignment)
-    field = ""
-    index = 0
+    field = "active_tasks"
     try:
-        field = "active_tasks[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        active_tasks_n, pos = _w.read_count(buf, pos, True)
-        if active_tasks_n < 0:
-            raise DecodeError("non-nullable field active_tasks was null", offset=pos)
-        elif active_tasks_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            active_tasks_items: list[TaskIds] = []
-            for index in range(active_tasks_n):
-                active_tasks_item, pos = _read_TaskIds_v0(buf, pos)
-                active_tasks_items.append(active_tasks_item)
-            assignment.active_tasks = active_tasks_items
-        field = "standby_tasks[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        standby_tasks_n, pos = _w.read_count(buf, pos, True)
-        if standby_tasks_n < 0:
-            raise DecodeError("non-nullable field standby_tasks was null", offset=pos)
-        elif standby_tasks_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            standby_tasks_items: list[TaskIds] = []
-            for index in range(standby_tasks_n):
-                standby_tasks_item, pos = _read_TaskIds_v0(buf, pos)
-                standby_tasks_items.append(standby_tasks_item)
-            assignment.standby_tasks = standby_tasks_items
-        field = "warmup_tasks[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        warmup_tasks_n, pos = _w.read_count(buf, pos, True)
-        if warmup_tasks_n < 0:
-            raise DecodeError("non-nullable field warmup_tasks was null", offset=pos)
-        elif warmup_tasks_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            warmup_tasks_items: list[TaskIds] = []
-            for index in range(warmup_tasks_n):
-                warmup_tasks_item, pos = _read_TaskIds_v0(buf, pos)
-                warmup_tasks_items.append(warmup_tasks_item)
-            assignment.warmup_tasks = warmup_tasks_items
+        assignment.active_tasks, pos = _w.read_struct_array(buf, pos, True, _read_TaskIds_v0, version)
+        field = "standby_tasks"
+        assignment.standby_tasks, pos = _w.read_struct_array(buf, pos, True, _read_TaskIds_v0, version)
+        field = "warmup_tasks"
+        assignment.warmup_tasks, pos = _w.read_struct_array(buf, pos, True, _read_TaskIds_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            assignment.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            assignment.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        assignment.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return assignment, pos
 
 
-def _write_Assignment_v0(assignment: Assignment, out: bytearray) -> None:
-    field = ""
+def _write_Assignment_v0(assignment: Assignment, out: bytearray, version: int) -> None:
+    field = "active_tasks"
     try:
-        field = "active_tasks[]"
-        active_tasks_items = _w.non_null(assignment.active_tasks, "field active_tasks is null, which Assignment version 0 does not allow (never nullable)")
-        _w.write_count(out, len(active_tasks_items), True)
-        for active_tasks_item in active_tasks_items:
-            _write_TaskIds_v0(active_tasks_item, out)
-        field = "standby_tasks[]"
-        standby_tasks_items = _w.non_null(assignment.standby_tasks, "field standby_tasks is null, which Assignment version 0 does not allow (never nullable)")
-        _w.write_count(out, len(standby_tasks_items), True)
-        for standby_tasks_item in standby_tasks_items:
-            _write_TaskIds_v0(standby_tasks_item, out)
-        field = "warmup_tasks[]"
-        warmup_tasks_items = _w.non_null(assignment.warmup_tasks, "field warmup_tasks is null, which Assignment version 0 does not allow (never nullable)")
-        _w.write_count(out, len(warmup_tasks_items), True)
-        for warmup_tasks_item in warmup_tasks_items:
-            _write_TaskIds_v0(warmup_tasks_item, out)
+        _w.write_struct_array(out, _w.non_null(assignment.active_tasks, "field active_tasks is null, which Assignment version 0 does not allow (never nullable)"), True, _write_TaskIds_v0, version)
+        field = "standby_tasks"
+        _w.write_struct_array(out, _w.non_null(assignment.standby_tasks, "field standby_tasks is null, which Assignment version 0 does not allow (never nullable)"), True, _write_TaskIds_v0, version)
+        field = "warmup_tasks"
+        _w.write_struct_array(out, _w.non_null(assignment.warmup_tasks, "field warmup_tasks is null, which Assignment version 0 does not allow (never nullable)"), True, _write_TaskIds_v0, version)
         field = "(tagged fields)"
-        if assignment.unknown_tagged_fields:
-            _w.write_tagged(out, [], assignment.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], assignment.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- KeyValue, version 0 (flexible) ---
 
-def _read_KeyValue_v0(buf: bytes, pos: int) -> tuple[KeyValue, int]:
+def _read_KeyValue_v0(buf: bytes, pos: int, version: int) -> tuple[KeyValue, int]:
     value = blank_instance(KeyValue)
-    field = ""
-    index = 0
+    field = "key"
     try:
-        field = "key"
         value.key, pos = _w.read_compact_string_nn(buf, pos)
         field = "value"
         value.value, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            value.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            value.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        value.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return value, pos
 
 
-def _write_KeyValue_v0(value: KeyValue, out: bytearray) -> None:
-    field = ""
+def _write_KeyValue_v0(value: KeyValue, out: bytearray, version: int) -> None:
+    field = "key"
     try:
-        field = "key"
         _w.write_compact_string(out, _w.non_null(value.key, "field key is null, which KeyValue version 0 does not allow (never nullable)"))
         field = "value"
         _w.write_compact_string(out, _w.non_null(value.value, "field value is null, which KeyValue version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
-        if value.unknown_tagged_fields:
-            _w.write_tagged(out, [], value.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], value.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- TopicInfo, version 0 (flexible) ---
 
-def _read_TopicInfo_v0(buf: bytes, pos: int) -> tuple[TopicInfo, int]:
+def _read_TopicInfo_v0(buf: bytes, pos: int, version: int) -> tuple[TopicInfo, int]:
     info = blank_instance(TopicInfo)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         info.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions, replication_factor"
         info.partitions, info.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
         pos += 6
-        field = "topic_configs[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topic_configs_n, pos = _w.read_count(buf, pos, True)
-        if topic_configs_n < 0:
-            raise DecodeError("non-nullable field topic_configs was null", offset=pos)
-        elif topic_configs_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topic_configs_items: list[KeyValue] = []
-            for index in range(topic_configs_n):
-                topic_configs_item, pos = _read_KeyValue_v0(buf, pos)
-                topic_configs_items.append(topic_configs_item)
-            info.topic_configs = topic_configs_items
+        field = "topic_configs"
+        info.topic_configs, pos = _w.read_struct_array(buf, pos, True, _read_KeyValue_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            info.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            info.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        info.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return info, pos
 
 
-def _write_TopicInfo_v0(info: TopicInfo, out: bytearray) -> None:
-    field = ""
+def _write_TopicInfo_v0(info: TopicInfo, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(info.name, "field name is null, which TopicInfo version 0 does not allow (never nullable)"))
         field = "partitions, replication_factor"
         out += _pack_TopicInfo_partitions_replication_factor(info.partitions, info.replication_factor)
-        field = "topic_configs[]"
-        topic_configs_items = _w.non_null(info.topic_configs, "field topic_configs is null, which TopicInfo version 0 does not allow (never nullable)")
-        _w.write_count(out, len(topic_configs_items), True)
-        for topic_configs_item in topic_configs_items:
-            _write_KeyValue_v0(topic_configs_item, out)
+        field = "topic_configs"
+        _w.write_struct_array(out, _w.non_null(info.topic_configs, "field topic_configs is null, which TopicInfo version 0 does not allow (never nullable)"), True, _write_KeyValue_v0, version)
         field = "(tagged fields)"
-        if info.unknown_tagged_fields:
-            _w.write_tagged(out, [], info.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], info.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- Subtopology, version 0 (flexible) ---
 
-def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
+def _read_Subtopology_v0(buf: bytes, pos: int, version: int) -> tuple[Subtopology, int]:
     subtopology = blank_instance(Subtopology)
-    field = ""
-    index = 0
+    field = "subtopology_id"
     try:
-        field = "subtopology_id"
         subtopology.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "source_topics"
-        index = -1  # no element yet: an error in the count names the array itself
-        source_topics_n, pos = _w.read_count(buf, pos, True)
-        if source_topics_n < 0:
-            raise DecodeError("non-nullable field source_topics was null", offset=pos)
-        elif source_topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            source_topics_items: list[str] = []
-            for index in range(source_topics_n):
-                source_topics_item, pos = _w.read_compact_string_nn(buf, pos)
-                source_topics_items.append(source_topics_item)
-            subtopology.source_topics = source_topics_items
+        subtopology.source_topics, pos = _w.read_array(buf, pos, True, _w.read_compact_string_nn)
         field = "repartition_sink_topics"
-        index = -1  # no element yet: an error in the count names the array itself
-        repartition_sink_topics_n, pos = _w.read_count(buf, pos, True)
-        if repartition_sink_topics_n < 0:
-            raise DecodeError("non-nullable field repartition_sink_topics was null", offset=pos)
-        elif repartition_sink_topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            repartition_sink_topics_items: list[str] = []
-            for index in range(repartition_sink_topics_n):
-                repartition_sink_topics_item, pos = _w.read_compact_string_nn(buf, pos)
-                repartition_sink_topics_items.append(repartition_sink_topics_item)
-            subtopology.repartition_sink_topics = repartition_sink_topics_items
-        field = "state_changelog_topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        state_changelog_topics_n, pos = _w.read_count(buf, pos, True)
-        if state_changelog_topics_n < 0:
-            raise DecodeError("non-nullable field state_changelog_topics was null", offset=pos)
-        elif state_changelog_topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            state_changelog_topics_items: list[TopicInfo] = []
-            for index in range(state_changelog_topics_n):
-                state_changelog_topics_item, pos = _read_TopicInfo_v0(buf, pos)
-                state_changelog_topics_items.append(state_changelog_topics_item)
-            subtopology.state_changelog_topics = state_changelog_topics_items
-        field = "repartition_source_topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
-        if repartition_source_topics_n < 0:
-            raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
-        elif repartition_source_topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            repartition_source_topics_items: list[TopicInfo] = []
-            for index in range(repartition_source_topics_n):
-                repartition_source_topics_item, pos = _read_TopicInfo_v0(buf, pos)
-                repartition_source_topics_items.append(repartition_source_topics_item)
-            subtopology.repartition_source_topics = repartition_source_topics_items
+        subtopology.repartition_sink_topics, pos = _w.read_array(buf, pos, True, _w.read_compact_string_nn)
+        field = "state_changelog_topics"
+        subtopology.state_changelog_topics, pos = _w.read_struct_array(buf, pos, True, _read_TopicInfo_v0, version)
+        field = "repartition_source_topics"
+        subtopology.repartition_source_topics, pos = _w.read_struct_array(buf, pos, True, _read_TopicInfo_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            subtopology.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            subtopology.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        subtopology.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return subtopology, pos
 
 
-def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
-    field = ""
+def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray, version: int) -> None:
+    field = "subtopology_id"
     try:
-        field = "subtopology_id"
         _w.write_compact_string(out, _w.non_null(subtopology.subtopology_id, "field subtopology_id is null, which Subtopology version 0 does not allow (never nullable)"))
         field = "source_topics"
         source_topics_items = _w.non_null(subtopology.source_topics, "field source_topics is null, which Subtopology version 0 does not allow (never nullable)")
@@ -913,89 +734,51 @@ def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
             if repartition_sink_topics_item is None:
                 raise EncodeError("null element in array repartition_sink_topics")
             _w.write_compact_string(out, repartition_sink_topics_item)
-        field = "state_changelog_topics[]"
-        state_changelog_topics_items = _w.non_null(subtopology.state_changelog_topics, "field state_changelog_topics is null, which Subtopology version 0 does not allow (never nullable)")
-        _w.write_count(out, len(state_changelog_topics_items), True)
-        for state_changelog_topics_item in state_changelog_topics_items:
-            _write_TopicInfo_v0(state_changelog_topics_item, out)
-        field = "repartition_source_topics[]"
-        repartition_source_topics_items = _w.non_null(subtopology.repartition_source_topics, "field repartition_source_topics is null, which Subtopology version 0 does not allow (never nullable)")
-        _w.write_count(out, len(repartition_source_topics_items), True)
-        for repartition_source_topics_item in repartition_source_topics_items:
-            _write_TopicInfo_v0(repartition_source_topics_item, out)
+        field = "state_changelog_topics"
+        _w.write_struct_array(out, _w.non_null(subtopology.state_changelog_topics, "field state_changelog_topics is null, which Subtopology version 0 does not allow (never nullable)"), True, _write_TopicInfo_v0, version)
+        field = "repartition_source_topics"
+        _w.write_struct_array(out, _w.non_null(subtopology.repartition_source_topics, "field repartition_source_topics is null, which Subtopology version 0 does not allow (never nullable)"), True, _write_TopicInfo_v0, version)
         field = "(tagged fields)"
-        if subtopology.unknown_tagged_fields:
-            _w.write_tagged(out, [], subtopology.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], subtopology.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- Topology, version 0 (flexible) ---
 
-def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
+def _read_Topology_v0(buf: bytes, pos: int, version: int) -> tuple[Topology, int]:
     topology = blank_instance(Topology)
-    field = ""
-    index = 0
+    field = "epoch"
     try:
-        field = "epoch"
         (topology.epoch,) = _unpack_Topology_epoch(buf, pos)
         pos += 4
-        field = "subtopologies[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        subtopologies_n, pos = _w.read_count(buf, pos, True)
-        if subtopologies_n < 0:
-            topology.subtopologies = None
-        elif subtopologies_n == 0:  # no element: no loop to set up
-            topology.subtopologies = []
-        else:
-            subtopologies_items: list[Subtopology] = []
-            for index in range(subtopologies_n):
-                subtopologies_item, pos = _read_Subtopology_v0(buf, pos)
-                subtopologies_items.append(subtopologies_item)
-            topology.subtopologies = subtopologies_items
+        field = "subtopologies"
+        topology.subtopologies, pos = _w.read_nullable_struct_array(buf, pos, True, _read_Subtopology_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            topology.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            topology.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        topology.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topology, pos
 
 
-def _write_Topology_v0(topology: Topology, out: bytearray) -> None:
-    field = ""
+def _write_Topology_v0(topology: Topology, out: bytearray, version: int) -> None:
+    field = "epoch"
     try:
-        field = "epoch"
         out += _pack_Topology_epoch(topology.epoch)
-        field = "subtopologies[]"
-        subtopologies_items = topology.subtopologies
-        if subtopologies_items is None:
-            _w.write_count(out, None, True)
-        else:
-            _w.write_count(out, len(subtopologies_items), True)
-            for subtopologies_item in subtopologies_items:
-                _write_Subtopology_v0(subtopologies_item, out)
+        field = "subtopologies"
+        _w.write_struct_array(out, topology.subtopologies, True, _write_Subtopology_v0, version)
         field = "(tagged fields)"
-        if topology.unknown_tagged_fields:
-            _w.write_tagged(out, [], topology.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], topology.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- Member, version 0 (flexible) ---
 
-def _read_Member_v0(buf: bytes, pos: int) -> tuple[Member, int]:
+def _read_Member_v0(buf: bytes, pos: int, version: int) -> tuple[Member, int]:
     member = blank_instance(Member)
-    field = ""
-    index = 0
+    field = "member_id"
     try:
-        field = "member_id"
         member.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "member_epoch"
         (member.member_epoch,) = _unpack_Member_member_epoch(buf, pos)
@@ -1018,68 +801,30 @@ def _read_Member_v0(buf: bytes, pos: int) -> tuple[Member, int]:
             member.user_endpoint = None
             pos += 1
         else:
-            member.user_endpoint, pos = _read_Endpoint_v0(buf, pos + 1)
-        field = "client_tags[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        client_tags_n, pos = _w.read_count(buf, pos, True)
-        if client_tags_n < 0:
-            raise DecodeError("non-nullable field client_tags was null", offset=pos)
-        elif client_tags_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            client_tags_items: list[KeyValue] = []
-            for index in range(client_tags_n):
-                client_tags_item, pos = _read_KeyValue_v0(buf, pos)
-                client_tags_items.append(client_tags_item)
-            member.client_tags = client_tags_items
-        field = "task_offsets[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        task_offsets_n, pos = _w.read_count(buf, pos, True)
-        if task_offsets_n < 0:
-            raise DecodeError("non-nullable field task_offsets was null", offset=pos)
-        elif task_offsets_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            task_offsets_items: list[TaskOffset] = []
-            for index in range(task_offsets_n):
-                task_offsets_item, pos = _read_TaskOffset_v0(buf, pos)
-                task_offsets_items.append(task_offsets_item)
-            member.task_offsets = task_offsets_items
-        field = "task_end_offsets[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        task_end_offsets_n, pos = _w.read_count(buf, pos, True)
-        if task_end_offsets_n < 0:
-            raise DecodeError("non-nullable field task_end_offsets was null", offset=pos)
-        elif task_end_offsets_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            task_end_offsets_items: list[TaskOffset] = []
-            for index in range(task_end_offsets_n):
-                task_end_offsets_item, pos = _read_TaskOffset_v0(buf, pos)
-                task_end_offsets_items.append(task_end_offsets_item)
-            member.task_end_offsets = task_end_offsets_items
+            member.user_endpoint, pos = _read_Endpoint_v0(buf, pos + 1, version)
+        field = "client_tags"
+        member.client_tags, pos = _w.read_struct_array(buf, pos, True, _read_KeyValue_v0, version)
+        field = "task_offsets"
+        member.task_offsets, pos = _w.read_struct_array(buf, pos, True, _read_TaskOffset_v0, version)
+        field = "task_end_offsets"
+        member.task_end_offsets, pos = _w.read_struct_array(buf, pos, True, _read_TaskOffset_v0, version)
         field = "assignment"
-        member.assignment, pos = _read_Assignment_v0(buf, pos)
+        member.assignment, pos = _read_Assignment_v0(buf, pos, version)
         field = "target_assignment"
-        member.target_assignment, pos = _read_Assignment_v0(buf, pos)
+        member.target_assignment, pos = _read_Assignment_v0(buf, pos, version)
         field = "is_classic"
         (member.is_classic,) = _unpack_Member_is_classic(buf, pos)
         pos += 1
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            member.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            member.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        member.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return member, pos
 
 
-def _write_Member_v0(member: Member, out: bytearray) -> None:
-    field = ""
+def _write_Member_v0(member: Member, out: bytearray, version: int) -> None:
+    field = "member_id"
     try:
-        field = "member_id"
         _w.write_compact_string(out, _w.non_null(member.member_id, "field member_id is null, which Member version 0 does not allow (never nullable)"))
         field = "member_epoch"
         out += _pack_Member_member_epoch(member.member_epoch)
@@ -1100,45 +845,31 @@ def _write_Member_v0(member: Member, out: bytearray) -> None:
             out.append(0xFF)  # the null marker
         else:
             out.append(1)
-            _write_Endpoint_v0(member.user_endpoint, out)
-        field = "client_tags[]"
-        client_tags_items = _w.non_null(member.client_tags, "field client_tags is null, which Member version 0 does not allow (never nullable)")
-        _w.write_count(out, len(client_tags_items), True)
-        for client_tags_item in client_tags_items:
-            _write_KeyValue_v0(client_tags_item, out)
-        field = "task_offsets[]"
-        task_offsets_items = _w.non_null(member.task_offsets, "field task_offsets is null, which Member version 0 does not allow (never nullable)")
-        _w.write_count(out, len(task_offsets_items), True)
-        for task_offsets_item in task_offsets_items:
-            _write_TaskOffset_v0(task_offsets_item, out)
-        field = "task_end_offsets[]"
-        task_end_offsets_items = _w.non_null(member.task_end_offsets, "field task_end_offsets is null, which Member version 0 does not allow (never nullable)")
-        _w.write_count(out, len(task_end_offsets_items), True)
-        for task_end_offsets_item in task_end_offsets_items:
-            _write_TaskOffset_v0(task_end_offsets_item, out)
+            _write_Endpoint_v0(member.user_endpoint, out, version)
+        field = "client_tags"
+        _w.write_struct_array(out, _w.non_null(member.client_tags, "field client_tags is null, which Member version 0 does not allow (never nullable)"), True, _write_KeyValue_v0, version)
+        field = "task_offsets"
+        _w.write_struct_array(out, _w.non_null(member.task_offsets, "field task_offsets is null, which Member version 0 does not allow (never nullable)"), True, _write_TaskOffset_v0, version)
+        field = "task_end_offsets"
+        _w.write_struct_array(out, _w.non_null(member.task_end_offsets, "field task_end_offsets is null, which Member version 0 does not allow (never nullable)"), True, _write_TaskOffset_v0, version)
         field = "assignment"
-        _write_Assignment_v0(_w.non_null(member.assignment, "field assignment is null, which Member version 0 does not allow (never nullable)"), out)
+        _write_Assignment_v0(_w.non_null(member.assignment, "field assignment is null, which Member version 0 does not allow (never nullable)"), out, version)
         field = "target_assignment"
-        _write_Assignment_v0(_w.non_null(member.target_assignment, "field target_assignment is null, which Member version 0 does not allow (never nullable)"), out)
+        _write_Assignment_v0(_w.non_null(member.target_assignment, "field target_assignment is null, which Member version 0 does not allow (never nullable)"), out, version)
         field = "is_classic"
         out += _pack_Member_is_classic(member.is_classic)
         field = "(tagged fields)"
-        if member.unknown_tagged_fields:
-            _w.write_tagged(out, [], member.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], member.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- DescribedGroup, version 0 (flexible) ---
 
-def _read_DescribedGroup_v0(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
+def _read_DescribedGroup_v0(buf: bytes, pos: int, version: int) -> tuple[DescribedGroup, int]:
     group = blank_instance(DescribedGroup)
-    field = ""
-    index = 0
+    field = "error_code"
     try:
-        field = "error_code"
         (group.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
         pos += 2
         field = "error_message"
@@ -1155,38 +886,22 @@ def _read_DescribedGroup_v0(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
             group.topology = None
             pos += 1
         else:
-            group.topology, pos = _read_Topology_v0(buf, pos + 1)
-        field = "members[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        members_n, pos = _w.read_count(buf, pos, True)
-        if members_n < 0:
-            raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            members_items: list[Member] = []
-            for index in range(members_n):
-                members_item, pos = _read_Member_v0(buf, pos)
-                members_items.append(members_item)
-            group.members = members_items
+            group.topology, pos = _read_Topology_v0(buf, pos + 1, version)
+        field = "members"
+        group.members, pos = _w.read_struct_array(buf, pos, True, _read_Member_v0, version)
         field = "authorized_operations"
         (group.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
         pos += 4
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            group.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            group.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        group.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return group, pos
 
 
-def _write_DescribedGroup_v0(group: DescribedGroup, out: bytearray) -> None:
-    field = ""
+def _write_DescribedGroup_v0(group: DescribedGroup, out: bytearray, version: int) -> None:
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_DescribedGroup_error_code(group.error_code)
         field = "error_message"
         _w.write_compact_string(out, group.error_message)
@@ -1201,72 +916,42 @@ def _write_DescribedGroup_v0(group: DescribedGroup, out: bytearray) -> None:
             out.append(0xFF)  # the null marker
         else:
             out.append(1)
-            _write_Topology_v0(group.topology, out)
-        field = "members[]"
-        members_items = _w.non_null(group.members, "field members is null, which DescribedGroup version 0 does not allow (never nullable)")
-        _w.write_count(out, len(members_items), True)
-        for members_item in members_items:
-            _write_Member_v0(members_item, out)
+            _write_Topology_v0(group.topology, out, version)
+        field = "members"
+        _w.write_struct_array(out, _w.non_null(group.members, "field members is null, which DescribedGroup version 0 does not allow (never nullable)"), True, _write_Member_v0, version)
         field = "authorized_operations"
         out += _pack_DescribedGroup_authorized_operations(group.authorized_operations)
         field = "(tagged fields)"
-        if group.unknown_tagged_fields:
-            _w.write_tagged(out, [], group.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], group.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- StreamsGroupDescribeResponse, version 0 (flexible) ---
 
-def _read_StreamsGroupDescribeResponse_v0(buf: bytes, pos: int) -> tuple[StreamsGroupDescribeResponse, int]:
+def _read_StreamsGroupDescribeResponse_v0(buf: bytes, pos: int, version: int) -> tuple[StreamsGroupDescribeResponse, int]:
     response = blank_instance(StreamsGroupDescribeResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_StreamsGroupDescribeResponse_throttle_time_ms(buf, pos)
         pos += 4
-        field = "groups[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        groups_n, pos = _w.read_count(buf, pos, True)
-        if groups_n < 0:
-            raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            groups_items: list[DescribedGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_DescribedGroup_v0(buf, pos)
-                groups_items.append(groups_item)
-            response.groups = groups_items
+        field = "groups"
+        response.groups, pos = _w.read_struct_array(buf, pos, True, _read_DescribedGroup_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_StreamsGroupDescribeResponse_v0(response: StreamsGroupDescribeResponse, out: bytearray) -> None:
-    field = ""
+def _write_StreamsGroupDescribeResponse_v0(response: StreamsGroupDescribeResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_StreamsGroupDescribeResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "groups[]"
-        groups_items = _w.non_null(response.groups, "field groups is null, which StreamsGroupDescribeResponse version 0 does not allow (never nullable)")
-        _w.write_count(out, len(groups_items), True)
-        for groups_item in groups_items:
-            _write_DescribedGroup_v0(groups_item, out)
+        field = "groups"
+        _w.write_struct_array(out, _w.non_null(response.groups, "field groups is null, which StreamsGroupDescribeResponse version 0 does not allow (never nullable)"), True, _write_DescribedGroup_v0, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -1276,42 +961,42 @@ def _write_StreamsGroupDescribeResponse_v0(response: StreamsGroupDescribeRespons
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-Endpoint._READERS = (_read_Endpoint_v0,)
-Endpoint._WRITERS = (_write_Endpoint_v0,)
+Endpoint._READERS = _w.bind_versions((_read_Endpoint_v0,))
+Endpoint._WRITERS = _w.bind_versions((_write_Endpoint_v0,))
 Endpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="host", json_name="host", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="port", json_name="port", type="uint16", versions=_V0_PLUS, default=0),
 )
-TaskOffset._READERS = (_read_TaskOffset_v0,)
-TaskOffset._WRITERS = (_write_TaskOffset_v0,)
+TaskOffset._READERS = _w.bind_versions((_read_TaskOffset_v0,))
+TaskOffset._WRITERS = _w.bind_versions((_write_TaskOffset_v0,))
 TaskOffset.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="subtopology_id", json_name="subtopologyId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partition", json_name="partition", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="offset", json_name="offset", type="int64", versions=_V0_PLUS, default=0),
 )
-TaskIds._READERS = (_read_TaskIds_v0,)
-TaskIds._WRITERS = (_write_TaskIds_v0,)
+TaskIds._READERS = _w.bind_versions((_read_TaskIds_v0,))
+TaskIds._WRITERS = _w.bind_versions((_write_TaskIds_v0,))
 TaskIds._LAZY_DEFAULTS = {"partitions": list}
 TaskIds.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="subtopology_id", json_name="subtopologyId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partitions", json_name="partitions", type="[]int32", versions=_V0_PLUS, default=()),
 )
-Assignment._READERS = (_read_Assignment_v0,)
-Assignment._WRITERS = (_write_Assignment_v0,)
+Assignment._READERS = _w.bind_versions((_read_Assignment_v0,))
+Assignment._WRITERS = _w.bind_versions((_write_Assignment_v0,))
 Assignment._LAZY_DEFAULTS = {"active_tasks": list, "standby_tasks": list, "warmup_tasks": list}
 Assignment.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="active_tasks", json_name="activeTasks", type="[]TaskIds", versions=_V0_PLUS, default=(), struct=TaskIds),
     FieldInfo(attr="standby_tasks", json_name="standbyTasks", type="[]TaskIds", versions=_V0_PLUS, default=(), struct=TaskIds),
     FieldInfo(attr="warmup_tasks", json_name="warmupTasks", type="[]TaskIds", versions=_V0_PLUS, default=(), struct=TaskIds),
 )
-KeyValue._READERS = (_read_KeyValue_v0,)
-KeyValue._WRITERS = (_write_KeyValue_v0,)
+KeyValue._READERS = _w.bind_versions((_read_KeyValue_v0,))
+KeyValue._WRITERS = _w.bind_versions((_write_KeyValue_v0,))
 KeyValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="key", json_name="key", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="value", json_name="value", type="string", versions=_V0_PLUS, default=''),
 )
-TopicInfo._READERS = (_read_TopicInfo_v0,)
-TopicInfo._WRITERS = (_write_TopicInfo_v0,)
+TopicInfo._READERS = _w.bind_versions((_read_TopicInfo_v0,))
+TopicInfo._WRITERS = _w.bind_versions((_write_TopicInfo_v0,))
 TopicInfo._LAZY_DEFAULTS = {"topic_configs": list}
 TopicInfo.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
@@ -1319,8 +1004,8 @@ TopicInfo.FIELDS = (  # what the runtime knows of each field (kwire.wire.message
     FieldInfo(attr="replication_factor", json_name="replicationFactor", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="topic_configs", json_name="topicConfigs", type="[]KeyValue", versions=_V0_PLUS, default=(), struct=KeyValue),
 )
-Subtopology._READERS = (_read_Subtopology_v0,)
-Subtopology._WRITERS = (_write_Subtopology_v0,)
+Subtopology._READERS = _w.bind_versions((_read_Subtopology_v0,))
+Subtopology._WRITERS = _w.bind_versions((_write_Subtopology_v0,))
 Subtopology._LAZY_DEFAULTS = {"source_topics": list, "repartition_sink_topics": list, "state_changelog_topics": list, "repartition_source_topics": list}
 Subtopology.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="subtopology_id", json_name="subtopologyId", type="string", versions=_V0_PLUS, default=''),
@@ -1329,14 +1014,14 @@ Subtopology.FIELDS = (  # what the runtime knows of each field (kwire.wire.messa
     FieldInfo(attr="state_changelog_topics", json_name="stateChangelogTopics", type="[]TopicInfo", versions=_V0_PLUS, default=(), struct=TopicInfo),
     FieldInfo(attr="repartition_source_topics", json_name="repartitionSourceTopics", type="[]TopicInfo", versions=_V0_PLUS, default=(), struct=TopicInfo),
 )
-Topology._READERS = (_read_Topology_v0,)
-Topology._WRITERS = (_write_Topology_v0,)
+Topology._READERS = _w.bind_versions((_read_Topology_v0,))
+Topology._WRITERS = _w.bind_versions((_write_Topology_v0,))
 Topology.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="epoch", json_name="epoch", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="subtopologies", json_name="subtopologies", type="[]Subtopology", versions=_V0_PLUS, nullable=_V0_PLUS, struct=Subtopology),
 )
-Member._READERS = (_read_Member_v0,)
-Member._WRITERS = (_write_Member_v0,)
+Member._READERS = _w.bind_versions((_read_Member_v0,))
+Member._WRITERS = _w.bind_versions((_write_Member_v0,))
 Member._LAZY_DEFAULTS = {"client_tags": list, "task_offsets": list, "task_end_offsets": list, "assignment": Assignment, "target_assignment": Assignment}
 Member.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="member_id", json_name="memberId", type="string", versions=_V0_PLUS, default=''),
@@ -1355,8 +1040,8 @@ Member.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.Fi
     FieldInfo(attr="target_assignment", json_name="targetAssignment", type="Assignment", versions=_V0_PLUS, default=(), struct=Assignment),
     FieldInfo(attr="is_classic", json_name="isClassic", type="bool", versions=_V0_PLUS, default=False),
 )
-DescribedGroup._READERS = (_read_DescribedGroup_v0,)
-DescribedGroup._WRITERS = (_write_DescribedGroup_v0,)
+DescribedGroup._READERS = _w.bind_versions((_read_DescribedGroup_v0,))
+DescribedGroup._WRITERS = _w.bind_versions((_write_DescribedGroup_v0,))
 DescribedGroup._LAZY_DEFAULTS = {"members": list}
 DescribedGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
@@ -1369,8 +1054,8 @@ DescribedGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
     FieldInfo(attr="members", json_name="members", type="[]Member", versions=_V0_PLUS, default=(), struct=Member),
     FieldInfo(attr="authorized_operations", json_name="authorizedOperations", type="int32", versions=_V0_PLUS, default=-2147483648),
 )
-StreamsGroupDescribeResponse._READERS = (_read_StreamsGroupDescribeResponse_v0,)
-StreamsGroupDescribeResponse._WRITERS = (_write_StreamsGroupDescribeResponse_v0,)
+StreamsGroupDescribeResponse._READERS = _w.bind_versions((_read_StreamsGroupDescribeResponse_v0,))
+StreamsGroupDescribeResponse._WRITERS = _w.bind_versions((_write_StreamsGroupDescribeResponse_v0,))
 StreamsGroupDescribeResponse._LAZY_DEFAULTS = {"groups": list}
 StreamsGroupDescribeResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

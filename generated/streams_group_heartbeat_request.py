@@ -2,10 +2,9 @@
 
 Request message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -38,10 +37,9 @@ _pack_StreamsGroupHeartbeatRequest_shutdown_application = struct.Struct(">?").pa
 class KeyValue(GeneratedStruct):
     """The KeyValue structure of StreamsGroupHeartbeatRequest."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "key": 'Name of the tag or topic config.',
         "value": 'Value of the tag or topic config.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "KeyValue"
@@ -67,12 +65,11 @@ class KeyValue(GeneratedStruct):
 class TopicInfo(GeneratedStruct):
     """The TopicInfo structure of StreamsGroupHeartbeatRequest."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the internal topic.',
         "partitions": 'Partition count the topic needs, or 0 when any will do (always 0 for changelogs).',
         "replication_factor": "Replication factor the topic needs, or 0 for the broker's default.",
         "topic_configs": 'Topic configuration to create the topic with.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TopicInfo"
@@ -106,10 +103,9 @@ class TopicInfo(GeneratedStruct):
 class Endpoint(GeneratedStruct):
     """The Endpoint structure of StreamsGroupHeartbeatRequest."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "host": 'Host name or IP address of the interactive-query endpoint.',
         "port": 'TCP port of the interactive-query endpoint.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "Endpoint"
@@ -135,11 +131,10 @@ class Endpoint(GeneratedStruct):
 class TaskOffset(GeneratedStruct):
     """The TaskOffset structure of StreamsGroupHeartbeatRequest."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "subtopology_id": 'Id of the subtopology of the task.',
         "partition": 'Partition (task number) of the task within its subtopology.',
         "offset": "Offset reached in the task's changelog.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TaskOffset"
@@ -169,10 +164,9 @@ class TaskOffset(GeneratedStruct):
 class TaskIds(GeneratedStruct):
     """The TaskIds structure of StreamsGroupHeartbeatRequest."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "subtopology_id": 'Id of the subtopology the tasks belong to.',
         "partitions": "Partitions of that subtopology's input whose tasks are meant.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TaskIds"
@@ -198,11 +192,10 @@ class TaskIds(GeneratedStruct):
 class CopartitionGroup(GeneratedStruct):
     """Sets of source topics that must have the same number of partitions."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "source_topics": "Positions in this subtopology's SourceTopics of the topics in the group.",
         "source_topic_regex": "Positions in this subtopology's SourceTopicRegex of the expressions in the group.",
         "repartition_source_topics": "Positions in this subtopology's RepartitionSourceTopics of the topics in the group.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "CopartitionGroup"
@@ -232,7 +225,7 @@ class CopartitionGroup(GeneratedStruct):
 class Subtopology(GeneratedStruct):
     """Independent parts of the topology."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "subtopology_id": 'Id of the subtopology, derived deterministically from the topology.',
         "source_topics": 'Topics this subtopology reads by name.',
         "source_topic_regex": 'Regular expressions for further topics this subtopology reads.',
@@ -240,7 +233,6 @@ class Subtopology(GeneratedStruct):
         "repartition_sink_topics": 'Internal repartition topics this subtopology produces to.',
         "repartition_source_topics": 'Repartition topics this subtopology reads (created by the broker).',
         "copartition_groups": 'Sets of source topics that must have the same number of partitions.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "Subtopology"
@@ -287,10 +279,9 @@ class Topology(GeneratedStruct):
     """The application's topology, sent when joining (epoch 0) so the group can check or initialise
     it; null otherwise."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "epoch": "Epoch of the topology, bumped when the application's topology changes.",
         "subtopologies": 'Independent parts of the topology.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "Topology"
@@ -316,7 +307,7 @@ class Topology(GeneratedStruct):
 class StreamsGroupHeartbeatRequest(GeneratedStruct):
     """Kafka's StreamsGroupHeartbeatRequest (request, apiKey 88), versions 0, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "group_id": 'Id of the streams group.',
         "member_id": 'Member id the Streams client made up; it keeps it for the life of the process.',
         "member_epoch": 'Epoch the member holds: 0 to join, -1 to leave, -2 for a static member that will come back.',
@@ -334,7 +325,6 @@ class StreamsGroupHeartbeatRequest(GeneratedStruct):
         "task_offsets": 'Changelog offsets reached per task, or null when unchanged.',
         "task_end_offsets": 'Changelog end offsets per task, or null when unchanged.',
         "shutdown_application": 'True to ask every member of the group to shut down.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "StreamsGroupHeartbeatRequest"
@@ -430,185 +420,129 @@ class StreamsGroupHeartbeatRequest(GeneratedStruct):
 
 # --- KeyValue, version 0 (flexible) ---
 
-def _read_KeyValue_v0(buf: bytes, pos: int) -> tuple[KeyValue, int]:
+def _read_KeyValue_v0(buf: bytes, pos: int, version: int) -> tuple[KeyValue, int]:
     value = blank_instance(KeyValue)
-    field = ""
-    index = 0
+    field = "key"
     try:
-        field = "key"
         value.key, pos = _w.read_compact_string_nn(buf, pos)
         field = "value"
         value.value, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            value.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            value.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        value.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return value, pos
 
 
-def _write_KeyValue_v0(value: KeyValue, out: bytearray) -> None:
-    field = ""
+def _write_KeyValue_v0(value: KeyValue, out: bytearray, version: int) -> None:
+    field = "key"
     try:
-        field = "key"
         _w.write_compact_string(out, _w.non_null(value.key, "field key is null, which KeyValue version 0 does not allow (never nullable)"))
         field = "value"
         _w.write_compact_string(out, _w.non_null(value.value, "field value is null, which KeyValue version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
-        if value.unknown_tagged_fields:
-            _w.write_tagged(out, [], value.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], value.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- TopicInfo, version 0 (flexible) ---
 
-def _read_TopicInfo_v0(buf: bytes, pos: int) -> tuple[TopicInfo, int]:
+def _read_TopicInfo_v0(buf: bytes, pos: int, version: int) -> tuple[TopicInfo, int]:
     info = blank_instance(TopicInfo)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         info.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions, replication_factor"
         info.partitions, info.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
         pos += 6
-        field = "topic_configs[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topic_configs_n, pos = _w.read_count(buf, pos, True)
-        if topic_configs_n < 0:
-            raise DecodeError("non-nullable field topic_configs was null", offset=pos)
-        elif topic_configs_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topic_configs_items: list[KeyValue] = []
-            for index in range(topic_configs_n):
-                topic_configs_item, pos = _read_KeyValue_v0(buf, pos)
-                topic_configs_items.append(topic_configs_item)
-            info.topic_configs = topic_configs_items
+        field = "topic_configs"
+        info.topic_configs, pos = _w.read_struct_array(buf, pos, True, _read_KeyValue_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            info.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            info.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        info.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return info, pos
 
 
-def _write_TopicInfo_v0(info: TopicInfo, out: bytearray) -> None:
-    field = ""
+def _write_TopicInfo_v0(info: TopicInfo, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(info.name, "field name is null, which TopicInfo version 0 does not allow (never nullable)"))
         field = "partitions, replication_factor"
         out += _pack_TopicInfo_partitions_replication_factor(info.partitions, info.replication_factor)
-        field = "topic_configs[]"
-        topic_configs_items = _w.non_null(info.topic_configs, "field topic_configs is null, which TopicInfo version 0 does not allow (never nullable)")
-        _w.write_count(out, len(topic_configs_items), True)
-        for topic_configs_item in topic_configs_items:
-            _write_KeyValue_v0(topic_configs_item, out)
+        field = "topic_configs"
+        _w.write_struct_array(out, _w.non_null(info.topic_configs, "field topic_configs is null, which TopicInfo version 0 does not allow (never nullable)"), True, _write_KeyValue_v0, version)
         field = "(tagged fields)"
-        if info.unknown_tagged_fields:
-            _w.write_tagged(out, [], info.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], info.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- Endpoint, version 0 (flexible) ---
 
-def _read_Endpoint_v0(buf: bytes, pos: int) -> tuple[Endpoint, int]:
+def _read_Endpoint_v0(buf: bytes, pos: int, version: int) -> tuple[Endpoint, int]:
     endpoint = blank_instance(Endpoint)
-    field = ""
-    index = 0
+    field = "host"
     try:
-        field = "host"
         endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (endpoint.port,) = _unpack_Endpoint_port(buf, pos)
         pos += 2
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            endpoint.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            endpoint.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        endpoint.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return endpoint, pos
 
 
-def _write_Endpoint_v0(endpoint: Endpoint, out: bytearray) -> None:
-    field = ""
+def _write_Endpoint_v0(endpoint: Endpoint, out: bytearray, version: int) -> None:
+    field = "host"
     try:
-        field = "host"
         _w.write_compact_string(out, _w.non_null(endpoint.host, "field host is null, which Endpoint version 0 does not allow (never nullable)"))
         field = "port"
         out += _pack_Endpoint_port(endpoint.port)
         field = "(tagged fields)"
-        if endpoint.unknown_tagged_fields:
-            _w.write_tagged(out, [], endpoint.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], endpoint.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- TaskOffset, version 0 (flexible) ---
 
-def _read_TaskOffset_v0(buf: bytes, pos: int) -> tuple[TaskOffset, int]:
+def _read_TaskOffset_v0(buf: bytes, pos: int, version: int) -> tuple[TaskOffset, int]:
     task_offset = blank_instance(TaskOffset)
-    field = ""
-    index = 0
+    field = "subtopology_id"
     try:
-        field = "subtopology_id"
         task_offset.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition, offset"
         task_offset.partition, task_offset.offset = _unpack_TaskOffset_partition_offset(buf, pos)
         pos += 12
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            task_offset.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            task_offset.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        task_offset.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return task_offset, pos
 
 
-def _write_TaskOffset_v0(task_offset: TaskOffset, out: bytearray) -> None:
-    field = ""
+def _write_TaskOffset_v0(task_offset: TaskOffset, out: bytearray, version: int) -> None:
+    field = "subtopology_id"
     try:
-        field = "subtopology_id"
         _w.write_compact_string(out, _w.non_null(task_offset.subtopology_id, "field subtopology_id is null, which TaskOffset version 0 does not allow (never nullable)"))
         field = "partition, offset"
         out += _pack_TaskOffset_partition_offset(task_offset.partition, task_offset.offset)
         field = "(tagged fields)"
-        if task_offset.unknown_tagged_fields:
-            _w.write_tagged(out, [], task_offset.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], task_offset.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- TaskIds, version 0 (flexible) ---
 
-def _read_TaskIds_v0(buf: bytes, pos: int) -> tuple[TaskIds, int]:
+def _read_TaskIds_v0(buf: bytes, pos: int, version: int) -> tuple[TaskIds, int]:
     ids = blank_instance(TaskIds)
-    field = ""
-    index = 0
+    field = "subtopology_id"
     try:
-        field = "subtopology_id"
         ids.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
         partitions_n, pos = _w.read_count(buf, pos, True)
@@ -617,42 +551,32 @@ def _read_TaskIds_v0(buf: bytes, pos: int) -> tuple[TaskIds, int]:
         else:
             ids.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            ids.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            ids.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        ids.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return ids, pos
 
 
-def _write_TaskIds_v0(ids: TaskIds, out: bytearray) -> None:
-    field = ""
+def _write_TaskIds_v0(ids: TaskIds, out: bytearray, version: int) -> None:
+    field = "subtopology_id"
     try:
-        field = "subtopology_id"
         _w.write_compact_string(out, _w.non_null(ids.subtopology_id, "field subtopology_id is null, which TaskIds version 0 does not allow (never nullable)"))
         field = "partitions"
         partitions_items = _w.non_null(ids.partitions, "field partitions is null, which TaskIds version 0 does not allow (never nullable)")
         _w.write_count(out, len(partitions_items), True)
         _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
-        if ids.unknown_tagged_fields:
-            _w.write_tagged(out, [], ids.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], ids.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- CopartitionGroup, version 0 (flexible) ---
 
-def _read_CopartitionGroup_v0(buf: bytes, pos: int) -> tuple[CopartitionGroup, int]:
+def _read_CopartitionGroup_v0(buf: bytes, pos: int, version: int) -> tuple[CopartitionGroup, int]:
     group = blank_instance(CopartitionGroup)
-    field = ""
-    index = 0
+    field = "source_topics"
     try:
-        field = "source_topics"
         source_topics_n, pos = _w.read_count(buf, pos, True)
         if source_topics_n < 0:
             raise DecodeError("non-nullable field source_topics was null", offset=pos)
@@ -671,20 +595,15 @@ def _read_CopartitionGroup_v0(buf: bytes, pos: int) -> tuple[CopartitionGroup, i
         else:
             group.repartition_source_topics, pos = _w.read_fixed_array(buf, pos, repartition_source_topics_n, "h", 2)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            group.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            group.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        group.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return group, pos
 
 
-def _write_CopartitionGroup_v0(group: CopartitionGroup, out: bytearray) -> None:
-    field = ""
+def _write_CopartitionGroup_v0(group: CopartitionGroup, out: bytearray, version: int) -> None:
+    field = "source_topics"
     try:
-        field = "source_topics"
         source_topics_items = _w.non_null(group.source_topics, "field source_topics is null, which CopartitionGroup version 0 does not allow (never nullable)")
         _w.write_count(out, len(source_topics_items), True)
         _w.write_fixed_array(out, source_topics_items, "h")
@@ -697,116 +616,40 @@ def _write_CopartitionGroup_v0(group: CopartitionGroup, out: bytearray) -> None:
         _w.write_count(out, len(repartition_source_topics_items), True)
         _w.write_fixed_array(out, repartition_source_topics_items, "h")
         field = "(tagged fields)"
-        if group.unknown_tagged_fields:
-            _w.write_tagged(out, [], group.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], group.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- Subtopology, version 0 (flexible) ---
 
-def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
+def _read_Subtopology_v0(buf: bytes, pos: int, version: int) -> tuple[Subtopology, int]:
     subtopology = blank_instance(Subtopology)
-    field = ""
-    index = 0
+    field = "subtopology_id"
     try:
-        field = "subtopology_id"
         subtopology.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "source_topics"
-        index = -1  # no element yet: an error in the count names the array itself
-        source_topics_n, pos = _w.read_count(buf, pos, True)
-        if source_topics_n < 0:
-            raise DecodeError("non-nullable field source_topics was null", offset=pos)
-        elif source_topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            source_topics_items: list[str] = []
-            for index in range(source_topics_n):
-                source_topics_item, pos = _w.read_compact_string_nn(buf, pos)
-                source_topics_items.append(source_topics_item)
-            subtopology.source_topics = source_topics_items
+        subtopology.source_topics, pos = _w.read_array(buf, pos, True, _w.read_compact_string_nn)
         field = "source_topic_regex"
-        index = -1  # no element yet: an error in the count names the array itself
-        source_topic_regex_n, pos = _w.read_count(buf, pos, True)
-        if source_topic_regex_n < 0:
-            raise DecodeError("non-nullable field source_topic_regex was null", offset=pos)
-        elif source_topic_regex_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            source_topic_regex_items: list[str] = []
-            for index in range(source_topic_regex_n):
-                source_topic_regex_item, pos = _w.read_compact_string_nn(buf, pos)
-                source_topic_regex_items.append(source_topic_regex_item)
-            subtopology.source_topic_regex = source_topic_regex_items
-        field = "state_changelog_topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        state_changelog_topics_n, pos = _w.read_count(buf, pos, True)
-        if state_changelog_topics_n < 0:
-            raise DecodeError("non-nullable field state_changelog_topics was null", offset=pos)
-        elif state_changelog_topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            state_changelog_topics_items: list[TopicInfo] = []
-            for index in range(state_changelog_topics_n):
-                state_changelog_topics_item, pos = _read_TopicInfo_v0(buf, pos)
-                state_changelog_topics_items.append(state_changelog_topics_item)
-            subtopology.state_changelog_topics = state_changelog_topics_items
+        subtopology.source_topic_regex, pos = _w.read_array(buf, pos, True, _w.read_compact_string_nn)
+        field = "state_changelog_topics"
+        subtopology.state_changelog_topics, pos = _w.read_struct_array(buf, pos, True, _read_TopicInfo_v0, version)
         field = "repartition_sink_topics"
-        index = -1  # no element yet: an error in the count names the array itself
-        repartition_sink_topics_n, pos = _w.read_count(buf, pos, True)
-        if repartition_sink_topics_n < 0:
-            raise DecodeError("non-nullable field repartition_sink_topics was null", offset=pos)
-        elif repartition_sink_topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            repartition_sink_topics_items: list[str] = []
-            for index in range(repartition_sink_topics_n):
-                repartition_sink_topics_item, pos = _w.read_compact_string_nn(buf, pos)
-                repartition_sink_topics_items.append(repartition_sink_topics_item)
-            subtopology.repartition_sink_topics = repartition_sink_topics_items
-        field = "repartition_source_topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
-        if repartition_source_topics_n < 0:
-            raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
-        elif repartition_source_topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            repartition_source_topics_items: list[TopicInfo] = []
-            for index in range(repartition_source_topics_n):
-                repartition_source_topics_item, pos = _read_TopicInfo_v0(buf, pos)
-                repartition_source_topics_items.append(repartition_source_topics_item)
-            subtopology.repartition_source_topics = repartition_source_topics_items
-        field = "copartition_groups[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        copartition_groups_n, pos = _w.read_count(buf, pos, True)
-        if copartition_groups_n < 0:
-            raise DecodeError("non-nullable field copartition_groups was null", offset=pos)
-        elif copartition_groups_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            copartition_groups_items: list[CopartitionGroup] = []
-            for index in range(copartition_groups_n):
-                copartition_groups_item, pos = _read_CopartitionGroup_v0(buf, pos)
-                copartition_groups_items.append(copartition_groups_item)
-            subtopology.copartition_groups = copartition_groups_items
+        subtopology.repartition_sink_topics, pos = _w.read_array(buf, pos, True, _w.read_compact_string_nn)
+        field = "repartition_source_topics"
+        subtopology.repartition_source_topics, pos = _w.read_struct_array(buf, pos, True, _read_TopicInfo_v0, version)
+        field = "copartition_groups"
+        subtopology.copartition_groups, pos = _w.read_struct_array(buf, pos, True, _read_CopartitionGroup_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            subtopology.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            subtopology.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        subtopology.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return subtopology, pos
 
 
-def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
-    field = ""
+def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray, version: int) -> None:
+    field = "subtopology_id"
     try:
-        field = "subtopology_id"
         _w.write_compact_string(out, _w.non_null(subtopology.subtopology_id, "field subtopology_id is null, which Subtopology version 0 does not allow (never nullable)"))
         field = "source_topics"
         source_topics_items = _w.non_null(subtopology.source_topics, "field source_topics is null, which Subtopology version 0 does not allow (never nullable)")
@@ -822,11 +665,8 @@ def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
             if source_topic_regex_item is None:
                 raise EncodeError("null element in array source_topic_regex")
             _w.write_compact_string(out, source_topic_regex_item)
-        field = "state_changelog_topics[]"
-        state_changelog_topics_items = _w.non_null(subtopology.state_changelog_topics, "field state_changelog_topics is null, which Subtopology version 0 does not allow (never nullable)")
-        _w.write_count(out, len(state_changelog_topics_items), True)
-        for state_changelog_topics_item in state_changelog_topics_items:
-            _write_TopicInfo_v0(state_changelog_topics_item, out)
+        field = "state_changelog_topics"
+        _w.write_struct_array(out, _w.non_null(subtopology.state_changelog_topics, "field state_changelog_topics is null, which Subtopology version 0 does not allow (never nullable)"), True, _write_TopicInfo_v0, version)
         field = "repartition_sink_topics"
         repartition_sink_topics_items = _w.non_null(subtopology.repartition_sink_topics, "field repartition_sink_topics is null, which Subtopology version 0 does not allow (never nullable)")
         _w.write_count(out, len(repartition_sink_topics_items), True)
@@ -834,86 +674,51 @@ def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
             if repartition_sink_topics_item is None:
                 raise EncodeError("null element in array repartition_sink_topics")
             _w.write_compact_string(out, repartition_sink_topics_item)
-        field = "repartition_source_topics[]"
-        repartition_source_topics_items = _w.non_null(subtopology.repartition_source_topics, "field repartition_source_topics is null, which Subtopology version 0 does not allow (never nullable)")
-        _w.write_count(out, len(repartition_source_topics_items), True)
-        for repartition_source_topics_item in repartition_source_topics_items:
-            _write_TopicInfo_v0(repartition_source_topics_item, out)
-        field = "copartition_groups[]"
-        copartition_groups_items = _w.non_null(subtopology.copartition_groups, "field copartition_groups is null, which Subtopology version 0 does not allow (never nullable)")
-        _w.write_count(out, len(copartition_groups_items), True)
-        for copartition_groups_item in copartition_groups_items:
-            _write_CopartitionGroup_v0(copartition_groups_item, out)
+        field = "repartition_source_topics"
+        _w.write_struct_array(out, _w.non_null(subtopology.repartition_source_topics, "field repartition_source_topics is null, which Subtopology version 0 does not allow (never nullable)"), True, _write_TopicInfo_v0, version)
+        field = "copartition_groups"
+        _w.write_struct_array(out, _w.non_null(subtopology.copartition_groups, "field copartition_groups is null, which Subtopology version 0 does not allow (never nullable)"), True, _write_CopartitionGroup_v0, version)
         field = "(tagged fields)"
-        if subtopology.unknown_tagged_fields:
-            _w.write_tagged(out, [], subtopology.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], subtopology.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- Topology, version 0 (flexible) ---
 
-def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
+def _read_Topology_v0(buf: bytes, pos: int, version: int) -> tuple[Topology, int]:
     topology = blank_instance(Topology)
-    field = ""
-    index = 0
+    field = "epoch"
     try:
-        field = "epoch"
         (topology.epoch,) = _unpack_Topology_epoch(buf, pos)
         pos += 4
-        field = "subtopologies[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        subtopologies_n, pos = _w.read_count(buf, pos, True)
-        if subtopologies_n < 0:
-            raise DecodeError("non-nullable field subtopologies was null", offset=pos)
-        elif subtopologies_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            subtopologies_items: list[Subtopology] = []
-            for index in range(subtopologies_n):
-                subtopologies_item, pos = _read_Subtopology_v0(buf, pos)
-                subtopologies_items.append(subtopologies_item)
-            topology.subtopologies = subtopologies_items
+        field = "subtopologies"
+        topology.subtopologies, pos = _w.read_struct_array(buf, pos, True, _read_Subtopology_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            topology.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            topology.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        topology.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topology, pos
 
 
-def _write_Topology_v0(topology: Topology, out: bytearray) -> None:
-    field = ""
+def _write_Topology_v0(topology: Topology, out: bytearray, version: int) -> None:
+    field = "epoch"
     try:
-        field = "epoch"
         out += _pack_Topology_epoch(topology.epoch)
-        field = "subtopologies[]"
-        subtopologies_items = _w.non_null(topology.subtopologies, "field subtopologies is null, which Topology version 0 does not allow (never nullable)")
-        _w.write_count(out, len(subtopologies_items), True)
-        for subtopologies_item in subtopologies_items:
-            _write_Subtopology_v0(subtopologies_item, out)
+        field = "subtopologies"
+        _w.write_struct_array(out, _w.non_null(topology.subtopologies, "field subtopologies is null, which Topology version 0 does not allow (never nullable)"), True, _write_Subtopology_v0, version)
         field = "(tagged fields)"
-        if topology.unknown_tagged_fields:
-            _w.write_tagged(out, [], topology.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], topology.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- StreamsGroupHeartbeatRequest, version 0 (flexible) ---
 
-def _read_StreamsGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[StreamsGroupHeartbeatRequest, int]:
+def _read_StreamsGroupHeartbeatRequest_v0(buf: bytes, pos: int, version: int) -> tuple[StreamsGroupHeartbeatRequest, int]:
     request = blank_instance(StreamsGroupHeartbeatRequest)
-    field = ""
-    index = 0
+    field = "group_id"
     try:
-        field = "group_id"
         request.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "member_id"
         request.member_id, pos = _w.read_compact_string_nn(buf, pos)
@@ -932,46 +737,13 @@ def _read_StreamsGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[Streams
             request.topology = None
             pos += 1
         else:
-            request.topology, pos = _read_Topology_v0(buf, pos + 1)
-        field = "active_tasks[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        active_tasks_n, pos = _w.read_count(buf, pos, True)
-        if active_tasks_n < 0:
-            request.active_tasks = None
-        elif active_tasks_n == 0:  # no element: no loop to set up
-            request.active_tasks = []
-        else:
-            active_tasks_items: list[TaskIds] = []
-            for index in range(active_tasks_n):
-                active_tasks_item, pos = _read_TaskIds_v0(buf, pos)
-                active_tasks_items.append(active_tasks_item)
-            request.active_tasks = active_tasks_items
-        field = "standby_tasks[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        standby_tasks_n, pos = _w.read_count(buf, pos, True)
-        if standby_tasks_n < 0:
-            request.standby_tasks = None
-        elif standby_tasks_n == 0:  # no element: no loop to set up
-            request.standby_tasks = []
-        else:
-            standby_tasks_items: list[TaskIds] = []
-            for index in range(standby_tasks_n):
-                standby_tasks_item, pos = _read_TaskIds_v0(buf, pos)
-                standby_tasks_items.append(standby_tasks_item)
-            request.standby_tasks = standby_tasks_items
-        field = "warmup_tasks[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        warmup_tasks_n, pos = _w.read_count(buf, pos, True)
-        if warmup_tasks_n < 0:
-            request.warmup_tasks = None
-        elif warmup_tasks_n == 0:  # no element: no loop to set up
-            request.warmup_tasks = []
-        else:
-            warmup_tasks_items: list[TaskIds] = []
-            for index in range(warmup_tasks_n):
-                warmup_tasks_item, pos = _read_TaskIds_v0(buf, pos)
-                warmup_tasks_items.append(warmup_tasks_item)
-            request.warmup_tasks = warmup_tasks_items
+            request.topology, pos = _read_Topology_v0(buf, pos + 1, version)
+        field = "active_tasks"
+        request.active_tasks, pos = _w.read_nullable_struct_array(buf, pos, True, _read_TaskIds_v0, version)
+        field = "standby_tasks"
+        request.standby_tasks, pos = _w.read_nullable_struct_array(buf, pos, True, _read_TaskIds_v0, version)
+        field = "warmup_tasks"
+        request.warmup_tasks, pos = _w.read_nullable_struct_array(buf, pos, True, _read_TaskIds_v0, version)
         field = "process_id"
         request.process_id, pos = _w.read_compact_string(buf, pos)
         field = "user_endpoint"
@@ -979,64 +751,26 @@ def _read_StreamsGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[Streams
             request.user_endpoint = None
             pos += 1
         else:
-            request.user_endpoint, pos = _read_Endpoint_v0(buf, pos + 1)
-        field = "client_tags[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        client_tags_n, pos = _w.read_count(buf, pos, True)
-        if client_tags_n < 0:
-            request.client_tags = None
-        elif client_tags_n == 0:  # no element: no loop to set up
-            request.client_tags = []
-        else:
-            client_tags_items: list[KeyValue] = []
-            for index in range(client_tags_n):
-                client_tags_item, pos = _read_KeyValue_v0(buf, pos)
-                client_tags_items.append(client_tags_item)
-            request.client_tags = client_tags_items
-        field = "task_offsets[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        task_offsets_n, pos = _w.read_count(buf, pos, True)
-        if task_offsets_n < 0:
-            request.task_offsets = None
-        elif task_offsets_n == 0:  # no element: no loop to set up
-            request.task_offsets = []
-        else:
-            task_offsets_items: list[TaskOffset] = []
-            for index in range(task_offsets_n):
-                task_offsets_item, pos = _read_TaskOffset_v0(buf, pos)
-                task_offsets_items.append(task_offsets_item)
-            request.task_offsets = task_offsets_items
-        field = "task_end_offsets[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        task_end_offsets_n, pos = _w.read_count(buf, pos, True)
-        if task_end_offsets_n < 0:
-            request.task_end_offsets = None
-        elif task_end_offsets_n == 0:  # no element: no loop to set up
-            request.task_end_offsets = []
-        else:
-            task_end_offsets_items: list[TaskOffset] = []
-            for index in range(task_end_offsets_n):
-                task_end_offsets_item, pos = _read_TaskOffset_v0(buf, pos)
-                task_end_offsets_items.append(task_end_offsets_item)
-            request.task_end_offsets = task_end_offsets_items
+            request.user_endpoint, pos = _read_Endpoint_v0(buf, pos + 1, version)
+        field = "client_tags"
+        request.client_tags, pos = _w.read_nullable_struct_array(buf, pos, True, _read_KeyValue_v0, version)
+        field = "task_offsets"
+        request.task_offsets, pos = _w.read_nullable_struct_array(buf, pos, True, _read_TaskOffset_v0, version)
+        field = "task_end_offsets"
+        request.task_end_offsets, pos = _w.read_nullable_struct_array(buf, pos, True, _read_TaskOffset_v0, version)
         field = "shutdown_application"
         (request.shutdown_application,) = _unpack_StreamsGroupHeartbeatRequest_shutdown_application(buf, pos)
         pos += 1
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_StreamsGroupHeartbeatRequest_v0(request: StreamsGroupHeartbeatRequest, out: bytearray) -> None:
-    field = ""
+def _write_StreamsGroupHeartbeatRequest_v0(request: StreamsGroupHeartbeatRequest, out: bytearray, version: int) -> None:
+    field = "group_id"
     try:
-        field = "group_id"
         _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which StreamsGroupHeartbeatRequest version 0 does not allow (never nullable)"))
         field = "member_id"
         _w.write_compact_string(out, _w.non_null(request.member_id, "field member_id is null, which StreamsGroupHeartbeatRequest version 0 does not allow (never nullable)"))
@@ -1053,31 +787,13 @@ def _write_StreamsGroupHeartbeatRequest_v0(request: StreamsGroupHeartbeatRequest
             out.append(0xFF)  # the null marker
         else:
             out.append(1)
-            _write_Topology_v0(request.topology, out)
-        field = "active_tasks[]"
-        active_tasks_items = request.active_tasks
-        if active_tasks_items is None:
-            _w.write_count(out, None, True)
-        else:
-            _w.write_count(out, len(active_tasks_items), True)
-            for active_tasks_item in active_tasks_items:
-                _write_TaskIds_v0(active_tasks_item, out)
-        field = "standby_tasks[]"
-        standby_tasks_items = request.standby_tasks
-        if standby_tasks_items is None:
-            _w.write_count(out, None, True)
-        else:
-            _w.write_count(out, len(standby_tasks_items), True)
-            for standby_tasks_item in standby_tasks_items:
-                _write_TaskIds_v0(standby_tasks_item, out)
-        field = "warmup_tasks[]"
-        warmup_tasks_items = request.warmup_tasks
-        if warmup_tasks_items is None:
-            _w.write_count(out, None, True)
-        else:
-            _w.write_count(out, len(warmup_tasks_items), True)
-            for warmup_tasks_item in warmup_tasks_items:
-                _write_TaskIds_v0(warmup_tasks_item, out)
+            _write_Topology_v0(request.topology, out, version)
+        field = "active_tasks"
+        _w.write_struct_array(out, request.active_tasks, True, _write_TaskIds_v0, version)
+        field = "standby_tasks"
+        _w.write_struct_array(out, request.standby_tasks, True, _write_TaskIds_v0, version)
+        field = "warmup_tasks"
+        _w.write_struct_array(out, request.warmup_tasks, True, _write_TaskIds_v0, version)
         field = "process_id"
         _w.write_compact_string(out, request.process_id)
         field = "user_endpoint"
@@ -1085,38 +801,17 @@ def _write_StreamsGroupHeartbeatRequest_v0(request: StreamsGroupHeartbeatRequest
             out.append(0xFF)  # the null marker
         else:
             out.append(1)
-            _write_Endpoint_v0(request.user_endpoint, out)
-        field = "client_tags[]"
-        client_tags_items = request.client_tags
-        if client_tags_items is None:
-            _w.write_count(out, None, True)
-        else:
-            _w.write_count(out, len(client_tags_items), True)
-            for client_tags_item in client_tags_items:
-                _write_KeyValue_v0(client_tags_item, out)
-        field = "task_offsets[]"
-        task_offsets_items = request.task_offsets
-        if task_offsets_items is None:
-            _w.write_count(out, None, True)
-        else:
-            _w.write_count(out, len(task_offsets_items), True)
-            for task_offsets_item in task_offsets_items:
-                _write_TaskOffset_v0(task_offsets_item, out)
-        field = "task_end_offsets[]"
-        task_end_offsets_items = request.task_end_offsets
-        if task_end_offsets_items is None:
-            _w.write_count(out, None, True)
-        else:
-            _w.write_count(out, len(task_end_offsets_items), True)
-            for task_end_offsets_item in task_end_offsets_items:
-                _write_TaskOffset_v0(task_end_offsets_item, out)
+            _write_Endpoint_v0(request.user_endpoint, out, version)
+        field = "client_tags"
+        _w.write_struct_array(out, request.client_tags, True, _write_KeyValue_v0, version)
+        field = "task_offsets"
+        _w.write_struct_array(out, request.task_offsets, True, _write_TaskOffset_v0, version)
+        field = "task_end_offsets"
+        _w.write_struct_array(out, request.task_end_offsets, True, _write_TaskOffset_v0, version)
         field = "shutdown_application"
         out += _pack_StreamsGroupHeartbeatRequest_shutdown_application(request.shutdown_application)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -1126,14 +821,14 @@ def _write_StreamsGroupHeartbeatRequest_v0(request: StreamsGroupHeartbeatRequest
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-KeyValue._READERS = (_read_KeyValue_v0,)
-KeyValue._WRITERS = (_write_KeyValue_v0,)
+KeyValue._READERS = _w.bind_versions((_read_KeyValue_v0,))
+KeyValue._WRITERS = _w.bind_versions((_write_KeyValue_v0,))
 KeyValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="key", json_name="key", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="value", json_name="value", type="string", versions=_V0_PLUS, default=''),
 )
-TopicInfo._READERS = (_read_TopicInfo_v0,)
-TopicInfo._WRITERS = (_write_TopicInfo_v0,)
+TopicInfo._READERS = _w.bind_versions((_read_TopicInfo_v0,))
+TopicInfo._WRITERS = _w.bind_versions((_write_TopicInfo_v0,))
 TopicInfo._LAZY_DEFAULTS = {"topic_configs": list}
 TopicInfo.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
@@ -1141,36 +836,36 @@ TopicInfo.FIELDS = (  # what the runtime knows of each field (kwire.wire.message
     FieldInfo(attr="replication_factor", json_name="replicationFactor", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="topic_configs", json_name="topicConfigs", type="[]KeyValue", versions=_V0_PLUS, default=(), struct=KeyValue),
 )
-Endpoint._READERS = (_read_Endpoint_v0,)
-Endpoint._WRITERS = (_write_Endpoint_v0,)
+Endpoint._READERS = _w.bind_versions((_read_Endpoint_v0,))
+Endpoint._WRITERS = _w.bind_versions((_write_Endpoint_v0,))
 Endpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="host", json_name="host", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="port", json_name="port", type="uint16", versions=_V0_PLUS, default=0),
 )
-TaskOffset._READERS = (_read_TaskOffset_v0,)
-TaskOffset._WRITERS = (_write_TaskOffset_v0,)
+TaskOffset._READERS = _w.bind_versions((_read_TaskOffset_v0,))
+TaskOffset._WRITERS = _w.bind_versions((_write_TaskOffset_v0,))
 TaskOffset.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="subtopology_id", json_name="subtopologyId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partition", json_name="partition", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="offset", json_name="offset", type="int64", versions=_V0_PLUS, default=0),
 )
-TaskIds._READERS = (_read_TaskIds_v0,)
-TaskIds._WRITERS = (_write_TaskIds_v0,)
+TaskIds._READERS = _w.bind_versions((_read_TaskIds_v0,))
+TaskIds._WRITERS = _w.bind_versions((_write_TaskIds_v0,))
 TaskIds._LAZY_DEFAULTS = {"partitions": list}
 TaskIds.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="subtopology_id", json_name="subtopologyId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partitions", json_name="partitions", type="[]int32", versions=_V0_PLUS, default=()),
 )
-CopartitionGroup._READERS = (_read_CopartitionGroup_v0,)
-CopartitionGroup._WRITERS = (_write_CopartitionGroup_v0,)
+CopartitionGroup._READERS = _w.bind_versions((_read_CopartitionGroup_v0,))
+CopartitionGroup._WRITERS = _w.bind_versions((_write_CopartitionGroup_v0,))
 CopartitionGroup._LAZY_DEFAULTS = {"source_topics": list, "source_topic_regex": list, "repartition_source_topics": list}
 CopartitionGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="source_topics", json_name="sourceTopics", type="[]int16", versions=_V0_PLUS, default=()),
     FieldInfo(attr="source_topic_regex", json_name="sourceTopicRegex", type="[]int16", versions=_V0_PLUS, default=()),
     FieldInfo(attr="repartition_source_topics", json_name="repartitionSourceTopics", type="[]int16", versions=_V0_PLUS, default=()),
 )
-Subtopology._READERS = (_read_Subtopology_v0,)
-Subtopology._WRITERS = (_write_Subtopology_v0,)
+Subtopology._READERS = _w.bind_versions((_read_Subtopology_v0,))
+Subtopology._WRITERS = _w.bind_versions((_write_Subtopology_v0,))
 Subtopology._LAZY_DEFAULTS = {"source_topics": list, "source_topic_regex": list, "state_changelog_topics": list, "repartition_sink_topics": list, "repartition_source_topics": list, "copartition_groups": list}
 Subtopology.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="subtopology_id", json_name="subtopologyId", type="string", versions=_V0_PLUS, default=''),
@@ -1181,15 +876,15 @@ Subtopology.FIELDS = (  # what the runtime knows of each field (kwire.wire.messa
     FieldInfo(attr="repartition_source_topics", json_name="repartitionSourceTopics", type="[]TopicInfo", versions=_V0_PLUS, default=(), struct=TopicInfo),
     FieldInfo(attr="copartition_groups", json_name="copartitionGroups", type="[]CopartitionGroup", versions=_V0_PLUS, default=(), struct=CopartitionGroup),
 )
-Topology._READERS = (_read_Topology_v0,)
-Topology._WRITERS = (_write_Topology_v0,)
+Topology._READERS = _w.bind_versions((_read_Topology_v0,))
+Topology._WRITERS = _w.bind_versions((_write_Topology_v0,))
 Topology._LAZY_DEFAULTS = {"subtopologies": list}
 Topology.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="epoch", json_name="epoch", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="subtopologies", json_name="subtopologies", type="[]Subtopology", versions=_V0_PLUS, default=(), struct=Subtopology),
 )
-StreamsGroupHeartbeatRequest._READERS = (_read_StreamsGroupHeartbeatRequest_v0,)
-StreamsGroupHeartbeatRequest._WRITERS = (_write_StreamsGroupHeartbeatRequest_v0,)
+StreamsGroupHeartbeatRequest._READERS = _w.bind_versions((_read_StreamsGroupHeartbeatRequest_v0,))
+StreamsGroupHeartbeatRequest._WRITERS = _w.bind_versions((_write_StreamsGroupHeartbeatRequest_v0,))
 StreamsGroupHeartbeatRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="member_id", json_name="memberId", type="string", versions=_V0_PLUS, default=''),

@@ -2,10 +2,9 @@
 
 Response message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -34,10 +33,9 @@ _pack_StreamsGroupHeartbeatResponse_endpoint_information_epoch = struct.Struct("
 class Status(GeneratedStruct):
     """The Status structure of StreamsGroupHeartbeatResponse."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "status_code": 'Condition: 0 stale topology, 1 missing source topics, 2 incorrectly partitioned topics, 3 missing internal topics, 4 shutdown requested, 5 assignment delayed.',
         "status_detail": 'Readable detail of the condition, such as the topics concerned.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "Status"
@@ -64,10 +62,9 @@ class Status(GeneratedStruct):
 class TopicPartition(GeneratedStruct):
     """The TopicPartition structure of StreamsGroupHeartbeatResponse."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic": 'Name of the topic the partitions in this entry belong to.',
         "partitions": "Indexes of the topic's partitions.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TopicPartition"
@@ -93,10 +90,9 @@ class TopicPartition(GeneratedStruct):
 class TaskIds(GeneratedStruct):
     """The TaskIds structure of StreamsGroupHeartbeatResponse."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "subtopology_id": 'Id of the subtopology the tasks belong to.',
         "partitions": "Partitions of that subtopology's input whose tasks are meant.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TaskIds"
@@ -122,10 +118,9 @@ class TaskIds(GeneratedStruct):
 class Endpoint(GeneratedStruct):
     """The Endpoint structure of StreamsGroupHeartbeatResponse."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "host": 'Host name or IP address of the endpoint.',
         "port": 'TCP port of the interactive-query endpoint.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "Endpoint"
@@ -160,11 +155,10 @@ class Endpoint(GeneratedStruct):
 class EndpointToPartitions(GeneratedStruct):
     """Which partitions each member's interactive-query endpoint serves, or null when unchanged."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "user_endpoint": 'Interactive-query endpoint of a member.',
         "active_partitions": 'Partitions whose state the member at that endpoint holds in active tasks.',
         "standby_partitions": 'Partitions whose state the member at that endpoint holds in standby tasks.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "EndpointToPartitions"
@@ -195,7 +189,7 @@ class StreamsGroupHeartbeatResponse(GeneratedStruct):
     """Kafka's StreamsGroupHeartbeatResponse (response, apiKey 88), versions 0, flexible versions
     0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "error_code": 'Outcome, 0 on success; for example FENCED_MEMBER_EPOCH (rejoin with epoch 0) or STREAMS_INVALID_TOPOLOGY.',
         "error_message": 'Text describing the failure for people, or null.',
@@ -210,7 +204,6 @@ class StreamsGroupHeartbeatResponse(GeneratedStruct):
         "warmup_tasks": 'Warm-up tasks assigned to the member, or null when unchanged.',
         "endpoint_information_epoch": 'Epoch of the endpoint-to-partition map; the member keeps it to tell the coordinator which map it has.',
         "partitions_by_user_endpoint": "Which partitions each member's interactive-query endpoint serves, or null when unchanged.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "StreamsGroupHeartbeatResponse"
@@ -292,51 +285,39 @@ class StreamsGroupHeartbeatResponse(GeneratedStruct):
 
 # --- Status, version 0 (flexible) ---
 
-def _read_Status_v0(buf: bytes, pos: int) -> tuple[Status, int]:
+def _read_Status_v0(buf: bytes, pos: int, version: int) -> tuple[Status, int]:
     status = blank_instance(Status)
-    field = ""
-    index = 0
+    field = "status_code"
     try:
-        field = "status_code"
         (status.status_code,) = _unpack_Status_status_code(buf, pos)
         pos += 1
         field = "status_detail"
         status.status_detail, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            status.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            status.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        status.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return status, pos
 
 
-def _write_Status_v0(status: Status, out: bytearray) -> None:
-    field = ""
+def _write_Status_v0(status: Status, out: bytearray, version: int) -> None:
+    field = "status_code"
     try:
-        field = "status_code"
         out += _pack_Status_status_code(status.status_code)
         field = "status_detail"
         _w.write_compact_string(out, _w.non_null(status.status_detail, "field status_detail is null, which Status version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
-        if status.unknown_tagged_fields:
-            _w.write_tagged(out, [], status.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], status.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- TopicPartition, version 0 (flexible) ---
 
-def _read_TopicPartition_v0(buf: bytes, pos: int) -> tuple[TopicPartition, int]:
+def _read_TopicPartition_v0(buf: bytes, pos: int, version: int) -> tuple[TopicPartition, int]:
     partition = blank_instance(TopicPartition)
-    field = ""
-    index = 0
+    field = "topic"
     try:
-        field = "topic"
         partition.topic, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
         partitions_n, pos = _w.read_count(buf, pos, True)
@@ -345,42 +326,32 @@ def _read_TopicPartition_v0(buf: bytes, pos: int) -> tuple[TopicPartition, int]:
         else:
             partition.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            partition.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            partition.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        partition.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
-def _write_TopicPartition_v0(partition: TopicPartition, out: bytearray) -> None:
-    field = ""
+def _write_TopicPartition_v0(partition: TopicPartition, out: bytearray, version: int) -> None:
+    field = "topic"
     try:
-        field = "topic"
         _w.write_compact_string(out, _w.non_null(partition.topic, "field topic is null, which TopicPartition version 0 does not allow (never nullable)"))
         field = "partitions"
         partitions_items = _w.non_null(partition.partitions, "field partitions is null, which TopicPartition version 0 does not allow (never nullable)")
         _w.write_count(out, len(partitions_items), True)
         _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
-        if partition.unknown_tagged_fields:
-            _w.write_tagged(out, [], partition.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], partition.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- TaskIds, version 0 (flexible) ---
 
-def _read_TaskIds_v0(buf: bytes, pos: int) -> tuple[TaskIds, int]:
+def _read_TaskIds_v0(buf: bytes, pos: int, version: int) -> tuple[TaskIds, int]:
     ids = blank_instance(TaskIds)
-    field = ""
-    index = 0
+    field = "subtopology_id"
     try:
-        field = "subtopology_id"
         ids.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
         partitions_n, pos = _w.read_count(buf, pos, True)
@@ -389,151 +360,93 @@ def _read_TaskIds_v0(buf: bytes, pos: int) -> tuple[TaskIds, int]:
         else:
             ids.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            ids.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            ids.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        ids.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return ids, pos
 
 
-def _write_TaskIds_v0(ids: TaskIds, out: bytearray) -> None:
-    field = ""
+def _write_TaskIds_v0(ids: TaskIds, out: bytearray, version: int) -> None:
+    field = "subtopology_id"
     try:
-        field = "subtopology_id"
         _w.write_compact_string(out, _w.non_null(ids.subtopology_id, "field subtopology_id is null, which TaskIds version 0 does not allow (never nullable)"))
         field = "partitions"
         partitions_items = _w.non_null(ids.partitions, "field partitions is null, which TaskIds version 0 does not allow (never nullable)")
         _w.write_count(out, len(partitions_items), True)
         _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
-        if ids.unknown_tagged_fields:
-            _w.write_tagged(out, [], ids.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], ids.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- Endpoint, version 0 (flexible) ---
 
-def _read_Endpoint_v0(buf: bytes, pos: int) -> tuple[Endpoint, int]:
+def _read_Endpoint_v0(buf: bytes, pos: int, version: int) -> tuple[Endpoint, int]:
     endpoint = blank_instance(Endpoint)
-    field = ""
-    index = 0
+    field = "host"
     try:
-        field = "host"
         endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (endpoint.port,) = _unpack_Endpoint_port(buf, pos)
         pos += 2
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            endpoint.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            endpoint.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        endpoint.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return endpoint, pos
 
 
-def _write_Endpoint_v0(endpoint: Endpoint, out: bytearray) -> None:
-    field = ""
+def _write_Endpoint_v0(endpoint: Endpoint, out: bytearray, version: int) -> None:
+    field = "host"
     try:
-        field = "host"
         _w.write_compact_string(out, _w.non_null(endpoint.host, "field host is null, which Endpoint version 0 does not allow (never nullable)"))
         field = "port"
         out += _pack_Endpoint_port(endpoint.port)
         field = "(tagged fields)"
-        if endpoint.unknown_tagged_fields:
-            _w.write_tagged(out, [], endpoint.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], endpoint.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- EndpointToPartitions, version 0 (flexible) ---
 
-def _read_EndpointToPartitions_v0(buf: bytes, pos: int) -> tuple[EndpointToPartitions, int]:
+def _read_EndpointToPartitions_v0(buf: bytes, pos: int, version: int) -> tuple[EndpointToPartitions, int]:
     partitions = blank_instance(EndpointToPartitions)
-    field = ""
-    index = 0
+    field = "user_endpoint"
     try:
-        field = "user_endpoint"
-        partitions.user_endpoint, pos = _read_Endpoint_v0(buf, pos)
-        field = "active_partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        active_partitions_n, pos = _w.read_count(buf, pos, True)
-        if active_partitions_n < 0:
-            raise DecodeError("non-nullable field active_partitions was null", offset=pos)
-        elif active_partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            active_partitions_items: list[TopicPartition] = []
-            for index in range(active_partitions_n):
-                active_partitions_item, pos = _read_TopicPartition_v0(buf, pos)
-                active_partitions_items.append(active_partitions_item)
-            partitions.active_partitions = active_partitions_items
-        field = "standby_partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        standby_partitions_n, pos = _w.read_count(buf, pos, True)
-        if standby_partitions_n < 0:
-            raise DecodeError("non-nullable field standby_partitions was null", offset=pos)
-        elif standby_partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            standby_partitions_items: list[TopicPartition] = []
-            for index in range(standby_partitions_n):
-                standby_partitions_item, pos = _read_TopicPartition_v0(buf, pos)
-                standby_partitions_items.append(standby_partitions_item)
-            partitions.standby_partitions = standby_partitions_items
+        partitions.user_endpoint, pos = _read_Endpoint_v0(buf, pos, version)
+        field = "active_partitions"
+        partitions.active_partitions, pos = _w.read_struct_array(buf, pos, True, _read_TopicPartition_v0, version)
+        field = "standby_partitions"
+        partitions.standby_partitions, pos = _w.read_struct_array(buf, pos, True, _read_TopicPartition_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            partitions.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            partitions.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        partitions.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partitions, pos
 
 
-def _write_EndpointToPartitions_v0(partitions: EndpointToPartitions, out: bytearray) -> None:
-    field = ""
+def _write_EndpointToPartitions_v0(partitions: EndpointToPartitions, out: bytearray, version: int) -> None:
+    field = "user_endpoint"
     try:
-        field = "user_endpoint"
-        _write_Endpoint_v0(_w.non_null(partitions.user_endpoint, "field user_endpoint is null, which EndpointToPartitions version 0 does not allow (never nullable)"), out)
-        field = "active_partitions[]"
-        active_partitions_items = _w.non_null(partitions.active_partitions, "field active_partitions is null, which EndpointToPartitions version 0 does not allow (never nullable)")
-        _w.write_count(out, len(active_partitions_items), True)
-        for active_partitions_item in active_partitions_items:
-            _write_TopicPartition_v0(active_partitions_item, out)
-        field = "standby_partitions[]"
-        standby_partitions_items = _w.non_null(partitions.standby_partitions, "field standby_partitions is null, which EndpointToPartitions version 0 does not allow (never nullable)")
-        _w.write_count(out, len(standby_partitions_items), True)
-        for standby_partitions_item in standby_partitions_items:
-            _write_TopicPartition_v0(standby_partitions_item, out)
+        _write_Endpoint_v0(_w.non_null(partitions.user_endpoint, "field user_endpoint is null, which EndpointToPartitions version 0 does not allow (never nullable)"), out, version)
+        field = "active_partitions"
+        _w.write_struct_array(out, _w.non_null(partitions.active_partitions, "field active_partitions is null, which EndpointToPartitions version 0 does not allow (never nullable)"), True, _write_TopicPartition_v0, version)
+        field = "standby_partitions"
+        _w.write_struct_array(out, _w.non_null(partitions.standby_partitions, "field standby_partitions is null, which EndpointToPartitions version 0 does not allow (never nullable)"), True, _write_TopicPartition_v0, version)
         field = "(tagged fields)"
-        if partitions.unknown_tagged_fields:
-            _w.write_tagged(out, [], partitions.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], partitions.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- StreamsGroupHeartbeatResponse, version 0 (flexible) ---
 
-def _read_StreamsGroupHeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[StreamsGroupHeartbeatResponse, int]:
+def _read_StreamsGroupHeartbeatResponse_v0(buf: bytes, pos: int, version: int) -> tuple[StreamsGroupHeartbeatResponse, int]:
     response = blank_instance(StreamsGroupHeartbeatResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_StreamsGroupHeartbeatResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
@@ -543,89 +456,29 @@ def _read_StreamsGroupHeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[Stream
         field = "member_epoch, heartbeat_interval_ms, acceptable_recovery_lag, task_offset_interval_ms"
         response.member_epoch, response.heartbeat_interval_ms, response.acceptable_recovery_lag, response.task_offset_interval_ms = _unpack_StreamsGroupHeartbeatResponse_member_epoch_to_task_offset_interval_ms(buf, pos)
         pos += 16
-        field = "status[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        status_n, pos = _w.read_count(buf, pos, True)
-        if status_n < 0:
-            response.status = None
-        elif status_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            status_items: list[Status] = []
-            for index in range(status_n):
-                status_item, pos = _read_Status_v0(buf, pos)
-                status_items.append(status_item)
-            response.status = status_items
-        field = "active_tasks[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        active_tasks_n, pos = _w.read_count(buf, pos, True)
-        if active_tasks_n < 0:
-            response.active_tasks = None
-        elif active_tasks_n == 0:  # no element: no loop to set up
-            response.active_tasks = []
-        else:
-            active_tasks_items: list[TaskIds] = []
-            for index in range(active_tasks_n):
-                active_tasks_item, pos = _read_TaskIds_v0(buf, pos)
-                active_tasks_items.append(active_tasks_item)
-            response.active_tasks = active_tasks_items
-        field = "standby_tasks[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        standby_tasks_n, pos = _w.read_count(buf, pos, True)
-        if standby_tasks_n < 0:
-            response.standby_tasks = None
-        elif standby_tasks_n == 0:  # no element: no loop to set up
-            response.standby_tasks = []
-        else:
-            standby_tasks_items: list[TaskIds] = []
-            for index in range(standby_tasks_n):
-                standby_tasks_item, pos = _read_TaskIds_v0(buf, pos)
-                standby_tasks_items.append(standby_tasks_item)
-            response.standby_tasks = standby_tasks_items
-        field = "warmup_tasks[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        warmup_tasks_n, pos = _w.read_count(buf, pos, True)
-        if warmup_tasks_n < 0:
-            response.warmup_tasks = None
-        elif warmup_tasks_n == 0:  # no element: no loop to set up
-            response.warmup_tasks = []
-        else:
-            warmup_tasks_items: list[TaskIds] = []
-            for index in range(warmup_tasks_n):
-                warmup_tasks_item, pos = _read_TaskIds_v0(buf, pos)
-                warmup_tasks_items.append(warmup_tasks_item)
-            response.warmup_tasks = warmup_tasks_items
+        field = "status"
+        response.status, pos = _w.read_nullable_struct_array(buf, pos, True, _read_Status_v0, version)
+        field = "active_tasks"
+        response.active_tasks, pos = _w.read_nullable_struct_array(buf, pos, True, _read_TaskIds_v0, version)
+        field = "standby_tasks"
+        response.standby_tasks, pos = _w.read_nullable_struct_array(buf, pos, True, _read_TaskIds_v0, version)
+        field = "warmup_tasks"
+        response.warmup_tasks, pos = _w.read_nullable_struct_array(buf, pos, True, _read_TaskIds_v0, version)
         field = "endpoint_information_epoch"
         (response.endpoint_information_epoch,) = _unpack_StreamsGroupHeartbeatResponse_endpoint_information_epoch(buf, pos)
         pos += 4
-        field = "partitions_by_user_endpoint[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_by_user_endpoint_n, pos = _w.read_count(buf, pos, True)
-        if partitions_by_user_endpoint_n < 0:
-            response.partitions_by_user_endpoint = None
-        elif partitions_by_user_endpoint_n == 0:  # no element: no loop to set up
-            response.partitions_by_user_endpoint = []
-        else:
-            partitions_by_user_endpoint_items: list[EndpointToPartitions] = []
-            for index in range(partitions_by_user_endpoint_n):
-                partitions_by_user_endpoint_item, pos = _read_EndpointToPartitions_v0(buf, pos)
-                partitions_by_user_endpoint_items.append(partitions_by_user_endpoint_item)
-            response.partitions_by_user_endpoint = partitions_by_user_endpoint_items
+        field = "partitions_by_user_endpoint"
+        response.partitions_by_user_endpoint, pos = _w.read_nullable_struct_array(buf, pos, True, _read_EndpointToPartitions_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_StreamsGroupHeartbeatResponse_v0(response: StreamsGroupHeartbeatResponse, out: bytearray) -> None:
-    field = ""
+def _write_StreamsGroupHeartbeatResponse_v0(response: StreamsGroupHeartbeatResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         out += _pack_StreamsGroupHeartbeatResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
@@ -633,53 +486,20 @@ def _write_StreamsGroupHeartbeatResponse_v0(response: StreamsGroupHeartbeatRespo
         _w.write_compact_string(out, _w.non_null(response.member_id, "field member_id is null, which StreamsGroupHeartbeatResponse version 0 does not allow (never nullable)"))
         field = "member_epoch, heartbeat_interval_ms, acceptable_recovery_lag, task_offset_interval_ms"
         out += _pack_StreamsGroupHeartbeatResponse_member_epoch_to_task_offset_interval_ms(response.member_epoch, response.heartbeat_interval_ms, response.acceptable_recovery_lag, response.task_offset_interval_ms)
-        field = "status[]"
-        status_items = response.status
-        if status_items is None:
-            _w.write_count(out, None, True)
-        else:
-            _w.write_count(out, len(status_items), True)
-            for status_item in status_items:
-                _write_Status_v0(status_item, out)
-        field = "active_tasks[]"
-        active_tasks_items = response.active_tasks
-        if active_tasks_items is None:
-            _w.write_count(out, None, True)
-        else:
-            _w.write_count(out, len(active_tasks_items), True)
-            for active_tasks_item in active_tasks_items:
-                _write_TaskIds_v0(active_tasks_item, out)
-        field = "standby_tasks[]"
-        standby_tasks_items = response.standby_tasks
-        if standby_tasks_items is None:
-            _w.write_count(out, None, True)
-        else:
-            _w.write_count(out, len(standby_tasks_items), True)
-            for standby_tasks_item in standby_tasks_items:
-                _write_TaskIds_v0(standby_tasks_item, out)
-        field = "warmup_tasks[]"
-        warmup_tasks_items = response.warmup_tasks
-        if warmup_tasks_items is None:
-            _w.write_count(out, None, True)
-        else:
-            _w.write_count(out, len(warmup_tasks_items), True)
-            for warmup_tasks_item in warmup_tasks_items:
-                _write_TaskIds_v0(warmup_tasks_item, out)
+        field = "status"
+        _w.write_struct_array(out, response.status, True, _write_Status_v0, version)
+        field = "active_tasks"
+        _w.write_struct_array(out, response.active_tasks, True, _write_TaskIds_v0, version)
+        field = "standby_tasks"
+        _w.write_struct_array(out, response.standby_tasks, True, _write_TaskIds_v0, version)
+        field = "warmup_tasks"
+        _w.write_struct_array(out, response.warmup_tasks, True, _write_TaskIds_v0, version)
         field = "endpoint_information_epoch"
         out += _pack_StreamsGroupHeartbeatResponse_endpoint_information_epoch(response.endpoint_information_epoch)
-        field = "partitions_by_user_endpoint[]"
-        partitions_by_user_endpoint_items = response.partitions_by_user_endpoint
-        if partitions_by_user_endpoint_items is None:
-            _w.write_count(out, None, True)
-        else:
-            _w.write_count(out, len(partitions_by_user_endpoint_items), True)
-            for partitions_by_user_endpoint_item in partitions_by_user_endpoint_items:
-                _write_EndpointToPartitions_v0(partitions_by_user_endpoint_item, out)
+        field = "partitions_by_user_endpoint"
+        _w.write_struct_array(out, response.partitions_by_user_endpoint, True, _write_EndpointToPartitions_v0, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -689,42 +509,42 @@ def _write_StreamsGroupHeartbeatResponse_v0(response: StreamsGroupHeartbeatRespo
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-Status._READERS = (_read_Status_v0,)
-Status._WRITERS = (_write_Status_v0,)
+Status._READERS = _w.bind_versions((_read_Status_v0,))
+Status._WRITERS = _w.bind_versions((_write_Status_v0,))
 Status.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="status_code", json_name="statusCode", type="int8", versions=_V0_PLUS, default=0),
     FieldInfo(attr="status_detail", json_name="statusDetail", type="string", versions=_V0_PLUS, default=''),
 )
-TopicPartition._READERS = (_read_TopicPartition_v0,)
-TopicPartition._WRITERS = (_write_TopicPartition_v0,)
+TopicPartition._READERS = _w.bind_versions((_read_TopicPartition_v0,))
+TopicPartition._WRITERS = _w.bind_versions((_write_TopicPartition_v0,))
 TopicPartition._LAZY_DEFAULTS = {"partitions": list}
 TopicPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic", json_name="topic", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partitions", json_name="partitions", type="[]int32", versions=_V0_PLUS, default=()),
 )
-TaskIds._READERS = (_read_TaskIds_v0,)
-TaskIds._WRITERS = (_write_TaskIds_v0,)
+TaskIds._READERS = _w.bind_versions((_read_TaskIds_v0,))
+TaskIds._WRITERS = _w.bind_versions((_write_TaskIds_v0,))
 TaskIds._LAZY_DEFAULTS = {"partitions": list}
 TaskIds.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="subtopology_id", json_name="subtopologyId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partitions", json_name="partitions", type="[]int32", versions=_V0_PLUS, default=()),
 )
-Endpoint._READERS = (_read_Endpoint_v0,)
-Endpoint._WRITERS = (_write_Endpoint_v0,)
+Endpoint._READERS = _w.bind_versions((_read_Endpoint_v0,))
+Endpoint._WRITERS = _w.bind_versions((_write_Endpoint_v0,))
 Endpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="host", json_name="host", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="port", json_name="port", type="uint16", versions=_V0_PLUS, default=0),
 )
-EndpointToPartitions._READERS = (_read_EndpointToPartitions_v0,)
-EndpointToPartitions._WRITERS = (_write_EndpointToPartitions_v0,)
+EndpointToPartitions._READERS = _w.bind_versions((_read_EndpointToPartitions_v0,))
+EndpointToPartitions._WRITERS = _w.bind_versions((_write_EndpointToPartitions_v0,))
 EndpointToPartitions._LAZY_DEFAULTS = {"user_endpoint": Endpoint, "active_partitions": list, "standby_partitions": list}
 EndpointToPartitions.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="user_endpoint", json_name="userEndpoint", type="Endpoint", versions=_V0_PLUS, default=(), struct=Endpoint),
     FieldInfo(attr="active_partitions", json_name="activePartitions", type="[]TopicPartition", versions=_V0_PLUS, default=(), struct=TopicPartition),
     FieldInfo(attr="standby_partitions", json_name="standbyPartitions", type="[]TopicPartition", versions=_V0_PLUS, default=(), struct=TopicPartition),
 )
-StreamsGroupHeartbeatResponse._READERS = (_read_StreamsGroupHeartbeatResponse_v0,)
-StreamsGroupHeartbeatResponse._WRITERS = (_write_StreamsGroupHeartbeatResponse_v0,)
+StreamsGroupHeartbeatResponse._READERS = _w.bind_versions((_read_StreamsGroupHeartbeatResponse_v0,))
+StreamsGroupHeartbeatResponse._WRITERS = _w.bind_versions((_write_StreamsGroupHeartbeatResponse_v0,))
 StreamsGroupHeartbeatResponse._LAZY_DEFAULTS = {"status": list}
 StreamsGroupHeartbeatResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

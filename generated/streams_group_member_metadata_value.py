@@ -2,10 +2,9 @@
 
 Coordinator-value message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -28,10 +27,9 @@ _pack_StreamsGroupMemberMetadataValue_rebalance_timeout_ms_topology_epoch = stru
 class Endpoint(GeneratedStruct):
     """The Endpoint structure of StreamsGroupMemberMetadataValue."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "host": 'Host name or IP address of the interactive-query endpoint.',
         "port": 'TCP port of the interactive-query endpoint.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "Endpoint"
@@ -57,10 +55,9 @@ class Endpoint(GeneratedStruct):
 class KeyValue(GeneratedStruct):
     """The KeyValue structure of StreamsGroupMemberMetadataValue."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "key": 'Name of the client tag.',
         "value": 'Value of the client tag.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "KeyValue"
@@ -87,7 +84,7 @@ class StreamsGroupMemberMetadataValue(GeneratedStruct):
     """Kafka's StreamsGroupMemberMetadataValue (coordinator-value, apiKey 19), versions 0, flexible
     versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "instance_id": 'Static membership instance id, or null.',
         "rack_id": 'Rack of the member, or null.',
         "client_id": 'Client id the member connected with.',
@@ -97,7 +94,6 @@ class StreamsGroupMemberMetadataValue(GeneratedStruct):
         "process_id": 'Id of the Streams process; one process may run several members.',
         "user_endpoint": 'Where the instance answers interactive queries, or null.',
         "client_tags": 'Tags of the client, used by rack-aware task placement.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "StreamsGroupMemberMetadataValue"
@@ -156,89 +152,67 @@ class StreamsGroupMemberMetadataValue(GeneratedStruct):
 
 # --- Endpoint, version 0 (flexible) ---
 
-def _read_Endpoint_v0(buf: bytes, pos: int) -> tuple[Endpoint, int]:
+def _read_Endpoint_v0(buf: bytes, pos: int, version: int) -> tuple[Endpoint, int]:
     endpoint = blank_instance(Endpoint)
-    field = ""
-    index = 0
+    field = "host"
     try:
-        field = "host"
         endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (endpoint.port,) = _unpack_Endpoint_port(buf, pos)
         pos += 2
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            endpoint.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            endpoint.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        endpoint.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return endpoint, pos
 
 
-def _write_Endpoint_v0(endpoint: Endpoint, out: bytearray) -> None:
-    field = ""
+def _write_Endpoint_v0(endpoint: Endpoint, out: bytearray, version: int) -> None:
+    field = "host"
     try:
-        field = "host"
         _w.write_compact_string(out, _w.non_null(endpoint.host, "field host is null, which Endpoint version 0 does not allow (never nullable)"))
         field = "port"
         out += _pack_Endpoint_port(endpoint.port)
         field = "(tagged fields)"
-        if endpoint.unknown_tagged_fields:
-            _w.write_tagged(out, [], endpoint.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], endpoint.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- KeyValue, version 0 (flexible) ---
 
-def _read_KeyValue_v0(buf: bytes, pos: int) -> tuple[KeyValue, int]:
+def _read_KeyValue_v0(buf: bytes, pos: int, version: int) -> tuple[KeyValue, int]:
     value = blank_instance(KeyValue)
-    field = ""
-    index = 0
+    field = "key"
     try:
-        field = "key"
         value.key, pos = _w.read_compact_string_nn(buf, pos)
         field = "value"
         value.value, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            value.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            value.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        value.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return value, pos
 
 
-def _write_KeyValue_v0(value: KeyValue, out: bytearray) -> None:
-    field = ""
+def _write_KeyValue_v0(value: KeyValue, out: bytearray, version: int) -> None:
+    field = "key"
     try:
-        field = "key"
         _w.write_compact_string(out, _w.non_null(value.key, "field key is null, which KeyValue version 0 does not allow (never nullable)"))
         field = "value"
         _w.write_compact_string(out, _w.non_null(value.value, "field value is null, which KeyValue version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
-        if value.unknown_tagged_fields:
-            _w.write_tagged(out, [], value.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], value.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- StreamsGroupMemberMetadataValue, version 0 (flexible) ---
 
-def _read_StreamsGroupMemberMetadataValue_v0(buf: bytes, pos: int) -> tuple[StreamsGroupMemberMetadataValue, int]:
+def _read_StreamsGroupMemberMetadataValue_v0(buf: bytes, pos: int, version: int) -> tuple[StreamsGroupMemberMetadataValue, int]:
     value = blank_instance(StreamsGroupMemberMetadataValue)
-    field = ""
-    index = 0
+    field = "instance_id"
     try:
-        field = "instance_id"
         value.instance_id, pos = _w.read_compact_string(buf, pos)
         field = "rack_id"
         value.rack_id, pos = _w.read_compact_string(buf, pos)
@@ -256,35 +230,19 @@ def _read_StreamsGroupMemberMetadataValue_v0(buf: bytes, pos: int) -> tuple[Stre
             value.user_endpoint = None
             pos += 1
         else:
-            value.user_endpoint, pos = _read_Endpoint_v0(buf, pos + 1)
-        field = "client_tags[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        client_tags_n, pos = _w.read_count(buf, pos, True)
-        if client_tags_n < 0:
-            raise DecodeError("non-nullable field client_tags was null", offset=pos)
-        elif client_tags_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            client_tags_items: list[KeyValue] = []
-            for index in range(client_tags_n):
-                client_tags_item, pos = _read_KeyValue_v0(buf, pos)
-                client_tags_items.append(client_tags_item)
-            value.client_tags = client_tags_items
+            value.user_endpoint, pos = _read_Endpoint_v0(buf, pos + 1, version)
+        field = "client_tags"
+        value.client_tags, pos = _w.read_struct_array(buf, pos, True, _read_KeyValue_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            value.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            value.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        value.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return value, pos
 
 
-def _write_StreamsGroupMemberMetadataValue_v0(value: StreamsGroupMemberMetadataValue, out: bytearray) -> None:
-    field = ""
+def _write_StreamsGroupMemberMetadataValue_v0(value: StreamsGroupMemberMetadataValue, out: bytearray, version: int) -> None:
+    field = "instance_id"
     try:
-        field = "instance_id"
         _w.write_compact_string(out, value.instance_id)
         field = "rack_id"
         _w.write_compact_string(out, value.rack_id)
@@ -301,17 +259,11 @@ def _write_StreamsGroupMemberMetadataValue_v0(value: StreamsGroupMemberMetadataV
             out.append(0xFF)  # the null marker
         else:
             out.append(1)
-            _write_Endpoint_v0(value.user_endpoint, out)
-        field = "client_tags[]"
-        client_tags_items = _w.non_null(value.client_tags, "field client_tags is null, which StreamsGroupMemberMetadataValue version 0 does not allow (never nullable)")
-        _w.write_count(out, len(client_tags_items), True)
-        for client_tags_item in client_tags_items:
-            _write_KeyValue_v0(client_tags_item, out)
+            _write_Endpoint_v0(value.user_endpoint, out, version)
+        field = "client_tags"
+        _w.write_struct_array(out, _w.non_null(value.client_tags, "field client_tags is null, which StreamsGroupMemberMetadataValue version 0 does not allow (never nullable)"), True, _write_KeyValue_v0, version)
         field = "(tagged fields)"
-        if value.unknown_tagged_fields:
-            _w.write_tagged(out, [], value.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], value.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -321,20 +273,20 @@ def _write_StreamsGroupMemberMetadataValue_v0(value: StreamsGroupMemberMetadataV
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-Endpoint._READERS = (_read_Endpoint_v0,)
-Endpoint._WRITERS = (_write_Endpoint_v0,)
+Endpoint._READERS = _w.bind_versions((_read_Endpoint_v0,))
+Endpoint._WRITERS = _w.bind_versions((_write_Endpoint_v0,))
 Endpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="host", json_name="host", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="port", json_name="port", type="uint16", versions=_V0_PLUS, default=0),
 )
-KeyValue._READERS = (_read_KeyValue_v0,)
-KeyValue._WRITERS = (_write_KeyValue_v0,)
+KeyValue._READERS = _w.bind_versions((_read_KeyValue_v0,))
+KeyValue._WRITERS = _w.bind_versions((_write_KeyValue_v0,))
 KeyValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="key", json_name="key", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="value", json_name="value", type="string", versions=_V0_PLUS, default=''),
 )
-StreamsGroupMemberMetadataValue._READERS = (_read_StreamsGroupMemberMetadataValue_v0,)
-StreamsGroupMemberMetadataValue._WRITERS = (_write_StreamsGroupMemberMetadataValue_v0,)
+StreamsGroupMemberMetadataValue._READERS = _w.bind_versions((_read_StreamsGroupMemberMetadataValue_v0,))
+StreamsGroupMemberMetadataValue._WRITERS = _w.bind_versions((_write_StreamsGroupMemberMetadataValue_v0,))
 StreamsGroupMemberMetadataValue._LAZY_DEFAULTS = {"client_tags": list}
 StreamsGroupMemberMetadataValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="instance_id", json_name="instanceId", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),

@@ -2,10 +2,9 @@
 
 Coordinator-value message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -28,10 +27,9 @@ _pack_StreamsGroupMetadataValue_validated_topology_epoch = struct.Struct(">i").p
 class LastAssignmentConfig(GeneratedStruct):
     """The LastAssignmentConfig structure of StreamsGroupMetadataValue."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "key": 'Name of the assignor setting.',
         "value": 'Value of the setting, as text.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "LastAssignmentConfig"
@@ -58,12 +56,11 @@ class StreamsGroupMetadataValue(GeneratedStruct):
     """Kafka's StreamsGroupMetadataValue (coordinator-value, apiKey 17), versions 0, flexible
     versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "epoch": 'Epoch of the group, bumped whenever its members, topology or topic metadata change.',
         "metadata_hash": "Hash over the metadata of every topic the group's topology uses.",
         "validated_topology_epoch": 'Topology epoch whose topics were last found present and valid, -1 when none.',
         "last_assignment_configs": "The assignor settings (key and value) the group's last assignment was computed with, or null; a change asks for a new assignment.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "StreamsGroupMetadataValue"
@@ -103,51 +100,39 @@ class StreamsGroupMetadataValue(GeneratedStruct):
 
 # --- LastAssignmentConfig, version 0 (flexible) ---
 
-def _read_LastAssignmentConfig_v0(buf: bytes, pos: int) -> tuple[LastAssignmentConfig, int]:
+def _read_LastAssignmentConfig_v0(buf: bytes, pos: int, version: int) -> tuple[LastAssignmentConfig, int]:
     config = blank_instance(LastAssignmentConfig)
-    field = ""
-    index = 0
+    field = "key"
     try:
-        field = "key"
         config.key, pos = _w.read_compact_string_nn(buf, pos)
         field = "value"
         config.value, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            config.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            config.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        config.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return config, pos
 
 
-def _write_LastAssignmentConfig_v0(config: LastAssignmentConfig, out: bytearray) -> None:
-    field = ""
+def _write_LastAssignmentConfig_v0(config: LastAssignmentConfig, out: bytearray, version: int) -> None:
+    field = "key"
     try:
-        field = "key"
         _w.write_compact_string(out, _w.non_null(config.key, "field key is null, which LastAssignmentConfig version 0 does not allow (never nullable)"))
         field = "value"
         _w.write_compact_string(out, _w.non_null(config.value, "field value is null, which LastAssignmentConfig version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
-        if config.unknown_tagged_fields:
-            _w.write_tagged(out, [], config.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], config.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- StreamsGroupMetadataValue, version 0 (flexible) ---
 
-def _read_StreamsGroupMetadataValue_v0(buf: bytes, pos: int) -> tuple[StreamsGroupMetadataValue, int]:
+def _read_StreamsGroupMetadataValue_v0(buf: bytes, pos: int, version: int) -> tuple[StreamsGroupMetadataValue, int]:
     value = blank_instance(StreamsGroupMetadataValue)
     value.validated_topology_epoch = -1
-    field = ""
-    index = 0
+    field = "epoch, metadata_hash"
     try:
-        field = "epoch, metadata_hash"
         value.epoch, value.metadata_hash = _unpack_StreamsGroupMetadataValue_epoch_metadata_hash(buf, pos)
         pos += 12
         field = "(tagged fields)"
@@ -176,19 +161,8 @@ def _read_StreamsGroupMetadataValue_v0(buf: bytes, pos: int) -> tuple[StreamsGro
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (validated_topology_epoch) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 1:
-                    field = "last_assignment_configs[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    last_assignment_configs_n, pos = _w.read_count(buf, pos, True)
-                    if last_assignment_configs_n < 0:
-                        value.last_assignment_configs = None
-                    elif last_assignment_configs_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        last_assignment_configs_items: list[LastAssignmentConfig] = []
-                        for index in range(last_assignment_configs_n):
-                            last_assignment_configs_item, pos = _read_LastAssignmentConfig_v0(buf, pos)
-                            last_assignment_configs_items.append(last_assignment_configs_item)
-                        value.last_assignment_configs = last_assignment_configs_items
+                    field = "last_assignment_configs"
+                    value.last_assignment_configs, pos = _w.read_nullable_struct_array(buf, pos, True, _read_LastAssignmentConfig_v0, version)
                     if pos != end:
                         raise DecodeError(f"tagged field 1 (last_assignment_configs) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -196,14 +170,13 @@ def _read_StreamsGroupMetadataValue_v0(buf: bytes, pos: int) -> tuple[StreamsGro
                     pos = end
             value.unknown_tagged_fields = tuple(unknown)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return value, pos
 
 
-def _write_StreamsGroupMetadataValue_v0(value: StreamsGroupMetadataValue, out: bytearray) -> None:
-    field = ""
+def _write_StreamsGroupMetadataValue_v0(value: StreamsGroupMetadataValue, out: bytearray, version: int) -> None:
+    field = "epoch, metadata_hash"
     try:
-        field = "epoch, metadata_hash"
         out += _pack_StreamsGroupMetadataValue_epoch_metadata_hash(value.epoch, value.metadata_hash)
         field = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
@@ -214,14 +187,8 @@ def _write_StreamsGroupMetadataValue_v0(value: StreamsGroupMetadataValue, out: b
             tagged.append((0, payload))
         if (value.last_assignment_configs is None or len(value.last_assignment_configs) != 0):
             payload = bytearray()
-            field = "last_assignment_configs[]"
-            last_assignment_configs_items = value.last_assignment_configs
-            if last_assignment_configs_items is None:
-                _w.write_count(payload, None, True)
-            else:
-                _w.write_count(payload, len(last_assignment_configs_items), True)
-                for last_assignment_configs_item in last_assignment_configs_items:
-                    _write_LastAssignmentConfig_v0(last_assignment_configs_item, payload)
+            field = "last_assignment_configs"
+            _w.write_struct_array(payload, value.last_assignment_configs, True, _write_LastAssignmentConfig_v0, version)
             tagged.append((1, payload))
         if tagged or value.unknown_tagged_fields:
             _w.write_tagged(out, tagged, value.unknown_tagged_fields)
@@ -236,14 +203,14 @@ def _write_StreamsGroupMetadataValue_v0(value: StreamsGroupMetadataValue, out: b
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-LastAssignmentConfig._READERS = (_read_LastAssignmentConfig_v0,)
-LastAssignmentConfig._WRITERS = (_write_LastAssignmentConfig_v0,)
+LastAssignmentConfig._READERS = _w.bind_versions((_read_LastAssignmentConfig_v0,))
+LastAssignmentConfig._WRITERS = _w.bind_versions((_write_LastAssignmentConfig_v0,))
 LastAssignmentConfig.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="key", json_name="key", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="value", json_name="value", type="string", versions=_V0_PLUS, default=''),
 )
-StreamsGroupMetadataValue._READERS = (_read_StreamsGroupMetadataValue_v0,)
-StreamsGroupMetadataValue._WRITERS = (_write_StreamsGroupMetadataValue_v0,)
+StreamsGroupMetadataValue._READERS = _w.bind_versions((_read_StreamsGroupMetadataValue_v0,))
+StreamsGroupMetadataValue._WRITERS = _w.bind_versions((_write_StreamsGroupMetadataValue_v0,))
 StreamsGroupMetadataValue._LAZY_DEFAULTS = {"last_assignment_configs": list}
 StreamsGroupMetadataValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="epoch", json_name="epoch", type="int32", versions=_V0_PLUS, default=0),

@@ -2,10 +2,9 @@
 
 Coordinator-value message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,10 +20,9 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 class TaskIds(GeneratedStruct):
     """The TaskIds structure of StreamsGroupTargetAssignmentMemberValue."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "subtopology_id": 'Id of the subtopology the tasks belong to.',
         "partitions": 'Input partitions of that subtopology, one task each.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TaskIds"
@@ -51,11 +49,10 @@ class StreamsGroupTargetAssignmentMemberValue(GeneratedStruct):
     """Kafka's StreamsGroupTargetAssignmentMemberValue (coordinator-value, apiKey 21), versions 0,
     flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "active_tasks": 'Active tasks the member should run.',
         "standby_tasks": 'Standby tasks the member should keep.',
         "warmup_tasks": 'Warm-up tasks the member should restore.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "StreamsGroupTargetAssignmentMemberValue"
@@ -90,12 +87,10 @@ class StreamsGroupTargetAssignmentMemberValue(GeneratedStruct):
 
 # --- TaskIds, version 0 (flexible) ---
 
-def _read_TaskIds_v0(buf: bytes, pos: int) -> tuple[TaskIds, int]:
+def _read_TaskIds_v0(buf: bytes, pos: int, version: int) -> tuple[TaskIds, int]:
     ids = blank_instance(TaskIds)
-    field = ""
-    index = 0
+    field = "subtopology_id"
     try:
-        field = "subtopology_id"
         ids.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
         partitions_n, pos = _w.read_count(buf, pos, True)
@@ -104,114 +99,54 @@ def _read_TaskIds_v0(buf: bytes, pos: int) -> tuple[TaskIds, int]:
         else:
             ids.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            ids.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            ids.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        ids.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return ids, pos
 
 
-def _write_TaskIds_v0(ids: TaskIds, out: bytearray) -> None:
-    field = ""
+def _write_TaskIds_v0(ids: TaskIds, out: bytearray, version: int) -> None:
+    field = "subtopology_id"
     try:
-        field = "subtopology_id"
         _w.write_compact_string(out, _w.non_null(ids.subtopology_id, "field subtopology_id is null, which TaskIds version 0 does not allow (never nullable)"))
         field = "partitions"
         partitions_items = _w.non_null(ids.partitions, "field partitions is null, which TaskIds version 0 does not allow (never nullable)")
         _w.write_count(out, len(partitions_items), True)
         _w.write_fixed_array(out, partitions_items, "i")
         field = "(tagged fields)"
-        if ids.unknown_tagged_fields:
-            _w.write_tagged(out, [], ids.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], ids.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- StreamsGroupTargetAssignmentMemberValue, version 0 (flexible) ---
 
-def _read_StreamsGroupTargetAssignmentMemberValue_v0(buf: bytes, pos: int) -> tuple[StreamsGroupTargetAssignmentMemberValue, int]:
+def _read_StreamsGroupTargetAssignmentMemberValue_v0(buf: bytes, pos: int, version: int) -> tuple[StreamsGroupTargetAssignmentMemberValue, int]:
     value = blank_instance(StreamsGroupTargetAssignmentMemberValue)
-    field = ""
-    index = 0
+    field = "active_tasks"
     try:
-        field = "active_tasks[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        active_tasks_n, pos = _w.read_count(buf, pos, True)
-        if active_tasks_n < 0:
-            raise DecodeError("non-nullable field active_tasks was null", offset=pos)
-        elif active_tasks_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            active_tasks_items: list[TaskIds] = []
-            for index in range(active_tasks_n):
-                active_tasks_item, pos = _read_TaskIds_v0(buf, pos)
-                active_tasks_items.append(active_tasks_item)
-            value.active_tasks = active_tasks_items
-        field = "standby_tasks[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        standby_tasks_n, pos = _w.read_count(buf, pos, True)
-        if standby_tasks_n < 0:
-            raise DecodeError("non-nullable field standby_tasks was null", offset=pos)
-        elif standby_tasks_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            standby_tasks_items: list[TaskIds] = []
-            for index in range(standby_tasks_n):
-                standby_tasks_item, pos = _read_TaskIds_v0(buf, pos)
-                standby_tasks_items.append(standby_tasks_item)
-            value.standby_tasks = standby_tasks_items
-        field = "warmup_tasks[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        warmup_tasks_n, pos = _w.read_count(buf, pos, True)
-        if warmup_tasks_n < 0:
-            raise DecodeError("non-nullable field warmup_tasks was null", offset=pos)
-        elif warmup_tasks_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            warmup_tasks_items: list[TaskIds] = []
-            for index in range(warmup_tasks_n):
-                warmup_tasks_item, pos = _read_TaskIds_v0(buf, pos)
-                warmup_tasks_items.append(warmup_tasks_item)
-            value.warmup_tasks = warmup_tasks_items
+        value.active_tasks, pos = _w.read_struct_array(buf, pos, True, _read_TaskIds_v0, version)
+        field = "standby_tasks"
+        value.standby_tasks, pos = _w.read_struct_array(buf, pos, True, _read_TaskIds_v0, version)
+        field = "warmup_tasks"
+        value.warmup_tasks, pos = _w.read_struct_array(buf, pos, True, _read_TaskIds_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            value.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            value.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        value.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return value, pos
 
 
-def _write_StreamsGroupTargetAssignmentMemberValue_v0(value: StreamsGroupTargetAssignmentMemberValue, out: bytearray) -> None:
-    field = ""
+def _write_StreamsGroupTargetAssignmentMemberValue_v0(value: StreamsGroupTargetAssignmentMemberValue, out: bytearray, version: int) -> None:
+    field = "active_tasks"
     try:
-        field = "active_tasks[]"
-        active_tasks_items = _w.non_null(value.active_tasks, "field active_tasks is null, which StreamsGroupTargetAssignmentMemberValue version 0 does not allow (never nullable)")
-        _w.write_count(out, len(active_tasks_items), True)
-        for active_tasks_item in active_tasks_items:
-            _write_TaskIds_v0(active_tasks_item, out)
-        field = "standby_tasks[]"
-        standby_tasks_items = _w.non_null(value.standby_tasks, "field standby_tasks is null, which StreamsGroupTargetAssignmentMemberValue version 0 does not allow (never nullable)")
-        _w.write_count(out, len(standby_tasks_items), True)
-        for standby_tasks_item in standby_tasks_items:
-            _write_TaskIds_v0(standby_tasks_item, out)
-        field = "warmup_tasks[]"
-        warmup_tasks_items = _w.non_null(value.warmup_tasks, "field warmup_tasks is null, which StreamsGroupTargetAssignmentMemberValue version 0 does not allow (never nullable)")
-        _w.write_count(out, len(warmup_tasks_items), True)
-        for warmup_tasks_item in warmup_tasks_items:
-            _write_TaskIds_v0(warmup_tasks_item, out)
+        _w.write_struct_array(out, _w.non_null(value.active_tasks, "field active_tasks is null, which StreamsGroupTargetAssignmentMemberValue version 0 does not allow (never nullable)"), True, _write_TaskIds_v0, version)
+        field = "standby_tasks"
+        _w.write_struct_array(out, _w.non_null(value.standby_tasks, "field standby_tasks is null, which StreamsGroupTargetAssignmentMemberValue version 0 does not allow (never nullable)"), True, _write_TaskIds_v0, version)
+        field = "warmup_tasks"
+        _w.write_struct_array(out, _w.non_null(value.warmup_tasks, "field warmup_tasks is null, which StreamsGroupTargetAssignmentMemberValue version 0 does not allow (never nullable)"), True, _write_TaskIds_v0, version)
         field = "(tagged fields)"
-        if value.unknown_tagged_fields:
-            _w.write_tagged(out, [], value.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], value.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -221,15 +156,15 @@ def _write_StreamsGroupTargetAssignmentMemberValue_v0(value: StreamsGroupTargetA
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-TaskIds._READERS = (_read_TaskIds_v0,)
-TaskIds._WRITERS = (_write_TaskIds_v0,)
+TaskIds._READERS = _w.bind_versions((_read_TaskIds_v0,))
+TaskIds._WRITERS = _w.bind_versions((_write_TaskIds_v0,))
 TaskIds._LAZY_DEFAULTS = {"partitions": list}
 TaskIds.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="subtopology_id", json_name="subtopologyId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partitions", json_name="partitions", type="[]int32", versions=_V0_PLUS, default=()),
 )
-StreamsGroupTargetAssignmentMemberValue._READERS = (_read_StreamsGroupTargetAssignmentMemberValue_v0,)
-StreamsGroupTargetAssignmentMemberValue._WRITERS = (_write_StreamsGroupTargetAssignmentMemberValue_v0,)
+StreamsGroupTargetAssignmentMemberValue._READERS = _w.bind_versions((_read_StreamsGroupTargetAssignmentMemberValue_v0,))
+StreamsGroupTargetAssignmentMemberValue._WRITERS = _w.bind_versions((_write_StreamsGroupTargetAssignmentMemberValue_v0,))
 StreamsGroupTargetAssignmentMemberValue._LAZY_DEFAULTS = {"active_tasks": list, "standby_tasks": list, "warmup_tasks": list}
 StreamsGroupTargetAssignmentMemberValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="active_tasks", json_name="activeTasks", type="[]TaskIds", versions=_V0_PLUS, default=(), struct=TaskIds),

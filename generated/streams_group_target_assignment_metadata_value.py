@@ -2,10 +2,9 @@
 
 Coordinator-value message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -27,9 +26,8 @@ class StreamsGroupTargetAssignmentMetadataValue(GeneratedStruct):
     """Kafka's StreamsGroupTargetAssignmentMetadataValue (coordinator-value, apiKey 20), versions
     0, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "assignment_epoch": 'Group epoch the target assignment was computed for.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "StreamsGroupTargetAssignmentMetadataValue"
@@ -56,35 +54,25 @@ class StreamsGroupTargetAssignmentMetadataValue(GeneratedStruct):
 
 # --- StreamsGroupTargetAssignmentMetadataValue, version 0 (flexible) ---
 
-def _read_StreamsGroupTargetAssignmentMetadataValue_v0(buf: bytes, pos: int) -> tuple[StreamsGroupTargetAssignmentMetadataValue, int]:
+def _read_StreamsGroupTargetAssignmentMetadataValue_v0(buf: bytes, pos: int, version: int) -> tuple[StreamsGroupTargetAssignmentMetadataValue, int]:
     value = blank_instance(StreamsGroupTargetAssignmentMetadataValue)
-    field = ""
-    index = 0
+    field = "assignment_epoch"
     try:
-        field = "assignment_epoch"
         (value.assignment_epoch,) = _unpack_StreamsGroupTargetAssignmentMetadataValue_assignment_epoch(buf, pos)
         pos += 4
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            value.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            value.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        value.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return value, pos
 
 
-def _write_StreamsGroupTargetAssignmentMetadataValue_v0(value: StreamsGroupTargetAssignmentMetadataValue, out: bytearray) -> None:
-    field = ""
+def _write_StreamsGroupTargetAssignmentMetadataValue_v0(value: StreamsGroupTargetAssignmentMetadataValue, out: bytearray, version: int) -> None:
+    field = "assignment_epoch"
     try:
-        field = "assignment_epoch"
         out += _pack_StreamsGroupTargetAssignmentMetadataValue_assignment_epoch(value.assignment_epoch)
         field = "(tagged fields)"
-        if value.unknown_tagged_fields:
-            _w.write_tagged(out, [], value.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], value.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -94,8 +82,8 @@ def _write_StreamsGroupTargetAssignmentMetadataValue_v0(value: StreamsGroupTarge
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-StreamsGroupTargetAssignmentMetadataValue._READERS = (_read_StreamsGroupTargetAssignmentMetadataValue_v0,)
-StreamsGroupTargetAssignmentMetadataValue._WRITERS = (_write_StreamsGroupTargetAssignmentMetadataValue_v0,)
+StreamsGroupTargetAssignmentMetadataValue._READERS = _w.bind_versions((_read_StreamsGroupTargetAssignmentMetadataValue_v0,))
+StreamsGroupTargetAssignmentMetadataValue._WRITERS = _w.bind_versions((_write_StreamsGroupTargetAssignmentMetadataValue_v0,))
 StreamsGroupTargetAssignmentMetadataValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="assignment_epoch", json_name="assignmentEpoch", type="int32", versions=_V0_PLUS, default=0),
 )

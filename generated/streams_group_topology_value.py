@@ -2,10 +2,9 @@
 
 Coordinator-value message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -28,10 +27,9 @@ _pack_StreamsGroupTopologyValue_epoch = struct.Struct(">i").pack
 class TopicConfig(GeneratedStruct):
     """The TopicConfig structure of StreamsGroupTopologyValue."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "key": 'Name of a topic config to create the topic with.',
         "value": 'Value of that topic config.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TopicConfig"
@@ -57,12 +55,11 @@ class TopicConfig(GeneratedStruct):
 class TopicInfo(GeneratedStruct):
     """The TopicInfo structure of StreamsGroupTopologyValue."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the internal topic.',
         "partitions": 'Required partition count, 0 when any will do (always 0 for changelogs).',
         "replication_factor": 'Replication factor to create it with, 0 for the broker default.',
         "topic_configs": 'Topic configurations to create it with.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TopicInfo"
@@ -96,11 +93,10 @@ class TopicInfo(GeneratedStruct):
 class CopartitionGroup(GeneratedStruct):
     """Sets of source topics that must have equal partition counts."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "source_topics": "Indexes into this subtopology's SourceTopics.",
         "source_topic_regex": "Indexes into this subtopology's SourceTopicRegex.",
         "repartition_source_topics": "Indexes into this subtopology's RepartitionSourceTopics.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "CopartitionGroup"
@@ -131,7 +127,7 @@ class Subtopology(GeneratedStruct):
     """Independent parts of the Streams application's topology, each processing its own input
     partitions."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "subtopology_id": 'Id of the subtopology, derived from the topology.',
         "source_topics": 'Topics the subtopology reads, by name.',
         "source_topic_regex": 'Regular expressions naming further topics the subtopology reads.',
@@ -139,7 +135,6 @@ class Subtopology(GeneratedStruct):
         "repartition_sink_topics": 'Internal repartition topics the subtopology produces to.',
         "repartition_source_topics": 'Internal repartition topics the subtopology reads.',
         "copartition_groups": 'Sets of source topics that must have equal partition counts.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "Subtopology"
@@ -186,10 +181,9 @@ class StreamsGroupTopologyValue(GeneratedStruct):
     """Kafka's StreamsGroupTopologyValue (coordinator-value, apiKey 23), versions 0, flexible
     versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "epoch": "Epoch of the topology, raised when the application's topology changes.",
         "subtopologies": "Independent parts of the Streams application's topology, each processing its own input partitions.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "StreamsGroupTopologyValue"
@@ -221,107 +215,71 @@ class StreamsGroupTopologyValue(GeneratedStruct):
 
 # --- TopicConfig, version 0 (flexible) ---
 
-def _read_TopicConfig_v0(buf: bytes, pos: int) -> tuple[TopicConfig, int]:
+def _read_TopicConfig_v0(buf: bytes, pos: int, version: int) -> tuple[TopicConfig, int]:
     config = blank_instance(TopicConfig)
-    field = ""
-    index = 0
+    field = "key"
     try:
-        field = "key"
         config.key, pos = _w.read_compact_string_nn(buf, pos)
         field = "value"
         config.value, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            config.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            config.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        config.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return config, pos
 
 
-def _write_TopicConfig_v0(config: TopicConfig, out: bytearray) -> None:
-    field = ""
+def _write_TopicConfig_v0(config: TopicConfig, out: bytearray, version: int) -> None:
+    field = "key"
     try:
-        field = "key"
         _w.write_compact_string(out, _w.non_null(config.key, "field key is null, which TopicConfig version 0 does not allow (never nullable)"))
         field = "value"
         _w.write_compact_string(out, _w.non_null(config.value, "field value is null, which TopicConfig version 0 does not allow (never nullable)"))
         field = "(tagged fields)"
-        if config.unknown_tagged_fields:
-            _w.write_tagged(out, [], config.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], config.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- TopicInfo, version 0 (flexible) ---
 
-def _read_TopicInfo_v0(buf: bytes, pos: int) -> tuple[TopicInfo, int]:
+def _read_TopicInfo_v0(buf: bytes, pos: int, version: int) -> tuple[TopicInfo, int]:
     info = blank_instance(TopicInfo)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         info.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions, replication_factor"
         info.partitions, info.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
         pos += 6
-        field = "topic_configs[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topic_configs_n, pos = _w.read_count(buf, pos, True)
-        if topic_configs_n < 0:
-            raise DecodeError("non-nullable field topic_configs was null", offset=pos)
-        elif topic_configs_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topic_configs_items: list[TopicConfig] = []
-            for index in range(topic_configs_n):
-                topic_configs_item, pos = _read_TopicConfig_v0(buf, pos)
-                topic_configs_items.append(topic_configs_item)
-            info.topic_configs = topic_configs_items
+        field = "topic_configs"
+        info.topic_configs, pos = _w.read_struct_array(buf, pos, True, _read_TopicConfig_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            info.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            info.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        info.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return info, pos
 
 
-def _write_TopicInfo_v0(info: TopicInfo, out: bytearray) -> None:
-    field = ""
+def _write_TopicInfo_v0(info: TopicInfo, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(info.name, "field name is null, which TopicInfo version 0 does not allow (never nullable)"))
         field = "partitions, replication_factor"
         out += _pack_TopicInfo_partitions_replication_factor(info.partitions, info.replication_factor)
-        field = "topic_configs[]"
-        topic_configs_items = _w.non_null(info.topic_configs, "field topic_configs is null, which TopicInfo version 0 does not allow (never nullable)")
-        _w.write_count(out, len(topic_configs_items), True)
-        for topic_configs_item in topic_configs_items:
-            _write_TopicConfig_v0(topic_configs_item, out)
+        field = "topic_configs"
+        _w.write_struct_array(out, _w.non_null(info.topic_configs, "field topic_configs is null, which TopicInfo version 0 does not allow (never nullable)"), True, _write_TopicConfig_v0, version)
         field = "(tagged fields)"
-        if info.unknown_tagged_fields:
-            _w.write_tagged(out, [], info.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], info.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- CopartitionGroup, version 0 (flexible) ---
 
-def _read_CopartitionGroup_v0(buf: bytes, pos: int) -> tuple[CopartitionGroup, int]:
+def _read_CopartitionGroup_v0(buf: bytes, pos: int, version: int) -> tuple[CopartitionGroup, int]:
     group = blank_instance(CopartitionGroup)
-    field = ""
-    index = 0
+    field = "source_topics"
     try:
-        field = "source_topics"
         source_topics_n, pos = _w.read_count(buf, pos, True)
         if source_topics_n < 0:
             raise DecodeError("non-nullable field source_topics was null", offset=pos)
@@ -340,20 +298,15 @@ def _read_CopartitionGroup_v0(buf: bytes, pos: int) -> tuple[CopartitionGroup, i
         else:
             group.repartition_source_topics, pos = _w.read_fixed_array(buf, pos, repartition_source_topics_n, "h", 2)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            group.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            group.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        group.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return group, pos
 
 
-def _write_CopartitionGroup_v0(group: CopartitionGroup, out: bytearray) -> None:
-    field = ""
+def _write_CopartitionGroup_v0(group: CopartitionGroup, out: bytearray, version: int) -> None:
+    field = "source_topics"
     try:
-        field = "source_topics"
         source_topics_items = _w.non_null(group.source_topics, "field source_topics is null, which CopartitionGroup version 0 does not allow (never nullable)")
         _w.write_count(out, len(source_topics_items), True)
         _w.write_fixed_array(out, source_topics_items, "h")
@@ -366,116 +319,40 @@ def _write_CopartitionGroup_v0(group: CopartitionGroup, out: bytearray) -> None:
         _w.write_count(out, len(repartition_source_topics_items), True)
         _w.write_fixed_array(out, repartition_source_topics_items, "h")
         field = "(tagged fields)"
-        if group.unknown_tagged_fields:
-            _w.write_tagged(out, [], group.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], group.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- Subtopology, version 0 (flexible) ---
 
-def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
+def _read_Subtopology_v0(buf: bytes, pos: int, version: int) -> tuple[Subtopology, int]:
     subtopology = blank_instance(Subtopology)
-    field = ""
-    index = 0
+    field = "subtopology_id"
     try:
-        field = "subtopology_id"
         subtopology.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "source_topics"
-        index = -1  # no element yet: an error in the count names the array itself
-        source_topics_n, pos = _w.read_count(buf, pos, True)
-        if source_topics_n < 0:
-            raise DecodeError("non-nullable field source_topics was null", offset=pos)
-        elif source_topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            source_topics_items: list[str] = []
-            for index in range(source_topics_n):
-                source_topics_item, pos = _w.read_compact_string_nn(buf, pos)
-                source_topics_items.append(source_topics_item)
-            subtopology.source_topics = source_topics_items
+        subtopology.source_topics, pos = _w.read_array(buf, pos, True, _w.read_compact_string_nn)
         field = "source_topic_regex"
-        index = -1  # no element yet: an error in the count names the array itself
-        source_topic_regex_n, pos = _w.read_count(buf, pos, True)
-        if source_topic_regex_n < 0:
-            raise DecodeError("non-nullable field source_topic_regex was null", offset=pos)
-        elif source_topic_regex_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            source_topic_regex_items: list[str] = []
-            for index in range(source_topic_regex_n):
-                source_topic_regex_item, pos = _w.read_compact_string_nn(buf, pos)
-                source_topic_regex_items.append(source_topic_regex_item)
-            subtopology.source_topic_regex = source_topic_regex_items
-        field = "state_changelog_topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        state_changelog_topics_n, pos = _w.read_count(buf, pos, True)
-        if state_changelog_topics_n < 0:
-            raise DecodeError("non-nullable field state_changelog_topics was null", offset=pos)
-        elif state_changelog_topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            state_changelog_topics_items: list[TopicInfo] = []
-            for index in range(state_changelog_topics_n):
-                state_changelog_topics_item, pos = _read_TopicInfo_v0(buf, pos)
-                state_changelog_topics_items.append(state_changelog_topics_item)
-            subtopology.state_changelog_topics = state_changelog_topics_items
+        subtopology.source_topic_regex, pos = _w.read_array(buf, pos, True, _w.read_compact_string_nn)
+        field = "state_changelog_topics"
+        subtopology.state_changelog_topics, pos = _w.read_struct_array(buf, pos, True, _read_TopicInfo_v0, version)
         field = "repartition_sink_topics"
-        index = -1  # no element yet: an error in the count names the array itself
-        repartition_sink_topics_n, pos = _w.read_count(buf, pos, True)
-        if repartition_sink_topics_n < 0:
-            raise DecodeError("non-nullable field repartition_sink_topics was null", offset=pos)
-        elif repartition_sink_topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            repartition_sink_topics_items: list[str] = []
-            for index in range(repartition_sink_topics_n):
-                repartition_sink_topics_item, pos = _w.read_compact_string_nn(buf, pos)
-                repartition_sink_topics_items.append(repartition_sink_topics_item)
-            subtopology.repartition_sink_topics = repartition_sink_topics_items
-        field = "repartition_source_topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
-        if repartition_source_topics_n < 0:
-            raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
-        elif repartition_source_topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            repartition_source_topics_items: list[TopicInfo] = []
-            for index in range(repartition_source_topics_n):
-                repartition_source_topics_item, pos = _read_TopicInfo_v0(buf, pos)
-                repartition_source_topics_items.append(repartition_source_topics_item)
-            subtopology.repartition_source_topics = repartition_source_topics_items
-        field = "copartition_groups[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        copartition_groups_n, pos = _w.read_count(buf, pos, True)
-        if copartition_groups_n < 0:
-            raise DecodeError("non-nullable field copartition_groups was null", offset=pos)
-        elif copartition_groups_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            copartition_groups_items: list[CopartitionGroup] = []
-            for index in range(copartition_groups_n):
-                copartition_groups_item, pos = _read_CopartitionGroup_v0(buf, pos)
-                copartition_groups_items.append(copartition_groups_item)
-            subtopology.copartition_groups = copartition_groups_items
+        subtopology.repartition_sink_topics, pos = _w.read_array(buf, pos, True, _w.read_compact_string_nn)
+        field = "repartition_source_topics"
+        subtopology.repartition_source_topics, pos = _w.read_struct_array(buf, pos, True, _read_TopicInfo_v0, version)
+        field = "copartition_groups"
+        subtopology.copartition_groups, pos = _w.read_struct_array(buf, pos, True, _read_CopartitionGroup_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            subtopology.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            subtopology.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        subtopology.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return subtopology, pos
 
 
-def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
-    field = ""
+def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray, version: int) -> None:
+    field = "subtopology_id"
     try:
-        field = "subtopology_id"
         _w.write_compact_string(out, _w.non_null(subtopology.subtopology_id, "field subtopology_id is null, which Subtopology version 0 does not allow (never nullable)"))
         field = "source_topics"
         source_topics_items = _w.non_null(subtopology.source_topics, "field source_topics is null, which Subtopology version 0 does not allow (never nullable)")
@@ -491,11 +368,8 @@ def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
             if source_topic_regex_item is None:
                 raise EncodeError("null element in array source_topic_regex")
             _w.write_compact_string(out, source_topic_regex_item)
-        field = "state_changelog_topics[]"
-        state_changelog_topics_items = _w.non_null(subtopology.state_changelog_topics, "field state_changelog_topics is null, which Subtopology version 0 does not allow (never nullable)")
-        _w.write_count(out, len(state_changelog_topics_items), True)
-        for state_changelog_topics_item in state_changelog_topics_items:
-            _write_TopicInfo_v0(state_changelog_topics_item, out)
+        field = "state_changelog_topics"
+        _w.write_struct_array(out, _w.non_null(subtopology.state_changelog_topics, "field state_changelog_topics is null, which Subtopology version 0 does not allow (never nullable)"), True, _write_TopicInfo_v0, version)
         field = "repartition_sink_topics"
         repartition_sink_topics_items = _w.non_null(subtopology.repartition_sink_topics, "field repartition_sink_topics is null, which Subtopology version 0 does not allow (never nullable)")
         _w.write_count(out, len(repartition_sink_topics_items), True)
@@ -503,74 +377,41 @@ def _write_Subtopology_v0(subtopology: Subtopology, out: bytearray) -> None:
             if repartition_sink_topics_item is None:
                 raise EncodeError("null element in array repartition_sink_topics")
             _w.write_compact_string(out, repartition_sink_topics_item)
-        field = "repartition_source_topics[]"
-        repartition_source_topics_items = _w.non_null(subtopology.repartition_source_topics, "field repartition_source_topics is null, which Subtopology version 0 does not allow (never nullable)")
-        _w.write_count(out, len(repartition_source_topics_items), True)
-        for repartition_source_topics_item in repartition_source_topics_items:
-            _write_TopicInfo_v0(repartition_source_topics_item, out)
-        field = "copartition_groups[]"
-        copartition_groups_items = _w.non_null(subtopology.copartition_groups, "field copartition_groups is null, which Subtopology version 0 does not allow (never nullable)")
-        _w.write_count(out, len(copartition_groups_items), True)
-        for copartition_groups_item in copartition_groups_items:
-            _write_CopartitionGroup_v0(copartition_groups_item, out)
+        field = "repartition_source_topics"
+        _w.write_struct_array(out, _w.non_null(subtopology.repartition_source_topics, "field repartition_source_topics is null, which Subtopology version 0 does not allow (never nullable)"), True, _write_TopicInfo_v0, version)
+        field = "copartition_groups"
+        _w.write_struct_array(out, _w.non_null(subtopology.copartition_groups, "field copartition_groups is null, which Subtopology version 0 does not allow (never nullable)"), True, _write_CopartitionGroup_v0, version)
         field = "(tagged fields)"
-        if subtopology.unknown_tagged_fields:
-            _w.write_tagged(out, [], subtopology.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], subtopology.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- StreamsGroupTopologyValue, version 0 (flexible) ---
 
-def _read_StreamsGroupTopologyValue_v0(buf: bytes, pos: int) -> tuple[StreamsGroupTopologyValue, int]:
+def _read_StreamsGroupTopologyValue_v0(buf: bytes, pos: int, version: int) -> tuple[StreamsGroupTopologyValue, int]:
     value = blank_instance(StreamsGroupTopologyValue)
-    field = ""
-    index = 0
+    field = "epoch"
     try:
-        field = "epoch"
         (value.epoch,) = _unpack_StreamsGroupTopologyValue_epoch(buf, pos)
         pos += 4
-        field = "subtopologies[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        subtopologies_n, pos = _w.read_count(buf, pos, True)
-        if subtopologies_n < 0:
-            raise DecodeError("non-nullable field subtopologies was null", offset=pos)
-        elif subtopologies_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            subtopologies_items: list[Subtopology] = []
-            for index in range(subtopologies_n):
-                subtopologies_item, pos = _read_Subtopology_v0(buf, pos)
-                subtopologies_items.append(subtopologies_item)
-            value.subtopologies = subtopologies_items
+        field = "subtopologies"
+        value.subtopologies, pos = _w.read_struct_array(buf, pos, True, _read_Subtopology_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            value.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            value.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        value.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return value, pos
 
 
-def _write_StreamsGroupTopologyValue_v0(value: StreamsGroupTopologyValue, out: bytearray) -> None:
-    field = ""
+def _write_StreamsGroupTopologyValue_v0(value: StreamsGroupTopologyValue, out: bytearray, version: int) -> None:
+    field = "epoch"
     try:
-        field = "epoch"
         out += _pack_StreamsGroupTopologyValue_epoch(value.epoch)
-        field = "subtopologies[]"
-        subtopologies_items = _w.non_null(value.subtopologies, "field subtopologies is null, which StreamsGroupTopologyValue version 0 does not allow (never nullable)")
-        _w.write_count(out, len(subtopologies_items), True)
-        for subtopologies_item in subtopologies_items:
-            _write_Subtopology_v0(subtopologies_item, out)
+        field = "subtopologies"
+        _w.write_struct_array(out, _w.non_null(value.subtopologies, "field subtopologies is null, which StreamsGroupTopologyValue version 0 does not allow (never nullable)"), True, _write_Subtopology_v0, version)
         field = "(tagged fields)"
-        if value.unknown_tagged_fields:
-            _w.write_tagged(out, [], value.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], value.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -580,14 +421,14 @@ def _write_StreamsGroupTopologyValue_v0(value: StreamsGroupTopologyValue, out: b
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-TopicConfig._READERS = (_read_TopicConfig_v0,)
-TopicConfig._WRITERS = (_write_TopicConfig_v0,)
+TopicConfig._READERS = _w.bind_versions((_read_TopicConfig_v0,))
+TopicConfig._WRITERS = _w.bind_versions((_write_TopicConfig_v0,))
 TopicConfig.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="key", json_name="key", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="value", json_name="value", type="string", versions=_V0_PLUS, default=''),
 )
-TopicInfo._READERS = (_read_TopicInfo_v0,)
-TopicInfo._WRITERS = (_write_TopicInfo_v0,)
+TopicInfo._READERS = _w.bind_versions((_read_TopicInfo_v0,))
+TopicInfo._WRITERS = _w.bind_versions((_write_TopicInfo_v0,))
 TopicInfo._LAZY_DEFAULTS = {"topic_configs": list}
 TopicInfo.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
@@ -595,16 +436,16 @@ TopicInfo.FIELDS = (  # what the runtime knows of each field (kwire.wire.message
     FieldInfo(attr="replication_factor", json_name="replicationFactor", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="topic_configs", json_name="topicConfigs", type="[]TopicConfig", versions=_V0_PLUS, default=(), struct=TopicConfig),
 )
-CopartitionGroup._READERS = (_read_CopartitionGroup_v0,)
-CopartitionGroup._WRITERS = (_write_CopartitionGroup_v0,)
+CopartitionGroup._READERS = _w.bind_versions((_read_CopartitionGroup_v0,))
+CopartitionGroup._WRITERS = _w.bind_versions((_write_CopartitionGroup_v0,))
 CopartitionGroup._LAZY_DEFAULTS = {"source_topics": list, "source_topic_regex": list, "repartition_source_topics": list}
 CopartitionGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="source_topics", json_name="sourceTopics", type="[]int16", versions=_V0_PLUS, default=()),
     FieldInfo(attr="source_topic_regex", json_name="sourceTopicRegex", type="[]int16", versions=_V0_PLUS, default=()),
     FieldInfo(attr="repartition_source_topics", json_name="repartitionSourceTopics", type="[]int16", versions=_V0_PLUS, default=()),
 )
-Subtopology._READERS = (_read_Subtopology_v0,)
-Subtopology._WRITERS = (_write_Subtopology_v0,)
+Subtopology._READERS = _w.bind_versions((_read_Subtopology_v0,))
+Subtopology._WRITERS = _w.bind_versions((_write_Subtopology_v0,))
 Subtopology._LAZY_DEFAULTS = {"source_topics": list, "source_topic_regex": list, "state_changelog_topics": list, "repartition_sink_topics": list, "repartition_source_topics": list, "copartition_groups": list}
 Subtopology.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="subtopology_id", json_name="subtopologyId", type="string", versions=_V0_PLUS, default=''),
@@ -615,8 +456,8 @@ Subtopology.FIELDS = (  # what the runtime knows of each field (kwire.wire.messa
     FieldInfo(attr="repartition_source_topics", json_name="repartitionSourceTopics", type="[]TopicInfo", versions=_V0_PLUS, default=(), struct=TopicInfo),
     FieldInfo(attr="copartition_groups", json_name="copartitionGroups", type="[]CopartitionGroup", versions=_V0_PLUS, default=(), struct=CopartitionGroup),
 )
-StreamsGroupTopologyValue._READERS = (_read_StreamsGroupTopologyValue_v0,)
-StreamsGroupTopologyValue._WRITERS = (_write_StreamsGroupTopologyValue_v0,)
+StreamsGroupTopologyValue._READERS = _w.bind_versions((_read_StreamsGroupTopologyValue_v0,))
+StreamsGroupTopologyValue._WRITERS = _w.bind_versions((_write_StreamsGroupTopologyValue_v0,))
 StreamsGroupTopologyValue._LAZY_DEFAULTS = {"subtopologies": list}
 StreamsGroupTopologyValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="epoch", json_name="epoch", type="int32", versions=_V0_PLUS, default=0),

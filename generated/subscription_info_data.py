@@ -2,10 +2,9 @@
 
 Data message, versions 1-11, flexible versions none.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,22 +20,20 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_TaskId_topic_group_id_partition = struct.Struct(">ii").unpack_from
 _pack_TaskId_topic_group_id_partition = struct.Struct(">ii").pack
-_rows_TaskId_v1_6 = struct.Struct(">ii").iter_unpack
 _unpack_PartitionToOffsetSum_partition_offset_sum = struct.Struct(">iq").unpack_from
 _pack_PartitionToOffsetSum_partition_offset_sum = struct.Struct(">iq").pack
-_rows_PartitionToOffsetSum_v7_9 = struct.Struct(">iq").iter_unpack
 _unpack_TaskOffsetSum_topic_group_id = struct.Struct(">i").unpack_from
 _pack_TaskOffsetSum_topic_group_id = struct.Struct(">i").pack
-_unpack_TaskOffsetSum_topic_group_id_to_offset_sum = struct.Struct(">iiq").unpack_from
-_pack_TaskOffsetSum_topic_group_id_to_offset_sum = struct.Struct(">iiq").pack
+_unpack_TaskOffsetSum_partition_offset_sum = struct.Struct(">iq").unpack_from
+_pack_TaskOffsetSum_partition_offset_sum = struct.Struct(">iq").pack
 _unpack_SubscriptionInfoData_version = struct.Struct(">i").unpack_from
 _pack_SubscriptionInfoData_version = struct.Struct(">i").pack
-_unpack_SubscriptionInfoData_version_latest_supported_version = struct.Struct(">ii").unpack_from
-_pack_SubscriptionInfoData_version_latest_supported_version = struct.Struct(">ii").pack
+_unpack_SubscriptionInfoData_latest_supported_version = struct.Struct(">i").unpack_from
+_pack_SubscriptionInfoData_latest_supported_version = struct.Struct(">i").pack
 _unpack_SubscriptionInfoData_unique_field = struct.Struct(">b").unpack_from
 _pack_SubscriptionInfoData_unique_field = struct.Struct(">b").pack
-_unpack_SubscriptionInfoData_unique_field_error_code = struct.Struct(">bi").unpack_from
-_pack_SubscriptionInfoData_unique_field_error_code = struct.Struct(">bi").pack
+_unpack_SubscriptionInfoData_error_code = struct.Struct(">i").unpack_from
+_pack_SubscriptionInfoData_error_code = struct.Struct(">i").pack
 
 # Default values.
 _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
@@ -45,10 +42,9 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class TaskId(GeneratedStruct):
     """The TaskId structure of SubscriptionInfoData."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_group_id": 'Subtopology number of the task.',
         "partition": 'Partition number of the task.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TaskId"
@@ -74,10 +70,9 @@ class TaskId(GeneratedStruct):
 class PartitionToOffsetSum(GeneratedStruct):
     """The PartitionToOffsetSum structure of SubscriptionInfoData."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition": 'Partition number of the task.',
         "offset_sum": "Sum of the task's changelog offsets.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "PartitionToOffsetSum"
@@ -103,13 +98,12 @@ class PartitionToOffsetSum(GeneratedStruct):
 class TaskOffsetSum(GeneratedStruct):
     """The TaskOffsetSum structure of SubscriptionInfoData."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_group_id": 'Subtopology number of the task.',
         "partition": 'Partition number of the task.',
         "offset_sum": "Sum of the task's changelog offsets.",
         "named_topology": 'Named topology the task belongs to, or null; needed to tell tasks apart.',
         "partition_to_offset_sum": 'Offset sum per partition of the subtopology (before v10).',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TaskOffsetSum"
@@ -147,10 +141,9 @@ class TaskOffsetSum(GeneratedStruct):
 class ClientTag(GeneratedStruct):
     """The ClientTag structure of SubscriptionInfoData."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "key": 'Name of the client tag, as UTF-8 bytes.',
         "value": 'Value of the client tag, as UTF-8 bytes.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ClientTag"
@@ -176,7 +169,7 @@ class ClientTag(GeneratedStruct):
 class SubscriptionInfoData(GeneratedStruct):
     """Kafka's SubscriptionInfoData (data), versions 1-11, flexible versions none."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "version": 'Version this subscription is encoded at.',
         "latest_supported_version": 'Newest version the client can read, -1 when not said.',
         "process_id": 'Id of the Streams process sending the subscription.',
@@ -187,7 +180,6 @@ class SubscriptionInfoData(GeneratedStruct):
         "unique_field": "Value that makes each member's subscription differ, so a rebalance is noticed.",
         "error_code": 'Streams assignor error the client reports, 0 for none; 4 (shutdown requested) asks every client of the application to shut down.',
         "client_tags": 'Tags of the client, used by rack-aware standby placement.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "SubscriptionInfoData"
@@ -251,26 +243,23 @@ class SubscriptionInfoData(GeneratedStruct):
 
 # --- TaskId, versions 1-6 ---
 
-def _read_TaskId_v1_6(buf: bytes, pos: int) -> tuple[TaskId, int]:
+def _read_TaskId_v1_6(buf: bytes, pos: int, version: int) -> tuple[TaskId, int]:
     task_id = blank_instance(TaskId)
-    field = ""
-    index = 0
+    field = "topic_group_id, partition"
     try:
-        field = "topic_group_id, partition"
         task_id.topic_group_id, task_id.partition = _unpack_TaskId_topic_group_id_partition(buf, pos)
         pos += 8
         task_id.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return task_id, pos
 
 
-def _write_TaskId_v1_6(task_id: TaskId, out: bytearray) -> None:
+def _write_TaskId_v1_6(task_id: TaskId, out: bytearray, version: int) -> None:
     if task_id.unknown_tagged_fields:
         raise UnsupportedVersionError("TaskId version 1-6 cannot carry tagged fields")
-    field = ""
+    field = "topic_group_id, partition"
     try:
-        field = "topic_group_id, partition"
         out += _pack_TaskId_topic_group_id_partition(task_id.topic_group_id, task_id.partition)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -278,153 +267,100 @@ def _write_TaskId_v1_6(task_id: TaskId, out: bytearray) -> None:
 
 # --- PartitionToOffsetSum, versions 7-9 ---
 
-def _read_PartitionToOffsetSum_v7_9(buf: bytes, pos: int) -> tuple[PartitionToOffsetSum, int]:
+def _read_PartitionToOffsetSum_v7_9(buf: bytes, pos: int, version: int) -> tuple[PartitionToOffsetSum, int]:
     partition_to_offset_sum = blank_instance(PartitionToOffsetSum)
-    field = ""
-    index = 0
+    field = "partition, offset_sum"
     try:
-        field = "partition, offset_sum"
         partition_to_offset_sum.partition, partition_to_offset_sum.offset_sum = _unpack_PartitionToOffsetSum_partition_offset_sum(buf, pos)
         pos += 12
         partition_to_offset_sum.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition_to_offset_sum, pos
 
 
-def _write_PartitionToOffsetSum_v7_9(partition_to_offset_sum: PartitionToOffsetSum, out: bytearray) -> None:
+def _write_PartitionToOffsetSum_v7_9(partition_to_offset_sum: PartitionToOffsetSum, out: bytearray, version: int) -> None:
     if partition_to_offset_sum.unknown_tagged_fields:
         raise UnsupportedVersionError("PartitionToOffsetSum version 7-9 cannot carry tagged fields")
-    field = ""
+    field = "partition, offset_sum"
     try:
-        field = "partition, offset_sum"
         out += _pack_PartitionToOffsetSum_partition_offset_sum(partition_to_offset_sum.partition, partition_to_offset_sum.offset_sum)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- TaskOffsetSum, versions 7-9 ---
+# --- TaskOffsetSum, versions 7-11 ---
 
-def _read_TaskOffsetSum_v7_9(buf: bytes, pos: int) -> tuple[TaskOffsetSum, int]:
+def _read_TaskOffsetSum_v7_11(buf: bytes, pos: int, version: int) -> tuple[TaskOffsetSum, int]:
     task_offset_sum = blank_instance(TaskOffsetSum)
     task_offset_sum.partition = 0
     task_offset_sum.offset_sum = 0
     task_offset_sum.named_topology = ''
-    field = ""
-    index = 0
-    size = len(buf)
+    field = "topic_group_id"
     try:
-        field = "topic_group_id"
         (task_offset_sum.topic_group_id,) = _unpack_TaskOffsetSum_topic_group_id(buf, pos)
         pos += 4
-        field = "partition_to_offset_sum[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partition_to_offset_sum_n, pos = _w.read_count(buf, pos, False)
-        if partition_to_offset_sum_n < 0:
-            raise DecodeError("non-nullable field partition_to_offset_sum was null", offset=pos)
-        elif partition_to_offset_sum_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partition_to_offset_sum_items: list[PartitionToOffsetSum] = []
-            # Every element is fixed-width: one iter_unpack for all.
-            partition_to_offset_sum_end = pos + partition_to_offset_sum_n * 12
-            partition_to_offset_sum_rows = buf[pos:partition_to_offset_sum_end]
-            if len(partition_to_offset_sum_rows) == partition_to_offset_sum_n * 12:
-                for partition_to_offset_sum_row in _rows_PartitionToOffsetSum_v7_9(partition_to_offset_sum_rows):
-                    partition_to_offset_sum_item = blank_instance(PartitionToOffsetSum)
-                    partition_to_offset_sum_item.partition, partition_to_offset_sum_item.offset_sum = partition_to_offset_sum_row
-                    partition_to_offset_sum_item.unknown_tagged_fields = ()
-                    partition_to_offset_sum_items.append(partition_to_offset_sum_item)
-                pos = partition_to_offset_sum_end
-            else:
-                for index in range(partition_to_offset_sum_n):
-                    partition_to_offset_sum_item, pos = _read_PartitionToOffsetSum_v7_9(buf, pos)
-                    partition_to_offset_sum_items.append(partition_to_offset_sum_item)
-            task_offset_sum.partition_to_offset_sum = partition_to_offset_sum_items
+        if version >= 10:
+            field = "partition, offset_sum"
+            task_offset_sum.partition, task_offset_sum.offset_sum = _unpack_TaskOffsetSum_partition_offset_sum(buf, pos)
+            pos += 12
+            field = "named_topology"
+            task_offset_sum.named_topology, pos = _w.read_string(buf, pos)
+        if version <= 9:
+            field = "partition_to_offset_sum"
+            task_offset_sum.partition_to_offset_sum, pos = _w.read_struct_array(buf, pos, False, _read_PartitionToOffsetSum_v7_9, version)
         task_offset_sum.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return task_offset_sum, pos
 
 
-def _write_TaskOffsetSum_v7_9(task_offset_sum: TaskOffsetSum, out: bytearray) -> None:
-    if task_offset_sum.partition != 0:
-        check_unsupported(task_offset_sum, "partition", "7-9")
-    if task_offset_sum.offset_sum != 0:
-        check_unsupported(task_offset_sum, "offset_sum", "7-9")
-    if task_offset_sum.named_topology != '':
-        check_unsupported(task_offset_sum, "named_topology", "7-9")
+def _write_TaskOffsetSum_v7_11(task_offset_sum: TaskOffsetSum, out: bytearray, version: int) -> None:
+    if version < 10 and task_offset_sum.partition != 0:
+        check_unsupported(task_offset_sum, "partition", str(version))
+    if version < 10 and task_offset_sum.offset_sum != 0:
+        check_unsupported(task_offset_sum, "offset_sum", str(version))
+    if version < 10 and task_offset_sum.named_topology != '':
+        check_unsupported(task_offset_sum, "named_topology", str(version))
+    if version > 9 and (task_offset_sum.partition_to_offset_sum is None or len(task_offset_sum.partition_to_offset_sum) != 0):
+        check_unsupported(task_offset_sum, "partition_to_offset_sum", str(version))
     if task_offset_sum.unknown_tagged_fields:
-        raise UnsupportedVersionError("TaskOffsetSum version 7-9 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("TaskOffsetSum version 7-11 cannot carry tagged fields")
+    field = "topic_group_id"
     try:
-        field = "topic_group_id"
         out += _pack_TaskOffsetSum_topic_group_id(task_offset_sum.topic_group_id)
-        field = "partition_to_offset_sum[]"
-        partition_to_offset_sum_items = _w.non_null(task_offset_sum.partition_to_offset_sum, "field partition_to_offset_sum is null, which TaskOffsetSum versions 7-9 do not allow (never nullable)")
-        _w.write_count(out, len(partition_to_offset_sum_items), False)
-        for partition_to_offset_sum_item in partition_to_offset_sum_items:
-            _write_PartitionToOffsetSum_v7_9(partition_to_offset_sum_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- TaskOffsetSum, versions 10-11 ---
-
-def _read_TaskOffsetSum_v10_11(buf: bytes, pos: int) -> tuple[TaskOffsetSum, int]:
-    task_offset_sum = blank_instance(TaskOffsetSum)
-    field = ""
-    index = 0
-    try:
-        field = "topic_group_id, partition, offset_sum"
-        task_offset_sum.topic_group_id, task_offset_sum.partition, task_offset_sum.offset_sum = _unpack_TaskOffsetSum_topic_group_id_to_offset_sum(buf, pos)
-        pos += 16
-        field = "named_topology"
-        task_offset_sum.named_topology, pos = _w.read_string(buf, pos)
-        task_offset_sum.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return task_offset_sum, pos
-
-
-def _write_TaskOffsetSum_v10_11(task_offset_sum: TaskOffsetSum, out: bytearray) -> None:
-    if (task_offset_sum.partition_to_offset_sum is None or len(task_offset_sum.partition_to_offset_sum) != 0):
-        check_unsupported(task_offset_sum, "partition_to_offset_sum", "10-11")
-    if task_offset_sum.unknown_tagged_fields:
-        raise UnsupportedVersionError("TaskOffsetSum version 10-11 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "topic_group_id, partition, offset_sum"
-        out += _pack_TaskOffsetSum_topic_group_id_to_offset_sum(task_offset_sum.topic_group_id, task_offset_sum.partition, task_offset_sum.offset_sum)
-        field = "named_topology"
-        _w.write_string(out, task_offset_sum.named_topology)
+        if version >= 10:
+            field = "partition, offset_sum"
+            out += _pack_TaskOffsetSum_partition_offset_sum(task_offset_sum.partition, task_offset_sum.offset_sum)
+            field = "named_topology"
+            _w.write_string(out, task_offset_sum.named_topology)
+        if version <= 9:
+            field = "partition_to_offset_sum"
+            _w.write_struct_array(out, _w.non_null(task_offset_sum.partition_to_offset_sum, "field partition_to_offset_sum is null, which TaskOffsetSum versions 7-11 do not allow (never nullable)"), False, _write_PartitionToOffsetSum_v7_9, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- ClientTag, version 11 ---
 
-def _read_ClientTag_v11(buf: bytes, pos: int) -> tuple[ClientTag, int]:
+def _read_ClientTag_v11(buf: bytes, pos: int, version: int) -> tuple[ClientTag, int]:
     client_tag = blank_instance(ClientTag)
-    field = ""
-    index = 0
+    field = "key"
     try:
-        field = "key"
         client_tag.key, pos = _w.read_bytes_nn(buf, pos)
         field = "value"
         client_tag.value, pos = _w.read_bytes_nn(buf, pos)
         client_tag.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return client_tag, pos
 
 
-def _write_ClientTag_v11(client_tag: ClientTag, out: bytearray) -> None:
+def _write_ClientTag_v11(client_tag: ClientTag, out: bytearray, version: int) -> None:
     if client_tag.unknown_tagged_fields:
         raise UnsupportedVersionError("ClientTag version 11 cannot carry tagged fields")
-    field = ""
+    field = "key"
     try:
-        field = "key"
         _w.write_bytes(out, _w.non_null(client_tag.key, "field key is null, which ClientTag version 11 does not allow (never nullable)"))
         field = "value"
         _w.write_bytes(out, _w.non_null(client_tag.value, "field value is null, which ClientTag version 11 does not allow (never nullable)"))
@@ -432,659 +368,99 @@ def _write_ClientTag_v11(client_tag: ClientTag, out: bytearray) -> None:
         raise _w.encode_failure(error, field) from None
 
 
-# --- SubscriptionInfoData, version 1 ---
+# --- SubscriptionInfoData, versions 1-11 ---
 
-def _read_SubscriptionInfoData_v1(buf: bytes, pos: int) -> tuple[SubscriptionInfoData, int]:
+def _read_SubscriptionInfoData_v1_11(buf: bytes, pos: int, version: int) -> tuple[SubscriptionInfoData, int]:
     data = blank_instance(SubscriptionInfoData)
     data.latest_supported_version = -1
     data.user_end_point = b''
     data.unique_field = 0
     data.error_code = 0
-    field = ""
-    index = 0
-    size = len(buf)
+    field = "version"
     try:
-        field = "version"
         (data.version,) = _unpack_SubscriptionInfoData_version(buf, pos)
         pos += 4
+        if version >= 3:
+            field = "latest_supported_version"
+            (data.latest_supported_version,) = _unpack_SubscriptionInfoData_latest_supported_version(buf, pos)
+            pos += 4
         field = "process_id"
         data.process_id, pos = _w.read_uuid(buf, pos)
-        field = "prev_tasks[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        prev_tasks_n, pos = _w.read_count(buf, pos, False)
-        if prev_tasks_n < 0:
-            raise DecodeError("non-nullable field prev_tasks was null", offset=pos)
-        elif prev_tasks_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            prev_tasks_items: list[TaskId] = []
-            # Every element is fixed-width: one iter_unpack for all.
-            prev_tasks_end = pos + prev_tasks_n * 8
-            prev_tasks_rows = buf[pos:prev_tasks_end]
-            if len(prev_tasks_rows) == prev_tasks_n * 8:
-                for prev_tasks_row in _rows_TaskId_v1_6(prev_tasks_rows):
-                    prev_tasks_item = blank_instance(TaskId)
-                    prev_tasks_item.topic_group_id, prev_tasks_item.partition = prev_tasks_row
-                    prev_tasks_item.unknown_tagged_fields = ()
-                    prev_tasks_items.append(prev_tasks_item)
-                pos = prev_tasks_end
-            else:
-                for index in range(prev_tasks_n):
-                    prev_tasks_item, pos = _read_TaskId_v1_6(buf, pos)
-                    prev_tasks_items.append(prev_tasks_item)
-            data.prev_tasks = prev_tasks_items
-        field = "standby_tasks[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        standby_tasks_n, pos = _w.read_count(buf, pos, False)
-        if standby_tasks_n < 0:
-            raise DecodeError("non-nullable field standby_tasks was null", offset=pos)
-        elif standby_tasks_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            standby_tasks_items: list[TaskId] = []
-            # Every element is fixed-width: one iter_unpack for all.
-            standby_tasks_end = pos + standby_tasks_n * 8
-            standby_tasks_rows = buf[pos:standby_tasks_end]
-            if len(standby_tasks_rows) == standby_tasks_n * 8:
-                for standby_tasks_row in _rows_TaskId_v1_6(standby_tasks_rows):
-                    standby_tasks_item = blank_instance(TaskId)
-                    standby_tasks_item.topic_group_id, standby_tasks_item.partition = standby_tasks_row
-                    standby_tasks_item.unknown_tagged_fields = ()
-                    standby_tasks_items.append(standby_tasks_item)
-                pos = standby_tasks_end
-            else:
-                for index in range(standby_tasks_n):
-                    standby_tasks_item, pos = _read_TaskId_v1_6(buf, pos)
-                    standby_tasks_items.append(standby_tasks_item)
-            data.standby_tasks = standby_tasks_items
+        if version <= 6:
+            field = "prev_tasks"
+            data.prev_tasks, pos = _w.read_struct_array(buf, pos, False, _read_TaskId_v1_6, version)
+            field = "standby_tasks"
+            data.standby_tasks, pos = _w.read_struct_array(buf, pos, False, _read_TaskId_v1_6, version)
+        if version >= 2:
+            field = "user_end_point"
+            data.user_end_point, pos = _w.read_bytes_nn(buf, pos)
+        if version >= 7:
+            field = "task_offset_sums"
+            data.task_offset_sums, pos = _w.read_struct_array(buf, pos, False, _read_TaskOffsetSum_v7_11, version)
+        if version >= 8:
+            field = "unique_field"
+            (data.unique_field,) = _unpack_SubscriptionInfoData_unique_field(buf, pos)
+            pos += 1
+        if version >= 9:
+            field = "error_code"
+            (data.error_code,) = _unpack_SubscriptionInfoData_error_code(buf, pos)
+            pos += 4
+        if version >= 11:
+            field = "client_tags"
+            data.client_tags, pos = _w.read_struct_array(buf, pos, False, _read_ClientTag_v11, version)
         data.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_SubscriptionInfoData_v1(data: SubscriptionInfoData, out: bytearray) -> None:
-    if data.latest_supported_version != -1:
-        check_unsupported(data, "latest_supported_version", "1")
-    if data.user_end_point != b'':
-        check_unsupported(data, "user_end_point", "1")
-    if (data.task_offset_sums is None or len(data.task_offset_sums) != 0):
-        check_unsupported(data, "task_offset_sums", "1")
-    if data.unique_field != 0:
-        check_unsupported(data, "unique_field", "1")
-    if data.error_code != 0:
-        check_unsupported(data, "error_code", "1")
-    if (data.client_tags is None or len(data.client_tags) != 0):
-        check_unsupported(data, "client_tags", "1")
+def _write_SubscriptionInfoData_v1_11(data: SubscriptionInfoData, out: bytearray, version: int) -> None:
+    if version < 3 and data.latest_supported_version != -1:
+        check_unsupported(data, "latest_supported_version", str(version))
+    if version > 6 and (data.prev_tasks is None or len(data.prev_tasks) != 0):
+        check_unsupported(data, "prev_tasks", str(version))
+    if version > 6 and (data.standby_tasks is None or len(data.standby_tasks) != 0):
+        check_unsupported(data, "standby_tasks", str(version))
+    if version < 2 and data.user_end_point != b'':
+        check_unsupported(data, "user_end_point", str(version))
+    if version < 7 and (data.task_offset_sums is None or len(data.task_offset_sums) != 0):
+        check_unsupported(data, "task_offset_sums", str(version))
+    if version < 8 and data.unique_field != 0:
+        check_unsupported(data, "unique_field", str(version))
+    if version < 9 and data.error_code != 0:
+        check_unsupported(data, "error_code", str(version))
+    if version < 11 and (data.client_tags is None or len(data.client_tags) != 0):
+        check_unsupported(data, "client_tags", str(version))
     if data.unknown_tagged_fields:
-        raise UnsupportedVersionError("SubscriptionInfoData version 1 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("SubscriptionInfoData version 1-11 cannot carry tagged fields")
+    field = "version"
     try:
-        field = "version"
         out += _pack_SubscriptionInfoData_version(data.version)
+        if version >= 3:
+            field = "latest_supported_version"
+            out += _pack_SubscriptionInfoData_latest_supported_version(data.latest_supported_version)
         field = "process_id"
         out += _w.uuid_bytes(data.process_id)
-        field = "prev_tasks[]"
-        prev_tasks_items = _w.non_null(data.prev_tasks, "field prev_tasks is null, which SubscriptionInfoData version 1 does not allow (never nullable)")
-        _w.write_count(out, len(prev_tasks_items), False)
-        for prev_tasks_item in prev_tasks_items:
-            _write_TaskId_v1_6(prev_tasks_item, out)
-        field = "standby_tasks[]"
-        standby_tasks_items = _w.non_null(data.standby_tasks, "field standby_tasks is null, which SubscriptionInfoData version 1 does not allow (never nullable)")
-        _w.write_count(out, len(standby_tasks_items), False)
-        for standby_tasks_item in standby_tasks_items:
-            _write_TaskId_v1_6(standby_tasks_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- SubscriptionInfoData, version 2 ---
-
-def _read_SubscriptionInfoData_v2(buf: bytes, pos: int) -> tuple[SubscriptionInfoData, int]:
-    data = blank_instance(SubscriptionInfoData)
-    data.latest_supported_version = -1
-    data.unique_field = 0
-    data.error_code = 0
-    field = ""
-    index = 0
-    size = len(buf)
-    try:
-        field = "version"
-        (data.version,) = _unpack_SubscriptionInfoData_version(buf, pos)
-        pos += 4
-        field = "process_id"
-        data.process_id, pos = _w.read_uuid(buf, pos)
-        field = "prev_tasks[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        prev_tasks_n, pos = _w.read_count(buf, pos, False)
-        if prev_tasks_n < 0:
-            raise DecodeError("non-nullable field prev_tasks was null", offset=pos)
-        elif prev_tasks_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            prev_tasks_items: list[TaskId] = []
-            # Every element is fixed-width: one iter_unpack for all.
-            prev_tasks_end = pos + prev_tasks_n * 8
-            prev_tasks_rows = buf[pos:prev_tasks_end]
-            if len(prev_tasks_rows) == prev_tasks_n * 8:
-                for prev_tasks_row in _rows_TaskId_v1_6(prev_tasks_rows):
-                    prev_tasks_item = blank_instance(TaskId)
-                    prev_tasks_item.topic_group_id, prev_tasks_item.partition = prev_tasks_row
-                    prev_tasks_item.unknown_tagged_fields = ()
-                    prev_tasks_items.append(prev_tasks_item)
-                pos = prev_tasks_end
-            else:
-                for index in range(prev_tasks_n):
-                    prev_tasks_item, pos = _read_TaskId_v1_6(buf, pos)
-                    prev_tasks_items.append(prev_tasks_item)
-            data.prev_tasks = prev_tasks_items
-        field = "standby_tasks[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        standby_tasks_n, pos = _w.read_count(buf, pos, False)
-        if standby_tasks_n < 0:
-            raise DecodeError("non-nullable field standby_tasks was null", offset=pos)
-        elif standby_tasks_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            standby_tasks_items: list[TaskId] = []
-            # Every element is fixed-width: one iter_unpack for all.
-            standby_tasks_end = pos + standby_tasks_n * 8
-            standby_tasks_rows = buf[pos:standby_tasks_end]
-            if len(standby_tasks_rows) == standby_tasks_n * 8:
-                for standby_tasks_row in _rows_TaskId_v1_6(standby_tasks_rows):
-                    standby_tasks_item = blank_instance(TaskId)
-                    standby_tasks_item.topic_group_id, standby_tasks_item.partition = standby_tasks_row
-                    standby_tasks_item.unknown_tagged_fields = ()
-                    standby_tasks_items.append(standby_tasks_item)
-                pos = standby_tasks_end
-            else:
-                for index in range(standby_tasks_n):
-                    standby_tasks_item, pos = _read_TaskId_v1_6(buf, pos)
-                    standby_tasks_items.append(standby_tasks_item)
-            data.standby_tasks = standby_tasks_items
-        field = "user_end_point"
-        data.user_end_point, pos = _w.read_bytes_nn(buf, pos)
-        data.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return data, pos
-
-
-def _write_SubscriptionInfoData_v2(data: SubscriptionInfoData, out: bytearray) -> None:
-    if data.latest_supported_version != -1:
-        check_unsupported(data, "latest_supported_version", "2")
-    if (data.task_offset_sums is None or len(data.task_offset_sums) != 0):
-        check_unsupported(data, "task_offset_sums", "2")
-    if data.unique_field != 0:
-        check_unsupported(data, "unique_field", "2")
-    if data.error_code != 0:
-        check_unsupported(data, "error_code", "2")
-    if (data.client_tags is None or len(data.client_tags) != 0):
-        check_unsupported(data, "client_tags", "2")
-    if data.unknown_tagged_fields:
-        raise UnsupportedVersionError("SubscriptionInfoData version 2 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "version"
-        out += _pack_SubscriptionInfoData_version(data.version)
-        field = "process_id"
-        out += _w.uuid_bytes(data.process_id)
-        field = "prev_tasks[]"
-        prev_tasks_items = _w.non_null(data.prev_tasks, "field prev_tasks is null, which SubscriptionInfoData version 2 does not allow (never nullable)")
-        _w.write_count(out, len(prev_tasks_items), False)
-        for prev_tasks_item in prev_tasks_items:
-            _write_TaskId_v1_6(prev_tasks_item, out)
-        field = "standby_tasks[]"
-        standby_tasks_items = _w.non_null(data.standby_tasks, "field standby_tasks is null, which SubscriptionInfoData version 2 does not allow (never nullable)")
-        _w.write_count(out, len(standby_tasks_items), False)
-        for standby_tasks_item in standby_tasks_items:
-            _write_TaskId_v1_6(standby_tasks_item, out)
-        field = "user_end_point"
-        _w.write_bytes(out, _w.non_null(data.user_end_point, "field user_end_point is null, which SubscriptionInfoData version 2 does not allow (never nullable)"))
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- SubscriptionInfoData, versions 3-6 ---
-
-def _read_SubscriptionInfoData_v3_6(buf: bytes, pos: int) -> tuple[SubscriptionInfoData, int]:
-    data = blank_instance(SubscriptionInfoData)
-    data.unique_field = 0
-    data.error_code = 0
-    field = ""
-    index = 0
-    size = len(buf)
-    try:
-        field = "version, latest_supported_version"
-        data.version, data.latest_supported_version = _unpack_SubscriptionInfoData_version_latest_supported_version(buf, pos)
-        pos += 8
-        field = "process_id"
-        data.process_id, pos = _w.read_uuid(buf, pos)
-        field = "prev_tasks[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        prev_tasks_n, pos = _w.read_count(buf, pos, False)
-        if prev_tasks_n < 0:
-            raise DecodeError("non-nullable field prev_tasks was null", offset=pos)
-        elif prev_tasks_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            prev_tasks_items: list[TaskId] = []
-            # Every element is fixed-width: one iter_unpack for all.
-            prev_tasks_end = pos + prev_tasks_n * 8
-            prev_tasks_rows = buf[pos:prev_tasks_end]
-            if len(prev_tasks_rows) == prev_tasks_n * 8:
-                for prev_tasks_row in _rows_TaskId_v1_6(prev_tasks_rows):
-                    prev_tasks_item = blank_instance(TaskId)
-                    prev_tasks_item.topic_group_id, prev_tasks_item.partition = prev_tasks_row
-                    prev_tasks_item.unknown_tagged_fields = ()
-                    prev_tasks_items.append(prev_tasks_item)
-                pos = prev_tasks_end
-            else:
-                for index in range(prev_tasks_n):
-                    prev_tasks_item, pos = _read_TaskId_v1_6(buf, pos)
-                    prev_tasks_items.append(prev_tasks_item)
-            data.prev_tasks = prev_tasks_items
-        field = "standby_tasks[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        standby_tasks_n, pos = _w.read_count(buf, pos, False)
-        if standby_tasks_n < 0:
-            raise DecodeError("non-nullable field standby_tasks was null", offset=pos)
-        elif standby_tasks_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            standby_tasks_items: list[TaskId] = []
-            # Every element is fixed-width: one iter_unpack for all.
-            standby_tasks_end = pos + standby_tasks_n * 8
-            standby_tasks_rows = buf[pos:standby_tasks_end]
-            if len(standby_tasks_rows) == standby_tasks_n * 8:
-                for standby_tasks_row in _rows_TaskId_v1_6(standby_tasks_rows):
-                    standby_tasks_item = blank_instance(TaskId)
-                    standby_tasks_item.topic_group_id, standby_tasks_item.partition = standby_tasks_row
-                    standby_tasks_item.unknown_tagged_fields = ()
-                    standby_tasks_items.append(standby_tasks_item)
-                pos = standby_tasks_end
-            else:
-                for index in range(standby_tasks_n):
-                    standby_tasks_item, pos = _read_TaskId_v1_6(buf, pos)
-                    standby_tasks_items.append(standby_tasks_item)
-            data.standby_tasks = standby_tasks_items
-        field = "user_end_point"
-        data.user_end_point, pos = _w.read_bytes_nn(buf, pos)
-        data.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return data, pos
-
-
-def _write_SubscriptionInfoData_v3_6(data: SubscriptionInfoData, out: bytearray) -> None:
-    if (data.task_offset_sums is None or len(data.task_offset_sums) != 0):
-        check_unsupported(data, "task_offset_sums", "3-6")
-    if data.unique_field != 0:
-        check_unsupported(data, "unique_field", "3-6")
-    if data.error_code != 0:
-        check_unsupported(data, "error_code", "3-6")
-    if (data.client_tags is None or len(data.client_tags) != 0):
-        check_unsupported(data, "client_tags", "3-6")
-    if data.unknown_tagged_fields:
-        raise UnsupportedVersionError("SubscriptionInfoData version 3-6 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "version, latest_supported_version"
-        out += _pack_SubscriptionInfoData_version_latest_supported_version(data.version, data.latest_supported_version)
-        field = "process_id"
-        out += _w.uuid_bytes(data.process_id)
-        field = "prev_tasks[]"
-        prev_tasks_items = _w.non_null(data.prev_tasks, "field prev_tasks is null, which SubscriptionInfoData versions 3-6 do not allow (never nullable)")
-        _w.write_count(out, len(prev_tasks_items), False)
-        for prev_tasks_item in prev_tasks_items:
-            _write_TaskId_v1_6(prev_tasks_item, out)
-        field = "standby_tasks[]"
-        standby_tasks_items = _w.non_null(data.standby_tasks, "field standby_tasks is null, which SubscriptionInfoData versions 3-6 do not allow (never nullable)")
-        _w.write_count(out, len(standby_tasks_items), False)
-        for standby_tasks_item in standby_tasks_items:
-            _write_TaskId_v1_6(standby_tasks_item, out)
-        field = "user_end_point"
-        _w.write_bytes(out, _w.non_null(data.user_end_point, "field user_end_point is null, which SubscriptionInfoData versions 3-6 do not allow (never nullable)"))
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- SubscriptionInfoData, version 7 ---
-
-def _read_SubscriptionInfoData_v7(buf: bytes, pos: int) -> tuple[SubscriptionInfoData, int]:
-    data = blank_instance(SubscriptionInfoData)
-    data.unique_field = 0
-    data.error_code = 0
-    field = ""
-    index = 0
-    try:
-        field = "version, latest_supported_version"
-        data.version, data.latest_supported_version = _unpack_SubscriptionInfoData_version_latest_supported_version(buf, pos)
-        pos += 8
-        field = "process_id"
-        data.process_id, pos = _w.read_uuid(buf, pos)
-        field = "user_end_point"
-        data.user_end_point, pos = _w.read_bytes_nn(buf, pos)
-        field = "task_offset_sums[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        task_offset_sums_n, pos = _w.read_count(buf, pos, False)
-        if task_offset_sums_n < 0:
-            raise DecodeError("non-nullable field task_offset_sums was null", offset=pos)
-        elif task_offset_sums_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            task_offset_sums_items: list[TaskOffsetSum] = []
-            for index in range(task_offset_sums_n):
-                task_offset_sums_item, pos = _read_TaskOffsetSum_v7_9(buf, pos)
-                task_offset_sums_items.append(task_offset_sums_item)
-            data.task_offset_sums = task_offset_sums_items
-        data.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return data, pos
-
-
-def _write_SubscriptionInfoData_v7(data: SubscriptionInfoData, out: bytearray) -> None:
-    if (data.prev_tasks is None or len(data.prev_tasks) != 0):
-        check_unsupported(data, "prev_tasks", "7")
-    if (data.standby_tasks is None or len(data.standby_tasks) != 0):
-        check_unsupported(data, "standby_tasks", "7")
-    if data.unique_field != 0:
-        check_unsupported(data, "unique_field", "7")
-    if data.error_code != 0:
-        check_unsupported(data, "error_code", "7")
-    if (data.client_tags is None or len(data.client_tags) != 0):
-        check_unsupported(data, "client_tags", "7")
-    if data.unknown_tagged_fields:
-        raise UnsupportedVersionError("SubscriptionInfoData version 7 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "version, latest_supported_version"
-        out += _pack_SubscriptionInfoData_version_latest_supported_version(data.version, data.latest_supported_version)
-        field = "process_id"
-        out += _w.uuid_bytes(data.process_id)
-        field = "user_end_point"
-        _w.write_bytes(out, _w.non_null(data.user_end_point, "field user_end_point is null, which SubscriptionInfoData version 7 does not allow (never nullable)"))
-        field = "task_offset_sums[]"
-        task_offset_sums_items = _w.non_null(data.task_offset_sums, "field task_offset_sums is null, which SubscriptionInfoData version 7 does not allow (never nullable)")
-        _w.write_count(out, len(task_offset_sums_items), False)
-        for task_offset_sums_item in task_offset_sums_items:
-            _write_TaskOffsetSum_v7_9(task_offset_sums_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- SubscriptionInfoData, version 8 ---
-
-def _read_SubscriptionInfoData_v8(buf: bytes, pos: int) -> tuple[SubscriptionInfoData, int]:
-    data = blank_instance(SubscriptionInfoData)
-    data.error_code = 0
-    field = ""
-    index = 0
-    try:
-        field = "version, latest_supported_version"
-        data.version, data.latest_supported_version = _unpack_SubscriptionInfoData_version_latest_supported_version(buf, pos)
-        pos += 8
-        field = "process_id"
-        data.process_id, pos = _w.read_uuid(buf, pos)
-        field = "user_end_point"
-        data.user_end_point, pos = _w.read_bytes_nn(buf, pos)
-        field = "task_offset_sums[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        task_offset_sums_n, pos = _w.read_count(buf, pos, False)
-        if task_offset_sums_n < 0:
-            raise DecodeError("non-nullable field task_offset_sums was null", offset=pos)
-        elif task_offset_sums_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            task_offset_sums_items: list[TaskOffsetSum] = []
-            for index in range(task_offset_sums_n):
-                task_offset_sums_item, pos = _read_TaskOffsetSum_v7_9(buf, pos)
-                task_offset_sums_items.append(task_offset_sums_item)
-            data.task_offset_sums = task_offset_sums_items
-        field = "unique_field"
-        (data.unique_field,) = _unpack_SubscriptionInfoData_unique_field(buf, pos)
-        pos += 1
-        data.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return data, pos
-
-
-def _write_SubscriptionInfoData_v8(data: SubscriptionInfoData, out: bytearray) -> None:
-    if (data.prev_tasks is None or len(data.prev_tasks) != 0):
-        check_unsupported(data, "prev_tasks", "8")
-    if (data.standby_tasks is None or len(data.standby_tasks) != 0):
-        check_unsupported(data, "standby_tasks", "8")
-    if data.error_code != 0:
-        check_unsupported(data, "error_code", "8")
-    if (data.client_tags is None or len(data.client_tags) != 0):
-        check_unsupported(data, "client_tags", "8")
-    if data.unknown_tagged_fields:
-        raise UnsupportedVersionError("SubscriptionInfoData version 8 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "version, latest_supported_version"
-        out += _pack_SubscriptionInfoData_version_latest_supported_version(data.version, data.latest_supported_version)
-        field = "process_id"
-        out += _w.uuid_bytes(data.process_id)
-        field = "user_end_point"
-        _w.write_bytes(out, _w.non_null(data.user_end_point, "field user_end_point is null, which SubscriptionInfoData version 8 does not allow (never nullable)"))
-        field = "task_offset_sums[]"
-        task_offset_sums_items = _w.non_null(data.task_offset_sums, "field task_offset_sums is null, which SubscriptionInfoData version 8 does not allow (never nullable)")
-        _w.write_count(out, len(task_offset_sums_items), False)
-        for task_offset_sums_item in task_offset_sums_items:
-            _write_TaskOffsetSum_v7_9(task_offset_sums_item, out)
-        field = "unique_field"
-        out += _pack_SubscriptionInfoData_unique_field(data.unique_field)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- SubscriptionInfoData, version 9 ---
-
-def _read_SubscriptionInfoData_v9(buf: bytes, pos: int) -> tuple[SubscriptionInfoData, int]:
-    data = blank_instance(SubscriptionInfoData)
-    field = ""
-    index = 0
-    try:
-        field = "version, latest_supported_version"
-        data.version, data.latest_supported_version = _unpack_SubscriptionInfoData_version_latest_supported_version(buf, pos)
-        pos += 8
-        field = "process_id"
-        data.process_id, pos = _w.read_uuid(buf, pos)
-        field = "user_end_point"
-        data.user_end_point, pos = _w.read_bytes_nn(buf, pos)
-        field = "task_offset_sums[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        task_offset_sums_n, pos = _w.read_count(buf, pos, False)
-        if task_offset_sums_n < 0:
-            raise DecodeError("non-nullable field task_offset_sums was null", offset=pos)
-        elif task_offset_sums_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            task_offset_sums_items: list[TaskOffsetSum] = []
-            for index in range(task_offset_sums_n):
-                task_offset_sums_item, pos = _read_TaskOffsetSum_v7_9(buf, pos)
-                task_offset_sums_items.append(task_offset_sums_item)
-            data.task_offset_sums = task_offset_sums_items
-        field = "unique_field, error_code"
-        data.unique_field, data.error_code = _unpack_SubscriptionInfoData_unique_field_error_code(buf, pos)
-        pos += 5
-        data.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return data, pos
-
-
-def _write_SubscriptionInfoData_v9(data: SubscriptionInfoData, out: bytearray) -> None:
-    if (data.prev_tasks is None or len(data.prev_tasks) != 0):
-        check_unsupported(data, "prev_tasks", "9")
-    if (data.standby_tasks is None or len(data.standby_tasks) != 0):
-        check_unsupported(data, "standby_tasks", "9")
-    if (data.client_tags is None or len(data.client_tags) != 0):
-        check_unsupported(data, "client_tags", "9")
-    if data.unknown_tagged_fields:
-        raise UnsupportedVersionError("SubscriptionInfoData version 9 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "version, latest_supported_version"
-        out += _pack_SubscriptionInfoData_version_latest_supported_version(data.version, data.latest_supported_version)
-        field = "process_id"
-        out += _w.uuid_bytes(data.process_id)
-        field = "user_end_point"
-        _w.write_bytes(out, _w.non_null(data.user_end_point, "field user_end_point is null, which SubscriptionInfoData version 9 does not allow (never nullable)"))
-        field = "task_offset_sums[]"
-        task_offset_sums_items = _w.non_null(data.task_offset_sums, "field task_offset_sums is null, which SubscriptionInfoData version 9 does not allow (never nullable)")
-        _w.write_count(out, len(task_offset_sums_items), False)
-        for task_offset_sums_item in task_offset_sums_items:
-            _write_TaskOffsetSum_v7_9(task_offset_sums_item, out)
-        field = "unique_field, error_code"
-        out += _pack_SubscriptionInfoData_unique_field_error_code(data.unique_field, data.error_code)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- SubscriptionInfoData, version 10 ---
-
-def _read_SubscriptionInfoData_v10(buf: bytes, pos: int) -> tuple[SubscriptionInfoData, int]:
-    data = blank_instance(SubscriptionInfoData)
-    field = ""
-    index = 0
-    try:
-        field = "version, latest_supported_version"
-        data.version, data.latest_supported_version = _unpack_SubscriptionInfoData_version_latest_supported_version(buf, pos)
-        pos += 8
-        field = "process_id"
-        data.process_id, pos = _w.read_uuid(buf, pos)
-        field = "user_end_point"
-        data.user_end_point, pos = _w.read_bytes_nn(buf, pos)
-        field = "task_offset_sums[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        task_offset_sums_n, pos = _w.read_count(buf, pos, False)
-        if task_offset_sums_n < 0:
-            raise DecodeError("non-nullable field task_offset_sums was null", offset=pos)
-        elif task_offset_sums_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            task_offset_sums_items: list[TaskOffsetSum] = []
-            for index in range(task_offset_sums_n):
-                task_offset_sums_item, pos = _read_TaskOffsetSum_v10_11(buf, pos)
-                task_offset_sums_items.append(task_offset_sums_item)
-            data.task_offset_sums = task_offset_sums_items
-        field = "unique_field, error_code"
-        data.unique_field, data.error_code = _unpack_SubscriptionInfoData_unique_field_error_code(buf, pos)
-        pos += 5
-        data.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return data, pos
-
-
-def _write_SubscriptionInfoData_v10(data: SubscriptionInfoData, out: bytearray) -> None:
-    if (data.prev_tasks is None or len(data.prev_tasks) != 0):
-        check_unsupported(data, "prev_tasks", "10")
-    if (data.standby_tasks is None or len(data.standby_tasks) != 0):
-        check_unsupported(data, "standby_tasks", "10")
-    if (data.client_tags is None or len(data.client_tags) != 0):
-        check_unsupported(data, "client_tags", "10")
-    if data.unknown_tagged_fields:
-        raise UnsupportedVersionError("SubscriptionInfoData version 10 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "version, latest_supported_version"
-        out += _pack_SubscriptionInfoData_version_latest_supported_version(data.version, data.latest_supported_version)
-        field = "process_id"
-        out += _w.uuid_bytes(data.process_id)
-        field = "user_end_point"
-        _w.write_bytes(out, _w.non_null(data.user_end_point, "field user_end_point is null, which SubscriptionInfoData version 10 does not allow (never nullable)"))
-        field = "task_offset_sums[]"
-        task_offset_sums_items = _w.non_null(data.task_offset_sums, "field task_offset_sums is null, which SubscriptionInfoData version 10 does not allow (never nullable)")
-        _w.write_count(out, len(task_offset_sums_items), False)
-        for task_offset_sums_item in task_offset_sums_items:
-            _write_TaskOffsetSum_v10_11(task_offset_sums_item, out)
-        field = "unique_field, error_code"
-        out += _pack_SubscriptionInfoData_unique_field_error_code(data.unique_field, data.error_code)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- SubscriptionInfoData, version 11 ---
-
-def _read_SubscriptionInfoData_v11(buf: bytes, pos: int) -> tuple[SubscriptionInfoData, int]:
-    data = blank_instance(SubscriptionInfoData)
-    field = ""
-    index = 0
-    try:
-        field = "version, latest_supported_version"
-        data.version, data.latest_supported_version = _unpack_SubscriptionInfoData_version_latest_supported_version(buf, pos)
-        pos += 8
-        field = "process_id"
-        data.process_id, pos = _w.read_uuid(buf, pos)
-        field = "user_end_point"
-        data.user_end_point, pos = _w.read_bytes_nn(buf, pos)
-        field = "task_offset_sums[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        task_offset_sums_n, pos = _w.read_count(buf, pos, False)
-        if task_offset_sums_n < 0:
-            raise DecodeError("non-nullable field task_offset_sums was null", offset=pos)
-        elif task_offset_sums_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            task_offset_sums_items: list[TaskOffsetSum] = []
-            for index in range(task_offset_sums_n):
-                task_offset_sums_item, pos = _read_TaskOffsetSum_v10_11(buf, pos)
-                task_offset_sums_items.append(task_offset_sums_item)
-            data.task_offset_sums = task_offset_sums_items
-        field = "unique_field, error_code"
-        data.unique_field, data.error_code = _unpack_SubscriptionInfoData_unique_field_error_code(buf, pos)
-        pos += 5
-        field = "client_tags[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        client_tags_n, pos = _w.read_count(buf, pos, False)
-        if client_tags_n < 0:
-            raise DecodeError("non-nullable field client_tags was null", offset=pos)
-        elif client_tags_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            client_tags_items: list[ClientTag] = []
-            for index in range(client_tags_n):
-                client_tags_item, pos = _read_ClientTag_v11(buf, pos)
-                client_tags_items.append(client_tags_item)
-            data.client_tags = client_tags_items
-        data.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return data, pos
-
-
-def _write_SubscriptionInfoData_v11(data: SubscriptionInfoData, out: bytearray) -> None:
-    if (data.prev_tasks is None or len(data.prev_tasks) != 0):
-        check_unsupported(data, "prev_tasks", "11")
-    if (data.standby_tasks is None or len(data.standby_tasks) != 0):
-        check_unsupported(data, "standby_tasks", "11")
-    if data.unknown_tagged_fields:
-        raise UnsupportedVersionError("SubscriptionInfoData version 11 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "version, latest_supported_version"
-        out += _pack_SubscriptionInfoData_version_latest_supported_version(data.version, data.latest_supported_version)
-        field = "process_id"
-        out += _w.uuid_bytes(data.process_id)
-        field = "user_end_point"
-        _w.write_bytes(out, _w.non_null(data.user_end_point, "field user_end_point is null, which SubscriptionInfoData version 11 does not allow (never nullable)"))
-        field = "task_offset_sums[]"
-        task_offset_sums_items = _w.non_null(data.task_offset_sums, "field task_offset_sums is null, which SubscriptionInfoData version 11 does not allow (never nullable)")
-        _w.write_count(out, len(task_offset_sums_items), False)
-        for task_offset_sums_item in task_offset_sums_items:
-            _write_TaskOffsetSum_v10_11(task_offset_sums_item, out)
-        field = "unique_field, error_code"
-        out += _pack_SubscriptionInfoData_unique_field_error_code(data.unique_field, data.error_code)
-        field = "client_tags[]"
-        client_tags_items = _w.non_null(data.client_tags, "field client_tags is null, which SubscriptionInfoData version 11 does not allow (never nullable)")
-        _w.write_count(out, len(client_tags_items), False)
-        for client_tags_item in client_tags_items:
-            _write_ClientTag_v11(client_tags_item, out)
+        if version <= 6:
+            field = "prev_tasks"
+            _w.write_struct_array(out, _w.non_null(data.prev_tasks, "field prev_tasks is null, which SubscriptionInfoData versions 1-11 do not allow (never nullable)"), False, _write_TaskId_v1_6, version)
+            field = "standby_tasks"
+            _w.write_struct_array(out, _w.non_null(data.standby_tasks, "field standby_tasks is null, which SubscriptionInfoData versions 1-11 do not allow (never nullable)"), False, _write_TaskId_v1_6, version)
+        if version >= 2:
+            field = "user_end_point"
+            _w.write_bytes(out, _w.non_null(data.user_end_point, "field user_end_point is null, which SubscriptionInfoData versions 1-11 do not allow (never nullable)"))
+        if version >= 7:
+            field = "task_offset_sums"
+            _w.write_struct_array(out, _w.non_null(data.task_offset_sums, "field task_offset_sums is null, which SubscriptionInfoData versions 1-11 do not allow (never nullable)"), False, _write_TaskOffsetSum_v7_11, version)
+        if version >= 8:
+            field = "unique_field"
+            out += _pack_SubscriptionInfoData_unique_field(data.unique_field)
+        if version >= 9:
+            field = "error_code"
+            out += _pack_SubscriptionInfoData_error_code(data.error_code)
+        if version >= 11:
+            field = "client_tags"
+            _w.write_struct_array(out, _w.non_null(data.client_tags, "field client_tags is null, which SubscriptionInfoData versions 1-11 do not allow (never nullable)"), False, _write_ClientTag_v11, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -1103,20 +479,20 @@ _V9_PLUS = (9, 32767)
 _V10_PLUS = (10, 32767)
 _V11_PLUS = (11, 32767)
 
-TaskId._READERS = (None, _read_TaskId_v1_6, _read_TaskId_v1_6, _read_TaskId_v1_6, _read_TaskId_v1_6, _read_TaskId_v1_6, _read_TaskId_v1_6, None, None, None, None, None)
-TaskId._WRITERS = (None, _write_TaskId_v1_6, _write_TaskId_v1_6, _write_TaskId_v1_6, _write_TaskId_v1_6, _write_TaskId_v1_6, _write_TaskId_v1_6, None, None, None, None, None)
+TaskId._READERS = _w.bind_versions((None, _read_TaskId_v1_6, _read_TaskId_v1_6, _read_TaskId_v1_6, _read_TaskId_v1_6, _read_TaskId_v1_6, _read_TaskId_v1_6, None, None, None, None, None))
+TaskId._WRITERS = _w.bind_versions((None, _write_TaskId_v1_6, _write_TaskId_v1_6, _write_TaskId_v1_6, _write_TaskId_v1_6, _write_TaskId_v1_6, _write_TaskId_v1_6, None, None, None, None, None))
 TaskId.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_group_id", json_name="topicGroupId", type="int32", versions=_V1_TO_6, default=0),
     FieldInfo(attr="partition", json_name="partition", type="int32", versions=_V1_TO_6, default=0),
 )
-PartitionToOffsetSum._READERS = (None, None, None, None, None, None, None, _read_PartitionToOffsetSum_v7_9, _read_PartitionToOffsetSum_v7_9, _read_PartitionToOffsetSum_v7_9, None, None)
-PartitionToOffsetSum._WRITERS = (None, None, None, None, None, None, None, _write_PartitionToOffsetSum_v7_9, _write_PartitionToOffsetSum_v7_9, _write_PartitionToOffsetSum_v7_9, None, None)
+PartitionToOffsetSum._READERS = _w.bind_versions((None, None, None, None, None, None, None, _read_PartitionToOffsetSum_v7_9, _read_PartitionToOffsetSum_v7_9, _read_PartitionToOffsetSum_v7_9, None, None))
+PartitionToOffsetSum._WRITERS = _w.bind_versions((None, None, None, None, None, None, None, _write_PartitionToOffsetSum_v7_9, _write_PartitionToOffsetSum_v7_9, _write_PartitionToOffsetSum_v7_9, None, None))
 PartitionToOffsetSum.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition", json_name="partition", type="int32", versions=_V7_TO_9, default=0),
     FieldInfo(attr="offset_sum", json_name="offsetSum", type="int64", versions=_V7_TO_9, default=0),
 )
-TaskOffsetSum._READERS = (None, None, None, None, None, None, None, _read_TaskOffsetSum_v7_9, _read_TaskOffsetSum_v7_9, _read_TaskOffsetSum_v7_9, _read_TaskOffsetSum_v10_11, _read_TaskOffsetSum_v10_11)
-TaskOffsetSum._WRITERS = (None, None, None, None, None, None, None, _write_TaskOffsetSum_v7_9, _write_TaskOffsetSum_v7_9, _write_TaskOffsetSum_v7_9, _write_TaskOffsetSum_v10_11, _write_TaskOffsetSum_v10_11)
+TaskOffsetSum._READERS = _w.bind_versions((None, None, None, None, None, None, None, _read_TaskOffsetSum_v7_11, _read_TaskOffsetSum_v7_11, _read_TaskOffsetSum_v7_11, _read_TaskOffsetSum_v7_11, _read_TaskOffsetSum_v7_11))
+TaskOffsetSum._WRITERS = _w.bind_versions((None, None, None, None, None, None, None, _write_TaskOffsetSum_v7_11, _write_TaskOffsetSum_v7_11, _write_TaskOffsetSum_v7_11, _write_TaskOffsetSum_v7_11, _write_TaskOffsetSum_v7_11))
 TaskOffsetSum._LAZY_DEFAULTS = {"partition_to_offset_sum": list}
 TaskOffsetSum.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_group_id", json_name="topicGroupId", type="int32", versions=_V7_PLUS, default=0),
@@ -1125,14 +501,14 @@ TaskOffsetSum.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
     FieldInfo(attr="named_topology", json_name="namedTopology", type="string", versions=_V10_PLUS, nullable=_V10_PLUS, default=''),
     FieldInfo(attr="partition_to_offset_sum", json_name="partitionToOffsetSum", type="[]PartitionToOffsetSum", versions=_V7_TO_9, default=(), struct=PartitionToOffsetSum),
 )
-ClientTag._READERS = (None, None, None, None, None, None, None, None, None, None, None, _read_ClientTag_v11)
-ClientTag._WRITERS = (None, None, None, None, None, None, None, None, None, None, None, _write_ClientTag_v11)
+ClientTag._READERS = _w.bind_versions((None, None, None, None, None, None, None, None, None, None, None, _read_ClientTag_v11))
+ClientTag._WRITERS = _w.bind_versions((None, None, None, None, None, None, None, None, None, None, None, _write_ClientTag_v11))
 ClientTag.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="key", json_name="key", type="bytes", versions=_V11_PLUS, default=b''),
     FieldInfo(attr="value", json_name="value", type="bytes", versions=_V11_PLUS, default=b''),
 )
-SubscriptionInfoData._READERS = (None, _read_SubscriptionInfoData_v1, _read_SubscriptionInfoData_v2, _read_SubscriptionInfoData_v3_6, _read_SubscriptionInfoData_v3_6, _read_SubscriptionInfoData_v3_6, _read_SubscriptionInfoData_v3_6, _read_SubscriptionInfoData_v7, _read_SubscriptionInfoData_v8, _read_SubscriptionInfoData_v9, _read_SubscriptionInfoData_v10, _read_SubscriptionInfoData_v11)
-SubscriptionInfoData._WRITERS = (None, _write_SubscriptionInfoData_v1, _write_SubscriptionInfoData_v2, _write_SubscriptionInfoData_v3_6, _write_SubscriptionInfoData_v3_6, _write_SubscriptionInfoData_v3_6, _write_SubscriptionInfoData_v3_6, _write_SubscriptionInfoData_v7, _write_SubscriptionInfoData_v8, _write_SubscriptionInfoData_v9, _write_SubscriptionInfoData_v10, _write_SubscriptionInfoData_v11)
+SubscriptionInfoData._READERS = _w.bind_versions((None, _read_SubscriptionInfoData_v1_11, _read_SubscriptionInfoData_v1_11, _read_SubscriptionInfoData_v1_11, _read_SubscriptionInfoData_v1_11, _read_SubscriptionInfoData_v1_11, _read_SubscriptionInfoData_v1_11, _read_SubscriptionInfoData_v1_11, _read_SubscriptionInfoData_v1_11, _read_SubscriptionInfoData_v1_11, _read_SubscriptionInfoData_v1_11, _read_SubscriptionInfoData_v1_11))
+SubscriptionInfoData._WRITERS = _w.bind_versions((None, _write_SubscriptionInfoData_v1_11, _write_SubscriptionInfoData_v1_11, _write_SubscriptionInfoData_v1_11, _write_SubscriptionInfoData_v1_11, _write_SubscriptionInfoData_v1_11, _write_SubscriptionInfoData_v1_11, _write_SubscriptionInfoData_v1_11, _write_SubscriptionInfoData_v1_11, _write_SubscriptionInfoData_v1_11, _write_SubscriptionInfoData_v1_11, _write_SubscriptionInfoData_v1_11))
 SubscriptionInfoData._LAZY_DEFAULTS = {"prev_tasks": list, "standby_tasks": list, "task_offset_sums": list, "client_tags": list}
 SubscriptionInfoData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="version", json_name="version", type="int32", versions=_V1_PLUS, default=0),

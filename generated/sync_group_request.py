@@ -2,10 +2,9 @@
 
 Request message, versions 0-5, flexible versions 4+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -26,10 +25,9 @@ _pack_SyncGroupRequest_generation_id = struct.Struct(">i").pack
 class SyncGroupRequestAssignment(GeneratedStruct):
     """The leader's assignment for every member; empty when sent by a follower."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "member_id": 'Member this assignment is for.',
         "assignment": "The member's assignment for the chosen protocol (for consumers, a ConsumerProtocolAssignment).",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "SyncGroupRequestAssignment"
@@ -56,7 +54,7 @@ class SyncGroupRequestAssignment(GeneratedStruct):
 class SyncGroupRequest(GeneratedStruct):
     """Kafka's SyncGroupRequest (request, apiKey 14), versions 0-5, flexible versions 4+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "group_id": 'Id of the group the member belongs to.',
         "generation_id": 'Generation the member joined; an old one is refused with ILLEGAL_GENERATION.',
         "member_id": 'Member id the coordinator gave the member in JoinGroup.',
@@ -64,7 +62,6 @@ class SyncGroupRequest(GeneratedStruct):
         "protocol_type": "Protocol type of the group (for example consumer), checked against the coordinator's; null to skip the check.",
         "protocol_name": "Protocol the group chose (for consumers, the assignor), checked against the coordinator's; null to skip the check.",
         "assignments": "The leader's assignment for every member; empty when sent by a follower.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "SyncGroupRequest"
@@ -118,27 +115,24 @@ class SyncGroupRequest(GeneratedStruct):
 
 # --- SyncGroupRequestAssignment, versions 0-3 ---
 
-def _read_SyncGroupRequestAssignment_v0_3(buf: bytes, pos: int) -> tuple[SyncGroupRequestAssignment, int]:
+def _read_SyncGroupRequestAssignment_v0_3(buf: bytes, pos: int, version: int) -> tuple[SyncGroupRequestAssignment, int]:
     assignment = blank_instance(SyncGroupRequestAssignment)
-    field = ""
-    index = 0
+    field = "member_id"
     try:
-        field = "member_id"
         assignment.member_id, pos = _w.read_string_nn(buf, pos)
         field = "assignment"
         assignment.assignment, pos = _w.read_bytes_nn(buf, pos)
         assignment.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return assignment, pos
 
 
-def _write_SyncGroupRequestAssignment_v0_3(assignment: SyncGroupRequestAssignment, out: bytearray) -> None:
+def _write_SyncGroupRequestAssignment_v0_3(assignment: SyncGroupRequestAssignment, out: bytearray, version: int) -> None:
     if assignment.unknown_tagged_fields:
         raise UnsupportedVersionError("SyncGroupRequestAssignment version 0-3 cannot carry tagged fields")
-    field = ""
+    field = "member_id"
     try:
-        field = "member_id"
         _w.write_string(out, _w.non_null(assignment.member_id, "field member_id is null, which SyncGroupRequestAssignment versions 0-3 do not allow (never nullable)"))
         field = "assignment"
         _w.write_bytes(out, _w.non_null(assignment.assignment, "field assignment is null, which SyncGroupRequestAssignment versions 0-3 do not allow (never nullable)"))
@@ -148,169 +142,87 @@ def _write_SyncGroupRequestAssignment_v0_3(assignment: SyncGroupRequestAssignmen
 
 # --- SyncGroupRequestAssignment, versions 4-5 (flexible) ---
 
-def _read_SyncGroupRequestAssignment_v4_5(buf: bytes, pos: int) -> tuple[SyncGroupRequestAssignment, int]:
+def _read_SyncGroupRequestAssignment_v4_5(buf: bytes, pos: int, version: int) -> tuple[SyncGroupRequestAssignment, int]:
     assignment = blank_instance(SyncGroupRequestAssignment)
-    field = ""
-    index = 0
+    field = "member_id"
     try:
-        field = "member_id"
         assignment.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "assignment"
         assignment.assignment, pos = _w.read_compact_bytes_nn(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            assignment.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            assignment.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        assignment.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return assignment, pos
 
 
-def _write_SyncGroupRequestAssignment_v4_5(assignment: SyncGroupRequestAssignment, out: bytearray) -> None:
-    field = ""
+def _write_SyncGroupRequestAssignment_v4_5(assignment: SyncGroupRequestAssignment, out: bytearray, version: int) -> None:
+    field = "member_id"
     try:
-        field = "member_id"
         _w.write_compact_string(out, _w.non_null(assignment.member_id, "field member_id is null, which SyncGroupRequestAssignment versions 4-5 do not allow (never nullable)"))
         field = "assignment"
         _w.write_compact_bytes(out, _w.non_null(assignment.assignment, "field assignment is null, which SyncGroupRequestAssignment versions 4-5 do not allow (never nullable)"))
         field = "(tagged fields)"
-        if assignment.unknown_tagged_fields:
-            _w.write_tagged(out, [], assignment.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], assignment.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- SyncGroupRequest, versions 0-2 ---
+# --- SyncGroupRequest, versions 0-3 ---
 
-def _read_SyncGroupRequest_v0_2(buf: bytes, pos: int) -> tuple[SyncGroupRequest, int]:
+def _read_SyncGroupRequest_v0_3(buf: bytes, pos: int, version: int) -> tuple[SyncGroupRequest, int]:
     request = blank_instance(SyncGroupRequest)
+    request.protocol_type = None
+    request.protocol_name = None
     request.group_instance_id = None
-    request.protocol_type = None
-    request.protocol_name = None
-    field = ""
-    index = 0
+    field = "group_id"
     try:
-        field = "group_id"
         request.group_id, pos = _w.read_string_nn(buf, pos)
         field = "generation_id"
         (request.generation_id,) = _unpack_SyncGroupRequest_generation_id(buf, pos)
         pos += 4
         field = "member_id"
         request.member_id, pos = _w.read_string_nn(buf, pos)
-        field = "assignments[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        assignments_n, pos = _w.read_count(buf, pos, False)
-        if assignments_n < 0:
-            raise DecodeError("non-nullable field assignments was null", offset=pos)
-        elif assignments_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            assignments_items: list[SyncGroupRequestAssignment] = []
-            for index in range(assignments_n):
-                assignments_item, pos = _read_SyncGroupRequestAssignment_v0_3(buf, pos)
-                assignments_items.append(assignments_item)
-            request.assignments = assignments_items
+        if version >= 3:
+            field = "group_instance_id"
+            request.group_instance_id, pos = _w.read_string(buf, pos)
+        field = "assignments"
+        request.assignments, pos = _w.read_struct_array(buf, pos, False, _read_SyncGroupRequestAssignment_v0_3, version)
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_SyncGroupRequest_v0_2(request: SyncGroupRequest, out: bytearray) -> None:
-    if request.group_instance_id is not None:
-        check_unsupported(request, "group_instance_id", "0-2")
+def _write_SyncGroupRequest_v0_3(request: SyncGroupRequest, out: bytearray, version: int) -> None:
+    if version < 3 and request.group_instance_id is not None:
+        check_unsupported(request, "group_instance_id", str(version))
     if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("SyncGroupRequest version 0-2 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("SyncGroupRequest version 0-3 cannot carry tagged fields")
+    field = "group_id"
     try:
-        field = "group_id"
-        _w.write_string(out, _w.non_null(request.group_id, "field group_id is null, which SyncGroupRequest versions 0-2 do not allow (never nullable)"))
+        _w.write_string(out, _w.non_null(request.group_id, "field group_id is null, which SyncGroupRequest versions 0-3 do not allow (never nullable)"))
         field = "generation_id"
         out += _pack_SyncGroupRequest_generation_id(request.generation_id)
         field = "member_id"
-        _w.write_string(out, _w.non_null(request.member_id, "field member_id is null, which SyncGroupRequest versions 0-2 do not allow (never nullable)"))
-        field = "assignments[]"
-        assignments_items = _w.non_null(request.assignments, "field assignments is null, which SyncGroupRequest versions 0-2 do not allow (never nullable)")
-        _w.write_count(out, len(assignments_items), False)
-        for assignments_item in assignments_items:
-            _write_SyncGroupRequestAssignment_v0_3(assignments_item, out)
+        _w.write_string(out, _w.non_null(request.member_id, "field member_id is null, which SyncGroupRequest versions 0-3 do not allow (never nullable)"))
+        if version >= 3:
+            field = "group_instance_id"
+            _w.write_string(out, request.group_instance_id)
+        field = "assignments"
+        _w.write_struct_array(out, _w.non_null(request.assignments, "field assignments is null, which SyncGroupRequest versions 0-3 do not allow (never nullable)"), False, _write_SyncGroupRequestAssignment_v0_3, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- SyncGroupRequest, version 3 ---
+# --- SyncGroupRequest, versions 4-5 (flexible) ---
 
-def _read_SyncGroupRequest_v3(buf: bytes, pos: int) -> tuple[SyncGroupRequest, int]:
+def _read_SyncGroupRequest_v4_5(buf: bytes, pos: int, version: int) -> tuple[SyncGroupRequest, int]:
     request = blank_instance(SyncGroupRequest)
     request.protocol_type = None
     request.protocol_name = None
-    field = ""
-    index = 0
+    field = "group_id"
     try:
-        field = "group_id"
-        request.group_id, pos = _w.read_string_nn(buf, pos)
-        field = "generation_id"
-        (request.generation_id,) = _unpack_SyncGroupRequest_generation_id(buf, pos)
-        pos += 4
-        field = "member_id"
-        request.member_id, pos = _w.read_string_nn(buf, pos)
-        field = "group_instance_id"
-        request.group_instance_id, pos = _w.read_string(buf, pos)
-        field = "assignments[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        assignments_n, pos = _w.read_count(buf, pos, False)
-        if assignments_n < 0:
-            raise DecodeError("non-nullable field assignments was null", offset=pos)
-        elif assignments_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            assignments_items: list[SyncGroupRequestAssignment] = []
-            for index in range(assignments_n):
-                assignments_item, pos = _read_SyncGroupRequestAssignment_v0_3(buf, pos)
-                assignments_items.append(assignments_item)
-            request.assignments = assignments_items
-        request.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_SyncGroupRequest_v3(request: SyncGroupRequest, out: bytearray) -> None:
-    if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("SyncGroupRequest version 3 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "group_id"
-        _w.write_string(out, _w.non_null(request.group_id, "field group_id is null, which SyncGroupRequest version 3 does not allow (never nullable)"))
-        field = "generation_id"
-        out += _pack_SyncGroupRequest_generation_id(request.generation_id)
-        field = "member_id"
-        _w.write_string(out, _w.non_null(request.member_id, "field member_id is null, which SyncGroupRequest version 3 does not allow (never nullable)"))
-        field = "group_instance_id"
-        _w.write_string(out, request.group_instance_id)
-        field = "assignments[]"
-        assignments_items = _w.non_null(request.assignments, "field assignments is null, which SyncGroupRequest version 3 does not allow (never nullable)")
-        _w.write_count(out, len(assignments_items), False)
-        for assignments_item in assignments_items:
-            _write_SyncGroupRequestAssignment_v0_3(assignments_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- SyncGroupRequest, version 4 (flexible) ---
-
-def _read_SyncGroupRequest_v4(buf: bytes, pos: int) -> tuple[SyncGroupRequest, int]:
-    request = blank_instance(SyncGroupRequest)
-    request.protocol_type = None
-    request.protocol_name = None
-    field = ""
-    index = 0
-    try:
-        field = "group_id"
         request.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "generation_id"
         (request.generation_id,) = _unpack_SyncGroupRequest_generation_id(buf, pos)
@@ -319,124 +231,39 @@ def _read_SyncGroupRequest_v4(buf: bytes, pos: int) -> tuple[SyncGroupRequest, i
         request.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_instance_id"
         request.group_instance_id, pos = _w.read_compact_string(buf, pos)
-        field = "assignments[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        assignments_n, pos = _w.read_count(buf, pos, True)
-        if assignments_n < 0:
-            raise DecodeError("non-nullable field assignments was null", offset=pos)
-        elif assignments_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            assignments_items: list[SyncGroupRequestAssignment] = []
-            for index in range(assignments_n):
-                assignments_item, pos = _read_SyncGroupRequestAssignment_v4_5(buf, pos)
-                assignments_items.append(assignments_item)
-            request.assignments = assignments_items
+        if version >= 5:
+            field = "protocol_type"
+            request.protocol_type, pos = _w.read_compact_string(buf, pos)
+            field = "protocol_name"
+            request.protocol_name, pos = _w.read_compact_string(buf, pos)
+        field = "assignments"
+        request.assignments, pos = _w.read_struct_array(buf, pos, True, _read_SyncGroupRequestAssignment_v4_5, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_SyncGroupRequest_v4(request: SyncGroupRequest, out: bytearray) -> None:
-    field = ""
+def _write_SyncGroupRequest_v4_5(request: SyncGroupRequest, out: bytearray, version: int) -> None:
+    field = "group_id"
     try:
-        field = "group_id"
-        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which SyncGroupRequest version 4 does not allow (never nullable)"))
+        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which SyncGroupRequest versions 4-5 do not allow (never nullable)"))
         field = "generation_id"
         out += _pack_SyncGroupRequest_generation_id(request.generation_id)
         field = "member_id"
-        _w.write_compact_string(out, _w.non_null(request.member_id, "field member_id is null, which SyncGroupRequest version 4 does not allow (never nullable)"))
+        _w.write_compact_string(out, _w.non_null(request.member_id, "field member_id is null, which SyncGroupRequest versions 4-5 do not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_compact_string(out, request.group_instance_id)
-        field = "assignments[]"
-        assignments_items = _w.non_null(request.assignments, "field assignments is null, which SyncGroupRequest version 4 does not allow (never nullable)")
-        _w.write_count(out, len(assignments_items), True)
-        for assignments_item in assignments_items:
-            _write_SyncGroupRequestAssignment_v4_5(assignments_item, out)
+        if version >= 5:
+            field = "protocol_type"
+            _w.write_compact_string(out, request.protocol_type)
+            field = "protocol_name"
+            _w.write_compact_string(out, request.protocol_name)
+        field = "assignments"
+        _w.write_struct_array(out, _w.non_null(request.assignments, "field assignments is null, which SyncGroupRequest versions 4-5 do not allow (never nullable)"), True, _write_SyncGroupRequestAssignment_v4_5, version)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- SyncGroupRequest, version 5 (flexible) ---
-
-def _read_SyncGroupRequest_v5(buf: bytes, pos: int) -> tuple[SyncGroupRequest, int]:
-    request = blank_instance(SyncGroupRequest)
-    field = ""
-    index = 0
-    try:
-        field = "group_id"
-        request.group_id, pos = _w.read_compact_string_nn(buf, pos)
-        field = "generation_id"
-        (request.generation_id,) = _unpack_SyncGroupRequest_generation_id(buf, pos)
-        pos += 4
-        field = "member_id"
-        request.member_id, pos = _w.read_compact_string_nn(buf, pos)
-        field = "group_instance_id"
-        request.group_instance_id, pos = _w.read_compact_string(buf, pos)
-        field = "protocol_type"
-        request.protocol_type, pos = _w.read_compact_string(buf, pos)
-        field = "protocol_name"
-        request.protocol_name, pos = _w.read_compact_string(buf, pos)
-        field = "assignments[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        assignments_n, pos = _w.read_count(buf, pos, True)
-        if assignments_n < 0:
-            raise DecodeError("non-nullable field assignments was null", offset=pos)
-        elif assignments_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            assignments_items: list[SyncGroupRequestAssignment] = []
-            for index in range(assignments_n):
-                assignments_item, pos = _read_SyncGroupRequestAssignment_v4_5(buf, pos)
-                assignments_items.append(assignments_item)
-            request.assignments = assignments_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_SyncGroupRequest_v5(request: SyncGroupRequest, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "group_id"
-        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which SyncGroupRequest version 5 does not allow (never nullable)"))
-        field = "generation_id"
-        out += _pack_SyncGroupRequest_generation_id(request.generation_id)
-        field = "member_id"
-        _w.write_compact_string(out, _w.non_null(request.member_id, "field member_id is null, which SyncGroupRequest version 5 does not allow (never nullable)"))
-        field = "group_instance_id"
-        _w.write_compact_string(out, request.group_instance_id)
-        field = "protocol_type"
-        _w.write_compact_string(out, request.protocol_type)
-        field = "protocol_name"
-        _w.write_compact_string(out, request.protocol_name)
-        field = "assignments[]"
-        assignments_items = _w.non_null(request.assignments, "field assignments is null, which SyncGroupRequest version 5 does not allow (never nullable)")
-        _w.write_count(out, len(assignments_items), True)
-        for assignments_item in assignments_items:
-            _write_SyncGroupRequestAssignment_v4_5(assignments_item, out)
-        field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -448,14 +275,14 @@ _V0_PLUS = (0, 32767)
 _V3_PLUS = (3, 32767)
 _V5_PLUS = (5, 32767)
 
-SyncGroupRequestAssignment._READERS = (_read_SyncGroupRequestAssignment_v0_3, _read_SyncGroupRequestAssignment_v0_3, _read_SyncGroupRequestAssignment_v0_3, _read_SyncGroupRequestAssignment_v0_3, _read_SyncGroupRequestAssignment_v4_5, _read_SyncGroupRequestAssignment_v4_5)
-SyncGroupRequestAssignment._WRITERS = (_write_SyncGroupRequestAssignment_v0_3, _write_SyncGroupRequestAssignment_v0_3, _write_SyncGroupRequestAssignment_v0_3, _write_SyncGroupRequestAssignment_v0_3, _write_SyncGroupRequestAssignment_v4_5, _write_SyncGroupRequestAssignment_v4_5)
+SyncGroupRequestAssignment._READERS = _w.bind_versions((_read_SyncGroupRequestAssignment_v0_3, _read_SyncGroupRequestAssignment_v0_3, _read_SyncGroupRequestAssignment_v0_3, _read_SyncGroupRequestAssignment_v0_3, _read_SyncGroupRequestAssignment_v4_5, _read_SyncGroupRequestAssignment_v4_5))
+SyncGroupRequestAssignment._WRITERS = _w.bind_versions((_write_SyncGroupRequestAssignment_v0_3, _write_SyncGroupRequestAssignment_v0_3, _write_SyncGroupRequestAssignment_v0_3, _write_SyncGroupRequestAssignment_v0_3, _write_SyncGroupRequestAssignment_v4_5, _write_SyncGroupRequestAssignment_v4_5))
 SyncGroupRequestAssignment.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="member_id", json_name="memberId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="assignment", json_name="assignment", type="bytes", versions=_V0_PLUS, default=b''),
 )
-SyncGroupRequest._READERS = (_read_SyncGroupRequest_v0_2, _read_SyncGroupRequest_v0_2, _read_SyncGroupRequest_v0_2, _read_SyncGroupRequest_v3, _read_SyncGroupRequest_v4, _read_SyncGroupRequest_v5)
-SyncGroupRequest._WRITERS = (_write_SyncGroupRequest_v0_2, _write_SyncGroupRequest_v0_2, _write_SyncGroupRequest_v0_2, _write_SyncGroupRequest_v3, _write_SyncGroupRequest_v4, _write_SyncGroupRequest_v5)
+SyncGroupRequest._READERS = _w.bind_versions((_read_SyncGroupRequest_v0_3, _read_SyncGroupRequest_v0_3, _read_SyncGroupRequest_v0_3, _read_SyncGroupRequest_v0_3, _read_SyncGroupRequest_v4_5, _read_SyncGroupRequest_v4_5))
+SyncGroupRequest._WRITERS = _w.bind_versions((_write_SyncGroupRequest_v0_3, _write_SyncGroupRequest_v0_3, _write_SyncGroupRequest_v0_3, _write_SyncGroupRequest_v0_3, _write_SyncGroupRequest_v4_5, _write_SyncGroupRequest_v4_5))
 SyncGroupRequest._LAZY_DEFAULTS = {"assignments": list}
 SyncGroupRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),

@@ -2,10 +2,9 @@
 
 Response message, versions 0-5, flexible versions 4+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -19,6 +18,8 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
+_unpack_SyncGroupResponse_throttle_time_ms = struct.Struct(">i").unpack_from
+_pack_SyncGroupResponse_throttle_time_ms = struct.Struct(">i").pack
 _unpack_SyncGroupResponse_error_code = struct.Struct(">h").unpack_from
 _pack_SyncGroupResponse_error_code = struct.Struct(">h").pack
 _unpack_SyncGroupResponse_throttle_time_ms_error_code = struct.Struct(">ih").unpack_from
@@ -28,13 +29,12 @@ _pack_SyncGroupResponse_throttle_time_ms_error_code = struct.Struct(">ih").pack
 class SyncGroupResponse(GeneratedStruct):
     """Kafka's SyncGroupResponse (response, apiKey 14), versions 0-5, flexible versions 4+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "error_code": 'Outcome, 0 on success; REBALANCE_IN_PROGRESS asks the member to rejoin; also ILLEGAL_GENERATION or INCONSISTENT_GROUP_PROTOCOL.',
         "protocol_type": 'Protocol type of the group (for example consumer), or null.',
         "protocol_name": 'Protocol the group chose (for consumers, the assignor), or null.',
         "assignment": "This member's assignment for the chosen protocol (for consumers, a ConsumerProtocolAssignment).",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "SyncGroupResponse"
@@ -77,16 +77,19 @@ class SyncGroupResponse(GeneratedStruct):
 
 
 
-# --- SyncGroupResponse, version 0 ---
+# --- SyncGroupResponse, versions 0-3 ---
 
-def _read_SyncGroupResponse_v0(buf: bytes, pos: int) -> tuple[SyncGroupResponse, int]:
+def _read_SyncGroupResponse_v0_3(buf: bytes, pos: int, version: int) -> tuple[SyncGroupResponse, int]:
     response = blank_instance(SyncGroupResponse)
-    response.throttle_time_ms = 0
     response.protocol_type = None
     response.protocol_name = None
+    response.throttle_time_ms = 0
     field = ""
-    index = 0
     try:
+        if version >= 1:
+            field = "throttle_time_ms"
+            (response.throttle_time_ms,) = _unpack_SyncGroupResponse_throttle_time_ms(buf, pos)
+            pos += 4
         field = "error_code"
         (response.error_code,) = _unpack_SyncGroupResponse_error_code(buf, pos)
         pos += 2
@@ -94,140 +97,63 @@ def _read_SyncGroupResponse_v0(buf: bytes, pos: int) -> tuple[SyncGroupResponse,
         response.assignment, pos = _w.read_bytes_nn(buf, pos)
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_SyncGroupResponse_v0(response: SyncGroupResponse, out: bytearray) -> None:
+def _write_SyncGroupResponse_v0_3(response: SyncGroupResponse, out: bytearray, version: int) -> None:
     if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("SyncGroupResponse version 0 cannot carry tagged fields")
+        raise UnsupportedVersionError("SyncGroupResponse version 0-3 cannot carry tagged fields")
     field = ""
     try:
+        if version >= 1:
+            field = "throttle_time_ms"
+            out += _pack_SyncGroupResponse_throttle_time_ms(response.throttle_time_ms)
         field = "error_code"
         out += _pack_SyncGroupResponse_error_code(response.error_code)
         field = "assignment"
-        _w.write_bytes(out, _w.non_null(response.assignment, "field assignment is null, which SyncGroupResponse version 0 does not allow (never nullable)"))
+        _w.write_bytes(out, _w.non_null(response.assignment, "field assignment is null, which SyncGroupResponse versions 0-3 do not allow (never nullable)"))
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- SyncGroupResponse, versions 1-3 ---
+# --- SyncGroupResponse, versions 4-5 (flexible) ---
 
-def _read_SyncGroupResponse_v1_3(buf: bytes, pos: int) -> tuple[SyncGroupResponse, int]:
+def _read_SyncGroupResponse_v4_5(buf: bytes, pos: int, version: int) -> tuple[SyncGroupResponse, int]:
     response = blank_instance(SyncGroupResponse)
     response.protocol_type = None
     response.protocol_name = None
-    field = ""
-    index = 0
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_SyncGroupResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
-        field = "assignment"
-        response.assignment, pos = _w.read_bytes_nn(buf, pos)
-        response.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_SyncGroupResponse_v1_3(response: SyncGroupResponse, out: bytearray) -> None:
-    if response.unknown_tagged_fields:
-        raise UnsupportedVersionError("SyncGroupResponse version 1-3 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "throttle_time_ms, error_code"
-        out += _pack_SyncGroupResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
-        field = "assignment"
-        _w.write_bytes(out, _w.non_null(response.assignment, "field assignment is null, which SyncGroupResponse versions 1-3 do not allow (never nullable)"))
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- SyncGroupResponse, version 4 (flexible) ---
-
-def _read_SyncGroupResponse_v4(buf: bytes, pos: int) -> tuple[SyncGroupResponse, int]:
-    response = blank_instance(SyncGroupResponse)
-    response.protocol_type = None
-    response.protocol_name = None
-    field = ""
-    index = 0
-    try:
-        field = "throttle_time_ms, error_code"
-        response.throttle_time_ms, response.error_code = _unpack_SyncGroupResponse_throttle_time_ms_error_code(buf, pos)
-        pos += 6
+        if version >= 5:
+            field = "protocol_type"
+            response.protocol_type, pos = _w.read_compact_string(buf, pos)
+            field = "protocol_name"
+            response.protocol_name, pos = _w.read_compact_string(buf, pos)
         field = "assignment"
         response.assignment, pos = _w.read_compact_bytes_nn(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_SyncGroupResponse_v4(response: SyncGroupResponse, out: bytearray) -> None:
-    field = ""
+def _write_SyncGroupResponse_v4_5(response: SyncGroupResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         out += _pack_SyncGroupResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
+        if version >= 5:
+            field = "protocol_type"
+            _w.write_compact_string(out, response.protocol_type)
+            field = "protocol_name"
+            _w.write_compact_string(out, response.protocol_name)
         field = "assignment"
-        _w.write_compact_bytes(out, _w.non_null(response.assignment, "field assignment is null, which SyncGroupResponse version 4 does not allow (never nullable)"))
+        _w.write_compact_bytes(out, _w.non_null(response.assignment, "field assignment is null, which SyncGroupResponse versions 4-5 do not allow (never nullable)"))
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- SyncGroupResponse, version 5 (flexible) ---
-
-def _read_SyncGroupResponse_v5(buf: bytes, pos: int) -> tuple[SyncGroupResponse, int]:
-    response = blank_instance(SyncGroupResponse)
-    field = ""
-    index = 0
-    try:
-        field = "throttle_time_ms, error_code"
-        response.throttle_time_ms, response.error_code = _unpack_SyncGroupResponse_throttle_time_ms_error_code(buf, pos)
-        pos += 6
-        field = "protocol_type"
-        response.protocol_type, pos = _w.read_compact_string(buf, pos)
-        field = "protocol_name"
-        response.protocol_name, pos = _w.read_compact_string(buf, pos)
-        field = "assignment"
-        response.assignment, pos = _w.read_compact_bytes_nn(buf, pos)
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_SyncGroupResponse_v5(response: SyncGroupResponse, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "throttle_time_ms, error_code"
-        out += _pack_SyncGroupResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
-        field = "protocol_type"
-        _w.write_compact_string(out, response.protocol_type)
-        field = "protocol_name"
-        _w.write_compact_string(out, response.protocol_name)
-        field = "assignment"
-        _w.write_compact_bytes(out, _w.non_null(response.assignment, "field assignment is null, which SyncGroupResponse version 5 does not allow (never nullable)"))
-        field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -239,8 +165,8 @@ _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 _V5_PLUS = (5, 32767)
 
-SyncGroupResponse._READERS = (_read_SyncGroupResponse_v0, _read_SyncGroupResponse_v1_3, _read_SyncGroupResponse_v1_3, _read_SyncGroupResponse_v1_3, _read_SyncGroupResponse_v4, _read_SyncGroupResponse_v5)
-SyncGroupResponse._WRITERS = (_write_SyncGroupResponse_v0, _write_SyncGroupResponse_v1_3, _write_SyncGroupResponse_v1_3, _write_SyncGroupResponse_v1_3, _write_SyncGroupResponse_v4, _write_SyncGroupResponse_v5)
+SyncGroupResponse._READERS = _w.bind_versions((_read_SyncGroupResponse_v0_3, _read_SyncGroupResponse_v0_3, _read_SyncGroupResponse_v0_3, _read_SyncGroupResponse_v0_3, _read_SyncGroupResponse_v4_5, _read_SyncGroupResponse_v4_5))
+SyncGroupResponse._WRITERS = _w.bind_versions((_write_SyncGroupResponse_v0_3, _write_SyncGroupResponse_v0_3, _write_SyncGroupResponse_v0_3, _write_SyncGroupResponse_v0_3, _write_SyncGroupResponse_v4_5, _write_SyncGroupResponse_v4_5))
 SyncGroupResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V1_PLUS, ignorable=True, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

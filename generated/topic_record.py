@@ -2,10 +2,9 @@
 
 Metadata message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per wire layout, the versions that share one (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -24,10 +23,9 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class TopicRecord(GeneratedStruct):
     """Kafka's TopicRecord (metadata, apiKey 2), versions 0, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the new topic.',
         "topic_id": 'Cluster-unique id given to the topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TopicRecord"
@@ -60,11 +58,9 @@ class TopicRecord(GeneratedStruct):
 
 def _read_TopicRecord_v0(buf: bytes, pos: int) -> tuple[TopicRecord, int]:
     record = blank_instance(TopicRecord)
-    field = ""
-    index = 0
+    field = "name"
     size = len(buf)
     try:
-        field = "name"
         name_n = buf[pos]  # the length + 1
         if name_n == 1:  # the empty string
             record.name = ""
@@ -85,14 +81,13 @@ def _read_TopicRecord_v0(buf: bytes, pos: int) -> tuple[TopicRecord, int]:
         else:  # tags these versions do not know, kept as they came
             record.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return record, pos
 
 
 def _write_TopicRecord_v0(record: TopicRecord, out: bytearray) -> None:
-    field = ""
+    field = "name"
     try:
-        field = "name"
         if record.name is None:
             raise EncodeError("field name is null, which TopicRecord version 0 does not allow (never nullable)")
         name_utf8 = record.name.encode()

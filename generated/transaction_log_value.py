@@ -2,10 +2,9 @@
 
 Coordinator-value message, versions 0-1, flexible versions 1+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -36,10 +35,9 @@ _pack_TransactionLogValue_next_producer_epoch = struct.Struct(">h").pack
 class PartitionsSchema(GeneratedStruct):
     """Partitions taking part in the transaction, or null."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic": 'Name of the topic the partitions in this entry belong to.',
         "partition_ids": "Indexes of the topic's partitions in the transaction.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "PartitionsSchema"
@@ -66,7 +64,7 @@ class TransactionLogValue(GeneratedStruct):
     """Kafka's TransactionLogValue (coordinator-value, apiKey 0), versions 0-1, flexible versions
     1+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "producer_id": 'Producer id currently bound to the transactional id.',
         "previous_producer_id": 'Producer id of the last committed transaction, -1 when none.',
         "next_producer_id": 'Newest producer id handed to the producer, -1 when none.',
@@ -78,7 +76,6 @@ class TransactionLogValue(GeneratedStruct):
         "transaction_last_update_timestamp_ms": 'When the transaction state last changed, in milliseconds since the epoch.',
         "transaction_start_timestamp_ms": 'When the current transaction started, in milliseconds since the epoch; -1 when none is open.',
         "client_transaction_version": 'Transaction protocol version (transaction.version) the producer uses: 0 or 1 for the old protocol, 2 for KIP-890 part 2.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TransactionLogValue"
@@ -150,12 +147,10 @@ class TransactionLogValue(GeneratedStruct):
 
 # --- PartitionsSchema, version 0 ---
 
-def _read_PartitionsSchema_v0(buf: bytes, pos: int) -> tuple[PartitionsSchema, int]:
+def _read_PartitionsSchema_v0(buf: bytes, pos: int, version: int) -> tuple[PartitionsSchema, int]:
     schema = blank_instance(PartitionsSchema)
-    field = ""
-    index = 0
+    field = "topic"
     try:
-        field = "topic"
         schema.topic, pos = _w.read_string_nn(buf, pos)
         field = "partition_ids"
         partition_ids_n, pos = _w.read_count(buf, pos, False)
@@ -165,16 +160,15 @@ def _read_PartitionsSchema_v0(buf: bytes, pos: int) -> tuple[PartitionsSchema, i
             schema.partition_ids, pos = _w.read_fixed_array(buf, pos, partition_ids_n, "i", 4)
         schema.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return schema, pos
 
 
-def _write_PartitionsSchema_v0(schema: PartitionsSchema, out: bytearray) -> None:
+def _write_PartitionsSchema_v0(schema: PartitionsSchema, out: bytearray, version: int) -> None:
     if schema.unknown_tagged_fields:
         raise UnsupportedVersionError("PartitionsSchema version 0 cannot carry tagged fields")
-    field = ""
+    field = "topic"
     try:
-        field = "topic"
         _w.write_string(out, _w.non_null(schema.topic, "field topic is null, which PartitionsSchema version 0 does not allow (never nullable)"))
         field = "partition_ids"
         partition_ids_items = _w.non_null(schema.partition_ids, "field partition_ids is null, which PartitionsSchema version 0 does not allow (never nullable)")
@@ -186,12 +180,10 @@ def _write_PartitionsSchema_v0(schema: PartitionsSchema, out: bytearray) -> None
 
 # --- PartitionsSchema, version 1 (flexible) ---
 
-def _read_PartitionsSchema_v1(buf: bytes, pos: int) -> tuple[PartitionsSchema, int]:
+def _read_PartitionsSchema_v1(buf: bytes, pos: int, version: int) -> tuple[PartitionsSchema, int]:
     schema = blank_instance(PartitionsSchema)
-    field = ""
-    index = 0
+    field = "topic"
     try:
-        field = "topic"
         schema.topic, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_ids"
         partition_ids_n, pos = _w.read_count(buf, pos, True)
@@ -200,71 +192,50 @@ def _read_PartitionsSchema_v1(buf: bytes, pos: int) -> tuple[PartitionsSchema, i
         else:
             schema.partition_ids, pos = _w.read_fixed_array(buf, pos, partition_ids_n, "i", 4)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            schema.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            schema.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        schema.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return schema, pos
 
 
-def _write_PartitionsSchema_v1(schema: PartitionsSchema, out: bytearray) -> None:
-    field = ""
+def _write_PartitionsSchema_v1(schema: PartitionsSchema, out: bytearray, version: int) -> None:
+    field = "topic"
     try:
-        field = "topic"
         _w.write_compact_string(out, _w.non_null(schema.topic, "field topic is null, which PartitionsSchema version 1 does not allow (never nullable)"))
         field = "partition_ids"
         partition_ids_items = _w.non_null(schema.partition_ids, "field partition_ids is null, which PartitionsSchema version 1 does not allow (never nullable)")
         _w.write_count(out, len(partition_ids_items), True)
         _w.write_fixed_array(out, partition_ids_items, "i")
         field = "(tagged fields)"
-        if schema.unknown_tagged_fields:
-            _w.write_tagged(out, [], schema.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], schema.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- TransactionLogValue, version 0 ---
 
-def _read_TransactionLogValue_v0(buf: bytes, pos: int) -> tuple[TransactionLogValue, int]:
+def _read_TransactionLogValue_v0(buf: bytes, pos: int, version: int) -> tuple[TransactionLogValue, int]:
     value = blank_instance(TransactionLogValue)
     value.previous_producer_id = -1
     value.next_producer_id = -1
     value.next_producer_epoch = -1
     value.client_transaction_version = 0
-    field = ""
-    index = 0
+    field = "producer_id, producer_epoch, transaction_timeout_ms, transaction_status"
     try:
-        field = "producer_id, producer_epoch, transaction_timeout_ms, transaction_status"
         value.producer_id, value.producer_epoch, value.transaction_timeout_ms, value.transaction_status = _unpack_TransactionLogValue_producer_id_to_transaction_status(buf, pos)
         pos += 15
-        field = "transaction_partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        transaction_partitions_n, pos = _w.read_count(buf, pos, False)
-        if transaction_partitions_n < 0:
-            value.transaction_partitions = None
-        elif transaction_partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            transaction_partitions_items: list[PartitionsSchema] = []
-            for index in range(transaction_partitions_n):
-                transaction_partitions_item, pos = _read_PartitionsSchema_v0(buf, pos)
-                transaction_partitions_items.append(transaction_partitions_item)
-            value.transaction_partitions = transaction_partitions_items
+        field = "transaction_partitions"
+        value.transaction_partitions, pos = _w.read_nullable_struct_array(buf, pos, False, _read_PartitionsSchema_v0, version)
         field = "transaction_last_update_timestamp_ms, transaction_start_timestamp_ms"
         value.transaction_last_update_timestamp_ms, value.transaction_start_timestamp_ms = _unpack_TransactionLogValue_transaction_last_update_timestamp_ms_transaction_start_timestamp_ms(buf, pos)
         pos += 16
         value.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return value, pos
 
 
-def _write_TransactionLogValue_v0(value: TransactionLogValue, out: bytearray) -> None:
+def _write_TransactionLogValue_v0(value: TransactionLogValue, out: bytearray, version: int) -> None:
     if value.previous_producer_id != -1:
         check_unsupported(value, "previous_producer_id", "0")
     if value.next_producer_id != -1:
@@ -275,18 +246,11 @@ def _write_TransactionLogValue_v0(value: TransactionLogValue, out: bytearray) ->
         check_unsupported(value, "client_transaction_version", "0")
     if value.unknown_tagged_fields:
         raise UnsupportedVersionError("TransactionLogValue version 0 cannot carry tagged fields")
-    field = ""
+    field = "producer_id, producer_epoch, transaction_timeout_ms, transaction_status"
     try:
-        field = "producer_id, producer_epoch, transaction_timeout_ms, transaction_status"
         out += _pack_TransactionLogValue_producer_id_to_transaction_status(value.producer_id, value.producer_epoch, value.transaction_timeout_ms, value.transaction_status)
-        field = "transaction_partitions[]"
-        transaction_partitions_items = value.transaction_partitions
-        if transaction_partitions_items is None:
-            _w.write_count(out, None, False)
-        else:
-            _w.write_count(out, len(transaction_partitions_items), False)
-            for transaction_partitions_item in transaction_partitions_items:
-                _write_PartitionsSchema_v0(transaction_partitions_item, out)
+        field = "transaction_partitions"
+        _w.write_struct_array(out, value.transaction_partitions, False, _write_PartitionsSchema_v0, version)
         field = "transaction_last_update_timestamp_ms, transaction_start_timestamp_ms"
         out += _pack_TransactionLogValue_transaction_last_update_timestamp_ms_transaction_start_timestamp_ms(value.transaction_last_update_timestamp_ms, value.transaction_start_timestamp_ms)
     except _w.ENCODE_FAILURES as error:
@@ -295,31 +259,18 @@ def _write_TransactionLogValue_v0(value: TransactionLogValue, out: bytearray) ->
 
 # --- TransactionLogValue, version 1 (flexible) ---
 
-def _read_TransactionLogValue_v1(buf: bytes, pos: int) -> tuple[TransactionLogValue, int]:
+def _read_TransactionLogValue_v1(buf: bytes, pos: int, version: int) -> tuple[TransactionLogValue, int]:
     value = blank_instance(TransactionLogValue)
     value.previous_producer_id = -1
     value.next_producer_id = -1
     value.client_transaction_version = 0
     value.next_producer_epoch = -1
-    field = ""
-    index = 0
+    field = "producer_id, producer_epoch, transaction_timeout_ms, transaction_status"
     try:
-        field = "producer_id, producer_epoch, transaction_timeout_ms, transaction_status"
         value.producer_id, value.producer_epoch, value.transaction_timeout_ms, value.transaction_status = _unpack_TransactionLogValue_producer_id_to_transaction_status(buf, pos)
         pos += 15
-        field = "transaction_partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        transaction_partitions_n, pos = _w.read_count(buf, pos, True)
-        if transaction_partitions_n < 0:
-            value.transaction_partitions = None
-        elif transaction_partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            transaction_partitions_items: list[PartitionsSchema] = []
-            for index in range(transaction_partitions_n):
-                transaction_partitions_item, pos = _read_PartitionsSchema_v1(buf, pos)
-                transaction_partitions_items.append(transaction_partitions_item)
-            value.transaction_partitions = transaction_partitions_items
+        field = "transaction_partitions"
+        value.transaction_partitions, pos = _w.read_nullable_struct_array(buf, pos, True, _read_PartitionsSchema_v1, version)
         field = "transaction_last_update_timestamp_ms, transaction_start_timestamp_ms"
         value.transaction_last_update_timestamp_ms, value.transaction_start_timestamp_ms = _unpack_TransactionLogValue_transaction_last_update_timestamp_ms_transaction_start_timestamp_ms(buf, pos)
         pos += 16
@@ -371,23 +322,16 @@ def _read_TransactionLogValue_v1(buf: bytes, pos: int) -> tuple[TransactionLogVa
                     pos = end
             value.unknown_tagged_fields = tuple(unknown)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return value, pos
 
 
-def _write_TransactionLogValue_v1(value: TransactionLogValue, out: bytearray) -> None:
-    field = ""
+def _write_TransactionLogValue_v1(value: TransactionLogValue, out: bytearray, version: int) -> None:
+    field = "producer_id, producer_epoch, transaction_timeout_ms, transaction_status"
     try:
-        field = "producer_id, producer_epoch, transaction_timeout_ms, transaction_status"
         out += _pack_TransactionLogValue_producer_id_to_transaction_status(value.producer_id, value.producer_epoch, value.transaction_timeout_ms, value.transaction_status)
-        field = "transaction_partitions[]"
-        transaction_partitions_items = value.transaction_partitions
-        if transaction_partitions_items is None:
-            _w.write_count(out, None, True)
-        else:
-            _w.write_count(out, len(transaction_partitions_items), True)
-            for transaction_partitions_item in transaction_partitions_items:
-                _write_PartitionsSchema_v1(transaction_partitions_item, out)
+        field = "transaction_partitions"
+        _w.write_struct_array(out, value.transaction_partitions, True, _write_PartitionsSchema_v1, version)
         field = "transaction_last_update_timestamp_ms, transaction_start_timestamp_ms"
         out += _pack_TransactionLogValue_transaction_last_update_timestamp_ms_transaction_start_timestamp_ms(value.transaction_last_update_timestamp_ms, value.transaction_start_timestamp_ms)
         field = "(tagged fields)"
@@ -426,15 +370,15 @@ def _write_TransactionLogValue_v1(value: TransactionLogValue, out: bytearray) ->
 _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 
-PartitionsSchema._READERS = (_read_PartitionsSchema_v0, _read_PartitionsSchema_v1)
-PartitionsSchema._WRITERS = (_write_PartitionsSchema_v0, _write_PartitionsSchema_v1)
+PartitionsSchema._READERS = _w.bind_versions((_read_PartitionsSchema_v0, _read_PartitionsSchema_v1))
+PartitionsSchema._WRITERS = _w.bind_versions((_write_PartitionsSchema_v0, _write_PartitionsSchema_v1))
 PartitionsSchema._LAZY_DEFAULTS = {"partition_ids": list}
 PartitionsSchema.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic", json_name="topic", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partition_ids", json_name="partitionIds", type="[]int32", versions=_V0_PLUS, default=()),
 )
-TransactionLogValue._READERS = (_read_TransactionLogValue_v0, _read_TransactionLogValue_v1)
-TransactionLogValue._WRITERS = (_write_TransactionLogValue_v0, _write_TransactionLogValue_v1)
+TransactionLogValue._READERS = _w.bind_versions((_read_TransactionLogValue_v0, _read_TransactionLogValue_v1))
+TransactionLogValue._WRITERS = _w.bind_versions((_write_TransactionLogValue_v0, _write_TransactionLogValue_v1))
 TransactionLogValue._LAZY_DEFAULTS = {"transaction_partitions": list}
 TransactionLogValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="producer_id", json_name="producerId", type="int64", versions=_V0_PLUS, default=0),

@@ -2,10 +2,9 @@
 
 Request message, versions 0-5, flexible versions 3+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,6 +20,8 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_TxnOffsetCommitRequestPartition_partition_index_committed_offset = struct.Struct(">iq").unpack_from
 _pack_TxnOffsetCommitRequestPartition_partition_index_committed_offset = struct.Struct(">iq").pack
+_unpack_TxnOffsetCommitRequestPartition_committed_leader_epoch = struct.Struct(">i").unpack_from
+_pack_TxnOffsetCommitRequestPartition_committed_leader_epoch = struct.Struct(">i").pack
 _unpack_TxnOffsetCommitRequestPartition_partition_index_to_committed_leader_epoch = struct.Struct(">iqi").unpack_from
 _pack_TxnOffsetCommitRequestPartition_partition_index_to_committed_leader_epoch = struct.Struct(">iqi").pack
 _unpack_TxnOffsetCommitRequest_producer_id_producer_epoch = struct.Struct(">qh").unpack_from
@@ -32,12 +33,11 @@ _pack_TxnOffsetCommitRequest_producer_id_to_generation_id = struct.Struct(">qhi"
 class TxnOffsetCommitRequestPartition(GeneratedStruct):
     """Partitions of this topic with an offset to commit."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition_index": 'Index of the partition within its topic.',
         "committed_offset": 'Offset to commit: the next record the group should consume.',
         "committed_leader_epoch": 'Leader epoch of the last record consumed, or -1 when unknown.',
         "committed_metadata": 'Free-form text stored with the offset, or null.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TxnOffsetCommitRequestPartition"
@@ -71,10 +71,9 @@ class TxnOffsetCommitRequestPartition(GeneratedStruct):
 class TxnOffsetCommitRequestTopic(GeneratedStruct):
     """Topics whose offsets are committed within the transaction."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the topic the partitions in this entry belong to.',
         "partitions": 'Partitions of this topic with an offset to commit.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TxnOffsetCommitRequestTopic"
@@ -100,7 +99,7 @@ class TxnOffsetCommitRequestTopic(GeneratedStruct):
 class TxnOffsetCommitRequest(GeneratedStruct):
     """Kafka's TxnOffsetCommitRequest (request, apiKey 28), versions 0-5, flexible versions 3+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "transactional_id": 'Transactional id of the producer committing the offsets.',
         "group_id": 'Id of the consumer group the offsets are committed for.',
         "producer_id": 'Producer id the transactional id currently holds.',
@@ -109,7 +108,6 @@ class TxnOffsetCommitRequest(GeneratedStruct):
         "member_id": 'Member id the group coordinator gave the consumer, or empty.',
         "group_instance_id": 'Static member id set by the user, or null for a dynamic member.',
         "topics": 'Topics whose offsets are committed within the transaction.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TxnOffsetCommitRequest"
@@ -163,63 +161,36 @@ class TxnOffsetCommitRequest(GeneratedStruct):
 
 
 
-# --- TxnOffsetCommitRequestPartition, versions 0-1 ---
+# --- TxnOffsetCommitRequestPartition, versions 0-2 ---
 
-def _read_TxnOffsetCommitRequestPartition_v0_1(buf: bytes, pos: int) -> tuple[TxnOffsetCommitRequestPartition, int]:
+def _read_TxnOffsetCommitRequestPartition_v0_2(buf: bytes, pos: int, version: int) -> tuple[TxnOffsetCommitRequestPartition, int]:
     partition = blank_instance(TxnOffsetCommitRequestPartition)
     partition.committed_leader_epoch = -1
-    field = ""
-    index = 0
+    field = "partition_index, committed_offset"
     try:
-        field = "partition_index, committed_offset"
         partition.partition_index, partition.committed_offset = _unpack_TxnOffsetCommitRequestPartition_partition_index_committed_offset(buf, pos)
         pos += 12
+        if version >= 2:
+            field = "committed_leader_epoch"
+            (partition.committed_leader_epoch,) = _unpack_TxnOffsetCommitRequestPartition_committed_leader_epoch(buf, pos)
+            pos += 4
         field = "committed_metadata"
         partition.committed_metadata, pos = _w.read_string(buf, pos)
         partition.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
-def _write_TxnOffsetCommitRequestPartition_v0_1(partition: TxnOffsetCommitRequestPartition, out: bytearray) -> None:
+def _write_TxnOffsetCommitRequestPartition_v0_2(partition: TxnOffsetCommitRequestPartition, out: bytearray, version: int) -> None:
     if partition.unknown_tagged_fields:
-        raise UnsupportedVersionError("TxnOffsetCommitRequestPartition version 0-1 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("TxnOffsetCommitRequestPartition version 0-2 cannot carry tagged fields")
+    field = "partition_index, committed_offset"
     try:
-        field = "partition_index, committed_offset"
         out += _pack_TxnOffsetCommitRequestPartition_partition_index_committed_offset(partition.partition_index, partition.committed_offset)
-        field = "committed_metadata"
-        _w.write_string(out, partition.committed_metadata)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- TxnOffsetCommitRequestPartition, version 2 ---
-
-def _read_TxnOffsetCommitRequestPartition_v2(buf: bytes, pos: int) -> tuple[TxnOffsetCommitRequestPartition, int]:
-    partition = blank_instance(TxnOffsetCommitRequestPartition)
-    field = ""
-    index = 0
-    try:
-        field = "partition_index, committed_offset, committed_leader_epoch"
-        partition.partition_index, partition.committed_offset, partition.committed_leader_epoch = _unpack_TxnOffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
-        pos += 16
-        field = "committed_metadata"
-        partition.committed_metadata, pos = _w.read_string(buf, pos)
-        partition.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return partition, pos
-
-
-def _write_TxnOffsetCommitRequestPartition_v2(partition: TxnOffsetCommitRequestPartition, out: bytearray) -> None:
-    if partition.unknown_tagged_fields:
-        raise UnsupportedVersionError("TxnOffsetCommitRequestPartition version 2 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "partition_index, committed_offset, committed_leader_epoch"
-        out += _pack_TxnOffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(partition.partition_index, partition.committed_offset, partition.committed_leader_epoch)
+        if version >= 2:
+            field = "committed_leader_epoch"
+            out += _pack_TxnOffsetCommitRequestPartition_committed_leader_epoch(partition.committed_leader_epoch)
         field = "committed_metadata"
         _w.write_string(out, partition.committed_metadata)
     except _w.ENCODE_FAILURES as error:
@@ -228,315 +199,139 @@ def _write_TxnOffsetCommitRequestPartition_v2(partition: TxnOffsetCommitRequestP
 
 # --- TxnOffsetCommitRequestPartition, versions 3-5 (flexible) ---
 
-def _read_TxnOffsetCommitRequestPartition_v3_5(buf: bytes, pos: int) -> tuple[TxnOffsetCommitRequestPartition, int]:
+def _read_TxnOffsetCommitRequestPartition_v3_5(buf: bytes, pos: int, version: int) -> tuple[TxnOffsetCommitRequestPartition, int]:
     partition = blank_instance(TxnOffsetCommitRequestPartition)
-    field = ""
-    index = 0
+    field = "partition_index, committed_offset, committed_leader_epoch"
     try:
-        field = "partition_index, committed_offset, committed_leader_epoch"
         partition.partition_index, partition.committed_offset, partition.committed_leader_epoch = _unpack_TxnOffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
         pos += 16
         field = "committed_metadata"
         partition.committed_metadata, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            partition.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            partition.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        partition.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
-def _write_TxnOffsetCommitRequestPartition_v3_5(partition: TxnOffsetCommitRequestPartition, out: bytearray) -> None:
-    field = ""
+def _write_TxnOffsetCommitRequestPartition_v3_5(partition: TxnOffsetCommitRequestPartition, out: bytearray, version: int) -> None:
+    field = "partition_index, committed_offset, committed_leader_epoch"
     try:
-        field = "partition_index, committed_offset, committed_leader_epoch"
         out += _pack_TxnOffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(partition.partition_index, partition.committed_offset, partition.committed_leader_epoch)
         field = "committed_metadata"
         _w.write_compact_string(out, partition.committed_metadata)
         field = "(tagged fields)"
-        if partition.unknown_tagged_fields:
-            _w.write_tagged(out, [], partition.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], partition.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- TxnOffsetCommitRequestTopic, versions 0-1 ---
+# --- TxnOffsetCommitRequestTopic, versions 0-2 ---
 
-def _read_TxnOffsetCommitRequestTopic_v0_1(buf: bytes, pos: int) -> tuple[TxnOffsetCommitRequestTopic, int]:
+def _read_TxnOffsetCommitRequestTopic_v0_2(buf: bytes, pos: int, version: int) -> tuple[TxnOffsetCommitRequestTopic, int]:
     topic = blank_instance(TxnOffsetCommitRequestTopic)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         topic.name, pos = _w.read_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, False)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[TxnOffsetCommitRequestPartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_TxnOffsetCommitRequestPartition_v0_1(buf, pos)
-                partitions_items.append(partitions_item)
-            topic.partitions = partitions_items
+        field = "partitions"
+        topic.partitions, pos = _w.read_struct_array(buf, pos, False, _read_TxnOffsetCommitRequestPartition_v0_2, version)
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
-def _write_TxnOffsetCommitRequestTopic_v0_1(topic: TxnOffsetCommitRequestTopic, out: bytearray) -> None:
+def _write_TxnOffsetCommitRequestTopic_v0_2(topic: TxnOffsetCommitRequestTopic, out: bytearray, version: int) -> None:
     if topic.unknown_tagged_fields:
-        raise UnsupportedVersionError("TxnOffsetCommitRequestTopic version 0-1 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("TxnOffsetCommitRequestTopic version 0-2 cannot carry tagged fields")
+    field = "name"
     try:
-        field = "name"
-        _w.write_string(out, _w.non_null(topic.name, "field name is null, which TxnOffsetCommitRequestTopic versions 0-1 do not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which TxnOffsetCommitRequestTopic versions 0-1 do not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), False)
-        for partitions_item in partitions_items:
-            _write_TxnOffsetCommitRequestPartition_v0_1(partitions_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- TxnOffsetCommitRequestTopic, version 2 ---
-
-def _read_TxnOffsetCommitRequestTopic_v2(buf: bytes, pos: int) -> tuple[TxnOffsetCommitRequestTopic, int]:
-    topic = blank_instance(TxnOffsetCommitRequestTopic)
-    field = ""
-    index = 0
-    try:
-        field = "name"
-        topic.name, pos = _w.read_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, False)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[TxnOffsetCommitRequestPartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_TxnOffsetCommitRequestPartition_v2(buf, pos)
-                partitions_items.append(partitions_item)
-            topic.partitions = partitions_items
-        topic.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return topic, pos
-
-
-def _write_TxnOffsetCommitRequestTopic_v2(topic: TxnOffsetCommitRequestTopic, out: bytearray) -> None:
-    if topic.unknown_tagged_fields:
-        raise UnsupportedVersionError("TxnOffsetCommitRequestTopic version 2 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "name"
-        _w.write_string(out, _w.non_null(topic.name, "field name is null, which TxnOffsetCommitRequestTopic version 2 does not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which TxnOffsetCommitRequestTopic version 2 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), False)
-        for partitions_item in partitions_items:
-            _write_TxnOffsetCommitRequestPartition_v2(partitions_item, out)
+        _w.write_string(out, _w.non_null(topic.name, "field name is null, which TxnOffsetCommitRequestTopic versions 0-2 do not allow (never nullable)"))
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(topic.partitions, "field partitions is null, which TxnOffsetCommitRequestTopic versions 0-2 do not allow (never nullable)"), False, _write_TxnOffsetCommitRequestPartition_v0_2, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- TxnOffsetCommitRequestTopic, versions 3-5 (flexible) ---
 
-def _read_TxnOffsetCommitRequestTopic_v3_5(buf: bytes, pos: int) -> tuple[TxnOffsetCommitRequestTopic, int]:
+def _read_TxnOffsetCommitRequestTopic_v3_5(buf: bytes, pos: int, version: int) -> tuple[TxnOffsetCommitRequestTopic, int]:
     topic = blank_instance(TxnOffsetCommitRequestTopic)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         topic.name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[TxnOffsetCommitRequestPartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_TxnOffsetCommitRequestPartition_v3_5(buf, pos)
-                partitions_items.append(partitions_item)
-            topic.partitions = partitions_items
+        field = "partitions"
+        topic.partitions, pos = _w.read_struct_array(buf, pos, True, _read_TxnOffsetCommitRequestPartition_v3_5, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            topic.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
-def _write_TxnOffsetCommitRequestTopic_v3_5(topic: TxnOffsetCommitRequestTopic, out: bytearray) -> None:
-    field = ""
+def _write_TxnOffsetCommitRequestTopic_v3_5(topic: TxnOffsetCommitRequestTopic, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(topic.name, "field name is null, which TxnOffsetCommitRequestTopic versions 3-5 do not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which TxnOffsetCommitRequestTopic versions 3-5 do not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_TxnOffsetCommitRequestPartition_v3_5(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(topic.partitions, "field partitions is null, which TxnOffsetCommitRequestTopic versions 3-5 do not allow (never nullable)"), True, _write_TxnOffsetCommitRequestPartition_v3_5, version)
         field = "(tagged fields)"
-        if topic.unknown_tagged_fields:
-            _w.write_tagged(out, [], topic.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], topic.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- TxnOffsetCommitRequest, versions 0-1 ---
+# --- TxnOffsetCommitRequest, versions 0-2 ---
 
-def _read_TxnOffsetCommitRequest_v0_1(buf: bytes, pos: int) -> tuple[TxnOffsetCommitRequest, int]:
+def _read_TxnOffsetCommitRequest_v0_2(buf: bytes, pos: int, version: int) -> tuple[TxnOffsetCommitRequest, int]:
     request = blank_instance(TxnOffsetCommitRequest)
     request.generation_id = -1
     request.member_id = ''
     request.group_instance_id = None
-    field = ""
-    index = 0
+    field = "transactional_id"
     try:
-        field = "transactional_id"
         request.transactional_id, pos = _w.read_string_nn(buf, pos)
         field = "group_id"
         request.group_id, pos = _w.read_string_nn(buf, pos)
         field = "producer_id, producer_epoch"
         request.producer_id, request.producer_epoch = _unpack_TxnOffsetCommitRequest_producer_id_producer_epoch(buf, pos)
         pos += 10
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, False)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[TxnOffsetCommitRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TxnOffsetCommitRequestTopic_v0_1(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
+        field = "topics"
+        request.topics, pos = _w.read_struct_array(buf, pos, False, _read_TxnOffsetCommitRequestTopic_v0_2, version)
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_TxnOffsetCommitRequest_v0_1(request: TxnOffsetCommitRequest, out: bytearray) -> None:
+def _write_TxnOffsetCommitRequest_v0_2(request: TxnOffsetCommitRequest, out: bytearray, version: int) -> None:
     if request.generation_id != -1:
-        check_unsupported(request, "generation_id", "0-1")
+        check_unsupported(request, "generation_id", "0-2")
     if request.member_id != '':
-        check_unsupported(request, "member_id", "0-1")
+        check_unsupported(request, "member_id", "0-2")
     if request.group_instance_id is not None:
-        check_unsupported(request, "group_instance_id", "0-1")
+        check_unsupported(request, "group_instance_id", "0-2")
     if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("TxnOffsetCommitRequest version 0-1 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("TxnOffsetCommitRequest version 0-2 cannot carry tagged fields")
+    field = "transactional_id"
     try:
-        field = "transactional_id"
-        _w.write_string(out, _w.non_null(request.transactional_id, "field transactional_id is null, which TxnOffsetCommitRequest versions 0-1 do not allow (never nullable)"))
+        _w.write_string(out, _w.non_null(request.transactional_id, "field transactional_id is null, which TxnOffsetCommitRequest versions 0-2 do not allow (never nullable)"))
         field = "group_id"
-        _w.write_string(out, _w.non_null(request.group_id, "field group_id is null, which TxnOffsetCommitRequest versions 0-1 do not allow (never nullable)"))
+        _w.write_string(out, _w.non_null(request.group_id, "field group_id is null, which TxnOffsetCommitRequest versions 0-2 do not allow (never nullable)"))
         field = "producer_id, producer_epoch"
         out += _pack_TxnOffsetCommitRequest_producer_id_producer_epoch(request.producer_id, request.producer_epoch)
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which TxnOffsetCommitRequest versions 0-1 do not allow (never nullable)")
-        _w.write_count(out, len(topics_items), False)
-        for topics_item in topics_items:
-            _write_TxnOffsetCommitRequestTopic_v0_1(topics_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- TxnOffsetCommitRequest, version 2 ---
-
-def _read_TxnOffsetCommitRequest_v2(buf: bytes, pos: int) -> tuple[TxnOffsetCommitRequest, int]:
-    request = blank_instance(TxnOffsetCommitRequest)
-    request.generation_id = -1
-    request.member_id = ''
-    request.group_instance_id = None
-    field = ""
-    index = 0
-    try:
-        field = "transactional_id"
-        request.transactional_id, pos = _w.read_string_nn(buf, pos)
-        field = "group_id"
-        request.group_id, pos = _w.read_string_nn(buf, pos)
-        field = "producer_id, producer_epoch"
-        request.producer_id, request.producer_epoch = _unpack_TxnOffsetCommitRequest_producer_id_producer_epoch(buf, pos)
-        pos += 10
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, False)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[TxnOffsetCommitRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TxnOffsetCommitRequestTopic_v2(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
-        request.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_TxnOffsetCommitRequest_v2(request: TxnOffsetCommitRequest, out: bytearray) -> None:
-    if request.generation_id != -1:
-        check_unsupported(request, "generation_id", "2")
-    if request.member_id != '':
-        check_unsupported(request, "member_id", "2")
-    if request.group_instance_id is not None:
-        check_unsupported(request, "group_instance_id", "2")
-    if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("TxnOffsetCommitRequest version 2 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "transactional_id"
-        _w.write_string(out, _w.non_null(request.transactional_id, "field transactional_id is null, which TxnOffsetCommitRequest version 2 does not allow (never nullable)"))
-        field = "group_id"
-        _w.write_string(out, _w.non_null(request.group_id, "field group_id is null, which TxnOffsetCommitRequest version 2 does not allow (never nullable)"))
-        field = "producer_id, producer_epoch"
-        out += _pack_TxnOffsetCommitRequest_producer_id_producer_epoch(request.producer_id, request.producer_epoch)
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which TxnOffsetCommitRequest version 2 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), False)
-        for topics_item in topics_items:
-            _write_TxnOffsetCommitRequestTopic_v2(topics_item, out)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(request.topics, "field topics is null, which TxnOffsetCommitRequest versions 0-2 do not allow (never nullable)"), False, _write_TxnOffsetCommitRequestTopic_v0_2, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- TxnOffsetCommitRequest, versions 3-5 (flexible) ---
 
-def _read_TxnOffsetCommitRequest_v3_5(buf: bytes, pos: int) -> tuple[TxnOffsetCommitRequest, int]:
+def _read_TxnOffsetCommitRequest_v3_5(buf: bytes, pos: int, version: int) -> tuple[TxnOffsetCommitRequest, int]:
     request = blank_instance(TxnOffsetCommitRequest)
-    field = ""
-    index = 0
+    field = "transactional_id"
     try:
-        field = "transactional_id"
         request.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_id"
         request.group_id, pos = _w.read_compact_string_nn(buf, pos)
@@ -547,34 +342,18 @@ def _read_TxnOffsetCommitRequest_v3_5(buf: bytes, pos: int) -> tuple[TxnOffsetCo
         request.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_instance_id"
         request.group_instance_id, pos = _w.read_compact_string(buf, pos)
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[TxnOffsetCommitRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TxnOffsetCommitRequestTopic_v3_5(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
+        field = "topics"
+        request.topics, pos = _w.read_struct_array(buf, pos, True, _read_TxnOffsetCommitRequestTopic_v3_5, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_TxnOffsetCommitRequest_v3_5(request: TxnOffsetCommitRequest, out: bytearray) -> None:
-    field = ""
+def _write_TxnOffsetCommitRequest_v3_5(request: TxnOffsetCommitRequest, out: bytearray, version: int) -> None:
+    field = "transactional_id"
     try:
-        field = "transactional_id"
         _w.write_compact_string(out, _w.non_null(request.transactional_id, "field transactional_id is null, which TxnOffsetCommitRequest versions 3-5 do not allow (never nullable)"))
         field = "group_id"
         _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which TxnOffsetCommitRequest versions 3-5 do not allow (never nullable)"))
@@ -584,16 +363,10 @@ def _write_TxnOffsetCommitRequest_v3_5(request: TxnOffsetCommitRequest, out: byt
         _w.write_compact_string(out, _w.non_null(request.member_id, "field member_id is null, which TxnOffsetCommitRequest versions 3-5 do not allow (never nullable)"))
         field = "group_instance_id"
         _w.write_compact_string(out, request.group_instance_id)
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which TxnOffsetCommitRequest versions 3-5 do not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_TxnOffsetCommitRequestTopic_v3_5(topics_item, out)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(request.topics, "field topics is null, which TxnOffsetCommitRequest versions 3-5 do not allow (never nullable)"), True, _write_TxnOffsetCommitRequestTopic_v3_5, version)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -605,23 +378,23 @@ _V0_PLUS = (0, 32767)
 _V2_PLUS = (2, 32767)
 _V3_PLUS = (3, 32767)
 
-TxnOffsetCommitRequestPartition._READERS = (_read_TxnOffsetCommitRequestPartition_v0_1, _read_TxnOffsetCommitRequestPartition_v0_1, _read_TxnOffsetCommitRequestPartition_v2, _read_TxnOffsetCommitRequestPartition_v3_5, _read_TxnOffsetCommitRequestPartition_v3_5, _read_TxnOffsetCommitRequestPartition_v3_5)
-TxnOffsetCommitRequestPartition._WRITERS = (_write_TxnOffsetCommitRequestPartition_v0_1, _write_TxnOffsetCommitRequestPartition_v0_1, _write_TxnOffsetCommitRequestPartition_v2, _write_TxnOffsetCommitRequestPartition_v3_5, _write_TxnOffsetCommitRequestPartition_v3_5, _write_TxnOffsetCommitRequestPartition_v3_5)
+TxnOffsetCommitRequestPartition._READERS = _w.bind_versions((_read_TxnOffsetCommitRequestPartition_v0_2, _read_TxnOffsetCommitRequestPartition_v0_2, _read_TxnOffsetCommitRequestPartition_v0_2, _read_TxnOffsetCommitRequestPartition_v3_5, _read_TxnOffsetCommitRequestPartition_v3_5, _read_TxnOffsetCommitRequestPartition_v3_5))
+TxnOffsetCommitRequestPartition._WRITERS = _w.bind_versions((_write_TxnOffsetCommitRequestPartition_v0_2, _write_TxnOffsetCommitRequestPartition_v0_2, _write_TxnOffsetCommitRequestPartition_v0_2, _write_TxnOffsetCommitRequestPartition_v3_5, _write_TxnOffsetCommitRequestPartition_v3_5, _write_TxnOffsetCommitRequestPartition_v3_5))
 TxnOffsetCommitRequestPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="committed_offset", json_name="committedOffset", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="committed_leader_epoch", json_name="committedLeaderEpoch", type="int32", versions=_V2_PLUS, ignorable=True, default=-1),
     FieldInfo(attr="committed_metadata", json_name="committedMetadata", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
 )
-TxnOffsetCommitRequestTopic._READERS = (_read_TxnOffsetCommitRequestTopic_v0_1, _read_TxnOffsetCommitRequestTopic_v0_1, _read_TxnOffsetCommitRequestTopic_v2, _read_TxnOffsetCommitRequestTopic_v3_5, _read_TxnOffsetCommitRequestTopic_v3_5, _read_TxnOffsetCommitRequestTopic_v3_5)
-TxnOffsetCommitRequestTopic._WRITERS = (_write_TxnOffsetCommitRequestTopic_v0_1, _write_TxnOffsetCommitRequestTopic_v0_1, _write_TxnOffsetCommitRequestTopic_v2, _write_TxnOffsetCommitRequestTopic_v3_5, _write_TxnOffsetCommitRequestTopic_v3_5, _write_TxnOffsetCommitRequestTopic_v3_5)
+TxnOffsetCommitRequestTopic._READERS = _w.bind_versions((_read_TxnOffsetCommitRequestTopic_v0_2, _read_TxnOffsetCommitRequestTopic_v0_2, _read_TxnOffsetCommitRequestTopic_v0_2, _read_TxnOffsetCommitRequestTopic_v3_5, _read_TxnOffsetCommitRequestTopic_v3_5, _read_TxnOffsetCommitRequestTopic_v3_5))
+TxnOffsetCommitRequestTopic._WRITERS = _w.bind_versions((_write_TxnOffsetCommitRequestTopic_v0_2, _write_TxnOffsetCommitRequestTopic_v0_2, _write_TxnOffsetCommitRequestTopic_v0_2, _write_TxnOffsetCommitRequestTopic_v3_5, _write_TxnOffsetCommitRequestTopic_v3_5, _write_TxnOffsetCommitRequestTopic_v3_5))
 TxnOffsetCommitRequestTopic._LAZY_DEFAULTS = {"partitions": list}
 TxnOffsetCommitRequestTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partitions", json_name="partitions", type="[]TxnOffsetCommitRequestPartition", versions=_V0_PLUS, default=(), struct=TxnOffsetCommitRequestPartition),
 )
-TxnOffsetCommitRequest._READERS = (_read_TxnOffsetCommitRequest_v0_1, _read_TxnOffsetCommitRequest_v0_1, _read_TxnOffsetCommitRequest_v2, _read_TxnOffsetCommitRequest_v3_5, _read_TxnOffsetCommitRequest_v3_5, _read_TxnOffsetCommitRequest_v3_5)
-TxnOffsetCommitRequest._WRITERS = (_write_TxnOffsetCommitRequest_v0_1, _write_TxnOffsetCommitRequest_v0_1, _write_TxnOffsetCommitRequest_v2, _write_TxnOffsetCommitRequest_v3_5, _write_TxnOffsetCommitRequest_v3_5, _write_TxnOffsetCommitRequest_v3_5)
+TxnOffsetCommitRequest._READERS = _w.bind_versions((_read_TxnOffsetCommitRequest_v0_2, _read_TxnOffsetCommitRequest_v0_2, _read_TxnOffsetCommitRequest_v0_2, _read_TxnOffsetCommitRequest_v3_5, _read_TxnOffsetCommitRequest_v3_5, _read_TxnOffsetCommitRequest_v3_5))
+TxnOffsetCommitRequest._WRITERS = _w.bind_versions((_write_TxnOffsetCommitRequest_v0_2, _write_TxnOffsetCommitRequest_v0_2, _write_TxnOffsetCommitRequest_v0_2, _write_TxnOffsetCommitRequest_v3_5, _write_TxnOffsetCommitRequest_v3_5, _write_TxnOffsetCommitRequest_v3_5))
 TxnOffsetCommitRequest._LAZY_DEFAULTS = {"topics": list}
 TxnOffsetCommitRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="transactional_id", json_name="transactionalId", type="string", versions=_V0_PLUS, default=''),

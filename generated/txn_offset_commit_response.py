@@ -2,10 +2,9 @@
 
 Response message, versions 0-5, flexible versions 3+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,8 +20,6 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_TxnOffsetCommitResponsePartition_partition_index_error_code = struct.Struct(">ih").unpack_from
 _pack_TxnOffsetCommitResponsePartition_partition_index_error_code = struct.Struct(">ih").pack
-_rows_TxnOffsetCommitResponsePartition_v0_2 = struct.Struct(">ih").iter_unpack
-_rows_TxnOffsetCommitResponsePartition_v3_5 = struct.Struct(">ihB").iter_unpack
 _unpack_TxnOffsetCommitResponse_throttle_time_ms = struct.Struct(">i").unpack_from
 _pack_TxnOffsetCommitResponse_throttle_time_ms = struct.Struct(">i").pack
 
@@ -30,10 +27,9 @@ _pack_TxnOffsetCommitResponse_throttle_time_ms = struct.Struct(">i").pack
 class TxnOffsetCommitResponsePartition(GeneratedStruct):
     """Outcome per partition of this topic."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition_index": 'Index of the partition within the topic.',
         "error_code": 'Outcome for this partition, 0 when the offset was added to the transaction; for example PRODUCER_FENCED, ILLEGAL_GENERATION or CONCURRENT_TRANSACTIONS.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TxnOffsetCommitResponsePartition"
@@ -60,10 +56,9 @@ class TxnOffsetCommitResponsePartition(GeneratedStruct):
 class TxnOffsetCommitResponseTopic(GeneratedStruct):
     """Outcome for each topic of the request."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the topic the partitions in this entry belong to.',
         "partitions": 'Outcome per partition of this topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TxnOffsetCommitResponseTopic"
@@ -89,10 +84,9 @@ class TxnOffsetCommitResponseTopic(GeneratedStruct):
 class TxnOffsetCommitResponse(GeneratedStruct):
     """Kafka's TxnOffsetCommitResponse (response, apiKey 28), versions 0-5, flexible versions 3+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "topics": 'Outcome for each topic of the request.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TxnOffsetCommitResponse"
@@ -123,26 +117,23 @@ class TxnOffsetCommitResponse(GeneratedStruct):
 
 # --- TxnOffsetCommitResponsePartition, versions 0-2 ---
 
-def _read_TxnOffsetCommitResponsePartition_v0_2(buf: bytes, pos: int) -> tuple[TxnOffsetCommitResponsePartition, int]:
+def _read_TxnOffsetCommitResponsePartition_v0_2(buf: bytes, pos: int, version: int) -> tuple[TxnOffsetCommitResponsePartition, int]:
     partition = blank_instance(TxnOffsetCommitResponsePartition)
-    field = ""
-    index = 0
+    field = "partition_index, error_code"
     try:
-        field = "partition_index, error_code"
         partition.partition_index, partition.error_code = _unpack_TxnOffsetCommitResponsePartition_partition_index_error_code(buf, pos)
         pos += 6
         partition.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
-def _write_TxnOffsetCommitResponsePartition_v0_2(partition: TxnOffsetCommitResponsePartition, out: bytearray) -> None:
+def _write_TxnOffsetCommitResponsePartition_v0_2(partition: TxnOffsetCommitResponsePartition, out: bytearray, version: int) -> None:
     if partition.unknown_tagged_fields:
         raise UnsupportedVersionError("TxnOffsetCommitResponsePartition version 0-2 cannot carry tagged fields")
-    field = ""
+    field = "partition_index, error_code"
     try:
-        field = "partition_index, error_code"
         out += _pack_TxnOffsetCommitResponsePartition_partition_index_error_code(partition.partition_index, partition.error_code)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -150,253 +141,137 @@ def _write_TxnOffsetCommitResponsePartition_v0_2(partition: TxnOffsetCommitRespo
 
 # --- TxnOffsetCommitResponsePartition, versions 3-5 (flexible) ---
 
-def _read_TxnOffsetCommitResponsePartition_v3_5(buf: bytes, pos: int) -> tuple[TxnOffsetCommitResponsePartition, int]:
+def _read_TxnOffsetCommitResponsePartition_v3_5(buf: bytes, pos: int, version: int) -> tuple[TxnOffsetCommitResponsePartition, int]:
     partition = blank_instance(TxnOffsetCommitResponsePartition)
-    field = ""
-    index = 0
+    field = "partition_index, error_code"
     try:
-        field = "partition_index, error_code"
         partition.partition_index, partition.error_code = _unpack_TxnOffsetCommitResponsePartition_partition_index_error_code(buf, pos)
         pos += 6
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            partition.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            partition.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        partition.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return partition, pos
 
 
-def _write_TxnOffsetCommitResponsePartition_v3_5(partition: TxnOffsetCommitResponsePartition, out: bytearray) -> None:
-    field = ""
+def _write_TxnOffsetCommitResponsePartition_v3_5(partition: TxnOffsetCommitResponsePartition, out: bytearray, version: int) -> None:
+    field = "partition_index, error_code"
     try:
-        field = "partition_index, error_code"
         out += _pack_TxnOffsetCommitResponsePartition_partition_index_error_code(partition.partition_index, partition.error_code)
         field = "(tagged fields)"
-        if partition.unknown_tagged_fields:
-            _w.write_tagged(out, [], partition.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], partition.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- TxnOffsetCommitResponseTopic, versions 0-2 ---
 
-def _read_TxnOffsetCommitResponseTopic_v0_2(buf: bytes, pos: int) -> tuple[TxnOffsetCommitResponseTopic, int]:
+def _read_TxnOffsetCommitResponseTopic_v0_2(buf: bytes, pos: int, version: int) -> tuple[TxnOffsetCommitResponseTopic, int]:
     topic = blank_instance(TxnOffsetCommitResponseTopic)
-    field = ""
-    index = 0
-    size = len(buf)
+    field = "name"
     try:
-        field = "name"
         topic.name, pos = _w.read_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, False)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[TxnOffsetCommitResponsePartition] = []
-            # Every element is fixed-width: one iter_unpack for all.
-            partitions_end = pos + partitions_n * 6
-            partitions_rows = buf[pos:partitions_end]
-            if len(partitions_rows) == partitions_n * 6:
-                for partitions_row in _rows_TxnOffsetCommitResponsePartition_v0_2(partitions_rows):
-                    partitions_item = blank_instance(TxnOffsetCommitResponsePartition)
-                    partitions_item.partition_index, partitions_item.error_code = partitions_row
-                    partitions_item.unknown_tagged_fields = ()
-                    partitions_items.append(partitions_item)
-                pos = partitions_end
-            else:
-                for index in range(partitions_n):
-                    partitions_item, pos = _read_TxnOffsetCommitResponsePartition_v0_2(buf, pos)
-                    partitions_items.append(partitions_item)
-            topic.partitions = partitions_items
+        field = "partitions"
+        topic.partitions, pos = _w.read_struct_array(buf, pos, False, _read_TxnOffsetCommitResponsePartition_v0_2, version)
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
-def _write_TxnOffsetCommitResponseTopic_v0_2(topic: TxnOffsetCommitResponseTopic, out: bytearray) -> None:
+def _write_TxnOffsetCommitResponseTopic_v0_2(topic: TxnOffsetCommitResponseTopic, out: bytearray, version: int) -> None:
     if topic.unknown_tagged_fields:
         raise UnsupportedVersionError("TxnOffsetCommitResponseTopic version 0-2 cannot carry tagged fields")
-    field = ""
+    field = "name"
     try:
-        field = "name"
         _w.write_string(out, _w.non_null(topic.name, "field name is null, which TxnOffsetCommitResponseTopic versions 0-2 do not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which TxnOffsetCommitResponseTopic versions 0-2 do not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), False)
-        for partitions_item in partitions_items:
-            _write_TxnOffsetCommitResponsePartition_v0_2(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(topic.partitions, "field partitions is null, which TxnOffsetCommitResponseTopic versions 0-2 do not allow (never nullable)"), False, _write_TxnOffsetCommitResponsePartition_v0_2, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- TxnOffsetCommitResponseTopic, versions 3-5 (flexible) ---
 
-def _read_TxnOffsetCommitResponseTopic_v3_5(buf: bytes, pos: int) -> tuple[TxnOffsetCommitResponseTopic, int]:
+def _read_TxnOffsetCommitResponseTopic_v3_5(buf: bytes, pos: int, version: int) -> tuple[TxnOffsetCommitResponseTopic, int]:
     topic = blank_instance(TxnOffsetCommitResponseTopic)
-    field = ""
-    index = 0
-    size = len(buf)
+    field = "name"
     try:
-        field = "name"
         topic.name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[TxnOffsetCommitResponsePartition] = []
-            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            partitions_end = pos + partitions_n * 7
-            partitions_rows = buf[pos:partitions_end]
-            if len(partitions_rows) == partitions_n * 7 and not any(partitions_rows[6::7]):
-                for partitions_row in _rows_TxnOffsetCommitResponsePartition_v3_5(partitions_rows):
-                    partitions_item = blank_instance(TxnOffsetCommitResponsePartition)
-                    partitions_item.partition_index, partitions_item.error_code, _ = partitions_row
-                    partitions_item.unknown_tagged_fields = ()
-                    partitions_items.append(partitions_item)
-                pos = partitions_end
-            else:
-                for index in range(partitions_n):
-                    partitions_item, pos = _read_TxnOffsetCommitResponsePartition_v3_5(buf, pos)
-                    partitions_items.append(partitions_item)
-            topic.partitions = partitions_items
+        field = "partitions"
+        topic.partitions, pos = _w.read_struct_array(buf, pos, True, _read_TxnOffsetCommitResponsePartition_v3_5, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            topic.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
-def _write_TxnOffsetCommitResponseTopic_v3_5(topic: TxnOffsetCommitResponseTopic, out: bytearray) -> None:
-    field = ""
+def _write_TxnOffsetCommitResponseTopic_v3_5(topic: TxnOffsetCommitResponseTopic, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(topic.name, "field name is null, which TxnOffsetCommitResponseTopic versions 3-5 do not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(topic.partitions, "field partitions is null, which TxnOffsetCommitResponseTopic versions 3-5 do not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_TxnOffsetCommitResponsePartition_v3_5(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(topic.partitions, "field partitions is null, which TxnOffsetCommitResponseTopic versions 3-5 do not allow (never nullable)"), True, _write_TxnOffsetCommitResponsePartition_v3_5, version)
         field = "(tagged fields)"
-        if topic.unknown_tagged_fields:
-            _w.write_tagged(out, [], topic.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], topic.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- TxnOffsetCommitResponse, versions 0-2 ---
 
-def _read_TxnOffsetCommitResponse_v0_2(buf: bytes, pos: int) -> tuple[TxnOffsetCommitResponse, int]:
+def _read_TxnOffsetCommitResponse_v0_2(buf: bytes, pos: int, version: int) -> tuple[TxnOffsetCommitResponse, int]:
     response = blank_instance(TxnOffsetCommitResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_TxnOffsetCommitResponse_throttle_time_ms(buf, pos)
         pos += 4
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, False)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[TxnOffsetCommitResponseTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TxnOffsetCommitResponseTopic_v0_2(buf, pos)
-                topics_items.append(topics_item)
-            response.topics = topics_items
+        field = "topics"
+        response.topics, pos = _w.read_struct_array(buf, pos, False, _read_TxnOffsetCommitResponseTopic_v0_2, version)
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_TxnOffsetCommitResponse_v0_2(response: TxnOffsetCommitResponse, out: bytearray) -> None:
+def _write_TxnOffsetCommitResponse_v0_2(response: TxnOffsetCommitResponse, out: bytearray, version: int) -> None:
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("TxnOffsetCommitResponse version 0-2 cannot carry tagged fields")
-    field = ""
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_TxnOffsetCommitResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "topics[]"
-        topics_items = _w.non_null(response.topics, "field topics is null, which TxnOffsetCommitResponse versions 0-2 do not allow (never nullable)")
-        _w.write_count(out, len(topics_items), False)
-        for topics_item in topics_items:
-            _write_TxnOffsetCommitResponseTopic_v0_2(topics_item, out)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(response.topics, "field topics is null, which TxnOffsetCommitResponse versions 0-2 do not allow (never nullable)"), False, _write_TxnOffsetCommitResponseTopic_v0_2, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- TxnOffsetCommitResponse, versions 3-5 (flexible) ---
 
-def _read_TxnOffsetCommitResponse_v3_5(buf: bytes, pos: int) -> tuple[TxnOffsetCommitResponse, int]:
+def _read_TxnOffsetCommitResponse_v3_5(buf: bytes, pos: int, version: int) -> tuple[TxnOffsetCommitResponse, int]:
     response = blank_instance(TxnOffsetCommitResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_TxnOffsetCommitResponse_throttle_time_ms(buf, pos)
         pos += 4
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[TxnOffsetCommitResponseTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TxnOffsetCommitResponseTopic_v3_5(buf, pos)
-                topics_items.append(topics_item)
-            response.topics = topics_items
+        field = "topics"
+        response.topics, pos = _w.read_struct_array(buf, pos, True, _read_TxnOffsetCommitResponseTopic_v3_5, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_TxnOffsetCommitResponse_v3_5(response: TxnOffsetCommitResponse, out: bytearray) -> None:
-    field = ""
+def _write_TxnOffsetCommitResponse_v3_5(response: TxnOffsetCommitResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms"
     try:
-        field = "throttle_time_ms"
         out += _pack_TxnOffsetCommitResponse_throttle_time_ms(response.throttle_time_ms)
-        field = "topics[]"
-        topics_items = _w.non_null(response.topics, "field topics is null, which TxnOffsetCommitResponse versions 3-5 do not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_TxnOffsetCommitResponseTopic_v3_5(topics_item, out)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(response.topics, "field topics is null, which TxnOffsetCommitResponse versions 3-5 do not allow (never nullable)"), True, _write_TxnOffsetCommitResponseTopic_v3_5, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -406,21 +281,21 @@ def _write_TxnOffsetCommitResponse_v3_5(response: TxnOffsetCommitResponse, out: 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-TxnOffsetCommitResponsePartition._READERS = (_read_TxnOffsetCommitResponsePartition_v0_2, _read_TxnOffsetCommitResponsePartition_v0_2, _read_TxnOffsetCommitResponsePartition_v0_2, _read_TxnOffsetCommitResponsePartition_v3_5, _read_TxnOffsetCommitResponsePartition_v3_5, _read_TxnOffsetCommitResponsePartition_v3_5)
-TxnOffsetCommitResponsePartition._WRITERS = (_write_TxnOffsetCommitResponsePartition_v0_2, _write_TxnOffsetCommitResponsePartition_v0_2, _write_TxnOffsetCommitResponsePartition_v0_2, _write_TxnOffsetCommitResponsePartition_v3_5, _write_TxnOffsetCommitResponsePartition_v3_5, _write_TxnOffsetCommitResponsePartition_v3_5)
+TxnOffsetCommitResponsePartition._READERS = _w.bind_versions((_read_TxnOffsetCommitResponsePartition_v0_2, _read_TxnOffsetCommitResponsePartition_v0_2, _read_TxnOffsetCommitResponsePartition_v0_2, _read_TxnOffsetCommitResponsePartition_v3_5, _read_TxnOffsetCommitResponsePartition_v3_5, _read_TxnOffsetCommitResponsePartition_v3_5))
+TxnOffsetCommitResponsePartition._WRITERS = _w.bind_versions((_write_TxnOffsetCommitResponsePartition_v0_2, _write_TxnOffsetCommitResponsePartition_v0_2, _write_TxnOffsetCommitResponsePartition_v0_2, _write_TxnOffsetCommitResponsePartition_v3_5, _write_TxnOffsetCommitResponsePartition_v3_5, _write_TxnOffsetCommitResponsePartition_v3_5))
 TxnOffsetCommitResponsePartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
 )
-TxnOffsetCommitResponseTopic._READERS = (_read_TxnOffsetCommitResponseTopic_v0_2, _read_TxnOffsetCommitResponseTopic_v0_2, _read_TxnOffsetCommitResponseTopic_v0_2, _read_TxnOffsetCommitResponseTopic_v3_5, _read_TxnOffsetCommitResponseTopic_v3_5, _read_TxnOffsetCommitResponseTopic_v3_5)
-TxnOffsetCommitResponseTopic._WRITERS = (_write_TxnOffsetCommitResponseTopic_v0_2, _write_TxnOffsetCommitResponseTopic_v0_2, _write_TxnOffsetCommitResponseTopic_v0_2, _write_TxnOffsetCommitResponseTopic_v3_5, _write_TxnOffsetCommitResponseTopic_v3_5, _write_TxnOffsetCommitResponseTopic_v3_5)
+TxnOffsetCommitResponseTopic._READERS = _w.bind_versions((_read_TxnOffsetCommitResponseTopic_v0_2, _read_TxnOffsetCommitResponseTopic_v0_2, _read_TxnOffsetCommitResponseTopic_v0_2, _read_TxnOffsetCommitResponseTopic_v3_5, _read_TxnOffsetCommitResponseTopic_v3_5, _read_TxnOffsetCommitResponseTopic_v3_5))
+TxnOffsetCommitResponseTopic._WRITERS = _w.bind_versions((_write_TxnOffsetCommitResponseTopic_v0_2, _write_TxnOffsetCommitResponseTopic_v0_2, _write_TxnOffsetCommitResponseTopic_v0_2, _write_TxnOffsetCommitResponseTopic_v3_5, _write_TxnOffsetCommitResponseTopic_v3_5, _write_TxnOffsetCommitResponseTopic_v3_5))
 TxnOffsetCommitResponseTopic._LAZY_DEFAULTS = {"partitions": list}
 TxnOffsetCommitResponseTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partitions", json_name="partitions", type="[]TxnOffsetCommitResponsePartition", versions=_V0_PLUS, default=(), struct=TxnOffsetCommitResponsePartition),
 )
-TxnOffsetCommitResponse._READERS = (_read_TxnOffsetCommitResponse_v0_2, _read_TxnOffsetCommitResponse_v0_2, _read_TxnOffsetCommitResponse_v0_2, _read_TxnOffsetCommitResponse_v3_5, _read_TxnOffsetCommitResponse_v3_5, _read_TxnOffsetCommitResponse_v3_5)
-TxnOffsetCommitResponse._WRITERS = (_write_TxnOffsetCommitResponse_v0_2, _write_TxnOffsetCommitResponse_v0_2, _write_TxnOffsetCommitResponse_v0_2, _write_TxnOffsetCommitResponse_v3_5, _write_TxnOffsetCommitResponse_v3_5, _write_TxnOffsetCommitResponse_v3_5)
+TxnOffsetCommitResponse._READERS = _w.bind_versions((_read_TxnOffsetCommitResponse_v0_2, _read_TxnOffsetCommitResponse_v0_2, _read_TxnOffsetCommitResponse_v0_2, _read_TxnOffsetCommitResponse_v3_5, _read_TxnOffsetCommitResponse_v3_5, _read_TxnOffsetCommitResponse_v3_5))
+TxnOffsetCommitResponse._WRITERS = _w.bind_versions((_write_TxnOffsetCommitResponse_v0_2, _write_TxnOffsetCommitResponse_v0_2, _write_TxnOffsetCommitResponse_v0_2, _write_TxnOffsetCommitResponse_v3_5, _write_TxnOffsetCommitResponse_v3_5, _write_TxnOffsetCommitResponse_v3_5))
 TxnOffsetCommitResponse._LAZY_DEFAULTS = {"topics": list}
 TxnOffsetCommitResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -2,10 +2,9 @@
 
 Metadata message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per wire layout, the versions that share one (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -26,10 +25,9 @@ _pack_UnfenceBrokerRecord_id_epoch = struct.Struct(">iq").pack
 class UnfenceBrokerRecord(GeneratedStruct):
     """Kafka's UnfenceBrokerRecord (metadata, apiKey 8), versions 0, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "id": 'Broker id of the broker being unfenced; it may lead and serve partitions again.',
         "epoch": 'Registration epoch of the broker; the record applies only to that registration.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "UnfenceBrokerRecord"
@@ -62,10 +60,8 @@ class UnfenceBrokerRecord(GeneratedStruct):
 
 def _read_UnfenceBrokerRecord_v0(buf: bytes, pos: int) -> tuple[UnfenceBrokerRecord, int]:
     record = blank_instance(UnfenceBrokerRecord)
-    field = ""
-    index = 0
+    field = "id, epoch"
     try:
-        field = "id, epoch"
         record.id, record.epoch = _unpack_UnfenceBrokerRecord_id_epoch(buf, pos)
         pos += 12
         field = "(tagged fields)"
@@ -75,14 +71,13 @@ def _read_UnfenceBrokerRecord_v0(buf: bytes, pos: int) -> tuple[UnfenceBrokerRec
         else:  # tags these versions do not know, kept as they came
             record.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return record, pos
 
 
 def _write_UnfenceBrokerRecord_v0(record: UnfenceBrokerRecord, out: bytearray) -> None:
-    field = ""
+    field = "id, epoch"
     try:
-        field = "id, epoch"
         out += _pack_UnfenceBrokerRecord_id_epoch(record.id, record.epoch)
         field = "(tagged fields)"
         if record.unknown_tagged_fields:

@@ -2,10 +2,9 @@
 
 Metadata message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per wire layout, the versions that share one (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -26,10 +25,9 @@ _pack_UnregisterBrokerRecord_broker_id_broker_epoch = struct.Struct(">iq").pack
 class UnregisterBrokerRecord(GeneratedStruct):
     """Kafka's UnregisterBrokerRecord (metadata, apiKey 1), versions 0, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "broker_id": 'Broker id of the broker whose registration is removed.',
         "broker_epoch": 'Epoch of the registration being removed.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "UnregisterBrokerRecord"
@@ -62,10 +60,8 @@ class UnregisterBrokerRecord(GeneratedStruct):
 
 def _read_UnregisterBrokerRecord_v0(buf: bytes, pos: int) -> tuple[UnregisterBrokerRecord, int]:
     record = blank_instance(UnregisterBrokerRecord)
-    field = ""
-    index = 0
+    field = "broker_id, broker_epoch"
     try:
-        field = "broker_id, broker_epoch"
         record.broker_id, record.broker_epoch = _unpack_UnregisterBrokerRecord_broker_id_broker_epoch(buf, pos)
         pos += 12
         field = "(tagged fields)"
@@ -75,14 +71,13 @@ def _read_UnregisterBrokerRecord_v0(buf: bytes, pos: int) -> tuple[UnregisterBro
         else:  # tags these versions do not know, kept as they came
             record.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return record, pos
 
 
 def _write_UnregisterBrokerRecord_v0(record: UnregisterBrokerRecord, out: bytearray) -> None:
-    field = ""
+    field = "broker_id, broker_epoch"
     try:
-        field = "broker_id, broker_epoch"
         out += _pack_UnregisterBrokerRecord_broker_id_broker_epoch(record.broker_id, record.broker_epoch)
         field = "(tagged fields)"
         if record.unknown_tagged_fields:

@@ -2,10 +2,9 @@
 
 Request message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -26,9 +25,8 @@ _pack_UnregisterBrokerRequest_broker_id = struct.Struct(">i").pack
 class UnregisterBrokerRequest(GeneratedStruct):
     """Kafka's UnregisterBrokerRequest (request, apiKey 64), versions 0, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "broker_id": 'Broker id whose registration is removed.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "UnregisterBrokerRequest"
@@ -56,35 +54,25 @@ class UnregisterBrokerRequest(GeneratedStruct):
 
 # --- UnregisterBrokerRequest, version 0 (flexible) ---
 
-def _read_UnregisterBrokerRequest_v0(buf: bytes, pos: int) -> tuple[UnregisterBrokerRequest, int]:
+def _read_UnregisterBrokerRequest_v0(buf: bytes, pos: int, version: int) -> tuple[UnregisterBrokerRequest, int]:
     request = blank_instance(UnregisterBrokerRequest)
-    field = ""
-    index = 0
+    field = "broker_id"
     try:
-        field = "broker_id"
         (request.broker_id,) = _unpack_UnregisterBrokerRequest_broker_id(buf, pos)
         pos += 4
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_UnregisterBrokerRequest_v0(request: UnregisterBrokerRequest, out: bytearray) -> None:
-    field = ""
+def _write_UnregisterBrokerRequest_v0(request: UnregisterBrokerRequest, out: bytearray, version: int) -> None:
+    field = "broker_id"
     try:
-        field = "broker_id"
         out += _pack_UnregisterBrokerRequest_broker_id(request.broker_id)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -94,8 +82,8 @@ def _write_UnregisterBrokerRequest_v0(request: UnregisterBrokerRequest, out: byt
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-UnregisterBrokerRequest._READERS = (_read_UnregisterBrokerRequest_v0,)
-UnregisterBrokerRequest._WRITERS = (_write_UnregisterBrokerRequest_v0,)
+UnregisterBrokerRequest._READERS = _w.bind_versions((_read_UnregisterBrokerRequest_v0,))
+UnregisterBrokerRequest._WRITERS = _w.bind_versions((_write_UnregisterBrokerRequest_v0,))
 UnregisterBrokerRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="broker_id", json_name="brokerId", type="int32", versions=_V0_PLUS, default=0),
 )

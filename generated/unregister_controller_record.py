@@ -2,10 +2,9 @@
 
 Metadata message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per wire layout, the versions that share one (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -26,9 +25,8 @@ _pack_UnregisterControllerRecord_controller_id = struct.Struct(">i").pack
 class UnregisterControllerRecord(GeneratedStruct):
     """Kafka's UnregisterControllerRecord (metadata, apiKey 29), versions 0, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "controller_id": 'Node id of the controller whose registration is removed.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "UnregisterControllerRecord"
@@ -57,10 +55,8 @@ class UnregisterControllerRecord(GeneratedStruct):
 
 def _read_UnregisterControllerRecord_v0(buf: bytes, pos: int) -> tuple[UnregisterControllerRecord, int]:
     record = blank_instance(UnregisterControllerRecord)
-    field = ""
-    index = 0
+    field = "controller_id"
     try:
-        field = "controller_id"
         (record.controller_id,) = _unpack_UnregisterControllerRecord_controller_id(buf, pos)
         pos += 4
         field = "(tagged fields)"
@@ -70,14 +66,13 @@ def _read_UnregisterControllerRecord_v0(buf: bytes, pos: int) -> tuple[Unregiste
         else:  # tags these versions do not know, kept as they came
             record.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return record, pos
 
 
 def _write_UnregisterControllerRecord_v0(record: UnregisterControllerRecord, out: bytearray) -> None:
-    field = ""
+    field = "controller_id"
     try:
-        field = "controller_id"
         out += _pack_UnregisterControllerRecord_controller_id(record.controller_id)
         field = "(tagged fields)"
         if record.unknown_tagged_fields:

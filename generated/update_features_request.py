@@ -2,10 +2,9 @@
 
 Request message, versions 0-2, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -19,10 +18,12 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
-_unpack_FeatureUpdateKey_max_version_level_allow_downgrade = struct.Struct(">h?").unpack_from
-_pack_FeatureUpdateKey_max_version_level_allow_downgrade = struct.Struct(">h?").pack
-_unpack_FeatureUpdateKey_max_version_level_upgrade_type = struct.Struct(">hb").unpack_from
-_pack_FeatureUpdateKey_max_version_level_upgrade_type = struct.Struct(">hb").pack
+_unpack_FeatureUpdateKey_max_version_level = struct.Struct(">h").unpack_from
+_pack_FeatureUpdateKey_max_version_level = struct.Struct(">h").pack
+_unpack_FeatureUpdateKey_allow_downgrade = struct.Struct(">?").unpack_from
+_pack_FeatureUpdateKey_allow_downgrade = struct.Struct(">?").pack
+_unpack_FeatureUpdateKey_upgrade_type = struct.Struct(">b").unpack_from
+_pack_FeatureUpdateKey_upgrade_type = struct.Struct(">b").pack
 _unpack_UpdateFeaturesRequest_timeout_ms = struct.Struct(">i").unpack_from
 _pack_UpdateFeaturesRequest_timeout_ms = struct.Struct(">i").pack
 _unpack_UpdateFeaturesRequest_validate_only = struct.Struct(">?").unpack_from
@@ -32,12 +33,11 @@ _pack_UpdateFeaturesRequest_validate_only = struct.Struct(">?").pack
 class FeatureUpdateKey(GeneratedStruct):
     """Changes to make, one per feature."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "feature": 'Name of the feature to change, for example metadata.version.',
         "max_version_level": 'New maximum level; values below 1 ask for the feature to be removed.',
         "allow_downgrade": 'v0 only (superseded by UpgradeType): allow lowering or removing the level.',
         "upgrade_type": '1 upgrade only, 2 safe (lossless) downgrade, 3 unsafe (lossy) downgrade.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "FeatureUpdateKey"
@@ -71,11 +71,10 @@ class FeatureUpdateKey(GeneratedStruct):
 class UpdateFeaturesRequest(GeneratedStruct):
     """Kafka's UpdateFeaturesRequest (request, apiKey 57), versions 0-2, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "timeout_ms": 'Milliseconds the controller may take before answering with a timeout.',
         "feature_updates": 'Changes to make, one per feature.',
         "validate_only": 'When true the controller only checks the changes and applies none of them.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "UpdateFeaturesRequest"
@@ -109,200 +108,90 @@ class UpdateFeaturesRequest(GeneratedStruct):
 
 
 
-# --- FeatureUpdateKey, version 0 (flexible) ---
+# --- FeatureUpdateKey, versions 0-2 (flexible) ---
 
-def _read_FeatureUpdateKey_v0(buf: bytes, pos: int) -> tuple[FeatureUpdateKey, int]:
-    key = blank_instance(FeatureUpdateKey)
-    key.upgrade_type = 1
-    field = ""
-    index = 0
-    try:
-        field = "feature"
-        key.feature, pos = _w.read_compact_string_nn(buf, pos)
-        field = "max_version_level, allow_downgrade"
-        key.max_version_level, key.allow_downgrade = _unpack_FeatureUpdateKey_max_version_level_allow_downgrade(buf, pos)
-        pos += 3
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            key.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            key.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return key, pos
-
-
-def _write_FeatureUpdateKey_v0(key: FeatureUpdateKey, out: bytearray) -> None:
-    if key.upgrade_type != 1:
-        check_unsupported(key, "upgrade_type", "0")
-    field = ""
-    try:
-        field = "feature"
-        _w.write_compact_string(out, _w.non_null(key.feature, "field feature is null, which FeatureUpdateKey version 0 does not allow (never nullable)"))
-        field = "max_version_level, allow_downgrade"
-        out += _pack_FeatureUpdateKey_max_version_level_allow_downgrade(key.max_version_level, key.allow_downgrade)
-        field = "(tagged fields)"
-        if key.unknown_tagged_fields:
-            _w.write_tagged(out, [], key.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- FeatureUpdateKey, versions 1-2 (flexible) ---
-
-def _read_FeatureUpdateKey_v1_2(buf: bytes, pos: int) -> tuple[FeatureUpdateKey, int]:
+def _read_FeatureUpdateKey_v0_2(buf: bytes, pos: int, version: int) -> tuple[FeatureUpdateKey, int]:
     key = blank_instance(FeatureUpdateKey)
     key.allow_downgrade = False
-    field = ""
-    index = 0
+    key.upgrade_type = 1
+    field = "feature"
     try:
-        field = "feature"
         key.feature, pos = _w.read_compact_string_nn(buf, pos)
-        field = "max_version_level, upgrade_type"
-        key.max_version_level, key.upgrade_type = _unpack_FeatureUpdateKey_max_version_level_upgrade_type(buf, pos)
-        pos += 3
-        field = "(tagged fields)"
-        if buf[pos] == 0:
+        field = "max_version_level"
+        (key.max_version_level,) = _unpack_FeatureUpdateKey_max_version_level(buf, pos)
+        pos += 2
+        if version == 0:
+            field = "allow_downgrade"
+            (key.allow_downgrade,) = _unpack_FeatureUpdateKey_allow_downgrade(buf, pos)
             pos += 1
-            key.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            key.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        if version >= 1:
+            field = "upgrade_type"
+            (key.upgrade_type,) = _unpack_FeatureUpdateKey_upgrade_type(buf, pos)
+            pos += 1
+        field = "(tagged fields)"
+        key.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return key, pos
 
 
-def _write_FeatureUpdateKey_v1_2(key: FeatureUpdateKey, out: bytearray) -> None:
-    if key.allow_downgrade:
-        check_unsupported(key, "allow_downgrade", "1-2")
-    field = ""
+def _write_FeatureUpdateKey_v0_2(key: FeatureUpdateKey, out: bytearray, version: int) -> None:
+    if version != 0 and key.allow_downgrade:
+        check_unsupported(key, "allow_downgrade", str(version))
+    if version < 1 and key.upgrade_type != 1:
+        check_unsupported(key, "upgrade_type", str(version))
+    field = "feature"
     try:
-        field = "feature"
-        _w.write_compact_string(out, _w.non_null(key.feature, "field feature is null, which FeatureUpdateKey versions 1-2 do not allow (never nullable)"))
-        field = "max_version_level, upgrade_type"
-        out += _pack_FeatureUpdateKey_max_version_level_upgrade_type(key.max_version_level, key.upgrade_type)
+        _w.write_compact_string(out, _w.non_null(key.feature, "field feature is null, which FeatureUpdateKey versions 0-2 do not allow (never nullable)"))
+        field = "max_version_level"
+        out += _pack_FeatureUpdateKey_max_version_level(key.max_version_level)
+        if version == 0:
+            field = "allow_downgrade"
+            out += _pack_FeatureUpdateKey_allow_downgrade(key.allow_downgrade)
+        if version >= 1:
+            field = "upgrade_type"
+            out += _pack_FeatureUpdateKey_upgrade_type(key.upgrade_type)
         field = "(tagged fields)"
-        if key.unknown_tagged_fields:
-            _w.write_tagged(out, [], key.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], key.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- UpdateFeaturesRequest, version 0 (flexible) ---
+# --- UpdateFeaturesRequest, versions 0-2 (flexible) ---
 
-def _read_UpdateFeaturesRequest_v0(buf: bytes, pos: int) -> tuple[UpdateFeaturesRequest, int]:
+def _read_UpdateFeaturesRequest_v0_2(buf: bytes, pos: int, version: int) -> tuple[UpdateFeaturesRequest, int]:
     request = blank_instance(UpdateFeaturesRequest)
     request.validate_only = False
-    field = ""
-    index = 0
+    field = "timeout_ms"
     try:
-        field = "timeout_ms"
         (request.timeout_ms,) = _unpack_UpdateFeaturesRequest_timeout_ms(buf, pos)
         pos += 4
-        field = "feature_updates[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        feature_updates_n, pos = _w.read_count(buf, pos, True)
-        if feature_updates_n < 0:
-            raise DecodeError("non-nullable field feature_updates was null", offset=pos)
-        elif feature_updates_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            feature_updates_items: KeyedList[FeatureUpdateKey] = KeyedList()
-            for index in range(feature_updates_n):
-                feature_updates_item, pos = _read_FeatureUpdateKey_v0(buf, pos)
-                feature_updates_items.append(feature_updates_item)
-            request.feature_updates = feature_updates_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
+        field = "feature_updates"
+        request.feature_updates, pos = _w.read_struct_array(buf, pos, True, _read_FeatureUpdateKey_v0_2, version, KeyedList)
+        if version >= 1:
+            field = "validate_only"
+            (request.validate_only,) = _unpack_UpdateFeaturesRequest_validate_only(buf, pos)
             pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        field = "(tagged fields)"
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_UpdateFeaturesRequest_v0(request: UpdateFeaturesRequest, out: bytearray) -> None:
-    if request.validate_only:
-        check_unsupported(request, "validate_only", "0")
-    field = ""
+def _write_UpdateFeaturesRequest_v0_2(request: UpdateFeaturesRequest, out: bytearray, version: int) -> None:
+    if version < 1 and request.validate_only:
+        check_unsupported(request, "validate_only", str(version))
+    field = "timeout_ms"
     try:
-        field = "timeout_ms"
         out += _pack_UpdateFeaturesRequest_timeout_ms(request.timeout_ms)
-        field = "feature_updates[]"
-        feature_updates_items = _w.non_null(request.feature_updates, "field feature_updates is null, which UpdateFeaturesRequest version 0 does not allow (never nullable)")
-        _w.write_count(out, len(feature_updates_items), True)
-        for feature_updates_item in feature_updates_items:
-            _write_FeatureUpdateKey_v0(feature_updates_item, out)
+        field = "feature_updates"
+        _w.write_struct_array(out, _w.non_null(request.feature_updates, "field feature_updates is null, which UpdateFeaturesRequest versions 0-2 do not allow (never nullable)"), True, _write_FeatureUpdateKey_v0_2, version)
+        if version >= 1:
+            field = "validate_only"
+            out += _pack_UpdateFeaturesRequest_validate_only(request.validate_only)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- UpdateFeaturesRequest, versions 1-2 (flexible) ---
-
-def _read_UpdateFeaturesRequest_v1_2(buf: bytes, pos: int) -> tuple[UpdateFeaturesRequest, int]:
-    request = blank_instance(UpdateFeaturesRequest)
-    field = ""
-    index = 0
-    try:
-        field = "timeout_ms"
-        (request.timeout_ms,) = _unpack_UpdateFeaturesRequest_timeout_ms(buf, pos)
-        pos += 4
-        field = "feature_updates[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        feature_updates_n, pos = _w.read_count(buf, pos, True)
-        if feature_updates_n < 0:
-            raise DecodeError("non-nullable field feature_updates was null", offset=pos)
-        elif feature_updates_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            feature_updates_items: KeyedList[FeatureUpdateKey] = KeyedList()
-            for index in range(feature_updates_n):
-                feature_updates_item, pos = _read_FeatureUpdateKey_v1_2(buf, pos)
-                feature_updates_items.append(feature_updates_item)
-            request.feature_updates = feature_updates_items
-        field = "validate_only"
-        (request.validate_only,) = _unpack_UpdateFeaturesRequest_validate_only(buf, pos)
-        pos += 1
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_UpdateFeaturesRequest_v1_2(request: UpdateFeaturesRequest, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "timeout_ms"
-        out += _pack_UpdateFeaturesRequest_timeout_ms(request.timeout_ms)
-        field = "feature_updates[]"
-        feature_updates_items = _w.non_null(request.feature_updates, "field feature_updates is null, which UpdateFeaturesRequest versions 1-2 do not allow (never nullable)")
-        _w.write_count(out, len(feature_updates_items), True)
-        for feature_updates_item in feature_updates_items:
-            _write_FeatureUpdateKey_v1_2(feature_updates_item, out)
-        field = "validate_only"
-        out += _pack_UpdateFeaturesRequest_validate_only(request.validate_only)
-        field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -314,8 +203,8 @@ _V0_ONLY = (0, 0)
 _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 
-FeatureUpdateKey._READERS = (_read_FeatureUpdateKey_v0, _read_FeatureUpdateKey_v1_2, _read_FeatureUpdateKey_v1_2)
-FeatureUpdateKey._WRITERS = (_write_FeatureUpdateKey_v0, _write_FeatureUpdateKey_v1_2, _write_FeatureUpdateKey_v1_2)
+FeatureUpdateKey._READERS = _w.bind_versions((_read_FeatureUpdateKey_v0_2, _read_FeatureUpdateKey_v0_2, _read_FeatureUpdateKey_v0_2))
+FeatureUpdateKey._WRITERS = _w.bind_versions((_write_FeatureUpdateKey_v0_2, _write_FeatureUpdateKey_v0_2, _write_FeatureUpdateKey_v0_2))
 FeatureUpdateKey._MAP_KEYS = ("feature",)
 FeatureUpdateKey.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="feature", json_name="feature", type="string", versions=_V0_PLUS, default='', map_key=True),
@@ -323,8 +212,8 @@ FeatureUpdateKey.FIELDS = (  # what the runtime knows of each field (kwire.wire.
     FieldInfo(attr="allow_downgrade", json_name="allowDowngrade", type="bool", versions=_V0_ONLY, default=False),
     FieldInfo(attr="upgrade_type", json_name="upgradeType", type="int8", versions=_V1_PLUS, default=1),
 )
-UpdateFeaturesRequest._READERS = (_read_UpdateFeaturesRequest_v0, _read_UpdateFeaturesRequest_v1_2, _read_UpdateFeaturesRequest_v1_2)
-UpdateFeaturesRequest._WRITERS = (_write_UpdateFeaturesRequest_v0, _write_UpdateFeaturesRequest_v1_2, _write_UpdateFeaturesRequest_v1_2)
+UpdateFeaturesRequest._READERS = _w.bind_versions((_read_UpdateFeaturesRequest_v0_2, _read_UpdateFeaturesRequest_v0_2, _read_UpdateFeaturesRequest_v0_2))
+UpdateFeaturesRequest._WRITERS = _w.bind_versions((_write_UpdateFeaturesRequest_v0_2, _write_UpdateFeaturesRequest_v0_2, _write_UpdateFeaturesRequest_v0_2))
 UpdateFeaturesRequest._LAZY_DEFAULTS = {"feature_updates": KeyedList}
 UpdateFeaturesRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="timeout_ms", json_name="timeoutMs", type="int32", versions=_V0_PLUS, default=60000),

@@ -2,10 +2,9 @@
 
 Response message, versions 0-2, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -28,11 +27,10 @@ _pack_UpdateFeaturesResponse_throttle_time_ms_error_code = struct.Struct(">ih").
 class UpdatableFeatureResult(GeneratedStruct):
     """Outcome per requested feature (v0-v1)."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "feature": 'Name of the feature this result is for.',
         "error_code": 'Outcome for this feature, 0 when it was changed; for example INVALID_UPDATE_VERSION for a level some node cannot run.',
         "error_message": "Text describing this feature's failure for people, or null.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "UpdatableFeatureResult"
@@ -63,12 +61,11 @@ class UpdatableFeatureResult(GeneratedStruct):
 class UpdateFeaturesResponse(GeneratedStruct):
     """Kafka's UpdateFeaturesResponse (response, apiKey 57), versions 0-2, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the response was delayed by a quota, 0 when not throttled.',
         "error_code": 'Error for the whole request, 0 if none; for example INVALID_UPDATE_VERSION or CLUSTER_AUTHORIZATION_FAILED.',
         "error_message": 'Text describing the request-wide failure for people, or null.',
         "results": 'Outcome per requested feature (v0-v1).',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "UpdateFeaturesResponse"
@@ -108,12 +105,10 @@ class UpdateFeaturesResponse(GeneratedStruct):
 
 # --- UpdatableFeatureResult, versions 0-1 (flexible) ---
 
-def _read_UpdatableFeatureResult_v0_1(buf: bytes, pos: int) -> tuple[UpdatableFeatureResult, int]:
+def _read_UpdatableFeatureResult_v0_1(buf: bytes, pos: int, version: int) -> tuple[UpdatableFeatureResult, int]:
     result = blank_instance(UpdatableFeatureResult)
-    field = ""
-    index = 0
+    field = "feature"
     try:
-        field = "feature"
         result.feature, pos = _w.read_compact_string_nn(buf, pos)
         field = "error_code"
         (result.error_code,) = _unpack_UpdatableFeatureResult_error_code(buf, pos)
@@ -121,126 +116,57 @@ def _read_UpdatableFeatureResult_v0_1(buf: bytes, pos: int) -> tuple[UpdatableFe
         field = "error_message"
         result.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            result.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_UpdatableFeatureResult_v0_1(result: UpdatableFeatureResult, out: bytearray) -> None:
-    field = ""
+def _write_UpdatableFeatureResult_v0_1(result: UpdatableFeatureResult, out: bytearray, version: int) -> None:
+    field = "feature"
     try:
-        field = "feature"
         _w.write_compact_string(out, _w.non_null(result.feature, "field feature is null, which UpdatableFeatureResult versions 0-1 do not allow (never nullable)"))
         field = "error_code"
         out += _pack_UpdatableFeatureResult_error_code(result.error_code)
         field = "error_message"
         _w.write_compact_string(out, result.error_message)
         field = "(tagged fields)"
-        if result.unknown_tagged_fields:
-            _w.write_tagged(out, [], result.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], result.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- UpdateFeaturesResponse, versions 0-1 (flexible) ---
+# --- UpdateFeaturesResponse, versions 0-2 (flexible) ---
 
-def _read_UpdateFeaturesResponse_v0_1(buf: bytes, pos: int) -> tuple[UpdateFeaturesResponse, int]:
+def _read_UpdateFeaturesResponse_v0_2(buf: bytes, pos: int, version: int) -> tuple[UpdateFeaturesResponse, int]:
     response = blank_instance(UpdateFeaturesResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_UpdateFeaturesResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
         response.error_message, pos = _w.read_compact_string(buf, pos)
-        field = "results[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        results_n, pos = _w.read_count(buf, pos, True)
-        if results_n < 0:
-            raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            results_items: KeyedList[UpdatableFeatureResult] = KeyedList()
-            for index in range(results_n):
-                results_item, pos = _read_UpdatableFeatureResult_v0_1(buf, pos)
-                results_items.append(results_item)
-            response.results = results_items
+        if version <= 1:
+            field = "results"
+            response.results, pos = _w.read_struct_array(buf, pos, True, _read_UpdatableFeatureResult_v0_1, version, KeyedList)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_UpdateFeaturesResponse_v0_1(response: UpdateFeaturesResponse, out: bytearray) -> None:
-    field = ""
+def _write_UpdateFeaturesResponse_v0_2(response: UpdateFeaturesResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         out += _pack_UpdateFeaturesResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "error_message"
         _w.write_compact_string(out, response.error_message)
-        field = "results[]"
-        results_items = _w.non_null(response.results, "field results is null, which UpdateFeaturesResponse versions 0-1 do not allow (never nullable)")
-        _w.write_count(out, len(results_items), True)
-        for results_item in results_items:
-            _write_UpdatableFeatureResult_v0_1(results_item, out)
+        if version <= 1:
+            field = "results"
+            _w.write_struct_array(out, _w.non_null(response.results, "field results is null, which UpdateFeaturesResponse versions 0-2 do not allow (never nullable)"), True, _write_UpdatableFeatureResult_v0_1, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- UpdateFeaturesResponse, version 2 (flexible) ---
-
-def _read_UpdateFeaturesResponse_v2(buf: bytes, pos: int) -> tuple[UpdateFeaturesResponse, int]:
-    response = blank_instance(UpdateFeaturesResponse)
-    field = ""
-    index = 0
-    try:
-        field = "throttle_time_ms, error_code"
-        response.throttle_time_ms, response.error_code = _unpack_UpdateFeaturesResponse_throttle_time_ms_error_code(buf, pos)
-        pos += 6
-        field = "error_message"
-        response.error_message, pos = _w.read_compact_string(buf, pos)
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return response, pos
-
-
-def _write_UpdateFeaturesResponse_v2(response: UpdateFeaturesResponse, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "throttle_time_ms, error_code"
-        out += _pack_UpdateFeaturesResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
-        field = "error_message"
-        _w.write_compact_string(out, response.error_message)
-        field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -251,16 +177,16 @@ def _write_UpdateFeaturesResponse_v2(response: UpdateFeaturesResponse, out: byte
 _V0_TO_1 = (0, 1)
 _V0_PLUS = (0, 32767)
 
-UpdatableFeatureResult._READERS = (_read_UpdatableFeatureResult_v0_1, _read_UpdatableFeatureResult_v0_1, None)
-UpdatableFeatureResult._WRITERS = (_write_UpdatableFeatureResult_v0_1, _write_UpdatableFeatureResult_v0_1, None)
+UpdatableFeatureResult._READERS = _w.bind_versions((_read_UpdatableFeatureResult_v0_1, _read_UpdatableFeatureResult_v0_1, None))
+UpdatableFeatureResult._WRITERS = _w.bind_versions((_write_UpdatableFeatureResult_v0_1, _write_UpdatableFeatureResult_v0_1, None))
 UpdatableFeatureResult._MAP_KEYS = ("feature",)
 UpdatableFeatureResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="feature", json_name="feature", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_message", json_name="errorMessage", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
 )
-UpdateFeaturesResponse._READERS = (_read_UpdateFeaturesResponse_v0_1, _read_UpdateFeaturesResponse_v0_1, _read_UpdateFeaturesResponse_v2)
-UpdateFeaturesResponse._WRITERS = (_write_UpdateFeaturesResponse_v0_1, _write_UpdateFeaturesResponse_v0_1, _write_UpdateFeaturesResponse_v2)
+UpdateFeaturesResponse._READERS = _w.bind_versions((_read_UpdateFeaturesResponse_v0_2, _read_UpdateFeaturesResponse_v0_2, _read_UpdateFeaturesResponse_v0_2))
+UpdateFeaturesResponse._WRITERS = _w.bind_versions((_write_UpdateFeaturesResponse_v0_2, _write_UpdateFeaturesResponse_v0_2, _write_UpdateFeaturesResponse_v0_2))
 UpdateFeaturesResponse._LAZY_DEFAULTS = {"results": KeyedList}
 UpdateFeaturesResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

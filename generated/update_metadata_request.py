@@ -2,10 +2,9 @@
 
 Request message, versions 0-8, flexible versions 6+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -33,6 +32,8 @@ _unpack_UpdateMetadataBroker_v0_port = struct.Struct(">i").unpack_from
 _pack_UpdateMetadataBroker_v0_port = struct.Struct(">i").pack
 _unpack_UpdateMetadataRequest_controller_id_controller_epoch = struct.Struct(">ii").unpack_from
 _pack_UpdateMetadataRequest_controller_id_controller_epoch = struct.Struct(">ii").pack
+_unpack_UpdateMetadataRequest_broker_epoch = struct.Struct(">q").unpack_from
+_pack_UpdateMetadataRequest_broker_epoch = struct.Struct(">q").pack
 _unpack_UpdateMetadataRequest_controller_id_to_broker_epoch = struct.Struct(">iiq").unpack_from
 _pack_UpdateMetadataRequest_controller_id_to_broker_epoch = struct.Struct(">iiq").pack
 _unpack_UpdateMetadataRequest_controller_id_is_kraft_controller_controller_epoch_broker_epoch = struct.Struct(">i?iq").unpack_from
@@ -47,7 +48,7 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class UpdateMetadataPartitionState(GeneratedStruct):
     """The UpdateMetadataPartitionState structure of UpdateMetadataRequest."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_name": 'Name of the topic (v0-v4 only; later versions group by topic).',
         "partition_index": 'Index of the partition within the topic.',
         "controller_epoch": "Epoch of the controller that last changed this partition's leader or ISR.",
@@ -57,7 +58,6 @@ class UpdateMetadataPartitionState(GeneratedStruct):
         "zk_version": "ZooKeeper version of the partition's state node, used for conditional updates.",
         "replicas": 'Broker ids of every replica of the partition.',
         "offline_replicas": 'Broker ids of the replicas that are offline.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "UpdateMetadataPartitionState"
@@ -111,11 +111,10 @@ class UpdateMetadataPartitionState(GeneratedStruct):
 class UpdateMetadataTopicState(GeneratedStruct):
     """Partition states grouped by topic (v5 on)."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_name": 'Name of the topic the partitions in this entry belong to.',
         "topic_id": 'Id of the topic the partitions in this entry belong to.',
         "partition_states": 'New state of each partition of this topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "UpdateMetadataTopicState"
@@ -145,12 +144,11 @@ class UpdateMetadataTopicState(GeneratedStruct):
 class UpdateMetadataEndpoint(GeneratedStruct):
     """Endpoints of the broker (v1 on)."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "port": 'TCP port of the endpoint.',
         "host": 'Host name or address of the endpoint.',
         "listener": 'Listener name of the endpoint.',
         "security_protocol": 'Security protocol id of the endpoint (0 PLAINTEXT, 1 SSL, 2 SASL_PLAINTEXT, 3 SASL_SSL).',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "UpdateMetadataEndpoint"
@@ -184,13 +182,12 @@ class UpdateMetadataEndpoint(GeneratedStruct):
 class UpdateMetadataBroker(GeneratedStruct):
     """Every broker the controller considers alive, with its endpoints."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "id": 'Broker id of the live broker.',
         "v0_host": "Host of the broker's single endpoint (v0 layout).",
         "v0_port": "Port of the broker's single endpoint (v0 layout).",
         "endpoints": 'Endpoints of the broker (v1 on).',
         "rack": 'Rack of the broker, or null when none is configured.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "UpdateMetadataBroker"
@@ -228,7 +225,7 @@ class UpdateMetadataBroker(GeneratedStruct):
 class UpdateMetadataRequest(GeneratedStruct):
     """Kafka's UpdateMetadataRequest (request, apiKey 6), versions 0-8, flexible versions 6+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "controller_id": 'Broker id of the controller sending the request (a KRaft controller id when isKRaftController is set).',
         "is_kraft_controller": 'True when a KRaft controller sends it during a ZooKeeper migration.',
         "type": 'Kind of update during a migration: 0 unknown, 1 incremental, 2 a full snapshot of the metadata.',
@@ -237,7 +234,6 @@ class UpdateMetadataRequest(GeneratedStruct):
         "ungrouped_partition_states": 'Partition states, each naming its topic (v0-v4 layout).',
         "topic_states": 'Partition states grouped by topic (v5 on).',
         "live_brokers": 'Every broker the controller considers alive, with its endpoints.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "UpdateMetadataRequest"
@@ -293,136 +289,16 @@ class UpdateMetadataRequest(GeneratedStruct):
 
 
 
-# --- UpdateMetadataPartitionState, versions 0-3 ---
+# --- UpdateMetadataPartitionState, versions 0-5 ---
 
-def _read_UpdateMetadataPartitionState_v0_3(buf: bytes, pos: int) -> tuple[UpdateMetadataPartitionState, int]:
-    state = blank_instance(UpdateMetadataPartitionState)
-    field = ""
-    index = 0
-    try:
-        field = "topic_name"
-        state.topic_name, pos = _w.read_string_nn(buf, pos)
-        field = "partition_index, controller_epoch, leader, leader_epoch"
-        state.partition_index, state.controller_epoch, state.leader, state.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
-        pos += 16
-        field = "isr"
-        isr_n, pos = _w.read_count(buf, pos, False)
-        if isr_n < 0:
-            raise DecodeError("non-nullable field isr was null", offset=pos)
-        else:
-            state.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-        field = "zk_version"
-        (state.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
-        pos += 4
-        field = "replicas"
-        replicas_n, pos = _w.read_count(buf, pos, False)
-        if replicas_n < 0:
-            raise DecodeError("non-nullable field replicas was null", offset=pos)
-        else:
-            state.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-        state.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return state, pos
-
-
-def _write_UpdateMetadataPartitionState_v0_3(state: UpdateMetadataPartitionState, out: bytearray) -> None:
-    if state.unknown_tagged_fields:
-        raise UnsupportedVersionError("UpdateMetadataPartitionState version 0-3 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "topic_name"
-        _w.write_string(out, _w.non_null(state.topic_name, "field topic_name is null, which UpdateMetadataPartitionState versions 0-3 do not allow (never nullable)"))
-        field = "partition_index, controller_epoch, leader, leader_epoch"
-        out += _pack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(state.partition_index, state.controller_epoch, state.leader, state.leader_epoch)
-        field = "isr"
-        isr_items = _w.non_null(state.isr, "field isr is null, which UpdateMetadataPartitionState versions 0-3 do not allow (never nullable)")
-        _w.write_count(out, len(isr_items), False)
-        _w.write_fixed_array(out, isr_items, "i")
-        field = "zk_version"
-        out += _pack_UpdateMetadataPartitionState_zk_version(state.zk_version)
-        field = "replicas"
-        replicas_items = _w.non_null(state.replicas, "field replicas is null, which UpdateMetadataPartitionState versions 0-3 do not allow (never nullable)")
-        _w.write_count(out, len(replicas_items), False)
-        _w.write_fixed_array(out, replicas_items, "i")
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- UpdateMetadataPartitionState, version 4 ---
-
-def _read_UpdateMetadataPartitionState_v4(buf: bytes, pos: int) -> tuple[UpdateMetadataPartitionState, int]:
-    state = blank_instance(UpdateMetadataPartitionState)
-    field = ""
-    index = 0
-    try:
-        field = "topic_name"
-        state.topic_name, pos = _w.read_string_nn(buf, pos)
-        field = "partition_index, controller_epoch, leader, leader_epoch"
-        state.partition_index, state.controller_epoch, state.leader, state.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
-        pos += 16
-        field = "isr"
-        isr_n, pos = _w.read_count(buf, pos, False)
-        if isr_n < 0:
-            raise DecodeError("non-nullable field isr was null", offset=pos)
-        else:
-            state.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-        field = "zk_version"
-        (state.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
-        pos += 4
-        field = "replicas"
-        replicas_n, pos = _w.read_count(buf, pos, False)
-        if replicas_n < 0:
-            raise DecodeError("non-nullable field replicas was null", offset=pos)
-        else:
-            state.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-        field = "offline_replicas"
-        offline_replicas_n, pos = _w.read_count(buf, pos, False)
-        if offline_replicas_n < 0:
-            raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
-        else:
-            state.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
-        state.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return state, pos
-
-
-def _write_UpdateMetadataPartitionState_v4(state: UpdateMetadataPartitionState, out: bytearray) -> None:
-    if state.unknown_tagged_fields:
-        raise UnsupportedVersionError("UpdateMetadataPartitionState version 4 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "topic_name"
-        _w.write_string(out, _w.non_null(state.topic_name, "field topic_name is null, which UpdateMetadataPartitionState version 4 does not allow (never nullable)"))
-        field = "partition_index, controller_epoch, leader, leader_epoch"
-        out += _pack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(state.partition_index, state.controller_epoch, state.leader, state.leader_epoch)
-        field = "isr"
-        isr_items = _w.non_null(state.isr, "field isr is null, which UpdateMetadataPartitionState version 4 does not allow (never nullable)")
-        _w.write_count(out, len(isr_items), False)
-        _w.write_fixed_array(out, isr_items, "i")
-        field = "zk_version"
-        out += _pack_UpdateMetadataPartitionState_zk_version(state.zk_version)
-        field = "replicas"
-        replicas_items = _w.non_null(state.replicas, "field replicas is null, which UpdateMetadataPartitionState version 4 does not allow (never nullable)")
-        _w.write_count(out, len(replicas_items), False)
-        _w.write_fixed_array(out, replicas_items, "i")
-        field = "offline_replicas"
-        offline_replicas_items = _w.non_null(state.offline_replicas, "field offline_replicas is null, which UpdateMetadataPartitionState version 4 does not allow (never nullable)")
-        _w.write_count(out, len(offline_replicas_items), False)
-        _w.write_fixed_array(out, offline_replicas_items, "i")
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- UpdateMetadataPartitionState, version 5 ---
-
-def _read_UpdateMetadataPartitionState_v5(buf: bytes, pos: int) -> tuple[UpdateMetadataPartitionState, int]:
+def _read_UpdateMetadataPartitionState_v0_5(buf: bytes, pos: int, version: int) -> tuple[UpdateMetadataPartitionState, int]:
     state = blank_instance(UpdateMetadataPartitionState)
     state.topic_name = ''
     field = ""
-    index = 0
     try:
+        if version <= 4:
+            field = "topic_name"
+            state.topic_name, pos = _w.read_string_nn(buf, pos)
         field = "partition_index, controller_epoch, leader, leader_epoch"
         state.partition_index, state.controller_epoch, state.leader, state.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
         pos += 16
@@ -441,52 +317,55 @@ def _read_UpdateMetadataPartitionState_v5(buf: bytes, pos: int) -> tuple[UpdateM
             raise DecodeError("non-nullable field replicas was null", offset=pos)
         else:
             state.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-        field = "offline_replicas"
-        offline_replicas_n, pos = _w.read_count(buf, pos, False)
-        if offline_replicas_n < 0:
-            raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
-        else:
-            state.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+        if version >= 4:
+            field = "offline_replicas"
+            offline_replicas_n, pos = _w.read_count(buf, pos, False)
+            if offline_replicas_n < 0:
+                raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+            else:
+                state.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
         state.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return state, pos
 
 
-def _write_UpdateMetadataPartitionState_v5(state: UpdateMetadataPartitionState, out: bytearray) -> None:
+def _write_UpdateMetadataPartitionState_v0_5(state: UpdateMetadataPartitionState, out: bytearray, version: int) -> None:
     if state.unknown_tagged_fields:
-        raise UnsupportedVersionError("UpdateMetadataPartitionState version 5 cannot carry tagged fields")
+        raise UnsupportedVersionError("UpdateMetadataPartitionState version 0-5 cannot carry tagged fields")
     field = ""
     try:
+        if version <= 4:
+            field = "topic_name"
+            _w.write_string(out, _w.non_null(state.topic_name, "field topic_name is null, which UpdateMetadataPartitionState versions 0-5 do not allow (never nullable)"))
         field = "partition_index, controller_epoch, leader, leader_epoch"
         out += _pack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(state.partition_index, state.controller_epoch, state.leader, state.leader_epoch)
         field = "isr"
-        isr_items = _w.non_null(state.isr, "field isr is null, which UpdateMetadataPartitionState version 5 does not allow (never nullable)")
+        isr_items = _w.non_null(state.isr, "field isr is null, which UpdateMetadataPartitionState versions 0-5 do not allow (never nullable)")
         _w.write_count(out, len(isr_items), False)
         _w.write_fixed_array(out, isr_items, "i")
         field = "zk_version"
         out += _pack_UpdateMetadataPartitionState_zk_version(state.zk_version)
         field = "replicas"
-        replicas_items = _w.non_null(state.replicas, "field replicas is null, which UpdateMetadataPartitionState version 5 does not allow (never nullable)")
+        replicas_items = _w.non_null(state.replicas, "field replicas is null, which UpdateMetadataPartitionState versions 0-5 do not allow (never nullable)")
         _w.write_count(out, len(replicas_items), False)
         _w.write_fixed_array(out, replicas_items, "i")
-        field = "offline_replicas"
-        offline_replicas_items = _w.non_null(state.offline_replicas, "field offline_replicas is null, which UpdateMetadataPartitionState version 5 does not allow (never nullable)")
-        _w.write_count(out, len(offline_replicas_items), False)
-        _w.write_fixed_array(out, offline_replicas_items, "i")
+        if version >= 4:
+            field = "offline_replicas"
+            offline_replicas_items = _w.non_null(state.offline_replicas, "field offline_replicas is null, which UpdateMetadataPartitionState versions 0-5 do not allow (never nullable)")
+            _w.write_count(out, len(offline_replicas_items), False)
+            _w.write_fixed_array(out, offline_replicas_items, "i")
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- UpdateMetadataPartitionState, versions 6-8 (flexible) ---
 
-def _read_UpdateMetadataPartitionState_v6_8(buf: bytes, pos: int) -> tuple[UpdateMetadataPartitionState, int]:
+def _read_UpdateMetadataPartitionState_v6_8(buf: bytes, pos: int, version: int) -> tuple[UpdateMetadataPartitionState, int]:
     state = blank_instance(UpdateMetadataPartitionState)
     state.topic_name = ''
-    field = ""
-    index = 0
+    field = "partition_index, controller_epoch, leader, leader_epoch"
     try:
-        field = "partition_index, controller_epoch, leader, leader_epoch"
         state.partition_index, state.controller_epoch, state.leader, state.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
         pos += 16
         field = "isr"
@@ -511,20 +390,15 @@ def _read_UpdateMetadataPartitionState_v6_8(buf: bytes, pos: int) -> tuple[Updat
         else:
             state.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            state.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            state.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        state.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return state, pos
 
 
-def _write_UpdateMetadataPartitionState_v6_8(state: UpdateMetadataPartitionState, out: bytearray) -> None:
-    field = ""
+def _write_UpdateMetadataPartitionState_v6_8(state: UpdateMetadataPartitionState, out: bytearray, version: int) -> None:
+    field = "partition_index, controller_epoch, leader, leader_epoch"
     try:
-        field = "partition_index, controller_epoch, leader, leader_epoch"
         out += _pack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(state.partition_index, state.controller_epoch, state.leader, state.leader_epoch)
         field = "isr"
         isr_items = _w.non_null(state.isr, "field isr is null, which UpdateMetadataPartitionState versions 6-8 do not allow (never nullable)")
@@ -541,239 +415,108 @@ def _write_UpdateMetadataPartitionState_v6_8(state: UpdateMetadataPartitionState
         _w.write_count(out, len(offline_replicas_items), True)
         _w.write_fixed_array(out, offline_replicas_items, "i")
         field = "(tagged fields)"
-        if state.unknown_tagged_fields:
-            _w.write_tagged(out, [], state.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], state.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- UpdateMetadataTopicState, version 5 ---
 
-def _read_UpdateMetadataTopicState_v5(buf: bytes, pos: int) -> tuple[UpdateMetadataTopicState, int]:
+def _read_UpdateMetadataTopicState_v5(buf: bytes, pos: int, version: int) -> tuple[UpdateMetadataTopicState, int]:
     state = blank_instance(UpdateMetadataTopicState)
     state.topic_id = _ZERO_UUID
-    field = ""
-    index = 0
+    field = "topic_name"
     try:
-        field = "topic_name"
         state.topic_name, pos = _w.read_string_nn(buf, pos)
-        field = "partition_states[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partition_states_n, pos = _w.read_count(buf, pos, False)
-        if partition_states_n < 0:
-            raise DecodeError("non-nullable field partition_states was null", offset=pos)
-        elif partition_states_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partition_states_items: list[UpdateMetadataPartitionState] = []
-            for index in range(partition_states_n):
-                partition_states_item, pos = _read_UpdateMetadataPartitionState_v5(buf, pos)
-                partition_states_items.append(partition_states_item)
-            state.partition_states = partition_states_items
+        field = "partition_states"
+        state.partition_states, pos = _w.read_struct_array(buf, pos, False, _read_UpdateMetadataPartitionState_v0_5, version)
         state.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return state, pos
 
 
-def _write_UpdateMetadataTopicState_v5(state: UpdateMetadataTopicState, out: bytearray) -> None:
+def _write_UpdateMetadataTopicState_v5(state: UpdateMetadataTopicState, out: bytearray, version: int) -> None:
     if state.unknown_tagged_fields:
         raise UnsupportedVersionError("UpdateMetadataTopicState version 5 cannot carry tagged fields")
-    field = ""
+    field = "topic_name"
     try:
-        field = "topic_name"
         _w.write_string(out, _w.non_null(state.topic_name, "field topic_name is null, which UpdateMetadataTopicState version 5 does not allow (never nullable)"))
-        field = "partition_states[]"
-        partition_states_items = _w.non_null(state.partition_states, "field partition_states is null, which UpdateMetadataTopicState version 5 does not allow (never nullable)")
-        _w.write_count(out, len(partition_states_items), False)
-        for partition_states_item in partition_states_items:
-            _write_UpdateMetadataPartitionState_v5(partition_states_item, out)
+        field = "partition_states"
+        _w.write_struct_array(out, _w.non_null(state.partition_states, "field partition_states is null, which UpdateMetadataTopicState version 5 does not allow (never nullable)"), False, _write_UpdateMetadataPartitionState_v0_5, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- UpdateMetadataTopicState, version 6 (flexible) ---
+# --- UpdateMetadataTopicState, versions 6-8 (flexible) ---
 
-def _read_UpdateMetadataTopicState_v6(buf: bytes, pos: int) -> tuple[UpdateMetadataTopicState, int]:
+def _read_UpdateMetadataTopicState_v6_8(buf: bytes, pos: int, version: int) -> tuple[UpdateMetadataTopicState, int]:
     state = blank_instance(UpdateMetadataTopicState)
     state.topic_id = _ZERO_UUID
-    field = ""
-    index = 0
+    field = "topic_name"
     try:
-        field = "topic_name"
         state.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "partition_states[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partition_states_n, pos = _w.read_count(buf, pos, True)
-        if partition_states_n < 0:
-            raise DecodeError("non-nullable field partition_states was null", offset=pos)
-        elif partition_states_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partition_states_items: list[UpdateMetadataPartitionState] = []
-            for index in range(partition_states_n):
-                partition_states_item, pos = _read_UpdateMetadataPartitionState_v6_8(buf, pos)
-                partition_states_items.append(partition_states_item)
-            state.partition_states = partition_states_items
+        if version >= 7:
+            field = "topic_id"
+            state.topic_id, pos = _w.read_uuid(buf, pos)
+        field = "partition_states"
+        state.partition_states, pos = _w.read_struct_array(buf, pos, True, _read_UpdateMetadataPartitionState_v6_8, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            state.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            state.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        state.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return state, pos
 
 
-def _write_UpdateMetadataTopicState_v6(state: UpdateMetadataTopicState, out: bytearray) -> None:
-    field = ""
+def _write_UpdateMetadataTopicState_v6_8(state: UpdateMetadataTopicState, out: bytearray, version: int) -> None:
+    field = "topic_name"
     try:
-        field = "topic_name"
-        _w.write_compact_string(out, _w.non_null(state.topic_name, "field topic_name is null, which UpdateMetadataTopicState version 6 does not allow (never nullable)"))
-        field = "partition_states[]"
-        partition_states_items = _w.non_null(state.partition_states, "field partition_states is null, which UpdateMetadataTopicState version 6 does not allow (never nullable)")
-        _w.write_count(out, len(partition_states_items), True)
-        for partition_states_item in partition_states_items:
-            _write_UpdateMetadataPartitionState_v6_8(partition_states_item, out)
+        _w.write_compact_string(out, _w.non_null(state.topic_name, "field topic_name is null, which UpdateMetadataTopicState versions 6-8 do not allow (never nullable)"))
+        if version >= 7:
+            field = "topic_id"
+            out += _w.uuid_bytes(state.topic_id)
+        field = "partition_states"
+        _w.write_struct_array(out, _w.non_null(state.partition_states, "field partition_states is null, which UpdateMetadataTopicState versions 6-8 do not allow (never nullable)"), True, _write_UpdateMetadataPartitionState_v6_8, version)
         field = "(tagged fields)"
-        if state.unknown_tagged_fields:
-            _w.write_tagged(out, [], state.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], state.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- UpdateMetadataTopicState, versions 7-8 (flexible) ---
+# --- UpdateMetadataEndpoint, versions 1-5 ---
 
-def _read_UpdateMetadataTopicState_v7_8(buf: bytes, pos: int) -> tuple[UpdateMetadataTopicState, int]:
-    state = blank_instance(UpdateMetadataTopicState)
-    field = ""
-    index = 0
-    try:
-        field = "topic_name"
-        state.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "topic_id"
-        state.topic_id, pos = _w.read_uuid(buf, pos)
-        field = "partition_states[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partition_states_n, pos = _w.read_count(buf, pos, True)
-        if partition_states_n < 0:
-            raise DecodeError("non-nullable field partition_states was null", offset=pos)
-        elif partition_states_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partition_states_items: list[UpdateMetadataPartitionState] = []
-            for index in range(partition_states_n):
-                partition_states_item, pos = _read_UpdateMetadataPartitionState_v6_8(buf, pos)
-                partition_states_items.append(partition_states_item)
-            state.partition_states = partition_states_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            state.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            state.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return state, pos
-
-
-def _write_UpdateMetadataTopicState_v7_8(state: UpdateMetadataTopicState, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "topic_name"
-        _w.write_compact_string(out, _w.non_null(state.topic_name, "field topic_name is null, which UpdateMetadataTopicState versions 7-8 do not allow (never nullable)"))
-        field = "topic_id"
-        out += _w.uuid_bytes(state.topic_id)
-        field = "partition_states[]"
-        partition_states_items = _w.non_null(state.partition_states, "field partition_states is null, which UpdateMetadataTopicState versions 7-8 do not allow (never nullable)")
-        _w.write_count(out, len(partition_states_items), True)
-        for partition_states_item in partition_states_items:
-            _write_UpdateMetadataPartitionState_v6_8(partition_states_item, out)
-        field = "(tagged fields)"
-        if state.unknown_tagged_fields:
-            _w.write_tagged(out, [], state.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- UpdateMetadataEndpoint, versions 1-2 ---
-
-def _read_UpdateMetadataEndpoint_v1_2(buf: bytes, pos: int) -> tuple[UpdateMetadataEndpoint, int]:
+def _read_UpdateMetadataEndpoint_v1_5(buf: bytes, pos: int, version: int) -> tuple[UpdateMetadataEndpoint, int]:
     endpoint = blank_instance(UpdateMetadataEndpoint)
     endpoint.listener = ''
-    field = ""
-    index = 0
+    field = "port"
     try:
-        field = "port"
         (endpoint.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
         pos += 4
         field = "host"
         endpoint.host, pos = _w.read_string_nn(buf, pos)
+        if version >= 3:
+            field = "listener"
+            endpoint.listener, pos = _w.read_string_nn(buf, pos)
         field = "security_protocol"
         (endpoint.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
         pos += 2
         endpoint.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return endpoint, pos
 
 
-def _write_UpdateMetadataEndpoint_v1_2(endpoint: UpdateMetadataEndpoint, out: bytearray) -> None:
+def _write_UpdateMetadataEndpoint_v1_5(endpoint: UpdateMetadataEndpoint, out: bytearray, version: int) -> None:
     if endpoint.unknown_tagged_fields:
-        raise UnsupportedVersionError("UpdateMetadataEndpoint version 1-2 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("UpdateMetadataEndpoint version 1-5 cannot carry tagged fields")
+    field = "port"
     try:
-        field = "port"
         out += _pack_UpdateMetadataEndpoint_port(endpoint.port)
         field = "host"
-        _w.write_string(out, _w.non_null(endpoint.host, "field host is null, which UpdateMetadataEndpoint versions 1-2 do not allow (never nullable)"))
-        field = "security_protocol"
-        out += _pack_UpdateMetadataEndpoint_security_protocol(endpoint.security_protocol)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- UpdateMetadataEndpoint, versions 3-5 ---
-
-def _read_UpdateMetadataEndpoint_v3_5(buf: bytes, pos: int) -> tuple[UpdateMetadataEndpoint, int]:
-    endpoint = blank_instance(UpdateMetadataEndpoint)
-    field = ""
-    index = 0
-    try:
-        field = "port"
-        (endpoint.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
-        pos += 4
-        field = "host"
-        endpoint.host, pos = _w.read_string_nn(buf, pos)
-        field = "listener"
-        endpoint.listener, pos = _w.read_string_nn(buf, pos)
-        field = "security_protocol"
-        (endpoint.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
-        pos += 2
-        endpoint.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return endpoint, pos
-
-
-def _write_UpdateMetadataEndpoint_v3_5(endpoint: UpdateMetadataEndpoint, out: bytearray) -> None:
-    if endpoint.unknown_tagged_fields:
-        raise UnsupportedVersionError("UpdateMetadataEndpoint version 3-5 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "port"
-        out += _pack_UpdateMetadataEndpoint_port(endpoint.port)
-        field = "host"
-        _w.write_string(out, _w.non_null(endpoint.host, "field host is null, which UpdateMetadataEndpoint versions 3-5 do not allow (never nullable)"))
-        field = "listener"
-        _w.write_string(out, _w.non_null(endpoint.listener, "field listener is null, which UpdateMetadataEndpoint versions 3-5 do not allow (never nullable)"))
+        _w.write_string(out, _w.non_null(endpoint.host, "field host is null, which UpdateMetadataEndpoint versions 1-5 do not allow (never nullable)"))
+        if version >= 3:
+            field = "listener"
+            _w.write_string(out, _w.non_null(endpoint.listener, "field listener is null, which UpdateMetadataEndpoint versions 1-5 do not allow (never nullable)"))
         field = "security_protocol"
         out += _pack_UpdateMetadataEndpoint_security_protocol(endpoint.security_protocol)
     except _w.ENCODE_FAILURES as error:
@@ -782,12 +525,10 @@ def _write_UpdateMetadataEndpoint_v3_5(endpoint: UpdateMetadataEndpoint, out: by
 
 # --- UpdateMetadataEndpoint, versions 6-8 (flexible) ---
 
-def _read_UpdateMetadataEndpoint_v6_8(buf: bytes, pos: int) -> tuple[UpdateMetadataEndpoint, int]:
+def _read_UpdateMetadataEndpoint_v6_8(buf: bytes, pos: int, version: int) -> tuple[UpdateMetadataEndpoint, int]:
     endpoint = blank_instance(UpdateMetadataEndpoint)
-    field = ""
-    index = 0
+    field = "port"
     try:
-        field = "port"
         (endpoint.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
         pos += 4
         field = "host"
@@ -798,20 +539,15 @@ def _read_UpdateMetadataEndpoint_v6_8(buf: bytes, pos: int) -> tuple[UpdateMetad
         (endpoint.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
         pos += 2
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            endpoint.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            endpoint.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        endpoint.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return endpoint, pos
 
 
-def _write_UpdateMetadataEndpoint_v6_8(endpoint: UpdateMetadataEndpoint, out: bytearray) -> None:
-    field = ""
+def _write_UpdateMetadataEndpoint_v6_8(endpoint: UpdateMetadataEndpoint, out: bytearray, version: int) -> None:
+    field = "port"
     try:
-        field = "port"
         out += _pack_UpdateMetadataEndpoint_port(endpoint.port)
         field = "host"
         _w.write_compact_string(out, _w.non_null(endpoint.host, "field host is null, which UpdateMetadataEndpoint versions 6-8 do not allow (never nullable)"))
@@ -820,886 +556,249 @@ def _write_UpdateMetadataEndpoint_v6_8(endpoint: UpdateMetadataEndpoint, out: by
         field = "security_protocol"
         out += _pack_UpdateMetadataEndpoint_security_protocol(endpoint.security_protocol)
         field = "(tagged fields)"
-        if endpoint.unknown_tagged_fields:
-            _w.write_tagged(out, [], endpoint.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], endpoint.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- UpdateMetadataBroker, version 0 ---
+# --- UpdateMetadataBroker, versions 0-5 ---
 
-def _read_UpdateMetadataBroker_v0(buf: bytes, pos: int) -> tuple[UpdateMetadataBroker, int]:
-    broker = blank_instance(UpdateMetadataBroker)
-    broker.rack = ''
-    field = ""
-    index = 0
-    try:
-        field = "id"
-        (broker.id,) = _unpack_UpdateMetadataBroker_id(buf, pos)
-        pos += 4
-        field = "v0_host"
-        broker.v0_host, pos = _w.read_string_nn(buf, pos)
-        field = "v0_port"
-        (broker.v0_port,) = _unpack_UpdateMetadataBroker_v0_port(buf, pos)
-        pos += 4
-        broker.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return broker, pos
-
-
-def _write_UpdateMetadataBroker_v0(broker: UpdateMetadataBroker, out: bytearray) -> None:
-    if broker.unknown_tagged_fields:
-        raise UnsupportedVersionError("UpdateMetadataBroker version 0 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "id"
-        out += _pack_UpdateMetadataBroker_id(broker.id)
-        field = "v0_host"
-        _w.write_string(out, _w.non_null(broker.v0_host, "field v0_host is null, which UpdateMetadataBroker version 0 does not allow (never nullable)"))
-        field = "v0_port"
-        out += _pack_UpdateMetadataBroker_v0_port(broker.v0_port)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- UpdateMetadataBroker, version 1 ---
-
-def _read_UpdateMetadataBroker_v1(buf: bytes, pos: int) -> tuple[UpdateMetadataBroker, int]:
+def _read_UpdateMetadataBroker_v0_5(buf: bytes, pos: int, version: int) -> tuple[UpdateMetadataBroker, int]:
     broker = blank_instance(UpdateMetadataBroker)
     broker.v0_host = ''
     broker.v0_port = 0
     broker.rack = ''
-    field = ""
-    index = 0
+    field = "id"
     try:
-        field = "id"
         (broker.id,) = _unpack_UpdateMetadataBroker_id(buf, pos)
         pos += 4
-        field = "endpoints[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        endpoints_n, pos = _w.read_count(buf, pos, False)
-        if endpoints_n < 0:
-            raise DecodeError("non-nullable field endpoints was null", offset=pos)
-        elif endpoints_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            endpoints_items: list[UpdateMetadataEndpoint] = []
-            for index in range(endpoints_n):
-                endpoints_item, pos = _read_UpdateMetadataEndpoint_v1_2(buf, pos)
-                endpoints_items.append(endpoints_item)
-            broker.endpoints = endpoints_items
+        if version == 0:
+            field = "v0_host"
+            broker.v0_host, pos = _w.read_string_nn(buf, pos)
+            field = "v0_port"
+            (broker.v0_port,) = _unpack_UpdateMetadataBroker_v0_port(buf, pos)
+            pos += 4
+        if version >= 1:
+            field = "endpoints"
+            broker.endpoints, pos = _w.read_struct_array(buf, pos, False, _read_UpdateMetadataEndpoint_v1_5, version)
+        if version >= 2:
+            field = "rack"
+            broker.rack, pos = _w.read_string(buf, pos)
         broker.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return broker, pos
 
 
-def _write_UpdateMetadataBroker_v1(broker: UpdateMetadataBroker, out: bytearray) -> None:
+def _write_UpdateMetadataBroker_v0_5(broker: UpdateMetadataBroker, out: bytearray, version: int) -> None:
     if broker.unknown_tagged_fields:
-        raise UnsupportedVersionError("UpdateMetadataBroker version 1 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("UpdateMetadataBroker version 0-5 cannot carry tagged fields")
+    field = "id"
     try:
-        field = "id"
         out += _pack_UpdateMetadataBroker_id(broker.id)
-        field = "endpoints[]"
-        endpoints_items = _w.non_null(broker.endpoints, "field endpoints is null, which UpdateMetadataBroker version 1 does not allow (never nullable)")
-        _w.write_count(out, len(endpoints_items), False)
-        for endpoints_item in endpoints_items:
-            _write_UpdateMetadataEndpoint_v1_2(endpoints_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- UpdateMetadataBroker, version 2 ---
-
-def _read_UpdateMetadataBroker_v2(buf: bytes, pos: int) -> tuple[UpdateMetadataBroker, int]:
-    broker = blank_instance(UpdateMetadataBroker)
-    broker.v0_host = ''
-    broker.v0_port = 0
-    field = ""
-    index = 0
-    try:
-        field = "id"
-        (broker.id,) = _unpack_UpdateMetadataBroker_id(buf, pos)
-        pos += 4
-        field = "endpoints[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        endpoints_n, pos = _w.read_count(buf, pos, False)
-        if endpoints_n < 0:
-            raise DecodeError("non-nullable field endpoints was null", offset=pos)
-        elif endpoints_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            endpoints_items: list[UpdateMetadataEndpoint] = []
-            for index in range(endpoints_n):
-                endpoints_item, pos = _read_UpdateMetadataEndpoint_v1_2(buf, pos)
-                endpoints_items.append(endpoints_item)
-            broker.endpoints = endpoints_items
-        field = "rack"
-        broker.rack, pos = _w.read_string(buf, pos)
-        broker.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return broker, pos
-
-
-def _write_UpdateMetadataBroker_v2(broker: UpdateMetadataBroker, out: bytearray) -> None:
-    if broker.unknown_tagged_fields:
-        raise UnsupportedVersionError("UpdateMetadataBroker version 2 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "id"
-        out += _pack_UpdateMetadataBroker_id(broker.id)
-        field = "endpoints[]"
-        endpoints_items = _w.non_null(broker.endpoints, "field endpoints is null, which UpdateMetadataBroker version 2 does not allow (never nullable)")
-        _w.write_count(out, len(endpoints_items), False)
-        for endpoints_item in endpoints_items:
-            _write_UpdateMetadataEndpoint_v1_2(endpoints_item, out)
-        field = "rack"
-        _w.write_string(out, broker.rack)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- UpdateMetadataBroker, versions 3-5 ---
-
-def _read_UpdateMetadataBroker_v3_5(buf: bytes, pos: int) -> tuple[UpdateMetadataBroker, int]:
-    broker = blank_instance(UpdateMetadataBroker)
-    broker.v0_host = ''
-    broker.v0_port = 0
-    field = ""
-    index = 0
-    try:
-        field = "id"
-        (broker.id,) = _unpack_UpdateMetadataBroker_id(buf, pos)
-        pos += 4
-        field = "endpoints[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        endpoints_n, pos = _w.read_count(buf, pos, False)
-        if endpoints_n < 0:
-            raise DecodeError("non-nullable field endpoints was null", offset=pos)
-        elif endpoints_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            endpoints_items: list[UpdateMetadataEndpoint] = []
-            for index in range(endpoints_n):
-                endpoints_item, pos = _read_UpdateMetadataEndpoint_v3_5(buf, pos)
-                endpoints_items.append(endpoints_item)
-            broker.endpoints = endpoints_items
-        field = "rack"
-        broker.rack, pos = _w.read_string(buf, pos)
-        broker.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return broker, pos
-
-
-def _write_UpdateMetadataBroker_v3_5(broker: UpdateMetadataBroker, out: bytearray) -> None:
-    if broker.unknown_tagged_fields:
-        raise UnsupportedVersionError("UpdateMetadataBroker version 3-5 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "id"
-        out += _pack_UpdateMetadataBroker_id(broker.id)
-        field = "endpoints[]"
-        endpoints_items = _w.non_null(broker.endpoints, "field endpoints is null, which UpdateMetadataBroker versions 3-5 do not allow (never nullable)")
-        _w.write_count(out, len(endpoints_items), False)
-        for endpoints_item in endpoints_items:
-            _write_UpdateMetadataEndpoint_v3_5(endpoints_item, out)
-        field = "rack"
-        _w.write_string(out, broker.rack)
+        if version == 0:
+            field = "v0_host"
+            _w.write_string(out, _w.non_null(broker.v0_host, "field v0_host is null, which UpdateMetadataBroker versions 0-5 do not allow (never nullable)"))
+            field = "v0_port"
+            out += _pack_UpdateMetadataBroker_v0_port(broker.v0_port)
+        if version >= 1:
+            field = "endpoints"
+            _w.write_struct_array(out, _w.non_null(broker.endpoints, "field endpoints is null, which UpdateMetadataBroker versions 0-5 do not allow (never nullable)"), False, _write_UpdateMetadataEndpoint_v1_5, version)
+        if version >= 2:
+            field = "rack"
+            _w.write_string(out, broker.rack)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- UpdateMetadataBroker, versions 6-8 (flexible) ---
 
-def _read_UpdateMetadataBroker_v6_8(buf: bytes, pos: int) -> tuple[UpdateMetadataBroker, int]:
+def _read_UpdateMetadataBroker_v6_8(buf: bytes, pos: int, version: int) -> tuple[UpdateMetadataBroker, int]:
     broker = blank_instance(UpdateMetadataBroker)
     broker.v0_host = ''
     broker.v0_port = 0
-    field = ""
-    index = 0
+    field = "id"
     try:
-        field = "id"
         (broker.id,) = _unpack_UpdateMetadataBroker_id(buf, pos)
         pos += 4
-        field = "endpoints[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        endpoints_n, pos = _w.read_count(buf, pos, True)
-        if endpoints_n < 0:
-            raise DecodeError("non-nullable field endpoints was null", offset=pos)
-        elif endpoints_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            endpoints_items: list[UpdateMetadataEndpoint] = []
-            for index in range(endpoints_n):
-                endpoints_item, pos = _read_UpdateMetadataEndpoint_v6_8(buf, pos)
-                endpoints_items.append(endpoints_item)
-            broker.endpoints = endpoints_items
+        field = "endpoints"
+        broker.endpoints, pos = _w.read_struct_array(buf, pos, True, _read_UpdateMetadataEndpoint_v6_8, version)
         field = "rack"
         broker.rack, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            broker.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            broker.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        broker.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return broker, pos
 
 
-def _write_UpdateMetadataBroker_v6_8(broker: UpdateMetadataBroker, out: bytearray) -> None:
-    field = ""
+def _write_UpdateMetadataBroker_v6_8(broker: UpdateMetadataBroker, out: bytearray, version: int) -> None:
+    field = "id"
     try:
-        field = "id"
         out += _pack_UpdateMetadataBroker_id(broker.id)
-        field = "endpoints[]"
-        endpoints_items = _w.non_null(broker.endpoints, "field endpoints is null, which UpdateMetadataBroker versions 6-8 do not allow (never nullable)")
-        _w.write_count(out, len(endpoints_items), True)
-        for endpoints_item in endpoints_items:
-            _write_UpdateMetadataEndpoint_v6_8(endpoints_item, out)
+        field = "endpoints"
+        _w.write_struct_array(out, _w.non_null(broker.endpoints, "field endpoints is null, which UpdateMetadataBroker versions 6-8 do not allow (never nullable)"), True, _write_UpdateMetadataEndpoint_v6_8, version)
         field = "rack"
         _w.write_compact_string(out, broker.rack)
         field = "(tagged fields)"
-        if broker.unknown_tagged_fields:
-            _w.write_tagged(out, [], broker.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], broker.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- UpdateMetadataRequest, version 0 ---
+# --- UpdateMetadataRequest, versions 0-5 ---
 
-def _read_UpdateMetadataRequest_v0(buf: bytes, pos: int) -> tuple[UpdateMetadataRequest, int]:
+def _read_UpdateMetadataRequest_v0_5(buf: bytes, pos: int, version: int) -> tuple[UpdateMetadataRequest, int]:
     request = blank_instance(UpdateMetadataRequest)
     request.is_kraft_controller = False
     request.type = 0
     request.broker_epoch = -1
-    field = ""
-    index = 0
+    field = "controller_id, controller_epoch"
     try:
-        field = "controller_id, controller_epoch"
         request.controller_id, request.controller_epoch = _unpack_UpdateMetadataRequest_controller_id_controller_epoch(buf, pos)
         pos += 8
-        field = "ungrouped_partition_states[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        ungrouped_partition_states_n, pos = _w.read_count(buf, pos, False)
-        if ungrouped_partition_states_n < 0:
-            raise DecodeError("non-nullable field ungrouped_partition_states was null", offset=pos)
-        elif ungrouped_partition_states_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            ungrouped_partition_states_items: list[UpdateMetadataPartitionState] = []
-            for index in range(ungrouped_partition_states_n):
-                ungrouped_partition_states_item, pos = _read_UpdateMetadataPartitionState_v0_3(buf, pos)
-                ungrouped_partition_states_items.append(ungrouped_partition_states_item)
-            request.ungrouped_partition_states = ungrouped_partition_states_items
-        field = "live_brokers[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        live_brokers_n, pos = _w.read_count(buf, pos, False)
-        if live_brokers_n < 0:
-            raise DecodeError("non-nullable field live_brokers was null", offset=pos)
-        elif live_brokers_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            live_brokers_items: list[UpdateMetadataBroker] = []
-            for index in range(live_brokers_n):
-                live_brokers_item, pos = _read_UpdateMetadataBroker_v0(buf, pos)
-                live_brokers_items.append(live_brokers_item)
-            request.live_brokers = live_brokers_items
+        if version >= 5:
+            field = "broker_epoch"
+            (request.broker_epoch,) = _unpack_UpdateMetadataRequest_broker_epoch(buf, pos)
+            pos += 8
+        if version <= 4:
+            field = "ungrouped_partition_states"
+            request.ungrouped_partition_states, pos = _w.read_struct_array(buf, pos, False, _read_UpdateMetadataPartitionState_v0_5, version)
+        if version >= 5:
+            field = "topic_states"
+            request.topic_states, pos = _w.read_struct_array(buf, pos, False, _read_UpdateMetadataTopicState_v5, version)
+        field = "live_brokers"
+        request.live_brokers, pos = _w.read_struct_array(buf, pos, False, _read_UpdateMetadataBroker_v0_5, version)
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_UpdateMetadataRequest_v0(request: UpdateMetadataRequest, out: bytearray) -> None:
+def _write_UpdateMetadataRequest_v0_5(request: UpdateMetadataRequest, out: bytearray, version: int) -> None:
     if request.is_kraft_controller:
-        check_unsupported(request, "is_kraft_controller", "0")
+        check_unsupported(request, "is_kraft_controller", "0-5")
     if request.type != 0:
-        check_unsupported(request, "type", "0")
-    if (request.topic_states is None or len(request.topic_states) != 0):
-        check_unsupported(request, "topic_states", "0")
+        check_unsupported(request, "type", "0-5")
+    if version > 4 and (request.ungrouped_partition_states is None or len(request.ungrouped_partition_states) != 0):
+        check_unsupported(request, "ungrouped_partition_states", str(version))
+    if version < 5 and (request.topic_states is None or len(request.topic_states) != 0):
+        check_unsupported(request, "topic_states", str(version))
     if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("UpdateMetadataRequest version 0 cannot carry tagged fields")
-    field = ""
+        raise UnsupportedVersionError("UpdateMetadataRequest version 0-5 cannot carry tagged fields")
+    field = "controller_id, controller_epoch"
     try:
-        field = "controller_id, controller_epoch"
         out += _pack_UpdateMetadataRequest_controller_id_controller_epoch(request.controller_id, request.controller_epoch)
-        field = "ungrouped_partition_states[]"
-        ungrouped_partition_states_items = _w.non_null(request.ungrouped_partition_states, "field ungrouped_partition_states is null, which UpdateMetadataRequest version 0 does not allow (never nullable)")
-        _w.write_count(out, len(ungrouped_partition_states_items), False)
-        for ungrouped_partition_states_item in ungrouped_partition_states_items:
-            _write_UpdateMetadataPartitionState_v0_3(ungrouped_partition_states_item, out)
-        field = "live_brokers[]"
-        live_brokers_items = _w.non_null(request.live_brokers, "field live_brokers is null, which UpdateMetadataRequest version 0 does not allow (never nullable)")
-        _w.write_count(out, len(live_brokers_items), False)
-        for live_brokers_item in live_brokers_items:
-            _write_UpdateMetadataBroker_v0(live_brokers_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- UpdateMetadataRequest, version 1 ---
-
-def _read_UpdateMetadataRequest_v1(buf: bytes, pos: int) -> tuple[UpdateMetadataRequest, int]:
-    request = blank_instance(UpdateMetadataRequest)
-    request.is_kraft_controller = False
-    request.type = 0
-    request.broker_epoch = -1
-    field = ""
-    index = 0
-    try:
-        field = "controller_id, controller_epoch"
-        request.controller_id, request.controller_epoch = _unpack_UpdateMetadataRequest_controller_id_controller_epoch(buf, pos)
-        pos += 8
-        field = "ungrouped_partition_states[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        ungrouped_partition_states_n, pos = _w.read_count(buf, pos, False)
-        if ungrouped_partition_states_n < 0:
-            raise DecodeError("non-nullable field ungrouped_partition_states was null", offset=pos)
-        elif ungrouped_partition_states_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            ungrouped_partition_states_items: list[UpdateMetadataPartitionState] = []
-            for index in range(ungrouped_partition_states_n):
-                ungrouped_partition_states_item, pos = _read_UpdateMetadataPartitionState_v0_3(buf, pos)
-                ungrouped_partition_states_items.append(ungrouped_partition_states_item)
-            request.ungrouped_partition_states = ungrouped_partition_states_items
-        field = "live_brokers[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        live_brokers_n, pos = _w.read_count(buf, pos, False)
-        if live_brokers_n < 0:
-            raise DecodeError("non-nullable field live_brokers was null", offset=pos)
-        elif live_brokers_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            live_brokers_items: list[UpdateMetadataBroker] = []
-            for index in range(live_brokers_n):
-                live_brokers_item, pos = _read_UpdateMetadataBroker_v1(buf, pos)
-                live_brokers_items.append(live_brokers_item)
-            request.live_brokers = live_brokers_items
-        request.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_UpdateMetadataRequest_v1(request: UpdateMetadataRequest, out: bytearray) -> None:
-    if request.is_kraft_controller:
-        check_unsupported(request, "is_kraft_controller", "1")
-    if request.type != 0:
-        check_unsupported(request, "type", "1")
-    if (request.topic_states is None or len(request.topic_states) != 0):
-        check_unsupported(request, "topic_states", "1")
-    if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("UpdateMetadataRequest version 1 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "controller_id, controller_epoch"
-        out += _pack_UpdateMetadataRequest_controller_id_controller_epoch(request.controller_id, request.controller_epoch)
-        field = "ungrouped_partition_states[]"
-        ungrouped_partition_states_items = _w.non_null(request.ungrouped_partition_states, "field ungrouped_partition_states is null, which UpdateMetadataRequest version 1 does not allow (never nullable)")
-        _w.write_count(out, len(ungrouped_partition_states_items), False)
-        for ungrouped_partition_states_item in ungrouped_partition_states_items:
-            _write_UpdateMetadataPartitionState_v0_3(ungrouped_partition_states_item, out)
-        field = "live_brokers[]"
-        live_brokers_items = _w.non_null(request.live_brokers, "field live_brokers is null, which UpdateMetadataRequest version 1 does not allow (never nullable)")
-        _w.write_count(out, len(live_brokers_items), False)
-        for live_brokers_item in live_brokers_items:
-            _write_UpdateMetadataBroker_v1(live_brokers_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- UpdateMetadataRequest, version 2 ---
-
-def _read_UpdateMetadataRequest_v2(buf: bytes, pos: int) -> tuple[UpdateMetadataRequest, int]:
-    request = blank_instance(UpdateMetadataRequest)
-    request.is_kraft_controller = False
-    request.type = 0
-    request.broker_epoch = -1
-    field = ""
-    index = 0
-    try:
-        field = "controller_id, controller_epoch"
-        request.controller_id, request.controller_epoch = _unpack_UpdateMetadataRequest_controller_id_controller_epoch(buf, pos)
-        pos += 8
-        field = "ungrouped_partition_states[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        ungrouped_partition_states_n, pos = _w.read_count(buf, pos, False)
-        if ungrouped_partition_states_n < 0:
-            raise DecodeError("non-nullable field ungrouped_partition_states was null", offset=pos)
-        elif ungrouped_partition_states_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            ungrouped_partition_states_items: list[UpdateMetadataPartitionState] = []
-            for index in range(ungrouped_partition_states_n):
-                ungrouped_partition_states_item, pos = _read_UpdateMetadataPartitionState_v0_3(buf, pos)
-                ungrouped_partition_states_items.append(ungrouped_partition_states_item)
-            request.ungrouped_partition_states = ungrouped_partition_states_items
-        field = "live_brokers[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        live_brokers_n, pos = _w.read_count(buf, pos, False)
-        if live_brokers_n < 0:
-            raise DecodeError("non-nullable field live_brokers was null", offset=pos)
-        elif live_brokers_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            live_brokers_items: list[UpdateMetadataBroker] = []
-            for index in range(live_brokers_n):
-                live_brokers_item, pos = _read_UpdateMetadataBroker_v2(buf, pos)
-                live_brokers_items.append(live_brokers_item)
-            request.live_brokers = live_brokers_items
-        request.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_UpdateMetadataRequest_v2(request: UpdateMetadataRequest, out: bytearray) -> None:
-    if request.is_kraft_controller:
-        check_unsupported(request, "is_kraft_controller", "2")
-    if request.type != 0:
-        check_unsupported(request, "type", "2")
-    if (request.topic_states is None or len(request.topic_states) != 0):
-        check_unsupported(request, "topic_states", "2")
-    if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("UpdateMetadataRequest version 2 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "controller_id, controller_epoch"
-        out += _pack_UpdateMetadataRequest_controller_id_controller_epoch(request.controller_id, request.controller_epoch)
-        field = "ungrouped_partition_states[]"
-        ungrouped_partition_states_items = _w.non_null(request.ungrouped_partition_states, "field ungrouped_partition_states is null, which UpdateMetadataRequest version 2 does not allow (never nullable)")
-        _w.write_count(out, len(ungrouped_partition_states_items), False)
-        for ungrouped_partition_states_item in ungrouped_partition_states_items:
-            _write_UpdateMetadataPartitionState_v0_3(ungrouped_partition_states_item, out)
-        field = "live_brokers[]"
-        live_brokers_items = _w.non_null(request.live_brokers, "field live_brokers is null, which UpdateMetadataRequest version 2 does not allow (never nullable)")
-        _w.write_count(out, len(live_brokers_items), False)
-        for live_brokers_item in live_brokers_items:
-            _write_UpdateMetadataBroker_v2(live_brokers_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- UpdateMetadataRequest, version 3 ---
-
-def _read_UpdateMetadataRequest_v3(buf: bytes, pos: int) -> tuple[UpdateMetadataRequest, int]:
-    request = blank_instance(UpdateMetadataRequest)
-    request.is_kraft_controller = False
-    request.type = 0
-    request.broker_epoch = -1
-    field = ""
-    index = 0
-    try:
-        field = "controller_id, controller_epoch"
-        request.controller_id, request.controller_epoch = _unpack_UpdateMetadataRequest_controller_id_controller_epoch(buf, pos)
-        pos += 8
-        field = "ungrouped_partition_states[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        ungrouped_partition_states_n, pos = _w.read_count(buf, pos, False)
-        if ungrouped_partition_states_n < 0:
-            raise DecodeError("non-nullable field ungrouped_partition_states was null", offset=pos)
-        elif ungrouped_partition_states_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            ungrouped_partition_states_items: list[UpdateMetadataPartitionState] = []
-            for index in range(ungrouped_partition_states_n):
-                ungrouped_partition_states_item, pos = _read_UpdateMetadataPartitionState_v0_3(buf, pos)
-                ungrouped_partition_states_items.append(ungrouped_partition_states_item)
-            request.ungrouped_partition_states = ungrouped_partition_states_items
-        field = "live_brokers[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        live_brokers_n, pos = _w.read_count(buf, pos, False)
-        if live_brokers_n < 0:
-            raise DecodeError("non-nullable field live_brokers was null", offset=pos)
-        elif live_brokers_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            live_brokers_items: list[UpdateMetadataBroker] = []
-            for index in range(live_brokers_n):
-                live_brokers_item, pos = _read_UpdateMetadataBroker_v3_5(buf, pos)
-                live_brokers_items.append(live_brokers_item)
-            request.live_brokers = live_brokers_items
-        request.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_UpdateMetadataRequest_v3(request: UpdateMetadataRequest, out: bytearray) -> None:
-    if request.is_kraft_controller:
-        check_unsupported(request, "is_kraft_controller", "3")
-    if request.type != 0:
-        check_unsupported(request, "type", "3")
-    if (request.topic_states is None or len(request.topic_states) != 0):
-        check_unsupported(request, "topic_states", "3")
-    if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("UpdateMetadataRequest version 3 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "controller_id, controller_epoch"
-        out += _pack_UpdateMetadataRequest_controller_id_controller_epoch(request.controller_id, request.controller_epoch)
-        field = "ungrouped_partition_states[]"
-        ungrouped_partition_states_items = _w.non_null(request.ungrouped_partition_states, "field ungrouped_partition_states is null, which UpdateMetadataRequest version 3 does not allow (never nullable)")
-        _w.write_count(out, len(ungrouped_partition_states_items), False)
-        for ungrouped_partition_states_item in ungrouped_partition_states_items:
-            _write_UpdateMetadataPartitionState_v0_3(ungrouped_partition_states_item, out)
-        field = "live_brokers[]"
-        live_brokers_items = _w.non_null(request.live_brokers, "field live_brokers is null, which UpdateMetadataRequest version 3 does not allow (never nullable)")
-        _w.write_count(out, len(live_brokers_items), False)
-        for live_brokers_item in live_brokers_items:
-            _write_UpdateMetadataBroker_v3_5(live_brokers_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- UpdateMetadataRequest, version 4 ---
-
-def _read_UpdateMetadataRequest_v4(buf: bytes, pos: int) -> tuple[UpdateMetadataRequest, int]:
-    request = blank_instance(UpdateMetadataRequest)
-    request.is_kraft_controller = False
-    request.type = 0
-    request.broker_epoch = -1
-    field = ""
-    index = 0
-    try:
-        field = "controller_id, controller_epoch"
-        request.controller_id, request.controller_epoch = _unpack_UpdateMetadataRequest_controller_id_controller_epoch(buf, pos)
-        pos += 8
-        field = "ungrouped_partition_states[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        ungrouped_partition_states_n, pos = _w.read_count(buf, pos, False)
-        if ungrouped_partition_states_n < 0:
-            raise DecodeError("non-nullable field ungrouped_partition_states was null", offset=pos)
-        elif ungrouped_partition_states_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            ungrouped_partition_states_items: list[UpdateMetadataPartitionState] = []
-            for index in range(ungrouped_partition_states_n):
-                ungrouped_partition_states_item, pos = _read_UpdateMetadataPartitionState_v4(buf, pos)
-                ungrouped_partition_states_items.append(ungrouped_partition_states_item)
-            request.ungrouped_partition_states = ungrouped_partition_states_items
-        field = "live_brokers[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        live_brokers_n, pos = _w.read_count(buf, pos, False)
-        if live_brokers_n < 0:
-            raise DecodeError("non-nullable field live_brokers was null", offset=pos)
-        elif live_brokers_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            live_brokers_items: list[UpdateMetadataBroker] = []
-            for index in range(live_brokers_n):
-                live_brokers_item, pos = _read_UpdateMetadataBroker_v3_5(buf, pos)
-                live_brokers_items.append(live_brokers_item)
-            request.live_brokers = live_brokers_items
-        request.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_UpdateMetadataRequest_v4(request: UpdateMetadataRequest, out: bytearray) -> None:
-    if request.is_kraft_controller:
-        check_unsupported(request, "is_kraft_controller", "4")
-    if request.type != 0:
-        check_unsupported(request, "type", "4")
-    if (request.topic_states is None or len(request.topic_states) != 0):
-        check_unsupported(request, "topic_states", "4")
-    if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("UpdateMetadataRequest version 4 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "controller_id, controller_epoch"
-        out += _pack_UpdateMetadataRequest_controller_id_controller_epoch(request.controller_id, request.controller_epoch)
-        field = "ungrouped_partition_states[]"
-        ungrouped_partition_states_items = _w.non_null(request.ungrouped_partition_states, "field ungrouped_partition_states is null, which UpdateMetadataRequest version 4 does not allow (never nullable)")
-        _w.write_count(out, len(ungrouped_partition_states_items), False)
-        for ungrouped_partition_states_item in ungrouped_partition_states_items:
-            _write_UpdateMetadataPartitionState_v4(ungrouped_partition_states_item, out)
-        field = "live_brokers[]"
-        live_brokers_items = _w.non_null(request.live_brokers, "field live_brokers is null, which UpdateMetadataRequest version 4 does not allow (never nullable)")
-        _w.write_count(out, len(live_brokers_items), False)
-        for live_brokers_item in live_brokers_items:
-            _write_UpdateMetadataBroker_v3_5(live_brokers_item, out)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- UpdateMetadataRequest, version 5 ---
-
-def _read_UpdateMetadataRequest_v5(buf: bytes, pos: int) -> tuple[UpdateMetadataRequest, int]:
-    request = blank_instance(UpdateMetadataRequest)
-    request.is_kraft_controller = False
-    request.type = 0
-    field = ""
-    index = 0
-    try:
-        field = "controller_id, controller_epoch, broker_epoch"
-        request.controller_id, request.controller_epoch, request.broker_epoch = _unpack_UpdateMetadataRequest_controller_id_to_broker_epoch(buf, pos)
-        pos += 16
-        field = "topic_states[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topic_states_n, pos = _w.read_count(buf, pos, False)
-        if topic_states_n < 0:
-            raise DecodeError("non-nullable field topic_states was null", offset=pos)
-        elif topic_states_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topic_states_items: list[UpdateMetadataTopicState] = []
-            for index in range(topic_states_n):
-                topic_states_item, pos = _read_UpdateMetadataTopicState_v5(buf, pos)
-                topic_states_items.append(topic_states_item)
-            request.topic_states = topic_states_items
-        field = "live_brokers[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        live_brokers_n, pos = _w.read_count(buf, pos, False)
-        if live_brokers_n < 0:
-            raise DecodeError("non-nullable field live_brokers was null", offset=pos)
-        elif live_brokers_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            live_brokers_items: list[UpdateMetadataBroker] = []
-            for index in range(live_brokers_n):
-                live_brokers_item, pos = _read_UpdateMetadataBroker_v3_5(buf, pos)
-                live_brokers_items.append(live_brokers_item)
-            request.live_brokers = live_brokers_items
-        request.unknown_tagged_fields = ()
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_UpdateMetadataRequest_v5(request: UpdateMetadataRequest, out: bytearray) -> None:
-    if request.is_kraft_controller:
-        check_unsupported(request, "is_kraft_controller", "5")
-    if request.type != 0:
-        check_unsupported(request, "type", "5")
-    if (request.ungrouped_partition_states is None or len(request.ungrouped_partition_states) != 0):
-        check_unsupported(request, "ungrouped_partition_states", "5")
-    if request.unknown_tagged_fields:
-        raise UnsupportedVersionError("UpdateMetadataRequest version 5 cannot carry tagged fields")
-    field = ""
-    try:
-        field = "controller_id, controller_epoch, broker_epoch"
-        out += _pack_UpdateMetadataRequest_controller_id_to_broker_epoch(request.controller_id, request.controller_epoch, request.broker_epoch)
-        field = "topic_states[]"
-        topic_states_items = _w.non_null(request.topic_states, "field topic_states is null, which UpdateMetadataRequest version 5 does not allow (never nullable)")
-        _w.write_count(out, len(topic_states_items), False)
-        for topic_states_item in topic_states_items:
-            _write_UpdateMetadataTopicState_v5(topic_states_item, out)
-        field = "live_brokers[]"
-        live_brokers_items = _w.non_null(request.live_brokers, "field live_brokers is null, which UpdateMetadataRequest version 5 does not allow (never nullable)")
-        _w.write_count(out, len(live_brokers_items), False)
-        for live_brokers_item in live_brokers_items:
-            _write_UpdateMetadataBroker_v3_5(live_brokers_item, out)
+        if version >= 5:
+            field = "broker_epoch"
+            out += _pack_UpdateMetadataRequest_broker_epoch(request.broker_epoch)
+        if version <= 4:
+            field = "ungrouped_partition_states"
+            _w.write_struct_array(out, _w.non_null(request.ungrouped_partition_states, "field ungrouped_partition_states is null, which UpdateMetadataRequest versions 0-5 do not allow (never nullable)"), False, _write_UpdateMetadataPartitionState_v0_5, version)
+        if version >= 5:
+            field = "topic_states"
+            _w.write_struct_array(out, _w.non_null(request.topic_states, "field topic_states is null, which UpdateMetadataRequest versions 0-5 do not allow (never nullable)"), False, _write_UpdateMetadataTopicState_v5, version)
+        field = "live_brokers"
+        _w.write_struct_array(out, _w.non_null(request.live_brokers, "field live_brokers is null, which UpdateMetadataRequest versions 0-5 do not allow (never nullable)"), False, _write_UpdateMetadataBroker_v0_5, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- UpdateMetadataRequest, version 6 (flexible) ---
 
-def _read_UpdateMetadataRequest_v6(buf: bytes, pos: int) -> tuple[UpdateMetadataRequest, int]:
+def _read_UpdateMetadataRequest_v6(buf: bytes, pos: int, version: int) -> tuple[UpdateMetadataRequest, int]:
     request = blank_instance(UpdateMetadataRequest)
     request.is_kraft_controller = False
     request.type = 0
-    field = ""
-    index = 0
+    field = "controller_id, controller_epoch, broker_epoch"
     try:
-        field = "controller_id, controller_epoch, broker_epoch"
         request.controller_id, request.controller_epoch, request.broker_epoch = _unpack_UpdateMetadataRequest_controller_id_to_broker_epoch(buf, pos)
         pos += 16
-        field = "topic_states[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topic_states_n, pos = _w.read_count(buf, pos, True)
-        if topic_states_n < 0:
-            raise DecodeError("non-nullable field topic_states was null", offset=pos)
-        elif topic_states_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topic_states_items: list[UpdateMetadataTopicState] = []
-            for index in range(topic_states_n):
-                topic_states_item, pos = _read_UpdateMetadataTopicState_v6(buf, pos)
-                topic_states_items.append(topic_states_item)
-            request.topic_states = topic_states_items
-        field = "live_brokers[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        live_brokers_n, pos = _w.read_count(buf, pos, True)
-        if live_brokers_n < 0:
-            raise DecodeError("non-nullable field live_brokers was null", offset=pos)
-        elif live_brokers_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            live_brokers_items: list[UpdateMetadataBroker] = []
-            for index in range(live_brokers_n):
-                live_brokers_item, pos = _read_UpdateMetadataBroker_v6_8(buf, pos)
-                live_brokers_items.append(live_brokers_item)
-            request.live_brokers = live_brokers_items
+        field = "topic_states"
+        request.topic_states, pos = _w.read_struct_array(buf, pos, True, _read_UpdateMetadataTopicState_v6_8, version)
+        field = "live_brokers"
+        request.live_brokers, pos = _w.read_struct_array(buf, pos, True, _read_UpdateMetadataBroker_v6_8, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_UpdateMetadataRequest_v6(request: UpdateMetadataRequest, out: bytearray) -> None:
+def _write_UpdateMetadataRequest_v6(request: UpdateMetadataRequest, out: bytearray, version: int) -> None:
     if request.is_kraft_controller:
         check_unsupported(request, "is_kraft_controller", "6")
     if request.type != 0:
         check_unsupported(request, "type", "6")
     if (request.ungrouped_partition_states is None or len(request.ungrouped_partition_states) != 0):
         check_unsupported(request, "ungrouped_partition_states", "6")
-    field = ""
+    field = "controller_id, controller_epoch, broker_epoch"
     try:
-        field = "controller_id, controller_epoch, broker_epoch"
         out += _pack_UpdateMetadataRequest_controller_id_to_broker_epoch(request.controller_id, request.controller_epoch, request.broker_epoch)
-        field = "topic_states[]"
-        topic_states_items = _w.non_null(request.topic_states, "field topic_states is null, which UpdateMetadataRequest version 6 does not allow (never nullable)")
-        _w.write_count(out, len(topic_states_items), True)
-        for topic_states_item in topic_states_items:
-            _write_UpdateMetadataTopicState_v6(topic_states_item, out)
-        field = "live_brokers[]"
-        live_brokers_items = _w.non_null(request.live_brokers, "field live_brokers is null, which UpdateMetadataRequest version 6 does not allow (never nullable)")
-        _w.write_count(out, len(live_brokers_items), True)
-        for live_brokers_item in live_brokers_items:
-            _write_UpdateMetadataBroker_v6_8(live_brokers_item, out)
+        field = "topic_states"
+        _w.write_struct_array(out, _w.non_null(request.topic_states, "field topic_states is null, which UpdateMetadataRequest version 6 does not allow (never nullable)"), True, _write_UpdateMetadataTopicState_v6_8, version)
+        field = "live_brokers"
+        _w.write_struct_array(out, _w.non_null(request.live_brokers, "field live_brokers is null, which UpdateMetadataRequest version 6 does not allow (never nullable)"), True, _write_UpdateMetadataBroker_v6_8, version)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- UpdateMetadataRequest, version 7 (flexible) ---
 
-def _read_UpdateMetadataRequest_v7(buf: bytes, pos: int) -> tuple[UpdateMetadataRequest, int]:
+def _read_UpdateMetadataRequest_v7(buf: bytes, pos: int, version: int) -> tuple[UpdateMetadataRequest, int]:
     request = blank_instance(UpdateMetadataRequest)
     request.is_kraft_controller = False
     request.type = 0
-    field = ""
-    index = 0
+    field = "controller_id, controller_epoch, broker_epoch"
     try:
-        field = "controller_id, controller_epoch, broker_epoch"
         request.controller_id, request.controller_epoch, request.broker_epoch = _unpack_UpdateMetadataRequest_controller_id_to_broker_epoch(buf, pos)
         pos += 16
-        field = "topic_states[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topic_states_n, pos = _w.read_count(buf, pos, True)
-        if topic_states_n < 0:
-            raise DecodeError("non-nullable field topic_states was null", offset=pos)
-        elif topic_states_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topic_states_items: list[UpdateMetadataTopicState] = []
-            for index in range(topic_states_n):
-                topic_states_item, pos = _read_UpdateMetadataTopicState_v7_8(buf, pos)
-                topic_states_items.append(topic_states_item)
-            request.topic_states = topic_states_items
-        field = "live_brokers[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        live_brokers_n, pos = _w.read_count(buf, pos, True)
-        if live_brokers_n < 0:
-            raise DecodeError("non-nullable field live_brokers was null", offset=pos)
-        elif live_brokers_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            live_brokers_items: list[UpdateMetadataBroker] = []
-            for index in range(live_brokers_n):
-                live_brokers_item, pos = _read_UpdateMetadataBroker_v6_8(buf, pos)
-                live_brokers_items.append(live_brokers_item)
-            request.live_brokers = live_brokers_items
+        field = "topic_states"
+        request.topic_states, pos = _w.read_struct_array(buf, pos, True, _read_UpdateMetadataTopicState_v6_8, version)
+        field = "live_brokers"
+        request.live_brokers, pos = _w.read_struct_array(buf, pos, True, _read_UpdateMetadataBroker_v6_8, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_UpdateMetadataRequest_v7(request: UpdateMetadataRequest, out: bytearray) -> None:
+def _write_UpdateMetadataRequest_v7(request: UpdateMetadataRequest, out: bytearray, version: int) -> None:
     if request.is_kraft_controller:
         check_unsupported(request, "is_kraft_controller", "7")
     if request.type != 0:
         check_unsupported(request, "type", "7")
     if (request.ungrouped_partition_states is None or len(request.ungrouped_partition_states) != 0):
         check_unsupported(request, "ungrouped_partition_states", "7")
-    field = ""
+    field = "controller_id, controller_epoch, broker_epoch"
     try:
-        field = "controller_id, controller_epoch, broker_epoch"
         out += _pack_UpdateMetadataRequest_controller_id_to_broker_epoch(request.controller_id, request.controller_epoch, request.broker_epoch)
-        field = "topic_states[]"
-        topic_states_items = _w.non_null(request.topic_states, "field topic_states is null, which UpdateMetadataRequest version 7 does not allow (never nullable)")
-        _w.write_count(out, len(topic_states_items), True)
-        for topic_states_item in topic_states_items:
-            _write_UpdateMetadataTopicState_v7_8(topic_states_item, out)
-        field = "live_brokers[]"
-        live_brokers_items = _w.non_null(request.live_brokers, "field live_brokers is null, which UpdateMetadataRequest version 7 does not allow (never nullable)")
-        _w.write_count(out, len(live_brokers_items), True)
-        for live_brokers_item in live_brokers_items:
-            _write_UpdateMetadataBroker_v6_8(live_brokers_item, out)
+        field = "topic_states"
+        _w.write_struct_array(out, _w.non_null(request.topic_states, "field topic_states is null, which UpdateMetadataRequest version 7 does not allow (never nullable)"), True, _write_UpdateMetadataTopicState_v6_8, version)
+        field = "live_brokers"
+        _w.write_struct_array(out, _w.non_null(request.live_brokers, "field live_brokers is null, which UpdateMetadataRequest version 7 does not allow (never nullable)"), True, _write_UpdateMetadataBroker_v6_8, version)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- UpdateMetadataRequest, version 8 (flexible) ---
 
-def _read_UpdateMetadataRequest_v8(buf: bytes, pos: int) -> tuple[UpdateMetadataRequest, int]:
+def _read_UpdateMetadataRequest_v8(buf: bytes, pos: int, version: int) -> tuple[UpdateMetadataRequest, int]:
     request = blank_instance(UpdateMetadataRequest)
     request.type = 0
-    field = ""
-    index = 0
+    field = "controller_id, is_kraft_controller, controller_epoch, broker_epoch"
     try:
-        field = "controller_id, is_kraft_controller, controller_epoch, broker_epoch"
         request.controller_id, request.is_kraft_controller, request.controller_epoch, request.broker_epoch = _unpack_UpdateMetadataRequest_controller_id_is_kraft_controller_controller_epoch_broker_epoch(buf, pos)
         pos += 17
-        field = "topic_states[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topic_states_n, pos = _w.read_count(buf, pos, True)
-        if topic_states_n < 0:
-            raise DecodeError("non-nullable field topic_states was null", offset=pos)
-        elif topic_states_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topic_states_items: list[UpdateMetadataTopicState] = []
-            for index in range(topic_states_n):
-                topic_states_item, pos = _read_UpdateMetadataTopicState_v7_8(buf, pos)
-                topic_states_items.append(topic_states_item)
-            request.topic_states = topic_states_items
-        field = "live_brokers[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        live_brokers_n, pos = _w.read_count(buf, pos, True)
-        if live_brokers_n < 0:
-            raise DecodeError("non-nullable field live_brokers was null", offset=pos)
-        elif live_brokers_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            live_brokers_items: list[UpdateMetadataBroker] = []
-            for index in range(live_brokers_n):
-                live_brokers_item, pos = _read_UpdateMetadataBroker_v6_8(buf, pos)
-                live_brokers_items.append(live_brokers_item)
-            request.live_brokers = live_brokers_items
+        field = "topic_states"
+        request.topic_states, pos = _w.read_struct_array(buf, pos, True, _read_UpdateMetadataTopicState_v6_8, version)
+        field = "live_brokers"
+        request.live_brokers, pos = _w.read_struct_array(buf, pos, True, _read_UpdateMetadataBroker_v6_8, version)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1730,27 +829,20 @@ def _read_UpdateMetadataRequest_v8(buf: bytes, pos: int) -> tuple[UpdateMetadata
                     pos = end
             request.unknown_tagged_fields = tuple(unknown)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_UpdateMetadataRequest_v8(request: UpdateMetadataRequest, out: bytearray) -> None:
+def _write_UpdateMetadataRequest_v8(request: UpdateMetadataRequest, out: bytearray, version: int) -> None:
     if (request.ungrouped_partition_states is None or len(request.ungrouped_partition_states) != 0):
         check_unsupported(request, "ungrouped_partition_states", "8")
-    field = ""
+    field = "controller_id, is_kraft_controller, controller_epoch, broker_epoch"
     try:
-        field = "controller_id, is_kraft_controller, controller_epoch, broker_epoch"
         out += _pack_UpdateMetadataRequest_controller_id_is_kraft_controller_controller_epoch_broker_epoch(request.controller_id, request.is_kraft_controller, request.controller_epoch, request.broker_epoch)
-        field = "topic_states[]"
-        topic_states_items = _w.non_null(request.topic_states, "field topic_states is null, which UpdateMetadataRequest version 8 does not allow (never nullable)")
-        _w.write_count(out, len(topic_states_items), True)
-        for topic_states_item in topic_states_items:
-            _write_UpdateMetadataTopicState_v7_8(topic_states_item, out)
-        field = "live_brokers[]"
-        live_brokers_items = _w.non_null(request.live_brokers, "field live_brokers is null, which UpdateMetadataRequest version 8 does not allow (never nullable)")
-        _w.write_count(out, len(live_brokers_items), True)
-        for live_brokers_item in live_brokers_items:
-            _write_UpdateMetadataBroker_v6_8(live_brokers_item, out)
+        field = "topic_states"
+        _w.write_struct_array(out, _w.non_null(request.topic_states, "field topic_states is null, which UpdateMetadataRequest version 8 does not allow (never nullable)"), True, _write_UpdateMetadataTopicState_v6_8, version)
+        field = "live_brokers"
+        _w.write_struct_array(out, _w.non_null(request.live_brokers, "field live_brokers is null, which UpdateMetadataRequest version 8 does not allow (never nullable)"), True, _write_UpdateMetadataBroker_v6_8, version)
         field = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
         if request.type != 0:
@@ -1780,8 +872,8 @@ _V5_PLUS = (5, 32767)
 _V7_PLUS = (7, 32767)
 _V8_PLUS = (8, 32767)
 
-UpdateMetadataPartitionState._READERS = (_read_UpdateMetadataPartitionState_v0_3, _read_UpdateMetadataPartitionState_v0_3, _read_UpdateMetadataPartitionState_v0_3, _read_UpdateMetadataPartitionState_v0_3, _read_UpdateMetadataPartitionState_v4, _read_UpdateMetadataPartitionState_v5, _read_UpdateMetadataPartitionState_v6_8, _read_UpdateMetadataPartitionState_v6_8, _read_UpdateMetadataPartitionState_v6_8)
-UpdateMetadataPartitionState._WRITERS = (_write_UpdateMetadataPartitionState_v0_3, _write_UpdateMetadataPartitionState_v0_3, _write_UpdateMetadataPartitionState_v0_3, _write_UpdateMetadataPartitionState_v0_3, _write_UpdateMetadataPartitionState_v4, _write_UpdateMetadataPartitionState_v5, _write_UpdateMetadataPartitionState_v6_8, _write_UpdateMetadataPartitionState_v6_8, _write_UpdateMetadataPartitionState_v6_8)
+UpdateMetadataPartitionState._READERS = _w.bind_versions((_read_UpdateMetadataPartitionState_v0_5, _read_UpdateMetadataPartitionState_v0_5, _read_UpdateMetadataPartitionState_v0_5, _read_UpdateMetadataPartitionState_v0_5, _read_UpdateMetadataPartitionState_v0_5, _read_UpdateMetadataPartitionState_v0_5, _read_UpdateMetadataPartitionState_v6_8, _read_UpdateMetadataPartitionState_v6_8, _read_UpdateMetadataPartitionState_v6_8))
+UpdateMetadataPartitionState._WRITERS = _w.bind_versions((_write_UpdateMetadataPartitionState_v0_5, _write_UpdateMetadataPartitionState_v0_5, _write_UpdateMetadataPartitionState_v0_5, _write_UpdateMetadataPartitionState_v0_5, _write_UpdateMetadataPartitionState_v0_5, _write_UpdateMetadataPartitionState_v0_5, _write_UpdateMetadataPartitionState_v6_8, _write_UpdateMetadataPartitionState_v6_8, _write_UpdateMetadataPartitionState_v6_8))
 UpdateMetadataPartitionState._LAZY_DEFAULTS = {"isr": list, "replicas": list, "offline_replicas": list}
 UpdateMetadataPartitionState.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_TO_4, ignorable=True, default=''),
@@ -1794,24 +886,24 @@ UpdateMetadataPartitionState.FIELDS = (  # what the runtime knows of each field 
     FieldInfo(attr="replicas", json_name="replicas", type="[]int32", versions=_V0_PLUS, default=()),
     FieldInfo(attr="offline_replicas", json_name="offlineReplicas", type="[]int32", versions=_V4_PLUS, ignorable=True, default=()),
 )
-UpdateMetadataTopicState._READERS = (None, None, None, None, None, _read_UpdateMetadataTopicState_v5, _read_UpdateMetadataTopicState_v6, _read_UpdateMetadataTopicState_v7_8, _read_UpdateMetadataTopicState_v7_8)
-UpdateMetadataTopicState._WRITERS = (None, None, None, None, None, _write_UpdateMetadataTopicState_v5, _write_UpdateMetadataTopicState_v6, _write_UpdateMetadataTopicState_v7_8, _write_UpdateMetadataTopicState_v7_8)
+UpdateMetadataTopicState._READERS = _w.bind_versions((None, None, None, None, None, _read_UpdateMetadataTopicState_v5, _read_UpdateMetadataTopicState_v6_8, _read_UpdateMetadataTopicState_v6_8, _read_UpdateMetadataTopicState_v6_8))
+UpdateMetadataTopicState._WRITERS = _w.bind_versions((None, None, None, None, None, _write_UpdateMetadataTopicState_v5, _write_UpdateMetadataTopicState_v6_8, _write_UpdateMetadataTopicState_v6_8, _write_UpdateMetadataTopicState_v6_8))
 UpdateMetadataTopicState._LAZY_DEFAULTS = {"partition_states": list}
 UpdateMetadataTopicState.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V5_PLUS, default=''),
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V7_PLUS, ignorable=True, default=_ZERO_UUID),
     FieldInfo(attr="partition_states", json_name="partitionStates", type="[]UpdateMetadataPartitionState", versions=_V5_PLUS, default=(), struct=UpdateMetadataPartitionState),
 )
-UpdateMetadataEndpoint._READERS = (None, _read_UpdateMetadataEndpoint_v1_2, _read_UpdateMetadataEndpoint_v1_2, _read_UpdateMetadataEndpoint_v3_5, _read_UpdateMetadataEndpoint_v3_5, _read_UpdateMetadataEndpoint_v3_5, _read_UpdateMetadataEndpoint_v6_8, _read_UpdateMetadataEndpoint_v6_8, _read_UpdateMetadataEndpoint_v6_8)
-UpdateMetadataEndpoint._WRITERS = (None, _write_UpdateMetadataEndpoint_v1_2, _write_UpdateMetadataEndpoint_v1_2, _write_UpdateMetadataEndpoint_v3_5, _write_UpdateMetadataEndpoint_v3_5, _write_UpdateMetadataEndpoint_v3_5, _write_UpdateMetadataEndpoint_v6_8, _write_UpdateMetadataEndpoint_v6_8, _write_UpdateMetadataEndpoint_v6_8)
+UpdateMetadataEndpoint._READERS = _w.bind_versions((None, _read_UpdateMetadataEndpoint_v1_5, _read_UpdateMetadataEndpoint_v1_5, _read_UpdateMetadataEndpoint_v1_5, _read_UpdateMetadataEndpoint_v1_5, _read_UpdateMetadataEndpoint_v1_5, _read_UpdateMetadataEndpoint_v6_8, _read_UpdateMetadataEndpoint_v6_8, _read_UpdateMetadataEndpoint_v6_8))
+UpdateMetadataEndpoint._WRITERS = _w.bind_versions((None, _write_UpdateMetadataEndpoint_v1_5, _write_UpdateMetadataEndpoint_v1_5, _write_UpdateMetadataEndpoint_v1_5, _write_UpdateMetadataEndpoint_v1_5, _write_UpdateMetadataEndpoint_v1_5, _write_UpdateMetadataEndpoint_v6_8, _write_UpdateMetadataEndpoint_v6_8, _write_UpdateMetadataEndpoint_v6_8))
 UpdateMetadataEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="port", json_name="port", type="int32", versions=_V1_PLUS, default=0),
     FieldInfo(attr="host", json_name="host", type="string", versions=_V1_PLUS, default=''),
     FieldInfo(attr="listener", json_name="listener", type="string", versions=_V3_PLUS, ignorable=True, default=''),
     FieldInfo(attr="security_protocol", json_name="securityProtocol", type="int16", versions=_V1_PLUS, default=0),
 )
-UpdateMetadataBroker._READERS = (_read_UpdateMetadataBroker_v0, _read_UpdateMetadataBroker_v1, _read_UpdateMetadataBroker_v2, _read_UpdateMetadataBroker_v3_5, _read_UpdateMetadataBroker_v3_5, _read_UpdateMetadataBroker_v3_5, _read_UpdateMetadataBroker_v6_8, _read_UpdateMetadataBroker_v6_8, _read_UpdateMetadataBroker_v6_8)
-UpdateMetadataBroker._WRITERS = (_write_UpdateMetadataBroker_v0, _write_UpdateMetadataBroker_v1, _write_UpdateMetadataBroker_v2, _write_UpdateMetadataBroker_v3_5, _write_UpdateMetadataBroker_v3_5, _write_UpdateMetadataBroker_v3_5, _write_UpdateMetadataBroker_v6_8, _write_UpdateMetadataBroker_v6_8, _write_UpdateMetadataBroker_v6_8)
+UpdateMetadataBroker._READERS = _w.bind_versions((_read_UpdateMetadataBroker_v0_5, _read_UpdateMetadataBroker_v0_5, _read_UpdateMetadataBroker_v0_5, _read_UpdateMetadataBroker_v0_5, _read_UpdateMetadataBroker_v0_5, _read_UpdateMetadataBroker_v0_5, _read_UpdateMetadataBroker_v6_8, _read_UpdateMetadataBroker_v6_8, _read_UpdateMetadataBroker_v6_8))
+UpdateMetadataBroker._WRITERS = _w.bind_versions((_write_UpdateMetadataBroker_v0_5, _write_UpdateMetadataBroker_v0_5, _write_UpdateMetadataBroker_v0_5, _write_UpdateMetadataBroker_v0_5, _write_UpdateMetadataBroker_v0_5, _write_UpdateMetadataBroker_v0_5, _write_UpdateMetadataBroker_v6_8, _write_UpdateMetadataBroker_v6_8, _write_UpdateMetadataBroker_v6_8))
 UpdateMetadataBroker._LAZY_DEFAULTS = {"endpoints": list}
 UpdateMetadataBroker.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="id", json_name="id", type="int32", versions=_V0_PLUS, default=0),
@@ -1820,8 +912,8 @@ UpdateMetadataBroker.FIELDS = (  # what the runtime knows of each field (kwire.w
     FieldInfo(attr="endpoints", json_name="endpoints", type="[]UpdateMetadataEndpoint", versions=_V1_PLUS, ignorable=True, default=(), struct=UpdateMetadataEndpoint),
     FieldInfo(attr="rack", json_name="rack", type="string", versions=_V2_PLUS, nullable=_V2_PLUS, ignorable=True, default=''),
 )
-UpdateMetadataRequest._READERS = (_read_UpdateMetadataRequest_v0, _read_UpdateMetadataRequest_v1, _read_UpdateMetadataRequest_v2, _read_UpdateMetadataRequest_v3, _read_UpdateMetadataRequest_v4, _read_UpdateMetadataRequest_v5, _read_UpdateMetadataRequest_v6, _read_UpdateMetadataRequest_v7, _read_UpdateMetadataRequest_v8)
-UpdateMetadataRequest._WRITERS = (_write_UpdateMetadataRequest_v0, _write_UpdateMetadataRequest_v1, _write_UpdateMetadataRequest_v2, _write_UpdateMetadataRequest_v3, _write_UpdateMetadataRequest_v4, _write_UpdateMetadataRequest_v5, _write_UpdateMetadataRequest_v6, _write_UpdateMetadataRequest_v7, _write_UpdateMetadataRequest_v8)
+UpdateMetadataRequest._READERS = _w.bind_versions((_read_UpdateMetadataRequest_v0_5, _read_UpdateMetadataRequest_v0_5, _read_UpdateMetadataRequest_v0_5, _read_UpdateMetadataRequest_v0_5, _read_UpdateMetadataRequest_v0_5, _read_UpdateMetadataRequest_v0_5, _read_UpdateMetadataRequest_v6, _read_UpdateMetadataRequest_v7, _read_UpdateMetadataRequest_v8))
+UpdateMetadataRequest._WRITERS = _w.bind_versions((_write_UpdateMetadataRequest_v0_5, _write_UpdateMetadataRequest_v0_5, _write_UpdateMetadataRequest_v0_5, _write_UpdateMetadataRequest_v0_5, _write_UpdateMetadataRequest_v0_5, _write_UpdateMetadataRequest_v0_5, _write_UpdateMetadataRequest_v6, _write_UpdateMetadataRequest_v7, _write_UpdateMetadataRequest_v8))
 UpdateMetadataRequest._LAZY_DEFAULTS = {"ungrouped_partition_states": list, "topic_states": list, "live_brokers": list}
 UpdateMetadataRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="controller_id", json_name="controllerId", type="int32", versions=_V0_PLUS, default=0),

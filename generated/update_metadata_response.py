@@ -2,10 +2,9 @@
 
 Response message, versions 0-8, flexible versions 6+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -26,9 +25,8 @@ _pack_UpdateMetadataResponse_error_code = struct.Struct(">h").pack
 class UpdateMetadataResponse(GeneratedStruct):
     """Kafka's UpdateMetadataResponse (response, apiKey 6), versions 0-8, flexible versions 6+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "error_code": 'Outcome, 0 when the broker applied the update; for example STALE_CONTROLLER_EPOCH or STALE_BROKER_EPOCH.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "UpdateMetadataResponse"
@@ -56,26 +54,23 @@ class UpdateMetadataResponse(GeneratedStruct):
 
 # --- UpdateMetadataResponse, versions 0-5 ---
 
-def _read_UpdateMetadataResponse_v0_5(buf: bytes, pos: int) -> tuple[UpdateMetadataResponse, int]:
+def _read_UpdateMetadataResponse_v0_5(buf: bytes, pos: int, version: int) -> tuple[UpdateMetadataResponse, int]:
     response = blank_instance(UpdateMetadataResponse)
-    field = ""
-    index = 0
+    field = "error_code"
     try:
-        field = "error_code"
         (response.error_code,) = _unpack_UpdateMetadataResponse_error_code(buf, pos)
         pos += 2
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_UpdateMetadataResponse_v0_5(response: UpdateMetadataResponse, out: bytearray) -> None:
+def _write_UpdateMetadataResponse_v0_5(response: UpdateMetadataResponse, out: bytearray, version: int) -> None:
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("UpdateMetadataResponse version 0-5 cannot carry tagged fields")
-    field = ""
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_UpdateMetadataResponse_error_code(response.error_code)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -83,35 +78,25 @@ def _write_UpdateMetadataResponse_v0_5(response: UpdateMetadataResponse, out: by
 
 # --- UpdateMetadataResponse, versions 6-8 (flexible) ---
 
-def _read_UpdateMetadataResponse_v6_8(buf: bytes, pos: int) -> tuple[UpdateMetadataResponse, int]:
+def _read_UpdateMetadataResponse_v6_8(buf: bytes, pos: int, version: int) -> tuple[UpdateMetadataResponse, int]:
     response = blank_instance(UpdateMetadataResponse)
-    field = ""
-    index = 0
+    field = "error_code"
     try:
-        field = "error_code"
         (response.error_code,) = _unpack_UpdateMetadataResponse_error_code(buf, pos)
         pos += 2
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_UpdateMetadataResponse_v6_8(response: UpdateMetadataResponse, out: bytearray) -> None:
-    field = ""
+def _write_UpdateMetadataResponse_v6_8(response: UpdateMetadataResponse, out: bytearray, version: int) -> None:
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_UpdateMetadataResponse_error_code(response.error_code)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -121,8 +106,8 @@ def _write_UpdateMetadataResponse_v6_8(response: UpdateMetadataResponse, out: by
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-UpdateMetadataResponse._READERS = (_read_UpdateMetadataResponse_v0_5, _read_UpdateMetadataResponse_v0_5, _read_UpdateMetadataResponse_v0_5, _read_UpdateMetadataResponse_v0_5, _read_UpdateMetadataResponse_v0_5, _read_UpdateMetadataResponse_v0_5, _read_UpdateMetadataResponse_v6_8, _read_UpdateMetadataResponse_v6_8, _read_UpdateMetadataResponse_v6_8)
-UpdateMetadataResponse._WRITERS = (_write_UpdateMetadataResponse_v0_5, _write_UpdateMetadataResponse_v0_5, _write_UpdateMetadataResponse_v0_5, _write_UpdateMetadataResponse_v0_5, _write_UpdateMetadataResponse_v0_5, _write_UpdateMetadataResponse_v0_5, _write_UpdateMetadataResponse_v6_8, _write_UpdateMetadataResponse_v6_8, _write_UpdateMetadataResponse_v6_8)
+UpdateMetadataResponse._READERS = _w.bind_versions((_read_UpdateMetadataResponse_v0_5, _read_UpdateMetadataResponse_v0_5, _read_UpdateMetadataResponse_v0_5, _read_UpdateMetadataResponse_v0_5, _read_UpdateMetadataResponse_v0_5, _read_UpdateMetadataResponse_v0_5, _read_UpdateMetadataResponse_v6_8, _read_UpdateMetadataResponse_v6_8, _read_UpdateMetadataResponse_v6_8))
+UpdateMetadataResponse._WRITERS = _w.bind_versions((_write_UpdateMetadataResponse_v0_5, _write_UpdateMetadataResponse_v0_5, _write_UpdateMetadataResponse_v0_5, _write_UpdateMetadataResponse_v0_5, _write_UpdateMetadataResponse_v0_5, _write_UpdateMetadataResponse_v0_5, _write_UpdateMetadataResponse_v6_8, _write_UpdateMetadataResponse_v6_8, _write_UpdateMetadataResponse_v6_8))
 UpdateMetadataResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
 )

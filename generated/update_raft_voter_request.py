@@ -2,10 +2,9 @@
 
 Request message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -33,11 +32,10 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class Listener(GeneratedStruct):
     """Endpoints through which the voter can now be reached."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": "Listener name of the voter's endpoint.",
         "host": 'Host name or IP address of the voter on that listener.',
         "port": 'TCP port of the listener.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "Listener"
@@ -67,10 +65,9 @@ class Listener(GeneratedStruct):
 class KRaftVersionFeature(GeneratedStruct):
     """kraft.version feature levels the voter can run."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "min_supported_version": 'Lowest kraft.version level the voter supports.',
         "max_supported_version": 'Highest kraft.version level the voter supports.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "KRaftVersionFeature"
@@ -105,14 +102,13 @@ class KRaftVersionFeature(GeneratedStruct):
 class UpdateRaftVoterRequest(GeneratedStruct):
     """Kafka's UpdateRaftVoterRequest (request, apiKey 82), versions 0, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "cluster_id": 'Cluster id the sender expects, or null to skip the check.',
         "current_leader_epoch": 'Leader epoch the voter believes is current, or -1 when it knows none.',
         "voter_id": 'Replica id of the voter sending its new details.',
         "voter_directory_id": "Directory id of that voter's metadata log directory.",
         "listeners": 'Endpoints through which the voter can now be reached.',
         "kraft_version_feature": 'kraft.version feature levels the voter can run.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "UpdateRaftVoterRequest"
@@ -160,12 +156,10 @@ class UpdateRaftVoterRequest(GeneratedStruct):
 
 # --- Listener, version 0 (flexible) ---
 
-def _read_Listener_v0(buf: bytes, pos: int) -> tuple[Listener, int]:
+def _read_Listener_v0(buf: bytes, pos: int, version: int) -> tuple[Listener, int]:
     listener = blank_instance(Listener)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         listener.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "host"
         listener.host, pos = _w.read_compact_string_nn(buf, pos)
@@ -173,130 +167,88 @@ def _read_Listener_v0(buf: bytes, pos: int) -> tuple[Listener, int]:
         (listener.port,) = _unpack_Listener_port(buf, pos)
         pos += 2
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            listener.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            listener.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        listener.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return listener, pos
 
 
-def _write_Listener_v0(listener: Listener, out: bytearray) -> None:
-    field = ""
+def _write_Listener_v0(listener: Listener, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(listener.name, "field name is null, which Listener version 0 does not allow (never nullable)"))
         field = "host"
         _w.write_compact_string(out, _w.non_null(listener.host, "field host is null, which Listener version 0 does not allow (never nullable)"))
         field = "port"
         out += _pack_Listener_port(listener.port)
         field = "(tagged fields)"
-        if listener.unknown_tagged_fields:
-            _w.write_tagged(out, [], listener.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], listener.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- KRaftVersionFeature, version 0 (flexible) ---
 
-def _read_KRaftVersionFeature_v0(buf: bytes, pos: int) -> tuple[KRaftVersionFeature, int]:
+def _read_KRaftVersionFeature_v0(buf: bytes, pos: int, version: int) -> tuple[KRaftVersionFeature, int]:
     feature = blank_instance(KRaftVersionFeature)
-    field = ""
-    index = 0
+    field = "min_supported_version, max_supported_version"
     try:
-        field = "min_supported_version, max_supported_version"
         feature.min_supported_version, feature.max_supported_version = _unpack_KRaftVersionFeature_min_supported_version_max_supported_version(buf, pos)
         pos += 4
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            feature.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            feature.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        feature.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return feature, pos
 
 
-def _write_KRaftVersionFeature_v0(feature: KRaftVersionFeature, out: bytearray) -> None:
-    field = ""
+def _write_KRaftVersionFeature_v0(feature: KRaftVersionFeature, out: bytearray, version: int) -> None:
+    field = "min_supported_version, max_supported_version"
     try:
-        field = "min_supported_version, max_supported_version"
         out += _pack_KRaftVersionFeature_min_supported_version_max_supported_version(feature.min_supported_version, feature.max_supported_version)
         field = "(tagged fields)"
-        if feature.unknown_tagged_fields:
-            _w.write_tagged(out, [], feature.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], feature.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- UpdateRaftVoterRequest, version 0 (flexible) ---
 
-def _read_UpdateRaftVoterRequest_v0(buf: bytes, pos: int) -> tuple[UpdateRaftVoterRequest, int]:
+def _read_UpdateRaftVoterRequest_v0(buf: bytes, pos: int, version: int) -> tuple[UpdateRaftVoterRequest, int]:
     request = blank_instance(UpdateRaftVoterRequest)
-    field = ""
-    index = 0
+    field = "cluster_id"
     try:
-        field = "cluster_id"
         request.cluster_id, pos = _w.read_compact_string(buf, pos)
         field = "current_leader_epoch, voter_id"
         request.current_leader_epoch, request.voter_id = _unpack_UpdateRaftVoterRequest_current_leader_epoch_voter_id(buf, pos)
         pos += 8
         field = "voter_directory_id"
         request.voter_directory_id, pos = _w.read_uuid(buf, pos)
-        field = "listeners[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        listeners_n, pos = _w.read_count(buf, pos, True)
-        if listeners_n < 0:
-            raise DecodeError("non-nullable field listeners was null", offset=pos)
-        elif listeners_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            listeners_items: KeyedList[Listener] = KeyedList()
-            for index in range(listeners_n):
-                listeners_item, pos = _read_Listener_v0(buf, pos)
-                listeners_items.append(listeners_item)
-            request.listeners = listeners_items
+        field = "listeners"
+        request.listeners, pos = _w.read_struct_array(buf, pos, True, _read_Listener_v0, version, KeyedList)
         field = "kraft_version_feature"
-        request.kraft_version_feature, pos = _read_KRaftVersionFeature_v0(buf, pos)
+        request.kraft_version_feature, pos = _read_KRaftVersionFeature_v0(buf, pos, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_UpdateRaftVoterRequest_v0(request: UpdateRaftVoterRequest, out: bytearray) -> None:
-    field = ""
+def _write_UpdateRaftVoterRequest_v0(request: UpdateRaftVoterRequest, out: bytearray, version: int) -> None:
+    field = "cluster_id"
     try:
-        field = "cluster_id"
         _w.write_compact_string(out, request.cluster_id)
         field = "current_leader_epoch, voter_id"
         out += _pack_UpdateRaftVoterRequest_current_leader_epoch_voter_id(request.current_leader_epoch, request.voter_id)
         field = "voter_directory_id"
         out += _w.uuid_bytes(request.voter_directory_id)
-        field = "listeners[]"
-        listeners_items = _w.non_null(request.listeners, "field listeners is null, which UpdateRaftVoterRequest version 0 does not allow (never nullable)")
-        _w.write_count(out, len(listeners_items), True)
-        for listeners_item in listeners_items:
-            _write_Listener_v0(listeners_item, out)
+        field = "listeners"
+        _w.write_struct_array(out, _w.non_null(request.listeners, "field listeners is null, which UpdateRaftVoterRequest version 0 does not allow (never nullable)"), True, _write_Listener_v0, version)
         field = "kraft_version_feature"
-        _write_KRaftVersionFeature_v0(_w.non_null(request.kraft_version_feature, "field kraft_version_feature is null, which UpdateRaftVoterRequest version 0 does not allow (never nullable)"), out)
+        _write_KRaftVersionFeature_v0(_w.non_null(request.kraft_version_feature, "field kraft_version_feature is null, which UpdateRaftVoterRequest version 0 does not allow (never nullable)"), out, version)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -306,22 +258,22 @@ def _write_UpdateRaftVoterRequest_v0(request: UpdateRaftVoterRequest, out: bytea
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-Listener._READERS = (_read_Listener_v0,)
-Listener._WRITERS = (_write_Listener_v0,)
+Listener._READERS = _w.bind_versions((_read_Listener_v0,))
+Listener._WRITERS = _w.bind_versions((_write_Listener_v0,))
 Listener._MAP_KEYS = ("name",)
 Listener.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="host", json_name="host", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="port", json_name="port", type="uint16", versions=_V0_PLUS, default=0),
 )
-KRaftVersionFeature._READERS = (_read_KRaftVersionFeature_v0,)
-KRaftVersionFeature._WRITERS = (_write_KRaftVersionFeature_v0,)
+KRaftVersionFeature._READERS = _w.bind_versions((_read_KRaftVersionFeature_v0,))
+KRaftVersionFeature._WRITERS = _w.bind_versions((_write_KRaftVersionFeature_v0,))
 KRaftVersionFeature.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="min_supported_version", json_name="minSupportedVersion", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="max_supported_version", json_name="maxSupportedVersion", type="int16", versions=_V0_PLUS, default=0),
 )
-UpdateRaftVoterRequest._READERS = (_read_UpdateRaftVoterRequest_v0,)
-UpdateRaftVoterRequest._WRITERS = (_write_UpdateRaftVoterRequest_v0,)
+UpdateRaftVoterRequest._READERS = _w.bind_versions((_read_UpdateRaftVoterRequest_v0,))
+UpdateRaftVoterRequest._WRITERS = _w.bind_versions((_write_UpdateRaftVoterRequest_v0,))
 UpdateRaftVoterRequest._LAZY_DEFAULTS = {"listeners": KeyedList, "kraft_version_feature": KRaftVersionFeature}
 UpdateRaftVoterRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="cluster_id", json_name="clusterId", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),

@@ -2,10 +2,9 @@
 
 Response message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -30,12 +29,11 @@ _pack_UpdateRaftVoterResponse_throttle_time_ms_error_code = struct.Struct(">ih")
 class CurrentLeader(GeneratedStruct):
     """Where the current leader is, sent so a voter that asked a non-leader can go there."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "leader_id": 'Replica id of the current leader, or -1 when unknown.',
         "leader_epoch": 'Latest leader epoch known to the responder, or -1.',
         "host": 'Host name of the leader.',
         "port": 'TCP port of the leader.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "CurrentLeader"
@@ -80,11 +78,10 @@ class CurrentLeader(GeneratedStruct):
 class UpdateRaftVoterResponse(GeneratedStruct):
     """Kafka's UpdateRaftVoterResponse (response, apiKey 82), versions 0, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "throttle_time_ms": 'Milliseconds the request was held back by a quota; 0 when no quota applied.',
         "error_code": 'Outcome, 0 when the update was accepted; for example NOT_LEADER_OR_FOLLOWER or VOTER_NOT_FOUND.',
         "current_leader": 'Where the current leader is, sent so a voter that asked a non-leader can go there.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "UpdateRaftVoterResponse"
@@ -120,12 +117,10 @@ class UpdateRaftVoterResponse(GeneratedStruct):
 
 # --- CurrentLeader, version 0 (flexible) ---
 
-def _read_CurrentLeader_v0(buf: bytes, pos: int) -> tuple[CurrentLeader, int]:
+def _read_CurrentLeader_v0(buf: bytes, pos: int, version: int) -> tuple[CurrentLeader, int]:
     leader = blank_instance(CurrentLeader)
-    field = ""
-    index = 0
+    field = "leader_id, leader_epoch"
     try:
-        field = "leader_id, leader_epoch"
         leader.leader_id, leader.leader_epoch = _unpack_CurrentLeader_leader_id_leader_epoch(buf, pos)
         pos += 8
         field = "host"
@@ -134,42 +129,32 @@ def _read_CurrentLeader_v0(buf: bytes, pos: int) -> tuple[CurrentLeader, int]:
         (leader.port,) = _unpack_CurrentLeader_port(buf, pos)
         pos += 4
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            leader.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            leader.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        leader.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return leader, pos
 
 
-def _write_CurrentLeader_v0(leader: CurrentLeader, out: bytearray) -> None:
-    field = ""
+def _write_CurrentLeader_v0(leader: CurrentLeader, out: bytearray, version: int) -> None:
+    field = "leader_id, leader_epoch"
     try:
-        field = "leader_id, leader_epoch"
         out += _pack_CurrentLeader_leader_id_leader_epoch(leader.leader_id, leader.leader_epoch)
         field = "host"
         _w.write_compact_string(out, _w.non_null(leader.host, "field host is null, which CurrentLeader version 0 does not allow (never nullable)"))
         field = "port"
         out += _pack_CurrentLeader_port(leader.port)
         field = "(tagged fields)"
-        if leader.unknown_tagged_fields:
-            _w.write_tagged(out, [], leader.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], leader.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- UpdateRaftVoterResponse, version 0 (flexible) ---
 
-def _read_UpdateRaftVoterResponse_v0(buf: bytes, pos: int) -> tuple[UpdateRaftVoterResponse, int]:
+def _read_UpdateRaftVoterResponse_v0(buf: bytes, pos: int, version: int) -> tuple[UpdateRaftVoterResponse, int]:
     response = blank_instance(UpdateRaftVoterResponse)
-    field = ""
-    index = 0
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         response.throttle_time_ms, response.error_code = _unpack_UpdateRaftVoterResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "(tagged fields)"
@@ -193,7 +178,7 @@ def _read_UpdateRaftVoterResponse_v0(buf: bytes, pos: int) -> tuple[UpdateRaftVo
                     tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     field = "current_leader"
-                    response.current_leader, pos = _read_CurrentLeader_v0(buf, pos)
+                    response.current_leader, pos = _read_CurrentLeader_v0(buf, pos, version)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -201,21 +186,20 @@ def _read_UpdateRaftVoterResponse_v0(buf: bytes, pos: int) -> tuple[UpdateRaftVo
                     pos = end
             response.unknown_tagged_fields = tuple(unknown)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_UpdateRaftVoterResponse_v0(response: UpdateRaftVoterResponse, out: bytearray) -> None:
-    field = ""
+def _write_UpdateRaftVoterResponse_v0(response: UpdateRaftVoterResponse, out: bytearray, version: int) -> None:
+    field = "throttle_time_ms, error_code"
     try:
-        field = "throttle_time_ms, error_code"
         out += _pack_UpdateRaftVoterResponse_throttle_time_ms_error_code(response.throttle_time_ms, response.error_code)
         field = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
         if response.current_leader != CurrentLeader():
             payload = bytearray()
             field = "current_leader"
-            _write_CurrentLeader_v0(_w.non_null(response.current_leader, "field current_leader is null, which UpdateRaftVoterResponse version 0 does not allow (never nullable)"), payload)
+            _write_CurrentLeader_v0(_w.non_null(response.current_leader, "field current_leader is null, which UpdateRaftVoterResponse version 0 does not allow (never nullable)"), payload, version)
             tagged.append((0, payload))
         if tagged or response.unknown_tagged_fields:
             _w.write_tagged(out, tagged, response.unknown_tagged_fields)
@@ -230,16 +214,16 @@ def _write_UpdateRaftVoterResponse_v0(response: UpdateRaftVoterResponse, out: by
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-CurrentLeader._READERS = (_read_CurrentLeader_v0,)
-CurrentLeader._WRITERS = (_write_CurrentLeader_v0,)
+CurrentLeader._READERS = _w.bind_versions((_read_CurrentLeader_v0,))
+CurrentLeader._WRITERS = _w.bind_versions((_write_CurrentLeader_v0,))
 CurrentLeader.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="leader_id", json_name="leaderId", type="int32", versions=_V0_PLUS, default=-1),
     FieldInfo(attr="leader_epoch", json_name="leaderEpoch", type="int32", versions=_V0_PLUS, default=-1),
     FieldInfo(attr="host", json_name="host", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="port", json_name="port", type="int32", versions=_V0_PLUS, default=0),
 )
-UpdateRaftVoterResponse._READERS = (_read_UpdateRaftVoterResponse_v0,)
-UpdateRaftVoterResponse._WRITERS = (_write_UpdateRaftVoterResponse_v0,)
+UpdateRaftVoterResponse._READERS = _w.bind_versions((_read_UpdateRaftVoterResponse_v0,))
+UpdateRaftVoterResponse._WRITERS = _w.bind_versions((_write_UpdateRaftVoterResponse_v0,))
 UpdateRaftVoterResponse._LAZY_DEFAULTS = {"current_leader": CurrentLeader}
 UpdateRaftVoterResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

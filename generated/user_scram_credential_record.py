@@ -2,10 +2,9 @@
 
 Metadata message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per wire layout, the versions that share one (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -28,14 +27,13 @@ _pack_UserScramCredentialRecord_iterations = struct.Struct(">i").pack
 class UserScramCredentialRecord(GeneratedStruct):
     """Kafka's UserScramCredentialRecord (metadata, apiKey 11), versions 0, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the user the credential belongs to.',
         "mechanism": 'SCRAM mechanism of the credential: 1 SCRAM-SHA-256, 2 SCRAM-SHA-512.',
         "salt": 'Random salt chosen by the client.',
         "stored_key": "Key with which the server checks the client's proof.",
         "server_key": "Key with which the client checks the server's signature.",
         "iterations": 'Hash iteration count of the credential.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "UserScramCredentialRecord"
@@ -84,11 +82,9 @@ class UserScramCredentialRecord(GeneratedStruct):
 
 def _read_UserScramCredentialRecord_v0(buf: bytes, pos: int) -> tuple[UserScramCredentialRecord, int]:
     record = blank_instance(UserScramCredentialRecord)
-    field = ""
-    index = 0
+    field = "name"
     size = len(buf)
     try:
-        field = "name"
         name_n = buf[pos]  # the length + 1
         if name_n == 1:  # the empty string
             record.name = ""
@@ -119,14 +115,13 @@ def _read_UserScramCredentialRecord_v0(buf: bytes, pos: int) -> tuple[UserScramC
         else:  # tags these versions do not know, kept as they came
             record.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return record, pos
 
 
 def _write_UserScramCredentialRecord_v0(record: UserScramCredentialRecord, out: bytearray) -> None:
-    field = ""
+    field = "name"
     try:
-        field = "name"
         if record.name is None:
             raise EncodeError("field name is null, which UserScramCredentialRecord version 0 does not allow (never nullable)")
         name_utf8 = record.name.encode()

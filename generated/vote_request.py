@@ -2,10 +2,9 @@
 
 Request message, versions 0-2, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -19,14 +18,12 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
-_unpack_PartitionData_partition_index_to_last_offset = struct.Struct(">iiiiq").unpack_from
-_pack_PartitionData_partition_index_to_last_offset = struct.Struct(">iiiiq").pack
 _unpack_PartitionData_partition_index_to_replica_id = struct.Struct(">iii").unpack_from
 _pack_PartitionData_partition_index_to_replica_id = struct.Struct(">iii").pack
 _unpack_PartitionData_last_offset_epoch_last_offset = struct.Struct(">iq").unpack_from
 _pack_PartitionData_last_offset_epoch_last_offset = struct.Struct(">iq").pack
-_unpack_PartitionData_last_offset_epoch_to_pre_vote = struct.Struct(">iq?").unpack_from
-_pack_PartitionData_last_offset_epoch_to_pre_vote = struct.Struct(">iq?").pack
+_unpack_PartitionData_pre_vote = struct.Struct(">?").unpack_from
+_pack_PartitionData_pre_vote = struct.Struct(">?").pack
 _unpack_VoteRequest_voter_id = struct.Struct(">i").unpack_from
 _pack_VoteRequest_voter_id = struct.Struct(">i").pack
 
@@ -37,7 +34,7 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class PartitionData(GeneratedStruct):
     """Partitions of this topic the vote is for."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition_index": 'Index of the partition within the topic.',
         "replica_epoch": 'Epoch the sender proposes: its bumped epoch as a candidate, its current one when pre-voting.',
         "replica_id": 'Replica id of the sender.',
@@ -46,7 +43,6 @@ class PartitionData(GeneratedStruct):
         "last_offset_epoch": "Epoch of the last record in the sender's log.",
         "last_offset": "Offset just past the last record in the sender's log, used to check the sender is up to date.",
         "pre_vote": 'True for a pre-vote, which asks whether a vote would be granted without bumping any epoch.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "PartitionData"
@@ -98,10 +94,9 @@ class PartitionData(GeneratedStruct):
 class TopicData(GeneratedStruct):
     """Topics (the metadata log) the vote is for."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_name": 'Name of the Raft topic (in practice __cluster_metadata).',
         "partitions": 'Partitions of this topic the vote is for.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TopicData"
@@ -127,11 +122,10 @@ class TopicData(GeneratedStruct):
 class VoteRequest(GeneratedStruct):
     """Kafka's VoteRequest (request, apiKey 52), versions 0-2, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "cluster_id": 'Cluster id the sender expects, or null to skip the check.',
         "voter_id": 'Replica id of the voter the request is addressed to, or -1.',
         "topics": 'Topics (the metadata log) the vote is for.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "VoteRequest"
@@ -165,464 +159,118 @@ class VoteRequest(GeneratedStruct):
 
 
 
-# --- PartitionData, version 0 (flexible) ---
+# --- PartitionData, versions 0-2 (flexible) ---
 
-def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
+def _read_PartitionData_v0_2(buf: bytes, pos: int, version: int) -> tuple[PartitionData, int]:
     data = blank_instance(PartitionData)
     data.replica_directory_id = _ZERO_UUID
     data.voter_directory_id = _ZERO_UUID
     data.pre_vote = False
-    field = ""
-    index = 0
+    field = "partition_index, replica_epoch, replica_id"
     try:
-        field = "partition_index, replica_epoch, replica_id, last_offset_epoch, last_offset"
-        data.partition_index, data.replica_epoch, data.replica_id, data.last_offset_epoch, data.last_offset = _unpack_PartitionData_partition_index_to_last_offset(buf, pos)
-        pos += 24
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return data, pos
-
-
-def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
-    if data.pre_vote:
-        check_unsupported(data, "pre_vote", "0")
-    field = ""
-    try:
-        field = "partition_index, replica_epoch, replica_id, last_offset_epoch, last_offset"
-        out += _pack_PartitionData_partition_index_to_last_offset(data.partition_index, data.replica_epoch, data.replica_id, data.last_offset_epoch, data.last_offset)
-        field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- PartitionData, version 1 (flexible) ---
-
-def _read_PartitionData_v1(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = blank_instance(PartitionData)
-    data.pre_vote = False
-    field = ""
-    index = 0
-    try:
-        field = "partition_index, replica_epoch, replica_id"
         data.partition_index, data.replica_epoch, data.replica_id = _unpack_PartitionData_partition_index_to_replica_id(buf, pos)
         pos += 12
-        field = "replica_directory_id"
-        data.replica_directory_id, pos = _w.read_uuid(buf, pos)
-        field = "voter_directory_id"
-        data.voter_directory_id, pos = _w.read_uuid(buf, pos)
+        if version >= 1:
+            field = "replica_directory_id"
+            data.replica_directory_id, pos = _w.read_uuid(buf, pos)
+            field = "voter_directory_id"
+            data.voter_directory_id, pos = _w.read_uuid(buf, pos)
         field = "last_offset_epoch, last_offset"
         data.last_offset_epoch, data.last_offset = _unpack_PartitionData_last_offset_epoch_last_offset(buf, pos)
         pos += 12
-        field = "(tagged fields)"
-        if buf[pos] == 0:
+        if version >= 2:
+            field = "pre_vote"
+            (data.pre_vote,) = _unpack_PartitionData_pre_vote(buf, pos)
             pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        field = "(tagged fields)"
+        data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_PartitionData_v1(data: PartitionData, out: bytearray) -> None:
-    if data.pre_vote:
-        check_unsupported(data, "pre_vote", "1")
-    field = ""
+def _write_PartitionData_v0_2(data: PartitionData, out: bytearray, version: int) -> None:
+    if version < 2 and data.pre_vote:
+        check_unsupported(data, "pre_vote", str(version))
+    field = "partition_index, replica_epoch, replica_id"
     try:
-        field = "partition_index, replica_epoch, replica_id"
         out += _pack_PartitionData_partition_index_to_replica_id(data.partition_index, data.replica_epoch, data.replica_id)
-        field = "replica_directory_id"
-        out += _w.uuid_bytes(data.replica_directory_id)
-        field = "voter_directory_id"
-        out += _w.uuid_bytes(data.voter_directory_id)
+        if version >= 1:
+            field = "replica_directory_id"
+            out += _w.uuid_bytes(data.replica_directory_id)
+            field = "voter_directory_id"
+            out += _w.uuid_bytes(data.voter_directory_id)
         field = "last_offset_epoch, last_offset"
         out += _pack_PartitionData_last_offset_epoch_last_offset(data.last_offset_epoch, data.last_offset)
+        if version >= 2:
+            field = "pre_vote"
+            out += _pack_PartitionData_pre_vote(data.pre_vote)
         field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], data.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- PartitionData, version 2 (flexible) ---
+# --- TopicData, versions 0-2 (flexible) ---
 
-def _read_PartitionData_v2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = blank_instance(PartitionData)
-    field = ""
-    index = 0
-    try:
-        field = "partition_index, replica_epoch, replica_id"
-        data.partition_index, data.replica_epoch, data.replica_id = _unpack_PartitionData_partition_index_to_replica_id(buf, pos)
-        pos += 12
-        field = "replica_directory_id"
-        data.replica_directory_id, pos = _w.read_uuid(buf, pos)
-        field = "voter_directory_id"
-        data.voter_directory_id, pos = _w.read_uuid(buf, pos)
-        field = "last_offset_epoch, last_offset, pre_vote"
-        data.last_offset_epoch, data.last_offset, data.pre_vote = _unpack_PartitionData_last_offset_epoch_to_pre_vote(buf, pos)
-        pos += 13
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return data, pos
-
-
-def _write_PartitionData_v2(data: PartitionData, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "partition_index, replica_epoch, replica_id"
-        out += _pack_PartitionData_partition_index_to_replica_id(data.partition_index, data.replica_epoch, data.replica_id)
-        field = "replica_directory_id"
-        out += _w.uuid_bytes(data.replica_directory_id)
-        field = "voter_directory_id"
-        out += _w.uuid_bytes(data.voter_directory_id)
-        field = "last_offset_epoch, last_offset, pre_vote"
-        out += _pack_PartitionData_last_offset_epoch_to_pre_vote(data.last_offset_epoch, data.last_offset, data.pre_vote)
-        field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- TopicData, version 0 (flexible) ---
-
-def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
+def _read_TopicData_v0_2(buf: bytes, pos: int, version: int) -> tuple[TopicData, int]:
     data = blank_instance(TopicData)
-    field = ""
-    index = 0
+    field = "topic_name"
     try:
-        field = "topic_name"
         data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[PartitionData] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionData_v0(buf, pos)
-                partitions_items.append(partitions_item)
-            data.partitions = partitions_items
+        field = "partitions"
+        data.partitions, pos = _w.read_struct_array(buf, pos, True, _read_PartitionData_v0_2, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_TopicData_v0(data: TopicData, out: bytearray) -> None:
-    field = ""
+def _write_TopicData_v0_2(data: TopicData, out: bytearray, version: int) -> None:
+    field = "topic_name"
     try:
-        field = "topic_name"
-        _w.write_compact_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData version 0 does not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 0 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_PartitionData_v0(partitions_item, out)
+        _w.write_compact_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData versions 0-2 do not allow (never nullable)"))
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(data.partitions, "field partitions is null, which TopicData versions 0-2 do not allow (never nullable)"), True, _write_PartitionData_v0_2, version)
         field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], data.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- TopicData, version 1 (flexible) ---
+# --- VoteRequest, versions 0-2 (flexible) ---
 
-def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
-    data = blank_instance(TopicData)
-    field = ""
-    index = 0
-    try:
-        field = "topic_name"
-        data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[PartitionData] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionData_v1(buf, pos)
-                partitions_items.append(partitions_item)
-            data.partitions = partitions_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return data, pos
-
-
-def _write_TopicData_v1(data: TopicData, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "topic_name"
-        _w.write_compact_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData version 1 does not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 1 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_PartitionData_v1(partitions_item, out)
-        field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- TopicData, version 2 (flexible) ---
-
-def _read_TopicData_v2(buf: bytes, pos: int) -> tuple[TopicData, int]:
-    data = blank_instance(TopicData)
-    field = ""
-    index = 0
-    try:
-        field = "topic_name"
-        data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[PartitionData] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionData_v2(buf, pos)
-                partitions_items.append(partitions_item)
-            data.partitions = partitions_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return data, pos
-
-
-def _write_TopicData_v2(data: TopicData, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "topic_name"
-        _w.write_compact_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData version 2 does not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData version 2 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_PartitionData_v2(partitions_item, out)
-        field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- VoteRequest, version 0 (flexible) ---
-
-def _read_VoteRequest_v0(buf: bytes, pos: int) -> tuple[VoteRequest, int]:
+def _read_VoteRequest_v0_2(buf: bytes, pos: int, version: int) -> tuple[VoteRequest, int]:
     request = blank_instance(VoteRequest)
     request.voter_id = -1
-    field = ""
-    index = 0
+    field = "cluster_id"
     try:
-        field = "cluster_id"
         request.cluster_id, pos = _w.read_compact_string(buf, pos)
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[TopicData] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicData_v0(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
+        if version >= 1:
+            field = "voter_id"
+            (request.voter_id,) = _unpack_VoteRequest_voter_id(buf, pos)
+            pos += 4
+        field = "topics"
+        request.topics, pos = _w.read_struct_array(buf, pos, True, _read_TopicData_v0_2, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_VoteRequest_v0(request: VoteRequest, out: bytearray) -> None:
-    field = ""
+def _write_VoteRequest_v0_2(request: VoteRequest, out: bytearray, version: int) -> None:
+    field = "cluster_id"
     try:
-        field = "cluster_id"
         _w.write_compact_string(out, request.cluster_id)
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which VoteRequest version 0 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_TopicData_v0(topics_item, out)
+        if version >= 1:
+            field = "voter_id"
+            out += _pack_VoteRequest_voter_id(request.voter_id)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(request.topics, "field topics is null, which VoteRequest versions 0-2 do not allow (never nullable)"), True, _write_TopicData_v0_2, version)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- VoteRequest, version 1 (flexible) ---
-
-def _read_VoteRequest_v1(buf: bytes, pos: int) -> tuple[VoteRequest, int]:
-    request = blank_instance(VoteRequest)
-    field = ""
-    index = 0
-    try:
-        field = "cluster_id"
-        request.cluster_id, pos = _w.read_compact_string(buf, pos)
-        field = "voter_id"
-        (request.voter_id,) = _unpack_VoteRequest_voter_id(buf, pos)
-        pos += 4
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[TopicData] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicData_v1(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_VoteRequest_v1(request: VoteRequest, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "cluster_id"
-        _w.write_compact_string(out, request.cluster_id)
-        field = "voter_id"
-        out += _pack_VoteRequest_voter_id(request.voter_id)
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which VoteRequest version 1 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_TopicData_v1(topics_item, out)
-        field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- VoteRequest, version 2 (flexible) ---
-
-def _read_VoteRequest_v2(buf: bytes, pos: int) -> tuple[VoteRequest, int]:
-    request = blank_instance(VoteRequest)
-    field = ""
-    index = 0
-    try:
-        field = "cluster_id"
-        request.cluster_id, pos = _w.read_compact_string(buf, pos)
-        field = "voter_id"
-        (request.voter_id,) = _unpack_VoteRequest_voter_id(buf, pos)
-        pos += 4
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[TopicData] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicData_v2(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_VoteRequest_v2(request: VoteRequest, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "cluster_id"
-        _w.write_compact_string(out, request.cluster_id)
-        field = "voter_id"
-        out += _pack_VoteRequest_voter_id(request.voter_id)
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which VoteRequest version 2 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_TopicData_v2(topics_item, out)
-        field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -634,8 +282,8 @@ _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 _V2_PLUS = (2, 32767)
 
-PartitionData._READERS = (_read_PartitionData_v0, _read_PartitionData_v1, _read_PartitionData_v2)
-PartitionData._WRITERS = (_write_PartitionData_v0, _write_PartitionData_v1, _write_PartitionData_v2)
+PartitionData._READERS = _w.bind_versions((_read_PartitionData_v0_2, _read_PartitionData_v0_2, _read_PartitionData_v0_2))
+PartitionData._WRITERS = _w.bind_versions((_write_PartitionData_v0_2, _write_PartitionData_v0_2, _write_PartitionData_v0_2))
 PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="replica_epoch", json_name="replicaEpoch", type="int32", versions=_V0_PLUS, default=0),
@@ -646,15 +294,15 @@ PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
     FieldInfo(attr="last_offset", json_name="lastOffset", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="pre_vote", json_name="preVote", type="bool", versions=_V2_PLUS, default=False),
 )
-TopicData._READERS = (_read_TopicData_v0, _read_TopicData_v1, _read_TopicData_v2)
-TopicData._WRITERS = (_write_TopicData_v0, _write_TopicData_v1, _write_TopicData_v2)
+TopicData._READERS = _w.bind_versions((_read_TopicData_v0_2, _read_TopicData_v0_2, _read_TopicData_v0_2))
+TopicData._WRITERS = _w.bind_versions((_write_TopicData_v0_2, _write_TopicData_v0_2, _write_TopicData_v0_2))
 TopicData._LAZY_DEFAULTS = {"partitions": list}
 TopicData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partitions", json_name="partitions", type="[]PartitionData", versions=_V0_PLUS, default=(), struct=PartitionData),
 )
-VoteRequest._READERS = (_read_VoteRequest_v0, _read_VoteRequest_v1, _read_VoteRequest_v2)
-VoteRequest._WRITERS = (_write_VoteRequest_v0, _write_VoteRequest_v1, _write_VoteRequest_v2)
+VoteRequest._READERS = _w.bind_versions((_read_VoteRequest_v0_2, _read_VoteRequest_v0_2, _read_VoteRequest_v0_2))
+VoteRequest._WRITERS = _w.bind_versions((_write_VoteRequest_v0_2, _write_VoteRequest_v0_2, _write_VoteRequest_v0_2))
 VoteRequest._LAZY_DEFAULTS = {"topics": list}
 VoteRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="cluster_id", json_name="clusterId", type="string", versions=_V0_PLUS, nullable=_V0_PLUS),

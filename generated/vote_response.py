@@ -2,10 +2,9 @@
 
 Response message, versions 0-2, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,7 +20,6 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_PartitionData_partition_index_to_vote_granted = struct.Struct(">ihii?").unpack_from
 _pack_PartitionData_partition_index_to_vote_granted = struct.Struct(">ihii?").pack
-_rows_PartitionData_v0_2 = struct.Struct(">ihii?B").iter_unpack
 _unpack_NodeEndpoint_node_id = struct.Struct(">i").unpack_from
 _pack_NodeEndpoint_node_id = struct.Struct(">i").pack
 _unpack_NodeEndpoint_port = struct.Struct(">H").unpack_from
@@ -33,13 +31,12 @@ _pack_VoteResponse_error_code = struct.Struct(">h").pack
 class PartitionData(GeneratedStruct):
     """Answer per partition of this topic."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition_index": 'Index of the partition within the topic.',
         "error_code": 'Outcome for this partition, 0 on success; for example FENCED_LEADER_EPOCH or INCONSISTENT_VOTER_SET.',
         "leader_id": 'Replica id of the leader the voter knows, or -1 when unknown.',
         "leader_epoch": 'Latest leader epoch the voter knows.',
         "vote_granted": 'Whether the voter grants the (pre-)vote.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "PartitionData"
@@ -78,10 +75,9 @@ class PartitionData(GeneratedStruct):
 class TopicData(GeneratedStruct):
     """Answer by Raft topic (in practice only __cluster_metadata)."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_name": 'Name of the Raft topic.',
         "partitions": 'Answer per partition of this topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "TopicData"
@@ -107,11 +103,10 @@ class TopicData(GeneratedStruct):
 class NodeEndpoint(GeneratedStruct):
     """Endpoints of the leader named above."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "node_id": 'Replica id of the node.',
         "host": 'Host name or IP address of the node.',
         "port": 'TCP port of the node.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "NodeEndpoint"
@@ -141,11 +136,10 @@ class NodeEndpoint(GeneratedStruct):
 class VoteResponse(GeneratedStruct):
     """Kafka's VoteResponse (response, apiKey 52), versions 0-2, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "error_code": 'Error for the whole request, 0 if none; for example INCONSISTENT_CLUSTER_ID.',
         "topics": 'Answer by Raft topic (in practice only __cluster_metadata).',
         "node_endpoints": 'Endpoints of the leader named above.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "VoteResponse"
@@ -180,111 +174,63 @@ class VoteResponse(GeneratedStruct):
 
 # --- PartitionData, versions 0-2 (flexible) ---
 
-def _read_PartitionData_v0_2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
+def _read_PartitionData_v0_2(buf: bytes, pos: int, version: int) -> tuple[PartitionData, int]:
     data = blank_instance(PartitionData)
-    field = ""
-    index = 0
+    field = "partition_index, error_code, leader_id, leader_epoch, vote_granted"
     try:
-        field = "partition_index, error_code, leader_id, leader_epoch, vote_granted"
         data.partition_index, data.error_code, data.leader_id, data.leader_epoch, data.vote_granted = _unpack_PartitionData_partition_index_to_vote_granted(buf, pos)
         pos += 15
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_PartitionData_v0_2(data: PartitionData, out: bytearray) -> None:
-    field = ""
+def _write_PartitionData_v0_2(data: PartitionData, out: bytearray, version: int) -> None:
+    field = "partition_index, error_code, leader_id, leader_epoch, vote_granted"
     try:
-        field = "partition_index, error_code, leader_id, leader_epoch, vote_granted"
         out += _pack_PartitionData_partition_index_to_vote_granted(data.partition_index, data.error_code, data.leader_id, data.leader_epoch, data.vote_granted)
         field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], data.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- TopicData, versions 0-2 (flexible) ---
 
-def _read_TopicData_v0_2(buf: bytes, pos: int) -> tuple[TopicData, int]:
+def _read_TopicData_v0_2(buf: bytes, pos: int, version: int) -> tuple[TopicData, int]:
     data = blank_instance(TopicData)
-    field = ""
-    index = 0
-    size = len(buf)
+    field = "topic_name"
     try:
-        field = "topic_name"
         data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[PartitionData] = []
-            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            partitions_end = pos + partitions_n * 16
-            partitions_rows = buf[pos:partitions_end]
-            if len(partitions_rows) == partitions_n * 16 and not any(partitions_rows[15::16]):
-                for partitions_row in _rows_PartitionData_v0_2(partitions_rows):
-                    partitions_item = blank_instance(PartitionData)
-                    partitions_item.partition_index, partitions_item.error_code, partitions_item.leader_id, partitions_item.leader_epoch, partitions_item.vote_granted, _ = partitions_row
-                    partitions_item.unknown_tagged_fields = ()
-                    partitions_items.append(partitions_item)
-                pos = partitions_end
-            else:
-                for index in range(partitions_n):
-                    partitions_item, pos = _read_PartitionData_v0_2(buf, pos)
-                    partitions_items.append(partitions_item)
-            data.partitions = partitions_items
+        field = "partitions"
+        data.partitions, pos = _w.read_struct_array(buf, pos, True, _read_PartitionData_v0_2, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_TopicData_v0_2(data: TopicData, out: bytearray) -> None:
-    field = ""
+def _write_TopicData_v0_2(data: TopicData, out: bytearray, version: int) -> None:
+    field = "topic_name"
     try:
-        field = "topic_name"
         _w.write_compact_string(out, _w.non_null(data.topic_name, "field topic_name is null, which TopicData versions 0-2 do not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(data.partitions, "field partitions is null, which TopicData versions 0-2 do not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_PartitionData_v0_2(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(data.partitions, "field partitions is null, which TopicData versions 0-2 do not allow (never nullable)"), True, _write_PartitionData_v0_2, version)
         field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], data.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- NodeEndpoint, versions 1-2 (flexible) ---
 
-def _read_NodeEndpoint_v1_2(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
+def _read_NodeEndpoint_v1_2(buf: bytes, pos: int, version: int) -> tuple[NodeEndpoint, int]:
     endpoint = blank_instance(NodeEndpoint)
-    field = ""
-    index = 0
+    field = "node_id"
     try:
-        field = "node_id"
         (endpoint.node_id,) = _unpack_NodeEndpoint_node_id(buf, pos)
         pos += 4
         field = "host"
@@ -293,112 +239,67 @@ def _read_NodeEndpoint_v1_2(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
         (endpoint.port,) = _unpack_NodeEndpoint_port(buf, pos)
         pos += 2
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            endpoint.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            endpoint.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        endpoint.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return endpoint, pos
 
 
-def _write_NodeEndpoint_v1_2(endpoint: NodeEndpoint, out: bytearray) -> None:
-    field = ""
+def _write_NodeEndpoint_v1_2(endpoint: NodeEndpoint, out: bytearray, version: int) -> None:
+    field = "node_id"
     try:
-        field = "node_id"
         out += _pack_NodeEndpoint_node_id(endpoint.node_id)
         field = "host"
         _w.write_compact_string(out, _w.non_null(endpoint.host, "field host is null, which NodeEndpoint versions 1-2 do not allow (never nullable)"))
         field = "port"
         out += _pack_NodeEndpoint_port(endpoint.port)
         field = "(tagged fields)"
-        if endpoint.unknown_tagged_fields:
-            _w.write_tagged(out, [], endpoint.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], endpoint.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- VoteResponse, version 0 (flexible) ---
 
-def _read_VoteResponse_v0(buf: bytes, pos: int) -> tuple[VoteResponse, int]:
+def _read_VoteResponse_v0(buf: bytes, pos: int, version: int) -> tuple[VoteResponse, int]:
     response = blank_instance(VoteResponse)
-    field = ""
-    index = 0
+    field = "error_code"
     try:
-        field = "error_code"
         (response.error_code,) = _unpack_VoteResponse_error_code(buf, pos)
         pos += 2
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[TopicData] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicData_v0_2(buf, pos)
-                topics_items.append(topics_item)
-            response.topics = topics_items
+        field = "topics"
+        response.topics, pos = _w.read_struct_array(buf, pos, True, _read_TopicData_v0_2, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_VoteResponse_v0(response: VoteResponse, out: bytearray) -> None:
+def _write_VoteResponse_v0(response: VoteResponse, out: bytearray, version: int) -> None:
     if (response.node_endpoints is None or len(response.node_endpoints) != 0):
         check_unsupported(response, "node_endpoints", "0")
-    field = ""
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_VoteResponse_error_code(response.error_code)
-        field = "topics[]"
-        topics_items = _w.non_null(response.topics, "field topics is null, which VoteResponse version 0 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_TopicData_v0_2(topics_item, out)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(response.topics, "field topics is null, which VoteResponse version 0 does not allow (never nullable)"), True, _write_TopicData_v0_2, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- VoteResponse, versions 1-2 (flexible) ---
 
-def _read_VoteResponse_v1_2(buf: bytes, pos: int) -> tuple[VoteResponse, int]:
+def _read_VoteResponse_v1_2(buf: bytes, pos: int, version: int) -> tuple[VoteResponse, int]:
     response = blank_instance(VoteResponse)
-    field = ""
-    index = 0
+    field = "error_code"
     try:
-        field = "error_code"
         (response.error_code,) = _unpack_VoteResponse_error_code(buf, pos)
         pos += 2
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[TopicData] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicData_v0_2(buf, pos)
-                topics_items.append(topics_item)
-            response.topics = topics_items
+        field = "topics"
+        response.topics, pos = _w.read_struct_array(buf, pos, True, _read_TopicData_v0_2, version)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -419,19 +320,8 @@ def _read_VoteResponse_v1_2(buf: bytes, pos: int) -> tuple[VoteResponse, int]:
                 else:
                     tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
-                    field = "node_endpoints[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    node_endpoints_n, pos = _w.read_count(buf, pos, True)
-                    if node_endpoints_n < 0:
-                        raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
-                    elif node_endpoints_n == 0:  # no element: no loop to set up
-                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-                    else:
-                        node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
-                        for index in range(node_endpoints_n):
-                            node_endpoints_item, pos = _read_NodeEndpoint_v1_2(buf, pos)
-                            node_endpoints_items.append(node_endpoints_item)
-                        response.node_endpoints = node_endpoints_items
+                    field = "node_endpoints"
+                    response.node_endpoints, pos = _w.read_struct_array(buf, pos, True, _read_NodeEndpoint_v1_2, version, KeyedList)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (node_endpoints) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -439,29 +329,22 @@ def _read_VoteResponse_v1_2(buf: bytes, pos: int) -> tuple[VoteResponse, int]:
                     pos = end
             response.unknown_tagged_fields = tuple(unknown)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_VoteResponse_v1_2(response: VoteResponse, out: bytearray) -> None:
-    field = ""
+def _write_VoteResponse_v1_2(response: VoteResponse, out: bytearray, version: int) -> None:
+    field = "error_code"
     try:
-        field = "error_code"
         out += _pack_VoteResponse_error_code(response.error_code)
-        field = "topics[]"
-        topics_items = _w.non_null(response.topics, "field topics is null, which VoteResponse versions 1-2 do not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_TopicData_v0_2(topics_item, out)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(response.topics, "field topics is null, which VoteResponse versions 1-2 do not allow (never nullable)"), True, _write_TopicData_v0_2, version)
         field = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
         if (response.node_endpoints is None or len(response.node_endpoints) != 0):
             payload = bytearray()
-            field = "node_endpoints[]"
-            node_endpoints_items = _w.non_null(response.node_endpoints, "field node_endpoints is null, which VoteResponse versions 1-2 do not allow (never nullable)")
-            _w.write_count(payload, len(node_endpoints_items), True)
-            for node_endpoints_item in node_endpoints_items:
-                _write_NodeEndpoint_v1_2(node_endpoints_item, payload)
+            field = "node_endpoints"
+            _w.write_struct_array(payload, _w.non_null(response.node_endpoints, "field node_endpoints is null, which VoteResponse versions 1-2 do not allow (never nullable)"), True, _write_NodeEndpoint_v1_2, version)
             tagged.append((0, payload))
         if tagged or response.unknown_tagged_fields:
             _w.write_tagged(out, tagged, response.unknown_tagged_fields)
@@ -477,8 +360,8 @@ def _write_VoteResponse_v1_2(response: VoteResponse, out: bytearray) -> None:
 _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 
-PartitionData._READERS = (_read_PartitionData_v0_2, _read_PartitionData_v0_2, _read_PartitionData_v0_2)
-PartitionData._WRITERS = (_write_PartitionData_v0_2, _write_PartitionData_v0_2, _write_PartitionData_v0_2)
+PartitionData._READERS = _w.bind_versions((_read_PartitionData_v0_2, _read_PartitionData_v0_2, _read_PartitionData_v0_2))
+PartitionData._WRITERS = _w.bind_versions((_write_PartitionData_v0_2, _write_PartitionData_v0_2, _write_PartitionData_v0_2))
 PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
@@ -486,23 +369,23 @@ PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
     FieldInfo(attr="leader_epoch", json_name="leaderEpoch", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="vote_granted", json_name="voteGranted", type="bool", versions=_V0_PLUS, default=False),
 )
-TopicData._READERS = (_read_TopicData_v0_2, _read_TopicData_v0_2, _read_TopicData_v0_2)
-TopicData._WRITERS = (_write_TopicData_v0_2, _write_TopicData_v0_2, _write_TopicData_v0_2)
+TopicData._READERS = _w.bind_versions((_read_TopicData_v0_2, _read_TopicData_v0_2, _read_TopicData_v0_2))
+TopicData._WRITERS = _w.bind_versions((_write_TopicData_v0_2, _write_TopicData_v0_2, _write_TopicData_v0_2))
 TopicData._LAZY_DEFAULTS = {"partitions": list}
 TopicData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partitions", json_name="partitions", type="[]PartitionData", versions=_V0_PLUS, default=(), struct=PartitionData),
 )
-NodeEndpoint._READERS = (None, _read_NodeEndpoint_v1_2, _read_NodeEndpoint_v1_2)
-NodeEndpoint._WRITERS = (None, _write_NodeEndpoint_v1_2, _write_NodeEndpoint_v1_2)
+NodeEndpoint._READERS = _w.bind_versions((None, _read_NodeEndpoint_v1_2, _read_NodeEndpoint_v1_2))
+NodeEndpoint._WRITERS = _w.bind_versions((None, _write_NodeEndpoint_v1_2, _write_NodeEndpoint_v1_2))
 NodeEndpoint._MAP_KEYS = ("node_id",)
 NodeEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="node_id", json_name="nodeId", type="int32", versions=_V1_PLUS, default=0, map_key=True),
     FieldInfo(attr="host", json_name="host", type="string", versions=_V1_PLUS, default=''),
     FieldInfo(attr="port", json_name="port", type="uint16", versions=_V1_PLUS, default=0),
 )
-VoteResponse._READERS = (_read_VoteResponse_v0, _read_VoteResponse_v1_2, _read_VoteResponse_v1_2)
-VoteResponse._WRITERS = (_write_VoteResponse_v0, _write_VoteResponse_v1_2, _write_VoteResponse_v1_2)
+VoteResponse._READERS = _w.bind_versions((_read_VoteResponse_v0, _read_VoteResponse_v1_2, _read_VoteResponse_v1_2))
+VoteResponse._WRITERS = _w.bind_versions((_write_VoteResponse_v0, _write_VoteResponse_v1_2, _write_VoteResponse_v1_2))
 VoteResponse._LAZY_DEFAULTS = {"topics": list, "node_endpoints": KeyedList}
 VoteResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

@@ -2,10 +2,9 @@
 
 Data message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -35,11 +34,10 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class Endpoint(GeneratedStruct):
     """Listeners on which the voter can be reached."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Listener name of the endpoint (for example CONTROLLER).',
         "host": 'Host name or IP address of the voter on that listener.',
         "port": 'TCP port of the listener.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "Endpoint"
@@ -69,10 +67,9 @@ class Endpoint(GeneratedStruct):
 class KRaftVersionFeature(GeneratedStruct):
     """kraft.version range the voter supports."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "min_supported_version": 'Lowest kraft.version level the voter can run.',
         "max_supported_version": 'Highest kraft.version level the voter can run.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "KRaftVersionFeature"
@@ -107,12 +104,11 @@ class KRaftVersionFeature(GeneratedStruct):
 class Voter(GeneratedStruct):
     """Every voter of the quorum."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "voter_id": 'Replica id of the voter.',
         "voter_directory_id": "Directory id of the voter's metadata log directory.",
         "endpoints": 'Listeners on which the voter can be reached.',
         "kraft_version_feature": 'kraft.version range the voter supports.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "Voter"
@@ -146,10 +142,9 @@ class Voter(GeneratedStruct):
 class VotersRecord(GeneratedStruct):
     """Kafka's VotersRecord (data), versions 0, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "version": 'Version of this control record body.',
         "voters": 'Every voter of the quorum.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "VotersRecord"
@@ -180,12 +175,10 @@ class VotersRecord(GeneratedStruct):
 
 # --- Endpoint, version 0 (flexible) ---
 
-def _read_Endpoint_v0(buf: bytes, pos: int) -> tuple[Endpoint, int]:
+def _read_Endpoint_v0(buf: bytes, pos: int, version: int) -> tuple[Endpoint, int]:
     endpoint = blank_instance(Endpoint)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         endpoint.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "host"
         endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
@@ -193,179 +186,113 @@ def _read_Endpoint_v0(buf: bytes, pos: int) -> tuple[Endpoint, int]:
         (endpoint.port,) = _unpack_Endpoint_port(buf, pos)
         pos += 2
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            endpoint.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            endpoint.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        endpoint.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return endpoint, pos
 
 
-def _write_Endpoint_v0(endpoint: Endpoint, out: bytearray) -> None:
-    field = ""
+def _write_Endpoint_v0(endpoint: Endpoint, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(endpoint.name, "field name is null, which Endpoint version 0 does not allow (never nullable)"))
         field = "host"
         _w.write_compact_string(out, _w.non_null(endpoint.host, "field host is null, which Endpoint version 0 does not allow (never nullable)"))
         field = "port"
         out += _pack_Endpoint_port(endpoint.port)
         field = "(tagged fields)"
-        if endpoint.unknown_tagged_fields:
-            _w.write_tagged(out, [], endpoint.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], endpoint.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- KRaftVersionFeature, version 0 (flexible) ---
 
-def _read_KRaftVersionFeature_v0(buf: bytes, pos: int) -> tuple[KRaftVersionFeature, int]:
+def _read_KRaftVersionFeature_v0(buf: bytes, pos: int, version: int) -> tuple[KRaftVersionFeature, int]:
     feature = blank_instance(KRaftVersionFeature)
-    field = ""
-    index = 0
+    field = "min_supported_version, max_supported_version"
     try:
-        field = "min_supported_version, max_supported_version"
         feature.min_supported_version, feature.max_supported_version = _unpack_KRaftVersionFeature_min_supported_version_max_supported_version(buf, pos)
         pos += 4
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            feature.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            feature.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        feature.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return feature, pos
 
 
-def _write_KRaftVersionFeature_v0(feature: KRaftVersionFeature, out: bytearray) -> None:
-    field = ""
+def _write_KRaftVersionFeature_v0(feature: KRaftVersionFeature, out: bytearray, version: int) -> None:
+    field = "min_supported_version, max_supported_version"
     try:
-        field = "min_supported_version, max_supported_version"
         out += _pack_KRaftVersionFeature_min_supported_version_max_supported_version(feature.min_supported_version, feature.max_supported_version)
         field = "(tagged fields)"
-        if feature.unknown_tagged_fields:
-            _w.write_tagged(out, [], feature.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], feature.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- Voter, version 0 (flexible) ---
 
-def _read_Voter_v0(buf: bytes, pos: int) -> tuple[Voter, int]:
+def _read_Voter_v0(buf: bytes, pos: int, version: int) -> tuple[Voter, int]:
     voter = blank_instance(Voter)
-    field = ""
-    index = 0
+    field = "voter_id"
     try:
-        field = "voter_id"
         (voter.voter_id,) = _unpack_Voter_voter_id(buf, pos)
         pos += 4
         field = "voter_directory_id"
         voter.voter_directory_id, pos = _w.read_uuid(buf, pos)
-        field = "endpoints[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        endpoints_n, pos = _w.read_count(buf, pos, True)
-        if endpoints_n < 0:
-            raise DecodeError("non-nullable field endpoints was null", offset=pos)
-        elif endpoints_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            endpoints_items: KeyedList[Endpoint] = KeyedList()
-            for index in range(endpoints_n):
-                endpoints_item, pos = _read_Endpoint_v0(buf, pos)
-                endpoints_items.append(endpoints_item)
-            voter.endpoints = endpoints_items
+        field = "endpoints"
+        voter.endpoints, pos = _w.read_struct_array(buf, pos, True, _read_Endpoint_v0, version, KeyedList)
         field = "kraft_version_feature"
-        voter.kraft_version_feature, pos = _read_KRaftVersionFeature_v0(buf, pos)
+        voter.kraft_version_feature, pos = _read_KRaftVersionFeature_v0(buf, pos, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            voter.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            voter.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        voter.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return voter, pos
 
 
-def _write_Voter_v0(voter: Voter, out: bytearray) -> None:
-    field = ""
+def _write_Voter_v0(voter: Voter, out: bytearray, version: int) -> None:
+    field = "voter_id"
     try:
-        field = "voter_id"
         out += _pack_Voter_voter_id(voter.voter_id)
         field = "voter_directory_id"
         out += _w.uuid_bytes(voter.voter_directory_id)
-        field = "endpoints[]"
-        endpoints_items = _w.non_null(voter.endpoints, "field endpoints is null, which Voter version 0 does not allow (never nullable)")
-        _w.write_count(out, len(endpoints_items), True)
-        for endpoints_item in endpoints_items:
-            _write_Endpoint_v0(endpoints_item, out)
+        field = "endpoints"
+        _w.write_struct_array(out, _w.non_null(voter.endpoints, "field endpoints is null, which Voter version 0 does not allow (never nullable)"), True, _write_Endpoint_v0, version)
         field = "kraft_version_feature"
-        _write_KRaftVersionFeature_v0(_w.non_null(voter.kraft_version_feature, "field kraft_version_feature is null, which Voter version 0 does not allow (never nullable)"), out)
+        _write_KRaftVersionFeature_v0(_w.non_null(voter.kraft_version_feature, "field kraft_version_feature is null, which Voter version 0 does not allow (never nullable)"), out, version)
         field = "(tagged fields)"
-        if voter.unknown_tagged_fields:
-            _w.write_tagged(out, [], voter.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], voter.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- VotersRecord, version 0 (flexible) ---
 
-def _read_VotersRecord_v0(buf: bytes, pos: int) -> tuple[VotersRecord, int]:
+def _read_VotersRecord_v0(buf: bytes, pos: int, version: int) -> tuple[VotersRecord, int]:
     record = blank_instance(VotersRecord)
-    field = ""
-    index = 0
+    field = "version"
     try:
-        field = "version"
         (record.version,) = _unpack_VotersRecord_version(buf, pos)
         pos += 2
-        field = "voters[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        voters_n, pos = _w.read_count(buf, pos, True)
-        if voters_n < 0:
-            raise DecodeError("non-nullable field voters was null", offset=pos)
-        elif voters_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            voters_items: list[Voter] = []
-            for index in range(voters_n):
-                voters_item, pos = _read_Voter_v0(buf, pos)
-                voters_items.append(voters_item)
-            record.voters = voters_items
+        field = "voters"
+        record.voters, pos = _w.read_struct_array(buf, pos, True, _read_Voter_v0, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            record.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            record.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        record.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return record, pos
 
 
-def _write_VotersRecord_v0(record: VotersRecord, out: bytearray) -> None:
-    field = ""
+def _write_VotersRecord_v0(record: VotersRecord, out: bytearray, version: int) -> None:
+    field = "version"
     try:
-        field = "version"
         out += _pack_VotersRecord_version(record.version)
-        field = "voters[]"
-        voters_items = _w.non_null(record.voters, "field voters is null, which VotersRecord version 0 does not allow (never nullable)")
-        _w.write_count(out, len(voters_items), True)
-        for voters_item in voters_items:
-            _write_Voter_v0(voters_item, out)
+        field = "voters"
+        _w.write_struct_array(out, _w.non_null(record.voters, "field voters is null, which VotersRecord version 0 does not allow (never nullable)"), True, _write_Voter_v0, version)
         field = "(tagged fields)"
-        if record.unknown_tagged_fields:
-            _w.write_tagged(out, [], record.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], record.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -375,22 +302,22 @@ def _write_VotersRecord_v0(record: VotersRecord, out: bytearray) -> None:
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-Endpoint._READERS = (_read_Endpoint_v0,)
-Endpoint._WRITERS = (_write_Endpoint_v0,)
+Endpoint._READERS = _w.bind_versions((_read_Endpoint_v0,))
+Endpoint._WRITERS = _w.bind_versions((_write_Endpoint_v0,))
 Endpoint._MAP_KEYS = ("name",)
 Endpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="host", json_name="host", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="port", json_name="port", type="uint16", versions=_V0_PLUS, default=0),
 )
-KRaftVersionFeature._READERS = (_read_KRaftVersionFeature_v0,)
-KRaftVersionFeature._WRITERS = (_write_KRaftVersionFeature_v0,)
+KRaftVersionFeature._READERS = _w.bind_versions((_read_KRaftVersionFeature_v0,))
+KRaftVersionFeature._WRITERS = _w.bind_versions((_write_KRaftVersionFeature_v0,))
 KRaftVersionFeature.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="min_supported_version", json_name="minSupportedVersion", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="max_supported_version", json_name="maxSupportedVersion", type="int16", versions=_V0_PLUS, default=0),
 )
-Voter._READERS = (_read_Voter_v0,)
-Voter._WRITERS = (_write_Voter_v0,)
+Voter._READERS = _w.bind_versions((_read_Voter_v0,))
+Voter._WRITERS = _w.bind_versions((_write_Voter_v0,))
 Voter._LAZY_DEFAULTS = {"endpoints": KeyedList, "kraft_version_feature": KRaftVersionFeature}
 Voter.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="voter_id", json_name="voterId", type="int32", versions=_V0_PLUS, default=0),
@@ -398,8 +325,8 @@ Voter.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.Fie
     FieldInfo(attr="endpoints", json_name="endpoints", type="[]Endpoint", versions=_V0_PLUS, default=(), struct=Endpoint),
     FieldInfo(attr="kraft_version_feature", json_name="kRaftVersionFeature", type="KRaftVersionFeature", versions=_V0_PLUS, default=(), struct=KRaftVersionFeature),
 )
-VotersRecord._READERS = (_read_VotersRecord_v0,)
-VotersRecord._WRITERS = (_write_VotersRecord_v0,)
+VotersRecord._READERS = _w.bind_versions((_read_VotersRecord_v0,))
+VotersRecord._WRITERS = _w.bind_versions((_write_VotersRecord_v0,))
 VotersRecord._LAZY_DEFAULTS = {"voters": list}
 VotersRecord.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="version", json_name="version", type="int16", versions=_V0_PLUS, default=0),

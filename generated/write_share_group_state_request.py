@@ -2,10 +2,9 @@
 
 Request message, versions 0-1, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,11 +20,10 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_StateBatch_first_offset_to_delivery_count = struct.Struct(">qqbh").unpack_from
 _pack_StateBatch_first_offset_to_delivery_count = struct.Struct(">qqbh").pack
-_rows_StateBatch_v0_1 = struct.Struct(">qqbhB").iter_unpack
 _unpack_PartitionData_partition_to_start_offset = struct.Struct(">iiiq").unpack_from
 _pack_PartitionData_partition_to_start_offset = struct.Struct(">iiiq").pack
-_unpack_PartitionData_partition_to_delivery_complete_count = struct.Struct(">iiiqi").unpack_from
-_pack_PartitionData_partition_to_delivery_complete_count = struct.Struct(">iiiqi").pack
+_unpack_PartitionData_delivery_complete_count = struct.Struct(">i").unpack_from
+_pack_PartitionData_delivery_complete_count = struct.Struct(">i").pack
 
 # Default values.
 _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
@@ -34,12 +32,11 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class StateBatch(GeneratedStruct):
     """Ranges of in-flight records whose delivery state is recorded."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "first_offset": 'First offset of the range.',
         "last_offset": 'Last offset of the range, included.',
         "delivery_state": 'State of the records: 0 available, 2 acknowledged, 4 archived.',
         "delivery_count": 'How many times these records have been delivered.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "StateBatch"
@@ -73,14 +70,13 @@ class StateBatch(GeneratedStruct):
 class PartitionData(GeneratedStruct):
     """Partitions of this topic to write."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition": 'Index of the partition within the topic.',
         "state_epoch": 'Epoch of the state being written; a write with an older epoch is refused.',
         "leader_epoch": 'Leader epoch of the writing partition leader, for fencing a deposed leader.',
         "start_offset": 'New first offset the share-partition tracks, or -1 to leave it unchanged.',
         "delivery_complete_count": 'Records past the start offset whose delivery is finished, or -1 when not tracked.',
         "state_batches": 'Ranges of in-flight records whose delivery state is recorded.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "PartitionData"
@@ -122,10 +118,9 @@ class PartitionData(GeneratedStruct):
 class WriteStateData(GeneratedStruct):
     """Topics whose share-partition state is written."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_id": 'Id of the topic the partitions in this entry belong to.',
         "partitions": 'Partitions of this topic to write.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "WriteStateData"
@@ -152,10 +147,9 @@ class WriteShareGroupStateRequest(GeneratedStruct):
     """Kafka's WriteShareGroupStateRequest (request, apiKey 85), versions 0-1, flexible versions
     0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "group_id": 'Id of the share group whose state is written.',
         "topics": 'Topics whose share-partition state is written.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "WriteShareGroupStateRequest"
@@ -187,374 +181,118 @@ class WriteShareGroupStateRequest(GeneratedStruct):
 
 # --- StateBatch, versions 0-1 (flexible) ---
 
-def _read_StateBatch_v0_1(buf: bytes, pos: int) -> tuple[StateBatch, int]:
+def _read_StateBatch_v0_1(buf: bytes, pos: int, version: int) -> tuple[StateBatch, int]:
     batch = blank_instance(StateBatch)
-    field = ""
-    index = 0
+    field = "first_offset, last_offset, delivery_state, delivery_count"
     try:
-        field = "first_offset, last_offset, delivery_state, delivery_count"
         batch.first_offset, batch.last_offset, batch.delivery_state, batch.delivery_count = _unpack_StateBatch_first_offset_to_delivery_count(buf, pos)
         pos += 19
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            batch.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            batch.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        batch.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return batch, pos
 
 
-def _write_StateBatch_v0_1(batch: StateBatch, out: bytearray) -> None:
-    field = ""
+def _write_StateBatch_v0_1(batch: StateBatch, out: bytearray, version: int) -> None:
+    field = "first_offset, last_offset, delivery_state, delivery_count"
     try:
-        field = "first_offset, last_offset, delivery_state, delivery_count"
         out += _pack_StateBatch_first_offset_to_delivery_count(batch.first_offset, batch.last_offset, batch.delivery_state, batch.delivery_count)
         field = "(tagged fields)"
-        if batch.unknown_tagged_fields:
-            _w.write_tagged(out, [], batch.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], batch.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- PartitionData, version 0 (flexible) ---
+# --- PartitionData, versions 0-1 (flexible) ---
 
-def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
+def _read_PartitionData_v0_1(buf: bytes, pos: int, version: int) -> tuple[PartitionData, int]:
     data = blank_instance(PartitionData)
     data.delivery_complete_count = -1
-    field = ""
-    index = 0
-    size = len(buf)
+    field = "partition, state_epoch, leader_epoch, start_offset"
     try:
-        field = "partition, state_epoch, leader_epoch, start_offset"
         data.partition, data.state_epoch, data.leader_epoch, data.start_offset = _unpack_PartitionData_partition_to_start_offset(buf, pos)
         pos += 20
-        field = "state_batches[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        state_batches_n, pos = _w.read_count(buf, pos, True)
-        if state_batches_n < 0:
-            raise DecodeError("non-nullable field state_batches was null", offset=pos)
-        elif state_batches_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            state_batches_items: list[StateBatch] = []
-            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            state_batches_end = pos + state_batches_n * 20
-            state_batches_rows = buf[pos:state_batches_end]
-            if len(state_batches_rows) == state_batches_n * 20 and not any(state_batches_rows[19::20]):
-                for state_batches_row in _rows_StateBatch_v0_1(state_batches_rows):
-                    state_batches_item = blank_instance(StateBatch)
-                    state_batches_item.first_offset, state_batches_item.last_offset, state_batches_item.delivery_state, state_batches_item.delivery_count, _ = state_batches_row
-                    state_batches_item.unknown_tagged_fields = ()
-                    state_batches_items.append(state_batches_item)
-                pos = state_batches_end
-            else:
-                for index in range(state_batches_n):
-                    state_batches_item, pos = _read_StateBatch_v0_1(buf, pos)
-                    state_batches_items.append(state_batches_item)
-            data.state_batches = state_batches_items
+        if version >= 1:
+            field = "delivery_complete_count"
+            (data.delivery_complete_count,) = _unpack_PartitionData_delivery_complete_count(buf, pos)
+            pos += 4
+        field = "state_batches"
+        data.state_batches, pos = _w.read_struct_array(buf, pos, True, _read_StateBatch_v0_1, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_PartitionData_v0(data: PartitionData, out: bytearray) -> None:
-    field = ""
+def _write_PartitionData_v0_1(data: PartitionData, out: bytearray, version: int) -> None:
+    field = "partition, state_epoch, leader_epoch, start_offset"
     try:
-        field = "partition, state_epoch, leader_epoch, start_offset"
         out += _pack_PartitionData_partition_to_start_offset(data.partition, data.state_epoch, data.leader_epoch, data.start_offset)
-        field = "state_batches[]"
-        state_batches_items = _w.non_null(data.state_batches, "field state_batches is null, which PartitionData version 0 does not allow (never nullable)")
-        _w.write_count(out, len(state_batches_items), True)
-        for state_batches_item in state_batches_items:
-            _write_StateBatch_v0_1(state_batches_item, out)
+        if version >= 1:
+            field = "delivery_complete_count"
+            out += _pack_PartitionData_delivery_complete_count(data.delivery_complete_count)
+        field = "state_batches"
+        _w.write_struct_array(out, _w.non_null(data.state_batches, "field state_batches is null, which PartitionData versions 0-1 do not allow (never nullable)"), True, _write_StateBatch_v0_1, version)
         field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], data.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- PartitionData, version 1 (flexible) ---
+# --- WriteStateData, versions 0-1 (flexible) ---
 
-def _read_PartitionData_v1(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = blank_instance(PartitionData)
-    field = ""
-    index = 0
-    size = len(buf)
-    try:
-        field = "partition, state_epoch, leader_epoch, start_offset, delivery_complete_count"
-        data.partition, data.state_epoch, data.leader_epoch, data.start_offset, data.delivery_complete_count = _unpack_PartitionData_partition_to_delivery_complete_count(buf, pos)
-        pos += 24
-        field = "state_batches[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        state_batches_n, pos = _w.read_count(buf, pos, True)
-        if state_batches_n < 0:
-            raise DecodeError("non-nullable field state_batches was null", offset=pos)
-        elif state_batches_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            state_batches_items: list[StateBatch] = []
-            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            state_batches_end = pos + state_batches_n * 20
-            state_batches_rows = buf[pos:state_batches_end]
-            if len(state_batches_rows) == state_batches_n * 20 and not any(state_batches_rows[19::20]):
-                for state_batches_row in _rows_StateBatch_v0_1(state_batches_rows):
-                    state_batches_item = blank_instance(StateBatch)
-                    state_batches_item.first_offset, state_batches_item.last_offset, state_batches_item.delivery_state, state_batches_item.delivery_count, _ = state_batches_row
-                    state_batches_item.unknown_tagged_fields = ()
-                    state_batches_items.append(state_batches_item)
-                pos = state_batches_end
-            else:
-                for index in range(state_batches_n):
-                    state_batches_item, pos = _read_StateBatch_v0_1(buf, pos)
-                    state_batches_items.append(state_batches_item)
-            data.state_batches = state_batches_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return data, pos
-
-
-def _write_PartitionData_v1(data: PartitionData, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "partition, state_epoch, leader_epoch, start_offset, delivery_complete_count"
-        out += _pack_PartitionData_partition_to_delivery_complete_count(data.partition, data.state_epoch, data.leader_epoch, data.start_offset, data.delivery_complete_count)
-        field = "state_batches[]"
-        state_batches_items = _w.non_null(data.state_batches, "field state_batches is null, which PartitionData version 1 does not allow (never nullable)")
-        _w.write_count(out, len(state_batches_items), True)
-        for state_batches_item in state_batches_items:
-            _write_StateBatch_v0_1(state_batches_item, out)
-        field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- WriteStateData, version 0 (flexible) ---
-
-def _read_WriteStateData_v0(buf: bytes, pos: int) -> tuple[WriteStateData, int]:
+def _read_WriteStateData_v0_1(buf: bytes, pos: int, version: int) -> tuple[WriteStateData, int]:
     data = blank_instance(WriteStateData)
-    field = ""
-    index = 0
+    field = "topic_id"
     try:
-        field = "topic_id"
         data.topic_id, pos = _w.read_uuid(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[PartitionData] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionData_v0(buf, pos)
-                partitions_items.append(partitions_item)
-            data.partitions = partitions_items
+        field = "partitions"
+        data.partitions, pos = _w.read_struct_array(buf, pos, True, _read_PartitionData_v0_1, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return data, pos
 
 
-def _write_WriteStateData_v0(data: WriteStateData, out: bytearray) -> None:
-    field = ""
+def _write_WriteStateData_v0_1(data: WriteStateData, out: bytearray, version: int) -> None:
+    field = "topic_id"
     try:
-        field = "topic_id"
         out += _w.uuid_bytes(data.topic_id)
-        field = "partitions[]"
-        partitions_items = _w.non_null(data.partitions, "field partitions is null, which WriteStateData version 0 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_PartitionData_v0(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(data.partitions, "field partitions is null, which WriteStateData versions 0-1 do not allow (never nullable)"), True, _write_PartitionData_v0_1, version)
         field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], data.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- WriteStateData, version 1 (flexible) ---
+# --- WriteShareGroupStateRequest, versions 0-1 (flexible) ---
 
-def _read_WriteStateData_v1(buf: bytes, pos: int) -> tuple[WriteStateData, int]:
-    data = blank_instance(WriteStateData)
-    field = ""
-    index = 0
-    try:
-        field = "topic_id"
-        data.topic_id, pos = _w.read_uuid(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[PartitionData] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionData_v1(buf, pos)
-                partitions_items.append(partitions_item)
-            data.partitions = partitions_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            data.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            data.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return data, pos
-
-
-def _write_WriteStateData_v1(data: WriteStateData, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "topic_id"
-        out += _w.uuid_bytes(data.topic_id)
-        field = "partitions[]"
-        partitions_items = _w.non_null(data.partitions, "field partitions is null, which WriteStateData version 1 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_PartitionData_v1(partitions_item, out)
-        field = "(tagged fields)"
-        if data.unknown_tagged_fields:
-            _w.write_tagged(out, [], data.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- WriteShareGroupStateRequest, version 0 (flexible) ---
-
-def _read_WriteShareGroupStateRequest_v0(buf: bytes, pos: int) -> tuple[WriteShareGroupStateRequest, int]:
+def _read_WriteShareGroupStateRequest_v0_1(buf: bytes, pos: int, version: int) -> tuple[WriteShareGroupStateRequest, int]:
     request = blank_instance(WriteShareGroupStateRequest)
-    field = ""
-    index = 0
+    field = "group_id"
     try:
-        field = "group_id"
         request.group_id, pos = _w.read_compact_string_nn(buf, pos)
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[WriteStateData] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_WriteStateData_v0(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
+        field = "topics"
+        request.topics, pos = _w.read_struct_array(buf, pos, True, _read_WriteStateData_v0_1, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_WriteShareGroupStateRequest_v0(request: WriteShareGroupStateRequest, out: bytearray) -> None:
-    field = ""
+def _write_WriteShareGroupStateRequest_v0_1(request: WriteShareGroupStateRequest, out: bytearray, version: int) -> None:
+    field = "group_id"
     try:
-        field = "group_id"
-        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which WriteShareGroupStateRequest version 0 does not allow (never nullable)"))
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which WriteShareGroupStateRequest version 0 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_WriteStateData_v0(topics_item, out)
+        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which WriteShareGroupStateRequest versions 0-1 do not allow (never nullable)"))
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(request.topics, "field topics is null, which WriteShareGroupStateRequest versions 0-1 do not allow (never nullable)"), True, _write_WriteStateData_v0_1, version)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- WriteShareGroupStateRequest, version 1 (flexible) ---
-
-def _read_WriteShareGroupStateRequest_v1(buf: bytes, pos: int) -> tuple[WriteShareGroupStateRequest, int]:
-    request = blank_instance(WriteShareGroupStateRequest)
-    field = ""
-    index = 0
-    try:
-        field = "group_id"
-        request.group_id, pos = _w.read_compact_string_nn(buf, pos)
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[WriteStateData] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_WriteStateData_v1(buf, pos)
-                topics_items.append(topics_item)
-            request.topics = topics_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_WriteShareGroupStateRequest_v1(request: WriteShareGroupStateRequest, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "group_id"
-        _w.write_compact_string(out, _w.non_null(request.group_id, "field group_id is null, which WriteShareGroupStateRequest version 1 does not allow (never nullable)"))
-        field = "topics[]"
-        topics_items = _w.non_null(request.topics, "field topics is null, which WriteShareGroupStateRequest version 1 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_WriteStateData_v1(topics_item, out)
-        field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -565,16 +303,16 @@ def _write_WriteShareGroupStateRequest_v1(request: WriteShareGroupStateRequest, 
 _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 
-StateBatch._READERS = (_read_StateBatch_v0_1, _read_StateBatch_v0_1)
-StateBatch._WRITERS = (_write_StateBatch_v0_1, _write_StateBatch_v0_1)
+StateBatch._READERS = _w.bind_versions((_read_StateBatch_v0_1, _read_StateBatch_v0_1))
+StateBatch._WRITERS = _w.bind_versions((_write_StateBatch_v0_1, _write_StateBatch_v0_1))
 StateBatch.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="first_offset", json_name="firstOffset", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="last_offset", json_name="lastOffset", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="delivery_state", json_name="deliveryState", type="int8", versions=_V0_PLUS, default=0),
     FieldInfo(attr="delivery_count", json_name="deliveryCount", type="int16", versions=_V0_PLUS, default=0),
 )
-PartitionData._READERS = (_read_PartitionData_v0, _read_PartitionData_v1)
-PartitionData._WRITERS = (_write_PartitionData_v0, _write_PartitionData_v1)
+PartitionData._READERS = _w.bind_versions((_read_PartitionData_v0_1, _read_PartitionData_v0_1))
+PartitionData._WRITERS = _w.bind_versions((_write_PartitionData_v0_1, _write_PartitionData_v0_1))
 PartitionData._LAZY_DEFAULTS = {"state_batches": list}
 PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition", json_name="partition", type="int32", versions=_V0_PLUS, default=0),
@@ -584,15 +322,15 @@ PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
     FieldInfo(attr="delivery_complete_count", json_name="deliveryCompleteCount", type="int32", versions=_V1_PLUS, ignorable=True, default=-1),
     FieldInfo(attr="state_batches", json_name="stateBatches", type="[]StateBatch", versions=_V0_PLUS, default=(), struct=StateBatch),
 )
-WriteStateData._READERS = (_read_WriteStateData_v0, _read_WriteStateData_v1)
-WriteStateData._WRITERS = (_write_WriteStateData_v0, _write_WriteStateData_v1)
+WriteStateData._READERS = _w.bind_versions((_read_WriteStateData_v0_1, _read_WriteStateData_v0_1))
+WriteStateData._WRITERS = _w.bind_versions((_write_WriteStateData_v0_1, _write_WriteStateData_v0_1))
 WriteStateData._LAZY_DEFAULTS = {"partitions": list}
 WriteStateData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
     FieldInfo(attr="partitions", json_name="partitions", type="[]PartitionData", versions=_V0_PLUS, default=(), struct=PartitionData),
 )
-WriteShareGroupStateRequest._READERS = (_read_WriteShareGroupStateRequest_v0, _read_WriteShareGroupStateRequest_v1)
-WriteShareGroupStateRequest._WRITERS = (_write_WriteShareGroupStateRequest_v0, _write_WriteShareGroupStateRequest_v1)
+WriteShareGroupStateRequest._READERS = _w.bind_versions((_read_WriteShareGroupStateRequest_v0_1, _read_WriteShareGroupStateRequest_v0_1))
+WriteShareGroupStateRequest._WRITERS = _w.bind_versions((_write_WriteShareGroupStateRequest_v0_1, _write_WriteShareGroupStateRequest_v0_1))
 WriteShareGroupStateRequest._LAZY_DEFAULTS = {"topics": list}
 WriteShareGroupStateRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),

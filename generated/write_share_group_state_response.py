@@ -2,10 +2,9 @@
 
 Response message, versions 0-1, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -29,11 +28,10 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 class PartitionResult(GeneratedStruct):
     """Outcome per partition of this topic."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition": 'Index of the partition within the topic.',
         "error_code": 'Outcome for this share-partition, 0 when its state was written; for example FENCED_STATE_EPOCH or FENCED_LEADER_EPOCH.',
         "error_message": 'Text describing the failure for people, or null.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "PartitionResult"
@@ -64,10 +62,9 @@ class PartitionResult(GeneratedStruct):
 class WriteStateResult(GeneratedStruct):
     """Outcome for each topic of the request."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "topic_id": 'Id of the topic the partitions in this entry belong to.',
         "partitions": 'Outcome per partition of this topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "WriteStateResult"
@@ -94,9 +91,8 @@ class WriteShareGroupStateResponse(GeneratedStruct):
     """Kafka's WriteShareGroupStateResponse (response, apiKey 85), versions 0-1, flexible versions
     0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "results": 'Outcome for each topic of the request.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "WriteShareGroupStateResponse"
@@ -123,139 +119,81 @@ class WriteShareGroupStateResponse(GeneratedStruct):
 
 # --- PartitionResult, versions 0-1 (flexible) ---
 
-def _read_PartitionResult_v0_1(buf: bytes, pos: int) -> tuple[PartitionResult, int]:
+def _read_PartitionResult_v0_1(buf: bytes, pos: int, version: int) -> tuple[PartitionResult, int]:
     result = blank_instance(PartitionResult)
-    field = ""
-    index = 0
+    field = "partition, error_code"
     try:
-        field = "partition, error_code"
         result.partition, result.error_code = _unpack_PartitionResult_partition_error_code(buf, pos)
         pos += 6
         field = "error_message"
         result.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            result.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_PartitionResult_v0_1(result: PartitionResult, out: bytearray) -> None:
-    field = ""
+def _write_PartitionResult_v0_1(result: PartitionResult, out: bytearray, version: int) -> None:
+    field = "partition, error_code"
     try:
-        field = "partition, error_code"
         out += _pack_PartitionResult_partition_error_code(result.partition, result.error_code)
         field = "error_message"
         _w.write_compact_string(out, result.error_message)
         field = "(tagged fields)"
-        if result.unknown_tagged_fields:
-            _w.write_tagged(out, [], result.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], result.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- WriteStateResult, versions 0-1 (flexible) ---
 
-def _read_WriteStateResult_v0_1(buf: bytes, pos: int) -> tuple[WriteStateResult, int]:
+def _read_WriteStateResult_v0_1(buf: bytes, pos: int, version: int) -> tuple[WriteStateResult, int]:
     result = blank_instance(WriteStateResult)
-    field = ""
-    index = 0
+    field = "topic_id"
     try:
-        field = "topic_id"
         result.topic_id, pos = _w.read_uuid(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[PartitionResult] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionResult_v0_1(buf, pos)
-                partitions_items.append(partitions_item)
-            result.partitions = partitions_items
+        field = "partitions"
+        result.partitions, pos = _w.read_struct_array(buf, pos, True, _read_PartitionResult_v0_1, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            result.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_WriteStateResult_v0_1(result: WriteStateResult, out: bytearray) -> None:
-    field = ""
+def _write_WriteStateResult_v0_1(result: WriteStateResult, out: bytearray, version: int) -> None:
+    field = "topic_id"
     try:
-        field = "topic_id"
         out += _w.uuid_bytes(result.topic_id)
-        field = "partitions[]"
-        partitions_items = _w.non_null(result.partitions, "field partitions is null, which WriteStateResult versions 0-1 do not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_PartitionResult_v0_1(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(result.partitions, "field partitions is null, which WriteStateResult versions 0-1 do not allow (never nullable)"), True, _write_PartitionResult_v0_1, version)
         field = "(tagged fields)"
-        if result.unknown_tagged_fields:
-            _w.write_tagged(out, [], result.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], result.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- WriteShareGroupStateResponse, versions 0-1 (flexible) ---
 
-def _read_WriteShareGroupStateResponse_v0_1(buf: bytes, pos: int) -> tuple[WriteShareGroupStateResponse, int]:
+def _read_WriteShareGroupStateResponse_v0_1(buf: bytes, pos: int, version: int) -> tuple[WriteShareGroupStateResponse, int]:
     response = blank_instance(WriteShareGroupStateResponse)
-    field = ""
-    index = 0
+    field = "results"
     try:
-        field = "results[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        results_n, pos = _w.read_count(buf, pos, True)
-        if results_n < 0:
-            raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            results_items: list[WriteStateResult] = []
-            for index in range(results_n):
-                results_item, pos = _read_WriteStateResult_v0_1(buf, pos)
-                results_items.append(results_item)
-            response.results = results_items
+        response.results, pos = _w.read_struct_array(buf, pos, True, _read_WriteStateResult_v0_1, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_WriteShareGroupStateResponse_v0_1(response: WriteShareGroupStateResponse, out: bytearray) -> None:
-    field = ""
+def _write_WriteShareGroupStateResponse_v0_1(response: WriteShareGroupStateResponse, out: bytearray, version: int) -> None:
+    field = "results"
     try:
-        field = "results[]"
-        results_items = _w.non_null(response.results, "field results is null, which WriteShareGroupStateResponse versions 0-1 do not allow (never nullable)")
-        _w.write_count(out, len(results_items), True)
-        for results_item in results_items:
-            _write_WriteStateResult_v0_1(results_item, out)
+        _w.write_struct_array(out, _w.non_null(response.results, "field results is null, which WriteShareGroupStateResponse versions 0-1 do not allow (never nullable)"), True, _write_WriteStateResult_v0_1, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -265,22 +203,22 @@ def _write_WriteShareGroupStateResponse_v0_1(response: WriteShareGroupStateRespo
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-PartitionResult._READERS = (_read_PartitionResult_v0_1, _read_PartitionResult_v0_1)
-PartitionResult._WRITERS = (_write_PartitionResult_v0_1, _write_PartitionResult_v0_1)
+PartitionResult._READERS = _w.bind_versions((_read_PartitionResult_v0_1, _read_PartitionResult_v0_1))
+PartitionResult._WRITERS = _w.bind_versions((_write_PartitionResult_v0_1, _write_PartitionResult_v0_1))
 PartitionResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition", json_name="partition", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_message", json_name="errorMessage", type="string", versions=_V0_PLUS, nullable=_V0_PLUS),
 )
-WriteStateResult._READERS = (_read_WriteStateResult_v0_1, _read_WriteStateResult_v0_1)
-WriteStateResult._WRITERS = (_write_WriteStateResult_v0_1, _write_WriteStateResult_v0_1)
+WriteStateResult._READERS = _w.bind_versions((_read_WriteStateResult_v0_1, _read_WriteStateResult_v0_1))
+WriteStateResult._WRITERS = _w.bind_versions((_write_WriteStateResult_v0_1, _write_WriteStateResult_v0_1))
 WriteStateResult._LAZY_DEFAULTS = {"partitions": list}
 WriteStateResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
     FieldInfo(attr="partitions", json_name="partitions", type="[]PartitionResult", versions=_V0_PLUS, default=(), struct=PartitionResult),
 )
-WriteShareGroupStateResponse._READERS = (_read_WriteShareGroupStateResponse_v0_1, _read_WriteShareGroupStateResponse_v0_1)
-WriteShareGroupStateResponse._WRITERS = (_write_WriteShareGroupStateResponse_v0_1, _write_WriteShareGroupStateResponse_v0_1)
+WriteShareGroupStateResponse._READERS = _w.bind_versions((_read_WriteShareGroupStateResponse_v0_1, _read_WriteShareGroupStateResponse_v0_1))
+WriteShareGroupStateResponse._WRITERS = _w.bind_versions((_write_WriteShareGroupStateResponse_v0_1, _write_WriteShareGroupStateResponse_v0_1))
 WriteShareGroupStateResponse._LAZY_DEFAULTS = {"results": list}
 WriteShareGroupStateResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="results", json_name="results", type="[]WriteStateResult", versions=_V0_PLUS, default=(), struct=WriteStateResult),

@@ -2,10 +2,9 @@
 
 Request message, versions 0-2, flexible versions 1+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -23,17 +22,16 @@ _unpack_WritableTxnMarker_producer_id_to_transaction_result = struct.Struct(">qh
 _pack_WritableTxnMarker_producer_id_to_transaction_result = struct.Struct(">qh?").pack
 _unpack_WritableTxnMarker_coordinator_epoch = struct.Struct(">i").unpack_from
 _pack_WritableTxnMarker_coordinator_epoch = struct.Struct(">i").pack
-_unpack_WritableTxnMarker_coordinator_epoch_transaction_version = struct.Struct(">ib").unpack_from
-_pack_WritableTxnMarker_coordinator_epoch_transaction_version = struct.Struct(">ib").pack
+_unpack_WritableTxnMarker_transaction_version = struct.Struct(">b").unpack_from
+_pack_WritableTxnMarker_transaction_version = struct.Struct(">b").pack
 
 
 class WritableTxnMarkerTopic(GeneratedStruct):
     """Topics to write the marker to."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the topic the partitions in this entry belong to.',
         "partition_indexes": "Indexes of the topic's partitions that get the marker.",
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "WritableTxnMarkerTopic"
@@ -59,14 +57,13 @@ class WritableTxnMarkerTopic(GeneratedStruct):
 class WritableTxnMarker(GeneratedStruct):
     """Commit or abort markers the transaction coordinator asks this partition leader to append."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "producer_id": 'Producer id whose transaction ends.',
         "producer_epoch": 'Epoch of that producer id.',
         "transaction_result": 'How the transaction ended: true writes a COMMIT marker, false an ABORT marker.',
         "topics": 'Topics to write the marker to.',
         "coordinator_epoch": "Epoch of the transaction coordinator's state partition; lets a leader reject markers from a stale coordinator.",
         "transaction_version": 'Transaction protocol version the marker belongs to: 0 or 1 for the classic protocol, 2 for transactions v2.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "WritableTxnMarker"
@@ -110,9 +107,8 @@ class WritableTxnMarker(GeneratedStruct):
 class WriteTxnMarkersRequest(GeneratedStruct):
     """Kafka's WriteTxnMarkersRequest (request, apiKey 27), versions 0-2, flexible versions 1+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "markers": 'Commit or abort markers the transaction coordinator asks this partition leader to append.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "WriteTxnMarkersRequest"
@@ -140,12 +136,10 @@ class WriteTxnMarkersRequest(GeneratedStruct):
 
 # --- WritableTxnMarkerTopic, version 0 ---
 
-def _read_WritableTxnMarkerTopic_v0(buf: bytes, pos: int) -> tuple[WritableTxnMarkerTopic, int]:
+def _read_WritableTxnMarkerTopic_v0(buf: bytes, pos: int, version: int) -> tuple[WritableTxnMarkerTopic, int]:
     topic = blank_instance(WritableTxnMarkerTopic)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         topic.name, pos = _w.read_string_nn(buf, pos)
         field = "partition_indexes"
         partition_indexes_n, pos = _w.read_count(buf, pos, False)
@@ -155,16 +149,15 @@ def _read_WritableTxnMarkerTopic_v0(buf: bytes, pos: int) -> tuple[WritableTxnMa
             topic.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
-def _write_WritableTxnMarkerTopic_v0(topic: WritableTxnMarkerTopic, out: bytearray) -> None:
+def _write_WritableTxnMarkerTopic_v0(topic: WritableTxnMarkerTopic, out: bytearray, version: int) -> None:
     if topic.unknown_tagged_fields:
         raise UnsupportedVersionError("WritableTxnMarkerTopic version 0 cannot carry tagged fields")
-    field = ""
+    field = "name"
     try:
-        field = "name"
         _w.write_string(out, _w.non_null(topic.name, "field name is null, which WritableTxnMarkerTopic version 0 does not allow (never nullable)"))
         field = "partition_indexes"
         partition_indexes_items = _w.non_null(topic.partition_indexes, "field partition_indexes is null, which WritableTxnMarkerTopic version 0 does not allow (never nullable)")
@@ -176,12 +169,10 @@ def _write_WritableTxnMarkerTopic_v0(topic: WritableTxnMarkerTopic, out: bytearr
 
 # --- WritableTxnMarkerTopic, versions 1-2 (flexible) ---
 
-def _read_WritableTxnMarkerTopic_v1_2(buf: bytes, pos: int) -> tuple[WritableTxnMarkerTopic, int]:
+def _read_WritableTxnMarkerTopic_v1_2(buf: bytes, pos: int, version: int) -> tuple[WritableTxnMarkerTopic, int]:
     topic = blank_instance(WritableTxnMarkerTopic)
-    field = ""
-    index = 0
+    field = "name"
     try:
-        field = "name"
         topic.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_indexes"
         partition_indexes_n, pos = _w.read_count(buf, pos, True)
@@ -190,334 +181,145 @@ def _read_WritableTxnMarkerTopic_v1_2(buf: bytes, pos: int) -> tuple[WritableTxn
         else:
             topic.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            topic.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        topic.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return topic, pos
 
 
-def _write_WritableTxnMarkerTopic_v1_2(topic: WritableTxnMarkerTopic, out: bytearray) -> None:
-    field = ""
+def _write_WritableTxnMarkerTopic_v1_2(topic: WritableTxnMarkerTopic, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(topic.name, "field name is null, which WritableTxnMarkerTopic versions 1-2 do not allow (never nullable)"))
         field = "partition_indexes"
         partition_indexes_items = _w.non_null(topic.partition_indexes, "field partition_indexes is null, which WritableTxnMarkerTopic versions 1-2 do not allow (never nullable)")
         _w.write_count(out, len(partition_indexes_items), True)
         _w.write_fixed_array(out, partition_indexes_items, "i")
         field = "(tagged fields)"
-        if topic.unknown_tagged_fields:
-            _w.write_tagged(out, [], topic.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], topic.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- WritableTxnMarker, version 0 ---
 
-def _read_WritableTxnMarker_v0(buf: bytes, pos: int) -> tuple[WritableTxnMarker, int]:
+def _read_WritableTxnMarker_v0(buf: bytes, pos: int, version: int) -> tuple[WritableTxnMarker, int]:
     marker = blank_instance(WritableTxnMarker)
     marker.transaction_version = 0
-    field = ""
-    index = 0
+    field = "producer_id, producer_epoch, transaction_result"
     try:
-        field = "producer_id, producer_epoch, transaction_result"
         marker.producer_id, marker.producer_epoch, marker.transaction_result = _unpack_WritableTxnMarker_producer_id_to_transaction_result(buf, pos)
         pos += 11
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, False)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[WritableTxnMarkerTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_WritableTxnMarkerTopic_v0(buf, pos)
-                topics_items.append(topics_item)
-            marker.topics = topics_items
+        field = "topics"
+        marker.topics, pos = _w.read_struct_array(buf, pos, False, _read_WritableTxnMarkerTopic_v0, version)
         field = "coordinator_epoch"
         (marker.coordinator_epoch,) = _unpack_WritableTxnMarker_coordinator_epoch(buf, pos)
         pos += 4
         marker.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return marker, pos
 
 
-def _write_WritableTxnMarker_v0(marker: WritableTxnMarker, out: bytearray) -> None:
+def _write_WritableTxnMarker_v0(marker: WritableTxnMarker, out: bytearray, version: int) -> None:
     if marker.unknown_tagged_fields:
         raise UnsupportedVersionError("WritableTxnMarker version 0 cannot carry tagged fields")
-    field = ""
+    field = "producer_id, producer_epoch, transaction_result"
     try:
-        field = "producer_id, producer_epoch, transaction_result"
         out += _pack_WritableTxnMarker_producer_id_to_transaction_result(marker.producer_id, marker.producer_epoch, marker.transaction_result)
-        field = "topics[]"
-        topics_items = _w.non_null(marker.topics, "field topics is null, which WritableTxnMarker version 0 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), False)
-        for topics_item in topics_items:
-            _write_WritableTxnMarkerTopic_v0(topics_item, out)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(marker.topics, "field topics is null, which WritableTxnMarker version 0 does not allow (never nullable)"), False, _write_WritableTxnMarkerTopic_v0, version)
         field = "coordinator_epoch"
         out += _pack_WritableTxnMarker_coordinator_epoch(marker.coordinator_epoch)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- WritableTxnMarker, version 1 (flexible) ---
+# --- WritableTxnMarker, versions 1-2 (flexible) ---
 
-def _read_WritableTxnMarker_v1(buf: bytes, pos: int) -> tuple[WritableTxnMarker, int]:
+def _read_WritableTxnMarker_v1_2(buf: bytes, pos: int, version: int) -> tuple[WritableTxnMarker, int]:
     marker = blank_instance(WritableTxnMarker)
     marker.transaction_version = 0
-    field = ""
-    index = 0
+    field = "producer_id, producer_epoch, transaction_result"
     try:
-        field = "producer_id, producer_epoch, transaction_result"
         marker.producer_id, marker.producer_epoch, marker.transaction_result = _unpack_WritableTxnMarker_producer_id_to_transaction_result(buf, pos)
         pos += 11
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[WritableTxnMarkerTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_WritableTxnMarkerTopic_v1_2(buf, pos)
-                topics_items.append(topics_item)
-            marker.topics = topics_items
+        field = "topics"
+        marker.topics, pos = _w.read_struct_array(buf, pos, True, _read_WritableTxnMarkerTopic_v1_2, version)
         field = "coordinator_epoch"
         (marker.coordinator_epoch,) = _unpack_WritableTxnMarker_coordinator_epoch(buf, pos)
         pos += 4
-        field = "(tagged fields)"
-        if buf[pos] == 0:
+        if version >= 2:
+            field = "transaction_version"
+            (marker.transaction_version,) = _unpack_WritableTxnMarker_transaction_version(buf, pos)
             pos += 1
-            marker.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            marker.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        field = "(tagged fields)"
+        marker.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return marker, pos
 
 
-def _write_WritableTxnMarker_v1(marker: WritableTxnMarker, out: bytearray) -> None:
-    field = ""
+def _write_WritableTxnMarker_v1_2(marker: WritableTxnMarker, out: bytearray, version: int) -> None:
+    field = "producer_id, producer_epoch, transaction_result"
     try:
-        field = "producer_id, producer_epoch, transaction_result"
         out += _pack_WritableTxnMarker_producer_id_to_transaction_result(marker.producer_id, marker.producer_epoch, marker.transaction_result)
-        field = "topics[]"
-        topics_items = _w.non_null(marker.topics, "field topics is null, which WritableTxnMarker version 1 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_WritableTxnMarkerTopic_v1_2(topics_item, out)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(marker.topics, "field topics is null, which WritableTxnMarker versions 1-2 do not allow (never nullable)"), True, _write_WritableTxnMarkerTopic_v1_2, version)
         field = "coordinator_epoch"
         out += _pack_WritableTxnMarker_coordinator_epoch(marker.coordinator_epoch)
+        if version >= 2:
+            field = "transaction_version"
+            out += _pack_WritableTxnMarker_transaction_version(marker.transaction_version)
         field = "(tagged fields)"
-        if marker.unknown_tagged_fields:
-            _w.write_tagged(out, [], marker.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- WritableTxnMarker, version 2 (flexible) ---
-
-def _read_WritableTxnMarker_v2(buf: bytes, pos: int) -> tuple[WritableTxnMarker, int]:
-    marker = blank_instance(WritableTxnMarker)
-    field = ""
-    index = 0
-    try:
-        field = "producer_id, producer_epoch, transaction_result"
-        marker.producer_id, marker.producer_epoch, marker.transaction_result = _unpack_WritableTxnMarker_producer_id_to_transaction_result(buf, pos)
-        pos += 11
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[WritableTxnMarkerTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_WritableTxnMarkerTopic_v1_2(buf, pos)
-                topics_items.append(topics_item)
-            marker.topics = topics_items
-        field = "coordinator_epoch, transaction_version"
-        marker.coordinator_epoch, marker.transaction_version = _unpack_WritableTxnMarker_coordinator_epoch_transaction_version(buf, pos)
-        pos += 5
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            marker.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            marker.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return marker, pos
-
-
-def _write_WritableTxnMarker_v2(marker: WritableTxnMarker, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "producer_id, producer_epoch, transaction_result"
-        out += _pack_WritableTxnMarker_producer_id_to_transaction_result(marker.producer_id, marker.producer_epoch, marker.transaction_result)
-        field = "topics[]"
-        topics_items = _w.non_null(marker.topics, "field topics is null, which WritableTxnMarker version 2 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_WritableTxnMarkerTopic_v1_2(topics_item, out)
-        field = "coordinator_epoch, transaction_version"
-        out += _pack_WritableTxnMarker_coordinator_epoch_transaction_version(marker.coordinator_epoch, marker.transaction_version)
-        field = "(tagged fields)"
-        if marker.unknown_tagged_fields:
-            _w.write_tagged(out, [], marker.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], marker.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- WriteTxnMarkersRequest, version 0 ---
 
-def _read_WriteTxnMarkersRequest_v0(buf: bytes, pos: int) -> tuple[WriteTxnMarkersRequest, int]:
+def _read_WriteTxnMarkersRequest_v0(buf: bytes, pos: int, version: int) -> tuple[WriteTxnMarkersRequest, int]:
     request = blank_instance(WriteTxnMarkersRequest)
-    field = ""
-    index = 0
+    field = "markers"
     try:
-        field = "markers[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        markers_n, pos = _w.read_count(buf, pos, False)
-        if markers_n < 0:
-            raise DecodeError("non-nullable field markers was null", offset=pos)
-        elif markers_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            markers_items: list[WritableTxnMarker] = []
-            for index in range(markers_n):
-                markers_item, pos = _read_WritableTxnMarker_v0(buf, pos)
-                markers_items.append(markers_item)
-            request.markers = markers_items
+        request.markers, pos = _w.read_struct_array(buf, pos, False, _read_WritableTxnMarker_v0, version)
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_WriteTxnMarkersRequest_v0(request: WriteTxnMarkersRequest, out: bytearray) -> None:
+def _write_WriteTxnMarkersRequest_v0(request: WriteTxnMarkersRequest, out: bytearray, version: int) -> None:
     if request.unknown_tagged_fields:
         raise UnsupportedVersionError("WriteTxnMarkersRequest version 0 cannot carry tagged fields")
-    field = ""
+    field = "markers"
     try:
-        field = "markers[]"
-        markers_items = _w.non_null(request.markers, "field markers is null, which WriteTxnMarkersRequest version 0 does not allow (never nullable)")
-        _w.write_count(out, len(markers_items), False)
-        for markers_item in markers_items:
-            _write_WritableTxnMarker_v0(markers_item, out)
+        _w.write_struct_array(out, _w.non_null(request.markers, "field markers is null, which WriteTxnMarkersRequest version 0 does not allow (never nullable)"), False, _write_WritableTxnMarker_v0, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-# --- WriteTxnMarkersRequest, version 1 (flexible) ---
+# --- WriteTxnMarkersRequest, versions 1-2 (flexible) ---
 
-def _read_WriteTxnMarkersRequest_v1(buf: bytes, pos: int) -> tuple[WriteTxnMarkersRequest, int]:
+def _read_WriteTxnMarkersRequest_v1_2(buf: bytes, pos: int, version: int) -> tuple[WriteTxnMarkersRequest, int]:
     request = blank_instance(WriteTxnMarkersRequest)
-    field = ""
-    index = 0
+    field = "markers"
     try:
-        field = "markers[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        markers_n, pos = _w.read_count(buf, pos, True)
-        if markers_n < 0:
-            raise DecodeError("non-nullable field markers was null", offset=pos)
-        elif markers_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            markers_items: list[WritableTxnMarker] = []
-            for index in range(markers_n):
-                markers_item, pos = _read_WritableTxnMarker_v1(buf, pos)
-                markers_items.append(markers_item)
-            request.markers = markers_items
+        request.markers, pos = _w.read_struct_array(buf, pos, True, _read_WritableTxnMarker_v1_2, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return request, pos
 
 
-def _write_WriteTxnMarkersRequest_v1(request: WriteTxnMarkersRequest, out: bytearray) -> None:
-    field = ""
+def _write_WriteTxnMarkersRequest_v1_2(request: WriteTxnMarkersRequest, out: bytearray, version: int) -> None:
+    field = "markers"
     try:
-        field = "markers[]"
-        markers_items = _w.non_null(request.markers, "field markers is null, which WriteTxnMarkersRequest version 1 does not allow (never nullable)")
-        _w.write_count(out, len(markers_items), True)
-        for markers_item in markers_items:
-            _write_WritableTxnMarker_v1(markers_item, out)
+        _w.write_struct_array(out, _w.non_null(request.markers, "field markers is null, which WriteTxnMarkersRequest versions 1-2 do not allow (never nullable)"), True, _write_WritableTxnMarker_v1_2, version)
         field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
-    except _w.ENCODE_FAILURES as error:
-        raise _w.encode_failure(error, field) from None
-
-
-# --- WriteTxnMarkersRequest, version 2 (flexible) ---
-
-def _read_WriteTxnMarkersRequest_v2(buf: bytes, pos: int) -> tuple[WriteTxnMarkersRequest, int]:
-    request = blank_instance(WriteTxnMarkersRequest)
-    field = ""
-    index = 0
-    try:
-        field = "markers[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        markers_n, pos = _w.read_count(buf, pos, True)
-        if markers_n < 0:
-            raise DecodeError("non-nullable field markers was null", offset=pos)
-        elif markers_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            markers_items: list[WritableTxnMarker] = []
-            for index in range(markers_n):
-                markers_item, pos = _read_WritableTxnMarker_v2(buf, pos)
-                markers_items.append(markers_item)
-            request.markers = markers_items
-        field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            request.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            request.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-    except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
-    return request, pos
-
-
-def _write_WriteTxnMarkersRequest_v2(request: WriteTxnMarkersRequest, out: bytearray) -> None:
-    field = ""
-    try:
-        field = "markers[]"
-        markers_items = _w.non_null(request.markers, "field markers is null, which WriteTxnMarkersRequest version 2 does not allow (never nullable)")
-        _w.write_count(out, len(markers_items), True)
-        for markers_item in markers_items:
-            _write_WritableTxnMarker_v2(markers_item, out)
-        field = "(tagged fields)"
-        if request.unknown_tagged_fields:
-            _w.write_tagged(out, [], request.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], request.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -528,15 +330,15 @@ def _write_WriteTxnMarkersRequest_v2(request: WriteTxnMarkersRequest, out: bytea
 _V0_PLUS = (0, 32767)
 _V2_PLUS = (2, 32767)
 
-WritableTxnMarkerTopic._READERS = (_read_WritableTxnMarkerTopic_v0, _read_WritableTxnMarkerTopic_v1_2, _read_WritableTxnMarkerTopic_v1_2)
-WritableTxnMarkerTopic._WRITERS = (_write_WritableTxnMarkerTopic_v0, _write_WritableTxnMarkerTopic_v1_2, _write_WritableTxnMarkerTopic_v1_2)
+WritableTxnMarkerTopic._READERS = _w.bind_versions((_read_WritableTxnMarkerTopic_v0, _read_WritableTxnMarkerTopic_v1_2, _read_WritableTxnMarkerTopic_v1_2))
+WritableTxnMarkerTopic._WRITERS = _w.bind_versions((_write_WritableTxnMarkerTopic_v0, _write_WritableTxnMarkerTopic_v1_2, _write_WritableTxnMarkerTopic_v1_2))
 WritableTxnMarkerTopic._LAZY_DEFAULTS = {"partition_indexes": list}
 WritableTxnMarkerTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partition_indexes", json_name="partitionIndexes", type="[]int32", versions=_V0_PLUS, default=()),
 )
-WritableTxnMarker._READERS = (_read_WritableTxnMarker_v0, _read_WritableTxnMarker_v1, _read_WritableTxnMarker_v2)
-WritableTxnMarker._WRITERS = (_write_WritableTxnMarker_v0, _write_WritableTxnMarker_v1, _write_WritableTxnMarker_v2)
+WritableTxnMarker._READERS = _w.bind_versions((_read_WritableTxnMarker_v0, _read_WritableTxnMarker_v1_2, _read_WritableTxnMarker_v1_2))
+WritableTxnMarker._WRITERS = _w.bind_versions((_write_WritableTxnMarker_v0, _write_WritableTxnMarker_v1_2, _write_WritableTxnMarker_v1_2))
 WritableTxnMarker._LAZY_DEFAULTS = {"topics": list}
 WritableTxnMarker.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="producer_id", json_name="producerId", type="int64", versions=_V0_PLUS, default=0),
@@ -546,8 +348,8 @@ WritableTxnMarker.FIELDS = (  # what the runtime knows of each field (kwire.wire
     FieldInfo(attr="coordinator_epoch", json_name="coordinatorEpoch", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="transaction_version", json_name="transactionVersion", type="int8", versions=_V2_PLUS, ignorable=True, default=0),
 )
-WriteTxnMarkersRequest._READERS = (_read_WriteTxnMarkersRequest_v0, _read_WriteTxnMarkersRequest_v1, _read_WriteTxnMarkersRequest_v2)
-WriteTxnMarkersRequest._WRITERS = (_write_WriteTxnMarkersRequest_v0, _write_WriteTxnMarkersRequest_v1, _write_WriteTxnMarkersRequest_v2)
+WriteTxnMarkersRequest._READERS = _w.bind_versions((_read_WriteTxnMarkersRequest_v0, _read_WriteTxnMarkersRequest_v1_2, _read_WriteTxnMarkersRequest_v1_2))
+WriteTxnMarkersRequest._WRITERS = _w.bind_versions((_write_WriteTxnMarkersRequest_v0, _write_WriteTxnMarkersRequest_v1_2, _write_WriteTxnMarkersRequest_v1_2))
 WriteTxnMarkersRequest._LAZY_DEFAULTS = {"markers": list}
 WriteTxnMarkersRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="markers", json_name="markers", type="[]WritableTxnMarker", versions=_V0_PLUS, default=(), struct=WritableTxnMarker),

@@ -2,10 +2,9 @@
 
 Response message, versions 0-2, flexible versions 1+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per encoding, classic or flexible, which take the version (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -21,8 +20,6 @@ from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, N
 # fields, or per row of an array of fixed-width structs).
 _unpack_WritableTxnMarkerPartitionResult_partition_index_error_code = struct.Struct(">ih").unpack_from
 _pack_WritableTxnMarkerPartitionResult_partition_index_error_code = struct.Struct(">ih").pack
-_rows_WritableTxnMarkerPartitionResult_v0 = struct.Struct(">ih").iter_unpack
-_rows_WritableTxnMarkerPartitionResult_v1_2 = struct.Struct(">ihB").iter_unpack
 _unpack_WritableTxnMarkerResult_producer_id = struct.Struct(">q").unpack_from
 _pack_WritableTxnMarkerResult_producer_id = struct.Struct(">q").pack
 
@@ -30,10 +27,9 @@ _pack_WritableTxnMarkerResult_producer_id = struct.Struct(">q").pack
 class WritableTxnMarkerPartitionResult(GeneratedStruct):
     """Outcome per partition of this topic."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "partition_index": 'Index of the partition within the topic.',
         "error_code": 'Outcome for this partition, 0 when the marker was written; for example NOT_LEADER_OR_FOLLOWER or INVALID_PRODUCER_EPOCH.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "WritableTxnMarkerPartitionResult"
@@ -60,10 +56,9 @@ class WritableTxnMarkerPartitionResult(GeneratedStruct):
 class WritableTxnMarkerTopicResult(GeneratedStruct):
     """Outcome for each topic the marker went to."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "name": 'Name of the topic the partitions in this entry belong to.',
         "partitions": 'Outcome per partition of this topic.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "WritableTxnMarkerTopicResult"
@@ -89,10 +84,9 @@ class WritableTxnMarkerTopicResult(GeneratedStruct):
 class WritableTxnMarkerResult(GeneratedStruct):
     """Outcome per marker asked for."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "producer_id": 'Producer id of the marker this result is for.',
         "topics": 'Outcome for each topic the marker went to.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "WritableTxnMarkerResult"
@@ -118,9 +112,8 @@ class WritableTxnMarkerResult(GeneratedStruct):
 class WriteTxnMarkersResponse(GeneratedStruct):
     """Kafka's WriteTxnMarkersResponse (response, apiKey 27), versions 0-2, flexible versions 1+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "markers": 'Outcome per marker asked for.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "WriteTxnMarkersResponse"
@@ -147,26 +140,23 @@ class WriteTxnMarkersResponse(GeneratedStruct):
 
 # --- WritableTxnMarkerPartitionResult, version 0 ---
 
-def _read_WritableTxnMarkerPartitionResult_v0(buf: bytes, pos: int) -> tuple[WritableTxnMarkerPartitionResult, int]:
+def _read_WritableTxnMarkerPartitionResult_v0(buf: bytes, pos: int, version: int) -> tuple[WritableTxnMarkerPartitionResult, int]:
     result = blank_instance(WritableTxnMarkerPartitionResult)
-    field = ""
-    index = 0
+    field = "partition_index, error_code"
     try:
-        field = "partition_index, error_code"
         result.partition_index, result.error_code = _unpack_WritableTxnMarkerPartitionResult_partition_index_error_code(buf, pos)
         pos += 6
         result.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_WritableTxnMarkerPartitionResult_v0(result: WritableTxnMarkerPartitionResult, out: bytearray) -> None:
+def _write_WritableTxnMarkerPartitionResult_v0(result: WritableTxnMarkerPartitionResult, out: bytearray, version: int) -> None:
     if result.unknown_tagged_fields:
         raise UnsupportedVersionError("WritableTxnMarkerPartitionResult version 0 cannot carry tagged fields")
-    field = ""
+    field = "partition_index, error_code"
     try:
-        field = "partition_index, error_code"
         out += _pack_WritableTxnMarkerPartitionResult_partition_index_error_code(result.partition_index, result.error_code)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
@@ -174,341 +164,184 @@ def _write_WritableTxnMarkerPartitionResult_v0(result: WritableTxnMarkerPartitio
 
 # --- WritableTxnMarkerPartitionResult, versions 1-2 (flexible) ---
 
-def _read_WritableTxnMarkerPartitionResult_v1_2(buf: bytes, pos: int) -> tuple[WritableTxnMarkerPartitionResult, int]:
+def _read_WritableTxnMarkerPartitionResult_v1_2(buf: bytes, pos: int, version: int) -> tuple[WritableTxnMarkerPartitionResult, int]:
     result = blank_instance(WritableTxnMarkerPartitionResult)
-    field = ""
-    index = 0
+    field = "partition_index, error_code"
     try:
-        field = "partition_index, error_code"
         result.partition_index, result.error_code = _unpack_WritableTxnMarkerPartitionResult_partition_index_error_code(buf, pos)
         pos += 6
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            result.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_WritableTxnMarkerPartitionResult_v1_2(result: WritableTxnMarkerPartitionResult, out: bytearray) -> None:
-    field = ""
+def _write_WritableTxnMarkerPartitionResult_v1_2(result: WritableTxnMarkerPartitionResult, out: bytearray, version: int) -> None:
+    field = "partition_index, error_code"
     try:
-        field = "partition_index, error_code"
         out += _pack_WritableTxnMarkerPartitionResult_partition_index_error_code(result.partition_index, result.error_code)
         field = "(tagged fields)"
-        if result.unknown_tagged_fields:
-            _w.write_tagged(out, [], result.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], result.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- WritableTxnMarkerTopicResult, version 0 ---
 
-def _read_WritableTxnMarkerTopicResult_v0(buf: bytes, pos: int) -> tuple[WritableTxnMarkerTopicResult, int]:
+def _read_WritableTxnMarkerTopicResult_v0(buf: bytes, pos: int, version: int) -> tuple[WritableTxnMarkerTopicResult, int]:
     result = blank_instance(WritableTxnMarkerTopicResult)
-    field = ""
-    index = 0
-    size = len(buf)
+    field = "name"
     try:
-        field = "name"
         result.name, pos = _w.read_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, False)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[WritableTxnMarkerPartitionResult] = []
-            # Every element is fixed-width: one iter_unpack for all.
-            partitions_end = pos + partitions_n * 6
-            partitions_rows = buf[pos:partitions_end]
-            if len(partitions_rows) == partitions_n * 6:
-                for partitions_row in _rows_WritableTxnMarkerPartitionResult_v0(partitions_rows):
-                    partitions_item = blank_instance(WritableTxnMarkerPartitionResult)
-                    partitions_item.partition_index, partitions_item.error_code = partitions_row
-                    partitions_item.unknown_tagged_fields = ()
-                    partitions_items.append(partitions_item)
-                pos = partitions_end
-            else:
-                for index in range(partitions_n):
-                    partitions_item, pos = _read_WritableTxnMarkerPartitionResult_v0(buf, pos)
-                    partitions_items.append(partitions_item)
-            result.partitions = partitions_items
+        field = "partitions"
+        result.partitions, pos = _w.read_struct_array(buf, pos, False, _read_WritableTxnMarkerPartitionResult_v0, version)
         result.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_WritableTxnMarkerTopicResult_v0(result: WritableTxnMarkerTopicResult, out: bytearray) -> None:
+def _write_WritableTxnMarkerTopicResult_v0(result: WritableTxnMarkerTopicResult, out: bytearray, version: int) -> None:
     if result.unknown_tagged_fields:
         raise UnsupportedVersionError("WritableTxnMarkerTopicResult version 0 cannot carry tagged fields")
-    field = ""
+    field = "name"
     try:
-        field = "name"
         _w.write_string(out, _w.non_null(result.name, "field name is null, which WritableTxnMarkerTopicResult version 0 does not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(result.partitions, "field partitions is null, which WritableTxnMarkerTopicResult version 0 does not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), False)
-        for partitions_item in partitions_items:
-            _write_WritableTxnMarkerPartitionResult_v0(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(result.partitions, "field partitions is null, which WritableTxnMarkerTopicResult version 0 does not allow (never nullable)"), False, _write_WritableTxnMarkerPartitionResult_v0, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- WritableTxnMarkerTopicResult, versions 1-2 (flexible) ---
 
-def _read_WritableTxnMarkerTopicResult_v1_2(buf: bytes, pos: int) -> tuple[WritableTxnMarkerTopicResult, int]:
+def _read_WritableTxnMarkerTopicResult_v1_2(buf: bytes, pos: int, version: int) -> tuple[WritableTxnMarkerTopicResult, int]:
     result = blank_instance(WritableTxnMarkerTopicResult)
-    field = ""
-    index = 0
-    size = len(buf)
+    field = "name"
     try:
-        field = "name"
         result.name, pos = _w.read_compact_string_nn(buf, pos)
-        field = "partitions[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            partitions_items: list[WritableTxnMarkerPartitionResult] = []
-            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            partitions_end = pos + partitions_n * 7
-            partitions_rows = buf[pos:partitions_end]
-            if len(partitions_rows) == partitions_n * 7 and not any(partitions_rows[6::7]):
-                for partitions_row in _rows_WritableTxnMarkerPartitionResult_v1_2(partitions_rows):
-                    partitions_item = blank_instance(WritableTxnMarkerPartitionResult)
-                    partitions_item.partition_index, partitions_item.error_code, _ = partitions_row
-                    partitions_item.unknown_tagged_fields = ()
-                    partitions_items.append(partitions_item)
-                pos = partitions_end
-            else:
-                for index in range(partitions_n):
-                    partitions_item, pos = _read_WritableTxnMarkerPartitionResult_v1_2(buf, pos)
-                    partitions_items.append(partitions_item)
-            result.partitions = partitions_items
+        field = "partitions"
+        result.partitions, pos = _w.read_struct_array(buf, pos, True, _read_WritableTxnMarkerPartitionResult_v1_2, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            result.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_WritableTxnMarkerTopicResult_v1_2(result: WritableTxnMarkerTopicResult, out: bytearray) -> None:
-    field = ""
+def _write_WritableTxnMarkerTopicResult_v1_2(result: WritableTxnMarkerTopicResult, out: bytearray, version: int) -> None:
+    field = "name"
     try:
-        field = "name"
         _w.write_compact_string(out, _w.non_null(result.name, "field name is null, which WritableTxnMarkerTopicResult versions 1-2 do not allow (never nullable)"))
-        field = "partitions[]"
-        partitions_items = _w.non_null(result.partitions, "field partitions is null, which WritableTxnMarkerTopicResult versions 1-2 do not allow (never nullable)")
-        _w.write_count(out, len(partitions_items), True)
-        for partitions_item in partitions_items:
-            _write_WritableTxnMarkerPartitionResult_v1_2(partitions_item, out)
+        field = "partitions"
+        _w.write_struct_array(out, _w.non_null(result.partitions, "field partitions is null, which WritableTxnMarkerTopicResult versions 1-2 do not allow (never nullable)"), True, _write_WritableTxnMarkerPartitionResult_v1_2, version)
         field = "(tagged fields)"
-        if result.unknown_tagged_fields:
-            _w.write_tagged(out, [], result.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], result.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- WritableTxnMarkerResult, version 0 ---
 
-def _read_WritableTxnMarkerResult_v0(buf: bytes, pos: int) -> tuple[WritableTxnMarkerResult, int]:
+def _read_WritableTxnMarkerResult_v0(buf: bytes, pos: int, version: int) -> tuple[WritableTxnMarkerResult, int]:
     result = blank_instance(WritableTxnMarkerResult)
-    field = ""
-    index = 0
+    field = "producer_id"
     try:
-        field = "producer_id"
         (result.producer_id,) = _unpack_WritableTxnMarkerResult_producer_id(buf, pos)
         pos += 8
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, False)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[WritableTxnMarkerTopicResult] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_WritableTxnMarkerTopicResult_v0(buf, pos)
-                topics_items.append(topics_item)
-            result.topics = topics_items
+        field = "topics"
+        result.topics, pos = _w.read_struct_array(buf, pos, False, _read_WritableTxnMarkerTopicResult_v0, version)
         result.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_WritableTxnMarkerResult_v0(result: WritableTxnMarkerResult, out: bytearray) -> None:
+def _write_WritableTxnMarkerResult_v0(result: WritableTxnMarkerResult, out: bytearray, version: int) -> None:
     if result.unknown_tagged_fields:
         raise UnsupportedVersionError("WritableTxnMarkerResult version 0 cannot carry tagged fields")
-    field = ""
+    field = "producer_id"
     try:
-        field = "producer_id"
         out += _pack_WritableTxnMarkerResult_producer_id(result.producer_id)
-        field = "topics[]"
-        topics_items = _w.non_null(result.topics, "field topics is null, which WritableTxnMarkerResult version 0 does not allow (never nullable)")
-        _w.write_count(out, len(topics_items), False)
-        for topics_item in topics_items:
-            _write_WritableTxnMarkerTopicResult_v0(topics_item, out)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(result.topics, "field topics is null, which WritableTxnMarkerResult version 0 does not allow (never nullable)"), False, _write_WritableTxnMarkerTopicResult_v0, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- WritableTxnMarkerResult, versions 1-2 (flexible) ---
 
-def _read_WritableTxnMarkerResult_v1_2(buf: bytes, pos: int) -> tuple[WritableTxnMarkerResult, int]:
+def _read_WritableTxnMarkerResult_v1_2(buf: bytes, pos: int, version: int) -> tuple[WritableTxnMarkerResult, int]:
     result = blank_instance(WritableTxnMarkerResult)
-    field = ""
-    index = 0
+    field = "producer_id"
     try:
-        field = "producer_id"
         (result.producer_id,) = _unpack_WritableTxnMarkerResult_producer_id(buf, pos)
         pos += 8
-        field = "topics[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            topics_items: list[WritableTxnMarkerTopicResult] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_WritableTxnMarkerTopicResult_v1_2(buf, pos)
-                topics_items.append(topics_item)
-            result.topics = topics_items
+        field = "topics"
+        result.topics, pos = _w.read_struct_array(buf, pos, True, _read_WritableTxnMarkerTopicResult_v1_2, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            result.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        result.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return result, pos
 
 
-def _write_WritableTxnMarkerResult_v1_2(result: WritableTxnMarkerResult, out: bytearray) -> None:
-    field = ""
+def _write_WritableTxnMarkerResult_v1_2(result: WritableTxnMarkerResult, out: bytearray, version: int) -> None:
+    field = "producer_id"
     try:
-        field = "producer_id"
         out += _pack_WritableTxnMarkerResult_producer_id(result.producer_id)
-        field = "topics[]"
-        topics_items = _w.non_null(result.topics, "field topics is null, which WritableTxnMarkerResult versions 1-2 do not allow (never nullable)")
-        _w.write_count(out, len(topics_items), True)
-        for topics_item in topics_items:
-            _write_WritableTxnMarkerTopicResult_v1_2(topics_item, out)
+        field = "topics"
+        _w.write_struct_array(out, _w.non_null(result.topics, "field topics is null, which WritableTxnMarkerResult versions 1-2 do not allow (never nullable)"), True, _write_WritableTxnMarkerTopicResult_v1_2, version)
         field = "(tagged fields)"
-        if result.unknown_tagged_fields:
-            _w.write_tagged(out, [], result.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], result.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- WriteTxnMarkersResponse, version 0 ---
 
-def _read_WriteTxnMarkersResponse_v0(buf: bytes, pos: int) -> tuple[WriteTxnMarkersResponse, int]:
+def _read_WriteTxnMarkersResponse_v0(buf: bytes, pos: int, version: int) -> tuple[WriteTxnMarkersResponse, int]:
     response = blank_instance(WriteTxnMarkersResponse)
-    field = ""
-    index = 0
+    field = "markers"
     try:
-        field = "markers[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        markers_n, pos = _w.read_count(buf, pos, False)
-        if markers_n < 0:
-            raise DecodeError("non-nullable field markers was null", offset=pos)
-        elif markers_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            markers_items: list[WritableTxnMarkerResult] = []
-            for index in range(markers_n):
-                markers_item, pos = _read_WritableTxnMarkerResult_v0(buf, pos)
-                markers_items.append(markers_item)
-            response.markers = markers_items
+        response.markers, pos = _w.read_struct_array(buf, pos, False, _read_WritableTxnMarkerResult_v0, version)
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_WriteTxnMarkersResponse_v0(response: WriteTxnMarkersResponse, out: bytearray) -> None:
+def _write_WriteTxnMarkersResponse_v0(response: WriteTxnMarkersResponse, out: bytearray, version: int) -> None:
     if response.unknown_tagged_fields:
         raise UnsupportedVersionError("WriteTxnMarkersResponse version 0 cannot carry tagged fields")
-    field = ""
+    field = "markers"
     try:
-        field = "markers[]"
-        markers_items = _w.non_null(response.markers, "field markers is null, which WriteTxnMarkersResponse version 0 does not allow (never nullable)")
-        _w.write_count(out, len(markers_items), False)
-        for markers_item in markers_items:
-            _write_WritableTxnMarkerResult_v0(markers_item, out)
+        _w.write_struct_array(out, _w.non_null(response.markers, "field markers is null, which WriteTxnMarkersResponse version 0 does not allow (never nullable)"), False, _write_WritableTxnMarkerResult_v0, version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
 # --- WriteTxnMarkersResponse, versions 1-2 (flexible) ---
 
-def _read_WriteTxnMarkersResponse_v1_2(buf: bytes, pos: int) -> tuple[WriteTxnMarkersResponse, int]:
+def _read_WriteTxnMarkersResponse_v1_2(buf: bytes, pos: int, version: int) -> tuple[WriteTxnMarkersResponse, int]:
     response = blank_instance(WriteTxnMarkersResponse)
-    field = ""
-    index = 0
+    field = "markers"
     try:
-        field = "markers[]"
-        index = -1  # no element yet: an error in the count names the array itself
-        markers_n, pos = _w.read_count(buf, pos, True)
-        if markers_n < 0:
-            raise DecodeError("non-nullable field markers was null", offset=pos)
-        elif markers_n == 0:  # no element: no loop to set up
-            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
-        else:
-            markers_items: list[WritableTxnMarkerResult] = []
-            for index in range(markers_n):
-                markers_item, pos = _read_WritableTxnMarkerResult_v1_2(buf, pos)
-                markers_items.append(markers_item)
-            response.markers = markers_items
+        response.markers, pos = _w.read_struct_array(buf, pos, True, _read_WritableTxnMarkerResult_v1_2, version)
         field = "(tagged fields)"
-        if buf[pos] == 0:
-            pos += 1
-            response.unknown_tagged_fields = ()
-        else:  # tags these versions do not know, kept as they came
-            response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+        response.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return response, pos
 
 
-def _write_WriteTxnMarkersResponse_v1_2(response: WriteTxnMarkersResponse, out: bytearray) -> None:
-    field = ""
+def _write_WriteTxnMarkersResponse_v1_2(response: WriteTxnMarkersResponse, out: bytearray, version: int) -> None:
+    field = "markers"
     try:
-        field = "markers[]"
-        markers_items = _w.non_null(response.markers, "field markers is null, which WriteTxnMarkersResponse versions 1-2 do not allow (never nullable)")
-        _w.write_count(out, len(markers_items), True)
-        for markers_item in markers_items:
-            _write_WritableTxnMarkerResult_v1_2(markers_item, out)
+        _w.write_struct_array(out, _w.non_null(response.markers, "field markers is null, which WriteTxnMarkersResponse versions 1-2 do not allow (never nullable)"), True, _write_WritableTxnMarkerResult_v1_2, version)
         field = "(tagged fields)"
-        if response.unknown_tagged_fields:
-            _w.write_tagged(out, [], response.unknown_tagged_fields)
-        else:
-            out.append(0)
+        _w.write_tagged(out, [], response.unknown_tagged_fields)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
@@ -518,28 +351,28 @@ def _write_WriteTxnMarkersResponse_v1_2(response: WriteTxnMarkersResponse, out: 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-WritableTxnMarkerPartitionResult._READERS = (_read_WritableTxnMarkerPartitionResult_v0, _read_WritableTxnMarkerPartitionResult_v1_2, _read_WritableTxnMarkerPartitionResult_v1_2)
-WritableTxnMarkerPartitionResult._WRITERS = (_write_WritableTxnMarkerPartitionResult_v0, _write_WritableTxnMarkerPartitionResult_v1_2, _write_WritableTxnMarkerPartitionResult_v1_2)
+WritableTxnMarkerPartitionResult._READERS = _w.bind_versions((_read_WritableTxnMarkerPartitionResult_v0, _read_WritableTxnMarkerPartitionResult_v1_2, _read_WritableTxnMarkerPartitionResult_v1_2))
+WritableTxnMarkerPartitionResult._WRITERS = _w.bind_versions((_write_WritableTxnMarkerPartitionResult_v0, _write_WritableTxnMarkerPartitionResult_v1_2, _write_WritableTxnMarkerPartitionResult_v1_2))
 WritableTxnMarkerPartitionResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
 )
-WritableTxnMarkerTopicResult._READERS = (_read_WritableTxnMarkerTopicResult_v0, _read_WritableTxnMarkerTopicResult_v1_2, _read_WritableTxnMarkerTopicResult_v1_2)
-WritableTxnMarkerTopicResult._WRITERS = (_write_WritableTxnMarkerTopicResult_v0, _write_WritableTxnMarkerTopicResult_v1_2, _write_WritableTxnMarkerTopicResult_v1_2)
+WritableTxnMarkerTopicResult._READERS = _w.bind_versions((_read_WritableTxnMarkerTopicResult_v0, _read_WritableTxnMarkerTopicResult_v1_2, _read_WritableTxnMarkerTopicResult_v1_2))
+WritableTxnMarkerTopicResult._WRITERS = _w.bind_versions((_write_WritableTxnMarkerTopicResult_v0, _write_WritableTxnMarkerTopicResult_v1_2, _write_WritableTxnMarkerTopicResult_v1_2))
 WritableTxnMarkerTopicResult._LAZY_DEFAULTS = {"partitions": list}
 WritableTxnMarkerTopicResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partitions", json_name="partitions", type="[]WritableTxnMarkerPartitionResult", versions=_V0_PLUS, default=(), struct=WritableTxnMarkerPartitionResult),
 )
-WritableTxnMarkerResult._READERS = (_read_WritableTxnMarkerResult_v0, _read_WritableTxnMarkerResult_v1_2, _read_WritableTxnMarkerResult_v1_2)
-WritableTxnMarkerResult._WRITERS = (_write_WritableTxnMarkerResult_v0, _write_WritableTxnMarkerResult_v1_2, _write_WritableTxnMarkerResult_v1_2)
+WritableTxnMarkerResult._READERS = _w.bind_versions((_read_WritableTxnMarkerResult_v0, _read_WritableTxnMarkerResult_v1_2, _read_WritableTxnMarkerResult_v1_2))
+WritableTxnMarkerResult._WRITERS = _w.bind_versions((_write_WritableTxnMarkerResult_v0, _write_WritableTxnMarkerResult_v1_2, _write_WritableTxnMarkerResult_v1_2))
 WritableTxnMarkerResult._LAZY_DEFAULTS = {"topics": list}
 WritableTxnMarkerResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="producer_id", json_name="producerId", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="topics", json_name="topics", type="[]WritableTxnMarkerTopicResult", versions=_V0_PLUS, default=(), struct=WritableTxnMarkerTopicResult),
 )
-WriteTxnMarkersResponse._READERS = (_read_WriteTxnMarkersResponse_v0, _read_WriteTxnMarkersResponse_v1_2, _read_WriteTxnMarkersResponse_v1_2)
-WriteTxnMarkersResponse._WRITERS = (_write_WriteTxnMarkersResponse_v0, _write_WriteTxnMarkersResponse_v1_2, _write_WriteTxnMarkersResponse_v1_2)
+WriteTxnMarkersResponse._READERS = _w.bind_versions((_read_WriteTxnMarkersResponse_v0, _read_WriteTxnMarkersResponse_v1_2, _read_WriteTxnMarkersResponse_v1_2))
+WriteTxnMarkersResponse._WRITERS = _w.bind_versions((_write_WriteTxnMarkersResponse_v0, _write_WriteTxnMarkersResponse_v1_2, _write_WriteTxnMarkersResponse_v1_2))
 WriteTxnMarkersResponse._LAZY_DEFAULTS = {"markers": list}
 WriteTxnMarkersResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="markers", json_name="markers", type="[]WritableTxnMarkerResult", versions=_V0_PLUS, default=(), struct=WritableTxnMarkerResult),

@@ -2,10 +2,9 @@
 
 Metadata message, versions 0, flexible versions 0+.
 
-How to read it: one class per struct (the message's own class last); then, struct by struct,
-the functions of each layout (versions that share one wire layout): _read_<Struct>_v<versions>
-and _write_...; at the end each class's tables of those functions by version and the
-description of its fields (FIELDS).
+How to read it: one class per struct (the message's own class last); then each struct's reader
+and writer per wire layout, the versions that share one (_read_<Struct>_v<versions>,
+_write_...); last, the classes' tables of those functions by version and of their FIELDS.
 """
 # fmt: off
 from __future__ import annotations
@@ -26,9 +25,8 @@ _pack_ZkMigrationStateRecord_zk_migration_state = struct.Struct(">b").pack
 class ZkMigrationStateRecord(GeneratedStruct):
     """Kafka's ZkMigrationStateRecord (metadata, apiKey 21), versions 0, flexible versions 0+."""
 
-    __slots__ = {  # attribute -> its docstring, which help() shows
+    __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "zk_migration_state": 'Migration state: 0 none, 1 migration, 2 pre-migration, 3 post-migration.',
-        "unknown_tagged_fields": 'Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order.',
     }
 
     NAME = "ZkMigrationStateRecord"
@@ -57,10 +55,8 @@ class ZkMigrationStateRecord(GeneratedStruct):
 
 def _read_ZkMigrationStateRecord_v0(buf: bytes, pos: int) -> tuple[ZkMigrationStateRecord, int]:
     record = blank_instance(ZkMigrationStateRecord)
-    field = ""
-    index = 0
+    field = "zk_migration_state"
     try:
-        field = "zk_migration_state"
         (record.zk_migration_state,) = _unpack_ZkMigrationStateRecord_zk_migration_state(buf, pos)
         pos += 1
         field = "(tagged fields)"
@@ -70,14 +66,13 @@ def _read_ZkMigrationStateRecord_v0(buf: bytes, pos: int) -> tuple[ZkMigrationSt
         else:  # tags these versions do not know, kept as they came
             record.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
-        raise _w.decode_failure(error, field, index, pos) from None
+        raise _w.decode_failure(error, field, -1, pos) from None
     return record, pos
 
 
 def _write_ZkMigrationStateRecord_v0(record: ZkMigrationStateRecord, out: bytearray) -> None:
-    field = ""
+    field = "zk_migration_state"
     try:
-        field = "zk_migration_state"
         out += _pack_ZkMigrationStateRecord_zk_migration_state(record.zk_migration_state)
         field = "(tagged fields)"
         if record.unknown_tagged_fields:

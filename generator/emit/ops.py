@@ -392,26 +392,26 @@ class StructOp(Op):
         return "== 0" if self.tag is not None else ">= 0x80"
 
     def read(self, obj: str, flavour: Flavour) -> Lines:
-        value, reader = self.value(obj), self.layout.reader
+        value, reader, version = self.value(obj), self.layout.reader, self.layout.version_argument
         if not self.nullable:
-            return [f"{value}, pos = {reader}(buf, pos)"]
+            return [f"{value}, pos = {reader}(buf, pos{version})"]
         return [f"if buf[pos] {self.null_test}:  # the null marker",
                 f"    {value} = None",
                 "    pos += 1",
                 "else:",
-                f"    {value}, pos = {reader}(buf, pos + 1)"]
+                f"    {value}, pos = {reader}(buf, pos + 1{version})"]
 
     def write(self, obj: str, out: str) -> Lines:
-        value, writer = self.value(obj), self.layout.writer
+        value, writer, version = self.value(obj), self.layout.writer, self.layout.version_argument
         if not self.nullable and not self.refuses_null_inline:
-            return [f"{writer}({non_null(self, value)}, {out})"]
+            return [f"{writer}({non_null(self, value)}, {out}{version})"]
         if not self.nullable:
-            return null_refused(self, value) + [f"{writer}({value}, {out})"]
+            return null_refused(self, value) + [f"{writer}({value}, {out}{version})"]
         return [f"if {value} is None:",
                 f"    {out}.append({self.null_marker})  # the null marker",
                 "else:",
                 f"    {out}.append(1)",
-                f"    {writer}({value}, {out})"]
+                f"    {writer}({value}, {out}{version})"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -751,6 +751,60 @@ class StructArray(ArrayOp):
         return [f"for {self.item} in {self.items}:", f"    {self.layout.writer}({self.item}, {out})"]
 
 
+def version_test(f: Field, versions: tuple[int, ...]) -> str:
+    """The test of the local ``version`` that holds at exactly those of ``versions`` (a layout's,
+    ascending) where ``f`` is on the wire: a field's versions are one range."""
+    low, high = f.versions.lowest, f.versions.highest
+    above, below = versions[0] < low, versions[-1] > high
+    if low == high:
+        return f"version == {low}"
+    if above and below:
+        return f"{low} <= version <= {high}"
+    return f"version >= {low}" if above else f"version <= {high}"
+
+
+@dataclass(frozen=True, eq=False)
+class VersionTest(Op):
+    """Fields that only some versions of the layout have (off the hot path, where one function
+    serves a struct's versions): their ``steps`` run under ``test``, a test of the version. The
+    other versions (``lacking``) leave the fields at their defaults when reading, and writing
+    refuses a value that is not the default unless the field is ignorable (as a layout without
+    the field does)."""
+
+    steps: tuple[Op, ...] = ()
+    test: str = ""     # "version >= 3"
+    lacking: str = ""  # the versions of the layout without the fields: "0-2"
+
+    @property
+    def reads_buffer_size(self) -> bool:
+        return any(op.reads_buffer_size for op in self.steps)
+
+    @property
+    def reports_element_index(self) -> bool:
+        return any(op.reports_element_index for op in self.steps)
+
+    @property
+    def runtime_functions(self) -> tuple[str, ...]:
+        return tuple(name for op in self.steps for name in op.runtime_functions)
+
+    @property
+    def absent_test(self) -> str:
+        """The test of the versions that lack the fields."""
+        if self.test.startswith("version >= "):
+            return self.test.replace(">=", "<")
+        if self.test.startswith("version <= "):
+            return self.test.replace("<=", ">")
+        if self.test.startswith("version == "):
+            return self.test.replace("==", "!=")
+        return f"not {self.test}"
+
+    def read_step(self, obj: str, flavour: Flavour) -> Lines:
+        return [f"if {self.test}:", *indent([line for op in self.steps for line in op.read_step(obj, flavour)])]
+
+    def write_step(self, obj: str, out: str) -> Lines:
+        return [f"if {self.test}:", *indent([line for op in self.steps for line in op.write_step(obj, out)])]
+
+
 # --- the tagged section ----------------------------------------------------------------------
 
 
@@ -838,6 +892,18 @@ class Layout:
     # (attribute, expression) of the fields no read at these versions sets and that are not made
     # on first access: a new instance gets them
     defaults: tuple[tuple[str, str], ...]
+    # An empty tagged section is read and written inline (the plan's
+    # tests_empty_tag_section_inline); otherwise a section of tags the layout does not know goes
+    # through the runtime in one call
+    inline_tag_section: bool = True
+    # Its functions take the struct's version (off the hot path, where one function serves
+    # several layouts' versions: plan.one_function_per_encoding), and pass it on to nested structs
+    takes_version: bool = False
+
+    @property
+    def version_argument(self) -> str:
+        """What a call of this layout's functions passes after its usual arguments."""
+        return ", version" if self.takes_version else ""
 
     @property
     def versions(self) -> tuple[int, ...]:
@@ -898,6 +964,11 @@ class Layout:
         return names
 
     @property
+    def reports_element_index(self) -> bool:
+        """Whether a read failure may name an element (the reader then keeps an ``index``)."""
+        return any(op.reports_element_index for op in self.ops + self.tagged)
+
+    @property
     def arrays(self) -> list[ArrayOp]:
         """The untagged arrays, which every read of the layout sets."""
         return [op for op in self.ops if isinstance(op, ArrayOp)]
@@ -925,6 +996,9 @@ class Layout:
                 next(ops), next(ops)
         if not self.flexible:
             return lines + [f"{obj}.unknown_tagged_fields = ()"]
+        if not self.tagged and not self.inline_tag_section:
+            return lines + ['field = "(tagged fields)"',
+                            f"{obj}.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)"]
         tagged = [(op.tag, op.attr, op.read_step(obj, flavour)) for op in self.tagged]
         return lines + read_tagged_section(obj, tagged, flavour)  # type: ignore[arg-type]
 

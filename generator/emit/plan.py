@@ -21,7 +21,9 @@ from .constants import ModuleConstants, default_literal
 from .flavours import Flavour
 from .compiled_ops import INTEGER_READERS, CompiledStructArray, IntegerArray, IntegerRun
 from .ops import (ArrayOp, BytesArray, BytesOp, EmptyArrayBridge, FixedArray, FixedRun, Layout, LayoutName, Op,
-                  RecordsOp, StringOp, StructArray, StructOp, UuidArray, UuidOp, bridge_format)
+                  RecordsOp, StringOp, StructArray, StructOp, UuidArray, UuidOp, VersionTest, bridge_format,
+                  version_test)
+from .shared_ops import SharedBytesArray, SharedStructArray, SharedUuidArray
 
 FIXED_TYPES = frozenset(["bool", "int8", "int16", "uint16", "int32", "uint32", "int64", "float64"])
 
@@ -67,6 +69,31 @@ def refuses_null_inline(hot: bool) -> bool:
     """Writers refuse None for a non-nullable field with an inline test on the hot path; elsewhere
     through the runtime's ``non_null`` (one line instead of two, the same error)."""
     return hot
+
+
+def loops_over_elements(hot: bool) -> bool:
+    """Arrays read (of structs, strings, uuids) and written (of structs) element by element
+    have a loop of their own on the hot path; elsewhere one call to the runtime's array
+    functions (.shared_ops) does the same: a line of generated code instead of a dozen."""
+    return hot
+
+
+def tests_empty_tag_section_inline(hot: bool) -> bool:
+    """On the hot path a reader tests the usual empty tagged section (one zero byte) inline and a
+    writer writes it inline; elsewhere the runtime reads and writes any tagged section its layout
+    knows no tag of, in one call."""
+    return hot
+
+
+def one_function_per_encoding(hot: bool) -> bool:
+    """Off the hot path one reader and one writer serve every version of a struct in one
+    encoding (classic or flexible), taking the version, as Kafka's own generated code does: a
+    field only some of those versions have is read and written under ``if version ...``. That
+    writes a struct's code once or twice instead of once per layout (issue 23 §5). On the hot
+    path each layout keeps functions of its own, which test no version. Versions share functions
+    only where they agree on every field they have (tagged or not, nullable or not, the same
+    encoding, the same functions for a nested struct) and on the tagged fields."""
+    return not hot
 
 
 def rows_read_at_once(layout: Layout) -> bool:
@@ -154,6 +181,9 @@ class _Planner:
         versions = list(self.message.versions())
         for v in versions:
             self._group(self.message.struct, v)
+        if one_function_per_encoding(self.hot):
+            for struct in self.message.all_structs() + [self.message.struct]:  # nested structs first
+                self._share_across_versions(struct)
         for v in versions:
             self._build(self.message.struct, v)
         structs = self._struct_plans()
@@ -190,6 +220,31 @@ class _Planner:
             if f.struct is not None and f.present_in(v):
                 self._group(f.struct, v)
 
+    def _share_across_versions(self, struct: Struct) -> None:
+        """Give the versions of ``struct`` in each encoding one layout, where they agree on how
+        every field they have is encoded (see one_function_per_encoding)."""
+        at = self._key_at.get(struct.name, {})
+        for flexible in (False, True):
+            versions = sorted(v for v in at if self.message.flexible_at(v) == flexible)
+            if len({at[v] for v in versions}) < 2 or not self._agree(struct, versions):
+                continue
+            key = (struct.name, ("one layout", flexible))
+            for v in versions:
+                at[v] = key
+            self._versions[key] = versions
+
+    def _agree(self, struct: Struct, versions: list[int]) -> bool:
+        for f in struct.fields:
+            present = [v for v in versions if f.present_in(v)]
+            encodings = {(f.tagged_in(v), f.nullable_in(v), self._compact(f, v)) for v in present}
+            if len(encodings) > 1:
+                return False
+            if not f.tagged_versions.empty and present and len(present) < len(versions):
+                return False  # a tagged field some versions lack: the tag section would differ
+            if f.struct is not None and len({self._key_at[f.struct.name][v] for v in present}) > 1:
+                return False
+        return True
+
     # --- layouts -----------------------------------------------------------------------------
     def _build(self, struct: Struct, v: int) -> Layout:
         """The layout of ``struct`` at ``v``, built (with those it nests) when first met."""
@@ -201,29 +256,34 @@ class _Planner:
     def _layout(self, struct: Struct, v: int, name: LayoutName) -> Layout:
         ops: list[Op] = []
         absent: list[Field] = []
-        run: list[Field] = []
-
-        def flush() -> None:
-            if run:
-                ops.append(self._fixed_run(struct, list(run), name))
-                run.clear()
-
+        versions = name.versions
+        # The untagged fields in order, in groups of consecutive fields that the same versions of
+        # the layout have: "" for all of them, else the test of the version they are read under.
+        groups: list[tuple[str, list[Field]]] = []
         for f in struct.fields:
-            if not f.present_in(v):
+            present = [u for u in versions if f.present_in(u)]
+            if not present:
                 absent.append(f)
-            elif f.tagged_in(v):
+            elif not f.tagged_in(present[0]):
+                test = version_test(f, versions) if len(present) < len(versions) else ""
+                if groups and groups[-1][0] == test:
+                    groups[-1][1].append(f)
+                else:
+                    groups.append((test, [f]))
+        for test, fields in groups:
+            if not test:
+                ops += self._steps(struct, fields, v, name)
                 continue
-            elif f.type.name in FIXED_TYPES:
-                run.append(f)
-            else:
-                flush()
-                ops.append(self._op(struct, f, v, name, compact=self._compact(f, v)))
-        flush()
+            first = next(u for u in versions if fields[0].present_in(u))
+            lacking = LayoutName(struct.name, tuple(u for u in versions if not fields[0].present_in(u)))
+            ops.append(VersionTest(tuple(fields), owner=name, steps=tuple(self._steps(struct, fields, first, name)),
+                                   test=test, lacking=lacking.version_text))
         tagged = [self._op(struct, f, v, name, compact=True, tag=f.tag) for f in struct.tagged_fields_at(v)]
         # Fields no read sets here: a new instance gets their defaults, but for arrays and
         # structs whose default is not null (their class makes those on first access).
+        tested = [f for op in ops if isinstance(op, VersionTest) for f in op.fields]
         defaults = tuple((f.attr_name, "None" if f.has_null_default else default_literal(f, self.uuids))
-                         for f in absent + [op.field for op in tagged]
+                         for f in absent + tested + [op.field for op in tagged]
                          if f.has_null_default or not (f.type.is_array or f.type.is_struct))
         bridges: dict[int, EmptyArrayBridge] = {}
         bridged: set[int] = set()  # the runs a bridge already reads
@@ -236,7 +296,24 @@ class _Planner:
                 if self.flavour.bridges_empty_arrays:
                     bridges[id(before)] = bridge
         return Layout(struct, name, self.message.flexible_at(v), tuple(ops), tuple(tagged), tuple(absent),
-                      MappingProxyType(bridges), defaults)
+                      MappingProxyType(bridges), defaults, tests_empty_tag_section_inline(self.hot),
+                      takes_version=one_function_per_encoding(self.hot))
+
+    def _steps(self, struct: Struct, fields: list[Field], v: int, owner: LayoutName) -> list[Op]:
+        """The steps of ``fields`` (untagged, consecutive) at ``v``: a step each, but for runs of
+        fixed-width fields, which share one."""
+        ops: list[Op] = []
+        run: list[Field] = []
+        for f in fields + [None]:  # type: ignore[list-item]  # None ends the last run
+            if f is not None and f.type.name in FIXED_TYPES:
+                run.append(f)
+                continue
+            if run:
+                ops.append(self._fixed_run(struct, list(run), owner))
+                run.clear()
+            if f is not None:
+                ops.append(self._op(struct, f, v, owner, compact=self._compact(f, v)))
+        return ops
 
     # --- steps -------------------------------------------------------------------------------
     def _op(self, struct: Struct, f: Field, v: int, owner: LayoutName, compact: bool, tag: int | None = None) -> Op:
@@ -276,16 +353,20 @@ class _Planner:
                 compact=compact, nullable=nullable, short_inline=short, tag=tag,
                 left_unset_when_empty=unset, code=code, width=e.fixed_width or 0, element=e.name, unpack=unpack,
                 pack=pack)
+        loops = loops_over_elements(self.hot)
         if e.name == "uuid":
-            return UuidArray((f,), owner=owner, refuses_null_inline=refuse,
+            return (UuidArray if loops else SharedUuidArray)((f,), owner=owner, refuses_null_inline=refuse,
                              compact=compact, nullable=nullable, short_inline=short, tag=tag,
                              left_unset_when_empty=unset)
         if e.name in ("string", "bytes", "records"):
-            return BytesArray((f,), owner=owner, refuses_null_inline=refuse,
+            return (BytesArray if loops else SharedBytesArray)((f,), owner=owner, refuses_null_inline=refuse,
                               compact=compact, nullable=nullable, short_inline=short, tag=tag,
                               left_unset_when_empty=unset, element=e.name)
         assert f.struct is not None
         target = self._build(f.struct, v)
+        if not loops:
+            return SharedStructArray((f,), owner=owner, refuses_null_inline=refuse, compact=compact,
+                                     nullable=nullable, tag=tag, target=target)
         inline = self.flavour.reads_elements_inline and reads_elements_inline(f, target, self.hot,
                                                                               self.message.flexible_at(v))
         rows = ""

@@ -17,11 +17,11 @@ from ..versions import Versions
 from .code import block
 from .constants import ModuleConstants, default_literal
 from .flavours import Flavour
-from .ops import Layout, Op
+from .ops import Layout, Op, VersionTest
 from .plan import StructPlan, plan
 
 # Locals of the generated functions, which a struct's instance local must not shadow.
-FUNCTION_LOCALS = frozenset({"buf", "pos", "size", "field", "index", "count", "unknown", "tag", "end", "out",
+FUNCTION_LOCALS = frozenset({"buf", "pos", "version", "size", "field", "index", "count", "unknown", "tag", "end", "out",
                              "tagged", "payload", "error", "struct", "other", "k"})
 # Words that read as something else in a codec (a protocol version, a byte offset, a field): a
 # struct whose name ends in one keeps its whole name as its local (api_version, not version).
@@ -100,10 +100,6 @@ def instance_name(struct: Struct) -> str:
         if name not in taken:
             return name
     raise AssertionError(f"no local name for {struct.name}")
-
-
-UNKNOWN_TAGS_DOC = ("Tagged fields this version does not know, as (tag, payload) pairs: kept as they came "
-                    "and written back in tag order.")
 
 
 def version_range(v: Versions, within: Versions) -> str:
@@ -264,13 +260,27 @@ class LayoutView:
         self.flexible = layout.flexible
         self.reads_buffer_size = layout.reads_buffer_size
         self.new_instance = block(layout.new_instance(obj, flavour))
-        self.reads = block(layout.read_steps(obj, flavour))
-        self.writes = [block(op.write_step(obj, "out")) for op in layout.ops]
+        # The field a failure names starts as the first step's (set before the try, not twice).
+        reads, writes = layout.read_steps(obj, flavour), [op.write_step(obj, "out") for op in layout.ops]
+        self.read_field = reads.pop(0) if reads and reads[0].startswith("field = ") else 'field = ""'
+        if writes and writes[0][0].startswith("field = "):
+            self.write_field = writes[0].pop(0)
+        else:
+            self.write_field = 'field = "(tagged fields)"' if layout.flexible and not writes else 'field = ""'
+        self.reads = block(reads)
+        self.writes = [block(lines) for lines in writes]
+        self.tracks_index = layout.reports_element_index
+        self.inline_tag_section = layout.inline_tag_section
         self.tagged = [TaggedStep(op, obj, fields[op.field.name].differs_from_default(op.value(obj)))
                        for op in layout.tagged]
         # Fields this layout lacks: writing a non-default value there is refused unless ignorable.
-        self.refused_absent = [(f.attr_name, fields[f.name].differs_from_default(f"{obj}.{f.attr_name}"))
-                               for f in layout.absent if not f.ignorable]
+        # (attribute, test, the versions the error names: a literal, or the version the function was given)
+        self.refused_absent = [(f.attr_name, fields[f.name].differs_from_default(f"{obj}.{f.attr_name}"),
+                                f'"{layout.version_text}"') for f in layout.absent if not f.ignorable]
+        self.refused_absent += [(f.attr_name, f"{op.absent_test} and {fields[f.name].differs_from_default(f'{obj}.{f.attr_name}')}",
+                                 "str(version)")
+                                for op in layout.ops if isinstance(op, VersionTest) for f in op.fields if not f.ignorable]
+        self.version_parameter = ", version: int" if layout.takes_version else ""
 
 
 class StructView:
@@ -290,7 +300,6 @@ class StructView:
         present = [v for v, layout in enumerate(plan.table) if layout is not None]
         self.valid_versions = (present[0], present[-1]) if present else (1, 0)
         self.fields = [FieldView(f, constants) for f in s.fields]
-        self.unknown_tags_doc = repr(UNKNOWN_TAGS_DOC)
         self.omitted_marker: str | None = None  # set by ModuleView
         self.own_eq = False  # a field-by-field __eq__ of its own: set by ModuleView
         self.class_constants = message_constants(message) if self.is_message else []
@@ -303,6 +312,9 @@ class StructView:
         self.layouts = [LayoutView(layout, self, flavour) for layout in plan.layouts]
         self.readers = tuple_source([layout.reader if layout else "None" for layout in plan.table])
         self.writers = tuple_source([layout.writer if layout else "None" for layout in plan.table])
+        if any(layout is not None and layout.takes_version for layout in plan.table):
+            # functions that take the version: the table holds each with its version bound
+            self.readers, self.writers = f"_w.bind_versions({self.readers})", f"_w.bind_versions({self.writers})"
         self.lazy_defaults = [(f.attr, f.lazy_factory) for f in self.fields if f.lazy_factory]
         self.map_keys = tuple_source([f'"{f.attr_name}"' for f in s.map_key_fields]) if s.map_key_fields else ""
 
@@ -332,6 +344,8 @@ class ModuleView:
         for s in self.structs:
             s.own_eq = flavour.field_by_field_eq or s.name in compared
         self.helpers = module_plan.helpers
+        # one reader and writer per struct and encoding, which take the version (off the hot path)
+        self.functions_take_version = any(layout.takes_version for sp in module_plan.structs for layout in sp.layouts)
         self.has_records = any(f.type.name == "records" for sp in module_plan.structs for f in sp.struct.fields)
         self.api_key = message.api_key
         self.flexible_from = message.flexible_versions.lowest if not message.flexible_versions.empty else None

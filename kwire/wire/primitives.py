@@ -9,8 +9,9 @@ with the offset. Writers append to a ``bytearray``.
 from __future__ import annotations
 
 import struct
-from collections.abc import Sequence, Sized
-from typing import TypeVar
+from collections.abc import Callable, Sequence, Sized
+from functools import partial
+from typing import Any, TypeVar
 from uuid import UUID
 
 from .errors import DecodeError, EncodeError, join_path
@@ -290,6 +291,85 @@ def write_fixed_array(out: bytearray, values: Sequence, code: str) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
+# code off the hot path
+#
+# Off the hot path (kwire.generator.emit.plan.on_hot_path) one generated function serves every
+# version of a struct in one encoding, taking the version (Kafka's own generated code does the
+# same); and arrays of structs, strings or uuids are read, and arrays of structs written, with
+# one call here instead of a loop of their own. The bytes and the errors are the same; an error
+# inside an element names it (``topics[3].name``), the caller's failure handler the field.
+
+
+def bind_versions(functions: tuple[Callable[..., Any] | None, ...]) -> tuple[Callable[..., Any] | None, ...]:
+    """A class's table of readers or writers by version, from generated functions that take the
+    version as their last argument: each entry with its version bound."""
+    return tuple(None if function is None else partial(function, version=version)
+                 for version, function in enumerate(functions))
+
+
+def read_array(buf: bytes, pos: int, compact: bool, read_one: Callable[[bytes, int], tuple[Any, int]],
+               container: Callable[[], list] = list) -> tuple[Any, int]:
+    """An array that is not nullable (a null count is refused), each element read by
+    ``read_one`` (a string or uuid reader) into a new ``container``."""
+    n, pos = read_count(buf, pos, compact)
+    if n < 0:
+        raise DecodeError("non-nullable array was null", offset=pos)
+    return _read_elements(buf, pos, n, read_one, container())
+
+
+def read_nullable_array(buf: bytes, pos: int, compact: bool, read_one: Callable[[bytes, int], tuple[Any, int]],
+                        container: Callable[[], list] = list) -> tuple[Any, int]:
+    """An array that may be null (None), each element read by ``read_one``."""
+    n, pos = read_count(buf, pos, compact)
+    if n < 0:
+        return None, pos
+    return _read_elements(buf, pos, n, read_one, container())
+
+
+def read_struct_array(buf: bytes, pos: int, compact: bool, read_one: Callable[..., tuple[Any, int]], version: int,
+                      container: Callable[[], list] = list) -> tuple[Any, int]:
+    """An array of structs that is not nullable, each element read by its struct's generated
+    reader at ``version`` into a new ``container`` (a KeyedList for structs with map keys)."""
+    return read_array(buf, pos, compact, partial(read_one, version=version), container)
+
+
+def read_nullable_struct_array(buf: bytes, pos: int, compact: bool, read_one: Callable[..., tuple[Any, int]],
+                               version: int, container: Callable[[], list] = list) -> tuple[Any, int]:
+    """An array of structs that may be null (None)."""
+    return read_nullable_array(buf, pos, compact, partial(read_one, version=version), container)
+
+
+def _read_elements(buf: bytes, pos: int, n: int, read_one: Callable[[bytes, int], tuple[Any, int]],
+                   items: list) -> tuple[list, int]:
+    index = 0
+    try:
+        for index in range(n):
+            item, pos = read_one(buf, pos)
+            items.append(item)
+    except DecodeError as error:
+        raise error.with_context(f"[{index}]") from None
+    except (IndexError, struct.error):  # a reader of the runtime's that does not check bounds
+        raise DecodeError("input ends in the middle of a field", path=f"[{index}]", offset=pos) from None
+    return items, pos
+
+
+def write_struct_array(out: bytearray, items: Sequence[Any] | None, compact: bool,
+                       write_one: Callable[[Any, bytearray, int], None], version: int) -> None:
+    """An array of structs, each written by its struct's generated writer at ``version``; None
+    writes null (writers refuse it first where the array is not nullable: ``non_null``)."""
+    if items is None:
+        write_count(out, None, compact)
+        return
+    write_count(out, len(items), compact)
+    index = 0
+    try:
+        for index, item in enumerate(items):
+            write_one(item, out, version)
+    except EncodeError as error:
+        raise EncodeError(error.reason, path=join_path(f"[{index}]", error.path)) from None
+
+
+# ---------------------------------------------------------------------------------------------
 # tagged sections
 
 
@@ -337,7 +417,8 @@ def _join(label: str, index: int, inner: str) -> str:
 
 
 def decode_failure(exc: BaseException, label: str, index: int, pos: int) -> DecodeError:
-    """Re-raise ``exc`` as a DecodeError whose path starts with the failing field."""
+    """Re-raise ``exc`` as a DecodeError whose path starts with the failing field: ``label``,
+    whose ``[]`` the element ``index`` fills (-1: no element, or a reader that names none)."""
     if isinstance(exc, DecodeError):
         err = DecodeError(exc.reason, path=_join(label, index, exc.path),
                           offset=exc.offset if exc.offset is not None else pos)

@@ -31,7 +31,10 @@ class GeneratedStruct:
     version (``_READERS`` etc.); this class turns the tables into the public API.
     """
 
-    __slots__ = ()
+    # The one slot every generated class has, declared once here with the text help() shows
+    # (the same as the attribute docstring below, which IDEs show).
+    __slots__ = {"unknown_tagged_fields": "Tagged fields this version does not know, as (tag, payload) pairs: "
+                                          "kept as they came and written back in tag order."}
 
     NAME: ClassVar[str]
     VALID_VERSIONS: ClassVar[tuple[int, int]]

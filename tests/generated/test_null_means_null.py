@@ -189,7 +189,8 @@ def test_a_keyed_array_takes_none_and_any_list() -> None:
 
 def test_off_the_hot_path_null_is_refused_with_the_same_error() -> None:
     # Writers of cold definitions refuse None through the runtime (_w.non_null), not inline: the
-    # error still names the field, the writer's versions, where null is allowed, and the path.
+    # error still names the field, the writer's versions, where null is allowed, and the path, in
+    # which the runtime's array writer names each element (hot writers leave "[]").
     from kwire.generated import ConsumerGroupDescribeResponse, CreateDelegationTokenResponse, DescribeAclsResponse
     from kwire.generated import FetchSnapshotResponse
     from kwire.generated import consumer_group_describe_response as cgd, describe_acls_response as dar
@@ -197,19 +198,19 @@ def test_off_the_hot_path_null_is_refused_with_the_same_error() -> None:
 
     cases = [  # (instance, version, message, path): an array, a string, bytes, records, a struct
         (DescribeAclsResponse(resources=[dar.DescribeAclsResource(acls=None)]), 1,  # type: ignore[arg-type]
-         "field acls is null, which DescribeAclsResource version 1 does not allow (never nullable)",
-         "resources[].acls[]"),
+         "field acls is null, which DescribeAclsResource versions 0-1 do not allow (never nullable)",
+         "resources[0].acls"),
         (DescribeAclsResponse(resources=[dar.DescribeAclsResource(acls=[dar.AclDescription(principal=None)])]), 1,  # type: ignore[arg-type]
          "field principal is null, which AclDescription versions 0-1 do not allow (never nullable)",
-         "resources[].acls[].principal"),
+         "resources[0].acls[0].principal"),
         (CreateDelegationTokenResponse(hmac=None), 0,  # type: ignore[arg-type]
          "field hmac is null, which CreateDelegationTokenResponse versions 0-1 do not allow (never nullable)", "hmac"),
         (FetchSnapshotResponse(topics=[fsr.TopicSnapshot(partitions=[fsr.PartitionSnapshot(unaligned_records=None)])]), 0,  # type: ignore[arg-type]
          "field unaligned_records is null, which PartitionSnapshot versions 0-1 do not allow (never nullable)",
-         "topics[].partitions[].unaligned_records"),
+         "topics[0].partitions[0].unaligned_records"),
         (ConsumerGroupDescribeResponse(groups=[cgd.DescribedGroup(members=[cgd.Member(assignment=None)])]), 0,  # type: ignore[arg-type]
-         "field assignment is null, which Member version 0 does not allow (never nullable)",
-         "groups[].members[].assignment"),
+         "field assignment is null, which Member versions 0-1 do not allow (never nullable)",
+         "groups[0].members[0].assignment"),
     ]
     for obj, version, message, path in cases:
         with pytest.raises(EncodeError) as caught:

@@ -111,15 +111,36 @@ def test_a_nested_struct_splits_only_where_its_own_encoding_does(plan) -> None:
     assert [g.flexible for g in layouts(plan, "Point")] == [False, True]
 
 
+GAP = """{"apiKey": 91, "type": "request", "name": "GapRequest", "validVersions": "0-2",
+  "flexibleVersions": "none", "fields": [
+    {"name": "A", "type": "int32", "versions": "0+"},
+    {"name": "OnlyOne", "type": "int8", "versions": "1", "ignorable": true}]}"""
+
+
 def test_versions_that_are_not_neighbours_share_a_layout() -> None:
-    message = load_text("""{"apiKey": 91, "type": "request", "name": "GapRequest", "validVersions": "0-2",
-      "flexibleVersions": "none", "fields": [
-        {"name": "A", "type": "int32", "versions": "0+"},
-        {"name": "OnlyOne", "type": "int8", "versions": "1", "ignorable": true}]}""", "GapRequest.json")
-    groups = layouts(emit_plan.plan(message, PURE), "GapRequest")
+    # on the hot path (the name of one of its APIs) every layout has functions of its own
+    message = load_text(GAP.replace("GapRequest", "ProduceRequest"), "ProduceRequest.json")
+    groups = layouts(emit_plan.plan(message, PURE), "ProduceRequest")
     assert [g.versions for g in groups] == [(0, 2), (1,)]
     assert [g.suffix for g in groups] == ["v0_2", "v1"] and groups[0].version_text == "0,2"
     assert [f.name for f in groups[0].absent] == ["OnlyOne"]
+
+
+def test_off_the_hot_path_one_function_serves_an_encoding_and_tests_the_version() -> None:
+    message = load_text(GAP, "GapRequest.json")
+    [layout] = layouts(emit_plan.plan(message, PURE), "GapRequest")
+    assert layout.versions == (0, 1, 2) and layout.takes_version
+    tested = op_of(layout, "only_one")
+    assert isinstance(tested, emit_plan.VersionTest)
+    assert (tested.test, tested.absent_test, tested.lacking) == ("version == 1", "version != 1", "0,2")
+    source = render_message(message)
+    assert "def _read_GapRequest_v0_2(buf: bytes, pos: int, version: int)" in source
+    namespace: dict = {}
+    exec(compile(source, "gap_request.py", "exec"), namespace)
+    cls = namespace["GapRequest"]
+    assert [cls(a=7, only_one=3).encode(v) for v in range(3)] == [b"\0\0\0\x07", b"\0\0\0\x07\x03", b"\0\0\0\x07"]
+    assert cls.decode(b"\0\0\0\x07\x03", 1) == cls(a=7, only_one=3)
+    assert cls.decode(b"\0\0\0\x07", 2) == cls(a=7)
 
 
 def test_the_plan_is_not_changed_after_it_is_made(plan) -> None:
@@ -224,7 +245,8 @@ def test_off_the_hot_path_parents_call_the_one_shared_element_reader(sample) -> 
     quiet = load_text(SAMPLE.replace("SampleResponse", "QuietResponse"), "QuietResponse.json")
     source = render_message(quiet)
     assert source.count("def _read_Note_v3_5(") == 1
-    assert "notes_item, pos = _read_Note_v3_5(buf, pos)" in source
+    # one call to the runtime's array reader, with the element's reader
+    assert "response.notes, pos = _w.read_struct_array(buf, pos, True, _read_Note_v3_5, version)" in source
     assert "text_n = buf[pos]" not in source  # Note's string read stays in Note's reader, a runtime call
     namespace: dict = {}
     exec(compile(source, "quiet_response.py", "exec"), namespace)

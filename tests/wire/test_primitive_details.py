@@ -10,7 +10,8 @@ import pytest
 
 from kwire.generated import CreateDelegationTokenRequest, SaslHandshakeRequest, SyncGroupRequest
 from kwire.wire import primitives, struct_base
-from kwire.wire.errors import DecodeError, UnsupportedVersionError
+from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
+from kwire.wire.message import KeyedList
 from kwire.wire.message import is_flexible
 from kwire.wire.varint import uvarint
 from tests.paths import KAFKA_DEFINITIONS
@@ -113,7 +114,72 @@ def test_is_flexible_follows_kafkas_flexible_versions(name: str) -> None:
 def test_a_dropped_field_names_the_version_or_versions() -> None:
     with pytest.raises(UnsupportedVersionError) as raised:
         SyncGroupRequest(group_instance_id="x").encode(0)
-    assert "versions 0-2 have no such field" in str(raised.value)
+    assert "version 0 has no such field" in str(raised.value)  # the version asked for
     with pytest.raises(UnsupportedVersionError) as raised:
         CreateDelegationTokenRequest(owner_principal_type="User").encode(2)
     assert "version 2 has no such field" in str(raised.value)
+
+
+# --- arrays read and written through the runtime (code off the hot path) -------------------------
+
+def _read_pair(buf: bytes, pos: int) -> tuple[tuple[int, int], int]:
+    if pos + 2 > len(buf):
+        raise DecodeError("input ends in the middle of a field", path="second", offset=pos)
+    return (buf[pos], buf[pos + 1]), pos + 2
+
+
+def test_read_array_reads_each_element_and_refuses_null() -> None:
+    assert primitives.read_array(b"\x03\x01\x02\x03\x04", 0, True, _read_pair) == ([(1, 2), (3, 4)], 5)
+    assert primitives.read_array(b"\x00\x00\x00\x00", 0, False, _read_pair) == ([], 4)
+    keyed, _ = primitives.read_array(b"\x01", 0, True, _read_pair, KeyedList)
+    assert type(keyed) is KeyedList
+    with pytest.raises(DecodeError, match="non-nullable array was null") as refused:
+        primitives.read_array(b"\xff\xff\xff\xff", 0, False, _read_pair)
+    assert refused.value.offset == 4
+    assert primitives.read_nullable_array(b"\x00", 0, True, _read_pair) == (None, 1)
+    # struct readers take the version, which the struct array functions pass on
+    def read_versioned(buf: bytes, pos: int, version: int) -> tuple[tuple[int, int], int]:
+        return (version, buf[pos]), pos + 1
+    assert primitives.read_struct_array(b"\x02\x09", 0, True, read_versioned, 4) == ([(4, 9)], 2)
+    assert primitives.read_nullable_struct_array(b"\xff\xff\xff\xff", 0, False, read_versioned, 4) == (None, 4)
+
+
+def test_read_array_names_the_element_that_fails() -> None:
+    with pytest.raises(DecodeError) as failed:
+        primitives.read_array(b"\x04\x01\x02\x03\x04\x05", 0, True, _read_pair)
+    assert (failed.value.path, failed.value.offset) == ("[2].second", 5)
+    # a runtime reader that raises IndexError is named too (read_array catches it)
+    with pytest.raises(DecodeError, match="input ends") as short:
+        primitives.read_array(b"\x02\x00", 0, True, lambda buf, pos: (buf[pos + 1], pos + 1))
+    assert short.value.path == "[0]"
+
+
+def test_write_struct_array_writes_null_or_each_element_and_names_the_failing_one() -> None:
+    def write_one(value: int, out: bytearray, version: int) -> None:
+        assert version == 3
+        if value < 0:
+            raise EncodeError("negative", path="count")
+        out.append(value)
+
+    out = bytearray()
+    primitives.write_struct_array(out, [7, 8], True, write_one, 3)
+    primitives.write_struct_array(out, None, False, write_one, 3)
+    assert bytes(out) == b"\x03\x07\x08\xff\xff\xff\xff"
+    with pytest.raises(EncodeError) as failed:
+        primitives.write_struct_array(bytearray(), [1, 2, -3], True, write_one, 3)
+    assert failed.value.path == "[2].count"
+
+
+def test_generated_code_off_the_hot_path_names_elements_in_errors() -> None:
+    from kwire.generated.create_topics_request import CreatableTopic, CreatableTopicConfig, CreateTopicsRequest
+    request = CreateTopicsRequest(topics=[CreatableTopic(name="a"), CreatableTopic(
+        name="b", configs=[CreatableTopicConfig(name="retention.ms", value="1")])])
+    wire = request.encode(7)
+    assert CreateTopicsRequest.decode(wire, 7) == request
+    with pytest.raises(DecodeError) as truncated:
+        CreateTopicsRequest.decode(wire[:-8], 7)
+    assert truncated.value.path.startswith("topics[1].configs[0].")
+    request.topics[1].configs[0].name = None  # type: ignore[assignment]
+    with pytest.raises(EncodeError, match="field name is null") as refused:
+        request.encode(7)
+    assert refused.value.path == "topics[1].configs[0].name"
