@@ -61,33 +61,36 @@ class SharedStructArray(StructArray):
         return [f"_w.write_struct_array({out}, {value}, {self.compact}, {self.layout.writer}, version)"]
 
 
-@dataclass(frozen=True, eq=False)
-class SharedBytesArray(BytesArray):
-    """An array of strings or bytes read through the runtime (written as on the hot path)."""
+class ElementsReadByRuntime(ArrayOp):
+    """What the arrays of strings, bytes and uuids read through the runtime share (they are
+    written as on the hot path): the read, each element by ``read_one``."""
+
+    def read_one(self, flavour: Flavour) -> str:
+        raise NotImplementedError
 
     @property
     def reports_element_index(self) -> bool:
-        return False
+        return False  # the runtime names the element
 
     @property
     def runtime_functions(self) -> tuple[str, ...]:
         return super().runtime_functions + (array_reader(self),)
 
     def read(self, obj: str, flavour: Flavour) -> Lines:
-        return read_by_runtime(self, obj, f"_w.{self.element_runtime.read_non_null}", "list")
+        return read_by_runtime(self, obj, self.read_one(flavour), "list")
 
 
 @dataclass(frozen=True, eq=False)
-class SharedUuidArray(UuidArray):
-    """An array of uuids read through the runtime (written as on the hot path)."""
+class SharedBytesArray(ElementsReadByRuntime, BytesArray):
+    """An array of strings or bytes read through the runtime."""
 
-    @property
-    def reports_element_index(self) -> bool:
-        return False
+    def read_one(self, flavour: Flavour) -> str:
+        return f"_w.{self.element_runtime.read_non_null}"
 
-    @property
-    def runtime_functions(self) -> tuple[str, ...]:
-        return super().runtime_functions + (array_reader(self),)
 
-    def read(self, obj: str, flavour: Flavour) -> Lines:
-        return read_by_runtime(self, obj, flavour.hot("read_uuid"), "list")
+@dataclass(frozen=True, eq=False)
+class SharedUuidArray(ElementsReadByRuntime, UuidArray):
+    """An array of uuids read through the runtime."""
+
+    def read_one(self, flavour: Flavour) -> str:
+        return flavour.hot("read_uuid")
