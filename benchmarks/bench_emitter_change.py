@@ -163,7 +163,14 @@ def count_child(argv: list[str]) -> int:
     run = getattr(codec, op)
     for _ in range(3):  # warm-up: lazily made defaults, CPython's specializing interpreter
         run()
-    gc.disable()  # as bench_codec times: a collection's cost depends on everything else in the process
+    # As bench_codec times, without collections: their cost depends on everything else in the
+    # process. gc.disable() alone was not enough (compiled counts showed gc_collect_main reached
+    # from _PyObject_GC_Link); a threshold of 0 turns automatic collection off whatever the
+    # enabled flag says, and freeze() leaves nothing for one to look at.
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(0)
+    gc.disable()
     functools.reduce(lambda acc, _: (run(), acc)[1], range(int(calls)), 0)
     return 0
 
