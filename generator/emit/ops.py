@@ -878,8 +878,10 @@ class LayoutName:
 
 @dataclass(frozen=True, eq=False)
 class Layout:
-    """Versions of one struct that share a layout, and so share generated functions: the steps
-    of their reads and writes, as the plan (:mod:`.plan`) chose them."""
+    """Versions of one struct that share generated functions, and the steps of their reads and
+    writes, as the plan (:mod:`.plan`) chose them: on the hot path versions with one wire layout;
+    off it versions of one encoding that agree on how each field they have is encoded (the fields
+    some of them lack are :class:`VersionTest` steps, and the functions take the version)."""
 
     struct: Struct
     name: LayoutName
