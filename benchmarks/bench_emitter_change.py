@@ -188,7 +188,15 @@ def sides(build: str, only: str) -> dict[str, Any]:
 
 
 def instructions(roots: list[Path], build: str, side: str, key: str, op: str, calls: int) -> float:
-    """Instructions per ``op`` of one side, counted by callgrind inside functools.reduce."""
+    """Instructions per ``op`` of one side: callgrind counts inside functools.reduce for ``calls``
+    and for twice as many operations, and the difference is divided by ``calls``. Setting a side
+    up may itself run inside a functools.reduce (the compiled side renders every definition to
+    find its build), with collections in it; the same in both runs, it cancels out."""
+    once, twice = (_collected(roots, build, side, key, op, n) for n in (calls, 2 * calls))
+    return (twice - once) / calls
+
+
+def _collected(roots: list[Path], build: str, side: str, key: str, op: str, calls: int) -> int:
     command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", "--collect-atstart=no",
                "--toggle-collect=functools_reduce", sys.executable, __file__, "--count-child",
                build, side, key, op, str(calls)]
@@ -198,7 +206,7 @@ def instructions(roots: list[Path], build: str, side: str, key: str, op: str, ca
     found = re.search(r"Collected : (\d+)", done.stderr)
     if done.returncode != 0 or found is None:
         raise SystemExit(f"callgrind run of {build} {side} {key} {op} failed:\n{done.stderr[-3000:]}")
-    return int(found.group(1)) / calls
+    return int(found.group(1))
 
 
 def count_instructions(roots: list[Path], builds: list[str], keys: list[str], calls: int) -> list[dict]:
