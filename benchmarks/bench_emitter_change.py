@@ -164,9 +164,9 @@ def count_child(argv: list[str]) -> int:
     for _ in range(3):  # warm-up: lazily made defaults, CPython's specializing interpreter
         run()
     # As bench_codec times, without collections: their cost depends on everything else in the
-    # process. gc.disable() alone was not enough (compiled counts showed gc_collect_main reached
-    # from _PyObject_GC_Link); a threshold of 0 turns automatic collection off whatever the
-    # enabled flag says, and freeze() leaves nothing for one to look at.
+    # process (a threshold of 0 also stops them, and freeze() leaves nothing for one to look at).
+    # The collections callgrind once showed here came from setting the compiled side up, which
+    # runs inside a functools.reduce too: instructions() subtracts two counts for that.
     gc.collect()
     gc.freeze()
     gc.set_threshold(0)
