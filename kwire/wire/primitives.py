@@ -346,10 +346,8 @@ def _read_elements(buf: bytes, pos: int, n: int, read_one: Callable[[bytes, int]
         for index in range(n):
             item, pos = read_one(buf, pos)
             items.append(item)
-    except DecodeError as error:
-        raise error.with_context(f"[{index}]") from None
-    except (IndexError, struct.error):  # a reader of the runtime's that does not check bounds
-        raise DecodeError("input ends in the middle of a field", path=f"[{index}]", offset=pos) from None
+    except DECODE_FAILURES as error:  # named as a generated reader names an element
+        raise decode_failure(error, "[]", index, pos) from None
     return items, pos
 
 
@@ -365,8 +363,8 @@ def write_struct_array(out: bytearray, items: Sequence[Any] | None, compact: boo
     try:
         for index, item in enumerate(items):
             write_one(item, out, version)
-    except EncodeError as error:
-        raise EncodeError(error.reason, path=join_path(f"[{index}]", error.path)) from None
+    except ENCODE_FAILURES as error:
+        raise encode_failure(error, f"[{index}]") from None
 
 
 # ---------------------------------------------------------------------------------------------
