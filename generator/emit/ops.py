@@ -751,16 +751,16 @@ class StructArray(ArrayOp):
         return [f"for {self.item} in {self.items}:", f"    {self.layout.writer}({self.item}, {out})"]
 
 
-def version_test(f: Field, versions: tuple[int, ...]) -> str:
-    """The test of the local ``version`` that holds at exactly those of ``versions`` (a layout's,
-    ascending) where ``f`` is on the wire: a field's versions are one range."""
+def version_test(f: Field, versions: tuple[int, ...]) -> tuple[str, str]:
+    """The tests of the local ``version`` that hold at exactly those of ``versions`` (a layout's,
+    ascending) where ``f`` is on the wire, and where it is not: a field's versions are one range."""
     low, high = f.versions.lowest, f.versions.highest
     above, below = versions[0] < low, versions[-1] > high
     if low == high:
-        return f"version == {low}"
+        return f"version == {low}", f"version != {low}"
     if above and below:
-        return f"{low} <= version <= {high}"
-    return f"version >= {low}" if above else f"version <= {high}"
+        return f"{low} <= version <= {high}", f"not {low} <= version <= {high}"
+    return (f"version >= {low}", f"version < {low}") if above else (f"version <= {high}", f"version > {high}")
 
 
 @dataclass(frozen=True, eq=False)
@@ -772,8 +772,9 @@ class VersionTest(Op):
     the field does)."""
 
     steps: tuple[Op, ...] = ()
-    test: str = ""     # "version >= 3"
-    lacking: str = ""  # the versions of the layout without the fields: "0-2"
+    test: str = ""         # "version >= 3"
+    absent_test: str = ""  # the test of the versions that lack the fields: "version < 3"
+    lacking: str = ""      # the versions of the layout without the fields: "0-2"
 
     @property
     def reads_buffer_size(self) -> bool:
@@ -786,17 +787,6 @@ class VersionTest(Op):
     @property
     def runtime_functions(self) -> tuple[str, ...]:
         return tuple(name for op in self.steps for name in op.runtime_functions)
-
-    @property
-    def absent_test(self) -> str:
-        """The test of the versions that lack the fields."""
-        if self.test.startswith("version >= "):
-            return self.test.replace(">=", "<")
-        if self.test.startswith("version <= "):
-            return self.test.replace("<=", ">")
-        if self.test.startswith("version == "):
-            return self.test.replace("==", "!=")
-        return f"not {self.test}"
 
     def read_step(self, obj: str, flavour: Flavour) -> Lines:
         return [f"if {self.test}:", *indent([line for op in self.steps for line in op.read_step(obj, flavour)])]

@@ -258,26 +258,26 @@ class _Planner:
         absent: list[Field] = []
         versions = name.versions
         # The untagged fields in order, in groups of consecutive fields that the same versions of
-        # the layout have: "" for all of them, else the test of the version they are read under.
-        groups: list[tuple[str, list[Field]]] = []
+        # the layout have: no test ("", "") for all of them, else the tests of the version (version_test).
+        groups: list[tuple[tuple[str, str], list[Field]]] = []
         for f in struct.fields:
             present = [u for u in versions if f.present_in(u)]
             if not present:
                 absent.append(f)
             elif not f.tagged_in(present[0]):
-                test = version_test(f, versions) if len(present) < len(versions) else ""
+                test = version_test(f, versions) if len(present) < len(versions) else ("", "")
                 if groups and groups[-1][0] == test:
                     groups[-1][1].append(f)
                 else:
                     groups.append((test, [f]))
-        for test, fields in groups:
+        for (test, absent_test), fields in groups:
             if not test:
                 ops += self._steps(struct, fields, v, name)
                 continue
             first = next(u for u in versions if fields[0].present_in(u))
             lacking = LayoutName(struct.name, tuple(u for u in versions if not fields[0].present_in(u)))
             ops.append(VersionTest(tuple(fields), owner=name, steps=tuple(self._steps(struct, fields, first, name)),
-                                   test=test, lacking=lacking.version_text))
+                                   test=test, absent_test=absent_test, lacking=lacking.version_text))
         tagged = [self._op(struct, f, v, name, compact=True, tag=f.tag) for f in struct.tagged_fields_at(v)]
         # Fields no read sets here: a new instance gets their defaults, but for arrays and
         # structs whose default is not null (their class makes those on first access).

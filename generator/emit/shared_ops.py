@@ -18,12 +18,6 @@ def array_reader(op: ArrayOp) -> str:
     return "read_nullable_array" if op.nullable else "read_array"
 
 
-def read_by_runtime(op: ArrayOp, obj: str, read_one: str, container: str) -> Lines:
-    """The read of the array ``op``, each element by the callable ``read_one``."""
-    keyed = ", KeyedList" if container == "KeyedList" else ""
-    return [f"{op.value(obj)}, pos = _w.{array_reader(op)}(buf, pos, {op.compact}, {read_one}{keyed})"]
-
-
 @dataclass(frozen=True, eq=False)
 class SharedStructArray(StructArray):
     """An array of structs read and written through the runtime, each element by its struct's
@@ -77,7 +71,7 @@ class ElementsReadByRuntime(ArrayOp):
         return super().runtime_functions + (array_reader(self),)
 
     def read(self, obj: str, flavour: Flavour) -> Lines:
-        return read_by_runtime(self, obj, self.read_one(flavour), "list")
+        return [f"{self.value(obj)}, pos = _w.{array_reader(self)}(buf, pos, {self.compact}, {self.read_one(flavour)})"]
 
 
 @dataclass(frozen=True, eq=False)
