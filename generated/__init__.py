@@ -602,6 +602,57 @@ _MODULES: dict[str, str] = {
     "ZkMigrationStateRecord": "zk_migration_state_record",
 }
 
+# The modules a compiled build (`kwire generate --compile`, `make wheel`) builds unless asked for
+# every one: those whose code is written for the compiler, on the hot path
+# (kwire.generator.emit.plan.compiled_by_default). `kwire doctor` checks that these run compiled.
+COMPILED_BY_DEFAULT: frozenset[str] = frozenset({
+    "abort_transaction_record",
+    "access_control_entry_record",
+    "api_versions_request",
+    "api_versions_response",
+    "begin_transaction_record",
+    "broker_registration_change_record",
+    "clear_elr_record",
+    "client_quota_record",
+    "config_record",
+    "delegation_token_record",
+    "end_transaction_record",
+    "feature_level_record",
+    "fence_broker_record",
+    "fetch_request",
+    "fetch_response",
+    "metadata_request",
+    "metadata_response",
+    "no_op_record",
+    "offset_commit_request",
+    "offset_commit_response",
+    "offset_fetch_request",
+    "offset_fetch_response",
+    "partition_change_record",
+    "partition_record",
+    "produce_request",
+    "produce_response",
+    "producer_ids_record",
+    "register_broker_record",
+    "register_controller_record",
+    "remote_log_segment_metadata_record",
+    "remote_log_segment_metadata_snapshot_record",
+    "remote_log_segment_metadata_update_record",
+    "remote_partition_delete_metadata_record",
+    "remove_access_control_entry_record",
+    "remove_delegation_token_record",
+    "remove_topic_record",
+    "remove_user_scram_credential_record",
+    "request_header",
+    "response_header",
+    "topic_record",
+    "unfence_broker_record",
+    "unregister_broker_record",
+    "unregister_controller_record",
+    "user_scram_credential_record",
+    "zk_migration_state_record",
+})
+
 
 def _load(name: str) -> type[GeneratedStruct]:
     cls: type[GeneratedStruct] = getattr(importlib.import_module(f"{__name__}.{_MODULES[name]}"), name)

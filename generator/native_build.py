@@ -40,6 +40,7 @@ from pathlib import Path
 import kwire
 
 from .emit import NATIVE_BASE, module_name, render_all
+from .emit.plan import compiled_by_default
 from .model import Message
 from .native_compiler import (ArtifactCache, CBuild, CompileFailed, CompileUnavailable, Toolchain,
                               available_cores, extension_suffix, find_toolchain, parse_manifest)
@@ -92,9 +93,11 @@ def check_toolchain() -> Toolchain:
 
 
 def native_sources(messages: list[Message], only: set[str] | None = None) -> dict[str, str]:
-    """File name -> source of the modules to compile (the base module always among them)."""
+    """File name -> source of the modules to compile (the base module always among them): those
+    of the messages named in ``only``, by default those on the hot path (``compiled_by_default``,
+    where compiling pays; the others run as fast as plain Python)."""
     files = render_all(messages, native=True)
-    names = {f"{module_name(m)}.py" for m in messages if only is None or m.name in only}
+    names = {f"{module_name(m)}.py" for m in messages if (compiled_by_default(m) if only is None else m.name in only)}
     if only is not None and len(names) != len(only):
         known = {m.name for m in messages}
         raise ValueError(f"no such definitions: {', '.join(sorted(only - known))}")
@@ -247,8 +250,9 @@ def compile_package(messages: list[Message], out_dir: Path, *, package: str | No
 
     ``out_dir`` must already hold the pure-Python package (``kwire generate`` writes it).
     ``package`` is its import name (default: the directory's name; dotted for a package inside
-    another, such as ``kwire.generated``). ``only`` limits the build to some definitions (by
-    message name); the others stay pure Python. Without ``build_dir`` the build happens in a
+    another, such as ``kwire.generated``). ``only`` names the definitions to compile (by message
+    name; default: those on the hot path, see :func:`native_sources`); the others stay pure
+    Python. Without ``build_dir`` the build happens in a
     temporary directory, so nothing is reused next time.
     """
     package = package or out_dir.name

@@ -13,6 +13,7 @@ from ..native_inline import paste_varint
 from ..model import Message, snake_case
 from .apis import api_entries
 from .flavours import COMPILED, PURE
+from .plan import compiled_by_default
 from .views import ModuleView
 
 if TYPE_CHECKING:
@@ -48,7 +49,8 @@ def render_message(message: Message, source: str | None = None, *, native: bool 
 def render_package_init(messages: Iterable[Message]) -> str:
     messages = sorted(messages, key=lambda m: m.name)
     return _templates().get_template("package_init.py.j2").render(
-        modules=[(module_name(m), m.name) for m in messages], apis=api_entries(messages)
+        modules=[(module_name(m), m.name) for m in messages], apis=api_entries(messages),
+        compiled_by_default=sorted(module_name(m) for m in messages if compiled_by_default(m)),
     )
 
 

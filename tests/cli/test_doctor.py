@@ -47,3 +47,16 @@ def test_help_ends_with_examples(command, capsys):
         main([command, "--help"])
     tail = capsys.readouterr().out.rstrip().split("examples:\n")[-1].splitlines()
     assert 1 <= len(tail) <= 3 and all(line.startswith(f"  kwire {command}") for line in tail)
+
+
+def test_codecs_count_as_compiled_when_the_hot_path_is():
+    from kwire.cli.commands.doctor import PartStatus, describe
+
+    hot_path = PartStatus(compiled=True, reason=None, location="x", modules=287, compiled_modules=48,
+                          compiled_by_default=48)
+    assert describe("codecs", hot_path) == ("codecs: 48 of 287 modules compiled (the hot path; the others run "
+                                            "about as fast as plain Python)")
+    every = PartStatus(compiled=True, reason=None, location="x", modules=287, compiled_modules=287,
+                       compiled_by_default=48)
+    assert describe("codecs", every) == "codecs: 287 of 287 modules compiled"
+    assert 0 < len(generated.COMPILED_BY_DEFAULT) < len(generated.MESSAGES)

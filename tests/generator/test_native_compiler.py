@@ -85,6 +85,21 @@ def test_the_cache_drops_entries_unused_for_a_week(tmp_path) -> None:
     assert cache.prune() == 1 and not old.exists() and new.read_bytes() == b"new"
 
 
+def test_a_compiled_build_takes_the_hot_path_unless_told_every_module() -> None:
+    from kwire.generator.emit.plan import on_hot_path
+    from kwire.generator.native_build import native_sources
+    import kwire.generated as generated
+
+    messages = load_definitions([Path(__file__).resolve().parents[2] / "message_defs"])
+    default = {name.removesuffix(".py") for name in native_sources(messages)} - {"_base"}
+    assert default == generated.COMPILED_BY_DEFAULT
+    assert {"fetch_response", "metadata_request", "request_header", "partition_record"} <= default
+    assert "create_topics_request" not in default and "voters_record" not in default
+    assert len(default) == sum(map(on_hot_path, messages)) < len(messages) / 4
+    every = native_sources(messages, {m.name for m in messages})
+    assert len(every) == len(messages) + 1  # and the base module
+
+
 # --- real builds -------------------------------------------------------------------------------
 
 GREETING = {"type": "data", "name": "GreetingRecord", "validVersions": "0-1", "flexibleVersions": "1+",
@@ -110,7 +125,8 @@ def test_a_rebuild_compiles_only_the_changed_module(toolchain, tmp_path, capsys)
     write_defs(defs, GREETING, FAREWELL)
     (tmp_path / "outer").mkdir()
     (tmp_path / "outer" / "__init__.py").write_text("")
-    code = main(["generate", "--compile", "--defs", str(defs), "--out", str(out), "--package", "outer.codecs",
+    # --compile alone builds the hot path, which a user's own data definitions are not on
+    code = main(["generate", "--compile", "all", "--defs", str(defs), "--out", str(out), "--package", "outer.codecs",
                  "--build-dir", str(build_dir), "--jobs", "2"])
     printed = capsys.readouterr().out
     assert code == 0, printed
@@ -137,7 +153,8 @@ print(g.encode(1).hex())
     write_defs(defs, changed)
     messages = load_definitions([defs])
     write_package(render_all(messages), out)
-    result = compile_package(messages, out, package="outer.codecs", build_dir=build_dir, jobs=2)
+    result = compile_package(messages, out, package="outer.codecs", build_dir=build_dir, jobs=2,
+                             only={m.name for m in messages})
     # the changed module's C (its functions, and its group's init file); the runtime, the base
     # class and the other module come from the cache
     assert result.c_compiled == 2 and result.c_files > 20, result

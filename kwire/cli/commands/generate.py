@@ -35,9 +35,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "generated are always brought up to date)")
     p.add_argument("--check", action="store_true",
                    help="write nothing; exit 1 listing the files that are stale")
-    p.add_argument("--compile", action="store_true",
+    p.add_argument("--compile", nargs="?", const="hot", choices=("hot", "all"), metavar="{hot,all}",
                    help="also build the package with mypyc (needs mypy and a C compiler); the .py files "
-                        "stay as the fallback, the extension modules are imported in their place")
+                        "stay as the fallback, the extension modules are imported in their place. "
+                        "--compile (or --compile hot) builds the modules on the hot path, whose code is "
+                        "written for the compiler and runs 1.6-1.9x faster compiled; --compile all builds "
+                        "every module (the others gain a few percent, for most of the build's time)")
     p.add_argument("--build-dir", type=Path,
                    help="mypyc's C files and the cache of compiled objects, kept so that a rebuild compiles "
                         f"only what changed (default: {DEFAULT_BUILD_DIR}/<package>)")
@@ -112,10 +115,11 @@ def compile_into(messages: list, out: Path, args: argparse.Namespace) -> int:
         print("kwire generate: --jobs must be at least 1", file=sys.stderr)
         return 2
     say = (lambda message: None) if args.quiet else (lambda message: print(message, flush=True))
+    only = {m.name for m in messages} if args.compile == "all" else None  # None: the hot path
     say(f"compiling {out} as {package} with mypyc (build files in {build_dir}) ...")
     try:
         result = compile_package(messages, out, package=package, build_dir=build_dir, jobs=args.jobs,
-                                 opt_level=args.opt_level, progress=say)
+                                 only=only, opt_level=args.opt_level, progress=say)
     except CompileUnavailable as exc:
         print(f"kwire generate --compile: cannot compile: {exc}", file=sys.stderr)
         return 1
@@ -127,4 +131,8 @@ def compile_into(messages: list, out: Path, args: argparse.Namespace) -> int:
         f"(mypyc {result.translate_seconds:.0f}s, C {result.c_seconds:.0f}s; {result.cpu_seconds:.0f}s of CPU, "
         f"{result.jobs} at a time; {result.c_compiled} of {result.c_files} C files compiled, the rest cached): "
         f"{len(result.extensions)} extension files in {out} (the .py files stay as the fallback)")
+    others = len(messages) - len(result.modules)
+    if others:
+        say(f"{plural(others, 'module')} off the hot path stay plain Python, which runs them about as fast "
+            "(--compile all builds them too)")
     return 0
