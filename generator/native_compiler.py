@@ -228,6 +228,7 @@ class _Object:
     key: str
     command: list[str]    # without the output file
     headers: list[Path]   # the build's own headers it includes
+    size: int             # bytes of C to compile: the source's, and those of the C files it includes
 
 
 class CBuild:
@@ -251,15 +252,16 @@ class CBuild:
         header_dirs = sorted({s.parent for e in extensions for s in e.own_sources() if s.parent != self.c_dir})
         objects: dict[Path, _Object] = {}
         runtime: set[Path] = set()
+        units = {ext.name: self.translation_units(ext) for ext in extensions}
         for ext in extensions:
             include_dirs = [*ext.include_dirs, *header_dirs]
-            for source in ext.sources:
+            for source in [*units[ext.name], *ext.runtime_sources()]:
                 if source not in objects:
                     objects[source] = self.object_for(source, include_dirs, ext.flags)
             runtime.update(ext.runtime_sources())
             # On a rebuild mypyc lists only the optional runtime sources that the modules it
             # translated again need; those of the others are named by the headers their C includes.
-            for source in ext.own_sources():
+            for source in units[ext.name]:
                 for header in objects[source].headers:
                     if not header.is_relative_to(self.runtime_dir):
                         continue
@@ -276,10 +278,25 @@ class CBuild:
         self.compile_all(list(objects.values()))
         archive = self.archive([objects[s] for s in sorted(runtime)]) if runtime else None
         with ThreadPoolExecutor(self.jobs) as pool:
-            futures = [pool.submit(self.link, ext, [objects[s] for s in ext.own_sources()],
+            futures = [pool.submit(self.link, ext, [objects[s] for s in units[ext.name]],
                                    None if ext.is_shim else archive, out_dir)
                        for ext in extensions]
             return [f.result() for f in futures]
+
+    def translation_units(self, ext: Extension) -> list[Path]:
+        """The C files compiled for ``ext``'s own code. A module's functions and its group's init
+        file are compiled as one file that includes both: each file costs the compiler ~0.15 s
+        for Python's and mypyc's headers alone, 43 s of CPU for the whole protocol's 287 modules."""
+        own = ext.own_sources()
+        if len(own) < 2:
+            return own
+        unit = self.c_dir / "units" / f"{ext.name}.c"
+        unit.parent.mkdir(exist_ok=True)
+        # relative to the unit, so that the cache key does not depend on where the build is
+        text = "".join(f'#include "{os.path.relpath(source, unit.parent)}"\n' for source in own)
+        if not unit.is_file() or unit.read_text() != text:
+            unit.write_text(text)
+        return [unit]
 
     def object_for(self, source: Path, include_dirs: list[Path], flags: list[str]) -> _Object:
         flags = [*flags, *EXTRA_FLAGS]
@@ -290,12 +307,13 @@ class CBuild:
         own = [h for h in headers if h.is_relative_to(self.c_dir)]
         key = digest(self.toolchain.identity, shlex.join(flags), source.name, source.read_bytes(),
                      *(part for h in own for part in (str(h.relative_to(self.c_dir)), h.read_bytes())))
-        return _Object(source, key, command, headers)
+        size = sum(path.stat().st_size for path in [source, *own] if path.suffix == ".c")  # a unit's too
+        return _Object(source, key, command, headers, size)
 
     def compile_all(self, objects: list[_Object]) -> None:
         """Compile what the cache lacks, biggest source first."""
         missing = sorted((o for o in objects if self.cache.get(o.key, ".o") is None),
-                         key=lambda o: o.source.stat().st_size, reverse=True)
+                         key=lambda o: o.size, reverse=True)
         if not missing:
             return
         self.progress(f"compiling {len(missing)} of {len(objects)} C files, {self.jobs} at a time "
