@@ -18,7 +18,7 @@ from .code import block
 from .constants import ModuleConstants, default_literal
 from .flavours import Flavour
 from .ops import Layout, Op, VersionTest
-from .plan import StructPlan, plan
+from .plan import StructPlan, on_hot_path, plan
 
 # Locals of the generated functions, which a struct's instance local must not shadow.
 FUNCTION_LOCALS = frozenset({"buf", "pos", "version", "size", "field", "index", "count", "unknown", "tag", "end", "out",
@@ -342,7 +342,7 @@ class ModuleView:
         compared = {f.type.name for sp in module_plan.structs for f in sp.struct.fields
                     if f.type.is_struct and not f.type.is_array and not f.has_null_default}
         for s in self.structs:
-            s.own_eq = flavour.field_by_field_eq or s.name in compared
+            s.own_eq = (flavour.field_by_field_eq and on_hot_path(message)) or s.name in compared
         self.helpers = module_plan.helpers
         # one reader and writer per struct and encoding, which take the version (off the hot path)
         self.functions_take_version = any(layout.takes_version for sp in module_plan.structs for layout in sp.layouts)
