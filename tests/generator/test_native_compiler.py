@@ -164,6 +164,26 @@ print(g.encode(1).hex())
     assert encoded() == b"\x03hi" + b"\x00\x00\x00\x03" + b"\x01" + b"\x00"
 
 
+def test_the_shims_include_python_h_precompiled(toolchain, tmp_path) -> None:
+    import subprocess as sp
+
+    build = CBuild(toolchain, ArtifactCache(tmp_path / "cache"), tmp_path / "c", jobs=1, log=print, progress=print)
+    (tmp_path / "c").mkdir()
+    flags = ["-O1", "-g0"]
+    directory = build.precompiled_python_header(flags)
+    if "Free Software Foundation" not in toolchain.identity:
+        assert directory is None  # not GCC: no precompiled header, the shims parse Python.h
+        return
+    assert directory is not None and (directory / "Python.h.gch").is_file()
+    shim = tmp_path / "c" / "shim.c"
+    shim.write_text("#include <Python.h>\nPyMODINIT_FUNC PyInit_shim(void) { return NULL; }\n")
+    obj = build.object_for(shim, [], flags, (directory,))
+    assert obj.key == build.object_for(shim, [], flags).key  # where the header is does not change the object
+    # -H lists the headers used; GCC marks a precompiled header it uses with "!"
+    used = sp.run([*obj.command, "-H", "-o", str(tmp_path / "shim.o")], capture_output=True, text=True, check=True)
+    assert f"! {directory / 'Python.h.gch'}" in used.stderr, used.stderr[:500]
+
+
 def test_a_type_error_is_reported_with_mypy_s_words(toolchain, tmp_path) -> None:
     from kwire.generator.native_build import CompileFailed, build_extensions
 
