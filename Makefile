@@ -59,17 +59,18 @@ native: $(TEST_STAMP)
 docs: $(TEST_STAMP)
 	$(BIN)/python docs/api.py build/docs
 
-# Optional: build generated/ with mypyc (needs a C compiler; minutes on 2 cores). One library per
-# module, compiled in parallel; build/kwire-compile/ keeps the C objects, so a rebuild compiles only
-# what changed. generated/ installs as kwire.generated, the name its extensions are built for.
-# The .py files stay as the fallback; `make clean` or regenerating changed sources removes the
-# extensions.
+# Optional: build generated/ with mypyc (needs a C compiler): the modules on the hot path, whose
+# code is written for the compiler (about a minute and a half on 2 cores; --compile all builds
+# every module, which does not pay: benchmarks/README.md). One library per module, compiled in
+# parallel; build/kwire-compile/ keeps the C objects, so a rebuild compiles only what changed.
+# generated/ installs as kwire.generated, the name its extensions are built for. The .py files
+# stay as the fallback; `make clean` or regenerating changed sources removes the extensions.
 compile: $(TEST_STAMP)
 	$(BIN)/pip install --quiet -e '.[bench]'
 	$(BIN)/kwire generate --defs message_defs --out generated --compile --package kwire.generated
 
-# A platform wheel of kwire whose kwire.generated and record decoder are compiled (setup.py; the .py
-# files stay inside; `kwire doctor` in the installed kwire says so):
+# A platform wheel of kwire whose kwire.generated (its hot path) and record decoder are compiled
+# (setup.py; the .py files stay inside; `kwire doctor` in the installed kwire says so):
 # dist/kwire-<version>-cp311-cp311-<platform>.whl. Incremental like `make compile` (build/kwire-wheel/).
 wheel: $(TEST_STAMP)
 	KWIRE_COMPILE=1 $(BIN)/python -m build --wheel --no-isolation --outdir dist .

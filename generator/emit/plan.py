@@ -56,10 +56,10 @@ def on_hot_path(message: Message) -> bool:
 def compiled_by_default(message: Message) -> bool:
     """Whether a compiled build (``kwire generate --compile``) builds the definition's module
     unless asked for every module. Hot-path code is written for mypyc (inline reads, calls into
-    the compiled base module) and runs 1.6-1.9x faster compiled. Code off the hot path is mostly
-    calls into kwire's Python runtime. Compiled, it ran at 1.04x (decode) and 1.08x (encode) the
-    speed of the plain module, yet it was 62% of the whole protocol's C compile time
-    (benchmarks/README.md, "Compiled build: what pays")."""
+    the compiled base module): compiled, it decodes 1.57x and encodes 1.33x as fast (geometric
+    means over its modules). Code off the hot path is mostly calls into kwire's Python runtime:
+    compiled, 1.04x and 1.08x, for 62% of the whole protocol's C compile time
+    (benchmarks/bench_compiled_gain.py; benchmarks/README.md, "What pays")."""
     return on_hot_path(message)
 
 

@@ -39,7 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="also build the package with mypyc (needs mypy and a C compiler); the .py files "
                         "stay as the fallback, the extension modules are imported in their place. "
                         "--compile (or --compile hot) builds the modules on the hot path, whose code is "
-                        "written for the compiler and runs 1.6-1.9x faster compiled; --compile all builds "
+                        "written for the compiler and decodes about 1.6x as fast compiled; --compile all builds "
                         "every module (the others gain a few percent, for most of the build's time)")
     p.add_argument("--build-dir", type=Path,
                    help="mypyc's C files and the cache of compiled objects, kept so that a rebuild compiles "
