@@ -69,6 +69,20 @@ def test_missing_compiler_is_reported_and_the_pure_package_stays(tmp_path, monke
     assert (out / "api_versions_response.py").is_file() and not list(out.glob("*" + extension_suffix()))
 
 
+def test_compile_refuses_a_package_with_nothing_on_the_hot_path(tmp_path, capsys) -> None:
+    defs = tmp_path / "defs"
+    defs.mkdir()
+    (defs / "GreetingRecord.json").write_text(
+        '{"type": "data", "name": "GreetingRecord", "validVersions": "0", "flexibleVersions": "none", '
+        '"fields": [{"name": "Text", "type": "string", "versions": "0+"}]}')
+    out = tmp_path / "pkg"
+    assert main(["generate", "-q", "--compile", "--defs", str(defs), "--out", str(out)]) == 1
+    assert capsys.readouterr().err == (
+        f"kwire generate --compile: no definition in {defs} is on the hot path, so nothing is compiled (the "
+        "plain modules run about as fast); --compile all compiles them anyway\n")
+    assert (out / "greeting_record.py").is_file() and not list(out.glob("*" + extension_suffix()))
+
+
 def test_regenerating_changed_sources_drops_compiled_modules(tmp_path) -> None:
     files = render_all(load_definitions([MESSAGE_DEFS]))
     out = tmp_path / "pkg"

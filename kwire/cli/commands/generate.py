@@ -12,6 +12,7 @@ from pathlib import Path
 
 from kwire.generator.emit import render_all, stale_files, write_package
 from kwire.cli.commands import missing_extra, plural
+from kwire.generator.emit.plan import compiled_by_default
 from kwire.generator.errors import DefinitionError
 from kwire.generator.loader import BUILTIN_DEFINITIONS, load_definitions
 from kwire.generator.native_build import DEFAULT_OPT_LEVEL
@@ -116,6 +117,11 @@ def compile_into(messages: list, out: Path, args: argparse.Namespace) -> int:
         return 2
     say = (lambda message: None) if args.quiet else (lambda message: print(message, flush=True))
     only = {m.name for m in messages} if args.compile == "all" else None  # None: the hot path
+    if only is None and not any(map(compiled_by_default, messages)):
+        print(f"kwire generate --compile: no definition in {args.defs} is on the hot path, "
+              "so nothing is compiled (the plain modules run about as fast); --compile all compiles them anyway",
+              file=sys.stderr)
+        return 1
     say(f"compiling {out} as {package} with mypyc (build files in {build_dir}) ...")
     try:
         result = compile_package(messages, out, package=package, build_dir=build_dir, jobs=args.jobs,
