@@ -60,7 +60,7 @@ docs: $(TEST_STAMP)
 	$(BIN)/python docs/api.py build/docs
 
 # Optional: build generated/ with mypyc (needs a C compiler): the modules on the hot path, whose
-# code is written for the compiler (about a minute and a half on 2 cores; --compile all builds
+# code is written for the compiler (about a minute and a quarter on 2 cores; --compile all builds
 # every module, which does not pay: benchmarks/README.md). One library per module, compiled in
 # parallel; build/kwire-compile/ keeps the C objects, so a rebuild compiles only what changed.
 # generated/ installs as kwire.generated, the name its extensions are built for. The .py files

@@ -47,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "build-native", help="compile the record decoder (and, with --codecs, the codecs) with mypyc",
         description="Compile kwire's record decoder with mypyc (about ten seconds) and, with --codecs or "
-                    "--messages, the codecs of kwire.generated (those on the hot path; a minute or two on two cores), and "
+                    "--messages, the codecs of kwire.generated (those on the hot path; about a minute and a quarter on two cores), and "
                     "install the extension modules into this kwire (or --into DIR). Needs mypyc and a C "
                     f"compiler: {INSTALL_HINT} and, say, apt-get install gcc. kwire doctor tells what runs compiled.",
         epilog="Exit status: 0 built, 1 the build failed, 2 no mypyc or C compiler, or bad usage.\n\n" + EXAMPLES,
