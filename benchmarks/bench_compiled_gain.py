@@ -79,6 +79,10 @@ def main(argv: list[str] | None = None) -> int:
     from kwire.generator.loader import load_definitions
     from kwire.generator.native_build import cached_build
 
+    if any(not str(sys.modules[plain_package.MESSAGES[m].__module__].__file__).endswith(".py")
+           for m in ("ApiVersionsResponse", "FetchResponse")):
+        sys.exit("kwire.generated runs compiled here (make compile): the plain side must be plain; "
+                 "remove its extension modules (make clean) first")
     definitions = load_definitions([REPO / "message_defs"])
     root = cached_build(definitions, "kwcompiled_every", REPO / "build" / "compiled-every",
                         only={m.name for m in definitions})

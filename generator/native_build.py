@@ -95,7 +95,11 @@ def check_toolchain() -> Toolchain:
 def native_sources(messages: list[Message], only: set[str] | None = None) -> dict[str, str]:
     """File name -> source of the modules to compile (the base module always among them): those
     of the messages named in ``only``, by default those on the hot path (``compiled_by_default``,
-    where compiling pays; the others run as fast as plain Python)."""
+    where compiling pays; the others run about as fast as plain Python). Raises ValueError when
+    ``only`` names a message not among ``messages``, or is None and none is on the hot path."""
+    if only is None and not any(map(compiled_by_default, messages)):
+        raise ValueError("no definition is on the hot path, so none is compiled by default; "
+                         "name the messages to compile (only=...)")
     files = render_all(messages, native=True)
     names = {f"{module_name(m)}.py" for m in messages if (compiled_by_default(m) if only is None else m.name in only)}
     if only is not None and len(names) != len(only):
@@ -291,7 +295,8 @@ def cached_build(messages: list[Message], package: str, cache_dir: Path, *,
     """A compiled package built once per source hash under ``cache_dir``; returns its sys.path root.
 
     Tests and benchmarks use this to get a compiled twin of the generated package under another
-    name (``package``) next to the pure one. Raises CompileUnavailable without a toolchain.
+    name (``package``) next to the pure one; ``only`` as for :func:`compile_package` (by default
+    the modules on the hot path). Raises CompileUnavailable without a toolchain.
     The build directory ``cache_dir/.build`` is kept, so new sources rebuild only what changed.
     """
     from .emit import write_package

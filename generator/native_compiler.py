@@ -314,9 +314,13 @@ class CBuild:
         flags = [*flags, *EXTRA_FLAGS]
         includes = [f"-I{d}" for d in self.toolchain.includes]
         key = digest("pch", self.toolchain.identity, shlex.join(flags), header.read_bytes())
-        gch, _ = self.cache.make(key, ".gch", lambda tmp: self.run(
-            [*self.toolchain.compile, *includes, "-x", "c-header", str(header), "-o", str(tmp), *flags],
-            "precompiling Python.h"))
+        try:
+            gch, _ = self.cache.make(key, ".gch", lambda tmp: self.run(
+                [*self.toolchain.compile, *includes, "-x", "c-header", str(header), "-o", str(tmp), *flags],
+                "precompiling Python.h"))
+        except CompileFailed as exc:  # logged by run(); the shims compile without it
+            self.log(f"{exc}: the shims parse Python.h themselves")
+            return None
         directory = self.c_dir / "precompiled"
         directory.mkdir(exist_ok=True)
         target = directory / "Python.h.gch"

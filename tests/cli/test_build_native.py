@@ -85,7 +85,7 @@ def test_build_native_compiles_the_record_decoder_and_one_codec_into_a_source_in
     parts = json.loads(before.stdout)["parts"]
     assert parts["record_decoder"] == {"compiled": False, "reason": "not built (run: kwire build-native)",
                                        "location": str(kwire_dir / "records"), "modules": 1, "compiled_modules": 0,
-                                       "compiled_by_default": 1}
+                                       "hot_path_modules": None}
     assert parts["codecs"]["compiled_modules"] == 0
     assert parts["codecs"]["reason"] == "not built (run: kwire build-native --codecs)"
 
@@ -103,10 +103,23 @@ def test_build_native_compiles_the_record_decoder_and_one_codec_into_a_source_in
     after = installed(root, "doctor", "--json")
     parts = json.loads(after.stdout)["parts"]
     assert parts["record_decoder"]["compiled"] is True and parts["record_decoder"]["reason"] is None
-    hot = parts["codecs"]["compiled_by_default"]
+    hot = parts["codecs"]["hot_path_modules"]
     assert parts["codecs"]["compiled_modules"] == 1 and parts["codecs"]["reason"].startswith(
         f"{hot - 1} of the {hot} modules on the hot path are plain Python (")
     assert after.returncode == 1  # some codecs still plain Python
+
+    # a package whose hot path is that one module counts as compiled: doctor exits 0
+    init = kwire_dir / "generated" / "__init__.py"
+    text = init.read_text()
+    start = text.index("COMPILED_BY_DEFAULT: frozenset[str] = frozenset({")
+    end = text.index("})", start) + 2
+    init.write_text(text[:start] + 'COMPILED_BY_DEFAULT: frozenset[str] = frozenset({"api_versions_request"})'
+                    + text[end:])
+    only_hot = installed(root, "doctor")
+    assert only_hot.returncode == 0, only_hot.stdout
+    assert only_hot.stdout.splitlines()[1] == (f"codecs: 1 of {parts['codecs']['modules']} modules compiled "
+                                               "(the hot path; the others run about as fast as plain Python)")
+    init.write_text(text)
 
     # the compiled codec reads an ApiVersionsRequest v3 body laid out by hand from Kafka's definition:
     # compact strings (length + 1) ClientSoftwareName "kwire", ClientSoftwareVersion "0.1", no tagged fields

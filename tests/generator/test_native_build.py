@@ -81,6 +81,10 @@ def test_compile_refuses_a_package_with_nothing_on_the_hot_path(tmp_path, capsys
         f"kwire generate --compile: no definition in {defs} is on the hot path, so nothing is compiled (the "
         "plain modules run about as fast); --compile all compiles them anyway\n")
     assert (out / "greeting_record.py").is_file() and not list(out.glob("*" + extension_suffix()))
+    from kwire.generator.native_build import native_sources
+
+    with pytest.raises(ValueError, match="no definition is on the hot path"):  # the library says so too
+        native_sources(load_definitions([defs]))
 
 
 def test_regenerating_changed_sources_drops_compiled_modules(tmp_path) -> None:

@@ -72,6 +72,37 @@ def test_an_object_key_changes_with_what_the_compiler_would_see(tmp_path) -> Non
     assert build.object_for(moved / source.name, [moved / "pkg"], ["-O3"]).key == first
 
 
+def test_a_translation_unit_s_key_follows_the_files_it_includes(tmp_path) -> None:
+    from kwire.generator.native_compiler import Extension
+
+    c = tmp_path / "c"
+    (c / "pkg").mkdir(parents=True)
+    code, init = c / "__native_pkg___m.c", c / "pkg" / "__native_m.c"
+    code.write_text("int f(void) { return 1; }\n")
+    init.write_text("int g(void) { return 2; }\n")
+    build = fake_build(tmp_path)
+    ext = Extension("pkg.m__mypyc", [code, init, c / "init.c"], [], ["-O1"])
+    (unit,) = build.translation_units(ext)  # the module's code and its group's init file, one file
+    assert unit.read_text() == '#include "../__native_pkg___m.c"\n#include "../pkg/__native_m.c"\n'
+
+    def key() -> str:
+        return build.object_for(unit, [c / "pkg"], ["-O1"]).key
+
+    first = key()
+    init.write_text("int g(void) { return 3; }\n")
+    assert key() != first
+    init.write_text("int g(void) { return 2; }\n")
+    assert key() == first
+    moved = tmp_path / "elsewhere"
+    c.rename(moved)
+    build = CBuild(build.toolchain, build.cache, moved, jobs=1, log=print, progress=print)
+    (unit,) = build.translation_units(Extension("pkg.m__mypyc", [moved / code.name, moved / "pkg" / init.name,
+                                                                 moved / "init.c"], [], ["-O1"]))
+    assert build.object_for(unit, [moved / "pkg"], ["-O1"]).key == first
+    shim = Extension("pkg.m", [moved / "pkg" / "m.c"], [], ["-O1"])
+    assert build.translation_units(shim) == shim.sources  # one file: compiled as it is
+
+
 def test_the_cache_drops_entries_unused_for_a_week(tmp_path) -> None:
     import os
     import time
@@ -86,6 +117,7 @@ def test_the_cache_drops_entries_unused_for_a_week(tmp_path) -> None:
 
 
 def test_a_compiled_build_takes_the_hot_path_unless_told_every_module() -> None:
+    from kwire.generator.emit import module_name
     from kwire.generator.emit.plan import on_hot_path
     from kwire.generator.native_build import native_sources
     import kwire.generated as generated
@@ -95,7 +127,7 @@ def test_a_compiled_build_takes_the_hot_path_unless_told_every_module() -> None:
     assert default == generated.COMPILED_BY_DEFAULT
     assert {"fetch_response", "metadata_request", "request_header", "partition_record"} <= default
     assert "create_topics_request" not in default and "voters_record" not in default
-    assert len(default) == sum(map(on_hot_path, messages)) < len(messages) / 4
+    assert default == {module_name(m) for m in messages if on_hot_path(m)} and len(default) < len(messages) / 4
     every = native_sources(messages, {m.name for m in messages})
     assert len(every) == len(messages) + 1  # and the base module
 
@@ -131,6 +163,11 @@ def test_a_rebuild_compiles_only_the_changed_module(toolchain, tmp_path, capsys)
     printed = capsys.readouterr().out
     assert code == 0, printed
     assert "compiled 2 modules in" in printed and "2 at a time" in printed
+    # mypyc's shims include nothing but Python.h, first: what the precompiled header relies on
+    shim = build_dir / "c" / "outer" / "codecs" / "greeting_record.c"
+    assert shim.read_text().startswith("#include <Python.h>\n"), shim
+    if "Free Software Foundation" in toolchain.identity:
+        assert (build_dir / "c" / "precompiled" / "Python.h.gch").is_file()
 
     check = """
 import sys
@@ -178,7 +215,6 @@ def test_the_shims_include_python_h_precompiled(toolchain, tmp_path) -> None:
     shim = tmp_path / "c" / "shim.c"
     shim.write_text("#include <Python.h>\nPyMODINIT_FUNC PyInit_shim(void) { return NULL; }\n")
     obj = build.object_for(shim, [], flags, (directory,))
-    assert obj.key == build.object_for(shim, [], flags).key  # where the header is does not change the object
     # -H lists the headers used; GCC marks a precompiled header it uses with "!"
     used = sp.run([*obj.command, "-H", "-o", str(tmp_path / "shim.o")], capture_output=True, text=True, check=True)
     assert f"! {directory / 'Python.h.gch'}" in used.stderr, used.stderr[:500]
