@@ -602,9 +602,9 @@ _MODULES: dict[str, str] = {
     "ZkMigrationStateRecord": "zk_migration_state_record",
 }
 
-# The modules a compiled build (`kwire generate --compile`, `make wheel`) builds unless asked for
-# every one: those whose code is written for the compiler, on the hot path
-# (kwire.generator.emit.plan.compiled_by_default). `kwire doctor` checks that these run compiled.
+# Module names (not message names) that a compiled build (`kwire generate --compile`) builds
+# unless asked for every module: those on the hot path, whose code is written for the compiler
+# (kwire.generator.emit.plan.compiled_by_default).
 COMPILED_BY_DEFAULT: frozenset[str] = frozenset({
     "abort_transaction_record",
     "access_control_entry_record",

@@ -117,11 +117,13 @@ class Compiled(PurePython):
     # every decoded partition cost a third of its decode.
     struct_defaults_on_first_read = True
     bridges_empty_arrays = False
-    # Each class on the hot path compares field by field in its own __eq__ (off it, the base
-    # class's loop: their compiled __eq__ was 8% of their C): writers test whether a tagged struct
-    # still holds its default with !=, per element (a Fetch partition's three tagged structs), and
-    # a native comparison costs a fraction of the base class's generic loop (FetchResponse v12
-    # encode +24% without it). The compiled sources are not committed, so this costs no lines.
+    # Each class on the hot path compares field by field in its own __eq__: writers test whether
+    # a tagged struct still holds its default with !=, per element (a Fetch partition's three
+    # tagged structs), and a native comparison costs a fraction of the base class's generic loop
+    # (FetchResponse v12 encode +24% without it). Off the hot path the base class's loop serves
+    # (compiled __eq__ was 8% of their C), except in the structs writers compare with their
+    # defaults, which keep their own in every module (views.ModuleView). The compiled sources
+    # are not committed, so this costs no lines.
     field_by_field_eq = True
     compiled_steps = True
 

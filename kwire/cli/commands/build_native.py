@@ -55,7 +55,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     what = p.add_mutually_exclusive_group()
     what.add_argument("--codecs", nargs="?", const="hot", choices=("hot", "all"), metavar="{hot,all}",
                       help="also compile the codecs of kwire.generated: those on the hot path (the default), "
-                           "whose code decodes about 1.6x as fast compiled, or all of them (the others gain a few "
+                           "whose code runs 1.3-3.5x as fast compiled (benchmarks/README.md), or all of them (the others gain a few "
                            "percent, for most of the build's time)")
     what.add_argument("--messages", type=message_names, metavar="NAME[,NAME...]",
                       help="also compile the codecs of these messages only (the others stay plain Python)")

@@ -1,8 +1,9 @@
 """``kwire generate``: write (or check) the generated codec package.
 
 Exit codes: 0 written (or up to date), 1 definitions that break Kafka's rules (as ``kwire
-validate`` reports them), stale files with ``--check``, or a refusal to replace a file kwire did not
-generate, 2 bad usage (no such --defs, no definitions in it).
+validate`` reports them), stale files with ``--check``, a refusal to replace a file kwire did not
+generate, a ``--compile`` that cannot or need not run (no mypyc or C compiler, a failed build, no
+definition on the hot path), 2 bad usage (no such --defs, no definitions in it).
 """
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="also build the package with mypyc (needs mypy and a C compiler); the .py files "
                         "stay as the fallback, the extension modules are imported in their place. "
                         "--compile (or --compile hot) builds the modules on the hot path, whose code is "
-                        "written for the compiler and decodes about 1.6x as fast compiled; --compile all builds "
+                        "written for the compiler and runs 1.3-3.5x as fast compiled (benchmarks/README.md); --compile all builds "
                         "every module (the others gain a few percent, for most of the build's time)")
     p.add_argument("--build-dir", type=Path,
                    help="mypyc's C files and the cache of compiled objects, kept so that a rebuild compiles "
