@@ -220,6 +220,20 @@ def test_the_shims_include_python_h_precompiled(toolchain, tmp_path) -> None:
     assert f"! {directory / 'Python.h.gch'}" in used.stderr, used.stderr[:500]
 
 
+def test_a_python_h_that_does_not_precompile_leaves_the_shims_to_parse_it(tmp_path) -> None:
+    import sysconfig
+
+    need_module("mypyc.build")
+    failing = Toolchain(compile=["false"], link=["cc", "-shared"], archive=["ar", "rc"], ranlib=[],
+                        includes=[sysconfig.get_path("include")], identity="gcc (Free Software Foundation) 99")
+    logged: list[str] = []
+    build = CBuild(failing, ArtifactCache(tmp_path / "cache"), tmp_path / "c", jobs=1, log=logged.append,
+                   progress=print)
+    (tmp_path / "c").mkdir()
+    assert build.precompiled_python_header(["-O1"]) is None
+    assert "precompiling Python.h failed" in logged[-1] and "the shims parse Python.h themselves" in logged[-1]
+
+
 def test_a_type_error_is_reported_with_mypy_s_words(toolchain, tmp_path) -> None:
     from kwire.generator.native_build import CompileFailed, build_extensions
 
