@@ -46,13 +46,26 @@ def fake_build(tmp_path: Path) -> CBuild:
     return CBuild(toolchain, ArtifactCache(tmp_path / "cache"), tmp_path / "c", jobs=1, log=print, progress=print)
 
 
-def test_an_object_key_changes_with_what_the_compiler_would_see(tmp_path) -> None:
+def build_over(tmp_path: Path, files: dict[str, str]) -> tuple[CBuild, Path]:
+    """A fake build whose C directory holds ``files`` (relative name -> text), and that directory."""
     c = tmp_path / "c"
-    (c / "pkg").mkdir(parents=True)
+    for name, text in files.items():
+        (c / name).parent.mkdir(parents=True, exist_ok=True)
+        (c / name).write_text(text)
+    return fake_build(tmp_path), c
+
+
+def moved(build: CBuild, tmp_path: Path) -> tuple[CBuild, Path]:
+    """The build's C directory moved elsewhere, and a build over it with the same toolchain and cache."""
+    elsewhere = tmp_path / "elsewhere"
+    build.c_dir.rename(elsewhere)
+    return CBuild(build.toolchain, build.cache, elsewhere, jobs=1, log=print, progress=print), elsewhere
+
+
+def test_an_object_key_changes_with_what_the_compiler_would_see(tmp_path) -> None:
+    build, c = build_over(tmp_path, {"__native_pkg___m.c": '#include "__native_m.h"\nint f(void) { return X; }\n',
+                                     "pkg/__native_m.h": "#define X 1\n"})
     source, header = c / "__native_pkg___m.c", c / "pkg" / "__native_m.h"
-    source.write_text('#include "__native_m.h"\nint f(void) { return X; }\n')
-    header.write_text("#define X 1\n")
-    build = fake_build(tmp_path)
 
     def key(flags=("-O3",), include=(c / "pkg",)) -> str:
         return build.object_for(source, list(include), list(flags)).key
@@ -66,21 +79,16 @@ def test_an_object_key_changes_with_what_the_compiler_would_see(tmp_path) -> Non
     assert key() == first
     source.touch()  # time stamps do not matter, only bytes
     assert key() == first
-    moved = tmp_path / "elsewhere"  # nor where the build directory is
-    (c.parent / "c").rename(moved)
-    build = CBuild(build.toolchain, build.cache, moved, jobs=1, log=print, progress=print)
-    assert build.object_for(moved / source.name, [moved / "pkg"], ["-O3"]).key == first
+    build, c = moved(build, tmp_path)  # nor where the build directory is
+    assert build.object_for(c / source.name, [c / "pkg"], ["-O3"]).key == first
 
 
 def test_a_translation_unit_s_key_follows_the_files_it_includes(tmp_path) -> None:
     from kwire.generator.native_compiler import Extension
 
-    c = tmp_path / "c"
-    (c / "pkg").mkdir(parents=True)
+    build, c = build_over(tmp_path, {"__native_pkg___m.c": "int f(void) { return 1; }\n",
+                                     "pkg/__native_m.c": "int g(void) { return 2; }\n"})
     code, init = c / "__native_pkg___m.c", c / "pkg" / "__native_m.c"
-    code.write_text("int f(void) { return 1; }\n")
-    init.write_text("int g(void) { return 2; }\n")
-    build = fake_build(tmp_path)
     ext = Extension("pkg.m__mypyc", [code, init, c / "init.c"], [], ["-O1"])
     (unit,) = build.translation_units(ext)  # the module's code and its group's init file, one file
     assert unit.read_text() == '#include "../__native_pkg___m.c"\n#include "../pkg/__native_m.c"\n'
@@ -93,13 +101,11 @@ def test_a_translation_unit_s_key_follows_the_files_it_includes(tmp_path) -> Non
     assert key() != first
     init.write_text("int g(void) { return 2; }\n")
     assert key() == first
-    moved = tmp_path / "elsewhere"
-    c.rename(moved)
-    build = CBuild(build.toolchain, build.cache, moved, jobs=1, log=print, progress=print)
-    (unit,) = build.translation_units(Extension("pkg.m__mypyc", [moved / code.name, moved / "pkg" / init.name,
-                                                                 moved / "init.c"], [], ["-O1"]))
-    assert build.object_for(unit, [moved / "pkg"], ["-O1"]).key == first
-    shim = Extension("pkg.m", [moved / "pkg" / "m.c"], [], ["-O1"])
+    build, c = moved(build, tmp_path)
+    (unit,) = build.translation_units(Extension("pkg.m__mypyc", [c / code.name, c / "pkg" / init.name, c / "init.c"],
+                                                [], ["-O1"]))
+    assert build.object_for(unit, [c / "pkg"], ["-O1"]).key == first
+    shim = Extension("pkg.m", [c / "pkg" / "m.c"], [], ["-O1"])
     assert build.translation_units(shim) == shim.sources  # one file: compiled as it is
 
 
