@@ -43,11 +43,12 @@ from .emit import NATIVE_BASE, module_name, render_all
 from .emit.plan import compiled_by_default
 from .model import Message
 from .native_compiler import (ArtifactCache, CBuild, CompileFailed, CompileUnavailable, Toolchain,
-                              available_cores, extension_suffix, find_toolchain, parse_manifest)
+                              available_cores, extension_suffix, find_toolchain, parse_manifest,
+                              write_if_changed)
 
 __all__ = ["CompileFailed", "CompileUnavailable", "CompileResult", "DEFAULT_OPT_LEVEL", "build_extensions",
            "cached_build", "check_toolchain", "compile_package", "compiled_extensions", "extension_suffix",
-           "native_sources", "remove_compiled", "source_hash"]
+           "native_sources", "none_compiled_by_default", "remove_compiled", "source_hash"]
 
 # The C compiler's -O level. For mypyc's C, -O1 takes 57% of the CPU time of -O3 and runs at most
 # 1.5% more instructions per encode or decode (benchmarks/README.md, "Compiled build").
@@ -92,12 +93,17 @@ def check_toolchain() -> Toolchain:
     return find_toolchain()
 
 
+def none_compiled_by_default(messages: list[Message]) -> bool:
+    """Whether no definition of ``messages`` is on the hot path, so a default build compiles none."""
+    return not any(map(compiled_by_default, messages))
+
+
 def native_sources(messages: list[Message], only: set[str] | None = None) -> dict[str, str]:
     """File name -> source of the modules to compile (the base module always among them): those
     of the messages named in ``only``, by default those on the hot path (``compiled_by_default``,
     where compiling pays; the others run about as fast as plain Python). Raises ValueError when
     ``only`` names a message not among ``messages``, or is None and none is on the hot path."""
-    if only is None and not any(map(compiled_by_default, messages)):
+    if only is None and none_compiled_by_default(messages):
         raise ValueError("no definition is on the hot path, so none is compiled by default; "
                          "name the messages to compile (only=...)")
     files = render_all(messages, native=True)
@@ -120,12 +126,6 @@ def source_hash(sources: dict[str, str]) -> str:
 
 
 # --- staging -----------------------------------------------------------------------------------
-
-def _write_if_changed(path: Path, text: str) -> None:
-    # unchanged files keep their time stamps, which mypy's incremental cache looks at first
-    if not path.is_file() or path.read_text() != text:
-        path.write_text(text)
-
 
 def _link(link: Path, target: Path) -> None:
     if link.is_symlink() and link.resolve() == target.resolve():
@@ -164,9 +164,9 @@ def stage_sources(package: str, sources: dict[str, str], build_dir: Path) -> tup
         init = src.joinpath(*parts[:depth], "__init__.py")
         if not init.exists():
             init.write_text("")
-    _write_if_changed(package_dir / "__init__.py", "")  # the real __init__ is not compiled
+    write_if_changed(package_dir / "__init__.py", "")  # the real __init__ is not compiled
     for name, text in sources.items():
-        _write_if_changed(package_dir / name, text)
+        write_if_changed(package_dir / name, text)
     for stale in package_dir.glob("*.py"):
         if stale.name not in sources and stale.name != "__init__.py":
             stale.unlink()

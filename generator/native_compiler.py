@@ -156,6 +156,12 @@ class ArtifactCache:
         return removed
 
 
+def write_if_changed(path: Path, text: str) -> None:
+    # unchanged files keep their time stamps, which mypy's incremental cache looks at first
+    if not path.is_file() or path.read_text() != text:
+        path.write_text(text)
+
+
 def digest(*parts: str | bytes) -> str:
     h = hashlib.sha256()
     for part in parts:
@@ -296,9 +302,7 @@ class CBuild:
         unit = self.c_dir / "units" / f"{ext.name}.c"
         unit.parent.mkdir(exist_ok=True)
         # relative to the unit, so that the cache key does not depend on where the build is
-        text = "".join(f'#include "{os.path.relpath(source, unit.parent)}"\n' for source in own)
-        if not unit.is_file() or unit.read_text() != text:
-            unit.write_text(text)
+        write_if_changed(unit, "".join(f'#include "{os.path.relpath(source, unit.parent)}"\n' for source in own))
         return [unit]
 
     def precompiled_python_header(self, flags: list[str]) -> Path | None:

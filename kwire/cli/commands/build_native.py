@@ -47,16 +47,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "build-native", help="compile the record decoder (and, with --codecs, the codecs) with mypyc",
         description="Compile kwire's record decoder with mypyc (about ten seconds) and, with --codecs or "
-                    "--messages, the codecs of kwire.generated (those on the hot path; about a minute and a quarter on two cores), and "
-                    "install the extension modules into this kwire (or --into DIR). Needs mypyc and a C "
+                    "--messages, the codecs of kwire.generated (those on the hot path; about a minute and a "
+                    "quarter on two cores), and install the extension modules into this kwire (or --into DIR). "
+                    "Needs mypyc and a C "
                     f"compiler: {INSTALL_HINT} and, say, apt-get install gcc. kwire doctor tells what runs compiled.",
         epilog="Exit status: 0 built, 1 the build failed, 2 no mypyc or C compiler, or bad usage.\n\n" + EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     what = p.add_mutually_exclusive_group()
     what.add_argument("--codecs", nargs="?", const="hot", choices=("hot", "all"), metavar="{hot,all}",
                       help="also compile the codecs of kwire.generated: those on the hot path (the default), "
-                           "whose code runs 1.3-3.5x as fast compiled (benchmarks/README.md), or all of them (the others gain a few "
-                           "percent, for most of the build's time)")
+                           "whose code runs 1.3-3.5x as fast compiled (benchmarks/README.md), or all of them "
+                           "(the others gain a few percent, for most of the build's time)")
     what.add_argument("--messages", type=message_names, metavar="NAME[,NAME...]",
                       help="also compile the codecs of these messages only (the others stay plain Python)")
     p.add_argument("--into", type=Path, metavar="DIR",

@@ -5,8 +5,9 @@ build it took and, if the plain-Python one, :data:`~kwire.records.columns.FALLBA
 the codecs (``kwire.generated``: per module, an extension module beside the ``.py`` file is the
 one Python imports). The codecs count as compiled when the modules a compiled build builds by
 default (``kwire.generated.COMPILED_BY_DEFAULT``: the hot path, whose code is written for the
-compiler) are; the others run about as fast as plain Python. The platform wheel (``make wheel``) carries both; ``kwire build-native``
-builds them for an install from source. ``kwire --version`` prints the same in one line.
+compiler) are; the others run about as fast as plain Python. The platform wheel (``make
+wheel``) carries both; ``kwire build-native`` builds them for an install from source. ``kwire
+--version`` prints the same in one line.
 """
 from __future__ import annotations
 

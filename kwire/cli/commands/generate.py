@@ -13,10 +13,9 @@ from pathlib import Path
 
 from kwire.generator.emit import render_all, stale_files, write_package
 from kwire.cli.commands import missing_extra, plural
-from kwire.generator.emit.plan import compiled_by_default
 from kwire.generator.errors import DefinitionError
 from kwire.generator.loader import BUILTIN_DEFINITIONS, load_definitions
-from kwire.generator.native_build import DEFAULT_OPT_LEVEL
+from kwire.generator.native_build import DEFAULT_OPT_LEVEL, none_compiled_by_default
 from kwire.wire.files import ExistingFileError
 
 DEFAULT_DEFS = "message_defs"
@@ -41,8 +40,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="also build the package with mypyc (needs mypy and a C compiler); the .py files "
                         "stay as the fallback, the extension modules are imported in their place. "
                         "--compile (or --compile hot) builds the modules on the hot path, whose code is "
-                        "written for the compiler and runs 1.3-3.5x as fast compiled (benchmarks/README.md); --compile all builds "
-                        "every module (the others gain a few percent, for most of the build's time)")
+                        "written for the compiler and runs 1.3-3.5x as fast compiled (benchmarks/README.md); "
+                        "--compile all builds every module (the others gain a few percent, for most of the "
+                        "build's time)")
     p.add_argument("--build-dir", type=Path,
                    help="mypyc's C files and the cache of compiled objects, kept so that a rebuild compiles "
                         f"only what changed (default: {DEFAULT_BUILD_DIR}/<package>)")
@@ -118,7 +118,7 @@ def compile_into(messages: list, out: Path, args: argparse.Namespace) -> int:
         return 2
     say = (lambda message: None) if args.quiet else (lambda message: print(message, flush=True))
     only = {m.name for m in messages} if args.compile == "all" else None  # None: the hot path
-    if only is None and not any(map(compiled_by_default, messages)):
+    if only is None and none_compiled_by_default(messages):  # refused before anything is said or built
         print(f"kwire generate --compile: no definition in {args.defs} is on the hot path, "
               "so nothing is compiled (the plain modules run about as fast); --compile all compiles them anyway",
               file=sys.stderr)
