@@ -20,6 +20,7 @@ import json
 import sys
 from typing import Any
 
+from kwire.cli.errors import fail
 from kwire.features import FEATURES, FeatureError, metadata_version
 from kwire.features.java_order import hash_map_order
 from kwire.wire.errors import KwireError
@@ -80,8 +81,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _fail(message: str, code: int = 2) -> int:
-    print(f"kwire features: {message}", file=sys.stderr)
-    return code
+    return fail("features", message, code)
 
 
 # ------------------------------------------------------------------------------------- describe

@@ -13,12 +13,13 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from kwire.cli.commands import fuzz_gate, missing_extra, non_negative_int, plural, positive_int
+from kwire.cli import fuzz_gate
+from kwire.cli.commands import missing_extra, non_negative_int, plural, positive_int
 from kwire.fuzz.baseline import BaselineError
 from kwire.fuzz.matrix import load_messages
 from kwire.fuzz.report import format_table, report_files, reproduce_command, summary_rows, write_report
 from kwire.wire.files import ExistingFileError, refuse_existing
-from kwire.cli.commands import write_failed
+from kwire.cli.errors import write_failed
 from kwire.fuzz.sweep import failing_cases, sweep, versions_of
 
 
@@ -129,7 +130,7 @@ def _run_sweep(args: argparse.Namespace) -> int:
         try:
             written = write_report(result, args.report, pictures=not no_pictures, force=args.force)
         except OSError as err:
-            return write_failed("kwire fuzz", err)
+            return write_failed("fuzz", err)
         if not args.quiet:
             print(f"report: {', '.join(str(p) for p in written[:2])} and {plural(len(written) - 2, 'picture')}",
                   file=text)
@@ -140,7 +141,7 @@ def _run_sweep(args: argparse.Namespace) -> int:
         try:
             write_results_parquet(result, parquet, force=args.force)
         except OSError as err:
-            return write_failed("kwire fuzz", err)
+            return write_failed("fuzz", err)
         if not args.quiet:
             print(f"results table: {parquet}", file=text)
     return fuzz_gate.finish(args, result, baseline)

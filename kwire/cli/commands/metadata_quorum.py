@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
 
 from kwire.cli.commands import non_negative_int
+from kwire.cli.errors import fail
 from kwire.wire.errors import KwireError
+
 
 def register_quorum(commands: argparse._SubParsersAction) -> None:
     q = commands.add_parser(
@@ -50,8 +51,7 @@ def register_quorum(commands: argparse._SubParsersAction) -> None:
 
 
 def _fail(message: str, code: int = 2) -> int:
-    print(f"kwire metadata quorum: {message}", file=sys.stderr)
-    return code
+    return fail("metadata quorum", message, code)
 
 
 def _replica_key(text: str) -> tuple[int, Any]:

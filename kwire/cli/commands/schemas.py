@@ -17,7 +17,7 @@ import json
 import sys
 from pathlib import Path
 
-from kwire.cli.commands import write_failed
+from kwire.cli.errors import write_failed
 from kwire.wire.files import ExistingFileError, atomic_write, refuse_existing
 
 
@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
         for path, content in files.items():
             atomic_write(path, content, force=args.force)
     except OSError as err:
-        return write_failed("kwire schemas", err)
+        return write_failed("schemas", err)
     if not args.quiet:
         print(f"{len(files) // 2} schemas of {len(names)} messages written to {args.out}")
     return 0

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 
+from kwire.cli.errors import fail
 from kwire.features import FeatureError
 from kwire.features.dynamic_voters import DynamicVoters
 from kwire.wire.files import ExistingFileError
@@ -49,13 +49,19 @@ def wants_node_format(args: argparse.Namespace) -> bool:
 
 
 def _fail(message: str, code: int) -> int:
-    print(f"kwire storage format: {message}", file=sys.stderr)
-    return code
+    return fail("storage format", message, code)
 
 
 def run_format_node(args: argparse.Namespace) -> int:
-    from kwire.features.dynamic_voters import parse_dynamic_voters, parse_kafka_uuid
-    from kwire.features.formatter import describe_plan, parse_listener, plan_format, standalone_voters, write_format
+    from kwire.features.dynamic_voters import parse_dynamic_voters
+    from kwire.features.formatter import (
+        describe_plan,
+        parse_listener,
+        plan_format,
+        standalone_voters,
+        write_format,
+    )
+    from kwire.features.dynamic_voters import parse_kafka_uuid
 
     if args.cluster_id is None or args.node_id is None:
         return _fail("--cluster-id and --node-id go together (with --standalone, --initial-controllers or "
