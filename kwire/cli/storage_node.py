@@ -61,7 +61,7 @@ def run_format_node(args: argparse.Namespace) -> int:
         standalone_voters,
         write_format,
     )
-    from kwire.features.dynamic_voters import parse_kafka_uuid
+    from kwire.wire.uuids import uuid_from_text
 
     if args.cluster_id is None or args.node_id is None:
         return _fail("--cluster-id and --node-id go together (with --standalone, --initial-controllers or "
@@ -72,7 +72,7 @@ def run_format_node(args: argparse.Namespace) -> int:
         if args.standalone:
             if not args.controller_listener or "://" not in args.controller_listener:
                 return _fail("--standalone needs --controller-listener NAME://HOST:PORT", 2)
-            directory_id = parse_kafka_uuid(args.directory_id) if args.directory_id else None
+            directory_id = uuid_from_text(args.directory_id) if args.directory_id else None
             voters = standalone_voters(args.node_id, args.controller_listener, directory_id)
         elif args.directory_id:
             return _fail("--directory-id goes with --standalone (--initial-controllers names every directory id)", 2)

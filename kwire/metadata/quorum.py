@@ -41,7 +41,7 @@ from kwire.logs.metadata_log import (
 from kwire.metadata.image import LeaderEpoch, VersionRange, Voter
 from kwire.records import ControlRecordType
 from kwire.wire.errors import DecodeError, KwireError
-from kwire.wire.jsonform import uuid_to_text
+from kwire.wire.uuids import uuid_to_text
 
 METADATA_DIRECTORY = "__cluster_metadata-0"
 NO_DIRECTORY_ID = UUID(int=0)  # ReplicaKey.NO_DIRECTORY_ID

@@ -55,12 +55,12 @@ def _fail(message: str, code: int = 2) -> int:
 
 
 def _replica_key(text: str) -> tuple[int, Any]:
-    from kwire.features.dynamic_voters import parse_kafka_uuid
+    from kwire.wire.uuids import uuid_from_text
 
     voter_id, sep, directory = text.partition(":")
     if not sep or not voter_id.strip().lstrip("-").isdigit():
         raise ValueError(f"expected ID:DIRECTORY_ID, got {text!r}")
-    return int(voter_id), parse_kafka_uuid(directory.strip())
+    return int(voter_id), uuid_from_text(directory.strip())
 
 
 def run_quorum(args: argparse.Namespace) -> int:
