@@ -93,7 +93,8 @@ def build_parser(commands: Iterable[str] | None = None) -> argparse.ArgumentPars
             add_examples(nested, f"{name} {nested_name}")
         for each in (command, *_nested(command)):  # -q/-v also work after the sub-command (and its own)
             group = each.add_mutually_exclusive_group()
-            group.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS, help="print only errors")
+            group.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
+                               help="print only errors")
             group.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
                                help="print more detail")
     return parser
