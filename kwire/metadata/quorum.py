@@ -40,18 +40,12 @@ from kwire.logs.metadata_log import (
 )
 from kwire.metadata.image import LeaderEpoch, VersionRange, Voter
 from kwire.records import ControlRecordType
+from kwire.wire.error_codes import ErrorCode
 from kwire.wire.errors import DecodeError, KwireError
 from kwire.wire.uuids import uuid_to_text
 
 METADATA_DIRECTORY = "__cluster_metadata-0"
 NO_DIRECTORY_ID = UUID(int=0)  # ReplicaKey.NO_DIRECTORY_ID
-
-# Errors.java (Kafka 4.2.1)
-NONE, REQUEST_TIMED_OUT, UNSUPPORTED_VERSION, INVALID_REQUEST = 0, 7, 35, 42
-DUPLICATE_VOTER, VOTER_NOT_FOUND = 126, 127
-ERROR_NAMES = {NONE: "NONE", REQUEST_TIMED_OUT: "REQUEST_TIMED_OUT", UNSUPPORTED_VERSION: "UNSUPPORTED_VERSION",
-               INVALID_REQUEST: "INVALID_REQUEST", DUPLICATE_VOTER: "DUPLICATE_VOTER",
-               VOTER_NOT_FOUND: "VOTER_NOT_FOUND"}
 
 #: The checks of the voter-change handlers that only the live leader can make (in Kafka's order).
 LIVE_LEADER_CHECKS = (
@@ -292,11 +286,11 @@ def describe_quorum_response(history: QuorumHistory) -> Any:
     states = [ReplicaState(replica_id=v.id, replica_directory_id=v.directory_id,
                            log_end_offset=history.end_offset if v.id == leader_id else -1,
                            last_fetch_timestamp=-1, last_caught_up_timestamp=-1) for v in voters]
-    partition = PartitionData(partition_index=0, error_code=NONE, leader_id=leader_id, leader_epoch=epoch,
+    partition = PartitionData(partition_index=0, error_code=ErrorCode.NONE, leader_id=leader_id, leader_epoch=epoch,
                               high_watermark=-1, current_voters=states, observers=[])
     nodes = [Node(node_id=v.id, listeners=[Listener(name=n, host=h, port=p) for n, h, p in v.endpoints])
              for v in voters]
-    return DescribeQuorumResponse(error_code=NONE, topics=[TopicData(topic_name="__cluster_metadata",
+    return DescribeQuorumResponse(error_code=ErrorCode.NONE, topics=[TopicData(topic_name="__cluster_metadata",
                                                                      partitions=[partition])], nodes=nodes)
 
 
@@ -317,15 +311,15 @@ class VoterChangeVerdict:
 
     @property
     def refused(self) -> bool:
-        return self.error_code != NONE
+        return self.error_code != ErrorCode.NONE
 
     @property
     def error_name(self) -> str:
-        return ERROR_NAMES.get(self.error_code, str(self.error_code))
+        return ErrorCode.of(self.error_code).name
 
 
 def _unsupported(api: str, verb: str, kraft_version: int) -> VoterChangeVerdict:
-    return VoterChangeVerdict(api, UNSUPPORTED_VERSION,
+    return VoterChangeVerdict(api, ErrorCode.UNSUPPORTED_VERSION,
                               f"Cluster doesn't support {verb} voter because the kraft.version feature is "
                               f"{kraft_version}", live_checks=list(LIVE_LEADER_CHECKS[:3]))
 
@@ -335,16 +329,17 @@ def judge_add_voter(history: QuorumHistory, voter_id: int, directory_id: UUID,
     """``AddVoterHandler.handleAddVoterRequest``'s log-side checks (Kafka 4.2.1)."""
     api = "AddRaftVoter"
     if voter_id < 0 or directory_id == NO_DIRECTORY_ID:  # KafkaRaftClient.handleAddVoterRequest
-        return VoterChangeVerdict(api, INVALID_REQUEST, "Add voter request didn't include a valid voter")
+        return VoterChangeVerdict(api, ErrorCode.INVALID_REQUEST, "Add voter request didn't include a valid voter")
     if history.kraft_version < 1:
         return _unsupported(api, "adding", history.kraft_version)
     voters = history.voters or ()
     if any(v.id == voter_id for v in voters):
-        return VoterChangeVerdict(api, DUPLICATE_VOTER,
+        return VoterChangeVerdict(api, ErrorCode.DUPLICATE_VOTER,
                                   f"The voter id for {replica_key_text(voter_id, directory_id)} is already part of "
                                   f"the set of voters {voter_keys_text(voters)}.", live_checks=list(LIVE_LEADER_CHECKS))
     new = Voter(voter_id, directory_id, tuple(endpoints), VersionRange(0, 1))
-    return VoterChangeVerdict(api, NONE, None, tuple(voters) + (new,), list(LIVE_LEADER_CHECKS + ADD_LIVE_CHECKS),
+    return VoterChangeVerdict(api, ErrorCode.NONE, None, tuple(voters) + (new,),
+                              list(LIVE_LEADER_CHECKS + ADD_LIVE_CHECKS),
                               ["the new voter's supported kraft.version range comes from its ApiVersions answer; "
                                "shown here as a Kafka 4.2.1 controller's, 0-1"])
 
@@ -354,16 +349,16 @@ def judge_remove_voter(history: QuorumHistory, voter_id: int, directory_id: UUID
     an absent voter, another directory id, and the last voter."""
     api = "RemoveRaftVoter"
     if voter_id < 0 or directory_id == NO_DIRECTORY_ID:  # KafkaRaftClient.handleRemoveVoterRequest
-        return VoterChangeVerdict(api, INVALID_REQUEST, "Remove voter request didn't include a valid voter")
+        return VoterChangeVerdict(api, ErrorCode.INVALID_REQUEST, "Remove voter request didn't include a valid voter")
     if history.kraft_version < 1:
         return _unsupported(api, "removing", history.kraft_version)
     voters = history.voters or ()
     old = next((v for v in voters if v.id == voter_id), None)
     if old is None or old.directory_id != directory_id or len(voters) <= 1:
-        return VoterChangeVerdict(api, VOTER_NOT_FOUND,
+        return VoterChangeVerdict(api, ErrorCode.VOTER_NOT_FOUND,
                                   f"Cannot remove voter {replica_key_text(voter_id, directory_id)} from the set of "
                                   f"voters {voter_keys_text(voters)}", live_checks=list(LIVE_LEADER_CHECKS))
-    return VoterChangeVerdict(api, NONE, None, tuple(v for v in voters if v.id != voter_id),
+    return VoterChangeVerdict(api, ErrorCode.NONE, None, tuple(v for v in voters if v.id != voter_id),
                               list(LIVE_LEADER_CHECKS) + ["the new VotersRecord commits on the new voter set"])
 
 
@@ -373,29 +368,30 @@ def judge_update_voter(history: QuorumHistory, voter_id: int, directory_id: UUID
     """``UpdateVoterHandler.handleUpdateVoterRequest``'s log-side checks. Its response has no message."""
     api = "UpdateRaftVoter"
     if voter_id < 0 or directory_id == NO_DIRECTORY_ID:  # KafkaRaftClient.handleUpdateVoterRequest
-        return VoterChangeVerdict(api, INVALID_REQUEST, None)
+        return VoterChangeVerdict(api, ErrorCode.INVALID_REQUEST, None)
     kraft = history.kraft_version
     live = list(LIVE_LEADER_CHECKS)
     if kraft < 1:
-        return VoterChangeVerdict(api, NONE, None, None, live[:3], [
+        return VoterChangeVerdict(api, ErrorCode.NONE, None, None, live[:3], [
             "at kraft.version 0 there is no VotersRecord to rewrite: a Kafka 4.1+ leader keeps the voter's "
             "directory id and kraft.version range in memory for a later kraft.version upgrade (KAFKA-16538); "
             "nothing is appended"])
     low, high = supported
     if not low <= kraft <= high:
-        return VoterChangeVerdict(api, INVALID_REQUEST, None, live_checks=live)
+        return VoterChangeVerdict(api, ErrorCode.INVALID_REQUEST, None, live_checks=live)
     notes: list[str] = []
     if default_listener is None:
         live.append("the endpoints include the leader's default listener (its controller.listener.names' first; "
                     "INVALID_REQUEST otherwise)")
     elif not any(name.upper() == default_listener.upper() for name, _, _ in endpoints):
-        return VoterChangeVerdict(api, INVALID_REQUEST, None, live_checks=live)
+        return VoterChangeVerdict(api, ErrorCode.INVALID_REQUEST, None, live_checks=live)
     voters = history.voters or ()
     old = next((v for v in voters if v.id == voter_id), None)
     if old is None or old.directory_id != directory_id:  # VoterNode.isVoter: same id and directory id
-        return VoterChangeVerdict(api, VOTER_NOT_FOUND, None, live_checks=live)
+        return VoterChangeVerdict(api, ErrorCode.VOTER_NOT_FOUND, None, live_checks=live)
     updated = Voter(voter_id, directory_id, tuple(endpoints), VersionRange(low, high))
-    return VoterChangeVerdict(api, NONE, None, tuple(updated if v.id == voter_id else v for v in voters), live, notes)
+    return VoterChangeVerdict(api, ErrorCode.NONE, None, tuple(updated if v.id == voter_id else v for v in voters),
+                              live, notes)
 
 
 # ------------------------------------------------------------------------------ JSON and text
