@@ -4,7 +4,10 @@ What Kafka's raft layer keeps beside the metadata (``KRaftControlRecordStateMach
 4.2.1): the kraft.version (KRaftVersionRecord) and the voter set (VotersRecord), each with the
 offset it took effect at, read from the bootstrap snapshot or a snapshot's header batch and then
 from the log's control batches; LeaderChangeMessages say who led each epoch. ``quorum-state``
-says where the node stood last (leader id and epoch).
+says where the node stood last (leader id and epoch). The records are replayed by the metadata
+image's own :class:`~kwire.metadata.quorum_delta.QuorumDelta`, from the snapshot the image starts
+at (:func:`kwire.metadata.loader.replay_start`, Kafka's latest), with what is left of the log
+before it read first for the history.
 
 From that history, offline:
 
@@ -38,7 +41,9 @@ from kwire.logs.metadata_log import (
     read_quorum_state,
     read_segment_batches,
 )
-from kwire.metadata.image import LeaderEpoch, VersionRange, Voter
+from kwire.metadata.image import LeaderEpoch, QuorumImage, VersionRange, Voter
+from kwire.metadata.loader import history_before, replay_start
+from kwire.metadata.quorum_delta import QuorumDelta
 from kwire.records import ControlRecordType
 from kwire.wire.error_codes import ErrorCode
 from kwire.wire.errors import DecodeError, KwireError
@@ -131,25 +136,32 @@ class QuorumHistory:
         return None
 
 
-def _voters_of(message: Any) -> tuple[Voter, ...]:
-    return tuple(Voter(v.voter_id, v.voter_directory_id, tuple((e.name, e.host, e.port) for e in v.endpoints),
-                       VersionRange(v.kraft_version_feature.min_supported_version,
-                                    v.kraft_version_feature.max_supported_version))
-                 for v in message.voters)
-
-
 class _Reader:
+    """The history of the quorum's control records, replayed by the metadata image's own
+    :class:`QuorumDelta` (one replay of LeaderChangeMessage, KRaftVersionRecord and VotersRecord),
+    with each change noted where it took effect."""
+
     def __init__(self, history: QuorumHistory, until: int | None) -> None:
         self.history = history
         self.until = until
+        self.delta = QuorumDelta(QuorumImage())
+        history.leaders = self.delta.leaders  # the delta appends the epochs, the history reads them
+        self.log_before_snapshot = False
 
-    def batches(self, batches: Iterable[LogBatch], source: str, *, snapshot_offset: int | None = None) -> None:
+    def batches(self, batches: Iterable[LogBatch], source: str, *, snapshot_offset: int | None = None,
+                start: int = 0, below: int | None = None) -> None:
+        """Replay ``batches``: a snapshot's (its records take effect at ``snapshot_offset`` - 1), or
+        the log's entries from ``start`` on and below ``below`` and ``until``."""
+        stop = min((o for o in (self.until, below) if o is not None), default=None) if snapshot_offset is None \
+            else None
         for batch in batches:
-            if self.until is not None and snapshot_offset is None and batch.base_offset >= self.until:
+            if stop is not None and batch.base_offset >= stop:
                 return
             for entry in batch.entries:
-                if self.until is not None and snapshot_offset is None and entry.offset >= self.until:
+                if stop is not None and entry.offset >= stop:
                     return
+                if snapshot_offset is None and entry.offset < start:
+                    continue
                 if batch.is_control and isinstance(entry.record, ControlRecord):
                     # a snapshot's control records take effect at the snapshot's own offset, as Kafka's
                     # KRaftControlRecordStateMachine records them: at its last contained offset
@@ -159,19 +171,25 @@ class _Reader:
                     self.history.end_offset = entry.offset + 1
 
     def control(self, record: ControlRecord, epoch: int, offset: int, source: str) -> None:
-        history, message = self.history, record.message
+        history, delta, message = self.history, self.delta, record.message
+        # a snapshot's header repeating what the log before it already said is no change
+        repeats = source.startswith("snapshot") and self.log_before_snapshot
         if record.type == ControlRecordType.LEADER_CHANGE:
-            history.leaders.append(LeaderEpoch(epoch=epoch, leader_id=message.leader_id, offset=offset,
-                                               voters=tuple(v.voter_id for v in message.voters),
-                                               granting_voters=tuple(v.voter_id for v in message.granting_voters)))
+            delta.replay_leader_change(message, epoch=epoch, offset=offset)
         elif record.type == ControlRecordType.KRAFT_VERSION:
-            history.kraft_version = message.kraft_version
-            history.kraft_version_changes.append(KRaftVersionChange(offset, epoch, message.kraft_version, source))
+            before = delta.kraft_version
+            delta.replay_kraft_version(message)
+            history.kraft_version = delta.kraft_version
+            if not (repeats and before == delta.kraft_version):
+                history.kraft_version_changes.append(KRaftVersionChange(offset, epoch, delta.kraft_version, source))
         elif record.type == ControlRecordType.KRAFT_VOTERS:
-            after = _voters_of(message)
-            history.voter_changes.append(VoterSetChange(offset, epoch, history.leader_of_epoch(epoch),
-                                                        history.voters, after, source))
-            history.voters, history.voters_offset = after, offset
+            before = delta.voters
+            delta.replay_voters(message)
+            if not (repeats and before == delta.voters):
+                history.voter_changes.append(VoterSetChange(offset, epoch, history.leader_of_epoch(epoch),
+                                                            before, delta.voters, source))
+                history.voters_offset = offset
+            history.voters = delta.voters
 
 
 def read_quorum_history(path: str | os.PathLike, *, until: int | None = None) -> QuorumHistory:
@@ -196,20 +214,24 @@ def read_quorum_history(path: str | os.PathLike, *, until: int | None = None) ->
     directory = MetadataLogDirectory.open(root)
     if not directory.segments and not directory.snapshots:
         raise KwireError(f"{root}: no metadata log segments or snapshots")
-    first = int(directory.segments[0].name.split(".")[0]) if directory.segments else None
-    # the newest snapshot the log does not reach below (Kafka starts its state machine there)
-    usable = [(sid, p) for sid, p in directory.snapshots
-              if (first is None or sid.end_offset <= first) and (until is None or sid.end_offset <= until)]
-    start = 0
-    if usable:
-        snapshot_id, snapshot_path = usable[-1]
+    snapshot, start = replay_start(root, directory, until)  # the image's rule: Kafka's latest snapshot
+    if snapshot is not None:
+        # what is left of the log before it, from the snapshot that log starts at (a bootstrap
+        # checkpoint): the history Kafka's state machine forgets when it loads the snapshot
+        earlier, segments = history_before(directory, start)
+        for older_id, older_path in [earlier] if earlier and segments else []:
+            reader.batches(_snapshot_batches(older_path), f"snapshot {older_path.name}",
+                           snapshot_offset=older_id.end_offset)
+        for segment in segments:
+            reader.batches(read_segment_batches(segment, stop_before=start), "log", below=start)
+            reader.log_before_snapshot = True
+        snapshot_id, snapshot_path = snapshot
         reader.batches(_snapshot_batches(snapshot_path), f"snapshot {snapshot_path.name}",
                        snapshot_offset=snapshot_id.end_offset)
-        history.end_offset = start = snapshot_id.end_offset
-    elif first:
-        raise KwireError(f"{root}: the log starts at offset {first} and no snapshot holds the offsets before it")
+        history.end_offset = start
     for segment in directory.segments:
-        reader.batches((b for b in read_segment_batches(segment, stop_before=until) if b.last_offset >= start), "log")
+        reader.batches((b for b in read_segment_batches(segment, stop_before=until) if b.last_offset >= start), "log",
+                       start=start)
     if directory.quorum_state is not None:
         history.quorum_state = read_quorum_state(directory.quorum_state)
     return history

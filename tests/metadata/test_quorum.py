@@ -18,7 +18,7 @@ from kwire.wire.uuids import uuid_from_text
 from kwire.features.formatter import plan_format, write_format
 from kwire.logs.metadata_log import MetadataLogWriter
 from kwire.metadata import quorum
-from tests.paths import DATA, KRAFT_390
+from tests.paths import DATA, KRAFT_361, KRAFT_390
 
 JAVA_ORDER = {" ".join(line.split(" ", 2)[:2]): line.split(" ", 2)[2]
               for line in (DATA / "kraft-quorum" / "java-order.txt").read_text().splitlines() if line}
@@ -223,3 +223,59 @@ def test_describe_is_what_kafkas_classes_print_and_encode(tmp_path):
     response = quorum.describe_quorum_response(quorum.read_quorum_history(with_log(tmp_path)))
     assert response.to_dict(2) == json.loads(kafka_json)
     assert response.encode(2) == base64.b64decode(kafka_bytes)
+
+
+def cleaned_copy(tmp_path, keep_from: int):
+    """A real 3.6.1 node's metadata log as Kafka leaves it after deleting whole segments below its
+    snapshot (00000000000000007111): the log starts at the first batch at or after ``keep_from``."""
+    source = KRAFT_361 / "__cluster_metadata-0"
+    target = tmp_path / "__cluster_metadata-0"
+    shutil.copytree(source, target)
+    segment = (target / "00000000000000000000.log").read_bytes()
+    position = 0
+    while int.from_bytes(segment[position:position + 8], "big") < keep_from:
+        position += 12 + int.from_bytes(segment[position + 8:position + 12], "big")
+    base = int.from_bytes(segment[position:position + 8], "big")
+    (target / "00000000000000000000.log").unlink()
+    (target / f"{base:020d}.log").write_bytes(segment[position:])
+    return target, base
+
+
+def test_the_quorum_starts_where_the_image_starts_on_a_cleaned_log(tmp_path, capsys):
+    # the one snapshot-start rule (the image's, Kafka's: the latest snapshot): the quorum used to
+    # refuse a log that starts above 0 with its only snapshot above that start, which the image loads
+    from kwire.metadata.loader import load_image
+
+    target, base = cleaned_copy(tmp_path, keep_from=3000)
+    assert 0 < base < 7111
+    image = load_image(target).image
+    history = quorum.read_quorum_history(target)
+    assert history.end_offset == quorum.read_quorum_history(KRAFT_361).end_offset
+    assert (history.kraft_version, history.voters) == (image.quorum.kraft_version, image.quorum.voters)
+    assert [(e.epoch, e.leader_id, e.offset) for e in history.leaders] == \
+           [(e.epoch, e.leader_id, e.offset) for e in image.quorum.leaders]
+    assert history.leaders and all(e.offset >= base for e in history.leaders)
+    assert main(["metadata", "quorum", str(target)]) == 0
+    capsys.readouterr()
+
+
+def test_a_snapshot_repeating_the_log_before_it_is_no_change_in_the_history(tmp_path):
+    # the log before the snapshot is read (history Kafka forgets on loading the snapshot); the
+    # snapshot's header (KRaftVersionRecord, VotersRecord) then says the same and adds no change
+    from kwire.metadata.loader import load_image
+    from kwire.metadata.snapshot import build_image_snapshot, snapshot_id_of
+    from kwire.metadata.writer import write_image
+
+    directory = with_log(tmp_path) / "__cluster_metadata-0"
+    without = quorum.read_quorum_history(tmp_path)
+    image = load_image(directory).image
+    snapshot = directory / snapshot_id_of(image).file_name()
+    snapshot.write_bytes(build_image_snapshot(image, write_image(image)).encode())
+    assert snapshot.name.startswith("00000000000000000003-")  # after the three control records
+    history = quorum.read_quorum_history(tmp_path)
+    assert history.voter_changes == without.voter_changes
+    assert history.kraft_version_changes == without.kraft_version_changes
+    assert [v.id for v in history.voters] == [1, 3, 4] and history.voters_offset == 2
+    replayed = load_image(directory).image.quorum  # the same replay (QuorumDelta) as the image's
+    assert (history.voters, history.kraft_version) == (replayed.voters, replayed.kraft_version)
+    assert tuple(history.leaders) == replayed.leaders
