@@ -1,6 +1,6 @@
 """How long the ``kwire`` command takes to start: wall time of fresh processes, median of rounds.
 
-    python benchmarks/bench_cli_start.py [--rounds 10] [--json OUT] [ARGV ...]
+    python benchmarks/bench_cli_start.py [--rounds 10] [--json OUT] [-- ARGV ...]
 
 Each round runs ``python -m kwire.cli.main ARGV`` (default: ``--help``, then ``dump --help`` and
 ``--version``) in a new interpreter, as a user's shell would, and times it to the exit. It also
@@ -60,7 +60,8 @@ def main() -> int:
     parser.add_argument("--json", metavar="OUT")
     parser.add_argument("argv", nargs=argparse.REMAINDER, help="one kwire command line (default: three)")
     args = parser.parse_args()
-    runs = (FLOOR, *((tuple(args.argv),) if args.argv else DEFAULT_RUNS))
+    argv = args.argv[1:] if args.argv[:1] == ["--"] else args.argv  # `-- --help`: kwire's own option
+    runs = (FLOOR, *((tuple(argv),) if argv else DEFAULT_RUNS))
     results = [measure(argv, args.rounds) for argv in runs]
     for result in results:
         name = "python -c pass" if tuple(result["argv"]) == FLOOR else f"kwire {' '.join(result['argv'])}"
