@@ -15,4 +15,5 @@ KAFKA_DEFINITIONS = DATA / "kafka-definitions"  # Apache Kafka's own definition 
 KAFKA_421_DEFINITIONS = KAFKA_DEFINITIONS / "kafka-4.2.1"  # every definition directory of Kafka 4.2.1
 KAFKA_JSON = DATA / "kafka-json"  # Kafka's JSON form and record batches, written by Kafka's classes
 KAFKA_VECTORS = DATA / "kafka-vectors"  # old versions' bytes written by Kafka 3.8.0's generated classes
+KAFKA_UUID = DATA / "kafka-uuid" / "fromstring.tsv"  # what Kafka's Uuid.fromString accepts and refuses
 KAFKA_RECORD_SCHEMA = DATA / "kafka-record-schema" / "DefaultRecord-schema.txt"  # Kafka's record layout, its words

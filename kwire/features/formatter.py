@@ -33,7 +33,7 @@ from uuid import UUID
 
 from kwire.logs.metadata_log import BOOTSTRAP_FILE_NAME, MetadataLogWriter, MetadataSnapshot, SnapshotId
 from kwire.wire.files import atomic_write, refuse_existing
-from kwire.wire.jsonform import uuid_to_text
+from kwire.wire.uuids import uuid_to_text
 
 from .bootstrap import bootstrap_records, bootstrap_snapshot, format_feature_levels
 from .dynamic_voters import DynamicVoters, parse_dynamic_voter, random_kafka_uuid

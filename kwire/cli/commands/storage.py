@@ -17,12 +17,13 @@ import sys
 import time
 from pathlib import Path
 
+from kwire.cli import storage_node
 from kwire.features import FeatureError, metadata_version
-from kwire.wire.files import ExistingFileError
 from kwire.features.bootstrap import format_bootstrap, write_bootstrap
 from kwire.logs.metadata_log import BOOTSTRAP_FILE_NAME
+from kwire.wire.files import ExistingFileError
 
-from . import feature_assignment, storage_node
+from . import feature_assignment
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 
+from kwire.cli.errors import fail
 from kwire.features import FeatureError
 from kwire.features.dynamic_voters import DynamicVoters
 from kwire.wire.files import ExistingFileError
@@ -49,13 +49,19 @@ def wants_node_format(args: argparse.Namespace) -> bool:
 
 
 def _fail(message: str, code: int) -> int:
-    print(f"kwire storage format: {message}", file=sys.stderr)
-    return code
+    return fail("storage format", message, code)
 
 
 def run_format_node(args: argparse.Namespace) -> int:
-    from kwire.features.dynamic_voters import parse_dynamic_voters, parse_kafka_uuid
-    from kwire.features.formatter import describe_plan, parse_listener, plan_format, standalone_voters, write_format
+    from kwire.features.dynamic_voters import parse_dynamic_voters
+    from kwire.features.formatter import (
+        describe_plan,
+        parse_listener,
+        plan_format,
+        standalone_voters,
+        write_format,
+    )
+    from kwire.wire.uuids import uuid_from_text
 
     if args.cluster_id is None or args.node_id is None:
         return _fail("--cluster-id and --node-id go together (with --standalone, --initial-controllers or "
@@ -66,7 +72,7 @@ def run_format_node(args: argparse.Namespace) -> int:
         if args.standalone:
             if not args.controller_listener or "://" not in args.controller_listener:
                 return _fail("--standalone needs --controller-listener NAME://HOST:PORT", 2)
-            directory_id = parse_kafka_uuid(args.directory_id) if args.directory_id else None
+            directory_id = uuid_from_text(args.directory_id) if args.directory_id else None
             voters = standalone_voters(args.node_id, args.controller_listener, directory_id)
         elif args.directory_id:
             return _fail("--directory-id goes with --standalone (--initial-controllers names every directory id)", 2)
