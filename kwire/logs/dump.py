@@ -16,6 +16,11 @@
 ``skip``            a path given explicitly that is not a file kwire knows
 ==================  ==========================================================================
 
+A ``checkpoint-entry`` event is an entry of a text state file (``leader-epoch-checkpoint``, the
+offset checkpoints, ``partition.metadata``: :mod:`kwire.logs.checkpoints`); its errors carry the
+``line``. Segment files Kafka renamed ``.deleted``, ``.cleaned`` or ``.swap`` are read as what they
+were, their ``file`` event saying ``renamed``.
+
 Records are decoded by the file's place: ``__cluster_metadata-N`` segments and snapshots with the
 metadata decoder (``__remote_log_metadata-N`` with its tiered-storage variant), ``__consumer_offsets-N``,
 ``__transaction_state-N`` and ``__share_group_state-N`` with the coordinator decoders, any other topic as text or hex. One bad record or batch gives an ``error`` event and
@@ -38,7 +43,13 @@ from kwire.logs.coordinator_log import (
 )
 from kwire.wire.errors import DecodeError, KwireError
 from kwire.logs.entries import ControlRecord, decode_control
-from kwire.logs.files import BATCH_KINDS, kafka_files, kind_by_name
+from kwire.logs.checkpoints import (
+    OFFSET_CHECKPOINTS,
+    read_leader_epoch_checkpoint,
+    read_offset_checkpoint,
+    read_partition_metadata,
+)
+from kwire.logs.files import BATCH_KINDS, TRANSIENT_SUFFIXES, kafka_files, kind_by_name, transient_state
 from kwire.logs.logdir import (
     parse_numbered_file_name,
     parse_partition_dir_name,
@@ -77,7 +88,7 @@ def dump_paths(paths: list[str | os.PathLike], *, decoder: str = "auto", strict:
     (directories walked in name order; a file given by name read as what its content says)."""
     for given in paths:
         path = Path(given)
-        found = list(kafka_files(path))
+        found = list(kafka_files(path, transient=True))
         if path.is_file() and not found:
             yield {"event": "skip", "file": str(path),
                    "reason": "neither its name nor its content says it is a log segment, snapshot, index, "
@@ -89,13 +100,17 @@ def dump_paths(paths: list[str | os.PathLike], *, decoder: str = "auto", strict:
 def dump_file(path: Path, *, kind: str | None = None, decoder: str = "auto", strict: bool = False) -> Iterator[dict]:
     """Events for one file; ``kind`` as :func:`kwire.logs.files.kind_of` gives it (default: by its
     name, else read as record batches)."""
-    kind = kind or kind_by_name(path.name) or "batches"
+    renamed = transient_state(path.name)
+    kind = kind or (renamed[0] if renamed else None) or kind_by_name(path.name) or "batches"
     start: dict[str, Any] = {"event": "file", "file": str(path), "kind": kind}
+    if renamed:  # a segment file Kafka renamed while deleting, cleaning or swapping it: not part of the log
+        start["renamed"] = renamed[1].lstrip(".")
+        start["renamedWhy"] = TRANSIENT_SUFFIXES[renamed[1]]
     counts = {"batches": 0, "records": 0, "errors": 0}
     is_snapshot = kind in ("snapshot", "bootstrap")
     if kind in BATCH_FILE_KINDS:
         start["decoder"] = "metadata" if is_snapshot else decoder_for(path, decoder)
-        numbered = parse_numbered_file_name(path.name)
+        numbered = _numbered(path)
         if kind == "segment" and numbered:
             start["baseOffset"] = numbered[0]
         snapshot_id = parse_snapshot_file_name(path.name)
@@ -287,6 +302,14 @@ def _reason(err: KwireError) -> str:
 # ------------------------------------------------------------------- indexes and small state files
 
 
+def _numbered(path: Path) -> tuple[int, str] | None:
+    """``(base offset, suffix)`` of a numbered file's name, a ``.deleted``/``.cleaned``/``.swap`` one's too."""
+    name = path.name
+    if transient_state(name):
+        name = os.path.splitext(name)[0]
+    return parse_numbered_file_name(name)
+
+
 def _guarded(read):
     """Wrap a whole-file reader: a KwireError or OSError becomes one error event."""
 
@@ -294,7 +317,10 @@ def _guarded(read):
         try:
             produced = list(read(path))
         except KwireError as err:
-            yield {"event": "error", "position": getattr(err, "offset", None), "reason": _reason(err)}
+            event = {"event": "error", "position": getattr(err, "offset", None), "reason": _reason(err)}
+            if getattr(err, "line", None) is not None:  # text state files: the line too
+                event["line"] = err.line
+            yield event
             return
         except OSError as err:
             yield {"event": "error", "reason": f"cannot read: {err}", "unreadable": True}
@@ -305,12 +331,19 @@ def _guarded(read):
     return events
 
 
+def _base_offset(path: Path) -> int | None:
+    numbered = _numbered(path)
+    return numbered[0] if numbered else None
+
+
 def _offset_index(path: Path) -> list[dict]:
-    return [{"event": "index-entry", "offset": e.offset, "position": e.position} for e in read_offset_index(path)]
+    return [{"event": "index-entry", "offset": e.offset, "position": e.position}
+            for e in read_offset_index(path, _base_offset(path))]
 
 
 def _time_index(path: Path) -> list[dict]:
-    return [{"event": "index-entry", "timestamp": e.timestamp, "offset": e.offset} for e in read_time_index(path)]
+    return [{"event": "index-entry", "timestamp": e.timestamp, "offset": e.offset}
+            for e in read_time_index(path, _base_offset(path))]
 
 
 def _txn_index(path: Path) -> list[dict]:
@@ -337,10 +370,32 @@ def _quorum_state(path: Path) -> list[dict]:
     return [{"event": "quorum-state", "dataVersion": state.data_version, "data": data}]
 
 
+def _leader_epochs(path: Path) -> list[dict]:
+    return [{"event": "checkpoint-entry", "epoch": e.epoch, "startOffset": e.start_offset}
+            for e in read_leader_epoch_checkpoint(path)]
+
+
+def _offset_checkpoint(path: Path) -> list[dict]:
+    what = OFFSET_CHECKPOINTS.get(path.name)
+    return [{"event": "checkpoint-entry", "topic": e.topic, "partition": e.partition, "offset": e.offset,
+             **({"meaning": what} if what else {})}
+            for e in read_offset_checkpoint(path)]
+
+
+def _partition_metadata(path: Path) -> list[dict]:
+    from kwire.wire.jsonform import uuid_to_text
+
+    metadata = read_partition_metadata(path)
+    return [{"event": "checkpoint-entry", "version": metadata.version, "topicId": uuid_to_text(metadata.topic_id)}]
+
+
 _FLAT_READERS = {
     "offset-index": _guarded(_offset_index),
     "time-index": _guarded(_time_index),
     "txn-index": _guarded(_txn_index),
     "producer-snapshot": _guarded(_producer_snapshot),
     "quorum-state": _guarded(_quorum_state),
+    "leader-epoch-checkpoint": _guarded(_leader_epochs),
+    "offset-checkpoint": _guarded(_offset_checkpoint),
+    "partition-metadata": _guarded(_partition_metadata),
 }

@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     if not files:
         print(f"kwire dump: no Kafka files in {', '.join(map(str, args.paths))} (looked for log segments, "
               f"snapshots and checkpoints, index, time-index, transaction-index, producer-state and "
-              f"quorum-state files)", file=sys.stderr)
+              f"quorum-state files, leader-epoch and offset checkpoints, partition.metadata)", file=sys.stderr)
         return 2
     return 2 if unreadable else 1 if corrupt else 0
 
@@ -89,6 +89,8 @@ def error_text(event: dict) -> str:
         where.append(f"record at offset {event['recordOffset']}")
     if event.get("batchOffset") is not None:
         where.append(f"batch at offset {event['batchOffset']}")
+    if event.get("line") is not None:
+        where.append(f"line {event['line']}")
     if event.get("position") is not None:
         where.append(f"file position {event['position']}")
     place = f"{where[0]} ({', '.join(where[1:])})" if len(where) > 1 else (where[0] if where else "")
@@ -107,6 +109,8 @@ def _file(event: dict) -> str:
         lines.append("KRaft bootstrap snapshot")
     else:
         lines.append(kind.replace("-", " ").capitalize())
+    if "renamed" in event:
+        lines.append(f"Renamed .{event['renamed']}: {event['renamedWhy']} (Kafka does not read it as the log)")
     return "\n".join(lines)
 
 
@@ -190,6 +194,7 @@ _TEXT = {
     "index-entry": _index_entry,
     "producer-state": _index_entry,
     "quorum-state": _quorum_state,
+    "checkpoint-entry": _index_entry,
     "end": _end,
     "skip": lambda event: None,
     "error": lambda event: None,
