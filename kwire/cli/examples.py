@@ -34,6 +34,9 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
                        "kwire storage format --release-version 4.0 --feature group.version=1 --out /tmp/kafka-new",
                        "kwire storage format --cluster-id MkU3OEVBNTcwNTJENDM2Qk --node-id 1 --standalone "
                        "--controller-listener CONTROLLER://localhost:9093 --out /tmp/kafka-new"),
+    "storage info": ("kwire storage info /tmp/kafka-copy",
+                     "kwire storage info -v /var/lib/kafka/data /var/lib/kafka/meta --json"),
+    "storage random-uuid": ("kwire storage random-uuid",),
     "features": ("kwire features describe /tmp/kafka-copy",
                  "kwire features downgrade /tmp/kafka-copy --metadata-version 3.6 --dry-run"),
     "features describe": ("kwire features describe /tmp/kafka-copy --json",

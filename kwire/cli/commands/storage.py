@@ -50,6 +50,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     f.add_argument("--json", action="store_true", help="print the result as JSON")
     storage_node.add_node_arguments(f)
     f.set_defaults(func=run_format)
+
+    from kwire.cli.commands.storage_info import register_info
+
+    register_info(actions)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
 
