@@ -29,6 +29,7 @@ lists, dicts), so the same events print as text or as JSON lines.
 """
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -83,9 +84,15 @@ def decoder_for(path: Path, requested: str = "auto") -> str:
     return _TOPIC_DECODERS.get(parsed[0], "raw") if parsed else "raw"
 
 
-def dump_paths(paths: list[str | os.PathLike], *, decoder: str = "auto", strict: bool = False) -> Iterator[dict]:
+def dump_paths(paths: list[str | os.PathLike], *, decoder: str = "auto", strict: bool = False,
+               max_bytes: int | None = None, index_check: str | None = None) -> Iterator[dict]:
     """Events for every Kafka file under ``paths``, chosen by the rule of :mod:`kwire.logs.files`
-    (directories walked in name order; a file given by name read as what its content says)."""
+    (directories walked in name order; a file given by name read as what its content says).
+
+    As kafka-dump-log's options: ``max_bytes`` reads only the first bytes of each segment or snapshot
+    (``--max-bytes``: a batch cut there is not an error); ``index_check`` ``"sanity"``
+    (``--index-sanity-check``) or ``"verify"`` (``--verify-index-only``) checks offset and time
+    indexes instead of listing their entries (:mod:`kwire.logs.index_check`)."""
     for given in paths:
         path = Path(given)
         found = list(kafka_files(path, transient=True))
@@ -94,10 +101,12 @@ def dump_paths(paths: list[str | os.PathLike], *, decoder: str = "auto", strict:
                    "reason": "neither its name nor its content says it is a log segment, snapshot, index, "
                              "producer-state or quorum-state file"}
         for child, kind in found:
-            yield from dump_file(child, kind=kind, decoder=decoder, strict=strict)
+            yield from dump_file(child, kind=kind, decoder=decoder, strict=strict, max_bytes=max_bytes,
+                                 index_check=index_check)
 
 
-def dump_file(path: Path, *, kind: str | None = None, decoder: str = "auto", strict: bool = False) -> Iterator[dict]:
+def dump_file(path: Path, *, kind: str | None = None, decoder: str = "auto", strict: bool = False,
+              max_bytes: int | None = None, index_check: str | None = None) -> Iterator[dict]:
     """Events for one file; ``kind`` as :func:`kwire.logs.files.kind_of` gives it (default: by its
     name, else read as record batches)."""
     renamed = transient_state(path.name)
@@ -116,7 +125,10 @@ def dump_file(path: Path, *, kind: str | None = None, decoder: str = "auto", str
         snapshot_id = parse_snapshot_file_name(path.name)
         if snapshot_id:
             start["snapshotEndOffset"], start["snapshotEpoch"] = snapshot_id.end_offset, snapshot_id.epoch
-        body = _batches(path, start["decoder"], strict, is_snapshot, counts)
+        body = _batches(path, start["decoder"], strict, is_snapshot, counts, max_bytes)
+    elif index_check is not None and kind in ("offset-index", "time-index"):
+        start["check"] = index_check
+        body = _index_check(path, kind, index_check)
     else:
         body = _FLAT_READERS[kind](path, counts)
     yield start
@@ -130,8 +142,13 @@ def dump_file(path: Path, *, kind: str | None = None, decoder: str = "auto", str
 # ------------------------------------------------------------------------------ batches and records
 
 
-def _batches(path: Path, decoder: str, strict: bool, is_snapshot: bool, counts: dict) -> Iterator[dict]:
-    reader = FileBatchReader(path, verify_crc=False)
+def _batches(path: Path, decoder: str, strict: bool, is_snapshot: bool, counts: dict,
+             max_bytes: int | None = None) -> Iterator[dict]:
+    source: Any = path
+    if max_bytes is not None:  # FileRecords.slice(0, maxBytes): the batches that end within it
+        with open(path, "rb") as file:
+            source = io.BytesIO(file.read(max_bytes))
+    reader = FileBatchReader(source, verify_crc=False)
     first_control = last_control = None  # control types of the first and last record (snapshot check)
     seen_record = False
     try:
@@ -163,10 +180,10 @@ def _batches(path: Path, decoder: str, strict: bool, is_snapshot: bool, counts: 
         yield {"event": "error", "position": reader.position if position is None else position,
                "reason": f"log framing is broken, the rest of the file cannot be read: {_reason(err)}"}
         return
-    if reader.truncated_at is not None:
+    if reader.truncated_at is not None and max_bytes is None:  # with --max-bytes the cut is asked for
         yield {"event": "error", "position": reader.truncated_at, "undecodedBytes": reader.truncated_bytes,
                "reason": f"incomplete batch at the end of the file: {reader.truncated_bytes} bytes not decoded"}
-    if is_snapshot:
+    if is_snapshot and max_bytes is None:
         yield from _check_snapshot(first_control, last_control)
 
 
@@ -300,6 +317,31 @@ def _reason(err: KwireError) -> str:
 
 
 # ------------------------------------------------------------------- indexes and small state files
+
+
+def _index_check(path: Path, kind: str, check: str) -> Iterator[dict]:
+    """kafka-dump-log's --index-sanity-check / --verify-index-only for one index: its line, or its findings."""
+    from kwire.logs.index_check import index_is_empty, sanity_check, verify_offset_index, verify_time_index
+
+    try:
+        if check == "sanity":
+            if kind == "offset-index" and index_is_empty(path):
+                yield {"event": "index-check", "passed": True, "message": f"{path} is empty."}
+                return
+            finding = sanity_check(path, kind)
+            if finding is None:
+                yield {"event": "index-check", "passed": True, "message": f"{path} passed sanity check."}
+            else:
+                yield {"event": "error", "position": finding.position, "reason": finding.reason}
+            return
+        findings = verify_offset_index(path) if kind == "offset-index" else verify_time_index(path)
+    except (OSError, KwireError) as err:
+        yield {"event": "error", "reason": f"cannot read: {err}", "unreadable": True}
+        return
+    for finding in findings:
+        yield {"event": "error", "position": finding.position, "reason": finding.reason}
+    if not findings:
+        yield {"event": "index-check", "passed": True, "message": f"{path}: every entry matches the log"}
 
 
 def _numbered(path: Path) -> tuple[int, str] | None:

@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TextIO
 
+from kwire.cli.commands import positive_int
 from kwire.logs.dump import BATCH_FILE_KINDS, DECODERS, dump_paths
 from kwire.logs.files import skipped_files
 
@@ -37,6 +38,19 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="how to decode segment records (default: by the partition directory's topic)")
     p.add_argument("--strict", action="store_true",
                    help="treat record types and versions kwire does not know as errors")
+    kafka = p.add_argument_group("kafka-dump-log's options")
+    check = kafka.add_mutually_exclusive_group()
+    check.add_argument("--index-sanity-check", action="store_true",
+                       help="only check each offset/time index as a broker does at start (FILE passed sanity "
+                            "check., or why it would be rebuilt)")
+    check.add_argument("--verify-index-only", action="store_true",
+                       help="only check each index entry against its segment, without listing the entries")
+    kafka.add_argument("--max-bytes", type=positive_int, metavar="N",
+                       help="read only the first N bytes of each segment or snapshot")
+    kafka.add_argument("--skip-record-metadata", action="store_true",
+                       help="text: leave out each record's offset and time, print its content only")
+    kafka.add_argument("--print-data-log", "--deep-iteration", action="store_true",
+                       help="print each record's content (kwire always does; taken for kafka-dump-log's command lines)")
     p.set_defaults(func=run)
 
 
@@ -53,7 +67,9 @@ def run(args: argparse.Namespace) -> int:
     out = sys.stdout
     corrupt = unreadable = False
     files = 0
-    for event in dump_paths(args.paths, decoder=args.decoder, strict=args.strict):
+    check = "sanity" if args.index_sanity_check else "verify" if args.verify_index_only else None
+    for event in dump_paths(args.paths, decoder=args.decoder, strict=args.strict, max_bytes=args.max_bytes,
+                            index_check=check):
         kind = event["event"]
         files += kind == "file"
         if kind == "error":
@@ -65,6 +81,9 @@ def run(args: argparse.Namespace) -> int:
         if args.json:  # errors and skips stay in the stream too, so it is complete on its own
             out.write(json.dumps(event, separators=(",", ":"), ensure_ascii=False) + "\n")
         elif not args.quiet:
+            if args.skip_record_metadata and kind == "record":
+                out.write(f"| {_record_body(event)}\n")
+                continue
             write_text(out, event)
     if not files:
         print(f"kwire dump: no Kafka files in {', '.join(map(str, args.paths))} (looked for log segments, "
@@ -195,6 +214,7 @@ _TEXT = {
     "producer-state": _index_entry,
     "quorum-state": _quorum_state,
     "checkpoint-entry": _index_entry,
+    "index-check": lambda event: event["message"],
     "end": _end,
     "skip": lambda event: None,
     "error": lambda event: None,
