@@ -15,6 +15,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from kwire.cli.commands import plural
+
 
 def register_info(actions: argparse._SubParsersAction) -> None:
     i = actions.add_parser(
@@ -98,7 +100,8 @@ def run_info(args: argparse.Namespace) -> int:
             print(f"{directory}: {len(held['partitions'])} partition directories; files: "
                   + (", ".join(f"{kind} x{n}" for kind, n in held["files"].items()) or "none"))
             for state in held["stateFiles"]:
-                what = f"{state['entries']} entries" if "entries" in state else f"DAMAGED: {state['error']}"
+                what = plural(state["entries"], "entry", "entries") if "entries" in state \
+                    else f"DAMAGED: {state['error']}"
                 print(f"  {state['file']}: {what}")
             for name in held["renamedSegmentFiles"]:
                 print(f"  {name}: renamed by Kafka (not read as the log)")
