@@ -13,6 +13,7 @@ KRAFT_361 = DATA / "kraft-renoagilsaputra-kafka"  # a Kafka 3.6.1 node's metadat
 KRAFT_390 = DATA / "kraft-ichwansh03-kafka-migration-log4j2"  # a Kafka 3.9.0 node's metadata
 KAFKA_DEFINITIONS = DATA / "kafka-definitions"  # Apache Kafka's own definition files, unmodified
 KAFKA_421_DEFINITIONS = KAFKA_DEFINITIONS / "kafka-4.2.1"  # every definition directory of Kafka 4.2.1
+KAFKA_CHECKPOINTS = DATA / "kafka-checkpoints"  # state files written, and damaged ones read, by Kafka 3.9's classes
 KAFKA_JSON = DATA / "kafka-json"  # Kafka's JSON form and record batches, written by Kafka's classes
 KAFKA_VECTORS = DATA / "kafka-vectors"  # old versions' bytes written by Kafka 3.8.0's generated classes
 KAFKA_UUID = DATA / "kafka-uuid" / "fromstring.tsv"  # what Kafka's Uuid.fromString accepts and refuses

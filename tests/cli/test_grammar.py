@@ -109,9 +109,8 @@ def test_dump_verbose_names_the_kafka_files_it_skips_and_why(capsys):
     metadata = KRAFT_361 / "__cluster_metadata-0"
     assert (f"kwire dump: {KRAFT_361 / 'meta.properties'}: skipped: Kafka's properties file of the node's identity "
             f"(node.id, cluster.id, directory.id); it holds no record batches") in err
-    assert f"kwire dump: {metadata / 'leader-epoch-checkpoint'}: skipped: Kafka's text checkpoint" in err
-    assert f"kwire dump: {metadata / 'partition.metadata'}: skipped: Kafka's file naming the partition's topic id" in err
-    assert f"{metadata / 'quorum-state'}: skipped" not in err  # dumped, not skipped
+    for dumped in ("quorum-state", "leader-epoch-checkpoint", "partition.metadata"):  # dumped, not skipped
+        assert f"{metadata / dumped}: skipped" not in err
     assert kwire_main(["dump", str(KRAFT_361)]) == 0
     assert "skipped" not in capsys.readouterr().err  # only with -v
 

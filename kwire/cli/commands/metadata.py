@@ -51,6 +51,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     register_quorum(commands)
 
+    from kwire.cli.commands.metadata_shell import register_shell
+
+    register_shell(commands)
+
     snap = commands.add_parser(
         "snapshot", help="write the image as a snapshot at a metadata.version",
         description="Write the image as a KRaft snapshot at --metadata-version (default: its own), with the "
