@@ -136,7 +136,8 @@ def test_a_command_built_alone_has_the_help_it_has_in_the_full_parser(command):
 @pytest.mark.parametrize(("argv", "imported"), [
     (["--help"], []),
     (["-q", "dump", "--help"], ["kwire.cli.commands.dump"]),
-    (["metadata", "quorum", "--help"], ["kwire.cli.commands.metadata", "kwire.cli.commands.metadata_quorum"]),
+    (["metadata", "quorum", "--help"], ["kwire.cli.commands.metadata", "kwire.cli.commands.metadata_quorum",
+                                     "kwire.cli.commands.metadata_shell"]),
 ])
 def test_help_imports_only_the_command_it_shows(argv, imported):
     # in a fresh interpreter: which command modules (and generator modules) a run imported
