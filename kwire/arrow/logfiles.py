@@ -7,7 +7,7 @@ A broker's log directory has one folder per partition, named ``<topic>-<partitio
 in the data directory. The group and transaction coordinators write ``__consumer_offsets-N`` and
 ``__transaction_state-N``. Anything else given by name is read as a plain file of batches.
 
-The *kind* of a file decides which decoded-record columns it can give (see ``kinds.py``).
+The *kind* of a file (:class:`Kind`) decides which decoded-record columns it can give.
 
 A root may also be a URI (``s3://bucket/prefix``, ``gs://...``, ``hdfs://...``): it is listed
 through ``pyarrow.fs`` (``storage.py``) and judged by the same names.
