@@ -155,3 +155,22 @@ def discover(*roots: str | os.PathLike) -> list[LogFile]:
         else:
             raise KwireError(f"no such file or directory: {root}")
     return [found[path] for path in sorted(found)]
+
+
+def refuse_empty(files: list[LogFile], root: str | os.PathLike, *, skip_undecodable: bool = False) -> list[LogFile]:
+    """``files``, unless there is nothing to read: an empty file named by itself, or an empty snapshot
+    (a snapshot never is; read past with ``skip_undecodable``) is damage, worded as every command
+    words it (:mod:`kwire.logs.damage`); no bytes at all under ``root`` is unusable input too.
+    An empty active segment in a directory is not damage: Kafka rolls to one."""
+    from kwire.logs import damage
+
+    named = not storage.is_remote(root) and os.path.isfile(storage.local_path(root))
+    for entry in files:
+        snapshot = entry.kind == Kind.METADATA_SNAPSHOT and not skip_undecodable
+        if entry.size == 0 and (named or snapshot):
+            raise damage.empty_file(storage.local_path(root) if named else entry.path)
+    if not any(entry.size for entry in files):
+        read = f"{len(files)} empty file{'s' if len(files) != 1 else ''}" if files else "no file of them"
+        raise KwireError(f"{root}: no record batches to decode ({read}): looked for log segments, snapshots, "
+                         f"bootstrap.checkpoint and *.batch files")
+    return files

@@ -36,7 +36,8 @@ from kwire.logs.coordinator_log import (
     CoordinatorRecord,
     decode_coordinator_record,
 )
-from kwire.wire.errors import DecodeError, KwireError
+from kwire.wire.errors import DecodeError, KwireError, UnsupportedVersionError
+from kwire.logs import damage
 from kwire.logs.entries import ControlRecord, decode_control
 from kwire.logs.files import BATCH_KINDS, kafka_files, kind_by_name
 from kwire.logs.logdir import (
@@ -78,17 +79,20 @@ def dump_paths(paths: list[str | os.PathLike], *, decoder: str = "auto", strict:
     for given in paths:
         path = Path(given)
         found = list(kafka_files(path))
+        named = path.is_file()
         if path.is_file() and not found:
             yield {"event": "skip", "file": str(path),
                    "reason": "neither its name nor its content says it is a log segment, snapshot, index, "
                              "producer-state or quorum-state file"}
         for child, kind in found:
-            yield from dump_file(child, kind=kind, decoder=decoder, strict=strict)
+            yield from dump_file(child, kind=kind, decoder=decoder, strict=strict, given=named)
 
 
-def dump_file(path: Path, *, kind: str | None = None, decoder: str = "auto", strict: bool = False) -> Iterator[dict]:
+def dump_file(path: Path, *, kind: str | None = None, decoder: str = "auto", strict: bool = False,
+              given: bool = False) -> Iterator[dict]:
     """Events for one file; ``kind`` as :func:`kwire.logs.files.kind_of` gives it (default: by its
-    name, else read as record batches)."""
+    name, else read as record batches). An empty file is damage when ``given`` by name, and an
+    empty snapshot always (an empty active segment in a directory is not)."""
     kind = kind or kind_by_name(path.name) or "batches"
     start: dict[str, Any] = {"event": "file", "file": str(path), "kind": kind}
     counts = {"batches": 0, "records": 0, "errors": 0}
@@ -101,7 +105,7 @@ def dump_file(path: Path, *, kind: str | None = None, decoder: str = "auto", str
         snapshot_id = parse_snapshot_file_name(path.name)
         if snapshot_id:
             start["snapshotEndOffset"], start["snapshotEpoch"] = snapshot_id.end_offset, snapshot_id.epoch
-        body = _batches(path, start["decoder"], strict, is_snapshot, counts)
+        body = _batches(path, start["decoder"], strict, is_snapshot, counts, given)
     else:
         body = _FLAT_READERS[kind](path, counts)
     yield start
@@ -115,7 +119,13 @@ def dump_file(path: Path, *, kind: str | None = None, decoder: str = "auto", str
 # ------------------------------------------------------------------------------ batches and records
 
 
-def _batches(path: Path, decoder: str, strict: bool, is_snapshot: bool, counts: dict) -> Iterator[dict]:
+def _batches(path: Path, decoder: str, strict: bool, is_snapshot: bool, counts: dict,
+             given: bool = False) -> Iterator[dict]:
+    """The batch and record events of a file of batches; its damage is judged and worded by
+    :mod:`kwire.logs.damage`, as every other command judges it (an ``error`` event with ``damage``)."""
+    if (given or is_snapshot) and path.stat().st_size == 0:
+        yield _damage_event(damage.empty_file(path))
+        return
     reader = FileBatchReader(path, verify_crc=False)
     first_control = last_control = None  # control types of the first and last record (snapshot check)
     seen_record = False
@@ -124,12 +134,16 @@ def _batches(path: Path, decoder: str, strict: bool, is_snapshot: bool, counts: 
             counts["batches"] += 1
             where = {"batchOffset": batch.base_offset, "position": reader.position}
             yield _batch_event(batch, reader.position)
-            if not batch.crc_valid:
-                yield {"event": "error", **where, "reason": _crc_mismatch(batch)}
+            crc_failed = not batch.crc_valid
+            if crc_failed:
+                yield {**_damage_event(damage.judge_entry(*damage.entry_at(path, reader.position), file=path)),
+                       "batchOffset": batch.base_offset}
             try:
                 records = batch.records
             except KwireError as err:
-                yield {"event": "error", **where, "reason": f"records do not decode: {_reason(err)}"}
+                reason = damage.undecodable_reason(batch.base_offset, _reason(err))
+                yield {"event": "error", **where, "reason": reason,
+                       **({} if crc_failed else {"damage": damage.UNDECODABLE})}
                 continue
             for record in records:
                 counts["records"] += 1
@@ -143,22 +157,22 @@ def _batches(path: Path, decoder: str, strict: bool, is_snapshot: bool, counts: 
     except OSError as err:
         yield {"event": "error", "position": reader.position, "reason": f"cannot read: {err}", "unreadable": True}
         return
+    except DecodeError as err:  # the framing: the rest of the file cannot be read
+        yield _damage_event(damage.judge_entry(*damage.entry_at(path, reader.position), file=path, err=err))
+        return
     except KwireError as err:
-        position = getattr(err, "offset", None)
-        yield {"event": "error", "position": reader.position if position is None else position,
+        yield {"event": "error", "position": reader.position,
                "reason": f"log framing is broken, the rest of the file cannot be read: {_reason(err)}"}
         return
     if reader.truncated_at is not None:
-        yield {"event": "error", "position": reader.truncated_at, "undecodedBytes": reader.truncated_bytes,
-               "reason": f"incomplete batch at the end of the file: {reader.truncated_bytes} bytes not decoded"}
+        found = damage.judge_entry(*damage.entry_at(path, reader.truncated_at), file=path)
+        yield {**_damage_event(found), "undecodedBytes": reader.truncated_bytes}
     if is_snapshot:
         yield from _check_snapshot(first_control, last_control)
 
 
-def _crc_mismatch(batch: Any) -> str:
-    if batch.magic == 2:
-        return f"CRC-32C mismatch in the batch: stored 0x{batch.crc:08x}, computed 0x{batch.computed_crc():08x}"
-    return f"CRC-32 mismatch in the magic {batch.magic} message: stored 0x{batch.crc:08x}"
+def _damage_event(found: damage.DamagedFileError) -> dict:
+    return {"event": "error", "position": found.offset, "reason": found.detail, "damage": found.damage}
 
 
 def _check_snapshot(first_control: str | None, last_control: str | None) -> Iterator[dict]:
@@ -212,7 +226,9 @@ def _record_event(record: Any, is_control: bool, decoder: str, strict: bool) -> 
         else:
             event.update(_raw_fields(record))
     except KwireError as err:
+        unknown = isinstance(err, UnsupportedVersionError) or _reason(err).startswith("unknown ")
         return {"event": "error", "recordOffset": record.offset, "reason": _reason(err),
+                "damage": damage.UNKNOWN_RECORD if unknown else damage.UNDECODABLE,
                 "keyHex": _hex(record.key), "valueHex": _hex(record.value)}
     return event
 

@@ -81,8 +81,8 @@ def test_input_that_does_not_decode_fails_in_a_worker_and_leaves_the_old_output(
     (folder / "00000000000000000000.log").write_bytes(bytes(data))
     out = tmp_path / "out"
     out.mkdir()
-    with pytest.raises(SplitFailed, match=r"^CorruptRecordError: .*its size field is damaged in .*00000000000000000000.log "
-                                          r"\(byte offset 236\)"):
+    with pytest.raises(SplitFailed, match=r"^DamagedFileError: .*00000000000000000000.log: not a record batch: .*its size "
+                                          r"field is damaged \(byte offset 236\)"):
         decode_to_directory(str(tmp_path / "in"), out, overwrite=True, jobs=2)
     assert list(out.iterdir()) == [] and sorted(p.name for p in tmp_path.iterdir()) == ["in", "out"]
     summary = decode_to_directory(str(tmp_path / "in"), out, overwrite=True, jobs=2, options={"skip_undecodable": True})

@@ -53,3 +53,12 @@ def write_failed(command: str, err: OSError) -> int:
         return 1
     print(f"{command}: cannot write {err.filename or ''}: {err.strerror or err}", file=sys.stderr)
     return 2
+
+
+def replay_arguments(p: argparse.ArgumentParser, *, until_help: str | None = None) -> None:
+    """``--until`` and ``--from-log``, meaning the same in every command that replays a metadata log
+    (the way past damage its errors suggest: ``--until N reads the log up to the damage``)."""
+    p.add_argument("--until", type=non_negative_int, metavar="OFFSET",
+                   help=until_help or "replay only offsets below this one (exclusive, as snapshot names count)")
+    p.add_argument("--from-log", action="store_true",
+                   help="replay the log from its first offset instead of starting at a snapshot")
