@@ -134,3 +134,20 @@ def test_read_table_needs_pyarrow_and_nothing_else(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "18631\n"
+
+
+def test_the_command_lists_its_input_once(tmp_path, monkeypatch):
+    # A bucket listed twice costs a second round of LIST requests and may see other files the
+    # second time; the command decodes what it checked (issue 35 §2).
+    from kwire.arrow import logfiles
+
+    calls = []
+    real = logfiles.discover
+
+    def counted(*roots):
+        calls.append(roots)
+        return real(*roots)
+
+    monkeypatch.setattr(logfiles, "discover", counted)
+    assert kwire_main(["decode", str(KRAFT_361), "--out", str(tmp_path / "out"), "-q"]) == 0
+    assert len(calls) == 1

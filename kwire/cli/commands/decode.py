@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
               f"snapshots and *.batch files)", file=sys.stderr)
         return 2
     if not on_spark:
-        return _decode_here(args)
+        return _decode_here(args, found)  # listed once: the same files are decoded
     from kwire.spark.progress import JobProgress
     from kwire.spark.session import build_session
     from kwire.spark.summary import written_summary
@@ -131,7 +131,7 @@ def uses_spark(args: argparse.Namespace) -> bool:
     return bool(args.spark or args.master or os.environ.get("SPARK_MASTER") or is_remote(args.path))
 
 
-def _decode_here(args: argparse.Namespace) -> int:
+def _decode_here(args: argparse.Namespace, files: list) -> int:
     from kwire.arrow.decode_files import SplitFailed, decode_to_directory
     from kwire.arrow.storage import is_remote
     from kwire.logs.damage import DamagedFileError
@@ -148,7 +148,7 @@ def _decode_here(args: argparse.Namespace) -> int:
     progress = None if args.quiet else _progress_line(sys.stderr)
     try:
         summary = decode_to_directory(args.path, args.out, args.format, overwrite=args.mode == "overwrite",
-                                      options=options, jobs=args.jobs, progress=progress)
+                                      options=options, jobs=args.jobs, progress=progress, files=files)
     except ExistingFileError as exc:  # created by someone else since the check above
         print(f"kwire decode: refused: {exc}", file=sys.stderr)
         return 1
