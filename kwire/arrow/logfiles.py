@@ -23,7 +23,7 @@ from enum import Enum
 from typing import Any
 
 from kwire.logs.coordinator_log import OFFSETS_TOPIC, SHARE_STATE_TOPIC, TRANSACTIONS_TOPIC
-from kwire.logs.files import BATCH_KINDS, kafka_files, kind_by_name
+from kwire.logs.files import BATCH_KINDS, kafka_files, kind_in_walk
 from kwire.logs.logdir import INDEX_SUFFIX, LOG_SUFFIX, parse_segment_file_name
 from kwire.logs.metadata_log import METADATA_TOPIC as METADATA_LOG_TOPIC
 from kwire.logs.metadata_log import REMOTE_LOG_METADATA_TOPIC
@@ -127,8 +127,7 @@ def _remote_batch_files(root: str) -> list[LogFile]:
         return [describe_remote(entries[0], filesystem)]
     listed = {entry.fs_path for entry in entries}
     return [describe_remote(entry, filesystem, listed) for entry in entries
-            if not any(part.startswith(".") for part in entry.relative.split("/"))  # hidden, as locally
-            and kind_by_name(posixpath.basename(entry.fs_path)) in BATCH_KINDS]
+            if kind_in_walk(entry.relative) in BATCH_KINDS]  # the local walk's rule
 
 
 def discover(*roots: str | os.PathLike) -> list[LogFile]:

@@ -84,6 +84,16 @@ def kind_of(path: str | os.PathLike, *, given: bool) -> str | None:
     return kind
 
 
+def kind_in_walk(relative: str) -> str | None:
+    """The kind of a file a walk meets, by its ``/``-separated path below the walked root: by its
+    name, and None under a hidden folder or for a hidden name (a temporary file, a lock). The one
+    rule of every walk, local (:func:`kafka_files`) or through pyarrow.fs (``kwire.arrow.logfiles``)."""
+    parts = relative.split("/")
+    if any(part.startswith(".") for part in parts):
+        return None
+    return kind_by_name(parts[-1])
+
+
 def kafka_files(root: str | os.PathLike) -> Iterator[tuple[Path, str]]:
     """``(path, kind)`` of every file ``root`` holds that has a kind: the file itself when it is one
     (judged by content too), else a recursive walk in name order, judged by name."""
@@ -95,11 +105,12 @@ def kafka_files(root: str | os.PathLike) -> Iterator[tuple[Path, str]]:
         return
     found = []
     for directory, subdirs, names in os.walk(root):
-        subdirs[:] = [d for d in subdirs if not d.startswith(".")]
+        subdirs[:] = [d for d in subdirs if not d.startswith(".")]  # not entered: kind_in_walk passes them over
         for name in names:
-            kind = None if name.startswith(".") else kind_by_name(name)
+            path = Path(directory) / name
+            kind = kind_in_walk(path.relative_to(root).as_posix())
             if kind is not None:
-                found.append((Path(directory) / name, kind))
+                found.append((path, kind))
     yield from sorted(found)
 
 
