@@ -22,7 +22,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from kwire.cli.commands import missing_extra, non_negative_int, plural, replay_arguments
+from kwire.cli.commands import missing_extra, plural, replay_arguments
 from kwire.cli.errors import fail, write_failed
 from kwire.wire.errors import KwireError
 from kwire.wire.files import ExistingFileError, atomic_write, refuse_existing
