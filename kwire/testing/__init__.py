@@ -20,11 +20,11 @@ For example::
 """
 from __future__ import annotations
 
-import importlib
 from types import ModuleType
 from typing import TYPE_CHECKING
 
 from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.index import load
 
 # The pytest plugin (kwire.testing.plugin) loads this package in every pytest run where kwire is
 # installed: the fuzz machinery and hypothesis are imported only when a function here is called.
@@ -69,9 +69,8 @@ def assert_round_trip(message: GeneratedStruct, version: int) -> GeneratedStruct
 
 def message_versions(package: str | ModuleType) -> list[tuple[type[GeneratedStruct], int]]:
     """Every (message class, version) of a generated package (its ``MESSAGES``), by name and version."""
-    module = importlib.import_module(package) if isinstance(package, str) else package
     pairs = []
-    for _name, cls in sorted(module.MESSAGES.items()):
+    for _name, cls in sorted(load(package).messages.items()):
         low, high = cls.VALID_VERSIONS
         pairs += [(cls, version) for version in range(low, high + 1)]
     return pairs

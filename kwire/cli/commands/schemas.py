@@ -12,12 +12,13 @@ package or message).
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
 from pathlib import Path
 
 from kwire.cli.commands import write_failed
+from kwire.wire.errors import KwireError
+from kwire.wire.index import load
 from kwire.wire.files import ExistingFileError, atomic_write, refuse_existing
 
 
@@ -40,8 +41,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"kwire schemas: Spark support is not installed ({exc}); install kwire[spark]", file=sys.stderr)
         return 2
     try:
-        registry = importlib.import_module(args.package).MESSAGES
-    except (ImportError, AttributeError) as exc:
+        registry = load(args.package).messages
+    except KwireError as exc:
         print(f"kwire schemas: cannot load package {args.package!r}: {exc}", file=sys.stderr)
         return 2
     names = args.messages or sorted(registry)
