@@ -24,13 +24,13 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from kwire.wire.errors import UnsupportedVersionError
-from kwire.wire.index import load
 
 # The pytest plugin (kwire.testing.plugin) loads this package in every pytest run where kwire is
 # installed: the fuzz machinery and hypothesis are imported only when a function here is called.
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
 
+    from kwire.wire.index import ProtocolIndex
     from kwire.wire.message import GeneratedStruct
 
 __all__ = ["assert_round_trip", "message_versions", "messages"]
@@ -67,8 +67,11 @@ def assert_round_trip(message: GeneratedStruct, version: int) -> GeneratedStruct
     return type(message).decode(message.encode(version), version)
 
 
-def message_versions(package: str | ModuleType) -> list[tuple[type[GeneratedStruct], int]]:
-    """Every (message class, version) of a generated package (its ``MESSAGES``), by name and version."""
+def message_versions(package: str | ModuleType | ProtocolIndex) -> list[tuple[type[GeneratedStruct], int]]:
+    """Every (message class, version) of a generated package (its index's messages), by name and version."""
+    # imported here: the pytest plugin imports this module in every run
+    from kwire.wire.index import load
+
     pairs = []
     for _name, cls in sorted(load(package).messages.items()):
         low, high = cls.VALID_VERSIONS

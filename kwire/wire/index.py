@@ -142,10 +142,11 @@ class Api:
 class ProtocolIndex:
     """Everything a generated package holds, by the numbers Kafka puts on the wire."""
 
-    def __init__(self, package: str, *, modules: Mapping[str, str], apis: tuple[Api, ...],
-                 metadata_records: Mapping[int, str], remote_log_metadata_records: Mapping[int, str],
-                 coordinator_records: Mapping[str, Mapping[int, tuple[str, str]]],
-                 control_records: Mapping[int, str]) -> None:
+    def __init__(self, package: str, *, modules: Mapping[str, str], apis: tuple[Api, ...] = (),
+                 metadata_records: Mapping[int, str] = MappingProxyType({}),
+                 remote_log_metadata_records: Mapping[int, str] = MappingProxyType({}),
+                 coordinator_records: Mapping[str, Mapping[int, tuple[str, str]]] = MappingProxyType({}),
+                 control_records: Mapping[int, str] = MappingProxyType({})) -> None:
         self.package = package
         self.modules: Mapping[str, str] = MappingProxyType(dict(modules))  # class name -> module name
         for api in apis:
