@@ -159,6 +159,7 @@ class ProtocolIndex:
             {topic: MappingProxyType(dict(types)) for topic, types in coordinator_records.items()})
         self.control_records: Mapping[int, str] = MappingProxyType(dict(control_records))  # control type -> name
         self._classes: dict[str, Any] = {}
+        self._record_classes: tuple[dict[int, Any], dict[int, Any]] = ({}, {})  # KRaft, remote log: by apiKey
 
     def message_class(self, name: str) -> Any:
         """The generated class called ``name``, its module imported on first use."""
@@ -195,8 +196,14 @@ class ProtocolIndex:
     def metadata_record_class(self, api_key: int, *, remote_log: bool = False) -> Any | None:
         """The class of a KRaft metadata record (or, with ``remote_log``, of a ``__remote_log_metadata``
         record) with this apiKey; None for a type the package does not know."""
-        name = (self.remote_log_metadata_records if remote_log else self.metadata_records).get(api_key)
-        return None if name is None else self.message_class(name)
+        classes = self._record_classes[remote_log]  # a record log's hot path: one dict look-up
+        cls = classes.get(api_key)
+        if cls is None:
+            name = (self.remote_log_metadata_records if remote_log else self.metadata_records).get(api_key)
+            if name is None:
+                return None
+            cls = classes[api_key] = self.message_class(name)
+        return cls
 
     def __repr__(self) -> str:
         return f"<ProtocolIndex of {self.package}: {len(self.apis)} APIs, {len(self.modules)} messages>"
@@ -228,6 +235,8 @@ class _Messages(Mapping[str, Any]):
 
 def load(package: str | ModuleType | ProtocolIndex | None = None) -> ProtocolIndex:
     """The index of a generated package (its name or the module; None: kwire's own), read once."""
+    if package is None:
+        return _load(DEFAULT_PACKAGE)
     if isinstance(package, ProtocolIndex):
         return package
     name = DEFAULT_PACKAGE if package is None else package if isinstance(package, str) else package.__name__

@@ -135,3 +135,18 @@ def test_two_names_where_neither_covers_the_other_are_refused(old, new):
                 request("NewRequest", new), response("NewResponse", new)]
     with pytest.raises(DefinitionError, match="two requests with api key 74"):
         api_entries(messages)
+
+
+def test_a_package_without_an_index_is_one_clear_error(tmp_path, monkeypatch):
+    from kwire.wire.errors import KwireError
+    from kwire.wire.index import load
+
+    old = tmp_path / "pre_index_pkg"  # a package generated before the index existed
+    old.mkdir()
+    (old / "__init__.py").write_text("MESSAGES = {}\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(KwireError, match="pre_index_pkg is not a package kwire generated .* run `kwire generate`"):
+        load("pre_index_pkg")
+    with pytest.raises(KwireError, match="cannot load the generated package 'no_such_pkg'"):
+        load("no_such_pkg")
+    assert load() is load("kwire.generated") is load(load())

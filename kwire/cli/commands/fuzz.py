@@ -16,6 +16,7 @@ from typing import TextIO
 from kwire.cli.commands import fuzz_gate, missing_extra, non_negative_int, plural, positive_int
 from kwire.fuzz.baseline import BaselineError
 from kwire.fuzz.matrix import load_messages
+from kwire.wire.errors import KwireError
 from kwire.fuzz.report import format_table, report_files, reproduce_command, summary_rows, write_report
 from kwire.wire.files import ExistingFileError, refuse_existing
 from kwire.cli.commands import write_failed
@@ -69,8 +70,8 @@ def run(args: argparse.Namespace) -> int:
 def _run_sweep(args: argparse.Namespace) -> int:
     try:
         registry = load_messages(args.package)
-    except (ImportError, AttributeError) as exc:
-        print(f"kwire fuzz: cannot load package {args.package!r}: {exc}", file=sys.stderr)
+    except KwireError as exc:  # the package or its index does not import
+        print(f"kwire fuzz: {exc}", file=sys.stderr)
         return 2
     names = args.messages or sorted(registry)
     unknown = [n for n in names if n not in registry]

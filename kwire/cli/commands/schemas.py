@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         registry = load(args.package).messages
     except KwireError as exc:
-        print(f"kwire schemas: cannot load package {args.package!r}: {exc}", file=sys.stderr)
+        print(f"kwire schemas: {exc}", file=sys.stderr)
         return 2
     names = args.messages or sorted(registry)
     unknown = [name for name in names if name not in registry]
