@@ -17,7 +17,8 @@ from kwire.generator.errors import DefinitionError
 from kwire.generator.loader import load_definitions, load_file, load_text
 
 from kwire.cli.main import main
-from kwire.network.framing import build_request_frame
+from kwire.network.framing import Correlator, build_request_frame
+from kwire.wire.index import load
 from tests.paths import KAFKA_421_DEFINITIONS, MESSAGE_DEFS
 
 API_KEY = 1000  # an api key no Kafka release uses
@@ -81,6 +82,9 @@ def test_a_definitions_header_versions_are_what_apis_lists_and_framing_writes(us
     for version, header in enumerate(headers):
         frame = build_request_frame(package.UserThingRequest(id=7), version, 5, "c")
         assert frame == (v1_frame(version) if header == 1 else v2_frame(version)), (version, header)
+        # and a Correlator over the package's index reads it back at that header version
+        parsed = Correlator(load(package)).parse_request(frame)
+        assert (parsed.header_version, parsed.body, parsed.header.client_id) == (header, package.UserThingRequest(id=7), "c")
 
 
 def test_api_74_is_what_kafka_names_it_whatever_order_the_definitions_come_in():
@@ -139,7 +143,6 @@ def test_two_names_where_neither_covers_the_other_are_refused(old, new):
 
 def test_a_package_without_an_index_is_one_clear_error(tmp_path, monkeypatch):
     from kwire.wire.errors import KwireError
-    from kwire.wire.index import load
 
     old = tmp_path / "pre_index_pkg"  # a package generated before the index existed
     old.mkdir()
