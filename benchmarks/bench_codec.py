@@ -321,9 +321,10 @@ def read_frame_header(value: bytes) -> tuple[int, int, int]:
 
 
 def metadata_record_classes() -> dict[int, type]:
-    from kwire.logs.metadata_log import metadata_record_classes as kraft_classes
+    from kwire.wire.index import load
 
-    return kraft_classes()  # the KRaft records (tiered storage's have apiKeys of their own)
+    index = load()  # the KRaft records (tiered storage's have apiKeys of their own)
+    return {api_key: index.message_class(name) for api_key, name in index.metadata_records.items()}
 
 
 def metadata_stream_records() -> list[tuple[object, int]]:

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 from kwire.wire import struct_base
 from kwire.wire.files import ExistingFileError, atomic_write
 
-from ..native_inline import paste_varint
 from ..model import Message, snake_case
-from .apis import api_entries
+from ..native_inline import paste_varint
 from .flavours import COMPILED, PURE
+from .index import index_context
 from .plan import compiled_by_default
 from .views import ModuleView
 
@@ -32,6 +32,8 @@ def _templates() -> jinja2.Environment:
     )
 
 
+INDEX_FILE = "_index.py"
+
 # The compiled build's copy of kwire/struct_base.py (see there for why it is copied).
 NATIVE_BASE = "_base.py"
 
@@ -49,9 +51,14 @@ def render_message(message: Message, source: str | None = None, *, native: bool 
 def render_package_init(messages: Iterable[Message]) -> str:
     messages = sorted(messages, key=lambda m: m.name)
     return _templates().get_template("package_init.py.j2").render(
-        modules=[(module_name(m), m.name) for m in messages], apis=api_entries(messages),
+        modules=[(module_name(m), m.name) for m in messages],
         compiled_by_default=sorted(module_name(m) for m in messages if compiled_by_default(m)),
     )
+
+
+def render_package_index(messages: Iterable[Message]) -> str:
+    """The package's ``_index.py`` (see :mod:`.index`)."""
+    return _templates().get_template("package_index.py.j2").render(**index_context(messages))
 
 
 def render_all(messages: Iterable[Message], *, native: bool = False) -> dict[str, str]:
@@ -63,6 +70,7 @@ def render_all(messages: Iterable[Message], *, native: bool = False) -> dict[str
     messages = list(messages)
     files = {f"{module_name(m)}.py": render_message(m, native=native) for m in messages}
     files["__init__.py"] = render_package_init(messages)
+    files[INDEX_FILE] = render_package_index(messages)
     files["py.typed"] = ""  # PEP 561: the generated classes' annotations are for the user's type checker
     if native:
         # kwire.wire.varint pasted in: _base is compiled alone and would call it as plain Python

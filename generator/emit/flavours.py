@@ -107,7 +107,7 @@ class Compiled(PurePython):
     ]
     constant_annotation = ": Final"
     # mypyc makes any other attribute set in a class body a per-instance slot, which the class
-    # itself shows as a descriptor (ApiRegistry reads cls.API_KEY)
+    # itself shows as a descriptor (framing reads cls.API_KEY)
     class_vars = True
     attribute_docstrings = False
     documented_slots = False

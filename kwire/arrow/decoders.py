@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from kwire.wire.index import load
 from kwire.wire.message import GeneratedStruct
 from kwire.records.control import (
     KRAFT_CONTROL_MESSAGES,
@@ -83,9 +84,7 @@ def decode_control(record: Record) -> DecodedRecord:
     if name is None:  # a control type from a newer Kafka
         unknown = {"controlType": int(key.type), "value": _b64(record.value), "unknown": "unknown control record type"}
         return DecodedRecord(f"CONTROL_TYPE_{int(key.type)}", None, unknown)
-    from kwire.generated import MESSAGES
-
-    return DecodedRecord(name, 0, decode_control_value(key.type, record.value, MESSAGES))
+    return DecodedRecord(name, 0, decode_control_value(key.type, record.value, load().messages))
 
 
 def metadata_decoder(*, remote_log: bool = False) -> RecordDecoder:

@@ -8,7 +8,6 @@ value null for a tombstone.
 from __future__ import annotations
 
 import functools
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +15,7 @@ from typing import Any
 import pyarrow as pa
 
 from kwire.wire.errors import KwireError
+from kwire.wire.index import load
 from kwire.wire.message import GeneratedStruct
 from kwire.arrow import schemas
 from kwire.arrow.decoders import DecodedRecord
@@ -32,11 +32,7 @@ class TypedRecord:
 @functools.lru_cache(maxsize=None)
 def typed_record(name: str, package: str = "kwire.generated") -> TypedRecord:
     """How to turn decoded records of type ``name`` (a message of ``package``) into a column."""
-    try:
-        registry = importlib.import_module(package).MESSAGES
-    except (ImportError, AttributeError) as exc:
-        raise KwireError(f"cannot load the generated package {package!r}: {exc}") from None
-    cls = registry.get(name)
+    cls = load(package).messages.get(name)
     if cls is None:
         raise KwireError(f"recordType {name!r} is not a message of {package}")
     if getattr(cls, "MESSAGE_TYPE", None) == "coordinator-value":

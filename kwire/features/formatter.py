@@ -31,7 +31,13 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-from kwire.logs.metadata_log import BOOTSTRAP_FILE_NAME, MetadataLogWriter, MetadataSnapshot, SnapshotId
+from kwire.logs.metadata_log import (
+    BOOTSTRAP_FILE_NAME,
+    METADATA_DIRECTORY,
+    MetadataLogWriter,
+    MetadataSnapshot,
+    SnapshotId,
+)
 from kwire.wire.files import atomic_write, refuse_existing
 from kwire.wire.uuids import uuid_to_text
 
@@ -42,7 +48,6 @@ from .feature_versions import FEATURES, KRAFT_VERSION
 from .metadata_version import FEATURE_NAME as METADATA_VERSION, from_level
 
 META_PROPERTIES = "meta.properties"
-METADATA_LOG_DIRECTORY = "__cluster_metadata-0"
 #: ``Snapshots.BOOTSTRAP_SNAPSHOT_ID``: end offset 0, epoch 0.
 BOOTSTRAP_SNAPSHOT_ID = SnapshotId(0, 0)
 
@@ -120,7 +125,7 @@ class FormatPlan:
 
     @property
     def quorum_snapshot_path(self) -> Path:
-        return self.directory / METADATA_LOG_DIRECTORY / BOOTSTRAP_SNAPSHOT_ID.file_name()
+        return self.directory / METADATA_DIRECTORY / BOOTSTRAP_SNAPSHOT_ID.file_name()
 
     def meta_properties(self) -> str:
         """The file as Kafka's ``PropertiesUtils.writePropertiesFile`` (``Properties.store(writer, "")``)

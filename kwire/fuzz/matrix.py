@@ -22,11 +22,11 @@ keeps them, and the static classification follows the same switch.
 """
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from kwire.wire.errors import KwireError
+from kwire.wire.index import load
 from kwire.wire.message import GeneratedStruct
 from .diff import differences
 from .properties import check_round_trip
@@ -39,7 +39,7 @@ OUTCOMES = ("lossless", "lossy", "refused", "failed")
 
 def load_messages(package: str = "kwire.generated") -> dict[str, type[GeneratedStruct]]:
     """``MESSAGES`` of a generated package (any package kwire generated works)."""
-    return dict(importlib.import_module(package).MESSAGES)
+    return dict(load(package).messages)
 
 
 def run_cases(message_name: str, from_version: int, to_version: int, seed: int, start: int, count: int,

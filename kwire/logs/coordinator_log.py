@@ -27,34 +27,20 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from kwire.wire.errors import DecodeError, EncodeError, KwireError
 from kwire.logs.entries import LogBatch, SegmentWriter
 from kwire.records import BatchReader, FileBatchReader, Record
-
-OFFSETS_TOPIC = "__consumer_offsets"
-TRANSACTIONS_TOPIC = "__transaction_state"
-SHARE_STATE_TOPIC = "__share_group_state"
+from kwire.wire.errors import DecodeError, EncodeError, KwireError
+from kwire.wire.index import (
+    OFFSETS_TOPIC,
+    SHARE_STATE_TOPIC,
+    TRANSACTIONS_TOPIC,
+    ProtocolIndex,
+    load,
+)
 
 _INT16 = struct.Struct(">h")
 
-# Generated class names per topic (each a key and its value); types are their API_KEY values.
-_GROUP_RECORDS = (
-    "LegacyOffsetCommit", "OffsetCommit", "GroupMetadata",
-    "ConsumerGroupMetadata", "ConsumerGroupPartitionMetadata", "ConsumerGroupMemberMetadata",
-    "ConsumerGroupTargetAssignmentMetadata", "ConsumerGroupTargetAssignmentMember",
-    "ConsumerGroupCurrentMemberAssignment", "ConsumerGroupRegularExpression",
-    "ShareGroupPartitionMetadata", "ShareGroupMemberMetadata", "ShareGroupMetadata",
-    "ShareGroupTargetAssignmentMetadata", "ShareGroupTargetAssignmentMember",
-    "ShareGroupCurrentMemberAssignment", "ShareGroupStatePartitionMetadata",
-    "StreamsGroupMetadata", "StreamsGroupMemberMetadata", "StreamsGroupTargetAssignmentMetadata",
-    "StreamsGroupTargetAssignmentMember", "StreamsGroupCurrentMemberAssignment", "StreamsGroupTopology",
-)
-_TOPIC_RECORDS = {
-    OFFSETS_TOPIC: _GROUP_RECORDS,
-    TRANSACTIONS_TOPIC: ("TransactionLog",),
-    SHARE_STATE_TOPIC: ("ShareSnapshot", "ShareUpdate"),
-}
-COORDINATOR_TOPICS = tuple(_TOPIC_RECORDS)
+COORDINATOR_TOPICS = (OFFSETS_TOPIC, TRANSACTIONS_TOPIC, SHARE_STATE_TOPIC)
 
 
 @dataclass(frozen=True)
@@ -69,20 +55,19 @@ class CoordinatorLogType:
         return hash(self.topic)
 
 
-@cache
-def coordinator_log_type(topic: str) -> CoordinatorLogType:
-    """The record types of one coordinator topic (one of :data:`COORDINATOR_TOPICS`)."""
-    from kwire.generated import MESSAGES
+def coordinator_log_type(topic: str, index: ProtocolIndex | None = None) -> CoordinatorLogType:
+    """The record types of one coordinator topic (one of :data:`COORDINATOR_TOPICS`), from the
+    index of a generated package (kwire's own when None)."""
+    return _coordinator_log_type(topic, load(index))
 
-    if topic not in _TOPIC_RECORDS:
-        raise KwireError(f"{topic} is not a coordinator topic (known: {', '.join(_TOPIC_RECORDS)})")
-    keys: dict[int, Any] = {}
-    values: dict[int, Any] = {}
-    for record in _TOPIC_RECORDS[topic]:
-        key_cls, value_cls = MESSAGES[record + "Key"], MESSAGES[record + "Value"]
-        if key_cls.API_KEY != value_cls.API_KEY or key_cls.API_KEY in keys:
-            raise KwireError(f"{record}Key/Value do not give {topic} one record type of their own")
-        keys[key_cls.API_KEY], values[value_cls.API_KEY] = key_cls, value_cls
+
+@cache
+def _coordinator_log_type(topic: str, index: ProtocolIndex) -> CoordinatorLogType:
+    if topic not in COORDINATOR_TOPICS:
+        raise KwireError(f"{topic} is not a coordinator topic (known: {', '.join(COORDINATOR_TOPICS)})")
+    types = index.coordinator_records.get(topic, {})
+    keys = {record_type: index.message_class(key) for record_type, (key, _) in types.items()}
+    values = {record_type: index.message_class(value) for record_type, (_, value) in types.items()}
     return CoordinatorLogType(topic, keys, values)
 
 

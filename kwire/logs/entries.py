@@ -21,6 +21,7 @@ from typing import Any
 
 from kwire.wire.files import atomic_write
 from kwire.wire.errors import DecodeError, EncodeError
+from kwire.wire.index import load
 from kwire.records import (
     Codec,
     ControlRecordType,
@@ -198,9 +199,7 @@ def decode_control(record: Record, *, strict: bool = False) -> ControlRecord | U
         if strict:
             raise DecodeError(f"unknown control record type {int(key.type)}")
         return UnknownRecord(record.key, record.value, f"unknown control record type {int(key.type)}")
-    from kwire.generated import MESSAGES
-
-    return ControlRecord(key.type, decode_control_value(key.type, record.value, MESSAGES), key.version)
+    return ControlRecord(key.type, decode_control_value(key.type, record.value, load().messages), key.version)
 
 
 class SegmentWriter:

@@ -30,11 +30,11 @@ import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 from kwire.wire.errors import DecodeError, EncodeError
+from kwire.wire.index import REMOTE_LOG_METADATA_TOPIC, ProtocolIndex, load  # noqa: F401  (the topic: re-exported)
 from kwire.logs.damage import in_file, incomplete_tail
 from kwire.logs.entries import ControlRecord, LogBatch, LogEntry, SegmentWriter
 from kwire.logs.logdir import parse_segment_file_name
@@ -44,6 +44,7 @@ from kwire.wire.primitives import INT16_MAX, read_uvarint, uvarint
 
 FRAME_VERSION = 1
 METADATA_TOPIC = "__cluster_metadata"
+METADATA_DIRECTORY = f"{METADATA_TOPIC}-0"  # its one partition's directory in a log directory
 BOOTSTRAP_FILE_NAME = "bootstrap.checkpoint"
 QUORUM_STATE_FILE_NAME = "quorum-state"
 DATA_VERSION_KEY = "data_version"
@@ -54,34 +55,8 @@ _SNAPSHOT_NAME = re.compile(r"^(\d{20})-(\d{10})\.checkpoint$")
 
 
 #: Tiered storage's topic (KIP-405): its values are framed as metadata records are, but with apiKeys
-#: of their own (Kafka's storage module generates its record types separately from the KRaft ones).
-REMOTE_LOG_METADATA_TOPIC = "__remote_log_metadata"
-REMOTE_LOG_METADATA_RECORDS = frozenset({
-    "RemoteLogSegmentMetadataRecord",  # apiKey 0
-    "RemoteLogSegmentMetadataUpdateRecord",  # 1
-    "RemotePartitionDeleteMetadataRecord",  # 2
-    "RemoteLogSegmentMetadataSnapshotRecord",  # 3: kept in the broker's local snapshot files
-})
-
-
-def _framed_record_classes(*, remote_log: bool) -> dict[int, Any]:
-    from kwire.generated import MESSAGES
-
-    classes: list[Any] = list(MESSAGES.values())
-    return {cls.API_KEY: cls for cls in classes
-            if cls.MESSAGE_TYPE == "metadata" and (cls.NAME in REMOTE_LOG_METADATA_RECORDS) == remote_log}
-
-
-@cache
-def metadata_record_classes() -> dict[int, Any]:
-    """apiKey -> generated class of every KRaft metadata record (imported on first use)."""
-    return _framed_record_classes(remote_log=False)
-
-
-@cache
-def remote_log_metadata_classes() -> dict[int, Any]:
-    """apiKey -> generated class of every record of the ``__remote_log_metadata`` topic."""
-    return _framed_record_classes(remote_log=True)
+#: of their own (Kafka's storage module generates its record types separately from the KRaft ones);
+#: a package's index holds them apart (``ProtocolIndex.remote_log_metadata_records``).
 
 
 # --------------------------------------------------------------------------------- record values
@@ -147,10 +122,11 @@ def _read_short_varint(value: bytes, pos: int, what: str) -> tuple[int, int]:
     return number, pos
 
 
-def decode_metadata_value(value: bytes | None, *, strict: bool = False,
-                          remote_log: bool = False) -> MetadataRecord | RawMetadataRecord:
+def decode_metadata_value(value: bytes | None, *, strict: bool = False, remote_log: bool = False,
+                          index: ProtocolIndex | None = None) -> MetadataRecord | RawMetadataRecord:
     """Decode one framed metadata record value (see the module docstring for what is an error);
-    with ``remote_log``, a value of the ``__remote_log_metadata`` topic (the same framing)."""
+    with ``remote_log``, a value of the ``__remote_log_metadata`` topic (the same framing).
+    ``index``: of the generated package whose classes decode it (kwire's own when None)."""
     if value is None:
         raise DecodeError("metadata record has a null value")
     value = bytes(value)
@@ -161,7 +137,7 @@ def decode_metadata_value(value: bytes | None, *, strict: bool = False,
         )
     api_key, pos = _read_short_varint(value, pos, "type")
     version, pos = _read_short_varint(value, pos, "version")
-    cls = (remote_log_metadata_classes() if remote_log else metadata_record_classes()).get(api_key)
+    cls = load(index).metadata_record_class(api_key, remote_log=remote_log)
     if cls is None:
         reason = f"unknown metadata record type {api_key}"
     elif not cls.VALID_VERSIONS[0] <= version <= cls.VALID_VERSIONS[1]:

@@ -30,6 +30,7 @@ from kwire.logs.damage import empty_file, in_file
 from kwire.logs.entries import ControlRecord, LogBatch
 from kwire.logs.files import kind_by_content, kind_by_name
 from kwire.logs.metadata_log import (
+    METADATA_DIRECTORY,
     MetadataLogDirectory,
     RawMetadataRecord,
     SnapshotId,
@@ -45,7 +46,6 @@ from kwire.metadata.image import MetadataImage, Provenance
 from kwire.metadata.quorum_delta import QuorumDelta
 from kwire.records import ControlRecordType
 
-METADATA_DIRECTORY = "__cluster_metadata-0"
 _TRANSACTION_RECORDS = (BeginTransactionRecord, EndTransactionRecord, AbortTransactionRecord)
 
 

@@ -42,14 +42,13 @@ from kwire.logs.metadata_log import (
     read_segment_batches,
 )
 from kwire.metadata.image import LeaderEpoch, QuorumImage, VersionRange, Voter
-from kwire.metadata.loader import history_before, replay_start
+from kwire.metadata.loader import METADATA_DIRECTORY, history_before, replay_start
 from kwire.metadata.quorum_delta import QuorumDelta
 from kwire.records import ControlRecordType
 from kwire.wire.error_codes import ErrorCode
 from kwire.wire.errors import DecodeError, KwireError
 from kwire.wire.uuids import uuid_to_text
 
-METADATA_DIRECTORY = "__cluster_metadata-0"
 NO_DIRECTORY_ID = UUID(int=0)  # ReplicaKey.NO_DIRECTORY_ID
 
 #: The checks of the voter-change handlers that only the live leader can make (in Kafka's order).

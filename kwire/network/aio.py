@@ -27,7 +27,9 @@ from .connection import (
     State,
 )
 from .errors import ClientError
-from .framing import DEFAULT_MAX_FRAME_BYTES, ApiRegistry, ResponseFrame, default_registry
+from kwire.wire.index import ProtocolIndex
+
+from .framing import DEFAULT_MAX_FRAME_BYTES, ResponseFrame
 from .sasl import Mechanism, SaslCredentials
 
 _READ_SIZE = 1 << 16
@@ -183,7 +185,7 @@ class AioConnection:
 async def connect(host: str, port: int, *, ssl: ssl_module.SSLContext | None = None,
                   sasl: SaslCredentials | Mechanism | None = None, client_id: str = "kwire",
                   timeout: float = DEFAULT_REQUEST_TIMEOUT, max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
-                  include_unstable: bool = False, registry: ApiRegistry | None = None,
+                  include_unstable: bool = False, index: ProtocolIndex | None = None,
                   max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
                   client_software_version: str = "unknown") -> AioConnection:
     """Open, negotiate (and authenticate) a connection; each step bounded by ``timeout``."""
@@ -195,7 +197,7 @@ async def connect(host: str, port: int, *, ssl: ssl_module.SSLContext | None = N
         raise ClientError(f"cannot connect to {host}:{port}: {exc or 'timed out'}") from None
     protocol = Connection(client_id=client_id, sasl=sasl, request_timeout=timeout, max_in_flight=max_in_flight,
                           include_unstable=include_unstable, max_frame_bytes=max_frame_bytes,
-                          registry=registry if registry is not None else default_registry(),
+                          index=index,
                           client_software_version=client_software_version)
     connection = AioConnection(protocol, reader, writer, (host, port))
     try:

@@ -33,7 +33,9 @@ from kwire.generated.produce_request import PartitionProduceData, TopicProduceDa
 from kwire.wire.errors import UnsupportedVersionError
 from .blocking import BlockingConnection
 from .errors import ClientError, ErrorCode, KafkaApiError
-from .framing import DEFAULT_MAX_FRAME_BYTES, ApiRegistry, ResponseFrame
+from kwire.wire.index import ProtocolIndex
+
+from .framing import DEFAULT_MAX_FRAME_BYTES, ResponseFrame
 from .sasl import SaslCredentials
 from kwire.records import BatchReader, Record
 
@@ -87,17 +89,17 @@ class BrokerConnection(BlockingConnection):
     """
 
     def __init__(self, host: str, port: int, *, client_id: str = CLIENT_SOFTWARE_NAME,
-                 timeout: float = DEFAULT_TIMEOUT, registry: ApiRegistry | None = None,
+                 timeout: float = DEFAULT_TIMEOUT, index: ProtocolIndex | None = None,
                  max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES, ssl: Any = None,
                  sasl: SaslCredentials | None = None) -> None:
         self.last_response: ResponseFrame | None = None
         try:
             super().__init__(host, port, ssl=ssl, sasl=sasl, client_id=client_id, timeout=timeout,
-                             registry=registry, max_frame_bytes=max_frame_bytes,
+                             index=index, max_frame_bytes=max_frame_bytes,
                              client_software_version=CLIENT_SOFTWARE_VERSION, include_unstable=True)
         except KafkaApiError as exc:  # ApiVersions or SASL answered with an error code
             raise ClientError(f"connecting to {host}:{port} failed: {exc}", error_code=exc.code) from None
-        self.registry = self.protocol.registry
+        self.index = self.protocol.index
 
     @property
     def versions(self) -> dict[int, tuple[int, int]]:  # type: ignore[override]
@@ -121,7 +123,7 @@ class BrokerConnection(BlockingConnection):
             raise UnsupportedVersionError(f"{self._where()} does not support api key {api_key}")
         common = self.common_versions(api_key)
         if not common:
-            ours = self.registry.request_class(api_key).VALID_VERSIONS
+            ours = self.index.request_class(api_key).VALID_VERSIONS
             theirs = self.versions[api_key]
             raise UnsupportedVersionError(f"api key {api_key}: kwire has versions {ours[0]}-{ours[1]}, "
                                           f"{self._where()} {theirs[0]}-{theirs[1]}")
@@ -129,7 +131,7 @@ class BrokerConnection(BlockingConnection):
 
     def common_versions(self, api_key: int) -> range:
         """Every version of ``api_key`` that both sides support."""
-        ours = self.registry.request_class(api_key).VALID_VERSIONS
+        ours = self.index.request_class(api_key).VALID_VERSIONS
         theirs = self.versions.get(api_key, (0, -1))
         return range(max(ours[0], theirs[0]), min(ours[1], theirs[1]) + 1)
 
@@ -157,11 +159,11 @@ class KafkaClient:
     """Connects to a bootstrap broker, then to partition leaders as Metadata names them."""
 
     def __init__(self, bootstrap: str, *, client_id: str = CLIENT_SOFTWARE_NAME,
-                 timeout: float = DEFAULT_TIMEOUT, registry: ApiRegistry | None = None, ssl: Any = None,
+                 timeout: float = DEFAULT_TIMEOUT, index: ProtocolIndex | None = None, ssl: Any = None,
                  sasl: SaslCredentials | None = None) -> None:
         self.client_id = client_id
         self.timeout = timeout
-        self.registry = registry
+        self.index = index
         self.ssl = ssl  # an ssl.SSLContext for TLS, or None
         self.sasl = sasl
         self.bootstrap = self._connect(*parse_address(bootstrap))
@@ -169,7 +171,7 @@ class KafkaClient:
         self._connections: dict[int, BrokerConnection] = {}
 
     def _connect(self, host: str, port: int) -> BrokerConnection:
-        return BrokerConnection(host, port, client_id=self.client_id, timeout=self.timeout, registry=self.registry,
+        return BrokerConnection(host, port, client_id=self.client_id, timeout=self.timeout, index=self.index,
                                 ssl=self.ssl, sasl=self.sasl)
 
     def close(self) -> None:

@@ -30,8 +30,10 @@ from kwire.generated import ApiVersionsRequest, SaslAuthenticateRequest, SaslHan
 from kwire.wire.errors import DecodeError, KwireError
 
 from .errors import ClientError, ErrorCode, KafkaApiError, exception_for
-from .framing import DEFAULT_MAX_FRAME_BYTES, ApiRegistry, CorrelationError, Correlator, ResponseFrame, default_registry
-from .headers import API_VERSIONS_KEY, peek_correlation_id
+from kwire.wire.index import API_VERSIONS_KEY, ProtocolIndex, load
+
+from .framing import DEFAULT_MAX_FRAME_BYTES, CorrelationError, Correlator, ResponseFrame
+from .headers import peek_correlation_id
 from .sasl import Mechanism, SaslCredentials
 from .versions import ApiVersionsRefused, broker_versions, negotiate
 
@@ -116,19 +118,20 @@ class Connection:
     max_in_flight: int = DEFAULT_MAX_IN_FLIGHT
     include_unstable: bool = False
     max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES
-    registry: ApiRegistry = field(default_factory=default_registry)
+    index: ProtocolIndex = field(default_factory=load)  # of the generated package that decodes the frames
     client_software_version: str = "unknown"
     # Peers such as librdkafka's mock cluster pad some responses; Kafka's own readers ignore it.
     allow_trailing_bytes: bool = True
 
     def __post_init__(self) -> None:
+        self.index = load(self.index)  # None (from the adapters) is kwire's own package
         self.state = State.NEW
         self.versions: dict[int, int] = {}
         self.broker_ranges: dict[int, tuple[int, int]] = {}
         self.api_versions_asked: list[int] = []
         self.close_reason: str | None = None
         self.failure: ClientError | None = None  # why it closed, as the error to raise
-        self._correlator = Correlator(self.registry, max_frame_bytes=self.max_frame_bytes,
+        self._correlator = Correlator(self.index, max_frame_bytes=self.max_frame_bytes,
                                       allow_trailing_bytes=self.allow_trailing_bytes)
         self._outbound = bytearray()
         self._inbound = bytearray()
@@ -270,7 +273,7 @@ class Connection:
     def _on_api_versions(self, response: ResponseFrame, now: float) -> list[Event]:
         try:
             self.versions = negotiate(response.body, include_unstable=self.include_unstable,
-                                      asked=response.api_version, registry=self.registry)
+                                      asked=response.api_version, index=self.index)
         except ApiVersionsRefused as refused:
             if len(self.api_versions_asked) > 1:
                 raise exception_for(ErrorCode.UNSUPPORTED_VERSION, f"ApiVersions v{refused.asked} was "

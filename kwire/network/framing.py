@@ -12,118 +12,40 @@ see that a peer sent more than the message.
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kwire.generated.request_header import RequestHeader
-from kwire.generated.response_header import ResponseHeader
+from kwire.wire.errors import DecodeError, EncodeError, KwireError
+from kwire.wire.index import API_VERSIONS_KEY, ProtocolIndex, UnknownApiKeyError, load
+from kwire.wire.primitives import INT32_MAX
 
-from kwire.wire.errors import DecodeError, EncodeError, KwireError, SchemaError, UnsupportedVersionError
 from .headers import (
-    API_VERSIONS_KEY,
     peek_correlation_id,
     peek_request_key,
     read_request_header,
     read_response_header,
-    request_header_version,
-    response_header_version,
+    request_header_class,
+    response_header_class,
     write_request_header,
     write_response_header,
 )
-from kwire.wire.message import GeneratedStruct
-from kwire.wire.primitives import INT32_MAX
+
+if TYPE_CHECKING:
+    from kwire.generated.request_header import RequestHeader
+    from kwire.generated.response_header import ResponseHeader
+    from kwire.wire.message import GeneratedStruct
 
 # Kafka's socket.request.max.bytes default; a size prefix above it is refused before any allocation.
 DEFAULT_MAX_FRAME_BYTES = 100 * 1024 * 1024
-UNSUPPORTED_VERSION = 35  # Kafka error code UNSUPPORTED_VERSION
 PRODUCE_KEY = 0
 
 _SIZE = struct.Struct(">i")
 _INT16 = struct.Struct(">h")
 
 
-class UnknownApiKeyError(UnsupportedVersionError):
-    """A frame of an API that the registry has no definition for."""
-
-    def __init__(self, api_key: int, detail: str = "") -> None:
-        self.api_key = api_key
-        super().__init__(f"no request/response definition for api key {api_key}{detail}")
-
-
 class CorrelationError(DecodeError):
     """A response whose correlation id no request is waiting for, or an id reused while in flight."""
-
-
-# --- which classes carry which api key --------------------------------------------------------
-
-class ApiRegistry:
-    """Api key -> (request class, response class), from a set of generated message classes.
-
-    A class kept under an API's former name covers some of the versions of the class with the
-    current name (ListClientMetricsResourcesRequest is API 74 v0, ListConfigResourcesRequest v0-1):
-    the current one, whose versions include the other's, takes the api key. Two classes of one key
-    where neither covers the other's versions (or both cover the same) are refused."""
-
-    def __init__(self, messages: Iterable[Any]) -> None:
-        requests: dict[int, Any] = {}
-        responses: dict[int, Any] = {}
-        for cls in messages:
-            kind = getattr(cls, "MESSAGE_TYPE", None)
-            table = requests if kind == "request" else responses if kind == "response" else None
-            if table is None:
-                continue
-            other = table.get(cls.API_KEY)
-            if other is not None:
-                if _covers(other, cls):
-                    continue
-                if not _covers(cls, other):
-                    raise SchemaError(f"two {kind}s with api key {cls.API_KEY}: {other.NAME}, {cls.NAME}")
-            table[cls.API_KEY] = cls
-        unpaired = set(requests) ^ set(responses)
-        if unpaired:
-            raise SchemaError(f"api keys with a request but no response, or the reverse: {sorted(unpaired)}")
-        self._requests = requests
-        self._responses = responses
-
-    @classmethod
-    def from_messages(cls, messages: Mapping[str, Any]) -> "ApiRegistry":
-        """From a generated package's ``MESSAGES`` (name -> class)."""
-        return cls(messages.values())
-
-    @property
-    def api_keys(self) -> frozenset[int]:
-        return frozenset(self._requests)
-
-    def __contains__(self, api_key: object) -> bool:
-        return api_key in self._requests
-
-    def request_class(self, api_key: int) -> Any:
-        try:
-            return self._requests[api_key]
-        except KeyError:
-            raise UnknownApiKeyError(api_key) from None
-
-    def response_class(self, api_key: int) -> Any:
-        try:
-            return self._responses[api_key]
-        except KeyError:
-            raise UnknownApiKeyError(api_key) from None
-
-
-def _covers(wider: Any, narrower: Any) -> bool:
-    """Whether ``wider``'s versions strictly include ``narrower``'s (a former name of its API)."""
-    (low, high), (inner_low, inner_high) = wider.VALID_VERSIONS, narrower.VALID_VERSIONS
-    return low <= inner_low <= inner_high <= high and (low, high) != (inner_low, inner_high)
-
-
-@lru_cache(maxsize=1)
-def default_registry() -> ApiRegistry:
-    """The registry of kwire's own generated package."""
-    from kwire.generated import MESSAGES
-
-    return ApiRegistry.from_messages(MESSAGES)
 
 
 # --- cutting frames out of a byte stream --------------------------------------------------------
@@ -188,11 +110,19 @@ class UnsupportedApiVersions:
     requested_version: int
     fallback: Any  # ApiVersionsResponse decoded at v0, or None
     raw: bytes
-    error_code: int = UNSUPPORTED_VERSION
+
+    @property
+    def error_code(self) -> int:
+        return _unsupported_version()
 
     @property
     def api_keys(self) -> Any:
         return None if self.fallback is None else self.fallback.api_keys
+
+
+def index_of(cls: Any) -> ProtocolIndex:
+    """The index of the generated package that defines ``cls`` (kwire's own or a user's)."""
+    return load(cls.__module__.rpartition(".")[0])
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,10 +185,11 @@ def build_request_frame(body: GeneratedStruct, api_version: int, correlation_id:
     cls: Any = type(body)
     if getattr(cls, "MESSAGE_TYPE", None) != "request":
         raise EncodeError(f"{type(body).__name__} is not a request message")
-    header = RequestHeader(request_api_key=cls.API_KEY, request_api_version=api_version,
-                           correlation_id=correlation_id, client_id=client_id,
-                           unknown_tagged_fields=tuple(header_tagged_fields))
-    return RequestFrame(header, request_header_version(cls, api_version), body).encode()
+    header = request_header_class()(request_api_key=cls.API_KEY, request_api_version=api_version,
+                                    correlation_id=correlation_id, client_id=client_id,
+                                    unknown_tagged_fields=tuple(header_tagged_fields))
+    header_version = index_of(cls).api(cls.API_KEY).request_header_version(api_version)
+    return RequestFrame(header, header_version, body).encode()
 
 
 def build_response_frame(body: GeneratedStruct, api_version: int, correlation_id: int, *,
@@ -267,9 +198,10 @@ def build_response_frame(body: GeneratedStruct, api_version: int, correlation_id
     cls: Any = type(body)
     if getattr(cls, "MESSAGE_TYPE", None) != "response":
         raise EncodeError(f"{type(body).__name__} is not a response message")
-    header = ResponseHeader(correlation_id=correlation_id, unknown_tagged_fields=tuple(header_tagged_fields))
-    return ResponseFrame(header, response_header_version(cls, api_version), cls.API_KEY, api_version,
-                         body).encode()
+    header = response_header_class()(correlation_id=correlation_id,
+                                      unknown_tagged_fields=tuple(header_tagged_fields))
+    header_version = index_of(cls).api(cls.API_KEY).response_header_version(api_version)
+    return ResponseFrame(header, header_version, cls.API_KEY, api_version, body).encode()
 
 
 # --- parsing frames ---------------------------------------------------------------------------
@@ -284,41 +216,52 @@ def _read_body(cls: Any, frame: bytes, pos: int, version: int, allow_trailing: b
     return body, frame[end:]
 
 
-def parse_request_frame(data: bytes | bytearray | memoryview, registry: ApiRegistry | None = None, *,
+def parse_request_frame(data: bytes | bytearray | memoryview, index: ProtocolIndex | None = None, *,
                         max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
                         allow_trailing_bytes: bool = False) -> RequestFrame:
-    """Decode one whole request frame (size prefix included)."""
-    registry = registry if registry is not None else default_registry()
+    """Decode one whole request frame (size prefix included); ``index``: of the generated package
+    whose classes decode it (kwire's own when None)."""
     frame = _one_frame(data, max_frame_bytes)
     api_key, api_version, correlation_id = peek_request_key(frame, 4)
-    if api_key not in registry:
+    api = load(index).apis.get(api_key)
+    if api is None:
         raise UnknownApiKeyError(api_key, f" (request v{api_version}, correlation id {correlation_id})")
-    cls = registry.request_class(api_key)
-    header_version = request_header_version(cls, api_version)
+    header_version = api.request_header_version(api_version)
+    cls = api.request_class
     header, pos = read_request_header(frame, 4, header_version)
     body, trailing = _read_body(cls, frame, pos, api_version, allow_trailing_bytes)
     return RequestFrame(header, header_version, body, trailing)
 
 
 def parse_response_frame(data: bytes | bytearray | memoryview, api_key: int, api_version: int,
-                         registry: ApiRegistry | None = None, *,
+                         index: ProtocolIndex | None = None, *,
                          max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
                          allow_trailing_bytes: bool = False) -> ResponseFrame:
     """Decode one whole response frame, given the api key and version of its request."""
-    registry = registry if registry is not None else default_registry()
     frame = _one_frame(data, max_frame_bytes)
-    cls = registry.response_class(api_key)
-    header_version = response_header_version(cls, api_version)
+    api = load(index).api(api_key)
+    header_version = api.response_header_version(api_version)
+    cls = api.response_class
     header, pos = read_response_header(frame, 4, header_version)
-    if api_key == API_VERSIONS_KEY and _leading_error_code(frame, pos) == UNSUPPORTED_VERSION:
+    if api_key == API_VERSIONS_KEY and _refuses_the_version(frame, pos):
         return ResponseFrame(header, header_version, api_key, api_version,
                              _read_refused_api_versions(cls, frame, pos, api_version))
     body, trailing = _read_body(cls, frame, pos, api_version, allow_trailing_bytes)
     return ResponseFrame(header, header_version, api_key, api_version, body, trailing)
 
 
-def _leading_error_code(frame: bytes, pos: int) -> int | None:
-    return _INT16.unpack_from(frame, pos)[0] if len(frame) - pos >= 2 else None
+def _unsupported_version() -> int:
+    """Kafka's UNSUPPORTED_VERSION; the error table is imported only when an ApiVersions answer is
+    read (it costs more to import than the rest of framing)."""
+    from .errors import ErrorCode
+
+    return ErrorCode.UNSUPPORTED_VERSION
+
+
+def _refuses_the_version(frame: bytes, pos: int) -> bool:
+    """Whether the ApiVersionsResponse body at ``pos`` opens with UNSUPPORTED_VERSION."""
+    code = _INT16.unpack_from(frame, pos)[0] if len(frame) - pos >= 2 else 0
+    return code != 0 and code == _unsupported_version()
 
 
 def _read_refused_api_versions(cls: Any, frame: bytes, pos: int, api_version: int) -> Any:
@@ -352,9 +295,9 @@ class Correlator:
     """Remembers (api key, version) per correlation id from the requests on one connection, and
     decodes the responses with it. Each response settles its request."""
 
-    def __init__(self, registry: ApiRegistry | None = None, *,
+    def __init__(self, index: ProtocolIndex | None = None, *,
                  max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES, allow_trailing_bytes: bool = False) -> None:
-        self.registry = registry if registry is not None else default_registry()
+        self.index = load(index)  # of the generated package whose classes decode the frames
         self.max_frame_bytes = max_frame_bytes
         self.allow_trailing_bytes = allow_trailing_bytes
         self._pending: dict[int, tuple[int, int]] = {}
@@ -389,7 +332,7 @@ class Correlator:
         that its response is reported as the same unknown API rather than an unknown id.
         """
         try:
-            request = parse_request_frame(data, self.registry, max_frame_bytes=self.max_frame_bytes,
+            request = parse_request_frame(data, self.index, max_frame_bytes=self.max_frame_bytes,
                                           allow_trailing_bytes=self.allow_trailing_bytes)
         except UnknownApiKeyError:
             frame = _one_frame(data, self.max_frame_bytes)
@@ -409,8 +352,8 @@ class Correlator:
         except KeyError:
             raise CorrelationError(f"no request with correlation id {correlation_id} is waiting for a response",
                                    path="ResponseHeader.correlation_id", offset=4) from None
-        if api_key not in self.registry:
+        if api_key not in self.index.apis:
             raise UnknownApiKeyError(api_key, f" (response v{api_version}, correlation id {correlation_id})")
-        return parse_response_frame(frame, api_key, api_version, self.registry,
+        return parse_response_frame(frame, api_key, api_version, self.index,
                                     max_frame_bytes=self.max_frame_bytes,
                                     allow_trailing_bytes=self.allow_trailing_bytes)

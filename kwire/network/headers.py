@@ -1,9 +1,8 @@
-"""Request and response headers, and Kafka's rules for which header version a message uses.
+"""Request and response headers, read and written at a given header version.
 
-A request starts with RequestHeader v2 when the request's version is flexible, else v1; the one
-exception is ControlledShutdown v0, whose header is v0 (no client id). A response starts with
-ResponseHeader v1 when its version is flexible, else v0; ApiVersionsResponse always uses v0, so a
-client can read the error of an ApiVersions request newer than the broker (KIP-511).
+Which header version a message's version takes is decided when its package is generated and held
+by the package's index (:meth:`kwire.wire.index.Api.request_header_version`); Kafka's rule for it is
+:func:`kwire.wire.index.kafka_header_version`.
 
 Header v0 (Kafka 4.0 dropped it; kwire's definition has it again as Kafka 3.8.0 spoke it) is read
 and written here: it is just the three fixed fields. 3.8.0's ClientId was ignorable, so a header
@@ -13,16 +12,13 @@ which follows 4.x (ClientId not ignorable), would refuse that.
 from __future__ import annotations
 
 import struct
-from typing import Any
-
-from kwire.generated.request_header import RequestHeader
-from kwire.generated.response_header import ResponseHeader
+from typing import TYPE_CHECKING
 
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import is_flexible
 
-CONTROLLED_SHUTDOWN_KEY = 7
-API_VERSIONS_KEY = 18
+if TYPE_CHECKING:
+    from kwire.generated.request_header import RequestHeader
+    from kwire.generated.response_header import ResponseHeader
 
 # api key, api version, correlation id: the start of every request header version.
 _REQUEST_HEADER_V0 = struct.Struct(">hhi")
@@ -30,18 +26,19 @@ REQUEST_HEADER_V0_SIZE = _REQUEST_HEADER_V0.size
 _CORRELATION_ID = struct.Struct(">i")
 
 
-def request_header_version(request_cls: Any, api_version: int) -> int:
-    """The RequestHeader version that precedes ``api_version`` of ``request_cls``."""
-    if request_cls.API_KEY == CONTROLLED_SHUTDOWN_KEY and api_version == 0:
-        return 0
-    return 2 if is_flexible(request_cls, api_version) else 1
+def request_header_class() -> type[RequestHeader]:
+    """The generated RequestHeader, imported when a request is first read or written (a program
+    that only reads responses never imports it)."""
+    from kwire.generated.request_header import RequestHeader
+
+    return RequestHeader
 
 
-def response_header_version(response_cls: Any, api_version: int) -> int:
-    """The ResponseHeader version that precedes ``api_version`` of ``response_cls``."""
-    if response_cls.API_KEY == API_VERSIONS_KEY:
-        return 0
-    return 1 if is_flexible(response_cls, api_version) else 0
+def response_header_class() -> type[ResponseHeader]:
+    """The generated ResponseHeader, imported when a response is first read or written."""
+    from kwire.generated.response_header import ResponseHeader
+
+    return ResponseHeader
 
 
 # --- request headers -------------------------------------------------------------------------
@@ -82,11 +79,11 @@ def read_request_header(buf: bytes, pos: int, header_version: int) -> tuple[Requ
     """Read a RequestHeader at ``header_version``; return it and the position after it."""
     if header_version == 0:
         api_key, api_version, correlation_id = peek_request_key(buf, pos)
-        header = RequestHeader(request_api_key=api_key, request_api_version=api_version,
-                               correlation_id=correlation_id)
+        header = request_header_class()(request_api_key=api_key, request_api_version=api_version,
+                                        correlation_id=correlation_id)
         return header, pos + REQUEST_HEADER_V0_SIZE
     try:
-        return RequestHeader.read(buf, pos, header_version)
+        return request_header_class().read(buf, pos, header_version)
     except DecodeError as exc:
         raise exc.with_context(path="RequestHeader") from None
 
@@ -111,6 +108,6 @@ def peek_correlation_id(buf: bytes, pos: int = 0) -> int:
 
 def read_response_header(buf: bytes, pos: int, header_version: int) -> tuple[ResponseHeader, int]:
     try:
-        return ResponseHeader.read(buf, pos, header_version)
+        return response_header_class().read(buf, pos, header_version)
     except DecodeError as exc:
         raise exc.with_context(path="ResponseHeader") from None

@@ -20,8 +20,9 @@ from typing import Any
 from kwire.wire.errors import UnsupportedVersionError
 
 from .errors import EXCEPTIONS, ErrorCode, exception_for
-from .framing import ApiRegistry, UnsupportedApiVersions, default_registry
-from .headers import API_VERSIONS_KEY
+from kwire.wire.index import API_VERSIONS_KEY, ProtocolIndex, load
+
+from .framing import UnsupportedApiVersions
 from .releases import ApiVersionsInputError, ReleaseMatch, release_range
 
 # The newest version of a request that its definition marks ``latestVersionUnstable`` (brokers
@@ -59,10 +60,9 @@ def broker_versions(api_versions_response: Any) -> dict[int, tuple[int, int]]:
     return {entry.api_key: (entry.min_version, entry.max_version) for entry in api_versions_response.api_keys}
 
 
-def retry_version(refusal: Any, asked: int, registry: ApiRegistry | None = None) -> int:
+def retry_version(refusal: Any, asked: int, index: ProtocolIndex | None = None) -> int:
     """The ApiVersions version to ask after UNSUPPORTED_VERSION to a request at ``asked``."""
-    registry = registry if registry is not None else default_registry()
-    ours = registry.request_class(API_VERSIONS_KEY).VALID_VERSIONS
+    ours = load(index).request_class(API_VERSIONS_KEY).VALID_VERSIONS
     entries = refusal.api_keys or ()
     entry = next((e for e in entries if e.api_key == API_VERSIONS_KEY), None)
     if entry is None or entry.max_version >= asked:
@@ -71,7 +71,7 @@ def retry_version(refusal: Any, asked: int, registry: ApiRegistry | None = None)
 
 
 def negotiate(api_versions_response: Any, *, include_unstable: bool = False, asked: int | None = None,
-              registry: ApiRegistry | None = None) -> dict[int, int]:
+              index: ProtocolIndex | None = None) -> dict[int, int]:
     """``{api_key: version}``: the highest version both kwire and the broker support, per API.
 
     ``api_versions_response`` is the decoded ApiVersionsResponse (or the
@@ -79,21 +79,21 @@ def negotiate(api_versions_response: Any, *, include_unstable: bool = False, ask
     :class:`ApiVersionsRefused` (pass ``asked``, the version of the request, to get the right
     ``retry_version``); another error code raises its :mod:`kwire.network.errors` exception.
     """
-    registry = registry if registry is not None else default_registry()
+    index = load(index)
     code = api_versions_response.error_code
     if isinstance(api_versions_response, UnsupportedApiVersions) or code == ErrorCode.UNSUPPORTED_VERSION:
         asked = asked if asked is not None else getattr(api_versions_response, "requested_version", 0)
         if asked == 0:
             raise EXCEPTIONS[ErrorCode.UNSUPPORTED_VERSION](ErrorCode.UNSUPPORTED_VERSION, "the broker refused even ApiVersions v0")
-        raise ApiVersionsRefused(asked, retry_version(api_versions_response, asked, registry))
+        raise ApiVersionsRefused(asked, retry_version(api_versions_response, asked, index))
     error = exception_for(code)
     if error is not None:
         raise error
     chosen: dict[int, int] = {}
     for api_key, (their_low, their_high) in broker_versions(api_versions_response).items():
-        if api_key not in registry:
+        if api_key not in index.apis:
             continue
-        our_low, our_high = our_versions(registry.request_class(api_key), include_unstable=include_unstable)
+        our_low, our_high = our_versions(index.request_class(api_key), include_unstable=include_unstable)
         if max(our_low, their_low) <= min(our_high, their_high):
             chosen[api_key] = min(our_high, their_high)
     return chosen

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 from kwire.wire.errors import CorruptRecordError, DecodeError, EncodeError, KwireError
+from kwire.wire.index import KRAFT_CONTROL_MESSAGES  # the generated message class of each KRaft control value
 from kwire.records.batch import RecordBatch
 from kwire.records.builder import RecordBatchBuilder
 from kwire.records.record import Record
@@ -45,15 +46,6 @@ class ControlRecordType(IntEnum):
     KRAFT_VERSION = 5
     KRAFT_VOTERS = 6
 
-
-#: Generated message class that decodes each KRaft control record value.
-KRAFT_CONTROL_MESSAGES: dict[int, str] = {
-    ControlRecordType.LEADER_CHANGE: "LeaderChangeMessage",
-    ControlRecordType.SNAPSHOT_HEADER: "SnapshotHeaderRecord",
-    ControlRecordType.SNAPSHOT_FOOTER: "SnapshotFooterRecord",
-    ControlRecordType.KRAFT_VERSION: "KRaftVersionRecord",
-    ControlRecordType.KRAFT_VOTERS: "VotersRecord",
-}
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 import pyarrow as pa
 
 from kwire.wire.errors import KwireError
+from kwire.wire.index import load
 from kwire.wire.message import GeneratedStruct
 from kwire.arrow import schemas
 from kwire.spark.schemas import to_spark_type
@@ -20,10 +21,7 @@ def resolve_message(message: str | type[GeneratedStruct], package: str = "kwire.
     """A generated class from its name in ``package`` (or the class itself)."""
     if isinstance(message, type):
         return message
-    try:
-        registry = importlib.import_module(package).MESSAGES
-    except (ImportError, AttributeError) as exc:
-        raise KwireError(f"cannot load the generated package {package!r}: {exc}") from None
+    registry = load(package).messages
     try:
         return registry[message]
     except KeyError:

@@ -20,7 +20,6 @@ For example::
 """
 from __future__ import annotations
 
-import importlib
 from types import ModuleType
 from typing import TYPE_CHECKING
 
@@ -31,6 +30,7 @@ from kwire.wire.errors import UnsupportedVersionError
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
 
+    from kwire.wire.index import ProtocolIndex
     from kwire.wire.message import GeneratedStruct
 
 __all__ = ["assert_round_trip", "message_versions", "messages"]
@@ -67,11 +67,13 @@ def assert_round_trip(message: GeneratedStruct, version: int) -> GeneratedStruct
     return type(message).decode(message.encode(version), version)
 
 
-def message_versions(package: str | ModuleType) -> list[tuple[type[GeneratedStruct], int]]:
-    """Every (message class, version) of a generated package (its ``MESSAGES``), by name and version."""
-    module = importlib.import_module(package) if isinstance(package, str) else package
+def message_versions(package: str | ModuleType | ProtocolIndex) -> list[tuple[type[GeneratedStruct], int]]:
+    """Every (message class, version) of a generated package (its index's messages), by name and version."""
+    # imported here: the pytest plugin imports this module in every run
+    from kwire.wire.index import load
+
     pairs = []
-    for _name, cls in sorted(module.MESSAGES.items()):
+    for _name, cls in sorted(load(package).messages.items()):
         low, high = cls.VALID_VERSIONS
         pairs += [(cls, version) for version in range(low, high + 1)]
     return pairs

@@ -74,6 +74,9 @@ def broken_package(tmp_path, monkeypatch: pytest.MonkeyPatch):
     """))
     (package / "__init__.py").write_text(
         "from .api_versions_request import ApiVersionsRequest\nMESSAGES = {'ApiVersionsRequest': ApiVersionsRequest}\n")
+    (package / "_index.py").write_text(  # what `kwire generate` writes, for this one message
+        "from kwire.wire.index import ProtocolIndex\n"
+        "INDEX = ProtocolIndex('brokenpkg', modules={'ApiVersionsRequest': 'api_versions_request'})\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     yield "brokenpkg"
     for module in [m for m in sys.modules if m == "brokenpkg" or m.startswith("brokenpkg.")]:

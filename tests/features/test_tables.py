@@ -31,7 +31,8 @@ from kwire.features import (
     release_for,
     validate_level,
 )
-from kwire.logs.metadata_log import MetadataLogDirectory, MetadataRecord, metadata_record_classes, read_snapshot
+from kwire.logs.metadata_log import MetadataLogDirectory, MetadataRecord, read_snapshot
+from kwire.wire.index import load
 from tests.paths import KRAFT_361, KRAFT_390
 
 # (directory, Kafka release that wrote it)
@@ -162,7 +163,8 @@ def test_record_versions_by_level(level, versions):
 
 
 def test_every_metadata_record_kwire_decodes_has_a_row_within_its_valid_versions():
-    classes = {cls.NAME: cls for cls in metadata_record_classes().values()}
+    index = load()
+    classes = {name: index.message_class(name) for name in index.metadata_records.values()}
     assert set(classes) == set(RECORD_VERSIONS)
     for name, steps in RECORD_VERSIONS.items():
         low, high = classes[name].VALID_VERSIONS

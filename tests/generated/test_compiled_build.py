@@ -45,7 +45,7 @@ def test_only_the_subset_is_compiled(compiled_generated) -> None:
 
 def test_compiled_classes_keep_their_class_attributes(compiled_generated) -> None:
     # kwire.network finds a message's classes by cls.API_KEY and cls.MESSAGE_TYPE
-    from kwire.network.framing import ApiRegistry
+    from kwire.wire.index import load
 
     for name in SUBSET:
         compiled, pure = compiled_generated.MESSAGES[name], generated.MESSAGES[name]
@@ -54,9 +54,9 @@ def test_compiled_classes_keep_their_class_attributes(compiled_generated) -> Non
             assert getattr(compiled, attr, None) == getattr(pure, attr, None), (name, attr)
     assert compiled_generated.MESSAGES["MetadataRequest"].LISTENERS == frozenset({"broker"})
     assert compiled_generated.APIS[3].request_class is compiled_generated.MESSAGES["MetadataRequest"]
-    registry = ApiRegistry.from_messages(compiled_generated.MESSAGES)
-    assert registry.request_class(18) is compiled_generated.MESSAGES["ApiVersionsRequest"]
-    assert registry.response_class(1) is compiled_generated.MESSAGES["FetchResponse"]
+    index = load(compiled_generated)
+    assert index.request_class(18) is compiled_generated.MESSAGES["ApiVersionsRequest"]
+    assert index.response_class(1) is compiled_generated.MESSAGES["FetchResponse"]
 
 
 # --- hand-worked vectors -------------------------------------------------------------------------

@@ -27,12 +27,11 @@ from kwire.logs.metadata_log import (
     RawMetadataRecord,
     SnapshotId,
     build_snapshot,
-    metadata_record_classes,
-    remote_log_metadata_classes,
     read_metadata_log,
     read_snapshot,
 )
 from kwire.records import Codec, ControlRecordType, EndTransactionMarker
+from kwire.wire.index import load
 from tests.paths import KRAFT_361, KRAFT_390
 
 def struct_of(message: str, attr: str):
@@ -47,6 +46,13 @@ KAFKA_390_LOG = (KRAFT_390 / "__cluster_metadata-0"
 SEED = 20240611
 RANDOM_PER_VERSION = 3
 T0 = 1_700_000_000_000
+
+
+def metadata_record_classes(*, remote_log: bool = False) -> dict:
+    """apiKey -> class of every KRaft metadata record (or tiered storage's), from kwire's index."""
+    index = load()
+    table = index.remote_log_metadata_records if remote_log else index.metadata_records
+    return {api_key: index.message_class(name) for api_key, name in table.items()}
 
 
 def every_metadata_record() -> list[MetadataRecord]:
@@ -64,9 +70,9 @@ def every_metadata_record() -> list[MetadataRecord]:
 def test_the_registry_has_every_metadata_record_kind() -> None:
     classes = metadata_record_classes()
     metadata_types = [cls for cls in MESSAGES.values() if cls.MESSAGE_TYPE == "metadata"]
-    # the KRaft records, and tiered storage's four of its own apiKey space (remote_log_metadata_classes)
-    assert len(classes) == len(metadata_types) - len(remote_log_metadata_classes()) == 27
-    assert sorted(remote_log_metadata_classes()) == [0, 1, 2, 3]
+    # the KRaft records, and tiered storage's four of its own apiKey space
+    assert len(classes) == len(metadata_types) - len(metadata_record_classes(remote_log=True)) == 27
+    assert sorted(metadata_record_classes(remote_log=True)) == [0, 1, 2, 3]
     assert classes[0].NAME == "RegisterBrokerRecord" and classes[29].NAME == "UnregisterControllerRecord"
 
 

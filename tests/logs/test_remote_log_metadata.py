@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from kwire.logs.dump import decoder_for, dump_paths
-from kwire.logs.metadata_log import MetadataRecord, decode_metadata_value, metadata_record_classes
+from kwire.logs.metadata_log import MetadataRecord, decode_metadata_value
+from kwire.wire.index import load
 from kwire.records import RecordBatchBuilder
 from kwire.wire.errors import DecodeError
 from tests.generated.vectors import h
@@ -54,8 +55,9 @@ def test_hand_worked_segment_record_decodes_and_encodes_back() -> None:
 
 def test_the_two_apikey_spaces_stay_apart() -> None:
     # apiKey 0 of the KRaft metadata log is RegisterBrokerRecord, which these bytes are not
-    assert metadata_record_classes()[0].NAME == "RegisterBrokerRecord"
-    assert "RemoteLogSegmentMetadataRecord" not in {cls.NAME for cls in metadata_record_classes().values()}
+    assert load().metadata_records[0] == "RegisterBrokerRecord"
+    assert load().remote_log_metadata_records[0] == "RemoteLogSegmentMetadataRecord"
+    assert "RemoteLogSegmentMetadataRecord" not in load().metadata_records.values()
     with pytest.raises(DecodeError):
         decode_metadata_value(SEGMENT_COPY_STARTED, strict=True)
 

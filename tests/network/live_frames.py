@@ -18,8 +18,8 @@ import pytest
 
 from kwire.generated import ApiVersionsResponse, ProduceResponse
 from kwire.wire.errors import DecodeError, KwireError
+from kwire.wire.index import ProtocolIndex
 from kwire.network.framing import (
-    ApiRegistry,
     Correlator,
     RequestFrame,
     ResponseFrame,
@@ -68,7 +68,7 @@ class Seen:
         return f"conn {self.conn} {self.direction} k{self.api_key} v{self.api_version} corr {self.correlation_id}"
 
 
-def walk(recording: Recording, registry: ApiRegistry | None = None) -> list[Seen]:
+def walk(recording: Recording, protocol: ProtocolIndex | None = None) -> list[Seen]:
     """Every frame in recorded order, each connection through its own Correlator.
 
     ``allow_trailing_bytes`` as Kafka's readers; where trailing bytes appear is itself checked.
@@ -78,7 +78,7 @@ def walk(recording: Recording, registry: ApiRegistry | None = None) -> list[Seen
     asked: dict[tuple[int, int], tuple[int, int]] = {}
     seen = []
     for index, frame in enumerate(recording.frames):
-        correlator = correlators.setdefault(frame.conn, Correlator(registry, allow_trailing_bytes=True))
+        correlator = correlators.setdefault(frame.conn, Correlator(protocol, allow_trailing_bytes=True))
         if frame.direction == "req":
             api_key, api_version, correlation_id = peek_request_key(frame.data, 4)
             asked[frame.conn, correlation_id] = (api_key, api_version)

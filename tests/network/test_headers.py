@@ -13,7 +13,7 @@ from kafka.protocol.api_header import ResponseHeader as KpResponseHeader
 from kwire.generated import ApiVersionsRequest, ApiVersionsResponse, ControlledShutdownRequest, ControlledShutdownResponse
 from kwire.generated import MetadataRequest, MetadataResponse, RequestHeader, ResponseHeader
 from kwire.wire.errors import DecodeError, KwireError, UnsupportedVersionError
-from kwire.network.framing import default_registry
+from kwire.wire.index import load
 from kwire.network.headers import (
     encode_request_header,
     encode_response_header,
@@ -21,9 +21,16 @@ from kwire.network.headers import (
     peek_request_key,
     read_request_header,
     read_response_header,
-    request_header_version,
-    response_header_version,
 )
+
+
+def request_header_version(cls, version: int) -> int:
+    """The RequestHeader version framing writes before ``version`` of ``cls``: the index's answer."""
+    return load().api(cls.API_KEY).request_header_version(version)
+
+
+def response_header_version(cls, version: int) -> int:
+    return load().api(cls.API_KEY).response_header_version(version)
 
 
 def h(text: str) -> bytes:
@@ -48,9 +55,9 @@ def kio_header_version(api_key: int, version: int, kind: str) -> int | None:
 
 
 def all_versions():
-    registry = default_registry()
-    for api_key in sorted(registry.api_keys):
-        for kind, cls in (("request", registry.request_class(api_key)), ("response", registry.response_class(api_key))):
+    index = load()
+    for api_key in sorted(index.apis):
+        for kind, cls in (("request", index.request_class(api_key)), ("response", index.response_class(api_key))):
             low, high = cls.VALID_VERSIONS
             for version in range(low, high + 1):
                 yield cls, kind, version

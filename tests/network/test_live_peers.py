@@ -25,7 +25,8 @@ import pytest
 
 from kwire.network.client import BrokerConnection, ClientError, KafkaClient, parse_address
 from kwire.wire.errors import DecodeError, KwireError
-from kwire.network.framing import ApiRegistry, UnknownApiKeyError
+from kwire.network.framing import UnknownApiKeyError
+from kwire.wire.index import load
 from kwire.records import Codec, RecordBatchBuilder
 from tests.network.live_frames import (
     API_VERSIONS_TAGS,
@@ -199,7 +200,7 @@ def test_librdkafka_produces_every_codec_and_consumes_in_a_group(peer, kp_genera
                          for j in joins)
 
     # Definitions without GetTelemetrySubscriptions (kafka-python's) report those frames, counted.
-    theirs = walk(peer.recording, ApiRegistry.from_messages(kp_generated.MESSAGES))
+    theirs = walk(peer.recording, load(kp_generated))
     unknown = Counter(s.api_key for s in theirs if isinstance(s.error, UnknownApiKeyError))
     telemetry = [s for s in seen if s.api_key == 71]
     assert telemetry and unknown == Counter({71: len(telemetry)})

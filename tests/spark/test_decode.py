@@ -27,7 +27,8 @@ from kafka.record.memory_records import MemoryRecords as KpMemoryRecords
 from kwire.generated import MESSAGES
 from kwire.cli.main import main as kwire_main
 from kwire.fuzz.values import case_instance
-from kwire.logs.metadata_log import MetadataLogWriter, MetadataRecord, metadata_record_classes
+from kwire.logs.metadata_log import MetadataLogWriter, MetadataRecord
+from kwire.wire.index import load
 from kwire.records import Codec, RecordBatchBuilder, build_end_transaction_batch
 from kwire.arrow import schemas
 from kwire.spark.schemas import to_spark
@@ -311,7 +312,7 @@ def test_a_real_metadata_log_gives_typed_columns(spark):
 
 
 def test_every_metadata_record_type_and_version_decodes_to_typed_columns(spark, tmp_path):
-    metadata = sorted(cls.NAME for cls in metadata_record_classes().values())  # KRaft's, not tiered storage's
+    metadata = sorted(load().metadata_records.values())  # KRaft's, not tiered storage's
     writer = MetadataLogWriter(codec=Codec.ZSTD)
     written = {}
     for name in metadata:

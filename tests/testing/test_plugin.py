@@ -9,7 +9,6 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
@@ -17,6 +16,7 @@ from kwire.cli.main import main
 from kwire.generated import ApiVersionsRequest, QuorumStateData
 from kwire.testing import assert_round_trip, message_versions, messages
 from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.index import ProtocolIndex
 
 # A user's own message: a nested array with a map key, a nullable string, a tagged field.
 WIDGET = {
@@ -120,7 +120,8 @@ def test_assert_round_trip_names_every_broken_property() -> None:
 
 
 def test_message_versions_lists_every_version_of_every_message() -> None:
-    package = ModuleType("two_messages")  # a generated package's index, MESSAGES, with two messages in it
-    package.MESSAGES = {"QuorumStateData": QuorumStateData, "ApiVersionsRequest": ApiVersionsRequest}
+    # the index of a generated package with two messages in it
+    package = ProtocolIndex("kwire.generated", modules={"QuorumStateData": "quorum_state_data",
+                                                        "ApiVersionsRequest": "api_versions_request"})
     assert message_versions(package) == [(ApiVersionsRequest, v) for v in range(5)] + [(QuorumStateData, 0),
                                                                                        (QuorumStateData, 1)]

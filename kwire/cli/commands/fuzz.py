@@ -17,6 +17,7 @@ from kwire.cli import fuzz_gate
 from kwire.cli.commands import missing_extra, non_negative_int, plural, positive_int
 from kwire.fuzz.baseline import BaselineError
 from kwire.fuzz.matrix import load_messages
+from kwire.wire.errors import KwireError
 from kwire.fuzz.report import format_table, report_files, reproduce_command, summary_rows, write_report
 from kwire.wire.files import ExistingFileError, refuse_existing
 from kwire.cli.errors import fail, write_failed
@@ -69,8 +70,8 @@ def run(args: argparse.Namespace) -> int:
 def _run_sweep(args: argparse.Namespace) -> int:
     try:
         registry = load_messages(args.package)
-    except (ImportError, AttributeError) as exc:
-        return fail("fuzz", f"cannot load package {args.package!r}: {exc}", 2)
+    except KwireError as exc:  # the package or its index does not import
+        return fail("fuzz", exc, 2)
     names = args.messages or sorted(registry)
     unknown = [n for n in names if n not in registry]
     if unknown:

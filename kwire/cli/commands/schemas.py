@@ -12,11 +12,12 @@ package or message).
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 from pathlib import Path
 
 from kwire.cli.errors import fail, write_failed
+from kwire.wire.errors import KwireError
+from kwire.wire.index import load
 from kwire.wire.files import ExistingFileError, atomic_write, refuse_existing
 
 
@@ -38,9 +39,9 @@ def run(args: argparse.Namespace) -> int:
     except ImportError as exc:
         return fail("schemas", f"Spark support is not installed ({exc}); install kwire[spark]", 2)
     try:
-        registry = importlib.import_module(args.package).MESSAGES
-    except (ImportError, AttributeError) as exc:
-        return fail("schemas", f"cannot load package {args.package!r}: {exc}", 2)
+        registry = load(args.package).messages
+    except KwireError as exc:
+        return fail("schemas", exc, 2)
     names = args.messages or sorted(registry)
     unknown = [name for name in names if name not in registry]
     if unknown:

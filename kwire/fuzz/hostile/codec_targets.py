@@ -17,12 +17,8 @@ from functools import lru_cache
 from typing import Any
 
 from kwire.wire.errors import KwireError
-from kwire.network.headers import (
-    read_request_header,
-    read_response_header,
-    request_header_version,
-    response_header_version,
-)
+from kwire.network.headers import read_request_header, read_response_header
+from kwire.wire.index import load
 from kwire.wire.message import GeneratedStruct
 from ...records import RecordsView
 from ..values import case_instance
@@ -54,22 +50,18 @@ def instance_encodings(cls: type[GeneratedStruct], version: int, count: int = RA
 @lru_cache(maxsize=1)
 def captured_bodies() -> dict[tuple[str, int, int], tuple[bytes, ...]]:
     """Bodies of the captured frames by (message type, api key, version), header removed."""
-    from kwire.generated import MESSAGES
-
-    messages: list[Any] = list(MESSAGES.values())
-    classes = {(cls.MESSAGE_TYPE, cls.API_KEY): cls for cls in messages
-               if getattr(cls, "MESSAGE_TYPE", None) in ("request", "response")}
+    apis = load().apis
     found: dict[tuple[str, int, int], list[bytes]] = {}
     for frame in captured_frames():
         kind = "request" if frame.direction == "req" else "response"
-        cls = classes.get((kind, frame.api_key))
-        if cls is None:
+        api = apis.get(frame.api_key)
+        if api is None:
             continue
         try:
             if kind == "request":
-                _, pos = read_request_header(frame.data, 4, request_header_version(cls, frame.api_version))
+                _, pos = read_request_header(frame.data, 4, api.request_header_version(frame.api_version))
             else:
-                _, pos = read_response_header(frame.data, 4, response_header_version(cls, frame.api_version))
+                _, pos = read_response_header(frame.data, 4, api.response_header_version(frame.api_version))
         except KwireError:
             continue
         found.setdefault((kind, frame.api_key, frame.api_version), []).append(frame.data[pos:])
