@@ -56,8 +56,10 @@ def test_the_two_apikey_spaces_stay_apart() -> None:
     # apiKey 0 of the KRaft metadata log is RegisterBrokerRecord, which these bytes are not
     assert metadata_record_classes()[0].NAME == "RegisterBrokerRecord"
     assert "RemoteLogSegmentMetadataRecord" not in {cls.NAME for cls in metadata_record_classes().values()}
-    with pytest.raises(DecodeError):
+    with pytest.raises(DecodeError) as raised:
         decode_metadata_value(SEGMENT_COPY_STARTED, strict=True)
+    # read as what apiKey 0 is in the metadata log, the bytes fail inside a RegisterBrokerRecord field
+    assert raised.value.path.startswith("RegisterBrokerRecord.") and raised.value.offset is not None
 
 
 def test_dump_decodes_a_remote_log_metadata_partition(tmp_path: Path) -> None:
