@@ -325,3 +325,19 @@ def test_kio_encoded_refusals_are_their_error_codes(kio_broker):
         connection.receive_data(kio_answer(kio_broker, authenticate, error_code=KioErrorCode.sasl_authentication_failed,
                                            error_message=message, auth_bytes=b""), 0.0)
     assert raised.value.code is ErrorCode.SASL_AUTHENTICATION_FAILED and connection.state is State.CLOSED
+
+
+def test_correlation_ids_wrap_at_the_end_of_int32():
+    connection = ready_connection()
+    connection._next_id = 2**31 - 1  # where it stands after 2**31 - 2 requests
+    last = connection.send(MetadataRequest(topics=None), 0.0)
+    wrapped = connection.send(MetadataRequest(topics=None), 0.0)
+    # never 2**31 (not an int32) nor negative; kwire starts again at 1 (Kafka's NetworkClient at 0)
+    assert last == 2**31 - 1 and 0 <= wrapped < last
+    data = connection.data_to_send()
+    a, b = iter_frames(data)
+    assert a[8:12] == b"\x7f\xff\xff\xff" and b[8:12] == wrapped.to_bytes(4, "big")  # after size, key, version
+    a, b = parse_request_frame(a), parse_request_frame(b)
+    events = connection.receive_data(answer(b, MetadataResponse(controller_id=2)) +
+                                     answer(a, MetadataResponse(controller_id=1)), 0.0)
+    assert [(e.correlation_id, e.body.controller_id) for e in events] == [(wrapped, 2), (2**31 - 1, 1)]
