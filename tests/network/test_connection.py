@@ -341,3 +341,22 @@ def test_correlation_ids_wrap_at_the_end_of_int32():
     events = connection.receive_data(answer(b, MetadataResponse(controller_id=2)) +
                                      answer(a, MetadataResponse(controller_id=1)), 0.0)
     assert [(e.correlation_id, e.body.controller_id) for e in events] == [(wrapped, 2), (2**31 - 1, 1)]
+
+
+@pytest.mark.parametrize("slack", [0, -1])
+def test_a_response_frame_at_and_just_past_max_frame_bytes(slack):
+    connection = Connection()
+    connection.start(0.0)
+    [request] = requests_sent(connection)
+    frame = answer(request, api_versions_answer())
+    size = len(frame) - 4  # what the size prefix says
+    connection = Connection(max_frame_bytes=size + slack)
+    connection.start(0.0)
+    [request] = requests_sent(connection)
+    frame = answer(request, api_versions_answer())
+    if slack == 0:
+        assert [type(e) for e in connection.receive_data(frame, 0.0)] == [Ready]
+        return
+    with pytest.raises(DecodeError, match=rf"^response frame size {size} is outside 0\.\.{size - 1}") as raised:
+        connection.receive_data(frame, 0.0)
+    assert raised.value.offset == 0 and connection.state is State.CLOSED
