@@ -221,7 +221,7 @@ def read_piece(piece: Piece, options: ReadOptions = ReadOptions()) -> Iterator[p
             if not options.skip_undecodable:
                 raise _judged(data, reader.position, piece, err) from None
             damaged = reader.position  # where the entry that failed starts
-            resume = next_batch_after(data, damaged + 1, len(data))
+            resume = next_batch_after(data, damaged + 1, len(data), legacy=True)
             columns.add_skipped(piece.start + damaged, (len(data) if resume is None else resume) - damaged)
         start = resume
     if columns.rows:

@@ -195,6 +195,8 @@ def plan_format(
     """
     if node_id < 0:
         raise FeatureError("You must specify a valid non-negative node ID.")
+    if node_id > 2**31 - 1:  # node.id is an INT config: Kafka's ConfigDef refuses it before the tool runs
+        raise FeatureError(f"Invalid value {node_id} for configuration node.id: Not a number of type INT")
     if not cluster_id:
         raise FeatureError("You must specify the cluster id.")
     if initial_controllers is not None and no_initial_controllers:

@@ -19,7 +19,9 @@ reference to the caller's buffer.
 from __future__ import annotations
 
 import os
+import re
 import struct
+import zlib
 from collections.abc import Iterator
 
 from crc32c import crc32c
@@ -63,30 +65,68 @@ def read_entry(
 
 
 _CRC = struct.Struct(">I")
+_MAGIC_BYTE = re.compile(rb"[\x00-\x02]")  # a magic byte kwire reads: 0, 1 (legacy) or 2
+_NON_ZERO = re.compile(rb"[^\x00]")
+_LEGACY_UNUSED_ATTRIBUTES = 0xF0  # bits 0-2 codec, bit 3 timestamp type (magic 1); the rest unused
 
 
-def next_batch_after(buf, start: int, end: int) -> int | None:
-    """Where the first complete magic 2 batch with a valid CRC-32C starts in ``buf[start:end]``.
+def next_batch_after(buf, start: int, end: int, *, legacy: bool = False) -> int | None:
+    """Where the first complete magic 2 batch with a valid CRC-32C starts in ``buf[start:end]``;
+    with ``legacy``, the first such batch or whole legacy magic 0/1 message with a valid CRC-32
+    (reading on after damage in a log that holds legacy data).
 
-    Only positions whose magic byte is 2 and whose length fits are checksummed, so a scan of a
-    megabyte costs little; a false match needs a 32-bit checksum to agree by chance.
+    Only positions whose magic byte fits and whose length fits are checksummed, so a scan of a
+    megabyte costs little; a false match needs a 32-bit checksum to agree by chance. The legacy
+    scan tries many more positions (0 and 1 are common bytes), so only the recovery of damaged
+    files asks for it, not the check of every truncated tail (:func:`_overrun`).
     """
     pos = start
     while True:
-        magic_at = buf.find(b"\x02", pos + _MAGIC_OFFSET, end)
+        if legacy:
+            found = _MAGIC_BYTE.search(buf, pos + _MAGIC_OFFSET, end)
+            magic_at = -1 if found is None else found.start()
+        else:
+            magic_at = buf.find(b"\x02", pos + _MAGIC_OFFSET, end)
         if magic_at < 0:
             return None
         candidate = magic_at - _MAGIC_OFFSET
-        pos = candidate + 1
-        if candidate + LOG_OVERHEAD + MIN_BATCH_LENGTH > end:
+        if candidate + LOG_OVERHEAD + (MESSAGE_OVERHEAD_V0 if legacy else MIN_BATCH_LENGTH) > end:
             return None
         (size,) = _SIZE.unpack_from(buf, candidate + 8)
-        batch_end = candidate + LOG_OVERHEAD + size
-        if size < MIN_BATCH_LENGTH or batch_end > end:
+        if size == 0 and legacy:  # zeros (a preallocated tail): no entry starts before a size can be non-zero
+            non_zero = _NON_ZERO.search(buf, candidate + 8, end)
+            if non_zero is None:
+                return None
+            pos = max(candidate + 1, non_zero.start() - 11)
             continue
-        (crc,) = _CRC.unpack_from(buf, candidate + _MAGIC_OFFSET + 1)
-        if crc32c(memoryview(buf)[candidate + CRC_START:batch_end]) == crc:
+        pos = candidate + 1
+        entry_end = candidate + LOG_OVERHEAD + size
+        if entry_end > end:
+            continue
+        if buf[magic_at] == MAGIC:
+            if size >= MIN_BATCH_LENGTH and crc32c(memoryview(buf)[candidate + CRC_START:entry_end]) == \
+                    _CRC.unpack_from(buf, magic_at + 1)[0]:
+                return candidate
+        elif _is_legacy_message(buf, candidate, entry_end):
             return candidate
+
+
+def _is_legacy_message(buf, pos: int, end: int) -> bool:
+    """Whether ``buf[pos:end]`` is one whole legacy message: its key and value lengths add up to its
+    size (checked first: cheap, and it spares a CRC over every stray 0 or 1 byte) and its CRC-32 holds."""
+    magic_at = pos + _MAGIC_OFFSET
+    magic, attributes = buf[magic_at], buf[magic_at + 1]
+    lengths_at = magic_at + 2 + (8 if magic == 1 else 0)  # after magic 1's timestamp
+    if attributes & _LEGACY_UNUSED_ATTRIBUTES or lengths_at + 8 > end:
+        return False
+    (key_length,) = _SIZE.unpack_from(buf, lengths_at)
+    value_length_at = lengths_at + 4 + max(key_length, 0)
+    if key_length < -1 or value_length_at + 4 > end:
+        return False
+    (value_length,) = _SIZE.unpack_from(buf, value_length_at)
+    if value_length < -1 or value_length_at + 4 + max(value_length, 0) != end:
+        return False
+    return zlib.crc32(memoryview(buf)[magic_at:end]) == _CRC.unpack_from(buf, pos + 12)[0]
 
 
 def _overrun(buf, pos: int, size: int, end: int) -> CorruptRecordError | None:

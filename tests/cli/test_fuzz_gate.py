@@ -220,3 +220,91 @@ def test_a_time_budget_says_how_far_it_got_and_the_next_run_goes_on_from_there(
 def test_gate_options_do_not_apply_to_hostile_bytes(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = fuzz(capsys, "--bytes", "--cases", "5", "--format", "junit")
     assert code == 2 and "not to --bytes" in err
+
+
+# --- a sweep that itself finds failing cases ------------------------------------------------------
+
+def _planted(package_name: str, monkeypatch: pytest.MonkeyPatch, version: int, plant: str):
+    """Plant one bug in the generated GateProbeRequest: ``json`` (to_dict at ``version`` loses the
+    sign of a negative Count, so that version's JSON round trip fails for those cases) or ``codec``
+    (reading at ``version`` flips the low bit of Count, so every cell that reads that version fails)."""
+    import importlib
+
+    cls = importlib.import_module(package_name).MESSAGES["GateProbeRequest"]
+    if plant == "json":
+        original_to_dict = cls.to_dict
+
+        def to_dict(self, v):
+            form = original_to_dict(self, v)
+            if v == version:
+                form = {key: abs(value) if key.lower() == "count" else value for key, value in form.items()}
+            return form
+
+        monkeypatch.setattr(cls, "to_dict", to_dict)
+    else:
+        original_read, original_decode = cls.read.__func__, cls.decode.__func__
+
+        def read(klass, data, pos, v):
+            back, end = original_read(klass, data, pos, v)
+            if v == version:
+                back.count ^= 1
+            return back, end
+
+        def decode(klass, data, v):
+            back = original_decode(klass, data, v)
+            if v == version:
+                back.count ^= 1
+            return back
+
+        monkeypatch.setattr(cls, "read", classmethod(read))
+        monkeypatch.setattr(cls, "decode", classmethod(decode))
+    return cls
+
+
+def test_junit_shows_the_failing_cases_a_sweep_finds_and_the_gate_fails(
+        tmp_path, package, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from kwire.fuzz.values import case_instance
+
+    cls = _planted(package("jsonbug", PROBE), monkeypatch, 1, "json")
+    seed, cases = 5, 80
+    # which cases must fail: those whose Count is negative, computed from the inputs
+    failing = [i for i in range(cases) if case_instance(cls, 1, seed, i).count < 0]
+    assert 5 < len(failing) < cases  # the check below names more than the five kept, and not every case fails
+    code, out, err = fuzz(capsys, "--package", "jsonbug", "--cases", str(cases), "--seed", str(seed), "--format", "junit")
+    assert code == 1  # no baseline: the failing cases alone fail the gate
+    assert f"FAILED: 9 cells, {len(failing)} failing cases, 0 contradictions" in err
+    report = tmp_path / "fuzz.xml"
+    report.write_text(out)
+    [suite] = list(junitparser.JUnitXml.fromfile(str(report)))
+    assert (suite.tests, suite.failures, suite.errors) == (3, 1, 0)
+    cases_by_name = {case.name: case for case in suite}
+    assert cases_by_name["v0"].is_passed and cases_by_name["v2"].is_passed
+    [failure] = cases_by_name["v1"].result
+    assert isinstance(failure, junitparser.Failure) and failure.type == "kwire-fuzz"
+    kept = failing[:5]  # the sweep keeps the first five failures of a cell
+    lines = failure.text.splitlines()
+    assert len(lines) == len(kept) and failure.message == f"5 problems: {lines[0]}"
+    for line, i in zip(lines, kept):
+        # abs() of int32's lowest value does not fit: that case fails reading the JSON form back
+        why = ("json raised DecodeError: invalid int32 value 2147483648: out of range" if
+               case_instance(cls, 1, seed, i).count == -2**31 else "from_dict(to_dict(m)) != m, fields differ: count")
+        assert line.startswith(f"FAIL GateProbeRequest 1->1 case {i} (seed {seed}): {why}"), line
+    assert "1->1: failed" in cases_by_name["v1"].system_out
+
+
+def test_junit_names_every_row_a_codec_bug_reaches(
+        tmp_path, package, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    _planted(package("codecbug", PROBE), monkeypatch, 2, "codec")
+    code, out, _ = fuzz(capsys, "-q", "--package", "codecbug", "--cases", "8", "--format", "junit")
+    assert code == 1
+    report = tmp_path / "fuzz.xml"
+    report.write_text(out)
+    [suite] = list(junitparser.JUnitXml.fromfile(str(report)))
+    assert (suite.tests, suite.failures) == (3, 3)  # every row has a cell that reads v2: 0->2, 1->2, 2->2
+    for case in suite:
+        [failure] = case.result
+        fails = [line for line in failure.text.splitlines() if line.startswith("FAIL GateProbeRequest ")]
+        assert {line.split()[2] for line in fails} == {f"{case.name[1:]}->2"}, failure.text
+        assert len(fails) == 5  # eight failing cases, the first five kept
+    code, out, _ = fuzz(capsys, "-q", "--package", "codecbug", "--cases", "8")
+    assert code == 1  # the text form fails the gate the same way

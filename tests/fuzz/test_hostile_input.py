@@ -237,16 +237,18 @@ def test_json_form_refuses_non_ascii_base64_in_unknown_tags_with_a_decode_error(
     from kwire.generated import MESSAGES
 
     cls = MESSAGES["RemoveDelegationTokenRecord"]
-    with pytest.raises(DecodeError):
+    with pytest.raises(DecodeError, match="bad unknown tagged field") as raised:
         cls.from_dict({"tokenId": "x", "_unknownTaggedFields": [{"tag": 1, "data": "\u00e9"}]}, 0)
+    assert raised.value.path == "_unknownTaggedFields"
 
 
 def test_json_form_refuses_an_integer_too_big_for_float64_with_a_decode_error():
     from kwire.generated import MESSAGES
 
     cls = MESSAGES["ClientQuotaRecord"]
-    with pytest.raises(DecodeError):
+    with pytest.raises(DecodeError, match="invalid float64 value") as raised:
         cls.from_dict({"entity": [], "key": "k", "value": 10**400, "remove": False}, 0)
+    assert raised.value.path == "value"
 
 
 # A tagged string or []int32 whose compact length takes more than one byte: the inlined fast path of
@@ -277,5 +279,5 @@ def test_a_tagged_int32_array_of_127_elements_decodes():
 def test_a_deeply_nested_quorum_state_is_a_decode_error():
     from kwire.logs.metadata_log import parse_quorum_state
 
-    with pytest.raises(DecodeError):
+    with pytest.raises(DecodeError, match="^quorum-state is not JSON"):
         parse_quorum_state(b'{"data_version": 1, "leaderId": ' + b"[" * 5000 + b"]" * 5000 + b"}")

@@ -9,9 +9,10 @@ import pytest
 from kwire.generator import jsonc
 from kwire.generator.compat import wire_layout
 from kwire.generator.errors import DefinitionError
-from kwire.generator.history_merge import fields_only_older, merge_and_prove
+from kwire.generator import history_merge
+from kwire.generator.history_merge import fields_only_older, merge_and_prove, prove_merge
 from kwire.generator.loader import load_text
-from tests.paths import KAFKA_DEFINITIONS
+from tests.paths import KAFKA_DEFINITIONS, MESSAGE_DEFS
 
 NEWER = KAFKA_DEFINITIONS / "kafka-4.2.1" / "clients"
 OLDER = KAFKA_DEFINITIONS / "history"
@@ -248,3 +249,37 @@ def test_the_shipped_definition_is_proven_for_every_version(name):
     assert beyond == NEWER_THAN_421.get(name, [])
     assert [str(p) for p in prove_merge(shipped, newer, older)] == [
         f"{shipped.source}: validVersions: v{v} is in neither release" for v in beyond]
+
+
+# --- the proof covers the newer release's versions too -------------------------------------------
+
+def test_merge_versions_refuses_a_merge_that_changes_one_of_the_newer_releases_versions(tmp_path, monkeypatch,
+                                                                                       capsys):
+    # A merge step that goes wrong: a field only 3.8.0 has is not capped to the restored versions,
+    # so it lands in 4.2.1's versions (v3..v13) too. The restored v0..v2 are as 3.8.0 has them; the
+    # proof must refuse the merge for each newer version, naming 4.2.1 as the release it came from.
+    from kwire.cli.main import main
+
+    older_raw = jsonc.loads((OLDER / "ProduceRequest@771b9576b00e.json").read_text())
+    older_raw["fields"].insert(1, {"name": "Legacy", "type": "int32", "versions": "0+", "about": "x"})
+    older_file = tmp_path / "ProduceRequest-3.8.0.json"
+    older_file.write_text(json.dumps(older_raw))
+    newer_file = NEWER / "ProduceRequest.json"
+    monkeypatch.setattr(history_merge, "_capped", lambda field, *_: dict(field))
+    out = tmp_path / "merged.json"
+    assert main(["merge-versions", str(newer_file), str(older_file), "--out", str(out)]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"{out}: Legacy: v{v}: {newer_file} has int16 (Acks), the merge has int32 (Legacy)" for v in range(3, 14)]
+    assert not out.exists()
+
+
+def test_the_proof_refuses_a_definition_changed_only_in_a_newer_releases_version():
+    # message_defs/ProduceRequest.json with flexible versions from v10 instead of v9: only v9, one
+    # of 4.2.1's versions, changes its bytes (TransactionalId and every string after it stop being compact)
+    _, newer, _, older = sides("ProduceRequest")
+    text = (MESSAGE_DEFS / "ProduceRequest.json").read_text()
+    changed = text.replace('"flexibleVersions": "9+"', '"flexibleVersions": "10+"')
+    assert changed != text and prove_merge(load_text(text, "shipped"), newer, older) == []
+    assert [str(p) for p in prove_merge(load_text(changed, "shipped"), newer, older)] == [
+        ("shipped: TransactionalId: v9: 4.2.1:ProduceRequest has compact string nullable (TransactionalId), "
+         "the merge has string nullable (TransactionalId)")]

@@ -182,9 +182,10 @@ def test_unknown_type_and_version_are_kept_raw_or_refused_when_strict() -> None:
     raw = decode_metadata_value(unknown_version)
     assert isinstance(raw, RawMetadataRecord) and raw.version == 9 and "no version 9" in raw.reason
     assert raw.encode_value() == unknown_version
-    for value in (unknown_type, unknown_version):
-        with pytest.raises(DecodeError):
+    for value, reason in ((unknown_type, "unknown metadata record type 99"), (unknown_version, "no version 9")):
+        with pytest.raises(DecodeError, match=reason) as raised:
             decode_metadata_value(value, strict=True)
+        assert raised.value.offset == 0  # the record's frame, where its type and version are
 
 
 @pytest.mark.parametrize(("value", "reason"), [
@@ -202,9 +203,22 @@ def test_bad_frames_are_errors(value: bytes | None, reason: str) -> None:
 def test_every_truncation_of_a_real_value_raises_decode_error() -> None:
     snapshot = read_snapshot(SNAPSHOT_361)
     value = max((r.encode_value() for r in snapshot.records), key=len)  # RegisterBrokerRecord
+    # RegisterBrokerRecord v2 as Kafka's RegisterBrokerRecord.json lays it out: frame version,
+    # apiKey and version (one byte each), BrokerId int32 at 3, IsMigratingZkBroker bool at 7,
+    # IncarnationId uuid at 8, BrokerEpoch int64 at 24, then the EndPoints array
+    assert value[:3] == b"\x01\x00\x02"
+    where = {}
     for end in range(len(value)):
-        with pytest.raises(DecodeError):
+        with pytest.raises(DecodeError) as raised:
             decode_metadata_value(value[:end])
+        error = raised.value
+        assert error.offset is not None and error.offset <= end, (end, error)
+        if end >= 3:
+            assert error.path.startswith("RegisterBrokerRecord."), (end, error)
+        where[end] = (error.path, error.offset)
+    assert [where[end] for end in range(3)] == [("", 0), ("", 1), ("", 2)]  # the frame's three varints
+    assert all(where[end] == ("RegisterBrokerRecord.incarnation_id", 8) for end in range(8, 24))
+    assert all(where[end] == ("RegisterBrokerRecord.broker_epoch", 24) for end in range(24, 32))
 
 
 def test_incomplete_last_batch_is_an_error_unless_allowed() -> None:

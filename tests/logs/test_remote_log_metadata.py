@@ -58,8 +58,10 @@ def test_the_two_apikey_spaces_stay_apart() -> None:
     assert load().metadata_records[0] == "RegisterBrokerRecord"
     assert load().remote_log_metadata_records[0] == "RemoteLogSegmentMetadataRecord"
     assert "RemoteLogSegmentMetadataRecord" not in load().metadata_records.values()
-    with pytest.raises(DecodeError):
+    with pytest.raises(DecodeError) as raised:
         decode_metadata_value(SEGMENT_COPY_STARTED, strict=True)
+    # read as what apiKey 0 is in the metadata log, the bytes fail inside a RegisterBrokerRecord field
+    assert raised.value.path.startswith("RegisterBrokerRecord.") and raised.value.offset is not None
 
 
 def test_dump_decodes_a_remote_log_metadata_partition(tmp_path: Path) -> None:

@@ -289,6 +289,15 @@ def test_ipv6_bootstrap_address():
     assert parse_address("[::1]:9092") == ("::1", 9092)
 
 
+@pytest.mark.parametrize(("port", "valid"), [(0, False), (1, True), (65535, True), (65536, False)])
+def test_bootstrap_ports_at_and_past_their_bounds(port, valid):
+    if valid:
+        assert parse_address(f"h:{port}") == ("h", port)
+    else:
+        with pytest.raises(ClientError, match=rf"^not a host:port address: 'h:{port}'$"):
+            parse_address(f"h:{port}")
+
+
 def test_client_error_is_a_kwire_error():
     assert issubclass(ClientError, KwireError)
 

@@ -2,7 +2,8 @@
 
 The broker side of these conversations is built with kwire's generated classes (their bytes are
 proven against Kafka elsewhere); what is tested here is the state machine. The KIP-511 refusal is
-written by hand, and the SCRAM exchange is RFC 7677's test vector. Real peers: test_live_connection.py.
+written by hand, and the SCRAM exchange is RFC 7677's test vector. The same conversations with
+replies kio encodes (a codec kwire did not write) are at the end. Real peers: test_live_connection.py.
 """
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ from kwire.network.framing import build_response_frame, iter_frames, parse_reque
 from kwire.network.sasl import Plain, Scram
 from kwire.wire.errors import DecodeError
 from tests.network.test_sasl import RFC7677
+from tests.optional import need_module
 
 BROKER_APIS = [(0, 0, 11), (1, 0, 17), (3, 0, 12), (17, 0, 1), (18, 0, 4), (36, 0, 2)]
 
@@ -237,3 +239,124 @@ def test_a_second_refusal_of_api_versions_is_final():
     with pytest.raises(KafkaApiError, match="UNSUPPORTED_VERSION") as raised:
         connection.receive_data(frame, 0.0)
     assert raised.value.code is ErrorCode.UNSUPPORTED_VERSION and connection.state is State.CLOSED
+
+
+# --- the same conversations, the broker's replies encoded by kio ---------------------------------
+
+@pytest.fixture
+def kio_broker():
+    need_module("kio")
+    need_module("scramp")
+    from tests.network import kio_broker
+
+    return kio_broker
+
+
+def kio_answer(kio_broker, request, **fields) -> bytes:
+    return kio_broker.kio_response_frame(request.api_key, request.api_version, request.correlation_id, **fields)
+
+
+def kio_ready_connection(kio_broker, **options) -> Connection:
+    connection = Connection(**options)
+    connection.start(0.0)
+    [request] = requests_sent(connection)
+    offered = [(k, lo, hi) for k, lo, hi in BROKER_APIS]
+    reply = kio_answer(kio_broker, request, **kio_broker.api_versions_fields(request.api_version, offered))
+    events = []
+    for i in range(len(reply)):  # one byte at a time
+        events += connection.receive_data(reply[i:i + 1], 0.0)
+    assert events == [Ready({0: 11, 1: 17, 3: 12, 17: 1, 18: 4, 36: 2})] and connection.state is State.READY
+    return connection
+
+
+def kio_metadata(controller_id: int, cluster_id: str) -> dict:
+    import datetime
+
+    from kio.static.primitive import i32, i32Timedelta
+
+    return {"throttle_time": i32Timedelta.parse(datetime.timedelta(milliseconds=7)), "brokers": (),
+            "cluster_id": cluster_id, "controller_id": i32(controller_id), "topics": ()}
+
+
+def test_kio_encoded_answers_out_of_order_reach_their_requests(kio_broker):
+    connection = kio_ready_connection(kio_broker)
+    first = connection.send(MetadataRequest(topics=None), 0.0)
+    second = connection.send(MetadataRequest(topics=None), 0.0)
+    a, b = requests_sent(connection)
+    assert (a.api_version, b.api_version) == (12, 12)
+    events = connection.receive_data(kio_answer(kio_broker, b, **kio_metadata(2, "c2")) +
+                                     kio_answer(kio_broker, a, **kio_metadata(1, "c1")), 0.0)
+    assert [(e.correlation_id, e.body.controller_id, e.body.cluster_id, e.body.throttle_time_ms) for e in events] == \
+        [(second, 2, "c2", 7), (first, 1, "c1", 7)]
+    assert all(e.frame.header_version == 1 and e.frame.trailing == b"" for e in events)
+
+
+def test_kio_encoded_scram_exchange_with_the_rfc_7677_vector(kio_broker):
+    from kio.schema.errors import ErrorCode as KioErrorCode
+
+    connection, [handshake] = sasl_connection(Scram("user", "pencil", nonce=RFC7677["nonce"], name="SCRAM-SHA-256"))
+    connection.receive_data(kio_answer(kio_broker, handshake, error_code=KioErrorCode.none,
+                                       mechanisms=("SCRAM-SHA-256",)), 0.0)
+    [first] = requests_sent(connection)
+    assert first.body.auth_bytes == RFC7677["client_first"]
+    connection.receive_data(kio_answer(kio_broker, first, error_code=KioErrorCode.none, error_message=None,
+                                       auth_bytes=RFC7677["server_first"]), 0.0)
+    [final] = requests_sent(connection)
+    assert final.body.auth_bytes == RFC7677["client_final"]
+    events = connection.receive_data(kio_answer(kio_broker, final, error_code=KioErrorCode.none, error_message=None,
+                                                auth_bytes=RFC7677["server_final"]), 0.0)
+    assert [type(e) for e in events] == [Ready] and connection.state is State.READY
+
+
+def test_kio_encoded_refusals_are_their_error_codes(kio_broker):
+    from kio.schema.errors import ErrorCode as KioErrorCode
+
+    connection, [handshake] = sasl_connection(Plain("alice", "secret"))
+    with pytest.raises(KafkaApiError, match=r"^UNSUPPORTED_SASL_MECHANISM \(33\): the broker offers \['SCRAM-SHA-512'\]$"):
+        connection.receive_data(kio_answer(kio_broker, handshake, error_code=KioErrorCode.unsupported_sasl_mechanism,
+                                           mechanisms=("SCRAM-SHA-512",)), 0.0)
+    assert connection.state is State.CLOSED
+
+    connection, [handshake] = sasl_connection(Plain("alice", "secret"))
+    connection.receive_data(kio_answer(kio_broker, handshake, error_code=KioErrorCode.none, mechanisms=("PLAIN",)), 0.0)
+    [authenticate] = requests_sent(connection)
+    message = "Authentication failed: Invalid username or password"  # PlainSaslServer's words
+    with pytest.raises(KafkaApiError, match=rf"^SASL_AUTHENTICATION_FAILED \(58\): {message}$") as raised:
+        connection.receive_data(kio_answer(kio_broker, authenticate, error_code=KioErrorCode.sasl_authentication_failed,
+                                           error_message=message, auth_bytes=b""), 0.0)
+    assert raised.value.code is ErrorCode.SASL_AUTHENTICATION_FAILED and connection.state is State.CLOSED
+
+
+def test_correlation_ids_wrap_at_the_end_of_int32():
+    connection = ready_connection()
+    connection._next_id = 2**31 - 1  # where it stands after 2**31 - 2 requests
+    last = connection.send(MetadataRequest(topics=None), 0.0)
+    wrapped = connection.send(MetadataRequest(topics=None), 0.0)
+    # never 2**31 (not an int32) nor negative; kwire starts again at 1 (Kafka's NetworkClient at 0)
+    assert last == 2**31 - 1 and 0 <= wrapped < last
+    data = connection.data_to_send()
+    a, b = iter_frames(data)
+    assert a[8:12] == b"\x7f\xff\xff\xff" and b[8:12] == wrapped.to_bytes(4, "big")  # after size, key, version
+    a, b = parse_request_frame(a), parse_request_frame(b)
+    events = connection.receive_data(answer(b, MetadataResponse(controller_id=2)) +
+                                     answer(a, MetadataResponse(controller_id=1)), 0.0)
+    assert [(e.correlation_id, e.body.controller_id) for e in events] == [(wrapped, 2), (2**31 - 1, 1)]
+
+
+@pytest.mark.parametrize("slack", [0, -1])
+def test_a_response_frame_at_and_just_past_max_frame_bytes(slack):
+    connection = Connection()
+    connection.start(0.0)
+    [request] = requests_sent(connection)
+    frame = answer(request, api_versions_answer())
+    size = len(frame) - 4  # what the size prefix says
+    connection = Connection(max_frame_bytes=size + slack)
+    connection.start(0.0)
+    [request] = requests_sent(connection)
+    frame = answer(request, api_versions_answer())
+    if slack == 0:
+        assert [type(e) for e in connection.receive_data(frame, 0.0)] == [Ready]
+        return
+    with pytest.raises(DecodeError, match=rf"^response frame size {size} is outside 0\.\.{size - 1}") as raised:
+        connection.receive_data(frame, 0.0)
+    assert raised.value.offset == 0 and connection.state is State.CLOSED

@@ -19,6 +19,7 @@ from kwire.network.errors import (
     raise_for,
 )
 from kwire.wire.errors import KwireError
+from tests.optional import need_module
 from tests.paths import DATA
 
 FACTS = [(int(row["code"]), row["name"], row["retriable"] == "true")
@@ -96,3 +97,58 @@ def test_iter_errors_takes_the_sibling_message_and_keeps_unknown_codes():
     with pytest.raises(UnknownErrorCode):
         raise_first(response, ignore=frozenset({ErrorCode.TOPIC_ALREADY_EXISTS}))
     assert list(iter_errors(CreateTopicsResponse())) == []
+
+
+# --- UNKNOWN_SERVER_ERROR (-1), the one negative code, in bytes kwire did not write -------------
+
+def kio_create_topics_v7(*topics: dict) -> bytes:
+    """A CreateTopicsResponse v7 body encoded by kio (an independent codec built from Kafka's JSON)."""
+    import datetime
+    import io
+
+    from kio.schema.create_topics.v7 import response as kio_ct
+    from kio.schema.errors import ErrorCode as KioErrorCode
+    from kio.schema.types import TopicName
+    from kio.serial import entity_writer
+    from kio.static.primitive import i16, i32Timedelta
+
+    results = tuple(kio_ct.CreatableTopicResult(
+        name=TopicName(t["name"]), topic_id=None, error_code=KioErrorCode(t.get("error_code", 0)),
+        error_message=t.get("error_message"), topic_config_error_code=i16(t.get("config_code", 0)),
+        configs=None) for t in topics)
+    out = io.BytesIO()
+    entity_writer(kio_ct.CreateTopicsResponse)(out, kio_ct.CreateTopicsResponse(
+        throttle_time=i32Timedelta.parse(datetime.timedelta(0)), topics=results))
+    return out.getvalue()
+
+
+def test_unknown_server_error_from_a_broker_is_found_and_raised_as_its_own_class():
+    need_module("kio")
+    data = kio_create_topics_v7(
+        {"name": "fine"},
+        {"name": "broken", "error_code": -1, "error_message": "the broker's log says more"},
+        {"name": "config", "config_code": -1},                 # the tagged topic_config_error_code
+        {"name": "lowest", "config_code": -32768},             # int16's bounds: codes no Kafka defines
+        {"name": "highest", "config_code": 32767})
+    response, end = CreateTopicsResponse.read(data, 0, 7)
+    assert end == len(data)
+    found = list(iter_errors(response))
+    assert [(r.path, r.code, r.message) for r in found] == [
+        ("topics[1].error_code", -1, "the broker's log says more"),
+        ("topics[2].topic_config_error_code", -1, None),
+        ("topics[3].topic_config_error_code", -32768, None),
+        ("topics[4].topic_config_error_code", 32767, None)]
+    assert found[0].code is ErrorCode.UNKNOWN_SERVER_ERROR and found[1].code is ErrorCode.UNKNOWN_SERVER_ERROR
+    assert not isinstance(found[2].code, ErrorCode) and not isinstance(found[3].code, ErrorCode)
+
+    with pytest.raises(errors.UnknownServerErrorError) as raised:  # type: ignore[attr-defined]
+        raise_first(response)
+    error = raised.value
+    assert type(error) is not UnknownErrorCode and not isinstance(error, RetriableKafkaError)
+    assert error.code is ErrorCode.UNKNOWN_SERVER_ERROR and not error.retriable
+    assert str(error) == "UNKNOWN_SERVER_ERROR (-1): the broker's log says more"
+    with pytest.raises(UnknownErrorCode) as raised:
+        raise_first(response, ignore=frozenset({ErrorCode.UNKNOWN_SERVER_ERROR}))
+    assert raised.value.code == -32768
+    with pytest.raises(errors.UnknownServerErrorError, match=r"^UNKNOWN_SERVER_ERROR \(-1\): The broker hit"):  # type: ignore[attr-defined]
+        raise_for(-1)

@@ -78,7 +78,7 @@ def test_end_transaction_marker_value():
     for bad in (None, b"\x00\x00\x00\x00\x00", b"\x80\x00\x00\x00\x00\x00"):
         with pytest.raises(CorruptRecordError):
             decode_end_transaction_marker(ControlRecordType.COMMIT, bad)
-    with pytest.raises(DecodeError):
+    with pytest.raises(DecodeError, match="^control record type 3 is not an end-transaction marker$"):
         decode_end_transaction_marker(ControlRecordType.SNAPSHOT_HEADER, b"\x00" * 6)
 
 
@@ -146,5 +146,6 @@ def test_kraft_control_values_decode_into_generated_classes():
 def test_hand_written_kraft_control_values(record_type, value, expected):
     message = decode_control_value(record_type, value, MESSAGES)
     assert {name: getattr(message, name) for name in expected} == expected
-    with pytest.raises(DecodeError):
+    with pytest.raises(DecodeError, match=r"^1 bytes left after \w+Record v0") as raised:
         decode_control_value(record_type, value + b"\x00", MESSAGES)  # trailing bytes are an error
+    assert raised.value.offset == len(value)  # where the extra byte is

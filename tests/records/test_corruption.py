@@ -189,3 +189,34 @@ def test_random_bytes_raise_only_kwire_errors(data):
         decode_everything(data)
     except KwireError:
         pass
+
+
+@pytest.mark.parametrize("claimed", [0, 8, 9, 10])
+def test_a_record_count_at_and_past_what_the_bytes_can_hold(claimed):
+    """Nine records of the smallest size (7 bytes: length, attributes, both deltas, null key, null
+    value, no headers), written by kafka-python; the count field then says 0, 8, 9 or 10."""
+    from tests.optional import need_module
+
+    need_module("kafka")
+    from kafka.record.default_records import DefaultRecordBatchBuilder
+
+    builder = DefaultRecordBatchBuilder(magic=2, compression_type=0, is_transactional=False, producer_id=-1,
+                                        producer_epoch=-1, base_sequence=-1, batch_size=1 << 20)
+    for offset in range(9):
+        builder.append(offset, timestamp=1_700_000_000_000, key=None, value=None, headers=[])
+    wire = bytearray(builder.build())
+    assert len(wire) == 61 + 9 * 7  # the batch header, then 63 bytes of records
+    struct.pack_into(">i", wire, 57, claimed)  # recordCount, the last field of the header
+    batch = decode_batch(bytes(wire), 0, verify_crc=False)
+    if claimed == 0:
+        assert batch.records == []  # Kafka never looks at the records of an empty batch
+    elif claimed == 9:
+        assert [(r.offset, r.key, r.value) for r in batch.records] == [(i, None, None) for i in range(9)]
+    elif claimed == 8:
+        with pytest.raises(DecodeError, match="left over"):
+            _ = batch.records
+    else:  # refused from the count alone: 10 records need at least 70 bytes
+        with pytest.raises(CorruptRecordError, match="^batch at base offset 0 claims 10 records but has only "
+                                                     "63 bytes of records") as raised:
+            _ = batch.records
+        assert raised.value.offset == 0

@@ -50,8 +50,9 @@ def test_a_varint_that_runs_past_its_end_names_its_offset(reader):
     with pytest.raises(DecodeError) as failure:
         reader(data, 3)
     assert failure.value.offset in (1, 101)
-    with pytest.raises(DecodeError):
+    with pytest.raises(DecodeError) as failure:
         reader(data, 1)  # no byte at all
+    assert failure.value.offset in (1, 101)  # where the varint would start (report base 0 or 100)
 
 
 def test_over_long_and_out_of_range_varints_are_refused():
