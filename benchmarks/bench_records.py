@@ -43,7 +43,7 @@ import pyarrow.compute as pc  # noqa: E402
 
 from kwire.records import Codec, decode_batch  # noqa: E402
 from kwire.records import column_decoder  # noqa: E402
-from kwire.records.columns import load_compiled  # noqa: E402
+from kwire.records.columns import load_c, load_compiled  # noqa: E402
 from kwire.arrow.record_arrays import record_arrays  # noqa: E402
 
 RECORDS = 1000
@@ -106,7 +106,9 @@ def reader_decode(batch_cls):
 
 
 COMPILED, NOT_COMPILED = load_compiled()
+C_FLAVOUR, NOT_C = load_c()
 DECODERS = {
+    "kwire-arrow-c": arrow_decode(C_FLAVOUR.ColumnBuilder) if C_FLAVOUR is not None else None,
     "kwire-arrow": arrow_decode(COMPILED.ColumnBuilder) if COMPILED is not None else None,
     "kwire-arrow-py": arrow_decode(column_decoder.ColumnBuilder),
     "kwire-objects": kwire_decode,
@@ -116,6 +118,8 @@ DECODERS = {
 }
 if COMPILED is None:
     del DECODERS["kwire-arrow"]
+if C_FLAVOUR is None:
+    del DECODERS["kwire-arrow-c"]
 
 
 def check_records(wire: bytes, codec: Codec) -> None:
