@@ -223,7 +223,7 @@ def emit() -> str:
                 "long long row, header;",
                 "int status = -1;",
                 "if (open_columns(builder, all, column_kind, column_name) < 0)",
-                "    goto done;",
+                "    goto error;",
                 "if (get_count(builder, str_rows, &row) < 0 || get_count(builder, str_header_count, &header) < 0)",
                 "    goto error;",
                 "if (!(0 <= pos && pos <= limit && limit <= n))",
@@ -236,7 +236,10 @@ def emit() -> str:
                 "    RAISE_AT(report_base + pos, \"more than 2 GiB of keys, values and headers for one set of Arrow arrays\");",
                 "if (reserve(&offsets, 8 * count) < 0 || reserve(&timestamps, 8 * count) < 0",
                 "    || reserve(&key_ends, 4 * count) < 0 || reserve(&value_ends, 4 * count) < 0",
-                "    || reserve(&header_ends, 4 * count) < 0)",
+                "    || reserve(&header_ends, 4 * count) < 0",
+                "    /* keys and values take less than the records do: room for them at once (no reallocation",
+                "       in the loop), at most the batch's size each, which the doubling amortizes over batches */",
+                "    || reserve(&key_data, limit - pos) < 0 || reserve(&value_data, limit - pos) < 0)",
                 "    goto error;",
                 *record_loop(),
                 "if (close_columns(all, column_kind) < 0)",
@@ -440,23 +443,26 @@ set_count(PyObject *builder, PyObject *name, long long value)
     return status;
 }
 
-/* Room for ``more`` bytes past ``len``. A bytearray grows as bytearray does (over-allocating), so
-   a column written key by key is resized a few times a batch, not per key. */
+/* Room for ``more`` bytes past ``len``, doubling: a column written key by key is resized a few
+   times a batch, and a builder that gathers many batches copies each byte about once. A
+   bytearray's length is set to its room while the batch is written (close_columns sets it back). */
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+
 static int
 reserve(Column *col, Py_ssize_t more)
 {
-    Py_ssize_t want = col->len + more;
+    Py_ssize_t want = col->len + more, cap = 2 * col->cap > want ? 2 * col->cap : want;
     if (want <= col->cap)
         return 0;
+    if (cap < 256)
+        cap = 256;
     if (PyByteArray_Check(col->target)) {
-        Py_ssize_t cap = want + (want >> 2) + 64;
         if (PyByteArray_Resize(col->target, cap) < 0)
             return -1;
         col->p = PyByteArray_AS_STRING(col->target);
         col->cap = cap;
         return 0;
     } else {
-        Py_ssize_t cap = want + (want >> 1) + 64;
         char *p = PyMem_Realloc(col->p, cap);
         if (p == NULL) {
             PyErr_NoMemory();
@@ -468,7 +474,16 @@ reserve(Column *col, Py_ssize_t more)
     }
 }
 
-static inline int
+/* A bytearray's length set without giving back its room (what bytearray itself does on a minor
+   downsize), so that the next batch appends without reallocating. */
+static void
+set_bytearray_length(PyObject *target, Py_ssize_t len)
+{
+    Py_SET_SIZE(target, len);
+    PyByteArray_AS_STRING(target)[len] = '\0';
+}
+
+ALWAYS_INLINE int
 append_bytes(Column *col, const unsigned char *from, long long size)
 {
     if (col->len + size > col->cap && reserve(col, size) < 0)
@@ -478,7 +493,7 @@ append_bytes(Column *col, const unsigned char *from, long long size)
     return 0;
 }
 
-static inline int
+ALWAYS_INLINE int
 push_i32(Column *col, long long value)
 {
     int32_t v = (int32_t)value;
@@ -489,7 +504,7 @@ push_i32(Column *col, long long value)
     return 0;
 }
 
-static inline int
+ALWAYS_INLINE int
 push_i64(Column *col, long long value)
 {
     int64_t v = (int64_t)value;
@@ -519,6 +534,15 @@ open_columns(PyObject *builder, Column *const *all, const int *kind, const char 
             }
             col->p = PyByteArray_AS_STRING(col->target);
             col->len = col->start = col->cap = PyByteArray_GET_SIZE(col->target);
+            {
+                /* its room past the length (less the terminating NUL): no reallocation to use it */
+                PyByteArrayObject *array = (PyByteArrayObject *)col->target;
+                Py_ssize_t room = array->ob_alloc - (array->ob_start - array->ob_bytes) - 1;
+                if (room > col->len && PyByteArray_Resize(col->target, room) == 0)
+                    col->cap = room;
+                PyErr_Clear();
+                col->p = PyByteArray_AS_STRING(col->target);
+            }
         }
     }
     return 0;
@@ -533,8 +557,7 @@ close_columns(Column *const *all, const int *kind)
     for (i = 0; i < NCOLUMNS; i++) {
         Column *col = all[i];
         if (kind[i] == KIND_BYTES) {
-            if (col->cap != col->len && PyByteArray_Resize(col->target, col->len) < 0)
-                return -1;
+            set_bytearray_length(col->target, col->len);
             col->cap = col->len;
         }
     }
@@ -570,8 +593,7 @@ rollback_columns(Column *const *all, const int *kind)
         if (col->target == NULL)
             continue;
         if (kind[i] == KIND_BYTES) {
-            if (PyByteArray_Resize(col->target, col->start) < 0)
-                PyErr_Clear();
+            set_bytearray_length(col->target, col->start);
         } else if (col->cap == -1) {
             if (PySequence_DelSlice(col->target, col->start, PY_SSIZE_T_MAX) < 0)
                 PyErr_Clear();
