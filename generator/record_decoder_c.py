@@ -18,10 +18,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import kwire
+
 from .emit.code import Lines, indent
 from .record_layout import HEADER, RECORD, Field, Kind, min_size
 
-C_SOURCE = Path(__file__).resolve().parent.parent / "kwire" / "records" / "column_decoder_c.c"
+C_SOURCE = Path(kwire.__file__).resolve().parent / "records" / "column_decoder_c.c"
 MODULE = "_column_decoder_c"
 
 # The writers of the Python ColumnBuilder, in ColumnBuilder._writers() order, and which of them
@@ -61,13 +63,16 @@ def read_zigzag_inline(target: str, bound: str, long: bool) -> Lines:
             "}"]
 
 
-def length_prefixed(field: Field, column: str, where: str, read: Lines) -> Lines:
-    """A Bytes or String field appended to ``column``'s data, ends and nulls."""
+def length_prefixed(field: Field, column: str, where: str, read: Lines, reserved: bool = False) -> Lines:
+    """A Bytes or String field appended to ``column``'s data, ends and nulls. ``reserved``: the
+    batch reserved room for every value of the column (a record's key and value: together
+    they lie inside the batch's records, so each column needs at most that), so no check."""
     what = c_string(field.what)
     overrun = [(f"    RAISE_AT(report_base + pos, \"%s length %lld exceeds the %lld bytes left in the record\", "
                f"{what}, (long long)size, (long long)(end - pos));")]
     negative = [f"    RAISE_AT(report_base + pos, \"%s length %lld is negative\", {what}, (long long)size);"]
-    take = [f"if (append_bytes(&{column}_data, d + pos, size) < 0) goto error;"]
+    take = ([f"PUT_BYTES(&{column}_data, d + pos, size);"] if reserved else
+            [f"if (append_bytes(&{column}_data, d + pos, size) < 0) goto error;"])
     if field.kind is Kind.STRING:
         take = ["bad = utf8_error(d, pos, stop);",
                 "if (bad >= 0)",
@@ -92,6 +97,8 @@ def length_prefixed(field: Field, column: str, where: str, read: Lines) -> Lines
                  "} else {",
                  *indent(negative),
                  "}"]
+    if reserved:
+        return lines + [f"PUT_I32(&{column}_ends, {column}_data.len);"]
     return lines + [f"if (push_i32(&{column}_ends, {column}_data.len) < 0) goto error;"]
 
 
@@ -109,7 +116,7 @@ def record_field(field: Field) -> Lines:
     if field.kind in (Kind.VARINT, Kind.VARLONG):
         return lines + read_zigzag_inline(field.name, "end", field.long)
     if field.kind is Kind.BYTES:
-        return lines + length_prefixed(field, field.name, "row", read_zigzag_inline("size", "end", False))
+        return lines + length_prefixed(field, field.name, "row", read_zigzag_inline("size", "end", False), True)
     if field.kind is Kind.HEADERS:
         return lines + ["if (pos >= n) goto truncated;",
                         "if (d[pos] == 0) {  /* no headers: the usual case */",
@@ -119,7 +126,7 @@ def record_field(field: Field) -> Lines:
                         "    ZIGZAG(header_count, end, 0);",
                         "    HEADERS();",
                         "}",
-                        "if (push_i32(&header_ends, header) < 0) goto error;"]
+                        "PUT_I32(&header_ends, header);"]
     raise AssertionError(f"a record has no {field.kind} field")
 
 
@@ -151,15 +158,15 @@ def record_loop() -> Lines:
             "    if (offset_delta > 0 ? base_offset > INT64_MAX - offset_delta : base_offset < INT64_MIN - offset_delta)",
             ("        RAISE_AT(report_base + rec_start, \"offset %lld + %lld is out of int64 range\", "
             "(long long)base_offset, (long long)offset_delta);"),
-            "    if (push_i64(&offsets, base_offset + offset_delta) < 0) goto error;",
+            "    PUT_I64(&offsets, base_offset + offset_delta);",
             "    if (log_append_time) {",
-            "        if (push_i64(&timestamps, append_time) < 0) goto error;",
+            "        PUT_I64(&timestamps, append_time);",
             "    } else if (timestamp_delta > 0 ? base_timestamp > INT64_MAX - timestamp_delta",
             "                                   : base_timestamp < INT64_MIN - timestamp_delta) {",
             ("        RAISE_AT(report_base + rec_start, \"timestamp %lld + %lld is out of int64 range\", "
             "(long long)base_timestamp, (long long)timestamp_delta);"),
-            "    } else if (push_i64(&timestamps, base_timestamp + timestamp_delta) < 0) {",
-            "        goto error;",
+            "    } else {",
+            "        PUT_I64(&timestamps, base_timestamp + timestamp_delta);",
             "    }",
             "    row += 1;",
             "    k_rec += 1;",
@@ -482,6 +489,15 @@ set_bytearray_length(PyObject *target, Py_ssize_t len)
     Py_SET_SIZE(target, len);
     PyByteArray_AS_STRING(target)[len] = '\0';
 }
+
+/* Appends into room reserved for the whole batch (one value per record, or the keys and values
+   that lie inside the batch's records): no check. */
+#define PUT_BYTES(col, from, size) do { \
+    memcpy((col)->p + (col)->len, (from), (size_t)(size)); (col)->len += (size); } while (0)
+#define PUT_I32(col, value) do { \
+    int32_t v_ = (int32_t)(value); memcpy((col)->p + (col)->len, &v_, 4); (col)->len += 4; } while (0)
+#define PUT_I64(col, value) do { \
+    int64_t v_ = (int64_t)(value); memcpy((col)->p + (col)->len, &v_, 8); (col)->len += 8; } while (0)
 
 ALWAYS_INLINE int
 append_bytes(Column *col, const unsigned char *from, long long size)

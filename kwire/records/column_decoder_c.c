@@ -216,6 +216,15 @@ set_bytearray_length(PyObject *target, Py_ssize_t len)
     PyByteArray_AS_STRING(target)[len] = '\0';
 }
 
+/* Appends into room reserved for the whole batch (one value per record, or the keys and values
+   that lie inside the batch's records): no check. */
+#define PUT_BYTES(col, from, size) do { \
+    memcpy((col)->p + (col)->len, (from), (size_t)(size)); (col)->len += (size); } while (0)
+#define PUT_I32(col, value) do { \
+    int32_t v_ = (int32_t)(value); memcpy((col)->p + (col)->len, &v_, 4); (col)->len += 4; } while (0)
+#define PUT_I64(col, value) do { \
+    int64_t v_ = (int64_t)(value); memcpy((col)->p + (col)->len, &v_, 8); (col)->len += 8; } while (0)
+
 ALWAYS_INLINE int
 append_bytes(Column *col, const unsigned char *from, long long size)
 {
@@ -573,14 +582,14 @@ add_records(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                 stop = pos + size;
                 if (stop > end)
                     RAISE_AT(report_base + pos, "%s length %lld exceeds the %lld bytes left in the record", "key", (long long)size, (long long)(end - pos));
-                if (append_bytes(&key_data, d + pos, size) < 0) goto error;
+                PUT_BYTES(&key_data, d + pos, size);
                 pos = stop;
             } else if (size == -1) {
                 if (push_i32(&key_nulls, row) < 0) goto error;
             } else {
                     RAISE_AT(report_base + pos, "%s length %lld is negative", "key", (long long)size);
             }
-            if (push_i32(&key_ends, key_data.len) < 0) goto error;
+            PUT_I32(&key_ends, key_data.len);
             /* -- value */
             if (pos >= n) goto truncated;
             b = d[pos];
@@ -602,14 +611,14 @@ add_records(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                 stop = pos + size;
                 if (stop > end)
                     RAISE_AT(report_base + pos, "%s length %lld exceeds the %lld bytes left in the record", "value", (long long)size, (long long)(end - pos));
-                if (append_bytes(&value_data, d + pos, size) < 0) goto error;
+                PUT_BYTES(&value_data, d + pos, size);
                 pos = stop;
             } else if (size == -1) {
                 if (push_i32(&value_nulls, row) < 0) goto error;
             } else {
                     RAISE_AT(report_base + pos, "%s length %lld is negative", "value", (long long)size);
             }
-            if (push_i32(&value_ends, value_data.len) < 0) goto error;
+            PUT_I32(&value_ends, value_data.len);
             /* -- headers */
             if (pos >= n) goto truncated;
             if (d[pos] == 0) {  /* no headers: the usual case */
@@ -619,19 +628,19 @@ add_records(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                 ZIGZAG(header_count, end, 0);
                 HEADERS();
             }
-            if (push_i32(&header_ends, header) < 0) goto error;
+            PUT_I32(&header_ends, header);
             if (pos != end)
                 RAISE_AT(report_base + rec_start, "record fields take %lld bytes, its length says %lld", (long long)(pos - rec_start), (long long)(end - rec_start));
             if (offset_delta > 0 ? base_offset > INT64_MAX - offset_delta : base_offset < INT64_MIN - offset_delta)
                 RAISE_AT(report_base + rec_start, "offset %lld + %lld is out of int64 range", (long long)base_offset, (long long)offset_delta);
-            if (push_i64(&offsets, base_offset + offset_delta) < 0) goto error;
+            PUT_I64(&offsets, base_offset + offset_delta);
             if (log_append_time) {
-                if (push_i64(&timestamps, append_time) < 0) goto error;
+                PUT_I64(&timestamps, append_time);
             } else if (timestamp_delta > 0 ? base_timestamp > INT64_MAX - timestamp_delta
                                            : base_timestamp < INT64_MIN - timestamp_delta) {
                 RAISE_AT(report_base + rec_start, "timestamp %lld + %lld is out of int64 range", (long long)base_timestamp, (long long)timestamp_delta);
-            } else if (push_i64(&timestamps, base_timestamp + timestamp_delta) < 0) {
-                goto error;
+            } else {
+                PUT_I64(&timestamps, base_timestamp + timestamp_delta);
             }
             row += 1;
             k_rec += 1;
