@@ -422,3 +422,13 @@ def test_a_change_to_the_varint_module_makes_the_build_stale(compiled_record_dec
     monkeypatch.setattr(columns, "VARINT_SOURCE", changed)
     module, why_not = columns.load_compiled()
     assert module is None and "stale" in why_not
+
+
+def test_without_a_c_compiler_the_c_flavour_is_not_built(monkeypatch, tmp_path):
+    from kwire.generator.native_build import CompileUnavailable
+    from kwire.generator.native_records import build_c
+
+    monkeypatch.setenv("CC", "/no/such/cc")
+    with pytest.raises(CompileUnavailable, match="no C compiler found"):
+        build_c(tmp_path / "cache", install_dir=tmp_path, log=lambda _message: None)
+    assert list(tmp_path.rglob("*.so")) == []
