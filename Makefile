@@ -47,9 +47,9 @@ run: $(RUN_STAMP)
 test: $(TEST_STAMP) native
 	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
 
-# The record column decoder compiled by mypyc (kwire/records/_column_decoder_mypyc*.so; about ten
-# seconds, cached in build/record-decoder). Without mypyc or a C compiler kwire runs the same
-# decoder as plain Python, except under CI (CI=true), where a missing toolchain fails the target
+# The record column decoder compiled: its C flavour (kwire/records/_column_decoder_c*.so, a second)
+# and by mypyc (kwire/records/_column_decoder_mypyc*.so; about ten seconds), cached in
+# build/record-decoder. Without mypyc or a C compiler kwire runs the same decoder as plain Python, except under CI (CI=true), where a missing toolchain fails the target
 # (--require), as it fails the compiled-build tests (tests/optional.py).
 # `python -m kwire.generator.native_records --remove` takes it out.
 native: $(TEST_STAMP)

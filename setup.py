@@ -11,7 +11,9 @@ platform and Python (``make wheel`` runs this)::
   written for the compiler (``kwire.generated.COMPILED_BY_DEFAULT``; the others run about as
   fast as plain Python); ``all`` every module; a comma-separated list of message names
   (``ApiVersionsRequest,ApiVersionsResponse``) only those; unset or ``0``: none.
-  The record decoder (``kwire/records/_column_decoder_mypyc*``) is compiled whenever it is set.
+  The record decoder is compiled whenever it is set, in both its flavours: the C one
+  (``kwire/records/_column_decoder_c*``, the fastest, which kwire runs) and the mypyc one
+  (``kwire/records/_column_decoder_mypyc*``, the fallback for a C flavour that does not load).
 - ``KWIRE_RECORD_DECODER_CACHE``: the record decoder's build cache (default:
   ``build/record-decoder`` beside this file, the one ``make native`` uses).
 - ``KWIRE_COMPILE_BUILD_DIR``: mypyc's build directory, kept between builds so that a rebuild

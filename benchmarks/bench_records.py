@@ -4,8 +4,9 @@ Run: ``python benchmarks/bench_records.py [--repeat 7] [--min-time 0.2] [--codec
 
 Every implementation reads the same 1,000-record batch per codec (written by aiokafka's C
 builder), checks its CRC, and touches every key and value. kwire reads it two ways: into Arrow
-columns (``kwire-arrow``: the mypyc build of :mod:`kwire.records.column_decoder`;
-``kwire-arrow-py``: the same source as plain Python; both end in the offset, timestamp, key,
+columns (``kwire-arrow-c``: the C flavour, ``kwire.records._column_decoder_c``; ``kwire-arrow``:
+the mypyc build of :mod:`kwire.records.column_decoder`; ``kwire-arrow-py``: the same source as
+plain Python; all end in the offset, timestamp, key,
 value and headers arrays of the data source, whose key and value lengths are summed by Arrow),
 and into a Python object per record (``kwire-objects``, ``RecordBatch.records``). Before timing,
 every decoder's records are checked against kafka-python's.
@@ -13,9 +14,8 @@ every decoder's records are checked against kafka-python's.
 Each measurement repeats the decode for at least ``--min-time`` seconds, the decoders taking
 turns; the table shows the median of ``--repeat`` measurements in records per second, the spread
 (min..max as % of the median), and the median ratios (measured round by round) to kafka-python
-and to aiokafka's C reader, with the range of that last ratio over the rounds. The mypyc build
-must exist (``make native``); without it the ``kwire-arrow`` row is left out and the reason
-printed.
+and to aiokafka's C reader, with the range of that last ratio over the rounds. The compiled
+builds must exist (``make native``); without one its row is left out and the reason printed.
 
 ``--instructions`` counts CPU instructions instead (valgrind's callgrind; deterministic, so a
 busy machine does not move it): each decoder decodes the batch ``--loops`` times in a process of
@@ -43,7 +43,7 @@ import pyarrow.compute as pc  # noqa: E402
 
 from kwire.records import Codec, decode_batch  # noqa: E402
 from kwire.records import column_decoder  # noqa: E402
-from kwire.records.columns import load_compiled  # noqa: E402
+from kwire.records.columns import load_c, load_compiled  # noqa: E402
 from kwire.arrow.record_arrays import record_arrays  # noqa: E402
 
 RECORDS = 1000
@@ -106,7 +106,9 @@ def reader_decode(batch_cls):
 
 
 COMPILED, NOT_COMPILED = load_compiled()
+C_FLAVOUR, NOT_C = load_c()
 DECODERS = {
+    "kwire-arrow-c": arrow_decode(C_FLAVOUR.ColumnBuilder) if C_FLAVOUR is not None else None,
     "kwire-arrow": arrow_decode(COMPILED.ColumnBuilder) if COMPILED is not None else None,
     "kwire-arrow-py": arrow_decode(column_decoder.ColumnBuilder),
     "kwire-objects": kwire_decode,
@@ -116,6 +118,8 @@ DECODERS = {
 }
 if COMPILED is None:
     del DECODERS["kwire-arrow"]
+if C_FLAVOUR is None:
+    del DECODERS["kwire-arrow-c"]
 
 
 def check_records(wire: bytes, codec: Codec) -> None:
@@ -129,6 +133,8 @@ def check_records(wire: bytes, codec: Codec) -> None:
     }
     if COMPILED is not None:
         found["kwire-arrow"] = arrow_rows(COMPILED.ColumnBuilder, wire)
+    if C_FLAVOUR is not None:
+        found["kwire-arrow-c"] = arrow_rows(C_FLAVOUR.ColumnBuilder, wire)
     for name, rows in found.items():
         if rows != expected:
             raise SystemExit(f"{name} disagrees with kafka-python on the {codec.name} batch")
@@ -197,6 +203,8 @@ def main(argv: list[str] | None = None) -> None:
           "every key and value touched")
     if COMPILED is None:
         print(f"kwire-arrow left out: the mypyc build is {NOT_COMPILED}")
+    if C_FLAVOUR is None:
+        print(f"kwire-arrow-c left out: the C flavour is {NOT_C}")
     print()
     header = (f"{'codec':<7} {'decoder':<15} {'records/s':>12} {'spread':>8} {'x kafka-python':>15} "
               f"{'x aiokafka-c':>13} {'(range)':>13}")

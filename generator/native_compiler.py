@@ -81,11 +81,12 @@ def _mypyc_identity() -> str:
     return f"mypy {mypy.version.__version__} lib-rt {digest.hexdigest()[:16]}"
 
 
-def find_toolchain() -> Toolchain:
-    """The compiler setuptools would use (honouring CC, CFLAGS, LDSHARED, ...), or CompileUnavailable."""
+def find_toolchain(mypyc: bool = True) -> Toolchain:
+    """The compiler setuptools would use (honouring CC, CFLAGS, LDSHARED, ...), or CompileUnavailable.
+    ``mypyc=False``: for C that is not mypyc's (the record decoder's C flavour), mypyc not needed."""
     import importlib.util
 
-    if importlib.util.find_spec("mypyc") is None:
+    if mypyc and importlib.util.find_spec("mypyc") is None:
         raise CompileUnavailable("mypyc is not installed (pip install mypy); the pure-Python package works without it")
     import setuptools  # noqa: F401  (provides distutils on Python >= 3.12)
     from distutils import ccompiler, sysconfig as dsysconfig  # type: ignore[import-not-found]
@@ -104,7 +105,7 @@ def find_toolchain() -> Toolchain:
         ranlib=list(compiler.ranlib or []), includes=includes,
         identity="\n".join([shlex.join(compiler.compiler_so), shlex.join(compiler.linker_so),
                             version.stdout.strip(), sys.version, extension_suffix(),
-                            _mypyc_identity()]),
+                            _mypyc_identity() if mypyc else ""]),
     )
 
 

@@ -1,4 +1,5 @@
-"""Build the compiled record column decoder: ``kwire/records/_column_decoder_mypyc*.so``.
+"""Build the compiled record column decoders: ``kwire/records/_column_decoder_c*.so`` (the C
+flavour, generated C, needs only a C compiler) and ``kwire/records/_column_decoder_mypyc*.so``.
 
 ``kwire build-native`` (in an installed kwire), ``python -m kwire.generator.native_records`` (what
 ``make native`` and ``make test`` run) and the compiled wheel's ``setup.py`` compile
@@ -26,8 +27,17 @@ from pathlib import Path
 
 import kwire
 
+from .native_build import (
+    CompileFailed,
+    CompileUnavailable,
+    check_toolchain,
+    compiled_extensions,
+    extension_suffix,
+)
+from .native_compiler import find_toolchain
 from .native_inline import VARINT_SOURCE, PasteFailed, paste_varint
-from .native_build import CompileFailed, CompileUnavailable, check_toolchain, compiled_extensions, extension_suffix
+from .record_decoder_c import C_SOURCE
+from .record_decoder_c import MODULE as C_MODULE
 
 PACKAGE_DIR = Path(kwire.__file__).resolve().parent / "records"
 SOURCE = PACKAGE_DIR / "column_decoder.py"
@@ -70,22 +80,59 @@ def build_key(source: bytes) -> str:
 
 
 def installed_files(package_dir: Path = PACKAGE_DIR) -> list[Path]:
-    return [p for p in compiled_extensions(package_dir) if p.name.startswith(MODULE)]
+    return [p for p in compiled_extensions(package_dir) if p.name.startswith((MODULE, C_MODULE))]
 
 
 def build(cache: Path = DEFAULT_CACHE, *, install_dir: Path = PACKAGE_DIR, log=print) -> list[Path]:
-    """Compile (or take from ``cache``) and install the extension files; return the installed paths.
+    """Compile (or take from ``cache``) and install both flavours; return the installed paths.
 
-    Raises CompileUnavailable without mypyc or a C compiler, CompileFailed when the build fails.
+    The C flavour first (it needs only a C compiler): without mypyc it is installed and then
+    CompileUnavailable raised for the mypyc one, as without a C compiler for both.
+    CompileFailed when a build fails.
     """
-    check_toolchain()
-    source = SOURCE.read_bytes()
-    built = cache.resolve() / build_key(source)
-    if not built.is_dir():
-        log(f"compiling {SOURCE.name} with mypyc (about ten seconds) ...")
-        _compile(source, built)
-    wanted = sorted(built.glob("*" + extension_suffix()))
-    current = installed_files(install_dir)
+    installed = build_c(cache, install_dir=install_dir, log=log)
+    return installed + build_mypyc(cache, install_dir=install_dir, log=log)
+
+
+def build_c(cache: Path = DEFAULT_CACHE, *, install_dir: Path = PACKAGE_DIR, log=print) -> list[Path]:
+    """Compile (or take from ``cache``) and install the C flavour: ``C_SOURCE`` with its SHA-256
+    as ``BUILT_FROM``, one translation unit, linked as the interpreter links extensions."""
+    toolchain = find_toolchain(mypyc=False)
+    source = C_SOURCE.read_bytes()
+    digest = hashlib.sha256(source).hexdigest()
+    key = hashlib.sha256(source + b"\0" + toolchain.identity.encode()).hexdigest()[:20]
+    name = C_MODULE + extension_suffix()
+    built = cache.resolve() / f"c-{key}" / name
+    if not built.is_file():
+        log(f"compiling {C_SOURCE.name} (a second or two) ...")
+        staging = built.parent.with_name(f"{built.parent.name}.tmp{os.getpid()}")
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir(parents=True)
+        obj = staging / "decoder.o"
+        steps = [[*toolchain.compile, *(f"-I{d}" for d in toolchain.includes), "-O2",
+                  f'-DKWIRE_BUILT_FROM="{digest}"', "-c", str(C_SOURCE), "-o", str(obj)],
+                 [*toolchain.link, str(obj), "-o", str(staging / name)]]
+        for command in steps:
+            proc = subprocess.run(command, capture_output=True, text=True, check=False)
+            if proc.returncode != 0:
+                raise CompileFailed(f"compiling the C record decoder failed (exit {proc.returncode})",
+                                    proc.stdout + proc.stderr)
+        obj.unlink()
+        for old in cache.resolve().glob("c-*"):  # builds of older sources
+            if old.name != built.parent.name and ".tmp" not in old.name:
+                shutil.rmtree(old, ignore_errors=True)
+        try:
+            os.replace(staging, built.parent)
+        except OSError:  # another process installed the same build first
+            if not built.is_file():
+                raise
+            shutil.rmtree(staging, ignore_errors=True)
+    return _install([built], [p for p in installed_files(install_dir) if p.name.startswith(C_MODULE)],
+                    install_dir, log)
+
+
+def _install(wanted: list[Path], current: list[Path], install_dir: Path, log) -> list[Path]:
+    """Put ``wanted`` in ``install_dir`` in place of ``current`` unless they are the same files."""
     if [p.name for p in current] != [p.name for p in wanted] or not all(
             filecmp.cmp(a, b, shallow=False) for a, b in zip(current, wanted)):
         for path in current:
@@ -96,6 +143,18 @@ def build(cache: Path = DEFAULT_CACHE, *, install_dir: Path = PACKAGE_DIR, log=p
             os.replace(temporary, install_dir / path.name)  # atomic: a concurrent import sees old or new
         log(f"installed {', '.join(p.name for p in wanted)} in {install_dir}")
     return [install_dir / p.name for p in wanted]
+
+
+def build_mypyc(cache: Path = DEFAULT_CACHE, *, install_dir: Path = PACKAGE_DIR, log=print) -> list[Path]:
+    """Compile (or take from ``cache``) and install the mypyc flavour."""
+    check_toolchain()
+    source = SOURCE.read_bytes()
+    built = cache.resolve() / build_key(source)
+    if not built.is_dir():
+        log(f"compiling {SOURCE.name} with mypyc (about ten seconds) ...")
+        _compile(source, built)
+    wanted = sorted(built.glob("*" + extension_suffix()))
+    return _install(wanted, [p for p in installed_files(install_dir) if p.name.startswith(MODULE)], install_dir, log)
 
 
 def _compile(source: bytes, built: Path) -> None:
@@ -126,7 +185,7 @@ def _compile(source: bytes, built: Path) -> None:
         shutil.copy2(path, result / path.name)
     if built.parent.is_dir():
         for old in built.parent.iterdir():  # builds of older sources (not another process's staging)
-            if old.name != built.name and ".tmp" not in old.name:
+            if old.name != built.name and ".tmp" not in old.name and not old.name.startswith("c-"):
                 shutil.rmtree(old, ignore_errors=True)
     built.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -159,12 +218,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.require:
             print(f"error: record decoder not compiled, and --require was given: {exc}", file=sys.stderr)
             return 1
-        print(f"record decoder not compiled: {exc}", file=sys.stderr)
+        print(f"record decoder not compiled (or only its C flavour): {exc}", file=sys.stderr)
         return 0
     except CompileFailed as exc:
         print(f"error: {exc}\n{exc.log[-3000:]}", file=sys.stderr)
         return 1
-    say(f"record decoder: compiled ({MODULE})")
+    say(f"record decoder: compiled ({C_MODULE}, {MODULE})")
     return 0
 
 

@@ -6,7 +6,9 @@ this module walks that description once and spells each step for two targets:
 * the object decoder, ``read_records`` in :mod:`kwire.records.record_codec` (a ``Record`` per
   record, keys and values sliced out of the ``bytes``);
 * the column decoder, ``ColumnBuilder._add_records`` in :mod:`kwire.records.column_decoder`
-  (straight into Arrow-layout buffers; mypyc compiles that file, plain Python runs it otherwise).
+  (straight into Arrow-layout buffers; mypyc compiles that file, plain Python runs it otherwise);
+* and, by :mod:`kwire.generator.record_decoder_c`, the column decoder's C flavour, a generated
+  file of its own (``kwire/records/column_decoder_c.c``).
 
 The zigzag varint read inline (:func:`read_zigzag_inline`), the length checks and the error
 messages are written here once. The output is committed between marker lines in those two files,
@@ -27,6 +29,8 @@ import kwire
 from kwire.wire.files import atomic_write
 
 from .emit.code import Lines, indent
+from .record_decoder_c import C_SOURCE
+from .record_decoder_c import emit as emit_c
 from .record_layout import HEADER, RECORD, Field, Kind, min_size
 
 RECORDS_DIR = Path(kwire.__file__).resolve().parent / "records"
@@ -408,8 +412,14 @@ def rewrite(text: str, target: Target, name: str) -> str:
 
 
 def stale_files(write: bool) -> list[Path]:
-    """The decoder files whose generated regions differ from the generator's; rewritten when ``write``."""
+    """The decoder files whose generated text differs from the generator's (the regions of the two
+    Python decoders, the whole of the C flavour's file); rewritten when ``write``."""
     stale = []
+    c_text = emit_c()
+    if not C_SOURCE.is_file() or C_SOURCE.read_text() != c_text:
+        stale.append(C_SOURCE)
+        if write:
+            atomic_write(C_SOURCE, c_text, force=True)
     for target in TARGETS:
         text = target.path.read_text()
         new = rewrite(text, target, target.path.name)
@@ -441,7 +451,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{verb}: {path}")
         if not stale:
             print("record decoders: up to date")
-    if ColumnTarget.path in stale and not args.check:
+    if (ColumnTarget.path in stale or C_SOURCE in stale) and not args.check:
         print("then rebuild the compiled decoder: python -m kwire.generator.native_records", file=sys.stderr)
     return 1 if stale and args.check else 0
 

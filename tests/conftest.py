@@ -118,6 +118,26 @@ def compiled_record_decoder():
 
 
 @pytest.fixture(scope="session")
+def c_record_decoder():
+    """kwire.records._column_decoder_c, current (built by pytest_configure, or here)."""
+    from kwire.generator.native_build import CompileUnavailable
+    from kwire.generator.native_records import build_c
+    from kwire.records.columns import load_c
+    from tests.optional import missing
+
+    if os.environ.get("KWIRE_RECORD_DECODER") in ("python", "mypyc"):  # chosen, not missing
+        pytest.skip("KWIRE_RECORD_DECODER chose a flavour after the C one")
+    try:
+        build_c(RECORD_DECODER_CACHE, log=lambda _message: None)
+    except CompileUnavailable as exc:
+        missing(f"no C compiler for the C record decoder: {exc}")
+    module, why_not = load_c()
+    if module is None:
+        raise AssertionError(f"the C record decoder was built but is not used: {why_not}")
+    return module
+
+
+@pytest.fixture(scope="session")
 def kafka_dirs(tmp_path_factory) -> dict[str, Path]:
     """Kafka data directories for the remote tests (tests/spark/remote_data.py)."""
     from tests.spark.remote_data import make_kafka_dirs

@@ -59,12 +59,14 @@ def check_platform_wheel_with_both_builds(compiled_wheel: Path) -> None:
     # per module its shim and its library; the base class compiled once, in its own pair
     assert compiled == subset | {f"{m}__mypyc" for m in subset} | {"_base", "_base__mypyc"}
     records = {n for n in names if n.startswith("kwire/records/") and n.endswith(SUFFIX)}
-    assert records == {f"kwire/records/_column_decoder_mypyc{SUFFIX}", f"kwire/records/_column_decoder_mypyc__mypyc{SUFFIX}"}
+    assert records == {f"kwire/records/_column_decoder_c{SUFFIX}", f"kwire/records/_column_decoder_mypyc{SUFFIX}",
+                       f"kwire/records/_column_decoder_mypyc__mypyc{SUFFIX}"}
     assert "kwire/records/column_decoder.py" in names
     for module in subset:
         assert f"kwire/generated/{module}.py" in names  # the fallback stays
     assert "kwire/generated/find_coordinator_request.py" in names
-    assert not any(n.endswith(".c") for n in names)
+    # the C flavour's generated source, whose digest says the build is current; no other C
+    assert {n for n in names if n.endswith(".c")} == {"kwire/records/column_decoder_c.c"}
 
 
 # Runs inside the fresh venv: decode the frames it is given with the installed kwire.
@@ -131,12 +133,12 @@ def doctor(venv: Path, cwd: Path) -> tuple[int, dict]:
 def check_doctor(venv: Path, tmp_path: Path) -> None:
     code, report = doctor(venv, tmp_path)
     decoder, codecs = report["parts"]["record_decoder"], report["parts"]["codecs"]
-    assert decoder["compiled"] is True and decoder["reason"] is None, decoder
+    assert decoder["compiled"] is True and decoder["reason"] is None and decoder["flavour"] == "c", decoder
     assert "site-packages" in Path(decoder["location"]).parts
     assert codecs["compiled_modules"] == len(WHEEL_SUBSET) and codecs["modules"] > 200, codecs
     assert code == 1 and codecs["compiled"] is False and "modules on the hot path are plain Python" in codecs["reason"]
     version = run([str(venv / "bin" / "kwire"), "--version"], cwd=tmp_path, env={**os.environ, "PYTHONPATH": ""})
-    assert version.stdout.splitlines()[1].startswith("record decoder: compiled (mypyc); codecs: 5 of ")
+    assert version.stdout.splitlines()[1].startswith("record decoder: compiled (c); codecs: 5 of ")
 
 
 def check_build_native(venv: Path, tmp_path: Path) -> None:
@@ -147,8 +149,9 @@ def check_build_native(venv: Path, tmp_path: Path) -> None:
     run([str(venv / "bin" / "python"), "-m", "kwire.generator.native_records", "--remove"], cwd=tmp_path,
         env={**os.environ, "PYTHONPATH": ""})
     _, report = doctor(venv, tmp_path)
-    assert report["parts"]["record_decoder"] == {**decoder, "compiled": False, "compiled_modules": 0,
-                                                 "reason": "not built (run: kwire build-native)"}
+    assert report["parts"]["record_decoder"] == {**decoder, "compiled": False, "compiled_modules": 0, "flavour": "python",
+                                                 "reason": "c: not built (run: kwire build-native); "
+                                                           "mypyc: not built (run: kwire build-native)"}
 
     run([str(venv / "bin" / "kwire"), "build-native", "--cache", str(REPO / "build" / "record-decoder-cli")],
         cwd=tmp_path, env={**os.environ, "PYTHONPATH": ""})

@@ -19,11 +19,13 @@ null_rows                     int32 row numbers that stand for no record (a skip
 :meth:`ColumnBuilder.finish` turns them into :class:`RecordColumns` (bytes, null lists made into
 validity bitmaps), from which ``pa.Array.from_buffers`` builds arrays without copying.
 
-This one source is both implementations. mypyc compiles it (``python -m
+This one source is two of the three flavours. mypyc compiles it (``python -m
 kwire.generator.native_records``, run by ``make test``) into
 ``kwire.records._column_decoder_mypyc``, where the buffers are mypyc's ``librt.strings``
 writers and every integer is a machine integer; run as plain Python it is the fallback, with
-:mod:`kwire.records.byte_writer` standing in for ``librt``. :mod:`kwire.records.columns` picks one.
+:mod:`kwire.records.byte_writer` standing in for ``librt``. The fastest, the C flavour
+(``column_decoder_c.c``, emitted from the same layout), subclasses this plain-Python builder and
+replaces only :meth:`ColumnBuilder.add_records`. :mod:`kwire.records.columns` picks one.
 
 The record loop (``_add_records``, ``_add_headers``) is emitted, with the object decoder of
 :mod:`kwire.records.record_codec`, from the one description of the record layout in

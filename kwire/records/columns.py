@@ -1,14 +1,21 @@
-"""Records into column buffers: the compiled decoder when it is built, else the same code as Python.
+"""Records into column buffers: the fastest flavour of the decoder that is built and current.
 
-:mod:`kwire.records.column_decoder` is compiled by mypyc into
-``kwire.records._column_decoder_mypyc``: the platform wheel (``make wheel``) carries it, ``kwire
-build-native`` builds it for an install from source (``make native`` and ``make test`` in a
-checkout). That module is used only when it was built
-from the very source beside it: a stale build (the source changed since), one that does not
-import (say, on a Spark executor whose C library is older than the driver's) or one built for
-another Python or platform is skipped, and :data:`FALLBACK_REASON` says why; the first two also
-warn, once. ``KWIRE_RECORD_DECODER=python`` in the environment skips it on purpose (to compare, or
-to rule it out).
+Three flavours, tried in this order, all emitted from the one description of the record layout
+(``generator/record_layout.py``):
+
+1. ``c``: ``kwire.records._column_decoder_c``, the generated C of ``column_decoder_c.c`` (keys and
+   values copied straight from the input into the column buffers);
+2. ``mypyc``: :mod:`kwire.records.column_decoder` compiled by mypyc into
+   ``kwire.records._column_decoder_mypyc``;
+3. ``python``: that same source as plain Python (no compiler needed).
+
+The platform wheel (``make wheel``) carries the compiled two, ``kwire build-native`` builds them
+for an install from source (``make native`` and ``make test`` in a checkout). A compiled flavour
+is used only when it was built from the very source beside it: a stale build (the source changed
+since), one that does not import (say, on a Spark executor whose C library is older than the
+driver's) or one built for another Python or platform is skipped, and :data:`FALLBACK_REASON`
+says why; the first two also warn, once. ``KWIRE_RECORD_DECODER=python`` (or ``mypyc``) in the
+environment starts the order there on purpose (to compare, or to rule a flavour out).
 
 Usage::
 
@@ -35,7 +42,11 @@ from kwire.wire import varint
 SOURCE = Path(column_decoder.__file__)
 VARINT_SOURCE = Path(varint.__file__)
 COMPILED_MODULE = "kwire.records._column_decoder_mypyc"
+C_SOURCE = SOURCE.with_name("column_decoder_c.c")
+C_MODULE = "kwire.records._column_decoder_c"
 CHOICE_VARIABLE = "KWIRE_RECORD_DECODER"
+#: The flavours, fastest first.
+FLAVOURS = ("c", "mypyc", "python")
 
 
 def source_digest(source: bytes | None = None) -> str:
@@ -45,16 +56,33 @@ def source_digest(source: bytes | None = None) -> str:
     return hashlib.sha256(decoder + b"\0" + VARINT_SOURCE.read_bytes()).hexdigest()
 
 
+def c_source_digest() -> str:
+    """What the C flavour's build records as ``BUILT_FROM``: the SHA-256 of its generated C."""
+    return hashlib.sha256(C_SOURCE.read_bytes()).hexdigest()
+
+
 def load_compiled() -> tuple[ModuleType | None, str | None]:
-    """``(module, None)`` for a current compiled build, else ``(None, why not)``."""
-    if os.environ.get(CHOICE_VARIABLE) == "python":
-        return None, f"{CHOICE_VARIABLE}=python"
+    """``(module, None)`` for a current mypyc build, else ``(None, why not)``."""
+    return _load(COMPILED_MODULE, source_digest, f"{SOURCE.name} or {VARINT_SOURCE.name}", ("python",))
+
+
+def load_c() -> tuple[ModuleType | None, str | None]:
+    """``(module, None)`` for a current build of the C flavour, else ``(None, why not)``."""
+    return _load(C_MODULE, c_source_digest, C_SOURCE.name, ("python", "mypyc"))
+
+
+def _load(name: str, digest, sources: str, skipped_by: tuple[str, ...]) -> tuple[ModuleType | None, str | None]:
+    chosen = os.environ.get(CHOICE_VARIABLE)
+    if chosen in skipped_by:
+        return None, f"{CHOICE_VARIABLE}={chosen}"
+    if name == C_MODULE and not C_SOURCE.is_file():  # (an install whose packaging left it out)
+        return None, f"its source {C_SOURCE.name} is not installed"
     try:
-        module = importlib.import_module(COMPILED_MODULE)
+        module = importlib.import_module(name)
     except ModuleNotFoundError as exc:
-        if exc.name != COMPILED_MODULE:  # a module the build imports (mypyc's librt) is missing
+        if exc.name != name:  # a module the build imports (mypyc's librt) is missing
             return None, f"the build does not import: {exc}"
-        others = builds_for_other_interpreters()
+        others = builds_for_other_interpreters(name)
         if others:
             return None, (f"built for another Python or platform ({', '.join(others)}); this one loads "
                           f"*{importlib.machinery.EXTENSION_SUFFIXES[0]}")
@@ -62,14 +90,14 @@ def load_compiled() -> tuple[ModuleType | None, str | None]:
     except ImportError as exc:
         return None, f"the build does not import: {exc}"
     built_from = getattr(module, "BUILT_FROM", None)
-    if built_from != source_digest():
-        return None, f"the build is stale: {SOURCE.name} or {VARINT_SOURCE.name} changed since (run: kwire build-native)"
+    if built_from != digest():
+        return None, f"the build is stale: {sources} changed since (run: kwire build-native)"
     return module, None
 
 
-def builds_for_other_interpreters() -> list[str]:
-    """Compiled files of the decoder beside its source that this interpreter does not load."""
-    stem = COMPILED_MODULE.rpartition(".")[2]
+def builds_for_other_interpreters(module: str = COMPILED_MODULE) -> list[str]:
+    """Compiled files of a flavour beside its source that this interpreter does not load."""
+    stem = module.rpartition(".")[2]
     loadable = {stem + suffix for suffix in importlib.machinery.EXTENSION_SUFFIXES}
     return sorted(path.name for path in SOURCE.parent.glob(stem + ".*")
                   if path.name.endswith((".so", ".pyd")) and path.name not in loadable)
@@ -80,16 +108,27 @@ def warn_if_unusable(reason: str | None) -> None:
     one that does not load (not when it was never built, or is switched off, or is for another
     Python: :mod:`kwire.spark.shipped` speaks for shipped copies of those)."""
     if reason is not None and reason.startswith(("the build is stale", "the build does not import")):
-        warnings.warn(f"kwire: the compiled record decoder is not used ({reason}); records decode as "
-                      f"plain Python, over ten times slower", RuntimeWarning, stacklevel=2)
+        warnings.warn(f"kwire: a compiled record decoder is not used ({reason}); records decode with "
+                      f"a slower flavour", RuntimeWarning, stacklevel=2)
 
 
-_compiled, FALLBACK_REASON = load_compiled()
-warn_if_unusable(FALLBACK_REASON)
-#: The implementation in use: the mypyc build, or the Python source it is compiled from.
-IMPLEMENTATION: ModuleType = _compiled if _compiled is not None else column_decoder
-#: "mypyc" or "python".
-IMPLEMENTATION_NAME = "mypyc" if _compiled is not None else "python"
+def choose() -> tuple[str, ModuleType, str | None]:
+    """``(flavour, module, why not a faster one)``: the first of :data:`FLAVOURS` that loads and is
+    current (the reason None when it is the fastest)."""
+    reasons = []
+    for flavour, load in (("c", load_c), ("mypyc", load_compiled)):
+        module, why_not = load()
+        if module is not None:
+            return flavour, module, "; ".join(reasons) or None
+        warn_if_unusable(why_not)
+        why_not = why_not if why_not.startswith(CHOICE_VARIABLE) else f"{flavour}: {why_not}"
+        if why_not not in reasons:  # (a choice in the environment skips both alike: say it once)
+            reasons.append(why_not)
+    return "python", column_decoder, "; ".join(reasons)
+
+
+#: "c", "mypyc" or "python": the flavour in use; FALLBACK_REASON: why not a faster one (None for c).
+IMPLEMENTATION_NAME, IMPLEMENTATION, FALLBACK_REASON = choose()
 
 ColumnBuilder = IMPLEMENTATION.ColumnBuilder
 RecordColumns = IMPLEMENTATION.RecordColumns

@@ -83,9 +83,10 @@ def test_build_native_compiles_the_record_decoder_and_one_codec_into_a_source_in
     before = installed(root, "doctor", "--json")
     assert before.returncode == 1, before.stderr
     parts = json.loads(before.stdout)["parts"]
-    assert parts["record_decoder"] == {"compiled": False, "reason": "not built (run: kwire build-native)",
+    assert parts["record_decoder"] == {"compiled": False, "reason": "c: not built (run: kwire build-native); "
+                                                                    "mypyc: not built (run: kwire build-native)",
                                        "location": str(kwire_dir / "records"), "modules": 1, "compiled_modules": 0,
-                                       "hot_path_modules": None}
+                                       "hot_path_modules": None, "flavour": "python"}
     assert parts["codecs"]["compiled_modules"] == 0
     assert parts["codecs"]["reason"] == "not built (run: kwire build-native --codecs)"
 
@@ -103,6 +104,7 @@ def test_build_native_compiles_the_record_decoder_and_one_codec_into_a_source_in
     after = installed(root, "doctor", "--json")
     parts = json.loads(after.stdout)["parts"]
     assert parts["record_decoder"]["compiled"] is True and parts["record_decoder"]["reason"] is None
+    assert parts["record_decoder"]["flavour"] == "c"
     hot = parts["codecs"]["hot_path_modules"]
     assert parts["codecs"]["compiled_modules"] == 1 and parts["codecs"]["reason"].startswith(
         f"{hot - 1} of the {hot} modules on the hot path are plain Python (")

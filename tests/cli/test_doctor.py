@@ -21,7 +21,8 @@ def test_doctor_json_matches_the_builds_in_use(capsys):
     code = main(["doctor", "--json"])
     report = json.loads(capsys.readouterr().out)
     decoder, codecs = report["parts"]["record_decoder"], report["parts"]["codecs"]
-    assert decoder["compiled"] == (columns.IMPLEMENTATION_NAME == "mypyc")
+    assert decoder["compiled"] == (columns.IMPLEMENTATION_NAME != "python")
+    assert decoder["flavour"] == columns.IMPLEMENTATION_NAME
     assert decoder["reason"] == columns.FALLBACK_REASON
     suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
     modules = {sys.modules[cls.__module__] for cls in generated.MESSAGES.values()}  # imports every codec module

@@ -10,7 +10,10 @@ in full), the way the data source reads them.
 """
 from __future__ import annotations
 
+import shutil
 import struct
+import subprocess
+import sys
 from pathlib import Path
 
 import pyarrow as pa
@@ -30,17 +33,19 @@ from kwire.records.record_codec import encode_record, read_records
 from kwire.wire.varint import zigzag as zz
 from kwire.arrow.record_arrays import record_arrays
 from kwire.wire.errors import CorruptRecordError, DecodeError
-from tests.paths import CAPTURES, KAFKA_GO, KRAFT_361, KRAFT_390
+from tests.paths import CAPTURES, KAFKA_GO, KRAFT_361, KRAFT_390, REPO
 from tests.records.test_legacy import parse_fetch_response
 
 INT64_MAX = 2**63 - 1
 
 
-@pytest.fixture(params=["python", "mypyc"])
+@pytest.fixture(params=["python", "mypyc", "c"])
 def decoder(request):
-    """The decoder module: the source as plain Python, or its mypyc build."""
+    """The decoder module: the source as plain Python, its mypyc build, or the C flavour."""
     if request.param == "python":
         return column_decoder
+    if request.param == "c":
+        return request.getfixturevalue("c_record_decoder")
     return request.getfixturevalue("compiled_record_decoder")
 
 
@@ -122,16 +127,16 @@ def test_kafka_go_fetch_responses_decode_as_kafka_python_reads_them(decoder, pat
     assert ours == theirs
 
 
-def test_both_builds_write_the_same_bytes(compiled_record_decoder):
+def test_every_build_writes_the_same_bytes(compiled_record_decoder, c_record_decoder):
     for path in CAPTURED:
         wire = path.read_bytes()
         built = []
-        for decoder in (column_decoder, compiled_record_decoder):
+        for decoder in (column_decoder, compiled_record_decoder, c_record_decoder):
             builder = decoder.ColumnBuilder()
             decode_batch(wire).add_columns_to(builder)
             builder.add_null_row()
             built.append(buffers(builder.finish()))
-        assert built[0] == built[1], path.name
+        assert built[0] == built[1] == built[2], path.name
 
 
 # ------------------------------------------------------------------- generated batches
@@ -343,11 +348,50 @@ def test_header_keys_are_checked_as_python_checks_utf8(decoder, key):
 # ------------------------------------------------------------------- which build is used
 
 
-def test_the_compiled_build_is_the_one_in_use(compiled_record_decoder):
-    assert columns.IMPLEMENTATION is compiled_record_decoder and columns.IMPLEMENTATION_NAME == "mypyc"
+def test_the_fastest_build_is_the_one_in_use(c_record_decoder, compiled_record_decoder):
+    assert columns.IMPLEMENTATION is c_record_decoder and columns.IMPLEMENTATION_NAME == "c"
     assert columns.FALLBACK_REASON is None
-    assert compiled_record_decoder.__file__.endswith(".so")
+    assert c_record_decoder.__file__.endswith(".so") and compiled_record_decoder.__file__.endswith(".so")
+    assert c_record_decoder.BUILT_FROM == columns.c_source_digest()
     assert compiled_record_decoder.BUILT_FROM == columns.source_digest()
+
+
+def test_the_flavours_fall_back_in_order(c_record_decoder, compiled_record_decoder, monkeypatch):
+    assert columns.choose() == ("c", c_record_decoder, None)
+    monkeypatch.setattr(columns, "C_MODULE", "kwire.records._no_such_c_build")
+    assert columns.choose() == ("mypyc", compiled_record_decoder, "c: not built (run: kwire build-native)")
+    monkeypatch.setattr(columns, "COMPILED_MODULE", "kwire.records._no_such_mypyc_build")
+    assert columns.choose() == ("python", column_decoder, ("c: not built (run: kwire build-native); "
+                                                          "mypyc: not built (run: kwire build-native)"))
+    monkeypatch.undo()
+    monkeypatch.setenv(columns.CHOICE_VARIABLE, "mypyc")
+    assert columns.choose() == ("mypyc", compiled_record_decoder, "KWIRE_RECORD_DECODER=mypyc")
+    monkeypatch.setenv(columns.CHOICE_VARIABLE, "python")
+    assert columns.choose() == ("python", column_decoder, "KWIRE_RECORD_DECODER=python")
+
+
+def test_without_a_compiler_plain_python_decodes_and_doctor_says_so(tmp_path):
+    """A kwire with neither build beside its source (a copy of the package), as an install from
+    source without a C compiler has: records decode, and doctor names the flavour and why."""
+    shutil.copytree(REPO / "kwire", tmp_path / "kwire", ignore=shutil.ignore_patterns("*.so", "__pycache__"))
+    script = ("import json, sys; from kwire.records import columns; from kwire.cli.main import main; "
+              "b = columns.ColumnBuilder(); b.add_records(bytes.fromhex(sys.argv[1]), 0, 9, 1, 5, 7, 0, False, 0); "
+              "print(columns.IMPLEMENTATION_NAME, b.finish().value_data); main(['doctor'])")
+    proc = subprocess.run([sys.executable, "-c", script, GOOD.hex()], cwd=tmp_path, capture_output=True, text=True, check=False,
+                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tmp_path)})
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "python b'v'", proc.stderr
+    assert lines[1] == ("record decoder: plain Python, c: not built (run: kwire build-native); "
+                        "mypyc: not built (run: kwire build-native)")
+
+
+def test_a_stale_c_build_is_not_used(c_record_decoder, monkeypatch, tmp_path):
+    changed = tmp_path / "column_decoder_c.c"
+    changed.write_bytes(columns.C_SOURCE.read_bytes() + b"\n/* changed */\n")
+    monkeypatch.setattr(columns, "C_SOURCE", changed)
+    module, why_not = columns.load_c()
+    assert module is None and why_not == ("the build is stale: column_decoder_c.c changed since "
+                                          "(run: kwire build-native)")
 
 
 def test_a_stale_or_missing_build_is_not_used(compiled_record_decoder, monkeypatch, tmp_path):
@@ -378,3 +422,13 @@ def test_a_change_to_the_varint_module_makes_the_build_stale(compiled_record_dec
     monkeypatch.setattr(columns, "VARINT_SOURCE", changed)
     module, why_not = columns.load_compiled()
     assert module is None and "stale" in why_not
+
+
+def test_without_a_c_compiler_the_c_flavour_is_not_built(monkeypatch, tmp_path):
+    from kwire.generator.native_build import CompileUnavailable
+    from kwire.generator.native_records import build_c
+
+    monkeypatch.setenv("CC", "/no/such/cc")
+    with pytest.raises(CompileUnavailable, match="no C compiler found"):
+        build_c(tmp_path / "cache", install_dir=tmp_path, log=lambda _message: None)
+    assert list(tmp_path.rglob("*.so")) == []

@@ -1,7 +1,8 @@
-"""``kwire doctor``: which parts of this kwire run compiled (mypyc), and why not.
+"""``kwire doctor``: which parts of this kwire run compiled (C or mypyc), and why not.
 
 Two parts have a compiled build: the record decoder (:mod:`kwire.records.columns` says which
-build it took and, if the plain-Python one, :data:`~kwire.records.columns.FALLBACK_REASON`) and
+flavour it took, ``c``, ``mypyc`` or ``python``, and why not a faster one,
+:data:`~kwire.records.columns.FALLBACK_REASON`) and
 the codecs (``kwire.generated``: per module, an extension module beside the ``.py`` file is the
 one Python imports). The codecs count as compiled when the modules a compiled build builds by
 default (``kwire.generated.COMPILED_BY_DEFAULT``: the hot path, whose code is written for the
@@ -35,14 +36,15 @@ class PartStatus:
     modules: int = 1                     # modules of the part
     compiled_modules: int = 0            # of which compiled and imported as such
     hot_path_modules: int | None = None  # codecs: of which on the hot path, compiled by default
+    flavour: str | None = None           # record decoder: "c", "mypyc" or "python"
 
 
 def record_decoder_status() -> PartStatus:
     from kwire.records import columns
 
-    compiled = columns.IMPLEMENTATION_NAME == "mypyc"
+    compiled = columns.IMPLEMENTATION_NAME != "python"
     return PartStatus(compiled=compiled, reason=columns.FALLBACK_REASON, location=str(columns.SOURCE.parent),
-                      compiled_modules=int(compiled))
+                      compiled_modules=int(compiled), flavour=columns.IMPLEMENTATION_NAME)
 
 
 def codecs_status() -> PartStatus:
@@ -84,14 +86,14 @@ def native_status() -> dict[str, PartStatus]:
 
 
 def describe(name: str, part: PartStatus) -> str:
-    """One line for a part: ``record decoder: compiled (mypyc)``, ``codecs: 0 of 287 modules compiled, not built ...``."""
+    """One line for a part: ``record decoder: compiled (c)``, ``codecs: 0 of 287 modules compiled, not built ...``."""
     label = name.replace("_", " ")
     if name == "codecs":
         state = f"{part.compiled_modules} of {part.modules} modules compiled"
         if part.compiled and part.compiled_modules == part.hot_path_modules < part.modules:
             state += " (the hot path; the others run about as fast as plain Python)"
     else:
-        state = "compiled (mypyc)" if part.compiled else "plain Python"
+        state = f"compiled ({part.flavour})" if part.compiled else "plain Python"
     return f"{label}: {state}" + (f", {part.reason}" if part.reason else "")
 
 
