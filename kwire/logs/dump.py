@@ -346,14 +346,14 @@ def _index_check(path: Path, kind: str, check: str) -> Iterator[dict]:
             if finding is None:
                 yield {"event": "index-check", "passed": True, "message": f"{path} passed sanity check."}
             else:
-                yield {"event": "error", "position": finding.position, "reason": finding.reason}
+                yield {"event": "error", "position": finding.position, "reason": finding.reason, "finding": True}
             return
         findings = verify_offset_index(path) if kind == "offset-index" else verify_time_index(path)
     except (OSError, KwireError) as err:
         yield {"event": "error", "reason": f"cannot read: {err}", "unreadable": True}
         return
-    for finding in findings:
-        yield {"event": "error", "position": finding.position, "reason": finding.reason}
+    for finding in findings:  # a check's finding, not damage that stops the reading (exit 1, not 2)
+        yield {"event": "error", "position": finding.position, "reason": finding.reason, "finding": True}
     if not findings:
         yield {"event": "index-check", "passed": True, "message": f"{path}: every entry matches the log"}
 

@@ -128,7 +128,7 @@ def test_dump_reads_state_files_and_says_where_they_break(tmp_path, capsys):
     assert {"event": "checkpoint-entry", "file": str(tmp_path / "data" / "replication-offset-checkpoint"),
             "topic": "orders", "partition": 3, "offset": 6950, "meaning": "high watermark"} in entries
     shutil.copy(DAMAGED / "epochs.07-three-fields", tmp_path / "data" / "orders-3" / "leader-epoch-checkpoint")
-    assert kwire_main(["dump", str(tmp_path / "data" / "orders-3")]) == 1
+    assert kwire_main(["dump", str(tmp_path / "data" / "orders-3")]) == 2  # damage, as every command says
     assert (f"kwire dump: {tmp_path}/data/orders-3/leader-epoch-checkpoint: line 3 (file position 4): Malformed line "
             f"in checkpoint file [{tmp_path}/data/orders-3/leader-epoch-checkpoint]: 1 0 5\n") in capsys.readouterr().err
 

@@ -71,16 +71,17 @@ def run(args: argparse.Namespace) -> int:
             for path, why in skipped_files(given):
                 print(f"kwire dump: {path}: skipped: {why}", file=sys.stderr)
     out = sys.stdout
-    corrupt = unreadable = False
+    corrupt = unreadable = findings = False
     files = 0
     check = "sanity" if args.index_sanity_check else "verify" if args.verify_index_only else None
     for event in dump_paths(args.paths, decoder=args.decoder, strict=args.strict, max_bytes=args.max_bytes,
                             index_check=check):
         kind = event["event"]
         files += kind == "file"
-        if kind == "error":
+        if kind == "error":  # damage (exit 2, 1 when skipped), or what an index check found (exit 1)
             unreadable = unreadable or bool(event.get("unreadable"))
-            corrupt = True
+            findings = findings or bool(event.get("finding"))
+            corrupt = corrupt or not event.get("finding")
             print(f"kwire dump: {error_text(event)}", file=sys.stderr)
         elif kind == "skip" and not args.quiet:
             print(f"kwire dump: {event['file']}: skipped: {event['reason']}", file=sys.stderr)
@@ -98,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if unreadable or (corrupt and not args.skip_undecodable):
         return 2
-    return 1 if corrupt else 0
+    return 1 if corrupt or findings else 0
 
 
 # ------------------------------------------------------------------------------------ text form
