@@ -27,8 +27,10 @@ DEFAULT_BUILD_DIR = Path("build") / "kwire-compile"
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "generate", help="emit Python codecs for a directory of definitions",
-        description="Generate one Python module per definition, plus an __init__.py with MESSAGES. "
-                    "The output package imports only `kwire`, so it works wherever it is placed.")
+        description="Generate one Python module per definition, the package's index (_index.py: every API, "
+                    "record type and header version, naming modules without importing them) and an __init__.py "
+                    "with MESSAGES and APIS. The output package imports only `kwire`, so it works wherever it is "
+                    "placed.")
     p.add_argument("--defs", default=DEFAULT_DEFS,
                    help=f"definitions directory, or kwire:builtin for the ones kwire ships (default: {DEFAULT_DEFS})")
     p.add_argument("--out", default=DEFAULT_OUT, help=f"output package directory (default: {DEFAULT_OUT})")
