@@ -45,6 +45,27 @@ def _cannot_write(target: Path) -> Iterator[None]:
         raise UnwritableError(exc.errno, exc.strerror or str(exc), str(target)) from None
 
 
+def check_writable(directory: str | os.PathLike[str]) -> None:
+    """Raise :class:`UnwritableError` now if files cannot be created in ``directory``, for commands
+    that write only after a long run: a file created and removed there says so for sure. Leaves
+    nothing behind (directories made for the check are removed again)."""
+    target = Path(directory)
+    missing = [d for d in (target, *target.parents) if not os.path.lexists(d)]
+    made: list[Path] = []
+    try:
+        with _cannot_write(target):
+            for each in reversed(missing):
+                each.mkdir()
+                made.append(each)
+            descriptor, probe = tempfile.mkstemp(prefix=".kwire-check.", suffix=".tmp", dir=target)
+            os.close(descriptor)
+            os.unlink(probe)
+    finally:
+        for each in reversed(made):
+            with contextlib.suppress(OSError):
+                each.rmdir()
+
+
 def refuse_existing(path: str | os.PathLike[str], *, force: bool) -> None:
     """Raise :class:`ExistingFileError` if ``path`` exists and ``force`` is false.
 
