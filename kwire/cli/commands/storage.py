@@ -20,9 +20,11 @@ from pathlib import Path
 from kwire.features import FeatureError, metadata_version
 from kwire.wire.files import ExistingFileError
 from kwire.features.bootstrap import format_bootstrap, write_bootstrap
-from kwire.logs.metadata_log import BOOTSTRAP_FILE_NAME
+from kwire.logs.metadata_log import BOOTSTRAP_FILE_NAME, MetadataLogDirectory
 
 from . import feature_assignment, storage_node
+
+METADATA_LOG_DIRECTORY = "__cluster_metadata-0"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -69,6 +71,9 @@ def run_format(args: argparse.Namespace) -> int:
         print(f"kwire storage format: {err}", file=sys.stderr)
         return 1
     target = args.out / BOOTSTRAP_FILE_NAME
+    if not args.quiet:
+        for warning in metadata_log_warnings(args.out):
+            print(f"kwire storage format: warning: {warning}", file=sys.stderr)
     if not args.dry_run:
         try:
             write_bootstrap(args.out, snapshot, force=args.force)
@@ -95,3 +100,23 @@ def _mv_name(level: int) -> str:
     from kwire.features import from_level
 
     return from_level(level).name
+
+
+def metadata_log_warnings(out: Path) -> list[str]:
+    """Why a bootstrap.checkpoint written into ``out`` may change nothing: the controller applies it
+    only to an empty metadata log (Kafka's ActivationRecordsGenerator: recordsForEmptyLog), and
+    reads it from the metadata.log.dir, the parent of ``__cluster_metadata-0``."""
+    warnings = []
+    for log_dir in (out / METADATA_LOG_DIRECTORY, out):
+        if not log_dir.is_dir():
+            continue
+        found = MetadataLogDirectory.open(log_dir)
+        used = [p.name for p in found.segments if p.stat().st_size > 0] + [p.name for _, p in found.snapshots]
+        if used:
+            warnings.append(f"the metadata log {log_dir} already holds records ({', '.join(used[:3])}"
+                            f"{', ...' if len(used) > 3 else ''}): a controller applies bootstrap.checkpoint only "
+                            f"to an empty metadata log, so this one changes nothing there")
+    if out.name == METADATA_LOG_DIRECTORY:
+        warnings.append(f"--out is a metadata log directory: Kafka reads bootstrap.checkpoint from the directory "
+                        f"holding {METADATA_LOG_DIRECTORY} (metadata.log.dir), {out.parent}")
+    return warnings
