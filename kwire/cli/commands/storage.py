@@ -71,9 +71,6 @@ def run_format(args: argparse.Namespace) -> int:
         print(f"kwire storage format: {err}", file=sys.stderr)
         return 1
     target = args.out / BOOTSTRAP_FILE_NAME
-    if not args.quiet:
-        for warning in metadata_log_warnings(args.out):
-            print(f"kwire storage format: warning: {warning}", file=sys.stderr)
     if not args.dry_run:
         try:
             write_bootstrap(args.out, snapshot, force=args.force)
@@ -83,6 +80,9 @@ def run_format(args: argparse.Namespace) -> int:
         except OSError as err:
             print(f"kwire storage format: cannot write {target}: {err.strerror or err}", file=sys.stderr)
             return 2
+    if not args.quiet:  # after a refusal, which writes nothing, there is nothing to warn about
+        for warning in metadata_log_warnings(args.out):
+            print(f"kwire storage format: warning: {warning}", file=sys.stderr)
     records = [record.to_dict() for record in snapshot.records]
     if args.json:
         print(json.dumps({"path": str(target), "written": not args.dry_run, "features": levels,
