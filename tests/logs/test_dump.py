@@ -269,7 +269,6 @@ def test_other_topics_and_partition_files(tmp_path: Path, capsys: pytest.Capture
         f"producerId: 77 producerEpoch: 1 coordinatorEpoch: -1 currentTxnFirstOffset: -1 firstSequence: 8 "
         f"lastSequence: 9 lastOffset: 101 offsetDelta: 1 timestamp: {T0}",
         f"End of {partition / '00000000000000000102.snapshot'}: 1 entry",
-        "",
     ]
     assert out[7].startswith("baseOffset: 100 lastOffset: 101 count: 2 ")
 
