@@ -7,10 +7,11 @@ run reports everything wrong with a file.
 """
 from __future__ import annotations
 
-import base64
 import re
 import uuid
 from typing import Any
+
+from kwire.wire.uuids import UuidTextError, url_base64_decode, uuid_to_text
 
 from .errors import Problem
 from .jsonc import JsonFloat
@@ -395,18 +396,16 @@ class _Builder:
         came with Uuid.fromString later)."""
         if re.fullmatch(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}", default):
             raw, how = uuid.UUID(default).bytes, "is UUID text, as Kafka read it before 2.8 (KAFKA-10618)"
-        elif re.fullmatch(r"[A-Za-z0-9_-]+={0,2}", default):
-            try:
-                decoded = base64.urlsafe_b64decode(default + "=" * (-len(default) % 4))
-            except ValueError:
+        else:
+            try:  # what Kafka 2.8's generator did: Base64.getUrlDecoder().decode, then two longs
+                decoded = url_base64_decode(default.encode("latin-1", errors="replace"))
+            except UuidTextError:
                 return default
             if len(decoded) <= 16:
                 return default  # 16 bytes is today's form; fewer is an error for check_default to report
             raw, how = decoded[:16], (f"decodes to {len(decoded)} bytes, of which Kafka 2.8's generator took the "
                                       f"first 16")
-        else:
-            return default
-        text = base64.urlsafe_b64encode(raw).decode().rstrip("=")
+        text = uuid_to_text(uuid.UUID(bytes=raw))
         self.warning(where, f"uuid default {default!r} {how}; read as {text!r}, the base64url form Kafka "
                             f"reads now")
         return text

@@ -36,8 +36,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from kwire.wire.jsonform import uuid_to_text
 from kwire.wire.message import FieldInfo, GeneratedStruct
+from kwire.wire.uuids import uuid_to_text
 
 UNKNOWN_TAGS_COLUMN = "unknown_tagged_fields"
 

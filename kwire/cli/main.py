@@ -2,18 +2,21 @@
 
 Exit codes follow one convention everywhere: 0 success, 1 findings, failures or a refusal (a file
 that exists, a lossy write), 2 bad usage or unusable input (unreadable, damaged, empty). Every
-``--help`` ends with example commands (:mod:`kwire.cli.examples`).
+``--help`` ends with example commands (:mod:`kwire.cli.examples`). Errors are printed by
+:func:`kwire.cli.errors.fail`.
 """
 from __future__ import annotations
 
 import argparse
 import importlib
 import sys
+from collections.abc import Iterable
 
 from kwire.cli.examples import add_examples
 
-# sub-command name -> module with ``register(subparsers)``; modules load lazily so that
-# `kwire --help` stays fast and a missing optional dependency only affects its command.
+# sub-command name -> module with ``register(subparsers)``. A run imports only the module of the
+# command it runs: `kwire --help` lists the commands from SUMMARIES without importing any of them,
+# and a missing optional dependency only affects its own command.
 COMMANDS = {
     "validate": "kwire.cli.commands.validate",
     "generate": "kwire.cli.commands.generate",
@@ -32,6 +35,26 @@ COMMANDS = {
     "merge-versions": "kwire.cli.commands.merge_versions",
 }
 
+# sub-command name -> its line in `kwire --help`; the same text as the help= its module registers
+# (tests/cli/test_grammar.py checks that the two agree)
+SUMMARIES = {
+    "validate": "check definition files against the format and Kafka's rules",
+    "generate": "emit Python codecs for a directory of definitions",
+    "check-compat": "flag incompatible changes between two generations of definitions",
+    "dump": "print Kafka log segments, snapshots, indexes and state files",
+    "fuzz": "fuzz every message at every version and classify version conversions",
+    "decode": "decode Kafka log files into Parquet or JSON (here, or on Spark)",
+    "schemas": "write Spark and Arrow schemas of every message version",
+    "frame": "decode one captured request or response frame",
+    "storage": "write KRaft storage files (bootstrap.checkpoint)",
+    "features": "describe and judge feature-level changes (kafka-features, offline)",
+    "metadata": "the metadata image of a KRaft log: show it, write it as a snapshot, check downgrades",
+    "doctor": "say which parts run compiled (record decoder, codecs) and why not",
+    "build-native": "compile the record decoder (and, with --codecs, the codecs) with mypyc",
+    "versions": "which Kafka release added each API version",
+    "merge-versions": "restore the versions a newer definition removed, proven",
+}
+
 
 class VersionAction(argparse.Action):
     """``--version``: the version, then which parts run compiled (looked up only when asked)."""
@@ -46,7 +69,10 @@ class VersionAction(argparse.Action):
         parser.exit()
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(commands: Iterable[str] | None = None) -> argparse.ArgumentParser:
+    """The ``kwire`` parser with the sub-commands ``commands`` built in full (None: all of them);
+    every other one is listed by its summary alone, which is all ``kwire --help`` shows of it."""
+    built = set(COMMANDS if commands is None else commands)
     parser = argparse.ArgumentParser(prog="kwire", description="Kafka protocol code generator and wire codec.")
     parser.add_argument("--version", action=VersionAction,
                         help="print the version and which parts run compiled (see kwire doctor), then exit")
@@ -55,23 +81,30 @@ def build_parser() -> argparse.ArgumentParser:
     verbosity.add_argument("-v", "--verbose", action="store_true", help="print more detail")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module in COMMANDS.items():
-        try:
+        if name in built:
             importlib.import_module(module).register(sub)
-        except ModuleNotFoundError as exc:
-            if exc.name != module:
-                raise
+        else:
+            sub.add_parser(name, help=SUMMARIES[name], add_help=False)
     add_examples(parser, "")
-    for name, command in sub.choices.items():
+    for name in (name for name in COMMANDS if name in built):
+        command = sub.choices[name]
         add_examples(command, name)
         for nested_name, nested in _nested_by_name(command):
             add_examples(nested, f"{name} {nested_name}")
-    for command in sub.choices.values():  # -q/-v also work after the sub-command (and its own sub-commands)
-        for each in (command, *_nested(command)):
+        for each in (command, *_nested(command)):  # -q/-v also work after the sub-command (and its own)
             group = each.add_mutually_exclusive_group()
-            group.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS, help="print only errors")
+            group.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
+                               help="print only errors")
             group.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
                                help="print more detail")
     return parser
+
+
+def command_named(argv: list[str]) -> str | None:
+    """The sub-command ``argv`` runs: its first word that is not an option (kwire's own options
+    take no value), if that word names a command."""
+    word = next((word for word in argv if not word.startswith("-")), None)
+    return word if word in COMMANDS else None
 
 
 def _nested(command: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
@@ -94,7 +127,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str] | None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    command = command_named(argv)
+    parser = build_parser([command] if command else [])
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

@@ -11,14 +11,12 @@ every voter with one endpoint on the controller listener (its name upper-cased, 
 """
 from __future__ import annotations
 
-import base64
-import binascii
 import os
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
-from kwire.wire.jsonform import uuid_to_text
+from kwire.wire.uuids import uuid_from_text, uuid_to_text
 
 from .errors import FeatureError
 from .java_order import copied_hash_map_order, int_hash
@@ -31,20 +29,6 @@ _RESERVED_UUIDS = (UUID(int=0), UUID(int=1))
 
 class DynamicVoterError(FeatureError):
     """An ``--initial-controllers`` value Kafka's ``DynamicVoter.parse`` refuses (its message)."""
-
-
-def parse_kafka_uuid(text: str) -> UUID:
-    """``org.apache.kafka.common.Uuid.fromString``: base64url of 16 bytes, padding optional."""
-    if len(text) > 24:
-        raise ValueError(f"Input string with prefix `{text[:24]}` is too long to be decoded as a base64 UUID")
-    try:
-        raw = base64.b64decode(text + "=" * (-len(text) % 4), altchars=b"-_", validate=True)
-    except (binascii.Error, ValueError):
-        raise ValueError(f"Input string `{text}` is not a valid base64 string") from None
-    if len(raw) != 16:
-        raise ValueError(f"Input string `{text}` decoded as {len(raw)} bytes, which is not equal to the "
-                         f"expected 16 bytes of a base64-encoded UUID")
-    return UUID(bytes=raw)
 
 
 def random_kafka_uuid() -> UUID:
@@ -119,7 +103,7 @@ def parse_dynamic_voter(text: str) -> DynamicVoter:
     if not 0 <= port <= 65535:
         raise DynamicVoterError(f"Invalid port {port} in dynamic voter string.")
     try:
-        directory_id = parse_kafka_uuid(rest[colon + 1:])
+        directory_id = uuid_from_text(rest[colon + 1:])
     except ValueError:
         raise DynamicVoterError("Failed to parse directory ID in dynamic voter string.") from None
     return DynamicVoter(node_id, directory_id, host, port)

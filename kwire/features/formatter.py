@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,7 +33,7 @@ from uuid import UUID
 
 from kwire.logs.metadata_log import BOOTSTRAP_FILE_NAME, MetadataLogWriter, MetadataSnapshot, SnapshotId
 from kwire.wire.files import atomic_write, refuse_existing
-from kwire.wire.jsonform import uuid_to_text
+from kwire.wire.uuids import uuid_to_text
 
 from .bootstrap import bootstrap_records, bootstrap_snapshot, format_feature_levels
 from .dynamic_voters import DynamicVoters, parse_dynamic_voter, random_kafka_uuid
@@ -181,10 +181,12 @@ def plan_format(
     no_initial_controllers: bool = False,
     controller_listener: str = "CONTROLLER",
     timestamp: int | None = None,
+    extra_records: Sequence[Any] = (),
 ) -> FormatPlan:
     """Settle everything ``kafka-storage format`` would write into ``directory``; nothing is written.
 
-    ``initial_controllers`` comes from ``--initial-controllers`` or :func:`standalone_voters`.
+    ``initial_controllers`` comes from ``--initial-controllers`` or :func:`standalone_voters`;
+    ``extra_records`` follow the FeatureLevelRecords in the bootstrap file (``--add-scram``'s).
     """
     if node_id < 0:
         raise FeatureError("You must specify a valid non-negative node ID.")
@@ -198,7 +200,7 @@ def plan_format(
     levels = format_feature_levels(release_version, requested)
     levels[KRAFT_VERSION] = effective_kraft_level(kraft_requested, has_dynamic_quorum)
     stamp = timestamp if timestamp is not None else int(time.time() * 1000)
-    bootstrap = bootstrap_snapshot(bootstrap_records(levels), timestamp=stamp)
+    bootstrap = bootstrap_snapshot([*bootstrap_records(levels), *extra_records], timestamp=stamp)
     own = initial_controllers.get(node_id) if initial_controllers is not None else None
     if initial_controllers is None:
         kind = STATIC_METADATA_DIRECTORY

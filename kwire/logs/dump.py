@@ -16,6 +16,11 @@
 ``skip``            a path given explicitly that is not a file kwire knows
 ==================  ==========================================================================
 
+A ``checkpoint-entry`` event is an entry of a text state file (``leader-epoch-checkpoint``, the
+offset checkpoints, ``partition.metadata``: :mod:`kwire.logs.checkpoints`); its errors carry the
+``line``. Segment files Kafka renamed ``.deleted``, ``.cleaned`` or ``.swap`` are read as what they
+were, their ``file`` event saying ``renamed``.
+
 Records are decoded by the file's place: ``__cluster_metadata-N`` segments and snapshots with the
 metadata decoder (``__remote_log_metadata-N`` with its tiered-storage variant), ``__consumer_offsets-N``,
 ``__transaction_state-N`` and ``__share_group_state-N`` with the coordinator decoders, any other topic as text or hex. One bad record or batch gives an ``error`` event and
@@ -24,6 +29,7 @@ lists, dicts), so the same events print as text or as JSON lines.
 """
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -38,7 +44,13 @@ from kwire.logs.coordinator_log import (
 )
 from kwire.wire.errors import DecodeError, KwireError
 from kwire.logs.entries import ControlRecord, decode_control
-from kwire.logs.files import BATCH_KINDS, kafka_files, kind_by_name
+from kwire.logs.checkpoints import (
+    OFFSET_CHECKPOINTS,
+    read_leader_epoch_checkpoint,
+    read_offset_checkpoint,
+    read_partition_metadata,
+)
+from kwire.logs.files import BATCH_KINDS, TRANSIENT_SUFFIXES, kafka_files, kind_by_name, transient_state
 from kwire.logs.logdir import (
     parse_numbered_file_name,
     parse_partition_dir_name,
@@ -72,36 +84,51 @@ def decoder_for(path: Path, requested: str = "auto") -> str:
     return _TOPIC_DECODERS.get(parsed[0], "raw") if parsed else "raw"
 
 
-def dump_paths(paths: list[str | os.PathLike], *, decoder: str = "auto", strict: bool = False) -> Iterator[dict]:
+def dump_paths(paths: list[str | os.PathLike], *, decoder: str = "auto", strict: bool = False,
+               max_bytes: int | None = None, index_check: str | None = None) -> Iterator[dict]:
     """Events for every Kafka file under ``paths``, chosen by the rule of :mod:`kwire.logs.files`
-    (directories walked in name order; a file given by name read as what its content says)."""
+    (directories walked in name order; a file given by name read as what its content says).
+
+    As kafka-dump-log's options: ``max_bytes`` reads only the first bytes of each segment or snapshot
+    (``--max-bytes``: a batch cut there is not an error); ``index_check`` ``"sanity"``
+    (``--index-sanity-check``) or ``"verify"`` (``--verify-index-only``) checks offset and time
+    indexes instead of listing their entries (:mod:`kwire.logs.index_check`)."""
     for given in paths:
         path = Path(given)
-        found = list(kafka_files(path))
+        found = list(kafka_files(path, transient=True))
         if path.is_file() and not found:
             yield {"event": "skip", "file": str(path),
                    "reason": "neither its name nor its content says it is a log segment, snapshot, index, "
                              "producer-state or quorum-state file"}
         for child, kind in found:
-            yield from dump_file(child, kind=kind, decoder=decoder, strict=strict)
+            yield from dump_file(child, kind=kind, decoder=decoder, strict=strict, max_bytes=max_bytes,
+                                 index_check=index_check)
 
 
-def dump_file(path: Path, *, kind: str | None = None, decoder: str = "auto", strict: bool = False) -> Iterator[dict]:
+def dump_file(path: Path, *, kind: str | None = None, decoder: str = "auto", strict: bool = False,
+              max_bytes: int | None = None, index_check: str | None = None) -> Iterator[dict]:
     """Events for one file; ``kind`` as :func:`kwire.logs.files.kind_of` gives it (default: by its
     name, else read as record batches)."""
-    kind = kind or kind_by_name(path.name) or "batches"
+    renamed = transient_state(path.name)
+    kind = kind or (renamed[0] if renamed else None) or kind_by_name(path.name) or "batches"
     start: dict[str, Any] = {"event": "file", "file": str(path), "kind": kind}
+    if renamed:  # a segment file Kafka renamed while deleting, cleaning or swapping it: not part of the log
+        start["renamed"] = renamed[1].lstrip(".")
+        start["renamedWhy"] = TRANSIENT_SUFFIXES[renamed[1]]
     counts = {"batches": 0, "records": 0, "errors": 0}
     is_snapshot = kind in ("snapshot", "bootstrap")
     if kind in BATCH_FILE_KINDS:
         start["decoder"] = "metadata" if is_snapshot else decoder_for(path, decoder)
-        numbered = parse_numbered_file_name(path.name)
+        numbered = _numbered(path)
         if kind == "segment" and numbered:
             start["baseOffset"] = numbered[0]
         snapshot_id = parse_snapshot_file_name(path.name)
         if snapshot_id:
             start["snapshotEndOffset"], start["snapshotEpoch"] = snapshot_id.end_offset, snapshot_id.epoch
-        body = _batches(path, start["decoder"], strict, is_snapshot, counts)
+        body = _batches(path, start["decoder"], strict, is_snapshot, counts, max_bytes)
+    elif index_check is not None and kind in ("offset-index", "time-index"):
+        start["check"] = index_check
+        body = _index_check(path, kind, index_check)
     else:
         body = _FLAT_READERS[kind](path, counts)
     yield start
@@ -115,8 +142,13 @@ def dump_file(path: Path, *, kind: str | None = None, decoder: str = "auto", str
 # ------------------------------------------------------------------------------ batches and records
 
 
-def _batches(path: Path, decoder: str, strict: bool, is_snapshot: bool, counts: dict) -> Iterator[dict]:
-    reader = FileBatchReader(path, verify_crc=False)
+def _batches(path: Path, decoder: str, strict: bool, is_snapshot: bool, counts: dict,
+             max_bytes: int | None = None) -> Iterator[dict]:
+    source: Any = path
+    if max_bytes is not None:  # FileRecords.slice(0, maxBytes): the batches that end within it
+        with open(path, "rb") as file:
+            source = io.BytesIO(file.read(max_bytes))
+    reader = FileBatchReader(source, verify_crc=False)
     first_control = last_control = None  # control types of the first and last record (snapshot check)
     seen_record = False
     try:
@@ -148,10 +180,10 @@ def _batches(path: Path, decoder: str, strict: bool, is_snapshot: bool, counts: 
         yield {"event": "error", "position": reader.position if position is None else position,
                "reason": f"log framing is broken, the rest of the file cannot be read: {_reason(err)}"}
         return
-    if reader.truncated_at is not None:
+    if reader.truncated_at is not None and max_bytes is None:  # with --max-bytes the cut is asked for
         yield {"event": "error", "position": reader.truncated_at, "undecodedBytes": reader.truncated_bytes,
                "reason": f"incomplete batch at the end of the file: {reader.truncated_bytes} bytes not decoded"}
-    if is_snapshot:
+    if is_snapshot and max_bytes is None:
         yield from _check_snapshot(first_control, last_control)
 
 
@@ -287,6 +319,39 @@ def _reason(err: KwireError) -> str:
 # ------------------------------------------------------------------- indexes and small state files
 
 
+def _index_check(path: Path, kind: str, check: str) -> Iterator[dict]:
+    """kafka-dump-log's --index-sanity-check / --verify-index-only for one index: its line, or its findings."""
+    from kwire.logs.index_check import index_is_empty, sanity_check, verify_offset_index, verify_time_index
+
+    try:
+        if check == "sanity":
+            if kind == "offset-index" and index_is_empty(path):
+                yield {"event": "index-check", "passed": True, "message": f"{path} is empty."}
+                return
+            finding = sanity_check(path, kind)
+            if finding is None:
+                yield {"event": "index-check", "passed": True, "message": f"{path} passed sanity check."}
+            else:
+                yield {"event": "error", "position": finding.position, "reason": finding.reason}
+            return
+        findings = verify_offset_index(path) if kind == "offset-index" else verify_time_index(path)
+    except (OSError, KwireError) as err:
+        yield {"event": "error", "reason": f"cannot read: {err}", "unreadable": True}
+        return
+    for finding in findings:
+        yield {"event": "error", "position": finding.position, "reason": finding.reason}
+    if not findings:
+        yield {"event": "index-check", "passed": True, "message": f"{path}: every entry matches the log"}
+
+
+def _numbered(path: Path) -> tuple[int, str] | None:
+    """``(base offset, suffix)`` of a numbered file's name, a ``.deleted``/``.cleaned``/``.swap`` one's too."""
+    name = path.name
+    if transient_state(name):
+        name = os.path.splitext(name)[0]
+    return parse_numbered_file_name(name)
+
+
 def _guarded(read):
     """Wrap a whole-file reader: a KwireError or OSError becomes one error event."""
 
@@ -294,7 +359,10 @@ def _guarded(read):
         try:
             produced = list(read(path))
         except KwireError as err:
-            yield {"event": "error", "position": getattr(err, "offset", None), "reason": _reason(err)}
+            event = {"event": "error", "position": getattr(err, "offset", None), "reason": _reason(err)}
+            if getattr(err, "line", None) is not None:  # text state files: the line too
+                event["line"] = err.line
+            yield event
             return
         except OSError as err:
             yield {"event": "error", "reason": f"cannot read: {err}", "unreadable": True}
@@ -305,12 +373,19 @@ def _guarded(read):
     return events
 
 
+def _base_offset(path: Path) -> int | None:
+    numbered = _numbered(path)
+    return numbered[0] if numbered else None
+
+
 def _offset_index(path: Path) -> list[dict]:
-    return [{"event": "index-entry", "offset": e.offset, "position": e.position} for e in read_offset_index(path)]
+    return [{"event": "index-entry", "offset": e.offset, "position": e.position}
+            for e in read_offset_index(path, _base_offset(path))]
 
 
 def _time_index(path: Path) -> list[dict]:
-    return [{"event": "index-entry", "timestamp": e.timestamp, "offset": e.offset} for e in read_time_index(path)]
+    return [{"event": "index-entry", "timestamp": e.timestamp, "offset": e.offset}
+            for e in read_time_index(path, _base_offset(path))]
 
 
 def _txn_index(path: Path) -> list[dict]:
@@ -337,10 +412,32 @@ def _quorum_state(path: Path) -> list[dict]:
     return [{"event": "quorum-state", "dataVersion": state.data_version, "data": data}]
 
 
+def _leader_epochs(path: Path) -> list[dict]:
+    return [{"event": "checkpoint-entry", "epoch": e.epoch, "startOffset": e.start_offset}
+            for e in read_leader_epoch_checkpoint(path)]
+
+
+def _offset_checkpoint(path: Path) -> list[dict]:
+    what = OFFSET_CHECKPOINTS.get(path.name)
+    return [{"event": "checkpoint-entry", "topic": e.topic, "partition": e.partition, "offset": e.offset,
+             **({"meaning": what} if what else {})}
+            for e in read_offset_checkpoint(path)]
+
+
+def _partition_metadata(path: Path) -> list[dict]:
+    from kwire.wire.jsonform import uuid_to_text
+
+    metadata = read_partition_metadata(path)
+    return [{"event": "checkpoint-entry", "version": metadata.version, "topicId": uuid_to_text(metadata.topic_id)}]
+
+
 _FLAT_READERS = {
     "offset-index": _guarded(_offset_index),
     "time-index": _guarded(_time_index),
     "txn-index": _guarded(_txn_index),
     "producer-snapshot": _guarded(_producer_snapshot),
     "quorum-state": _guarded(_quorum_state),
+    "leader-epoch-checkpoint": _guarded(_leader_epochs),
+    "offset-checkpoint": _guarded(_offset_checkpoint),
+    "partition-metadata": _guarded(_partition_metadata),
 }

@@ -2,7 +2,8 @@
 
 Walking a directory, a file is judged by its name, as Kafka names them: ``quorum-state``,
 ``bootstrap.checkpoint``, ``<offset>-<epoch>.checkpoint`` snapshots, numbered ``.log`` segments and
-their ``.index``, ``.timeindex``, ``.txnindex`` and producer-state ``.snapshot`` files, and
+their ``.index``, ``.timeindex``, ``.txnindex`` and producer-state ``.snapshot`` files, the text
+state files (``leader-epoch-checkpoint``, ``partition.metadata``, the offset checkpoints), and
 ``*.batch`` files of record batches (hidden names are passed over; a broker's own ``server.log``
 is not a segment). A file given by name is read as what its content says it is when its name says nothing:
 record batches, or a quorum-state JSON document.
@@ -15,6 +16,7 @@ import struct
 from collections.abc import Iterator
 from pathlib import Path
 
+from kwire.logs.checkpoints import LEADER_EPOCH_CHECKPOINT, OFFSET_CHECKPOINTS, PARTITION_METADATA
 from kwire.logs.logdir import (
     INDEX_SUFFIX,
     LOG_SUFFIX,
@@ -28,7 +30,11 @@ from kwire.logs.metadata_log import BOOTSTRAP_FILE_NAME, QUORUM_STATE_FILE_NAME,
 #: Kinds of file that hold record batches back to back.
 BATCH_KINDS = frozenset({"segment", "snapshot", "bootstrap", "batches"})
 #: Every kind, in the words ``kwire dump`` uses.
-KINDS = (*sorted(BATCH_KINDS), "offset-index", "time-index", "txn-index", "producer-snapshot", "quorum-state")
+KINDS = (*sorted(BATCH_KINDS), "offset-index", "time-index", "txn-index", "producer-snapshot", "quorum-state",
+         "leader-epoch-checkpoint", "offset-checkpoint", "partition-metadata")
+#: The state files of text checkpoints (:mod:`kwire.logs.checkpoints`), by name.
+_CHECKPOINT_KINDS = {LEADER_EPOCH_CHECKPOINT: "leader-epoch-checkpoint", PARTITION_METADATA: "partition-metadata",
+                     **dict.fromkeys(OFFSET_CHECKPOINTS, "offset-checkpoint")}
 
 _NUMBERED_KINDS = {
     LOG_SUFFIX: "segment",
@@ -47,6 +53,8 @@ def kind_by_name(name: str) -> str | None:
         return "quorum-state"
     if name == BOOTSTRAP_FILE_NAME:
         return "bootstrap"
+    if name in _CHECKPOINT_KINDS:
+        return _CHECKPOINT_KINDS[name]
     if parse_snapshot_file_name(name):
         return "snapshot"
     numbered = parse_numbered_file_name(name)
@@ -84,12 +92,29 @@ def kind_of(path: str | os.PathLike, *, given: bool) -> str | None:
     return kind
 
 
-def kafka_files(root: str | os.PathLike) -> Iterator[tuple[Path, str]]:
+def transient_state(name: str) -> tuple[str, str] | None:
+    """``(kind, suffix)`` of a segment file Kafka renamed while deleting, cleaning or swapping it
+    (``00000000000000000000.log.deleted`` is a ``segment``, ``.deleted``), else None. Kafka does
+    not read such a file as the log: only a reader asked for them takes them."""
+    stem, suffix = os.path.splitext(name)
+    if suffix not in TRANSIENT_SUFFIXES or parse_numbered_file_name(stem) is None:
+        return None
+    kind = kind_by_name(stem)
+    return (kind, suffix) if kind is not None else None
+
+
+def kafka_files(root: str | os.PathLike, *, transient: bool = False) -> Iterator[tuple[Path, str]]:
     """``(path, kind)`` of every file ``root`` holds that has a kind: the file itself when it is one
-    (judged by content too), else a recursive walk in name order, judged by name."""
+    (judged by content too), else a recursive walk in name order, judged by name. With
+    ``transient``, segment files renamed ``.deleted``, ``.cleaned`` or ``.swap`` too, as their kind."""
+
+    def kind_by_name_or_state(name: str) -> str | None:
+        state = transient_state(name) if transient else None
+        return state[0] if state else kind_by_name(name)
+
     root = Path(root)
     if root.is_file():
-        kind = kind_of(root, given=True)
+        kind = kind_by_name_or_state(root.name) or kind_of(root, given=True)
         if kind is not None:
             yield root, kind
         return
@@ -97,7 +122,7 @@ def kafka_files(root: str | os.PathLike) -> Iterator[tuple[Path, str]]:
     for directory, subdirs, names in os.walk(root):
         subdirs[:] = [d for d in subdirs if not d.startswith(".")]
         for name in names:
-            kind = None if name.startswith(".") else kind_by_name(name)
+            kind = None if name.startswith(".") else kind_by_name_or_state(name)
             if kind is not None:
                 found.append((Path(directory) / name, kind))
     yield from sorted(found)
@@ -129,8 +154,8 @@ def skipped_files(root: str | os.PathLike) -> Iterator[tuple[Path, str]]:
     for directory, subdirs, names in os.walk(root):
         subdirs[:] = sorted(d for d in subdirs if not d.startswith("."))
         for name in sorted(names):
-            if kind_by_name(name) is not None and not name.startswith("."):
-                continue
+            if (kind_by_name(name) is not None or transient_state(name)) and not name.startswith("."):
+                continue  # dump reads it
             suffix = os.path.splitext(name)[1]
             if name in STANDARD_FILES:
                 why = f"Kafka's {STANDARD_FILES[name]}; it holds no record batches"

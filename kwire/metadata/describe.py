@@ -21,7 +21,7 @@ from kwire.metadata.image import (
     PartitionRegistration,
     VersionRange,
 )
-from kwire.wire.jsonform import uuid_to_text
+from kwire.wire.uuids import uuid_to_text
 
 
 def image_to_json(image: MetadataImage, *, metadata_version_name: Callable[[int], str] | None = None) -> dict[str, Any]:

@@ -127,26 +127,48 @@ def _load_directory(root: Path, until: int | None, use_snapshots: bool,
     if not directory.segments and not directory.snapshots:
         raise KwireError(f"{root}: no metadata log segments or snapshots")
     loader = _Loader(LoadedImage(MetadataImage(), root, until=until), known_metadata_version)
-    candidates = [(sid, p) for sid, p in directory.snapshots if until is None or sid.end_offset <= until] \
-        if use_snapshots else []
-    start = 0
-    if candidates:
-        snapshot_id, snapshot_path = candidates[-1]
-        start = snapshot_id.end_offset
+    snapshot, start = replay_start(root, directory, until, use_snapshots=use_snapshots)
+    if snapshot is not None:
         # the leaders of the epochs before the snapshot, as a replay from the log's start meets them
-        loader.control_records([s for s in directory.segments if _base_offset(s) < start], below=start)
-        loader.snapshot(snapshot_path)
-    first = _base_offset(directory.segments[0]) if directory.segments else start
-    if first > start and (until is None or until > start):
-        held = f"the snapshot holds offsets below {start}" if candidates else "no snapshot holds the offsets before it"
-        raise KwireError(f"{root}: the log starts at offset {first} and {held}: offsets {start} to {first - 1} "
-                         f"are missing")
+        loader.control_records(history_before(directory, start)[1], below=start)
+        loader.snapshot(snapshot[1])
     segments = [s for i, s in enumerate(directory.segments)
                 if i + 1 == len(directory.segments) or _base_offset(directory.segments[i + 1]) > start]
     loader.log(segments, start=start)
     if until is None and directory.quorum_state:
         _newer_leader_from_quorum_state(loader, directory)
     return loader.finish()
+
+
+def replay_start(root: Path, directory: MetadataLogDirectory, until: int | None, *,
+                 use_snapshots: bool = True) -> tuple[tuple[SnapshotId, Path] | None, int]:
+    """Where a replay of a metadata log directory up to ``until`` (exclusive) starts: the snapshot
+    (None for none) and the offset the log is read from. Kafka's raft layer loads the latest snapshot
+    when it starts (``KRaftControlRecordStateMachine.maybeLoadSnapshot``,
+    ``KafkaRaftClient.updateListenersProgress``); offline, the latest at or below ``until``. Without
+    one the log is read from offset 0. A log that starts above that offset is refused: the offsets
+    between are lost. The one rule for the image and for the quorum's history."""
+    candidates = [(sid, p) for sid, p in directory.snapshots if until is None or sid.end_offset <= until] \
+        if use_snapshots else []
+    snapshot = candidates[-1] if candidates else None
+    start = snapshot[0].end_offset if snapshot else 0
+    first = _base_offset(directory.segments[0]) if directory.segments else start
+    if first > start and (until is None or until > start):
+        held = f"the snapshot holds offsets below {start}" if snapshot else "no snapshot holds the offsets before it"
+        raise KwireError(f"{root}: the log starts at offset {first} and {held}: offsets {start} to {first - 1} "
+                         f"are missing")
+    return snapshot, start
+
+
+def history_before(directory: MetadataLogDirectory,
+                   start: int) -> tuple[tuple[SnapshotId, Path] | None, list[Path]]:
+    """What a replay starting at ``start`` passes over that still tells the quorum's history: the
+    segments below ``start``, and the snapshot the first of them starts from (a bootstrap checkpoint;
+    None when there is none, or no such segment)."""
+    segments = [s for s in directory.segments if _base_offset(s) < start]
+    first = _base_offset(segments[0]) if segments else None
+    earlier = [(sid, p) for sid, p in directory.snapshots if first is not None and sid.end_offset <= first]
+    return (earlier[-1] if earlier else None), segments
 
 
 def _newer_leader_from_quorum_state(loader: "_Loader", directory: MetadataLogDirectory) -> None:

@@ -4,7 +4,10 @@ What Kafka's raft layer keeps beside the metadata (``KRaftControlRecordStateMach
 4.2.1): the kraft.version (KRaftVersionRecord) and the voter set (VotersRecord), each with the
 offset it took effect at, read from the bootstrap snapshot or a snapshot's header batch and then
 from the log's control batches; LeaderChangeMessages say who led each epoch. ``quorum-state``
-says where the node stood last (leader id and epoch).
+says where the node stood last (leader id and epoch). The records are replayed by the metadata
+image's own :class:`~kwire.metadata.quorum_delta.QuorumDelta`, from the snapshot the image starts
+at (:func:`kwire.metadata.loader.replay_start`, Kafka's latest), with what is left of the log
+before it read first for the history.
 
 From that history, offline:
 
@@ -38,20 +41,16 @@ from kwire.logs.metadata_log import (
     read_quorum_state,
     read_segment_batches,
 )
-from kwire.metadata.image import LeaderEpoch, VersionRange, Voter
+from kwire.metadata.image import LeaderEpoch, QuorumImage, VersionRange, Voter
+from kwire.metadata.loader import history_before, replay_start
+from kwire.metadata.quorum_delta import QuorumDelta
 from kwire.records import ControlRecordType
+from kwire.wire.error_codes import ErrorCode
 from kwire.wire.errors import DecodeError, KwireError
-from kwire.wire.jsonform import uuid_to_text
+from kwire.wire.uuids import uuid_to_text
 
 METADATA_DIRECTORY = "__cluster_metadata-0"
 NO_DIRECTORY_ID = UUID(int=0)  # ReplicaKey.NO_DIRECTORY_ID
-
-# Errors.java (Kafka 4.2.1)
-NONE, REQUEST_TIMED_OUT, UNSUPPORTED_VERSION, INVALID_REQUEST = 0, 7, 35, 42
-DUPLICATE_VOTER, VOTER_NOT_FOUND = 126, 127
-ERROR_NAMES = {NONE: "NONE", REQUEST_TIMED_OUT: "REQUEST_TIMED_OUT", UNSUPPORTED_VERSION: "UNSUPPORTED_VERSION",
-               INVALID_REQUEST: "INVALID_REQUEST", DUPLICATE_VOTER: "DUPLICATE_VOTER",
-               VOTER_NOT_FOUND: "VOTER_NOT_FOUND"}
 
 #: The checks of the voter-change handlers that only the live leader can make (in Kafka's order).
 LIVE_LEADER_CHECKS = (
@@ -139,25 +138,32 @@ class QuorumHistory:
         return None
 
 
-def _voters_of(message: Any) -> tuple[Voter, ...]:
-    return tuple(Voter(v.voter_id, v.voter_directory_id, tuple((e.name, e.host, e.port) for e in v.endpoints),
-                       VersionRange(v.kraft_version_feature.min_supported_version,
-                                    v.kraft_version_feature.max_supported_version))
-                 for v in message.voters)
-
-
 class _Reader:
+    """The history of the quorum's control records, replayed by the metadata image's own
+    :class:`QuorumDelta` (one replay of LeaderChangeMessage, KRaftVersionRecord and VotersRecord),
+    with each change noted where it took effect."""
+
     def __init__(self, history: QuorumHistory, until: int | None) -> None:
         self.history = history
         self.until = until
+        self.delta = QuorumDelta(QuorumImage())
+        history.leaders = self.delta.leaders  # the delta appends the epochs, the history reads them
+        self.log_before_snapshot = False
 
-    def batches(self, batches: Iterable[LogBatch], source: str, *, snapshot_offset: int | None = None) -> None:
+    def batches(self, batches: Iterable[LogBatch], source: str, *, snapshot_offset: int | None = None,
+                start: int = 0, below: int | None = None) -> None:
+        """Replay ``batches``: a snapshot's (its records take effect at ``snapshot_offset`` - 1), or
+        the log's entries from ``start`` on and below ``below`` and ``until``."""
+        stop = min((o for o in (self.until, below) if o is not None), default=None) if snapshot_offset is None \
+            else None
         for batch in batches:
-            if self.until is not None and snapshot_offset is None and batch.base_offset >= self.until:
+            if stop is not None and batch.base_offset >= stop:
                 return
             for entry in batch.entries:
-                if self.until is not None and snapshot_offset is None and entry.offset >= self.until:
+                if stop is not None and entry.offset >= stop:
                     return
+                if snapshot_offset is None and entry.offset < start:
+                    continue
                 if batch.is_control and isinstance(entry.record, ControlRecord):
                     # a snapshot's control records take effect at the snapshot's own offset, as Kafka's
                     # KRaftControlRecordStateMachine records them: at its last contained offset
@@ -167,19 +173,25 @@ class _Reader:
                     self.history.end_offset = entry.offset + 1
 
     def control(self, record: ControlRecord, epoch: int, offset: int, source: str) -> None:
-        history, message = self.history, record.message
+        history, delta, message = self.history, self.delta, record.message
+        # a snapshot's header repeating what the log before it already said is no change
+        repeats = source.startswith("snapshot") and self.log_before_snapshot
         if record.type == ControlRecordType.LEADER_CHANGE:
-            history.leaders.append(LeaderEpoch(epoch=epoch, leader_id=message.leader_id, offset=offset,
-                                               voters=tuple(v.voter_id for v in message.voters),
-                                               granting_voters=tuple(v.voter_id for v in message.granting_voters)))
+            delta.replay_leader_change(message, epoch=epoch, offset=offset)
         elif record.type == ControlRecordType.KRAFT_VERSION:
-            history.kraft_version = message.kraft_version
-            history.kraft_version_changes.append(KRaftVersionChange(offset, epoch, message.kraft_version, source))
+            before = delta.kraft_version
+            delta.replay_kraft_version(message)
+            history.kraft_version = delta.kraft_version
+            if not (repeats and before == delta.kraft_version):
+                history.kraft_version_changes.append(KRaftVersionChange(offset, epoch, delta.kraft_version, source))
         elif record.type == ControlRecordType.KRAFT_VOTERS:
-            after = _voters_of(message)
-            history.voter_changes.append(VoterSetChange(offset, epoch, history.leader_of_epoch(epoch),
-                                                        history.voters, after, source))
-            history.voters, history.voters_offset = after, offset
+            before = delta.voters
+            delta.replay_voters(message)
+            if not (repeats and before == delta.voters):
+                history.voter_changes.append(VoterSetChange(offset, epoch, history.leader_of_epoch(epoch),
+                                                            before, delta.voters, source))
+                history.voters_offset = offset
+            history.voters = delta.voters
 
 
 def read_quorum_history(path: str | os.PathLike, *, until: int | None = None) -> QuorumHistory:
@@ -204,20 +216,24 @@ def read_quorum_history(path: str | os.PathLike, *, until: int | None = None) ->
     directory = MetadataLogDirectory.open(root)
     if not directory.segments and not directory.snapshots:
         raise KwireError(f"{root}: no metadata log segments or snapshots")
-    first = int(directory.segments[0].name.split(".")[0]) if directory.segments else None
-    # the newest snapshot the log does not reach below (Kafka starts its state machine there)
-    usable = [(sid, p) for sid, p in directory.snapshots
-              if (first is None or sid.end_offset <= first) and (until is None or sid.end_offset <= until)]
-    start = 0
-    if usable:
-        snapshot_id, snapshot_path = usable[-1]
+    snapshot, start = replay_start(root, directory, until)  # the image's rule: Kafka's latest snapshot
+    if snapshot is not None:
+        # what is left of the log before it, from the snapshot that log starts at (a bootstrap
+        # checkpoint): the history Kafka's state machine forgets when it loads the snapshot
+        earlier, segments = history_before(directory, start)
+        for older_id, older_path in [earlier] if earlier and segments else []:
+            reader.batches(_snapshot_batches(older_path), f"snapshot {older_path.name}",
+                           snapshot_offset=older_id.end_offset)
+        for segment in segments:
+            reader.batches(read_segment_batches(segment, stop_before=start), "log", below=start)
+            reader.log_before_snapshot = True
+        snapshot_id, snapshot_path = snapshot
         reader.batches(_snapshot_batches(snapshot_path), f"snapshot {snapshot_path.name}",
                        snapshot_offset=snapshot_id.end_offset)
-        history.end_offset = start = snapshot_id.end_offset
-    elif first:
-        raise KwireError(f"{root}: the log starts at offset {first} and no snapshot holds the offsets before it")
+        history.end_offset = start
     for segment in directory.segments:
-        reader.batches((b for b in read_segment_batches(segment, stop_before=until) if b.last_offset >= start), "log")
+        reader.batches((b for b in read_segment_batches(segment, stop_before=until) if b.last_offset >= start), "log",
+                       start=start)
     if directory.quorum_state is not None:
         history.quorum_state = read_quorum_state(directory.quorum_state)
     return history
@@ -294,11 +310,11 @@ def describe_quorum_response(history: QuorumHistory) -> Any:
     states = [ReplicaState(replica_id=v.id, replica_directory_id=v.directory_id,
                            log_end_offset=history.end_offset if v.id == leader_id else -1,
                            last_fetch_timestamp=-1, last_caught_up_timestamp=-1) for v in voters]
-    partition = PartitionData(partition_index=0, error_code=NONE, leader_id=leader_id, leader_epoch=epoch,
+    partition = PartitionData(partition_index=0, error_code=ErrorCode.NONE, leader_id=leader_id, leader_epoch=epoch,
                               high_watermark=-1, current_voters=states, observers=[])
     nodes = [Node(node_id=v.id, listeners=[Listener(name=n, host=h, port=p) for n, h, p in v.endpoints])
              for v in voters]
-    return DescribeQuorumResponse(error_code=NONE, topics=[TopicData(topic_name="__cluster_metadata",
+    return DescribeQuorumResponse(error_code=ErrorCode.NONE, topics=[TopicData(topic_name="__cluster_metadata",
                                                                      partitions=[partition])], nodes=nodes)
 
 
@@ -319,11 +335,11 @@ class VoterChangeVerdict:
 
     @property
     def refused(self) -> bool:
-        return self.error_code != NONE
+        return self.error_code != ErrorCode.NONE
 
     @property
     def error_name(self) -> str:
-        return ERROR_NAMES.get(self.error_code, str(self.error_code))
+        return ErrorCode.of(self.error_code).name
 
 
 def _live_checks(api: str, count: int | None = None) -> list[str]:
@@ -336,7 +352,7 @@ def _live_checks(api: str, count: int | None = None) -> list[str]:
 
 
 def _unsupported(api: str, verb: str, kraft_version: int) -> VoterChangeVerdict:
-    return VoterChangeVerdict(api, UNSUPPORTED_VERSION,
+    return VoterChangeVerdict(api, ErrorCode.UNSUPPORTED_VERSION,
                               f"Cluster doesn't support {verb} voter because the kraft.version feature is "
                               f"{kraft_version}", live_checks=_live_checks(api, 3))
 
@@ -346,16 +362,17 @@ def judge_add_voter(history: QuorumHistory, voter_id: int, directory_id: UUID,
     """``AddVoterHandler.handleAddVoterRequest``'s log-side checks (Kafka 4.2.1)."""
     api = "AddRaftVoter"
     if voter_id < 0 or directory_id == NO_DIRECTORY_ID:  # KafkaRaftClient.handleAddVoterRequest
-        return VoterChangeVerdict(api, INVALID_REQUEST, "Add voter request didn't include a valid voter")
+        return VoterChangeVerdict(api, ErrorCode.INVALID_REQUEST, "Add voter request didn't include a valid voter")
     if history.kraft_version < 1:
         return _unsupported(api, "adding", history.kraft_version)
     voters = history.voters or ()
     if any(v.id == voter_id for v in voters):
-        return VoterChangeVerdict(api, DUPLICATE_VOTER,
+        return VoterChangeVerdict(api, ErrorCode.DUPLICATE_VOTER,
                                   f"The voter id for {replica_key_text(voter_id, directory_id)} is already part of "
                                   f"the set of voters {voter_keys_text(voters)}.", live_checks=_live_checks(api))
     new = Voter(voter_id, directory_id, tuple(endpoints), VersionRange(0, 1))
-    return VoterChangeVerdict(api, NONE, None, tuple(voters) + (new,), _live_checks(api) + list(ADD_LIVE_CHECKS),
+    return VoterChangeVerdict(api, ErrorCode.NONE, None, tuple(voters) + (new,),
+                              _live_checks(api) + list(ADD_LIVE_CHECKS),
                               ["the new voter's supported kraft.version range comes from its ApiVersions answer; "
                                "shown here as a Kafka 4.2.1 controller's, 0-1"])
 
@@ -365,16 +382,16 @@ def judge_remove_voter(history: QuorumHistory, voter_id: int, directory_id: UUID
     an absent voter, another directory id, and the last voter."""
     api = "RemoveRaftVoter"
     if voter_id < 0 or directory_id == NO_DIRECTORY_ID:  # KafkaRaftClient.handleRemoveVoterRequest
-        return VoterChangeVerdict(api, INVALID_REQUEST, "Remove voter request didn't include a valid voter")
+        return VoterChangeVerdict(api, ErrorCode.INVALID_REQUEST, "Remove voter request didn't include a valid voter")
     if history.kraft_version < 1:
         return _unsupported(api, "removing", history.kraft_version)
     voters = history.voters or ()
     old = next((v for v in voters if v.id == voter_id), None)
     if old is None or old.directory_id != directory_id or len(voters) <= 1:
-        return VoterChangeVerdict(api, VOTER_NOT_FOUND,
+        return VoterChangeVerdict(api, ErrorCode.VOTER_NOT_FOUND,
                                   f"Cannot remove voter {replica_key_text(voter_id, directory_id)} from the set of "
                                   f"voters {voter_keys_text(voters)}", live_checks=list(LIVE_LEADER_CHECKS))
-    return VoterChangeVerdict(api, NONE, None, tuple(v for v in voters if v.id != voter_id),
+    return VoterChangeVerdict(api, ErrorCode.NONE, None, tuple(v for v in voters if v.id != voter_id),
                               list(LIVE_LEADER_CHECKS) + ["the new VotersRecord commits on the new voter set"])
 
 
@@ -384,29 +401,30 @@ def judge_update_voter(history: QuorumHistory, voter_id: int, directory_id: UUID
     """``UpdateVoterHandler.handleUpdateVoterRequest``'s log-side checks. Its response has no message."""
     api = "UpdateRaftVoter"
     if voter_id < 0 or directory_id == NO_DIRECTORY_ID:  # KafkaRaftClient.handleUpdateVoterRequest
-        return VoterChangeVerdict(api, INVALID_REQUEST, None)
+        return VoterChangeVerdict(api, ErrorCode.INVALID_REQUEST, None)
     kraft = history.kraft_version
     live = list(LIVE_LEADER_CHECKS)
     if kraft < 1:
-        return VoterChangeVerdict(api, NONE, None, None, live[:3], [
+        return VoterChangeVerdict(api, ErrorCode.NONE, None, None, live[:3], [
             "at kraft.version 0 there is no VotersRecord to rewrite: a Kafka 4.1+ leader keeps the voter's "
             "directory id and kraft.version range in memory for a later kraft.version upgrade (KAFKA-16538); "
             "nothing is appended"])
     low, high = supported
     if not low <= kraft <= high:
-        return VoterChangeVerdict(api, INVALID_REQUEST, None, live_checks=live)
+        return VoterChangeVerdict(api, ErrorCode.INVALID_REQUEST, None, live_checks=live)
     notes: list[str] = []
     if default_listener is None:
         live.append("the endpoints include the leader's default listener (its controller.listener.names' first; "
                     "INVALID_REQUEST otherwise)")
     elif not any(name.upper() == default_listener.upper() for name, _, _ in endpoints):
-        return VoterChangeVerdict(api, INVALID_REQUEST, None, live_checks=live)
+        return VoterChangeVerdict(api, ErrorCode.INVALID_REQUEST, None, live_checks=live)
     voters = history.voters or ()
     old = next((v for v in voters if v.id == voter_id), None)
     if old is None or old.directory_id != directory_id:  # VoterNode.isVoter: same id and directory id
-        return VoterChangeVerdict(api, VOTER_NOT_FOUND, None, live_checks=live)
+        return VoterChangeVerdict(api, ErrorCode.VOTER_NOT_FOUND, None, live_checks=live)
     updated = Voter(voter_id, directory_id, tuple(endpoints), VersionRange(low, high))
-    return VoterChangeVerdict(api, NONE, None, tuple(updated if v.id == voter_id else v for v in voters), live, notes)
+    return VoterChangeVerdict(api, ErrorCode.NONE, None, tuple(updated if v.id == voter_id else v for v in voters),
+                              live, notes)
 
 
 # ------------------------------------------------------------------------------ JSON and text

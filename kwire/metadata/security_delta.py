@@ -17,7 +17,7 @@ from kwire.generated import (
 from kwire.metadata.changes import MapChanges
 from kwire.metadata.errors import ReplayError
 from kwire.metadata.image import Acl, DelegationToken, ScramCredential
-from kwire.wire.jsonform import uuid_to_text
+from kwire.wire.uuids import uuid_to_text
 
 
 class AclsDelta:

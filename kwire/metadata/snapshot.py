@@ -7,9 +7,15 @@ and VotersRecord of the quorum. The records are :func:`kwire.metadata.writer.wri
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from kwire.logs.metadata_log import MetadataSnapshot, SnapshotId, build_snapshot
+from kwire.logs.metadata_log import (
+    MetadataSnapshot,
+    SnapshotId,
+    build_snapshot,
+    parse_snapshot_file_name,
+)
 from kwire.metadata.image import MetadataImage, QuorumImage
 from kwire.metadata.writer import WrittenImage
 
@@ -23,7 +29,12 @@ def voters_record(quorum: QuorumImage) -> Any:
     """The quorum's VotersRecord (None for a static quorum)."""
     if quorum.voters is None:
         return None
-    from kwire.generated.voters_record import Endpoint, KRaftVersionFeature, Voter, VotersRecord
+    from kwire.generated.voters_record import (
+        Endpoint,
+        KRaftVersionFeature,
+        Voter,
+        VotersRecord,
+    )
 
     return VotersRecord(version=0, voters=[
         Voter(voter_id=v.id, voter_directory_id=v.directory_id,
@@ -46,3 +57,18 @@ def build_image_snapshot(image: MetadataImage, written: WrittenImage, *, timesta
         kraft_version=quorum.kraft_version,
         voters=voters_record(quorum) if quorum.kraft_version > 0 else None,
     )
+
+
+def what_a_node_loads(written: Path) -> str | None:
+    """What a node started on the directory ``written`` went into would make of it, when that
+    directory holds a metadata log (segments or other snapshots); None otherwise."""
+    directory = written.parent
+    others = [p for p in directory.iterdir() if p != written and (p.suffix == ".log" or parse_snapshot_file_name(p.name))]
+    if not others:
+        return None
+    snapshots = [(parse_snapshot_file_name(p.name), p.name) for p in [written, *others] if parse_snapshot_file_name(p.name)]
+    newest = max(snapshots)[1] if snapshots else written.name
+    if newest == written.name:
+        return f"{directory} holds a metadata log: a node started on this directory will load {written.name}"
+    return (f"{directory} holds a metadata log: a node started on this directory loads its newest snapshot, "
+            f"{newest}, not {written.name}")

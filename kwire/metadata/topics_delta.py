@@ -17,7 +17,7 @@ from kwire.metadata.image import (
     TopicImage,
     TopicsImage,
 )
-from kwire.wire.jsonform import uuid_to_text
+from kwire.wire.uuids import uuid_to_text
 
 NO_LEADER_CHANGE = -2
 NO_RECOVERY_STATE_CHANGE = -1

@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import threading
 from collections.abc import Iterator
+
+from kwire.wire.errors import KwireError
 
 
 @contextlib.contextmanager
@@ -41,3 +44,36 @@ def _drain(fd: int) -> None:
     with os.fdopen(fd, "rb", buffering=0) as pipe:
         while pipe.read(65536):
             pass
+
+
+
+_ERROR_LINE = re.compile(r"^(?P<module>(?:\w+\.)*)(?P<name>\w+): (?P<reason>.+)$")
+
+
+def spark_error_text(exc: BaseException) -> str:
+    """The innermost ``SomeError: reason`` line of a Spark error (a Python traceback from a task
+    or the driver), preferring one of kwire's own errors (raised in a ``kwire.`` module, or named
+    as a :class:`KwireError` of this process), else the error's first line."""
+    text = str(exc)
+    ours = _kwire_error_names()
+    found, kwire = [], []
+    for match in filter(None, (_ERROR_LINE.match(line.strip()) for line in text.splitlines())):
+        is_kwire = match["module"].startswith("kwire.") or match["name"] in ours
+        if is_kwire or match["name"].endswith(("Error", "Exception")):
+            found.append(match)
+            if is_kwire:
+                kwire.append(match)
+    if not found:
+        return text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+    chosen = (kwire or found)[-1]
+    return f"{chosen['name']}: {chosen['reason']}"
+
+
+def _kwire_error_names() -> set[str]:
+    """The names of KwireError and every subclass loaded here."""
+    names, pending = set(), [KwireError]
+    while pending:
+        cls = pending.pop()
+        names.add(cls.__name__)
+        pending.extend(cls.__subclasses__())
+    return names

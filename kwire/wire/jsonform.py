@@ -16,11 +16,11 @@ import base64
 import binascii
 import math
 from typing import Any
-from uuid import UUID
 
 from .errors import DecodeError, join_path
 from .field_info import FieldInfo
 from .keyed_list import KeyedList
+from .uuids import uuid_from_text, uuid_to_text
 
 # Key of Kafka's JSON form under which kwire keeps unknown tagged fields (tag -> base64 payload).
 UNKNOWN_TAGS_KEY = "_unknownTaggedFields"
@@ -33,17 +33,6 @@ _INT_RANGES = {
     "int8": (-(2**7), 2**7 - 1), "int16": (-(2**15), 2**15 - 1), "uint16": (0, 2**16 - 1),
     "int32": (-(2**31), 2**31 - 1), "uint32": (0, 2**32 - 1), "int64": (-(2**63), 2**63 - 1),
 }
-
-
-def uuid_to_text(value: UUID) -> str:
-    return base64.urlsafe_b64encode(value.bytes).rstrip(b"=").decode("ascii")
-
-
-def uuid_from_text(text: str) -> UUID:
-    raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-    if len(raw) != 16:
-        raise ValueError("a uuid is 16 bytes")
-    return UUID(bytes=raw)
 
 
 def _is_default(info: FieldInfo, value: Any) -> bool:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kwire.cli.main import _nested_by_name, build_parser
+from kwire.cli.main import COMMANDS, SUMMARIES, _nested_by_name, build_parser
 from kwire.cli.main import main as kwire_main
 from tests.paths import KRAFT_361, KRAFT_390, REPO
 
@@ -109,8 +109,49 @@ def test_dump_verbose_names_the_kafka_files_it_skips_and_why(capsys):
     metadata = KRAFT_361 / "__cluster_metadata-0"
     assert (f"kwire dump: {KRAFT_361 / 'meta.properties'}: skipped: Kafka's properties file of the node's identity "
             f"(node.id, cluster.id, directory.id); it holds no record batches") in err
-    assert f"kwire dump: {metadata / 'leader-epoch-checkpoint'}: skipped: Kafka's text checkpoint" in err
-    assert f"kwire dump: {metadata / 'partition.metadata'}: skipped: Kafka's file naming the partition's topic id" in err
-    assert f"{metadata / 'quorum-state'}: skipped" not in err  # dumped, not skipped
+    for dumped in ("quorum-state", "leader-epoch-checkpoint", "partition.metadata"):  # dumped, not skipped
+        assert f"{metadata / dumped}: skipped" not in err
     assert kwire_main(["dump", str(KRAFT_361)]) == 0
     assert "skipped" not in capsys.readouterr().err  # only with -v
+
+
+def test_the_summaries_table_says_what_each_command_registers():
+    listed = {action.dest: action.help for action in build_parser()._subparsers._group_actions[0]._choices_actions}
+    assert listed == SUMMARIES
+    assert list(SUMMARIES) == list(COMMANDS)
+
+
+@pytest.mark.parametrize("command", ["", *COMMANDS])
+def test_a_command_built_alone_has_the_help_it_has_in_the_full_parser(command):
+    full, alone = build_parser(), build_parser([command] if command else [])
+    assert alone.format_help() == full.format_help()  # the listing of commands, from SUMMARIES when not built
+    if command:
+        [(_, full_command)] = [each for each in _nested_by_name(full) if each[0] == command]
+        [(_, built)] = [each for each in _nested_by_name(alone) if each[0] == command]
+        assert built.format_help() == full_command.format_help()
+        assert [(name, nested.format_help()) for name, nested in _nested_by_name(built)] == \
+               [(name, nested.format_help()) for name, nested in _nested_by_name(full_command)]
+
+
+@pytest.mark.parametrize(("argv", "imported"), [
+    (["--help"], []),
+    (["-q", "dump", "--help"], ["kwire.cli.commands.dump"]),
+    (["metadata", "quorum", "--help"], ["kwire.cli.commands.metadata", "kwire.cli.commands.metadata_quorum",
+                                     "kwire.cli.commands.metadata_shell"]),
+])
+def test_help_imports_only_the_command_it_shows(argv, imported):
+    # in a fresh interpreter: which command modules (and generator modules) a run imported
+    probe = ("import sys\nfrom kwire.cli.main import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+             "print(sorted(m for m in sys.modules if m.startswith(('kwire.cli.commands.', 'kwire.generator'))), "
+             "file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", probe, *argv], capture_output=True, text=True, check=True)
+    assert done.stderr.strip() == repr(imported)
+    assert done.stdout.startswith(f"usage: kwire {' '.join(a for a in argv if a not in ('-q', '--help'))}".rstrip())
+
+
+@pytest.mark.parametrize("argv", [["-q", "frame", "--nope"], ["frame", "-q", "--nope"], ["nope"]])
+def test_usage_errors_still_exit_2_when_only_one_command_is_built(argv, capsys):
+    with pytest.raises(SystemExit) as usage:
+        kwire_main(argv)
+    assert usage.value.code == 2
+    assert capsys.readouterr().err.startswith("usage: kwire")

@@ -294,7 +294,7 @@ def test_cluster_id_without_node_id_is_usage(tmp_path, capsys):
 
 def test_help_names_the_new_options():
     parser = argparse.ArgumentParser()
-    from kwire.cli.commands import storage_node
+    from kwire.cli import storage_node
 
     storage_node.add_node_arguments(parser)
     text = parser.format_help()

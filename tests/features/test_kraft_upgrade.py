@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 from kwire.cli.main import main
-from kwire.features.dynamic_voters import parse_kafka_uuid
+from kwire.wire.uuids import uuid_from_text
 from kwire.features.update_features import ClusterFeatures, judge_update_features, update_request
 from tests.paths import KRAFT_390
 
@@ -18,7 +18,7 @@ KAFKA_421 = {"metadata.version": (7, 29), "kraft.version": (0, 1), "transaction.
              "group.version": (0, 1), "eligible.leader.replicas.version": (0, 1), "share.version": (0, 1),
              "streams.version": (0, 1)}
 NOT_ALL = PREFIX + "Invalid upgrade of kraft.version to KRAFT_VERSION_1 because not all of the voters support it"
-DIR2, DIR3 = parse_kafka_uuid("nKF6yzhxS-2F12yYx2aYRw"), parse_kafka_uuid("ANbHvzbFTM6KJXvFvFmVnA")
+DIR2, DIR3 = uuid_from_text("nKF6yzhxS-2F12yYx2aYRw"), uuid_from_text("ANbHvzbFTM6KJXvFvFmVnA")
 
 
 def static_quorum(**fields) -> ClusterFeatures:

@@ -91,8 +91,10 @@ def test_kafka_390_data_directory_dumps_completely_as_json(capsys: pytest.Captur
     assert (code, err) == (0, [])
     events = [json.loads(line) for line in out]
     ends = {Path(e["file"]).name: (e["batches"], e["records"], e["errors"]) for e in events if e["event"] == "end"}
+    epochs = int((root / "__cluster_metadata-0" / "leader-epoch-checkpoint").read_text().split("\n")[1])
     assert ends == {"00000000000000000000.log": (8568, 9801, 0), "quorum-state": (0, 1, 0),
-                    "bootstrap.checkpoint": (3, 3, 0)}
+                    "bootstrap.checkpoint": (3, 3, 0), "leader-epoch-checkpoint": (0, epochs, 0),
+                    "partition.metadata": (0, 1, 0)}
     records = [e for e in events if e["event"] == "record"]
     assert all("unknown" not in e for e in records)
     assert sum(e.get("type") == "RegisterControllerRecord" for e in records) == 13  # README
@@ -242,7 +244,7 @@ def test_other_topics_and_partition_files(tmp_path: Path, capsys: pytest.Capture
         encode_time_index([TimeIndexEntry(T0, 101)], 100))
     (partition / "00000000000000000102.snapshot").write_bytes(
         encode_producer_snapshot([ProducerSnapshotEntry(77, 1, 9, 101, 1, T0, -1, -1)]))
-    (partition / "leader-epoch-checkpoint").write_text("0\n0\n")  # not dumped: Kafka's dump ignores it too
+    (partition / "leader-epoch-checkpoint").write_text("0\n1\n0 100\n")  # Kafka's dump ignores it; kwire's reads it
 
     code, out, err = dump(capsys, str(tmp_path))
     assert (code, err) == (0, [])
@@ -269,6 +271,11 @@ def test_other_topics_and_partition_files(tmp_path: Path, capsys: pytest.Capture
         f"producerId: 77 producerEpoch: 1 coordinatorEpoch: -1 currentTxnFirstOffset: -1 firstSequence: 8 "
         f"lastSequence: 9 lastOffset: 101 offsetDelta: 1 timestamp: {T0}",
         f"End of {partition / '00000000000000000102.snapshot'}: 1 entry",
+        "",
+        f"Dumping {partition / 'leader-epoch-checkpoint'}",
+        "Leader epoch checkpoint",
+        "epoch: 0 startOffset: 100",
+        f"End of {partition / 'leader-epoch-checkpoint'}: 1 entry",
     ]
     assert out[7].startswith("baseOffset: 100 lastOffset: 101 count: 2 ")
 

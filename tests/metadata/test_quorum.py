@@ -13,11 +13,12 @@ import shutil
 import pytest
 
 from kwire.cli.main import main
-from kwire.features.dynamic_voters import parse_dynamic_voters, parse_kafka_uuid
+from kwire.features.dynamic_voters import parse_dynamic_voters
+from kwire.wire.uuids import uuid_from_text
 from kwire.features.formatter import plan_format, write_format
 from kwire.logs.metadata_log import MetadataLogWriter
 from kwire.metadata import quorum
-from tests.paths import DATA, KRAFT_390
+from tests.paths import DATA, KRAFT_361, KRAFT_390
 
 JAVA_ORDER = {" ".join(line.split(" ", 2)[:2]): line.split(" ", 2)[2]
               for line in (DATA / "kraft-quorum" / "java-order.txt").read_text().splitlines() if line}
@@ -42,7 +43,7 @@ def with_log(tmp_path):
     def voters(ids):
         dirs = {**DIRS, 4: NEW}
         return VotersRecord(version=0, voters=[Voter(
-            voter_id=i, voter_directory_id=parse_kafka_uuid(dirs[i]),
+            voter_id=i, voter_directory_id=uuid_from_text(dirs[i]),
             endpoints=[Endpoint(name="CONTROLLER", host="localhost", port=9092 + i)],
             kraft_version_feature=KRaftVersionFeature(min_supported_version=0, max_supported_version=1)) for i in ids])
 
@@ -91,7 +92,7 @@ def test_static_quorum_of_a_real_3_9_node_reads_quorum_state(tmp_path, capsys):
                  "CONTROLLER://localhost:9094"]) == 1
     assert ("AddRaftVoter refused with UNSUPPORTED_VERSION (35): Cluster doesn't support adding voter because the "
             "kraft.version feature is 0") in capsys.readouterr().out
-    verdict = quorum.judge_remove_voter(history, 1, parse_kafka_uuid(NEW))
+    verdict = quorum.judge_remove_voter(history, 1, uuid_from_text(NEW))
     assert (verdict.error_code, verdict.error_message) == (
         35, "Cluster doesn't support removing voter because the kraft.version feature is 0")
 
@@ -127,14 +128,14 @@ def test_orders_are_the_jdks(tmp_path, label, initial):
 def test_add_voter(tmp_path, capsys):
     formatted(tmp_path)
     history = quorum.read_quorum_history(tmp_path)
-    ok = quorum.judge_add_voter(history, 4, parse_kafka_uuid(NEW), [("CONTROLLER", "localhost", 9097)])
+    ok = quorum.judge_add_voter(history, 4, uuid_from_text(NEW), [("CONTROLLER", "localhost", 9097)])
     assert not ok.refused and [v.id for v in ok.new_voters] == [1, 2, 3, 4] and ok.live_checks
-    duplicate = quorum.judge_add_voter(history, 2, parse_kafka_uuid(NEW), [("CONTROLLER", "localhost", 9097)])
+    duplicate = quorum.judge_add_voter(history, 2, uuid_from_text(NEW), [("CONTROLLER", "localhost", 9097)])
     assert (duplicate.error_code, duplicate.error_name) == (126, "DUPLICATE_VOTER")
     assert duplicate.error_message == (
         f"The voter id for ReplicaKey(id=2, directoryId=Optional[{NEW}]) is already part of the set of voters "
         + JAVA_ORDER["three keys"] + ".")
-    invalid = quorum.judge_add_voter(history, 4, parse_kafka_uuid("AAAAAAAAAAAAAAAAAAAAAA"), [("C", "h", 1)])
+    invalid = quorum.judge_add_voter(history, 4, uuid_from_text("AAAAAAAAAAAAAAAAAAAAAA"), [("C", "h", 1)])
     assert (invalid.error_code, invalid.error_message) == (42, "Add voter request didn't include a valid voter")
     assert main(["metadata", "quorum", str(tmp_path), "--add-voter", f"4:{NEW}"]) == 2
     assert "--add-voter needs at least one --endpoint" in capsys.readouterr().err
@@ -143,12 +144,12 @@ def test_add_voter(tmp_path, capsys):
 def test_remove_voter(tmp_path):
     with_log(tmp_path)
     history = quorum.read_quorum_history(tmp_path)
-    ok = quorum.judge_remove_voter(history, 3, parse_kafka_uuid(DIRS[3]))
+    ok = quorum.judge_remove_voter(history, 3, uuid_from_text(DIRS[3]))
     assert not ok.refused and [v.id for v in ok.new_voters] == [1, 4]
     keys = "[" + ", ".join(f"ReplicaKey(id={i}, directoryId=Optional[{d}])"
                            for i, d in ((1, DIRS[1]), (4, NEW), (3, DIRS[3]))) + "]"  # four's order without 2
     for voter_id, directory in ((2, DIRS[2]), (3, DIRS[1])):  # absent; present with another directory id
-        refused = quorum.judge_remove_voter(history, voter_id, parse_kafka_uuid(directory))
+        refused = quorum.judge_remove_voter(history, voter_id, uuid_from_text(directory))
         assert (refused.error_code, refused.error_name) == (127, "VOTER_NOT_FOUND")
         assert refused.error_message == (f"Cannot remove voter ReplicaKey(id={voter_id}, directoryId=Optional"
                                          f"[{directory}]) from the set of voters {keys}")
@@ -166,16 +167,16 @@ def test_update_voter(tmp_path, capsys):
     formatted(tmp_path)
     history = quorum.read_quorum_history(tmp_path)
     endpoint = [("CONTROLLER", "ctl-2", 9999)]
-    ok = quorum.judge_update_voter(history, 2, parse_kafka_uuid(DIRS[2]), endpoint, (0, 1))
+    ok = quorum.judge_update_voter(history, 2, uuid_from_text(DIRS[2]), endpoint, (0, 1))
     assert not ok.refused and ok.new_voters[1].endpoints == (("CONTROLLER", "ctl-2", 9999),)
     cases = [((2, DIRS[2], (0, 0), None), 42),  # the range must hold the finalized kraft.version 1
              ((2, DIRS[2], (0, 1), "OTHER"), 42),  # the endpoints must include the default listener
              ((2, DIRS[1], (0, 1), None), 127),  # another directory id: not that voter
              ((9, DIRS[2], (0, 1), None), 127)]
     for (voter_id, directory, supported, listener), code in cases:
-        verdict = quorum.judge_update_voter(history, voter_id, parse_kafka_uuid(directory), endpoint, supported, listener)
+        verdict = quorum.judge_update_voter(history, voter_id, uuid_from_text(directory), endpoint, supported, listener)
         assert (verdict.error_code, verdict.error_message) == (code, None)  # UpdateRaftVoterResponse has no message
-    static = quorum.judge_update_voter(quorum.read_quorum_history(KRAFT_390), 1, parse_kafka_uuid(NEW), endpoint, (0, 1))
+    static = quorum.judge_update_voter(quorum.read_quorum_history(KRAFT_390), 1, uuid_from_text(NEW), endpoint, (0, 1))
     assert not static.refused and static.new_voters is None and "KAFKA-16538" in static.notes[0]
     assert main(["metadata", "quorum", str(tmp_path), "--update-voter", f"2:{DIRS[2]}", "--endpoint",
                  "CONTROLLER://ctl-2:9999", "--kraft-versions", "0-0", "--json"]) == 1
@@ -222,3 +223,59 @@ def test_describe_is_what_kafkas_classes_print_and_encode(tmp_path):
     response = quorum.describe_quorum_response(quorum.read_quorum_history(with_log(tmp_path)))
     assert response.to_dict(2) == json.loads(kafka_json)
     assert response.encode(2) == base64.b64decode(kafka_bytes)
+
+
+def cleaned_copy(tmp_path, keep_from: int):
+    """A real 3.6.1 node's metadata log as Kafka leaves it after deleting whole segments below its
+    snapshot (00000000000000007111): the log starts at the first batch at or after ``keep_from``."""
+    source = KRAFT_361 / "__cluster_metadata-0"
+    target = tmp_path / "__cluster_metadata-0"
+    shutil.copytree(source, target)
+    segment = (target / "00000000000000000000.log").read_bytes()
+    position = 0
+    while int.from_bytes(segment[position:position + 8], "big") < keep_from:
+        position += 12 + int.from_bytes(segment[position + 8:position + 12], "big")
+    base = int.from_bytes(segment[position:position + 8], "big")
+    (target / "00000000000000000000.log").unlink()
+    (target / f"{base:020d}.log").write_bytes(segment[position:])
+    return target, base
+
+
+def test_the_quorum_starts_where_the_image_starts_on_a_cleaned_log(tmp_path, capsys):
+    # the one snapshot-start rule (the image's, Kafka's: the latest snapshot): the quorum used to
+    # refuse a log that starts above 0 with its only snapshot above that start, which the image loads
+    from kwire.metadata.loader import load_image
+
+    target, base = cleaned_copy(tmp_path, keep_from=3000)
+    assert 0 < base < 7111
+    image = load_image(target).image
+    history = quorum.read_quorum_history(target)
+    assert history.end_offset == quorum.read_quorum_history(KRAFT_361).end_offset
+    assert (history.kraft_version, history.voters) == (image.quorum.kraft_version, image.quorum.voters)
+    assert [(e.epoch, e.leader_id, e.offset) for e in history.leaders] == \
+           [(e.epoch, e.leader_id, e.offset) for e in image.quorum.leaders]
+    assert history.leaders and all(e.offset >= base for e in history.leaders)
+    assert main(["metadata", "quorum", str(target)]) == 0
+    capsys.readouterr()
+
+
+def test_a_snapshot_repeating_the_log_before_it_is_no_change_in_the_history(tmp_path):
+    # the log before the snapshot is read (history Kafka forgets on loading the snapshot); the
+    # snapshot's header (KRaftVersionRecord, VotersRecord) then says the same and adds no change
+    from kwire.metadata.loader import load_image
+    from kwire.metadata.snapshot import build_image_snapshot, snapshot_id_of
+    from kwire.metadata.writer import write_image
+
+    directory = with_log(tmp_path) / "__cluster_metadata-0"
+    without = quorum.read_quorum_history(tmp_path)
+    image = load_image(directory).image
+    snapshot = directory / snapshot_id_of(image).file_name()
+    snapshot.write_bytes(build_image_snapshot(image, write_image(image)).encode())
+    assert snapshot.name.startswith("00000000000000000003-")  # after the three control records
+    history = quorum.read_quorum_history(tmp_path)
+    assert history.voter_changes == without.voter_changes
+    assert history.kraft_version_changes == without.kraft_version_changes
+    assert [v.id for v in history.voters] == [1, 3, 4] and history.voters_offset == 2
+    replayed = load_image(directory).image.quorum  # the same replay (QuorumDelta) as the image's
+    assert (history.voters, history.kraft_version) == (replayed.voters, replayed.kraft_version)
+    assert tuple(history.leaders) == replayed.leaders

@@ -4,9 +4,9 @@ the cluster id and leadership, before the handler's) belongs to AddRaftVoter alo
 from __future__ import annotations
 
 from kwire.cli.main import main
-from kwire.features.dynamic_voters import parse_kafka_uuid
 from kwire.metadata import quorum
 from kwire.metadata.quorum import ADD_DEFAULT_LISTENER_CHECK
+from kwire.wire.uuids import uuid_from_text as parse_kafka_uuid
 from tests.metadata.test_quorum import DIRS, NEW, formatted, with_log
 
 

@@ -17,7 +17,7 @@ from kwire.generated import (
     TopicRecord,
 )
 from kwire.wire.errors import DecodeError
-from kwire.wire.jsonform import uuid_from_text, uuid_to_text
+from kwire.wire.uuids import uuid_from_text, uuid_to_text
 
 SASL = {"authBytes": ""}
 BROKER = {"nodeId": 1, "host": "h", "port": 1, "rack": None}
@@ -114,8 +114,10 @@ def test_uuid_text_of_the_wrong_size_is_refused() -> None:
     topic = {"name": "t", "topicId": "AAAA"}
     with pytest.raises(DecodeError) as raised:
         TopicRecord.from_dict(topic, 0)
-    assert raised.value.reason == "invalid uuid value 'AAAA': a uuid is 16 bytes" and raised.value.path == "topic_id"
-    with pytest.raises(ValueError, match="a uuid is 16 bytes"):
+    assert raised.value.reason == ("invalid uuid value 'AAAA': Input string `AAAA` decoded as 3 bytes, which is not "
+                                   "equal to the expected 16 bytes of a base64-encoded UUID")
+    assert raised.value.path == "topic_id"
+    with pytest.raises(ValueError, match="decoded as 18 bytes"):
         uuid_from_text("A" * 24)
 
 

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import sys
 
 
 def missing_extra(extra: str, *modules: str) -> str | None:
@@ -42,14 +41,3 @@ def feature_assignment(text: str) -> tuple[str, int]:
         raise argparse.ArgumentTypeError(f"expected NAME=LEVEL with a whole-number level, got {text!r}")
     return name.strip(), int(level)
 
-
-def write_failed(command: str, err: OSError) -> int:
-    """Report a file write that failed, on one line naming the file: exit 1 when it was refused (the
-    file exists and no --force; :class:`kwire.wire.files.ExistingFileError`), else 2."""
-    from kwire.wire.files import ExistingFileError
-
-    if isinstance(err, ExistingFileError):
-        print(f"{command}: refused: {err}", file=sys.stderr)
-        return 1
-    print(f"{command}: cannot write {err.filename or ''}: {err.strerror or err}", file=sys.stderr)
-    return 2

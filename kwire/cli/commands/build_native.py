@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 import kwire
+from kwire.cli import errors
 from kwire.cli.commands import positive_int
 
 INSTALL_HINT = "pip install 'kwire[native]'"
@@ -71,8 +72,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def fail(code: int, message: str) -> int:
-    print(f"kwire build-native: {message}", file=sys.stderr)
-    return code
+    return errors.fail("build-native", message, code)
 
 
 def run(args: argparse.Namespace) -> int:

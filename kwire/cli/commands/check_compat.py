@@ -26,6 +26,7 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 from kwire.cli.commands import missing_extra
+from kwire.cli.errors import fail
 from kwire.fuzz.junit import junit_document
 from kwire.generator.compat import LEVELS, RULES, Finding, compare_messages, compare_sets, split_by_level
 from kwire.generator.errors import DefinitionError, Problem
@@ -68,8 +69,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     missing = missing_extra("generator", "jsonschema")
     if missing:
-        print(f"kwire check-compat: {missing}", file=sys.stderr)
-        return 2
+        return fail("check-compat", missing, 2)
     try:
         old, new = read_side(args.old), read_side(args.new)
     except DefinitionError as exc:
@@ -78,8 +78,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     nothing = nothing_to_compare(args.old, old, args.new, new)
     if nothing:
-        print(f"kwire check-compat: {nothing}", file=sys.stderr)
-        return 2
+        return fail("check-compat", nothing, 2)
     if old.single and new.single:
         everything = compare_messages(old.messages[0], new.messages[0])
         checked = {old.messages[0].name: old.messages[0].source}

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 import time
 from pathlib import Path
@@ -83,6 +82,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if not on_spark:
         return _decode_here(args)
+    from kwire.spark.jvm_output import spark_error_text
     from kwire.spark.progress import JobProgress
     from kwire.spark.session import build_session
     from kwire.spark.summary import written_summary
@@ -179,23 +179,3 @@ def summary_text(summary, skipped: bool) -> str:
         text += f", in {plural(summary.skipped_ranges, 'skipped range')} (rows with skipped_bytes set)"
     return text
 
-
-_ERROR_LINE = re.compile(r"^(?:[\w.]+\.)?(\w*Error|\w*Exception): (.+)$")
-
-
-def spark_error_text(exc: BaseException) -> str:
-    """The innermost ``SomeError: reason`` line of a Spark error (a Python traceback from a task
-    or the driver), else the error's first line."""
-    text = str(exc)
-    found = [m for m in (_ERROR_LINE.match(line.strip()) for line in text.splitlines()) if m]
-    kwire = [m for m in found if m.group(1) in _KWIRE_ERRORS]
-    if not (kwire or found):
-        return text.strip().splitlines()[0] if text.strip() else type(exc).__name__
-    chosen = (kwire or found)[-1]
-    return f"{chosen.group(1)}: {chosen.group(2)}"
-
-
-_KWIRE_ERRORS = {
-    "KwireError", "DecodeError", "CorruptRecordError", "DecompressionLimitError", "EncodeError",
-    "UnsupportedVersionError", "SchemaError",
-}

@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TextIO
 
+from kwire.cli.commands import positive_int
 from kwire.logs.dump import BATCH_FILE_KINDS, DECODERS, dump_paths
 from kwire.logs.files import skipped_files
 
@@ -37,6 +38,19 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="how to decode segment records (default: by the partition directory's topic)")
     p.add_argument("--strict", action="store_true",
                    help="treat record types and versions kwire does not know as errors")
+    kafka = p.add_argument_group("kafka-dump-log's options")
+    check = kafka.add_mutually_exclusive_group()
+    check.add_argument("--index-sanity-check", action="store_true",
+                       help="only check each offset/time index as a broker does at start (FILE passed sanity "
+                            "check., or why it would be rebuilt)")
+    check.add_argument("--verify-index-only", action="store_true",
+                       help="only check each index entry against its segment, without listing the entries")
+    kafka.add_argument("--max-bytes", type=positive_int, metavar="N",
+                       help="read only the first N bytes of each segment or snapshot")
+    kafka.add_argument("--skip-record-metadata", action="store_true",
+                       help="text: leave out each record's offset and time, print its content only")
+    kafka.add_argument("--print-data-log", "--deep-iteration", action="store_true",
+                       help="print each record's content (kwire always does; taken for kafka-dump-log's command lines)")
     p.set_defaults(func=run)
 
 
@@ -53,7 +67,9 @@ def run(args: argparse.Namespace) -> int:
     out = sys.stdout
     corrupt = unreadable = False
     files = 0
-    for event in dump_paths(args.paths, decoder=args.decoder, strict=args.strict):
+    check = "sanity" if args.index_sanity_check else "verify" if args.verify_index_only else None
+    for event in dump_paths(args.paths, decoder=args.decoder, strict=args.strict, max_bytes=args.max_bytes,
+                            index_check=check):
         kind = event["event"]
         files += kind == "file"
         if kind == "error":
@@ -67,11 +83,14 @@ def run(args: argparse.Namespace) -> int:
         elif not args.quiet:
             if kind == "file" and files > 1:
                 out.write("\n")  # a blank line between files, none after the last: `| tail -n 1` is the summary
+            if args.skip_record_metadata and kind == "record":
+                out.write(f"| {_record_body(event)}\n")
+                continue
             write_text(out, event)
     if not files:
         print(f"kwire dump: no Kafka files in {', '.join(map(str, args.paths))} (looked for log segments, "
               f"snapshots and checkpoints, index, time-index, transaction-index, producer-state and "
-              f"quorum-state files)", file=sys.stderr)
+              f"quorum-state files, leader-epoch and offset checkpoints, partition.metadata)", file=sys.stderr)
         return 2
     return 2 if unreadable else 1 if corrupt else 0
 
@@ -91,6 +110,8 @@ def error_text(event: dict) -> str:
         where.append(f"record at offset {event['recordOffset']}")
     if event.get("batchOffset") is not None:
         where.append(f"batch at offset {event['batchOffset']}")
+    if event.get("line") is not None:
+        where.append(f"line {event['line']}")
     if event.get("position") is not None:
         where.append(f"file position {event['position']}")
     place = f"{where[0]} ({', '.join(where[1:])})" if len(where) > 1 else (where[0] if where else "")
@@ -109,6 +130,8 @@ def _file(event: dict) -> str:
         lines.append("KRaft bootstrap snapshot")
     else:
         lines.append(kind.replace("-", " ").capitalize())
+    if "renamed" in event:
+        lines.append(f"Renamed .{event['renamed']}: {event['renamedWhy']} (Kafka does not read it as the log)")
     return "\n".join(lines)
 
 
@@ -192,6 +215,8 @@ _TEXT = {
     "index-entry": _index_entry,
     "producer-state": _index_entry,
     "quorum-state": _quorum_state,
+    "checkpoint-entry": _index_entry,
+    "index-check": lambda event: event["message"],
     "end": _end,
     "skip": lambda event: None,
     "error": lambda event: None,

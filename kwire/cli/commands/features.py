@@ -20,6 +20,7 @@ import json
 import sys
 from typing import Any
 
+from kwire.cli.errors import fail
 from kwire.features import FEATURES, FeatureError, metadata_version
 from kwire.features.java_order import hash_map_order
 from kwire.wire.errors import KwireError
@@ -80,8 +81,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _fail(message: str, code: int = 2) -> int:
-    print(f"kwire features: {message}", file=sys.stderr)
-    return code
+    return fail("features", message, code)
 
 
 # ------------------------------------------------------------------------------------- describe
@@ -179,7 +179,7 @@ def requested_levels(args: argparse.Namespace) -> dict[str, int]:
 
 def _updated_voters(texts: list[str]) -> dict[int, Any]:
     """``--updated-voter ID:DIRECTORY_ID[:MIN-MAX]``: what a voter sent the leader in UpdateRaftVoter."""
-    from kwire.features.dynamic_voters import parse_kafka_uuid
+    from kwire.wire.uuids import uuid_from_text
 
     voters = {}
     for text in texts:
@@ -187,7 +187,7 @@ def _updated_voters(texts: list[str]) -> dict[int, Any]:
         if len(parts) not in (2, 3) or not parts[0].isdigit():
             raise ValueError(f"--updated-voter: expected ID:DIRECTORY_ID[:MIN-MAX], got {text!r}")
         low, _, high = (parts[2] if len(parts) == 3 else "0-1").partition("-")
-        voters[int(parts[0])] = (parse_kafka_uuid(parts[1]), (int(low), int(high or low)))
+        voters[int(parts[0])] = (uuid_from_text(parts[1]), (int(low), int(high or low)))
     return voters
 
 

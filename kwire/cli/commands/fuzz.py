@@ -13,12 +13,13 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from kwire.cli.commands import fuzz_gate, missing_extra, non_negative_int, plural, positive_int
+from kwire.cli import fuzz_gate
+from kwire.cli.commands import missing_extra, non_negative_int, plural, positive_int
 from kwire.fuzz.baseline import BaselineError
 from kwire.fuzz.matrix import load_messages
 from kwire.fuzz.report import format_table, report_files, reproduce_command, summary_rows, write_report
 from kwire.wire.files import ExistingFileError, check_writable, refuse_existing
-from kwire.cli.commands import write_failed
+from kwire.cli.errors import fail, write_failed
 from kwire.fuzz.sweep import failing_cases, sweep, versions_of
 
 
@@ -59,8 +60,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     problem = fuzz_gate.usage_problem(args)
     if problem:
-        print(f"kwire fuzz: {problem}", file=sys.stderr)
-        return 2
+        return fail("fuzz", problem, 2)
     if args.bytes:
         return _run_bytes(args)
     return _run_sweep(args)
@@ -70,25 +70,21 @@ def _run_sweep(args: argparse.Namespace) -> int:
     try:
         registry = load_messages(args.package)
     except (ImportError, AttributeError) as exc:
-        print(f"kwire fuzz: cannot load package {args.package!r}: {exc}", file=sys.stderr)
-        return 2
+        return fail("fuzz", f"cannot load package {args.package!r}: {exc}", 2)
     names = args.messages or sorted(registry)
     unknown = [n for n in names if n not in registry]
     if unknown:
-        print(f"kwire fuzz: no such message: {', '.join(unknown)}", file=sys.stderr)
-        return 2
+        return fail("fuzz", f"no such message: {', '.join(unknown)}", 2)
     try:
         fuzz_gate.resume(args)
         baseline = fuzz_gate.load_baseline(args)
     except BaselineError as exc:
-        print(f"kwire fuzz: {exc}", file=sys.stderr)
-        return 2
+        return fail("fuzz", exc, 2)
     on_spark = args.spark or args.master is not None
     missing = (missing_extra("spark", "pyspark", "pyarrow") if on_spark
                else missing_extra("spark", "pyarrow") if args.parquet else None)
     if missing:
-        print(f"kwire fuzz: {missing}", file=sys.stderr)
-        return 2
+        return fail("fuzz", missing, 2)
     targets = report_files(args.report, names, pictures=not missing_extra("report", "matplotlib")) \
         if args.report else []
     if args.parquet or (on_spark and args.report):
@@ -99,10 +95,9 @@ def _run_sweep(args: argparse.Namespace) -> int:
         for directory in {target.parent for target in targets}:
             check_writable(directory)
     except ExistingFileError as err:
-        print(f"kwire fuzz: refused: {err}", file=sys.stderr)
-        return 1
+        return fail("fuzz", f"refused: {err}", 1)
     except OSError as err:
-        return write_failed("kwire fuzz", err)
+        return write_failed("fuzz", err)
     if on_spark:
         from kwire.spark.fuzz import run_spark_sweep
 
@@ -133,7 +128,7 @@ def _run_sweep(args: argparse.Namespace) -> int:
         try:
             written = write_report(result, args.report, pictures=not no_pictures, force=args.force)
         except OSError as err:
-            return write_failed("kwire fuzz", err)
+            return write_failed("fuzz", err)
         if not args.quiet:
             print(f"report: {', '.join(str(p) for p in written[:2])} and {plural(len(written) - 2, 'picture')}",
                   file=text)
@@ -144,7 +139,7 @@ def _run_sweep(args: argparse.Namespace) -> int:
         try:
             write_results_parquet(result, parquet, force=args.force)
         except OSError as err:
-            return write_failed("kwire fuzz", err)
+            return write_failed("fuzz", err)
         if not args.quiet:
             print(f"results table: {parquet}", file=text)
     return fuzz_gate.finish(args, result, baseline)
@@ -169,7 +164,7 @@ def _run_bytes(args: argparse.Namespace) -> int:
         try:  # before the run, not after it
             check_writable(report.parent)
         except OSError as err:
-            return write_failed("kwire fuzz", err)
+            return write_failed("fuzz", err)
     return run_hostile(args.cases, args.seed, args.targets, not args.quiet, report_path=report,
                        extra_targets=definition_targets(), force=args.force)
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from kwire.generator.emit import render_all, stale_files, write_package
 from kwire.cli.commands import missing_extra, plural
+from kwire.cli.errors import fail
 from kwire.generator.errors import DefinitionError
 from kwire.generator.loader import BUILTIN_DEFINITIONS, load_definitions
 from kwire.generator.native_build import DEFAULT_OPT_LEVEL, none_compiled_by_default
@@ -59,12 +60,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     missing = missing_extra("generator", "jinja2", "jsonschema")
     if missing:
-        print(f"kwire generate: {missing}", file=sys.stderr)
-        return 2
+        return fail("generate", missing, 2)
     if args.defs != BUILTIN_DEFINITIONS and not Path(args.defs).exists():
         hint = f"; --defs {BUILTIN_DEFINITIONS} generates the definitions kwire ships" if args.defs == DEFAULT_DEFS else ""
-        print(f"kwire generate: {args.defs}: no such file or directory{hint}", file=sys.stderr)
-        return 2
+        return fail("generate", f"{args.defs}: no such file or directory{hint}", 2)
     try:
         messages = load_definitions([args.defs])
     except DefinitionError as exc:  # the same findings, and the same exit status, as kwire validate
@@ -72,16 +71,14 @@ def run(args: argparse.Namespace) -> int:
             print(problem, file=sys.stderr)
         return 1
     if not messages:
-        print(f"kwire generate: no definitions (*.json files) in {args.defs}: nothing written", file=sys.stderr)
-        return 2
+        return fail("generate", f"no definitions (*.json files) in {args.defs}: nothing written", 2)
     if not args.quiet:
         for warning in (w for m in messages for w in m.warnings):
             print(f"warning: {warning}", file=sys.stderr)
     files = render_all(messages)
     out = Path(args.out)
     if out.exists() and not out.is_dir():
-        print(f"kwire generate: {out} is a file: --out names the package directory to write", file=sys.stderr)
-        return 2
+        return fail("generate", f"{out} is a file: --out names the package directory to write", 2)
     if args.check:
         stale = stale_files(files, out)
         for name in stale:
@@ -92,12 +89,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         changed = write_package(files, out, force=args.force)
     except ExistingFileError as err:
-        print(f"kwire generate: refused: {err.path} exists and kwire did not generate it "
-              f"(use --force to replace it)", file=sys.stderr)
-        return 1
+        return fail("generate", f"refused: {err.path} exists and kwire did not generate it "
+                                f"(use --force to replace it)", 1)
     except OSError as err:  # --out is a file, or not writable
-        print(f"kwire generate: cannot write {err.filename or out}: {err.strerror or err}", file=sys.stderr)
-        return 2
+        return fail("generate", f"cannot write {err.filename or out}: {err.strerror or err}", 2)
     if not args.quiet:
         print(f"{plural(len(messages), 'definition')} -> {out}: {plural(len(changed), 'file')} written or removed")
         if args.verbose:
@@ -114,8 +109,7 @@ def compile_into(messages: list, out: Path, args: argparse.Namespace) -> int:
     package = args.package or out.name
     build_dir = args.build_dir or DEFAULT_BUILD_DIR / package
     if args.jobs is not None and args.jobs < 1:
-        print("kwire generate: --jobs must be at least 1", file=sys.stderr)
-        return 2
+        return fail("generate", "--jobs must be at least 1", 2)
     say = (lambda message: None) if args.quiet else (lambda message: print(message, flush=True))
     only = {m.name for m in messages} if args.compile == "all" else None  # None: the hot path
     if only is None and none_compiled_by_default(messages):  # refused before anything is said or built

@@ -17,6 +17,7 @@ import json
 import sys
 from pathlib import Path
 
+from kwire.cli.errors import fail
 from kwire.generator import jsonc
 from kwire.generator.errors import DefinitionError, Problem
 from kwire.generator.history_merge import fields_only_older, merge_and_prove
@@ -86,8 +87,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         atomic_write(args.out, header + json.dumps(raw, indent=2) + "\n", force=args.force)
     except KwireError as exc:
-        print(f"kwire merge-versions: {exc}", file=sys.stderr)
-        return 2
+        return fail("merge-versions", exc, 2)
     if args.json:
         json.dump({"merged": True, "out": args.out, "validVersions": raw["validVersions"], "restored": restored,
                    "restoredFields": [{"field": path, "versions": versions} for path, versions in only_older]},

@@ -22,7 +22,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from kwire.cli.commands import missing_extra, non_negative_int, plural, write_failed
+from kwire.cli.commands import missing_extra, non_negative_int, plural
+from kwire.cli.errors import fail, write_failed
 from kwire.wire.errors import KwireError
 from kwire.wire.files import ExistingFileError, atomic_write, refuse_existing
 
@@ -49,6 +50,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     from kwire.cli.commands.metadata_quorum import register_quorum
 
     register_quorum(commands)
+
+    from kwire.cli.commands.metadata_shell import register_shell
+
+    register_shell(commands)
 
     snap = commands.add_parser(
         "snapshot", help="write the image as a snapshot at a metadata.version",
@@ -105,8 +110,7 @@ def _source_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _error(command: str, err: object) -> int:
-    print(f"kwire metadata {command}: {err}", file=sys.stderr)
-    return 2
+    return fail(f"metadata {command}", err, 2)
 
 
 def _load(args: argparse.Namespace):
@@ -162,7 +166,7 @@ def run_image(args: argparse.Namespace) -> int:
 
 def run_snapshot(args: argparse.Namespace) -> int:
     from kwire.features import metadata_changed_between
-    from kwire.metadata.snapshot import build_image_snapshot, snapshot_id_of
+    from kwire.metadata.snapshot import build_image_snapshot, snapshot_id_of, what_a_node_loads
     from kwire.metadata.writer import image_metadata_version, write_image
 
     if args.out is None and not args.dry_run:
@@ -187,7 +191,7 @@ def run_snapshot(args: argparse.Namespace) -> int:
             return 1
         except OSError as err:
             return _error("snapshot", f"{target}: {err.strerror}")
-        note = _what_a_node_loads(target)
+        note = what_a_node_loads(target)
         if note:
             print(f"kwire metadata snapshot: note: {note}", file=sys.stderr)
     outcome = {
@@ -210,23 +214,6 @@ def run_snapshot(args: argparse.Namespace) -> int:
     else:
         _print_snapshot(outcome, args)
     return 1 if refused else 0
-
-
-def _what_a_node_loads(written: Path) -> str | None:
-    """What a node started on the directory ``written`` went into would make of it, when that
-    directory holds a metadata log (segments or other snapshots); None otherwise."""
-    from kwire.logs.metadata_log import parse_snapshot_file_name
-
-    directory = written.parent
-    others = [p for p in directory.iterdir() if p != written and (p.suffix == ".log" or parse_snapshot_file_name(p.name))]
-    if not others:
-        return None
-    snapshots = [(parse_snapshot_file_name(p.name), p.name) for p in [written, *others] if parse_snapshot_file_name(p.name)]
-    newest = max(snapshots)[1] if snapshots else written.name
-    if newest == written.name:
-        return f"{directory} holds a metadata log: a node started on this directory will load {written.name}"
-    return (f"{directory} holds a metadata log: a node started on this directory loads its newest snapshot, "
-            f"{newest}, not {written.name}")
 
 
 def _print_snapshot(outcome: dict[str, Any], args: argparse.Namespace) -> None:
@@ -295,7 +282,7 @@ def run_matrix(args: argparse.Namespace) -> int:
 
             draw_matrix(report, args.picture, force=args.force)
     except OSError as err:
-        return write_failed("kwire metadata downgrade-matrix", err)
+        return write_failed("metadata downgrade-matrix", err)
     for row in report["images"]:
         if "error" in row:
             print(f"kwire metadata downgrade-matrix: {row['error']}", file=sys.stderr)

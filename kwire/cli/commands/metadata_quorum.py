@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
 
 from kwire.cli.commands import non_negative_int
+from kwire.cli.errors import fail
 from kwire.wire.errors import KwireError
+
 
 def register_quorum(commands: argparse._SubParsersAction) -> None:
     q = commands.add_parser(
@@ -50,17 +51,16 @@ def register_quorum(commands: argparse._SubParsersAction) -> None:
 
 
 def _fail(message: str, code: int = 2) -> int:
-    print(f"kwire metadata quorum: {message}", file=sys.stderr)
-    return code
+    return fail("metadata quorum", message, code)
 
 
 def _replica_key(text: str) -> tuple[int, Any]:
-    from kwire.features.dynamic_voters import parse_kafka_uuid
+    from kwire.wire.uuids import uuid_from_text
 
     voter_id, sep, directory = text.partition(":")
     if not sep or not voter_id.strip().lstrip("-").isdigit():
         raise ValueError(f"expected ID:DIRECTORY_ID, got {text!r}")
-    return int(voter_id), parse_kafka_uuid(directory.strip())
+    return int(voter_id), uuid_from_text(directory.strip())
 
 
 def run_quorum(args: argparse.Namespace) -> int:

@@ -14,10 +14,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-import sys
 from pathlib import Path
 
-from kwire.cli.commands import write_failed
+from kwire.cli.errors import fail, write_failed
 from kwire.wire.files import ExistingFileError, atomic_write, refuse_existing
 
 
@@ -37,18 +36,15 @@ def run(args: argparse.Namespace) -> int:
         from kwire.arrow import schemas
         from kwire.spark.schemas import to_spark
     except ImportError as exc:
-        print(f"kwire schemas: Spark support is not installed ({exc}); install kwire[spark]", file=sys.stderr)
-        return 2
+        return fail("schemas", f"Spark support is not installed ({exc}); install kwire[spark]", 2)
     try:
         registry = importlib.import_module(args.package).MESSAGES
     except (ImportError, AttributeError) as exc:
-        print(f"kwire schemas: cannot load package {args.package!r}: {exc}", file=sys.stderr)
-        return 2
+        return fail("schemas", f"cannot load package {args.package!r}: {exc}", 2)
     names = args.messages or sorted(registry)
     unknown = [name for name in names if name not in registry]
     if unknown:
-        print(f"kwire schemas: no such message: {', '.join(unknown)}", file=sys.stderr)
-        return 2
+        return fail("schemas", f"no such message: {', '.join(unknown)}", 2)
     files: dict[Path, str | bytes] = {}
     for name in names:
         cls = registry[name]
@@ -60,13 +56,12 @@ def run(args: argparse.Namespace) -> int:
         for path in files:
             refuse_existing(path, force=args.force)
     except ExistingFileError as err:
-        print(f"kwire schemas: refused: {err}", file=sys.stderr)
-        return 1
+        return fail("schemas", f"refused: {err}", 1)
     try:
         for path, content in files.items():
             atomic_write(path, content, force=args.force)
     except OSError as err:
-        return write_failed("kwire schemas", err)
+        return write_failed("schemas", err)
     if not args.quiet:
         print(f"{len(files) // 2} schemas of {len(names)} messages written to {args.out}")
     return 0

@@ -17,12 +17,13 @@ import sys
 import time
 from pathlib import Path
 
+from kwire.cli import storage_node
 from kwire.features import FeatureError, metadata_version
-from kwire.wire.files import ExistingFileError
 from kwire.features.bootstrap import format_bootstrap, write_bootstrap
 from kwire.logs.metadata_log import BOOTSTRAP_FILE_NAME, MetadataLogDirectory
+from kwire.wire.files import ExistingFileError
 
-from . import feature_assignment, storage_node
+from . import feature_assignment
 
 METADATA_LOG_DIRECTORY = "__cluster_metadata-0"
 
@@ -48,14 +49,28 @@ def register(sub: argparse._SubParsersAction) -> None:
     f.add_argument("--timestamp", type=int, metavar="MS",
                    help="stamp every batch with this time (milliseconds since 1970) instead of the clock")
     f.add_argument("--force", action="store_true", help="replace an existing bootstrap.checkpoint")
+    f.add_argument("--add-scram", "-S", action="append", default=[], metavar="MECHANISM=[name=N,password=P]",
+                   help="a SCRAM credential for the bootstrap records (repeatable), as kafka-storage takes it: "
+                        "SCRAM-SHA-256 or SCRAM-SHA-512, then name and password, or salt (base64) with "
+                        "saltedpassword; iterations 4096 to 16384 (default 4096)")
+    f.add_argument("--ignore-formatted", "-g", action="store_true",
+                   help="a directory that holds meta.properties is left as it is, and that is no error")
     f.add_argument("--dry-run", action="store_true", help="show what would be written, write nothing")
     f.add_argument("--json", action="store_true", help="print the result as JSON")
     storage_node.add_node_arguments(f)
     f.set_defaults(func=run_format)
+
+    from kwire.cli.commands.storage_info import register_info
+
+    register_info(actions)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
 
 def run_format(args: argparse.Namespace) -> int:
+    if (args.out / "meta.properties").exists() and args.ignore_formatted and not args.force:
+        # Formatter.doFormat: formatted directories are passed over; with none left, this line
+        print("All of the log directories are already formatted.")
+        return 0
     if storage_node.wants_node_format(args):
         return storage_node.run_format_node(args)
     timestamp = args.timestamp if args.timestamp is not None else int(time.time() * 1000)
@@ -67,6 +82,13 @@ def run_format(args: argparse.Namespace) -> int:
             return 2
     try:
         levels, snapshot = format_bootstrap(args.metadata_version, dict(args.feature), timestamp=timestamp)
+        if args.add_scram:  # the SCRAM records follow the feature levels (Formatter.calculateBootstrapMetadata)
+            from kwire.features.bootstrap import bootstrap_records, bootstrap_snapshot
+            from kwire.features.scram import check_scram_supported, scram_records
+
+            check_scram_supported(levels["metadata.version"])
+            snapshot = bootstrap_snapshot([*bootstrap_records(levels), *scram_records(args.add_scram)],
+                                          timestamp=timestamp)
     except FeatureError as err:
         print(f"kwire storage format: {err}", file=sys.stderr)
         return 1
@@ -92,7 +114,11 @@ def run_format(args: argparse.Namespace) -> int:
         print(f"{verb} {target} with metadata.version {levels['metadata.version']} "
               f"({_mv_name(levels['metadata.version'])}):")
         for record in records:
-            print(f"  FeatureLevelRecord {record['name']}={record['featureLevel']}")
+            if "featureLevel" in record:
+                print(f"  FeatureLevelRecord {record['name']}={record['featureLevel']}")
+            else:  # --add-scram's: the user and mechanism, not the keys
+                print(f"  UserScramCredentialRecord {record['name']} (mechanism {record['mechanism']}, "
+                      f"{record['iterations']} iterations)")
     return 0
 
 

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from kwire.cli.commands import missing_extra, plural
+from kwire.cli.errors import fail
 from kwire.generator.errors import DefinitionError
 from kwire.generator.loader import BUILTIN_DEFINITIONS, load_definitions
 
@@ -25,8 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     missing = missing_extra("generator", "jsonschema")
     if missing:
-        print(f"kwire validate: {missing}", file=sys.stderr)
-        return 2
+        return fail("validate", missing, 2)
     missing = [p for p in args.paths if p != BUILTIN_DEFINITIONS and not Path(p).exists()]
     if missing:
         for path in missing:
@@ -39,8 +39,7 @@ def run(args: argparse.Namespace) -> int:
             print(problem, file=sys.stderr)
         return 1
     if not messages:
-        print(f"kwire validate: no definitions (*.json files) in {', '.join(args.paths)}", file=sys.stderr)
-        return 2
+        return fail("validate", f"no definitions (*.json files) in {', '.join(args.paths)}", 2)
     warnings = [w for m in messages for w in m.warnings]
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)

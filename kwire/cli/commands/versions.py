@@ -18,6 +18,7 @@ import shlex
 import sys
 from typing import Any
 
+from kwire.cli.errors import fail
 from kwire.network.releases import Release, ReleaseTables, parse_tables, release_tables
 from kwire.wire.errors import KwireError
 from kwire.wire.files import atomic_write
@@ -76,8 +77,7 @@ class UsageError(Exception):
 
 
 def usage(message: str) -> int:
-    print(f"kwire versions: {message}", file=sys.stderr)
-    return 2
+    return fail("versions", message, 2)
 
 
 def _api_filter(tables_apis: dict[int, str], wanted: str | None) -> list[int]:

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 
+from kwire.cli.errors import fail
 from kwire.features import FeatureError
 from kwire.features.dynamic_voters import DynamicVoters
 from kwire.wire.files import ExistingFileError
@@ -49,24 +49,33 @@ def wants_node_format(args: argparse.Namespace) -> bool:
 
 
 def _fail(message: str, code: int) -> int:
-    print(f"kwire storage format: {message}", file=sys.stderr)
-    return code
+    return fail("storage format", message, code)
 
 
 def run_format_node(args: argparse.Namespace) -> int:
-    from kwire.features.dynamic_voters import parse_dynamic_voters, parse_kafka_uuid
-    from kwire.features.formatter import describe_plan, parse_listener, plan_format, standalone_voters, write_format
+    from kwire.features.dynamic_voters import parse_dynamic_voters
+    from kwire.features.formatter import (
+        describe_plan,
+        parse_listener,
+        plan_format,
+        standalone_voters,
+        write_format,
+    )
+    from kwire.wire.uuids import uuid_from_text
 
     if args.cluster_id is None or args.node_id is None:
         return _fail("--cluster-id and --node-id go together (with --standalone, --initial-controllers or "
                      "--no-initial-controllers for a dynamic quorum)", 2)
+    if (args.out / "meta.properties").exists() and not args.force:  # Formatter.doFormat's refusal
+        return _fail(f"Log directory {args.out} is already formatted. Use --ignore-formatted to ignore this "
+                     f"directory and format the others.", 1)
     listener = args.controller_listener or "CONTROLLER"
     voters: DynamicVoters | None
     try:
         if args.standalone:
             if not args.controller_listener or "://" not in args.controller_listener:
                 return _fail("--standalone needs --controller-listener NAME://HOST:PORT", 2)
-            directory_id = parse_kafka_uuid(args.directory_id) if args.directory_id else None
+            directory_id = uuid_from_text(args.directory_id) if args.directory_id else None
             voters = standalone_voters(args.node_id, args.controller_listener, directory_id)
         elif args.directory_id:
             return _fail("--directory-id goes with --standalone (--initial-controllers names every directory id)", 2)
@@ -74,10 +83,18 @@ def run_format_node(args: argparse.Namespace) -> int:
             voters = parse_dynamic_voters(args.initial_controllers) if args.initial_controllers is not None else None
         listener_name = parse_listener(listener)[0] if "://" in listener else listener
         timestamp = args.timestamp if args.timestamp is not None else int(time.time() * 1000)
+        extra = []
+        if args.add_scram:
+            from kwire.features.bootstrap import format_feature_levels
+            from kwire.features.scram import check_scram_supported, scram_records
+
+            check_scram_supported(format_feature_levels(args.metadata_version, {
+                k: v for k, v in dict(args.feature).items() if k != "kraft.version"})["metadata.version"])
+            extra = scram_records(args.add_scram)
         plan = plan_format(args.out, cluster_id=args.cluster_id, node_id=args.node_id,
                            release_version=args.metadata_version, features=dict(args.feature),
                            initial_controllers=voters, no_initial_controllers=args.no_initial_controllers,
-                           controller_listener=listener_name, timestamp=timestamp)
+                           controller_listener=listener_name, timestamp=timestamp, extra_records=extra)
     except (FeatureError, ValueError) as err:
         return _fail(str(err), 1)
     written = not args.dry_run

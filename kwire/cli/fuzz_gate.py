@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from kwire.cli.errors import fail
 from kwire.fuzz import baseline as baselines
 from kwire.fuzz.junit import junit_report
 
@@ -90,8 +91,7 @@ def finish(args: argparse.Namespace, result: dict[str, Any], baseline: dict[str,
         try:
             path = baselines.save(result, args.baseline)
         except OSError as exc:
-            print(f"kwire fuzz: cannot write the baseline {args.baseline}: {exc.strerror or exc}", file=sys.stderr)
-            return 2
+            return fail("fuzz", f"cannot write the baseline {args.baseline}: {exc.strerror or exc}", 2)
         if not args.quiet:
             print(f"baseline written: {path} ({result['summary']['cells']} cells)", file=sys.stderr)
     if args.format == "junit":
