@@ -19,7 +19,7 @@ SETTLE = 60.0  # seconds a run may take to start, and to stop after Ctrl-C (a bo
 
 
 def test_ctrl_c_while_the_parser_is_built_is_130(monkeypatch, capsys):
-    def interrupted():
+    def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(kwire.cli.main, "build_parser", interrupted)
