@@ -3,18 +3,22 @@
 The parts, each a sub-package, with dependencies pointing one way (a part imports only those
 listed before it):
 
-- ``kwire.wire``      the wire core: primitives, the error family, the generated classes' base,
-                      Kafka's JSON form. Imports neither the generator nor the generated codecs.
+- ``kwire.wire``      the wire core: primitives, the error family and the error-code table, the
+                      generated classes' base, Kafka's JSON form, uuids in Kafka's text.
+- ``kwire.records``   record batches (v2 and legacy message sets), compression, control records.
 - ``kwire.generated`` the codecs generated from kwire's shipped definitions
                       (``from kwire.generated import ApiVersionsResponse``).
-- ``kwire.records``   record batches (v2 and legacy message sets), compression, control records.
-- ``kwire.logs``      KRaft metadata logs, snapshots, coordinator logs, log directories, ``dump``.
+- ``kwire.logs``      Kafka's files: KRaft metadata logs and snapshots, coordinator logs, log
+                      directories, checkpoints and indexes, ``dump``.
+- ``kwire.network``   request/response headers, frames and a correlator, negotiation, SASL, a
+                      sans-I/O connection.
+- ``kwire.features``  KIP-584/KIP-778: feature levels, metadata.version, bootstrap files.
 - ``kwire.metadata``  Kafka's metadata image replayed from a KRaft log and written back as a
-                      snapshot at a metadata.version (above ``kwire.logs`` and ``kwire.features``).
-- ``kwire.network``   request/response headers, frames and a correlator, an example client.
+                      snapshot at a metadata.version, the quorum, the metadata shell.
 - ``kwire.fuzz``      round-trip and cross-version fuzzing, hostile-input fuzzing.
 - ``kwire.arrow``     Kafka log files as Arrow record batches in this process, and ``kwire
                       decode`` without Spark (the ``arrow`` extra: PyArrow only).
+- ``kwire.testing``   for users' own suites: strategies, round-trip assertions, the pytest plugin.
 - ``kwire.spark``     bulk decoding on Apache Spark (the ``spark`` extra).
 - ``kwire.cli``       the ``kwire`` command (``python -m kwire``).
 

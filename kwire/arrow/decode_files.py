@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kwire.arrow import splits
+from kwire.arrow.logfiles import LogFile
 from kwire.arrow.options import ScanOptions
 from kwire.arrow.output import SUFFIXES, Tally, WrittenSummary, write_part
 from kwire.arrow.pieces import ReadOptions, read_pieces
@@ -53,19 +54,22 @@ def default_jobs() -> int:
 
 def decode_to_directory(path: str, out: Path, output_format: str = "parquet", *, overwrite: bool = False,
                         options: Mapping[str, object] | None = None, jobs: int | None = None,
-                        progress: Callable[[int, int], None] | None = None) -> WrittenSummary:
+                        progress: Callable[[int, int], None] | None = None,
+                        files: list[LogFile] | None = None) -> WrittenSummary:
     """Decode every Kafka log file under ``path`` into part files in the directory ``out``.
 
     ``options`` as :func:`kwire.arrow.reader.iter_record_batches` takes them; ``jobs`` processes
     (default: one per core); ``progress(done, total)`` after each split. An existing ``out`` is an
     error (:class:`kwire.wire.files.ExistingFileError`) unless ``overwrite``. Input that does not
     decode raises :class:`SplitFailed` naming the file and byte offset, and leaves ``out`` as it was.
+    ``files``: what :func:`kwire.arrow.logfiles.discover` found under ``path``, when the caller has
+    listed it already (a bucket is listed once, not once per check).
     """
     if output_format not in SUFFIXES:
         raise ValueError(f"output format must be one of {', '.join(SUFFIXES)}, not {output_format!r}")
     given = {"path": str(path), **{k.replace("_", "").lower(): str(v) for k, v in (options or {}).items()}}
     scan = ScanOptions.parse(given)
-    files = scan.files()
+    files = scan.files() if files is None else files
     read_options = scan.read_options(files)
     total = sum(f.size for f in files)
     jobs = 1 if total < IN_PROCESS_BYTES else max(1, jobs or default_jobs())

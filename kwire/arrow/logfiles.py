@@ -7,7 +7,7 @@ A broker's log directory has one folder per partition, named ``<topic>-<partitio
 in the data directory. The group and transaction coordinators write ``__consumer_offsets-N`` and
 ``__transaction_state-N``. Anything else given by name is read as a plain file of batches.
 
-The *kind* of a file decides which decoded-record columns it can give (see ``kinds.py``).
+The *kind* of a file (:class:`Kind`) decides which decoded-record columns it can give.
 
 A root may also be a URI (``s3://bucket/prefix``, ``gs://...``, ``hdfs://...``): it is listed
 through ``pyarrow.fs`` (``storage.py``) and judged by the same names.
@@ -23,7 +23,7 @@ from enum import Enum
 from typing import Any
 
 from kwire.logs.coordinator_log import OFFSETS_TOPIC, SHARE_STATE_TOPIC, TRANSACTIONS_TOPIC
-from kwire.logs.files import BATCH_KINDS, kafka_files, kind_by_name
+from kwire.logs.files import BATCH_KINDS, kafka_files, kind_in_walk
 from kwire.logs.logdir import INDEX_SUFFIX, LOG_SUFFIX, parse_segment_file_name
 from kwire.logs.metadata_log import METADATA_TOPIC as METADATA_LOG_TOPIC
 from kwire.logs.metadata_log import REMOTE_LOG_METADATA_TOPIC
@@ -127,8 +127,7 @@ def _remote_batch_files(root: str) -> list[LogFile]:
         return [describe_remote(entries[0], filesystem)]
     listed = {entry.fs_path for entry in entries}
     return [describe_remote(entry, filesystem, listed) for entry in entries
-            if not any(part.startswith(".") for part in entry.relative.split("/"))  # hidden, as locally
-            and kind_by_name(posixpath.basename(entry.fs_path)) in BATCH_KINDS]
+            if kind_in_walk(entry.relative) in BATCH_KINDS]  # the local walk's rule
 
 
 def discover(*roots: str | os.PathLike) -> list[LogFile]:
@@ -155,3 +154,22 @@ def discover(*roots: str | os.PathLike) -> list[LogFile]:
         else:
             raise KwireError(f"no such file or directory: {root}")
     return [found[path] for path in sorted(found)]
+
+
+def refuse_empty(files: list[LogFile], root: str | os.PathLike, *, skip_undecodable: bool = False) -> list[LogFile]:
+    """``files``, unless there is nothing to read: an empty file named by itself, or an empty snapshot
+    (a snapshot never is; read past with ``skip_undecodable``) is damage, worded as every command
+    words it (:mod:`kwire.logs.damage`); no bytes at all under ``root`` is unusable input too.
+    An empty active segment in a directory is not damage: Kafka rolls to one."""
+    from kwire.logs import damage
+
+    named = not storage.is_remote(root) and os.path.isfile(storage.local_path(root))
+    for entry in files:
+        snapshot = entry.kind == Kind.METADATA_SNAPSHOT and not skip_undecodable
+        if entry.size == 0 and (named or snapshot):
+            raise damage.empty_file(storage.local_path(root) if named else entry.path)
+    if not any(entry.size for entry in files):
+        read = f"{len(files)} empty file{'s' if len(files) != 1 else ''}" if files else "no file of them"
+        raise KwireError(f"{root}: no record batches to decode ({read}): looked for log segments, snapshots, "
+                         f"bootstrap.checkpoint and *.batch files")
+    return files

@@ -16,6 +16,9 @@ package                the generated package recordType is looked up in         
 skipUndecodable        null decoded columns instead of failing on a record whose  false
                        value does not decode
 batchRows              rows per Arrow batch handed to Spark                       32768
+verifyCrc              fail on a batch whose CRC fails, with the verdict every    false
+                       command gives it (``kwire decode`` sets it unless
+                       ``--skip-undecodable``); else its rows say crc_valid false
 =====================  =========================================================  =============
 """
 from __future__ import annotations
@@ -43,6 +46,7 @@ class ScanOptions:
     package: str = "kwire.generated"
     skip_undecodable: bool = False
     batch_rows: int = DEFAULT_BATCH_ROWS
+    verify_crc: bool = False
 
     @classmethod
     def parse(cls, options: Mapping[str, str]) -> "ScanOptions":
@@ -63,6 +67,7 @@ class ScanOptions:
             package=str(given.get("package", "kwire.generated")),
             skip_undecodable=_boolean(given, "skipundecodable"),
             batch_rows=_positive(given, "batchrows", DEFAULT_BATCH_ROWS),
+            verify_crc=_boolean(given, "verifycrc"),
         )
 
     def files(self) -> list[logfiles.LogFile]:
@@ -81,6 +86,7 @@ class ScanOptions:
             record_type=self.record_type,
             package=self.package,
             skip_undecodable=self.skip_undecodable,
+            verify_crc=self.verify_crc,
         )
         options.typed()  # an unknown recordType fails here, at planning
         return options

@@ -38,6 +38,12 @@ class WrittenSummary:
     records: int
     skipped_ranges: int  # rows naming a range not decoded (only with skipUndecodable)
     skipped_bytes: int
+    crc_failures: int = 0  # batches whose checksum fails, kept as rows with crc_valid false (skipUndecodable)
+
+    @property
+    def damaged(self) -> bool:
+        """Whether anything was read past: a file with this is never called clean."""
+        return bool(self.skipped_ranges or self.crc_failures)
 
 
 @dataclass
@@ -46,6 +52,7 @@ class Tally:
 
     files: set[str] = field(default_factory=set)
     batches: set[tuple[str, int]] = field(default_factory=set)  # (file, base_offset), as Spark counts them
+    crc_failed: set[tuple[str, int]] = field(default_factory=set)  # the batches whose checksum fails
     records: int = 0
     skipped_ranges: int = 0
     skipped_bytes: int = 0
@@ -62,16 +69,20 @@ class Tally:
             file = batch.column("file")[0].as_py()
             self.files.add(file)
             self.batches.update((file, offset) for offset in pc.unique(batch.column("base_offset")).to_pylist())
+            failed = batch.filter(pc.invert(batch.column("crc_valid")))
+            self.crc_failed.update((file, offset) for offset in pc.unique(failed.column("base_offset")).to_pylist())
 
     def merge(self, other: "Tally") -> None:
         self.files |= other.files
         self.batches |= other.batches
+        self.crc_failed |= other.crc_failed
         self.records += other.records
         self.skipped_ranges += other.skipped_ranges
         self.skipped_bytes += other.skipped_bytes
 
     def summary(self) -> WrittenSummary:
-        return WrittenSummary(len(self.files), len(self.batches), self.records, self.skipped_ranges, self.skipped_bytes)
+        return WrittenSummary(len(self.files), len(self.batches), self.records, self.skipped_ranges,
+                              self.skipped_bytes, len(self.crc_failed))
 
 
 def write_part(path: Path, output_format: str, schema: pa.Schema, batches: Iterable[pa.RecordBatch],

@@ -4,11 +4,14 @@ This is the work a Spark task does, and also all of what the single-process read
 give the same rows by construction; Spark only decides which process reads which piece.
 
 Batches are read with the CRC check off so that a damaged batch still shows, with
-``crc_valid = false``; anything that cannot be decoded at all raises a :class:`kwire.wire.errors.KwireError`
-naming the file and the byte offset in it.
+``crc_valid = false``, unless ``verify_crc`` (``kwire decode`` without ``--skip-undecodable``); anything
+that cannot be
+decoded at all raises the :class:`kwire.logs.damage.DamagedFileError` every command gives for that
+damage (the same class, wording, file and byte offset).
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -17,7 +20,8 @@ import itertools
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from kwire.wire.errors import CorruptRecordError, DecodeError, KwireError
+from kwire.logs import damage
+from kwire.wire.errors import DecodeError, KwireError
 from kwire.records.compression import DEFAULT_MAX_DECOMPRESSED_SIZE, codec_name
 from kwire.records.batch import RecordBatch
 from kwire.records.columns import ColumnBuilder
@@ -57,6 +61,7 @@ class ReadOptions:
     record_type: str | None = None
     package: str = "kwire.generated"
     skip_undecodable: bool = False
+    verify_crc: bool = False  # a batch whose CRC fails is the file's damage, not rows with crc_valid false
 
     def typed(self) -> TypedRecord | None:
         return None if self.record_type is None else typed_record(self.record_type, self.package)
@@ -195,6 +200,8 @@ def read_piece(piece: Piece, options: ReadOptions = ReadOptions()) -> Iterator[p
         resume: int | None = None
         try:
             for batch in reader:
+                if options.verify_crc and not batch.crc_valid:
+                    raise _judged(data, reader.position, piece)
                 if batch.record_count == 0:
                     continue
                 decoded = None
@@ -206,12 +213,13 @@ def read_piece(piece: Piece, options: ReadOptions = ReadOptions()) -> Iterator[p
                     columns = _Columns(options)
             if reader.truncated_at is not None:
                 if not options.skip_undecodable:
-                    raise CorruptRecordError(f"incomplete batch at the end of the file: {reader.truncated_bytes} "
-                                             f"bytes not decoded", offset=reader.truncated_at)
+                    raise _judged(data, reader.truncated_at, piece)
                 columns.add_skipped(piece.start + reader.truncated_at, reader.truncated_bytes)
+        except damage.DamagedFileError:
+            raise
         except DecodeError as err:
             if not options.skip_undecodable:
-                raise _located(err, piece) from None
+                raise _judged(data, reader.position, piece, err) from None
             damaged = reader.position  # where the entry that failed starts
             resume = next_batch_after(data, damaged + 1, len(data))
             columns.add_skipped(piece.start + damaged, (len(data) if resume is None else resume) - damaged)
@@ -254,7 +262,15 @@ def _read_bytes(piece: Piece) -> bytes:
     return read_range(piece.file, piece.start, piece.end)  # a local file, or a ranged GET (storage.py)
 
 
-def _located(err: DecodeError, piece: Piece) -> DecodeError:
-    """The same error naming the file, with its offset counted from the start of the file."""
-    offset = None if err.offset is None else piece.start + err.offset
-    return type(err)(f"{err.reason} in {piece.file.path}", path=err.path, offset=offset)
+def _judged(data: bytes, position: int, piece: Piece, err: DecodeError | None = None) -> damage.DamagedFileError:
+    """The damage as :mod:`kwire.logs.damage` judges it for every command: of the whole file when it is
+    local (its first damage, which may lie before this piece), else of the entry at ``data[position]``,
+    its offset counted from the start of the file."""
+    if piece.file.filesystem is None and os.path.isfile(piece.file.path):
+        found = damage.diagnose(piece.file.path)
+        if found is not None:
+            return found
+    length = int.from_bytes(data[position + 8:position + 12], "big", signed=True) if len(data) >= position + 12 else 0
+    entry = bytes(data[position:position + 12 + max(0, length)])
+    found = damage.judge_entry(entry, position, len(data) - position, file=piece.file.path, err=err)
+    return damage.DamagedFileError(found.damage, found.detail, file=piece.file.path, offset=piece.start + position)

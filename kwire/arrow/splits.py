@@ -21,7 +21,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
-from kwire.wire.errors import CorruptRecordError
+from kwire.logs import damage
 from kwire.records.legacy import MESSAGE_OVERHEAD_V0
 from kwire.records.reader import LOG_OVERHEAD
 from kwire.arrow.logfiles import LogFile
@@ -64,10 +64,9 @@ def entry_starts(file: LogFile, every: int) -> list[int]:
             if len(header) < LOG_OVERHEAD:
                 break  # the file shrank under us: stop like a truncated tail
             _, length = _ENTRY_HEADER.unpack(header)
-            if length < MESSAGE_OVERHEAD_V0:
-                raise CorruptRecordError(
-                    f"entry size {length} is below the minimum of {MESSAGE_OVERHEAD_V0} in {file.path}", offset=pos
-                )
+            if length < MESSAGE_OVERHEAD_V0:  # judged and worded as every command does
+                raise damage.DamagedFileError(damage.NOT_A_BATCH, f"not a record batch: {damage.not_a_batch(header)}",
+                                              file=file.path, offset=pos)
             if pos - last_cut >= every:
                 cuts.append(pos)
                 last_cut = pos

@@ -42,7 +42,8 @@ from kwire.logs.coordinator_log import (
     CoordinatorRecord,
     decode_coordinator_record,
 )
-from kwire.wire.errors import DecodeError, KwireError
+from kwire.wire.errors import DecodeError, KwireError, UnsupportedVersionError
+from kwire.logs import damage
 from kwire.logs.entries import ControlRecord, decode_control
 from kwire.logs.checkpoints import (
     OFFSET_CHECKPOINTS,
@@ -96,19 +97,21 @@ def dump_paths(paths: list[str | os.PathLike], *, decoder: str = "auto", strict:
     for given in paths:
         path = Path(given)
         found = list(kafka_files(path, transient=True))
+        named = path.is_file()
         if path.is_file() and not found:
             yield {"event": "skip", "file": str(path),
                    "reason": "neither its name nor its content says it is a log segment, snapshot, index, "
                              "producer-state or quorum-state file"}
         for child, kind in found:
             yield from dump_file(child, kind=kind, decoder=decoder, strict=strict, max_bytes=max_bytes,
-                                 index_check=index_check)
+                                 index_check=index_check, given=named)
 
 
 def dump_file(path: Path, *, kind: str | None = None, decoder: str = "auto", strict: bool = False,
-              max_bytes: int | None = None, index_check: str | None = None) -> Iterator[dict]:
+              max_bytes: int | None = None, index_check: str | None = None, given: bool = False) -> Iterator[dict]:
     """Events for one file; ``kind`` as :func:`kwire.logs.files.kind_of` gives it (default: by its
-    name, else read as record batches)."""
+    name, else read as record batches). An empty file is damage when ``given`` by name, and an
+    empty snapshot always (an empty active segment in a directory is not)."""
     renamed = transient_state(path.name)
     kind = kind or (renamed[0] if renamed else None) or kind_by_name(path.name) or "batches"
     start: dict[str, Any] = {"event": "file", "file": str(path), "kind": kind}
@@ -125,7 +128,7 @@ def dump_file(path: Path, *, kind: str | None = None, decoder: str = "auto", str
         snapshot_id = parse_snapshot_file_name(path.name)
         if snapshot_id:
             start["snapshotEndOffset"], start["snapshotEpoch"] = snapshot_id.end_offset, snapshot_id.epoch
-        body = _batches(path, start["decoder"], strict, is_snapshot, counts, max_bytes)
+        body = _batches(path, start["decoder"], strict, is_snapshot, counts, max_bytes, given)
     elif index_check is not None and kind in ("offset-index", "time-index"):
         start["check"] = index_check
         body = _index_check(path, kind, index_check)
@@ -143,7 +146,12 @@ def dump_file(path: Path, *, kind: str | None = None, decoder: str = "auto", str
 
 
 def _batches(path: Path, decoder: str, strict: bool, is_snapshot: bool, counts: dict,
-             max_bytes: int | None = None) -> Iterator[dict]:
+             max_bytes: int | None = None, given: bool = False) -> Iterator[dict]:
+    """The batch and record events of a file of batches; its damage is judged and worded by
+    :mod:`kwire.logs.damage`, as every other command judges it (an ``error`` event with ``damage``)."""
+    if (given or is_snapshot) and path.stat().st_size == 0:
+        yield _damage_event(damage.empty_file(path))
+        return
     source: Any = path
     if max_bytes is not None:  # FileRecords.slice(0, maxBytes): the batches that end within it
         with open(path, "rb") as file:
@@ -156,12 +164,16 @@ def _batches(path: Path, decoder: str, strict: bool, is_snapshot: bool, counts: 
             counts["batches"] += 1
             where = {"batchOffset": batch.base_offset, "position": reader.position}
             yield _batch_event(batch, reader.position)
-            if not batch.crc_valid:
-                yield {"event": "error", **where, "reason": _crc_mismatch(batch)}
+            crc_failed = not batch.crc_valid
+            if crc_failed:
+                yield {**_damage_event(damage.judge_entry(*damage.entry_at(path, reader.position), file=path)),
+                       "batchOffset": batch.base_offset}
             try:
                 records = batch.records
             except KwireError as err:
-                yield {"event": "error", **where, "reason": f"records do not decode: {_reason(err)}"}
+                reason = damage.undecodable_reason(batch.base_offset, _reason(err))
+                yield {"event": "error", **where, "reason": reason,
+                       **({} if crc_failed else {"damage": damage.UNDECODABLE})}
                 continue
             for record in records:
                 counts["records"] += 1
@@ -175,22 +187,22 @@ def _batches(path: Path, decoder: str, strict: bool, is_snapshot: bool, counts: 
     except OSError as err:
         yield {"event": "error", "position": reader.position, "reason": f"cannot read: {err}", "unreadable": True}
         return
+    except DecodeError as err:  # the framing: the rest of the file cannot be read
+        yield _damage_event(damage.judge_entry(*damage.entry_at(path, reader.position), file=path, err=err))
+        return
     except KwireError as err:
-        position = getattr(err, "offset", None)
-        yield {"event": "error", "position": reader.position if position is None else position,
+        yield {"event": "error", "position": reader.position,
                "reason": f"log framing is broken, the rest of the file cannot be read: {_reason(err)}"}
         return
     if reader.truncated_at is not None and max_bytes is None:  # with --max-bytes the cut is asked for
-        yield {"event": "error", "position": reader.truncated_at, "undecodedBytes": reader.truncated_bytes,
-               "reason": f"incomplete batch at the end of the file: {reader.truncated_bytes} bytes not decoded"}
+        found = damage.judge_entry(*damage.entry_at(path, reader.truncated_at), file=path)
+        yield {**_damage_event(found), "undecodedBytes": reader.truncated_bytes}
     if is_snapshot and max_bytes is None:
         yield from _check_snapshot(first_control, last_control)
 
 
-def _crc_mismatch(batch: Any) -> str:
-    if batch.magic == 2:
-        return f"CRC-32C mismatch in the batch: stored 0x{batch.crc:08x}, computed 0x{batch.computed_crc():08x}"
-    return f"CRC-32 mismatch in the magic {batch.magic} message: stored 0x{batch.crc:08x}"
+def _damage_event(found: damage.DamagedFileError) -> dict:
+    return {"event": "error", "position": found.offset, "reason": found.detail, "damage": found.damage}
 
 
 def _check_snapshot(first_control: str | None, last_control: str | None) -> Iterator[dict]:
@@ -244,7 +256,9 @@ def _record_event(record: Any, is_control: bool, decoder: str, strict: bool) -> 
         else:
             event.update(_raw_fields(record))
     except KwireError as err:
+        unknown = isinstance(err, UnsupportedVersionError) or _reason(err).startswith("unknown ")
         return {"event": "error", "recordOffset": record.offset, "reason": _reason(err),
+                "damage": damage.UNKNOWN_RECORD if unknown else damage.UNDECODABLE,
                 "keyHex": _hex(record.key), "valueHex": _hex(record.value)}
     return event
 

@@ -103,28 +103,40 @@ def transient_state(name: str) -> tuple[str, str] | None:
     return (kind, suffix) if kind is not None else None
 
 
+def _kind_by_name_or_state(name: str, transient: bool) -> str | None:
+    state = transient_state(name) if transient else None
+    return state[0] if state else kind_by_name(name)
+
+
+def kind_in_walk(relative: str, *, transient: bool = False) -> str | None:
+    """The kind of a file a walk meets, by its ``/``-separated path below the walked root: by its
+    name, and None under a hidden folder or for a hidden name (a temporary file, a lock). The one
+    rule of every walk, local (:func:`kafka_files`) or through pyarrow.fs (``kwire.arrow.logfiles``).
+    With ``transient``, segment files renamed ``.deleted``, ``.cleaned`` or ``.swap`` too."""
+    parts = relative.split("/")
+    if any(part.startswith(".") for part in parts):
+        return None
+    return _kind_by_name_or_state(parts[-1], transient)
+
+
 def kafka_files(root: str | os.PathLike, *, transient: bool = False) -> Iterator[tuple[Path, str]]:
     """``(path, kind)`` of every file ``root`` holds that has a kind: the file itself when it is one
     (judged by content too), else a recursive walk in name order, judged by name. With
     ``transient``, segment files renamed ``.deleted``, ``.cleaned`` or ``.swap`` too, as their kind."""
-
-    def kind_by_name_or_state(name: str) -> str | None:
-        state = transient_state(name) if transient else None
-        return state[0] if state else kind_by_name(name)
-
     root = Path(root)
     if root.is_file():
-        kind = kind_by_name_or_state(root.name) or kind_of(root, given=True)
+        kind = _kind_by_name_or_state(root.name, transient) or kind_of(root, given=True)
         if kind is not None:
             yield root, kind
         return
     found = []
     for directory, subdirs, names in os.walk(root):
-        subdirs[:] = [d for d in subdirs if not d.startswith(".")]
+        subdirs[:] = [d for d in subdirs if not d.startswith(".")]  # not entered: kind_in_walk passes them over
         for name in names:
-            kind = None if name.startswith(".") else kind_by_name_or_state(name)
+            path = Path(directory) / name
+            kind = kind_in_walk(path.relative_to(root).as_posix(), transient=transient)
             if kind is not None:
-                found.append((Path(directory) / name, kind))
+                found.append((path, kind))
     yield from sorted(found)
 
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from kwire.wire.errors import DecodeError, KwireError
-from kwire.logs.damage import in_file
+from kwire.logs.damage import empty_file, in_file
 from kwire.logs.entries import ControlRecord, LogBatch
 from kwire.logs.files import kind_by_content, kind_by_name
 from kwire.logs.metadata_log import (
@@ -87,6 +87,8 @@ def load_image(path: str | os.PathLike, *, until: int | None = None, use_snapsho
         return _found_records(_load_directory(root, until, use_snapshots, known_metadata_version))
     if not root.is_file():
         raise KwireError(f"{root}: no such file or directory")
+    if root.stat().st_size == 0:
+        raise empty_file(root)
     kind = kind_by_name(root.name) or kind_by_content(root)
     loader = _Loader(LoadedImage(MetadataImage(), root, until=until), known_metadata_version)
     if kind in ("snapshot", "bootstrap"):

@@ -63,18 +63,19 @@ def unique_labels(paths: Iterable[str | os.PathLike]) -> list[str]:
     return labels
 
 
-def image_row(path: str, until: int | None = None, release: str | None = None) -> dict[str, Any]:
+def image_row(path: str, until: int | None = None, release: str | None = None, *,
+              use_snapshots: bool = True) -> dict[str, Any]:
     """One image's row: its level and, for every known lower level, the cell. An image that cannot
     be read or written gives a row with its ``error`` and no cells, so the others still count."""
     try:
-        return _image_row(path, until, release)
+        return _image_row(path, until, release, use_snapshots)
     except (KwireError, OSError) as err:
         return {"source": str(path), "label": label_of(path), "error": str(err), "cells": []}
 
 
-def _image_row(path: str, until: int | None, release: str | None) -> dict[str, Any]:
+def _image_row(path: str, until: int | None, release: str | None, use_snapshots: bool = True) -> dict[str, Any]:
     known = {mv.level for mv in METADATA_VERSIONS}
-    loaded = load_image(path, until=until, known_metadata_version=known.__contains__)
+    loaded = load_image(path, until=until, use_snapshots=use_snapshots, known_metadata_version=known.__contains__)
     image = loaded.image
     current = image_metadata_version(image)
     writer = writer_release(release, current.level)
@@ -118,6 +119,7 @@ def _controller_verdict(state: Any, level: int) -> dict[str, Any]:
 
 
 def downgrade_matrix(paths: Iterable[str | os.PathLike], *, until: int | None = None, release: str | None = None,
+                     use_snapshots: bool = True,
                      map_rows: Callable[[Callable[[str], dict[str, Any]], list[str]], Iterator[dict[str, Any]]]
                      | None = None) -> dict[str, Any]:
     """The report for every image in ``paths``; ``map_rows(fn, paths)`` may run :func:`image_row`
@@ -125,7 +127,7 @@ def downgrade_matrix(paths: Iterable[str | os.PathLike], *, until: int | None = 
     listed = [str(p) for p in paths]
 
     def row(path: str) -> dict[str, Any]:
-        return image_row(path, until, release)
+        return image_row(path, until, release, use_snapshots=use_snapshots)
 
     rows = list(map_rows(row, listed) if map_rows else map(row, listed))
     for found, label in zip(rows, unique_labels(listed)):

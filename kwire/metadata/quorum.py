@@ -31,7 +31,7 @@ from typing import Any
 from uuid import UUID
 
 from kwire.features.java_order import hash_map_order, int_hash, sized_hash_map_order, uuid_hash
-from kwire.logs.damage import in_file
+from kwire.logs.damage import empty_file, in_file
 from kwire.logs.entries import ControlRecord, LogBatch
 from kwire.logs.metadata_log import (
     MetadataLogDirectory,
@@ -204,6 +204,8 @@ def read_quorum_history(path: str | os.PathLike, *, until: int | None = None) ->
     history = QuorumHistory(root)
     reader = _Reader(history, until)
     if root.is_file():
+        if root.stat().st_size == 0:
+            raise empty_file(root)
         snapshot_id = parse_snapshot_file_name(root.name)
         if snapshot_id is not None:
             reader.batches(_snapshot_batches(root), f"snapshot {root.name}", snapshot_offset=snapshot_id.end_offset)
@@ -242,7 +244,10 @@ def read_quorum_history(path: str | os.PathLike, *, until: int | None = None) ->
 def _snapshot_batches(path: Path) -> list[LogBatch]:
     """A snapshot's batches, read whole: damage is an error naming the file and the byte offset."""
     try:
-        return list(read_metadata_log(path))
+        batches = list(read_metadata_log(path))
+        if not batches:
+            raise empty_file(path) if path.stat().st_size == 0 else DecodeError("a snapshot needs a header and a footer batch, found 0 batch(es)")
+        return batches
     except DecodeError as err:
         raise in_file(path, err) from None
 

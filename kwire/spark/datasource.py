@@ -5,11 +5,11 @@
     spark.read.format("kwire").load("/var/lib/kafka/data")           # every topic-N under it
     spark.read.format("kwire").option("recordType", "PartitionRecord").load(".../__cluster_metadata-0")
 
-Planning (on the driver) lists the files and cuts them at batch boundaries (``splits.py``); each
-task decodes its pieces into Arrow batches (``arrow_records.py``), which go to the JVM as Arrow,
-never as Python rows. Options are listed in ``options.py``. Paths must be readable at the same
-location by the driver and every executor: a local path with ``local[*]``, a shared mount on a
-cluster, or a URI of object storage (``s3://bucket/prefix``: see ``storage.py``).
+Planning (on the driver) lists the files and cuts them at batch boundaries (``kwire.arrow.splits``);
+each task decodes its pieces into Arrow batches (``kwire.arrow.pieces``), which go to the JVM as
+Arrow, never as Python rows. Options are listed in ``kwire.arrow.options``. Paths must be readable
+at the same location by the driver and every executor: a local path with ``local[*]``, a shared
+mount on a cluster, or a URI of object storage (``s3://bucket/prefix``: see ``kwire.arrow.storage``).
 """
 from __future__ import annotations
 

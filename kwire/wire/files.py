@@ -3,7 +3,9 @@
 A half-written snapshot or bootstrap file that a Kafka node later loads is worse than none, so
 every command writes to a temporary file in the target's own directory (same file system, so the
 rename is atomic), flushes and fsyncs it, and only then renames it over the target. An error or
-an interrupt half-way leaves the old file as it was and removes the temporary one.
+an interrupt half-way leaves the old file as it was and removes the temporary one. What appears
+has the mode any ordinary write would give it under the process's umask (0644 under 022, as
+Kafka's ``kafka-storage format`` leaves ``meta.properties``), not the temporary file's private 0600.
 
 ``grep -rn "atomic_write\\|atomic_output"`` finds every file kwire writes for a user.
 """
@@ -95,6 +97,7 @@ def _atomic_output(target: Path, *, force: bool, text: bool) -> Iterator[IO]:  #
         descriptor, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(descriptor, "w" if text else "wb", **({"encoding": "utf-8"} if text else {})) as out:
+            os.fchmod(out.fileno(), 0o666 & ~current_umask())  # mkstemp makes it private; a node's user must read it
             yield out
             out.flush()
             os.fsync(out.fileno())
@@ -118,6 +121,18 @@ def atomic_write(path: str | os.PathLike[str], data: bytes | str, *, force: bool
         with atomic_output(target, force=force) as binary:
             binary.write(data)
     return target
+
+
+def current_umask() -> int:
+    """The process's umask, read without changing it where Linux says it (``/proc/self/status``,
+    since 4.7): setting and restoring it would let another thread create a file under the wrong one."""
+    with contextlib.suppress(OSError, ValueError), open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    umask = os.umask(0o077)
+    os.umask(umask)
+    return umask
 
 
 def _sync_directory(directory: Path) -> None:
@@ -144,9 +159,7 @@ def atomic_directory(path: str | os.PathLike[str], *, force: bool) -> Iterator[P
     with _cannot_write(target):
         target.parent.mkdir(parents=True, exist_ok=True)
         temporary = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
-    umask = os.umask(0)
-    os.umask(umask)
-    temporary.chmod(0o777 & ~umask)  # mkdtemp makes it private; the output is an ordinary directory
+    temporary.chmod(0o777 & ~current_umask())  # mkdtemp makes it private; the output is an ordinary directory
     try:
         yield temporary
         refuse_existing(target, force=force)

@@ -81,8 +81,8 @@ def test_input_that_does_not_decode_fails_in_a_worker_and_leaves_the_old_output(
     (folder / "00000000000000000000.log").write_bytes(bytes(data))
     out = tmp_path / "out"
     out.mkdir()
-    with pytest.raises(SplitFailed, match=r"^CorruptRecordError: .*its size field is damaged in .*00000000000000000000.log "
-                                          r"\(byte offset 236\)"):
+    with pytest.raises(SplitFailed, match=r"^DamagedFileError: .*00000000000000000000.log: not a record batch: .*its size "
+                                          r"field is damaged \(byte offset 236\)"):
         decode_to_directory(str(tmp_path / "in"), out, overwrite=True, jobs=2)
     assert list(out.iterdir()) == [] and sorted(p.name for p in tmp_path.iterdir()) == ["in", "out"]
     summary = decode_to_directory(str(tmp_path / "in"), out, overwrite=True, jobs=2, options={"skip_undecodable": True})
@@ -134,3 +134,43 @@ def test_read_table_needs_pyarrow_and_nothing_else(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "18631\n"
+
+
+def test_the_command_lists_its_input_once(tmp_path, monkeypatch):
+    # A bucket listed twice costs a second round of LIST requests and may see other files the
+    # second time; the command decodes what it checked (issue 35 §2).
+    from kwire.arrow import logfiles
+
+    calls = []
+    real = logfiles.discover
+
+    def counted(*roots):
+        calls.append(roots)
+        return real(*roots)
+
+    monkeypatch.setattr(logfiles, "discover", counted)
+    assert kwire_main(["decode", str(KRAFT_361), "--out", str(tmp_path / "out"), "-q"]) == 0
+    assert len(calls) == 1
+
+
+def test_a_walk_through_pyarrow_fs_takes_the_files_the_local_walk_takes(tmp_path):
+    # One rule (kwire.logs.files.kind_in_walk) for both listers: the local os.walk of kwire dump and
+    # kwire decode, and the pyarrow.fs listing of a URI (here file://, the LocalFileSystem).
+    from kwire.arrow import logfiles
+    from kwire.logs.files import BATCH_KINDS, kafka_files
+
+    tree = {
+        "__cluster_metadata-0/00000000000000000000.log", "__cluster_metadata-0/00000000000000007111-0000000001.checkpoint",
+        "__cluster_metadata-0/quorum-state", "__cluster_metadata-0/00000000000000000000.index", "bootstrap.checkpoint",
+        "orders-3/00000000000000000042.log", "orders-3/00000000000000000042.log.deleted", "orders-3/.00000000000000000042.log",
+        ".trash/orders-0/00000000000000000000.log", "orders-3/.hidden/00000000000000000000.log", "loose.batch",
+        "server.log", "meta.properties",
+    }
+    for relative in tree:
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_bytes(b"x")
+    local = {p.relative_to(tmp_path).as_posix() for p, kind in kafka_files(tmp_path) if kind in BATCH_KINDS}
+    remote = {f.path.removeprefix(f"file://{tmp_path}/") for f in logfiles._remote_batch_files(f"file://{tmp_path}")}
+    assert local == remote == {"__cluster_metadata-0/00000000000000000000.log", "bootstrap.checkpoint",
+                               "__cluster_metadata-0/00000000000000007111-0000000001.checkpoint",
+                               "orders-3/00000000000000000042.log", "loose.batch"}

@@ -21,8 +21,8 @@ def test_merged_proven_and_written_once(tmp_path, capsys):
     merged, older = load_file(out), load_file(OLDER, old_format=True)
     assert str(merged.valid_versions.lowest) == "0"
     assert wire_layout(merged, 0) == wire_layout(older, 0)
-    assert main(["merge-versions", str(NEWER), str(OLDER), "--out", str(out)]) == 2
-    assert "already exists (use --force to replace it)" in capsys.readouterr().err
+    assert main(["merge-versions", str(NEWER), str(OLDER), "--out", str(out)]) == 1  # refused, before the work
+    assert f"kwire merge-versions: refused: {out} already exists (use --force to replace it)" in capsys.readouterr().err
 
 
 def test_a_disagreement_is_refused_with_exit_1_and_nothing_written(tmp_path, capsys):

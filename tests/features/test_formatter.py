@@ -25,6 +25,8 @@ from __future__ import annotations
 import argparse
 import base64
 import json
+import os
+import stat
 import struct
 
 import pytest
@@ -316,3 +318,17 @@ KAFKA_BYTES = DATA / "kraft-quorum" / "kafka-bytes"  # tests/data/kraft-quorum/R
 def test_checkpoint_is_the_one_kafkas_classes_write(tmp_path, name, node_id, flags):
     assert format_node(tmp_path, node_id, *flags, "-q") == 0
     assert (tmp_path / CHECKPOINT).read_bytes() == (KAFKA_BYTES / f"{name}.checkpoint").read_bytes()
+
+
+@pytest.mark.parametrize(("mask", "mode"), [(0o022, 0o644), (0o077, 0o600)])
+def test_formatted_files_have_the_umask_s_mode_as_kafka_storage_format_leaves_them(tmp_path, mask, mode):
+    # Kafka writes meta.properties and the checkpoints with the umask's mode (0644 under 022): a node
+    # formatted by an operator and run as the `kafka` user must read them.
+    old = os.umask(mask)
+    try:
+        assert format_node(tmp_path, 1, "--initial-controllers", INITIAL, "-q") == 0
+    finally:
+        os.umask(old)
+    written = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file())
+    assert written == [CHECKPOINT, "bootstrap.checkpoint", "meta.properties"]
+    assert {p: stat.S_IMODE((tmp_path / p).stat().st_mode) for p in written} == dict.fromkeys(written, mode)

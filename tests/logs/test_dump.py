@@ -116,14 +116,15 @@ def test_bad_crc_names_file_offset_and_reason_and_the_dump_goes_on(
     data[83 + 40] ^= 0x01  # maxTimestamp of the record batch at base offset 1 (file position 83)
     snapshot.write_bytes(bytes(data))
     code, out, err = dump(capsys, str(tmp_path))
-    assert code == 1
+    assert code == 2  # damaged input, as every command says it (kwire.logs.damage)
     assert len(err) == 1 and re.fullmatch(
-        rf"kwire dump: {re.escape(str(snapshot))}: batch at offset 1 \(file position 83\): CRC-32C mismatch "
-        r"in the batch: stored 0x[0-9a-f]{8}, computed 0x[0-9a-f]{8}", err[0])
+        rf"kwire dump: {re.escape(str(snapshot))}: CRC-32C mismatch in the record batch at base offset 1: "
+        r"stored 0x[0-9a-f]{8}, computed 0x[0-9a-f]{8} \(byte offset 83\)", err[0])
     assert any(line.startswith("baseOffset: 1 ") and line.endswith("(BAD)") for line in out)
     assert any("control SNAPSHOT_FOOTER" in line for line in out)  # the batch after it
     assert f"End of {snapshot}: 3 batches, 62 records, 1 error" in out
     assert f"End of {bootstrap}: 3 batches, 3 records" in out  # the next file
+    assert dump(capsys, "--skip-undecodable", str(tmp_path))[0] == 1  # read past, as asked: a finding
 
 
 def test_broken_framing_ends_that_file_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -133,10 +134,10 @@ def test_broken_framing_ends_that_file_only(tmp_path: Path, capsys: pytest.Captu
     data[footer + 8:footer + 12] = (5).to_bytes(4, "big")  # the footer batch's length field
     snapshot.write_bytes(bytes(data))
     code, out, err = dump(capsys, "--json", str(tmp_path))
-    assert code == 1
+    assert code == 2
     assert err == [
-        f"kwire dump: {snapshot}: file position {footer}: log framing is broken, the rest of the file cannot "
-        f"be read: entry size 5 is below the minimum of 14",
+        f"kwire dump: {snapshot}: not a record batch: its length field says 5 bytes, below the smallest entry (14) "
+        f"(byte offset {footer})",
     ]
     events = [json.loads(line) for line in out]
     errors = [e for e in events if e["event"] == "error"]
@@ -148,9 +149,8 @@ def test_truncated_segment_is_reported(tmp_path: Path, capsys: pytest.CaptureFix
     snapshot, _ = copy_metadata_dir(tmp_path)
     snapshot.write_bytes(snapshot.read_bytes()[:-10])
     code, _, err = dump(capsys, str(snapshot))
-    assert code == 1
-    assert err[0] == f"kwire dump: {snapshot}: file position {3443 - 75}: incomplete batch at the end of the file: " \
-                     f"65 bytes not decoded"
+    assert code == 2
+    assert err[0] == f"kwire dump: {snapshot}: the last batch is incomplete (byte offset {3443 - 75})"
 
 
 def test_a_damaged_batch_length_is_corruption_not_a_truncated_tail(tmp_path, capsys) -> None:
@@ -162,17 +162,17 @@ def test_a_damaged_batch_length_is_corruption_not_a_truncated_tail(tmp_path, cap
     data[236 + 8:236 + 12] = b"\x7f\xff\xff\xff"
     segment.write_bytes(bytes(data))
     code, _, err = dump(capsys, str(segment))
-    assert code == 1
-    assert err[0] == (f"kwire dump: {segment}: file position 236: log framing is broken, the rest of the file cannot "
-                      f"be read: entry size 2147483647 runs past the end ({len(data) - 248} bytes follow its header), "
-                      f"but a valid batch starts 166 bytes after this entry: its size field is damaged")
+    assert code == 2
+    assert err[0] == (f"kwire dump: {segment}: not a record batch: entry size 2147483647 runs past the end "
+                      f"({len(data) - 248} bytes follow its header), but a valid batch starts 166 bytes after this "
+                      f"entry: its size field is damaged (byte offset 236)")
 
 
 def test_snapshot_without_its_footer_is_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     snapshot, _ = copy_metadata_dir(tmp_path)
     snapshot.write_bytes(snapshot.read_bytes()[:-75])  # drop the footer batch, keep whole batches
     code, out, err = dump(capsys, str(snapshot))
-    assert code == 1
+    assert code == 2
     assert err == [f"kwire dump: {snapshot}: the snapshot does not end with a SnapshotFooter"]
     assert f"End of {snapshot}: 2 batches, 61 records, 1 error" in out
 
@@ -189,14 +189,17 @@ def test_bad_and_unknown_metadata_records(tmp_path: Path, capsys: pytest.Capture
     segment = writer.write_segment(partition)
     segment.write_bytes(segment.read_bytes() + bad.build())
     code, out, err = dump(capsys, str(segment))
-    assert (code, err) == (1, [
+    assert (code, err) == (2, [
         f"kwire dump: {segment}: record at offset 2 (batch at offset 2, file position {len(writer.encode())}): "
         "unknown metadata record frame version 0 (only 1 exists)"])
     assert f"| offset: 0 time: {T0_TEXT} UNKNOWN metadata record apiKey 99 v3: unknown metadata record type 99; " \
            "body: 0x010203 (3 bytes)" in out
     assert f'| offset: 1 time: {T0_TEXT} FeatureLevelRecord v0 {{"name":"metadata.version","featureLevel":21}}' in out
     code, out, err = dump(capsys, "--strict", str(segment))
-    assert code == 1 and "record at offset 0 " in err[0] and err[0].endswith("unknown metadata record type 99")
+    assert code == 2 and "record at offset 0 " in err[0] and err[0].endswith("unknown metadata record type 99")
+    code, out, _ = dump(capsys, "--strict", "--json", str(segment))
+    errors = [json.loads(line) for line in out if '"event":"error"' in line]
+    assert [(e["recordOffset"], e["damage"]) for e in errors] == [(0, "unknown-record"), (2, "unknown-record")]
 
 
 def test_offsets_and_transaction_logs_are_decoded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -287,7 +290,7 @@ def test_corrupt_index_is_reported_and_the_rest_dumps(tmp_path: Path, capsys: py
     index.write_bytes(bytes(12))
     (partition / "00000000000000000000.timeindex").write_bytes(encode_time_index([TimeIndexEntry(T0, 0)], 0))
     code, out, err = dump(capsys, str(tmp_path))
-    assert code == 1
+    assert code == 2
     assert err == [f"kwire dump: {index}: file position 8: offset index of 12 bytes is not a whole number of "
                    "8-byte entries"]
     assert f"timestamp: {T0} offset: 0" in out
@@ -371,7 +374,7 @@ def test_mutated_files_never_crash_the_dump(tmp_path: Path, capsys: pytest.Captu
         code, out, _ = dump(capsys, str(tmp_path))
         codes.add(code)
         assert f"End of {bootstrap}: 3 batches, 3 records" in out
-    assert codes <= {0, 1} and 1 in codes
+    assert codes <= {0, 2} and 2 in codes
 
 
 def test_quiet_prints_only_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -379,7 +382,7 @@ def test_quiet_prints_only_errors(tmp_path: Path, capsys: pytest.CaptureFixture[
     snapshot.write_bytes(snapshot.read_bytes()[:-75])
     code = main(["-q", "dump", str(tmp_path)])
     out, err = capsys.readouterr()
-    assert (code, out) == (1, "")
+    assert (code, out) == (2, "")
     assert err == f"kwire dump: {snapshot}: the snapshot does not end with a SnapshotFooter\n"
 
 

@@ -482,12 +482,19 @@ def test_corrupt_input_fails_the_read_with_kwire_error(spark, tmp_path):
 
 def test_kwire_decode_command_writes_parquet_and_json(spark, log_dir, expected_rows, tmp_path, capsys):
     out = tmp_path / "parquet"
-    assert kwire_main(["decode", str(log_dir), "--out", str(out), "--split-mb", "1"]) == 0
-    assert f"{len(expected_rows)} records" in capsys.readouterr().out
+    # the log holds batches whose CRC fails (crc_valid false): never called clean (issue 36)
+    assert kwire_main(["decode", str(log_dir), "--out", str(out), "--split-mb", "1"]) == 2
+    assert "CRC-32C mismatch in the record batch at base offset" in capsys.readouterr().err and not out.exists()
+    assert kwire_main(["decode", str(log_dir), "--out", str(out), "--split-mb", "1", "--skip-undecodable"]) == 1
+    printed = capsys.readouterr().out
+    failing = len({(r["file"], r["base_offset"]) for r in expected_rows if not r["crc_valid"]})
+    assert f"{len(expected_rows)} records" in printed
+    assert f"; {failing} batch{'es' if failing != 1 else ''} failing its CRC (rows with crc_valid false)" in printed
     written = pa.concat_tables(
         [__import__("pyarrow.parquet").parquet.read_table(p) for p in sorted(out.glob("*.parquet"))])
     key = lambda r: (r["file"], r["offset"])  # noqa: E731
-    assert sorted(written.to_pylist(), key=key) == sorted(expected_rows, key=key)
+    rows = [{k: v for k, v in r.items() if k not in ("skipped_position", "skipped_bytes")} for r in written.to_pylist()]
+    assert sorted(rows, key=key) == sorted(expected_rows, key=key)
 
     out_json = tmp_path / "json"
     assert kwire_main(["decode", str(KRAFT_36 / "bootstrap.checkpoint"), "--out", str(out_json),
@@ -550,10 +557,10 @@ def damaged_copies(tmp_path):
 
 def test_undecoded_ranges_fail_the_read_with_file_and_position(tmp_path, spark):
     torn, damaged = damaged_copies(tmp_path)
-    with pytest.raises(KwireError, match=r"incomplete batch at the end of the file: 48 bytes not decoded in "
-                                         rf"{re.escape(str(torn))} \(byte offset 99952\)"):
+    with pytest.raises(KwireError, match=rf"{re.escape(str(torn))}: the last batch is incomplete \(byte offset 99952\)"):
         read_table(str(torn.parent))
-    with pytest.raises(KwireError, match=rf"its size field is damaged in {re.escape(str(damaged))} \(byte offset 236\)"):
+    with pytest.raises(KwireError, match=rf"{re.escape(str(damaged))}: not a record batch: .*its size field is damaged "
+                                         r"\(byte offset 236\)"):
         read_table(str(damaged.parent))
     with pytest.raises(Exception) as info:
         spark.read.format("kwire").load(str(damaged.parent)).collect()
@@ -579,7 +586,7 @@ def test_kwire_decode_fails_on_an_undecoded_range_or_counts_it_when_told(tmp_pat
     assert kwire_main(["decode", str(damaged.parent), "--out", str(tmp_path / "a")]) == 2  # unusable input
     err = capsys.readouterr().err
     assert "its size field is damaged" in err and "byte offset 236" in err
-    assert kwire_main(["decode", str(damaged.parent), "--out", str(tmp_path / "b"), "--skip-undecodable"]) == 0
+    assert kwire_main(["decode", str(damaged.parent), "--out", str(tmp_path / "b"), "--skip-undecodable"]) == 1
     assert capsys.readouterr().out.endswith(
         "1 file, 18148 batches, 18564 records; 166 bytes not decoded, in 1 skipped range (rows with skipped_bytes set)\n")
 
@@ -605,18 +612,18 @@ def test_decode_here_writes_what_decode_on_spark_writes(spark, log_dir, tmp_path
 
     monkeypatch.setattr(decode_files, "IN_PROCESS_BYTES", 0)  # this small input too goes to two worker processes
     torn, damaged = damaged_copies(tmp_path)
-    inputs = [
-        (str(log_dir), ["--split-mb", "1"]),  # every codec and client, control batches, a bad CRC
-        (str(KRAFT_36), ["--record-type", "PartitionRecord"]),  # decoded records and a typed struct column
-        (str(damaged.parent), ["--skip-undecodable"]),  # a skipped range: a row of its own
-        (str(torn.parent), ["--skip-undecodable"]),  # a torn tail
+    inputs = [  # exit 1: read past damage, as asked (never called clean)
+        (str(log_dir), ["--split-mb", "1", "--skip-undecodable"], 1),  # every codec and client, control batches, a bad CRC
+        (str(KRAFT_36), ["--record-type", "PartitionRecord"], 0),  # decoded records and a typed struct column
+        (str(damaged.parent), ["--skip-undecodable"], 1),  # a skipped range: a row of its own
+        (str(torn.parent), ["--skip-undecodable"], 1),  # a torn tail
     ]
-    for number, (source, extra) in enumerate(inputs):
+    for number, (source, extra, code) in enumerate(inputs):
         here, there = tmp_path / f"here-{number}", tmp_path / f"spark-{number}"
         common = ["decode", source, "--format", output_format, *extra]
-        assert kwire_main([*common, "--out", str(here), "--jobs", "2"]) == 0
+        assert kwire_main([*common, "--out", str(here), "--jobs", "2"]) == code
         summary_here = capsys.readouterr().out.partition(": ")[2]
-        assert kwire_main([*common, "--out", str(there), "--spark"]) == 0
+        assert kwire_main([*common, "--out", str(there), "--spark"]) == code
         summary_there = capsys.readouterr().out.partition(": ")[2]
         assert summary_here == summary_there and " 0 records" not in summary_here
         assert (here / "_SUCCESS").exists() and (there / "_SUCCESS").exists()

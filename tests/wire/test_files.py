@@ -1,10 +1,20 @@
 """kwire.wire.files: no existing file replaced without force, and nothing half-written left behind."""
 from __future__ import annotations
 
+import os
+import stat
+
 import pytest
 
 from kwire.wire.errors import KwireError
-from kwire.wire.files import ExistingFileError, atomic_directory, atomic_output, atomic_write, refuse_existing
+from kwire.wire.files import (
+    ExistingFileError,
+    atomic_directory,
+    atomic_output,
+    atomic_write,
+    current_umask,
+    refuse_existing,
+)
 
 
 def test_writes_a_new_file_and_creates_its_directory(tmp_path):
@@ -79,3 +89,56 @@ def test_a_directory_appears_whole_or_not_at_all(tmp_path):
         (folder / "part-00001.parquet").write_bytes(b"new")
     assert [p.name for p in target.iterdir()] == ["part-00001.parquet"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["records"]  # no temporary directory left
+
+
+@pytest.fixture
+def umask():
+    """Set the process's umask for one test and put the old one back."""
+    old = os.umask(0o022)
+    try:
+        yield os.umask
+    finally:
+        os.umask(old)
+
+
+@pytest.mark.parametrize(("mask", "mode"), [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+@pytest.mark.parametrize("data", [b"\x00\x01", "text\n"], ids=["bytes", "text"])
+def test_a_written_file_has_the_umask_s_mode_as_kafka_storage_format_leaves_it(tmp_path, umask, mask, mode, data):
+    # A node formatted by an operator and run as the `kafka` user must read its own meta.properties.
+    umask(mask)
+    target = atomic_write(tmp_path / "meta.properties", data, force=False)
+    assert stat.S_IMODE(target.stat().st_mode) == mode
+    atomic_write(target, data, force=True)  # a replaced file too
+    assert stat.S_IMODE(target.stat().st_mode) == mode
+
+
+@pytest.mark.parametrize(("mask", "mode"), [(0o022, 0o755), (0o077, 0o700)])
+def test_a_written_directory_has_the_umask_s_mode(tmp_path, umask, mask, mode):
+    umask(mask)
+    with atomic_directory(tmp_path / "records", force=False):
+        pass
+    assert stat.S_IMODE((tmp_path / "records").stat().st_mode) == mode
+
+
+def test_current_umask_reads_without_changing_it(umask):
+    for mask in (0o022, 0o077, 0o000, 0o027):
+        umask(mask)
+        assert current_umask() == mask
+        assert os.umask(mask) == mask  # still what it was
+
+
+def test_the_temporary_file_sits_in_the_target_s_own_directory_and_is_renamed_not_copied(tmp_path):
+    # A temporary file elsewhere (/tmp) would make the rename cross file systems: a copy, not atomic.
+    target = tmp_path / "deep" / "bootstrap.checkpoint"
+    with atomic_output(target, force=False) as out:
+        out.write(b"snapshot")
+        inode = os.fstat(out.fileno()).st_ino
+        beside = {p.stat().st_ino: p.name for p in target.parent.iterdir()}
+        assert inode in beside and beside[inode].startswith(".bootstrap.checkpoint.")
+    assert target.stat().st_ino == inode  # the very file written, renamed
+    assert [p.name for p in target.parent.iterdir()] == ["bootstrap.checkpoint"]
+
+
+def test_the_temporary_directory_sits_beside_the_target(tmp_path):
+    with atomic_directory(tmp_path / "records", force=False) as folder:
+        assert folder.parent == tmp_path and folder.stat().st_dev == tmp_path.stat().st_dev

@@ -41,3 +41,12 @@ def feature_assignment(text: str) -> tuple[str, int]:
         raise argparse.ArgumentTypeError(f"expected NAME=LEVEL with a whole-number level, got {text!r}")
     return name.strip(), int(level)
 
+
+
+def replay_arguments(p: argparse.ArgumentParser, *, until_help: str | None = None) -> None:
+    """``--until`` and ``--from-log``, meaning the same in every command that replays a metadata log
+    (the way past damage its errors suggest: ``--until N reads the log up to the damage``)."""
+    p.add_argument("--until", type=non_negative_int, metavar="OFFSET",
+                   help=until_help or "replay only offsets below this one (exclusive, as snapshot names count)")
+    p.add_argument("--from-log", action="store_true",
+                   help="replay the log from its first offset instead of starting at a snapshot")

@@ -5,8 +5,11 @@ get their decoded records. Local inputs are decoded here, a process per core
 (:mod:`kwire.arrow.decode_files`, PyArrow only); Spark runs with ``--spark``, ``--master``,
 ``$SPARK_MASTER``, or for object storage (``s3://...``). Progress goes to stderr.
 
-Exit codes: 0 written, 1 refused: --out exists (without ``--mode overwrite`` or ``--force``), 2 input
-that does not decode (without ``--skip-undecodable``), bad usage, a missing path, or a missing extra.
+Exit codes: 0 written, every batch whole; 1 refused: --out exists (without ``--mode overwrite`` or
+``--force``), or written with ``--skip-undecodable`` past damage (skipped ranges, batches failing
+their CRC: never called clean); 2 input that is damaged, foreign or empty (without
+``--skip-undecodable``; worded as every command words it, :mod:`kwire.logs.damage`), bad usage, a
+missing path, or a missing extra.
 """
 from __future__ import annotations
 
@@ -65,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"kwire decode: {missing}", file=sys.stderr)
         return 2
     from kwire.arrow import storage
-    from kwire.arrow.logfiles import discover
+    from kwire.arrow.logfiles import discover, refuse_empty
     from kwire.wire.errors import KwireError
 
     try:
@@ -73,7 +76,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"kwire decode: {args.path}: no such file or directory", file=sys.stderr)
             return 2
         found = discover(args.path)
-    except KwireError as exc:  # a URI whose file system cannot be opened or listed
+        if found:  # an empty file named, an empty snapshot: the verdict every command gives it
+            refuse_empty(found, args.path, skip_undecodable=args.skip_undecodable)
+    except KwireError as exc:  # a URI whose file system cannot be opened or listed; nothing to read
         print(f"kwire decode: {exc}", file=sys.stderr)
         return 2
     if not found:  # before Spark starts: that takes seconds
@@ -81,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
               f"snapshots and *.batch files)", file=sys.stderr)
         return 2
     if not on_spark:
-        return _decode_here(args)
+        return _decode_here(args, found)  # listed once: the same files are decoded
     from kwire.spark.jvm_output import spark_error_text
     from kwire.spark.progress import JobProgress
     from kwire.spark.session import build_session
@@ -97,6 +102,8 @@ def run(args: argparse.Namespace) -> int:
     reader = reader.option("minPartitions", spark.sparkContext.defaultParallelism)
     if args.skip_undecodable:
         reader = reader.option("skipUndecodable", "true")
+    else:  # a batch whose CRC fails is the file's verdict, as in every command (kwire.logs.damage)
+        reader = reader.option("verifyCrc", "true")
     try:
         frame = reader.load(args.path if storage.is_remote(args.path) else os.path.abspath(args.path))
         if args.quiet:
@@ -104,8 +111,8 @@ def run(args: argparse.Namespace) -> int:
         else:
             with JobProgress(spark, "decode"):
                 frame.write.format(args.format).mode(args.mode).save(str(args.out))
-        summary = summary_text(written_summary(spark, str(args.out), args.format, args.skip_undecodable),
-                               args.skip_undecodable)
+        written = written_summary(spark, str(args.out), args.format, args.skip_undecodable)
+        summary = summary_text(written, args.skip_undecodable)
     except Exception as exc:  # Spark wraps the task's KwireError in its own exception types
         print(f"kwire decode: {args.path}: {spark_error_text(exc)}", file=sys.stderr)
         print("kwire decode: stopped there; --skip-undecodable goes on past such ranges and counts them",
@@ -113,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
         return 2  # damaged input is unusable input, as in kwire metadata image
     if not args.quiet:
         print(f"{args.path} -> {args.out} ({args.format}) in {time.monotonic() - started:.1f}s: {summary}")
-    return 0
+    return 1 if written.damaged else 0
 
 
 def uses_spark(args: argparse.Namespace) -> bool:
@@ -124,12 +131,15 @@ def uses_spark(args: argparse.Namespace) -> bool:
     return bool(args.spark or args.master or os.environ.get("SPARK_MASTER") or is_remote(args.path))
 
 
-def _decode_here(args: argparse.Namespace) -> int:
+def _decode_here(args: argparse.Namespace, files: list) -> int:
     from kwire.arrow.decode_files import SplitFailed, decode_to_directory
+    from kwire.arrow.storage import is_remote
+    from kwire.logs.damage import DamagedFileError
     from kwire.wire.errors import DecodeError, KwireError
     from kwire.wire.files import ExistingFileError
 
-    options: dict[str, object] = {"decode_records": args.decode_records, "skip_undecodable": args.skip_undecodable}
+    options: dict[str, object] = {"decode_records": args.decode_records, "skip_undecodable": args.skip_undecodable,
+                                  "verify_crc": not args.skip_undecodable}  # a CRC that fails: the file's verdict
     if args.record_type:
         options["record_type"] = args.record_type
     if args.split_mb:
@@ -138,15 +148,21 @@ def _decode_here(args: argparse.Namespace) -> int:
     progress = None if args.quiet else _progress_line(sys.stderr)
     try:
         summary = decode_to_directory(args.path, args.out, args.format, overwrite=args.mode == "overwrite",
-                                      options=options, jobs=args.jobs, progress=progress)
+                                      options=options, jobs=args.jobs, progress=progress, files=files)
     except ExistingFileError as exc:  # created by someone else since the check above
         print(f"kwire decode: refused: {exc}", file=sys.stderr)
         return 1
     except (SplitFailed, DecodeError) as exc:
-        text = str(exc) if isinstance(exc, SplitFailed) else f"{type(exc).__name__}: {exc}"
-        print(f"kwire decode: {args.path}: {text}", file=sys.stderr)
-        print("kwire decode: stopped there; --skip-undecodable goes on past such ranges and counts them",
-              file=sys.stderr)
+        if isinstance(exc, DamagedFileError) or (isinstance(exc, SplitFailed) and exc.kind == "DamagedFileError"):
+            text = exc.message if isinstance(exc, SplitFailed) else str(exc)  # FILE: reason (byte offset P)
+            if not is_remote(args.path):  # the file as the user named it, as every other command names it
+                text = text.replace(os.path.abspath(args.path), str(args.path).rstrip(os.sep) or os.sep, 1)
+        else:
+            text = f"{args.path}: {exc}" if isinstance(exc, SplitFailed) else f"{args.path}: {type(exc).__name__}: {exc}"
+        print(f"kwire decode: {text}", file=sys.stderr)
+        if not args.skip_undecodable:
+            print("kwire decode: stopped there; --skip-undecodable goes on past such ranges and counts them",
+                  file=sys.stderr)
         return 2  # damaged input is unusable input, as on Spark and in kwire metadata image
     except KwireError as exc:  # options that do not make sense (an unknown --record-type)
         print(f"kwire decode: {exc}", file=sys.stderr)
@@ -157,7 +173,7 @@ def _decode_here(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(f"{args.path} -> {args.out} ({args.format}) in {time.monotonic() - started:.1f}s: "
               f"{summary_text(summary, args.skip_undecodable)}")
-    return 0
+    return 1 if summary.damaged else 0  # read past damage, as asked: a finding, never clean
 
 
 def _progress_line(stream):
@@ -177,5 +193,8 @@ def summary_text(summary, skipped: bool) -> str:
             f"{plural(summary.records, 'record')}; {summary.skipped_bytes} bytes not decoded")
     if skipped:
         text += f", in {plural(summary.skipped_ranges, 'skipped range')} (rows with skipped_bytes set)"
+    crc_failures = getattr(summary, "crc_failures", 0)
+    if crc_failures:
+        text += f"; {plural(crc_failures, 'batch', 'batches')} failing its CRC (rows with crc_valid false)"
     return text
 

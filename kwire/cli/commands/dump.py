@@ -3,9 +3,12 @@
 Like Kafka's ``kafka-dump-log.sh`` with its metadata and offsets decoders. Text output is one line
 per batch header and one ``|``-indented line per record; ``--json`` prints every event of
 :mod:`kwire.logs.dump` as one JSON object per line. Problems go to stderr as
-``kwire dump: FILE: batch at offset N (file position P): reason`` and the dump goes on.
+``kwire dump: FILE: reason (byte offset P)`` for damage, worded and classed as every command
+words it (:mod:`kwire.logs.damage`), and the dump goes on past it.
 
-Exit codes: 0 everything read, 1 some file is corrupt, 2 bad usage or a path that cannot be read.
+Exit codes: 0 everything read; 2 a damaged, foreign or empty file (as ``metadata``, ``features`` and
+``decode`` say it), bad usage or a path that cannot be read; 1 instead of 2 for damage when
+``--skip-undecodable`` says to read past it (a finding, as ``decode --skip-undecodable``).
 """
 from __future__ import annotations
 
@@ -38,6 +41,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="how to decode segment records (default: by the partition directory's topic)")
     p.add_argument("--strict", action="store_true",
                    help="treat record types and versions kwire does not know as errors")
+    p.add_argument("--skip-undecodable", action="store_true",
+                   help="damage is a finding (exit 1), not unusable input (exit 2); the dump reads past it "
+                        "either way")
     kafka = p.add_argument_group("kafka-dump-log's options")
     check = kafka.add_mutually_exclusive_group()
     check.add_argument("--index-sanity-check", action="store_true",
@@ -92,7 +98,9 @@ def run(args: argparse.Namespace) -> int:
               f"snapshots and checkpoints, index, time-index, transaction-index, producer-state and "
               f"quorum-state files, leader-epoch and offset checkpoints, partition.metadata)", file=sys.stderr)
         return 2
-    return 2 if unreadable else 1 if corrupt else 0
+    if unreadable or (corrupt and not args.skip_undecodable):
+        return 2
+    return 1 if corrupt else 0
 
 
 # ------------------------------------------------------------------------------------ text form
@@ -105,6 +113,8 @@ def write_text(out: TextIO, event: dict) -> None:
 
 
 def error_text(event: dict) -> str:
+    if "damage" in event and "recordOffset" not in event:  # as kwire.logs.damage words it for every command
+        return f"{event['file']}: {event['reason']} (byte offset {event['position']})"
     where = []
     if event.get("recordOffset") is not None:
         where.append(f"record at offset {event['recordOffset']}")

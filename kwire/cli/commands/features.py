@@ -25,7 +25,7 @@ from kwire.features import FEATURES, FeatureError, metadata_version
 from kwire.features.java_order import hash_map_order
 from kwire.wire.errors import KwireError
 
-from . import feature_assignment
+from . import feature_assignment, replay_arguments
 
 OPERATIONS = ("upgrade", "downgrade", "disable")
 
@@ -43,12 +43,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.add_argument("--bootstrap-server", metavar="HOST:PORT", help="ask this broker instead of reading PATH")
     d.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS", help="for --bootstrap-server (default 10)")
     d.add_argument("--json", action="store_true", help="print JSON")
+    replay_arguments(d)
     d.set_defaults(func=run_describe)
     for operation in OPERATIONS:
         o = ops.add_parser(operation, help=f"judge a feature {operation} as the controller would",
                            description=f"Judge the {operation} kafka-features would request, as Kafka 4.2.1's "
                                        f"controller would, against the state PATH holds. Nothing is written.")
         o.add_argument("path", metavar="PATH", help="metadata log directory, snapshot, segment or bootstrap file")
+        replay_arguments(o)
         if operation == "disable":
             o.add_argument("--feature", action="append", default=[], metavar="NAME", help="a feature to disable (repeatable)")
         else:
@@ -95,7 +97,7 @@ def run_describe(args: argparse.Namespace) -> int:
     if args.bootstrap_server:
         return _describe_live(args)
     try:
-        state = _read_state(args.path)
+        state = _read_state(args)
     except KwireError as err:
         return _fail(str(err))
     if args.json:
@@ -136,12 +138,13 @@ def _describe_live(args: argparse.Namespace) -> int:
 # -------------------------------------------------------------------------------------- updates
 
 
-def _read_state(path: str) -> Any:
-    """The controller's feature state: the metadata image of PATH, replayed as Kafka's loader does."""
+def _read_state(args: argparse.Namespace) -> Any:
+    """The controller's feature state: the metadata image of PATH (below ``--until``, from the log's
+    start with ``--from-log``), replayed as Kafka's loader does."""
     from kwire.metadata.cluster_features import cluster_features
     from kwire.metadata.loader import load_image
 
-    return cluster_features(load_image(path))
+    return cluster_features(load_image(args.path, until=args.until, use_snapshots=not args.from_log))
 
 
 def requested_levels(args: argparse.Namespace) -> dict[str, int]:
@@ -208,7 +211,7 @@ def run_update(args: argparse.Namespace) -> int:
     except FeatureError as err:
         return _fail(str(err))
     try:
-        state = _read_state(args.path)
+        state = _read_state(args)
         state.updated_voters = _updated_voters(getattr(args, "updated_voter", []))
     except (KwireError, ValueError) as err:
         return _fail(str(err))

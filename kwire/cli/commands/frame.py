@@ -4,7 +4,8 @@ A request says what it is (its header names the API and version). A response doe
 request's frame with ``--request FILE``, or ``--api-key`` and ``--version``. Text output is the
 header and Kafka's JSON form of the body; ``--json`` prints one JSON object.
 
-Exit status: 0 decoded, 1 the bytes do not decode, 2 bad usage or unreadable file.
+Exit status: 0 decoded, 1 the bytes do not decode, 2 bad usage, an unreadable or empty file (worded as
+every command words an empty file, :mod:`kwire.logs.damage`).
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from kwire.cli.commands import plural
+from kwire.logs.damage import empty_file
 from kwire.network.framing import Correlator, RequestFrame, ResponseFrame, UnsupportedApiVersions
 from kwire.wire.errors import KwireError
 
@@ -23,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("frame", help="decode one captured request or response frame",
                        description="Decode one size-prefixed frame: a request, or a response given its request "
                                    "(--request) or its api key and version.",
-                       epilog="Exit status: 0 decoded, 1 does not decode, 2 bad usage or unreadable file.")
+                       epilog="Exit status: 0 decoded, 1 does not decode, 2 bad usage, an unreadable or empty file.")
     p.add_argument("file", type=Path, metavar="FILE", help="the frame, with its int32 size prefix")
     how = p.add_mutually_exclusive_group()
     how.add_argument("--request", type=Path, metavar="FILE", help="FILE is a response: this is its request's frame")
@@ -45,6 +47,10 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"kwire frame: {exc.filename}: {exc.strerror}", file=sys.stderr)
         return 2
+    for path, data in ((args.file, frame), (args.request, request)):
+        if data is not None and not data:  # nothing to decode is unusable input, as in every command
+            print(f"kwire frame: {empty_file(path, holding='frame')}", file=sys.stderr)
+            return 2
     correlator = Correlator(allow_trailing_bytes=args.allow_trailing_bytes)
     try:
         if request is not None:

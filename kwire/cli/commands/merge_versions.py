@@ -23,7 +23,7 @@ from kwire.generator.errors import DefinitionError, Problem
 from kwire.generator.history_merge import fields_only_older, merge_and_prove
 from kwire.generator.loader import load_text
 from kwire.wire.errors import KwireError
-from kwire.wire.files import atomic_write
+from kwire.wire.files import ExistingFileError, atomic_write, refuse_existing
 
 from .check_compat import GIT_PREFIX, blob_text
 
@@ -56,6 +56,11 @@ def read_text(spec: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    try:  # before the work: a refusal writes nothing and costs nothing
+        refuse_existing(args.out, force=args.force)
+    except ExistingFileError as exc:
+        print(f"kwire merge-versions: refused: {exc}", file=sys.stderr)
+        return 1
     try:
         newer_text, older_text = read_text(args.newer), read_text(args.older)
         newer = load_text(newer_text, args.newer, old_format=True)

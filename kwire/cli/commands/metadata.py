@@ -22,7 +22,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from kwire.cli.commands import missing_extra, non_negative_int, plural
+from kwire.cli.commands import missing_extra, plural, replay_arguments
 from kwire.cli.errors import fail, write_failed
 from kwire.wire.errors import KwireError
 from kwire.wire.files import ExistingFileError, atomic_write, refuse_existing
@@ -87,8 +87,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "writing release cannot write that level).",
         epilog="Exit status: 0 done, 2 bad usage or an image that cannot be read (the others are still reported).")
     matrix.add_argument("paths", nargs="+", metavar="PATH", help="metadata log directories or snapshot files")
-    matrix.add_argument("--until", type=non_negative_int, metavar="OFFSET",
-                        help="the image below this offset (exclusive), for directories")
+    replay_arguments(matrix, until_help="the image below this offset (exclusive), for directories")
     matrix.add_argument("--release", metavar="R", help="the Kafka release whose writer to follow (default: per image)")
     matrix.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
     matrix.add_argument("--out", type=Path, metavar="FILE", help="write the report as JSON to FILE")
@@ -103,10 +102,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _source_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("path", metavar="PATH",
                    help="a __cluster_metadata-0 directory (or the data directory holding it), a snapshot or a segment")
-    p.add_argument("--until", type=non_negative_int, metavar="OFFSET",
-                   help="replay only offsets below this one (exclusive, as snapshot names count)")
-    p.add_argument("--from-log", action="store_true",
-                   help="replay the log from its first offset instead of starting at a snapshot")
+    replay_arguments(p)
 
 
 def _error(command: str, err: object) -> int:
@@ -269,9 +265,11 @@ def run_matrix(args: argparse.Namespace) -> int:
             from kwire.spark.downgrade import run_spark_matrix
 
             report = run_spark_matrix(args.paths, until=args.until, release=args.release, master=args.master,
+                                      use_snapshots=not args.from_log,
                                       show_progress=not args.quiet, show_jvm_output=args.verbose)
         else:
-            report = downgrade_matrix(args.paths, until=args.until, release=args.release)
+            report = downgrade_matrix(args.paths, until=args.until, release=args.release,
+                                      use_snapshots=not args.from_log)
     except (KwireError, OSError) as err:
         return _error("downgrade-matrix", err)
     try:
