@@ -1,6 +1,7 @@
 """Round-trip record batches through a Kafka broker with kwire's small client.
 
     python examples/roundtrip.py --bootstrap 127.0.0.1:9092 [--topic kwire-roundtrip] [--codec gzip]
+    python examples/roundtrip.py --mock-cluster        # librdkafka's mock cluster instead (kwire[mock])
 
 For each codec: build a batch with kwire.records, produce it (topic ``<topic>-<codec>``, created
 when missing), fetch it back from its base offset and compare every record. Prints the versions
@@ -11,11 +12,13 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from contextlib import nullcontext
 
 from kwire.network.client import KafkaClient
-from kwire.wire.errors import KwireError
 from kwire.records import Codec, RecordBatchBuilder
 from kwire.records.record import Record
+from kwire.testing import mock_cluster
+from kwire.wire.errors import KwireError
 
 API_NAMES = {0: "Produce", 1: "Fetch", 3: "Metadata", 18: "ApiVersions", 19: "CreateTopics"}
 
@@ -51,7 +54,10 @@ def round_trip(client: KafkaClient, topic: str, codec: Codec, count: int) -> boo
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--bootstrap", required=True, help="host:port of a broker")
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--bootstrap", help="host:port of a broker")
+    where.add_argument("--mock-cluster", action="store_true",
+                       help="start librdkafka's mock cluster in this process and use it (kwire[mock])")
     parser.add_argument("--topic", default="kwire-roundtrip", help="topic name prefix")
     parser.add_argument("--codec", choices=[c.name.lower() for c in Codec] + ["all"], default="all")
     parser.add_argument("--records", type=int, default=10, help="records per batch")
@@ -59,7 +65,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     codecs = list(Codec) if args.codec == "all" else [Codec[args.codec.upper()]]
     try:
-        with KafkaClient(args.bootstrap, client_id="kwire-roundtrip", timeout=args.timeout) as client:
+        with (mock_cluster() if args.mock_cluster else nullcontext(args.bootstrap)) as bootstrap, \
+                KafkaClient(bootstrap, client_id="kwire-roundtrip", timeout=args.timeout) as client:
             asked = ", ".join(f"v{v}" for v in client.bootstrap.api_versions_used)
             chosen = ", ".join(f"{name} v{client.bootstrap.common_versions(key)[-1]}"
                                for key, name in API_NAMES.items() if client.bootstrap.common_versions(key))

@@ -4,7 +4,7 @@ Blocks fenced as ``python`` run in this process (the Spark ones on the suite's s
 blocks fenced as ``sh`` run in bash with ``set -euo pipefail``; both in a fresh clone of the
 repository, so that relative paths such as ``tests/data/...`` and ``git:HEAD:...`` mean what they
 say. ``text`` blocks are output samples and synopses, not examples. Examples that talk to a broker
-find it in ``$KAFKA_BOOTSTRAP``: here librdkafka's mock cluster, on loopback. Examples that read
+start one themselves (``kwire.testing.mock_cluster``), as a reader's copy would. Examples that read
 ``s3://`` get the AWS variables of the suite's S3 server (moto, on loopback, holding
 ``s3://kafka-tier/kraft``).
 
@@ -55,20 +55,10 @@ def clone(tmp_path_factory) -> Path:
     return target
 
 
-@pytest.fixture(scope="module")
-def broker():
-    from tests.network.livepeers import MockCluster
-
-    with MockCluster() as cluster:
-        yield cluster.bootstrap
-
-
 @pytest.mark.parametrize(("line", "code"), blocks("python"), ids=lambda v: f"line{v}" if isinstance(v, int) else "")
 def test_python_example(line, code, clone, monkeypatch, request, capsys):
     if "kwire.spark" in code:
         request.getfixturevalue("spark")  # the suite's one session: build_session() returns it
-    if "KAFKA_BOOTSTRAP" in code:
-        monkeypatch.setenv("KAFKA_BOOTSTRAP", request.getfixturevalue("broker"))
     if "s3://" in code:
         for key, value in request.getfixturevalue("s3").env.items():
             monkeypatch.setenv(key, value)
@@ -81,12 +71,17 @@ def test_python_example(line, code, clone, monkeypatch, request, capsys):
 def test_shell_example(line, code, clone, request):
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
            "PYSPARK_PYTHON": sys.executable}
-    if "KAFKA_BOOTSTRAP" in code:
-        env["KAFKA_BOOTSTRAP"] = request.getfixturevalue("broker")
     done = subprocess.run(["bash", "-euo", "pipefail", "-c", code], cwd=clone, env=env, capture_output=True,
                           text=True, timeout=600)
     assert done.returncode == 0, f"README.md:{line}\n{code}\n--- stdout\n{done.stdout}\n--- stderr\n{done.stderr}"
     assert_shows_its_output(line, code, done.stdout)
+
+
+def test_no_example_needs_a_broker_from_outside():
+    # a reader has no $KAFKA_BOOTSTRAP: the client examples start librdkafka's mock cluster
+    text = (REPO / "README.md").read_text()
+    assert "KAFKA_BOOTSTRAP" not in text
+    assert all("mock_cluster" in code for _, code in blocks("python") if "KafkaClient(" in code or "aio.connect(" in code)
 
 
 def test_the_output_comments_are_checked():

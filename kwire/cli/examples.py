@@ -30,7 +30,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "schemas": ("kwire schemas --out schemas --messages TopicRecord",),
     "frame": ("kwire frame resp.bin --request req.bin",
               "kwire frame req.bin --json"),
-    "storage": ("kwire storage format --metadata-version 3.9 --out /tmp/kafka-new/__cluster_metadata-0",),
+    "storage": ("kwire storage format --metadata-version 3.9 --out /tmp/kafka-new",),
     "storage format": ("kwire storage format --metadata-version 3.9 --out /tmp/kafka-new --dry-run",
                        "kwire storage format --release-version 4.0 --feature group.version=1 --out /tmp/kafka-new",
                        "kwire storage format --cluster-id MkU3OEVBNTcwNTJENDM2Qk --node-id 1 --standalone "

@@ -118,6 +118,15 @@ def _nested_by_name(command: argparse.ArgumentParser) -> list[tuple[str, argpars
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``kwire``: Ctrl-C at any time once kwire runs (building the parser included) exits 130, the
+    shell's code for an interrupt, without a traceback."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        return 130
+
+
+def _main(argv: list[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     command = command_named(argv)
     parser = build_parser([command] if command else [])
@@ -127,8 +136,6 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args) or 0)
-    except KeyboardInterrupt:
-        return 130
     except BrokenPipeError:
         return 0
 

@@ -17,6 +17,7 @@ same first cases of every cell (``cases`` says how many, ``budget`` where the ne
 """
 from __future__ import annotations
 
+import signal
 from time import monotonic
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -135,8 +136,24 @@ def _map(fn, units: list, jobs: int):
         for unit in units:
             yield fn(unit)
         return
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_leave_ctrl_c_to_the_parent)
+    try:
         yield from pool.map(fn, units, chunksize=1)
+    except BaseException:
+        # Ctrl-C (or an error): stop the workers now, not after the units already queued for them
+        workers = list((pool._processes or {}).values())  # no public way before Python 3.14
+        pool.shutdown(wait=False, cancel_futures=True)
+        for worker in workers:
+            worker.terminate()
+        raise
+    finally:
+        pool.shutdown()
+
+
+def _leave_ctrl_c_to_the_parent() -> None:
+    """In a worker: Ctrl-C reaches the whole process group; the parent alone answers it (exit 130),
+    and stops the workers."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def check_cell(cls: type[GeneratedStruct], static: StaticCell, observed: dict[str, Any]) -> dict[str, Any]:

@@ -356,6 +356,8 @@ class QuorumState:
 def parse_quorum_state(text: str | bytes) -> QuorumState:
     from kwire.generated.quorum_state_data import QuorumStateData
 
+    if not text.strip():
+        raise DecodeError("quorum-state is empty")
     try:
         body = json.loads(text)
     except (ValueError, UnicodeDecodeError, RecursionError) as exc:  # RecursionError: absurdly deep nesting
@@ -372,7 +374,11 @@ def parse_quorum_state(text: str | bytes) -> QuorumState:
 
 
 def read_quorum_state(path: str | os.PathLike) -> QuorumState:
-    return parse_quorum_state(Path(path).read_bytes())
+    """``quorum-state`` read from ``path``; what is wrong with it is an error naming the file."""
+    try:
+        return parse_quorum_state(Path(path).read_bytes())
+    except DecodeError as exc:
+        raise DecodeError(f"{path}: {exc.reason}", path=exc.path, offset=exc.offset) from None
 
 
 def write_quorum_state(path: str | os.PathLike, state: QuorumState, *, force: bool = False) -> None:

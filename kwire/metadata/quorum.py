@@ -54,8 +54,7 @@ NO_DIRECTORY_ID = UUID(int=0)  # ReplicaKey.NO_DIRECTORY_ID
 #: The checks of the voter-change handlers that only the live leader can make (in Kafka's order).
 LIVE_LEADER_CHECKS = (
     "the request's cluster id is the leader's (INCONSISTENT_CLUSTER_ID), the receiver is the leader of the "
-    "current epoch (NOT_LEADER_OR_FOLLOWER), and for AddRaftVoter the endpoints include the leader's default "
-    "listener (INVALID_REQUEST)",
+    "current epoch (NOT_LEADER_OR_FOLLOWER)",
     "no other voter change is pending (REQUEST_TIMED_OUT: \"Request timed out waiting for leader to handle "
     "previous voter change request\")",
     "the leader has a high watermark (REQUEST_TIMED_OUT: \"Request timed out waiting for leader to establish "
@@ -63,6 +62,9 @@ LIVE_LEADER_CHECKS = (
     "the last voter change is committed, below the high watermark (REQUEST_TIMED_OUT: \"Request timed out "
     "waiting for voters to commit the latest voter change at ... with HWM ...\")",
 )
+#: AddRaftVoter's own check after the first of those (KafkaRaftClient.handleAddVoterRequest).
+ADD_DEFAULT_LISTENER_CHECK = ("the endpoints include the leader's default listener (INVALID_REQUEST: \"Add voter "
+                              "request didn't include the endpoint (...) for the default listener ...\")")
 ADD_LIVE_CHECKS = (
     "the new voter answers ApiVersions on the leader's controller listener and supports the finalized "
     "kraft.version",
@@ -344,10 +346,19 @@ class VoterChangeVerdict:
         return ErrorCode.of(self.error_code).name
 
 
+def _live_checks(api: str, count: int | None = None) -> list[str]:
+    """The live leader's checks of ``api`` in Kafka's order, up to the ``count``-th shared one: only
+    AddRaftVoter's list has its default-listener check."""
+    checks = list(LIVE_LEADER_CHECKS[:count])
+    if api == "AddRaftVoter":
+        checks.insert(1, ADD_DEFAULT_LISTENER_CHECK)
+    return checks
+
+
 def _unsupported(api: str, verb: str, kraft_version: int) -> VoterChangeVerdict:
     return VoterChangeVerdict(api, ErrorCode.UNSUPPORTED_VERSION,
                               f"Cluster doesn't support {verb} voter because the kraft.version feature is "
-                              f"{kraft_version}", live_checks=list(LIVE_LEADER_CHECKS[:3]))
+                              f"{kraft_version}", live_checks=_live_checks(api, 3))
 
 
 def judge_add_voter(history: QuorumHistory, voter_id: int, directory_id: UUID,
@@ -362,10 +373,10 @@ def judge_add_voter(history: QuorumHistory, voter_id: int, directory_id: UUID,
     if any(v.id == voter_id for v in voters):
         return VoterChangeVerdict(api, ErrorCode.DUPLICATE_VOTER,
                                   f"The voter id for {replica_key_text(voter_id, directory_id)} is already part of "
-                                  f"the set of voters {voter_keys_text(voters)}.", live_checks=list(LIVE_LEADER_CHECKS))
+                                  f"the set of voters {voter_keys_text(voters)}.", live_checks=_live_checks(api))
     new = Voter(voter_id, directory_id, tuple(endpoints), VersionRange(0, 1))
     return VoterChangeVerdict(api, ErrorCode.NONE, None, tuple(voters) + (new,),
-                              list(LIVE_LEADER_CHECKS + ADD_LIVE_CHECKS),
+                              _live_checks(api) + list(ADD_LIVE_CHECKS),
                               ["the new voter's supported kraft.version range comes from its ApiVersions answer; "
                                "shown here as a Kafka 4.2.1 controller's, 0-1"])
 

@@ -162,6 +162,11 @@ class Connection:
         events: list[Event] = []
         while len(self._inbound) >= 4:
             (size,) = _SIZE.unpack_from(self._inbound, 0)
+            if self._inbound.startswith(b"HTTP"):  # a web server or proxy, not a Kafka listener
+                status = bytes(self._inbound[:80]).split(b"\r\n")[0].decode("ascii", "replace")
+                reason = f"the peer answered HTTP, not Kafka ({status!r}): is this a Kafka listener's address?"
+                self._close(reason, events)
+                raise DecodeError(reason, path="frame size", offset=0)
             if not 0 <= size <= self.max_frame_bytes:
                 self._close(f"response frame size {size} is outside 0..{self.max_frame_bytes}", events)
                 raise DecodeError(f"response frame size {size} is outside 0..{self.max_frame_bytes}",

@@ -6,8 +6,10 @@ For any package ``kwire generate`` wrote (kwire's own ``kwire.generated`` includ
   (needs hypothesis: ``pip install kwire[fuzz]``; imported only when called);
 * :func:`assert_round_trip` — the round-trip properties ``kwire fuzz`` checks, as one assertion;
 * :func:`message_versions` — every (class, version) of a package, for ``pytest.mark.parametrize``;
+* :func:`mock_cluster` — librdkafka's mock Kafka cluster on loopback, for tests that need a broker
+  (needs confluent-kafka: ``pip install 'kwire[mock]'``; imported only when called);
 * a pytest plugin (``kwire.testing.plugin``, loaded by pytest through its ``pytest11`` entry point
-  once kwire is installed) with the ``kwire_round_trip`` fixture.
+  once kwire is installed) with the ``kwire_round_trip`` and ``kwire_mock_cluster`` fixtures.
 
 For example::
 
@@ -23,6 +25,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import TYPE_CHECKING
 
+from kwire.testing.cluster import MockClusterError, mock_cluster
 from kwire.wire.errors import UnsupportedVersionError
 
 # The pytest plugin (kwire.testing.plugin) loads this package in every pytest run where kwire is
@@ -33,7 +36,7 @@ if TYPE_CHECKING:
     from kwire.wire.index import ProtocolIndex
     from kwire.wire.message import GeneratedStruct
 
-__all__ = ["assert_round_trip", "message_versions", "messages"]
+__all__ = ["MockClusterError", "assert_round_trip", "message_versions", "messages", "mock_cluster"]
 
 
 def messages(cls: type[GeneratedStruct], version: int, *, unknown_tags: bool = True) -> SearchStrategy:

@@ -29,6 +29,45 @@ class ExistingFileError(KwireError, FileExistsError):
         super().__init__(f"{self.path} already exists (use --force to replace it)")
 
 
+class UnwritableError(KwireError, OSError):
+    """A target whose directory cannot be made or written in (read-only, missing permission): an
+    OSError with the target as its ``filename``, whatever file the system call was about."""
+
+    def __str__(self) -> str:
+        return f"cannot write {self.filename}: {self.strerror}"
+
+
+@contextlib.contextmanager
+def _cannot_write(target: Path) -> Iterator[None]:
+    """An OSError while making the target's directory or its temporary file is about the target:
+    say so, not with the name of a temporary file the user never asked for."""
+    try:
+        yield
+    except OSError as exc:
+        raise UnwritableError(exc.errno, exc.strerror or str(exc), str(target)) from None
+
+
+def check_writable(directory: str | os.PathLike[str]) -> None:
+    """Raise :class:`UnwritableError` now if files cannot be created in ``directory``, for commands
+    that write only after a long run: a file created and removed there says so for sure. Leaves
+    nothing behind (directories made for the check are removed again)."""
+    target = Path(directory)
+    missing = [d for d in (target, *target.parents) if not os.path.lexists(d)]
+    made: list[Path] = []
+    try:
+        with _cannot_write(target):
+            for each in reversed(missing):
+                each.mkdir()
+                made.append(each)
+            descriptor, probe = tempfile.mkstemp(prefix=".kwire-check.", suffix=".tmp", dir=target)
+            os.close(descriptor)
+            os.unlink(probe)
+    finally:
+        for each in reversed(made):
+            with contextlib.suppress(OSError):
+                each.rmdir()
+
+
 def refuse_existing(path: str | os.PathLike[str], *, force: bool) -> None:
     """Raise :class:`ExistingFileError` if ``path`` exists and ``force`` is false.
 
@@ -53,8 +92,9 @@ def atomic_output(path: str | os.PathLike[str], *, force: bool, text: bool = Fal
 @contextlib.contextmanager
 def _atomic_output(target: Path, *, force: bool, text: bool) -> Iterator[IO]:  # type: ignore[type-arg]
     refuse_existing(target, force=force)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    with _cannot_write(target):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        descriptor, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(descriptor, "w" if text else "wb", **({"encoding": "utf-8"} if text else {})) as out:
             os.fchmod(out.fileno(), 0o666 & ~current_umask())  # mkstemp makes it private; a node's user must read it
@@ -116,8 +156,9 @@ def atomic_directory(path: str | os.PathLike[str], *, force: bool) -> Iterator[P
 
     target = Path(path)
     refuse_existing(target, force=force)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+    with _cannot_write(target):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temporary = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
     temporary.chmod(0o777 & ~current_umask())  # mkdtemp makes it private; the output is an ordinary directory
     try:
         yield temporary

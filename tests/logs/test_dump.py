@@ -279,7 +279,6 @@ def test_other_topics_and_partition_files(tmp_path: Path, capsys: pytest.Capture
         "Leader epoch checkpoint",
         "epoch: 0 startOffset: 100",
         f"End of {partition / 'leader-epoch-checkpoint'}: 1 entry",
-        "",
     ]
     assert out[7].startswith("baseOffset: 100 lastOffset: 101 count: 2 ")
 

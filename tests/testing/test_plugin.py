@@ -96,14 +96,16 @@ def test_the_fixture_fails_on_a_codec_bug_with_a_minimal_example(tmp_path) -> No
 
 
 def test_the_plugin_is_registered_and_loads_neither_the_fuzzer_nor_hypothesis() -> None:
-    """pytest loads the plugin in every run (kwire's own suite too): it must cost nothing there."""
+    """pytest loads the plugin in every run (kwire's own suite too): it must cost nothing there
+    (the mock cluster's small module, but not confluent-kafka)."""
     from importlib.metadata import entry_points
 
     assert [e.value for e in entry_points(group="pytest11") if e.name == "kwire"] == ["kwire.testing.plugin"]
     probe = ("import sys, kwire; before = set(sys.modules); import kwire.testing.plugin; "
-             "print(sorted(m for m in set(sys.modules) - before if m.split('.')[0] in ('kwire', 'hypothesis')))")
+             "print(sorted(m for m in set(sys.modules) - before "
+             "if m.split('.')[0] in ('kwire', 'hypothesis', 'confluent_kafka')))")
     loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
-    assert loaded.strip() == "['kwire.testing', 'kwire.testing.plugin']"
+    assert loaded.strip() == "['kwire.testing', 'kwire.testing.cluster', 'kwire.testing.plugin']"
 
 
 def test_messages_refuses_a_version_the_class_does_not_have() -> None:

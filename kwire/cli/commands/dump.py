@@ -88,6 +88,8 @@ def run(args: argparse.Namespace) -> int:
         if args.json:  # errors and skips stay in the stream too, so it is complete on its own
             out.write(json.dumps(event, separators=(",", ":"), ensure_ascii=False) + "\n")
         elif not args.quiet:
+            if kind == "file" and files > 1:
+                out.write("\n")  # a blank line between files, none after the last: `| tail -n 1` is the summary
             if args.skip_record_metadata and kind == "record":
                 out.write(f"| {_record_body(event)}\n")
                 continue
@@ -210,7 +212,7 @@ def _end(event: dict) -> str:
         counts = [_count(event["batches"], "batch", "batches"), _count(event["records"], "record", "records")]
     if event["errors"]:
         counts.append(_count(event["errors"], "error", "errors"))
-    return f"End of {event['file']}: {', '.join(counts)}\n"
+    return f"End of {event['file']}: {', '.join(counts)}"
 
 
 def _count(number: int, one: str, many: str) -> str:

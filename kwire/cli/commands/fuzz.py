@@ -19,7 +19,7 @@ from kwire.fuzz.baseline import BaselineError
 from kwire.fuzz.matrix import load_messages
 from kwire.wire.errors import KwireError
 from kwire.fuzz.report import format_table, report_files, reproduce_command, summary_rows, write_report
-from kwire.wire.files import ExistingFileError, refuse_existing
+from kwire.wire.files import ExistingFileError, check_writable, refuse_existing
 from kwire.cli.errors import fail, write_failed
 from kwire.fuzz.sweep import failing_cases, sweep, versions_of
 
@@ -93,8 +93,12 @@ def _run_sweep(args: argparse.Namespace) -> int:
     try:  # before the run, not after it: a refusal costs nothing and writes nothing
         for target in targets:
             refuse_existing(target, force=args.force)
+        for directory in {target.parent for target in targets}:
+            check_writable(directory)
     except ExistingFileError as err:
         return fail("fuzz", f"refused: {err}", 1)
+    except OSError as err:
+        return write_failed("fuzz", err)
     if on_spark:
         from kwire.spark.fuzz import run_spark_sweep
 
@@ -157,6 +161,11 @@ def _run_bytes(args: argparse.Namespace) -> int:
     if args.corpus is not None:
         os.environ[CORPUS_VARIABLE] = str(args.corpus)
     report = args.report / "hostile.json" if args.report else None
+    if report is not None:
+        try:  # before the run, not after it
+            check_writable(report.parent)
+        except OSError as err:
+            return write_failed("fuzz", err)
     return run_hostile(args.cases, args.seed, args.targets, not args.quiet, report_path=report,
                        extra_targets=definition_targets(), force=args.force)
 

@@ -20,10 +20,12 @@ from pathlib import Path
 from kwire.cli import storage_node
 from kwire.features import FeatureError, metadata_version
 from kwire.features.bootstrap import format_bootstrap, write_bootstrap
-from kwire.logs.metadata_log import BOOTSTRAP_FILE_NAME
+from kwire.logs.metadata_log import BOOTSTRAP_FILE_NAME, MetadataLogDirectory
 from kwire.wire.files import ExistingFileError
 
 from . import feature_assignment
+
+METADATA_LOG_DIRECTORY = "__cluster_metadata-0"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -100,6 +102,9 @@ def run_format(args: argparse.Namespace) -> int:
         except OSError as err:
             print(f"kwire storage format: cannot write {target}: {err.strerror or err}", file=sys.stderr)
             return 2
+    if not args.quiet:  # after a refusal, which writes nothing, there is nothing to warn about
+        for warning in metadata_log_warnings(args.out):
+            print(f"kwire storage format: warning: {warning}", file=sys.stderr)
     records = [record.to_dict() for record in snapshot.records]
     if args.json:
         print(json.dumps({"path": str(target), "written": not args.dry_run, "features": levels,
@@ -121,3 +126,23 @@ def _mv_name(level: int) -> str:
     from kwire.features import from_level
 
     return from_level(level).name
+
+
+def metadata_log_warnings(out: Path) -> list[str]:
+    """Why a bootstrap.checkpoint written into ``out`` may change nothing: the controller applies it
+    only to an empty metadata log (Kafka's ActivationRecordsGenerator: recordsForEmptyLog), and
+    reads it from the metadata.log.dir, the parent of ``__cluster_metadata-0``."""
+    warnings = []
+    for log_dir in (out / METADATA_LOG_DIRECTORY, out):
+        if not log_dir.is_dir():
+            continue
+        found = MetadataLogDirectory.open(log_dir)
+        used = [p.name for p in found.segments if p.stat().st_size > 0] + [p.name for _, p in found.snapshots]
+        if used:
+            warnings.append(f"the metadata log {log_dir} already holds records ({', '.join(used[:3])}"
+                            f"{', ...' if len(used) > 3 else ''}): a controller applies bootstrap.checkpoint only "
+                            f"to an empty metadata log, so this one changes nothing there")
+    if out.name == METADATA_LOG_DIRECTORY:
+        warnings.append(f"--out is a metadata log directory: Kafka reads bootstrap.checkpoint from the directory "
+                        f"holding {METADATA_LOG_DIRECTORY} (metadata.log.dir), {out.parent}")
+    return warnings
