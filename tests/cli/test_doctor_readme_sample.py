@@ -9,13 +9,13 @@ import sys
 from kwire.records import columns
 from tests.paths import REPO
 
-# A checkout after make run has no compiled record decoder: in the child its import finds none, as
-# Python reports a module that is not there (the build in this checkout, if any, stays put).
+# A checkout after make run has no compiled record decoder (neither flavour): in the child their
+# imports find none, as Python reports a module that is not there (the builds here, if any, stay put).
 DOCTOR_WITHOUT_THE_BUILD = f"""
 import sys
 class NotBuilt:
     def find_spec(self, name, path=None, target=None):
-        if name == {columns.COMPILED_MODULE!r}:
+        if name in {(columns.COMPILED_MODULE, columns.C_MODULE)!r}:
             raise ModuleNotFoundError(f"No module named {{name!r}}", name=name)
 sys.meta_path.insert(0, NotBuilt())
 from kwire.cli.main import main
