@@ -115,16 +115,25 @@ def warn_if_unusable(reason: str | None) -> None:
 def choose() -> tuple[str, ModuleType, str | None]:
     """``(flavour, module, why not a faster one)``: the first of :data:`FLAVOURS` that loads and is
     current (the reason None when it is the fastest)."""
-    reasons = []
+    reasons: list[tuple[str, str]] = []
     for flavour, load in (("c", load_c), ("mypyc", load_compiled)):
         module, why_not = load()
         if module is not None:
-            return flavour, module, "; ".join(reasons) or None
+            return flavour, module, _why_not_faster(reasons)
         warn_if_unusable(why_not)
-        why_not = why_not if why_not.startswith(CHOICE_VARIABLE) else f"{flavour}: {why_not}"
-        if why_not not in reasons:  # (a choice in the environment skips both alike: say it once)
-            reasons.append(why_not)
-    return "python", column_decoder, "; ".join(reasons)
+        reasons.append((flavour, why_not))
+    return "python", column_decoder, _why_not_faster(reasons)
+
+
+def _why_not_faster(reasons: list[tuple[str, str]]) -> str | None:
+    """Why each faster flavour was passed over: one reason said once when they all share it (neither
+    built, or a choice in the environment), else ``flavour: reason`` each."""
+    distinct = {why for _, why in reasons}
+    if not distinct:
+        return None
+    if len(distinct) == 1 and (len(reasons) > 1 or reasons[0][1].startswith(CHOICE_VARIABLE)):
+        return distinct.pop()
+    return "; ".join(f"{flavour}: {why}" for flavour, why in reasons)
 
 
 #: "c", "mypyc" or "python": the flavour in use; FALLBACK_REASON: why not a faster one (None for c).

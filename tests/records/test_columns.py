@@ -361,7 +361,10 @@ def test_the_flavours_fall_back_in_order(c_record_decoder, compiled_record_decod
     monkeypatch.setattr(columns, "C_MODULE", "kwire.records._no_such_c_build")
     assert columns.choose() == ("mypyc", compiled_record_decoder, "c: not built (run: kwire build-native)")
     monkeypatch.setattr(columns, "COMPILED_MODULE", "kwire.records._no_such_mypyc_build")
-    assert columns.choose() == ("python", column_decoder, ("c: not built (run: kwire build-native); "
+    # both passed over for one reason: said once
+    assert columns.choose() == ("python", column_decoder, "not built (run: kwire build-native)")
+    monkeypatch.setattr(columns, "C_SOURCE", columns.C_SOURCE.with_name("no_such_source.c"))
+    assert columns.choose() == ("python", column_decoder, ("c: its source no_such_source.c is not installed; "
                                                           "mypyc: not built (run: kwire build-native)"))
     monkeypatch.undo()
     monkeypatch.setenv(columns.CHOICE_VARIABLE, "mypyc")
@@ -381,8 +384,8 @@ def test_without_a_compiler_plain_python_decodes_and_doctor_says_so(tmp_path):
                           env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tmp_path)})
     lines = proc.stdout.splitlines()
     assert lines[0] == "python b'v'", proc.stderr
-    assert lines[1] == ("record decoder: plain Python, c: not built (run: kwire build-native); "
-                        "mypyc: not built (run: kwire build-native)")
+    # neither flavour built: the reason they share, said once
+    assert lines[1] == "record decoder: plain Python, not built (run: kwire build-native)"
 
 
 def test_a_stale_c_build_is_not_used(c_record_decoder, monkeypatch, tmp_path):
