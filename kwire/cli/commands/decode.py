@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 from kwire.cli.commands import missing_extra, plural, positive_int
+from kwire.cli.errors import fail
 
 FORMATS = ("parquet", "json")
 
@@ -65,22 +66,19 @@ def run(args: argparse.Namespace) -> int:
     on_spark = uses_spark(args)
     missing = missing_extra("spark", "pyspark", "pyarrow") if on_spark else missing_extra("arrow", "pyarrow")
     if missing:
-        print(f"kwire decode: {missing}", file=sys.stderr)
-        return 2
+        return fail("decode", missing, 2)
     from kwire.arrow import storage
     from kwire.arrow.logfiles import discover, refuse_empty
     from kwire.wire.errors import KwireError
 
     try:
         if not storage.exists(args.path):
-            print(f"kwire decode: {args.path}: no such file or directory", file=sys.stderr)
-            return 2
+            return fail("decode", f"{args.path}: no such file or directory", 2)
         found = discover(args.path)
         if found:  # an empty file named, an empty snapshot: the verdict every command gives it
             refuse_empty(found, args.path, skip_undecodable=args.skip_undecodable)
     except KwireError as exc:  # a URI whose file system cannot be opened or listed; nothing to read
-        print(f"kwire decode: {exc}", file=sys.stderr)
-        return 2
+        return fail("decode", exc, 2)
     if not found:  # before Spark starts: that takes seconds
         print(f"kwire decode: no Kafka log files in {args.path} (looked for *.log segments, *.checkpoint "
               f"snapshots and *.batch files)", file=sys.stderr)
@@ -150,8 +148,7 @@ def _decode_here(args: argparse.Namespace, files: list) -> int:
         summary = decode_to_directory(args.path, args.out, args.format, overwrite=args.mode == "overwrite",
                                       options=options, jobs=args.jobs, progress=progress, files=files)
     except ExistingFileError as exc:  # created by someone else since the check above
-        print(f"kwire decode: refused: {exc}", file=sys.stderr)
-        return 1
+        return fail("decode", f"refused: {exc}", 1)
     except (SplitFailed, DecodeError) as exc:
         if isinstance(exc, DamagedFileError) or (isinstance(exc, SplitFailed) and exc.kind == "DamagedFileError"):
             text = exc.message if isinstance(exc, SplitFailed) else str(exc)  # FILE: reason (byte offset P)
@@ -165,11 +162,9 @@ def _decode_here(args: argparse.Namespace, files: list) -> int:
                   file=sys.stderr)
         return 2  # damaged input is unusable input, as on Spark and in kwire metadata image
     except KwireError as exc:  # options that do not make sense (an unknown --record-type)
-        print(f"kwire decode: {exc}", file=sys.stderr)
-        return 2
+        return fail("decode", exc, 2)
     except OSError as exc:
-        print(f"kwire decode: {exc}", file=sys.stderr)
-        return 2
+        return fail("decode", exc, 2)
     if not args.quiet:
         print(f"{args.path} -> {args.out} ({args.format}) in {time.monotonic() - started:.1f}s: "
               f"{summary_text(summary, args.skip_undecodable)}")

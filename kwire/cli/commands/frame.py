@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from kwire.cli.commands import plural
+from kwire.cli.errors import fail
 from kwire.logs.damage import empty_file
 from kwire.network.framing import Correlator, RequestFrame, ResponseFrame, UnsupportedApiVersions
 from kwire.wire.errors import KwireError
@@ -45,12 +46,10 @@ def run(args: argparse.Namespace) -> int:
         frame = args.file.read_bytes()
         request = args.request.read_bytes() if args.request else None
     except OSError as exc:
-        print(f"kwire frame: {exc.filename}: {exc.strerror}", file=sys.stderr)
-        return 2
+        return fail("frame", f"{exc.filename}: {exc.strerror}", 2)
     for path, data in ((args.file, frame), (args.request, request)):
         if data is not None and not data:  # nothing to decode is unusable input, as in every command
-            print(f"kwire frame: {empty_file(path, holding='frame')}", file=sys.stderr)
-            return 2
+            return fail("frame", f"{empty_file(path, holding='frame')}", 2)
     correlator = Correlator(allow_trailing_bytes=args.allow_trailing_bytes)
     try:
         if request is not None:
@@ -63,8 +62,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             parsed = correlator.parse_request(frame)
     except KwireError as exc:
-        print(f"kwire frame: {args.file}: {exc}", file=sys.stderr)
-        return 1
+        return fail("frame", f"{args.file}: {exc}", 1)
     described = describe(parsed)
     if args.json:
         print(json.dumps(described, ensure_ascii=False))

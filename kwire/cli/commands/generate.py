@@ -124,8 +124,7 @@ def compile_into(messages: list, out: Path, args: argparse.Namespace) -> int:
         result = compile_package(messages, out, package=package, build_dir=build_dir, jobs=args.jobs,
                                  only=only, opt_level=args.opt_level, progress=say)
     except CompileUnavailable as exc:
-        print(f"kwire generate --compile: cannot compile: {exc}", file=sys.stderr)
-        return 1
+        return fail("generate --compile", f"cannot compile: {exc}", 1)
     except (CompileFailed, ValueError) as exc:
         log = getattr(exc, "log", "")
         print(f"kwire generate --compile: {exc}" + (f"\n{log[-3000:]}" if log else ""), file=sys.stderr)

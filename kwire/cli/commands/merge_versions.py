@@ -59,8 +59,7 @@ def run(args: argparse.Namespace) -> int:
     try:  # before the work: a refusal writes nothing and costs nothing
         refuse_existing(args.out, force=args.force)
     except ExistingFileError as exc:
-        print(f"kwire merge-versions: refused: {exc}", file=sys.stderr)
-        return 1
+        return fail("merge-versions", f"refused: {exc}", 1)
     try:
         newer_text, older_text = read_text(args.newer), read_text(args.older)
         newer = load_text(newer_text, args.newer, old_format=True)

@@ -183,8 +183,7 @@ def run_snapshot(args: argparse.Namespace) -> int:
         try:
             atomic_write(target, build_image_snapshot(loaded.image, written).encode(), force=args.force)
         except ExistingFileError as err:
-            print(f"kwire metadata snapshot: refused: {err}", file=sys.stderr)
-            return 1
+            return fail("metadata snapshot", f"refused: {err}", 1)
         except OSError as err:
             return _error("snapshot", f"{target}: {err.strerror}")
         note = what_a_node_loads(target)
@@ -246,20 +245,17 @@ def run_matrix(args: argparse.Namespace) -> int:
     missing = missing_extra("spark", "pyspark") if on_spark else None
     no_picture = missing_extra("report", "matplotlib") if args.picture else None
     if missing or no_picture:
-        print(f"kwire metadata downgrade-matrix: {missing or no_picture}", file=sys.stderr)
-        return 2
+        return fail("metadata downgrade-matrix", f"{missing or no_picture}", 2)
     absent = [p for p in args.paths if not Path(p).exists()]
     if absent:
         hint = "; --json prints the report on stdout, --out FILE writes it" if absent[0].endswith(".json") else ""
-        print(f"kwire metadata downgrade-matrix: {absent[0]}: no such file or directory{hint}", file=sys.stderr)
-        return 2
+        return fail("metadata downgrade-matrix", f"{absent[0]}: no such file or directory{hint}", 2)
     try:  # before the work: a refusal writes nothing
         for target in (args.out, args.picture):
             if target is not None:
                 refuse_existing(target, force=args.force)
     except ExistingFileError as err:
-        print(f"kwire metadata downgrade-matrix: refused: {err}", file=sys.stderr)
-        return 1
+        return fail("metadata downgrade-matrix", f"refused: {err}", 1)
     try:
         if on_spark:
             from kwire.spark.downgrade import run_spark_matrix

@@ -16,6 +16,7 @@ import shutil
 import sys
 
 from kwire.cli.commands import non_negative_int
+from kwire.cli.errors import fail
 from kwire.wire.errors import KwireError
 
 
@@ -40,8 +41,7 @@ def register_shell(commands: argparse._SubParsersAction) -> None:
 
 
 def _fail(message: str) -> int:
-    print(f"kwire metadata shell: {message}", file=sys.stderr)
-    return 2
+    return fail("metadata shell", message, 2)
 
 
 def run_shell(args: argparse.Namespace) -> int:

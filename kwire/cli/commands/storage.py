@@ -24,6 +24,7 @@ from kwire.logs.metadata_log import BOOTSTRAP_FILE_NAME, MetadataLogDirectory
 from kwire.wire.files import ExistingFileError
 
 from . import feature_assignment
+from kwire.cli.errors import fail
 
 METADATA_LOG_DIRECTORY = "__cluster_metadata-0"
 
@@ -78,8 +79,7 @@ def run_format(args: argparse.Namespace) -> int:
         try:
             metadata_version(args.metadata_version)
         except FeatureError as err:  # a level nobody defined is unusable input, not a refusal
-            print(f"kwire storage format: {err}", file=sys.stderr)
-            return 2
+            return fail("storage format", err, 2)
     try:
         levels, snapshot = format_bootstrap(args.metadata_version, dict(args.feature), timestamp=timestamp)
         if args.add_scram:  # the SCRAM records follow the feature levels (Formatter.calculateBootstrapMetadata)
@@ -90,18 +90,15 @@ def run_format(args: argparse.Namespace) -> int:
             snapshot = bootstrap_snapshot([*bootstrap_records(levels), *scram_records(args.add_scram)],
                                           timestamp=timestamp)
     except FeatureError as err:
-        print(f"kwire storage format: {err}", file=sys.stderr)
-        return 1
+        return fail("storage format", err, 1)
     target = args.out / BOOTSTRAP_FILE_NAME
     if not args.dry_run:
         try:
             write_bootstrap(args.out, snapshot, force=args.force)
         except ExistingFileError as err:
-            print(f"kwire storage format: refused: {err}", file=sys.stderr)
-            return 1
+            return fail("storage format", f"refused: {err}", 1)
         except OSError as err:
-            print(f"kwire storage format: cannot write {target}: {err.strerror or err}", file=sys.stderr)
-            return 2
+            return fail("storage format", f"cannot write {target}: {err.strerror or err}", 2)
     if not args.quiet:  # after a refusal, which writes nothing, there is nothing to warn about
         for warning in metadata_log_warnings(args.out):
             print(f"kwire storage format: warning: {warning}", file=sys.stderr)
