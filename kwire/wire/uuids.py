@@ -36,6 +36,8 @@ def uuid_to_text(value: UUID) -> str:
 
 def uuid_from_text(text: str) -> UUID:
     """``Uuid.fromString(text)``, refusing what it refuses (with its message)."""
+    if not isinstance(text, str):  # (a JSON form's value may be anything: a list, a number)
+        raise UuidTextError(f"expected a string, got {type(text).__name__}")
     if len(text.encode("utf-16-le")) // 2 > 24:  # Java counts UTF-16 units
         raise UuidTextError(f"Input string with prefix `{_java_prefix(text)}` is too long to be decoded as a "
                             f"base64 UUID", wrong_length=True)

@@ -184,12 +184,21 @@ def test_read_table_reads_legacy_sets_as_kafka_python_does(log_dir, expected_row
 
 def test_kwire_decode_writes_the_rows_kafka_python_reads_and_counts_them(log_dir, expected_rows, tmp_path, capsys):
     out = tmp_path / "out"
-    assert kwire_main(["decode", str(log_dir), "--out", str(out)]) == 0
-    assert parquet_rows(out) == expected_rows
+    # the log holds one message whose CRC kafka-python also finds wrong: decode stops there, as every
+    # command does, unless asked to go on; then it counts it and exits 1 (a finding)
+    assert kwire_main(["decode", str(log_dir), "--out", str(tmp_path / "strict")]) == 2
+    capsys.readouterr()
+    assert kwire_main(["decode", str(log_dir), "--out", str(out), "--skip-undecodable"]) == 1
+    got = parquet_rows(out)  # with --skip-undecodable every row has the skipped-range columns: none set here
+    assert all(row.pop("skipped_position") is None and row.pop("skipped_bytes") is None for row in got)
+    assert got == expected_rows
     batches, records = batch_and_record_counts(expected_rows)
     files = len(list(log_dir.rglob("*.log")))
-    assert files > 1 and capsys.readouterr().out.endswith(f"{files} files, {batches} batches, {records} records; "
-                                                          "0 bytes not decoded\n")
+    crc_failures = sum(1 for row in expected_rows if not row["crc_valid"])
+    assert files > 1 and crc_failures == 1
+    assert capsys.readouterr().out.endswith(f"{files} files, {batches} batches, {records} records; "
+                                            "0 bytes not decoded, in 0 skipped ranges (rows with skipped_bytes set); "
+                                            "1 batch failing its CRC (rows with crc_valid false)\n")
 
 
 def test_decode_to_directory_in_worker_processes_matches_kafka_python(log_dir, expected_rows, tmp_path, monkeypatch):
@@ -221,11 +230,14 @@ def test_skipped_ranges_leave_counts_that_kafka_python_agrees_with(tmp_path, cap
     kept = [records for i, (_, _, records) in enumerate(batches) if i != target]
     expected_batches = sum(1 for records in kept if records)
     expected_records = sum(len(records) for records in kept)
+    crc_failures = sum(1 for i, (_, crc_valid, _) in enumerate(batches) if i != target and not crc_valid)
+    assert crc_failures == 1  # the message legacy_segment() writes with a wrong CRC, as kafka-python finds it
     assert kwire_main(["decode", str(root), "--out", str(tmp_path / "strict")]) != 0
     capsys.readouterr()
-    assert kwire_main(["decode", str(root), "--out", str(tmp_path / "out"), "--skip-undecodable"]) == 0
+    assert kwire_main(["decode", str(root), "--out", str(tmp_path / "out"), "--skip-undecodable"]) == 1  # a finding
     assert capsys.readouterr().out.endswith(f"1 file, {expected_batches} batches, {expected_records} records; "
-                                            f"{length} bytes not decoded, in 1 skipped range (rows with skipped_bytes set)\n")
+                                            f"{length} bytes not decoded, in 1 skipped range (rows with skipped_bytes set); "
+                                            "1 batch failing its CRC (rows with crc_valid false)\n")
     summary = decode_to_directory(str(root), tmp_path / "again", options={"skip_undecodable": True})
     assert (summary.batches, summary.records, summary.skipped_ranges, summary.skipped_bytes) == \
         (expected_batches, expected_records, 1, length)

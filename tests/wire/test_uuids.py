@@ -91,3 +91,10 @@ def test_every_reader_of_uuid_text_agrees_with_kafka():
             if got != (verdict, detail if verdict == "accept" else ""):
                 disagree.append((name, text, got[0]))
     assert disagree == []
+
+
+@pytest.mark.parametrize("value", [[True], 7, None, b"AAAAAAAAAAAAAAAAAAAAAA"])
+def test_a_value_that_is_not_text_is_refused_as_uuid_text(value):
+    # found by the hostile JSON-form run: a list where a uuid stands raised AttributeError
+    with pytest.raises(UuidTextError, match=f"expected a string, got {type(value).__name__}"):
+        uuid_from_text(value)
