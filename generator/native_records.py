@@ -26,8 +26,8 @@ from pathlib import Path
 
 import kwire
 
-from .native_inline import VARINT_SOURCE, PasteFailed, paste_varint
 from .native_build import CompileFailed, CompileUnavailable, check_toolchain, compiled_extensions, extension_suffix
+from .native_inline import VARINT_SOURCE, PasteFailed, paste_varint
 
 PACKAGE_DIR = Path(kwire.__file__).resolve().parent / "records"
 SOURCE = PACKAGE_DIR / "column_decoder.py"
@@ -87,7 +87,7 @@ def build(cache: Path = DEFAULT_CACHE, *, install_dir: Path = PACKAGE_DIR, log=p
     wanted = sorted(built.glob("*" + extension_suffix()))
     current = installed_files(install_dir)
     if [p.name for p in current] != [p.name for p in wanted] or not all(
-            filecmp.cmp(a, b, shallow=False) for a, b in zip(current, wanted)):
+            filecmp.cmp(a, b, shallow=False) for a, b in zip(current, wanted, strict=True)):
         for path in current:
             path.unlink()
         for path in wanted:

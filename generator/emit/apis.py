@@ -63,5 +63,6 @@ def api_entries(messages: Iterable[Message]) -> list[ApiEntry]:
     for key in sorted(requests.keys() & responses.keys()):
         request, response = requests[key], responses[key]
         name = request.name.removesuffix("Request")
-        entries.append(ApiEntry(key, name, request.name, response.name, header_ranges(request), header_ranges(response)))
+        entries.append(ApiEntry(key, name, request.name, response.name,
+                                header_ranges(request), header_ranges(response)))
     return entries
