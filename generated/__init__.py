@@ -23,6 +23,7 @@ from kwire.wire.apis import Api
 
 if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ below provides these names
     from kwire.wire.message import GeneratedStruct
+
     from .abort_transaction_record import AbortTransactionRecord
     from .aborted_txn import AbortedTxn
     from .access_control_entry_record import AccessControlEntryRecord
