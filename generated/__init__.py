@@ -24,6 +24,7 @@ from ._index import INDEX
 
 if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ below provides these names
     from kwire.wire.message import GeneratedStruct
+
     from .abort_transaction_record import AbortTransactionRecord
     from .aborted_txn import AbortedTxn
     from .access_control_entry_record import AccessControlEntryRecord

@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import DecodeError, UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -345,16 +344,26 @@ _V0_TO_3 = (0, 3)
 _V0_PLUS = (0, 32767)
 _V4_PLUS = (4, 32767)
 
-AddPartitionsToTxnTopic._READERS = _w.bind_versions((_read_AddPartitionsToTxnTopic_v0_2, _read_AddPartitionsToTxnTopic_v0_2, _read_AddPartitionsToTxnTopic_v0_2, _read_AddPartitionsToTxnTopic_v3_5, _read_AddPartitionsToTxnTopic_v3_5, _read_AddPartitionsToTxnTopic_v3_5))
-AddPartitionsToTxnTopic._WRITERS = _w.bind_versions((_write_AddPartitionsToTxnTopic_v0_2, _write_AddPartitionsToTxnTopic_v0_2, _write_AddPartitionsToTxnTopic_v0_2, _write_AddPartitionsToTxnTopic_v3_5, _write_AddPartitionsToTxnTopic_v3_5, _write_AddPartitionsToTxnTopic_v3_5))
+AddPartitionsToTxnTopic._READERS = _w.bind_versions((
+    _read_AddPartitionsToTxnTopic_v0_2, _read_AddPartitionsToTxnTopic_v0_2, _read_AddPartitionsToTxnTopic_v0_2,
+    _read_AddPartitionsToTxnTopic_v3_5, _read_AddPartitionsToTxnTopic_v3_5, _read_AddPartitionsToTxnTopic_v3_5,
+))
+AddPartitionsToTxnTopic._WRITERS = _w.bind_versions((
+    _write_AddPartitionsToTxnTopic_v0_2, _write_AddPartitionsToTxnTopic_v0_2, _write_AddPartitionsToTxnTopic_v0_2,
+    _write_AddPartitionsToTxnTopic_v3_5, _write_AddPartitionsToTxnTopic_v3_5, _write_AddPartitionsToTxnTopic_v3_5,
+))
 AddPartitionsToTxnTopic._LAZY_DEFAULTS = {"partitions": list}
 AddPartitionsToTxnTopic._MAP_KEYS = ("name",)
 AddPartitionsToTxnTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="partitions", json_name="partitions", type="[]int32", versions=_V0_PLUS, default=()),
 )
-AddPartitionsToTxnTransaction._READERS = _w.bind_versions((None, None, None, None, _read_AddPartitionsToTxnTransaction_v4_5, _read_AddPartitionsToTxnTransaction_v4_5))
-AddPartitionsToTxnTransaction._WRITERS = _w.bind_versions((None, None, None, None, _write_AddPartitionsToTxnTransaction_v4_5, _write_AddPartitionsToTxnTransaction_v4_5))
+AddPartitionsToTxnTransaction._READERS = _w.bind_versions((
+    None, None, None, None, _read_AddPartitionsToTxnTransaction_v4_5, _read_AddPartitionsToTxnTransaction_v4_5,
+))
+AddPartitionsToTxnTransaction._WRITERS = _w.bind_versions((
+    None, None, None, None, _write_AddPartitionsToTxnTransaction_v4_5, _write_AddPartitionsToTxnTransaction_v4_5,
+))
 AddPartitionsToTxnTransaction._LAZY_DEFAULTS = {"topics": KeyedList}
 AddPartitionsToTxnTransaction._MAP_KEYS = ("transactional_id",)
 AddPartitionsToTxnTransaction.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -364,8 +373,14 @@ AddPartitionsToTxnTransaction.FIELDS = (  # what the runtime knows of each field
     FieldInfo(attr="verify_only", json_name="verifyOnly", type="bool", versions=_V4_PLUS, default=False),
     FieldInfo(attr="topics", json_name="topics", type="[]AddPartitionsToTxnTopic", versions=_V4_PLUS, default=(), struct=AddPartitionsToTxnTopic),
 )
-AddPartitionsToTxnRequest._READERS = _w.bind_versions((_read_AddPartitionsToTxnRequest_v0_2, _read_AddPartitionsToTxnRequest_v0_2, _read_AddPartitionsToTxnRequest_v0_2, _read_AddPartitionsToTxnRequest_v3_5, _read_AddPartitionsToTxnRequest_v3_5, _read_AddPartitionsToTxnRequest_v3_5))
-AddPartitionsToTxnRequest._WRITERS = _w.bind_versions((_write_AddPartitionsToTxnRequest_v0_2, _write_AddPartitionsToTxnRequest_v0_2, _write_AddPartitionsToTxnRequest_v0_2, _write_AddPartitionsToTxnRequest_v3_5, _write_AddPartitionsToTxnRequest_v3_5, _write_AddPartitionsToTxnRequest_v3_5))
+AddPartitionsToTxnRequest._READERS = _w.bind_versions((
+    _read_AddPartitionsToTxnRequest_v0_2, _read_AddPartitionsToTxnRequest_v0_2, _read_AddPartitionsToTxnRequest_v0_2,
+    _read_AddPartitionsToTxnRequest_v3_5, _read_AddPartitionsToTxnRequest_v3_5, _read_AddPartitionsToTxnRequest_v3_5,
+))
+AddPartitionsToTxnRequest._WRITERS = _w.bind_versions((
+    _write_AddPartitionsToTxnRequest_v0_2, _write_AddPartitionsToTxnRequest_v0_2, _write_AddPartitionsToTxnRequest_v0_2,
+    _write_AddPartitionsToTxnRequest_v3_5, _write_AddPartitionsToTxnRequest_v3_5, _write_AddPartitionsToTxnRequest_v3_5,
+))
 AddPartitionsToTxnRequest._LAZY_DEFAULTS = {"transactions": KeyedList, "v3_and_below_topics": KeyedList}
 AddPartitionsToTxnRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="transactions", json_name="transactions", type="[]AddPartitionsToTxnTransaction", versions=_V4_PLUS, default=(), struct=AddPartitionsToTxnTransaction),

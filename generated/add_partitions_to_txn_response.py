@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -374,31 +373,58 @@ _V0_TO_3 = (0, 3)
 _V0_PLUS = (0, 32767)
 _V4_PLUS = (4, 32767)
 
-AddPartitionsToTxnPartitionResult._READERS = _w.bind_versions((_read_AddPartitionsToTxnPartitionResult_v0_2, _read_AddPartitionsToTxnPartitionResult_v0_2, _read_AddPartitionsToTxnPartitionResult_v0_2, _read_AddPartitionsToTxnPartitionResult_v3_5, _read_AddPartitionsToTxnPartitionResult_v3_5, _read_AddPartitionsToTxnPartitionResult_v3_5))
-AddPartitionsToTxnPartitionResult._WRITERS = _w.bind_versions((_write_AddPartitionsToTxnPartitionResult_v0_2, _write_AddPartitionsToTxnPartitionResult_v0_2, _write_AddPartitionsToTxnPartitionResult_v0_2, _write_AddPartitionsToTxnPartitionResult_v3_5, _write_AddPartitionsToTxnPartitionResult_v3_5, _write_AddPartitionsToTxnPartitionResult_v3_5))
+AddPartitionsToTxnPartitionResult._READERS = _w.bind_versions((
+    _read_AddPartitionsToTxnPartitionResult_v0_2, _read_AddPartitionsToTxnPartitionResult_v0_2,
+    _read_AddPartitionsToTxnPartitionResult_v0_2, _read_AddPartitionsToTxnPartitionResult_v3_5,
+    _read_AddPartitionsToTxnPartitionResult_v3_5, _read_AddPartitionsToTxnPartitionResult_v3_5,
+))
+AddPartitionsToTxnPartitionResult._WRITERS = _w.bind_versions((
+    _write_AddPartitionsToTxnPartitionResult_v0_2, _write_AddPartitionsToTxnPartitionResult_v0_2,
+    _write_AddPartitionsToTxnPartitionResult_v0_2, _write_AddPartitionsToTxnPartitionResult_v3_5,
+    _write_AddPartitionsToTxnPartitionResult_v3_5, _write_AddPartitionsToTxnPartitionResult_v3_5,
+))
 AddPartitionsToTxnPartitionResult._MAP_KEYS = ("partition_index",)
 AddPartitionsToTxnPartitionResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0, map_key=True),
     FieldInfo(attr="partition_error_code", json_name="partitionErrorCode", type="int16", versions=_V0_PLUS, default=0),
 )
-AddPartitionsToTxnTopicResult._READERS = _w.bind_versions((_read_AddPartitionsToTxnTopicResult_v0_2, _read_AddPartitionsToTxnTopicResult_v0_2, _read_AddPartitionsToTxnTopicResult_v0_2, _read_AddPartitionsToTxnTopicResult_v3_5, _read_AddPartitionsToTxnTopicResult_v3_5, _read_AddPartitionsToTxnTopicResult_v3_5))
-AddPartitionsToTxnTopicResult._WRITERS = _w.bind_versions((_write_AddPartitionsToTxnTopicResult_v0_2, _write_AddPartitionsToTxnTopicResult_v0_2, _write_AddPartitionsToTxnTopicResult_v0_2, _write_AddPartitionsToTxnTopicResult_v3_5, _write_AddPartitionsToTxnTopicResult_v3_5, _write_AddPartitionsToTxnTopicResult_v3_5))
+AddPartitionsToTxnTopicResult._READERS = _w.bind_versions((
+    _read_AddPartitionsToTxnTopicResult_v0_2, _read_AddPartitionsToTxnTopicResult_v0_2,
+    _read_AddPartitionsToTxnTopicResult_v0_2, _read_AddPartitionsToTxnTopicResult_v3_5,
+    _read_AddPartitionsToTxnTopicResult_v3_5, _read_AddPartitionsToTxnTopicResult_v3_5,
+))
+AddPartitionsToTxnTopicResult._WRITERS = _w.bind_versions((
+    _write_AddPartitionsToTxnTopicResult_v0_2, _write_AddPartitionsToTxnTopicResult_v0_2,
+    _write_AddPartitionsToTxnTopicResult_v0_2, _write_AddPartitionsToTxnTopicResult_v3_5,
+    _write_AddPartitionsToTxnTopicResult_v3_5, _write_AddPartitionsToTxnTopicResult_v3_5,
+))
 AddPartitionsToTxnTopicResult._LAZY_DEFAULTS = {"results_by_partition": KeyedList}
 AddPartitionsToTxnTopicResult._MAP_KEYS = ("name",)
 AddPartitionsToTxnTopicResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="results_by_partition", json_name="resultsByPartition", type="[]AddPartitionsToTxnPartitionResult", versions=_V0_PLUS, default=(), struct=AddPartitionsToTxnPartitionResult),
 )
-AddPartitionsToTxnResult._READERS = _w.bind_versions((None, None, None, None, _read_AddPartitionsToTxnResult_v4_5, _read_AddPartitionsToTxnResult_v4_5))
-AddPartitionsToTxnResult._WRITERS = _w.bind_versions((None, None, None, None, _write_AddPartitionsToTxnResult_v4_5, _write_AddPartitionsToTxnResult_v4_5))
+AddPartitionsToTxnResult._READERS = _w.bind_versions((
+    None, None, None, None, _read_AddPartitionsToTxnResult_v4_5, _read_AddPartitionsToTxnResult_v4_5,
+))
+AddPartitionsToTxnResult._WRITERS = _w.bind_versions((
+    None, None, None, None, _write_AddPartitionsToTxnResult_v4_5, _write_AddPartitionsToTxnResult_v4_5,
+))
 AddPartitionsToTxnResult._LAZY_DEFAULTS = {"topic_results": KeyedList}
 AddPartitionsToTxnResult._MAP_KEYS = ("transactional_id",)
 AddPartitionsToTxnResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="transactional_id", json_name="transactionalId", type="string", versions=_V4_PLUS, default='', map_key=True),
     FieldInfo(attr="topic_results", json_name="topicResults", type="[]AddPartitionsToTxnTopicResult", versions=_V4_PLUS, default=(), struct=AddPartitionsToTxnTopicResult),
 )
-AddPartitionsToTxnResponse._READERS = _w.bind_versions((_read_AddPartitionsToTxnResponse_v0_2, _read_AddPartitionsToTxnResponse_v0_2, _read_AddPartitionsToTxnResponse_v0_2, _read_AddPartitionsToTxnResponse_v3_5, _read_AddPartitionsToTxnResponse_v3_5, _read_AddPartitionsToTxnResponse_v3_5))
-AddPartitionsToTxnResponse._WRITERS = _w.bind_versions((_write_AddPartitionsToTxnResponse_v0_2, _write_AddPartitionsToTxnResponse_v0_2, _write_AddPartitionsToTxnResponse_v0_2, _write_AddPartitionsToTxnResponse_v3_5, _write_AddPartitionsToTxnResponse_v3_5, _write_AddPartitionsToTxnResponse_v3_5))
+AddPartitionsToTxnResponse._READERS = _w.bind_versions((
+    _read_AddPartitionsToTxnResponse_v0_2, _read_AddPartitionsToTxnResponse_v0_2, _read_AddPartitionsToTxnResponse_v0_2,
+    _read_AddPartitionsToTxnResponse_v3_5, _read_AddPartitionsToTxnResponse_v3_5, _read_AddPartitionsToTxnResponse_v3_5,
+))
+AddPartitionsToTxnResponse._WRITERS = _w.bind_versions((
+    _write_AddPartitionsToTxnResponse_v0_2, _write_AddPartitionsToTxnResponse_v0_2,
+    _write_AddPartitionsToTxnResponse_v0_2, _write_AddPartitionsToTxnResponse_v3_5,
+    _write_AddPartitionsToTxnResponse_v3_5, _write_AddPartitionsToTxnResponse_v3_5,
+))
 AddPartitionsToTxnResponse._LAZY_DEFAULTS = {"results_by_transaction": KeyedList, "results_by_topic_v3_and_below": KeyedList}
 AddPartitionsToTxnResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

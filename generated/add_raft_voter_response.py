@@ -10,11 +10,9 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -96,8 +94,12 @@ def _write_AddRaftVoterResponse_v0_2(response: AddRaftVoterResponse, out: bytear
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-AddRaftVoterResponse._READERS = _w.bind_versions((_read_AddRaftVoterResponse_v0_2, _read_AddRaftVoterResponse_v0_2, _read_AddRaftVoterResponse_v0_2))
-AddRaftVoterResponse._WRITERS = _w.bind_versions((_write_AddRaftVoterResponse_v0_2, _write_AddRaftVoterResponse_v0_2, _write_AddRaftVoterResponse_v0_2))
+AddRaftVoterResponse._READERS = _w.bind_versions((
+    _read_AddRaftVoterResponse_v0_2, _read_AddRaftVoterResponse_v0_2, _read_AddRaftVoterResponse_v0_2,
+))
+AddRaftVoterResponse._WRITERS = _w.bind_versions((
+    _write_AddRaftVoterResponse_v0_2, _write_AddRaftVoterResponse_v0_2, _write_AddRaftVoterResponse_v0_2,
+))
 AddRaftVoterResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -399,8 +398,12 @@ EntryData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message
     FieldInfo(attr="entity", json_name="entity", type="[]EntityData", versions=_V0_PLUS, default=(), struct=EntityData),
     FieldInfo(attr="ops", json_name="ops", type="[]OpData", versions=_V0_PLUS, default=(), struct=OpData),
 )
-AlterClientQuotasRequest._READERS = _w.bind_versions((_read_AlterClientQuotasRequest_v0, _read_AlterClientQuotasRequest_v1))
-AlterClientQuotasRequest._WRITERS = _w.bind_versions((_write_AlterClientQuotasRequest_v0, _write_AlterClientQuotasRequest_v1))
+AlterClientQuotasRequest._READERS = _w.bind_versions((
+    _read_AlterClientQuotasRequest_v0, _read_AlterClientQuotasRequest_v1,
+))
+AlterClientQuotasRequest._WRITERS = _w.bind_versions((
+    _write_AlterClientQuotasRequest_v0, _write_AlterClientQuotasRequest_v1,
+))
 AlterClientQuotasRequest._LAZY_DEFAULTS = {"entries": list}
 AlterClientQuotasRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="entries", json_name="entries", type="[]EntryData", versions=_V0_PLUS, default=(), struct=EntryData),

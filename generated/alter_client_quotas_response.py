@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -316,8 +315,12 @@ EntryData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message
     FieldInfo(attr="error_message", json_name="errorMessage", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
     FieldInfo(attr="entity", json_name="entity", type="[]EntityData", versions=_V0_PLUS, default=(), struct=EntityData),
 )
-AlterClientQuotasResponse._READERS = _w.bind_versions((_read_AlterClientQuotasResponse_v0, _read_AlterClientQuotasResponse_v1))
-AlterClientQuotasResponse._WRITERS = _w.bind_versions((_write_AlterClientQuotasResponse_v0, _write_AlterClientQuotasResponse_v1))
+AlterClientQuotasResponse._READERS = _w.bind_versions((
+    _read_AlterClientQuotasResponse_v0, _read_AlterClientQuotasResponse_v1,
+))
+AlterClientQuotasResponse._WRITERS = _w.bind_versions((
+    _write_AlterClientQuotasResponse_v0, _write_AlterClientQuotasResponse_v1,
+))
 AlterClientQuotasResponse._LAZY_DEFAULTS = {"entries": list}
 AlterClientQuotasResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

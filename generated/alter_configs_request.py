@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -303,15 +302,23 @@ def _write_AlterConfigsRequest_v2(request: AlterConfigsRequest, out: bytearray, 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-AlterableConfig._READERS = _w.bind_versions((_read_AlterableConfig_v0_1, _read_AlterableConfig_v0_1, _read_AlterableConfig_v2))
-AlterableConfig._WRITERS = _w.bind_versions((_write_AlterableConfig_v0_1, _write_AlterableConfig_v0_1, _write_AlterableConfig_v2))
+AlterableConfig._READERS = _w.bind_versions((
+    _read_AlterableConfig_v0_1, _read_AlterableConfig_v0_1, _read_AlterableConfig_v2,
+))
+AlterableConfig._WRITERS = _w.bind_versions((
+    _write_AlterableConfig_v0_1, _write_AlterableConfig_v0_1, _write_AlterableConfig_v2,
+))
 AlterableConfig._MAP_KEYS = ("name",)
 AlterableConfig.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="value", json_name="value", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
 )
-AlterConfigsResource._READERS = _w.bind_versions((_read_AlterConfigsResource_v0_1, _read_AlterConfigsResource_v0_1, _read_AlterConfigsResource_v2))
-AlterConfigsResource._WRITERS = _w.bind_versions((_write_AlterConfigsResource_v0_1, _write_AlterConfigsResource_v0_1, _write_AlterConfigsResource_v2))
+AlterConfigsResource._READERS = _w.bind_versions((
+    _read_AlterConfigsResource_v0_1, _read_AlterConfigsResource_v0_1, _read_AlterConfigsResource_v2,
+))
+AlterConfigsResource._WRITERS = _w.bind_versions((
+    _write_AlterConfigsResource_v0_1, _write_AlterConfigsResource_v0_1, _write_AlterConfigsResource_v2,
+))
 AlterConfigsResource._LAZY_DEFAULTS = {"configs": KeyedList}
 AlterConfigsResource._MAP_KEYS = ("resource_type", "resource_name")
 AlterConfigsResource.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -319,8 +326,12 @@ AlterConfigsResource.FIELDS = (  # what the runtime knows of each field (kwire.w
     FieldInfo(attr="resource_name", json_name="resourceName", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="configs", json_name="configs", type="[]AlterableConfig", versions=_V0_PLUS, default=(), struct=AlterableConfig),
 )
-AlterConfigsRequest._READERS = _w.bind_versions((_read_AlterConfigsRequest_v0_1, _read_AlterConfigsRequest_v0_1, _read_AlterConfigsRequest_v2))
-AlterConfigsRequest._WRITERS = _w.bind_versions((_write_AlterConfigsRequest_v0_1, _write_AlterConfigsRequest_v0_1, _write_AlterConfigsRequest_v2))
+AlterConfigsRequest._READERS = _w.bind_versions((
+    _read_AlterConfigsRequest_v0_1, _read_AlterConfigsRequest_v0_1, _read_AlterConfigsRequest_v2,
+))
+AlterConfigsRequest._WRITERS = _w.bind_versions((
+    _write_AlterConfigsRequest_v0_1, _write_AlterConfigsRequest_v0_1, _write_AlterConfigsRequest_v2,
+))
 AlterConfigsRequest._LAZY_DEFAULTS = {"resources": KeyedList}
 AlterConfigsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="resources", json_name="resources", type="[]AlterConfigsResource", versions=_V0_PLUS, default=(), struct=AlterConfigsResource),

@@ -10,11 +10,9 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -237,7 +235,9 @@ _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 
 ReassignablePartition._READERS = _w.bind_versions((_read_ReassignablePartition_v0_1, _read_ReassignablePartition_v0_1))
-ReassignablePartition._WRITERS = _w.bind_versions((_write_ReassignablePartition_v0_1, _write_ReassignablePartition_v0_1))
+ReassignablePartition._WRITERS = _w.bind_versions((
+    _write_ReassignablePartition_v0_1, _write_ReassignablePartition_v0_1,
+))
 ReassignablePartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="replicas", json_name="replicas", type="[]int32", versions=_V0_PLUS, nullable=_V0_PLUS),
@@ -249,8 +249,12 @@ ReassignableTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partitions", json_name="partitions", type="[]ReassignablePartition", versions=_V0_PLUS, default=(), struct=ReassignablePartition),
 )
-AlterPartitionReassignmentsRequest._READERS = _w.bind_versions((_read_AlterPartitionReassignmentsRequest_v0_1, _read_AlterPartitionReassignmentsRequest_v0_1))
-AlterPartitionReassignmentsRequest._WRITERS = _w.bind_versions((_write_AlterPartitionReassignmentsRequest_v0_1, _write_AlterPartitionReassignmentsRequest_v0_1))
+AlterPartitionReassignmentsRequest._READERS = _w.bind_versions((
+    _read_AlterPartitionReassignmentsRequest_v0_1, _read_AlterPartitionReassignmentsRequest_v0_1,
+))
+AlterPartitionReassignmentsRequest._WRITERS = _w.bind_versions((
+    _write_AlterPartitionReassignmentsRequest_v0_1, _write_AlterPartitionReassignmentsRequest_v0_1,
+))
 AlterPartitionReassignmentsRequest._LAZY_DEFAULTS = {"topics": list}
 AlterPartitionReassignmentsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="timeout_ms", json_name="timeoutMs", type="int32", versions=_V0_PLUS, default=60000),

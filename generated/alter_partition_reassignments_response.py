@@ -10,11 +10,9 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -250,22 +248,34 @@ def _write_AlterPartitionReassignmentsResponse_v0_1(response: AlterPartitionReas
 _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 
-ReassignablePartitionResponse._READERS = _w.bind_versions((_read_ReassignablePartitionResponse_v0_1, _read_ReassignablePartitionResponse_v0_1))
-ReassignablePartitionResponse._WRITERS = _w.bind_versions((_write_ReassignablePartitionResponse_v0_1, _write_ReassignablePartitionResponse_v0_1))
+ReassignablePartitionResponse._READERS = _w.bind_versions((
+    _read_ReassignablePartitionResponse_v0_1, _read_ReassignablePartitionResponse_v0_1,
+))
+ReassignablePartitionResponse._WRITERS = _w.bind_versions((
+    _write_ReassignablePartitionResponse_v0_1, _write_ReassignablePartitionResponse_v0_1,
+))
 ReassignablePartitionResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_message", json_name="errorMessage", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
 )
-ReassignableTopicResponse._READERS = _w.bind_versions((_read_ReassignableTopicResponse_v0_1, _read_ReassignableTopicResponse_v0_1))
-ReassignableTopicResponse._WRITERS = _w.bind_versions((_write_ReassignableTopicResponse_v0_1, _write_ReassignableTopicResponse_v0_1))
+ReassignableTopicResponse._READERS = _w.bind_versions((
+    _read_ReassignableTopicResponse_v0_1, _read_ReassignableTopicResponse_v0_1,
+))
+ReassignableTopicResponse._WRITERS = _w.bind_versions((
+    _write_ReassignableTopicResponse_v0_1, _write_ReassignableTopicResponse_v0_1,
+))
 ReassignableTopicResponse._LAZY_DEFAULTS = {"partitions": list}
 ReassignableTopicResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partitions", json_name="partitions", type="[]ReassignablePartitionResponse", versions=_V0_PLUS, default=(), struct=ReassignablePartitionResponse),
 )
-AlterPartitionReassignmentsResponse._READERS = _w.bind_versions((_read_AlterPartitionReassignmentsResponse_v0_1, _read_AlterPartitionReassignmentsResponse_v0_1))
-AlterPartitionReassignmentsResponse._WRITERS = _w.bind_versions((_write_AlterPartitionReassignmentsResponse_v0_1, _write_AlterPartitionReassignmentsResponse_v0_1))
+AlterPartitionReassignmentsResponse._READERS = _w.bind_versions((
+    _read_AlterPartitionReassignmentsResponse_v0_1, _read_AlterPartitionReassignmentsResponse_v0_1,
+))
+AlterPartitionReassignmentsResponse._WRITERS = _w.bind_versions((
+    _write_AlterPartitionReassignmentsResponse_v0_1, _write_AlterPartitionReassignmentsResponse_v0_1,
+))
 AlterPartitionReassignmentsResponse._LAZY_DEFAULTS = {"responses": list}
 AlterPartitionReassignmentsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -13,8 +13,8 @@ import struct
 from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import DecodeError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -360,8 +360,12 @@ BrokerState.FIELDS = (  # what the runtime knows of each field (kwire.wire.messa
     FieldInfo(attr="broker_id", json_name="brokerId", type="int32", versions=_V3_PLUS, default=0),
     FieldInfo(attr="broker_epoch", json_name="brokerEpoch", type="int64", versions=_V3_PLUS, default=-1),
 )
-PartitionData._READERS = _w.bind_versions((_read_PartitionData_v0_3, _read_PartitionData_v0_3, _read_PartitionData_v0_3, _read_PartitionData_v0_3))
-PartitionData._WRITERS = _w.bind_versions((_write_PartitionData_v0_3, _write_PartitionData_v0_3, _write_PartitionData_v0_3, _write_PartitionData_v0_3))
+PartitionData._READERS = _w.bind_versions((
+    _read_PartitionData_v0_3, _read_PartitionData_v0_3, _read_PartitionData_v0_3, _read_PartitionData_v0_3,
+))
+PartitionData._WRITERS = _w.bind_versions((
+    _write_PartitionData_v0_3, _write_PartitionData_v0_3, _write_PartitionData_v0_3, _write_PartitionData_v0_3,
+))
 PartitionData._LAZY_DEFAULTS = {"new_isr": list, "new_isr_with_epochs": list}
 PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
@@ -371,16 +375,26 @@ PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
     FieldInfo(attr="leader_recovery_state", json_name="leaderRecoveryState", type="int8", versions=_V1_PLUS, default=0),
     FieldInfo(attr="partition_epoch", json_name="partitionEpoch", type="int32", versions=_V0_PLUS, default=0),
 )
-TopicData._READERS = _w.bind_versions((_read_TopicData_v0_3, _read_TopicData_v0_3, _read_TopicData_v0_3, _read_TopicData_v0_3))
-TopicData._WRITERS = _w.bind_versions((_write_TopicData_v0_3, _write_TopicData_v0_3, _write_TopicData_v0_3, _write_TopicData_v0_3))
+TopicData._READERS = _w.bind_versions((
+    _read_TopicData_v0_3, _read_TopicData_v0_3, _read_TopicData_v0_3, _read_TopicData_v0_3,
+))
+TopicData._WRITERS = _w.bind_versions((
+    _write_TopicData_v0_3, _write_TopicData_v0_3, _write_TopicData_v0_3, _write_TopicData_v0_3,
+))
 TopicData._LAZY_DEFAULTS = {"partitions": list}
 TopicData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_TO_1, ignorable=True, default=''),
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V2_PLUS, ignorable=True, default=_ZERO_UUID),
     FieldInfo(attr="partitions", json_name="partitions", type="[]PartitionData", versions=_V0_PLUS, default=(), struct=PartitionData),
 )
-AlterPartitionRequest._READERS = _w.bind_versions((_read_AlterPartitionRequest_v0_3, _read_AlterPartitionRequest_v0_3, _read_AlterPartitionRequest_v0_3, _read_AlterPartitionRequest_v0_3))
-AlterPartitionRequest._WRITERS = _w.bind_versions((_write_AlterPartitionRequest_v0_3, _write_AlterPartitionRequest_v0_3, _write_AlterPartitionRequest_v0_3, _write_AlterPartitionRequest_v0_3))
+AlterPartitionRequest._READERS = _w.bind_versions((
+    _read_AlterPartitionRequest_v0_3, _read_AlterPartitionRequest_v0_3, _read_AlterPartitionRequest_v0_3,
+    _read_AlterPartitionRequest_v0_3,
+))
+AlterPartitionRequest._WRITERS = _w.bind_versions((
+    _write_AlterPartitionRequest_v0_3, _write_AlterPartitionRequest_v0_3, _write_AlterPartitionRequest_v0_3,
+    _write_AlterPartitionRequest_v0_3,
+))
 AlterPartitionRequest._LAZY_DEFAULTS = {"topics": list}
 AlterPartitionRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="broker_id", json_name="brokerId", type="int32", versions=_V0_PLUS, default=0),

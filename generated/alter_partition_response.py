@@ -13,8 +13,8 @@ import struct
 from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import DecodeError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -283,8 +283,12 @@ _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 _V2_PLUS = (2, 32767)
 
-PartitionData._READERS = _w.bind_versions((_read_PartitionData_v0_3, _read_PartitionData_v0_3, _read_PartitionData_v0_3, _read_PartitionData_v0_3))
-PartitionData._WRITERS = _w.bind_versions((_write_PartitionData_v0_3, _write_PartitionData_v0_3, _write_PartitionData_v0_3, _write_PartitionData_v0_3))
+PartitionData._READERS = _w.bind_versions((
+    _read_PartitionData_v0_3, _read_PartitionData_v0_3, _read_PartitionData_v0_3, _read_PartitionData_v0_3,
+))
+PartitionData._WRITERS = _w.bind_versions((
+    _write_PartitionData_v0_3, _write_PartitionData_v0_3, _write_PartitionData_v0_3, _write_PartitionData_v0_3,
+))
 PartitionData._LAZY_DEFAULTS = {"isr": list}
 PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
@@ -295,16 +299,26 @@ PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
     FieldInfo(attr="leader_recovery_state", json_name="leaderRecoveryState", type="int8", versions=_V1_PLUS, ignorable=True, default=0),
     FieldInfo(attr="partition_epoch", json_name="partitionEpoch", type="int32", versions=_V0_PLUS, default=0),
 )
-TopicData._READERS = _w.bind_versions((_read_TopicData_v0_3, _read_TopicData_v0_3, _read_TopicData_v0_3, _read_TopicData_v0_3))
-TopicData._WRITERS = _w.bind_versions((_write_TopicData_v0_3, _write_TopicData_v0_3, _write_TopicData_v0_3, _write_TopicData_v0_3))
+TopicData._READERS = _w.bind_versions((
+    _read_TopicData_v0_3, _read_TopicData_v0_3, _read_TopicData_v0_3, _read_TopicData_v0_3,
+))
+TopicData._WRITERS = _w.bind_versions((
+    _write_TopicData_v0_3, _write_TopicData_v0_3, _write_TopicData_v0_3, _write_TopicData_v0_3,
+))
 TopicData._LAZY_DEFAULTS = {"partitions": list}
 TopicData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_TO_1, ignorable=True, default=''),
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V2_PLUS, ignorable=True, default=_ZERO_UUID),
     FieldInfo(attr="partitions", json_name="partitions", type="[]PartitionData", versions=_V0_PLUS, default=(), struct=PartitionData),
 )
-AlterPartitionResponse._READERS = _w.bind_versions((_read_AlterPartitionResponse_v0_3, _read_AlterPartitionResponse_v0_3, _read_AlterPartitionResponse_v0_3, _read_AlterPartitionResponse_v0_3))
-AlterPartitionResponse._WRITERS = _w.bind_versions((_write_AlterPartitionResponse_v0_3, _write_AlterPartitionResponse_v0_3, _write_AlterPartitionResponse_v0_3, _write_AlterPartitionResponse_v0_3))
+AlterPartitionResponse._READERS = _w.bind_versions((
+    _read_AlterPartitionResponse_v0_3, _read_AlterPartitionResponse_v0_3, _read_AlterPartitionResponse_v0_3,
+    _read_AlterPartitionResponse_v0_3,
+))
+AlterPartitionResponse._WRITERS = _w.bind_versions((
+    _write_AlterPartitionResponse_v0_3, _write_AlterPartitionResponse_v0_3, _write_AlterPartitionResponse_v0_3,
+    _write_AlterPartitionResponse_v0_3,
+))
 AlterPartitionResponse._LAZY_DEFAULTS = {"topics": list}
 AlterPartitionResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

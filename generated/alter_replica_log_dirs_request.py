@@ -9,12 +9,9 @@ _write_...); last, the classes' tables of those functions by version and of thei
 # fmt: off
 from __future__ import annotations
 
-import struct
-from uuid import UUID
-
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import DecodeError, UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, blank_instance
 
 
 class AlterReplicaLogDirTopic(GeneratedStruct):
@@ -277,24 +274,37 @@ def _write_AlterReplicaLogDirsRequest_v2(request: AlterReplicaLogDirsRequest, ou
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-AlterReplicaLogDirTopic._READERS = _w.bind_versions((_read_AlterReplicaLogDirTopic_v0_1, _read_AlterReplicaLogDirTopic_v0_1, _read_AlterReplicaLogDirTopic_v2))
-AlterReplicaLogDirTopic._WRITERS = _w.bind_versions((_write_AlterReplicaLogDirTopic_v0_1, _write_AlterReplicaLogDirTopic_v0_1, _write_AlterReplicaLogDirTopic_v2))
+AlterReplicaLogDirTopic._READERS = _w.bind_versions((
+    _read_AlterReplicaLogDirTopic_v0_1, _read_AlterReplicaLogDirTopic_v0_1, _read_AlterReplicaLogDirTopic_v2,
+))
+AlterReplicaLogDirTopic._WRITERS = _w.bind_versions((
+    _write_AlterReplicaLogDirTopic_v0_1, _write_AlterReplicaLogDirTopic_v0_1, _write_AlterReplicaLogDirTopic_v2,
+))
 AlterReplicaLogDirTopic._LAZY_DEFAULTS = {"partitions": list}
 AlterReplicaLogDirTopic._MAP_KEYS = ("name",)
 AlterReplicaLogDirTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="partitions", json_name="partitions", type="[]int32", versions=_V0_PLUS, default=()),
 )
-AlterReplicaLogDir._READERS = _w.bind_versions((_read_AlterReplicaLogDir_v0_1, _read_AlterReplicaLogDir_v0_1, _read_AlterReplicaLogDir_v2))
-AlterReplicaLogDir._WRITERS = _w.bind_versions((_write_AlterReplicaLogDir_v0_1, _write_AlterReplicaLogDir_v0_1, _write_AlterReplicaLogDir_v2))
+AlterReplicaLogDir._READERS = _w.bind_versions((
+    _read_AlterReplicaLogDir_v0_1, _read_AlterReplicaLogDir_v0_1, _read_AlterReplicaLogDir_v2,
+))
+AlterReplicaLogDir._WRITERS = _w.bind_versions((
+    _write_AlterReplicaLogDir_v0_1, _write_AlterReplicaLogDir_v0_1, _write_AlterReplicaLogDir_v2,
+))
 AlterReplicaLogDir._LAZY_DEFAULTS = {"topics": KeyedList}
 AlterReplicaLogDir._MAP_KEYS = ("path",)
 AlterReplicaLogDir.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="path", json_name="path", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="topics", json_name="topics", type="[]AlterReplicaLogDirTopic", versions=_V0_PLUS, default=(), struct=AlterReplicaLogDirTopic),
 )
-AlterReplicaLogDirsRequest._READERS = _w.bind_versions((_read_AlterReplicaLogDirsRequest_v0_1, _read_AlterReplicaLogDirsRequest_v0_1, _read_AlterReplicaLogDirsRequest_v2))
-AlterReplicaLogDirsRequest._WRITERS = _w.bind_versions((_write_AlterReplicaLogDirsRequest_v0_1, _write_AlterReplicaLogDirsRequest_v0_1, _write_AlterReplicaLogDirsRequest_v2))
+AlterReplicaLogDirsRequest._READERS = _w.bind_versions((
+    _read_AlterReplicaLogDirsRequest_v0_1, _read_AlterReplicaLogDirsRequest_v0_1, _read_AlterReplicaLogDirsRequest_v2,
+))
+AlterReplicaLogDirsRequest._WRITERS = _w.bind_versions((
+    _write_AlterReplicaLogDirsRequest_v0_1, _write_AlterReplicaLogDirsRequest_v0_1,
+    _write_AlterReplicaLogDirsRequest_v2,
+))
 AlterReplicaLogDirsRequest._LAZY_DEFAULTS = {"dirs": KeyedList}
 AlterReplicaLogDirsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="dirs", json_name="dirs", type="[]AlterReplicaLogDir", versions=_V0_PLUS, default=(), struct=AlterReplicaLogDir),

@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -282,21 +281,39 @@ def _write_AlterReplicaLogDirsResponse_v2(response: AlterReplicaLogDirsResponse,
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-AlterReplicaLogDirPartitionResult._READERS = _w.bind_versions((_read_AlterReplicaLogDirPartitionResult_v0_1, _read_AlterReplicaLogDirPartitionResult_v0_1, _read_AlterReplicaLogDirPartitionResult_v2))
-AlterReplicaLogDirPartitionResult._WRITERS = _w.bind_versions((_write_AlterReplicaLogDirPartitionResult_v0_1, _write_AlterReplicaLogDirPartitionResult_v0_1, _write_AlterReplicaLogDirPartitionResult_v2))
+AlterReplicaLogDirPartitionResult._READERS = _w.bind_versions((
+    _read_AlterReplicaLogDirPartitionResult_v0_1, _read_AlterReplicaLogDirPartitionResult_v0_1,
+    _read_AlterReplicaLogDirPartitionResult_v2,
+))
+AlterReplicaLogDirPartitionResult._WRITERS = _w.bind_versions((
+    _write_AlterReplicaLogDirPartitionResult_v0_1, _write_AlterReplicaLogDirPartitionResult_v0_1,
+    _write_AlterReplicaLogDirPartitionResult_v2,
+))
 AlterReplicaLogDirPartitionResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
 )
-AlterReplicaLogDirTopicResult._READERS = _w.bind_versions((_read_AlterReplicaLogDirTopicResult_v0_1, _read_AlterReplicaLogDirTopicResult_v0_1, _read_AlterReplicaLogDirTopicResult_v2))
-AlterReplicaLogDirTopicResult._WRITERS = _w.bind_versions((_write_AlterReplicaLogDirTopicResult_v0_1, _write_AlterReplicaLogDirTopicResult_v0_1, _write_AlterReplicaLogDirTopicResult_v2))
+AlterReplicaLogDirTopicResult._READERS = _w.bind_versions((
+    _read_AlterReplicaLogDirTopicResult_v0_1, _read_AlterReplicaLogDirTopicResult_v0_1,
+    _read_AlterReplicaLogDirTopicResult_v2,
+))
+AlterReplicaLogDirTopicResult._WRITERS = _w.bind_versions((
+    _write_AlterReplicaLogDirTopicResult_v0_1, _write_AlterReplicaLogDirTopicResult_v0_1,
+    _write_AlterReplicaLogDirTopicResult_v2,
+))
 AlterReplicaLogDirTopicResult._LAZY_DEFAULTS = {"partitions": list}
 AlterReplicaLogDirTopicResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partitions", json_name="partitions", type="[]AlterReplicaLogDirPartitionResult", versions=_V0_PLUS, default=(), struct=AlterReplicaLogDirPartitionResult),
 )
-AlterReplicaLogDirsResponse._READERS = _w.bind_versions((_read_AlterReplicaLogDirsResponse_v0_1, _read_AlterReplicaLogDirsResponse_v0_1, _read_AlterReplicaLogDirsResponse_v2))
-AlterReplicaLogDirsResponse._WRITERS = _w.bind_versions((_write_AlterReplicaLogDirsResponse_v0_1, _write_AlterReplicaLogDirsResponse_v0_1, _write_AlterReplicaLogDirsResponse_v2))
+AlterReplicaLogDirsResponse._READERS = _w.bind_versions((
+    _read_AlterReplicaLogDirsResponse_v0_1, _read_AlterReplicaLogDirsResponse_v0_1,
+    _read_AlterReplicaLogDirsResponse_v2,
+))
+AlterReplicaLogDirsResponse._WRITERS = _w.bind_versions((
+    _write_AlterReplicaLogDirsResponse_v0_1, _write_AlterReplicaLogDirsResponse_v0_1,
+    _write_AlterReplicaLogDirsResponse_v2,
+))
 AlterReplicaLogDirsResponse._LAZY_DEFAULTS = {"results": list}
 AlterReplicaLogDirsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

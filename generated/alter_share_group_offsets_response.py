@@ -13,8 +13,7 @@ import struct
 from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -239,7 +238,9 @@ def _write_AlterShareGroupOffsetsResponse_v0(response: AlterShareGroupOffsetsRes
 _V0_PLUS = (0, 32767)
 
 AlterShareGroupOffsetsResponsePartition._READERS = _w.bind_versions((_read_AlterShareGroupOffsetsResponsePartition_v0,))
-AlterShareGroupOffsetsResponsePartition._WRITERS = _w.bind_versions((_write_AlterShareGroupOffsetsResponsePartition_v0,))
+AlterShareGroupOffsetsResponsePartition._WRITERS = _w.bind_versions((
+    _write_AlterShareGroupOffsetsResponsePartition_v0,
+))
 AlterShareGroupOffsetsResponsePartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

@@ -9,12 +9,9 @@ _write_...); last, the classes' tables of those functions by version and of thei
 # fmt: off
 from __future__ import annotations
 
-import struct
-from uuid import UUID
-
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import EncodeError, UnsupportedVersionError
+from kwire.wire.message import FieldInfo, GeneratedStruct, blank_instance
 
 
 class ApiVersionsRequest(GeneratedStruct):
@@ -152,8 +149,14 @@ def _write_ApiVersionsRequest_v3_4(request: ApiVersionsRequest, out: bytearray) 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V3_PLUS = (3, 32767)
 
-ApiVersionsRequest._READERS = (_read_ApiVersionsRequest_v0_2, _read_ApiVersionsRequest_v0_2, _read_ApiVersionsRequest_v0_2, _read_ApiVersionsRequest_v3_4, _read_ApiVersionsRequest_v3_4)
-ApiVersionsRequest._WRITERS = (_write_ApiVersionsRequest_v0_2, _write_ApiVersionsRequest_v0_2, _write_ApiVersionsRequest_v0_2, _write_ApiVersionsRequest_v3_4, _write_ApiVersionsRequest_v3_4)
+ApiVersionsRequest._READERS = (
+    _read_ApiVersionsRequest_v0_2, _read_ApiVersionsRequest_v0_2, _read_ApiVersionsRequest_v0_2,
+    _read_ApiVersionsRequest_v3_4, _read_ApiVersionsRequest_v3_4,
+)
+ApiVersionsRequest._WRITERS = (
+    _write_ApiVersionsRequest_v0_2, _write_ApiVersionsRequest_v0_2, _write_ApiVersionsRequest_v0_2,
+    _write_ApiVersionsRequest_v3_4, _write_ApiVersionsRequest_v3_4,
+)
 ApiVersionsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="client_software_name", json_name="clientSoftwareName", type="string", versions=_V3_PLUS, ignorable=True, default=''),
     FieldInfo(attr="client_software_version", json_name="clientSoftwareVersion", type="string", versions=_V3_PLUS, ignorable=True, default=''),

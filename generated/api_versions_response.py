@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -368,7 +367,6 @@ def _read_ApiVersionsResponse_v0(buf: bytes, pos: int) -> tuple[ApiVersionsRespo
     response.zk_migration_ready = False
     field = "error_code"
     index = 0
-    size = len(buf)
     try:
         (response.error_code,) = _unpack_ApiVersionsResponse_error_code(buf, pos)
         pos += 2
@@ -428,7 +426,6 @@ def _read_ApiVersionsResponse_v1_2(buf: bytes, pos: int) -> tuple[ApiVersionsRes
     response.zk_migration_ready = False
     field = "error_code"
     index = 0
-    size = len(buf)
     try:
         (response.error_code,) = _unpack_ApiVersionsResponse_error_code(buf, pos)
         pos += 2
@@ -740,8 +737,13 @@ _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 _V3_PLUS = (3, 32767)
 
-ApiVersion._READERS = (_read_ApiVersion_v0_2, _read_ApiVersion_v0_2, _read_ApiVersion_v0_2, _read_ApiVersion_v3_4, _read_ApiVersion_v3_4)
-ApiVersion._WRITERS = (_write_ApiVersion_v0_2, _write_ApiVersion_v0_2, _write_ApiVersion_v0_2, _write_ApiVersion_v3_4, _write_ApiVersion_v3_4)
+ApiVersion._READERS = (
+    _read_ApiVersion_v0_2, _read_ApiVersion_v0_2, _read_ApiVersion_v0_2, _read_ApiVersion_v3_4, _read_ApiVersion_v3_4,
+)
+ApiVersion._WRITERS = (
+    _write_ApiVersion_v0_2, _write_ApiVersion_v0_2, _write_ApiVersion_v0_2, _write_ApiVersion_v3_4,
+    _write_ApiVersion_v3_4,
+)
 ApiVersion._MAP_KEYS = ("api_key",)
 ApiVersion.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="api_key", json_name="apiKey", type="int16", versions=_V0_PLUS, default=0, map_key=True),
@@ -764,8 +766,14 @@ FinalizedFeatureKey.FIELDS = (  # what the runtime knows of each field (kwire.wi
     FieldInfo(attr="max_version_level", json_name="maxVersionLevel", type="int16", versions=_V3_PLUS, default=0),
     FieldInfo(attr="min_version_level", json_name="minVersionLevel", type="int16", versions=_V3_PLUS, default=0),
 )
-ApiVersionsResponse._READERS = (_read_ApiVersionsResponse_v0, _read_ApiVersionsResponse_v1_2, _read_ApiVersionsResponse_v1_2, _read_ApiVersionsResponse_v3_4, _read_ApiVersionsResponse_v3_4)
-ApiVersionsResponse._WRITERS = (_write_ApiVersionsResponse_v0, _write_ApiVersionsResponse_v1_2, _write_ApiVersionsResponse_v1_2, _write_ApiVersionsResponse_v3_4, _write_ApiVersionsResponse_v3_4)
+ApiVersionsResponse._READERS = (
+    _read_ApiVersionsResponse_v0, _read_ApiVersionsResponse_v1_2, _read_ApiVersionsResponse_v1_2,
+    _read_ApiVersionsResponse_v3_4, _read_ApiVersionsResponse_v3_4,
+)
+ApiVersionsResponse._WRITERS = (
+    _write_ApiVersionsResponse_v0, _write_ApiVersionsResponse_v1_2, _write_ApiVersionsResponse_v1_2,
+    _write_ApiVersionsResponse_v3_4, _write_ApiVersionsResponse_v3_4,
+)
 ApiVersionsResponse._LAZY_DEFAULTS = {"api_keys": KeyedList, "supported_features": KeyedList, "finalized_features": KeyedList}
 ApiVersionsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

@@ -13,8 +13,8 @@ import struct
 from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -419,8 +419,12 @@ LeaderEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
     FieldInfo(attr="host", json_name="host", type="string", versions=_V1_PLUS, default=''),
     FieldInfo(attr="port", json_name="port", type="uint16", versions=_V1_PLUS, default=0),
 )
-BeginQuorumEpochRequest._READERS = _w.bind_versions((_read_BeginQuorumEpochRequest_v0, _read_BeginQuorumEpochRequest_v1))
-BeginQuorumEpochRequest._WRITERS = _w.bind_versions((_write_BeginQuorumEpochRequest_v0, _write_BeginQuorumEpochRequest_v1))
+BeginQuorumEpochRequest._READERS = _w.bind_versions((
+    _read_BeginQuorumEpochRequest_v0, _read_BeginQuorumEpochRequest_v1,
+))
+BeginQuorumEpochRequest._WRITERS = _w.bind_versions((
+    _write_BeginQuorumEpochRequest_v0, _write_BeginQuorumEpochRequest_v1,
+))
 BeginQuorumEpochRequest._LAZY_DEFAULTS = {"topics": list, "leader_endpoints": KeyedList}
 BeginQuorumEpochRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="cluster_id", json_name="clusterId", type="string", versions=_V0_PLUS, nullable=_V0_PLUS),

@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import DecodeError, UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -430,8 +429,12 @@ NodeEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.mess
     FieldInfo(attr="host", json_name="host", type="string", versions=_V1_PLUS, default=''),
     FieldInfo(attr="port", json_name="port", type="uint16", versions=_V1_PLUS, default=0),
 )
-BeginQuorumEpochResponse._READERS = _w.bind_versions((_read_BeginQuorumEpochResponse_v0, _read_BeginQuorumEpochResponse_v1))
-BeginQuorumEpochResponse._WRITERS = _w.bind_versions((_write_BeginQuorumEpochResponse_v0, _write_BeginQuorumEpochResponse_v1))
+BeginQuorumEpochResponse._READERS = _w.bind_versions((
+    _read_BeginQuorumEpochResponse_v0, _read_BeginQuorumEpochResponse_v1,
+))
+BeginQuorumEpochResponse._WRITERS = _w.bind_versions((
+    _write_BeginQuorumEpochResponse_v0, _write_BeginQuorumEpochResponse_v1,
+))
 BeginQuorumEpochResponse._LAZY_DEFAULTS = {"topics": list, "node_endpoints": KeyedList}
 BeginQuorumEpochResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

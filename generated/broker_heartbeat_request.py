@@ -13,8 +13,8 @@ import struct
 from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import DecodeError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -270,8 +270,12 @@ _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 _V2_PLUS = (2, 32767)
 
-BrokerHeartbeatRequest._READERS = _w.bind_versions((_read_BrokerHeartbeatRequest_v0, _read_BrokerHeartbeatRequest_v1, _read_BrokerHeartbeatRequest_v2))
-BrokerHeartbeatRequest._WRITERS = _w.bind_versions((_write_BrokerHeartbeatRequest_v0, _write_BrokerHeartbeatRequest_v1, _write_BrokerHeartbeatRequest_v2))
+BrokerHeartbeatRequest._READERS = _w.bind_versions((
+    _read_BrokerHeartbeatRequest_v0, _read_BrokerHeartbeatRequest_v1, _read_BrokerHeartbeatRequest_v2,
+))
+BrokerHeartbeatRequest._WRITERS = _w.bind_versions((
+    _write_BrokerHeartbeatRequest_v0, _write_BrokerHeartbeatRequest_v1, _write_BrokerHeartbeatRequest_v2,
+))
 BrokerHeartbeatRequest._LAZY_DEFAULTS = {"offline_log_dirs": list}
 BrokerHeartbeatRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="broker_id", json_name="brokerId", type="int32", versions=_V0_PLUS, default=0),

@@ -13,8 +13,8 @@ import struct
 from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import DecodeError, EncodeError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -339,8 +339,14 @@ _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 _V2_PLUS = (2, 32767)
 
-BrokerRegistrationChangeRecord._READERS = (_read_BrokerRegistrationChangeRecord_v0, _read_BrokerRegistrationChangeRecord_v1, _read_BrokerRegistrationChangeRecord_v2)
-BrokerRegistrationChangeRecord._WRITERS = (_write_BrokerRegistrationChangeRecord_v0, _write_BrokerRegistrationChangeRecord_v1, _write_BrokerRegistrationChangeRecord_v2)
+BrokerRegistrationChangeRecord._READERS = (
+    _read_BrokerRegistrationChangeRecord_v0, _read_BrokerRegistrationChangeRecord_v1,
+    _read_BrokerRegistrationChangeRecord_v2,
+)
+BrokerRegistrationChangeRecord._WRITERS = (
+    _write_BrokerRegistrationChangeRecord_v0, _write_BrokerRegistrationChangeRecord_v1,
+    _write_BrokerRegistrationChangeRecord_v2,
+)
 BrokerRegistrationChangeRecord._LAZY_DEFAULTS = {"log_dirs": list}
 BrokerRegistrationChangeRecord.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="broker_id", json_name="brokerId", type="int32", versions=_V0_PLUS, default=0),

@@ -13,8 +13,8 @@ import struct
 from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import DecodeError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -581,8 +581,14 @@ _V2_PLUS = (2, 32767)
 _V3_PLUS = (3, 32767)
 _V5_PLUS = (5, 32767)
 
-Listener._READERS = _w.bind_versions((_read_Listener_v0_5, _read_Listener_v0_5, _read_Listener_v0_5, _read_Listener_v0_5, _read_Listener_v0_5, _read_Listener_v0_5))
-Listener._WRITERS = _w.bind_versions((_write_Listener_v0_5, _write_Listener_v0_5, _write_Listener_v0_5, _write_Listener_v0_5, _write_Listener_v0_5, _write_Listener_v0_5))
+Listener._READERS = _w.bind_versions((
+    _read_Listener_v0_5, _read_Listener_v0_5, _read_Listener_v0_5, _read_Listener_v0_5, _read_Listener_v0_5,
+    _read_Listener_v0_5,
+))
+Listener._WRITERS = _w.bind_versions((
+    _write_Listener_v0_5, _write_Listener_v0_5, _write_Listener_v0_5, _write_Listener_v0_5, _write_Listener_v0_5,
+    _write_Listener_v0_5,
+))
 Listener._MAP_KEYS = ("name",)
 Listener.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
@@ -590,16 +596,28 @@ Listener.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.
     FieldInfo(attr="port", json_name="port", type="uint16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="security_protocol", json_name="securityProtocol", type="int16", versions=_V0_PLUS, default=0),
 )
-Feature._READERS = _w.bind_versions((_read_Feature_v0_5, _read_Feature_v0_5, _read_Feature_v0_5, _read_Feature_v0_5, _read_Feature_v0_5, _read_Feature_v0_5))
-Feature._WRITERS = _w.bind_versions((_write_Feature_v0_5, _write_Feature_v0_5, _write_Feature_v0_5, _write_Feature_v0_5, _write_Feature_v0_5, _write_Feature_v0_5))
+Feature._READERS = _w.bind_versions((
+    _read_Feature_v0_5, _read_Feature_v0_5, _read_Feature_v0_5, _read_Feature_v0_5, _read_Feature_v0_5,
+    _read_Feature_v0_5,
+))
+Feature._WRITERS = _w.bind_versions((
+    _write_Feature_v0_5, _write_Feature_v0_5, _write_Feature_v0_5, _write_Feature_v0_5, _write_Feature_v0_5,
+    _write_Feature_v0_5,
+))
 Feature._MAP_KEYS = ("name",)
 Feature.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="min_supported_version", json_name="minSupportedVersion", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="max_supported_version", json_name="maxSupportedVersion", type="int16", versions=_V0_PLUS, default=0),
 )
-BrokerRegistrationRequest._READERS = _w.bind_versions((_read_BrokerRegistrationRequest_v0, _read_BrokerRegistrationRequest_v1, _read_BrokerRegistrationRequest_v2, _read_BrokerRegistrationRequest_v3_4, _read_BrokerRegistrationRequest_v3_4, _read_BrokerRegistrationRequest_v5))
-BrokerRegistrationRequest._WRITERS = _w.bind_versions((_write_BrokerRegistrationRequest_v0, _write_BrokerRegistrationRequest_v1, _write_BrokerRegistrationRequest_v2, _write_BrokerRegistrationRequest_v3_4, _write_BrokerRegistrationRequest_v3_4, _write_BrokerRegistrationRequest_v5))
+BrokerRegistrationRequest._READERS = _w.bind_versions((
+    _read_BrokerRegistrationRequest_v0, _read_BrokerRegistrationRequest_v1, _read_BrokerRegistrationRequest_v2,
+    _read_BrokerRegistrationRequest_v3_4, _read_BrokerRegistrationRequest_v3_4, _read_BrokerRegistrationRequest_v5,
+))
+BrokerRegistrationRequest._WRITERS = _w.bind_versions((
+    _write_BrokerRegistrationRequest_v0, _write_BrokerRegistrationRequest_v1, _write_BrokerRegistrationRequest_v2,
+    _write_BrokerRegistrationRequest_v3_4, _write_BrokerRegistrationRequest_v3_4, _write_BrokerRegistrationRequest_v5,
+))
 BrokerRegistrationRequest._LAZY_DEFAULTS = {"listeners": KeyedList, "features": KeyedList, "log_dirs": list, "cordoned_log_dirs": list}
 BrokerRegistrationRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="broker_id", json_name="brokerId", type="int32", versions=_V0_PLUS, default=0),

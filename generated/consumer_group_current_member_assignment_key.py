@@ -9,12 +9,9 @@ _write_...); last, the classes' tables of those functions by version and of thei
 # fmt: off
 from __future__ import annotations
 
-import struct
-from uuid import UUID
-
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import FieldInfo, GeneratedStruct, blank_instance
 
 
 class ConsumerGroupCurrentMemberAssignmentKey(GeneratedStruct):
@@ -85,7 +82,9 @@ def _write_ConsumerGroupCurrentMemberAssignmentKey_v0(key: ConsumerGroupCurrentM
 _V0_ONLY = (0, 0)
 
 ConsumerGroupCurrentMemberAssignmentKey._READERS = _w.bind_versions((_read_ConsumerGroupCurrentMemberAssignmentKey_v0,))
-ConsumerGroupCurrentMemberAssignmentKey._WRITERS = _w.bind_versions((_write_ConsumerGroupCurrentMemberAssignmentKey_v0,))
+ConsumerGroupCurrentMemberAssignmentKey._WRITERS = _w.bind_versions((
+    _write_ConsumerGroupCurrentMemberAssignmentKey_v0,
+))
 ConsumerGroupCurrentMemberAssignmentKey.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_ONLY, default=''),
     FieldInfo(attr="member_id", json_name="memberId", type="string", versions=_V0_ONLY, default=''),

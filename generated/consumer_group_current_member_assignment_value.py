@@ -13,8 +13,8 @@ import struct
 from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import DecodeError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -233,8 +233,12 @@ TopicPartitions.FIELDS = (  # what the runtime knows of each field (kwire.wire.m
     FieldInfo(attr="partitions", json_name="partitions", type="[]int32", versions=_V0_PLUS, default=()),
     FieldInfo(attr="assignment_epochs", json_name="assignmentEpochs", type="[]int32", versions=_V0_PLUS, nullable=_V0_PLUS, tagged=_V0_PLUS, tag=0, default=()),
 )
-ConsumerGroupCurrentMemberAssignmentValue._READERS = _w.bind_versions((_read_ConsumerGroupCurrentMemberAssignmentValue_v0,))
-ConsumerGroupCurrentMemberAssignmentValue._WRITERS = _w.bind_versions((_write_ConsumerGroupCurrentMemberAssignmentValue_v0,))
+ConsumerGroupCurrentMemberAssignmentValue._READERS = _w.bind_versions((
+    _read_ConsumerGroupCurrentMemberAssignmentValue_v0,
+))
+ConsumerGroupCurrentMemberAssignmentValue._WRITERS = _w.bind_versions((
+    _write_ConsumerGroupCurrentMemberAssignmentValue_v0,
+))
 ConsumerGroupCurrentMemberAssignmentValue._LAZY_DEFAULTS = {"assigned_partitions": list, "partitions_pending_revocation": list}
 ConsumerGroupCurrentMemberAssignmentValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="member_epoch", json_name="memberEpoch", type="int32", versions=_V0_PLUS, default=0),

@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import EncodeError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -97,8 +96,12 @@ def _write_ConsumerGroupDescribeRequest_v0_1(request: ConsumerGroupDescribeReque
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-ConsumerGroupDescribeRequest._READERS = _w.bind_versions((_read_ConsumerGroupDescribeRequest_v0_1, _read_ConsumerGroupDescribeRequest_v0_1))
-ConsumerGroupDescribeRequest._WRITERS = _w.bind_versions((_write_ConsumerGroupDescribeRequest_v0_1, _write_ConsumerGroupDescribeRequest_v0_1))
+ConsumerGroupDescribeRequest._READERS = _w.bind_versions((
+    _read_ConsumerGroupDescribeRequest_v0_1, _read_ConsumerGroupDescribeRequest_v0_1,
+))
+ConsumerGroupDescribeRequest._WRITERS = _w.bind_versions((
+    _write_ConsumerGroupDescribeRequest_v0_1, _write_ConsumerGroupDescribeRequest_v0_1,
+))
 ConsumerGroupDescribeRequest._LAZY_DEFAULTS = {"group_ids": list}
 ConsumerGroupDescribeRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_ids", json_name="groupIds", type="[]string", versions=_V0_PLUS, default=()),

@@ -13,8 +13,8 @@ import struct
 from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import DecodeError, EncodeError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -542,8 +542,12 @@ DescribedGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
     FieldInfo(attr="members", json_name="members", type="[]Member", versions=_V0_PLUS, default=(), struct=Member),
     FieldInfo(attr="authorized_operations", json_name="authorizedOperations", type="int32", versions=_V0_PLUS, default=-2147483648),
 )
-ConsumerGroupDescribeResponse._READERS = _w.bind_versions((_read_ConsumerGroupDescribeResponse_v0_1, _read_ConsumerGroupDescribeResponse_v0_1))
-ConsumerGroupDescribeResponse._WRITERS = _w.bind_versions((_write_ConsumerGroupDescribeResponse_v0_1, _write_ConsumerGroupDescribeResponse_v0_1))
+ConsumerGroupDescribeResponse._READERS = _w.bind_versions((
+    _read_ConsumerGroupDescribeResponse_v0_1, _read_ConsumerGroupDescribeResponse_v0_1,
+))
+ConsumerGroupDescribeResponse._WRITERS = _w.bind_versions((
+    _write_ConsumerGroupDescribeResponse_v0_1, _write_ConsumerGroupDescribeResponse_v0_1,
+))
 ConsumerGroupDescribeResponse._LAZY_DEFAULTS = {"groups": list}
 ConsumerGroupDescribeResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

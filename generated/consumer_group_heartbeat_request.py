@@ -13,8 +13,8 @@ import struct
 from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import DecodeError, EncodeError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -256,8 +256,12 @@ TopicPartitions.FIELDS = (  # what the runtime knows of each field (kwire.wire.m
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
     FieldInfo(attr="partitions", json_name="partitions", type="[]int32", versions=_V0_PLUS, default=()),
 )
-ConsumerGroupHeartbeatRequest._READERS = _w.bind_versions((_read_ConsumerGroupHeartbeatRequest_v0_1, _read_ConsumerGroupHeartbeatRequest_v0_1))
-ConsumerGroupHeartbeatRequest._WRITERS = _w.bind_versions((_write_ConsumerGroupHeartbeatRequest_v0_1, _write_ConsumerGroupHeartbeatRequest_v0_1))
+ConsumerGroupHeartbeatRequest._READERS = _w.bind_versions((
+    _read_ConsumerGroupHeartbeatRequest_v0_1, _read_ConsumerGroupHeartbeatRequest_v0_1,
+))
+ConsumerGroupHeartbeatRequest._WRITERS = _w.bind_versions((
+    _write_ConsumerGroupHeartbeatRequest_v0_1, _write_ConsumerGroupHeartbeatRequest_v0_1,
+))
 ConsumerGroupHeartbeatRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="member_id", json_name="memberId", type="string", versions=_V0_PLUS, default=''),

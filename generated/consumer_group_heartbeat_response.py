@@ -13,8 +13,8 @@ import struct
 from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import DecodeError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -265,8 +265,12 @@ Assignment._LAZY_DEFAULTS = {"topic_partitions": list}
 Assignment.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_partitions", json_name="topicPartitions", type="[]TopicPartitions", versions=_V0_PLUS, default=(), struct=TopicPartitions),
 )
-ConsumerGroupHeartbeatResponse._READERS = _w.bind_versions((_read_ConsumerGroupHeartbeatResponse_v0_1, _read_ConsumerGroupHeartbeatResponse_v0_1))
-ConsumerGroupHeartbeatResponse._WRITERS = _w.bind_versions((_write_ConsumerGroupHeartbeatResponse_v0_1, _write_ConsumerGroupHeartbeatResponse_v0_1))
+ConsumerGroupHeartbeatResponse._READERS = _w.bind_versions((
+    _read_ConsumerGroupHeartbeatResponse_v0_1, _read_ConsumerGroupHeartbeatResponse_v0_1,
+))
+ConsumerGroupHeartbeatResponse._WRITERS = _w.bind_versions((
+    _write_ConsumerGroupHeartbeatResponse_v0_1, _write_ConsumerGroupHeartbeatResponse_v0_1,
+))
 ConsumerGroupHeartbeatResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

@@ -9,12 +9,11 @@ _write_...); last, the classes' tables of those functions by version and of thei
 # fmt: off
 from __future__ import annotations
 
-import struct
 from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import DecodeError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance
 
 # Default values.
 _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
@@ -148,8 +147,12 @@ TopicPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
     FieldInfo(attr="partitions", json_name="partitions", type="[]int32", versions=_V0_PLUS, default=()),
 )
-ConsumerGroupTargetAssignmentMemberValue._READERS = _w.bind_versions((_read_ConsumerGroupTargetAssignmentMemberValue_v0,))
-ConsumerGroupTargetAssignmentMemberValue._WRITERS = _w.bind_versions((_write_ConsumerGroupTargetAssignmentMemberValue_v0,))
+ConsumerGroupTargetAssignmentMemberValue._READERS = _w.bind_versions((
+    _read_ConsumerGroupTargetAssignmentMemberValue_v0,
+))
+ConsumerGroupTargetAssignmentMemberValue._WRITERS = _w.bind_versions((
+    _write_ConsumerGroupTargetAssignmentMemberValue_v0,
+))
 ConsumerGroupTargetAssignmentMemberValue._LAZY_DEFAULTS = {"topic_partitions": list}
 ConsumerGroupTargetAssignmentMemberValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_partitions", json_name="topicPartitions", type="[]TopicPartition", versions=_V0_PLUS, default=(), struct=TopicPartition),

@@ -9,12 +9,9 @@ _write_...); last, the classes' tables of those functions by version and of thei
 # fmt: off
 from __future__ import annotations
 
-import struct
-from uuid import UUID
-
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import FieldInfo, GeneratedStruct, blank_instance
 
 
 class ConsumerGroupTargetAssignmentMetadataKey(GeneratedStruct):
@@ -75,8 +72,12 @@ def _write_ConsumerGroupTargetAssignmentMetadataKey_v0(key: ConsumerGroupTargetA
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_ONLY = (0, 0)
 
-ConsumerGroupTargetAssignmentMetadataKey._READERS = _w.bind_versions((_read_ConsumerGroupTargetAssignmentMetadataKey_v0,))
-ConsumerGroupTargetAssignmentMetadataKey._WRITERS = _w.bind_versions((_write_ConsumerGroupTargetAssignmentMetadataKey_v0,))
+ConsumerGroupTargetAssignmentMetadataKey._READERS = _w.bind_versions((
+    _read_ConsumerGroupTargetAssignmentMetadataKey_v0,
+))
+ConsumerGroupTargetAssignmentMetadataKey._WRITERS = _w.bind_versions((
+    _write_ConsumerGroupTargetAssignmentMetadataKey_v0,
+))
 ConsumerGroupTargetAssignmentMetadataKey.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_ONLY, default=''),
 )

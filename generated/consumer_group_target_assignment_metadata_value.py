@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import DecodeError
+from kwire.wire.message import FieldInfo, GeneratedStruct, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -126,8 +125,12 @@ def _write_ConsumerGroupTargetAssignmentMetadataValue_v0(value: ConsumerGroupTar
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-ConsumerGroupTargetAssignmentMetadataValue._READERS = _w.bind_versions((_read_ConsumerGroupTargetAssignmentMetadataValue_v0,))
-ConsumerGroupTargetAssignmentMetadataValue._WRITERS = _w.bind_versions((_write_ConsumerGroupTargetAssignmentMetadataValue_v0,))
+ConsumerGroupTargetAssignmentMetadataValue._READERS = _w.bind_versions((
+    _read_ConsumerGroupTargetAssignmentMetadataValue_v0,
+))
+ConsumerGroupTargetAssignmentMetadataValue._WRITERS = _w.bind_versions((
+    _write_ConsumerGroupTargetAssignmentMetadataValue_v0,
+))
 ConsumerGroupTargetAssignmentMetadataValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="assignment_epoch", json_name="assignmentEpoch", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="assignment_timestamp", json_name="assignmentTimestamp", type="int64", versions=_V0_PLUS, tagged=_V0_PLUS, tag=0, ignorable=True, default=0),

@@ -9,12 +9,9 @@ _write_...); last, the classes' tables of those functions by version and of thei
 # fmt: off
 from __future__ import annotations
 
-import struct
-from uuid import UUID
-
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import DecodeError, UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, blank_instance
 
 
 class TopicPartition(GeneratedStruct):
@@ -145,16 +142,26 @@ def _write_ConsumerProtocolAssignment_v0_3(assignment: ConsumerProtocolAssignmen
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-TopicPartition._READERS = _w.bind_versions((_read_TopicPartition_v0_3, _read_TopicPartition_v0_3, _read_TopicPartition_v0_3, _read_TopicPartition_v0_3))
-TopicPartition._WRITERS = _w.bind_versions((_write_TopicPartition_v0_3, _write_TopicPartition_v0_3, _write_TopicPartition_v0_3, _write_TopicPartition_v0_3))
+TopicPartition._READERS = _w.bind_versions((
+    _read_TopicPartition_v0_3, _read_TopicPartition_v0_3, _read_TopicPartition_v0_3, _read_TopicPartition_v0_3,
+))
+TopicPartition._WRITERS = _w.bind_versions((
+    _write_TopicPartition_v0_3, _write_TopicPartition_v0_3, _write_TopicPartition_v0_3, _write_TopicPartition_v0_3,
+))
 TopicPartition._LAZY_DEFAULTS = {"partitions": list}
 TopicPartition._MAP_KEYS = ("topic",)
 TopicPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic", json_name="topic", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="partitions", json_name="partitions", type="[]int32", versions=_V0_PLUS, default=()),
 )
-ConsumerProtocolAssignment._READERS = _w.bind_versions((_read_ConsumerProtocolAssignment_v0_3, _read_ConsumerProtocolAssignment_v0_3, _read_ConsumerProtocolAssignment_v0_3, _read_ConsumerProtocolAssignment_v0_3))
-ConsumerProtocolAssignment._WRITERS = _w.bind_versions((_write_ConsumerProtocolAssignment_v0_3, _write_ConsumerProtocolAssignment_v0_3, _write_ConsumerProtocolAssignment_v0_3, _write_ConsumerProtocolAssignment_v0_3))
+ConsumerProtocolAssignment._READERS = _w.bind_versions((
+    _read_ConsumerProtocolAssignment_v0_3, _read_ConsumerProtocolAssignment_v0_3, _read_ConsumerProtocolAssignment_v0_3,
+    _read_ConsumerProtocolAssignment_v0_3,
+))
+ConsumerProtocolAssignment._WRITERS = _w.bind_versions((
+    _write_ConsumerProtocolAssignment_v0_3, _write_ConsumerProtocolAssignment_v0_3,
+    _write_ConsumerProtocolAssignment_v0_3, _write_ConsumerProtocolAssignment_v0_3,
+))
 ConsumerProtocolAssignment._LAZY_DEFAULTS = {"assigned_partitions": KeyedList}
 ConsumerProtocolAssignment.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="assigned_partitions", json_name="assignedPartitions", type="[]TopicPartition", versions=_V0_PLUS, default=(), struct=TopicPartition),

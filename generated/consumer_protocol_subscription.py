@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -194,16 +193,26 @@ _V1_PLUS = (1, 32767)
 _V2_PLUS = (2, 32767)
 _V3_PLUS = (3, 32767)
 
-TopicPartition._READERS = _w.bind_versions((None, _read_TopicPartition_v1_3, _read_TopicPartition_v1_3, _read_TopicPartition_v1_3))
-TopicPartition._WRITERS = _w.bind_versions((None, _write_TopicPartition_v1_3, _write_TopicPartition_v1_3, _write_TopicPartition_v1_3))
+TopicPartition._READERS = _w.bind_versions((
+    None, _read_TopicPartition_v1_3, _read_TopicPartition_v1_3, _read_TopicPartition_v1_3,
+))
+TopicPartition._WRITERS = _w.bind_versions((
+    None, _write_TopicPartition_v1_3, _write_TopicPartition_v1_3, _write_TopicPartition_v1_3,
+))
 TopicPartition._LAZY_DEFAULTS = {"partitions": list}
 TopicPartition._MAP_KEYS = ("topic",)
 TopicPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic", json_name="topic", type="string", versions=_V1_PLUS, default='', map_key=True),
     FieldInfo(attr="partitions", json_name="partitions", type="[]int32", versions=_V1_PLUS, default=()),
 )
-ConsumerProtocolSubscription._READERS = _w.bind_versions((_read_ConsumerProtocolSubscription_v0_3, _read_ConsumerProtocolSubscription_v0_3, _read_ConsumerProtocolSubscription_v0_3, _read_ConsumerProtocolSubscription_v0_3))
-ConsumerProtocolSubscription._WRITERS = _w.bind_versions((_write_ConsumerProtocolSubscription_v0_3, _write_ConsumerProtocolSubscription_v0_3, _write_ConsumerProtocolSubscription_v0_3, _write_ConsumerProtocolSubscription_v0_3))
+ConsumerProtocolSubscription._READERS = _w.bind_versions((
+    _read_ConsumerProtocolSubscription_v0_3, _read_ConsumerProtocolSubscription_v0_3,
+    _read_ConsumerProtocolSubscription_v0_3, _read_ConsumerProtocolSubscription_v0_3,
+))
+ConsumerProtocolSubscription._WRITERS = _w.bind_versions((
+    _write_ConsumerProtocolSubscription_v0_3, _write_ConsumerProtocolSubscription_v0_3,
+    _write_ConsumerProtocolSubscription_v0_3, _write_ConsumerProtocolSubscription_v0_3,
+))
 ConsumerProtocolSubscription._LAZY_DEFAULTS = {"topics": list, "owned_partitions": KeyedList}
 ConsumerProtocolSubscription.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topics", json_name="topics", type="[]string", versions=_V0_PLUS, default=()),

@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import FieldInfo, GeneratedStruct, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -124,8 +123,14 @@ def _write_ControlledShutdownRequest_v3(request: ControlledShutdownRequest, out:
 _V0_PLUS = (0, 32767)
 _V2_PLUS = (2, 32767)
 
-ControlledShutdownRequest._READERS = _w.bind_versions((_read_ControlledShutdownRequest_v0_2, _read_ControlledShutdownRequest_v0_2, _read_ControlledShutdownRequest_v0_2, _read_ControlledShutdownRequest_v3))
-ControlledShutdownRequest._WRITERS = _w.bind_versions((_write_ControlledShutdownRequest_v0_2, _write_ControlledShutdownRequest_v0_2, _write_ControlledShutdownRequest_v0_2, _write_ControlledShutdownRequest_v3))
+ControlledShutdownRequest._READERS = _w.bind_versions((
+    _read_ControlledShutdownRequest_v0_2, _read_ControlledShutdownRequest_v0_2, _read_ControlledShutdownRequest_v0_2,
+    _read_ControlledShutdownRequest_v3,
+))
+ControlledShutdownRequest._WRITERS = _w.bind_versions((
+    _write_ControlledShutdownRequest_v0_2, _write_ControlledShutdownRequest_v0_2, _write_ControlledShutdownRequest_v0_2,
+    _write_ControlledShutdownRequest_v3,
+))
 ControlledShutdownRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="broker_id", json_name="brokerId", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="broker_epoch", json_name="brokerEpoch", type="int64", versions=_V2_PLUS, ignorable=True, default=-1),

@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -206,15 +205,27 @@ def _write_ControlledShutdownResponse_v3(response: ControlledShutdownResponse, o
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-RemainingPartition._READERS = _w.bind_versions((_read_RemainingPartition_v0_2, _read_RemainingPartition_v0_2, _read_RemainingPartition_v0_2, _read_RemainingPartition_v3))
-RemainingPartition._WRITERS = _w.bind_versions((_write_RemainingPartition_v0_2, _write_RemainingPartition_v0_2, _write_RemainingPartition_v0_2, _write_RemainingPartition_v3))
+RemainingPartition._READERS = _w.bind_versions((
+    _read_RemainingPartition_v0_2, _read_RemainingPartition_v0_2, _read_RemainingPartition_v0_2,
+    _read_RemainingPartition_v3,
+))
+RemainingPartition._WRITERS = _w.bind_versions((
+    _write_RemainingPartition_v0_2, _write_RemainingPartition_v0_2, _write_RemainingPartition_v0_2,
+    _write_RemainingPartition_v3,
+))
 RemainingPartition._MAP_KEYS = ("topic_name", "partition_index")
 RemainingPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0, map_key=True),
 )
-ControlledShutdownResponse._READERS = _w.bind_versions((_read_ControlledShutdownResponse_v0_2, _read_ControlledShutdownResponse_v0_2, _read_ControlledShutdownResponse_v0_2, _read_ControlledShutdownResponse_v3))
-ControlledShutdownResponse._WRITERS = _w.bind_versions((_write_ControlledShutdownResponse_v0_2, _write_ControlledShutdownResponse_v0_2, _write_ControlledShutdownResponse_v0_2, _write_ControlledShutdownResponse_v3))
+ControlledShutdownResponse._READERS = _w.bind_versions((
+    _read_ControlledShutdownResponse_v0_2, _read_ControlledShutdownResponse_v0_2, _read_ControlledShutdownResponse_v0_2,
+    _read_ControlledShutdownResponse_v3,
+))
+ControlledShutdownResponse._WRITERS = _w.bind_versions((
+    _write_ControlledShutdownResponse_v0_2, _write_ControlledShutdownResponse_v0_2,
+    _write_ControlledShutdownResponse_v0_2, _write_ControlledShutdownResponse_v3,
+))
 ControlledShutdownResponse._LAZY_DEFAULTS = {"remaining_partitions": KeyedList}
 ControlledShutdownResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

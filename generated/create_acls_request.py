@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -262,8 +261,12 @@ def _write_CreateAclsRequest_v2_3(request: CreateAclsRequest, out: bytearray, ve
 _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 
-AclCreation._READERS = _w.bind_versions((_read_AclCreation_v0_1, _read_AclCreation_v0_1, _read_AclCreation_v2_3, _read_AclCreation_v2_3))
-AclCreation._WRITERS = _w.bind_versions((_write_AclCreation_v0_1, _write_AclCreation_v0_1, _write_AclCreation_v2_3, _write_AclCreation_v2_3))
+AclCreation._READERS = _w.bind_versions((
+    _read_AclCreation_v0_1, _read_AclCreation_v0_1, _read_AclCreation_v2_3, _read_AclCreation_v2_3,
+))
+AclCreation._WRITERS = _w.bind_versions((
+    _write_AclCreation_v0_1, _write_AclCreation_v0_1, _write_AclCreation_v2_3, _write_AclCreation_v2_3,
+))
 AclCreation.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="resource_type", json_name="resourceType", type="int8", versions=_V0_PLUS, default=0),
     FieldInfo(attr="resource_name", json_name="resourceName", type="string", versions=_V0_PLUS, default=''),
@@ -273,8 +276,14 @@ AclCreation.FIELDS = (  # what the runtime knows of each field (kwire.wire.messa
     FieldInfo(attr="operation", json_name="operation", type="int8", versions=_V0_PLUS, default=0),
     FieldInfo(attr="permission_type", json_name="permissionType", type="int8", versions=_V0_PLUS, default=0),
 )
-CreateAclsRequest._READERS = _w.bind_versions((_read_CreateAclsRequest_v0_1, _read_CreateAclsRequest_v0_1, _read_CreateAclsRequest_v2_3, _read_CreateAclsRequest_v2_3))
-CreateAclsRequest._WRITERS = _w.bind_versions((_write_CreateAclsRequest_v0_1, _write_CreateAclsRequest_v0_1, _write_CreateAclsRequest_v2_3, _write_CreateAclsRequest_v2_3))
+CreateAclsRequest._READERS = _w.bind_versions((
+    _read_CreateAclsRequest_v0_1, _read_CreateAclsRequest_v0_1, _read_CreateAclsRequest_v2_3,
+    _read_CreateAclsRequest_v2_3,
+))
+CreateAclsRequest._WRITERS = _w.bind_versions((
+    _write_CreateAclsRequest_v0_1, _write_CreateAclsRequest_v0_1, _write_CreateAclsRequest_v2_3,
+    _write_CreateAclsRequest_v2_3,
+))
 CreateAclsRequest._LAZY_DEFAULTS = {"creations": list}
 CreateAclsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="creations", json_name="creations", type="[]AclCreation", versions=_V0_PLUS, default=(), struct=AclCreation),

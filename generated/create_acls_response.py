@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -205,14 +204,26 @@ def _write_CreateAclsResponse_v2_3(response: CreateAclsResponse, out: bytearray,
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-AclCreationResult._READERS = _w.bind_versions((_read_AclCreationResult_v0_1, _read_AclCreationResult_v0_1, _read_AclCreationResult_v2_3, _read_AclCreationResult_v2_3))
-AclCreationResult._WRITERS = _w.bind_versions((_write_AclCreationResult_v0_1, _write_AclCreationResult_v0_1, _write_AclCreationResult_v2_3, _write_AclCreationResult_v2_3))
+AclCreationResult._READERS = _w.bind_versions((
+    _read_AclCreationResult_v0_1, _read_AclCreationResult_v0_1, _read_AclCreationResult_v2_3,
+    _read_AclCreationResult_v2_3,
+))
+AclCreationResult._WRITERS = _w.bind_versions((
+    _write_AclCreationResult_v0_1, _write_AclCreationResult_v0_1, _write_AclCreationResult_v2_3,
+    _write_AclCreationResult_v2_3,
+))
 AclCreationResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_message", json_name="errorMessage", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
 )
-CreateAclsResponse._READERS = _w.bind_versions((_read_CreateAclsResponse_v0_1, _read_CreateAclsResponse_v0_1, _read_CreateAclsResponse_v2_3, _read_CreateAclsResponse_v2_3))
-CreateAclsResponse._WRITERS = _w.bind_versions((_write_CreateAclsResponse_v0_1, _write_CreateAclsResponse_v0_1, _write_CreateAclsResponse_v2_3, _write_CreateAclsResponse_v2_3))
+CreateAclsResponse._READERS = _w.bind_versions((
+    _read_CreateAclsResponse_v0_1, _read_CreateAclsResponse_v0_1, _read_CreateAclsResponse_v2_3,
+    _read_CreateAclsResponse_v2_3,
+))
+CreateAclsResponse._WRITERS = _w.bind_versions((
+    _write_CreateAclsResponse_v0_1, _write_CreateAclsResponse_v0_1, _write_CreateAclsResponse_v2_3,
+    _write_CreateAclsResponse_v2_3,
+))
 CreateAclsResponse._LAZY_DEFAULTS = {"results": list}
 CreateAclsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

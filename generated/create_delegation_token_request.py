@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -240,14 +239,26 @@ def _write_CreateDelegationTokenRequest_v2_3(request: CreateDelegationTokenReque
 _V0_PLUS = (0, 32767)
 _V3_PLUS = (3, 32767)
 
-CreatableRenewers._READERS = _w.bind_versions((_read_CreatableRenewers_v0_1, _read_CreatableRenewers_v0_1, _read_CreatableRenewers_v2_3, _read_CreatableRenewers_v2_3))
-CreatableRenewers._WRITERS = _w.bind_versions((_write_CreatableRenewers_v0_1, _write_CreatableRenewers_v0_1, _write_CreatableRenewers_v2_3, _write_CreatableRenewers_v2_3))
+CreatableRenewers._READERS = _w.bind_versions((
+    _read_CreatableRenewers_v0_1, _read_CreatableRenewers_v0_1, _read_CreatableRenewers_v2_3,
+    _read_CreatableRenewers_v2_3,
+))
+CreatableRenewers._WRITERS = _w.bind_versions((
+    _write_CreatableRenewers_v0_1, _write_CreatableRenewers_v0_1, _write_CreatableRenewers_v2_3,
+    _write_CreatableRenewers_v2_3,
+))
 CreatableRenewers.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="principal_type", json_name="principalType", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="principal_name", json_name="principalName", type="string", versions=_V0_PLUS, default=''),
 )
-CreateDelegationTokenRequest._READERS = _w.bind_versions((_read_CreateDelegationTokenRequest_v0_1, _read_CreateDelegationTokenRequest_v0_1, _read_CreateDelegationTokenRequest_v2_3, _read_CreateDelegationTokenRequest_v2_3))
-CreateDelegationTokenRequest._WRITERS = _w.bind_versions((_write_CreateDelegationTokenRequest_v0_1, _write_CreateDelegationTokenRequest_v0_1, _write_CreateDelegationTokenRequest_v2_3, _write_CreateDelegationTokenRequest_v2_3))
+CreateDelegationTokenRequest._READERS = _w.bind_versions((
+    _read_CreateDelegationTokenRequest_v0_1, _read_CreateDelegationTokenRequest_v0_1,
+    _read_CreateDelegationTokenRequest_v2_3, _read_CreateDelegationTokenRequest_v2_3,
+))
+CreateDelegationTokenRequest._WRITERS = _w.bind_versions((
+    _write_CreateDelegationTokenRequest_v0_1, _write_CreateDelegationTokenRequest_v0_1,
+    _write_CreateDelegationTokenRequest_v2_3, _write_CreateDelegationTokenRequest_v2_3,
+))
 CreateDelegationTokenRequest._LAZY_DEFAULTS = {"renewers": list}
 CreateDelegationTokenRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="owner_principal_type", json_name="ownerPrincipalType", type="string", versions=_V3_PLUS, nullable=_V3_PLUS, default=''),

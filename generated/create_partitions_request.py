@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import DecodeError, UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -309,14 +308,26 @@ def _write_CreatePartitionsRequest_v2_3(request: CreatePartitionsRequest, out: b
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-CreatePartitionsAssignment._READERS = _w.bind_versions((_read_CreatePartitionsAssignment_v0_1, _read_CreatePartitionsAssignment_v0_1, _read_CreatePartitionsAssignment_v2_3, _read_CreatePartitionsAssignment_v2_3))
-CreatePartitionsAssignment._WRITERS = _w.bind_versions((_write_CreatePartitionsAssignment_v0_1, _write_CreatePartitionsAssignment_v0_1, _write_CreatePartitionsAssignment_v2_3, _write_CreatePartitionsAssignment_v2_3))
+CreatePartitionsAssignment._READERS = _w.bind_versions((
+    _read_CreatePartitionsAssignment_v0_1, _read_CreatePartitionsAssignment_v0_1, _read_CreatePartitionsAssignment_v2_3,
+    _read_CreatePartitionsAssignment_v2_3,
+))
+CreatePartitionsAssignment._WRITERS = _w.bind_versions((
+    _write_CreatePartitionsAssignment_v0_1, _write_CreatePartitionsAssignment_v0_1,
+    _write_CreatePartitionsAssignment_v2_3, _write_CreatePartitionsAssignment_v2_3,
+))
 CreatePartitionsAssignment._LAZY_DEFAULTS = {"broker_ids": list}
 CreatePartitionsAssignment.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="broker_ids", json_name="brokerIds", type="[]int32", versions=_V0_PLUS, default=()),
 )
-CreatePartitionsTopic._READERS = _w.bind_versions((_read_CreatePartitionsTopic_v0_1, _read_CreatePartitionsTopic_v0_1, _read_CreatePartitionsTopic_v2_3, _read_CreatePartitionsTopic_v2_3))
-CreatePartitionsTopic._WRITERS = _w.bind_versions((_write_CreatePartitionsTopic_v0_1, _write_CreatePartitionsTopic_v0_1, _write_CreatePartitionsTopic_v2_3, _write_CreatePartitionsTopic_v2_3))
+CreatePartitionsTopic._READERS = _w.bind_versions((
+    _read_CreatePartitionsTopic_v0_1, _read_CreatePartitionsTopic_v0_1, _read_CreatePartitionsTopic_v2_3,
+    _read_CreatePartitionsTopic_v2_3,
+))
+CreatePartitionsTopic._WRITERS = _w.bind_versions((
+    _write_CreatePartitionsTopic_v0_1, _write_CreatePartitionsTopic_v0_1, _write_CreatePartitionsTopic_v2_3,
+    _write_CreatePartitionsTopic_v2_3,
+))
 CreatePartitionsTopic._LAZY_DEFAULTS = {"assignments": list}
 CreatePartitionsTopic._MAP_KEYS = ("name",)
 CreatePartitionsTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -324,8 +335,14 @@ CreatePartitionsTopic.FIELDS = (  # what the runtime knows of each field (kwire.
     FieldInfo(attr="count", json_name="count", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="assignments", json_name="assignments", type="[]CreatePartitionsAssignment", versions=_V0_PLUS, nullable=_V0_PLUS, default=(), struct=CreatePartitionsAssignment),
 )
-CreatePartitionsRequest._READERS = _w.bind_versions((_read_CreatePartitionsRequest_v0_1, _read_CreatePartitionsRequest_v0_1, _read_CreatePartitionsRequest_v2_3, _read_CreatePartitionsRequest_v2_3))
-CreatePartitionsRequest._WRITERS = _w.bind_versions((_write_CreatePartitionsRequest_v0_1, _write_CreatePartitionsRequest_v0_1, _write_CreatePartitionsRequest_v2_3, _write_CreatePartitionsRequest_v2_3))
+CreatePartitionsRequest._READERS = _w.bind_versions((
+    _read_CreatePartitionsRequest_v0_1, _read_CreatePartitionsRequest_v0_1, _read_CreatePartitionsRequest_v2_3,
+    _read_CreatePartitionsRequest_v2_3,
+))
+CreatePartitionsRequest._WRITERS = _w.bind_versions((
+    _write_CreatePartitionsRequest_v0_1, _write_CreatePartitionsRequest_v0_1, _write_CreatePartitionsRequest_v2_3,
+    _write_CreatePartitionsRequest_v2_3,
+))
 CreatePartitionsRequest._LAZY_DEFAULTS = {"topics": KeyedList}
 CreatePartitionsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topics", json_name="topics", type="[]CreatePartitionsTopic", versions=_V0_PLUS, default=(), struct=CreatePartitionsTopic),

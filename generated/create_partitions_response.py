@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -219,15 +218,27 @@ def _write_CreatePartitionsResponse_v2_3(response: CreatePartitionsResponse, out
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-CreatePartitionsTopicResult._READERS = _w.bind_versions((_read_CreatePartitionsTopicResult_v0_1, _read_CreatePartitionsTopicResult_v0_1, _read_CreatePartitionsTopicResult_v2_3, _read_CreatePartitionsTopicResult_v2_3))
-CreatePartitionsTopicResult._WRITERS = _w.bind_versions((_write_CreatePartitionsTopicResult_v0_1, _write_CreatePartitionsTopicResult_v0_1, _write_CreatePartitionsTopicResult_v2_3, _write_CreatePartitionsTopicResult_v2_3))
+CreatePartitionsTopicResult._READERS = _w.bind_versions((
+    _read_CreatePartitionsTopicResult_v0_1, _read_CreatePartitionsTopicResult_v0_1,
+    _read_CreatePartitionsTopicResult_v2_3, _read_CreatePartitionsTopicResult_v2_3,
+))
+CreatePartitionsTopicResult._WRITERS = _w.bind_versions((
+    _write_CreatePartitionsTopicResult_v0_1, _write_CreatePartitionsTopicResult_v0_1,
+    _write_CreatePartitionsTopicResult_v2_3, _write_CreatePartitionsTopicResult_v2_3,
+))
 CreatePartitionsTopicResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_message", json_name="errorMessage", type="string", versions=_V0_PLUS, nullable=_V0_PLUS),
 )
-CreatePartitionsResponse._READERS = _w.bind_versions((_read_CreatePartitionsResponse_v0_1, _read_CreatePartitionsResponse_v0_1, _read_CreatePartitionsResponse_v2_3, _read_CreatePartitionsResponse_v2_3))
-CreatePartitionsResponse._WRITERS = _w.bind_versions((_write_CreatePartitionsResponse_v0_1, _write_CreatePartitionsResponse_v0_1, _write_CreatePartitionsResponse_v2_3, _write_CreatePartitionsResponse_v2_3))
+CreatePartitionsResponse._READERS = _w.bind_versions((
+    _read_CreatePartitionsResponse_v0_1, _read_CreatePartitionsResponse_v0_1, _read_CreatePartitionsResponse_v2_3,
+    _read_CreatePartitionsResponse_v2_3,
+))
+CreatePartitionsResponse._WRITERS = _w.bind_versions((
+    _write_CreatePartitionsResponse_v0_1, _write_CreatePartitionsResponse_v0_1, _write_CreatePartitionsResponse_v2_3,
+    _write_CreatePartitionsResponse_v2_3,
+))
 CreatePartitionsResponse._LAZY_DEFAULTS = {"results": list}
 CreatePartitionsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

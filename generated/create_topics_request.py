@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import DecodeError, UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -439,23 +438,46 @@ def _write_CreateTopicsRequest_v5_7(request: CreateTopicsRequest, out: bytearray
 _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 
-CreatableReplicaAssignment._READERS = _w.bind_versions((_read_CreatableReplicaAssignment_v0_4, _read_CreatableReplicaAssignment_v0_4, _read_CreatableReplicaAssignment_v0_4, _read_CreatableReplicaAssignment_v0_4, _read_CreatableReplicaAssignment_v0_4, _read_CreatableReplicaAssignment_v5_7, _read_CreatableReplicaAssignment_v5_7, _read_CreatableReplicaAssignment_v5_7))
-CreatableReplicaAssignment._WRITERS = _w.bind_versions((_write_CreatableReplicaAssignment_v0_4, _write_CreatableReplicaAssignment_v0_4, _write_CreatableReplicaAssignment_v0_4, _write_CreatableReplicaAssignment_v0_4, _write_CreatableReplicaAssignment_v0_4, _write_CreatableReplicaAssignment_v5_7, _write_CreatableReplicaAssignment_v5_7, _write_CreatableReplicaAssignment_v5_7))
+CreatableReplicaAssignment._READERS = _w.bind_versions((
+    _read_CreatableReplicaAssignment_v0_4, _read_CreatableReplicaAssignment_v0_4, _read_CreatableReplicaAssignment_v0_4,
+    _read_CreatableReplicaAssignment_v0_4, _read_CreatableReplicaAssignment_v0_4, _read_CreatableReplicaAssignment_v5_7,
+    _read_CreatableReplicaAssignment_v5_7, _read_CreatableReplicaAssignment_v5_7,
+))
+CreatableReplicaAssignment._WRITERS = _w.bind_versions((
+    _write_CreatableReplicaAssignment_v0_4, _write_CreatableReplicaAssignment_v0_4,
+    _write_CreatableReplicaAssignment_v0_4, _write_CreatableReplicaAssignment_v0_4,
+    _write_CreatableReplicaAssignment_v0_4, _write_CreatableReplicaAssignment_v5_7,
+    _write_CreatableReplicaAssignment_v5_7, _write_CreatableReplicaAssignment_v5_7,
+))
 CreatableReplicaAssignment._LAZY_DEFAULTS = {"broker_ids": list}
 CreatableReplicaAssignment._MAP_KEYS = ("partition_index",)
 CreatableReplicaAssignment.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0, map_key=True),
     FieldInfo(attr="broker_ids", json_name="brokerIds", type="[]int32", versions=_V0_PLUS, default=()),
 )
-CreatableTopicConfig._READERS = _w.bind_versions((_read_CreatableTopicConfig_v0_4, _read_CreatableTopicConfig_v0_4, _read_CreatableTopicConfig_v0_4, _read_CreatableTopicConfig_v0_4, _read_CreatableTopicConfig_v0_4, _read_CreatableTopicConfig_v5_7, _read_CreatableTopicConfig_v5_7, _read_CreatableTopicConfig_v5_7))
-CreatableTopicConfig._WRITERS = _w.bind_versions((_write_CreatableTopicConfig_v0_4, _write_CreatableTopicConfig_v0_4, _write_CreatableTopicConfig_v0_4, _write_CreatableTopicConfig_v0_4, _write_CreatableTopicConfig_v0_4, _write_CreatableTopicConfig_v5_7, _write_CreatableTopicConfig_v5_7, _write_CreatableTopicConfig_v5_7))
+CreatableTopicConfig._READERS = _w.bind_versions((
+    _read_CreatableTopicConfig_v0_4, _read_CreatableTopicConfig_v0_4, _read_CreatableTopicConfig_v0_4,
+    _read_CreatableTopicConfig_v0_4, _read_CreatableTopicConfig_v0_4, _read_CreatableTopicConfig_v5_7,
+    _read_CreatableTopicConfig_v5_7, _read_CreatableTopicConfig_v5_7,
+))
+CreatableTopicConfig._WRITERS = _w.bind_versions((
+    _write_CreatableTopicConfig_v0_4, _write_CreatableTopicConfig_v0_4, _write_CreatableTopicConfig_v0_4,
+    _write_CreatableTopicConfig_v0_4, _write_CreatableTopicConfig_v0_4, _write_CreatableTopicConfig_v5_7,
+    _write_CreatableTopicConfig_v5_7, _write_CreatableTopicConfig_v5_7,
+))
 CreatableTopicConfig._MAP_KEYS = ("name",)
 CreatableTopicConfig.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="value", json_name="value", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
 )
-CreatableTopic._READERS = _w.bind_versions((_read_CreatableTopic_v0_4, _read_CreatableTopic_v0_4, _read_CreatableTopic_v0_4, _read_CreatableTopic_v0_4, _read_CreatableTopic_v0_4, _read_CreatableTopic_v5_7, _read_CreatableTopic_v5_7, _read_CreatableTopic_v5_7))
-CreatableTopic._WRITERS = _w.bind_versions((_write_CreatableTopic_v0_4, _write_CreatableTopic_v0_4, _write_CreatableTopic_v0_4, _write_CreatableTopic_v0_4, _write_CreatableTopic_v0_4, _write_CreatableTopic_v5_7, _write_CreatableTopic_v5_7, _write_CreatableTopic_v5_7))
+CreatableTopic._READERS = _w.bind_versions((
+    _read_CreatableTopic_v0_4, _read_CreatableTopic_v0_4, _read_CreatableTopic_v0_4, _read_CreatableTopic_v0_4,
+    _read_CreatableTopic_v0_4, _read_CreatableTopic_v5_7, _read_CreatableTopic_v5_7, _read_CreatableTopic_v5_7,
+))
+CreatableTopic._WRITERS = _w.bind_versions((
+    _write_CreatableTopic_v0_4, _write_CreatableTopic_v0_4, _write_CreatableTopic_v0_4, _write_CreatableTopic_v0_4,
+    _write_CreatableTopic_v0_4, _write_CreatableTopic_v5_7, _write_CreatableTopic_v5_7, _write_CreatableTopic_v5_7,
+))
 CreatableTopic._LAZY_DEFAULTS = {"assignments": KeyedList, "configs": KeyedList}
 CreatableTopic._MAP_KEYS = ("name",)
 CreatableTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -465,8 +487,16 @@ CreatableTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
     FieldInfo(attr="assignments", json_name="assignments", type="[]CreatableReplicaAssignment", versions=_V0_PLUS, default=(), struct=CreatableReplicaAssignment),
     FieldInfo(attr="configs", json_name="configs", type="[]CreatableTopicConfig", versions=_V0_PLUS, default=(), struct=CreatableTopicConfig),
 )
-CreateTopicsRequest._READERS = _w.bind_versions((_read_CreateTopicsRequest_v0_4, _read_CreateTopicsRequest_v0_4, _read_CreateTopicsRequest_v0_4, _read_CreateTopicsRequest_v0_4, _read_CreateTopicsRequest_v0_4, _read_CreateTopicsRequest_v5_7, _read_CreateTopicsRequest_v5_7, _read_CreateTopicsRequest_v5_7))
-CreateTopicsRequest._WRITERS = _w.bind_versions((_write_CreateTopicsRequest_v0_4, _write_CreateTopicsRequest_v0_4, _write_CreateTopicsRequest_v0_4, _write_CreateTopicsRequest_v0_4, _write_CreateTopicsRequest_v0_4, _write_CreateTopicsRequest_v5_7, _write_CreateTopicsRequest_v5_7, _write_CreateTopicsRequest_v5_7))
+CreateTopicsRequest._READERS = _w.bind_versions((
+    _read_CreateTopicsRequest_v0_4, _read_CreateTopicsRequest_v0_4, _read_CreateTopicsRequest_v0_4,
+    _read_CreateTopicsRequest_v0_4, _read_CreateTopicsRequest_v0_4, _read_CreateTopicsRequest_v5_7,
+    _read_CreateTopicsRequest_v5_7, _read_CreateTopicsRequest_v5_7,
+))
+CreateTopicsRequest._WRITERS = _w.bind_versions((
+    _write_CreateTopicsRequest_v0_4, _write_CreateTopicsRequest_v0_4, _write_CreateTopicsRequest_v0_4,
+    _write_CreateTopicsRequest_v0_4, _write_CreateTopicsRequest_v0_4, _write_CreateTopicsRequest_v5_7,
+    _write_CreateTopicsRequest_v5_7, _write_CreateTopicsRequest_v5_7,
+))
 CreateTopicsRequest._LAZY_DEFAULTS = {"topics": KeyedList}
 CreateTopicsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topics", json_name="topics", type="[]CreatableTopic", versions=_V0_PLUS, default=(), struct=CreatableTopic),

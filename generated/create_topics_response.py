@@ -13,8 +13,8 @@ import struct
 from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import DecodeError, UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -401,8 +401,14 @@ _V2_PLUS = (2, 32767)
 _V5_PLUS = (5, 32767)
 _V7_PLUS = (7, 32767)
 
-CreatableTopicConfigs._READERS = _w.bind_versions((None, None, None, None, None, _read_CreatableTopicConfigs_v5_7, _read_CreatableTopicConfigs_v5_7, _read_CreatableTopicConfigs_v5_7))
-CreatableTopicConfigs._WRITERS = _w.bind_versions((None, None, None, None, None, _write_CreatableTopicConfigs_v5_7, _write_CreatableTopicConfigs_v5_7, _write_CreatableTopicConfigs_v5_7))
+CreatableTopicConfigs._READERS = _w.bind_versions((
+    None, None, None, None, None, _read_CreatableTopicConfigs_v5_7, _read_CreatableTopicConfigs_v5_7,
+    _read_CreatableTopicConfigs_v5_7,
+))
+CreatableTopicConfigs._WRITERS = _w.bind_versions((
+    None, None, None, None, None, _write_CreatableTopicConfigs_v5_7, _write_CreatableTopicConfigs_v5_7,
+    _write_CreatableTopicConfigs_v5_7,
+))
 CreatableTopicConfigs.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V5_PLUS, default=''),
     FieldInfo(attr="value", json_name="value", type="string", versions=_V5_PLUS, nullable=_V5_PLUS, default=''),
@@ -410,8 +416,16 @@ CreatableTopicConfigs.FIELDS = (  # what the runtime knows of each field (kwire.
     FieldInfo(attr="config_source", json_name="configSource", type="int8", versions=_V5_PLUS, ignorable=True, default=-1),
     FieldInfo(attr="is_sensitive", json_name="isSensitive", type="bool", versions=_V5_PLUS, default=False),
 )
-CreatableTopicResult._READERS = _w.bind_versions((_read_CreatableTopicResult_v0_4, _read_CreatableTopicResult_v0_4, _read_CreatableTopicResult_v0_4, _read_CreatableTopicResult_v0_4, _read_CreatableTopicResult_v0_4, _read_CreatableTopicResult_v5_7, _read_CreatableTopicResult_v5_7, _read_CreatableTopicResult_v5_7))
-CreatableTopicResult._WRITERS = _w.bind_versions((_write_CreatableTopicResult_v0_4, _write_CreatableTopicResult_v0_4, _write_CreatableTopicResult_v0_4, _write_CreatableTopicResult_v0_4, _write_CreatableTopicResult_v0_4, _write_CreatableTopicResult_v5_7, _write_CreatableTopicResult_v5_7, _write_CreatableTopicResult_v5_7))
+CreatableTopicResult._READERS = _w.bind_versions((
+    _read_CreatableTopicResult_v0_4, _read_CreatableTopicResult_v0_4, _read_CreatableTopicResult_v0_4,
+    _read_CreatableTopicResult_v0_4, _read_CreatableTopicResult_v0_4, _read_CreatableTopicResult_v5_7,
+    _read_CreatableTopicResult_v5_7, _read_CreatableTopicResult_v5_7,
+))
+CreatableTopicResult._WRITERS = _w.bind_versions((
+    _write_CreatableTopicResult_v0_4, _write_CreatableTopicResult_v0_4, _write_CreatableTopicResult_v0_4,
+    _write_CreatableTopicResult_v0_4, _write_CreatableTopicResult_v0_4, _write_CreatableTopicResult_v5_7,
+    _write_CreatableTopicResult_v5_7, _write_CreatableTopicResult_v5_7,
+))
 CreatableTopicResult._LAZY_DEFAULTS = {"configs": list}
 CreatableTopicResult._MAP_KEYS = ("name",)
 CreatableTopicResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -424,8 +438,16 @@ CreatableTopicResult.FIELDS = (  # what the runtime knows of each field (kwire.w
     FieldInfo(attr="replication_factor", json_name="replicationFactor", type="int16", versions=_V5_PLUS, ignorable=True, default=-1),
     FieldInfo(attr="configs", json_name="configs", type="[]CreatableTopicConfigs", versions=_V5_PLUS, nullable=_V5_PLUS, ignorable=True, default=(), struct=CreatableTopicConfigs),
 )
-CreateTopicsResponse._READERS = _w.bind_versions((_read_CreateTopicsResponse_v0_4, _read_CreateTopicsResponse_v0_4, _read_CreateTopicsResponse_v0_4, _read_CreateTopicsResponse_v0_4, _read_CreateTopicsResponse_v0_4, _read_CreateTopicsResponse_v5_7, _read_CreateTopicsResponse_v5_7, _read_CreateTopicsResponse_v5_7))
-CreateTopicsResponse._WRITERS = _w.bind_versions((_write_CreateTopicsResponse_v0_4, _write_CreateTopicsResponse_v0_4, _write_CreateTopicsResponse_v0_4, _write_CreateTopicsResponse_v0_4, _write_CreateTopicsResponse_v0_4, _write_CreateTopicsResponse_v5_7, _write_CreateTopicsResponse_v5_7, _write_CreateTopicsResponse_v5_7))
+CreateTopicsResponse._READERS = _w.bind_versions((
+    _read_CreateTopicsResponse_v0_4, _read_CreateTopicsResponse_v0_4, _read_CreateTopicsResponse_v0_4,
+    _read_CreateTopicsResponse_v0_4, _read_CreateTopicsResponse_v0_4, _read_CreateTopicsResponse_v5_7,
+    _read_CreateTopicsResponse_v5_7, _read_CreateTopicsResponse_v5_7,
+))
+CreateTopicsResponse._WRITERS = _w.bind_versions((
+    _write_CreateTopicsResponse_v0_4, _write_CreateTopicsResponse_v0_4, _write_CreateTopicsResponse_v0_4,
+    _write_CreateTopicsResponse_v0_4, _write_CreateTopicsResponse_v0_4, _write_CreateTopicsResponse_v5_7,
+    _write_CreateTopicsResponse_v5_7, _write_CreateTopicsResponse_v5_7,
+))
 CreateTopicsResponse._LAZY_DEFAULTS = {"topics": KeyedList}
 CreateTopicsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V2_PLUS, ignorable=True, default=0),

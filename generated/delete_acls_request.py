@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -261,8 +260,13 @@ def _write_DeleteAclsRequest_v2_3(request: DeleteAclsRequest, out: bytearray, ve
 _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 
-DeleteAclsFilter._READERS = _w.bind_versions((_read_DeleteAclsFilter_v0_1, _read_DeleteAclsFilter_v0_1, _read_DeleteAclsFilter_v2_3, _read_DeleteAclsFilter_v2_3))
-DeleteAclsFilter._WRITERS = _w.bind_versions((_write_DeleteAclsFilter_v0_1, _write_DeleteAclsFilter_v0_1, _write_DeleteAclsFilter_v2_3, _write_DeleteAclsFilter_v2_3))
+DeleteAclsFilter._READERS = _w.bind_versions((
+    _read_DeleteAclsFilter_v0_1, _read_DeleteAclsFilter_v0_1, _read_DeleteAclsFilter_v2_3, _read_DeleteAclsFilter_v2_3,
+))
+DeleteAclsFilter._WRITERS = _w.bind_versions((
+    _write_DeleteAclsFilter_v0_1, _write_DeleteAclsFilter_v0_1, _write_DeleteAclsFilter_v2_3,
+    _write_DeleteAclsFilter_v2_3,
+))
 DeleteAclsFilter.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="resource_type_filter", json_name="resourceTypeFilter", type="int8", versions=_V0_PLUS, default=0),
     FieldInfo(attr="resource_name_filter", json_name="resourceNameFilter", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
@@ -272,8 +276,14 @@ DeleteAclsFilter.FIELDS = (  # what the runtime knows of each field (kwire.wire.
     FieldInfo(attr="operation", json_name="operation", type="int8", versions=_V0_PLUS, default=0),
     FieldInfo(attr="permission_type", json_name="permissionType", type="int8", versions=_V0_PLUS, default=0),
 )
-DeleteAclsRequest._READERS = _w.bind_versions((_read_DeleteAclsRequest_v0_1, _read_DeleteAclsRequest_v0_1, _read_DeleteAclsRequest_v2_3, _read_DeleteAclsRequest_v2_3))
-DeleteAclsRequest._WRITERS = _w.bind_versions((_write_DeleteAclsRequest_v0_1, _write_DeleteAclsRequest_v0_1, _write_DeleteAclsRequest_v2_3, _write_DeleteAclsRequest_v2_3))
+DeleteAclsRequest._READERS = _w.bind_versions((
+    _read_DeleteAclsRequest_v0_1, _read_DeleteAclsRequest_v0_1, _read_DeleteAclsRequest_v2_3,
+    _read_DeleteAclsRequest_v2_3,
+))
+DeleteAclsRequest._WRITERS = _w.bind_versions((
+    _write_DeleteAclsRequest_v0_1, _write_DeleteAclsRequest_v0_1, _write_DeleteAclsRequest_v2_3,
+    _write_DeleteAclsRequest_v2_3,
+))
 DeleteAclsRequest._LAZY_DEFAULTS = {"filters": list}
 DeleteAclsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="filters", json_name="filters", type="[]DeleteAclsFilter", versions=_V0_PLUS, default=(), struct=DeleteAclsFilter),

@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -407,8 +406,14 @@ def _write_DeleteAclsResponse_v2_3(response: DeleteAclsResponse, out: bytearray,
 _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 
-DeleteAclsMatchingAcl._READERS = _w.bind_versions((_read_DeleteAclsMatchingAcl_v0_1, _read_DeleteAclsMatchingAcl_v0_1, _read_DeleteAclsMatchingAcl_v2_3, _read_DeleteAclsMatchingAcl_v2_3))
-DeleteAclsMatchingAcl._WRITERS = _w.bind_versions((_write_DeleteAclsMatchingAcl_v0_1, _write_DeleteAclsMatchingAcl_v0_1, _write_DeleteAclsMatchingAcl_v2_3, _write_DeleteAclsMatchingAcl_v2_3))
+DeleteAclsMatchingAcl._READERS = _w.bind_versions((
+    _read_DeleteAclsMatchingAcl_v0_1, _read_DeleteAclsMatchingAcl_v0_1, _read_DeleteAclsMatchingAcl_v2_3,
+    _read_DeleteAclsMatchingAcl_v2_3,
+))
+DeleteAclsMatchingAcl._WRITERS = _w.bind_versions((
+    _write_DeleteAclsMatchingAcl_v0_1, _write_DeleteAclsMatchingAcl_v0_1, _write_DeleteAclsMatchingAcl_v2_3,
+    _write_DeleteAclsMatchingAcl_v2_3,
+))
 DeleteAclsMatchingAcl.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_message", json_name="errorMessage", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
@@ -420,16 +425,28 @@ DeleteAclsMatchingAcl.FIELDS = (  # what the runtime knows of each field (kwire.
     FieldInfo(attr="operation", json_name="operation", type="int8", versions=_V0_PLUS, default=0),
     FieldInfo(attr="permission_type", json_name="permissionType", type="int8", versions=_V0_PLUS, default=0),
 )
-DeleteAclsFilterResult._READERS = _w.bind_versions((_read_DeleteAclsFilterResult_v0_1, _read_DeleteAclsFilterResult_v0_1, _read_DeleteAclsFilterResult_v2_3, _read_DeleteAclsFilterResult_v2_3))
-DeleteAclsFilterResult._WRITERS = _w.bind_versions((_write_DeleteAclsFilterResult_v0_1, _write_DeleteAclsFilterResult_v0_1, _write_DeleteAclsFilterResult_v2_3, _write_DeleteAclsFilterResult_v2_3))
+DeleteAclsFilterResult._READERS = _w.bind_versions((
+    _read_DeleteAclsFilterResult_v0_1, _read_DeleteAclsFilterResult_v0_1, _read_DeleteAclsFilterResult_v2_3,
+    _read_DeleteAclsFilterResult_v2_3,
+))
+DeleteAclsFilterResult._WRITERS = _w.bind_versions((
+    _write_DeleteAclsFilterResult_v0_1, _write_DeleteAclsFilterResult_v0_1, _write_DeleteAclsFilterResult_v2_3,
+    _write_DeleteAclsFilterResult_v2_3,
+))
 DeleteAclsFilterResult._LAZY_DEFAULTS = {"matching_acls": list}
 DeleteAclsFilterResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_message", json_name="errorMessage", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
     FieldInfo(attr="matching_acls", json_name="matchingAcls", type="[]DeleteAclsMatchingAcl", versions=_V0_PLUS, default=(), struct=DeleteAclsMatchingAcl),
 )
-DeleteAclsResponse._READERS = _w.bind_versions((_read_DeleteAclsResponse_v0_1, _read_DeleteAclsResponse_v0_1, _read_DeleteAclsResponse_v2_3, _read_DeleteAclsResponse_v2_3))
-DeleteAclsResponse._WRITERS = _w.bind_versions((_write_DeleteAclsResponse_v0_1, _write_DeleteAclsResponse_v0_1, _write_DeleteAclsResponse_v2_3, _write_DeleteAclsResponse_v2_3))
+DeleteAclsResponse._READERS = _w.bind_versions((
+    _read_DeleteAclsResponse_v0_1, _read_DeleteAclsResponse_v0_1, _read_DeleteAclsResponse_v2_3,
+    _read_DeleteAclsResponse_v2_3,
+))
+DeleteAclsResponse._WRITERS = _w.bind_versions((
+    _write_DeleteAclsResponse_v0_1, _write_DeleteAclsResponse_v0_1, _write_DeleteAclsResponse_v2_3,
+    _write_DeleteAclsResponse_v2_3,
+))
 DeleteAclsResponse._LAZY_DEFAULTS = {"filter_results": list}
 DeleteAclsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -9,12 +9,9 @@ _write_...); last, the classes' tables of those functions by version and of thei
 # fmt: off
 from __future__ import annotations
 
-import struct
-from uuid import UUID
-
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import EncodeError, UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance
 
 
 class DeleteGroupsRequest(GeneratedStruct):
@@ -109,8 +106,12 @@ def _write_DeleteGroupsRequest_v2(request: DeleteGroupsRequest, out: bytearray, 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-DeleteGroupsRequest._READERS = _w.bind_versions((_read_DeleteGroupsRequest_v0_1, _read_DeleteGroupsRequest_v0_1, _read_DeleteGroupsRequest_v2))
-DeleteGroupsRequest._WRITERS = _w.bind_versions((_write_DeleteGroupsRequest_v0_1, _write_DeleteGroupsRequest_v0_1, _write_DeleteGroupsRequest_v2))
+DeleteGroupsRequest._READERS = _w.bind_versions((
+    _read_DeleteGroupsRequest_v0_1, _read_DeleteGroupsRequest_v0_1, _read_DeleteGroupsRequest_v2,
+))
+DeleteGroupsRequest._WRITERS = _w.bind_versions((
+    _write_DeleteGroupsRequest_v0_1, _write_DeleteGroupsRequest_v0_1, _write_DeleteGroupsRequest_v2,
+))
 DeleteGroupsRequest._LAZY_DEFAULTS = {"groups_names": list}
 DeleteGroupsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="groups_names", json_name="groupsNames", type="[]string", versions=_V0_PLUS, default=()),

@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -206,15 +205,23 @@ def _write_DeleteGroupsResponse_v2(response: DeleteGroupsResponse, out: bytearra
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-DeletableGroupResult._READERS = _w.bind_versions((_read_DeletableGroupResult_v0_1, _read_DeletableGroupResult_v0_1, _read_DeletableGroupResult_v2))
-DeletableGroupResult._WRITERS = _w.bind_versions((_write_DeletableGroupResult_v0_1, _write_DeletableGroupResult_v0_1, _write_DeletableGroupResult_v2))
+DeletableGroupResult._READERS = _w.bind_versions((
+    _read_DeletableGroupResult_v0_1, _read_DeletableGroupResult_v0_1, _read_DeletableGroupResult_v2,
+))
+DeletableGroupResult._WRITERS = _w.bind_versions((
+    _write_DeletableGroupResult_v0_1, _write_DeletableGroupResult_v0_1, _write_DeletableGroupResult_v2,
+))
 DeletableGroupResult._MAP_KEYS = ("group_id",)
 DeletableGroupResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
 )
-DeleteGroupsResponse._READERS = _w.bind_versions((_read_DeleteGroupsResponse_v0_1, _read_DeleteGroupsResponse_v0_1, _read_DeleteGroupsResponse_v2))
-DeleteGroupsResponse._WRITERS = _w.bind_versions((_write_DeleteGroupsResponse_v0_1, _write_DeleteGroupsResponse_v0_1, _write_DeleteGroupsResponse_v2))
+DeleteGroupsResponse._READERS = _w.bind_versions((
+    _read_DeleteGroupsResponse_v0_1, _read_DeleteGroupsResponse_v0_1, _read_DeleteGroupsResponse_v2,
+))
+DeleteGroupsResponse._WRITERS = _w.bind_versions((
+    _write_DeleteGroupsResponse_v0_1, _write_DeleteGroupsResponse_v0_1, _write_DeleteGroupsResponse_v2,
+))
 DeleteGroupsResponse._LAZY_DEFAULTS = {"results": KeyedList}
 DeleteGroupsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

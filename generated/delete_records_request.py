@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -283,21 +282,33 @@ def _write_DeleteRecordsRequest_v2(request: DeleteRecordsRequest, out: bytearray
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-DeleteRecordsPartition._READERS = _w.bind_versions((_read_DeleteRecordsPartition_v0_1, _read_DeleteRecordsPartition_v0_1, _read_DeleteRecordsPartition_v2))
-DeleteRecordsPartition._WRITERS = _w.bind_versions((_write_DeleteRecordsPartition_v0_1, _write_DeleteRecordsPartition_v0_1, _write_DeleteRecordsPartition_v2))
+DeleteRecordsPartition._READERS = _w.bind_versions((
+    _read_DeleteRecordsPartition_v0_1, _read_DeleteRecordsPartition_v0_1, _read_DeleteRecordsPartition_v2,
+))
+DeleteRecordsPartition._WRITERS = _w.bind_versions((
+    _write_DeleteRecordsPartition_v0_1, _write_DeleteRecordsPartition_v0_1, _write_DeleteRecordsPartition_v2,
+))
 DeleteRecordsPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="offset", json_name="offset", type="int64", versions=_V0_PLUS, default=0),
 )
-DeleteRecordsTopic._READERS = _w.bind_versions((_read_DeleteRecordsTopic_v0_1, _read_DeleteRecordsTopic_v0_1, _read_DeleteRecordsTopic_v2))
-DeleteRecordsTopic._WRITERS = _w.bind_versions((_write_DeleteRecordsTopic_v0_1, _write_DeleteRecordsTopic_v0_1, _write_DeleteRecordsTopic_v2))
+DeleteRecordsTopic._READERS = _w.bind_versions((
+    _read_DeleteRecordsTopic_v0_1, _read_DeleteRecordsTopic_v0_1, _read_DeleteRecordsTopic_v2,
+))
+DeleteRecordsTopic._WRITERS = _w.bind_versions((
+    _write_DeleteRecordsTopic_v0_1, _write_DeleteRecordsTopic_v0_1, _write_DeleteRecordsTopic_v2,
+))
 DeleteRecordsTopic._LAZY_DEFAULTS = {"partitions": list}
 DeleteRecordsTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partitions", json_name="partitions", type="[]DeleteRecordsPartition", versions=_V0_PLUS, default=(), struct=DeleteRecordsPartition),
 )
-DeleteRecordsRequest._READERS = _w.bind_versions((_read_DeleteRecordsRequest_v0_1, _read_DeleteRecordsRequest_v0_1, _read_DeleteRecordsRequest_v2))
-DeleteRecordsRequest._WRITERS = _w.bind_versions((_write_DeleteRecordsRequest_v0_1, _write_DeleteRecordsRequest_v0_1, _write_DeleteRecordsRequest_v2))
+DeleteRecordsRequest._READERS = _w.bind_versions((
+    _read_DeleteRecordsRequest_v0_1, _read_DeleteRecordsRequest_v0_1, _read_DeleteRecordsRequest_v2,
+))
+DeleteRecordsRequest._WRITERS = _w.bind_versions((
+    _write_DeleteRecordsRequest_v0_1, _write_DeleteRecordsRequest_v0_1, _write_DeleteRecordsRequest_v2,
+))
 DeleteRecordsRequest._LAZY_DEFAULTS = {"topics": list}
 DeleteRecordsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topics", json_name="topics", type="[]DeleteRecordsTopic", versions=_V0_PLUS, default=(), struct=DeleteRecordsTopic),

@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -287,24 +286,38 @@ def _write_DeleteRecordsResponse_v2(response: DeleteRecordsResponse, out: bytear
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-DeleteRecordsPartitionResult._READERS = _w.bind_versions((_read_DeleteRecordsPartitionResult_v0_1, _read_DeleteRecordsPartitionResult_v0_1, _read_DeleteRecordsPartitionResult_v2))
-DeleteRecordsPartitionResult._WRITERS = _w.bind_versions((_write_DeleteRecordsPartitionResult_v0_1, _write_DeleteRecordsPartitionResult_v0_1, _write_DeleteRecordsPartitionResult_v2))
+DeleteRecordsPartitionResult._READERS = _w.bind_versions((
+    _read_DeleteRecordsPartitionResult_v0_1, _read_DeleteRecordsPartitionResult_v0_1,
+    _read_DeleteRecordsPartitionResult_v2,
+))
+DeleteRecordsPartitionResult._WRITERS = _w.bind_versions((
+    _write_DeleteRecordsPartitionResult_v0_1, _write_DeleteRecordsPartitionResult_v0_1,
+    _write_DeleteRecordsPartitionResult_v2,
+))
 DeleteRecordsPartitionResult._MAP_KEYS = ("partition_index",)
 DeleteRecordsPartitionResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0, map_key=True),
     FieldInfo(attr="low_watermark", json_name="lowWatermark", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
 )
-DeleteRecordsTopicResult._READERS = _w.bind_versions((_read_DeleteRecordsTopicResult_v0_1, _read_DeleteRecordsTopicResult_v0_1, _read_DeleteRecordsTopicResult_v2))
-DeleteRecordsTopicResult._WRITERS = _w.bind_versions((_write_DeleteRecordsTopicResult_v0_1, _write_DeleteRecordsTopicResult_v0_1, _write_DeleteRecordsTopicResult_v2))
+DeleteRecordsTopicResult._READERS = _w.bind_versions((
+    _read_DeleteRecordsTopicResult_v0_1, _read_DeleteRecordsTopicResult_v0_1, _read_DeleteRecordsTopicResult_v2,
+))
+DeleteRecordsTopicResult._WRITERS = _w.bind_versions((
+    _write_DeleteRecordsTopicResult_v0_1, _write_DeleteRecordsTopicResult_v0_1, _write_DeleteRecordsTopicResult_v2,
+))
 DeleteRecordsTopicResult._LAZY_DEFAULTS = {"partitions": KeyedList}
 DeleteRecordsTopicResult._MAP_KEYS = ("name",)
 DeleteRecordsTopicResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="partitions", json_name="partitions", type="[]DeleteRecordsPartitionResult", versions=_V0_PLUS, default=(), struct=DeleteRecordsPartitionResult),
 )
-DeleteRecordsResponse._READERS = _w.bind_versions((_read_DeleteRecordsResponse_v0_1, _read_DeleteRecordsResponse_v0_1, _read_DeleteRecordsResponse_v2))
-DeleteRecordsResponse._WRITERS = _w.bind_versions((_write_DeleteRecordsResponse_v0_1, _write_DeleteRecordsResponse_v0_1, _write_DeleteRecordsResponse_v2))
+DeleteRecordsResponse._READERS = _w.bind_versions((
+    _read_DeleteRecordsResponse_v0_1, _read_DeleteRecordsResponse_v0_1, _read_DeleteRecordsResponse_v2,
+))
+DeleteRecordsResponse._WRITERS = _w.bind_versions((
+    _write_DeleteRecordsResponse_v0_1, _write_DeleteRecordsResponse_v0_1, _write_DeleteRecordsResponse_v2,
+))
 DeleteRecordsResponse._LAZY_DEFAULTS = {"topics": KeyedList}
 DeleteRecordsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -13,8 +13,8 @@ import struct
 from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import EncodeError, UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -215,8 +215,16 @@ DeleteTopicState.FIELDS = (  # what the runtime knows of each field (kwire.wire.
     FieldInfo(attr="name", json_name="name", type="string", versions=_V6_PLUS, nullable=_V6_PLUS),
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V6_PLUS, default=_ZERO_UUID),
 )
-DeleteTopicsRequest._READERS = _w.bind_versions((_read_DeleteTopicsRequest_v0_3, _read_DeleteTopicsRequest_v0_3, _read_DeleteTopicsRequest_v0_3, _read_DeleteTopicsRequest_v0_3, _read_DeleteTopicsRequest_v4_6, _read_DeleteTopicsRequest_v4_6, _read_DeleteTopicsRequest_v4_6))
-DeleteTopicsRequest._WRITERS = _w.bind_versions((_write_DeleteTopicsRequest_v0_3, _write_DeleteTopicsRequest_v0_3, _write_DeleteTopicsRequest_v0_3, _write_DeleteTopicsRequest_v0_3, _write_DeleteTopicsRequest_v4_6, _write_DeleteTopicsRequest_v4_6, _write_DeleteTopicsRequest_v4_6))
+DeleteTopicsRequest._READERS = _w.bind_versions((
+    _read_DeleteTopicsRequest_v0_3, _read_DeleteTopicsRequest_v0_3, _read_DeleteTopicsRequest_v0_3,
+    _read_DeleteTopicsRequest_v0_3, _read_DeleteTopicsRequest_v4_6, _read_DeleteTopicsRequest_v4_6,
+    _read_DeleteTopicsRequest_v4_6,
+))
+DeleteTopicsRequest._WRITERS = _w.bind_versions((
+    _write_DeleteTopicsRequest_v0_3, _write_DeleteTopicsRequest_v0_3, _write_DeleteTopicsRequest_v0_3,
+    _write_DeleteTopicsRequest_v0_3, _write_DeleteTopicsRequest_v4_6, _write_DeleteTopicsRequest_v4_6,
+    _write_DeleteTopicsRequest_v4_6,
+))
 DeleteTopicsRequest._LAZY_DEFAULTS = {"topics": list, "topic_names": list}
 DeleteTopicsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topics", json_name="topics", type="[]DeleteTopicState", versions=_V6_PLUS, default=(), struct=DeleteTopicState),

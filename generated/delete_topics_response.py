@@ -13,8 +13,8 @@ import struct
 from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -360,8 +360,16 @@ _V1_PLUS = (1, 32767)
 _V5_PLUS = (5, 32767)
 _V6_PLUS = (6, 32767)
 
-DeletableTopicResult._READERS = _w.bind_versions((_read_DeletableTopicResult_v0_3, _read_DeletableTopicResult_v0_3, _read_DeletableTopicResult_v0_3, _read_DeletableTopicResult_v0_3, _read_DeletableTopicResult_v4, _read_DeletableTopicResult_v5, _read_DeletableTopicResult_v6))
-DeletableTopicResult._WRITERS = _w.bind_versions((_write_DeletableTopicResult_v0_3, _write_DeletableTopicResult_v0_3, _write_DeletableTopicResult_v0_3, _write_DeletableTopicResult_v0_3, _write_DeletableTopicResult_v4, _write_DeletableTopicResult_v5, _write_DeletableTopicResult_v6))
+DeletableTopicResult._READERS = _w.bind_versions((
+    _read_DeletableTopicResult_v0_3, _read_DeletableTopicResult_v0_3, _read_DeletableTopicResult_v0_3,
+    _read_DeletableTopicResult_v0_3, _read_DeletableTopicResult_v4, _read_DeletableTopicResult_v5,
+    _read_DeletableTopicResult_v6,
+))
+DeletableTopicResult._WRITERS = _w.bind_versions((
+    _write_DeletableTopicResult_v0_3, _write_DeletableTopicResult_v0_3, _write_DeletableTopicResult_v0_3,
+    _write_DeletableTopicResult_v0_3, _write_DeletableTopicResult_v4, _write_DeletableTopicResult_v5,
+    _write_DeletableTopicResult_v6,
+))
 DeletableTopicResult._MAP_KEYS = ("name",)
 DeletableTopicResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, nullable=_V6_PLUS, default='', map_key=True),
@@ -369,8 +377,16 @@ DeletableTopicResult.FIELDS = (  # what the runtime knows of each field (kwire.w
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_message", json_name="errorMessage", type="string", versions=_V5_PLUS, nullable=_V5_PLUS, ignorable=True),
 )
-DeleteTopicsResponse._READERS = _w.bind_versions((_read_DeleteTopicsResponse_v0_3, _read_DeleteTopicsResponse_v0_3, _read_DeleteTopicsResponse_v0_3, _read_DeleteTopicsResponse_v0_3, _read_DeleteTopicsResponse_v4, _read_DeleteTopicsResponse_v5, _read_DeleteTopicsResponse_v6))
-DeleteTopicsResponse._WRITERS = _w.bind_versions((_write_DeleteTopicsResponse_v0_3, _write_DeleteTopicsResponse_v0_3, _write_DeleteTopicsResponse_v0_3, _write_DeleteTopicsResponse_v0_3, _write_DeleteTopicsResponse_v4, _write_DeleteTopicsResponse_v5, _write_DeleteTopicsResponse_v6))
+DeleteTopicsResponse._READERS = _w.bind_versions((
+    _read_DeleteTopicsResponse_v0_3, _read_DeleteTopicsResponse_v0_3, _read_DeleteTopicsResponse_v0_3,
+    _read_DeleteTopicsResponse_v0_3, _read_DeleteTopicsResponse_v4, _read_DeleteTopicsResponse_v5,
+    _read_DeleteTopicsResponse_v6,
+))
+DeleteTopicsResponse._WRITERS = _w.bind_versions((
+    _write_DeleteTopicsResponse_v0_3, _write_DeleteTopicsResponse_v0_3, _write_DeleteTopicsResponse_v0_3,
+    _write_DeleteTopicsResponse_v0_3, _write_DeleteTopicsResponse_v4, _write_DeleteTopicsResponse_v5,
+    _write_DeleteTopicsResponse_v6,
+))
 DeleteTopicsResponse._LAZY_DEFAULTS = {"responses": KeyedList}
 DeleteTopicsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V1_PLUS, ignorable=True, default=0),

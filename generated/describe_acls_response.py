@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -364,16 +363,26 @@ def _write_DescribeAclsResponse_v2_3(response: DescribeAclsResponse, out: bytear
 _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 
-AclDescription._READERS = _w.bind_versions((_read_AclDescription_v0_1, _read_AclDescription_v0_1, _read_AclDescription_v2_3, _read_AclDescription_v2_3))
-AclDescription._WRITERS = _w.bind_versions((_write_AclDescription_v0_1, _write_AclDescription_v0_1, _write_AclDescription_v2_3, _write_AclDescription_v2_3))
+AclDescription._READERS = _w.bind_versions((
+    _read_AclDescription_v0_1, _read_AclDescription_v0_1, _read_AclDescription_v2_3, _read_AclDescription_v2_3,
+))
+AclDescription._WRITERS = _w.bind_versions((
+    _write_AclDescription_v0_1, _write_AclDescription_v0_1, _write_AclDescription_v2_3, _write_AclDescription_v2_3,
+))
 AclDescription.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="principal", json_name="principal", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="host", json_name="host", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="operation", json_name="operation", type="int8", versions=_V0_PLUS, default=0),
     FieldInfo(attr="permission_type", json_name="permissionType", type="int8", versions=_V0_PLUS, default=0),
 )
-DescribeAclsResource._READERS = _w.bind_versions((_read_DescribeAclsResource_v0_1, _read_DescribeAclsResource_v0_1, _read_DescribeAclsResource_v2_3, _read_DescribeAclsResource_v2_3))
-DescribeAclsResource._WRITERS = _w.bind_versions((_write_DescribeAclsResource_v0_1, _write_DescribeAclsResource_v0_1, _write_DescribeAclsResource_v2_3, _write_DescribeAclsResource_v2_3))
+DescribeAclsResource._READERS = _w.bind_versions((
+    _read_DescribeAclsResource_v0_1, _read_DescribeAclsResource_v0_1, _read_DescribeAclsResource_v2_3,
+    _read_DescribeAclsResource_v2_3,
+))
+DescribeAclsResource._WRITERS = _w.bind_versions((
+    _write_DescribeAclsResource_v0_1, _write_DescribeAclsResource_v0_1, _write_DescribeAclsResource_v2_3,
+    _write_DescribeAclsResource_v2_3,
+))
 DescribeAclsResource._LAZY_DEFAULTS = {"acls": list}
 DescribeAclsResource.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="resource_type", json_name="resourceType", type="int8", versions=_V0_PLUS, default=0),
@@ -381,8 +390,14 @@ DescribeAclsResource.FIELDS = (  # what the runtime knows of each field (kwire.w
     FieldInfo(attr="pattern_type", json_name="patternType", type="int8", versions=_V1_PLUS, default=3),
     FieldInfo(attr="acls", json_name="acls", type="[]AclDescription", versions=_V0_PLUS, default=(), struct=AclDescription),
 )
-DescribeAclsResponse._READERS = _w.bind_versions((_read_DescribeAclsResponse_v0_1, _read_DescribeAclsResponse_v0_1, _read_DescribeAclsResponse_v2_3, _read_DescribeAclsResponse_v2_3))
-DescribeAclsResponse._WRITERS = _w.bind_versions((_write_DescribeAclsResponse_v0_1, _write_DescribeAclsResponse_v0_1, _write_DescribeAclsResponse_v2_3, _write_DescribeAclsResponse_v2_3))
+DescribeAclsResponse._READERS = _w.bind_versions((
+    _read_DescribeAclsResponse_v0_1, _read_DescribeAclsResponse_v0_1, _read_DescribeAclsResponse_v2_3,
+    _read_DescribeAclsResponse_v2_3,
+))
+DescribeAclsResponse._WRITERS = _w.bind_versions((
+    _write_DescribeAclsResponse_v0_1, _write_DescribeAclsResponse_v0_1, _write_DescribeAclsResponse_v2_3,
+    _write_DescribeAclsResponse_v2_3,
+))
 DescribeAclsResponse._LAZY_DEFAULTS = {"resources": list}
 DescribeAclsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -228,8 +227,12 @@ ComponentData.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
     FieldInfo(attr="match_type", json_name="matchType", type="int8", versions=_V0_PLUS, default=0),
     FieldInfo(attr="match", json_name="match", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
 )
-DescribeClientQuotasRequest._READERS = _w.bind_versions((_read_DescribeClientQuotasRequest_v0, _read_DescribeClientQuotasRequest_v1))
-DescribeClientQuotasRequest._WRITERS = _w.bind_versions((_write_DescribeClientQuotasRequest_v0, _write_DescribeClientQuotasRequest_v1))
+DescribeClientQuotasRequest._READERS = _w.bind_versions((
+    _read_DescribeClientQuotasRequest_v0, _read_DescribeClientQuotasRequest_v1,
+))
+DescribeClientQuotasRequest._WRITERS = _w.bind_versions((
+    _write_DescribeClientQuotasRequest_v0, _write_DescribeClientQuotasRequest_v1,
+))
 DescribeClientQuotasRequest._LAZY_DEFAULTS = {"components": list}
 DescribeClientQuotasRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="components", json_name="components", type="[]ComponentData", versions=_V0_PLUS, default=(), struct=ComponentData),

@@ -10,11 +10,9 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -119,8 +117,12 @@ _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 _V2_PLUS = (2, 32767)
 
-DescribeClusterRequest._READERS = _w.bind_versions((_read_DescribeClusterRequest_v0_2, _read_DescribeClusterRequest_v0_2, _read_DescribeClusterRequest_v0_2))
-DescribeClusterRequest._WRITERS = _w.bind_versions((_write_DescribeClusterRequest_v0_2, _write_DescribeClusterRequest_v0_2, _write_DescribeClusterRequest_v0_2))
+DescribeClusterRequest._READERS = _w.bind_versions((
+    _read_DescribeClusterRequest_v0_2, _read_DescribeClusterRequest_v0_2, _read_DescribeClusterRequest_v0_2,
+))
+DescribeClusterRequest._WRITERS = _w.bind_versions((
+    _write_DescribeClusterRequest_v0_2, _write_DescribeClusterRequest_v0_2, _write_DescribeClusterRequest_v0_2,
+))
 DescribeClusterRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="include_cluster_authorized_operations", json_name="includeClusterAuthorizedOperations", type="bool", versions=_V0_PLUS, default=False),
     FieldInfo(attr="endpoint_type", json_name="endpointType", type="int8", versions=_V1_PLUS, default=1),

@@ -10,11 +10,9 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -256,8 +254,12 @@ _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 _V2_PLUS = (2, 32767)
 
-DescribeClusterBroker._READERS = _w.bind_versions((_read_DescribeClusterBroker_v0_2, _read_DescribeClusterBroker_v0_2, _read_DescribeClusterBroker_v0_2))
-DescribeClusterBroker._WRITERS = _w.bind_versions((_write_DescribeClusterBroker_v0_2, _write_DescribeClusterBroker_v0_2, _write_DescribeClusterBroker_v0_2))
+DescribeClusterBroker._READERS = _w.bind_versions((
+    _read_DescribeClusterBroker_v0_2, _read_DescribeClusterBroker_v0_2, _read_DescribeClusterBroker_v0_2,
+))
+DescribeClusterBroker._WRITERS = _w.bind_versions((
+    _write_DescribeClusterBroker_v0_2, _write_DescribeClusterBroker_v0_2, _write_DescribeClusterBroker_v0_2,
+))
 DescribeClusterBroker._MAP_KEYS = ("broker_id",)
 DescribeClusterBroker.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="broker_id", json_name="brokerId", type="int32", versions=_V0_PLUS, default=0, map_key=True),
@@ -266,8 +268,12 @@ DescribeClusterBroker.FIELDS = (  # what the runtime knows of each field (kwire.
     FieldInfo(attr="rack", json_name="rack", type="string", versions=_V0_PLUS, nullable=_V0_PLUS),
     FieldInfo(attr="is_fenced", json_name="isFenced", type="bool", versions=_V2_PLUS, default=False),
 )
-DescribeClusterResponse._READERS = _w.bind_versions((_read_DescribeClusterResponse_v0_2, _read_DescribeClusterResponse_v0_2, _read_DescribeClusterResponse_v0_2))
-DescribeClusterResponse._WRITERS = _w.bind_versions((_write_DescribeClusterResponse_v0_2, _write_DescribeClusterResponse_v0_2, _write_DescribeClusterResponse_v0_2))
+DescribeClusterResponse._READERS = _w.bind_versions((
+    _read_DescribeClusterResponse_v0_2, _read_DescribeClusterResponse_v0_2, _read_DescribeClusterResponse_v0_2,
+))
+DescribeClusterResponse._WRITERS = _w.bind_versions((
+    _write_DescribeClusterResponse_v0_2, _write_DescribeClusterResponse_v0_2, _write_DescribeClusterResponse_v0_2,
+))
 DescribeClusterResponse._LAZY_DEFAULTS = {"brokers": KeyedList}
 DescribeClusterResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

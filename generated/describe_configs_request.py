@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import EncodeError, UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -264,16 +263,28 @@ _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 _V3_PLUS = (3, 32767)
 
-DescribeConfigsResource._READERS = _w.bind_versions((_read_DescribeConfigsResource_v0_3, _read_DescribeConfigsResource_v0_3, _read_DescribeConfigsResource_v0_3, _read_DescribeConfigsResource_v0_3, _read_DescribeConfigsResource_v4))
-DescribeConfigsResource._WRITERS = _w.bind_versions((_write_DescribeConfigsResource_v0_3, _write_DescribeConfigsResource_v0_3, _write_DescribeConfigsResource_v0_3, _write_DescribeConfigsResource_v0_3, _write_DescribeConfigsResource_v4))
+DescribeConfigsResource._READERS = _w.bind_versions((
+    _read_DescribeConfigsResource_v0_3, _read_DescribeConfigsResource_v0_3, _read_DescribeConfigsResource_v0_3,
+    _read_DescribeConfigsResource_v0_3, _read_DescribeConfigsResource_v4,
+))
+DescribeConfigsResource._WRITERS = _w.bind_versions((
+    _write_DescribeConfigsResource_v0_3, _write_DescribeConfigsResource_v0_3, _write_DescribeConfigsResource_v0_3,
+    _write_DescribeConfigsResource_v0_3, _write_DescribeConfigsResource_v4,
+))
 DescribeConfigsResource._LAZY_DEFAULTS = {"configuration_keys": list}
 DescribeConfigsResource.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="resource_type", json_name="resourceType", type="int8", versions=_V0_PLUS, default=0),
     FieldInfo(attr="resource_name", json_name="resourceName", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="configuration_keys", json_name="configurationKeys", type="[]string", versions=_V0_PLUS, nullable=_V0_PLUS, default=()),
 )
-DescribeConfigsRequest._READERS = _w.bind_versions((_read_DescribeConfigsRequest_v0_3, _read_DescribeConfigsRequest_v0_3, _read_DescribeConfigsRequest_v0_3, _read_DescribeConfigsRequest_v0_3, _read_DescribeConfigsRequest_v4))
-DescribeConfigsRequest._WRITERS = _w.bind_versions((_write_DescribeConfigsRequest_v0_3, _write_DescribeConfigsRequest_v0_3, _write_DescribeConfigsRequest_v0_3, _write_DescribeConfigsRequest_v0_3, _write_DescribeConfigsRequest_v4))
+DescribeConfigsRequest._READERS = _w.bind_versions((
+    _read_DescribeConfigsRequest_v0_3, _read_DescribeConfigsRequest_v0_3, _read_DescribeConfigsRequest_v0_3,
+    _read_DescribeConfigsRequest_v0_3, _read_DescribeConfigsRequest_v4,
+))
+DescribeConfigsRequest._WRITERS = _w.bind_versions((
+    _write_DescribeConfigsRequest_v0_3, _write_DescribeConfigsRequest_v0_3, _write_DescribeConfigsRequest_v0_3,
+    _write_DescribeConfigsRequest_v0_3, _write_DescribeConfigsRequest_v4,
+))
 DescribeConfigsRequest._LAZY_DEFAULTS = {"resources": list}
 DescribeConfigsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="resources", json_name="resources", type="[]DescribeConfigsResource", versions=_V0_PLUS, default=(), struct=DescribeConfigsResource),

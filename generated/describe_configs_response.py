@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -553,15 +552,29 @@ _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 _V3_PLUS = (3, 32767)
 
-DescribeConfigsSynonym._READERS = _w.bind_versions((None, _read_DescribeConfigsSynonym_v1_3, _read_DescribeConfigsSynonym_v1_3, _read_DescribeConfigsSynonym_v1_3, _read_DescribeConfigsSynonym_v4))
-DescribeConfigsSynonym._WRITERS = _w.bind_versions((None, _write_DescribeConfigsSynonym_v1_3, _write_DescribeConfigsSynonym_v1_3, _write_DescribeConfigsSynonym_v1_3, _write_DescribeConfigsSynonym_v4))
+DescribeConfigsSynonym._READERS = _w.bind_versions((
+    None, _read_DescribeConfigsSynonym_v1_3, _read_DescribeConfigsSynonym_v1_3, _read_DescribeConfigsSynonym_v1_3,
+    _read_DescribeConfigsSynonym_v4,
+))
+DescribeConfigsSynonym._WRITERS = _w.bind_versions((
+    None, _write_DescribeConfigsSynonym_v1_3, _write_DescribeConfigsSynonym_v1_3, _write_DescribeConfigsSynonym_v1_3,
+    _write_DescribeConfigsSynonym_v4,
+))
 DescribeConfigsSynonym.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V1_PLUS, default=''),
     FieldInfo(attr="value", json_name="value", type="string", versions=_V1_PLUS, nullable=_V0_PLUS, default=''),
     FieldInfo(attr="source", json_name="source", type="int8", versions=_V1_PLUS, default=0),
 )
-DescribeConfigsResourceResult._READERS = _w.bind_versions((_read_DescribeConfigsResourceResult_v0_3, _read_DescribeConfigsResourceResult_v0_3, _read_DescribeConfigsResourceResult_v0_3, _read_DescribeConfigsResourceResult_v0_3, _read_DescribeConfigsResourceResult_v4))
-DescribeConfigsResourceResult._WRITERS = _w.bind_versions((_write_DescribeConfigsResourceResult_v0_3, _write_DescribeConfigsResourceResult_v0_3, _write_DescribeConfigsResourceResult_v0_3, _write_DescribeConfigsResourceResult_v0_3, _write_DescribeConfigsResourceResult_v4))
+DescribeConfigsResourceResult._READERS = _w.bind_versions((
+    _read_DescribeConfigsResourceResult_v0_3, _read_DescribeConfigsResourceResult_v0_3,
+    _read_DescribeConfigsResourceResult_v0_3, _read_DescribeConfigsResourceResult_v0_3,
+    _read_DescribeConfigsResourceResult_v4,
+))
+DescribeConfigsResourceResult._WRITERS = _w.bind_versions((
+    _write_DescribeConfigsResourceResult_v0_3, _write_DescribeConfigsResourceResult_v0_3,
+    _write_DescribeConfigsResourceResult_v0_3, _write_DescribeConfigsResourceResult_v0_3,
+    _write_DescribeConfigsResourceResult_v4,
+))
 DescribeConfigsResourceResult._LAZY_DEFAULTS = {"synonyms": list}
 DescribeConfigsResourceResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
@@ -574,8 +587,14 @@ DescribeConfigsResourceResult.FIELDS = (  # what the runtime knows of each field
     FieldInfo(attr="config_type", json_name="configType", type="int8", versions=_V3_PLUS, ignorable=True, default=0),
     FieldInfo(attr="documentation", json_name="documentation", type="string", versions=_V3_PLUS, nullable=_V0_PLUS, ignorable=True, default=''),
 )
-DescribeConfigsResult._READERS = _w.bind_versions((_read_DescribeConfigsResult_v0_3, _read_DescribeConfigsResult_v0_3, _read_DescribeConfigsResult_v0_3, _read_DescribeConfigsResult_v0_3, _read_DescribeConfigsResult_v4))
-DescribeConfigsResult._WRITERS = _w.bind_versions((_write_DescribeConfigsResult_v0_3, _write_DescribeConfigsResult_v0_3, _write_DescribeConfigsResult_v0_3, _write_DescribeConfigsResult_v0_3, _write_DescribeConfigsResult_v4))
+DescribeConfigsResult._READERS = _w.bind_versions((
+    _read_DescribeConfigsResult_v0_3, _read_DescribeConfigsResult_v0_3, _read_DescribeConfigsResult_v0_3,
+    _read_DescribeConfigsResult_v0_3, _read_DescribeConfigsResult_v4,
+))
+DescribeConfigsResult._WRITERS = _w.bind_versions((
+    _write_DescribeConfigsResult_v0_3, _write_DescribeConfigsResult_v0_3, _write_DescribeConfigsResult_v0_3,
+    _write_DescribeConfigsResult_v0_3, _write_DescribeConfigsResult_v4,
+))
 DescribeConfigsResult._LAZY_DEFAULTS = {"configs": list}
 DescribeConfigsResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
@@ -584,8 +603,14 @@ DescribeConfigsResult.FIELDS = (  # what the runtime knows of each field (kwire.
     FieldInfo(attr="resource_name", json_name="resourceName", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="configs", json_name="configs", type="[]DescribeConfigsResourceResult", versions=_V0_PLUS, default=(), struct=DescribeConfigsResourceResult),
 )
-DescribeConfigsResponse._READERS = _w.bind_versions((_read_DescribeConfigsResponse_v0_3, _read_DescribeConfigsResponse_v0_3, _read_DescribeConfigsResponse_v0_3, _read_DescribeConfigsResponse_v0_3, _read_DescribeConfigsResponse_v4))
-DescribeConfigsResponse._WRITERS = _w.bind_versions((_write_DescribeConfigsResponse_v0_3, _write_DescribeConfigsResponse_v0_3, _write_DescribeConfigsResponse_v0_3, _write_DescribeConfigsResponse_v0_3, _write_DescribeConfigsResponse_v4))
+DescribeConfigsResponse._READERS = _w.bind_versions((
+    _read_DescribeConfigsResponse_v0_3, _read_DescribeConfigsResponse_v0_3, _read_DescribeConfigsResponse_v0_3,
+    _read_DescribeConfigsResponse_v0_3, _read_DescribeConfigsResponse_v4,
+))
+DescribeConfigsResponse._WRITERS = _w.bind_versions((
+    _write_DescribeConfigsResponse_v0_3, _write_DescribeConfigsResponse_v0_3, _write_DescribeConfigsResponse_v0_3,
+    _write_DescribeConfigsResponse_v0_3, _write_DescribeConfigsResponse_v4,
+))
 DescribeConfigsResponse._LAZY_DEFAULTS = {"results": list}
 DescribeConfigsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

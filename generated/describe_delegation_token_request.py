@@ -9,12 +9,9 @@ _write_...); last, the classes' tables of those functions by version and of thei
 # fmt: off
 from __future__ import annotations
 
-import struct
-from uuid import UUID
-
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance
 
 
 class DescribeDelegationTokenOwner(GeneratedStruct):
@@ -183,14 +180,26 @@ def _write_DescribeDelegationTokenRequest_v2_3(request: DescribeDelegationTokenR
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-DescribeDelegationTokenOwner._READERS = _w.bind_versions((_read_DescribeDelegationTokenOwner_v0_1, _read_DescribeDelegationTokenOwner_v0_1, _read_DescribeDelegationTokenOwner_v2_3, _read_DescribeDelegationTokenOwner_v2_3))
-DescribeDelegationTokenOwner._WRITERS = _w.bind_versions((_write_DescribeDelegationTokenOwner_v0_1, _write_DescribeDelegationTokenOwner_v0_1, _write_DescribeDelegationTokenOwner_v2_3, _write_DescribeDelegationTokenOwner_v2_3))
+DescribeDelegationTokenOwner._READERS = _w.bind_versions((
+    _read_DescribeDelegationTokenOwner_v0_1, _read_DescribeDelegationTokenOwner_v0_1,
+    _read_DescribeDelegationTokenOwner_v2_3, _read_DescribeDelegationTokenOwner_v2_3,
+))
+DescribeDelegationTokenOwner._WRITERS = _w.bind_versions((
+    _write_DescribeDelegationTokenOwner_v0_1, _write_DescribeDelegationTokenOwner_v0_1,
+    _write_DescribeDelegationTokenOwner_v2_3, _write_DescribeDelegationTokenOwner_v2_3,
+))
 DescribeDelegationTokenOwner.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="principal_type", json_name="principalType", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="principal_name", json_name="principalName", type="string", versions=_V0_PLUS, default=''),
 )
-DescribeDelegationTokenRequest._READERS = _w.bind_versions((_read_DescribeDelegationTokenRequest_v0_1, _read_DescribeDelegationTokenRequest_v0_1, _read_DescribeDelegationTokenRequest_v2_3, _read_DescribeDelegationTokenRequest_v2_3))
-DescribeDelegationTokenRequest._WRITERS = _w.bind_versions((_write_DescribeDelegationTokenRequest_v0_1, _write_DescribeDelegationTokenRequest_v0_1, _write_DescribeDelegationTokenRequest_v2_3, _write_DescribeDelegationTokenRequest_v2_3))
+DescribeDelegationTokenRequest._READERS = _w.bind_versions((
+    _read_DescribeDelegationTokenRequest_v0_1, _read_DescribeDelegationTokenRequest_v0_1,
+    _read_DescribeDelegationTokenRequest_v2_3, _read_DescribeDelegationTokenRequest_v2_3,
+))
+DescribeDelegationTokenRequest._WRITERS = _w.bind_versions((
+    _write_DescribeDelegationTokenRequest_v0_1, _write_DescribeDelegationTokenRequest_v0_1,
+    _write_DescribeDelegationTokenRequest_v2_3, _write_DescribeDelegationTokenRequest_v2_3,
+))
 DescribeDelegationTokenRequest._LAZY_DEFAULTS = {"owners": list}
 DescribeDelegationTokenRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="owners", json_name="owners", type="[]DescribeDelegationTokenOwner", versions=_V0_PLUS, nullable=_V0_PLUS, default=(), struct=DescribeDelegationTokenOwner),

@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -401,14 +400,26 @@ def _write_DescribeDelegationTokenResponse_v2_3(response: DescribeDelegationToke
 _V0_PLUS = (0, 32767)
 _V3_PLUS = (3, 32767)
 
-DescribedDelegationTokenRenewer._READERS = _w.bind_versions((_read_DescribedDelegationTokenRenewer_v0_1, _read_DescribedDelegationTokenRenewer_v0_1, _read_DescribedDelegationTokenRenewer_v2_3, _read_DescribedDelegationTokenRenewer_v2_3))
-DescribedDelegationTokenRenewer._WRITERS = _w.bind_versions((_write_DescribedDelegationTokenRenewer_v0_1, _write_DescribedDelegationTokenRenewer_v0_1, _write_DescribedDelegationTokenRenewer_v2_3, _write_DescribedDelegationTokenRenewer_v2_3))
+DescribedDelegationTokenRenewer._READERS = _w.bind_versions((
+    _read_DescribedDelegationTokenRenewer_v0_1, _read_DescribedDelegationTokenRenewer_v0_1,
+    _read_DescribedDelegationTokenRenewer_v2_3, _read_DescribedDelegationTokenRenewer_v2_3,
+))
+DescribedDelegationTokenRenewer._WRITERS = _w.bind_versions((
+    _write_DescribedDelegationTokenRenewer_v0_1, _write_DescribedDelegationTokenRenewer_v0_1,
+    _write_DescribedDelegationTokenRenewer_v2_3, _write_DescribedDelegationTokenRenewer_v2_3,
+))
 DescribedDelegationTokenRenewer.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="principal_type", json_name="principalType", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="principal_name", json_name="principalName", type="string", versions=_V0_PLUS, default=''),
 )
-DescribedDelegationToken._READERS = _w.bind_versions((_read_DescribedDelegationToken_v0_1, _read_DescribedDelegationToken_v0_1, _read_DescribedDelegationToken_v2_3, _read_DescribedDelegationToken_v2_3))
-DescribedDelegationToken._WRITERS = _w.bind_versions((_write_DescribedDelegationToken_v0_1, _write_DescribedDelegationToken_v0_1, _write_DescribedDelegationToken_v2_3, _write_DescribedDelegationToken_v2_3))
+DescribedDelegationToken._READERS = _w.bind_versions((
+    _read_DescribedDelegationToken_v0_1, _read_DescribedDelegationToken_v0_1, _read_DescribedDelegationToken_v2_3,
+    _read_DescribedDelegationToken_v2_3,
+))
+DescribedDelegationToken._WRITERS = _w.bind_versions((
+    _write_DescribedDelegationToken_v0_1, _write_DescribedDelegationToken_v0_1, _write_DescribedDelegationToken_v2_3,
+    _write_DescribedDelegationToken_v2_3,
+))
 DescribedDelegationToken._LAZY_DEFAULTS = {"renewers": list}
 DescribedDelegationToken.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="principal_type", json_name="principalType", type="string", versions=_V0_PLUS, default=''),
@@ -422,8 +433,14 @@ DescribedDelegationToken.FIELDS = (  # what the runtime knows of each field (kwi
     FieldInfo(attr="hmac", json_name="hmac", type="bytes", versions=_V0_PLUS, default=b''),
     FieldInfo(attr="renewers", json_name="renewers", type="[]DescribedDelegationTokenRenewer", versions=_V0_PLUS, default=(), struct=DescribedDelegationTokenRenewer),
 )
-DescribeDelegationTokenResponse._READERS = _w.bind_versions((_read_DescribeDelegationTokenResponse_v0_1, _read_DescribeDelegationTokenResponse_v0_1, _read_DescribeDelegationTokenResponse_v2_3, _read_DescribeDelegationTokenResponse_v2_3))
-DescribeDelegationTokenResponse._WRITERS = _w.bind_versions((_write_DescribeDelegationTokenResponse_v0_1, _write_DescribeDelegationTokenResponse_v0_1, _write_DescribeDelegationTokenResponse_v2_3, _write_DescribeDelegationTokenResponse_v2_3))
+DescribeDelegationTokenResponse._READERS = _w.bind_versions((
+    _read_DescribeDelegationTokenResponse_v0_1, _read_DescribeDelegationTokenResponse_v0_1,
+    _read_DescribeDelegationTokenResponse_v2_3, _read_DescribeDelegationTokenResponse_v2_3,
+))
+DescribeDelegationTokenResponse._WRITERS = _w.bind_versions((
+    _write_DescribeDelegationTokenResponse_v0_1, _write_DescribeDelegationTokenResponse_v0_1,
+    _write_DescribeDelegationTokenResponse_v2_3, _write_DescribeDelegationTokenResponse_v2_3,
+))
 DescribeDelegationTokenResponse._LAZY_DEFAULTS = {"tokens": list}
 DescribeDelegationTokenResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import EncodeError, UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -135,8 +134,16 @@ def _write_DescribeGroupsRequest_v5_6(request: DescribeGroupsRequest, out: bytea
 _V0_PLUS = (0, 32767)
 _V3_PLUS = (3, 32767)
 
-DescribeGroupsRequest._READERS = _w.bind_versions((_read_DescribeGroupsRequest_v0_4, _read_DescribeGroupsRequest_v0_4, _read_DescribeGroupsRequest_v0_4, _read_DescribeGroupsRequest_v0_4, _read_DescribeGroupsRequest_v0_4, _read_DescribeGroupsRequest_v5_6, _read_DescribeGroupsRequest_v5_6))
-DescribeGroupsRequest._WRITERS = _w.bind_versions((_write_DescribeGroupsRequest_v0_4, _write_DescribeGroupsRequest_v0_4, _write_DescribeGroupsRequest_v0_4, _write_DescribeGroupsRequest_v0_4, _write_DescribeGroupsRequest_v0_4, _write_DescribeGroupsRequest_v5_6, _write_DescribeGroupsRequest_v5_6))
+DescribeGroupsRequest._READERS = _w.bind_versions((
+    _read_DescribeGroupsRequest_v0_4, _read_DescribeGroupsRequest_v0_4, _read_DescribeGroupsRequest_v0_4,
+    _read_DescribeGroupsRequest_v0_4, _read_DescribeGroupsRequest_v0_4, _read_DescribeGroupsRequest_v5_6,
+    _read_DescribeGroupsRequest_v5_6,
+))
+DescribeGroupsRequest._WRITERS = _w.bind_versions((
+    _write_DescribeGroupsRequest_v0_4, _write_DescribeGroupsRequest_v0_4, _write_DescribeGroupsRequest_v0_4,
+    _write_DescribeGroupsRequest_v0_4, _write_DescribeGroupsRequest_v0_4, _write_DescribeGroupsRequest_v5_6,
+    _write_DescribeGroupsRequest_v5_6,
+))
 DescribeGroupsRequest._LAZY_DEFAULTS = {"groups": list}
 DescribeGroupsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="groups", json_name="groups", type="[]string", versions=_V0_PLUS, default=()),

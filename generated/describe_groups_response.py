@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -450,8 +449,16 @@ _V3_PLUS = (3, 32767)
 _V4_PLUS = (4, 32767)
 _V6_PLUS = (6, 32767)
 
-DescribedGroupMember._READERS = _w.bind_versions((_read_DescribedGroupMember_v0_4, _read_DescribedGroupMember_v0_4, _read_DescribedGroupMember_v0_4, _read_DescribedGroupMember_v0_4, _read_DescribedGroupMember_v0_4, _read_DescribedGroupMember_v5_6, _read_DescribedGroupMember_v5_6))
-DescribedGroupMember._WRITERS = _w.bind_versions((_write_DescribedGroupMember_v0_4, _write_DescribedGroupMember_v0_4, _write_DescribedGroupMember_v0_4, _write_DescribedGroupMember_v0_4, _write_DescribedGroupMember_v0_4, _write_DescribedGroupMember_v5_6, _write_DescribedGroupMember_v5_6))
+DescribedGroupMember._READERS = _w.bind_versions((
+    _read_DescribedGroupMember_v0_4, _read_DescribedGroupMember_v0_4, _read_DescribedGroupMember_v0_4,
+    _read_DescribedGroupMember_v0_4, _read_DescribedGroupMember_v0_4, _read_DescribedGroupMember_v5_6,
+    _read_DescribedGroupMember_v5_6,
+))
+DescribedGroupMember._WRITERS = _w.bind_versions((
+    _write_DescribedGroupMember_v0_4, _write_DescribedGroupMember_v0_4, _write_DescribedGroupMember_v0_4,
+    _write_DescribedGroupMember_v0_4, _write_DescribedGroupMember_v0_4, _write_DescribedGroupMember_v5_6,
+    _write_DescribedGroupMember_v5_6,
+))
 DescribedGroupMember.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="member_id", json_name="memberId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="group_instance_id", json_name="groupInstanceId", type="string", versions=_V4_PLUS, nullable=_V4_PLUS, ignorable=True),
@@ -460,8 +467,14 @@ DescribedGroupMember.FIELDS = (  # what the runtime knows of each field (kwire.w
     FieldInfo(attr="member_metadata", json_name="memberMetadata", type="bytes", versions=_V0_PLUS, default=b''),
     FieldInfo(attr="member_assignment", json_name="memberAssignment", type="bytes", versions=_V0_PLUS, default=b''),
 )
-DescribedGroup._READERS = _w.bind_versions((_read_DescribedGroup_v0_4, _read_DescribedGroup_v0_4, _read_DescribedGroup_v0_4, _read_DescribedGroup_v0_4, _read_DescribedGroup_v0_4, _read_DescribedGroup_v5_6, _read_DescribedGroup_v5_6))
-DescribedGroup._WRITERS = _w.bind_versions((_write_DescribedGroup_v0_4, _write_DescribedGroup_v0_4, _write_DescribedGroup_v0_4, _write_DescribedGroup_v0_4, _write_DescribedGroup_v0_4, _write_DescribedGroup_v5_6, _write_DescribedGroup_v5_6))
+DescribedGroup._READERS = _w.bind_versions((
+    _read_DescribedGroup_v0_4, _read_DescribedGroup_v0_4, _read_DescribedGroup_v0_4, _read_DescribedGroup_v0_4,
+    _read_DescribedGroup_v0_4, _read_DescribedGroup_v5_6, _read_DescribedGroup_v5_6,
+))
+DescribedGroup._WRITERS = _w.bind_versions((
+    _write_DescribedGroup_v0_4, _write_DescribedGroup_v0_4, _write_DescribedGroup_v0_4, _write_DescribedGroup_v0_4,
+    _write_DescribedGroup_v0_4, _write_DescribedGroup_v5_6, _write_DescribedGroup_v5_6,
+))
 DescribedGroup._LAZY_DEFAULTS = {"members": list}
 DescribedGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
@@ -473,8 +486,16 @@ DescribedGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
     FieldInfo(attr="members", json_name="members", type="[]DescribedGroupMember", versions=_V0_PLUS, default=(), struct=DescribedGroupMember),
     FieldInfo(attr="authorized_operations", json_name="authorizedOperations", type="int32", versions=_V3_PLUS, default=-2147483648),
 )
-DescribeGroupsResponse._READERS = _w.bind_versions((_read_DescribeGroupsResponse_v0_4, _read_DescribeGroupsResponse_v0_4, _read_DescribeGroupsResponse_v0_4, _read_DescribeGroupsResponse_v0_4, _read_DescribeGroupsResponse_v0_4, _read_DescribeGroupsResponse_v5_6, _read_DescribeGroupsResponse_v5_6))
-DescribeGroupsResponse._WRITERS = _w.bind_versions((_write_DescribeGroupsResponse_v0_4, _write_DescribeGroupsResponse_v0_4, _write_DescribeGroupsResponse_v0_4, _write_DescribeGroupsResponse_v0_4, _write_DescribeGroupsResponse_v0_4, _write_DescribeGroupsResponse_v5_6, _write_DescribeGroupsResponse_v5_6))
+DescribeGroupsResponse._READERS = _w.bind_versions((
+    _read_DescribeGroupsResponse_v0_4, _read_DescribeGroupsResponse_v0_4, _read_DescribeGroupsResponse_v0_4,
+    _read_DescribeGroupsResponse_v0_4, _read_DescribeGroupsResponse_v0_4, _read_DescribeGroupsResponse_v5_6,
+    _read_DescribeGroupsResponse_v5_6,
+))
+DescribeGroupsResponse._WRITERS = _w.bind_versions((
+    _write_DescribeGroupsResponse_v0_4, _write_DescribeGroupsResponse_v0_4, _write_DescribeGroupsResponse_v0_4,
+    _write_DescribeGroupsResponse_v0_4, _write_DescribeGroupsResponse_v0_4, _write_DescribeGroupsResponse_v5_6,
+    _write_DescribeGroupsResponse_v5_6,
+))
 DescribeGroupsResponse._LAZY_DEFAULTS = {"groups": list}
 DescribeGroupsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V1_PLUS, ignorable=True, default=0),

@@ -9,12 +9,9 @@ _write_...); last, the classes' tables of those functions by version and of thei
 # fmt: off
 from __future__ import annotations
 
-import struct
-from uuid import UUID
-
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import DecodeError, UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, blank_instance
 
 
 class DescribableLogDirTopic(GeneratedStruct):
@@ -194,16 +191,28 @@ def _write_DescribeLogDirsRequest_v2_5(request: DescribeLogDirsRequest, out: byt
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-DescribableLogDirTopic._READERS = _w.bind_versions((_read_DescribableLogDirTopic_v0_1, _read_DescribableLogDirTopic_v0_1, _read_DescribableLogDirTopic_v2_5, _read_DescribableLogDirTopic_v2_5, _read_DescribableLogDirTopic_v2_5, _read_DescribableLogDirTopic_v2_5))
-DescribableLogDirTopic._WRITERS = _w.bind_versions((_write_DescribableLogDirTopic_v0_1, _write_DescribableLogDirTopic_v0_1, _write_DescribableLogDirTopic_v2_5, _write_DescribableLogDirTopic_v2_5, _write_DescribableLogDirTopic_v2_5, _write_DescribableLogDirTopic_v2_5))
+DescribableLogDirTopic._READERS = _w.bind_versions((
+    _read_DescribableLogDirTopic_v0_1, _read_DescribableLogDirTopic_v0_1, _read_DescribableLogDirTopic_v2_5,
+    _read_DescribableLogDirTopic_v2_5, _read_DescribableLogDirTopic_v2_5, _read_DescribableLogDirTopic_v2_5,
+))
+DescribableLogDirTopic._WRITERS = _w.bind_versions((
+    _write_DescribableLogDirTopic_v0_1, _write_DescribableLogDirTopic_v0_1, _write_DescribableLogDirTopic_v2_5,
+    _write_DescribableLogDirTopic_v2_5, _write_DescribableLogDirTopic_v2_5, _write_DescribableLogDirTopic_v2_5,
+))
 DescribableLogDirTopic._LAZY_DEFAULTS = {"partitions": list}
 DescribableLogDirTopic._MAP_KEYS = ("topic",)
 DescribableLogDirTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic", json_name="topic", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="partitions", json_name="partitions", type="[]int32", versions=_V0_PLUS, default=()),
 )
-DescribeLogDirsRequest._READERS = _w.bind_versions((_read_DescribeLogDirsRequest_v0_1, _read_DescribeLogDirsRequest_v0_1, _read_DescribeLogDirsRequest_v2_5, _read_DescribeLogDirsRequest_v2_5, _read_DescribeLogDirsRequest_v2_5, _read_DescribeLogDirsRequest_v2_5))
-DescribeLogDirsRequest._WRITERS = _w.bind_versions((_write_DescribeLogDirsRequest_v0_1, _write_DescribeLogDirsRequest_v0_1, _write_DescribeLogDirsRequest_v2_5, _write_DescribeLogDirsRequest_v2_5, _write_DescribeLogDirsRequest_v2_5, _write_DescribeLogDirsRequest_v2_5))
+DescribeLogDirsRequest._READERS = _w.bind_versions((
+    _read_DescribeLogDirsRequest_v0_1, _read_DescribeLogDirsRequest_v0_1, _read_DescribeLogDirsRequest_v2_5,
+    _read_DescribeLogDirsRequest_v2_5, _read_DescribeLogDirsRequest_v2_5, _read_DescribeLogDirsRequest_v2_5,
+))
+DescribeLogDirsRequest._WRITERS = _w.bind_versions((
+    _write_DescribeLogDirsRequest_v0_1, _write_DescribeLogDirsRequest_v0_1, _write_DescribeLogDirsRequest_v2_5,
+    _write_DescribeLogDirsRequest_v2_5, _write_DescribeLogDirsRequest_v2_5, _write_DescribeLogDirsRequest_v2_5,
+))
 DescribeLogDirsRequest._LAZY_DEFAULTS = {"topics": KeyedList}
 DescribeLogDirsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topics", json_name="topics", type="[]DescribableLogDirTopic", versions=_V0_PLUS, nullable=_V0_PLUS, default=(), struct=DescribableLogDirTopic),

@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -453,23 +452,41 @@ _V3_PLUS = (3, 32767)
 _V4_PLUS = (4, 32767)
 _V5_PLUS = (5, 32767)
 
-DescribeLogDirsPartition._READERS = _w.bind_versions((_read_DescribeLogDirsPartition_v0_1, _read_DescribeLogDirsPartition_v0_1, _read_DescribeLogDirsPartition_v2_5, _read_DescribeLogDirsPartition_v2_5, _read_DescribeLogDirsPartition_v2_5, _read_DescribeLogDirsPartition_v2_5))
-DescribeLogDirsPartition._WRITERS = _w.bind_versions((_write_DescribeLogDirsPartition_v0_1, _write_DescribeLogDirsPartition_v0_1, _write_DescribeLogDirsPartition_v2_5, _write_DescribeLogDirsPartition_v2_5, _write_DescribeLogDirsPartition_v2_5, _write_DescribeLogDirsPartition_v2_5))
+DescribeLogDirsPartition._READERS = _w.bind_versions((
+    _read_DescribeLogDirsPartition_v0_1, _read_DescribeLogDirsPartition_v0_1, _read_DescribeLogDirsPartition_v2_5,
+    _read_DescribeLogDirsPartition_v2_5, _read_DescribeLogDirsPartition_v2_5, _read_DescribeLogDirsPartition_v2_5,
+))
+DescribeLogDirsPartition._WRITERS = _w.bind_versions((
+    _write_DescribeLogDirsPartition_v0_1, _write_DescribeLogDirsPartition_v0_1, _write_DescribeLogDirsPartition_v2_5,
+    _write_DescribeLogDirsPartition_v2_5, _write_DescribeLogDirsPartition_v2_5, _write_DescribeLogDirsPartition_v2_5,
+))
 DescribeLogDirsPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="partition_size", json_name="partitionSize", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="offset_lag", json_name="offsetLag", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="is_future_key", json_name="isFutureKey", type="bool", versions=_V0_PLUS, default=False),
 )
-DescribeLogDirsTopic._READERS = _w.bind_versions((_read_DescribeLogDirsTopic_v0_1, _read_DescribeLogDirsTopic_v0_1, _read_DescribeLogDirsTopic_v2_5, _read_DescribeLogDirsTopic_v2_5, _read_DescribeLogDirsTopic_v2_5, _read_DescribeLogDirsTopic_v2_5))
-DescribeLogDirsTopic._WRITERS = _w.bind_versions((_write_DescribeLogDirsTopic_v0_1, _write_DescribeLogDirsTopic_v0_1, _write_DescribeLogDirsTopic_v2_5, _write_DescribeLogDirsTopic_v2_5, _write_DescribeLogDirsTopic_v2_5, _write_DescribeLogDirsTopic_v2_5))
+DescribeLogDirsTopic._READERS = _w.bind_versions((
+    _read_DescribeLogDirsTopic_v0_1, _read_DescribeLogDirsTopic_v0_1, _read_DescribeLogDirsTopic_v2_5,
+    _read_DescribeLogDirsTopic_v2_5, _read_DescribeLogDirsTopic_v2_5, _read_DescribeLogDirsTopic_v2_5,
+))
+DescribeLogDirsTopic._WRITERS = _w.bind_versions((
+    _write_DescribeLogDirsTopic_v0_1, _write_DescribeLogDirsTopic_v0_1, _write_DescribeLogDirsTopic_v2_5,
+    _write_DescribeLogDirsTopic_v2_5, _write_DescribeLogDirsTopic_v2_5, _write_DescribeLogDirsTopic_v2_5,
+))
 DescribeLogDirsTopic._LAZY_DEFAULTS = {"partitions": list}
 DescribeLogDirsTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partitions", json_name="partitions", type="[]DescribeLogDirsPartition", versions=_V0_PLUS, default=(), struct=DescribeLogDirsPartition),
 )
-DescribeLogDirsResult._READERS = _w.bind_versions((_read_DescribeLogDirsResult_v0_1, _read_DescribeLogDirsResult_v0_1, _read_DescribeLogDirsResult_v2_5, _read_DescribeLogDirsResult_v2_5, _read_DescribeLogDirsResult_v2_5, _read_DescribeLogDirsResult_v2_5))
-DescribeLogDirsResult._WRITERS = _w.bind_versions((_write_DescribeLogDirsResult_v0_1, _write_DescribeLogDirsResult_v0_1, _write_DescribeLogDirsResult_v2_5, _write_DescribeLogDirsResult_v2_5, _write_DescribeLogDirsResult_v2_5, _write_DescribeLogDirsResult_v2_5))
+DescribeLogDirsResult._READERS = _w.bind_versions((
+    _read_DescribeLogDirsResult_v0_1, _read_DescribeLogDirsResult_v0_1, _read_DescribeLogDirsResult_v2_5,
+    _read_DescribeLogDirsResult_v2_5, _read_DescribeLogDirsResult_v2_5, _read_DescribeLogDirsResult_v2_5,
+))
+DescribeLogDirsResult._WRITERS = _w.bind_versions((
+    _write_DescribeLogDirsResult_v0_1, _write_DescribeLogDirsResult_v0_1, _write_DescribeLogDirsResult_v2_5,
+    _write_DescribeLogDirsResult_v2_5, _write_DescribeLogDirsResult_v2_5, _write_DescribeLogDirsResult_v2_5,
+))
 DescribeLogDirsResult._LAZY_DEFAULTS = {"topics": list}
 DescribeLogDirsResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
@@ -479,8 +496,14 @@ DescribeLogDirsResult.FIELDS = (  # what the runtime knows of each field (kwire.
     FieldInfo(attr="usable_bytes", json_name="usableBytes", type="int64", versions=_V4_PLUS, ignorable=True, default=-1),
     FieldInfo(attr="is_cordoned", json_name="isCordoned", type="bool", versions=_V5_PLUS, ignorable=True, default=False),
 )
-DescribeLogDirsResponse._READERS = _w.bind_versions((_read_DescribeLogDirsResponse_v0_1, _read_DescribeLogDirsResponse_v0_1, _read_DescribeLogDirsResponse_v2_5, _read_DescribeLogDirsResponse_v2_5, _read_DescribeLogDirsResponse_v2_5, _read_DescribeLogDirsResponse_v2_5))
-DescribeLogDirsResponse._WRITERS = _w.bind_versions((_write_DescribeLogDirsResponse_v0_1, _write_DescribeLogDirsResponse_v0_1, _write_DescribeLogDirsResponse_v2_5, _write_DescribeLogDirsResponse_v2_5, _write_DescribeLogDirsResponse_v2_5, _write_DescribeLogDirsResponse_v2_5))
+DescribeLogDirsResponse._READERS = _w.bind_versions((
+    _read_DescribeLogDirsResponse_v0_1, _read_DescribeLogDirsResponse_v0_1, _read_DescribeLogDirsResponse_v2_5,
+    _read_DescribeLogDirsResponse_v2_5, _read_DescribeLogDirsResponse_v2_5, _read_DescribeLogDirsResponse_v2_5,
+))
+DescribeLogDirsResponse._WRITERS = _w.bind_versions((
+    _write_DescribeLogDirsResponse_v0_1, _write_DescribeLogDirsResponse_v0_1, _write_DescribeLogDirsResponse_v2_5,
+    _write_DescribeLogDirsResponse_v2_5, _write_DescribeLogDirsResponse_v2_5, _write_DescribeLogDirsResponse_v2_5,
+))
 DescribeLogDirsResponse._LAZY_DEFAULTS = {"results": list}
 DescribeLogDirsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -10,11 +10,9 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -185,8 +183,12 @@ def _write_DescribeQuorumRequest_v0_2(request: DescribeQuorumRequest, out: bytea
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-PartitionData._READERS = _w.bind_versions((_read_PartitionData_v0_2, _read_PartitionData_v0_2, _read_PartitionData_v0_2))
-PartitionData._WRITERS = _w.bind_versions((_write_PartitionData_v0_2, _write_PartitionData_v0_2, _write_PartitionData_v0_2))
+PartitionData._READERS = _w.bind_versions((
+    _read_PartitionData_v0_2, _read_PartitionData_v0_2, _read_PartitionData_v0_2,
+))
+PartitionData._WRITERS = _w.bind_versions((
+    _write_PartitionData_v0_2, _write_PartitionData_v0_2, _write_PartitionData_v0_2,
+))
 PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
 )
@@ -197,8 +199,12 @@ TopicData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partitions", json_name="partitions", type="[]PartitionData", versions=_V0_PLUS, default=(), struct=PartitionData),
 )
-DescribeQuorumRequest._READERS = _w.bind_versions((_read_DescribeQuorumRequest_v0_2, _read_DescribeQuorumRequest_v0_2, _read_DescribeQuorumRequest_v0_2))
-DescribeQuorumRequest._WRITERS = _w.bind_versions((_write_DescribeQuorumRequest_v0_2, _write_DescribeQuorumRequest_v0_2, _write_DescribeQuorumRequest_v0_2))
+DescribeQuorumRequest._READERS = _w.bind_versions((
+    _read_DescribeQuorumRequest_v0_2, _read_DescribeQuorumRequest_v0_2, _read_DescribeQuorumRequest_v0_2,
+))
+DescribeQuorumRequest._WRITERS = _w.bind_versions((
+    _write_DescribeQuorumRequest_v0_2, _write_DescribeQuorumRequest_v0_2, _write_DescribeQuorumRequest_v0_2,
+))
 DescribeQuorumRequest._LAZY_DEFAULTS = {"topics": list}
 DescribeQuorumRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topics", json_name="topics", type="[]TopicData", versions=_V0_PLUS, default=(), struct=TopicData),

@@ -13,8 +13,7 @@ import struct
 from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -519,8 +518,12 @@ ReplicaState.FIELDS = (  # what the runtime knows of each field (kwire.wire.mess
     FieldInfo(attr="last_fetch_timestamp", json_name="lastFetchTimestamp", type="int64", versions=_V1_PLUS, ignorable=True, default=-1),
     FieldInfo(attr="last_caught_up_timestamp", json_name="lastCaughtUpTimestamp", type="int64", versions=_V1_PLUS, ignorable=True, default=-1),
 )
-PartitionData._READERS = _w.bind_versions((_read_PartitionData_v0_2, _read_PartitionData_v0_2, _read_PartitionData_v0_2))
-PartitionData._WRITERS = _w.bind_versions((_write_PartitionData_v0_2, _write_PartitionData_v0_2, _write_PartitionData_v0_2))
+PartitionData._READERS = _w.bind_versions((
+    _read_PartitionData_v0_2, _read_PartitionData_v0_2, _read_PartitionData_v0_2,
+))
+PartitionData._WRITERS = _w.bind_versions((
+    _write_PartitionData_v0_2, _write_PartitionData_v0_2, _write_PartitionData_v0_2,
+))
 PartitionData._LAZY_DEFAULTS = {"current_voters": list, "observers": list}
 PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
@@ -555,8 +558,12 @@ Node.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.Fiel
     FieldInfo(attr="node_id", json_name="nodeId", type="int32", versions=_V2_PLUS, default=0, map_key=True),
     FieldInfo(attr="listeners", json_name="listeners", type="[]Listener", versions=_V2_PLUS, default=(), struct=Listener),
 )
-DescribeQuorumResponse._READERS = _w.bind_versions((_read_DescribeQuorumResponse_v0_2, _read_DescribeQuorumResponse_v0_2, _read_DescribeQuorumResponse_v0_2))
-DescribeQuorumResponse._WRITERS = _w.bind_versions((_write_DescribeQuorumResponse_v0_2, _write_DescribeQuorumResponse_v0_2, _write_DescribeQuorumResponse_v0_2))
+DescribeQuorumResponse._READERS = _w.bind_versions((
+    _read_DescribeQuorumResponse_v0_2, _read_DescribeQuorumResponse_v0_2, _read_DescribeQuorumResponse_v0_2,
+))
+DescribeQuorumResponse._WRITERS = _w.bind_versions((
+    _write_DescribeQuorumResponse_v0_2, _write_DescribeQuorumResponse_v0_2, _write_DescribeQuorumResponse_v0_2,
+))
 DescribeQuorumResponse._LAZY_DEFAULTS = {"topics": list, "nodes": KeyedList}
 DescribeQuorumResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

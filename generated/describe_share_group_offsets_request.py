@@ -9,12 +9,9 @@ _write_...); last, the classes' tables of those functions by version and of thei
 # fmt: off
 from __future__ import annotations
 
-import struct
-from uuid import UUID
-
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import DecodeError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance
 
 
 class DescribeShareGroupOffsetsRequestTopic(GeneratedStruct):
@@ -195,22 +192,34 @@ def _write_DescribeShareGroupOffsetsRequest_v0_1(request: DescribeShareGroupOffs
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-DescribeShareGroupOffsetsRequestTopic._READERS = _w.bind_versions((_read_DescribeShareGroupOffsetsRequestTopic_v0_1, _read_DescribeShareGroupOffsetsRequestTopic_v0_1))
-DescribeShareGroupOffsetsRequestTopic._WRITERS = _w.bind_versions((_write_DescribeShareGroupOffsetsRequestTopic_v0_1, _write_DescribeShareGroupOffsetsRequestTopic_v0_1))
+DescribeShareGroupOffsetsRequestTopic._READERS = _w.bind_versions((
+    _read_DescribeShareGroupOffsetsRequestTopic_v0_1, _read_DescribeShareGroupOffsetsRequestTopic_v0_1,
+))
+DescribeShareGroupOffsetsRequestTopic._WRITERS = _w.bind_versions((
+    _write_DescribeShareGroupOffsetsRequestTopic_v0_1, _write_DescribeShareGroupOffsetsRequestTopic_v0_1,
+))
 DescribeShareGroupOffsetsRequestTopic._LAZY_DEFAULTS = {"partitions": list}
 DescribeShareGroupOffsetsRequestTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partitions", json_name="partitions", type="[]int32", versions=_V0_PLUS, default=()),
 )
-DescribeShareGroupOffsetsRequestGroup._READERS = _w.bind_versions((_read_DescribeShareGroupOffsetsRequestGroup_v0_1, _read_DescribeShareGroupOffsetsRequestGroup_v0_1))
-DescribeShareGroupOffsetsRequestGroup._WRITERS = _w.bind_versions((_write_DescribeShareGroupOffsetsRequestGroup_v0_1, _write_DescribeShareGroupOffsetsRequestGroup_v0_1))
+DescribeShareGroupOffsetsRequestGroup._READERS = _w.bind_versions((
+    _read_DescribeShareGroupOffsetsRequestGroup_v0_1, _read_DescribeShareGroupOffsetsRequestGroup_v0_1,
+))
+DescribeShareGroupOffsetsRequestGroup._WRITERS = _w.bind_versions((
+    _write_DescribeShareGroupOffsetsRequestGroup_v0_1, _write_DescribeShareGroupOffsetsRequestGroup_v0_1,
+))
 DescribeShareGroupOffsetsRequestGroup._LAZY_DEFAULTS = {"topics": list}
 DescribeShareGroupOffsetsRequestGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="topics", json_name="topics", type="[]DescribeShareGroupOffsetsRequestTopic", versions=_V0_PLUS, nullable=_V0_PLUS, default=(), struct=DescribeShareGroupOffsetsRequestTopic),
 )
-DescribeShareGroupOffsetsRequest._READERS = _w.bind_versions((_read_DescribeShareGroupOffsetsRequest_v0_1, _read_DescribeShareGroupOffsetsRequest_v0_1))
-DescribeShareGroupOffsetsRequest._WRITERS = _w.bind_versions((_write_DescribeShareGroupOffsetsRequest_v0_1, _write_DescribeShareGroupOffsetsRequest_v0_1))
+DescribeShareGroupOffsetsRequest._READERS = _w.bind_versions((
+    _read_DescribeShareGroupOffsetsRequest_v0_1, _read_DescribeShareGroupOffsetsRequest_v0_1,
+))
+DescribeShareGroupOffsetsRequest._WRITERS = _w.bind_versions((
+    _write_DescribeShareGroupOffsetsRequest_v0_1, _write_DescribeShareGroupOffsetsRequest_v0_1,
+))
 DescribeShareGroupOffsetsRequest._LAZY_DEFAULTS = {"groups": list}
 DescribeShareGroupOffsetsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="groups", json_name="groups", type="[]DescribeShareGroupOffsetsRequestGroup", versions=_V0_PLUS, default=(), struct=DescribeShareGroupOffsetsRequestGroup),

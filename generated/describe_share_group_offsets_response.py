@@ -13,8 +13,7 @@ import struct
 from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -333,8 +332,12 @@ def _write_DescribeShareGroupOffsetsResponse_v0_1(response: DescribeShareGroupOf
 _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 
-DescribeShareGroupOffsetsResponsePartition._READERS = _w.bind_versions((_read_DescribeShareGroupOffsetsResponsePartition_v0_1, _read_DescribeShareGroupOffsetsResponsePartition_v0_1))
-DescribeShareGroupOffsetsResponsePartition._WRITERS = _w.bind_versions((_write_DescribeShareGroupOffsetsResponsePartition_v0_1, _write_DescribeShareGroupOffsetsResponsePartition_v0_1))
+DescribeShareGroupOffsetsResponsePartition._READERS = _w.bind_versions((
+    _read_DescribeShareGroupOffsetsResponsePartition_v0_1, _read_DescribeShareGroupOffsetsResponsePartition_v0_1,
+))
+DescribeShareGroupOffsetsResponsePartition._WRITERS = _w.bind_versions((
+    _write_DescribeShareGroupOffsetsResponsePartition_v0_1, _write_DescribeShareGroupOffsetsResponsePartition_v0_1,
+))
 DescribeShareGroupOffsetsResponsePartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="start_offset", json_name="startOffset", type="int64", versions=_V0_PLUS, default=0),
@@ -343,16 +346,24 @@ DescribeShareGroupOffsetsResponsePartition.FIELDS = (  # what the runtime knows 
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_message", json_name="errorMessage", type="string", versions=_V0_PLUS, nullable=_V0_PLUS),
 )
-DescribeShareGroupOffsetsResponseTopic._READERS = _w.bind_versions((_read_DescribeShareGroupOffsetsResponseTopic_v0_1, _read_DescribeShareGroupOffsetsResponseTopic_v0_1))
-DescribeShareGroupOffsetsResponseTopic._WRITERS = _w.bind_versions((_write_DescribeShareGroupOffsetsResponseTopic_v0_1, _write_DescribeShareGroupOffsetsResponseTopic_v0_1))
+DescribeShareGroupOffsetsResponseTopic._READERS = _w.bind_versions((
+    _read_DescribeShareGroupOffsetsResponseTopic_v0_1, _read_DescribeShareGroupOffsetsResponseTopic_v0_1,
+))
+DescribeShareGroupOffsetsResponseTopic._WRITERS = _w.bind_versions((
+    _write_DescribeShareGroupOffsetsResponseTopic_v0_1, _write_DescribeShareGroupOffsetsResponseTopic_v0_1,
+))
 DescribeShareGroupOffsetsResponseTopic._LAZY_DEFAULTS = {"partitions": list}
 DescribeShareGroupOffsetsResponseTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
     FieldInfo(attr="partitions", json_name="partitions", type="[]DescribeShareGroupOffsetsResponsePartition", versions=_V0_PLUS, default=(), struct=DescribeShareGroupOffsetsResponsePartition),
 )
-DescribeShareGroupOffsetsResponseGroup._READERS = _w.bind_versions((_read_DescribeShareGroupOffsetsResponseGroup_v0_1, _read_DescribeShareGroupOffsetsResponseGroup_v0_1))
-DescribeShareGroupOffsetsResponseGroup._WRITERS = _w.bind_versions((_write_DescribeShareGroupOffsetsResponseGroup_v0_1, _write_DescribeShareGroupOffsetsResponseGroup_v0_1))
+DescribeShareGroupOffsetsResponseGroup._READERS = _w.bind_versions((
+    _read_DescribeShareGroupOffsetsResponseGroup_v0_1, _read_DescribeShareGroupOffsetsResponseGroup_v0_1,
+))
+DescribeShareGroupOffsetsResponseGroup._WRITERS = _w.bind_versions((
+    _write_DescribeShareGroupOffsetsResponseGroup_v0_1, _write_DescribeShareGroupOffsetsResponseGroup_v0_1,
+))
 DescribeShareGroupOffsetsResponseGroup._LAZY_DEFAULTS = {"topics": list}
 DescribeShareGroupOffsetsResponseGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),
@@ -360,8 +371,12 @@ DescribeShareGroupOffsetsResponseGroup.FIELDS = (  # what the runtime knows of e
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_message", json_name="errorMessage", type="string", versions=_V0_PLUS, nullable=_V0_PLUS),
 )
-DescribeShareGroupOffsetsResponse._READERS = _w.bind_versions((_read_DescribeShareGroupOffsetsResponse_v0_1, _read_DescribeShareGroupOffsetsResponse_v0_1))
-DescribeShareGroupOffsetsResponse._WRITERS = _w.bind_versions((_write_DescribeShareGroupOffsetsResponse_v0_1, _write_DescribeShareGroupOffsetsResponse_v0_1))
+DescribeShareGroupOffsetsResponse._READERS = _w.bind_versions((
+    _read_DescribeShareGroupOffsetsResponse_v0_1, _read_DescribeShareGroupOffsetsResponse_v0_1,
+))
+DescribeShareGroupOffsetsResponse._WRITERS = _w.bind_versions((
+    _write_DescribeShareGroupOffsetsResponse_v0_1, _write_DescribeShareGroupOffsetsResponse_v0_1,
+))
 DescribeShareGroupOffsetsResponse._LAZY_DEFAULTS = {"groups": list}
 DescribeShareGroupOffsetsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

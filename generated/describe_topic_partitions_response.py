@@ -13,8 +13,8 @@ import struct
 from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import DecodeError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -421,8 +421,12 @@ def _write_DescribeTopicPartitionsResponse_v0(response: DescribeTopicPartitionsR
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-DescribeTopicPartitionsResponsePartition._READERS = _w.bind_versions((_read_DescribeTopicPartitionsResponsePartition_v0,))
-DescribeTopicPartitionsResponsePartition._WRITERS = _w.bind_versions((_write_DescribeTopicPartitionsResponsePartition_v0,))
+DescribeTopicPartitionsResponsePartition._READERS = _w.bind_versions((
+    _read_DescribeTopicPartitionsResponsePartition_v0,
+))
+DescribeTopicPartitionsResponsePartition._WRITERS = _w.bind_versions((
+    _write_DescribeTopicPartitionsResponsePartition_v0,
+))
 DescribeTopicPartitionsResponsePartition._LAZY_DEFAULTS = {"replica_nodes": list, "isr_nodes": list, "offline_replicas": list}
 DescribeTopicPartitionsResponsePartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

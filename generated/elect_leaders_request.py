@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import DecodeError, UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -240,16 +239,24 @@ def _write_ElectLeadersRequest_v2(request: ElectLeadersRequest, out: bytearray, 
 _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 
-TopicPartitions._READERS = _w.bind_versions((_read_TopicPartitions_v0_1, _read_TopicPartitions_v0_1, _read_TopicPartitions_v2))
-TopicPartitions._WRITERS = _w.bind_versions((_write_TopicPartitions_v0_1, _write_TopicPartitions_v0_1, _write_TopicPartitions_v2))
+TopicPartitions._READERS = _w.bind_versions((
+    _read_TopicPartitions_v0_1, _read_TopicPartitions_v0_1, _read_TopicPartitions_v2,
+))
+TopicPartitions._WRITERS = _w.bind_versions((
+    _write_TopicPartitions_v0_1, _write_TopicPartitions_v0_1, _write_TopicPartitions_v2,
+))
 TopicPartitions._LAZY_DEFAULTS = {"partitions": list}
 TopicPartitions._MAP_KEYS = ("topic",)
 TopicPartitions.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic", json_name="topic", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="partitions", json_name="partitions", type="[]int32", versions=_V0_PLUS, default=()),
 )
-ElectLeadersRequest._READERS = _w.bind_versions((_read_ElectLeadersRequest_v0_1, _read_ElectLeadersRequest_v0_1, _read_ElectLeadersRequest_v2))
-ElectLeadersRequest._WRITERS = _w.bind_versions((_write_ElectLeadersRequest_v0_1, _write_ElectLeadersRequest_v0_1, _write_ElectLeadersRequest_v2))
+ElectLeadersRequest._READERS = _w.bind_versions((
+    _read_ElectLeadersRequest_v0_1, _read_ElectLeadersRequest_v0_1, _read_ElectLeadersRequest_v2,
+))
+ElectLeadersRequest._WRITERS = _w.bind_versions((
+    _write_ElectLeadersRequest_v0_1, _write_ElectLeadersRequest_v0_1, _write_ElectLeadersRequest_v2,
+))
 ElectLeadersRequest._LAZY_DEFAULTS = {"topic_partitions": KeyedList}
 ElectLeadersRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="election_type", json_name="electionType", type="int8", versions=_V1_PLUS, default=0),

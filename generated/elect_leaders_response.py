@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -315,22 +314,34 @@ def _write_ElectLeadersResponse_v2(response: ElectLeadersResponse, out: bytearra
 _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 
-PartitionResult._READERS = _w.bind_versions((_read_PartitionResult_v0_1, _read_PartitionResult_v0_1, _read_PartitionResult_v2))
-PartitionResult._WRITERS = _w.bind_versions((_write_PartitionResult_v0_1, _write_PartitionResult_v0_1, _write_PartitionResult_v2))
+PartitionResult._READERS = _w.bind_versions((
+    _read_PartitionResult_v0_1, _read_PartitionResult_v0_1, _read_PartitionResult_v2,
+))
+PartitionResult._WRITERS = _w.bind_versions((
+    _write_PartitionResult_v0_1, _write_PartitionResult_v0_1, _write_PartitionResult_v2,
+))
 PartitionResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_id", json_name="partitionId", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_message", json_name="errorMessage", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
 )
-ReplicaElectionResult._READERS = _w.bind_versions((_read_ReplicaElectionResult_v0_1, _read_ReplicaElectionResult_v0_1, _read_ReplicaElectionResult_v2))
-ReplicaElectionResult._WRITERS = _w.bind_versions((_write_ReplicaElectionResult_v0_1, _write_ReplicaElectionResult_v0_1, _write_ReplicaElectionResult_v2))
+ReplicaElectionResult._READERS = _w.bind_versions((
+    _read_ReplicaElectionResult_v0_1, _read_ReplicaElectionResult_v0_1, _read_ReplicaElectionResult_v2,
+))
+ReplicaElectionResult._WRITERS = _w.bind_versions((
+    _write_ReplicaElectionResult_v0_1, _write_ReplicaElectionResult_v0_1, _write_ReplicaElectionResult_v2,
+))
 ReplicaElectionResult._LAZY_DEFAULTS = {"partition_result": list}
 ReplicaElectionResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic", json_name="topic", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partition_result", json_name="partitionResult", type="[]PartitionResult", versions=_V0_PLUS, default=(), struct=PartitionResult),
 )
-ElectLeadersResponse._READERS = _w.bind_versions((_read_ElectLeadersResponse_v0_1, _read_ElectLeadersResponse_v0_1, _read_ElectLeadersResponse_v2))
-ElectLeadersResponse._WRITERS = _w.bind_versions((_write_ElectLeadersResponse_v0_1, _write_ElectLeadersResponse_v0_1, _write_ElectLeadersResponse_v2))
+ElectLeadersResponse._READERS = _w.bind_versions((
+    _read_ElectLeadersResponse_v0_1, _read_ElectLeadersResponse_v0_1, _read_ElectLeadersResponse_v2,
+))
+ElectLeadersResponse._WRITERS = _w.bind_versions((
+    _write_ElectLeadersResponse_v0_1, _write_ElectLeadersResponse_v0_1, _write_ElectLeadersResponse_v2,
+))
 ElectLeadersResponse._LAZY_DEFAULTS = {"replica_election_results": list}
 ElectLeadersResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

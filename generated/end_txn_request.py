@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import FieldInfo, GeneratedStruct, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -129,8 +128,14 @@ def _write_EndTxnRequest_v3_5(request: EndTxnRequest, out: bytearray, version: i
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-EndTxnRequest._READERS = _w.bind_versions((_read_EndTxnRequest_v0_2, _read_EndTxnRequest_v0_2, _read_EndTxnRequest_v0_2, _read_EndTxnRequest_v3_5, _read_EndTxnRequest_v3_5, _read_EndTxnRequest_v3_5))
-EndTxnRequest._WRITERS = _w.bind_versions((_write_EndTxnRequest_v0_2, _write_EndTxnRequest_v0_2, _write_EndTxnRequest_v0_2, _write_EndTxnRequest_v3_5, _write_EndTxnRequest_v3_5, _write_EndTxnRequest_v3_5))
+EndTxnRequest._READERS = _w.bind_versions((
+    _read_EndTxnRequest_v0_2, _read_EndTxnRequest_v0_2, _read_EndTxnRequest_v0_2, _read_EndTxnRequest_v3_5,
+    _read_EndTxnRequest_v3_5, _read_EndTxnRequest_v3_5,
+))
+EndTxnRequest._WRITERS = _w.bind_versions((
+    _write_EndTxnRequest_v0_2, _write_EndTxnRequest_v0_2, _write_EndTxnRequest_v0_2, _write_EndTxnRequest_v3_5,
+    _write_EndTxnRequest_v3_5, _write_EndTxnRequest_v3_5,
+))
 EndTxnRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="transactional_id", json_name="transactionalId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="producer_id", json_name="producerId", type="int64", versions=_V0_PLUS, default=0),

@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import FieldInfo, GeneratedStruct, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -121,8 +120,14 @@ def _write_ExpireDelegationTokenRequest_v2(request: ExpireDelegationTokenRequest
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-ExpireDelegationTokenRequest._READERS = _w.bind_versions((_read_ExpireDelegationTokenRequest_v0_1, _read_ExpireDelegationTokenRequest_v0_1, _read_ExpireDelegationTokenRequest_v2))
-ExpireDelegationTokenRequest._WRITERS = _w.bind_versions((_write_ExpireDelegationTokenRequest_v0_1, _write_ExpireDelegationTokenRequest_v0_1, _write_ExpireDelegationTokenRequest_v2))
+ExpireDelegationTokenRequest._READERS = _w.bind_versions((
+    _read_ExpireDelegationTokenRequest_v0_1, _read_ExpireDelegationTokenRequest_v0_1,
+    _read_ExpireDelegationTokenRequest_v2,
+))
+ExpireDelegationTokenRequest._WRITERS = _w.bind_versions((
+    _write_ExpireDelegationTokenRequest_v0_1, _write_ExpireDelegationTokenRequest_v0_1,
+    _write_ExpireDelegationTokenRequest_v2,
+))
 ExpireDelegationTokenRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="hmac", json_name="hmac", type="bytes", versions=_V0_PLUS, default=b''),
     FieldInfo(attr="expiry_time_period_ms", json_name="expiryTimePeriodMs", type="int64", versions=_V0_PLUS, default=0),

@@ -14,7 +14,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -3069,14 +3069,32 @@ _V15_PLUS = (15, 32767)
 _V17_PLUS = (17, 32767)
 _V18_PLUS = (18, 32767)
 
-ReplicaState._READERS = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, _read_ReplicaState_v15_18, _read_ReplicaState_v15_18, _read_ReplicaState_v15_18, _read_ReplicaState_v15_18)
-ReplicaState._WRITERS = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, _write_ReplicaState_v15_18, _write_ReplicaState_v15_18, _write_ReplicaState_v15_18, _write_ReplicaState_v15_18)
+ReplicaState._READERS = (
+    None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, _read_ReplicaState_v15_18,
+    _read_ReplicaState_v15_18, _read_ReplicaState_v15_18, _read_ReplicaState_v15_18,
+)
+ReplicaState._WRITERS = (
+    None, None, None, None, None, None, None, None, None, None, None, None, None, None, None,
+    _write_ReplicaState_v15_18, _write_ReplicaState_v15_18, _write_ReplicaState_v15_18, _write_ReplicaState_v15_18,
+)
 ReplicaState.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="replica_id", json_name="replicaId", type="int32", versions=_V15_PLUS, default=-1),
     FieldInfo(attr="replica_epoch", json_name="replicaEpoch", type="int64", versions=_V15_PLUS, default=-1),
 )
-FetchPartition._READERS = (_read_FetchPartition_v0_4, _read_FetchPartition_v0_4, _read_FetchPartition_v0_4, _read_FetchPartition_v0_4, _read_FetchPartition_v0_4, _read_FetchPartition_v5_8, _read_FetchPartition_v5_8, _read_FetchPartition_v5_8, _read_FetchPartition_v5_8, _read_FetchPartition_v9_11, _read_FetchPartition_v9_11, _read_FetchPartition_v9_11, _read_FetchPartition_v12_16, _read_FetchPartition_v12_16, _read_FetchPartition_v12_16, _read_FetchPartition_v12_16, _read_FetchPartition_v12_16, _read_FetchPartition_v17, _read_FetchPartition_v18)
-FetchPartition._WRITERS = (_write_FetchPartition_v0_4, _write_FetchPartition_v0_4, _write_FetchPartition_v0_4, _write_FetchPartition_v0_4, _write_FetchPartition_v0_4, _write_FetchPartition_v5_8, _write_FetchPartition_v5_8, _write_FetchPartition_v5_8, _write_FetchPartition_v5_8, _write_FetchPartition_v9_11, _write_FetchPartition_v9_11, _write_FetchPartition_v9_11, _write_FetchPartition_v12_16, _write_FetchPartition_v12_16, _write_FetchPartition_v12_16, _write_FetchPartition_v12_16, _write_FetchPartition_v12_16, _write_FetchPartition_v17, _write_FetchPartition_v18)
+FetchPartition._READERS = (
+    _read_FetchPartition_v0_4, _read_FetchPartition_v0_4, _read_FetchPartition_v0_4, _read_FetchPartition_v0_4,
+    _read_FetchPartition_v0_4, _read_FetchPartition_v5_8, _read_FetchPartition_v5_8, _read_FetchPartition_v5_8,
+    _read_FetchPartition_v5_8, _read_FetchPartition_v9_11, _read_FetchPartition_v9_11, _read_FetchPartition_v9_11,
+    _read_FetchPartition_v12_16, _read_FetchPartition_v12_16, _read_FetchPartition_v12_16, _read_FetchPartition_v12_16,
+    _read_FetchPartition_v12_16, _read_FetchPartition_v17, _read_FetchPartition_v18,
+)
+FetchPartition._WRITERS = (
+    _write_FetchPartition_v0_4, _write_FetchPartition_v0_4, _write_FetchPartition_v0_4, _write_FetchPartition_v0_4,
+    _write_FetchPartition_v0_4, _write_FetchPartition_v5_8, _write_FetchPartition_v5_8, _write_FetchPartition_v5_8,
+    _write_FetchPartition_v5_8, _write_FetchPartition_v9_11, _write_FetchPartition_v9_11, _write_FetchPartition_v9_11,
+    _write_FetchPartition_v12_16, _write_FetchPartition_v12_16, _write_FetchPartition_v12_16,
+    _write_FetchPartition_v12_16, _write_FetchPartition_v12_16, _write_FetchPartition_v17, _write_FetchPartition_v18,
+)
 FetchPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition", json_name="partition", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="current_leader_epoch", json_name="currentLeaderEpoch", type="int32", versions=_V9_PLUS, ignorable=True, default=-1),
@@ -3087,24 +3105,58 @@ FetchPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
     FieldInfo(attr="replica_directory_id", json_name="replicaDirectoryId", type="uuid", versions=_V17_PLUS, tagged=_V17_PLUS, tag=0, ignorable=True, default=_ZERO_UUID),
     FieldInfo(attr="high_watermark", json_name="highWatermark", type="int64", versions=_V18_PLUS, tagged=_V18_PLUS, tag=1, ignorable=True, default=9223372036854775807),
 )
-FetchTopic._READERS = (_read_FetchTopic_v0_4, _read_FetchTopic_v0_4, _read_FetchTopic_v0_4, _read_FetchTopic_v0_4, _read_FetchTopic_v0_4, _read_FetchTopic_v5_8, _read_FetchTopic_v5_8, _read_FetchTopic_v5_8, _read_FetchTopic_v5_8, _read_FetchTopic_v9_11, _read_FetchTopic_v9_11, _read_FetchTopic_v9_11, _read_FetchTopic_v12, _read_FetchTopic_v13_16, _read_FetchTopic_v13_16, _read_FetchTopic_v13_16, _read_FetchTopic_v13_16, _read_FetchTopic_v17, _read_FetchTopic_v18)
-FetchTopic._WRITERS = (_write_FetchTopic_v0_4, _write_FetchTopic_v0_4, _write_FetchTopic_v0_4, _write_FetchTopic_v0_4, _write_FetchTopic_v0_4, _write_FetchTopic_v5_8, _write_FetchTopic_v5_8, _write_FetchTopic_v5_8, _write_FetchTopic_v5_8, _write_FetchTopic_v9_11, _write_FetchTopic_v9_11, _write_FetchTopic_v9_11, _write_FetchTopic_v12, _write_FetchTopic_v13_16, _write_FetchTopic_v13_16, _write_FetchTopic_v13_16, _write_FetchTopic_v13_16, _write_FetchTopic_v17, _write_FetchTopic_v18)
+FetchTopic._READERS = (
+    _read_FetchTopic_v0_4, _read_FetchTopic_v0_4, _read_FetchTopic_v0_4, _read_FetchTopic_v0_4, _read_FetchTopic_v0_4,
+    _read_FetchTopic_v5_8, _read_FetchTopic_v5_8, _read_FetchTopic_v5_8, _read_FetchTopic_v5_8, _read_FetchTopic_v9_11,
+    _read_FetchTopic_v9_11, _read_FetchTopic_v9_11, _read_FetchTopic_v12, _read_FetchTopic_v13_16,
+    _read_FetchTopic_v13_16, _read_FetchTopic_v13_16, _read_FetchTopic_v13_16, _read_FetchTopic_v17,
+    _read_FetchTopic_v18,
+)
+FetchTopic._WRITERS = (
+    _write_FetchTopic_v0_4, _write_FetchTopic_v0_4, _write_FetchTopic_v0_4, _write_FetchTopic_v0_4,
+    _write_FetchTopic_v0_4, _write_FetchTopic_v5_8, _write_FetchTopic_v5_8, _write_FetchTopic_v5_8,
+    _write_FetchTopic_v5_8, _write_FetchTopic_v9_11, _write_FetchTopic_v9_11, _write_FetchTopic_v9_11,
+    _write_FetchTopic_v12, _write_FetchTopic_v13_16, _write_FetchTopic_v13_16, _write_FetchTopic_v13_16,
+    _write_FetchTopic_v13_16, _write_FetchTopic_v17, _write_FetchTopic_v18,
+)
 FetchTopic._LAZY_DEFAULTS = {"partitions": list}
 FetchTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic", json_name="topic", type="string", versions=_V0_TO_12, ignorable=True, default=''),
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V13_PLUS, ignorable=True, default=_ZERO_UUID),
     FieldInfo(attr="partitions", json_name="partitions", type="[]FetchPartition", versions=_V0_PLUS, default=(), struct=FetchPartition),
 )
-ForgottenTopic._READERS = (None, None, None, None, None, None, None, _read_ForgottenTopic_v7_11, _read_ForgottenTopic_v7_11, _read_ForgottenTopic_v7_11, _read_ForgottenTopic_v7_11, _read_ForgottenTopic_v7_11, _read_ForgottenTopic_v12, _read_ForgottenTopic_v13_18, _read_ForgottenTopic_v13_18, _read_ForgottenTopic_v13_18, _read_ForgottenTopic_v13_18, _read_ForgottenTopic_v13_18, _read_ForgottenTopic_v13_18)
-ForgottenTopic._WRITERS = (None, None, None, None, None, None, None, _write_ForgottenTopic_v7_11, _write_ForgottenTopic_v7_11, _write_ForgottenTopic_v7_11, _write_ForgottenTopic_v7_11, _write_ForgottenTopic_v7_11, _write_ForgottenTopic_v12, _write_ForgottenTopic_v13_18, _write_ForgottenTopic_v13_18, _write_ForgottenTopic_v13_18, _write_ForgottenTopic_v13_18, _write_ForgottenTopic_v13_18, _write_ForgottenTopic_v13_18)
+ForgottenTopic._READERS = (
+    None, None, None, None, None, None, None, _read_ForgottenTopic_v7_11, _read_ForgottenTopic_v7_11,
+    _read_ForgottenTopic_v7_11, _read_ForgottenTopic_v7_11, _read_ForgottenTopic_v7_11, _read_ForgottenTopic_v12,
+    _read_ForgottenTopic_v13_18, _read_ForgottenTopic_v13_18, _read_ForgottenTopic_v13_18, _read_ForgottenTopic_v13_18,
+    _read_ForgottenTopic_v13_18, _read_ForgottenTopic_v13_18,
+)
+ForgottenTopic._WRITERS = (
+    None, None, None, None, None, None, None, _write_ForgottenTopic_v7_11, _write_ForgottenTopic_v7_11,
+    _write_ForgottenTopic_v7_11, _write_ForgottenTopic_v7_11, _write_ForgottenTopic_v7_11, _write_ForgottenTopic_v12,
+    _write_ForgottenTopic_v13_18, _write_ForgottenTopic_v13_18, _write_ForgottenTopic_v13_18,
+    _write_ForgottenTopic_v13_18, _write_ForgottenTopic_v13_18, _write_ForgottenTopic_v13_18,
+)
 ForgottenTopic._LAZY_DEFAULTS = {"partitions": list}
 ForgottenTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic", json_name="topic", type="string", versions=_V7_TO_12, ignorable=True, default=''),
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V13_PLUS, ignorable=True, default=_ZERO_UUID),
     FieldInfo(attr="partitions", json_name="partitions", type="[]int32", versions=_V7_PLUS, default=()),
 )
-FetchRequest._READERS = (_read_FetchRequest_v0_2, _read_FetchRequest_v0_2, _read_FetchRequest_v0_2, _read_FetchRequest_v3, _read_FetchRequest_v4, _read_FetchRequest_v5_6, _read_FetchRequest_v5_6, _read_FetchRequest_v7_8, _read_FetchRequest_v7_8, _read_FetchRequest_v9_10, _read_FetchRequest_v9_10, _read_FetchRequest_v11, _read_FetchRequest_v12, _read_FetchRequest_v13_14, _read_FetchRequest_v13_14, _read_FetchRequest_v15_16, _read_FetchRequest_v15_16, _read_FetchRequest_v17, _read_FetchRequest_v18)
-FetchRequest._WRITERS = (_write_FetchRequest_v0_2, _write_FetchRequest_v0_2, _write_FetchRequest_v0_2, _write_FetchRequest_v3, _write_FetchRequest_v4, _write_FetchRequest_v5_6, _write_FetchRequest_v5_6, _write_FetchRequest_v7_8, _write_FetchRequest_v7_8, _write_FetchRequest_v9_10, _write_FetchRequest_v9_10, _write_FetchRequest_v11, _write_FetchRequest_v12, _write_FetchRequest_v13_14, _write_FetchRequest_v13_14, _write_FetchRequest_v15_16, _write_FetchRequest_v15_16, _write_FetchRequest_v17, _write_FetchRequest_v18)
+FetchRequest._READERS = (
+    _read_FetchRequest_v0_2, _read_FetchRequest_v0_2, _read_FetchRequest_v0_2, _read_FetchRequest_v3,
+    _read_FetchRequest_v4, _read_FetchRequest_v5_6, _read_FetchRequest_v5_6, _read_FetchRequest_v7_8,
+    _read_FetchRequest_v7_8, _read_FetchRequest_v9_10, _read_FetchRequest_v9_10, _read_FetchRequest_v11,
+    _read_FetchRequest_v12, _read_FetchRequest_v13_14, _read_FetchRequest_v13_14, _read_FetchRequest_v15_16,
+    _read_FetchRequest_v15_16, _read_FetchRequest_v17, _read_FetchRequest_v18,
+)
+FetchRequest._WRITERS = (
+    _write_FetchRequest_v0_2, _write_FetchRequest_v0_2, _write_FetchRequest_v0_2, _write_FetchRequest_v3,
+    _write_FetchRequest_v4, _write_FetchRequest_v5_6, _write_FetchRequest_v5_6, _write_FetchRequest_v7_8,
+    _write_FetchRequest_v7_8, _write_FetchRequest_v9_10, _write_FetchRequest_v9_10, _write_FetchRequest_v11,
+    _write_FetchRequest_v12, _write_FetchRequest_v13_14, _write_FetchRequest_v13_14, _write_FetchRequest_v15_16,
+    _write_FetchRequest_v15_16, _write_FetchRequest_v17, _write_FetchRequest_v18,
+)
 FetchRequest._LAZY_DEFAULTS = {"replica_state": ReplicaState, "topics": list, "forgotten_topics_data": list}
 FetchRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="cluster_id", json_name="clusterId", type="string", versions=_V12_PLUS, nullable=_V12_PLUS, tagged=_V12_PLUS, tag=0, ignorable=True),

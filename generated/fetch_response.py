@@ -12,10 +12,10 @@ from __future__ import annotations
 import struct
 from uuid import UUID
 
+from kwire.records.reader import RecordsView
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
-from kwire.records.reader import RecordsView
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -607,7 +607,6 @@ def _read_PartitionData_v4(buf: bytes, pos: int) -> tuple[PartitionData, int]:
     data.preferred_read_replica = -1
     field = "partition_index, error_code, high_watermark, last_stable_offset"
     index = 0
-    size = len(buf)
     try:
         data.partition_index, data.error_code, data.high_watermark, data.last_stable_offset = _unpack_PartitionData_partition_index_to_last_stable_offset(buf, pos)
         pos += 22
@@ -687,7 +686,6 @@ def _read_PartitionData_v5_10(buf: bytes, pos: int) -> tuple[PartitionData, int]
     data.preferred_read_replica = -1
     field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
     index = 0
-    size = len(buf)
     try:
         data.partition_index, data.error_code, data.high_watermark, data.last_stable_offset, data.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
         pos += 30
@@ -766,7 +764,6 @@ def _read_PartitionData_v11(buf: bytes, pos: int) -> tuple[PartitionData, int]:
     data = blank_instance(PartitionData)
     field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
     index = 0
-    size = len(buf)
     try:
         data.partition_index, data.error_code, data.high_watermark, data.last_stable_offset, data.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
         pos += 30
@@ -2726,32 +2723,82 @@ _V12_PLUS = (12, 32767)
 _V13_PLUS = (13, 32767)
 _V16_PLUS = (16, 32767)
 
-EpochEndOffset._READERS = (None, None, None, None, None, None, None, None, None, None, None, None, _read_EpochEndOffset_v12_18, _read_EpochEndOffset_v12_18, _read_EpochEndOffset_v12_18, _read_EpochEndOffset_v12_18, _read_EpochEndOffset_v12_18, _read_EpochEndOffset_v12_18, _read_EpochEndOffset_v12_18)
-EpochEndOffset._WRITERS = (None, None, None, None, None, None, None, None, None, None, None, None, _write_EpochEndOffset_v12_18, _write_EpochEndOffset_v12_18, _write_EpochEndOffset_v12_18, _write_EpochEndOffset_v12_18, _write_EpochEndOffset_v12_18, _write_EpochEndOffset_v12_18, _write_EpochEndOffset_v12_18)
+EpochEndOffset._READERS = (
+    None, None, None, None, None, None, None, None, None, None, None, None, _read_EpochEndOffset_v12_18,
+    _read_EpochEndOffset_v12_18, _read_EpochEndOffset_v12_18, _read_EpochEndOffset_v12_18, _read_EpochEndOffset_v12_18,
+    _read_EpochEndOffset_v12_18, _read_EpochEndOffset_v12_18,
+)
+EpochEndOffset._WRITERS = (
+    None, None, None, None, None, None, None, None, None, None, None, None, _write_EpochEndOffset_v12_18,
+    _write_EpochEndOffset_v12_18, _write_EpochEndOffset_v12_18, _write_EpochEndOffset_v12_18,
+    _write_EpochEndOffset_v12_18, _write_EpochEndOffset_v12_18, _write_EpochEndOffset_v12_18,
+)
 EpochEndOffset.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="epoch", json_name="epoch", type="int32", versions=_V12_PLUS, default=-1),
     FieldInfo(attr="end_offset", json_name="endOffset", type="int64", versions=_V12_PLUS, default=-1),
 )
-LeaderIdAndEpoch._READERS = (None, None, None, None, None, None, None, None, None, None, None, None, _read_LeaderIdAndEpoch_v12_18, _read_LeaderIdAndEpoch_v12_18, _read_LeaderIdAndEpoch_v12_18, _read_LeaderIdAndEpoch_v12_18, _read_LeaderIdAndEpoch_v12_18, _read_LeaderIdAndEpoch_v12_18, _read_LeaderIdAndEpoch_v12_18)
-LeaderIdAndEpoch._WRITERS = (None, None, None, None, None, None, None, None, None, None, None, None, _write_LeaderIdAndEpoch_v12_18, _write_LeaderIdAndEpoch_v12_18, _write_LeaderIdAndEpoch_v12_18, _write_LeaderIdAndEpoch_v12_18, _write_LeaderIdAndEpoch_v12_18, _write_LeaderIdAndEpoch_v12_18, _write_LeaderIdAndEpoch_v12_18)
+LeaderIdAndEpoch._READERS = (
+    None, None, None, None, None, None, None, None, None, None, None, None, _read_LeaderIdAndEpoch_v12_18,
+    _read_LeaderIdAndEpoch_v12_18, _read_LeaderIdAndEpoch_v12_18, _read_LeaderIdAndEpoch_v12_18,
+    _read_LeaderIdAndEpoch_v12_18, _read_LeaderIdAndEpoch_v12_18, _read_LeaderIdAndEpoch_v12_18,
+)
+LeaderIdAndEpoch._WRITERS = (
+    None, None, None, None, None, None, None, None, None, None, None, None, _write_LeaderIdAndEpoch_v12_18,
+    _write_LeaderIdAndEpoch_v12_18, _write_LeaderIdAndEpoch_v12_18, _write_LeaderIdAndEpoch_v12_18,
+    _write_LeaderIdAndEpoch_v12_18, _write_LeaderIdAndEpoch_v12_18, _write_LeaderIdAndEpoch_v12_18,
+)
 LeaderIdAndEpoch.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="leader_id", json_name="leaderId", type="int32", versions=_V12_PLUS, default=-1),
     FieldInfo(attr="leader_epoch", json_name="leaderEpoch", type="int32", versions=_V12_PLUS, default=-1),
 )
-SnapshotId._READERS = (None, None, None, None, None, None, None, None, None, None, None, None, _read_SnapshotId_v12_18, _read_SnapshotId_v12_18, _read_SnapshotId_v12_18, _read_SnapshotId_v12_18, _read_SnapshotId_v12_18, _read_SnapshotId_v12_18, _read_SnapshotId_v12_18)
-SnapshotId._WRITERS = (None, None, None, None, None, None, None, None, None, None, None, None, _write_SnapshotId_v12_18, _write_SnapshotId_v12_18, _write_SnapshotId_v12_18, _write_SnapshotId_v12_18, _write_SnapshotId_v12_18, _write_SnapshotId_v12_18, _write_SnapshotId_v12_18)
+SnapshotId._READERS = (
+    None, None, None, None, None, None, None, None, None, None, None, None, _read_SnapshotId_v12_18,
+    _read_SnapshotId_v12_18, _read_SnapshotId_v12_18, _read_SnapshotId_v12_18, _read_SnapshotId_v12_18,
+    _read_SnapshotId_v12_18, _read_SnapshotId_v12_18,
+)
+SnapshotId._WRITERS = (
+    None, None, None, None, None, None, None, None, None, None, None, None, _write_SnapshotId_v12_18,
+    _write_SnapshotId_v12_18, _write_SnapshotId_v12_18, _write_SnapshotId_v12_18, _write_SnapshotId_v12_18,
+    _write_SnapshotId_v12_18, _write_SnapshotId_v12_18,
+)
 SnapshotId.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="end_offset", json_name="endOffset", type="int64", versions=_V0_PLUS, default=-1),
     FieldInfo(attr="epoch", json_name="epoch", type="int32", versions=_V0_PLUS, default=-1),
 )
-AbortedTransaction._READERS = (None, None, None, None, _read_AbortedTransaction_v4_11, _read_AbortedTransaction_v4_11, _read_AbortedTransaction_v4_11, _read_AbortedTransaction_v4_11, _read_AbortedTransaction_v4_11, _read_AbortedTransaction_v4_11, _read_AbortedTransaction_v4_11, _read_AbortedTransaction_v4_11, _read_AbortedTransaction_v12_18, _read_AbortedTransaction_v12_18, _read_AbortedTransaction_v12_18, _read_AbortedTransaction_v12_18, _read_AbortedTransaction_v12_18, _read_AbortedTransaction_v12_18, _read_AbortedTransaction_v12_18)
-AbortedTransaction._WRITERS = (None, None, None, None, _write_AbortedTransaction_v4_11, _write_AbortedTransaction_v4_11, _write_AbortedTransaction_v4_11, _write_AbortedTransaction_v4_11, _write_AbortedTransaction_v4_11, _write_AbortedTransaction_v4_11, _write_AbortedTransaction_v4_11, _write_AbortedTransaction_v4_11, _write_AbortedTransaction_v12_18, _write_AbortedTransaction_v12_18, _write_AbortedTransaction_v12_18, _write_AbortedTransaction_v12_18, _write_AbortedTransaction_v12_18, _write_AbortedTransaction_v12_18, _write_AbortedTransaction_v12_18)
+AbortedTransaction._READERS = (
+    None, None, None, None, _read_AbortedTransaction_v4_11, _read_AbortedTransaction_v4_11,
+    _read_AbortedTransaction_v4_11, _read_AbortedTransaction_v4_11, _read_AbortedTransaction_v4_11,
+    _read_AbortedTransaction_v4_11, _read_AbortedTransaction_v4_11, _read_AbortedTransaction_v4_11,
+    _read_AbortedTransaction_v12_18, _read_AbortedTransaction_v12_18, _read_AbortedTransaction_v12_18,
+    _read_AbortedTransaction_v12_18, _read_AbortedTransaction_v12_18, _read_AbortedTransaction_v12_18,
+    _read_AbortedTransaction_v12_18,
+)
+AbortedTransaction._WRITERS = (
+    None, None, None, None, _write_AbortedTransaction_v4_11, _write_AbortedTransaction_v4_11,
+    _write_AbortedTransaction_v4_11, _write_AbortedTransaction_v4_11, _write_AbortedTransaction_v4_11,
+    _write_AbortedTransaction_v4_11, _write_AbortedTransaction_v4_11, _write_AbortedTransaction_v4_11,
+    _write_AbortedTransaction_v12_18, _write_AbortedTransaction_v12_18, _write_AbortedTransaction_v12_18,
+    _write_AbortedTransaction_v12_18, _write_AbortedTransaction_v12_18, _write_AbortedTransaction_v12_18,
+    _write_AbortedTransaction_v12_18,
+)
 AbortedTransaction.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="producer_id", json_name="producerId", type="int64", versions=_V4_PLUS, default=0),
     FieldInfo(attr="first_offset", json_name="firstOffset", type="int64", versions=_V4_PLUS, default=0),
 )
-PartitionData._READERS = (_read_PartitionData_v0_3, _read_PartitionData_v0_3, _read_PartitionData_v0_3, _read_PartitionData_v0_3, _read_PartitionData_v4, _read_PartitionData_v5_10, _read_PartitionData_v5_10, _read_PartitionData_v5_10, _read_PartitionData_v5_10, _read_PartitionData_v5_10, _read_PartitionData_v5_10, _read_PartitionData_v11, _read_PartitionData_v12_18, _read_PartitionData_v12_18, _read_PartitionData_v12_18, _read_PartitionData_v12_18, _read_PartitionData_v12_18, _read_PartitionData_v12_18, _read_PartitionData_v12_18)
-PartitionData._WRITERS = (_write_PartitionData_v0_3, _write_PartitionData_v0_3, _write_PartitionData_v0_3, _write_PartitionData_v0_3, _write_PartitionData_v4, _write_PartitionData_v5_10, _write_PartitionData_v5_10, _write_PartitionData_v5_10, _write_PartitionData_v5_10, _write_PartitionData_v5_10, _write_PartitionData_v5_10, _write_PartitionData_v11, _write_PartitionData_v12_18, _write_PartitionData_v12_18, _write_PartitionData_v12_18, _write_PartitionData_v12_18, _write_PartitionData_v12_18, _write_PartitionData_v12_18, _write_PartitionData_v12_18)
+PartitionData._READERS = (
+    _read_PartitionData_v0_3, _read_PartitionData_v0_3, _read_PartitionData_v0_3, _read_PartitionData_v0_3,
+    _read_PartitionData_v4, _read_PartitionData_v5_10, _read_PartitionData_v5_10, _read_PartitionData_v5_10,
+    _read_PartitionData_v5_10, _read_PartitionData_v5_10, _read_PartitionData_v5_10, _read_PartitionData_v11,
+    _read_PartitionData_v12_18, _read_PartitionData_v12_18, _read_PartitionData_v12_18, _read_PartitionData_v12_18,
+    _read_PartitionData_v12_18, _read_PartitionData_v12_18, _read_PartitionData_v12_18,
+)
+PartitionData._WRITERS = (
+    _write_PartitionData_v0_3, _write_PartitionData_v0_3, _write_PartitionData_v0_3, _write_PartitionData_v0_3,
+    _write_PartitionData_v4, _write_PartitionData_v5_10, _write_PartitionData_v5_10, _write_PartitionData_v5_10,
+    _write_PartitionData_v5_10, _write_PartitionData_v5_10, _write_PartitionData_v5_10, _write_PartitionData_v11,
+    _write_PartitionData_v12_18, _write_PartitionData_v12_18, _write_PartitionData_v12_18, _write_PartitionData_v12_18,
+    _write_PartitionData_v12_18, _write_PartitionData_v12_18, _write_PartitionData_v12_18,
+)
 PartitionData._LAZY_DEFAULTS = {"diverging_epoch": EpochEndOffset, "current_leader": LeaderIdAndEpoch, "snapshot_id": SnapshotId, "aborted_transactions": list}
 PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
@@ -2766,16 +2813,38 @@ PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
     FieldInfo(attr="preferred_read_replica", json_name="preferredReadReplica", type="int32", versions=_V11_PLUS, default=-1),
     FieldInfo(attr="records", json_name="records", type="records", versions=_V0_PLUS, nullable=_V0_PLUS),
 )
-FetchableTopicResponse._READERS = (_read_FetchableTopicResponse_v0_3, _read_FetchableTopicResponse_v0_3, _read_FetchableTopicResponse_v0_3, _read_FetchableTopicResponse_v0_3, _read_FetchableTopicResponse_v4, _read_FetchableTopicResponse_v5_10, _read_FetchableTopicResponse_v5_10, _read_FetchableTopicResponse_v5_10, _read_FetchableTopicResponse_v5_10, _read_FetchableTopicResponse_v5_10, _read_FetchableTopicResponse_v5_10, _read_FetchableTopicResponse_v11, _read_FetchableTopicResponse_v12, _read_FetchableTopicResponse_v13_18, _read_FetchableTopicResponse_v13_18, _read_FetchableTopicResponse_v13_18, _read_FetchableTopicResponse_v13_18, _read_FetchableTopicResponse_v13_18, _read_FetchableTopicResponse_v13_18)
-FetchableTopicResponse._WRITERS = (_write_FetchableTopicResponse_v0_3, _write_FetchableTopicResponse_v0_3, _write_FetchableTopicResponse_v0_3, _write_FetchableTopicResponse_v0_3, _write_FetchableTopicResponse_v4, _write_FetchableTopicResponse_v5_10, _write_FetchableTopicResponse_v5_10, _write_FetchableTopicResponse_v5_10, _write_FetchableTopicResponse_v5_10, _write_FetchableTopicResponse_v5_10, _write_FetchableTopicResponse_v5_10, _write_FetchableTopicResponse_v11, _write_FetchableTopicResponse_v12, _write_FetchableTopicResponse_v13_18, _write_FetchableTopicResponse_v13_18, _write_FetchableTopicResponse_v13_18, _write_FetchableTopicResponse_v13_18, _write_FetchableTopicResponse_v13_18, _write_FetchableTopicResponse_v13_18)
+FetchableTopicResponse._READERS = (
+    _read_FetchableTopicResponse_v0_3, _read_FetchableTopicResponse_v0_3, _read_FetchableTopicResponse_v0_3,
+    _read_FetchableTopicResponse_v0_3, _read_FetchableTopicResponse_v4, _read_FetchableTopicResponse_v5_10,
+    _read_FetchableTopicResponse_v5_10, _read_FetchableTopicResponse_v5_10, _read_FetchableTopicResponse_v5_10,
+    _read_FetchableTopicResponse_v5_10, _read_FetchableTopicResponse_v5_10, _read_FetchableTopicResponse_v11,
+    _read_FetchableTopicResponse_v12, _read_FetchableTopicResponse_v13_18, _read_FetchableTopicResponse_v13_18,
+    _read_FetchableTopicResponse_v13_18, _read_FetchableTopicResponse_v13_18, _read_FetchableTopicResponse_v13_18,
+    _read_FetchableTopicResponse_v13_18,
+)
+FetchableTopicResponse._WRITERS = (
+    _write_FetchableTopicResponse_v0_3, _write_FetchableTopicResponse_v0_3, _write_FetchableTopicResponse_v0_3,
+    _write_FetchableTopicResponse_v0_3, _write_FetchableTopicResponse_v4, _write_FetchableTopicResponse_v5_10,
+    _write_FetchableTopicResponse_v5_10, _write_FetchableTopicResponse_v5_10, _write_FetchableTopicResponse_v5_10,
+    _write_FetchableTopicResponse_v5_10, _write_FetchableTopicResponse_v5_10, _write_FetchableTopicResponse_v11,
+    _write_FetchableTopicResponse_v12, _write_FetchableTopicResponse_v13_18, _write_FetchableTopicResponse_v13_18,
+    _write_FetchableTopicResponse_v13_18, _write_FetchableTopicResponse_v13_18, _write_FetchableTopicResponse_v13_18,
+    _write_FetchableTopicResponse_v13_18,
+)
 FetchableTopicResponse._LAZY_DEFAULTS = {"partitions": list}
 FetchableTopicResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic", json_name="topic", type="string", versions=_V0_TO_12, ignorable=True, default=''),
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V13_PLUS, ignorable=True, default=_ZERO_UUID),
     FieldInfo(attr="partitions", json_name="partitions", type="[]PartitionData", versions=_V0_PLUS, default=(), struct=PartitionData),
 )
-NodeEndpoint._READERS = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, _read_NodeEndpoint_v16_18, _read_NodeEndpoint_v16_18, _read_NodeEndpoint_v16_18)
-NodeEndpoint._WRITERS = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, _write_NodeEndpoint_v16_18, _write_NodeEndpoint_v16_18, _write_NodeEndpoint_v16_18)
+NodeEndpoint._READERS = (
+    None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None,
+    _read_NodeEndpoint_v16_18, _read_NodeEndpoint_v16_18, _read_NodeEndpoint_v16_18,
+)
+NodeEndpoint._WRITERS = (
+    None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None,
+    _write_NodeEndpoint_v16_18, _write_NodeEndpoint_v16_18, _write_NodeEndpoint_v16_18,
+)
 NodeEndpoint._MAP_KEYS = ("node_id",)
 NodeEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="node_id", json_name="nodeId", type="int32", versions=_V16_PLUS, default=0, map_key=True),
@@ -2783,8 +2852,20 @@ NodeEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.mess
     FieldInfo(attr="port", json_name="port", type="int32", versions=_V16_PLUS, default=0),
     FieldInfo(attr="rack", json_name="rack", type="string", versions=_V16_PLUS, nullable=_V16_PLUS),
 )
-FetchResponse._READERS = (_read_FetchResponse_v0, _read_FetchResponse_v1_3, _read_FetchResponse_v1_3, _read_FetchResponse_v1_3, _read_FetchResponse_v4, _read_FetchResponse_v5_6, _read_FetchResponse_v5_6, _read_FetchResponse_v7_10, _read_FetchResponse_v7_10, _read_FetchResponse_v7_10, _read_FetchResponse_v7_10, _read_FetchResponse_v11, _read_FetchResponse_v12, _read_FetchResponse_v13_15, _read_FetchResponse_v13_15, _read_FetchResponse_v13_15, _read_FetchResponse_v16_18, _read_FetchResponse_v16_18, _read_FetchResponse_v16_18)
-FetchResponse._WRITERS = (_write_FetchResponse_v0, _write_FetchResponse_v1_3, _write_FetchResponse_v1_3, _write_FetchResponse_v1_3, _write_FetchResponse_v4, _write_FetchResponse_v5_6, _write_FetchResponse_v5_6, _write_FetchResponse_v7_10, _write_FetchResponse_v7_10, _write_FetchResponse_v7_10, _write_FetchResponse_v7_10, _write_FetchResponse_v11, _write_FetchResponse_v12, _write_FetchResponse_v13_15, _write_FetchResponse_v13_15, _write_FetchResponse_v13_15, _write_FetchResponse_v16_18, _write_FetchResponse_v16_18, _write_FetchResponse_v16_18)
+FetchResponse._READERS = (
+    _read_FetchResponse_v0, _read_FetchResponse_v1_3, _read_FetchResponse_v1_3, _read_FetchResponse_v1_3,
+    _read_FetchResponse_v4, _read_FetchResponse_v5_6, _read_FetchResponse_v5_6, _read_FetchResponse_v7_10,
+    _read_FetchResponse_v7_10, _read_FetchResponse_v7_10, _read_FetchResponse_v7_10, _read_FetchResponse_v11,
+    _read_FetchResponse_v12, _read_FetchResponse_v13_15, _read_FetchResponse_v13_15, _read_FetchResponse_v13_15,
+    _read_FetchResponse_v16_18, _read_FetchResponse_v16_18, _read_FetchResponse_v16_18,
+)
+FetchResponse._WRITERS = (
+    _write_FetchResponse_v0, _write_FetchResponse_v1_3, _write_FetchResponse_v1_3, _write_FetchResponse_v1_3,
+    _write_FetchResponse_v4, _write_FetchResponse_v5_6, _write_FetchResponse_v5_6, _write_FetchResponse_v7_10,
+    _write_FetchResponse_v7_10, _write_FetchResponse_v7_10, _write_FetchResponse_v7_10, _write_FetchResponse_v11,
+    _write_FetchResponse_v12, _write_FetchResponse_v13_15, _write_FetchResponse_v13_15, _write_FetchResponse_v13_15,
+    _write_FetchResponse_v16_18, _write_FetchResponse_v16_18, _write_FetchResponse_v16_18,
+)
 FetchResponse._LAZY_DEFAULTS = {"responses": list, "node_endpoints": KeyedList}
 FetchResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V1_PLUS, ignorable=True, default=0),

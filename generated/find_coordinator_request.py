@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import EncodeError, UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -154,8 +153,16 @@ _V0_TO_3 = (0, 3)
 _V1_PLUS = (1, 32767)
 _V4_PLUS = (4, 32767)
 
-FindCoordinatorRequest._READERS = _w.bind_versions((_read_FindCoordinatorRequest_v0_2, _read_FindCoordinatorRequest_v0_2, _read_FindCoordinatorRequest_v0_2, _read_FindCoordinatorRequest_v3_6, _read_FindCoordinatorRequest_v3_6, _read_FindCoordinatorRequest_v3_6, _read_FindCoordinatorRequest_v3_6))
-FindCoordinatorRequest._WRITERS = _w.bind_versions((_write_FindCoordinatorRequest_v0_2, _write_FindCoordinatorRequest_v0_2, _write_FindCoordinatorRequest_v0_2, _write_FindCoordinatorRequest_v3_6, _write_FindCoordinatorRequest_v3_6, _write_FindCoordinatorRequest_v3_6, _write_FindCoordinatorRequest_v3_6))
+FindCoordinatorRequest._READERS = _w.bind_versions((
+    _read_FindCoordinatorRequest_v0_2, _read_FindCoordinatorRequest_v0_2, _read_FindCoordinatorRequest_v0_2,
+    _read_FindCoordinatorRequest_v3_6, _read_FindCoordinatorRequest_v3_6, _read_FindCoordinatorRequest_v3_6,
+    _read_FindCoordinatorRequest_v3_6,
+))
+FindCoordinatorRequest._WRITERS = _w.bind_versions((
+    _write_FindCoordinatorRequest_v0_2, _write_FindCoordinatorRequest_v0_2, _write_FindCoordinatorRequest_v0_2,
+    _write_FindCoordinatorRequest_v3_6, _write_FindCoordinatorRequest_v3_6, _write_FindCoordinatorRequest_v3_6,
+    _write_FindCoordinatorRequest_v3_6,
+))
 FindCoordinatorRequest._LAZY_DEFAULTS = {"coordinator_keys": list}
 FindCoordinatorRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="key", json_name="key", type="string", versions=_V0_TO_3, default=''),

@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -319,8 +318,12 @@ _V1_TO_3 = (1, 3)
 _V1_PLUS = (1, 32767)
 _V4_PLUS = (4, 32767)
 
-Coordinator._READERS = _w.bind_versions((None, None, None, None, _read_Coordinator_v4_6, _read_Coordinator_v4_6, _read_Coordinator_v4_6))
-Coordinator._WRITERS = _w.bind_versions((None, None, None, None, _write_Coordinator_v4_6, _write_Coordinator_v4_6, _write_Coordinator_v4_6))
+Coordinator._READERS = _w.bind_versions((
+    None, None, None, None, _read_Coordinator_v4_6, _read_Coordinator_v4_6, _read_Coordinator_v4_6,
+))
+Coordinator._WRITERS = _w.bind_versions((
+    None, None, None, None, _write_Coordinator_v4_6, _write_Coordinator_v4_6, _write_Coordinator_v4_6,
+))
 Coordinator.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="key", json_name="key", type="string", versions=_V4_PLUS, default=''),
     FieldInfo(attr="node_id", json_name="nodeId", type="int32", versions=_V4_PLUS, default=0),
@@ -329,8 +332,16 @@ Coordinator.FIELDS = (  # what the runtime knows of each field (kwire.wire.messa
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V4_PLUS, default=0),
     FieldInfo(attr="error_message", json_name="errorMessage", type="string", versions=_V4_PLUS, nullable=_V4_PLUS, ignorable=True, default=''),
 )
-FindCoordinatorResponse._READERS = _w.bind_versions((_read_FindCoordinatorResponse_v0_2, _read_FindCoordinatorResponse_v0_2, _read_FindCoordinatorResponse_v0_2, _read_FindCoordinatorResponse_v3_6, _read_FindCoordinatorResponse_v3_6, _read_FindCoordinatorResponse_v3_6, _read_FindCoordinatorResponse_v3_6))
-FindCoordinatorResponse._WRITERS = _w.bind_versions((_write_FindCoordinatorResponse_v0_2, _write_FindCoordinatorResponse_v0_2, _write_FindCoordinatorResponse_v0_2, _write_FindCoordinatorResponse_v3_6, _write_FindCoordinatorResponse_v3_6, _write_FindCoordinatorResponse_v3_6, _write_FindCoordinatorResponse_v3_6))
+FindCoordinatorResponse._READERS = _w.bind_versions((
+    _read_FindCoordinatorResponse_v0_2, _read_FindCoordinatorResponse_v0_2, _read_FindCoordinatorResponse_v0_2,
+    _read_FindCoordinatorResponse_v3_6, _read_FindCoordinatorResponse_v3_6, _read_FindCoordinatorResponse_v3_6,
+    _read_FindCoordinatorResponse_v3_6,
+))
+FindCoordinatorResponse._WRITERS = _w.bind_versions((
+    _write_FindCoordinatorResponse_v0_2, _write_FindCoordinatorResponse_v0_2, _write_FindCoordinatorResponse_v0_2,
+    _write_FindCoordinatorResponse_v3_6, _write_FindCoordinatorResponse_v3_6, _write_FindCoordinatorResponse_v3_6,
+    _write_FindCoordinatorResponse_v3_6,
+))
 FindCoordinatorResponse._LAZY_DEFAULTS = {"coordinators": list}
 FindCoordinatorResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V1_PLUS, ignorable=True, default=0),

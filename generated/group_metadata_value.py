@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -356,8 +355,14 @@ _V1_PLUS = (1, 32767)
 _V2_PLUS = (2, 32767)
 _V3_PLUS = (3, 32767)
 
-MemberMetadata._READERS = _w.bind_versions((_read_MemberMetadata_v0_3, _read_MemberMetadata_v0_3, _read_MemberMetadata_v0_3, _read_MemberMetadata_v0_3, _read_MemberMetadata_v4))
-MemberMetadata._WRITERS = _w.bind_versions((_write_MemberMetadata_v0_3, _write_MemberMetadata_v0_3, _write_MemberMetadata_v0_3, _write_MemberMetadata_v0_3, _write_MemberMetadata_v4))
+MemberMetadata._READERS = _w.bind_versions((
+    _read_MemberMetadata_v0_3, _read_MemberMetadata_v0_3, _read_MemberMetadata_v0_3, _read_MemberMetadata_v0_3,
+    _read_MemberMetadata_v4,
+))
+MemberMetadata._WRITERS = _w.bind_versions((
+    _write_MemberMetadata_v0_3, _write_MemberMetadata_v0_3, _write_MemberMetadata_v0_3, _write_MemberMetadata_v0_3,
+    _write_MemberMetadata_v4,
+))
 MemberMetadata.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="member_id", json_name="memberId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="group_instance_id", json_name="groupInstanceId", type="string", versions=_V3_PLUS, nullable=_V3_PLUS, ignorable=True),
@@ -368,8 +373,14 @@ MemberMetadata.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
     FieldInfo(attr="subscription", json_name="subscription", type="bytes", versions=_V0_PLUS, default=b''),
     FieldInfo(attr="assignment", json_name="assignment", type="bytes", versions=_V0_PLUS, default=b''),
 )
-GroupMetadataValue._READERS = _w.bind_versions((_read_GroupMetadataValue_v0_3, _read_GroupMetadataValue_v0_3, _read_GroupMetadataValue_v0_3, _read_GroupMetadataValue_v0_3, _read_GroupMetadataValue_v4))
-GroupMetadataValue._WRITERS = _w.bind_versions((_write_GroupMetadataValue_v0_3, _write_GroupMetadataValue_v0_3, _write_GroupMetadataValue_v0_3, _write_GroupMetadataValue_v0_3, _write_GroupMetadataValue_v4))
+GroupMetadataValue._READERS = _w.bind_versions((
+    _read_GroupMetadataValue_v0_3, _read_GroupMetadataValue_v0_3, _read_GroupMetadataValue_v0_3,
+    _read_GroupMetadataValue_v0_3, _read_GroupMetadataValue_v4,
+))
+GroupMetadataValue._WRITERS = _w.bind_versions((
+    _write_GroupMetadataValue_v0_3, _write_GroupMetadataValue_v0_3, _write_GroupMetadataValue_v0_3,
+    _write_GroupMetadataValue_v0_3, _write_GroupMetadataValue_v4,
+))
 GroupMetadataValue._LAZY_DEFAULTS = {"members": list}
 GroupMetadataValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="protocol_type", json_name="protocolType", type="string", versions=_V0_PLUS, default=''),

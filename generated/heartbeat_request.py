@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import FieldInfo, GeneratedStruct, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -152,8 +151,14 @@ def _write_HeartbeatRequest_v4(request: HeartbeatRequest, out: bytearray, versio
 _V0_PLUS = (0, 32767)
 _V3_PLUS = (3, 32767)
 
-HeartbeatRequest._READERS = _w.bind_versions((_read_HeartbeatRequest_v0_3, _read_HeartbeatRequest_v0_3, _read_HeartbeatRequest_v0_3, _read_HeartbeatRequest_v0_3, _read_HeartbeatRequest_v4))
-HeartbeatRequest._WRITERS = _w.bind_versions((_write_HeartbeatRequest_v0_3, _write_HeartbeatRequest_v0_3, _write_HeartbeatRequest_v0_3, _write_HeartbeatRequest_v0_3, _write_HeartbeatRequest_v4))
+HeartbeatRequest._READERS = _w.bind_versions((
+    _read_HeartbeatRequest_v0_3, _read_HeartbeatRequest_v0_3, _read_HeartbeatRequest_v0_3, _read_HeartbeatRequest_v0_3,
+    _read_HeartbeatRequest_v4,
+))
+HeartbeatRequest._WRITERS = _w.bind_versions((
+    _write_HeartbeatRequest_v0_3, _write_HeartbeatRequest_v0_3, _write_HeartbeatRequest_v0_3,
+    _write_HeartbeatRequest_v0_3, _write_HeartbeatRequest_v4,
+))
 HeartbeatRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="generation_id", json_name="generationId", type="int32", versions=_V0_PLUS, default=0),

@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -340,8 +339,12 @@ AlterConfigsResource.FIELDS = (  # what the runtime knows of each field (kwire.w
     FieldInfo(attr="resource_name", json_name="resourceName", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="configs", json_name="configs", type="[]AlterableConfig", versions=_V0_PLUS, default=(), struct=AlterableConfig),
 )
-IncrementalAlterConfigsRequest._READERS = _w.bind_versions((_read_IncrementalAlterConfigsRequest_v0, _read_IncrementalAlterConfigsRequest_v1))
-IncrementalAlterConfigsRequest._WRITERS = _w.bind_versions((_write_IncrementalAlterConfigsRequest_v0, _write_IncrementalAlterConfigsRequest_v1))
+IncrementalAlterConfigsRequest._READERS = _w.bind_versions((
+    _read_IncrementalAlterConfigsRequest_v0, _read_IncrementalAlterConfigsRequest_v1,
+))
+IncrementalAlterConfigsRequest._WRITERS = _w.bind_versions((
+    _write_IncrementalAlterConfigsRequest_v0, _write_IncrementalAlterConfigsRequest_v1,
+))
 IncrementalAlterConfigsRequest._LAZY_DEFAULTS = {"resources": KeyedList}
 IncrementalAlterConfigsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="resources", json_name="resources", type="[]AlterConfigsResource", versions=_V0_PLUS, default=(), struct=AlterConfigsResource),

@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -236,16 +235,24 @@ def _write_IncrementalAlterConfigsResponse_v1(response: IncrementalAlterConfigsR
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-AlterConfigsResourceResponse._READERS = _w.bind_versions((_read_AlterConfigsResourceResponse_v0, _read_AlterConfigsResourceResponse_v1))
-AlterConfigsResourceResponse._WRITERS = _w.bind_versions((_write_AlterConfigsResourceResponse_v0, _write_AlterConfigsResourceResponse_v1))
+AlterConfigsResourceResponse._READERS = _w.bind_versions((
+    _read_AlterConfigsResourceResponse_v0, _read_AlterConfigsResourceResponse_v1,
+))
+AlterConfigsResourceResponse._WRITERS = _w.bind_versions((
+    _write_AlterConfigsResourceResponse_v0, _write_AlterConfigsResourceResponse_v1,
+))
 AlterConfigsResourceResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_message", json_name="errorMessage", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
     FieldInfo(attr="resource_type", json_name="resourceType", type="int8", versions=_V0_PLUS, default=0),
     FieldInfo(attr="resource_name", json_name="resourceName", type="string", versions=_V0_PLUS, default=''),
 )
-IncrementalAlterConfigsResponse._READERS = _w.bind_versions((_read_IncrementalAlterConfigsResponse_v0, _read_IncrementalAlterConfigsResponse_v1))
-IncrementalAlterConfigsResponse._WRITERS = _w.bind_versions((_write_IncrementalAlterConfigsResponse_v0, _write_IncrementalAlterConfigsResponse_v1))
+IncrementalAlterConfigsResponse._READERS = _w.bind_versions((
+    _read_IncrementalAlterConfigsResponse_v0, _read_IncrementalAlterConfigsResponse_v1,
+))
+IncrementalAlterConfigsResponse._WRITERS = _w.bind_versions((
+    _write_IncrementalAlterConfigsResponse_v0, _write_IncrementalAlterConfigsResponse_v1,
+))
 IncrementalAlterConfigsResponse._LAZY_DEFAULTS = {"responses": list}
 IncrementalAlterConfigsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

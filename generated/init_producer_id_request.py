@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import FieldInfo, GeneratedStruct, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -185,8 +184,16 @@ _V0_PLUS = (0, 32767)
 _V3_PLUS = (3, 32767)
 _V6_PLUS = (6, 32767)
 
-InitProducerIdRequest._READERS = _w.bind_versions((_read_InitProducerIdRequest_v0_1, _read_InitProducerIdRequest_v0_1, _read_InitProducerIdRequest_v2_6, _read_InitProducerIdRequest_v2_6, _read_InitProducerIdRequest_v2_6, _read_InitProducerIdRequest_v2_6, _read_InitProducerIdRequest_v2_6))
-InitProducerIdRequest._WRITERS = _w.bind_versions((_write_InitProducerIdRequest_v0_1, _write_InitProducerIdRequest_v0_1, _write_InitProducerIdRequest_v2_6, _write_InitProducerIdRequest_v2_6, _write_InitProducerIdRequest_v2_6, _write_InitProducerIdRequest_v2_6, _write_InitProducerIdRequest_v2_6))
+InitProducerIdRequest._READERS = _w.bind_versions((
+    _read_InitProducerIdRequest_v0_1, _read_InitProducerIdRequest_v0_1, _read_InitProducerIdRequest_v2_6,
+    _read_InitProducerIdRequest_v2_6, _read_InitProducerIdRequest_v2_6, _read_InitProducerIdRequest_v2_6,
+    _read_InitProducerIdRequest_v2_6,
+))
+InitProducerIdRequest._WRITERS = _w.bind_versions((
+    _write_InitProducerIdRequest_v0_1, _write_InitProducerIdRequest_v0_1, _write_InitProducerIdRequest_v2_6,
+    _write_InitProducerIdRequest_v2_6, _write_InitProducerIdRequest_v2_6, _write_InitProducerIdRequest_v2_6,
+    _write_InitProducerIdRequest_v2_6,
+))
 InitProducerIdRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="transactional_id", json_name="transactionalId", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
     FieldInfo(attr="transaction_timeout_ms", json_name="transactionTimeoutMs", type="int32", versions=_V0_PLUS, default=0),

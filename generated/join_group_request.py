@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -293,15 +292,34 @@ _V1_PLUS = (1, 32767)
 _V5_PLUS = (5, 32767)
 _V8_PLUS = (8, 32767)
 
-JoinGroupRequestProtocol._READERS = _w.bind_versions((_read_JoinGroupRequestProtocol_v0_5, _read_JoinGroupRequestProtocol_v0_5, _read_JoinGroupRequestProtocol_v0_5, _read_JoinGroupRequestProtocol_v0_5, _read_JoinGroupRequestProtocol_v0_5, _read_JoinGroupRequestProtocol_v0_5, _read_JoinGroupRequestProtocol_v6_9, _read_JoinGroupRequestProtocol_v6_9, _read_JoinGroupRequestProtocol_v6_9, _read_JoinGroupRequestProtocol_v6_9))
-JoinGroupRequestProtocol._WRITERS = _w.bind_versions((_write_JoinGroupRequestProtocol_v0_5, _write_JoinGroupRequestProtocol_v0_5, _write_JoinGroupRequestProtocol_v0_5, _write_JoinGroupRequestProtocol_v0_5, _write_JoinGroupRequestProtocol_v0_5, _write_JoinGroupRequestProtocol_v0_5, _write_JoinGroupRequestProtocol_v6_9, _write_JoinGroupRequestProtocol_v6_9, _write_JoinGroupRequestProtocol_v6_9, _write_JoinGroupRequestProtocol_v6_9))
+JoinGroupRequestProtocol._READERS = _w.bind_versions((
+    _read_JoinGroupRequestProtocol_v0_5, _read_JoinGroupRequestProtocol_v0_5, _read_JoinGroupRequestProtocol_v0_5,
+    _read_JoinGroupRequestProtocol_v0_5, _read_JoinGroupRequestProtocol_v0_5, _read_JoinGroupRequestProtocol_v0_5,
+    _read_JoinGroupRequestProtocol_v6_9, _read_JoinGroupRequestProtocol_v6_9, _read_JoinGroupRequestProtocol_v6_9,
+    _read_JoinGroupRequestProtocol_v6_9,
+))
+JoinGroupRequestProtocol._WRITERS = _w.bind_versions((
+    _write_JoinGroupRequestProtocol_v0_5, _write_JoinGroupRequestProtocol_v0_5, _write_JoinGroupRequestProtocol_v0_5,
+    _write_JoinGroupRequestProtocol_v0_5, _write_JoinGroupRequestProtocol_v0_5, _write_JoinGroupRequestProtocol_v0_5,
+    _write_JoinGroupRequestProtocol_v6_9, _write_JoinGroupRequestProtocol_v6_9, _write_JoinGroupRequestProtocol_v6_9,
+    _write_JoinGroupRequestProtocol_v6_9,
+))
 JoinGroupRequestProtocol._MAP_KEYS = ("name",)
 JoinGroupRequestProtocol.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="metadata", json_name="metadata", type="bytes", versions=_V0_PLUS, default=b''),
 )
-JoinGroupRequest._READERS = _w.bind_versions((_read_JoinGroupRequest_v0_5, _read_JoinGroupRequest_v0_5, _read_JoinGroupRequest_v0_5, _read_JoinGroupRequest_v0_5, _read_JoinGroupRequest_v0_5, _read_JoinGroupRequest_v0_5, _read_JoinGroupRequest_v6_9, _read_JoinGroupRequest_v6_9, _read_JoinGroupRequest_v6_9, _read_JoinGroupRequest_v6_9))
-JoinGroupRequest._WRITERS = _w.bind_versions((_write_JoinGroupRequest_v0_5, _write_JoinGroupRequest_v0_5, _write_JoinGroupRequest_v0_5, _write_JoinGroupRequest_v0_5, _write_JoinGroupRequest_v0_5, _write_JoinGroupRequest_v0_5, _write_JoinGroupRequest_v6_9, _write_JoinGroupRequest_v6_9, _write_JoinGroupRequest_v6_9, _write_JoinGroupRequest_v6_9))
+JoinGroupRequest._READERS = _w.bind_versions((
+    _read_JoinGroupRequest_v0_5, _read_JoinGroupRequest_v0_5, _read_JoinGroupRequest_v0_5, _read_JoinGroupRequest_v0_5,
+    _read_JoinGroupRequest_v0_5, _read_JoinGroupRequest_v0_5, _read_JoinGroupRequest_v6_9, _read_JoinGroupRequest_v6_9,
+    _read_JoinGroupRequest_v6_9, _read_JoinGroupRequest_v6_9,
+))
+JoinGroupRequest._WRITERS = _w.bind_versions((
+    _write_JoinGroupRequest_v0_5, _write_JoinGroupRequest_v0_5, _write_JoinGroupRequest_v0_5,
+    _write_JoinGroupRequest_v0_5, _write_JoinGroupRequest_v0_5, _write_JoinGroupRequest_v0_5,
+    _write_JoinGroupRequest_v6_9, _write_JoinGroupRequest_v6_9, _write_JoinGroupRequest_v6_9,
+    _write_JoinGroupRequest_v6_9,
+))
 JoinGroupRequest._LAZY_DEFAULTS = {"protocols": KeyedList}
 JoinGroupRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),

@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -404,15 +403,34 @@ _V5_PLUS = (5, 32767)
 _V7_PLUS = (7, 32767)
 _V9_PLUS = (9, 32767)
 
-JoinGroupResponseMember._READERS = _w.bind_versions((_read_JoinGroupResponseMember_v0_5, _read_JoinGroupResponseMember_v0_5, _read_JoinGroupResponseMember_v0_5, _read_JoinGroupResponseMember_v0_5, _read_JoinGroupResponseMember_v0_5, _read_JoinGroupResponseMember_v0_5, _read_JoinGroupResponseMember_v6_9, _read_JoinGroupResponseMember_v6_9, _read_JoinGroupResponseMember_v6_9, _read_JoinGroupResponseMember_v6_9))
-JoinGroupResponseMember._WRITERS = _w.bind_versions((_write_JoinGroupResponseMember_v0_5, _write_JoinGroupResponseMember_v0_5, _write_JoinGroupResponseMember_v0_5, _write_JoinGroupResponseMember_v0_5, _write_JoinGroupResponseMember_v0_5, _write_JoinGroupResponseMember_v0_5, _write_JoinGroupResponseMember_v6_9, _write_JoinGroupResponseMember_v6_9, _write_JoinGroupResponseMember_v6_9, _write_JoinGroupResponseMember_v6_9))
+JoinGroupResponseMember._READERS = _w.bind_versions((
+    _read_JoinGroupResponseMember_v0_5, _read_JoinGroupResponseMember_v0_5, _read_JoinGroupResponseMember_v0_5,
+    _read_JoinGroupResponseMember_v0_5, _read_JoinGroupResponseMember_v0_5, _read_JoinGroupResponseMember_v0_5,
+    _read_JoinGroupResponseMember_v6_9, _read_JoinGroupResponseMember_v6_9, _read_JoinGroupResponseMember_v6_9,
+    _read_JoinGroupResponseMember_v6_9,
+))
+JoinGroupResponseMember._WRITERS = _w.bind_versions((
+    _write_JoinGroupResponseMember_v0_5, _write_JoinGroupResponseMember_v0_5, _write_JoinGroupResponseMember_v0_5,
+    _write_JoinGroupResponseMember_v0_5, _write_JoinGroupResponseMember_v0_5, _write_JoinGroupResponseMember_v0_5,
+    _write_JoinGroupResponseMember_v6_9, _write_JoinGroupResponseMember_v6_9, _write_JoinGroupResponseMember_v6_9,
+    _write_JoinGroupResponseMember_v6_9,
+))
 JoinGroupResponseMember.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="member_id", json_name="memberId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="group_instance_id", json_name="groupInstanceId", type="string", versions=_V5_PLUS, nullable=_V5_PLUS, ignorable=True),
     FieldInfo(attr="metadata", json_name="metadata", type="bytes", versions=_V0_PLUS, default=b''),
 )
-JoinGroupResponse._READERS = _w.bind_versions((_read_JoinGroupResponse_v0_5, _read_JoinGroupResponse_v0_5, _read_JoinGroupResponse_v0_5, _read_JoinGroupResponse_v0_5, _read_JoinGroupResponse_v0_5, _read_JoinGroupResponse_v0_5, _read_JoinGroupResponse_v6, _read_JoinGroupResponse_v7_8, _read_JoinGroupResponse_v7_8, _read_JoinGroupResponse_v9))
-JoinGroupResponse._WRITERS = _w.bind_versions((_write_JoinGroupResponse_v0_5, _write_JoinGroupResponse_v0_5, _write_JoinGroupResponse_v0_5, _write_JoinGroupResponse_v0_5, _write_JoinGroupResponse_v0_5, _write_JoinGroupResponse_v0_5, _write_JoinGroupResponse_v6, _write_JoinGroupResponse_v7_8, _write_JoinGroupResponse_v7_8, _write_JoinGroupResponse_v9))
+JoinGroupResponse._READERS = _w.bind_versions((
+    _read_JoinGroupResponse_v0_5, _read_JoinGroupResponse_v0_5, _read_JoinGroupResponse_v0_5,
+    _read_JoinGroupResponse_v0_5, _read_JoinGroupResponse_v0_5, _read_JoinGroupResponse_v0_5,
+    _read_JoinGroupResponse_v6, _read_JoinGroupResponse_v7_8, _read_JoinGroupResponse_v7_8, _read_JoinGroupResponse_v9,
+))
+JoinGroupResponse._WRITERS = _w.bind_versions((
+    _write_JoinGroupResponse_v0_5, _write_JoinGroupResponse_v0_5, _write_JoinGroupResponse_v0_5,
+    _write_JoinGroupResponse_v0_5, _write_JoinGroupResponse_v0_5, _write_JoinGroupResponse_v0_5,
+    _write_JoinGroupResponse_v6, _write_JoinGroupResponse_v7_8, _write_JoinGroupResponse_v7_8,
+    _write_JoinGroupResponse_v9,
+))
 JoinGroupResponse._LAZY_DEFAULTS = {"members": list}
 JoinGroupResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V2_PLUS, ignorable=True, default=0),

@@ -13,8 +13,8 @@ import struct
 from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import DecodeError, UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -697,8 +697,17 @@ _V5_PLUS = (5, 32767)
 _V6_PLUS = (6, 32767)
 _V7_PLUS = (7, 32767)
 
-LeaderAndIsrPartitionState._READERS = _w.bind_versions((_read_LeaderAndIsrPartitionState_v0_3, _read_LeaderAndIsrPartitionState_v0_3, _read_LeaderAndIsrPartitionState_v0_3, _read_LeaderAndIsrPartitionState_v0_3, _read_LeaderAndIsrPartitionState_v4_7, _read_LeaderAndIsrPartitionState_v4_7, _read_LeaderAndIsrPartitionState_v4_7, _read_LeaderAndIsrPartitionState_v4_7))
-LeaderAndIsrPartitionState._WRITERS = _w.bind_versions((_write_LeaderAndIsrPartitionState_v0_3, _write_LeaderAndIsrPartitionState_v0_3, _write_LeaderAndIsrPartitionState_v0_3, _write_LeaderAndIsrPartitionState_v0_3, _write_LeaderAndIsrPartitionState_v4_7, _write_LeaderAndIsrPartitionState_v4_7, _write_LeaderAndIsrPartitionState_v4_7, _write_LeaderAndIsrPartitionState_v4_7))
+LeaderAndIsrPartitionState._READERS = _w.bind_versions((
+    _read_LeaderAndIsrPartitionState_v0_3, _read_LeaderAndIsrPartitionState_v0_3, _read_LeaderAndIsrPartitionState_v0_3,
+    _read_LeaderAndIsrPartitionState_v0_3, _read_LeaderAndIsrPartitionState_v4_7, _read_LeaderAndIsrPartitionState_v4_7,
+    _read_LeaderAndIsrPartitionState_v4_7, _read_LeaderAndIsrPartitionState_v4_7,
+))
+LeaderAndIsrPartitionState._WRITERS = _w.bind_versions((
+    _write_LeaderAndIsrPartitionState_v0_3, _write_LeaderAndIsrPartitionState_v0_3,
+    _write_LeaderAndIsrPartitionState_v0_3, _write_LeaderAndIsrPartitionState_v0_3,
+    _write_LeaderAndIsrPartitionState_v4_7, _write_LeaderAndIsrPartitionState_v4_7,
+    _write_LeaderAndIsrPartitionState_v4_7, _write_LeaderAndIsrPartitionState_v4_7,
+))
 LeaderAndIsrPartitionState._LAZY_DEFAULTS = {"isr": list, "replicas": list, "adding_replicas": list, "removing_replicas": list}
 LeaderAndIsrPartitionState.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_TO_1, ignorable=True, default=''),
@@ -714,23 +723,46 @@ LeaderAndIsrPartitionState.FIELDS = (  # what the runtime knows of each field (k
     FieldInfo(attr="is_new", json_name="isNew", type="bool", versions=_V1_PLUS, ignorable=True, default=False),
     FieldInfo(attr="leader_recovery_state", json_name="leaderRecoveryState", type="int8", versions=_V6_PLUS, default=0),
 )
-LeaderAndIsrTopicState._READERS = _w.bind_versions((None, None, _read_LeaderAndIsrTopicState_v2_3, _read_LeaderAndIsrTopicState_v2_3, _read_LeaderAndIsrTopicState_v4_7, _read_LeaderAndIsrTopicState_v4_7, _read_LeaderAndIsrTopicState_v4_7, _read_LeaderAndIsrTopicState_v4_7))
-LeaderAndIsrTopicState._WRITERS = _w.bind_versions((None, None, _write_LeaderAndIsrTopicState_v2_3, _write_LeaderAndIsrTopicState_v2_3, _write_LeaderAndIsrTopicState_v4_7, _write_LeaderAndIsrTopicState_v4_7, _write_LeaderAndIsrTopicState_v4_7, _write_LeaderAndIsrTopicState_v4_7))
+LeaderAndIsrTopicState._READERS = _w.bind_versions((
+    None, None, _read_LeaderAndIsrTopicState_v2_3, _read_LeaderAndIsrTopicState_v2_3, _read_LeaderAndIsrTopicState_v4_7,
+    _read_LeaderAndIsrTopicState_v4_7, _read_LeaderAndIsrTopicState_v4_7, _read_LeaderAndIsrTopicState_v4_7,
+))
+LeaderAndIsrTopicState._WRITERS = _w.bind_versions((
+    None, None, _write_LeaderAndIsrTopicState_v2_3, _write_LeaderAndIsrTopicState_v2_3,
+    _write_LeaderAndIsrTopicState_v4_7, _write_LeaderAndIsrTopicState_v4_7, _write_LeaderAndIsrTopicState_v4_7,
+    _write_LeaderAndIsrTopicState_v4_7,
+))
 LeaderAndIsrTopicState._LAZY_DEFAULTS = {"partition_states": list}
 LeaderAndIsrTopicState.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V2_PLUS, default=''),
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V5_PLUS, ignorable=True, default=_ZERO_UUID),
     FieldInfo(attr="partition_states", json_name="partitionStates", type="[]LeaderAndIsrPartitionState", versions=_V2_PLUS, default=(), struct=LeaderAndIsrPartitionState),
 )
-LeaderAndIsrLiveLeader._READERS = _w.bind_versions((_read_LeaderAndIsrLiveLeader_v0_3, _read_LeaderAndIsrLiveLeader_v0_3, _read_LeaderAndIsrLiveLeader_v0_3, _read_LeaderAndIsrLiveLeader_v0_3, _read_LeaderAndIsrLiveLeader_v4_7, _read_LeaderAndIsrLiveLeader_v4_7, _read_LeaderAndIsrLiveLeader_v4_7, _read_LeaderAndIsrLiveLeader_v4_7))
-LeaderAndIsrLiveLeader._WRITERS = _w.bind_versions((_write_LeaderAndIsrLiveLeader_v0_3, _write_LeaderAndIsrLiveLeader_v0_3, _write_LeaderAndIsrLiveLeader_v0_3, _write_LeaderAndIsrLiveLeader_v0_3, _write_LeaderAndIsrLiveLeader_v4_7, _write_LeaderAndIsrLiveLeader_v4_7, _write_LeaderAndIsrLiveLeader_v4_7, _write_LeaderAndIsrLiveLeader_v4_7))
+LeaderAndIsrLiveLeader._READERS = _w.bind_versions((
+    _read_LeaderAndIsrLiveLeader_v0_3, _read_LeaderAndIsrLiveLeader_v0_3, _read_LeaderAndIsrLiveLeader_v0_3,
+    _read_LeaderAndIsrLiveLeader_v0_3, _read_LeaderAndIsrLiveLeader_v4_7, _read_LeaderAndIsrLiveLeader_v4_7,
+    _read_LeaderAndIsrLiveLeader_v4_7, _read_LeaderAndIsrLiveLeader_v4_7,
+))
+LeaderAndIsrLiveLeader._WRITERS = _w.bind_versions((
+    _write_LeaderAndIsrLiveLeader_v0_3, _write_LeaderAndIsrLiveLeader_v0_3, _write_LeaderAndIsrLiveLeader_v0_3,
+    _write_LeaderAndIsrLiveLeader_v0_3, _write_LeaderAndIsrLiveLeader_v4_7, _write_LeaderAndIsrLiveLeader_v4_7,
+    _write_LeaderAndIsrLiveLeader_v4_7, _write_LeaderAndIsrLiveLeader_v4_7,
+))
 LeaderAndIsrLiveLeader.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="broker_id", json_name="brokerId", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="host_name", json_name="hostName", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="port", json_name="port", type="int32", versions=_V0_PLUS, default=0),
 )
-LeaderAndIsrRequest._READERS = _w.bind_versions((_read_LeaderAndIsrRequest_v0_3, _read_LeaderAndIsrRequest_v0_3, _read_LeaderAndIsrRequest_v0_3, _read_LeaderAndIsrRequest_v0_3, _read_LeaderAndIsrRequest_v4_7, _read_LeaderAndIsrRequest_v4_7, _read_LeaderAndIsrRequest_v4_7, _read_LeaderAndIsrRequest_v4_7))
-LeaderAndIsrRequest._WRITERS = _w.bind_versions((_write_LeaderAndIsrRequest_v0_3, _write_LeaderAndIsrRequest_v0_3, _write_LeaderAndIsrRequest_v0_3, _write_LeaderAndIsrRequest_v0_3, _write_LeaderAndIsrRequest_v4_7, _write_LeaderAndIsrRequest_v4_7, _write_LeaderAndIsrRequest_v4_7, _write_LeaderAndIsrRequest_v4_7))
+LeaderAndIsrRequest._READERS = _w.bind_versions((
+    _read_LeaderAndIsrRequest_v0_3, _read_LeaderAndIsrRequest_v0_3, _read_LeaderAndIsrRequest_v0_3,
+    _read_LeaderAndIsrRequest_v0_3, _read_LeaderAndIsrRequest_v4_7, _read_LeaderAndIsrRequest_v4_7,
+    _read_LeaderAndIsrRequest_v4_7, _read_LeaderAndIsrRequest_v4_7,
+))
+LeaderAndIsrRequest._WRITERS = _w.bind_versions((
+    _write_LeaderAndIsrRequest_v0_3, _write_LeaderAndIsrRequest_v0_3, _write_LeaderAndIsrRequest_v0_3,
+    _write_LeaderAndIsrRequest_v0_3, _write_LeaderAndIsrRequest_v4_7, _write_LeaderAndIsrRequest_v4_7,
+    _write_LeaderAndIsrRequest_v4_7, _write_LeaderAndIsrRequest_v4_7,
+))
 LeaderAndIsrRequest._LAZY_DEFAULTS = {"ungrouped_partition_states": list, "topic_states": list, "live_leaders": list}
 LeaderAndIsrRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="controller_id", json_name="controllerId", type="int32", versions=_V0_PLUS, default=0),

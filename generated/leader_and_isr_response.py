@@ -13,8 +13,8 @@ import struct
 from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -296,23 +296,46 @@ _V0_TO_4 = (0, 4)
 _V0_PLUS = (0, 32767)
 _V5_PLUS = (5, 32767)
 
-LeaderAndIsrPartitionError._READERS = _w.bind_versions((_read_LeaderAndIsrPartitionError_v0_3, _read_LeaderAndIsrPartitionError_v0_3, _read_LeaderAndIsrPartitionError_v0_3, _read_LeaderAndIsrPartitionError_v0_3, _read_LeaderAndIsrPartitionError_v4_7, _read_LeaderAndIsrPartitionError_v4_7, _read_LeaderAndIsrPartitionError_v4_7, _read_LeaderAndIsrPartitionError_v4_7))
-LeaderAndIsrPartitionError._WRITERS = _w.bind_versions((_write_LeaderAndIsrPartitionError_v0_3, _write_LeaderAndIsrPartitionError_v0_3, _write_LeaderAndIsrPartitionError_v0_3, _write_LeaderAndIsrPartitionError_v0_3, _write_LeaderAndIsrPartitionError_v4_7, _write_LeaderAndIsrPartitionError_v4_7, _write_LeaderAndIsrPartitionError_v4_7, _write_LeaderAndIsrPartitionError_v4_7))
+LeaderAndIsrPartitionError._READERS = _w.bind_versions((
+    _read_LeaderAndIsrPartitionError_v0_3, _read_LeaderAndIsrPartitionError_v0_3, _read_LeaderAndIsrPartitionError_v0_3,
+    _read_LeaderAndIsrPartitionError_v0_3, _read_LeaderAndIsrPartitionError_v4_7, _read_LeaderAndIsrPartitionError_v4_7,
+    _read_LeaderAndIsrPartitionError_v4_7, _read_LeaderAndIsrPartitionError_v4_7,
+))
+LeaderAndIsrPartitionError._WRITERS = _w.bind_versions((
+    _write_LeaderAndIsrPartitionError_v0_3, _write_LeaderAndIsrPartitionError_v0_3,
+    _write_LeaderAndIsrPartitionError_v0_3, _write_LeaderAndIsrPartitionError_v0_3,
+    _write_LeaderAndIsrPartitionError_v4_7, _write_LeaderAndIsrPartitionError_v4_7,
+    _write_LeaderAndIsrPartitionError_v4_7, _write_LeaderAndIsrPartitionError_v4_7,
+))
 LeaderAndIsrPartitionError.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_TO_4, ignorable=True, default=''),
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
 )
-LeaderAndIsrTopicError._READERS = _w.bind_versions((None, None, None, None, None, _read_LeaderAndIsrTopicError_v5_7, _read_LeaderAndIsrTopicError_v5_7, _read_LeaderAndIsrTopicError_v5_7))
-LeaderAndIsrTopicError._WRITERS = _w.bind_versions((None, None, None, None, None, _write_LeaderAndIsrTopicError_v5_7, _write_LeaderAndIsrTopicError_v5_7, _write_LeaderAndIsrTopicError_v5_7))
+LeaderAndIsrTopicError._READERS = _w.bind_versions((
+    None, None, None, None, None, _read_LeaderAndIsrTopicError_v5_7, _read_LeaderAndIsrTopicError_v5_7,
+    _read_LeaderAndIsrTopicError_v5_7,
+))
+LeaderAndIsrTopicError._WRITERS = _w.bind_versions((
+    None, None, None, None, None, _write_LeaderAndIsrTopicError_v5_7, _write_LeaderAndIsrTopicError_v5_7,
+    _write_LeaderAndIsrTopicError_v5_7,
+))
 LeaderAndIsrTopicError._LAZY_DEFAULTS = {"partition_errors": list}
 LeaderAndIsrTopicError._MAP_KEYS = ("topic_id",)
 LeaderAndIsrTopicError.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V5_PLUS, default=_ZERO_UUID, map_key=True),
     FieldInfo(attr="partition_errors", json_name="partitionErrors", type="[]LeaderAndIsrPartitionError", versions=_V5_PLUS, default=(), struct=LeaderAndIsrPartitionError),
 )
-LeaderAndIsrResponse._READERS = _w.bind_versions((_read_LeaderAndIsrResponse_v0_3, _read_LeaderAndIsrResponse_v0_3, _read_LeaderAndIsrResponse_v0_3, _read_LeaderAndIsrResponse_v0_3, _read_LeaderAndIsrResponse_v4_7, _read_LeaderAndIsrResponse_v4_7, _read_LeaderAndIsrResponse_v4_7, _read_LeaderAndIsrResponse_v4_7))
-LeaderAndIsrResponse._WRITERS = _w.bind_versions((_write_LeaderAndIsrResponse_v0_3, _write_LeaderAndIsrResponse_v0_3, _write_LeaderAndIsrResponse_v0_3, _write_LeaderAndIsrResponse_v0_3, _write_LeaderAndIsrResponse_v4_7, _write_LeaderAndIsrResponse_v4_7, _write_LeaderAndIsrResponse_v4_7, _write_LeaderAndIsrResponse_v4_7))
+LeaderAndIsrResponse._READERS = _w.bind_versions((
+    _read_LeaderAndIsrResponse_v0_3, _read_LeaderAndIsrResponse_v0_3, _read_LeaderAndIsrResponse_v0_3,
+    _read_LeaderAndIsrResponse_v0_3, _read_LeaderAndIsrResponse_v4_7, _read_LeaderAndIsrResponse_v4_7,
+    _read_LeaderAndIsrResponse_v4_7, _read_LeaderAndIsrResponse_v4_7,
+))
+LeaderAndIsrResponse._WRITERS = _w.bind_versions((
+    _write_LeaderAndIsrResponse_v0_3, _write_LeaderAndIsrResponse_v0_3, _write_LeaderAndIsrResponse_v0_3,
+    _write_LeaderAndIsrResponse_v0_3, _write_LeaderAndIsrResponse_v4_7, _write_LeaderAndIsrResponse_v4_7,
+    _write_LeaderAndIsrResponse_v4_7, _write_LeaderAndIsrResponse_v4_7,
+))
 LeaderAndIsrResponse._LAZY_DEFAULTS = {"partition_errors": list, "topics": KeyedList}
 LeaderAndIsrResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

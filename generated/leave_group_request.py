@@ -9,12 +9,9 @@ _write_...); last, the classes' tables of those functions by version and of thei
 # fmt: off
 from __future__ import annotations
 
-import struct
-from uuid import UUID
-
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance, check_unsupported
 
 
 class MemberIdentity(GeneratedStruct):
@@ -232,15 +229,25 @@ _V0_PLUS = (0, 32767)
 _V3_PLUS = (3, 32767)
 _V5_PLUS = (5, 32767)
 
-MemberIdentity._READERS = _w.bind_versions((None, None, None, _read_MemberIdentity_v3, _read_MemberIdentity_v4_5, _read_MemberIdentity_v4_5))
-MemberIdentity._WRITERS = _w.bind_versions((None, None, None, _write_MemberIdentity_v3, _write_MemberIdentity_v4_5, _write_MemberIdentity_v4_5))
+MemberIdentity._READERS = _w.bind_versions((
+    None, None, None, _read_MemberIdentity_v3, _read_MemberIdentity_v4_5, _read_MemberIdentity_v4_5,
+))
+MemberIdentity._WRITERS = _w.bind_versions((
+    None, None, None, _write_MemberIdentity_v3, _write_MemberIdentity_v4_5, _write_MemberIdentity_v4_5,
+))
 MemberIdentity.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="member_id", json_name="memberId", type="string", versions=_V3_PLUS, default=''),
     FieldInfo(attr="group_instance_id", json_name="groupInstanceId", type="string", versions=_V3_PLUS, nullable=_V3_PLUS),
     FieldInfo(attr="reason", json_name="reason", type="string", versions=_V5_PLUS, nullable=_V5_PLUS, ignorable=True),
 )
-LeaveGroupRequest._READERS = _w.bind_versions((_read_LeaveGroupRequest_v0_3, _read_LeaveGroupRequest_v0_3, _read_LeaveGroupRequest_v0_3, _read_LeaveGroupRequest_v0_3, _read_LeaveGroupRequest_v4_5, _read_LeaveGroupRequest_v4_5))
-LeaveGroupRequest._WRITERS = _w.bind_versions((_write_LeaveGroupRequest_v0_3, _write_LeaveGroupRequest_v0_3, _write_LeaveGroupRequest_v0_3, _write_LeaveGroupRequest_v0_3, _write_LeaveGroupRequest_v4_5, _write_LeaveGroupRequest_v4_5))
+LeaveGroupRequest._READERS = _w.bind_versions((
+    _read_LeaveGroupRequest_v0_3, _read_LeaveGroupRequest_v0_3, _read_LeaveGroupRequest_v0_3,
+    _read_LeaveGroupRequest_v0_3, _read_LeaveGroupRequest_v4_5, _read_LeaveGroupRequest_v4_5,
+))
+LeaveGroupRequest._WRITERS = _w.bind_versions((
+    _write_LeaveGroupRequest_v0_3, _write_LeaveGroupRequest_v0_3, _write_LeaveGroupRequest_v0_3,
+    _write_LeaveGroupRequest_v0_3, _write_LeaveGroupRequest_v4_5, _write_LeaveGroupRequest_v4_5,
+))
 LeaveGroupRequest._LAZY_DEFAULTS = {"members": list}
 LeaveGroupRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),

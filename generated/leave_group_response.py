@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -245,15 +244,25 @@ _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 _V3_PLUS = (3, 32767)
 
-MemberResponse._READERS = _w.bind_versions((None, None, None, _read_MemberResponse_v3, _read_MemberResponse_v4_5, _read_MemberResponse_v4_5))
-MemberResponse._WRITERS = _w.bind_versions((None, None, None, _write_MemberResponse_v3, _write_MemberResponse_v4_5, _write_MemberResponse_v4_5))
+MemberResponse._READERS = _w.bind_versions((
+    None, None, None, _read_MemberResponse_v3, _read_MemberResponse_v4_5, _read_MemberResponse_v4_5,
+))
+MemberResponse._WRITERS = _w.bind_versions((
+    None, None, None, _write_MemberResponse_v3, _write_MemberResponse_v4_5, _write_MemberResponse_v4_5,
+))
 MemberResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="member_id", json_name="memberId", type="string", versions=_V3_PLUS, default=''),
     FieldInfo(attr="group_instance_id", json_name="groupInstanceId", type="string", versions=_V3_PLUS, nullable=_V3_PLUS, default=''),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V3_PLUS, default=0),
 )
-LeaveGroupResponse._READERS = _w.bind_versions((_read_LeaveGroupResponse_v0_3, _read_LeaveGroupResponse_v0_3, _read_LeaveGroupResponse_v0_3, _read_LeaveGroupResponse_v0_3, _read_LeaveGroupResponse_v4_5, _read_LeaveGroupResponse_v4_5))
-LeaveGroupResponse._WRITERS = _w.bind_versions((_write_LeaveGroupResponse_v0_3, _write_LeaveGroupResponse_v0_3, _write_LeaveGroupResponse_v0_3, _write_LeaveGroupResponse_v0_3, _write_LeaveGroupResponse_v4_5, _write_LeaveGroupResponse_v4_5))
+LeaveGroupResponse._READERS = _w.bind_versions((
+    _read_LeaveGroupResponse_v0_3, _read_LeaveGroupResponse_v0_3, _read_LeaveGroupResponse_v0_3,
+    _read_LeaveGroupResponse_v0_3, _read_LeaveGroupResponse_v4_5, _read_LeaveGroupResponse_v4_5,
+))
+LeaveGroupResponse._WRITERS = _w.bind_versions((
+    _write_LeaveGroupResponse_v0_3, _write_LeaveGroupResponse_v0_3, _write_LeaveGroupResponse_v0_3,
+    _write_LeaveGroupResponse_v0_3, _write_LeaveGroupResponse_v4_5, _write_LeaveGroupResponse_v4_5,
+))
 LeaveGroupResponse._LAZY_DEFAULTS = {"members": list}
 LeaveGroupResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V1_PLUS, ignorable=True, default=0),

@@ -9,12 +9,9 @@ _write_...); last, the classes' tables of those functions by version and of thei
 # fmt: off
 from __future__ import annotations
 
-import struct
-from uuid import UUID
-
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import DecodeError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance, check_unsupported
 
 
 class ListConfigResourcesRequest(GeneratedStruct):
@@ -89,8 +86,12 @@ def _write_ListConfigResourcesRequest_v0_1(request: ListConfigResourcesRequest, 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V1_PLUS = (1, 32767)
 
-ListConfigResourcesRequest._READERS = _w.bind_versions((_read_ListConfigResourcesRequest_v0_1, _read_ListConfigResourcesRequest_v0_1))
-ListConfigResourcesRequest._WRITERS = _w.bind_versions((_write_ListConfigResourcesRequest_v0_1, _write_ListConfigResourcesRequest_v0_1))
+ListConfigResourcesRequest._READERS = _w.bind_versions((
+    _read_ListConfigResourcesRequest_v0_1, _read_ListConfigResourcesRequest_v0_1,
+))
+ListConfigResourcesRequest._WRITERS = _w.bind_versions((
+    _write_ListConfigResourcesRequest_v0_1, _write_ListConfigResourcesRequest_v0_1,
+))
 ListConfigResourcesRequest._LAZY_DEFAULTS = {"resource_types": list}
 ListConfigResourcesRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="resource_types", json_name="resourceTypes", type="[]int8", versions=_V1_PLUS, default=()),

@@ -10,11 +10,9 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -166,8 +164,12 @@ ConfigResource.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
     FieldInfo(attr="resource_name", json_name="resourceName", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="resource_type", json_name="resourceType", type="int8", versions=_V1_PLUS, ignorable=True, default=16),
 )
-ListConfigResourcesResponse._READERS = _w.bind_versions((_read_ListConfigResourcesResponse_v0_1, _read_ListConfigResourcesResponse_v0_1))
-ListConfigResourcesResponse._WRITERS = _w.bind_versions((_write_ListConfigResourcesResponse_v0_1, _write_ListConfigResourcesResponse_v0_1))
+ListConfigResourcesResponse._READERS = _w.bind_versions((
+    _read_ListConfigResourcesResponse_v0_1, _read_ListConfigResourcesResponse_v0_1,
+))
+ListConfigResourcesResponse._WRITERS = _w.bind_versions((
+    _write_ListConfigResourcesResponse_v0_1, _write_ListConfigResourcesResponse_v0_1,
+))
 ListConfigResourcesResponse._LAZY_DEFAULTS = {"config_resources": list}
 ListConfigResourcesResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -9,12 +9,9 @@ _write_...); last, the classes' tables of those functions by version and of thei
 # fmt: off
 from __future__ import annotations
 
-import struct
-from uuid import UUID
-
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import EncodeError, UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance, check_unsupported
 
 
 class ListGroupsRequest(GeneratedStruct):
@@ -134,8 +131,14 @@ def _write_ListGroupsRequest_v3_5(request: ListGroupsRequest, out: bytearray, ve
 _V4_PLUS = (4, 32767)
 _V5_PLUS = (5, 32767)
 
-ListGroupsRequest._READERS = _w.bind_versions((_read_ListGroupsRequest_v0_2, _read_ListGroupsRequest_v0_2, _read_ListGroupsRequest_v0_2, _read_ListGroupsRequest_v3_5, _read_ListGroupsRequest_v3_5, _read_ListGroupsRequest_v3_5))
-ListGroupsRequest._WRITERS = _w.bind_versions((_write_ListGroupsRequest_v0_2, _write_ListGroupsRequest_v0_2, _write_ListGroupsRequest_v0_2, _write_ListGroupsRequest_v3_5, _write_ListGroupsRequest_v3_5, _write_ListGroupsRequest_v3_5))
+ListGroupsRequest._READERS = _w.bind_versions((
+    _read_ListGroupsRequest_v0_2, _read_ListGroupsRequest_v0_2, _read_ListGroupsRequest_v0_2,
+    _read_ListGroupsRequest_v3_5, _read_ListGroupsRequest_v3_5, _read_ListGroupsRequest_v3_5,
+))
+ListGroupsRequest._WRITERS = _w.bind_versions((
+    _write_ListGroupsRequest_v0_2, _write_ListGroupsRequest_v0_2, _write_ListGroupsRequest_v0_2,
+    _write_ListGroupsRequest_v3_5, _write_ListGroupsRequest_v3_5, _write_ListGroupsRequest_v3_5,
+))
 ListGroupsRequest._LAZY_DEFAULTS = {"states_filter": list, "types_filter": list}
 ListGroupsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="states_filter", json_name="statesFilter", type="[]string", versions=_V4_PLUS, default=()),

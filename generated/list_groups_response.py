@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -249,16 +248,28 @@ _V1_PLUS = (1, 32767)
 _V4_PLUS = (4, 32767)
 _V5_PLUS = (5, 32767)
 
-ListedGroup._READERS = _w.bind_versions((_read_ListedGroup_v0_2, _read_ListedGroup_v0_2, _read_ListedGroup_v0_2, _read_ListedGroup_v3_5, _read_ListedGroup_v3_5, _read_ListedGroup_v3_5))
-ListedGroup._WRITERS = _w.bind_versions((_write_ListedGroup_v0_2, _write_ListedGroup_v0_2, _write_ListedGroup_v0_2, _write_ListedGroup_v3_5, _write_ListedGroup_v3_5, _write_ListedGroup_v3_5))
+ListedGroup._READERS = _w.bind_versions((
+    _read_ListedGroup_v0_2, _read_ListedGroup_v0_2, _read_ListedGroup_v0_2, _read_ListedGroup_v3_5,
+    _read_ListedGroup_v3_5, _read_ListedGroup_v3_5,
+))
+ListedGroup._WRITERS = _w.bind_versions((
+    _write_ListedGroup_v0_2, _write_ListedGroup_v0_2, _write_ListedGroup_v0_2, _write_ListedGroup_v3_5,
+    _write_ListedGroup_v3_5, _write_ListedGroup_v3_5,
+))
 ListedGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="protocol_type", json_name="protocolType", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="group_state", json_name="groupState", type="string", versions=_V4_PLUS, ignorable=True, default=''),
     FieldInfo(attr="group_type", json_name="groupType", type="string", versions=_V5_PLUS, ignorable=True, default=''),
 )
-ListGroupsResponse._READERS = _w.bind_versions((_read_ListGroupsResponse_v0_2, _read_ListGroupsResponse_v0_2, _read_ListGroupsResponse_v0_2, _read_ListGroupsResponse_v3_5, _read_ListGroupsResponse_v3_5, _read_ListGroupsResponse_v3_5))
-ListGroupsResponse._WRITERS = _w.bind_versions((_write_ListGroupsResponse_v0_2, _write_ListGroupsResponse_v0_2, _write_ListGroupsResponse_v0_2, _write_ListGroupsResponse_v3_5, _write_ListGroupsResponse_v3_5, _write_ListGroupsResponse_v3_5))
+ListGroupsResponse._READERS = _w.bind_versions((
+    _read_ListGroupsResponse_v0_2, _read_ListGroupsResponse_v0_2, _read_ListGroupsResponse_v0_2,
+    _read_ListGroupsResponse_v3_5, _read_ListGroupsResponse_v3_5, _read_ListGroupsResponse_v3_5,
+))
+ListGroupsResponse._WRITERS = _w.bind_versions((
+    _write_ListGroupsResponse_v0_2, _write_ListGroupsResponse_v0_2, _write_ListGroupsResponse_v0_2,
+    _write_ListGroupsResponse_v3_5, _write_ListGroupsResponse_v3_5, _write_ListGroupsResponse_v3_5,
+))
 ListGroupsResponse._LAZY_DEFAULTS = {"groups": list}
 ListGroupsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V1_PLUS, ignorable=True, default=0),

@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -368,23 +367,53 @@ _V2_PLUS = (2, 32767)
 _V4_PLUS = (4, 32767)
 _V10_PLUS = (10, 32767)
 
-ListOffsetsPartition._READERS = _w.bind_versions((_read_ListOffsetsPartition_v0_5, _read_ListOffsetsPartition_v0_5, _read_ListOffsetsPartition_v0_5, _read_ListOffsetsPartition_v0_5, _read_ListOffsetsPartition_v0_5, _read_ListOffsetsPartition_v0_5, _read_ListOffsetsPartition_v6_11, _read_ListOffsetsPartition_v6_11, _read_ListOffsetsPartition_v6_11, _read_ListOffsetsPartition_v6_11, _read_ListOffsetsPartition_v6_11, _read_ListOffsetsPartition_v6_11))
-ListOffsetsPartition._WRITERS = _w.bind_versions((_write_ListOffsetsPartition_v0_5, _write_ListOffsetsPartition_v0_5, _write_ListOffsetsPartition_v0_5, _write_ListOffsetsPartition_v0_5, _write_ListOffsetsPartition_v0_5, _write_ListOffsetsPartition_v0_5, _write_ListOffsetsPartition_v6_11, _write_ListOffsetsPartition_v6_11, _write_ListOffsetsPartition_v6_11, _write_ListOffsetsPartition_v6_11, _write_ListOffsetsPartition_v6_11, _write_ListOffsetsPartition_v6_11))
+ListOffsetsPartition._READERS = _w.bind_versions((
+    _read_ListOffsetsPartition_v0_5, _read_ListOffsetsPartition_v0_5, _read_ListOffsetsPartition_v0_5,
+    _read_ListOffsetsPartition_v0_5, _read_ListOffsetsPartition_v0_5, _read_ListOffsetsPartition_v0_5,
+    _read_ListOffsetsPartition_v6_11, _read_ListOffsetsPartition_v6_11, _read_ListOffsetsPartition_v6_11,
+    _read_ListOffsetsPartition_v6_11, _read_ListOffsetsPartition_v6_11, _read_ListOffsetsPartition_v6_11,
+))
+ListOffsetsPartition._WRITERS = _w.bind_versions((
+    _write_ListOffsetsPartition_v0_5, _write_ListOffsetsPartition_v0_5, _write_ListOffsetsPartition_v0_5,
+    _write_ListOffsetsPartition_v0_5, _write_ListOffsetsPartition_v0_5, _write_ListOffsetsPartition_v0_5,
+    _write_ListOffsetsPartition_v6_11, _write_ListOffsetsPartition_v6_11, _write_ListOffsetsPartition_v6_11,
+    _write_ListOffsetsPartition_v6_11, _write_ListOffsetsPartition_v6_11, _write_ListOffsetsPartition_v6_11,
+))
 ListOffsetsPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="current_leader_epoch", json_name="currentLeaderEpoch", type="int32", versions=_V4_PLUS, ignorable=True, default=-1),
     FieldInfo(attr="timestamp", json_name="timestamp", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="max_num_offsets", json_name="maxNumOffsets", type="int32", versions=_V0_ONLY, default=1),
 )
-ListOffsetsTopic._READERS = _w.bind_versions((_read_ListOffsetsTopic_v0_5, _read_ListOffsetsTopic_v0_5, _read_ListOffsetsTopic_v0_5, _read_ListOffsetsTopic_v0_5, _read_ListOffsetsTopic_v0_5, _read_ListOffsetsTopic_v0_5, _read_ListOffsetsTopic_v6_11, _read_ListOffsetsTopic_v6_11, _read_ListOffsetsTopic_v6_11, _read_ListOffsetsTopic_v6_11, _read_ListOffsetsTopic_v6_11, _read_ListOffsetsTopic_v6_11))
-ListOffsetsTopic._WRITERS = _w.bind_versions((_write_ListOffsetsTopic_v0_5, _write_ListOffsetsTopic_v0_5, _write_ListOffsetsTopic_v0_5, _write_ListOffsetsTopic_v0_5, _write_ListOffsetsTopic_v0_5, _write_ListOffsetsTopic_v0_5, _write_ListOffsetsTopic_v6_11, _write_ListOffsetsTopic_v6_11, _write_ListOffsetsTopic_v6_11, _write_ListOffsetsTopic_v6_11, _write_ListOffsetsTopic_v6_11, _write_ListOffsetsTopic_v6_11))
+ListOffsetsTopic._READERS = _w.bind_versions((
+    _read_ListOffsetsTopic_v0_5, _read_ListOffsetsTopic_v0_5, _read_ListOffsetsTopic_v0_5, _read_ListOffsetsTopic_v0_5,
+    _read_ListOffsetsTopic_v0_5, _read_ListOffsetsTopic_v0_5, _read_ListOffsetsTopic_v6_11,
+    _read_ListOffsetsTopic_v6_11, _read_ListOffsetsTopic_v6_11, _read_ListOffsetsTopic_v6_11,
+    _read_ListOffsetsTopic_v6_11, _read_ListOffsetsTopic_v6_11,
+))
+ListOffsetsTopic._WRITERS = _w.bind_versions((
+    _write_ListOffsetsTopic_v0_5, _write_ListOffsetsTopic_v0_5, _write_ListOffsetsTopic_v0_5,
+    _write_ListOffsetsTopic_v0_5, _write_ListOffsetsTopic_v0_5, _write_ListOffsetsTopic_v0_5,
+    _write_ListOffsetsTopic_v6_11, _write_ListOffsetsTopic_v6_11, _write_ListOffsetsTopic_v6_11,
+    _write_ListOffsetsTopic_v6_11, _write_ListOffsetsTopic_v6_11, _write_ListOffsetsTopic_v6_11,
+))
 ListOffsetsTopic._LAZY_DEFAULTS = {"partitions": list}
 ListOffsetsTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partitions", json_name="partitions", type="[]ListOffsetsPartition", versions=_V0_PLUS, default=(), struct=ListOffsetsPartition),
 )
-ListOffsetsRequest._READERS = _w.bind_versions((_read_ListOffsetsRequest_v0_5, _read_ListOffsetsRequest_v0_5, _read_ListOffsetsRequest_v0_5, _read_ListOffsetsRequest_v0_5, _read_ListOffsetsRequest_v0_5, _read_ListOffsetsRequest_v0_5, _read_ListOffsetsRequest_v6_11, _read_ListOffsetsRequest_v6_11, _read_ListOffsetsRequest_v6_11, _read_ListOffsetsRequest_v6_11, _read_ListOffsetsRequest_v6_11, _read_ListOffsetsRequest_v6_11))
-ListOffsetsRequest._WRITERS = _w.bind_versions((_write_ListOffsetsRequest_v0_5, _write_ListOffsetsRequest_v0_5, _write_ListOffsetsRequest_v0_5, _write_ListOffsetsRequest_v0_5, _write_ListOffsetsRequest_v0_5, _write_ListOffsetsRequest_v0_5, _write_ListOffsetsRequest_v6_11, _write_ListOffsetsRequest_v6_11, _write_ListOffsetsRequest_v6_11, _write_ListOffsetsRequest_v6_11, _write_ListOffsetsRequest_v6_11, _write_ListOffsetsRequest_v6_11))
+ListOffsetsRequest._READERS = _w.bind_versions((
+    _read_ListOffsetsRequest_v0_5, _read_ListOffsetsRequest_v0_5, _read_ListOffsetsRequest_v0_5,
+    _read_ListOffsetsRequest_v0_5, _read_ListOffsetsRequest_v0_5, _read_ListOffsetsRequest_v0_5,
+    _read_ListOffsetsRequest_v6_11, _read_ListOffsetsRequest_v6_11, _read_ListOffsetsRequest_v6_11,
+    _read_ListOffsetsRequest_v6_11, _read_ListOffsetsRequest_v6_11, _read_ListOffsetsRequest_v6_11,
+))
+ListOffsetsRequest._WRITERS = _w.bind_versions((
+    _write_ListOffsetsRequest_v0_5, _write_ListOffsetsRequest_v0_5, _write_ListOffsetsRequest_v0_5,
+    _write_ListOffsetsRequest_v0_5, _write_ListOffsetsRequest_v0_5, _write_ListOffsetsRequest_v0_5,
+    _write_ListOffsetsRequest_v6_11, _write_ListOffsetsRequest_v6_11, _write_ListOffsetsRequest_v6_11,
+    _write_ListOffsetsRequest_v6_11, _write_ListOffsetsRequest_v6_11, _write_ListOffsetsRequest_v6_11,
+))
 ListOffsetsRequest._LAZY_DEFAULTS = {"topics": list}
 ListOffsetsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="replica_id", json_name="replicaId", type="int32", versions=_V0_PLUS, default=0),

@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import DecodeError, UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -355,8 +354,22 @@ _V1_PLUS = (1, 32767)
 _V2_PLUS = (2, 32767)
 _V4_PLUS = (4, 32767)
 
-ListOffsetsPartitionResponse._READERS = _w.bind_versions((_read_ListOffsetsPartitionResponse_v0_5, _read_ListOffsetsPartitionResponse_v0_5, _read_ListOffsetsPartitionResponse_v0_5, _read_ListOffsetsPartitionResponse_v0_5, _read_ListOffsetsPartitionResponse_v0_5, _read_ListOffsetsPartitionResponse_v0_5, _read_ListOffsetsPartitionResponse_v6_11, _read_ListOffsetsPartitionResponse_v6_11, _read_ListOffsetsPartitionResponse_v6_11, _read_ListOffsetsPartitionResponse_v6_11, _read_ListOffsetsPartitionResponse_v6_11, _read_ListOffsetsPartitionResponse_v6_11))
-ListOffsetsPartitionResponse._WRITERS = _w.bind_versions((_write_ListOffsetsPartitionResponse_v0_5, _write_ListOffsetsPartitionResponse_v0_5, _write_ListOffsetsPartitionResponse_v0_5, _write_ListOffsetsPartitionResponse_v0_5, _write_ListOffsetsPartitionResponse_v0_5, _write_ListOffsetsPartitionResponse_v0_5, _write_ListOffsetsPartitionResponse_v6_11, _write_ListOffsetsPartitionResponse_v6_11, _write_ListOffsetsPartitionResponse_v6_11, _write_ListOffsetsPartitionResponse_v6_11, _write_ListOffsetsPartitionResponse_v6_11, _write_ListOffsetsPartitionResponse_v6_11))
+ListOffsetsPartitionResponse._READERS = _w.bind_versions((
+    _read_ListOffsetsPartitionResponse_v0_5, _read_ListOffsetsPartitionResponse_v0_5,
+    _read_ListOffsetsPartitionResponse_v0_5, _read_ListOffsetsPartitionResponse_v0_5,
+    _read_ListOffsetsPartitionResponse_v0_5, _read_ListOffsetsPartitionResponse_v0_5,
+    _read_ListOffsetsPartitionResponse_v6_11, _read_ListOffsetsPartitionResponse_v6_11,
+    _read_ListOffsetsPartitionResponse_v6_11, _read_ListOffsetsPartitionResponse_v6_11,
+    _read_ListOffsetsPartitionResponse_v6_11, _read_ListOffsetsPartitionResponse_v6_11,
+))
+ListOffsetsPartitionResponse._WRITERS = _w.bind_versions((
+    _write_ListOffsetsPartitionResponse_v0_5, _write_ListOffsetsPartitionResponse_v0_5,
+    _write_ListOffsetsPartitionResponse_v0_5, _write_ListOffsetsPartitionResponse_v0_5,
+    _write_ListOffsetsPartitionResponse_v0_5, _write_ListOffsetsPartitionResponse_v0_5,
+    _write_ListOffsetsPartitionResponse_v6_11, _write_ListOffsetsPartitionResponse_v6_11,
+    _write_ListOffsetsPartitionResponse_v6_11, _write_ListOffsetsPartitionResponse_v6_11,
+    _write_ListOffsetsPartitionResponse_v6_11, _write_ListOffsetsPartitionResponse_v6_11,
+))
 ListOffsetsPartitionResponse._LAZY_DEFAULTS = {"old_style_offsets": list}
 ListOffsetsPartitionResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
@@ -366,15 +379,35 @@ ListOffsetsPartitionResponse.FIELDS = (  # what the runtime knows of each field 
     FieldInfo(attr="offset", json_name="offset", type="int64", versions=_V1_PLUS, default=-1),
     FieldInfo(attr="leader_epoch", json_name="leaderEpoch", type="int32", versions=_V4_PLUS, default=-1),
 )
-ListOffsetsTopicResponse._READERS = _w.bind_versions((_read_ListOffsetsTopicResponse_v0_5, _read_ListOffsetsTopicResponse_v0_5, _read_ListOffsetsTopicResponse_v0_5, _read_ListOffsetsTopicResponse_v0_5, _read_ListOffsetsTopicResponse_v0_5, _read_ListOffsetsTopicResponse_v0_5, _read_ListOffsetsTopicResponse_v6_11, _read_ListOffsetsTopicResponse_v6_11, _read_ListOffsetsTopicResponse_v6_11, _read_ListOffsetsTopicResponse_v6_11, _read_ListOffsetsTopicResponse_v6_11, _read_ListOffsetsTopicResponse_v6_11))
-ListOffsetsTopicResponse._WRITERS = _w.bind_versions((_write_ListOffsetsTopicResponse_v0_5, _write_ListOffsetsTopicResponse_v0_5, _write_ListOffsetsTopicResponse_v0_5, _write_ListOffsetsTopicResponse_v0_5, _write_ListOffsetsTopicResponse_v0_5, _write_ListOffsetsTopicResponse_v0_5, _write_ListOffsetsTopicResponse_v6_11, _write_ListOffsetsTopicResponse_v6_11, _write_ListOffsetsTopicResponse_v6_11, _write_ListOffsetsTopicResponse_v6_11, _write_ListOffsetsTopicResponse_v6_11, _write_ListOffsetsTopicResponse_v6_11))
+ListOffsetsTopicResponse._READERS = _w.bind_versions((
+    _read_ListOffsetsTopicResponse_v0_5, _read_ListOffsetsTopicResponse_v0_5, _read_ListOffsetsTopicResponse_v0_5,
+    _read_ListOffsetsTopicResponse_v0_5, _read_ListOffsetsTopicResponse_v0_5, _read_ListOffsetsTopicResponse_v0_5,
+    _read_ListOffsetsTopicResponse_v6_11, _read_ListOffsetsTopicResponse_v6_11, _read_ListOffsetsTopicResponse_v6_11,
+    _read_ListOffsetsTopicResponse_v6_11, _read_ListOffsetsTopicResponse_v6_11, _read_ListOffsetsTopicResponse_v6_11,
+))
+ListOffsetsTopicResponse._WRITERS = _w.bind_versions((
+    _write_ListOffsetsTopicResponse_v0_5, _write_ListOffsetsTopicResponse_v0_5, _write_ListOffsetsTopicResponse_v0_5,
+    _write_ListOffsetsTopicResponse_v0_5, _write_ListOffsetsTopicResponse_v0_5, _write_ListOffsetsTopicResponse_v0_5,
+    _write_ListOffsetsTopicResponse_v6_11, _write_ListOffsetsTopicResponse_v6_11, _write_ListOffsetsTopicResponse_v6_11,
+    _write_ListOffsetsTopicResponse_v6_11, _write_ListOffsetsTopicResponse_v6_11, _write_ListOffsetsTopicResponse_v6_11,
+))
 ListOffsetsTopicResponse._LAZY_DEFAULTS = {"partitions": list}
 ListOffsetsTopicResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partitions", json_name="partitions", type="[]ListOffsetsPartitionResponse", versions=_V0_PLUS, default=(), struct=ListOffsetsPartitionResponse),
 )
-ListOffsetsResponse._READERS = _w.bind_versions((_read_ListOffsetsResponse_v0_5, _read_ListOffsetsResponse_v0_5, _read_ListOffsetsResponse_v0_5, _read_ListOffsetsResponse_v0_5, _read_ListOffsetsResponse_v0_5, _read_ListOffsetsResponse_v0_5, _read_ListOffsetsResponse_v6_11, _read_ListOffsetsResponse_v6_11, _read_ListOffsetsResponse_v6_11, _read_ListOffsetsResponse_v6_11, _read_ListOffsetsResponse_v6_11, _read_ListOffsetsResponse_v6_11))
-ListOffsetsResponse._WRITERS = _w.bind_versions((_write_ListOffsetsResponse_v0_5, _write_ListOffsetsResponse_v0_5, _write_ListOffsetsResponse_v0_5, _write_ListOffsetsResponse_v0_5, _write_ListOffsetsResponse_v0_5, _write_ListOffsetsResponse_v0_5, _write_ListOffsetsResponse_v6_11, _write_ListOffsetsResponse_v6_11, _write_ListOffsetsResponse_v6_11, _write_ListOffsetsResponse_v6_11, _write_ListOffsetsResponse_v6_11, _write_ListOffsetsResponse_v6_11))
+ListOffsetsResponse._READERS = _w.bind_versions((
+    _read_ListOffsetsResponse_v0_5, _read_ListOffsetsResponse_v0_5, _read_ListOffsetsResponse_v0_5,
+    _read_ListOffsetsResponse_v0_5, _read_ListOffsetsResponse_v0_5, _read_ListOffsetsResponse_v0_5,
+    _read_ListOffsetsResponse_v6_11, _read_ListOffsetsResponse_v6_11, _read_ListOffsetsResponse_v6_11,
+    _read_ListOffsetsResponse_v6_11, _read_ListOffsetsResponse_v6_11, _read_ListOffsetsResponse_v6_11,
+))
+ListOffsetsResponse._WRITERS = _w.bind_versions((
+    _write_ListOffsetsResponse_v0_5, _write_ListOffsetsResponse_v0_5, _write_ListOffsetsResponse_v0_5,
+    _write_ListOffsetsResponse_v0_5, _write_ListOffsetsResponse_v0_5, _write_ListOffsetsResponse_v0_5,
+    _write_ListOffsetsResponse_v6_11, _write_ListOffsetsResponse_v6_11, _write_ListOffsetsResponse_v6_11,
+    _write_ListOffsetsResponse_v6_11, _write_ListOffsetsResponse_v6_11, _write_ListOffsetsResponse_v6_11,
+))
 ListOffsetsResponse._LAZY_DEFAULTS = {"topics": list}
 ListOffsetsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V2_PLUS, ignorable=True, default=0),

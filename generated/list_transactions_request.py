@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import DecodeError, EncodeError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -133,8 +132,12 @@ _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 _V2_PLUS = (2, 32767)
 
-ListTransactionsRequest._READERS = _w.bind_versions((_read_ListTransactionsRequest_v0_2, _read_ListTransactionsRequest_v0_2, _read_ListTransactionsRequest_v0_2))
-ListTransactionsRequest._WRITERS = _w.bind_versions((_write_ListTransactionsRequest_v0_2, _write_ListTransactionsRequest_v0_2, _write_ListTransactionsRequest_v0_2))
+ListTransactionsRequest._READERS = _w.bind_versions((
+    _read_ListTransactionsRequest_v0_2, _read_ListTransactionsRequest_v0_2, _read_ListTransactionsRequest_v0_2,
+))
+ListTransactionsRequest._WRITERS = _w.bind_versions((
+    _write_ListTransactionsRequest_v0_2, _write_ListTransactionsRequest_v0_2, _write_ListTransactionsRequest_v0_2,
+))
 ListTransactionsRequest._LAZY_DEFAULTS = {"state_filters": list, "producer_id_filters": list}
 ListTransactionsRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="state_filters", json_name="stateFilters", type="[]string", versions=_V0_PLUS, default=()),

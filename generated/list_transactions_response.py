@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import EncodeError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -178,15 +177,23 @@ def _write_ListTransactionsResponse_v0_2(response: ListTransactionsResponse, out
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-TransactionState._READERS = _w.bind_versions((_read_TransactionState_v0_2, _read_TransactionState_v0_2, _read_TransactionState_v0_2))
-TransactionState._WRITERS = _w.bind_versions((_write_TransactionState_v0_2, _write_TransactionState_v0_2, _write_TransactionState_v0_2))
+TransactionState._READERS = _w.bind_versions((
+    _read_TransactionState_v0_2, _read_TransactionState_v0_2, _read_TransactionState_v0_2,
+))
+TransactionState._WRITERS = _w.bind_versions((
+    _write_TransactionState_v0_2, _write_TransactionState_v0_2, _write_TransactionState_v0_2,
+))
 TransactionState.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="transactional_id", json_name="transactionalId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="producer_id", json_name="producerId", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="transaction_state", json_name="transactionState", type="string", versions=_V0_PLUS, default=''),
 )
-ListTransactionsResponse._READERS = _w.bind_versions((_read_ListTransactionsResponse_v0_2, _read_ListTransactionsResponse_v0_2, _read_ListTransactionsResponse_v0_2))
-ListTransactionsResponse._WRITERS = _w.bind_versions((_write_ListTransactionsResponse_v0_2, _write_ListTransactionsResponse_v0_2, _write_ListTransactionsResponse_v0_2))
+ListTransactionsResponse._READERS = _w.bind_versions((
+    _read_ListTransactionsResponse_v0_2, _read_ListTransactionsResponse_v0_2, _read_ListTransactionsResponse_v0_2,
+))
+ListTransactionsResponse._WRITERS = _w.bind_versions((
+    _write_ListTransactionsResponse_v0_2, _write_ListTransactionsResponse_v0_2, _write_ListTransactionsResponse_v0_2,
+))
 ListTransactionsResponse._LAZY_DEFAULTS = {"unknown_state_filters": list, "transaction_states": list}
 ListTransactionsResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -14,7 +14,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -716,14 +716,36 @@ _V8_TO_10 = (8, 10)
 _V8_PLUS = (8, 32767)
 _V10_PLUS = (10, 32767)
 
-MetadataRequestTopic._READERS = (_read_MetadataRequestTopic_v0_8, _read_MetadataRequestTopic_v0_8, _read_MetadataRequestTopic_v0_8, _read_MetadataRequestTopic_v0_8, _read_MetadataRequestTopic_v0_8, _read_MetadataRequestTopic_v0_8, _read_MetadataRequestTopic_v0_8, _read_MetadataRequestTopic_v0_8, _read_MetadataRequestTopic_v0_8, _read_MetadataRequestTopic_v9, _read_MetadataRequestTopic_v10_13, _read_MetadataRequestTopic_v10_13, _read_MetadataRequestTopic_v10_13, _read_MetadataRequestTopic_v10_13)
-MetadataRequestTopic._WRITERS = (_write_MetadataRequestTopic_v0_8, _write_MetadataRequestTopic_v0_8, _write_MetadataRequestTopic_v0_8, _write_MetadataRequestTopic_v0_8, _write_MetadataRequestTopic_v0_8, _write_MetadataRequestTopic_v0_8, _write_MetadataRequestTopic_v0_8, _write_MetadataRequestTopic_v0_8, _write_MetadataRequestTopic_v0_8, _write_MetadataRequestTopic_v9, _write_MetadataRequestTopic_v10_13, _write_MetadataRequestTopic_v10_13, _write_MetadataRequestTopic_v10_13, _write_MetadataRequestTopic_v10_13)
+MetadataRequestTopic._READERS = (
+    _read_MetadataRequestTopic_v0_8, _read_MetadataRequestTopic_v0_8, _read_MetadataRequestTopic_v0_8,
+    _read_MetadataRequestTopic_v0_8, _read_MetadataRequestTopic_v0_8, _read_MetadataRequestTopic_v0_8,
+    _read_MetadataRequestTopic_v0_8, _read_MetadataRequestTopic_v0_8, _read_MetadataRequestTopic_v0_8,
+    _read_MetadataRequestTopic_v9, _read_MetadataRequestTopic_v10_13, _read_MetadataRequestTopic_v10_13,
+    _read_MetadataRequestTopic_v10_13, _read_MetadataRequestTopic_v10_13,
+)
+MetadataRequestTopic._WRITERS = (
+    _write_MetadataRequestTopic_v0_8, _write_MetadataRequestTopic_v0_8, _write_MetadataRequestTopic_v0_8,
+    _write_MetadataRequestTopic_v0_8, _write_MetadataRequestTopic_v0_8, _write_MetadataRequestTopic_v0_8,
+    _write_MetadataRequestTopic_v0_8, _write_MetadataRequestTopic_v0_8, _write_MetadataRequestTopic_v0_8,
+    _write_MetadataRequestTopic_v9, _write_MetadataRequestTopic_v10_13, _write_MetadataRequestTopic_v10_13,
+    _write_MetadataRequestTopic_v10_13, _write_MetadataRequestTopic_v10_13,
+)
 MetadataRequestTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V10_PLUS, ignorable=True, default=_ZERO_UUID),
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, nullable=_V10_PLUS, default=''),
 )
-MetadataRequest._READERS = (_read_MetadataRequest_v0, _read_MetadataRequest_v1_3, _read_MetadataRequest_v1_3, _read_MetadataRequest_v1_3, _read_MetadataRequest_v4_7, _read_MetadataRequest_v4_7, _read_MetadataRequest_v4_7, _read_MetadataRequest_v4_7, _read_MetadataRequest_v8, _read_MetadataRequest_v9, _read_MetadataRequest_v10, _read_MetadataRequest_v11_13, _read_MetadataRequest_v11_13, _read_MetadataRequest_v11_13)
-MetadataRequest._WRITERS = (_write_MetadataRequest_v0, _write_MetadataRequest_v1_3, _write_MetadataRequest_v1_3, _write_MetadataRequest_v1_3, _write_MetadataRequest_v4_7, _write_MetadataRequest_v4_7, _write_MetadataRequest_v4_7, _write_MetadataRequest_v4_7, _write_MetadataRequest_v8, _write_MetadataRequest_v9, _write_MetadataRequest_v10, _write_MetadataRequest_v11_13, _write_MetadataRequest_v11_13, _write_MetadataRequest_v11_13)
+MetadataRequest._READERS = (
+    _read_MetadataRequest_v0, _read_MetadataRequest_v1_3, _read_MetadataRequest_v1_3, _read_MetadataRequest_v1_3,
+    _read_MetadataRequest_v4_7, _read_MetadataRequest_v4_7, _read_MetadataRequest_v4_7, _read_MetadataRequest_v4_7,
+    _read_MetadataRequest_v8, _read_MetadataRequest_v9, _read_MetadataRequest_v10, _read_MetadataRequest_v11_13,
+    _read_MetadataRequest_v11_13, _read_MetadataRequest_v11_13,
+)
+MetadataRequest._WRITERS = (
+    _write_MetadataRequest_v0, _write_MetadataRequest_v1_3, _write_MetadataRequest_v1_3, _write_MetadataRequest_v1_3,
+    _write_MetadataRequest_v4_7, _write_MetadataRequest_v4_7, _write_MetadataRequest_v4_7, _write_MetadataRequest_v4_7,
+    _write_MetadataRequest_v8, _write_MetadataRequest_v9, _write_MetadataRequest_v10, _write_MetadataRequest_v11_13,
+    _write_MetadataRequest_v11_13, _write_MetadataRequest_v11_13,
+)
 MetadataRequest._LAZY_DEFAULTS = {"topics": list}
 MetadataRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topics", json_name="topics", type="[]MetadataRequestTopic", versions=_V0_PLUS, nullable=_V1_PLUS, default=(), struct=MetadataRequestTopic),

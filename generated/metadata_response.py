@@ -14,7 +14,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -3431,8 +3431,20 @@ _V10_PLUS = (10, 32767)
 _V12_PLUS = (12, 32767)
 _V13_PLUS = (13, 32767)
 
-MetadataResponseBroker._READERS = (_read_MetadataResponseBroker_v0, _read_MetadataResponseBroker_v1_8, _read_MetadataResponseBroker_v1_8, _read_MetadataResponseBroker_v1_8, _read_MetadataResponseBroker_v1_8, _read_MetadataResponseBroker_v1_8, _read_MetadataResponseBroker_v1_8, _read_MetadataResponseBroker_v1_8, _read_MetadataResponseBroker_v1_8, _read_MetadataResponseBroker_v9_13, _read_MetadataResponseBroker_v9_13, _read_MetadataResponseBroker_v9_13, _read_MetadataResponseBroker_v9_13, _read_MetadataResponseBroker_v9_13)
-MetadataResponseBroker._WRITERS = (_write_MetadataResponseBroker_v0, _write_MetadataResponseBroker_v1_8, _write_MetadataResponseBroker_v1_8, _write_MetadataResponseBroker_v1_8, _write_MetadataResponseBroker_v1_8, _write_MetadataResponseBroker_v1_8, _write_MetadataResponseBroker_v1_8, _write_MetadataResponseBroker_v1_8, _write_MetadataResponseBroker_v1_8, _write_MetadataResponseBroker_v9_13, _write_MetadataResponseBroker_v9_13, _write_MetadataResponseBroker_v9_13, _write_MetadataResponseBroker_v9_13, _write_MetadataResponseBroker_v9_13)
+MetadataResponseBroker._READERS = (
+    _read_MetadataResponseBroker_v0, _read_MetadataResponseBroker_v1_8, _read_MetadataResponseBroker_v1_8,
+    _read_MetadataResponseBroker_v1_8, _read_MetadataResponseBroker_v1_8, _read_MetadataResponseBroker_v1_8,
+    _read_MetadataResponseBroker_v1_8, _read_MetadataResponseBroker_v1_8, _read_MetadataResponseBroker_v1_8,
+    _read_MetadataResponseBroker_v9_13, _read_MetadataResponseBroker_v9_13, _read_MetadataResponseBroker_v9_13,
+    _read_MetadataResponseBroker_v9_13, _read_MetadataResponseBroker_v9_13,
+)
+MetadataResponseBroker._WRITERS = (
+    _write_MetadataResponseBroker_v0, _write_MetadataResponseBroker_v1_8, _write_MetadataResponseBroker_v1_8,
+    _write_MetadataResponseBroker_v1_8, _write_MetadataResponseBroker_v1_8, _write_MetadataResponseBroker_v1_8,
+    _write_MetadataResponseBroker_v1_8, _write_MetadataResponseBroker_v1_8, _write_MetadataResponseBroker_v1_8,
+    _write_MetadataResponseBroker_v9_13, _write_MetadataResponseBroker_v9_13, _write_MetadataResponseBroker_v9_13,
+    _write_MetadataResponseBroker_v9_13, _write_MetadataResponseBroker_v9_13,
+)
 MetadataResponseBroker._MAP_KEYS = ("node_id",)
 MetadataResponseBroker.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="node_id", json_name="nodeId", type="int32", versions=_V0_PLUS, default=0, map_key=True),
@@ -3440,8 +3452,21 @@ MetadataResponseBroker.FIELDS = (  # what the runtime knows of each field (kwire
     FieldInfo(attr="port", json_name="port", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="rack", json_name="rack", type="string", versions=_V1_PLUS, nullable=_V1_PLUS, ignorable=True),
 )
-MetadataResponsePartition._READERS = (_read_MetadataResponsePartition_v0_4, _read_MetadataResponsePartition_v0_4, _read_MetadataResponsePartition_v0_4, _read_MetadataResponsePartition_v0_4, _read_MetadataResponsePartition_v0_4, _read_MetadataResponsePartition_v5_6, _read_MetadataResponsePartition_v5_6, _read_MetadataResponsePartition_v7_8, _read_MetadataResponsePartition_v7_8, _read_MetadataResponsePartition_v9_13, _read_MetadataResponsePartition_v9_13, _read_MetadataResponsePartition_v9_13, _read_MetadataResponsePartition_v9_13, _read_MetadataResponsePartition_v9_13)
-MetadataResponsePartition._WRITERS = (_write_MetadataResponsePartition_v0_4, _write_MetadataResponsePartition_v0_4, _write_MetadataResponsePartition_v0_4, _write_MetadataResponsePartition_v0_4, _write_MetadataResponsePartition_v0_4, _write_MetadataResponsePartition_v5_6, _write_MetadataResponsePartition_v5_6, _write_MetadataResponsePartition_v7_8, _write_MetadataResponsePartition_v7_8, _write_MetadataResponsePartition_v9_13, _write_MetadataResponsePartition_v9_13, _write_MetadataResponsePartition_v9_13, _write_MetadataResponsePartition_v9_13, _write_MetadataResponsePartition_v9_13)
+MetadataResponsePartition._READERS = (
+    _read_MetadataResponsePartition_v0_4, _read_MetadataResponsePartition_v0_4, _read_MetadataResponsePartition_v0_4,
+    _read_MetadataResponsePartition_v0_4, _read_MetadataResponsePartition_v0_4, _read_MetadataResponsePartition_v5_6,
+    _read_MetadataResponsePartition_v5_6, _read_MetadataResponsePartition_v7_8, _read_MetadataResponsePartition_v7_8,
+    _read_MetadataResponsePartition_v9_13, _read_MetadataResponsePartition_v9_13, _read_MetadataResponsePartition_v9_13,
+    _read_MetadataResponsePartition_v9_13, _read_MetadataResponsePartition_v9_13,
+)
+MetadataResponsePartition._WRITERS = (
+    _write_MetadataResponsePartition_v0_4, _write_MetadataResponsePartition_v0_4, _write_MetadataResponsePartition_v0_4,
+    _write_MetadataResponsePartition_v0_4, _write_MetadataResponsePartition_v0_4, _write_MetadataResponsePartition_v5_6,
+    _write_MetadataResponsePartition_v5_6, _write_MetadataResponsePartition_v7_8, _write_MetadataResponsePartition_v7_8,
+    _write_MetadataResponsePartition_v9_13, _write_MetadataResponsePartition_v9_13,
+    _write_MetadataResponsePartition_v9_13, _write_MetadataResponsePartition_v9_13,
+    _write_MetadataResponsePartition_v9_13,
+)
 MetadataResponsePartition._LAZY_DEFAULTS = {"replica_nodes": list, "isr_nodes": list, "offline_replicas": list}
 MetadataResponsePartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
@@ -3452,8 +3477,20 @@ MetadataResponsePartition.FIELDS = (  # what the runtime knows of each field (kw
     FieldInfo(attr="isr_nodes", json_name="isrNodes", type="[]int32", versions=_V0_PLUS, default=()),
     FieldInfo(attr="offline_replicas", json_name="offlineReplicas", type="[]int32", versions=_V5_PLUS, ignorable=True, default=()),
 )
-MetadataResponseTopic._READERS = (_read_MetadataResponseTopic_v0, _read_MetadataResponseTopic_v1_4, _read_MetadataResponseTopic_v1_4, _read_MetadataResponseTopic_v1_4, _read_MetadataResponseTopic_v1_4, _read_MetadataResponseTopic_v5_6, _read_MetadataResponseTopic_v5_6, _read_MetadataResponseTopic_v7, _read_MetadataResponseTopic_v8, _read_MetadataResponseTopic_v9, _read_MetadataResponseTopic_v10_11, _read_MetadataResponseTopic_v10_11, _read_MetadataResponseTopic_v12_13, _read_MetadataResponseTopic_v12_13)
-MetadataResponseTopic._WRITERS = (_write_MetadataResponseTopic_v0, _write_MetadataResponseTopic_v1_4, _write_MetadataResponseTopic_v1_4, _write_MetadataResponseTopic_v1_4, _write_MetadataResponseTopic_v1_4, _write_MetadataResponseTopic_v5_6, _write_MetadataResponseTopic_v5_6, _write_MetadataResponseTopic_v7, _write_MetadataResponseTopic_v8, _write_MetadataResponseTopic_v9, _write_MetadataResponseTopic_v10_11, _write_MetadataResponseTopic_v10_11, _write_MetadataResponseTopic_v12_13, _write_MetadataResponseTopic_v12_13)
+MetadataResponseTopic._READERS = (
+    _read_MetadataResponseTopic_v0, _read_MetadataResponseTopic_v1_4, _read_MetadataResponseTopic_v1_4,
+    _read_MetadataResponseTopic_v1_4, _read_MetadataResponseTopic_v1_4, _read_MetadataResponseTopic_v5_6,
+    _read_MetadataResponseTopic_v5_6, _read_MetadataResponseTopic_v7, _read_MetadataResponseTopic_v8,
+    _read_MetadataResponseTopic_v9, _read_MetadataResponseTopic_v10_11, _read_MetadataResponseTopic_v10_11,
+    _read_MetadataResponseTopic_v12_13, _read_MetadataResponseTopic_v12_13,
+)
+MetadataResponseTopic._WRITERS = (
+    _write_MetadataResponseTopic_v0, _write_MetadataResponseTopic_v1_4, _write_MetadataResponseTopic_v1_4,
+    _write_MetadataResponseTopic_v1_4, _write_MetadataResponseTopic_v1_4, _write_MetadataResponseTopic_v5_6,
+    _write_MetadataResponseTopic_v5_6, _write_MetadataResponseTopic_v7, _write_MetadataResponseTopic_v8,
+    _write_MetadataResponseTopic_v9, _write_MetadataResponseTopic_v10_11, _write_MetadataResponseTopic_v10_11,
+    _write_MetadataResponseTopic_v12_13, _write_MetadataResponseTopic_v12_13,
+)
 MetadataResponseTopic._LAZY_DEFAULTS = {"partitions": list}
 MetadataResponseTopic._MAP_KEYS = ("name",)
 MetadataResponseTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -3464,8 +3501,18 @@ MetadataResponseTopic.FIELDS = (  # what the runtime knows of each field (kwire.
     FieldInfo(attr="partitions", json_name="partitions", type="[]MetadataResponsePartition", versions=_V0_PLUS, default=(), struct=MetadataResponsePartition),
     FieldInfo(attr="topic_authorized_operations", json_name="topicAuthorizedOperations", type="int32", versions=_V8_PLUS, default=-2147483648),
 )
-MetadataResponse._READERS = (_read_MetadataResponse_v0, _read_MetadataResponse_v1, _read_MetadataResponse_v2, _read_MetadataResponse_v3_4, _read_MetadataResponse_v3_4, _read_MetadataResponse_v5_6, _read_MetadataResponse_v5_6, _read_MetadataResponse_v7, _read_MetadataResponse_v8, _read_MetadataResponse_v9, _read_MetadataResponse_v10, _read_MetadataResponse_v11, _read_MetadataResponse_v12, _read_MetadataResponse_v13)
-MetadataResponse._WRITERS = (_write_MetadataResponse_v0, _write_MetadataResponse_v1, _write_MetadataResponse_v2, _write_MetadataResponse_v3_4, _write_MetadataResponse_v3_4, _write_MetadataResponse_v5_6, _write_MetadataResponse_v5_6, _write_MetadataResponse_v7, _write_MetadataResponse_v8, _write_MetadataResponse_v9, _write_MetadataResponse_v10, _write_MetadataResponse_v11, _write_MetadataResponse_v12, _write_MetadataResponse_v13)
+MetadataResponse._READERS = (
+    _read_MetadataResponse_v0, _read_MetadataResponse_v1, _read_MetadataResponse_v2, _read_MetadataResponse_v3_4,
+    _read_MetadataResponse_v3_4, _read_MetadataResponse_v5_6, _read_MetadataResponse_v5_6, _read_MetadataResponse_v7,
+    _read_MetadataResponse_v8, _read_MetadataResponse_v9, _read_MetadataResponse_v10, _read_MetadataResponse_v11,
+    _read_MetadataResponse_v12, _read_MetadataResponse_v13,
+)
+MetadataResponse._WRITERS = (
+    _write_MetadataResponse_v0, _write_MetadataResponse_v1, _write_MetadataResponse_v2, _write_MetadataResponse_v3_4,
+    _write_MetadataResponse_v3_4, _write_MetadataResponse_v5_6, _write_MetadataResponse_v5_6,
+    _write_MetadataResponse_v7, _write_MetadataResponse_v8, _write_MetadataResponse_v9, _write_MetadataResponse_v10,
+    _write_MetadataResponse_v11, _write_MetadataResponse_v12, _write_MetadataResponse_v13,
+)
 MetadataResponse._LAZY_DEFAULTS = {"brokers": KeyedList, "topics": KeyedList}
 MetadataResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V3_PLUS, ignorable=True, default=0),

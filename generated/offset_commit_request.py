@@ -14,7 +14,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -1432,8 +1432,22 @@ _V6_PLUS = (6, 32767)
 _V7_PLUS = (7, 32767)
 _V10_PLUS = (10, 32767)
 
-OffsetCommitRequestPartition._READERS = (_read_OffsetCommitRequestPartition_v0_2_3_4_5, _read_OffsetCommitRequestPartition_v1, _read_OffsetCommitRequestPartition_v0_2_3_4_5, _read_OffsetCommitRequestPartition_v0_2_3_4_5, _read_OffsetCommitRequestPartition_v0_2_3_4_5, _read_OffsetCommitRequestPartition_v0_2_3_4_5, _read_OffsetCommitRequestPartition_v6_7, _read_OffsetCommitRequestPartition_v6_7, _read_OffsetCommitRequestPartition_v8_10, _read_OffsetCommitRequestPartition_v8_10, _read_OffsetCommitRequestPartition_v8_10)
-OffsetCommitRequestPartition._WRITERS = (_write_OffsetCommitRequestPartition_v0_2_3_4_5, _write_OffsetCommitRequestPartition_v1, _write_OffsetCommitRequestPartition_v0_2_3_4_5, _write_OffsetCommitRequestPartition_v0_2_3_4_5, _write_OffsetCommitRequestPartition_v0_2_3_4_5, _write_OffsetCommitRequestPartition_v0_2_3_4_5, _write_OffsetCommitRequestPartition_v6_7, _write_OffsetCommitRequestPartition_v6_7, _write_OffsetCommitRequestPartition_v8_10, _write_OffsetCommitRequestPartition_v8_10, _write_OffsetCommitRequestPartition_v8_10)
+OffsetCommitRequestPartition._READERS = (
+    _read_OffsetCommitRequestPartition_v0_2_3_4_5, _read_OffsetCommitRequestPartition_v1,
+    _read_OffsetCommitRequestPartition_v0_2_3_4_5, _read_OffsetCommitRequestPartition_v0_2_3_4_5,
+    _read_OffsetCommitRequestPartition_v0_2_3_4_5, _read_OffsetCommitRequestPartition_v0_2_3_4_5,
+    _read_OffsetCommitRequestPartition_v6_7, _read_OffsetCommitRequestPartition_v6_7,
+    _read_OffsetCommitRequestPartition_v8_10, _read_OffsetCommitRequestPartition_v8_10,
+    _read_OffsetCommitRequestPartition_v8_10,
+)
+OffsetCommitRequestPartition._WRITERS = (
+    _write_OffsetCommitRequestPartition_v0_2_3_4_5, _write_OffsetCommitRequestPartition_v1,
+    _write_OffsetCommitRequestPartition_v0_2_3_4_5, _write_OffsetCommitRequestPartition_v0_2_3_4_5,
+    _write_OffsetCommitRequestPartition_v0_2_3_4_5, _write_OffsetCommitRequestPartition_v0_2_3_4_5,
+    _write_OffsetCommitRequestPartition_v6_7, _write_OffsetCommitRequestPartition_v6_7,
+    _write_OffsetCommitRequestPartition_v8_10, _write_OffsetCommitRequestPartition_v8_10,
+    _write_OffsetCommitRequestPartition_v8_10,
+)
 OffsetCommitRequestPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="committed_offset", json_name="committedOffset", type="int64", versions=_V0_PLUS, default=0),
@@ -1441,16 +1455,38 @@ OffsetCommitRequestPartition.FIELDS = (  # what the runtime knows of each field 
     FieldInfo(attr="commit_timestamp", json_name="commitTimestamp", type="int64", versions=_V1_ONLY, default=-1),
     FieldInfo(attr="committed_metadata", json_name="committedMetadata", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
 )
-OffsetCommitRequestTopic._READERS = (_read_OffsetCommitRequestTopic_v0_2_3_4_5, _read_OffsetCommitRequestTopic_v1, _read_OffsetCommitRequestTopic_v0_2_3_4_5, _read_OffsetCommitRequestTopic_v0_2_3_4_5, _read_OffsetCommitRequestTopic_v0_2_3_4_5, _read_OffsetCommitRequestTopic_v0_2_3_4_5, _read_OffsetCommitRequestTopic_v6_7, _read_OffsetCommitRequestTopic_v6_7, _read_OffsetCommitRequestTopic_v8_9, _read_OffsetCommitRequestTopic_v8_9, _read_OffsetCommitRequestTopic_v10)
-OffsetCommitRequestTopic._WRITERS = (_write_OffsetCommitRequestTopic_v0_2_3_4_5, _write_OffsetCommitRequestTopic_v1, _write_OffsetCommitRequestTopic_v0_2_3_4_5, _write_OffsetCommitRequestTopic_v0_2_3_4_5, _write_OffsetCommitRequestTopic_v0_2_3_4_5, _write_OffsetCommitRequestTopic_v0_2_3_4_5, _write_OffsetCommitRequestTopic_v6_7, _write_OffsetCommitRequestTopic_v6_7, _write_OffsetCommitRequestTopic_v8_9, _write_OffsetCommitRequestTopic_v8_9, _write_OffsetCommitRequestTopic_v10)
+OffsetCommitRequestTopic._READERS = (
+    _read_OffsetCommitRequestTopic_v0_2_3_4_5, _read_OffsetCommitRequestTopic_v1,
+    _read_OffsetCommitRequestTopic_v0_2_3_4_5, _read_OffsetCommitRequestTopic_v0_2_3_4_5,
+    _read_OffsetCommitRequestTopic_v0_2_3_4_5, _read_OffsetCommitRequestTopic_v0_2_3_4_5,
+    _read_OffsetCommitRequestTopic_v6_7, _read_OffsetCommitRequestTopic_v6_7, _read_OffsetCommitRequestTopic_v8_9,
+    _read_OffsetCommitRequestTopic_v8_9, _read_OffsetCommitRequestTopic_v10,
+)
+OffsetCommitRequestTopic._WRITERS = (
+    _write_OffsetCommitRequestTopic_v0_2_3_4_5, _write_OffsetCommitRequestTopic_v1,
+    _write_OffsetCommitRequestTopic_v0_2_3_4_5, _write_OffsetCommitRequestTopic_v0_2_3_4_5,
+    _write_OffsetCommitRequestTopic_v0_2_3_4_5, _write_OffsetCommitRequestTopic_v0_2_3_4_5,
+    _write_OffsetCommitRequestTopic_v6_7, _write_OffsetCommitRequestTopic_v6_7, _write_OffsetCommitRequestTopic_v8_9,
+    _write_OffsetCommitRequestTopic_v8_9, _write_OffsetCommitRequestTopic_v10,
+)
 OffsetCommitRequestTopic._LAZY_DEFAULTS = {"partitions": list}
 OffsetCommitRequestTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_TO_9, ignorable=True, default=''),
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V10_PLUS, ignorable=True, default=_ZERO_UUID),
     FieldInfo(attr="partitions", json_name="partitions", type="[]OffsetCommitRequestPartition", versions=_V0_PLUS, default=(), struct=OffsetCommitRequestPartition),
 )
-OffsetCommitRequest._READERS = (_read_OffsetCommitRequest_v0, _read_OffsetCommitRequest_v1, _read_OffsetCommitRequest_v2_4, _read_OffsetCommitRequest_v2_4, _read_OffsetCommitRequest_v2_4, _read_OffsetCommitRequest_v5, _read_OffsetCommitRequest_v6, _read_OffsetCommitRequest_v7, _read_OffsetCommitRequest_v8_9, _read_OffsetCommitRequest_v8_9, _read_OffsetCommitRequest_v10)
-OffsetCommitRequest._WRITERS = (_write_OffsetCommitRequest_v0, _write_OffsetCommitRequest_v1, _write_OffsetCommitRequest_v2_4, _write_OffsetCommitRequest_v2_4, _write_OffsetCommitRequest_v2_4, _write_OffsetCommitRequest_v5, _write_OffsetCommitRequest_v6, _write_OffsetCommitRequest_v7, _write_OffsetCommitRequest_v8_9, _write_OffsetCommitRequest_v8_9, _write_OffsetCommitRequest_v10)
+OffsetCommitRequest._READERS = (
+    _read_OffsetCommitRequest_v0, _read_OffsetCommitRequest_v1, _read_OffsetCommitRequest_v2_4,
+    _read_OffsetCommitRequest_v2_4, _read_OffsetCommitRequest_v2_4, _read_OffsetCommitRequest_v5,
+    _read_OffsetCommitRequest_v6, _read_OffsetCommitRequest_v7, _read_OffsetCommitRequest_v8_9,
+    _read_OffsetCommitRequest_v8_9, _read_OffsetCommitRequest_v10,
+)
+OffsetCommitRequest._WRITERS = (
+    _write_OffsetCommitRequest_v0, _write_OffsetCommitRequest_v1, _write_OffsetCommitRequest_v2_4,
+    _write_OffsetCommitRequest_v2_4, _write_OffsetCommitRequest_v2_4, _write_OffsetCommitRequest_v5,
+    _write_OffsetCommitRequest_v6, _write_OffsetCommitRequest_v7, _write_OffsetCommitRequest_v8_9,
+    _write_OffsetCommitRequest_v8_9, _write_OffsetCommitRequest_v10,
+)
 OffsetCommitRequest._LAZY_DEFAULTS = {"topics": list}
 OffsetCommitRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),

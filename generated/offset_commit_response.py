@@ -14,7 +14,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -188,7 +188,6 @@ def _read_OffsetCommitResponseTopic_v0_7(buf: bytes, pos: int) -> tuple[OffsetCo
     topic.topic_id = _ZERO_UUID
     field = "name"
     index = 0
-    size = len(buf)
     try:
         topic.name, pos = _w.read_string_nn(buf, pos)
         field = "partitions[]"
@@ -734,22 +733,56 @@ _V0_PLUS = (0, 32767)
 _V3_PLUS = (3, 32767)
 _V10_PLUS = (10, 32767)
 
-OffsetCommitResponsePartition._READERS = (_read_OffsetCommitResponsePartition_v0_7, _read_OffsetCommitResponsePartition_v0_7, _read_OffsetCommitResponsePartition_v0_7, _read_OffsetCommitResponsePartition_v0_7, _read_OffsetCommitResponsePartition_v0_7, _read_OffsetCommitResponsePartition_v0_7, _read_OffsetCommitResponsePartition_v0_7, _read_OffsetCommitResponsePartition_v0_7, _read_OffsetCommitResponsePartition_v8_10, _read_OffsetCommitResponsePartition_v8_10, _read_OffsetCommitResponsePartition_v8_10)
-OffsetCommitResponsePartition._WRITERS = (_write_OffsetCommitResponsePartition_v0_7, _write_OffsetCommitResponsePartition_v0_7, _write_OffsetCommitResponsePartition_v0_7, _write_OffsetCommitResponsePartition_v0_7, _write_OffsetCommitResponsePartition_v0_7, _write_OffsetCommitResponsePartition_v0_7, _write_OffsetCommitResponsePartition_v0_7, _write_OffsetCommitResponsePartition_v0_7, _write_OffsetCommitResponsePartition_v8_10, _write_OffsetCommitResponsePartition_v8_10, _write_OffsetCommitResponsePartition_v8_10)
+OffsetCommitResponsePartition._READERS = (
+    _read_OffsetCommitResponsePartition_v0_7, _read_OffsetCommitResponsePartition_v0_7,
+    _read_OffsetCommitResponsePartition_v0_7, _read_OffsetCommitResponsePartition_v0_7,
+    _read_OffsetCommitResponsePartition_v0_7, _read_OffsetCommitResponsePartition_v0_7,
+    _read_OffsetCommitResponsePartition_v0_7, _read_OffsetCommitResponsePartition_v0_7,
+    _read_OffsetCommitResponsePartition_v8_10, _read_OffsetCommitResponsePartition_v8_10,
+    _read_OffsetCommitResponsePartition_v8_10,
+)
+OffsetCommitResponsePartition._WRITERS = (
+    _write_OffsetCommitResponsePartition_v0_7, _write_OffsetCommitResponsePartition_v0_7,
+    _write_OffsetCommitResponsePartition_v0_7, _write_OffsetCommitResponsePartition_v0_7,
+    _write_OffsetCommitResponsePartition_v0_7, _write_OffsetCommitResponsePartition_v0_7,
+    _write_OffsetCommitResponsePartition_v0_7, _write_OffsetCommitResponsePartition_v0_7,
+    _write_OffsetCommitResponsePartition_v8_10, _write_OffsetCommitResponsePartition_v8_10,
+    _write_OffsetCommitResponsePartition_v8_10,
+)
 OffsetCommitResponsePartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
 )
-OffsetCommitResponseTopic._READERS = (_read_OffsetCommitResponseTopic_v0_7, _read_OffsetCommitResponseTopic_v0_7, _read_OffsetCommitResponseTopic_v0_7, _read_OffsetCommitResponseTopic_v0_7, _read_OffsetCommitResponseTopic_v0_7, _read_OffsetCommitResponseTopic_v0_7, _read_OffsetCommitResponseTopic_v0_7, _read_OffsetCommitResponseTopic_v0_7, _read_OffsetCommitResponseTopic_v8_9, _read_OffsetCommitResponseTopic_v8_9, _read_OffsetCommitResponseTopic_v10)
-OffsetCommitResponseTopic._WRITERS = (_write_OffsetCommitResponseTopic_v0_7, _write_OffsetCommitResponseTopic_v0_7, _write_OffsetCommitResponseTopic_v0_7, _write_OffsetCommitResponseTopic_v0_7, _write_OffsetCommitResponseTopic_v0_7, _write_OffsetCommitResponseTopic_v0_7, _write_OffsetCommitResponseTopic_v0_7, _write_OffsetCommitResponseTopic_v0_7, _write_OffsetCommitResponseTopic_v8_9, _write_OffsetCommitResponseTopic_v8_9, _write_OffsetCommitResponseTopic_v10)
+OffsetCommitResponseTopic._READERS = (
+    _read_OffsetCommitResponseTopic_v0_7, _read_OffsetCommitResponseTopic_v0_7, _read_OffsetCommitResponseTopic_v0_7,
+    _read_OffsetCommitResponseTopic_v0_7, _read_OffsetCommitResponseTopic_v0_7, _read_OffsetCommitResponseTopic_v0_7,
+    _read_OffsetCommitResponseTopic_v0_7, _read_OffsetCommitResponseTopic_v0_7, _read_OffsetCommitResponseTopic_v8_9,
+    _read_OffsetCommitResponseTopic_v8_9, _read_OffsetCommitResponseTopic_v10,
+)
+OffsetCommitResponseTopic._WRITERS = (
+    _write_OffsetCommitResponseTopic_v0_7, _write_OffsetCommitResponseTopic_v0_7, _write_OffsetCommitResponseTopic_v0_7,
+    _write_OffsetCommitResponseTopic_v0_7, _write_OffsetCommitResponseTopic_v0_7, _write_OffsetCommitResponseTopic_v0_7,
+    _write_OffsetCommitResponseTopic_v0_7, _write_OffsetCommitResponseTopic_v0_7, _write_OffsetCommitResponseTopic_v8_9,
+    _write_OffsetCommitResponseTopic_v8_9, _write_OffsetCommitResponseTopic_v10,
+)
 OffsetCommitResponseTopic._LAZY_DEFAULTS = {"partitions": list}
 OffsetCommitResponseTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_TO_9, ignorable=True, default=''),
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V10_PLUS, ignorable=True, default=_ZERO_UUID),
     FieldInfo(attr="partitions", json_name="partitions", type="[]OffsetCommitResponsePartition", versions=_V0_PLUS, default=(), struct=OffsetCommitResponsePartition),
 )
-OffsetCommitResponse._READERS = (_read_OffsetCommitResponse_v0_2, _read_OffsetCommitResponse_v0_2, _read_OffsetCommitResponse_v0_2, _read_OffsetCommitResponse_v3_7, _read_OffsetCommitResponse_v3_7, _read_OffsetCommitResponse_v3_7, _read_OffsetCommitResponse_v3_7, _read_OffsetCommitResponse_v3_7, _read_OffsetCommitResponse_v8_9, _read_OffsetCommitResponse_v8_9, _read_OffsetCommitResponse_v10)
-OffsetCommitResponse._WRITERS = (_write_OffsetCommitResponse_v0_2, _write_OffsetCommitResponse_v0_2, _write_OffsetCommitResponse_v0_2, _write_OffsetCommitResponse_v3_7, _write_OffsetCommitResponse_v3_7, _write_OffsetCommitResponse_v3_7, _write_OffsetCommitResponse_v3_7, _write_OffsetCommitResponse_v3_7, _write_OffsetCommitResponse_v8_9, _write_OffsetCommitResponse_v8_9, _write_OffsetCommitResponse_v10)
+OffsetCommitResponse._READERS = (
+    _read_OffsetCommitResponse_v0_2, _read_OffsetCommitResponse_v0_2, _read_OffsetCommitResponse_v0_2,
+    _read_OffsetCommitResponse_v3_7, _read_OffsetCommitResponse_v3_7, _read_OffsetCommitResponse_v3_7,
+    _read_OffsetCommitResponse_v3_7, _read_OffsetCommitResponse_v3_7, _read_OffsetCommitResponse_v8_9,
+    _read_OffsetCommitResponse_v8_9, _read_OffsetCommitResponse_v10,
+)
+OffsetCommitResponse._WRITERS = (
+    _write_OffsetCommitResponse_v0_2, _write_OffsetCommitResponse_v0_2, _write_OffsetCommitResponse_v0_2,
+    _write_OffsetCommitResponse_v3_7, _write_OffsetCommitResponse_v3_7, _write_OffsetCommitResponse_v3_7,
+    _write_OffsetCommitResponse_v3_7, _write_OffsetCommitResponse_v3_7, _write_OffsetCommitResponse_v8_9,
+    _write_OffsetCommitResponse_v8_9, _write_OffsetCommitResponse_v10,
+)
 OffsetCommitResponse._LAZY_DEFAULTS = {"topics": list}
 OffsetCommitResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V3_PLUS, ignorable=True, default=0),

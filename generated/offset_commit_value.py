@@ -13,8 +13,8 @@ import struct
 from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import DecodeError, UnsupportedVersionError
+from kwire.wire.message import FieldInfo, GeneratedStruct, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -217,8 +217,14 @@ _V1_ONLY = (1, 1)
 _V3_PLUS = (3, 32767)
 _V4_PLUS = (4, 32767)
 
-OffsetCommitValue._READERS = _w.bind_versions((_read_OffsetCommitValue_v0_3, _read_OffsetCommitValue_v0_3, _read_OffsetCommitValue_v0_3, _read_OffsetCommitValue_v0_3, _read_OffsetCommitValue_v4))
-OffsetCommitValue._WRITERS = _w.bind_versions((_write_OffsetCommitValue_v0_3, _write_OffsetCommitValue_v0_3, _write_OffsetCommitValue_v0_3, _write_OffsetCommitValue_v0_3, _write_OffsetCommitValue_v4))
+OffsetCommitValue._READERS = _w.bind_versions((
+    _read_OffsetCommitValue_v0_3, _read_OffsetCommitValue_v0_3, _read_OffsetCommitValue_v0_3,
+    _read_OffsetCommitValue_v0_3, _read_OffsetCommitValue_v4,
+))
+OffsetCommitValue._WRITERS = _w.bind_versions((
+    _write_OffsetCommitValue_v0_3, _write_OffsetCommitValue_v0_3, _write_OffsetCommitValue_v0_3,
+    _write_OffsetCommitValue_v0_3, _write_OffsetCommitValue_v4,
+))
 OffsetCommitValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="offset", json_name="offset", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="leader_epoch", json_name="leaderEpoch", type="int32", versions=_V3_PLUS, ignorable=True, default=-1),

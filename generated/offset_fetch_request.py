@@ -14,7 +14,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -1674,23 +1674,43 @@ _V8_PLUS = (8, 32767)
 _V9_PLUS = (9, 32767)
 _V10_PLUS = (10, 32767)
 
-OffsetFetchRequestTopic._READERS = (_read_OffsetFetchRequestTopic_v0_5, _read_OffsetFetchRequestTopic_v0_5, _read_OffsetFetchRequestTopic_v0_5, _read_OffsetFetchRequestTopic_v0_5, _read_OffsetFetchRequestTopic_v0_5, _read_OffsetFetchRequestTopic_v0_5, _read_OffsetFetchRequestTopic_v6_7, _read_OffsetFetchRequestTopic_v6_7, None, None, None)
-OffsetFetchRequestTopic._WRITERS = (_write_OffsetFetchRequestTopic_v0_5, _write_OffsetFetchRequestTopic_v0_5, _write_OffsetFetchRequestTopic_v0_5, _write_OffsetFetchRequestTopic_v0_5, _write_OffsetFetchRequestTopic_v0_5, _write_OffsetFetchRequestTopic_v0_5, _write_OffsetFetchRequestTopic_v6_7, _write_OffsetFetchRequestTopic_v6_7, None, None, None)
+OffsetFetchRequestTopic._READERS = (
+    _read_OffsetFetchRequestTopic_v0_5, _read_OffsetFetchRequestTopic_v0_5, _read_OffsetFetchRequestTopic_v0_5,
+    _read_OffsetFetchRequestTopic_v0_5, _read_OffsetFetchRequestTopic_v0_5, _read_OffsetFetchRequestTopic_v0_5,
+    _read_OffsetFetchRequestTopic_v6_7, _read_OffsetFetchRequestTopic_v6_7, None, None, None,
+)
+OffsetFetchRequestTopic._WRITERS = (
+    _write_OffsetFetchRequestTopic_v0_5, _write_OffsetFetchRequestTopic_v0_5, _write_OffsetFetchRequestTopic_v0_5,
+    _write_OffsetFetchRequestTopic_v0_5, _write_OffsetFetchRequestTopic_v0_5, _write_OffsetFetchRequestTopic_v0_5,
+    _write_OffsetFetchRequestTopic_v6_7, _write_OffsetFetchRequestTopic_v6_7, None, None, None,
+)
 OffsetFetchRequestTopic._LAZY_DEFAULTS = {"partition_indexes": list}
 OffsetFetchRequestTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_TO_7, default=''),
     FieldInfo(attr="partition_indexes", json_name="partitionIndexes", type="[]int32", versions=_V0_TO_7, default=()),
 )
-OffsetFetchRequestTopics._READERS = (None, None, None, None, None, None, None, None, _read_OffsetFetchRequestTopics_v8_9, _read_OffsetFetchRequestTopics_v8_9, _read_OffsetFetchRequestTopics_v10)
-OffsetFetchRequestTopics._WRITERS = (None, None, None, None, None, None, None, None, _write_OffsetFetchRequestTopics_v8_9, _write_OffsetFetchRequestTopics_v8_9, _write_OffsetFetchRequestTopics_v10)
+OffsetFetchRequestTopics._READERS = (
+    None, None, None, None, None, None, None, None, _read_OffsetFetchRequestTopics_v8_9,
+    _read_OffsetFetchRequestTopics_v8_9, _read_OffsetFetchRequestTopics_v10,
+)
+OffsetFetchRequestTopics._WRITERS = (
+    None, None, None, None, None, None, None, None, _write_OffsetFetchRequestTopics_v8_9,
+    _write_OffsetFetchRequestTopics_v8_9, _write_OffsetFetchRequestTopics_v10,
+)
 OffsetFetchRequestTopics._LAZY_DEFAULTS = {"partition_indexes": list}
 OffsetFetchRequestTopics.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V8_TO_9, ignorable=True, default=''),
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V10_PLUS, ignorable=True, default=_ZERO_UUID),
     FieldInfo(attr="partition_indexes", json_name="partitionIndexes", type="[]int32", versions=_V8_PLUS, default=()),
 )
-OffsetFetchRequestGroup._READERS = (None, None, None, None, None, None, None, None, _read_OffsetFetchRequestGroup_v8, _read_OffsetFetchRequestGroup_v9, _read_OffsetFetchRequestGroup_v10)
-OffsetFetchRequestGroup._WRITERS = (None, None, None, None, None, None, None, None, _write_OffsetFetchRequestGroup_v8, _write_OffsetFetchRequestGroup_v9, _write_OffsetFetchRequestGroup_v10)
+OffsetFetchRequestGroup._READERS = (
+    None, None, None, None, None, None, None, None, _read_OffsetFetchRequestGroup_v8, _read_OffsetFetchRequestGroup_v9,
+    _read_OffsetFetchRequestGroup_v10,
+)
+OffsetFetchRequestGroup._WRITERS = (
+    None, None, None, None, None, None, None, None, _write_OffsetFetchRequestGroup_v8,
+    _write_OffsetFetchRequestGroup_v9, _write_OffsetFetchRequestGroup_v10,
+)
 OffsetFetchRequestGroup._LAZY_DEFAULTS = {"topics": list}
 OffsetFetchRequestGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V8_PLUS, default=''),
@@ -1698,8 +1718,18 @@ OffsetFetchRequestGroup.FIELDS = (  # what the runtime knows of each field (kwir
     FieldInfo(attr="member_epoch", json_name="memberEpoch", type="int32", versions=_V9_PLUS, ignorable=True, default=-1),
     FieldInfo(attr="topics", json_name="topics", type="[]OffsetFetchRequestTopics", versions=_V8_PLUS, nullable=_V8_PLUS, default=(), struct=OffsetFetchRequestTopics),
 )
-OffsetFetchRequest._READERS = (_read_OffsetFetchRequest_v0_1, _read_OffsetFetchRequest_v0_1, _read_OffsetFetchRequest_v2_5, _read_OffsetFetchRequest_v2_5, _read_OffsetFetchRequest_v2_5, _read_OffsetFetchRequest_v2_5, _read_OffsetFetchRequest_v6, _read_OffsetFetchRequest_v7, _read_OffsetFetchRequest_v8, _read_OffsetFetchRequest_v9, _read_OffsetFetchRequest_v10)
-OffsetFetchRequest._WRITERS = (_write_OffsetFetchRequest_v0_1, _write_OffsetFetchRequest_v0_1, _write_OffsetFetchRequest_v2_5, _write_OffsetFetchRequest_v2_5, _write_OffsetFetchRequest_v2_5, _write_OffsetFetchRequest_v2_5, _write_OffsetFetchRequest_v6, _write_OffsetFetchRequest_v7, _write_OffsetFetchRequest_v8, _write_OffsetFetchRequest_v9, _write_OffsetFetchRequest_v10)
+OffsetFetchRequest._READERS = (
+    _read_OffsetFetchRequest_v0_1, _read_OffsetFetchRequest_v0_1, _read_OffsetFetchRequest_v2_5,
+    _read_OffsetFetchRequest_v2_5, _read_OffsetFetchRequest_v2_5, _read_OffsetFetchRequest_v2_5,
+    _read_OffsetFetchRequest_v6, _read_OffsetFetchRequest_v7, _read_OffsetFetchRequest_v8, _read_OffsetFetchRequest_v9,
+    _read_OffsetFetchRequest_v10,
+)
+OffsetFetchRequest._WRITERS = (
+    _write_OffsetFetchRequest_v0_1, _write_OffsetFetchRequest_v0_1, _write_OffsetFetchRequest_v2_5,
+    _write_OffsetFetchRequest_v2_5, _write_OffsetFetchRequest_v2_5, _write_OffsetFetchRequest_v2_5,
+    _write_OffsetFetchRequest_v6, _write_OffsetFetchRequest_v7, _write_OffsetFetchRequest_v8,
+    _write_OffsetFetchRequest_v9, _write_OffsetFetchRequest_v10,
+)
 OffsetFetchRequest._LAZY_DEFAULTS = {"topics": list, "groups": list}
 OffsetFetchRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_TO_7, default=''),

@@ -14,7 +14,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -1913,8 +1913,18 @@ _V8_TO_9 = (8, 9)
 _V8_PLUS = (8, 32767)
 _V10_PLUS = (10, 32767)
 
-OffsetFetchResponsePartition._READERS = (_read_OffsetFetchResponsePartition_v0_4, _read_OffsetFetchResponsePartition_v0_4, _read_OffsetFetchResponsePartition_v0_4, _read_OffsetFetchResponsePartition_v0_4, _read_OffsetFetchResponsePartition_v0_4, _read_OffsetFetchResponsePartition_v5, _read_OffsetFetchResponsePartition_v6_7, _read_OffsetFetchResponsePartition_v6_7, None, None, None)
-OffsetFetchResponsePartition._WRITERS = (_write_OffsetFetchResponsePartition_v0_4, _write_OffsetFetchResponsePartition_v0_4, _write_OffsetFetchResponsePartition_v0_4, _write_OffsetFetchResponsePartition_v0_4, _write_OffsetFetchResponsePartition_v0_4, _write_OffsetFetchResponsePartition_v5, _write_OffsetFetchResponsePartition_v6_7, _write_OffsetFetchResponsePartition_v6_7, None, None, None)
+OffsetFetchResponsePartition._READERS = (
+    _read_OffsetFetchResponsePartition_v0_4, _read_OffsetFetchResponsePartition_v0_4,
+    _read_OffsetFetchResponsePartition_v0_4, _read_OffsetFetchResponsePartition_v0_4,
+    _read_OffsetFetchResponsePartition_v0_4, _read_OffsetFetchResponsePartition_v5,
+    _read_OffsetFetchResponsePartition_v6_7, _read_OffsetFetchResponsePartition_v6_7, None, None, None,
+)
+OffsetFetchResponsePartition._WRITERS = (
+    _write_OffsetFetchResponsePartition_v0_4, _write_OffsetFetchResponsePartition_v0_4,
+    _write_OffsetFetchResponsePartition_v0_4, _write_OffsetFetchResponsePartition_v0_4,
+    _write_OffsetFetchResponsePartition_v0_4, _write_OffsetFetchResponsePartition_v5,
+    _write_OffsetFetchResponsePartition_v6_7, _write_OffsetFetchResponsePartition_v6_7, None, None, None,
+)
 OffsetFetchResponsePartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_TO_7, default=0),
     FieldInfo(attr="committed_offset", json_name="committedOffset", type="int64", versions=_V0_TO_7, default=0),
@@ -1922,15 +1932,29 @@ OffsetFetchResponsePartition.FIELDS = (  # what the runtime knows of each field 
     FieldInfo(attr="metadata", json_name="metadata", type="string", versions=_V0_TO_7, nullable=_V0_TO_7, default=''),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_TO_7, default=0),
 )
-OffsetFetchResponseTopic._READERS = (_read_OffsetFetchResponseTopic_v0_4, _read_OffsetFetchResponseTopic_v0_4, _read_OffsetFetchResponseTopic_v0_4, _read_OffsetFetchResponseTopic_v0_4, _read_OffsetFetchResponseTopic_v0_4, _read_OffsetFetchResponseTopic_v5, _read_OffsetFetchResponseTopic_v6_7, _read_OffsetFetchResponseTopic_v6_7, None, None, None)
-OffsetFetchResponseTopic._WRITERS = (_write_OffsetFetchResponseTopic_v0_4, _write_OffsetFetchResponseTopic_v0_4, _write_OffsetFetchResponseTopic_v0_4, _write_OffsetFetchResponseTopic_v0_4, _write_OffsetFetchResponseTopic_v0_4, _write_OffsetFetchResponseTopic_v5, _write_OffsetFetchResponseTopic_v6_7, _write_OffsetFetchResponseTopic_v6_7, None, None, None)
+OffsetFetchResponseTopic._READERS = (
+    _read_OffsetFetchResponseTopic_v0_4, _read_OffsetFetchResponseTopic_v0_4, _read_OffsetFetchResponseTopic_v0_4,
+    _read_OffsetFetchResponseTopic_v0_4, _read_OffsetFetchResponseTopic_v0_4, _read_OffsetFetchResponseTopic_v5,
+    _read_OffsetFetchResponseTopic_v6_7, _read_OffsetFetchResponseTopic_v6_7, None, None, None,
+)
+OffsetFetchResponseTopic._WRITERS = (
+    _write_OffsetFetchResponseTopic_v0_4, _write_OffsetFetchResponseTopic_v0_4, _write_OffsetFetchResponseTopic_v0_4,
+    _write_OffsetFetchResponseTopic_v0_4, _write_OffsetFetchResponseTopic_v0_4, _write_OffsetFetchResponseTopic_v5,
+    _write_OffsetFetchResponseTopic_v6_7, _write_OffsetFetchResponseTopic_v6_7, None, None, None,
+)
 OffsetFetchResponseTopic._LAZY_DEFAULTS = {"partitions": list}
 OffsetFetchResponseTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_TO_7, default=''),
     FieldInfo(attr="partitions", json_name="partitions", type="[]OffsetFetchResponsePartition", versions=_V0_TO_7, default=(), struct=OffsetFetchResponsePartition),
 )
-OffsetFetchResponsePartitions._READERS = (None, None, None, None, None, None, None, None, _read_OffsetFetchResponsePartitions_v8_10, _read_OffsetFetchResponsePartitions_v8_10, _read_OffsetFetchResponsePartitions_v8_10)
-OffsetFetchResponsePartitions._WRITERS = (None, None, None, None, None, None, None, None, _write_OffsetFetchResponsePartitions_v8_10, _write_OffsetFetchResponsePartitions_v8_10, _write_OffsetFetchResponsePartitions_v8_10)
+OffsetFetchResponsePartitions._READERS = (
+    None, None, None, None, None, None, None, None, _read_OffsetFetchResponsePartitions_v8_10,
+    _read_OffsetFetchResponsePartitions_v8_10, _read_OffsetFetchResponsePartitions_v8_10,
+)
+OffsetFetchResponsePartitions._WRITERS = (
+    None, None, None, None, None, None, None, None, _write_OffsetFetchResponsePartitions_v8_10,
+    _write_OffsetFetchResponsePartitions_v8_10, _write_OffsetFetchResponsePartitions_v8_10,
+)
 OffsetFetchResponsePartitions.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V8_PLUS, default=0),
     FieldInfo(attr="committed_offset", json_name="committedOffset", type="int64", versions=_V8_PLUS, default=0),
@@ -1938,24 +1962,46 @@ OffsetFetchResponsePartitions.FIELDS = (  # what the runtime knows of each field
     FieldInfo(attr="metadata", json_name="metadata", type="string", versions=_V8_PLUS, nullable=_V8_PLUS, default=''),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V8_PLUS, default=0),
 )
-OffsetFetchResponseTopics._READERS = (None, None, None, None, None, None, None, None, _read_OffsetFetchResponseTopics_v8_9, _read_OffsetFetchResponseTopics_v8_9, _read_OffsetFetchResponseTopics_v10)
-OffsetFetchResponseTopics._WRITERS = (None, None, None, None, None, None, None, None, _write_OffsetFetchResponseTopics_v8_9, _write_OffsetFetchResponseTopics_v8_9, _write_OffsetFetchResponseTopics_v10)
+OffsetFetchResponseTopics._READERS = (
+    None, None, None, None, None, None, None, None, _read_OffsetFetchResponseTopics_v8_9,
+    _read_OffsetFetchResponseTopics_v8_9, _read_OffsetFetchResponseTopics_v10,
+)
+OffsetFetchResponseTopics._WRITERS = (
+    None, None, None, None, None, None, None, None, _write_OffsetFetchResponseTopics_v8_9,
+    _write_OffsetFetchResponseTopics_v8_9, _write_OffsetFetchResponseTopics_v10,
+)
 OffsetFetchResponseTopics._LAZY_DEFAULTS = {"partitions": list}
 OffsetFetchResponseTopics.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V8_TO_9, ignorable=True, default=''),
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V10_PLUS, ignorable=True, default=_ZERO_UUID),
     FieldInfo(attr="partitions", json_name="partitions", type="[]OffsetFetchResponsePartitions", versions=_V8_PLUS, default=(), struct=OffsetFetchResponsePartitions),
 )
-OffsetFetchResponseGroup._READERS = (None, None, None, None, None, None, None, None, _read_OffsetFetchResponseGroup_v8_9, _read_OffsetFetchResponseGroup_v8_9, _read_OffsetFetchResponseGroup_v10)
-OffsetFetchResponseGroup._WRITERS = (None, None, None, None, None, None, None, None, _write_OffsetFetchResponseGroup_v8_9, _write_OffsetFetchResponseGroup_v8_9, _write_OffsetFetchResponseGroup_v10)
+OffsetFetchResponseGroup._READERS = (
+    None, None, None, None, None, None, None, None, _read_OffsetFetchResponseGroup_v8_9,
+    _read_OffsetFetchResponseGroup_v8_9, _read_OffsetFetchResponseGroup_v10,
+)
+OffsetFetchResponseGroup._WRITERS = (
+    None, None, None, None, None, None, None, None, _write_OffsetFetchResponseGroup_v8_9,
+    _write_OffsetFetchResponseGroup_v8_9, _write_OffsetFetchResponseGroup_v10,
+)
 OffsetFetchResponseGroup._LAZY_DEFAULTS = {"topics": list}
 OffsetFetchResponseGroup.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V8_PLUS, default=''),
     FieldInfo(attr="topics", json_name="topics", type="[]OffsetFetchResponseTopics", versions=_V8_PLUS, default=(), struct=OffsetFetchResponseTopics),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V8_PLUS, default=0),
 )
-OffsetFetchResponse._READERS = (_read_OffsetFetchResponse_v0_1, _read_OffsetFetchResponse_v0_1, _read_OffsetFetchResponse_v2, _read_OffsetFetchResponse_v3_4, _read_OffsetFetchResponse_v3_4, _read_OffsetFetchResponse_v5, _read_OffsetFetchResponse_v6_7, _read_OffsetFetchResponse_v6_7, _read_OffsetFetchResponse_v8_9, _read_OffsetFetchResponse_v8_9, _read_OffsetFetchResponse_v10)
-OffsetFetchResponse._WRITERS = (_write_OffsetFetchResponse_v0_1, _write_OffsetFetchResponse_v0_1, _write_OffsetFetchResponse_v2, _write_OffsetFetchResponse_v3_4, _write_OffsetFetchResponse_v3_4, _write_OffsetFetchResponse_v5, _write_OffsetFetchResponse_v6_7, _write_OffsetFetchResponse_v6_7, _write_OffsetFetchResponse_v8_9, _write_OffsetFetchResponse_v8_9, _write_OffsetFetchResponse_v10)
+OffsetFetchResponse._READERS = (
+    _read_OffsetFetchResponse_v0_1, _read_OffsetFetchResponse_v0_1, _read_OffsetFetchResponse_v2,
+    _read_OffsetFetchResponse_v3_4, _read_OffsetFetchResponse_v3_4, _read_OffsetFetchResponse_v5,
+    _read_OffsetFetchResponse_v6_7, _read_OffsetFetchResponse_v6_7, _read_OffsetFetchResponse_v8_9,
+    _read_OffsetFetchResponse_v8_9, _read_OffsetFetchResponse_v10,
+)
+OffsetFetchResponse._WRITERS = (
+    _write_OffsetFetchResponse_v0_1, _write_OffsetFetchResponse_v0_1, _write_OffsetFetchResponse_v2,
+    _write_OffsetFetchResponse_v3_4, _write_OffsetFetchResponse_v3_4, _write_OffsetFetchResponse_v5,
+    _write_OffsetFetchResponse_v6_7, _write_OffsetFetchResponse_v6_7, _write_OffsetFetchResponse_v8_9,
+    _write_OffsetFetchResponse_v8_9, _write_OffsetFetchResponse_v10,
+)
 OffsetFetchResponse._LAZY_DEFAULTS = {"topics": list, "groups": list}
 OffsetFetchResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V3_PLUS, ignorable=True, default=0),

@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -316,23 +315,43 @@ _V0_PLUS = (0, 32767)
 _V2_PLUS = (2, 32767)
 _V3_PLUS = (3, 32767)
 
-OffsetForLeaderPartition._READERS = _w.bind_versions((_read_OffsetForLeaderPartition_v0_3, _read_OffsetForLeaderPartition_v0_3, _read_OffsetForLeaderPartition_v0_3, _read_OffsetForLeaderPartition_v0_3, _read_OffsetForLeaderPartition_v4))
-OffsetForLeaderPartition._WRITERS = _w.bind_versions((_write_OffsetForLeaderPartition_v0_3, _write_OffsetForLeaderPartition_v0_3, _write_OffsetForLeaderPartition_v0_3, _write_OffsetForLeaderPartition_v0_3, _write_OffsetForLeaderPartition_v4))
+OffsetForLeaderPartition._READERS = _w.bind_versions((
+    _read_OffsetForLeaderPartition_v0_3, _read_OffsetForLeaderPartition_v0_3, _read_OffsetForLeaderPartition_v0_3,
+    _read_OffsetForLeaderPartition_v0_3, _read_OffsetForLeaderPartition_v4,
+))
+OffsetForLeaderPartition._WRITERS = _w.bind_versions((
+    _write_OffsetForLeaderPartition_v0_3, _write_OffsetForLeaderPartition_v0_3, _write_OffsetForLeaderPartition_v0_3,
+    _write_OffsetForLeaderPartition_v0_3, _write_OffsetForLeaderPartition_v4,
+))
 OffsetForLeaderPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition", json_name="partition", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="current_leader_epoch", json_name="currentLeaderEpoch", type="int32", versions=_V2_PLUS, ignorable=True, default=-1),
     FieldInfo(attr="leader_epoch", json_name="leaderEpoch", type="int32", versions=_V0_PLUS, default=0),
 )
-OffsetForLeaderTopic._READERS = _w.bind_versions((_read_OffsetForLeaderTopic_v0_3, _read_OffsetForLeaderTopic_v0_3, _read_OffsetForLeaderTopic_v0_3, _read_OffsetForLeaderTopic_v0_3, _read_OffsetForLeaderTopic_v4))
-OffsetForLeaderTopic._WRITERS = _w.bind_versions((_write_OffsetForLeaderTopic_v0_3, _write_OffsetForLeaderTopic_v0_3, _write_OffsetForLeaderTopic_v0_3, _write_OffsetForLeaderTopic_v0_3, _write_OffsetForLeaderTopic_v4))
+OffsetForLeaderTopic._READERS = _w.bind_versions((
+    _read_OffsetForLeaderTopic_v0_3, _read_OffsetForLeaderTopic_v0_3, _read_OffsetForLeaderTopic_v0_3,
+    _read_OffsetForLeaderTopic_v0_3, _read_OffsetForLeaderTopic_v4,
+))
+OffsetForLeaderTopic._WRITERS = _w.bind_versions((
+    _write_OffsetForLeaderTopic_v0_3, _write_OffsetForLeaderTopic_v0_3, _write_OffsetForLeaderTopic_v0_3,
+    _write_OffsetForLeaderTopic_v0_3, _write_OffsetForLeaderTopic_v4,
+))
 OffsetForLeaderTopic._LAZY_DEFAULTS = {"partitions": list}
 OffsetForLeaderTopic._MAP_KEYS = ("topic",)
 OffsetForLeaderTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic", json_name="topic", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="partitions", json_name="partitions", type="[]OffsetForLeaderPartition", versions=_V0_PLUS, default=(), struct=OffsetForLeaderPartition),
 )
-OffsetForLeaderEpochRequest._READERS = _w.bind_versions((_read_OffsetForLeaderEpochRequest_v0_3, _read_OffsetForLeaderEpochRequest_v0_3, _read_OffsetForLeaderEpochRequest_v0_3, _read_OffsetForLeaderEpochRequest_v0_3, _read_OffsetForLeaderEpochRequest_v4))
-OffsetForLeaderEpochRequest._WRITERS = _w.bind_versions((_write_OffsetForLeaderEpochRequest_v0_3, _write_OffsetForLeaderEpochRequest_v0_3, _write_OffsetForLeaderEpochRequest_v0_3, _write_OffsetForLeaderEpochRequest_v0_3, _write_OffsetForLeaderEpochRequest_v4))
+OffsetForLeaderEpochRequest._READERS = _w.bind_versions((
+    _read_OffsetForLeaderEpochRequest_v0_3, _read_OffsetForLeaderEpochRequest_v0_3,
+    _read_OffsetForLeaderEpochRequest_v0_3, _read_OffsetForLeaderEpochRequest_v0_3,
+    _read_OffsetForLeaderEpochRequest_v4,
+))
+OffsetForLeaderEpochRequest._WRITERS = _w.bind_versions((
+    _write_OffsetForLeaderEpochRequest_v0_3, _write_OffsetForLeaderEpochRequest_v0_3,
+    _write_OffsetForLeaderEpochRequest_v0_3, _write_OffsetForLeaderEpochRequest_v0_3,
+    _write_OffsetForLeaderEpochRequest_v4,
+))
 OffsetForLeaderEpochRequest._LAZY_DEFAULTS = {"topics": KeyedList}
 OffsetForLeaderEpochRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="replica_id", json_name="replicaId", type="int32", versions=_V3_PLUS, ignorable=True, default=-2),

@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -318,24 +317,45 @@ _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 _V2_PLUS = (2, 32767)
 
-EpochEndOffset._READERS = _w.bind_versions((_read_EpochEndOffset_v0_3, _read_EpochEndOffset_v0_3, _read_EpochEndOffset_v0_3, _read_EpochEndOffset_v0_3, _read_EpochEndOffset_v4))
-EpochEndOffset._WRITERS = _w.bind_versions((_write_EpochEndOffset_v0_3, _write_EpochEndOffset_v0_3, _write_EpochEndOffset_v0_3, _write_EpochEndOffset_v0_3, _write_EpochEndOffset_v4))
+EpochEndOffset._READERS = _w.bind_versions((
+    _read_EpochEndOffset_v0_3, _read_EpochEndOffset_v0_3, _read_EpochEndOffset_v0_3, _read_EpochEndOffset_v0_3,
+    _read_EpochEndOffset_v4,
+))
+EpochEndOffset._WRITERS = _w.bind_versions((
+    _write_EpochEndOffset_v0_3, _write_EpochEndOffset_v0_3, _write_EpochEndOffset_v0_3, _write_EpochEndOffset_v0_3,
+    _write_EpochEndOffset_v4,
+))
 EpochEndOffset.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="partition", json_name="partition", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="leader_epoch", json_name="leaderEpoch", type="int32", versions=_V1_PLUS, ignorable=True, default=-1),
     FieldInfo(attr="end_offset", json_name="endOffset", type="int64", versions=_V0_PLUS, default=-1),
 )
-OffsetForLeaderTopicResult._READERS = _w.bind_versions((_read_OffsetForLeaderTopicResult_v0_3, _read_OffsetForLeaderTopicResult_v0_3, _read_OffsetForLeaderTopicResult_v0_3, _read_OffsetForLeaderTopicResult_v0_3, _read_OffsetForLeaderTopicResult_v4))
-OffsetForLeaderTopicResult._WRITERS = _w.bind_versions((_write_OffsetForLeaderTopicResult_v0_3, _write_OffsetForLeaderTopicResult_v0_3, _write_OffsetForLeaderTopicResult_v0_3, _write_OffsetForLeaderTopicResult_v0_3, _write_OffsetForLeaderTopicResult_v4))
+OffsetForLeaderTopicResult._READERS = _w.bind_versions((
+    _read_OffsetForLeaderTopicResult_v0_3, _read_OffsetForLeaderTopicResult_v0_3, _read_OffsetForLeaderTopicResult_v0_3,
+    _read_OffsetForLeaderTopicResult_v0_3, _read_OffsetForLeaderTopicResult_v4,
+))
+OffsetForLeaderTopicResult._WRITERS = _w.bind_versions((
+    _write_OffsetForLeaderTopicResult_v0_3, _write_OffsetForLeaderTopicResult_v0_3,
+    _write_OffsetForLeaderTopicResult_v0_3, _write_OffsetForLeaderTopicResult_v0_3,
+    _write_OffsetForLeaderTopicResult_v4,
+))
 OffsetForLeaderTopicResult._LAZY_DEFAULTS = {"partitions": list}
 OffsetForLeaderTopicResult._MAP_KEYS = ("topic",)
 OffsetForLeaderTopicResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic", json_name="topic", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="partitions", json_name="partitions", type="[]EpochEndOffset", versions=_V0_PLUS, default=(), struct=EpochEndOffset),
 )
-OffsetForLeaderEpochResponse._READERS = _w.bind_versions((_read_OffsetForLeaderEpochResponse_v0_3, _read_OffsetForLeaderEpochResponse_v0_3, _read_OffsetForLeaderEpochResponse_v0_3, _read_OffsetForLeaderEpochResponse_v0_3, _read_OffsetForLeaderEpochResponse_v4))
-OffsetForLeaderEpochResponse._WRITERS = _w.bind_versions((_write_OffsetForLeaderEpochResponse_v0_3, _write_OffsetForLeaderEpochResponse_v0_3, _write_OffsetForLeaderEpochResponse_v0_3, _write_OffsetForLeaderEpochResponse_v0_3, _write_OffsetForLeaderEpochResponse_v4))
+OffsetForLeaderEpochResponse._READERS = _w.bind_versions((
+    _read_OffsetForLeaderEpochResponse_v0_3, _read_OffsetForLeaderEpochResponse_v0_3,
+    _read_OffsetForLeaderEpochResponse_v0_3, _read_OffsetForLeaderEpochResponse_v0_3,
+    _read_OffsetForLeaderEpochResponse_v4,
+))
+OffsetForLeaderEpochResponse._WRITERS = _w.bind_versions((
+    _write_OffsetForLeaderEpochResponse_v0_3, _write_OffsetForLeaderEpochResponse_v0_3,
+    _write_OffsetForLeaderEpochResponse_v0_3, _write_OffsetForLeaderEpochResponse_v0_3,
+    _write_OffsetForLeaderEpochResponse_v4,
+))
 OffsetForLeaderEpochResponse._LAZY_DEFAULTS = {"topics": KeyedList}
 OffsetForLeaderEpochResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V2_PLUS, ignorable=True, default=0),

@@ -13,8 +13,8 @@ import struct
 from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import DecodeError
+from kwire.wire.message import FieldInfo, GeneratedStruct, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -912,8 +912,12 @@ _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 _V2_PLUS = (2, 32767)
 
-PartitionChangeRecord._READERS = (_read_PartitionChangeRecord_v0, _read_PartitionChangeRecord_v1, _read_PartitionChangeRecord_v2)
-PartitionChangeRecord._WRITERS = (_write_PartitionChangeRecord_v0, _write_PartitionChangeRecord_v1, _write_PartitionChangeRecord_v2)
+PartitionChangeRecord._READERS = (
+    _read_PartitionChangeRecord_v0, _read_PartitionChangeRecord_v1, _read_PartitionChangeRecord_v2,
+)
+PartitionChangeRecord._WRITERS = (
+    _write_PartitionChangeRecord_v0, _write_PartitionChangeRecord_v1, _write_PartitionChangeRecord_v2,
+)
 PartitionChangeRecord.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_id", json_name="partitionId", type="int32", versions=_V0_PLUS, default=-1),
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),

@@ -12,10 +12,10 @@ from __future__ import annotations
 import struct
 from uuid import UUID
 
+from kwire.records.reader import RecordsView
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
-from kwire.records.reader import RecordsView
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -949,14 +949,37 @@ _V0_PLUS = (0, 32767)
 _V3_PLUS = (3, 32767)
 _V13_PLUS = (13, 32767)
 
-PartitionProduceData._READERS = (_read_PartitionProduceData_v0_8, _read_PartitionProduceData_v0_8, _read_PartitionProduceData_v0_8, _read_PartitionProduceData_v0_8, _read_PartitionProduceData_v0_8, _read_PartitionProduceData_v0_8, _read_PartitionProduceData_v0_8, _read_PartitionProduceData_v0_8, _read_PartitionProduceData_v0_8, _read_PartitionProduceData_v9_13, _read_PartitionProduceData_v9_13, _read_PartitionProduceData_v9_13, _read_PartitionProduceData_v9_13, _read_PartitionProduceData_v9_13)
-PartitionProduceData._WRITERS = (_write_PartitionProduceData_v0_8, _write_PartitionProduceData_v0_8, _write_PartitionProduceData_v0_8, _write_PartitionProduceData_v0_8, _write_PartitionProduceData_v0_8, _write_PartitionProduceData_v0_8, _write_PartitionProduceData_v0_8, _write_PartitionProduceData_v0_8, _write_PartitionProduceData_v0_8, _write_PartitionProduceData_v9_13, _write_PartitionProduceData_v9_13, _write_PartitionProduceData_v9_13, _write_PartitionProduceData_v9_13, _write_PartitionProduceData_v9_13)
+PartitionProduceData._READERS = (
+    _read_PartitionProduceData_v0_8, _read_PartitionProduceData_v0_8, _read_PartitionProduceData_v0_8,
+    _read_PartitionProduceData_v0_8, _read_PartitionProduceData_v0_8, _read_PartitionProduceData_v0_8,
+    _read_PartitionProduceData_v0_8, _read_PartitionProduceData_v0_8, _read_PartitionProduceData_v0_8,
+    _read_PartitionProduceData_v9_13, _read_PartitionProduceData_v9_13, _read_PartitionProduceData_v9_13,
+    _read_PartitionProduceData_v9_13, _read_PartitionProduceData_v9_13,
+)
+PartitionProduceData._WRITERS = (
+    _write_PartitionProduceData_v0_8, _write_PartitionProduceData_v0_8, _write_PartitionProduceData_v0_8,
+    _write_PartitionProduceData_v0_8, _write_PartitionProduceData_v0_8, _write_PartitionProduceData_v0_8,
+    _write_PartitionProduceData_v0_8, _write_PartitionProduceData_v0_8, _write_PartitionProduceData_v0_8,
+    _write_PartitionProduceData_v9_13, _write_PartitionProduceData_v9_13, _write_PartitionProduceData_v9_13,
+    _write_PartitionProduceData_v9_13, _write_PartitionProduceData_v9_13,
+)
 PartitionProduceData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="index", json_name="index", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="records", json_name="records", type="records", versions=_V0_PLUS, nullable=_V0_PLUS),
 )
-TopicProduceData._READERS = (_read_TopicProduceData_v0_8, _read_TopicProduceData_v0_8, _read_TopicProduceData_v0_8, _read_TopicProduceData_v0_8, _read_TopicProduceData_v0_8, _read_TopicProduceData_v0_8, _read_TopicProduceData_v0_8, _read_TopicProduceData_v0_8, _read_TopicProduceData_v0_8, _read_TopicProduceData_v9_12, _read_TopicProduceData_v9_12, _read_TopicProduceData_v9_12, _read_TopicProduceData_v9_12, _read_TopicProduceData_v13)
-TopicProduceData._WRITERS = (_write_TopicProduceData_v0_8, _write_TopicProduceData_v0_8, _write_TopicProduceData_v0_8, _write_TopicProduceData_v0_8, _write_TopicProduceData_v0_8, _write_TopicProduceData_v0_8, _write_TopicProduceData_v0_8, _write_TopicProduceData_v0_8, _write_TopicProduceData_v0_8, _write_TopicProduceData_v9_12, _write_TopicProduceData_v9_12, _write_TopicProduceData_v9_12, _write_TopicProduceData_v9_12, _write_TopicProduceData_v13)
+TopicProduceData._READERS = (
+    _read_TopicProduceData_v0_8, _read_TopicProduceData_v0_8, _read_TopicProduceData_v0_8, _read_TopicProduceData_v0_8,
+    _read_TopicProduceData_v0_8, _read_TopicProduceData_v0_8, _read_TopicProduceData_v0_8, _read_TopicProduceData_v0_8,
+    _read_TopicProduceData_v0_8, _read_TopicProduceData_v9_12, _read_TopicProduceData_v9_12,
+    _read_TopicProduceData_v9_12, _read_TopicProduceData_v9_12, _read_TopicProduceData_v13,
+)
+TopicProduceData._WRITERS = (
+    _write_TopicProduceData_v0_8, _write_TopicProduceData_v0_8, _write_TopicProduceData_v0_8,
+    _write_TopicProduceData_v0_8, _write_TopicProduceData_v0_8, _write_TopicProduceData_v0_8,
+    _write_TopicProduceData_v0_8, _write_TopicProduceData_v0_8, _write_TopicProduceData_v0_8,
+    _write_TopicProduceData_v9_12, _write_TopicProduceData_v9_12, _write_TopicProduceData_v9_12,
+    _write_TopicProduceData_v9_12, _write_TopicProduceData_v13,
+)
 TopicProduceData._LAZY_DEFAULTS = {"partition_data": list}
 TopicProduceData._MAP_KEYS = ("name", "topic_id")
 TopicProduceData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -964,8 +987,18 @@ TopicProduceData.FIELDS = (  # what the runtime knows of each field (kwire.wire.
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V13_PLUS, ignorable=True, default=_ZERO_UUID, map_key=True),
     FieldInfo(attr="partition_data", json_name="partitionData", type="[]PartitionProduceData", versions=_V0_PLUS, default=(), struct=PartitionProduceData),
 )
-ProduceRequest._READERS = (_read_ProduceRequest_v0_2, _read_ProduceRequest_v0_2, _read_ProduceRequest_v0_2, _read_ProduceRequest_v3_8, _read_ProduceRequest_v3_8, _read_ProduceRequest_v3_8, _read_ProduceRequest_v3_8, _read_ProduceRequest_v3_8, _read_ProduceRequest_v3_8, _read_ProduceRequest_v9_12, _read_ProduceRequest_v9_12, _read_ProduceRequest_v9_12, _read_ProduceRequest_v9_12, _read_ProduceRequest_v13)
-ProduceRequest._WRITERS = (_write_ProduceRequest_v0_2, _write_ProduceRequest_v0_2, _write_ProduceRequest_v0_2, _write_ProduceRequest_v3_8, _write_ProduceRequest_v3_8, _write_ProduceRequest_v3_8, _write_ProduceRequest_v3_8, _write_ProduceRequest_v3_8, _write_ProduceRequest_v3_8, _write_ProduceRequest_v9_12, _write_ProduceRequest_v9_12, _write_ProduceRequest_v9_12, _write_ProduceRequest_v9_12, _write_ProduceRequest_v13)
+ProduceRequest._READERS = (
+    _read_ProduceRequest_v0_2, _read_ProduceRequest_v0_2, _read_ProduceRequest_v0_2, _read_ProduceRequest_v3_8,
+    _read_ProduceRequest_v3_8, _read_ProduceRequest_v3_8, _read_ProduceRequest_v3_8, _read_ProduceRequest_v3_8,
+    _read_ProduceRequest_v3_8, _read_ProduceRequest_v9_12, _read_ProduceRequest_v9_12, _read_ProduceRequest_v9_12,
+    _read_ProduceRequest_v9_12, _read_ProduceRequest_v13,
+)
+ProduceRequest._WRITERS = (
+    _write_ProduceRequest_v0_2, _write_ProduceRequest_v0_2, _write_ProduceRequest_v0_2, _write_ProduceRequest_v3_8,
+    _write_ProduceRequest_v3_8, _write_ProduceRequest_v3_8, _write_ProduceRequest_v3_8, _write_ProduceRequest_v3_8,
+    _write_ProduceRequest_v3_8, _write_ProduceRequest_v9_12, _write_ProduceRequest_v9_12, _write_ProduceRequest_v9_12,
+    _write_ProduceRequest_v9_12, _write_ProduceRequest_v13,
+)
 ProduceRequest._LAZY_DEFAULTS = {"topic_data": KeyedList}
 ProduceRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="transactional_id", json_name="transactionalId", type="string", versions=_V3_PLUS, nullable=_V3_PLUS),

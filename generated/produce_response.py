@@ -14,7 +14,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -2602,20 +2602,47 @@ _V8_PLUS = (8, 32767)
 _V10_PLUS = (10, 32767)
 _V13_PLUS = (13, 32767)
 
-BatchIndexAndErrorMessage._READERS = (None, None, None, None, None, None, None, None, _read_BatchIndexAndErrorMessage_v8, _read_BatchIndexAndErrorMessage_v9_13, _read_BatchIndexAndErrorMessage_v9_13, _read_BatchIndexAndErrorMessage_v9_13, _read_BatchIndexAndErrorMessage_v9_13, _read_BatchIndexAndErrorMessage_v9_13)
-BatchIndexAndErrorMessage._WRITERS = (None, None, None, None, None, None, None, None, _write_BatchIndexAndErrorMessage_v8, _write_BatchIndexAndErrorMessage_v9_13, _write_BatchIndexAndErrorMessage_v9_13, _write_BatchIndexAndErrorMessage_v9_13, _write_BatchIndexAndErrorMessage_v9_13, _write_BatchIndexAndErrorMessage_v9_13)
+BatchIndexAndErrorMessage._READERS = (
+    None, None, None, None, None, None, None, None, _read_BatchIndexAndErrorMessage_v8,
+    _read_BatchIndexAndErrorMessage_v9_13, _read_BatchIndexAndErrorMessage_v9_13, _read_BatchIndexAndErrorMessage_v9_13,
+    _read_BatchIndexAndErrorMessage_v9_13, _read_BatchIndexAndErrorMessage_v9_13,
+)
+BatchIndexAndErrorMessage._WRITERS = (
+    None, None, None, None, None, None, None, None, _write_BatchIndexAndErrorMessage_v8,
+    _write_BatchIndexAndErrorMessage_v9_13, _write_BatchIndexAndErrorMessage_v9_13,
+    _write_BatchIndexAndErrorMessage_v9_13, _write_BatchIndexAndErrorMessage_v9_13,
+    _write_BatchIndexAndErrorMessage_v9_13,
+)
 BatchIndexAndErrorMessage.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="batch_index", json_name="batchIndex", type="int32", versions=_V8_PLUS, default=0),
     FieldInfo(attr="batch_index_error_message", json_name="batchIndexErrorMessage", type="string", versions=_V8_PLUS, nullable=_V8_PLUS),
 )
-LeaderIdAndEpoch._READERS = (None, None, None, None, None, None, None, None, None, None, _read_LeaderIdAndEpoch_v10_13, _read_LeaderIdAndEpoch_v10_13, _read_LeaderIdAndEpoch_v10_13, _read_LeaderIdAndEpoch_v10_13)
-LeaderIdAndEpoch._WRITERS = (None, None, None, None, None, None, None, None, None, None, _write_LeaderIdAndEpoch_v10_13, _write_LeaderIdAndEpoch_v10_13, _write_LeaderIdAndEpoch_v10_13, _write_LeaderIdAndEpoch_v10_13)
+LeaderIdAndEpoch._READERS = (
+    None, None, None, None, None, None, None, None, None, None, _read_LeaderIdAndEpoch_v10_13,
+    _read_LeaderIdAndEpoch_v10_13, _read_LeaderIdAndEpoch_v10_13, _read_LeaderIdAndEpoch_v10_13,
+)
+LeaderIdAndEpoch._WRITERS = (
+    None, None, None, None, None, None, None, None, None, None, _write_LeaderIdAndEpoch_v10_13,
+    _write_LeaderIdAndEpoch_v10_13, _write_LeaderIdAndEpoch_v10_13, _write_LeaderIdAndEpoch_v10_13,
+)
 LeaderIdAndEpoch.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="leader_id", json_name="leaderId", type="int32", versions=_V10_PLUS, default=-1),
     FieldInfo(attr="leader_epoch", json_name="leaderEpoch", type="int32", versions=_V10_PLUS, default=-1),
 )
-PartitionProduceResponse._READERS = (_read_PartitionProduceResponse_v0_1, _read_PartitionProduceResponse_v0_1, _read_PartitionProduceResponse_v2_4, _read_PartitionProduceResponse_v2_4, _read_PartitionProduceResponse_v2_4, _read_PartitionProduceResponse_v5_7, _read_PartitionProduceResponse_v5_7, _read_PartitionProduceResponse_v5_7, _read_PartitionProduceResponse_v8, _read_PartitionProduceResponse_v9, _read_PartitionProduceResponse_v10_13, _read_PartitionProduceResponse_v10_13, _read_PartitionProduceResponse_v10_13, _read_PartitionProduceResponse_v10_13)
-PartitionProduceResponse._WRITERS = (_write_PartitionProduceResponse_v0_1, _write_PartitionProduceResponse_v0_1, _write_PartitionProduceResponse_v2_4, _write_PartitionProduceResponse_v2_4, _write_PartitionProduceResponse_v2_4, _write_PartitionProduceResponse_v5_7, _write_PartitionProduceResponse_v5_7, _write_PartitionProduceResponse_v5_7, _write_PartitionProduceResponse_v8, _write_PartitionProduceResponse_v9, _write_PartitionProduceResponse_v10_13, _write_PartitionProduceResponse_v10_13, _write_PartitionProduceResponse_v10_13, _write_PartitionProduceResponse_v10_13)
+PartitionProduceResponse._READERS = (
+    _read_PartitionProduceResponse_v0_1, _read_PartitionProduceResponse_v0_1, _read_PartitionProduceResponse_v2_4,
+    _read_PartitionProduceResponse_v2_4, _read_PartitionProduceResponse_v2_4, _read_PartitionProduceResponse_v5_7,
+    _read_PartitionProduceResponse_v5_7, _read_PartitionProduceResponse_v5_7, _read_PartitionProduceResponse_v8,
+    _read_PartitionProduceResponse_v9, _read_PartitionProduceResponse_v10_13, _read_PartitionProduceResponse_v10_13,
+    _read_PartitionProduceResponse_v10_13, _read_PartitionProduceResponse_v10_13,
+)
+PartitionProduceResponse._WRITERS = (
+    _write_PartitionProduceResponse_v0_1, _write_PartitionProduceResponse_v0_1, _write_PartitionProduceResponse_v2_4,
+    _write_PartitionProduceResponse_v2_4, _write_PartitionProduceResponse_v2_4, _write_PartitionProduceResponse_v5_7,
+    _write_PartitionProduceResponse_v5_7, _write_PartitionProduceResponse_v5_7, _write_PartitionProduceResponse_v8,
+    _write_PartitionProduceResponse_v9, _write_PartitionProduceResponse_v10_13, _write_PartitionProduceResponse_v10_13,
+    _write_PartitionProduceResponse_v10_13, _write_PartitionProduceResponse_v10_13,
+)
 PartitionProduceResponse._LAZY_DEFAULTS = {"record_errors": list, "current_leader": LeaderIdAndEpoch}
 PartitionProduceResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="index", json_name="index", type="int32", versions=_V0_PLUS, default=0),
@@ -2627,8 +2654,20 @@ PartitionProduceResponse.FIELDS = (  # what the runtime knows of each field (kwi
     FieldInfo(attr="error_message", json_name="errorMessage", type="string", versions=_V8_PLUS, nullable=_V8_PLUS, ignorable=True),
     FieldInfo(attr="current_leader", json_name="currentLeader", type="LeaderIdAndEpoch", versions=_V10_PLUS, tagged=_V10_PLUS, tag=0, default=(), struct=LeaderIdAndEpoch),
 )
-TopicProduceResponse._READERS = (_read_TopicProduceResponse_v0_1, _read_TopicProduceResponse_v0_1, _read_TopicProduceResponse_v2_4, _read_TopicProduceResponse_v2_4, _read_TopicProduceResponse_v2_4, _read_TopicProduceResponse_v5_7, _read_TopicProduceResponse_v5_7, _read_TopicProduceResponse_v5_7, _read_TopicProduceResponse_v8, _read_TopicProduceResponse_v9, _read_TopicProduceResponse_v10_12, _read_TopicProduceResponse_v10_12, _read_TopicProduceResponse_v10_12, _read_TopicProduceResponse_v13)
-TopicProduceResponse._WRITERS = (_write_TopicProduceResponse_v0_1, _write_TopicProduceResponse_v0_1, _write_TopicProduceResponse_v2_4, _write_TopicProduceResponse_v2_4, _write_TopicProduceResponse_v2_4, _write_TopicProduceResponse_v5_7, _write_TopicProduceResponse_v5_7, _write_TopicProduceResponse_v5_7, _write_TopicProduceResponse_v8, _write_TopicProduceResponse_v9, _write_TopicProduceResponse_v10_12, _write_TopicProduceResponse_v10_12, _write_TopicProduceResponse_v10_12, _write_TopicProduceResponse_v13)
+TopicProduceResponse._READERS = (
+    _read_TopicProduceResponse_v0_1, _read_TopicProduceResponse_v0_1, _read_TopicProduceResponse_v2_4,
+    _read_TopicProduceResponse_v2_4, _read_TopicProduceResponse_v2_4, _read_TopicProduceResponse_v5_7,
+    _read_TopicProduceResponse_v5_7, _read_TopicProduceResponse_v5_7, _read_TopicProduceResponse_v8,
+    _read_TopicProduceResponse_v9, _read_TopicProduceResponse_v10_12, _read_TopicProduceResponse_v10_12,
+    _read_TopicProduceResponse_v10_12, _read_TopicProduceResponse_v13,
+)
+TopicProduceResponse._WRITERS = (
+    _write_TopicProduceResponse_v0_1, _write_TopicProduceResponse_v0_1, _write_TopicProduceResponse_v2_4,
+    _write_TopicProduceResponse_v2_4, _write_TopicProduceResponse_v2_4, _write_TopicProduceResponse_v5_7,
+    _write_TopicProduceResponse_v5_7, _write_TopicProduceResponse_v5_7, _write_TopicProduceResponse_v8,
+    _write_TopicProduceResponse_v9, _write_TopicProduceResponse_v10_12, _write_TopicProduceResponse_v10_12,
+    _write_TopicProduceResponse_v10_12, _write_TopicProduceResponse_v13,
+)
 TopicProduceResponse._LAZY_DEFAULTS = {"partition_responses": list}
 TopicProduceResponse._MAP_KEYS = ("name", "topic_id")
 TopicProduceResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -2636,8 +2675,14 @@ TopicProduceResponse.FIELDS = (  # what the runtime knows of each field (kwire.w
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V13_PLUS, ignorable=True, default=_ZERO_UUID, map_key=True),
     FieldInfo(attr="partition_responses", json_name="partitionResponses", type="[]PartitionProduceResponse", versions=_V0_PLUS, default=(), struct=PartitionProduceResponse),
 )
-NodeEndpoint._READERS = (None, None, None, None, None, None, None, None, None, None, _read_NodeEndpoint_v10_13, _read_NodeEndpoint_v10_13, _read_NodeEndpoint_v10_13, _read_NodeEndpoint_v10_13)
-NodeEndpoint._WRITERS = (None, None, None, None, None, None, None, None, None, None, _write_NodeEndpoint_v10_13, _write_NodeEndpoint_v10_13, _write_NodeEndpoint_v10_13, _write_NodeEndpoint_v10_13)
+NodeEndpoint._READERS = (
+    None, None, None, None, None, None, None, None, None, None, _read_NodeEndpoint_v10_13, _read_NodeEndpoint_v10_13,
+    _read_NodeEndpoint_v10_13, _read_NodeEndpoint_v10_13,
+)
+NodeEndpoint._WRITERS = (
+    None, None, None, None, None, None, None, None, None, None, _write_NodeEndpoint_v10_13, _write_NodeEndpoint_v10_13,
+    _write_NodeEndpoint_v10_13, _write_NodeEndpoint_v10_13,
+)
 NodeEndpoint._MAP_KEYS = ("node_id",)
 NodeEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="node_id", json_name="nodeId", type="int32", versions=_V10_PLUS, default=0, map_key=True),
@@ -2645,8 +2690,18 @@ NodeEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.mess
     FieldInfo(attr="port", json_name="port", type="int32", versions=_V10_PLUS, default=0),
     FieldInfo(attr="rack", json_name="rack", type="string", versions=_V10_PLUS, nullable=_V10_PLUS),
 )
-ProduceResponse._READERS = (_read_ProduceResponse_v0, _read_ProduceResponse_v1, _read_ProduceResponse_v2_4, _read_ProduceResponse_v2_4, _read_ProduceResponse_v2_4, _read_ProduceResponse_v5_7, _read_ProduceResponse_v5_7, _read_ProduceResponse_v5_7, _read_ProduceResponse_v8, _read_ProduceResponse_v9, _read_ProduceResponse_v10_12, _read_ProduceResponse_v10_12, _read_ProduceResponse_v10_12, _read_ProduceResponse_v13)
-ProduceResponse._WRITERS = (_write_ProduceResponse_v0, _write_ProduceResponse_v1, _write_ProduceResponse_v2_4, _write_ProduceResponse_v2_4, _write_ProduceResponse_v2_4, _write_ProduceResponse_v5_7, _write_ProduceResponse_v5_7, _write_ProduceResponse_v5_7, _write_ProduceResponse_v8, _write_ProduceResponse_v9, _write_ProduceResponse_v10_12, _write_ProduceResponse_v10_12, _write_ProduceResponse_v10_12, _write_ProduceResponse_v13)
+ProduceResponse._READERS = (
+    _read_ProduceResponse_v0, _read_ProduceResponse_v1, _read_ProduceResponse_v2_4, _read_ProduceResponse_v2_4,
+    _read_ProduceResponse_v2_4, _read_ProduceResponse_v5_7, _read_ProduceResponse_v5_7, _read_ProduceResponse_v5_7,
+    _read_ProduceResponse_v8, _read_ProduceResponse_v9, _read_ProduceResponse_v10_12, _read_ProduceResponse_v10_12,
+    _read_ProduceResponse_v10_12, _read_ProduceResponse_v13,
+)
+ProduceResponse._WRITERS = (
+    _write_ProduceResponse_v0, _write_ProduceResponse_v1, _write_ProduceResponse_v2_4, _write_ProduceResponse_v2_4,
+    _write_ProduceResponse_v2_4, _write_ProduceResponse_v5_7, _write_ProduceResponse_v5_7, _write_ProduceResponse_v5_7,
+    _write_ProduceResponse_v8, _write_ProduceResponse_v9, _write_ProduceResponse_v10_12, _write_ProduceResponse_v10_12,
+    _write_ProduceResponse_v10_12, _write_ProduceResponse_v13,
+)
 ProduceResponse._LAZY_DEFAULTS = {"responses": KeyedList, "node_endpoints": KeyedList}
 ProduceResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="responses", json_name="responses", type="[]TopicProduceResponse", versions=_V0_PLUS, default=(), struct=TopicProduceResponse),

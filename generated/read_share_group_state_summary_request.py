@@ -13,8 +13,7 @@ import struct
 from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -216,8 +215,12 @@ ReadStateSummaryData.FIELDS = (  # what the runtime knows of each field (kwire.w
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
     FieldInfo(attr="partitions", json_name="partitions", type="[]PartitionData", versions=_V0_PLUS, default=(), struct=PartitionData),
 )
-ReadShareGroupStateSummaryRequest._READERS = _w.bind_versions((_read_ReadShareGroupStateSummaryRequest_v0_1, _read_ReadShareGroupStateSummaryRequest_v0_1))
-ReadShareGroupStateSummaryRequest._WRITERS = _w.bind_versions((_write_ReadShareGroupStateSummaryRequest_v0_1, _write_ReadShareGroupStateSummaryRequest_v0_1))
+ReadShareGroupStateSummaryRequest._READERS = _w.bind_versions((
+    _read_ReadShareGroupStateSummaryRequest_v0_1, _read_ReadShareGroupStateSummaryRequest_v0_1,
+))
+ReadShareGroupStateSummaryRequest._WRITERS = _w.bind_versions((
+    _write_ReadShareGroupStateSummaryRequest_v0_1, _write_ReadShareGroupStateSummaryRequest_v0_1,
+))
 ReadShareGroupStateSummaryRequest._LAZY_DEFAULTS = {"topics": list}
 ReadShareGroupStateSummaryRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),

@@ -13,8 +13,7 @@ import struct
 from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -253,15 +252,23 @@ PartitionResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.m
     FieldInfo(attr="start_offset", json_name="startOffset", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="delivery_complete_count", json_name="deliveryCompleteCount", type="int32", versions=_V1_PLUS, ignorable=True, default=-1),
 )
-ReadStateSummaryResult._READERS = _w.bind_versions((_read_ReadStateSummaryResult_v0_1, _read_ReadStateSummaryResult_v0_1))
-ReadStateSummaryResult._WRITERS = _w.bind_versions((_write_ReadStateSummaryResult_v0_1, _write_ReadStateSummaryResult_v0_1))
+ReadStateSummaryResult._READERS = _w.bind_versions((
+    _read_ReadStateSummaryResult_v0_1, _read_ReadStateSummaryResult_v0_1,
+))
+ReadStateSummaryResult._WRITERS = _w.bind_versions((
+    _write_ReadStateSummaryResult_v0_1, _write_ReadStateSummaryResult_v0_1,
+))
 ReadStateSummaryResult._LAZY_DEFAULTS = {"partitions": list}
 ReadStateSummaryResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
     FieldInfo(attr="partitions", json_name="partitions", type="[]PartitionResult", versions=_V0_PLUS, default=(), struct=PartitionResult),
 )
-ReadShareGroupStateSummaryResponse._READERS = _w.bind_versions((_read_ReadShareGroupStateSummaryResponse_v0_1, _read_ReadShareGroupStateSummaryResponse_v0_1))
-ReadShareGroupStateSummaryResponse._WRITERS = _w.bind_versions((_write_ReadShareGroupStateSummaryResponse_v0_1, _write_ReadShareGroupStateSummaryResponse_v0_1))
+ReadShareGroupStateSummaryResponse._READERS = _w.bind_versions((
+    _read_ReadShareGroupStateSummaryResponse_v0_1, _read_ReadShareGroupStateSummaryResponse_v0_1,
+))
+ReadShareGroupStateSummaryResponse._WRITERS = _w.bind_versions((
+    _write_ReadShareGroupStateSummaryResponse_v0_1, _write_ReadShareGroupStateSummaryResponse_v0_1,
+))
 ReadShareGroupStateSummaryResponse._LAZY_DEFAULTS = {"results": list}
 ReadShareGroupStateSummaryResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="results", json_name="results", type="[]ReadStateSummaryResult", versions=_V0_PLUS, default=(), struct=ReadStateSummaryResult),

@@ -13,8 +13,8 @@ import struct
 from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import DecodeError, EncodeError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -1153,8 +1153,12 @@ _V1_PLUS = (1, 32767)
 _V2_PLUS = (2, 32767)
 _V3_PLUS = (3, 32767)
 
-BrokerEndpoint._READERS = (_read_BrokerEndpoint_v0_3, _read_BrokerEndpoint_v0_3, _read_BrokerEndpoint_v0_3, _read_BrokerEndpoint_v0_3)
-BrokerEndpoint._WRITERS = (_write_BrokerEndpoint_v0_3, _write_BrokerEndpoint_v0_3, _write_BrokerEndpoint_v0_3, _write_BrokerEndpoint_v0_3)
+BrokerEndpoint._READERS = (
+    _read_BrokerEndpoint_v0_3, _read_BrokerEndpoint_v0_3, _read_BrokerEndpoint_v0_3, _read_BrokerEndpoint_v0_3,
+)
+BrokerEndpoint._WRITERS = (
+    _write_BrokerEndpoint_v0_3, _write_BrokerEndpoint_v0_3, _write_BrokerEndpoint_v0_3, _write_BrokerEndpoint_v0_3,
+)
 BrokerEndpoint._MAP_KEYS = ("name",)
 BrokerEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
@@ -1162,16 +1166,26 @@ BrokerEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
     FieldInfo(attr="port", json_name="port", type="uint16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="security_protocol", json_name="securityProtocol", type="int16", versions=_V0_PLUS, default=0),
 )
-BrokerFeature._READERS = (_read_BrokerFeature_v0_3, _read_BrokerFeature_v0_3, _read_BrokerFeature_v0_3, _read_BrokerFeature_v0_3)
-BrokerFeature._WRITERS = (_write_BrokerFeature_v0_3, _write_BrokerFeature_v0_3, _write_BrokerFeature_v0_3, _write_BrokerFeature_v0_3)
+BrokerFeature._READERS = (
+    _read_BrokerFeature_v0_3, _read_BrokerFeature_v0_3, _read_BrokerFeature_v0_3, _read_BrokerFeature_v0_3,
+)
+BrokerFeature._WRITERS = (
+    _write_BrokerFeature_v0_3, _write_BrokerFeature_v0_3, _write_BrokerFeature_v0_3, _write_BrokerFeature_v0_3,
+)
 BrokerFeature._MAP_KEYS = ("name",)
 BrokerFeature.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="min_supported_version", json_name="minSupportedVersion", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="max_supported_version", json_name="maxSupportedVersion", type="int16", versions=_V0_PLUS, default=0),
 )
-RegisterBrokerRecord._READERS = (_read_RegisterBrokerRecord_v0, _read_RegisterBrokerRecord_v1, _read_RegisterBrokerRecord_v2, _read_RegisterBrokerRecord_v3)
-RegisterBrokerRecord._WRITERS = (_write_RegisterBrokerRecord_v0, _write_RegisterBrokerRecord_v1, _write_RegisterBrokerRecord_v2, _write_RegisterBrokerRecord_v3)
+RegisterBrokerRecord._READERS = (
+    _read_RegisterBrokerRecord_v0, _read_RegisterBrokerRecord_v1, _read_RegisterBrokerRecord_v2,
+    _read_RegisterBrokerRecord_v3,
+)
+RegisterBrokerRecord._WRITERS = (
+    _write_RegisterBrokerRecord_v0, _write_RegisterBrokerRecord_v1, _write_RegisterBrokerRecord_v2,
+    _write_RegisterBrokerRecord_v3,
+)
 RegisterBrokerRecord._LAZY_DEFAULTS = {"end_points": KeyedList, "features": KeyedList, "log_dirs": list}
 RegisterBrokerRecord.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="broker_id", json_name="brokerId", type="int32", versions=_V0_PLUS, default=0),

@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import FieldInfo, GeneratedStruct, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -117,8 +116,14 @@ def _write_RenewDelegationTokenResponse_v2(response: RenewDelegationTokenRespons
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-RenewDelegationTokenResponse._READERS = _w.bind_versions((_read_RenewDelegationTokenResponse_v0_1, _read_RenewDelegationTokenResponse_v0_1, _read_RenewDelegationTokenResponse_v2))
-RenewDelegationTokenResponse._WRITERS = _w.bind_versions((_write_RenewDelegationTokenResponse_v0_1, _write_RenewDelegationTokenResponse_v0_1, _write_RenewDelegationTokenResponse_v2))
+RenewDelegationTokenResponse._READERS = _w.bind_versions((
+    _read_RenewDelegationTokenResponse_v0_1, _read_RenewDelegationTokenResponse_v0_1,
+    _read_RenewDelegationTokenResponse_v2,
+))
+RenewDelegationTokenResponse._WRITERS = _w.bind_versions((
+    _write_RenewDelegationTokenResponse_v0_1, _write_RenewDelegationTokenResponse_v0_1,
+    _write_RenewDelegationTokenResponse_v2,
+))
 RenewDelegationTokenResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="expiry_timestamp_ms", json_name="expiryTimestampMs", type="int64", versions=_V0_PLUS, default=0),

@@ -9,12 +9,9 @@ _write_...); last, the classes' tables of those functions by version and of thei
 # fmt: off
 from __future__ import annotations
 
-import struct
-from uuid import UUID
-
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import FieldInfo, GeneratedStruct, blank_instance
 
 
 class SaslAuthenticateRequest(GeneratedStruct):
@@ -99,8 +96,12 @@ def _write_SaslAuthenticateRequest_v2(request: SaslAuthenticateRequest, out: byt
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-SaslAuthenticateRequest._READERS = _w.bind_versions((_read_SaslAuthenticateRequest_v0_1, _read_SaslAuthenticateRequest_v0_1, _read_SaslAuthenticateRequest_v2))
-SaslAuthenticateRequest._WRITERS = _w.bind_versions((_write_SaslAuthenticateRequest_v0_1, _write_SaslAuthenticateRequest_v0_1, _write_SaslAuthenticateRequest_v2))
+SaslAuthenticateRequest._READERS = _w.bind_versions((
+    _read_SaslAuthenticateRequest_v0_1, _read_SaslAuthenticateRequest_v0_1, _read_SaslAuthenticateRequest_v2,
+))
+SaslAuthenticateRequest._WRITERS = _w.bind_versions((
+    _write_SaslAuthenticateRequest_v0_1, _write_SaslAuthenticateRequest_v0_1, _write_SaslAuthenticateRequest_v2,
+))
 SaslAuthenticateRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="auth_bytes", json_name="authBytes", type="bytes", versions=_V0_PLUS, default=b''),
 )

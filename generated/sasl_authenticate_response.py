@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import FieldInfo, GeneratedStruct, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -154,8 +153,12 @@ def _write_SaslAuthenticateResponse_v2(response: SaslAuthenticateResponse, out: 
 _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 
-SaslAuthenticateResponse._READERS = _w.bind_versions((_read_SaslAuthenticateResponse_v0_1, _read_SaslAuthenticateResponse_v0_1, _read_SaslAuthenticateResponse_v2))
-SaslAuthenticateResponse._WRITERS = _w.bind_versions((_write_SaslAuthenticateResponse_v0_1, _write_SaslAuthenticateResponse_v0_1, _write_SaslAuthenticateResponse_v2))
+SaslAuthenticateResponse._READERS = _w.bind_versions((
+    _read_SaslAuthenticateResponse_v0_1, _read_SaslAuthenticateResponse_v0_1, _read_SaslAuthenticateResponse_v2,
+))
+SaslAuthenticateResponse._WRITERS = _w.bind_versions((
+    _write_SaslAuthenticateResponse_v0_1, _write_SaslAuthenticateResponse_v0_1, _write_SaslAuthenticateResponse_v2,
+))
 SaslAuthenticateResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_message", json_name="errorMessage", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),

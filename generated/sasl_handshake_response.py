@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import EncodeError, UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -96,7 +95,9 @@ def _write_SaslHandshakeResponse_v0_1(response: SaslHandshakeResponse, out: byte
 _V0_PLUS = (0, 32767)
 
 SaslHandshakeResponse._READERS = _w.bind_versions((_read_SaslHandshakeResponse_v0_1, _read_SaslHandshakeResponse_v0_1))
-SaslHandshakeResponse._WRITERS = _w.bind_versions((_write_SaslHandshakeResponse_v0_1, _write_SaslHandshakeResponse_v0_1))
+SaslHandshakeResponse._WRITERS = _w.bind_versions((
+    _write_SaslHandshakeResponse_v0_1, _write_SaslHandshakeResponse_v0_1,
+))
 SaslHandshakeResponse._LAZY_DEFAULTS = {"mechanisms": list}
 SaslHandshakeResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

@@ -13,8 +13,8 @@ import struct
 from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import DecodeError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -317,16 +317,24 @@ def _write_ShareAcknowledgeRequest_v1_2(request: ShareAcknowledgeRequest, out: b
 _V0_PLUS = (0, 32767)
 _V2_PLUS = (2, 32767)
 
-AcknowledgementBatch._READERS = _w.bind_versions((None, _read_AcknowledgementBatch_v1_2, _read_AcknowledgementBatch_v1_2))
-AcknowledgementBatch._WRITERS = _w.bind_versions((None, _write_AcknowledgementBatch_v1_2, _write_AcknowledgementBatch_v1_2))
+AcknowledgementBatch._READERS = _w.bind_versions((
+    None, _read_AcknowledgementBatch_v1_2, _read_AcknowledgementBatch_v1_2,
+))
+AcknowledgementBatch._WRITERS = _w.bind_versions((
+    None, _write_AcknowledgementBatch_v1_2, _write_AcknowledgementBatch_v1_2,
+))
 AcknowledgementBatch._LAZY_DEFAULTS = {"acknowledge_types": list}
 AcknowledgementBatch.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="first_offset", json_name="firstOffset", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="last_offset", json_name="lastOffset", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="acknowledge_types", json_name="acknowledgeTypes", type="[]int8", versions=_V0_PLUS, default=()),
 )
-AcknowledgePartition._READERS = _w.bind_versions((None, _read_AcknowledgePartition_v1_2, _read_AcknowledgePartition_v1_2))
-AcknowledgePartition._WRITERS = _w.bind_versions((None, _write_AcknowledgePartition_v1_2, _write_AcknowledgePartition_v1_2))
+AcknowledgePartition._READERS = _w.bind_versions((
+    None, _read_AcknowledgePartition_v1_2, _read_AcknowledgePartition_v1_2,
+))
+AcknowledgePartition._WRITERS = _w.bind_versions((
+    None, _write_AcknowledgePartition_v1_2, _write_AcknowledgePartition_v1_2,
+))
 AcknowledgePartition._LAZY_DEFAULTS = {"acknowledgement_batches": list}
 AcknowledgePartition._MAP_KEYS = ("partition_index",)
 AcknowledgePartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -341,8 +349,12 @@ AcknowledgeTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID, map_key=True),
     FieldInfo(attr="partitions", json_name="partitions", type="[]AcknowledgePartition", versions=_V0_PLUS, default=(), struct=AcknowledgePartition),
 )
-ShareAcknowledgeRequest._READERS = _w.bind_versions((None, _read_ShareAcknowledgeRequest_v1_2, _read_ShareAcknowledgeRequest_v1_2))
-ShareAcknowledgeRequest._WRITERS = _w.bind_versions((None, _write_ShareAcknowledgeRequest_v1_2, _write_ShareAcknowledgeRequest_v1_2))
+ShareAcknowledgeRequest._READERS = _w.bind_versions((
+    None, _read_ShareAcknowledgeRequest_v1_2, _read_ShareAcknowledgeRequest_v1_2,
+))
+ShareAcknowledgeRequest._WRITERS = _w.bind_versions((
+    None, _write_ShareAcknowledgeRequest_v1_2, _write_ShareAcknowledgeRequest_v1_2,
+))
 ShareAcknowledgeRequest._LAZY_DEFAULTS = {"topics": KeyedList}
 ShareAcknowledgeRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, nullable=_V0_PLUS),

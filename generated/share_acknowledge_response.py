@@ -13,8 +13,7 @@ import struct
 from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -422,8 +421,12 @@ PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
     FieldInfo(attr="error_message", json_name="errorMessage", type="string", versions=_V0_PLUS, nullable=_V0_PLUS),
     FieldInfo(attr="current_leader", json_name="currentLeader", type="LeaderIdAndEpoch", versions=_V0_PLUS, default=(), struct=LeaderIdAndEpoch),
 )
-ShareAcknowledgeTopicResponse._READERS = _w.bind_versions((None, _read_ShareAcknowledgeTopicResponse_v1_2, _read_ShareAcknowledgeTopicResponse_v1_2))
-ShareAcknowledgeTopicResponse._WRITERS = _w.bind_versions((None, _write_ShareAcknowledgeTopicResponse_v1_2, _write_ShareAcknowledgeTopicResponse_v1_2))
+ShareAcknowledgeTopicResponse._READERS = _w.bind_versions((
+    None, _read_ShareAcknowledgeTopicResponse_v1_2, _read_ShareAcknowledgeTopicResponse_v1_2,
+))
+ShareAcknowledgeTopicResponse._WRITERS = _w.bind_versions((
+    None, _write_ShareAcknowledgeTopicResponse_v1_2, _write_ShareAcknowledgeTopicResponse_v1_2,
+))
 ShareAcknowledgeTopicResponse._LAZY_DEFAULTS = {"partitions": list}
 ShareAcknowledgeTopicResponse._MAP_KEYS = ("topic_id",)
 ShareAcknowledgeTopicResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
@@ -439,8 +442,12 @@ NodeEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.mess
     FieldInfo(attr="port", json_name="port", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="rack", json_name="rack", type="string", versions=_V0_PLUS, nullable=_V0_PLUS),
 )
-ShareAcknowledgeResponse._READERS = _w.bind_versions((None, _read_ShareAcknowledgeResponse_v1_2, _read_ShareAcknowledgeResponse_v1_2))
-ShareAcknowledgeResponse._WRITERS = _w.bind_versions((None, _write_ShareAcknowledgeResponse_v1_2, _write_ShareAcknowledgeResponse_v1_2))
+ShareAcknowledgeResponse._READERS = _w.bind_versions((
+    None, _read_ShareAcknowledgeResponse_v1_2, _read_ShareAcknowledgeResponse_v1_2,
+))
+ShareAcknowledgeResponse._WRITERS = _w.bind_versions((
+    None, _write_ShareAcknowledgeResponse_v1_2, _write_ShareAcknowledgeResponse_v1_2,
+))
 ShareAcknowledgeResponse._LAZY_DEFAULTS = {"responses": KeyedList, "node_endpoints": KeyedList}
 ShareAcknowledgeResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -13,8 +13,8 @@ import struct
 from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import DecodeError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -420,8 +420,12 @@ _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 _V2_PLUS = (2, 32767)
 
-AcknowledgementBatch._READERS = _w.bind_versions((None, _read_AcknowledgementBatch_v1_2, _read_AcknowledgementBatch_v1_2))
-AcknowledgementBatch._WRITERS = _w.bind_versions((None, _write_AcknowledgementBatch_v1_2, _write_AcknowledgementBatch_v1_2))
+AcknowledgementBatch._READERS = _w.bind_versions((
+    None, _read_AcknowledgementBatch_v1_2, _read_AcknowledgementBatch_v1_2,
+))
+AcknowledgementBatch._WRITERS = _w.bind_versions((
+    None, _write_AcknowledgementBatch_v1_2, _write_AcknowledgementBatch_v1_2,
+))
 AcknowledgementBatch._LAZY_DEFAULTS = {"acknowledge_types": list}
 AcknowledgementBatch.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="first_offset", json_name="firstOffset", type="int64", versions=_V0_PLUS, default=0),

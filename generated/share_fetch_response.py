@@ -12,10 +12,10 @@ from __future__ import annotations
 import struct
 from uuid import UUID
 
-from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 from kwire.records.reader import RecordsView
+from kwire.wire import primitives as _w
+from kwire.wire.errors import DecodeError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -559,8 +559,12 @@ PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
     FieldInfo(attr="records", json_name="records", type="records", versions=_V0_PLUS, default=b''),
     FieldInfo(attr="acquired_records", json_name="acquiredRecords", type="[]AcquiredRecords", versions=_V0_PLUS, default=(), struct=AcquiredRecords),
 )
-ShareFetchableTopicResponse._READERS = _w.bind_versions((None, _read_ShareFetchableTopicResponse_v1_2, _read_ShareFetchableTopicResponse_v1_2))
-ShareFetchableTopicResponse._WRITERS = _w.bind_versions((None, _write_ShareFetchableTopicResponse_v1_2, _write_ShareFetchableTopicResponse_v1_2))
+ShareFetchableTopicResponse._READERS = _w.bind_versions((
+    None, _read_ShareFetchableTopicResponse_v1_2, _read_ShareFetchableTopicResponse_v1_2,
+))
+ShareFetchableTopicResponse._WRITERS = _w.bind_versions((
+    None, _write_ShareFetchableTopicResponse_v1_2, _write_ShareFetchableTopicResponse_v1_2,
+))
 ShareFetchableTopicResponse._LAZY_DEFAULTS = {"partitions": list}
 ShareFetchableTopicResponse._MAP_KEYS = ("topic_id",)
 ShareFetchableTopicResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)

@@ -9,12 +9,9 @@ _write_...); last, the classes' tables of those functions by version and of thei
 # fmt: off
 from __future__ import annotations
 
-import struct
-from uuid import UUID
-
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import FieldInfo, GeneratedStruct, blank_instance
 
 
 class ShareGroupPartitionMetadataKey(GeneratedStruct):

@@ -10,11 +10,9 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -83,7 +81,9 @@ def _write_ShareGroupTargetAssignmentMetadataValue_v0(value: ShareGroupTargetAss
 _V0_PLUS = (0, 32767)
 
 ShareGroupTargetAssignmentMetadataValue._READERS = _w.bind_versions((_read_ShareGroupTargetAssignmentMetadataValue_v0,))
-ShareGroupTargetAssignmentMetadataValue._WRITERS = _w.bind_versions((_write_ShareGroupTargetAssignmentMetadataValue_v0,))
+ShareGroupTargetAssignmentMetadataValue._WRITERS = _w.bind_versions((
+    _write_ShareGroupTargetAssignmentMetadataValue_v0,
+))
 ShareGroupTargetAssignmentMetadataValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="assignment_epoch", json_name="assignmentEpoch", type="int32", versions=_V0_PLUS, default=0),
 )

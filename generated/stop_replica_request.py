@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import DecodeError, UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -510,29 +509,47 @@ StopReplicaPartitionV0.FIELDS = (  # what the runtime knows of each field (kwire
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_ONLY, default=''),
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_ONLY, default=0),
 )
-StopReplicaTopicV1._READERS = _w.bind_versions((None, _read_StopReplicaTopicV1_v1, _read_StopReplicaTopicV1_v2, None, None))
-StopReplicaTopicV1._WRITERS = _w.bind_versions((None, _write_StopReplicaTopicV1_v1, _write_StopReplicaTopicV1_v2, None, None))
+StopReplicaTopicV1._READERS = _w.bind_versions((
+    None, _read_StopReplicaTopicV1_v1, _read_StopReplicaTopicV1_v2, None, None,
+))
+StopReplicaTopicV1._WRITERS = _w.bind_versions((
+    None, _write_StopReplicaTopicV1_v1, _write_StopReplicaTopicV1_v2, None, None,
+))
 StopReplicaTopicV1._LAZY_DEFAULTS = {"partition_indexes": list}
 StopReplicaTopicV1.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V1_TO_2, default=''),
     FieldInfo(attr="partition_indexes", json_name="partitionIndexes", type="[]int32", versions=_V1_TO_2, default=()),
 )
-StopReplicaPartitionState._READERS = _w.bind_versions((None, None, None, _read_StopReplicaPartitionState_v3_4, _read_StopReplicaPartitionState_v3_4))
-StopReplicaPartitionState._WRITERS = _w.bind_versions((None, None, None, _write_StopReplicaPartitionState_v3_4, _write_StopReplicaPartitionState_v3_4))
+StopReplicaPartitionState._READERS = _w.bind_versions((
+    None, None, None, _read_StopReplicaPartitionState_v3_4, _read_StopReplicaPartitionState_v3_4,
+))
+StopReplicaPartitionState._WRITERS = _w.bind_versions((
+    None, None, None, _write_StopReplicaPartitionState_v3_4, _write_StopReplicaPartitionState_v3_4,
+))
 StopReplicaPartitionState.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V3_PLUS, default=0),
     FieldInfo(attr="leader_epoch", json_name="leaderEpoch", type="int32", versions=_V3_PLUS, default=-1),
     FieldInfo(attr="delete_partition", json_name="deletePartition", type="bool", versions=_V3_PLUS, default=False),
 )
-StopReplicaTopicState._READERS = _w.bind_versions((None, None, None, _read_StopReplicaTopicState_v3_4, _read_StopReplicaTopicState_v3_4))
-StopReplicaTopicState._WRITERS = _w.bind_versions((None, None, None, _write_StopReplicaTopicState_v3_4, _write_StopReplicaTopicState_v3_4))
+StopReplicaTopicState._READERS = _w.bind_versions((
+    None, None, None, _read_StopReplicaTopicState_v3_4, _read_StopReplicaTopicState_v3_4,
+))
+StopReplicaTopicState._WRITERS = _w.bind_versions((
+    None, None, None, _write_StopReplicaTopicState_v3_4, _write_StopReplicaTopicState_v3_4,
+))
 StopReplicaTopicState._LAZY_DEFAULTS = {"partition_states": list}
 StopReplicaTopicState.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V3_PLUS, default=''),
     FieldInfo(attr="partition_states", json_name="partitionStates", type="[]StopReplicaPartitionState", versions=_V3_PLUS, default=(), struct=StopReplicaPartitionState),
 )
-StopReplicaRequest._READERS = _w.bind_versions((_read_StopReplicaRequest_v0_1, _read_StopReplicaRequest_v0_1, _read_StopReplicaRequest_v2_4, _read_StopReplicaRequest_v2_4, _read_StopReplicaRequest_v2_4))
-StopReplicaRequest._WRITERS = _w.bind_versions((_write_StopReplicaRequest_v0_1, _write_StopReplicaRequest_v0_1, _write_StopReplicaRequest_v2_4, _write_StopReplicaRequest_v2_4, _write_StopReplicaRequest_v2_4))
+StopReplicaRequest._READERS = _w.bind_versions((
+    _read_StopReplicaRequest_v0_1, _read_StopReplicaRequest_v0_1, _read_StopReplicaRequest_v2_4,
+    _read_StopReplicaRequest_v2_4, _read_StopReplicaRequest_v2_4,
+))
+StopReplicaRequest._WRITERS = _w.bind_versions((
+    _write_StopReplicaRequest_v0_1, _write_StopReplicaRequest_v0_1, _write_StopReplicaRequest_v2_4,
+    _write_StopReplicaRequest_v2_4, _write_StopReplicaRequest_v2_4,
+))
 StopReplicaRequest._LAZY_DEFAULTS = {"ungrouped_partitions": list, "topics": list, "topic_states": list}
 StopReplicaRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="controller_id", json_name="controllerId", type="int32", versions=_V0_PLUS, default=0),

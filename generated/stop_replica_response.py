@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -212,15 +211,27 @@ def _write_StopReplicaResponse_v2_4(response: StopReplicaResponse, out: bytearra
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-StopReplicaPartitionError._READERS = _w.bind_versions((_read_StopReplicaPartitionError_v0_1, _read_StopReplicaPartitionError_v0_1, _read_StopReplicaPartitionError_v2_4, _read_StopReplicaPartitionError_v2_4, _read_StopReplicaPartitionError_v2_4))
-StopReplicaPartitionError._WRITERS = _w.bind_versions((_write_StopReplicaPartitionError_v0_1, _write_StopReplicaPartitionError_v0_1, _write_StopReplicaPartitionError_v2_4, _write_StopReplicaPartitionError_v2_4, _write_StopReplicaPartitionError_v2_4))
+StopReplicaPartitionError._READERS = _w.bind_versions((
+    _read_StopReplicaPartitionError_v0_1, _read_StopReplicaPartitionError_v0_1, _read_StopReplicaPartitionError_v2_4,
+    _read_StopReplicaPartitionError_v2_4, _read_StopReplicaPartitionError_v2_4,
+))
+StopReplicaPartitionError._WRITERS = _w.bind_versions((
+    _write_StopReplicaPartitionError_v0_1, _write_StopReplicaPartitionError_v0_1, _write_StopReplicaPartitionError_v2_4,
+    _write_StopReplicaPartitionError_v2_4, _write_StopReplicaPartitionError_v2_4,
+))
 StopReplicaPartitionError.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
 )
-StopReplicaResponse._READERS = _w.bind_versions((_read_StopReplicaResponse_v0_1, _read_StopReplicaResponse_v0_1, _read_StopReplicaResponse_v2_4, _read_StopReplicaResponse_v2_4, _read_StopReplicaResponse_v2_4))
-StopReplicaResponse._WRITERS = _w.bind_versions((_write_StopReplicaResponse_v0_1, _write_StopReplicaResponse_v0_1, _write_StopReplicaResponse_v2_4, _write_StopReplicaResponse_v2_4, _write_StopReplicaResponse_v2_4))
+StopReplicaResponse._READERS = _w.bind_versions((
+    _read_StopReplicaResponse_v0_1, _read_StopReplicaResponse_v0_1, _read_StopReplicaResponse_v2_4,
+    _read_StopReplicaResponse_v2_4, _read_StopReplicaResponse_v2_4,
+))
+StopReplicaResponse._WRITERS = _w.bind_versions((
+    _write_StopReplicaResponse_v0_1, _write_StopReplicaResponse_v0_1, _write_StopReplicaResponse_v2_4,
+    _write_StopReplicaResponse_v2_4, _write_StopReplicaResponse_v2_4,
+))
 StopReplicaResponse._LAZY_DEFAULTS = {"partition_errors": list}
 StopReplicaResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

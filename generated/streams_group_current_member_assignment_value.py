@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import DecodeError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -267,8 +266,12 @@ TaskIds.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.F
     FieldInfo(attr="partitions", json_name="partitions", type="[]int32", versions=_V0_PLUS, default=()),
     FieldInfo(attr="assignment_epochs", json_name="assignmentEpochs", type="[]int32", versions=_V0_PLUS, nullable=_V0_PLUS, tagged=_V0_PLUS, tag=0, default=()),
 )
-StreamsGroupCurrentMemberAssignmentValue._READERS = _w.bind_versions((_read_StreamsGroupCurrentMemberAssignmentValue_v0,))
-StreamsGroupCurrentMemberAssignmentValue._WRITERS = _w.bind_versions((_write_StreamsGroupCurrentMemberAssignmentValue_v0,))
+StreamsGroupCurrentMemberAssignmentValue._READERS = _w.bind_versions((
+    _read_StreamsGroupCurrentMemberAssignmentValue_v0,
+))
+StreamsGroupCurrentMemberAssignmentValue._WRITERS = _w.bind_versions((
+    _write_StreamsGroupCurrentMemberAssignmentValue_v0,
+))
 StreamsGroupCurrentMemberAssignmentValue._LAZY_DEFAULTS = {"active_tasks": list, "standby_tasks": list, "warmup_tasks": list, "active_tasks_pending_revocation": list, "standby_tasks_pending_revocation": list, "warmup_tasks_pending_revocation": list}
 StreamsGroupCurrentMemberAssignmentValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="member_epoch", json_name="memberEpoch", type="int32", versions=_V0_PLUS, default=0),

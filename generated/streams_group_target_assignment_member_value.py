@@ -9,12 +9,9 @@ _write_...); last, the classes' tables of those functions by version and of thei
 # fmt: off
 from __future__ import annotations
 
-import struct
-from uuid import UUID
-
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import DecodeError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance
 
 
 class TaskIds(GeneratedStruct):
@@ -164,7 +161,9 @@ TaskIds.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.F
     FieldInfo(attr="partitions", json_name="partitions", type="[]int32", versions=_V0_PLUS, default=()),
 )
 StreamsGroupTargetAssignmentMemberValue._READERS = _w.bind_versions((_read_StreamsGroupTargetAssignmentMemberValue_v0,))
-StreamsGroupTargetAssignmentMemberValue._WRITERS = _w.bind_versions((_write_StreamsGroupTargetAssignmentMemberValue_v0,))
+StreamsGroupTargetAssignmentMemberValue._WRITERS = _w.bind_versions((
+    _write_StreamsGroupTargetAssignmentMemberValue_v0,
+))
 StreamsGroupTargetAssignmentMemberValue._LAZY_DEFAULTS = {"active_tasks": list, "standby_tasks": list, "warmup_tasks": list}
 StreamsGroupTargetAssignmentMemberValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="active_tasks", json_name="activeTasks", type="[]TaskIds", versions=_V0_PLUS, default=(), struct=TaskIds),

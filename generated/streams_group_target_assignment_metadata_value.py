@@ -10,11 +10,9 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -82,8 +80,12 @@ def _write_StreamsGroupTargetAssignmentMetadataValue_v0(value: StreamsGroupTarge
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-StreamsGroupTargetAssignmentMetadataValue._READERS = _w.bind_versions((_read_StreamsGroupTargetAssignmentMetadataValue_v0,))
-StreamsGroupTargetAssignmentMetadataValue._WRITERS = _w.bind_versions((_write_StreamsGroupTargetAssignmentMetadataValue_v0,))
+StreamsGroupTargetAssignmentMetadataValue._READERS = _w.bind_versions((
+    _read_StreamsGroupTargetAssignmentMetadataValue_v0,
+))
+StreamsGroupTargetAssignmentMetadataValue._WRITERS = _w.bind_versions((
+    _write_StreamsGroupTargetAssignmentMetadataValue_v0,
+))
 StreamsGroupTargetAssignmentMetadataValue.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="assignment_epoch", json_name="assignmentEpoch", type="int32", versions=_V0_PLUS, default=0),
 )

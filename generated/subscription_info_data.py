@@ -13,8 +13,8 @@ import struct
 from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -479,20 +479,38 @@ _V9_PLUS = (9, 32767)
 _V10_PLUS = (10, 32767)
 _V11_PLUS = (11, 32767)
 
-TaskId._READERS = _w.bind_versions((None, _read_TaskId_v1_6, _read_TaskId_v1_6, _read_TaskId_v1_6, _read_TaskId_v1_6, _read_TaskId_v1_6, _read_TaskId_v1_6, None, None, None, None, None))
-TaskId._WRITERS = _w.bind_versions((None, _write_TaskId_v1_6, _write_TaskId_v1_6, _write_TaskId_v1_6, _write_TaskId_v1_6, _write_TaskId_v1_6, _write_TaskId_v1_6, None, None, None, None, None))
+TaskId._READERS = _w.bind_versions((
+    None, _read_TaskId_v1_6, _read_TaskId_v1_6, _read_TaskId_v1_6, _read_TaskId_v1_6, _read_TaskId_v1_6,
+    _read_TaskId_v1_6, None, None, None, None, None,
+))
+TaskId._WRITERS = _w.bind_versions((
+    None, _write_TaskId_v1_6, _write_TaskId_v1_6, _write_TaskId_v1_6, _write_TaskId_v1_6, _write_TaskId_v1_6,
+    _write_TaskId_v1_6, None, None, None, None, None,
+))
 TaskId.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_group_id", json_name="topicGroupId", type="int32", versions=_V1_TO_6, default=0),
     FieldInfo(attr="partition", json_name="partition", type="int32", versions=_V1_TO_6, default=0),
 )
-PartitionToOffsetSum._READERS = _w.bind_versions((None, None, None, None, None, None, None, _read_PartitionToOffsetSum_v7_9, _read_PartitionToOffsetSum_v7_9, _read_PartitionToOffsetSum_v7_9, None, None))
-PartitionToOffsetSum._WRITERS = _w.bind_versions((None, None, None, None, None, None, None, _write_PartitionToOffsetSum_v7_9, _write_PartitionToOffsetSum_v7_9, _write_PartitionToOffsetSum_v7_9, None, None))
+PartitionToOffsetSum._READERS = _w.bind_versions((
+    None, None, None, None, None, None, None, _read_PartitionToOffsetSum_v7_9, _read_PartitionToOffsetSum_v7_9,
+    _read_PartitionToOffsetSum_v7_9, None, None,
+))
+PartitionToOffsetSum._WRITERS = _w.bind_versions((
+    None, None, None, None, None, None, None, _write_PartitionToOffsetSum_v7_9, _write_PartitionToOffsetSum_v7_9,
+    _write_PartitionToOffsetSum_v7_9, None, None,
+))
 PartitionToOffsetSum.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition", json_name="partition", type="int32", versions=_V7_TO_9, default=0),
     FieldInfo(attr="offset_sum", json_name="offsetSum", type="int64", versions=_V7_TO_9, default=0),
 )
-TaskOffsetSum._READERS = _w.bind_versions((None, None, None, None, None, None, None, _read_TaskOffsetSum_v7_11, _read_TaskOffsetSum_v7_11, _read_TaskOffsetSum_v7_11, _read_TaskOffsetSum_v7_11, _read_TaskOffsetSum_v7_11))
-TaskOffsetSum._WRITERS = _w.bind_versions((None, None, None, None, None, None, None, _write_TaskOffsetSum_v7_11, _write_TaskOffsetSum_v7_11, _write_TaskOffsetSum_v7_11, _write_TaskOffsetSum_v7_11, _write_TaskOffsetSum_v7_11))
+TaskOffsetSum._READERS = _w.bind_versions((
+    None, None, None, None, None, None, None, _read_TaskOffsetSum_v7_11, _read_TaskOffsetSum_v7_11,
+    _read_TaskOffsetSum_v7_11, _read_TaskOffsetSum_v7_11, _read_TaskOffsetSum_v7_11,
+))
+TaskOffsetSum._WRITERS = _w.bind_versions((
+    None, None, None, None, None, None, None, _write_TaskOffsetSum_v7_11, _write_TaskOffsetSum_v7_11,
+    _write_TaskOffsetSum_v7_11, _write_TaskOffsetSum_v7_11, _write_TaskOffsetSum_v7_11,
+))
 TaskOffsetSum._LAZY_DEFAULTS = {"partition_to_offset_sum": list}
 TaskOffsetSum.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_group_id", json_name="topicGroupId", type="int32", versions=_V7_PLUS, default=0),
@@ -501,14 +519,28 @@ TaskOffsetSum.FIELDS = (  # what the runtime knows of each field (kwire.wire.mes
     FieldInfo(attr="named_topology", json_name="namedTopology", type="string", versions=_V10_PLUS, nullable=_V10_PLUS, default=''),
     FieldInfo(attr="partition_to_offset_sum", json_name="partitionToOffsetSum", type="[]PartitionToOffsetSum", versions=_V7_TO_9, default=(), struct=PartitionToOffsetSum),
 )
-ClientTag._READERS = _w.bind_versions((None, None, None, None, None, None, None, None, None, None, None, _read_ClientTag_v11))
-ClientTag._WRITERS = _w.bind_versions((None, None, None, None, None, None, None, None, None, None, None, _write_ClientTag_v11))
+ClientTag._READERS = _w.bind_versions((
+    None, None, None, None, None, None, None, None, None, None, None, _read_ClientTag_v11,
+))
+ClientTag._WRITERS = _w.bind_versions((
+    None, None, None, None, None, None, None, None, None, None, None, _write_ClientTag_v11,
+))
 ClientTag.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="key", json_name="key", type="bytes", versions=_V11_PLUS, default=b''),
     FieldInfo(attr="value", json_name="value", type="bytes", versions=_V11_PLUS, default=b''),
 )
-SubscriptionInfoData._READERS = _w.bind_versions((None, _read_SubscriptionInfoData_v1_11, _read_SubscriptionInfoData_v1_11, _read_SubscriptionInfoData_v1_11, _read_SubscriptionInfoData_v1_11, _read_SubscriptionInfoData_v1_11, _read_SubscriptionInfoData_v1_11, _read_SubscriptionInfoData_v1_11, _read_SubscriptionInfoData_v1_11, _read_SubscriptionInfoData_v1_11, _read_SubscriptionInfoData_v1_11, _read_SubscriptionInfoData_v1_11))
-SubscriptionInfoData._WRITERS = _w.bind_versions((None, _write_SubscriptionInfoData_v1_11, _write_SubscriptionInfoData_v1_11, _write_SubscriptionInfoData_v1_11, _write_SubscriptionInfoData_v1_11, _write_SubscriptionInfoData_v1_11, _write_SubscriptionInfoData_v1_11, _write_SubscriptionInfoData_v1_11, _write_SubscriptionInfoData_v1_11, _write_SubscriptionInfoData_v1_11, _write_SubscriptionInfoData_v1_11, _write_SubscriptionInfoData_v1_11))
+SubscriptionInfoData._READERS = _w.bind_versions((
+    None, _read_SubscriptionInfoData_v1_11, _read_SubscriptionInfoData_v1_11, _read_SubscriptionInfoData_v1_11,
+    _read_SubscriptionInfoData_v1_11, _read_SubscriptionInfoData_v1_11, _read_SubscriptionInfoData_v1_11,
+    _read_SubscriptionInfoData_v1_11, _read_SubscriptionInfoData_v1_11, _read_SubscriptionInfoData_v1_11,
+    _read_SubscriptionInfoData_v1_11, _read_SubscriptionInfoData_v1_11,
+))
+SubscriptionInfoData._WRITERS = _w.bind_versions((
+    None, _write_SubscriptionInfoData_v1_11, _write_SubscriptionInfoData_v1_11, _write_SubscriptionInfoData_v1_11,
+    _write_SubscriptionInfoData_v1_11, _write_SubscriptionInfoData_v1_11, _write_SubscriptionInfoData_v1_11,
+    _write_SubscriptionInfoData_v1_11, _write_SubscriptionInfoData_v1_11, _write_SubscriptionInfoData_v1_11,
+    _write_SubscriptionInfoData_v1_11, _write_SubscriptionInfoData_v1_11,
+))
 SubscriptionInfoData._LAZY_DEFAULTS = {"prev_tasks": list, "standby_tasks": list, "task_offset_sums": list, "client_tags": list}
 SubscriptionInfoData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="version", json_name="version", type="int32", versions=_V1_PLUS, default=0),

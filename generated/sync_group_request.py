@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -275,14 +274,27 @@ _V0_PLUS = (0, 32767)
 _V3_PLUS = (3, 32767)
 _V5_PLUS = (5, 32767)
 
-SyncGroupRequestAssignment._READERS = _w.bind_versions((_read_SyncGroupRequestAssignment_v0_3, _read_SyncGroupRequestAssignment_v0_3, _read_SyncGroupRequestAssignment_v0_3, _read_SyncGroupRequestAssignment_v0_3, _read_SyncGroupRequestAssignment_v4_5, _read_SyncGroupRequestAssignment_v4_5))
-SyncGroupRequestAssignment._WRITERS = _w.bind_versions((_write_SyncGroupRequestAssignment_v0_3, _write_SyncGroupRequestAssignment_v0_3, _write_SyncGroupRequestAssignment_v0_3, _write_SyncGroupRequestAssignment_v0_3, _write_SyncGroupRequestAssignment_v4_5, _write_SyncGroupRequestAssignment_v4_5))
+SyncGroupRequestAssignment._READERS = _w.bind_versions((
+    _read_SyncGroupRequestAssignment_v0_3, _read_SyncGroupRequestAssignment_v0_3, _read_SyncGroupRequestAssignment_v0_3,
+    _read_SyncGroupRequestAssignment_v0_3, _read_SyncGroupRequestAssignment_v4_5, _read_SyncGroupRequestAssignment_v4_5,
+))
+SyncGroupRequestAssignment._WRITERS = _w.bind_versions((
+    _write_SyncGroupRequestAssignment_v0_3, _write_SyncGroupRequestAssignment_v0_3,
+    _write_SyncGroupRequestAssignment_v0_3, _write_SyncGroupRequestAssignment_v0_3,
+    _write_SyncGroupRequestAssignment_v4_5, _write_SyncGroupRequestAssignment_v4_5,
+))
 SyncGroupRequestAssignment.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="member_id", json_name="memberId", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="assignment", json_name="assignment", type="bytes", versions=_V0_PLUS, default=b''),
 )
-SyncGroupRequest._READERS = _w.bind_versions((_read_SyncGroupRequest_v0_3, _read_SyncGroupRequest_v0_3, _read_SyncGroupRequest_v0_3, _read_SyncGroupRequest_v0_3, _read_SyncGroupRequest_v4_5, _read_SyncGroupRequest_v4_5))
-SyncGroupRequest._WRITERS = _w.bind_versions((_write_SyncGroupRequest_v0_3, _write_SyncGroupRequest_v0_3, _write_SyncGroupRequest_v0_3, _write_SyncGroupRequest_v0_3, _write_SyncGroupRequest_v4_5, _write_SyncGroupRequest_v4_5))
+SyncGroupRequest._READERS = _w.bind_versions((
+    _read_SyncGroupRequest_v0_3, _read_SyncGroupRequest_v0_3, _read_SyncGroupRequest_v0_3, _read_SyncGroupRequest_v0_3,
+    _read_SyncGroupRequest_v4_5, _read_SyncGroupRequest_v4_5,
+))
+SyncGroupRequest._WRITERS = _w.bind_versions((
+    _write_SyncGroupRequest_v0_3, _write_SyncGroupRequest_v0_3, _write_SyncGroupRequest_v0_3,
+    _write_SyncGroupRequest_v0_3, _write_SyncGroupRequest_v4_5, _write_SyncGroupRequest_v4_5,
+))
 SyncGroupRequest._LAZY_DEFAULTS = {"assignments": list}
 SyncGroupRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),

@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import FieldInfo, GeneratedStruct, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -165,8 +164,14 @@ _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 _V5_PLUS = (5, 32767)
 
-SyncGroupResponse._READERS = _w.bind_versions((_read_SyncGroupResponse_v0_3, _read_SyncGroupResponse_v0_3, _read_SyncGroupResponse_v0_3, _read_SyncGroupResponse_v0_3, _read_SyncGroupResponse_v4_5, _read_SyncGroupResponse_v4_5))
-SyncGroupResponse._WRITERS = _w.bind_versions((_write_SyncGroupResponse_v0_3, _write_SyncGroupResponse_v0_3, _write_SyncGroupResponse_v0_3, _write_SyncGroupResponse_v0_3, _write_SyncGroupResponse_v4_5, _write_SyncGroupResponse_v4_5))
+SyncGroupResponse._READERS = _w.bind_versions((
+    _read_SyncGroupResponse_v0_3, _read_SyncGroupResponse_v0_3, _read_SyncGroupResponse_v0_3,
+    _read_SyncGroupResponse_v0_3, _read_SyncGroupResponse_v4_5, _read_SyncGroupResponse_v4_5,
+))
+SyncGroupResponse._WRITERS = _w.bind_versions((
+    _write_SyncGroupResponse_v0_3, _write_SyncGroupResponse_v0_3, _write_SyncGroupResponse_v0_3,
+    _write_SyncGroupResponse_v0_3, _write_SyncGroupResponse_v4_5, _write_SyncGroupResponse_v4_5,
+))
 SyncGroupResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V1_PLUS, ignorable=True, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -378,23 +377,45 @@ _V0_PLUS = (0, 32767)
 _V2_PLUS = (2, 32767)
 _V3_PLUS = (3, 32767)
 
-TxnOffsetCommitRequestPartition._READERS = _w.bind_versions((_read_TxnOffsetCommitRequestPartition_v0_2, _read_TxnOffsetCommitRequestPartition_v0_2, _read_TxnOffsetCommitRequestPartition_v0_2, _read_TxnOffsetCommitRequestPartition_v3_5, _read_TxnOffsetCommitRequestPartition_v3_5, _read_TxnOffsetCommitRequestPartition_v3_5))
-TxnOffsetCommitRequestPartition._WRITERS = _w.bind_versions((_write_TxnOffsetCommitRequestPartition_v0_2, _write_TxnOffsetCommitRequestPartition_v0_2, _write_TxnOffsetCommitRequestPartition_v0_2, _write_TxnOffsetCommitRequestPartition_v3_5, _write_TxnOffsetCommitRequestPartition_v3_5, _write_TxnOffsetCommitRequestPartition_v3_5))
+TxnOffsetCommitRequestPartition._READERS = _w.bind_versions((
+    _read_TxnOffsetCommitRequestPartition_v0_2, _read_TxnOffsetCommitRequestPartition_v0_2,
+    _read_TxnOffsetCommitRequestPartition_v0_2, _read_TxnOffsetCommitRequestPartition_v3_5,
+    _read_TxnOffsetCommitRequestPartition_v3_5, _read_TxnOffsetCommitRequestPartition_v3_5,
+))
+TxnOffsetCommitRequestPartition._WRITERS = _w.bind_versions((
+    _write_TxnOffsetCommitRequestPartition_v0_2, _write_TxnOffsetCommitRequestPartition_v0_2,
+    _write_TxnOffsetCommitRequestPartition_v0_2, _write_TxnOffsetCommitRequestPartition_v3_5,
+    _write_TxnOffsetCommitRequestPartition_v3_5, _write_TxnOffsetCommitRequestPartition_v3_5,
+))
 TxnOffsetCommitRequestPartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="committed_offset", json_name="committedOffset", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="committed_leader_epoch", json_name="committedLeaderEpoch", type="int32", versions=_V2_PLUS, ignorable=True, default=-1),
     FieldInfo(attr="committed_metadata", json_name="committedMetadata", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
 )
-TxnOffsetCommitRequestTopic._READERS = _w.bind_versions((_read_TxnOffsetCommitRequestTopic_v0_2, _read_TxnOffsetCommitRequestTopic_v0_2, _read_TxnOffsetCommitRequestTopic_v0_2, _read_TxnOffsetCommitRequestTopic_v3_5, _read_TxnOffsetCommitRequestTopic_v3_5, _read_TxnOffsetCommitRequestTopic_v3_5))
-TxnOffsetCommitRequestTopic._WRITERS = _w.bind_versions((_write_TxnOffsetCommitRequestTopic_v0_2, _write_TxnOffsetCommitRequestTopic_v0_2, _write_TxnOffsetCommitRequestTopic_v0_2, _write_TxnOffsetCommitRequestTopic_v3_5, _write_TxnOffsetCommitRequestTopic_v3_5, _write_TxnOffsetCommitRequestTopic_v3_5))
+TxnOffsetCommitRequestTopic._READERS = _w.bind_versions((
+    _read_TxnOffsetCommitRequestTopic_v0_2, _read_TxnOffsetCommitRequestTopic_v0_2,
+    _read_TxnOffsetCommitRequestTopic_v0_2, _read_TxnOffsetCommitRequestTopic_v3_5,
+    _read_TxnOffsetCommitRequestTopic_v3_5, _read_TxnOffsetCommitRequestTopic_v3_5,
+))
+TxnOffsetCommitRequestTopic._WRITERS = _w.bind_versions((
+    _write_TxnOffsetCommitRequestTopic_v0_2, _write_TxnOffsetCommitRequestTopic_v0_2,
+    _write_TxnOffsetCommitRequestTopic_v0_2, _write_TxnOffsetCommitRequestTopic_v3_5,
+    _write_TxnOffsetCommitRequestTopic_v3_5, _write_TxnOffsetCommitRequestTopic_v3_5,
+))
 TxnOffsetCommitRequestTopic._LAZY_DEFAULTS = {"partitions": list}
 TxnOffsetCommitRequestTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partitions", json_name="partitions", type="[]TxnOffsetCommitRequestPartition", versions=_V0_PLUS, default=(), struct=TxnOffsetCommitRequestPartition),
 )
-TxnOffsetCommitRequest._READERS = _w.bind_versions((_read_TxnOffsetCommitRequest_v0_2, _read_TxnOffsetCommitRequest_v0_2, _read_TxnOffsetCommitRequest_v0_2, _read_TxnOffsetCommitRequest_v3_5, _read_TxnOffsetCommitRequest_v3_5, _read_TxnOffsetCommitRequest_v3_5))
-TxnOffsetCommitRequest._WRITERS = _w.bind_versions((_write_TxnOffsetCommitRequest_v0_2, _write_TxnOffsetCommitRequest_v0_2, _write_TxnOffsetCommitRequest_v0_2, _write_TxnOffsetCommitRequest_v3_5, _write_TxnOffsetCommitRequest_v3_5, _write_TxnOffsetCommitRequest_v3_5))
+TxnOffsetCommitRequest._READERS = _w.bind_versions((
+    _read_TxnOffsetCommitRequest_v0_2, _read_TxnOffsetCommitRequest_v0_2, _read_TxnOffsetCommitRequest_v0_2,
+    _read_TxnOffsetCommitRequest_v3_5, _read_TxnOffsetCommitRequest_v3_5, _read_TxnOffsetCommitRequest_v3_5,
+))
+TxnOffsetCommitRequest._WRITERS = _w.bind_versions((
+    _write_TxnOffsetCommitRequest_v0_2, _write_TxnOffsetCommitRequest_v0_2, _write_TxnOffsetCommitRequest_v0_2,
+    _write_TxnOffsetCommitRequest_v3_5, _write_TxnOffsetCommitRequest_v3_5, _write_TxnOffsetCommitRequest_v3_5,
+))
 TxnOffsetCommitRequest._LAZY_DEFAULTS = {"topics": list}
 TxnOffsetCommitRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="transactional_id", json_name="transactionalId", type="string", versions=_V0_PLUS, default=''),

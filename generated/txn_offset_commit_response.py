@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -281,21 +280,43 @@ def _write_TxnOffsetCommitResponse_v3_5(response: TxnOffsetCommitResponse, out: 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-TxnOffsetCommitResponsePartition._READERS = _w.bind_versions((_read_TxnOffsetCommitResponsePartition_v0_2, _read_TxnOffsetCommitResponsePartition_v0_2, _read_TxnOffsetCommitResponsePartition_v0_2, _read_TxnOffsetCommitResponsePartition_v3_5, _read_TxnOffsetCommitResponsePartition_v3_5, _read_TxnOffsetCommitResponsePartition_v3_5))
-TxnOffsetCommitResponsePartition._WRITERS = _w.bind_versions((_write_TxnOffsetCommitResponsePartition_v0_2, _write_TxnOffsetCommitResponsePartition_v0_2, _write_TxnOffsetCommitResponsePartition_v0_2, _write_TxnOffsetCommitResponsePartition_v3_5, _write_TxnOffsetCommitResponsePartition_v3_5, _write_TxnOffsetCommitResponsePartition_v3_5))
+TxnOffsetCommitResponsePartition._READERS = _w.bind_versions((
+    _read_TxnOffsetCommitResponsePartition_v0_2, _read_TxnOffsetCommitResponsePartition_v0_2,
+    _read_TxnOffsetCommitResponsePartition_v0_2, _read_TxnOffsetCommitResponsePartition_v3_5,
+    _read_TxnOffsetCommitResponsePartition_v3_5, _read_TxnOffsetCommitResponsePartition_v3_5,
+))
+TxnOffsetCommitResponsePartition._WRITERS = _w.bind_versions((
+    _write_TxnOffsetCommitResponsePartition_v0_2, _write_TxnOffsetCommitResponsePartition_v0_2,
+    _write_TxnOffsetCommitResponsePartition_v0_2, _write_TxnOffsetCommitResponsePartition_v3_5,
+    _write_TxnOffsetCommitResponsePartition_v3_5, _write_TxnOffsetCommitResponsePartition_v3_5,
+))
 TxnOffsetCommitResponsePartition.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
 )
-TxnOffsetCommitResponseTopic._READERS = _w.bind_versions((_read_TxnOffsetCommitResponseTopic_v0_2, _read_TxnOffsetCommitResponseTopic_v0_2, _read_TxnOffsetCommitResponseTopic_v0_2, _read_TxnOffsetCommitResponseTopic_v3_5, _read_TxnOffsetCommitResponseTopic_v3_5, _read_TxnOffsetCommitResponseTopic_v3_5))
-TxnOffsetCommitResponseTopic._WRITERS = _w.bind_versions((_write_TxnOffsetCommitResponseTopic_v0_2, _write_TxnOffsetCommitResponseTopic_v0_2, _write_TxnOffsetCommitResponseTopic_v0_2, _write_TxnOffsetCommitResponseTopic_v3_5, _write_TxnOffsetCommitResponseTopic_v3_5, _write_TxnOffsetCommitResponseTopic_v3_5))
+TxnOffsetCommitResponseTopic._READERS = _w.bind_versions((
+    _read_TxnOffsetCommitResponseTopic_v0_2, _read_TxnOffsetCommitResponseTopic_v0_2,
+    _read_TxnOffsetCommitResponseTopic_v0_2, _read_TxnOffsetCommitResponseTopic_v3_5,
+    _read_TxnOffsetCommitResponseTopic_v3_5, _read_TxnOffsetCommitResponseTopic_v3_5,
+))
+TxnOffsetCommitResponseTopic._WRITERS = _w.bind_versions((
+    _write_TxnOffsetCommitResponseTopic_v0_2, _write_TxnOffsetCommitResponseTopic_v0_2,
+    _write_TxnOffsetCommitResponseTopic_v0_2, _write_TxnOffsetCommitResponseTopic_v3_5,
+    _write_TxnOffsetCommitResponseTopic_v3_5, _write_TxnOffsetCommitResponseTopic_v3_5,
+))
 TxnOffsetCommitResponseTopic._LAZY_DEFAULTS = {"partitions": list}
 TxnOffsetCommitResponseTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partitions", json_name="partitions", type="[]TxnOffsetCommitResponsePartition", versions=_V0_PLUS, default=(), struct=TxnOffsetCommitResponsePartition),
 )
-TxnOffsetCommitResponse._READERS = _w.bind_versions((_read_TxnOffsetCommitResponse_v0_2, _read_TxnOffsetCommitResponse_v0_2, _read_TxnOffsetCommitResponse_v0_2, _read_TxnOffsetCommitResponse_v3_5, _read_TxnOffsetCommitResponse_v3_5, _read_TxnOffsetCommitResponse_v3_5))
-TxnOffsetCommitResponse._WRITERS = _w.bind_versions((_write_TxnOffsetCommitResponse_v0_2, _write_TxnOffsetCommitResponse_v0_2, _write_TxnOffsetCommitResponse_v0_2, _write_TxnOffsetCommitResponse_v3_5, _write_TxnOffsetCommitResponse_v3_5, _write_TxnOffsetCommitResponse_v3_5))
+TxnOffsetCommitResponse._READERS = _w.bind_versions((
+    _read_TxnOffsetCommitResponse_v0_2, _read_TxnOffsetCommitResponse_v0_2, _read_TxnOffsetCommitResponse_v0_2,
+    _read_TxnOffsetCommitResponse_v3_5, _read_TxnOffsetCommitResponse_v3_5, _read_TxnOffsetCommitResponse_v3_5,
+))
+TxnOffsetCommitResponse._WRITERS = _w.bind_versions((
+    _write_TxnOffsetCommitResponse_v0_2, _write_TxnOffsetCommitResponse_v0_2, _write_TxnOffsetCommitResponse_v0_2,
+    _write_TxnOffsetCommitResponse_v3_5, _write_TxnOffsetCommitResponse_v3_5, _write_TxnOffsetCommitResponse_v3_5,
+))
 TxnOffsetCommitResponse._LAZY_DEFAULTS = {"topics": list}
 TxnOffsetCommitResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -10,11 +10,9 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -203,8 +201,12 @@ _V0_ONLY = (0, 0)
 _V0_PLUS = (0, 32767)
 _V1_PLUS = (1, 32767)
 
-FeatureUpdateKey._READERS = _w.bind_versions((_read_FeatureUpdateKey_v0_2, _read_FeatureUpdateKey_v0_2, _read_FeatureUpdateKey_v0_2))
-FeatureUpdateKey._WRITERS = _w.bind_versions((_write_FeatureUpdateKey_v0_2, _write_FeatureUpdateKey_v0_2, _write_FeatureUpdateKey_v0_2))
+FeatureUpdateKey._READERS = _w.bind_versions((
+    _read_FeatureUpdateKey_v0_2, _read_FeatureUpdateKey_v0_2, _read_FeatureUpdateKey_v0_2,
+))
+FeatureUpdateKey._WRITERS = _w.bind_versions((
+    _write_FeatureUpdateKey_v0_2, _write_FeatureUpdateKey_v0_2, _write_FeatureUpdateKey_v0_2,
+))
 FeatureUpdateKey._MAP_KEYS = ("feature",)
 FeatureUpdateKey.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="feature", json_name="feature", type="string", versions=_V0_PLUS, default='', map_key=True),
@@ -212,8 +214,12 @@ FeatureUpdateKey.FIELDS = (  # what the runtime knows of each field (kwire.wire.
     FieldInfo(attr="allow_downgrade", json_name="allowDowngrade", type="bool", versions=_V0_ONLY, default=False),
     FieldInfo(attr="upgrade_type", json_name="upgradeType", type="int8", versions=_V1_PLUS, default=1),
 )
-UpdateFeaturesRequest._READERS = _w.bind_versions((_read_UpdateFeaturesRequest_v0_2, _read_UpdateFeaturesRequest_v0_2, _read_UpdateFeaturesRequest_v0_2))
-UpdateFeaturesRequest._WRITERS = _w.bind_versions((_write_UpdateFeaturesRequest_v0_2, _write_UpdateFeaturesRequest_v0_2, _write_UpdateFeaturesRequest_v0_2))
+UpdateFeaturesRequest._READERS = _w.bind_versions((
+    _read_UpdateFeaturesRequest_v0_2, _read_UpdateFeaturesRequest_v0_2, _read_UpdateFeaturesRequest_v0_2,
+))
+UpdateFeaturesRequest._WRITERS = _w.bind_versions((
+    _write_UpdateFeaturesRequest_v0_2, _write_UpdateFeaturesRequest_v0_2, _write_UpdateFeaturesRequest_v0_2,
+))
 UpdateFeaturesRequest._LAZY_DEFAULTS = {"feature_updates": KeyedList}
 UpdateFeaturesRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="timeout_ms", json_name="timeoutMs", type="int32", versions=_V0_PLUS, default=60000),

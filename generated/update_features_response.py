@@ -10,11 +10,9 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -177,16 +175,24 @@ def _write_UpdateFeaturesResponse_v0_2(response: UpdateFeaturesResponse, out: by
 _V0_TO_1 = (0, 1)
 _V0_PLUS = (0, 32767)
 
-UpdatableFeatureResult._READERS = _w.bind_versions((_read_UpdatableFeatureResult_v0_1, _read_UpdatableFeatureResult_v0_1, None))
-UpdatableFeatureResult._WRITERS = _w.bind_versions((_write_UpdatableFeatureResult_v0_1, _write_UpdatableFeatureResult_v0_1, None))
+UpdatableFeatureResult._READERS = _w.bind_versions((
+    _read_UpdatableFeatureResult_v0_1, _read_UpdatableFeatureResult_v0_1, None,
+))
+UpdatableFeatureResult._WRITERS = _w.bind_versions((
+    _write_UpdatableFeatureResult_v0_1, _write_UpdatableFeatureResult_v0_1, None,
+))
 UpdatableFeatureResult._MAP_KEYS = ("feature",)
 UpdatableFeatureResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="feature", json_name="feature", type="string", versions=_V0_PLUS, default='', map_key=True),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_message", json_name="errorMessage", type="string", versions=_V0_PLUS, nullable=_V0_PLUS, default=''),
 )
-UpdateFeaturesResponse._READERS = _w.bind_versions((_read_UpdateFeaturesResponse_v0_2, _read_UpdateFeaturesResponse_v0_2, _read_UpdateFeaturesResponse_v0_2))
-UpdateFeaturesResponse._WRITERS = _w.bind_versions((_write_UpdateFeaturesResponse_v0_2, _write_UpdateFeaturesResponse_v0_2, _write_UpdateFeaturesResponse_v0_2))
+UpdateFeaturesResponse._READERS = _w.bind_versions((
+    _read_UpdateFeaturesResponse_v0_2, _read_UpdateFeaturesResponse_v0_2, _read_UpdateFeaturesResponse_v0_2,
+))
+UpdateFeaturesResponse._WRITERS = _w.bind_versions((
+    _write_UpdateFeaturesResponse_v0_2, _write_UpdateFeaturesResponse_v0_2, _write_UpdateFeaturesResponse_v0_2,
+))
 UpdateFeaturesResponse._LAZY_DEFAULTS = {"results": KeyedList}
 UpdateFeaturesResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="throttle_time_ms", json_name="throttleTimeMs", type="int32", versions=_V0_PLUS, default=0),

@@ -13,8 +13,8 @@ import struct
 from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import DecodeError, UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -872,8 +872,20 @@ _V5_PLUS = (5, 32767)
 _V7_PLUS = (7, 32767)
 _V8_PLUS = (8, 32767)
 
-UpdateMetadataPartitionState._READERS = _w.bind_versions((_read_UpdateMetadataPartitionState_v0_5, _read_UpdateMetadataPartitionState_v0_5, _read_UpdateMetadataPartitionState_v0_5, _read_UpdateMetadataPartitionState_v0_5, _read_UpdateMetadataPartitionState_v0_5, _read_UpdateMetadataPartitionState_v0_5, _read_UpdateMetadataPartitionState_v6_8, _read_UpdateMetadataPartitionState_v6_8, _read_UpdateMetadataPartitionState_v6_8))
-UpdateMetadataPartitionState._WRITERS = _w.bind_versions((_write_UpdateMetadataPartitionState_v0_5, _write_UpdateMetadataPartitionState_v0_5, _write_UpdateMetadataPartitionState_v0_5, _write_UpdateMetadataPartitionState_v0_5, _write_UpdateMetadataPartitionState_v0_5, _write_UpdateMetadataPartitionState_v0_5, _write_UpdateMetadataPartitionState_v6_8, _write_UpdateMetadataPartitionState_v6_8, _write_UpdateMetadataPartitionState_v6_8))
+UpdateMetadataPartitionState._READERS = _w.bind_versions((
+    _read_UpdateMetadataPartitionState_v0_5, _read_UpdateMetadataPartitionState_v0_5,
+    _read_UpdateMetadataPartitionState_v0_5, _read_UpdateMetadataPartitionState_v0_5,
+    _read_UpdateMetadataPartitionState_v0_5, _read_UpdateMetadataPartitionState_v0_5,
+    _read_UpdateMetadataPartitionState_v6_8, _read_UpdateMetadataPartitionState_v6_8,
+    _read_UpdateMetadataPartitionState_v6_8,
+))
+UpdateMetadataPartitionState._WRITERS = _w.bind_versions((
+    _write_UpdateMetadataPartitionState_v0_5, _write_UpdateMetadataPartitionState_v0_5,
+    _write_UpdateMetadataPartitionState_v0_5, _write_UpdateMetadataPartitionState_v0_5,
+    _write_UpdateMetadataPartitionState_v0_5, _write_UpdateMetadataPartitionState_v0_5,
+    _write_UpdateMetadataPartitionState_v6_8, _write_UpdateMetadataPartitionState_v6_8,
+    _write_UpdateMetadataPartitionState_v6_8,
+))
 UpdateMetadataPartitionState._LAZY_DEFAULTS = {"isr": list, "replicas": list, "offline_replicas": list}
 UpdateMetadataPartitionState.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V0_TO_4, ignorable=True, default=''),
@@ -886,24 +898,46 @@ UpdateMetadataPartitionState.FIELDS = (  # what the runtime knows of each field 
     FieldInfo(attr="replicas", json_name="replicas", type="[]int32", versions=_V0_PLUS, default=()),
     FieldInfo(attr="offline_replicas", json_name="offlineReplicas", type="[]int32", versions=_V4_PLUS, ignorable=True, default=()),
 )
-UpdateMetadataTopicState._READERS = _w.bind_versions((None, None, None, None, None, _read_UpdateMetadataTopicState_v5, _read_UpdateMetadataTopicState_v6_8, _read_UpdateMetadataTopicState_v6_8, _read_UpdateMetadataTopicState_v6_8))
-UpdateMetadataTopicState._WRITERS = _w.bind_versions((None, None, None, None, None, _write_UpdateMetadataTopicState_v5, _write_UpdateMetadataTopicState_v6_8, _write_UpdateMetadataTopicState_v6_8, _write_UpdateMetadataTopicState_v6_8))
+UpdateMetadataTopicState._READERS = _w.bind_versions((
+    None, None, None, None, None, _read_UpdateMetadataTopicState_v5, _read_UpdateMetadataTopicState_v6_8,
+    _read_UpdateMetadataTopicState_v6_8, _read_UpdateMetadataTopicState_v6_8,
+))
+UpdateMetadataTopicState._WRITERS = _w.bind_versions((
+    None, None, None, None, None, _write_UpdateMetadataTopicState_v5, _write_UpdateMetadataTopicState_v6_8,
+    _write_UpdateMetadataTopicState_v6_8, _write_UpdateMetadataTopicState_v6_8,
+))
 UpdateMetadataTopicState._LAZY_DEFAULTS = {"partition_states": list}
 UpdateMetadataTopicState.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="topic_name", json_name="topicName", type="string", versions=_V5_PLUS, default=''),
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V7_PLUS, ignorable=True, default=_ZERO_UUID),
     FieldInfo(attr="partition_states", json_name="partitionStates", type="[]UpdateMetadataPartitionState", versions=_V5_PLUS, default=(), struct=UpdateMetadataPartitionState),
 )
-UpdateMetadataEndpoint._READERS = _w.bind_versions((None, _read_UpdateMetadataEndpoint_v1_5, _read_UpdateMetadataEndpoint_v1_5, _read_UpdateMetadataEndpoint_v1_5, _read_UpdateMetadataEndpoint_v1_5, _read_UpdateMetadataEndpoint_v1_5, _read_UpdateMetadataEndpoint_v6_8, _read_UpdateMetadataEndpoint_v6_8, _read_UpdateMetadataEndpoint_v6_8))
-UpdateMetadataEndpoint._WRITERS = _w.bind_versions((None, _write_UpdateMetadataEndpoint_v1_5, _write_UpdateMetadataEndpoint_v1_5, _write_UpdateMetadataEndpoint_v1_5, _write_UpdateMetadataEndpoint_v1_5, _write_UpdateMetadataEndpoint_v1_5, _write_UpdateMetadataEndpoint_v6_8, _write_UpdateMetadataEndpoint_v6_8, _write_UpdateMetadataEndpoint_v6_8))
+UpdateMetadataEndpoint._READERS = _w.bind_versions((
+    None, _read_UpdateMetadataEndpoint_v1_5, _read_UpdateMetadataEndpoint_v1_5, _read_UpdateMetadataEndpoint_v1_5,
+    _read_UpdateMetadataEndpoint_v1_5, _read_UpdateMetadataEndpoint_v1_5, _read_UpdateMetadataEndpoint_v6_8,
+    _read_UpdateMetadataEndpoint_v6_8, _read_UpdateMetadataEndpoint_v6_8,
+))
+UpdateMetadataEndpoint._WRITERS = _w.bind_versions((
+    None, _write_UpdateMetadataEndpoint_v1_5, _write_UpdateMetadataEndpoint_v1_5, _write_UpdateMetadataEndpoint_v1_5,
+    _write_UpdateMetadataEndpoint_v1_5, _write_UpdateMetadataEndpoint_v1_5, _write_UpdateMetadataEndpoint_v6_8,
+    _write_UpdateMetadataEndpoint_v6_8, _write_UpdateMetadataEndpoint_v6_8,
+))
 UpdateMetadataEndpoint.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="port", json_name="port", type="int32", versions=_V1_PLUS, default=0),
     FieldInfo(attr="host", json_name="host", type="string", versions=_V1_PLUS, default=''),
     FieldInfo(attr="listener", json_name="listener", type="string", versions=_V3_PLUS, ignorable=True, default=''),
     FieldInfo(attr="security_protocol", json_name="securityProtocol", type="int16", versions=_V1_PLUS, default=0),
 )
-UpdateMetadataBroker._READERS = _w.bind_versions((_read_UpdateMetadataBroker_v0_5, _read_UpdateMetadataBroker_v0_5, _read_UpdateMetadataBroker_v0_5, _read_UpdateMetadataBroker_v0_5, _read_UpdateMetadataBroker_v0_5, _read_UpdateMetadataBroker_v0_5, _read_UpdateMetadataBroker_v6_8, _read_UpdateMetadataBroker_v6_8, _read_UpdateMetadataBroker_v6_8))
-UpdateMetadataBroker._WRITERS = _w.bind_versions((_write_UpdateMetadataBroker_v0_5, _write_UpdateMetadataBroker_v0_5, _write_UpdateMetadataBroker_v0_5, _write_UpdateMetadataBroker_v0_5, _write_UpdateMetadataBroker_v0_5, _write_UpdateMetadataBroker_v0_5, _write_UpdateMetadataBroker_v6_8, _write_UpdateMetadataBroker_v6_8, _write_UpdateMetadataBroker_v6_8))
+UpdateMetadataBroker._READERS = _w.bind_versions((
+    _read_UpdateMetadataBroker_v0_5, _read_UpdateMetadataBroker_v0_5, _read_UpdateMetadataBroker_v0_5,
+    _read_UpdateMetadataBroker_v0_5, _read_UpdateMetadataBroker_v0_5, _read_UpdateMetadataBroker_v0_5,
+    _read_UpdateMetadataBroker_v6_8, _read_UpdateMetadataBroker_v6_8, _read_UpdateMetadataBroker_v6_8,
+))
+UpdateMetadataBroker._WRITERS = _w.bind_versions((
+    _write_UpdateMetadataBroker_v0_5, _write_UpdateMetadataBroker_v0_5, _write_UpdateMetadataBroker_v0_5,
+    _write_UpdateMetadataBroker_v0_5, _write_UpdateMetadataBroker_v0_5, _write_UpdateMetadataBroker_v0_5,
+    _write_UpdateMetadataBroker_v6_8, _write_UpdateMetadataBroker_v6_8, _write_UpdateMetadataBroker_v6_8,
+))
 UpdateMetadataBroker._LAZY_DEFAULTS = {"endpoints": list}
 UpdateMetadataBroker.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="id", json_name="id", type="int32", versions=_V0_PLUS, default=0),
@@ -912,8 +946,16 @@ UpdateMetadataBroker.FIELDS = (  # what the runtime knows of each field (kwire.w
     FieldInfo(attr="endpoints", json_name="endpoints", type="[]UpdateMetadataEndpoint", versions=_V1_PLUS, ignorable=True, default=(), struct=UpdateMetadataEndpoint),
     FieldInfo(attr="rack", json_name="rack", type="string", versions=_V2_PLUS, nullable=_V2_PLUS, ignorable=True, default=''),
 )
-UpdateMetadataRequest._READERS = _w.bind_versions((_read_UpdateMetadataRequest_v0_5, _read_UpdateMetadataRequest_v0_5, _read_UpdateMetadataRequest_v0_5, _read_UpdateMetadataRequest_v0_5, _read_UpdateMetadataRequest_v0_5, _read_UpdateMetadataRequest_v0_5, _read_UpdateMetadataRequest_v6, _read_UpdateMetadataRequest_v7, _read_UpdateMetadataRequest_v8))
-UpdateMetadataRequest._WRITERS = _w.bind_versions((_write_UpdateMetadataRequest_v0_5, _write_UpdateMetadataRequest_v0_5, _write_UpdateMetadataRequest_v0_5, _write_UpdateMetadataRequest_v0_5, _write_UpdateMetadataRequest_v0_5, _write_UpdateMetadataRequest_v0_5, _write_UpdateMetadataRequest_v6, _write_UpdateMetadataRequest_v7, _write_UpdateMetadataRequest_v8))
+UpdateMetadataRequest._READERS = _w.bind_versions((
+    _read_UpdateMetadataRequest_v0_5, _read_UpdateMetadataRequest_v0_5, _read_UpdateMetadataRequest_v0_5,
+    _read_UpdateMetadataRequest_v0_5, _read_UpdateMetadataRequest_v0_5, _read_UpdateMetadataRequest_v0_5,
+    _read_UpdateMetadataRequest_v6, _read_UpdateMetadataRequest_v7, _read_UpdateMetadataRequest_v8,
+))
+UpdateMetadataRequest._WRITERS = _w.bind_versions((
+    _write_UpdateMetadataRequest_v0_5, _write_UpdateMetadataRequest_v0_5, _write_UpdateMetadataRequest_v0_5,
+    _write_UpdateMetadataRequest_v0_5, _write_UpdateMetadataRequest_v0_5, _write_UpdateMetadataRequest_v0_5,
+    _write_UpdateMetadataRequest_v6, _write_UpdateMetadataRequest_v7, _write_UpdateMetadataRequest_v8,
+))
 UpdateMetadataRequest._LAZY_DEFAULTS = {"ungrouped_partition_states": list, "topic_states": list, "live_brokers": list}
 UpdateMetadataRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="controller_id", json_name="controllerId", type="int32", versions=_V0_PLUS, default=0),

@@ -13,8 +13,7 @@ import struct
 from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -329,8 +328,12 @@ WriteStateData.FIELDS = (  # what the runtime knows of each field (kwire.wire.me
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
     FieldInfo(attr="partitions", json_name="partitions", type="[]PartitionData", versions=_V0_PLUS, default=(), struct=PartitionData),
 )
-WriteShareGroupStateRequest._READERS = _w.bind_versions((_read_WriteShareGroupStateRequest_v0_1, _read_WriteShareGroupStateRequest_v0_1))
-WriteShareGroupStateRequest._WRITERS = _w.bind_versions((_write_WriteShareGroupStateRequest_v0_1, _write_WriteShareGroupStateRequest_v0_1))
+WriteShareGroupStateRequest._READERS = _w.bind_versions((
+    _read_WriteShareGroupStateRequest_v0_1, _read_WriteShareGroupStateRequest_v0_1,
+))
+WriteShareGroupStateRequest._WRITERS = _w.bind_versions((
+    _write_WriteShareGroupStateRequest_v0_1, _write_WriteShareGroupStateRequest_v0_1,
+))
 WriteShareGroupStateRequest._LAZY_DEFAULTS = {"topics": list}
 WriteShareGroupStateRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="group_id", json_name="groupId", type="string", versions=_V0_PLUS, default=''),

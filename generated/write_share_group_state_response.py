@@ -13,8 +13,7 @@ import struct
 from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -217,8 +216,12 @@ WriteStateResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.
     FieldInfo(attr="topic_id", json_name="topicId", type="uuid", versions=_V0_PLUS, default=_ZERO_UUID),
     FieldInfo(attr="partitions", json_name="partitions", type="[]PartitionResult", versions=_V0_PLUS, default=(), struct=PartitionResult),
 )
-WriteShareGroupStateResponse._READERS = _w.bind_versions((_read_WriteShareGroupStateResponse_v0_1, _read_WriteShareGroupStateResponse_v0_1))
-WriteShareGroupStateResponse._WRITERS = _w.bind_versions((_write_WriteShareGroupStateResponse_v0_1, _write_WriteShareGroupStateResponse_v0_1))
+WriteShareGroupStateResponse._READERS = _w.bind_versions((
+    _read_WriteShareGroupStateResponse_v0_1, _read_WriteShareGroupStateResponse_v0_1,
+))
+WriteShareGroupStateResponse._WRITERS = _w.bind_versions((
+    _write_WriteShareGroupStateResponse_v0_1, _write_WriteShareGroupStateResponse_v0_1,
+))
 WriteShareGroupStateResponse._LAZY_DEFAULTS = {"results": list}
 WriteShareGroupStateResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="results", json_name="results", type="[]WriteStateResult", versions=_V0_PLUS, default=(), struct=WriteStateResult),

@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import DecodeError, UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -330,15 +329,23 @@ def _write_WriteTxnMarkersRequest_v1_2(request: WriteTxnMarkersRequest, out: byt
 _V0_PLUS = (0, 32767)
 _V2_PLUS = (2, 32767)
 
-WritableTxnMarkerTopic._READERS = _w.bind_versions((_read_WritableTxnMarkerTopic_v0, _read_WritableTxnMarkerTopic_v1_2, _read_WritableTxnMarkerTopic_v1_2))
-WritableTxnMarkerTopic._WRITERS = _w.bind_versions((_write_WritableTxnMarkerTopic_v0, _write_WritableTxnMarkerTopic_v1_2, _write_WritableTxnMarkerTopic_v1_2))
+WritableTxnMarkerTopic._READERS = _w.bind_versions((
+    _read_WritableTxnMarkerTopic_v0, _read_WritableTxnMarkerTopic_v1_2, _read_WritableTxnMarkerTopic_v1_2,
+))
+WritableTxnMarkerTopic._WRITERS = _w.bind_versions((
+    _write_WritableTxnMarkerTopic_v0, _write_WritableTxnMarkerTopic_v1_2, _write_WritableTxnMarkerTopic_v1_2,
+))
 WritableTxnMarkerTopic._LAZY_DEFAULTS = {"partition_indexes": list}
 WritableTxnMarkerTopic.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partition_indexes", json_name="partitionIndexes", type="[]int32", versions=_V0_PLUS, default=()),
 )
-WritableTxnMarker._READERS = _w.bind_versions((_read_WritableTxnMarker_v0, _read_WritableTxnMarker_v1_2, _read_WritableTxnMarker_v1_2))
-WritableTxnMarker._WRITERS = _w.bind_versions((_write_WritableTxnMarker_v0, _write_WritableTxnMarker_v1_2, _write_WritableTxnMarker_v1_2))
+WritableTxnMarker._READERS = _w.bind_versions((
+    _read_WritableTxnMarker_v0, _read_WritableTxnMarker_v1_2, _read_WritableTxnMarker_v1_2,
+))
+WritableTxnMarker._WRITERS = _w.bind_versions((
+    _write_WritableTxnMarker_v0, _write_WritableTxnMarker_v1_2, _write_WritableTxnMarker_v1_2,
+))
 WritableTxnMarker._LAZY_DEFAULTS = {"topics": list}
 WritableTxnMarker.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="producer_id", json_name="producerId", type="int64", versions=_V0_PLUS, default=0),
@@ -348,8 +355,12 @@ WritableTxnMarker.FIELDS = (  # what the runtime knows of each field (kwire.wire
     FieldInfo(attr="coordinator_epoch", json_name="coordinatorEpoch", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="transaction_version", json_name="transactionVersion", type="int8", versions=_V2_PLUS, ignorable=True, default=0),
 )
-WriteTxnMarkersRequest._READERS = _w.bind_versions((_read_WriteTxnMarkersRequest_v0, _read_WriteTxnMarkersRequest_v1_2, _read_WriteTxnMarkersRequest_v1_2))
-WriteTxnMarkersRequest._WRITERS = _w.bind_versions((_write_WriteTxnMarkersRequest_v0, _write_WriteTxnMarkersRequest_v1_2, _write_WriteTxnMarkersRequest_v1_2))
+WriteTxnMarkersRequest._READERS = _w.bind_versions((
+    _read_WriteTxnMarkersRequest_v0, _read_WriteTxnMarkersRequest_v1_2, _read_WriteTxnMarkersRequest_v1_2,
+))
+WriteTxnMarkersRequest._WRITERS = _w.bind_versions((
+    _write_WriteTxnMarkersRequest_v0, _write_WriteTxnMarkersRequest_v1_2, _write_WriteTxnMarkersRequest_v1_2,
+))
 WriteTxnMarkersRequest._LAZY_DEFAULTS = {"markers": list}
 WriteTxnMarkersRequest.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="markers", json_name="markers", type="[]WritableTxnMarker", versions=_V0_PLUS, default=(), struct=WritableTxnMarker),

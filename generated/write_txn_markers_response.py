@@ -10,11 +10,10 @@ _write_...); last, the classes' tables of those functions by version and of thei
 from __future__ import annotations
 
 import struct
-from uuid import UUID
 
 from kwire.wire import primitives as _w
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import DEFAULT, FieldInfo, GeneratedStruct, blank_instance
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -351,28 +350,48 @@ def _write_WriteTxnMarkersResponse_v1_2(response: WriteTxnMarkersResponse, out: 
 # Version ranges of the field descriptions (inclusive; NEVER is kwire.wire.message's empty range).
 _V0_PLUS = (0, 32767)
 
-WritableTxnMarkerPartitionResult._READERS = _w.bind_versions((_read_WritableTxnMarkerPartitionResult_v0, _read_WritableTxnMarkerPartitionResult_v1_2, _read_WritableTxnMarkerPartitionResult_v1_2))
-WritableTxnMarkerPartitionResult._WRITERS = _w.bind_versions((_write_WritableTxnMarkerPartitionResult_v0, _write_WritableTxnMarkerPartitionResult_v1_2, _write_WritableTxnMarkerPartitionResult_v1_2))
+WritableTxnMarkerPartitionResult._READERS = _w.bind_versions((
+    _read_WritableTxnMarkerPartitionResult_v0, _read_WritableTxnMarkerPartitionResult_v1_2,
+    _read_WritableTxnMarkerPartitionResult_v1_2,
+))
+WritableTxnMarkerPartitionResult._WRITERS = _w.bind_versions((
+    _write_WritableTxnMarkerPartitionResult_v0, _write_WritableTxnMarkerPartitionResult_v1_2,
+    _write_WritableTxnMarkerPartitionResult_v1_2,
+))
 WritableTxnMarkerPartitionResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),
 )
-WritableTxnMarkerTopicResult._READERS = _w.bind_versions((_read_WritableTxnMarkerTopicResult_v0, _read_WritableTxnMarkerTopicResult_v1_2, _read_WritableTxnMarkerTopicResult_v1_2))
-WritableTxnMarkerTopicResult._WRITERS = _w.bind_versions((_write_WritableTxnMarkerTopicResult_v0, _write_WritableTxnMarkerTopicResult_v1_2, _write_WritableTxnMarkerTopicResult_v1_2))
+WritableTxnMarkerTopicResult._READERS = _w.bind_versions((
+    _read_WritableTxnMarkerTopicResult_v0, _read_WritableTxnMarkerTopicResult_v1_2,
+    _read_WritableTxnMarkerTopicResult_v1_2,
+))
+WritableTxnMarkerTopicResult._WRITERS = _w.bind_versions((
+    _write_WritableTxnMarkerTopicResult_v0, _write_WritableTxnMarkerTopicResult_v1_2,
+    _write_WritableTxnMarkerTopicResult_v1_2,
+))
 WritableTxnMarkerTopicResult._LAZY_DEFAULTS = {"partitions": list}
 WritableTxnMarkerTopicResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="name", json_name="name", type="string", versions=_V0_PLUS, default=''),
     FieldInfo(attr="partitions", json_name="partitions", type="[]WritableTxnMarkerPartitionResult", versions=_V0_PLUS, default=(), struct=WritableTxnMarkerPartitionResult),
 )
-WritableTxnMarkerResult._READERS = _w.bind_versions((_read_WritableTxnMarkerResult_v0, _read_WritableTxnMarkerResult_v1_2, _read_WritableTxnMarkerResult_v1_2))
-WritableTxnMarkerResult._WRITERS = _w.bind_versions((_write_WritableTxnMarkerResult_v0, _write_WritableTxnMarkerResult_v1_2, _write_WritableTxnMarkerResult_v1_2))
+WritableTxnMarkerResult._READERS = _w.bind_versions((
+    _read_WritableTxnMarkerResult_v0, _read_WritableTxnMarkerResult_v1_2, _read_WritableTxnMarkerResult_v1_2,
+))
+WritableTxnMarkerResult._WRITERS = _w.bind_versions((
+    _write_WritableTxnMarkerResult_v0, _write_WritableTxnMarkerResult_v1_2, _write_WritableTxnMarkerResult_v1_2,
+))
 WritableTxnMarkerResult._LAZY_DEFAULTS = {"topics": list}
 WritableTxnMarkerResult.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="producer_id", json_name="producerId", type="int64", versions=_V0_PLUS, default=0),
     FieldInfo(attr="topics", json_name="topics", type="[]WritableTxnMarkerTopicResult", versions=_V0_PLUS, default=(), struct=WritableTxnMarkerTopicResult),
 )
-WriteTxnMarkersResponse._READERS = _w.bind_versions((_read_WriteTxnMarkersResponse_v0, _read_WriteTxnMarkersResponse_v1_2, _read_WriteTxnMarkersResponse_v1_2))
-WriteTxnMarkersResponse._WRITERS = _w.bind_versions((_write_WriteTxnMarkersResponse_v0, _write_WriteTxnMarkersResponse_v1_2, _write_WriteTxnMarkersResponse_v1_2))
+WriteTxnMarkersResponse._READERS = _w.bind_versions((
+    _read_WriteTxnMarkersResponse_v0, _read_WriteTxnMarkersResponse_v1_2, _read_WriteTxnMarkersResponse_v1_2,
+))
+WriteTxnMarkersResponse._WRITERS = _w.bind_versions((
+    _write_WriteTxnMarkersResponse_v0, _write_WriteTxnMarkersResponse_v1_2, _write_WriteTxnMarkersResponse_v1_2,
+))
 WriteTxnMarkersResponse._LAZY_DEFAULTS = {"markers": list}
 WriteTxnMarkersResponse.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="markers", json_name="markers", type="[]WritableTxnMarkerResult", versions=_V0_PLUS, default=(), struct=WritableTxnMarkerResult),

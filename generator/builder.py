@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import uuid
+from itertools import pairwise
 from typing import Any
 
 from kwire.wire.uuids import UuidTextError, url_base64_decode, uuid_to_text
@@ -113,14 +114,16 @@ class _Builder:
                                   "until it became required in Kafka 3.0 (KAFKA-12877); kwire generate "
                                   "requires it")
             else:
-                self.problem("$", "flexibleVersions is required (use \"0+\" for a new message, \"none\" if never flexible)")
+                self.problem("$", "flexibleVersions is required (use \"0+\" for a new message, "
+                                  "\"none\" if never flexible)")
         else:
             flexible = self.versions(raw["flexibleVersions"], "$.flexibleVersions", "flexibleVersions", NONE) or NONE
             if not flexible.empty and not flexible.open_ended:
                 self.problem("$.flexibleVersions", f"flexibleVersions {flexible} must be 'none' or open-ended (N+)")
         self.flexible = flexible
 
-        deprecated = self.versions(raw.get("deprecatedVersions"), "$.deprecatedVersions", "deprecatedVersions", NONE) or NONE
+        deprecated = self.versions(raw.get("deprecatedVersions"), "$.deprecatedVersions", "deprecatedVersions",
+                                   NONE) or NONE
         if not valid.contains(deprecated):
             self.problem("$.deprecatedVersions", f"deprecatedVersions {deprecated} lie outside validVersions {valid}")
         unstable = as_bool(raw.get("latestVersionUnstable", False))
@@ -189,7 +192,7 @@ class _Builder:
         if entries[0][0].lowest != 0:
             self.problem(path, f"the first range starts at version {entries[0][0].lowest}, not 0: the table must "
                                "cover every version, including retired ones")
-        for (before, _), (after, _) in zip(entries, entries[1:]):
+        for (before, _), (after, _) in pairwise(entries):
             if before.open_ended or after.lowest != before.highest + 1:
                 self.problem(path, f"ranges {before} and {after} are not contiguous")
         if not entries[-1][0].open_ended:
@@ -305,7 +308,8 @@ class _Builder:
             attrs[built.attr_name] = built.name
             if built.tag is not None:
                 if built.tag in tags:
-                    self.problem(where, f"in {name}, tag {built.tag} is used by both {tags[built.tag]} and {built.name}")
+                    self.problem(where, f"in {name}, tag {built.tag} is used by both {tags[built.tag]} "
+                                        f"and {built.name}")
                 else:
                     tags[built.tag] = built.name
             fields.append(built)
@@ -316,7 +320,8 @@ class _Builder:
                 break
         return Struct(name=name, versions=versions, fields=tuple(fields), is_common=is_common, about=about)
 
-    def build_field(self, spec: dict[str, Any], path: str, parent_versions: Versions, *, top_level: bool) -> Field | None:
+    def build_field(self, spec: dict[str, Any], path: str, parent_versions: Versions, *,
+                    top_level: bool) -> Field | None:
         name = spec["name"]
         where = f"{path} ({name})"
         problems_before = len(self.problems)
@@ -333,7 +338,8 @@ class _Builder:
             return None
         nullable = self.versions(spec.get("nullableVersions"), where, "nullableVersions", NONE) or NONE
         if not nullable.empty and not ftype.can_be_nullable:
-            self.problem(where, f"type {ftype} cannot be nullable (only string, bytes, records, structs and arrays can)")
+            self.problem(where, f"type {ftype} cannot be nullable "
+                                "(only string, bytes, records, structs and arrays can)")
 
         if "fields" in spec and not (ftype.is_struct or ftype.is_struct_array):
             self.problem(where, f"only struct and struct-array fields can have 'fields', not {ftype}")
@@ -361,7 +367,8 @@ class _Builder:
         if expected is not None and base is not None and base.name != expected:
             self.problem(where, f"entityType {entity} needs type {expected} (or an array of it), not {ftype}")
 
-        self.check_overlaps(where, versions, nullable, tagged, flexible_override, parent_versions, "the enclosing versions")
+        self.check_overlaps(where, versions, nullable, tagged, flexible_override, parent_versions,
+                            "the enclosing versions")
         if self.raw["type"] == "metadata" and parent_versions != self.valid:
             # Kafka's metadata schema checker holds every field of a record to validVersions.
             self.check_overlaps(where, versions, nullable, tagged, flexible_override, self.valid, "validVersions")

@@ -219,7 +219,7 @@ class _Comparison:
         same, differ = layout_agreement(self.old, self.new, scope)
         judged: list[Finding] = []
         covered: list[Versions] = []
-        for finding, parts in zip(self.findings, self.parts):
+        for finding, parts in zip(self.findings, self.parts, strict=True):
             if finding.level != "wire" or finding.rule in MESSAGE_RULES | MOVED_FIELD_RULES or not parts:
                 judged.append(finding)
                 continue
@@ -232,7 +232,8 @@ class _Comparison:
                 judged.append(replace(finding, versions=versions_text(kept), level="json",
                                       reason=self.same_bytes_reason(finding, kept)))
         unexplained = differ
-        covered.extend(p for f, parts in zip(self.findings, self.parts) if f.rule in MOVED_FIELD_RULES for p in parts)
+        covered.extend(p for f, parts in zip(self.findings, self.parts, strict=True)
+                       if f.rule in MOVED_FIELD_RULES for p in parts)
         for part in covered:
             unexplained = minus_all(unexplained, part)
         for piece in merge(unexplained):
@@ -574,7 +575,8 @@ def _field_layout(message: Message, f: Field, version: int, flexible: bool, path
     if f.type.is_array:
         element = f.type.element
         if element is not None and element.is_struct and f.struct is not None:
-            inner: tuple[object, ...] = tuple(kind for _, kind in _struct_layout(message, f.struct, version, flexible, ""))
+            layout = _struct_layout(message, f.struct, version, flexible, "")
+            inner: tuple[object, ...] = tuple(kind for _, kind in layout)
         else:
             inner = (str(element),)
         return [(path, ("compact array" if flexible else "array", "nullable" if nullable else "", inner))]
@@ -614,7 +616,7 @@ def _reads_the_same(old: object, new: object) -> bool:
             new_tags = {entry[0]: entry for entry in cast(tuple, new[1])}
             return all(entry[0] in new_tags and _reads_the_same(entry, new_tags[entry[0]])
                        for entry in cast(tuple, old[1]))
-        return len(old) == len(new) and all(_reads_the_same(a, b) for a, b in zip(old, new))
+        return len(old) == len(new) and all(_reads_the_same(a, b) for a, b in zip(old, new, strict=True))
     # any string already written reads as bytes (not the other way: bytes need not be UTF-8)
     return old == new or (old, new) == ("compact string", "compact bytes")
 
@@ -628,7 +630,7 @@ def _describe(kind: tuple[Any, ...]) -> str:
 def first_layout_difference(old: Message, new: Message, version: int) -> tuple[str, str, str]:
     """(field path, OLD's bytes, NEW's bytes) at the first place the layouts part at ``version``."""
     before, after = wire_layout(old, version), wire_layout(new, version)
-    for (path_old, kind_old), (path_new, kind_new) in zip(before, after):
+    for (path_old, kind_old), (path_new, kind_new) in zip(before, after, strict=False):
         if not _reads_the_same(kind_old, kind_new):
             return path_new or path_old, f"{_describe(kind_old)} ({path_old})", f"{_describe(kind_new)} ({path_new})"
     if len(before) > len(after):

@@ -80,7 +80,8 @@ def _merge_fields(newer: list[dict[str, Any]], older: list[dict[str, Any]], rest
     return merged
 
 
-def _capped(field: dict[str, Any], restored: Versions, path: str, problems: list[Problem], source: str) -> dict[str, Any]:
+def _capped(field: dict[str, Any], restored: Versions, path: str, problems: list[Problem],
+            source: str) -> dict[str, Any]:
     """OLDER's field (and its struct's fields) with every version range cut to the restored versions."""
     field = dict(field)
     if "tag" in field or "taggedVersions" in field:
@@ -115,7 +116,8 @@ def fields_only_older(merged_raw: dict[str, Any], newer_raw: dict[str, Any]) -> 
     found = walk(merged_raw["fields"], newer_raw["fields"], "")
     newer_common = {s["name"]: s for s in newer_raw.get("commonStructs", [])}
     for struct in merged_raw.get("commonStructs", []):
-        found.extend(walk(struct["fields"], newer_common.get(struct["name"], {}).get("fields", []), f"{struct['name']}."))
+        newer_fields = newer_common.get(struct["name"], {}).get("fields", [])
+        found.extend(walk(struct["fields"], newer_fields, f"{struct['name']}."))
     return found
 
 
@@ -128,7 +130,8 @@ def merge_definitions(newer_raw: dict[str, Any], older_raw: dict[str, Any], sour
     problems: list[Problem] = []
     for key in ("name", "type", "apiKey"):
         if newer_raw.get(key) != older_raw.get(key):
-            problems.append(Problem(source, key, f"the releases differ: {older_raw.get(key)!r} and {newer_raw.get(key)!r}"))
+            problems.append(Problem(source, key,
+                                    f"the releases differ: {older_raw.get(key)!r} and {newer_raw.get(key)!r}"))
     if older_valid.empty or older_valid.lowest >= newer_valid.lowest:
         problems.append(Problem(source, "validVersions", f"the older release ({_range_text(older_valid)}) has no "
                                                          f"version below the newer one's ({_range_text(newer_valid)})"))
@@ -175,10 +178,11 @@ def _first_difference(old: Message, old_struct: Struct, new: Message, new_struct
     structs (check-compat's layout stops at the array, which would name only the outer field)."""
     before = _struct_layout(old, old_struct, version, flexible, prefix)
     after = _struct_layout(new, new_struct, version, flexible, prefix)
-    for (path_old, kind_old), (path_new, kind_new) in zip(before, after):
+    for (path_old, kind_old), (path_new, kind_new) in zip(before, after, strict=False):
         if kind_old == kind_new:  # the proof asks for equal layouts, not merely readable ones
             continue
-        inner_old, inner_new = _element_struct(old_struct, path_old, prefix), _element_struct(new_struct, path_new, prefix)
+        inner_old = _element_struct(old_struct, path_old, prefix)
+        inner_new = _element_struct(new_struct, path_new, prefix)
         if inner_old is not None and inner_new is not None and kind_old[:2] == kind_new[:2]:
             return _first_difference(old, inner_old, new, inner_new, version, flexible, path_new + ".")
         return path_new or path_old, f"{_describe(kind_old)} ({path_old})", f"{_describe(kind_new)} ({path_new})"

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-
 from pathlib import Path
 
 from kwire.fuzz.hostile.json_mutations import mutate_document

@@ -46,7 +46,7 @@ class JsonFloat(float):
 
     text: str
 
-    def __new__(cls, text: str) -> "JsonFloat":
+    def __new__(cls, text: str) -> JsonFloat:
         value = super().__new__(cls, text)
         value.text = text
         return value
@@ -127,7 +127,7 @@ def _same_json(a: Any, b: Any) -> bool:
     if isinstance(a, dict):
         return a.keys() == b.keys() and all(_same_json(a[k], b[k]) for k in a)
     if isinstance(a, list):
-        return len(a) == len(b) and all(_same_json(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(_same_json(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, JsonFloat):
         return a.text == b.text
     return bool(a == b)

@@ -254,7 +254,8 @@ def cross_file_problems(messages: Iterable[Message]) -> list[Problem]:
     messages = list(messages)
     for m in messages:
         if m.name in seen_names:
-            problems.append(Problem(m.source, "$.name", f"message {m.name} is also defined in {seen_names[m.name].source}"))
+            problems.append(Problem(m.source, "$.name",
+                                    f"message {m.name} is also defined in {seen_names[m.name].source}"))
         seen_names.setdefault(m.name, m)
         # Coordinator record keys are unique per coordinator (group vs transaction), which a
         # directory of files cannot tell apart, so only RPCs and metadata records are checked.
@@ -264,7 +265,8 @@ def cross_file_problems(messages: Iterable[Message]) -> list[Problem]:
         if key in seen_keys:
             other = seen_keys[key]
             problems.append(Problem(m.source, "$.apiKey",
-                                    f"apiKey {m.api_key} of {m.type} {m.name} is already used by {other.name} ({other.source})"))
+                                    f"apiKey {m.api_key} of {m.type} {m.name} is already used by {other.name} "
+                                    f"({other.source})"))
         seen_keys.setdefault(key, m)
     for m in messages:
         if m.type != "response" or m.api_key is None:

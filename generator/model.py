@@ -55,7 +55,7 @@ class Field:
     zero_copy: bool = False
     flexible_versions: Versions | None = None  # per-field override (string/bytes only)
     about: str = ""
-    struct: "Struct | None" = None  # resolved struct for struct and struct-array types
+    struct: Struct | None = None  # resolved struct for struct and struct-array types
     json_path: str = "$"
 
     # --- names -------------------------------------------------------------------------

@@ -42,9 +42,18 @@ import kwire
 from .emit import NATIVE_BASE, module_name, render_all
 from .emit.plan import compiled_by_default
 from .model import Message
-from .native_compiler import (ArtifactCache, CBuild, CompileFailed, CompileUnavailable, Toolchain,
-                              available_cores, extension_suffix, find_toolchain, parse_manifest,
-                              write_if_changed)
+from .native_compiler import (
+    ArtifactCache,
+    CBuild,
+    CompileFailed,
+    CompileUnavailable,
+    Toolchain,
+    available_cores,
+    extension_suffix,
+    find_toolchain,
+    parse_manifest,
+    write_if_changed,
+)
 
 __all__ = ["CompileFailed", "CompileUnavailable", "CompileResult", "DEFAULT_OPT_LEVEL", "build_extensions",
            "cached_build", "check_toolchain", "compile_package", "compiled_extensions", "extension_suffix",
@@ -191,7 +200,7 @@ def translate(src: Path, paths: list[str], env: dict[str, str], build_dir: Path,
         "target_dir": str((build_dir / "c").resolve()), "manifest": str((build_dir / "manifest.json").resolve()),
     }
     (build_dir / "request.json").write_text(json.dumps(request, indent=1))
-    for attempt in (1, 2):
+    for _attempt in (1, 2):
         proc = subprocess.run([sys.executable, str(_FRONTEND), str((build_dir / "request.json").resolve())],
                               cwd=src, env=env, capture_output=True, text=True)
         log(f"$ mypyc ({len(paths)} modules)\n{proc.stdout}{proc.stderr}")

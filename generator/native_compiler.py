@@ -88,13 +88,16 @@ def find_toolchain(mypyc: bool = True) -> Toolchain:
 
     if mypyc and importlib.util.find_spec("mypyc") is None:
         raise CompileUnavailable("mypyc is not installed (pip install mypy); the pure-Python package works without it")
+    from distutils import ccompiler  # type: ignore[import-not-found]
+    from distutils import sysconfig as dsysconfig
+
     import setuptools  # noqa: F401  (provides distutils on Python >= 3.12)
-    from distutils import ccompiler, sysconfig as dsysconfig  # type: ignore[import-not-found]
 
     compiler = ccompiler.new_compiler()
     dsysconfig.customize_compiler(compiler)
     if compiler.compiler_type != "unix":
-        raise CompileUnavailable(f"the compiled build supports Unix-style C compilers only, not {compiler.compiler_type}")
+        raise CompileUnavailable("the compiled build supports Unix-style C compilers only, "
+                                 f"not {compiler.compiler_type}")
     if shutil.which(compiler.compiler_so[0]) is None:
         raise CompileUnavailable(f"no C compiler found ({compiler.compiler_so[0]!r} is not on PATH); "
                                  "the pure-Python package works without it")
@@ -278,7 +281,8 @@ class CBuild:
                     relative = header.relative_to(self.runtime_dir).with_suffix(".c")
                     if relative.as_posix() not in self.optional_runtime:
                         continue
-                    needed = next((p for p in (self.c_dir / relative, self.runtime_dir / relative) if p.is_file()), None)
+                    places = (self.c_dir / relative, self.runtime_dir / relative)
+                    needed = next((p for p in places if p.is_file()), None)
                     if needed is None:
                         continue
                     if needed not in objects:

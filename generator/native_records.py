@@ -134,7 +134,7 @@ def build_c(cache: Path = DEFAULT_CACHE, *, install_dir: Path = PACKAGE_DIR, log
 def _install(wanted: list[Path], current: list[Path], install_dir: Path, log) -> list[Path]:
     """Put ``wanted`` in ``install_dir`` in place of ``current`` unless they are the same files."""
     if [p.name for p in current] != [p.name for p in wanted] or not all(
-            filecmp.cmp(a, b, shallow=False) for a, b in zip(current, wanted)):
+            filecmp.cmp(a, b, shallow=False) for a, b in zip(current, wanted, strict=True)):
         for path in current:
             path.unlink()
         for path in wanted:

@@ -109,7 +109,8 @@ def record_field(field: Field) -> Lines:
         return lines + [*read_zigzag_inline(field.name, "limit", False),
                         f"end = pos + {field.name};",
                         f"if ({field.name} < {after} || end > limit)  /* {after}: one byte for every field after it */",
-                        (f"    RAISE_AT(report_base + rec_start, \"{field.what} %lld does not fit the %lld bytes left\", "
+                        (f"    RAISE_AT(report_base + rec_start, \"{field.what} %lld does not fit the %lld "
+                         "bytes left\", "
                         f"(long long){field.name}, (long long)(limit - pos));")]
     if field.kind is Kind.INT8:
         return lines + ["pos += 1;  /* not kept */"]
@@ -138,7 +139,8 @@ def header_fields() -> Lines:
                  *length_prefixed(field, f"header_{field.name}", "header", [])]
     return [f"/* Each header takes at least {smallest} bytes, which bounds a hostile count before the loop. */",
             f"if (header_count < 0 || header_count * {smallest} > end - pos)",
-            "    RAISE_AT(report_base + count_pos, \"header count %lld does not fit the record\", (long long)header_count);",
+            "    RAISE_AT(report_base + count_pos, \"header count %lld does not fit the record\", "
+            "(long long)header_count);",
             "for (k = 0; k < header_count; k++) {",
             *indent(body),
             "    header += 1;",
@@ -155,7 +157,8 @@ def record_loop() -> Lines:
             "    if (pos != end)",
             ("        RAISE_AT(report_base + rec_start, \"record fields take %lld bytes, its length says %lld\", "
             "(long long)(pos - rec_start), (long long)(end - rec_start));"),
-            "    if (offset_delta > 0 ? base_offset > INT64_MAX - offset_delta : base_offset < INT64_MIN - offset_delta)",
+            "    if (offset_delta > 0 ? base_offset > INT64_MAX - offset_delta "
+            ": base_offset < INT64_MIN - offset_delta)",
             ("        RAISE_AT(report_base + rec_start, \"offset %lld + %lld is out of int64 range\", "
             "(long long)base_offset, (long long)offset_delta);"),
             "    PUT_I64(&offsets, base_offset + offset_delta);",
@@ -220,7 +223,7 @@ def emit() -> str:
         *indent([
             line for line in [
                 *declare,
-                f"Column *const all[NCOLUMNS] = {{",
+                "Column *const all[NCOLUMNS] = {",
                 *table,
                 "};",
                 "const unsigned char *d = (const unsigned char *)view.buf;",
@@ -239,8 +242,10 @@ def emit() -> str:
                 "if (count < 0 || count > (limit - pos) / MIN_RECORD_SIZE)",
                 ("    RAISE_CORRUPT(report_base + pos, \"%lld records cannot fit in %lld bytes\", "
                 "(long long)count, (long long)(limit - pos));"),
-                "if (key_data.len + value_data.len + header_key_data.len + header_value_data.len + (limit - pos) > INT32_MAX)",
-                "    RAISE_AT(report_base + pos, \"more than 2 GiB of keys, values and headers for one set of Arrow arrays\");",
+                "if (key_data.len + value_data.len + header_key_data.len + header_value_data.len + (limit - pos) "
+                "> INT32_MAX)",
+                "    RAISE_AT(report_base + pos, \"more than 2 GiB of keys, values and headers for one set of "
+                "Arrow arrays\");",
                 "if (reserve(&offsets, 8 * count) < 0 || reserve(&timestamps, 8 * count) < 0",
                 "    || reserve(&key_ends, 4 * count) < 0 || reserve(&value_ends, 4 * count) < 0",
                 "    || reserve(&header_ends, 4 * count) < 0",

@@ -202,7 +202,7 @@ def _derive_at(git_dir: str, rev: str, release: str, source: str) -> dict[str, A
     blobs = _request_blobs(git_dir, rev)
     texts = _read_blobs(git_dir, [oid for _, oid in blobs])
     messages = [load_text(text, f"git:{rev}:{MESSAGE_DIR}/{name}", old_format=True)
-                for (name, _), text in zip(blobs, texts)]
+                for (name, _), text in zip(blobs, texts, strict=True)]
     table = release_table(release, source, commit, messages)
     rules = java_rules(git_dir, rev)
     if rules.disabled:
@@ -237,12 +237,18 @@ def release_table(release: str, source: str, commit: str, messages: list[Message
             "apis": [entry.to_json() for entry in api_entries(messages)]}
 
 
+# The data file's "about" line.
+_ABOUT_TABLES = ("Per Kafka release: the request APIs and versions its definitions give (validVersions without a "
+                 "latestVersionUnstable top version), with their listeners; left_out, optional and advertised_min: "
+                 "where the broker Java code advertises otherwise. Derived, never hand-edited.")
+
+
 def dump_tables(tables: list[dict[str, Any]], not_covered: list[dict[str, str]], derived_by: str) -> str:
     """The data file's text: JSON with one line per API, so that a release's change is a small diff."""
     import json
 
     lines = ["{",
-             f'  "about": {json.dumps("Per Kafka release: the request APIs and versions its definitions give (validVersions without a latestVersionUnstable top version), with their listeners; left_out, optional and advertised_min: where the broker Java code advertises otherwise. Derived, never hand-edited.")},',
+             f'  "about": {json.dumps(_ABOUT_TABLES)},',
              f'  "derived_by": {json.dumps(derived_by)},',
              f'  "not_covered": {json.dumps(not_covered)},',
              '  "releases": [']

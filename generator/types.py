@@ -41,10 +41,10 @@ class FieldType:
     """A parsed type string: ``int32``, ``string``, ``Topic`` (a struct) or ``[]Topic``."""
 
     name: str  # primitive name, struct name, or "array"
-    element: "FieldType | None" = None
+    element: FieldType | None = None
 
     @staticmethod
-    def parse(text: str) -> "FieldType":
+    def parse(text: str) -> FieldType:
         if text.startswith("[]"):
             element = FieldType.parse(text[2:])
             if element.is_array:

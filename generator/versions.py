@@ -6,9 +6,10 @@ given" and takes the caller's default.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-import re
+from itertools import pairwise
 
 MAX_VERSION = 0x7FFF
 
@@ -23,7 +24,7 @@ class Versions:
     highest: int
 
     @staticmethod
-    def parse(text: str | None, default: "Versions | None" = None) -> "Versions":
+    def parse(text: str | None, default: Versions | None = None) -> Versions:
         """Parse Kafka's syntax. ``None`` or a blank string gives ``default`` (a missing key)."""
         if text is None or not text.strip():
             if default is None:
@@ -59,15 +60,15 @@ class Versions:
     def __contains__(self, version: int) -> bool:
         return self.lowest <= version <= self.highest
 
-    def contains(self, other: "Versions") -> bool:
+    def contains(self, other: Versions) -> bool:
         """True when every version of ``other`` is in this range (the empty range is in any)."""
         return other.empty or (not self.empty and self.lowest <= other.lowest and other.highest <= self.highest)
 
-    def intersect(self, other: "Versions") -> "Versions":
+    def intersect(self, other: Versions) -> Versions:
         low, high = max(self.lowest, other.lowest), min(self.highest, other.highest)
         return Versions(low, high) if low <= high else NONE
 
-    def subtract(self, other: "Versions") -> "Versions | None":
+    def subtract(self, other: Versions) -> Versions | None:
         """This range minus ``other``; None when the result is not one range (a hole)."""
         if self.empty:
             return self
@@ -139,4 +140,4 @@ def segments(scope: Versions, boundaries: Iterable[Versions]) -> list[Versions]:
         if not rng.empty:
             cuts.update(c for c in (rng.lowest, rng.highest + 1) if scope.lowest < c <= scope.highest)
     points = sorted(cuts) + [scope.highest + 1]
-    return [Versions(a, b - 1) for a, b in zip(points, points[1:])]
+    return [Versions(a, b - 1) for a, b in pairwise(points)]

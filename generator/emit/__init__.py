@@ -12,6 +12,7 @@ from kwire.wire.files import ExistingFileError, atomic_write
 from ..model import Message, snake_case
 from ..native_inline import paste_varint
 from .flavours import COMPILED, PURE
+from .imports import tidy_imports
 from .index import index_context
 from .plan import compiled_by_default
 from .views import ModuleView
@@ -45,7 +46,7 @@ def module_name(message: Message) -> str:
 def render_message(message: Message, source: str | None = None, *, native: bool = False) -> str:
     """The module for one definition; ``native`` renders the flavour built by ``--compile``."""
     view = ModuleView(message, COMPILED if native else PURE, source)
-    return _templates().get_template("module.py.j2").render(module=view)
+    return tidy_imports(_templates().get_template("module.py.j2").render(module=view))
 
 
 def render_package_init(messages: Iterable[Message]) -> str:

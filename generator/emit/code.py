@@ -3,6 +3,9 @@ from __future__ import annotations
 
 Lines = list[str]
 
+# The longest line generated code holds (pyproject.toml's [tool.ruff] line-length).
+LINE_LENGTH = 120
+
 
 def indent(lines: Lines, levels: int = 1) -> Lines:
     """``lines`` moved right by ``levels`` x 4 spaces (blank lines stay blank)."""

@@ -18,7 +18,8 @@ what it holds.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field as dc_field
+from dataclasses import dataclass
+from dataclasses import field as dc_field
 from functools import cached_property
 from typing import ClassVar
 
@@ -52,7 +53,7 @@ BYTES_FUNCTIONS = {
 # The Python type of an array element, for the annotations of the locals that collect them.
 PYTHON_ELEMENT_TYPES = {"string": "str", "bytes": "bytes", "records": "bytes", "uuid": "UUID"}
 
-def null_refusal(op: "Op") -> str:
+def null_refusal(op: Op) -> str:
     """The error of a writer given None for a field that is not nullable at these versions: it
     names the field, the versions of the writer and those where the field is nullable."""
     f, layout = op.field, op.owner
@@ -64,12 +65,12 @@ def null_refusal(op: "Op") -> str:
     return f"field {op.attr} is null, which {where} not allow ({allowed})"
 
 
-def null_refused(op: "Op", value: str) -> Lines:
+def null_refused(op: Op, value: str) -> Lines:
     """A writer's refusal of None, inline (the hot path: no call)."""
     return [f"if {value} is None:", f'    raise EncodeError("{null_refusal(op)}")']
 
 
-def non_null(op: "Op", value: str) -> str:
+def non_null(op: Op, value: str) -> str:
     """``value`` through the runtime's refusal of None (off the hot path: one line, not two)."""
     return f'_w.non_null({value}, "{null_refusal(op)}")'
 
@@ -204,7 +205,7 @@ class EmptyArrayBridge:
                 f"    {', '.join(targets)} = {self.unpack}(buf, pos)",
                 f"    if {n} == 0:  # null",
                 *indent(null_read(array.attr, array.nullable, array.value(obj)), 2),
-                *([f"    else:", *indent(empty, 2)] if empty else []),
+                *(["    else:", *indent(empty, 2)] if empty else []),
                 f"    pos += {self.width}",
                 "else:",
                 *indent(steps)]
@@ -332,7 +333,7 @@ class RecordsOp(Op):
         return [f"{length} = buf[pos]  # the length + 1, an unsigned varint",
                 f"if {length} < 0x80:",
                 f"    {start} = pos + 1",
-                f"elif pos + 1 < size and buf[pos + 1] < 0x80:",
+                "elif pos + 1 < size and buf[pos + 1] < 0x80:",
                 f"    {length} = {length} & 0x7F | buf[pos + 1] << 7",
                 f"    {start} = pos + 2",
                 "else:",
@@ -500,7 +501,8 @@ class ArrayOp(Op):
             empty: Lines = []
         else:
             empty = [f"elif {self.count} == 0:  # no element: no loop to set up",
-                     *indent(self.read_empty(obj, flavour, self.empty) or ["pass  # left unset: its first read makes it (_LAZY_DEFAULTS)"])]
+                     *indent(self.read_empty(obj, flavour, self.empty)
+                             or ["pass  # left unset: its first read makes it (_LAZY_DEFAULTS)"])]
         return [*count,
                 f"if {self.count} < 0:", *indent(null_read(self.attr, self.nullable, self.value(obj))),
                 *empty,
@@ -530,7 +532,8 @@ class ArrayOp(Op):
         short_count = [f"{out}.append(len({items}) + 1)"]
         short = self.write_short(out)
         if short is not None:  # short arrays are written another way: a branch each
-            return lines + [f"elif len({items}) < {SMALL_ARRAY}:  # the usual case: a short array with a one-byte count",
+            return lines + [f"elif len({items}) < {SMALL_ARRAY}:"
+                            "  # the usual case: a short array with a one-byte count",
                             *indent(short_count + short),
                             "else:", *indent(long_count + self.write_elements(out))]
         # Either count, then the one element loop (written once, not once per count).
@@ -828,7 +831,8 @@ def read_tagged_section(obj: str, tagged: list[tuple[int, str, Lines]], flavour:
         f"        count, pos = {flavour.hot('read_tag_count')}(buf, pos)",
         "    unknown = []",
         "    for _ in range(count):",
-        "        if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):",
+        "        if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80"
+        " and pos + 2 + buf[pos + 1] <= len(buf):",
         "            tag = buf[pos]",
         "            end = pos + 2 + buf[pos + 1]",
         "            pos += 2",

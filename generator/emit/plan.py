@@ -17,12 +17,29 @@ from uuid import UUID
 
 from ..model import Field, Message, Struct
 from ..types import STRUCT_CODES
+from .compiled_ops import INTEGER_READERS, CompiledStructArray, IntegerArray, IntegerRun
 from .constants import ModuleConstants, default_literal
 from .flavours import Flavour
-from .compiled_ops import INTEGER_READERS, CompiledStructArray, IntegerArray, IntegerRun
-from .ops import (ArrayOp, BytesArray, BytesOp, EmptyArrayBridge, FixedArray, FixedRun, Layout, LayoutName, Op,
-                  RecordsOp, StringOp, StructArray, StructOp, UuidArray, UuidOp, VersionTest, bridge_format,
-                  version_test)
+from .ops import (
+    ArrayOp,
+    BytesArray,
+    BytesOp,
+    EmptyArrayBridge,
+    FixedArray,
+    FixedRun,
+    Layout,
+    LayoutName,
+    Op,
+    RecordsOp,
+    StringOp,
+    StructArray,
+    StructOp,
+    UuidArray,
+    UuidOp,
+    VersionTest,
+    bridge_format,
+    version_test,
+)
 from .shared_ops import SharedBytesArray, SharedStructArray, SharedUuidArray
 
 FIXED_TYPES = frozenset(["bool", "int8", "int16", "uint16", "int32", "uint32", "int64", "float64"])
@@ -297,7 +314,7 @@ class _Planner:
                          if f.has_null_default or not (f.type.is_array or f.type.is_struct))
         bridges: dict[int, EmptyArrayBridge] = {}
         bridged: set[int] = set()  # the runs a bridge already reads
-        for before, array, after in zip(ops, ops[1:], ops[2:]):
+        for before, array, after in zip(ops, ops[1:], ops[2:], strict=False):  # each window of three
             if bridges_empty_array(before, array, after) and id(before) not in bridged:
                 bridged.add(id(after))
                 assert isinstance(before, FixedRun) and isinstance(array, ArrayOp) and isinstance(after, FixedRun)
@@ -398,7 +415,8 @@ class _Planner:
         # _unpack_Topic_partition_index_to_leader_epoch for longer runs.
         short = "_".join(attrs) if len(attrs) <= 2 else f"{attrs[0]}_to_{attrs[-1]}"
         key = (struct.name, tuple(attrs))
-        unpack = self._helper(("unpack",) + key, f"_unpack_{struct.name}_{short}", f'struct.Struct("{fmt}").unpack_from',
+        unpack = self._helper(("unpack",) + key, f"_unpack_{struct.name}_{short}",
+                              f'struct.Struct("{fmt}").unpack_from',
                               struct, f"_unpack_{struct.name}_{'_'.join(attrs)}")
         pack = self._helper(("pack",) + key, f"_pack_{struct.name}_{short}", f'struct.Struct("{fmt}").pack',
                             struct, f"_pack_{struct.name}_{'_'.join(attrs)}")

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import builtins
 import keyword
+import re
 import textwrap
 from pathlib import Path
 
 from ..model import Field, Message, Struct, snake_case
 from ..versions import Versions
-from .code import block
+from .code import LINE_LENGTH, block
 from .constants import ModuleConstants, default_literal
 from .flavours import Flavour
 from .ops import Layout, Op, VersionTest
@@ -88,6 +89,29 @@ def docstring(text: str) -> str:
 def tuple_source(items: list[str]) -> str:
     """A tuple display of ``items`` (Python expressions)."""
     return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
+
+
+def mentions(code: str, name: str) -> bool:
+    """Whether Python ``code`` names ``name`` outside its string literals and comments."""
+    code = re.sub(r"#.*", "", re.sub(r"\"[^\"\n]*\"|'[^'\n]*'", '""', code))
+    return re.search(rf"\b{name}\b", code) is not None
+
+
+def table_source(lead: str, items: list[str], bound: bool) -> str:
+    """A version table (``items``, one per version) assigned after ``lead``: on one line where it
+    fits in LINE_LENGTH, else wrapped, as many items a line as fit; ``bound`` wraps the tuple in
+    ``_w.bind_versions``."""
+    opening, closing = ("_w.bind_versions((", "))") if bound else ("(", ")")
+    one_line = f"{opening[:-1]}{tuple_source(items)}{closing[:-1]}" if bound else tuple_source(items)
+    if len(lead) + len(one_line) <= LINE_LENGTH:
+        return one_line
+    rows: list[str] = []
+    for item in items:
+        if rows and len(rows[-1]) + len(item) + 2 <= LINE_LENGTH:
+            rows[-1] += f" {item},"
+        else:
+            rows.append(f"    {item},")
+    return "\n".join([opening, *rows, closing])
 
 
 def instance_name(struct: Struct) -> str:
@@ -249,16 +273,15 @@ class TaggedStep:
 class LayoutView:
     """The reader and writer of one layout (versions sharing code) of a struct."""
 
-    def __init__(self, layout: Layout, struct: "StructView", flavour: Flavour) -> None:
+    def __init__(self, layout: Layout, struct: StructView, flavour: Flavour) -> None:
         obj = self.obj = struct.instance
-        fields = {f.name: view for f, view in zip(struct.struct.fields, struct.fields)}
+        fields = {f.name: view for f, view in zip(struct.struct.fields, struct.fields, strict=True)}
         self.struct_name = struct.name
         self.reader, self.writer = layout.reader, layout.writer
         self.versions = layout.version_text
         self.heading = (f"{struct.name}, version{'s' if len(layout.versions) > 1 else ''} {layout.version_text}"
                         + (" (flexible)" if layout.flexible else ""))
         self.flexible = layout.flexible
-        self.reads_buffer_size = layout.reads_buffer_size
         self.new_instance = block(layout.new_instance(obj, flavour))
         # The field a failure names starts as the first step's (set before the try, not twice).
         reads, writes = layout.read_steps(obj, flavour), [op.write_step(obj, "out") for op in layout.ops]
@@ -268,6 +291,9 @@ class LayoutView:
         else:
             self.write_field = 'field = "(tagged fields)"' if layout.flexible and not writes else 'field = ""'
         self.reads = block(reads)
+        # The buffer's size as a local, where a step's fast path compares against it (the plan may
+        # claim it for a step whose code in this flavour does not: pure rows of fixed-width structs).
+        self.reads_buffer_size = layout.reads_buffer_size and mentions(self.reads, "size")
         self.writes = [block(lines) for lines in writes]
         self.tracks_index = layout.reports_element_index
         self.inline_tag_section = layout.inline_tag_section
@@ -277,9 +303,10 @@ class LayoutView:
         # (attribute, test, the versions the error names: a literal, or the version the function was given)
         self.refused_absent = [(f.attr_name, fields[f.name].differs_from_default(f"{obj}.{f.attr_name}"),
                                 f'"{layout.version_text}"') for f in layout.absent if not f.ignorable]
-        self.refused_absent += [(f.attr_name, f"{op.absent_test} and {fields[f.name].differs_from_default(f'{obj}.{f.attr_name}')}",
-                                 "str(version)")
-                                for op in layout.ops if isinstance(op, VersionTest) for f in op.fields if not f.ignorable]
+        self.refused_absent += [
+            (f.attr_name, f"{op.absent_test} and {fields[f.name].differs_from_default(f'{obj}.{f.attr_name}')}",
+             "str(version)")
+            for op in layout.ops if isinstance(op, VersionTest) for f in op.fields if not f.ignorable]
         self.version_parameter = ", version: int" if layout.takes_version else ""
 
 
@@ -310,11 +337,12 @@ class StructView:
         for f in self.fields:
             f.parameter(flavour)
         self.layouts = [LayoutView(layout, self, flavour) for layout in plan.layouts]
-        self.readers = tuple_source([layout.reader if layout else "None" for layout in plan.table])
-        self.writers = tuple_source([layout.writer if layout else "None" for layout in plan.table])
-        if any(layout is not None and layout.takes_version for layout in plan.table):
-            # functions that take the version: the table holds each with its version bound
-            self.readers, self.writers = f"_w.bind_versions({self.readers})", f"_w.bind_versions({self.writers})"
+        # functions that take the version: the table holds each with its version bound
+        bound = any(layout is not None and layout.takes_version for layout in plan.table)
+        self.readers = table_source(f"{self.name}._READERS = ",
+                                    [layout.reader if layout else "None" for layout in plan.table], bound)
+        self.writers = table_source(f"{self.name}._WRITERS = ",
+                                    [layout.writer if layout else "None" for layout in plan.table], bound)
         self.lazy_defaults = [(f.attr, f.lazy_factory) for f in self.fields if f.lazy_factory]
         self.map_keys = tuple_source([f'"{f.attr_name}"' for f in s.map_key_fields]) if s.map_key_fields else ""
 
