@@ -52,6 +52,15 @@ class JsonFloat(float):
         return value
 
 
+def _string_end(text: str, start: int) -> int:
+    """The index of the quote that closes the string literal opening at ``text[start]``, past its
+    escapes; ``len(text)`` or more when the text ends first."""
+    j = start + 1
+    while j < len(text) and text[j] != '"':
+        j += 2 if text[j] == "\\" else 1
+    return j
+
+
 def strip_comments(text: str) -> str:
     """Replace every comment outside string literals with spaces of the same shape."""
     out: list[str] = []
@@ -59,9 +68,7 @@ def strip_comments(text: str) -> str:
     while i < n:
         ch = text[i]
         if ch == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
+            j = _string_end(text, i)
             out.append(text[i : j + 1])
             i = j + 1
         elif text.startswith("//", i):
@@ -166,9 +173,7 @@ def _objects_by_closing(clean: str) -> list[dict[str, list[int]]]:
     while i < n:
         ch = clean[i]
         if ch == '"':
-            j = i + 1
-            while j < n and clean[j] != '"':
-                j += 2 if clean[j] == "\\" else 1
+            j = _string_end(clean, i)
             if j >= n:
                 break
             k = j + 1

@@ -17,6 +17,7 @@ with ``--require`` (what ``make native`` passes under CI=true), exits 1.
 from __future__ import annotations
 
 import argparse
+import ast
 import filecmp
 import hashlib
 import os
@@ -35,12 +36,19 @@ from .native_build import (
     extension_suffix,
 )
 from .native_compiler import find_toolchain
-from .native_inline import VARINT_SOURCE, PasteFailed, paste_varint
+from .native_inline import VARINT_SOURCE, PasteFailed, paste_varint, varint_definitions
 from .record_decoder_c import C_SOURCE
 from .record_decoder_c import MODULE as C_MODULE
+from .record_decoders import PASTE_BELOW, ColumnTarget
 
 PACKAGE_DIR = Path(kwire.__file__).resolve().parent / "records"
 SOURCE = PACKAGE_DIR / "column_decoder.py"
+RECORD_LOOP = ColumnTarget.path  # the generated record loop, pasted into SOURCE when compiled
+UTF8_SOURCE = PACKAGE_DIR / "utf8_check.py"  # the loop's UTF-8 check, pasted with it
+_UTF8_IMPORT = "from kwire.records.utf8_check import UTF8_VALID, utf8_error"
+_METHODS_IMPORT = "    from kwire.records._generated_columns import _add_headers, _add_records"
+_MARKER = "  # pasted in when compiled (kwire.generator.native_records)"
+_HELPERS = "# ---- the record loop's helpers are pasted here when compiled (kwire.generator.native_records) ----"
 MODULE = "_column_decoder_mypyc"
 DEFAULT_CACHE = Path("build") / "record-decoder"
 
@@ -53,19 +61,59 @@ setup(name="kwire-record-decoder", ext_modules=mypycify({args!r}, opt_level="3",
 
 
 def source_digest(source: bytes) -> str:
-    """SHA-256 of the decoder's source and of the varint module pasted into it (the same as
-    ``kwire.records.columns.source_digest``, which the runtime checks ``BUILT_FROM`` against)."""
-    return hashlib.sha256(source + b"\0" + VARINT_SOURCE.read_bytes()).hexdigest()
+    """SHA-256 of the decoder's source, of its generated record loop and of the varint module
+    pasted into it (the same as ``kwire.records.columns.source_digest``, which the runtime checks
+    ``BUILT_FROM`` against)."""
+    return hashlib.sha256(_pasted_sources(source)).hexdigest()
+
+
+def _pasted_sources(source: bytes) -> bytes:
+    """The decoder's source and the three it is pasted with, in the order the digests take them."""
+    return b"\0".join([source, RECORD_LOOP.read_bytes(), UTF8_SOURCE.read_bytes(), VARINT_SOURCE.read_bytes()])
+
+
+def paste_record_loop(text: str, loop: str | None = None) -> str:
+    """``text`` (column_decoder.py) with the generated record loop pasted in: its two methods, indented,
+    in place of the marked import in ``ColumnBuilder``, and the rest below ``PASTE_BELOW`` (the
+    varint import, the helpers; not ``i64 = int``), with utf8_check.py in place of its import, in
+    place of the helpers' marker line. One module, so that mypyc turns every call of the loop into
+    a C call."""
+    loop = RECORD_LOOP.read_text() if loop is None else loop
+    if text.count(_METHODS_IMPORT + _MARKER + "\n") != 1 or text.count("\n" + _HELPERS + "\n") != 1:
+        raise PasteFailed(f"expected one marked import of the record loop and one line {_HELPERS!r}")
+    below = loop.split("\n" + PASTE_BELOW + "\n")
+    if len(below) != 2:
+        raise PasteFailed(f"{RECORD_LOOP.name} has no single line {PASTE_BELOW!r}")
+    lines = below[1].split("\n")
+    tree = ast.parse(below[1])
+    methods = [node for node in tree.body if isinstance(node, ast.FunctionDef) and node.args.args
+               and node.args.args[0].arg == "self"]
+    if not methods:
+        raise PasteFailed(f"{RECORD_LOOP.name} defines no method")
+    first, last = methods[0].lineno - 1, methods[-1].end_lineno
+    plain_i64 = "i64 = int  # not pasted: the compiled copy's i64 is mypyc's machine integer"
+    kept = [line for line in lines[:first] if line != plain_i64]
+    method_text = "\n".join(("    " + line) if line else "" for line in lines[first:last])
+    helpers = "\n".join([*kept, *lines[last:]]).strip("\n")
+    marked = _UTF8_IMPORT + _MARKER
+    if helpers.count(marked) != 1:
+        raise PasteFailed(f"{RECORD_LOOP.name} has no single line {marked!r}")
+    banner = "# ---- pasted from kwire/records/utf8_check.py (kwire.generator.native_records): edit it there ----\n"
+    utf8_check = varint_definitions(UTF8_SOURCE.read_text())
+    helpers = helpers.replace(marked, banner + utf8_check + "# ---- end of utf8_check.py ----")
+    text = text.replace(_METHODS_IMPORT + _MARKER, method_text, 1)
+    return text.replace("\n" + _HELPERS + "\n", "\n" + helpers + "\n", 1)
 
 
 def compiled_source(source: bytes) -> str:
-    """The text mypyc compiles: the source with ``COMPILED = True``, kwire.wire.varint pasted in
-    place of its import (see ``native_inline``) and the digest of both appended."""
+    """The text mypyc compiles: the source with ``COMPILED = True``, the generated record loop and
+    kwire.wire.varint pasted in place of their imports (see ``paste_record_loop`` and
+    ``native_inline``) and the digest of all three appended."""
     text = source.decode("utf-8")
     if text.count("\nCOMPILED = False\n") != 1:
         raise CompileFailed(f"{SOURCE} has no single 'COMPILED = False' line to switch", "")
     try:
-        text = paste_varint(text)
+        text = paste_varint(paste_record_loop(text))
     except PasteFailed as exc:
         raise CompileFailed(f"{SOURCE}: {exc}", "") from None
     return text.replace("\nCOMPILED = False\n", "\nCOMPILED = True\n") + f'\nBUILT_FROM = "{source_digest(source)}"\n'
@@ -74,7 +122,7 @@ def compiled_source(source: bytes) -> str:
 def build_key(source: bytes) -> str:
     import mypy.version
 
-    digest = hashlib.sha256(source + b"\0" + VARINT_SOURCE.read_bytes())
+    digest = hashlib.sha256(_pasted_sources(source))
     digest.update(f"{mypy.version.__version__} {sys.version} {extension_suffix()}".encode())
     return digest.hexdigest()[:20]
 

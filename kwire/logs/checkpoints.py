@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from uuid import UUID
@@ -169,35 +170,32 @@ def _check_count(path: Path, expected: int, found: int, data: bytes) -> None:
                               offset=len(data))
 
 
-def read_leader_epoch_checkpoint(path: str | os.PathLike, data: bytes | None = None) -> list[EpochEntry]:
-    """The entries of a ``leader-epoch-checkpoint``: each leader epoch and the offset it starts at."""
+def _read_entries(path: str | os.PathLike, data: bytes | None, width: int, entry: Callable) -> list:
+    """The entries of a checkpoint file of lines of ``width`` fields, each made by
+    ``entry(path, line, fields)`` (Kafka's ``CheckpointFile`` with its per-file formatter)."""
     path, data = _read(path, data)
     expected, lines = _checkpoint_lines(path, data)
     entries = []
     for line in lines:
         fields = java_split(_JAVA_WHITE_SPACE, line.text)
-        if len(fields) != 2:
+        if len(fields) != width:
             raise CheckpointError(f"Malformed line in checkpoint file [{path}]: {line.text}",
                                   line=line.number, offset=line.offset)
-        entries.append(EpochEntry(_number(path, line, fields[0], INT32), _number(path, line, fields[1], INT64)))
+        entries.append(entry(path, line, fields))
     _check_count(path, expected, len(entries), data)
     return entries
+
+
+def read_leader_epoch_checkpoint(path: str | os.PathLike, data: bytes | None = None) -> list[EpochEntry]:
+    """The entries of a ``leader-epoch-checkpoint``: each leader epoch and the offset it starts at."""
+    return _read_entries(path, data, 2, lambda path, line, fields: EpochEntry(
+        _number(path, line, fields[0], INT32), _number(path, line, fields[1], INT64)))
 
 
 def read_offset_checkpoint(path: str | os.PathLike, data: bytes | None = None) -> list[OffsetEntry]:
     """The entries of an offset checkpoint: topic, partition, offset."""
-    path, data = _read(path, data)
-    expected, lines = _checkpoint_lines(path, data)
-    entries = []
-    for line in lines:
-        fields = java_split(_JAVA_WHITE_SPACE, line.text)
-        if len(fields) != 3:
-            raise CheckpointError(f"Malformed line in checkpoint file [{path}]: {line.text}",
-                                  line=line.number, offset=line.offset)
-        entries.append(OffsetEntry(fields[0], _number(path, line, fields[1], INT32),
-                                   _number(path, line, fields[2], INT64)))
-    _check_count(path, expected, len(entries), data)
-    return entries
+    return _read_entries(path, data, 3, lambda path, line, fields: OffsetEntry(
+        fields[0], _number(path, line, fields[1], INT32), _number(path, line, fields[2], INT64)))
 
 
 def read_partition_metadata(path: str | os.PathLike, data: bytes | None = None) -> PartitionMetadata:

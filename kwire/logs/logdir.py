@@ -111,28 +111,36 @@ class TimeIndexEntry:
 
 def read_offset_index(source, base_offset: int | None = None) -> list[OffsetIndexEntry]:
     """The entries of an ``.index`` file (path or bytes); the base offset defaults to the file name's."""
-    base = _base_offset_of(source) if base_offset is None else base_offset
-    data = _read_all(source)
-    entries = []
-    for i in range(_whole_entries(data, _OFFSET_ENTRY.size, "offset index")):
-        relative, position = _OFFSET_ENTRY.unpack_from(data, i * _OFFSET_ENTRY.size)
-        if i and relative == 0 and position == 0:
-            break  # preallocated space left by an unclean shutdown
-        entries.append(OffsetIndexEntry(base + relative, position))
-    return entries
+    base, rows = _index_rows(source, base_offset, _OFFSET_ENTRY, "offset index")
+    return [OffsetIndexEntry(base + relative, position) for relative, position in rows]
 
 
 def read_time_index(source, base_offset: int | None = None) -> list[TimeIndexEntry]:
     """The entries of a ``.timeindex`` file (path or bytes)."""
+    base, rows = _index_rows(source, base_offset, _TIME_ENTRY, "time index")
+    return [TimeIndexEntry(timestamp, base + relative) for timestamp, relative in rows]
+
+
+def _index_rows(source, base_offset: int | None, layout: struct.Struct, what: str) -> tuple[int, list[tuple]]:
+    """The base offset (by default the file name's) and the entries of an index file as tuples,
+    up to the first all-zero entry after the first (preallocated space left by an unclean shutdown)."""
     base = _base_offset_of(source) if base_offset is None else base_offset
     data = _read_all(source)
-    entries = []
-    for i in range(_whole_entries(data, _TIME_ENTRY.size, "time index")):
-        timestamp, relative = _TIME_ENTRY.unpack_from(data, i * _TIME_ENTRY.size)
-        if i and relative == 0 and timestamp == 0:
+    rows = []
+    for i in range(_whole_entries(data, layout.size, what)):
+        row = layout.unpack_from(data, i * layout.size)
+        if i and not any(row):
             break
-        entries.append(TimeIndexEntry(timestamp, base + relative))
-    return entries
+        rows.append(row)
+    return base, rows
+
+
+def _pack_all(layout: struct.Struct, rows, what: str) -> bytes:
+    """The rows packed one after another; a value out of the layout's range is an EncodeError."""
+    try:
+        return b"".join(layout.pack(*row) for row in rows)
+    except struct.error as exc:
+        raise EncodeError(f"{what} out of range: {exc}") from None
 
 
 def _relative(offset: int, base_offset: int) -> int:
@@ -143,17 +151,13 @@ def _relative(offset: int, base_offset: int) -> int:
 
 
 def encode_offset_index(entries: list[OffsetIndexEntry], base_offset: int) -> bytes:
-    try:
-        return b"".join(_OFFSET_ENTRY.pack(_relative(e.offset, base_offset), e.position) for e in entries)
-    except struct.error as exc:
-        raise EncodeError(f"offset index entry out of range: {exc}") from None
+    return _pack_all(_OFFSET_ENTRY, ((_relative(e.offset, base_offset), e.position) for e in entries),
+                     "offset index entry")
 
 
 def encode_time_index(entries: list[TimeIndexEntry], base_offset: int) -> bytes:
-    try:
-        return b"".join(_TIME_ENTRY.pack(e.timestamp, _relative(e.offset, base_offset)) for e in entries)
-    except struct.error as exc:
-        raise EncodeError(f"time index entry out of range: {exc}") from None
+    return _pack_all(_TIME_ENTRY, ((e.timestamp, _relative(e.offset, base_offset)) for e in entries),
+                     "time index entry")
 
 
 # ---------------------------------------------------------------------------- transaction index
@@ -181,13 +185,8 @@ def read_transaction_index(source) -> list[AbortedTransaction]:
 
 
 def encode_transaction_index(entries: list[AbortedTransaction]) -> bytes:
-    try:
-        return b"".join(
-            _TXN_ENTRY.pack(e.version, e.producer_id, e.first_offset, e.last_offset, e.last_stable_offset)
-            for e in entries
-        )
-    except struct.error as exc:
-        raise EncodeError(f"aborted transaction entry out of range: {exc}") from None
+    return _pack_all(_TXN_ENTRY, ((e.version, e.producer_id, e.first_offset, e.last_offset, e.last_stable_offset)
+                                  for e in entries), "aborted transaction entry")
 
 
 # ----------------------------------------------------------------------- producer state snapshot

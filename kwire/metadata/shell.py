@@ -9,7 +9,7 @@ text lines, as Kafka's shell prints them, and a JSON form of the same answer.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -288,36 +288,38 @@ def _ls(state: ShellState, args: list[str], screen_width: int | None) -> Outcome
     return outcome
 
 
+def _each_match(state: ShellState, outcome: Outcome, targets: Iterable[str], not_found: str) -> Iterator[tuple[str, Match]]:
+    """Each (target, match) of the targets in order; a target that matches nothing is the line
+    ``not_found`` (with the target in its ``{}``; Kafka's words differ by command) and one missing."""
+    for target in targets:
+        matches = visit(state, target)
+        if not matches:
+            outcome.lines.append(not_found.format(target))
+            outcome.missing += 1
+        for match in matches:
+            yield target, match
+
+
 def _cat(state: ShellState, args: list[str], screen_width: int | None) -> Outcome:
     if not args:
         raise ShellUsageError("cat: too few arguments: cat PATH...")
     outcome = Outcome()
     values = []
-    for target in args:
-        matches = visit(state, target)
-        if not matches:
-            outcome.lines.append(f"cat: {target}: No such file or directory.")
+    for target, match in _each_match(state, outcome, args, "cat: {}: No such file or directory."):
+        if match.node.is_directory:
+            outcome.lines.append(f"cat: {target}: Is a directory")
             outcome.missing += 1
-        for match in matches:
-            if match.node.is_directory:
-                outcome.lines.append(f"cat: {target}: Is a directory")
-                outcome.missing += 1
-            else:
-                print_node(match.node, outcome.lines)
-                values.append({"path": match.absolute_path, "value": match.node.text()})
+        else:
+            print_node(match.node, outcome.lines)
+            values.append({"path": match.absolute_path, "value": match.node.text()})
     outcome.json = {"command": "cat", "values": values}
     return outcome
 
 
 def _find(state: ShellState, args: list[str], screen_width: int | None) -> Outcome:
     outcome = Outcome()
-    for target in effective_paths(args):
-        matches = visit(state, target)
-        if not matches:
-            outcome.lines.append(f"find: {target}: no such file or directory.")
-            outcome.missing += 1
-        for match in matches:
-            _find_under(target, match.node, outcome.lines)  # Kafka prints the path as typed, globs and all
+    for target, match in _each_match(state, outcome, effective_paths(args), "find: {}: no such file or directory."):
+        _find_under(target, match.node, outcome.lines)  # Kafka prints the path as typed, globs and all
     outcome.json = {"command": "find", "paths": [line for line in outcome.lines if not line.startswith("find: ")]}
     return outcome
 
@@ -336,14 +338,9 @@ def _tree(state: ShellState, args: list[str], screen_width: int | None) -> Outco
         raise ShellUsageError("tree: too few arguments: tree PATH...")
     outcome = Outcome()
     trees = []
-    for target in args:
-        matches = visit(state, target)
-        if not matches:
-            outcome.lines.append(f"tree: {target}: No such file or directory.")
-            outcome.missing += 1
-        for match in matches:
-            print_node(match.node, outcome.lines)
-            trees.append({"path": match.absolute_path, "tree": node_json(match.node)})
+    for _target, match in _each_match(state, outcome, args, "tree: {}: No such file or directory."):
+        print_node(match.node, outcome.lines)
+        trees.append({"path": match.absolute_path, "tree": node_json(match.node)})
     outcome.json = {"command": "tree", "trees": trees}
     return outcome
 

@@ -106,7 +106,7 @@ read_zigzag(const unsigned char *d, long long n, long long *pos_io, long long en
 } while (0)
 
 /* Where d[pos:stop] stops being well-formed UTF-8 (Unicode's table 3-7), or -1 when all of it is:
-   kwire.records.column_decoder._utf8_error. */
+   kwire.records.utf8_check.utf8_error. */
 static long long
 utf8_error(const unsigned char *d, long long pos, long long stop)
 {

@@ -40,6 +40,8 @@ from kwire.records import column_decoder
 from kwire.wire import varint
 
 SOURCE = Path(column_decoder.__file__)
+RECORD_LOOP = SOURCE.with_name("_generated_columns.py")
+UTF8_SOURCE = SOURCE.with_name("utf8_check.py")
 VARINT_SOURCE = Path(varint.__file__)
 COMPILED_MODULE = "kwire.records._column_decoder_mypyc"
 C_SOURCE = SOURCE.with_name("column_decoder_c.c")
@@ -51,9 +53,11 @@ FLAVOURS = ("c", "mypyc", "python")
 
 def source_digest(source: bytes | None = None) -> str:
     """What a compiled build records as ``BUILT_FROM``: the SHA-256 of the decoder's source and of
-    :mod:`kwire.wire.varint`, which the build pastes into it."""
+    the three the build pastes into it: its generated record loop, :mod:`kwire.records.utf8_check`
+    and :mod:`kwire.wire.varint`."""
     decoder = SOURCE.read_bytes() if source is None else source
-    return hashlib.sha256(decoder + b"\0" + VARINT_SOURCE.read_bytes()).hexdigest()
+    pasted = [decoder, RECORD_LOOP.read_bytes(), UTF8_SOURCE.read_bytes(), VARINT_SOURCE.read_bytes()]
+    return hashlib.sha256(b"\0".join(pasted)).hexdigest()
 
 
 def c_source_digest() -> str:
@@ -63,7 +67,7 @@ def c_source_digest() -> str:
 
 def load_compiled() -> tuple[ModuleType | None, str | None]:
     """``(module, None)`` for a current mypyc build, else ``(None, why not)``."""
-    return _load(COMPILED_MODULE, source_digest, f"{SOURCE.name} or {VARINT_SOURCE.name}", ("python",))
+    return _load(COMPILED_MODULE, source_digest, f"{SOURCE.name}, {RECORD_LOOP.name}, {UTF8_SOURCE.name} or {VARINT_SOURCE.name}", ("python",))
 
 
 def load_c() -> tuple[ModuleType | None, str | None]:

@@ -3,11 +3,24 @@ append them: what an operator's cluster looks like after a few more changes."""
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from kwire.generated import MESSAGES
 from kwire.logs.metadata_log import MetadataLogWriter, MetadataRecord, read_metadata_log
+
+
+def write_log(tmp_path: Path, batches, version: Callable[[Any], int] = lambda _record: 0) -> Path:
+    """A new ``__cluster_metadata-0`` under ``tmp_path``: one segment from offset 0 holding one batch
+    per list of records (each at ``version(record)``), timestamps 1000, 1001, ..., leader epoch 1."""
+    writer = MetadataLogWriter(0)
+    for i, records in enumerate(batches):
+        writer.append([MetadataRecord(r, version(r)) for r in records], timestamp=1000 + i, leader_epoch=1)
+    directory = tmp_path / "__cluster_metadata-0"
+    directory.mkdir()
+    writer.write_segment(directory)
+    return directory
 
 
 def with_records(source: Path, target: Path, *records: tuple[str, dict[str, Any]]) -> Path:

@@ -25,12 +25,12 @@ from kwire.generated import (
     RemoveTopicRecord,
     TopicRecord,
 )
-from kwire.logs.metadata_log import MetadataLogWriter, MetadataRecord
 from kwire.metadata import delta as delta_module
 from kwire.metadata.delta import MetadataDelta
 from kwire.metadata.image import ClusterImage, FeaturesImage, MetadataImage, TopicImage
 from kwire.metadata.loader import load_image
 from kwire.metadata.replay import MetadataReplayer, ReplayError
+from tests.metadata.appended import write_log
 
 TOPIC = uuid.UUID(int=0x1234)
 OTHER = uuid.UUID(int=0x5678)
@@ -164,15 +164,8 @@ def test_clear_elr_for_every_topic_4_0_clears_the_images_topics_4_1_the_deltas_t
 
 
 def _log(tmp_path, batches):
-    writer = MetadataLogWriter(0)
-    for i, records in enumerate(batches):
-        # PartitionRecord v2 carries ELR
-        writer.append([MetadataRecord(r, 2 if isinstance(r, PartitionRecord) else 0) for r in records],
-                      timestamp=1000 + i, leader_epoch=1)
-    directory = tmp_path / "__cluster_metadata-0"
-    directory.mkdir()
-    writer.write_segment(directory)
-    return directory
+    # PartitionRecord v2 carries ELR
+    return write_log(tmp_path, batches, lambda r: 2 if isinstance(r, PartitionRecord) else 0)
 
 
 def test_an_aborted_transactions_delta_is_dropped_and_what_follows_is_kept(tmp_path):

@@ -17,6 +17,7 @@ from kwire.metadata.image import DIRECTORY_MIGRATING, MetadataImage
 from kwire.metadata.loader import load_image
 from kwire.metadata.replay import MetadataReplayer, ReplayError
 from kwire.wire.errors import KwireError
+from tests.metadata.appended import write_log
 from tests.paths import KRAFT_361, KRAFT_390
 
 SNAPSHOT_361 = KRAFT_361 / "__cluster_metadata-0" / "00000000000000007111-0000000001.checkpoint"
@@ -112,18 +113,8 @@ def test_until_cuts_the_log_and_picks_the_newest_snapshot_at_or_below_it():
 # ------------------------------------------------------------------------- transactions
 
 
-def _write_log(tmp_path, batches):
-    writer = MetadataLogWriter(0)
-    for i, records in enumerate(batches):
-        writer.append([MetadataRecord(r, 0) for r in records], timestamp=1000 + i, leader_epoch=1)
-    directory = tmp_path / "__cluster_metadata-0"
-    directory.mkdir()
-    writer.write_segment(directory)
-    return directory
-
-
 def test_a_transaction_applies_when_it_ends_and_an_aborted_one_never(tmp_path):
-    directory = _write_log(tmp_path, [
+    directory = write_log(tmp_path, [
         [record("BeginTransactionRecord", name="t1"), record("TopicRecord", name="kept", topic_id=TOPIC)],
         [record("EndTransactionRecord")],
         [record("BeginTransactionRecord", name="t2"), record("TopicRecord", name="dropped", topic_id=OTHER_TOPIC),
@@ -139,7 +130,7 @@ def test_a_transaction_applies_when_it_ends_and_an_aborted_one_never(tmp_path):
 
 
 def test_transaction_markers_out_of_order_are_refused(tmp_path):
-    directory = _write_log(tmp_path, [[record("EndTransactionRecord")]])
+    directory = write_log(tmp_path, [[record("EndTransactionRecord")]])
     with pytest.raises(ReplayError, match="EndTransactionRecord without having seen a BeginTransactionRecord"):
         load_image(directory)
 

@@ -409,13 +409,16 @@ def test_a_stale_or_missing_build_is_not_used(compiled_record_decoder, monkeypat
 
 def test_the_build_switches_only_the_compiled_flag_and_pastes_the_varint_module():
     from kwire.generator.native_inline import paste_varint, varint_definitions
-    from kwire.generator.native_records import compiled_source
+    from kwire.generator.native_records import compiled_source, paste_record_loop
 
     source = columns.SOURCE.read_bytes()
     text = compiled_source(source)
     assert text.count("\nCOMPILED = True\n") == 1 and "\nCOMPILED = False\n" not in text
     assert "from kwire.wire.varint import" not in text and varint_definitions() in text
-    assert text.replace("\nCOMPILED = True\n", "\nCOMPILED = False\n").startswith(paste_varint(source.decode()))
+    assert text.replace("\nCOMPILED = True\n", "\nCOMPILED = False\n").startswith(
+        paste_varint(paste_record_loop(source.decode())))
+    assert "kwire.records._generated_columns import" not in text and "\ni64 = int" not in text
+    assert "\n    def _add_records(self, " in text and "\ndef utf8_error(" in text
     assert text.rstrip().endswith(f'BUILT_FROM = "{columns.source_digest()}"')
 
 

@@ -12,7 +12,7 @@ import pytest
 from kafka.record.default_records import DefaultRecordBatchBuilder
 from kafka.record.legacy_records import LegacyRecordBatchBuilder
 
-from kwire.records import column_decoder, columns, record_codec
+from kwire.records import columns, record_codec, utf8_check
 from kwire.records.batch import decode_batch
 from kwire.records.builder import RecordBatchBuilder
 from kwire.records.compression import Codec, compress, decompress
@@ -215,4 +215,4 @@ def test_utf8_check_agrees_with_python(text: bytes) -> None:
         expected = -1
     except UnicodeDecodeError as exc:
         expected = exc.start
-    assert column_decoder._utf8_error(text, 0, len(text)) == expected
+    assert utf8_check.utf8_error(text, 0, len(text)) == expected
