@@ -17,7 +17,8 @@ The zigzag varint read inline (:func:`read_zigzag_inline`), the length checks an
 messages are written here once. The output is committed in files that hold nothing else (named
 ``_generated_*``, with a header saying so), so that the runtime does not depend on the generator,
 mypyc compiles the very text that is tested, and a traceback points at real lines;
-``tests/generator/test_record_decoders.py`` fails when the committed text is not what this module emits. After changing the layout or this module::
+``tests/generator/test_record_decoders.py`` fails when the committed text is not what this module
+emits. After changing the layout or this module::
 
     python -m kwire.generator.record_decoders          # rewrite the three generated decoder files
     python -m kwire.generator.native_records           # rebuild the compiled column decoder
