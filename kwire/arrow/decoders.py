@@ -20,8 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from kwire.wire.index import load
-from kwire.wire.message import GeneratedStruct
+from kwire.arrow.logfiles import GROUP_TOPIC, SHARE_TOPIC, TRANSACTION_TOPIC, Kind
 from kwire.records.control import (
     KRAFT_CONTROL_MESSAGES,
     ControlRecordType,
@@ -30,7 +29,8 @@ from kwire.records.control import (
     decode_control_value,
 )
 from kwire.records.record import Record
-from kwire.arrow.logfiles import GROUP_TOPIC, SHARE_TOPIC, TRANSACTION_TOPIC, Kind
+from kwire.wire.index import load
+from kwire.wire.message import GeneratedStruct
 
 #: Type name of ABORT/COMMIT markers (Kafka's EndTxnMarker message).
 END_TXN_MARKER = "EndTxnMarker"

@@ -22,12 +22,12 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from kwire.arrow import storage
 from kwire.logs.coordinator_log import OFFSETS_TOPIC, SHARE_STATE_TOPIC, TRANSACTIONS_TOPIC
 from kwire.logs.files import BATCH_KINDS, kafka_files, kind_in_walk
 from kwire.logs.logdir import INDEX_SUFFIX, LOG_SUFFIX, parse_segment_file_name
 from kwire.logs.metadata_log import METADATA_TOPIC as METADATA_LOG_TOPIC
 from kwire.logs.metadata_log import REMOTE_LOG_METADATA_TOPIC
-from kwire.arrow import storage
 from kwire.wire.errors import KwireError
 
 

@@ -26,11 +26,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from kwire.wire.errors import KwireError
-from kwire.records.compression import DEFAULT_MAX_DECOMPRESSED_SIZE
 from kwire.arrow import logfiles, splits
-from kwire.arrow.pieces import DEFAULT_BATCH_ROWS, ReadOptions
 from kwire.arrow.decoders import decodes_data_records
+from kwire.arrow.pieces import DEFAULT_BATCH_ROWS, ReadOptions
+from kwire.records.compression import DEFAULT_MAX_DECOMPRESSED_SIZE
+from kwire.wire.errors import KwireError
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ class ScanOptions:
     verify_crc: bool = False
 
     @classmethod
-    def parse(cls, options: Mapping[str, str]) -> "ScanOptions":
+    def parse(cls, options: Mapping[str, str]) -> ScanOptions:
         given = {str(k).lower(): v for k, v in options.items()}
         path = given.get("path")
         if not path:

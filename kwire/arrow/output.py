@@ -72,7 +72,7 @@ class Tally:
             failed = batch.filter(pc.invert(batch.column("crc_valid")))
             self.crc_failed.update((file, offset) for offset in pc.unique(failed.column("base_offset")).to_pylist())
 
-    def merge(self, other: "Tally") -> None:
+    def merge(self, other: Tally) -> None:
         self.files |= other.files
         self.batches |= other.batches
         self.crc_failed |= other.crc_failed

@@ -11,28 +11,27 @@ damage (the same class, wording, file and byte offset).
 """
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-import itertools
-
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from kwire.logs import damage
-from kwire.wire.errors import DecodeError, KwireError
-from kwire.records.compression import DEFAULT_MAX_DECOMPRESSED_SIZE, codec_name
-from kwire.records.batch import RecordBatch
-from kwire.records.columns import ColumnBuilder
-from kwire.records.reader import BatchReader, next_batch_after
-from kwire.records.record import TimestampType
 from kwire.arrow import schemas
 from kwire.arrow.decoders import DecodedRecord, data_record_decoder, decode_control
 from kwire.arrow.record_arrays import record_arrays
 from kwire.arrow.splits import Piece
 from kwire.arrow.storage import read_range
 from kwire.arrow.typed import TypedRecord, typed_record
+from kwire.logs import damage
+from kwire.records.batch import RecordBatch
+from kwire.records.columns import ColumnBuilder
+from kwire.records.compression import DEFAULT_MAX_DECOMPRESSED_SIZE, codec_name
+from kwire.records.reader import BatchReader, next_batch_after
+from kwire.records.record import TimestampType
+from kwire.wire.errors import DecodeError, KwireError
 
 DEFAULT_BATCH_ROWS = 32768
 
@@ -140,7 +139,7 @@ class _Columns:
         }
         # each batch's header values, run-length encoded over its rows (no batch here is empty)
         run_ends = pa.array(list(itertools.accumulate(self.counts)), pa.int32())
-        for name, values in zip(_BATCH_COLUMNS, zip(*self.batches)):
+        for name, values in zip(_BATCH_COLUMNS, zip(*self.batches, strict=False), strict=False):
             runs = pa.RunEndEncodedArray.from_arrays(run_ends, pa.array(values, schemas.RECORD_SCHEMA.field(name).type))
             arrays[name] = pc.run_end_decode(runs)
         options = self.options
@@ -150,7 +149,7 @@ class _Columns:
         if self.keep is not None:
             mask = pa.array(self.keep, pa.bool_())
             arrays = {name: array.filter(mask) for name, array in arrays.items()}
-            decoded = [d for d, kept in zip(decoded, self.keep) if kept]
+            decoded = [d for d, kept in zip(decoded, self.keep, strict=False) if kept]
         if _decoding(options):
             arrays["record_type"] = pa.array([d and d.type_name for d in decoded], pa.string())
             arrays["record_version"] = pa.array([d and d.version for d in decoded], pa.int16())

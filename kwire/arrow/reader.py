@@ -10,8 +10,8 @@ from collections.abc import Iterator, Mapping
 import pyarrow as pa
 
 from kwire.arrow import splits
-from kwire.arrow.pieces import read_pieces
 from kwire.arrow.options import ScanOptions
+from kwire.arrow.pieces import read_pieces
 
 
 def iter_record_batches(path: str, **options: object) -> Iterator[pa.RecordBatch]:

@@ -21,11 +21,11 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
+from kwire.arrow.logfiles import LogFile
+from kwire.arrow.storage import RangeReader, read_object
 from kwire.logs import damage
 from kwire.records.legacy import MESSAGE_OVERHEAD_V0
 from kwire.records.reader import LOG_OVERHEAD
-from kwire.arrow.logfiles import LogFile
-from kwire.arrow.storage import RangeReader, read_object
 
 DEFAULT_SPLIT_BYTES = 32 * 1024 * 1024
 MIN_SPLIT_BYTES = 1024 * 1024
@@ -112,7 +112,7 @@ def pieces_of(file: LogFile, every: int) -> list[Piece]:
         return [Piece(file, 0, file.size)]
     cuts = indexed_starts(file, every)
     bounds = [0, *(entry_starts(file, every) if cuts is None else cuts), file.size]
-    return [Piece(file, start, end) for start, end in zip(bounds, bounds[1:]) if end > start]
+    return [Piece(file, start, end) for start, end in zip(bounds, bounds[1:], strict=False) if end > start]
 
 
 def plan(files: list[LogFile], max_split_bytes: int = DEFAULT_SPLIT_BYTES, min_splits: int = 1) -> list[list[Piece]]:
@@ -145,5 +145,5 @@ def _pieces_of_each(files: list[LogFile], every: int) -> list[list[Piece]]:
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(min(REMOTE_PLANNING_THREADS, len(remote)), thread_name_prefix="kwire-plan") as pool:
-        walked = dict(zip(map(id, remote), pool.map(lambda f: pieces_of(f, every), remote)))
+        walked = dict(zip(map(id, remote), pool.map(lambda f: pieces_of(f, every), remote), strict=False))
     return [walked[id(f)] if id(f) in walked else pieces_of(f, every) for f in files]

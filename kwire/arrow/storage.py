@@ -140,7 +140,7 @@ class RangeReader:
             self._remote.close()
             self._remote = None
 
-    def __enter__(self) -> "RangeReader":
+    def __enter__(self) -> RangeReader:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -14,12 +14,12 @@ from typing import Any
 
 import pyarrow as pa
 
-from kwire.wire.errors import KwireError
-from kwire.wire.index import load
-from kwire.wire.message import GeneratedStruct
 from kwire.arrow import schemas
 from kwire.arrow.decoders import DecodedRecord
 from kwire.logs.coordinator_log import COORDINATOR_TOPICS as _COORDINATOR_TOPICS
+from kwire.wire.errors import KwireError
+from kwire.wire.index import load
+from kwire.wire.message import GeneratedStruct
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,7 @@ class TypedRecord:
     convert: Callable[[DecodedRecord | None], Any]  # None: a row without this record
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def typed_record(name: str, package: str = "kwire.generated") -> TypedRecord:
     """How to turn decoded records of type ``name`` (a message of ``package``) into a column."""
     cls = load(package).messages.get(name)

@@ -19,6 +19,7 @@ from Kafka 3.9. Facts only: the code and its comments are kwire's.
 """
 from __future__ import annotations
 
+from .bootstrap import BootstrapMetadata, format_bootstrap, format_feature_levels, read_bootstrap
 from .errors import FeatureError
 from .feature_versions import (
     ELIGIBLE_LEADER_REPLICAS_VERSION,
@@ -37,6 +38,8 @@ from .feature_versions import (
 )
 from .metadata_version import (
     FEATURE_NAME as METADATA_VERSION,
+)
+from .metadata_version import (
     GATES,
     KAFKA_RELEASE,
     LATEST,
@@ -52,7 +55,6 @@ from .metadata_version import (
     metadata_version,
 )
 from .releases import RELEASES, KafkaRelease, kafka_release, release_for
-from .bootstrap import BootstrapMetadata, format_bootstrap, format_feature_levels, read_bootstrap
 from .update_features import ClusterFeatures, Verdict, judge_update_features, update_request
 
 __all__ = [

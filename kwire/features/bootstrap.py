@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 from kwire.generated import FeatureLevelRecord
-from kwire.wire.files import atomic_write
 from kwire.logs.metadata_log import (
     BOOTSTRAP_FILE_NAME,
     MetadataLogWriter,
@@ -30,11 +29,14 @@ from kwire.logs.metadata_log import (
     MetadataSnapshot,
     read_snapshot,
 )
+from kwire.wire.files import atomic_write
 
 from .errors import FeatureError
 from .feature_versions import FEATURES, KRAFT_VERSION, validate_level
 from .metadata_version import (
     FEATURE_NAME as METADATA_VERSION,
+)
+from .metadata_version import (
     LATEST_PRODUCTION,
     LATEST_TESTING_LEVEL,
     METADATA_VERSIONS,
@@ -72,7 +74,7 @@ class BootstrapMetadata:
         return self.feature_levels.get(name, 0)
 
 
-def _formattable(value: "MetadataVersion | int | str") -> MetadataVersion:
+def _formattable(value: MetadataVersion | int | str) -> MetadataVersion:
     """The metadata.version Kafka 4.2.1's formatter accepts for ``value``, which knows none below
     3.3-IV3 (Kafka 3.x formatted 3.3-IV0 to 3.3-IV2 too). A level (``--feature metadata.version=5``,
     or kwire's bare ``5``) is refused as ``MetadataVersion.fromFeatureLevel`` refuses it, a name
@@ -89,7 +91,7 @@ def _formattable(value: "MetadataVersion | int | str") -> MetadataVersion:
 
 
 def format_feature_levels(
-    release_version: "MetadataVersion | int | str | None" = None,
+    release_version: MetadataVersion | int | str | None = None,
     features: Mapping[str, int] | None = None,
 ) -> dict[str, int]:
     """Every feature's level as ``kafka-storage format`` settles it (``Formatter`` in Kafka 4.2.1).
@@ -164,7 +166,7 @@ def bootstrap_snapshot(records: Iterable[Any], *, timestamp: int | tuple[int, in
 
 
 def format_bootstrap(
-    release_version: "MetadataVersion | int | str | None" = None,
+    release_version: MetadataVersion | int | str | None = None,
     features: Mapping[str, int] | None = None,
     *,
     timestamp: int | tuple[int, int, int],

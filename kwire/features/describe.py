@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import FeatureError
-from .metadata_version import FEATURE_NAME as METADATA_VERSION, from_level
+from .metadata_version import FEATURE_NAME as METADATA_VERSION
+from .metadata_version import from_level
 from .update_features import ClusterFeatures, Range, kafka_supported_features
 
 

@@ -23,6 +23,8 @@ from types import MappingProxyType
 from .errors import FeatureError
 from .metadata_version import (
     FEATURE_NAME as METADATA_VERSION,
+)
+from .metadata_version import (
     MINIMUM_LEVEL,
     MetadataVersion,
     from_level,
@@ -74,7 +76,7 @@ class Feature:
                 return candidate
         raise FeatureError(f"No feature:{self.name} with feature level {level}")
 
-    def default_level(self, mv: "MetadataVersion | int | str") -> int:
+    def default_level(self, mv: MetadataVersion | int | str) -> int:
         """The level a cluster formatted at metadata.version ``mv`` gets (``Feature.defaultLevel``)."""
         target = metadata_version(mv).level
         chosen = self.levels[0]
@@ -166,7 +168,7 @@ def validate_level(level: FeatureLevel, levels: Mapping[str, int]) -> str | None
     return None
 
 
-def default_levels(mv: "MetadataVersion | int | str") -> dict[str, int]:
+def default_levels(mv: MetadataVersion | int | str) -> dict[str, int]:
     """Every feature's default level at metadata.version ``mv``, metadata.version's own included."""
     target = metadata_version(mv)
     levels = {METADATA_VERSION: target.level}

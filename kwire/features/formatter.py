@@ -45,7 +45,8 @@ from .bootstrap import bootstrap_records, bootstrap_snapshot, format_feature_lev
 from .dynamic_voters import DynamicVoters, parse_dynamic_voter, random_kafka_uuid
 from .errors import FeatureError
 from .feature_versions import FEATURES, KRAFT_VERSION
-from .metadata_version import FEATURE_NAME as METADATA_VERSION, from_level
+from .metadata_version import FEATURE_NAME as METADATA_VERSION
+from .metadata_version import from_level
 
 META_PROPERTIES = "meta.properties"
 #: ``Snapshots.BOOTSTRAP_SNAPSHOT_ID``: end offset 0, epoch 0.

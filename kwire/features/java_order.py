@@ -110,7 +110,7 @@ def _ordered(keys: list[T], key_hash: Callable[[T], int], initial_capacity: int)
         return keys
     hashes = [key_hash(k) for k in keys]
     capacity = _final_capacity(hashes, initial_capacity)
-    by_key = dict(zip(keys, hashes))
+    by_key = dict(zip(keys, hashes, strict=False))
     return sorted(keys, key=lambda k: _bucket(by_key[k], capacity))  # stable: a bucket keeps insertion order
 
 

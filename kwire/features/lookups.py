@@ -19,6 +19,8 @@ from .errors import FeatureError
 from .feature_versions import FEATURES
 from .metadata_version import (
     FEATURE_NAME as METADATA_VERSION,
+)
+from .metadata_version import (
     LATEST_PRODUCTION,
     MINIMUM_LEVEL,
     MetadataVersion,

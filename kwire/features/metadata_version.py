@@ -47,7 +47,7 @@ class MetadataVersion:
         """``14 (3.6-IV2)``: level and name together, as messages show them."""
         return f"{self.level} ({self.name})"
 
-    def is_at_least(self, other: "MetadataVersion | int | str") -> bool:
+    def is_at_least(self, other: MetadataVersion | int | str) -> bool:
         return self.level >= metadata_version(other).level
 
     def supports(self, gate: str) -> bool:
@@ -280,7 +280,7 @@ def from_level(level: int) -> MetadataVersion:
                            f"{known_range()} (the newest), as Kafka {KAFKA_RELEASE} defines them") from None
 
 
-def metadata_version(value: "MetadataVersion | int | str") -> MetadataVersion:
+def metadata_version(value: MetadataVersion | int | str) -> MetadataVersion:
     """Parse a metadata.version: ``3.6-IV2``, a release ``3.6`` (its newest level; ``3.6.1`` as
     Kafka reads it, the first two parts only), a bare level ``14`` (or ``"14"``), or a
     :class:`MetadataVersion` as it is."""
@@ -307,13 +307,13 @@ def _unknown(value: object) -> FeatureError:
                         f"newest) or 14")
 
 
-def metadata_changed_between(a: "MetadataVersion | int | str", b: "MetadataVersion | int | str") -> bool:
+def metadata_changed_between(a: MetadataVersion | int | str, b: MetadataVersion | int | str) -> bool:
     """Kafka's ``checkIfMetadataChanged``: whether any level above the lower of the two, up to the
     higher, changed the metadata (a downgrade across such a level may lose information)."""
     low, high = sorted((metadata_version(a), metadata_version(b)))
     return any(mv.did_metadata_change for mv in METADATA_VERSIONS if low.level < mv.level <= high.level)
 
 
-def release_of(value: "MetadataVersion | int | str") -> str:
+def release_of(value: MetadataVersion | int | str) -> str:
     """The Kafka release a level belongs to (``14`` -> ``3.6``)."""
     return metadata_version(value).release

@@ -48,7 +48,7 @@ class KafkaRelease:
     def latest_production(self) -> MetadataVersion:
         return from_level(self.latest_production_level)
 
-    def reads(self, mv: "MetadataVersion | int | str") -> bool:
+    def reads(self, mv: MetadataVersion | int | str) -> bool:
         """Whether this release can run a cluster at metadata.version ``mv``."""
         return self.minimum_level <= metadata_version(mv).level <= self.latest_production_level
 
@@ -86,7 +86,7 @@ def kafka_release(name: str) -> KafkaRelease:
         raise FeatureError(f"unknown Kafka release {name!r}; kwire knows {', '.join(_BY_NAME)}") from None
 
 
-def release_for(mv: "MetadataVersion | int | str") -> KafkaRelease:
+def release_for(mv: MetadataVersion | int | str) -> KafkaRelease:
     """The oldest release that ships ``mv`` as production (``14`` -> 3.6; levels below 3.3-IV3 -> 3.3)."""
     level = metadata_version(mv).level
     for release in RELEASES:

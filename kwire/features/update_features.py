@@ -51,8 +51,10 @@ from .errors import FeatureError
 from .feature_versions import ELIGIBLE_LEADER_REPLICAS_VERSION, FEATURES, KRAFT_VERSION, TEST_FEATURES, validate_level
 from .java_order import hash_map_order, timeline_hash_order
 from .metadata_version import (
-    GATES,
     FEATURE_NAME as METADATA_VERSION,
+)
+from .metadata_version import (
+    GATES,
     LATEST_PRODUCTION_LEVEL,
     LATEST_TESTING_LEVEL,
     MINIMUM_LEVEL,

@@ -23,6 +23,7 @@ from typing import Any
 
 from kwire.wire.errors import KwireError
 from kwire.wire.files import atomic_write
+
 from .matrix import OUTCOMES
 
 

@@ -30,7 +30,7 @@ def _struct(a: GeneratedStruct, b: GeneratedStruct, prefix: str, found: set[str]
                 _struct(left, right, path, found)
                 continue
             if len(left) == len(right):
-                for x, y in zip(left, right):
+                for x, y in zip(left, right, strict=False):
                     _struct(x, y, path + "[]", found)
                 continue
         if not _same(left, right):

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kwire.wire.message import GeneratedStruct, KeyedList
+
 from .diff import UNKNOWN_TAGS
 from .matrix import convert
 from .properties import check_round_trip

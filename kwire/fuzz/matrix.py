@@ -28,6 +28,7 @@ from typing import Any
 from kwire.wire.errors import KwireError
 from kwire.wire.index import load
 from kwire.wire.message import GeneratedStruct
+
 from .diff import differences
 from .properties import check_round_trip
 from .values import case_instance
@@ -64,7 +65,7 @@ def run_row(cls: type[GeneratedStruct], from_version: int, to_versions: Sequence
             record(cell, index, *_round_trip_outcome(obj, from_version))
         if not unknown_tags:
             strip_unknown_tags(obj)  # ... the other cells without them, unless asked for
-        for cell, to in zip(cells, to_versions):
+        for cell, to in zip(cells, to_versions, strict=False):
             if to != from_version:
                 record(cell, index, *convert(cls, obj, to))
     for cell in cells:

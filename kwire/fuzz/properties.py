@@ -15,6 +15,7 @@ import json
 import traceback
 
 from kwire.wire.message import GeneratedStruct
+
 from .diff import differences
 
 
@@ -72,7 +73,7 @@ def _describe(exc: BaseException) -> str:
 
 
 def _first_difference(a: bytes, b: bytes) -> int:
-    for i, (x, y) in enumerate(zip(a, b)):
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):
         if x != y:
             return i
     return min(len(a), len(b))

@@ -47,10 +47,10 @@ def format_table(rows: list[dict[str, Any]]) -> str:
     headers = ["message", "versions", "lossless", "lossy", "refused", "failed", "failed_cases",
                "contradictions", "unshown"]
     widths = [max(len(h), *(len(str(r[h])) for r in rows)) if rows else len(h) for h in headers]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths))]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=False))]
     lines.append("  ".join("-" * w for w in widths))
     for row in rows:
-        lines.append("  ".join(str(row[h]).ljust(w) for h, w in zip(headers, widths)))
+        lines.append("  ".join(str(row[h]).ljust(w) for h, w in zip(headers, widths, strict=False)))
     return "\n".join(lines)
 
 

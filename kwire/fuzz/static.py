@@ -19,11 +19,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kwire.wire.message import FieldInfo, GeneratedStruct
 from kwire.wire.errors import join_path
+from kwire.wire.message import FieldInfo, GeneratedStruct, is_flexible
 
 from .diff import UNKNOWN_TAGS
-from kwire.wire.message import is_flexible
 
 # Why a field makes a conversion refuse.
 ABSENT = "no such field at the target version and not ignorable"

@@ -7,13 +7,12 @@ out minimal. Lists are kept short: Kafka messages nest arrays three or four deep
 from __future__ import annotations
 
 import uuid
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from hypothesis import strategies as st
 
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList
-from kwire.wire.message import is_flexible
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, is_flexible
 from kwire.wire.primitives import INT_RANGES, MAX_STRING_BYTES
 
 from .values import BOUNDARY_LENGTHS, MAX_TAG
@@ -56,7 +55,7 @@ def instances(cls: type[GeneratedStruct], version: int, *, unknown_tags: bool = 
     return _struct(cls, version, unknown_tags and is_flexible(cls, version))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _struct(cls: type[GeneratedStruct], version: int, flexible_tags: bool) -> st.SearchStrategy:
     fields = {}
     for info in cls.FIELDS:

@@ -18,12 +18,13 @@ same first cases of every cell (``cases`` says how many, ``budget`` where the ne
 from __future__ import annotations
 
 import signal
-from time import monotonic
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from time import monotonic
 from typing import Any
 
 from kwire.wire.message import GeneratedStruct
+
 from .directed import demonstrate, neutralize
 from .matrix import convert, load_messages, merge, outcome_of, run_row, strip_unknown_tags
 from .static import StaticCell, classify, explains

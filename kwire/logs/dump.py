@@ -35,6 +35,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from kwire.logs import damage
+from kwire.logs.checkpoints import (
+    OFFSET_CHECKPOINTS,
+    read_leader_epoch_checkpoint,
+    read_offset_checkpoint,
+    read_partition_metadata,
+)
 from kwire.logs.coordinator_log import (
     OFFSETS_TOPIC,
     SHARE_STATE_TOPIC,
@@ -42,15 +49,7 @@ from kwire.logs.coordinator_log import (
     CoordinatorRecord,
     decode_coordinator_record,
 )
-from kwire.wire.errors import DecodeError, KwireError, UnsupportedVersionError
-from kwire.logs import damage
 from kwire.logs.entries import ControlRecord, decode_control
-from kwire.logs.checkpoints import (
-    OFFSET_CHECKPOINTS,
-    read_leader_epoch_checkpoint,
-    read_offset_checkpoint,
-    read_partition_metadata,
-)
 from kwire.logs.files import BATCH_KINDS, TRANSIENT_SUFFIXES, kafka_files, kind_by_name, transient_state
 from kwire.logs.logdir import (
     parse_numbered_file_name,
@@ -69,6 +68,7 @@ from kwire.logs.metadata_log import (
     parse_snapshot_file_name,
 )
 from kwire.records import ControlRecordType, EndTransactionMarker, FileBatchReader, decode_control_key
+from kwire.wire.errors import DecodeError, KwireError, UnsupportedVersionError
 
 BATCH_FILE_KINDS = BATCH_KINDS  # segments, snapshots, bootstrap.checkpoint and files of batches
 DECODERS = ("auto", "metadata", "offsets", "transactions", "share-state", "remote-log-metadata", "raw")

@@ -13,15 +13,13 @@ snapshot headers and footers) decode the same way in every log, so they live her
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-import os
 from pathlib import Path
 from typing import Any
 
-from kwire.wire.files import atomic_write
-from kwire.wire.errors import DecodeError, EncodeError
-from kwire.wire.index import load
+from kwire.logs.logdir import segment_file_name
 from kwire.records import (
     Codec,
     ControlRecordType,
@@ -33,8 +31,10 @@ from kwire.records import (
     encode_control_key,
     encode_end_transaction_marker,
 )
-from kwire.logs.logdir import segment_file_name
 from kwire.records.control import KRAFT_CONTROL_MESSAGES
+from kwire.wire.errors import DecodeError, EncodeError
+from kwire.wire.files import atomic_write
+from kwire.wire.index import load
 
 
 @dataclass
@@ -50,7 +50,7 @@ class ControlRecord:
         return self.type.name if isinstance(self.type, ControlRecordType) else f"CONTROL_TYPE_{self.type}"
 
     @classmethod
-    def of(cls, message: Any) -> "ControlRecord":
+    def of(cls, message: Any) -> ControlRecord:
         """The control record carrying ``message`` (a generated KRaft control message or a marker)."""
         if isinstance(message, EndTransactionMarker):
             marker = ControlRecordType.COMMIT if message.committed else ControlRecordType.ABORT
@@ -125,7 +125,7 @@ class LogBatch:
     @classmethod
     def of_records(
         cls, records: Iterable[Any], *, base_offset: int, timestamp: int, **fields: Any
-    ) -> "LogBatch":
+    ) -> LogBatch:
         """A batch of ``records`` at consecutive offsets, all with ``timestamp`` (as KRaft writes)."""
         entries = [LogEntry(base_offset + i, timestamp, record) for i, record in enumerate(records)]
         return cls(base_offset, entries, **fields)
@@ -137,7 +137,7 @@ class LogBatch:
         decode_data: Callable[[Record], Any],
         *,
         strict: bool = False,
-    ) -> "LogBatch":
+    ) -> LogBatch:
         """Decode every record of ``batch``: control records here, the rest with ``decode_data``.
 
         Errors are re-raised as DecodeError naming the record's offset.

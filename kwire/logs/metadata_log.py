@@ -33,13 +33,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kwire.wire.errors import DecodeError, EncodeError
-from kwire.wire.index import REMOTE_LOG_METADATA_TOPIC, ProtocolIndex, load  # noqa: F401  (the topic: re-exported)
 from kwire.logs.damage import in_file, incomplete_tail
 from kwire.logs.entries import ControlRecord, LogBatch, LogEntry, SegmentWriter
 from kwire.logs.logdir import parse_segment_file_name
 from kwire.records import BatchReader, Codec, ControlRecordType, FileBatchReader, Record
+from kwire.wire.errors import DecodeError, EncodeError
 from kwire.wire.files import atomic_write
+from kwire.wire.index import REMOTE_LOG_METADATA_TOPIC, ProtocolIndex, load  # noqa: F401  (the topic: re-exported)
 from kwire.wire.primitives import INT16_MAX, read_uvarint, uvarint
 
 FRAME_VERSION = 1
@@ -400,7 +400,7 @@ class MetadataLogDirectory:
     bootstrap: Path | None = None  # bootstrap.checkpoint lives in the parent (the metadata.log.dir)
 
     @classmethod
-    def open(cls, path: str | os.PathLike) -> "MetadataLogDirectory":
+    def open(cls, path: str | os.PathLike) -> MetadataLogDirectory:
         root = Path(path)
         if not root.is_dir():
             raise DecodeError(f"{root} is not a directory")

@@ -118,7 +118,7 @@ class BrokerRegistration:
         _freeze_maps(self, ("listeners", "supported_features"))
 
     def changed(self, *, fenced: bool | None = None, in_controlled_shutdown: bool | None = None,
-                directories: tuple[UUID, ...] | None = None) -> "BrokerRegistration":
+                directories: tuple[UUID, ...] | None = None) -> BrokerRegistration:
         """``cloneWith``: the same registration with the given states changed."""
         return replace(
             self,
@@ -214,7 +214,7 @@ class ConfigurationsImage:
 @dataclass(frozen=True)
 class ClientQuotasImage:
     # keyed by the entity's parts as a frozenset (equal entities match whatever their order)
-    entities: Mapping[frozenset[tuple[str, str | None]], "ClientQuota"] = field(default_factory=frozen_map)
+    entities: Mapping[frozenset[tuple[str, str | None]], ClientQuota] = field(default_factory=frozen_map)
 
     def __post_init__(self) -> None:
         _freeze_maps(self, ("entities",))
@@ -337,7 +337,7 @@ class MetadataImage:
     def __post_init__(self) -> None:
         _freeze_maps(self, ("acls", "scram", "delegation_tokens"), nested=("scram",))
 
-    def same_metadata(self, other: "MetadataImage") -> bool:
+    def same_metadata(self, other: MetadataImage) -> bool:
         """Equal in everything a snapshot's metadata records carry (the quorum and provenance aside)."""
         return all(getattr(self, name) == getattr(other, name) for name in METADATA_PARTS)
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from kwire.wire.errors import DecodeError, KwireError
+from kwire.generated import AbortTransactionRecord, BeginTransactionRecord, EndTransactionRecord
 from kwire.logs.damage import empty_file, in_file
 from kwire.logs.entries import ControlRecord, LogBatch
 from kwire.logs.files import kind_by_content, kind_by_name
@@ -39,12 +39,12 @@ from kwire.logs.metadata_log import (
     read_metadata_log,
     read_segment_batches,
 )
-from kwire.generated import AbortTransactionRecord, BeginTransactionRecord, EndTransactionRecord
 from kwire.metadata.delta import MetadataDelta
 from kwire.metadata.errors import ReplayError
 from kwire.metadata.image import MetadataImage, Provenance
 from kwire.metadata.quorum_delta import QuorumDelta
 from kwire.records import ControlRecordType
+from kwire.wire.errors import DecodeError, KwireError
 
 _TRANSACTION_RECORDS = (BeginTransactionRecord, EndTransactionRecord, AbortTransactionRecord)
 
@@ -173,7 +173,7 @@ def history_before(directory: MetadataLogDirectory,
     return (earlier[-1] if earlier else None), segments
 
 
-def _newer_leader_from_quorum_state(loader: "_Loader", directory: MetadataLogDirectory) -> None:
+def _newer_leader_from_quorum_state(loader: _Loader, directory: MetadataLogDirectory) -> None:
     try:
         state = directory.read_quorum_state()
     except (KwireError, OSError, ValueError):

@@ -25,12 +25,12 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from kwire.wire.errors import KwireError
 from kwire.features import METADATA_VERSION, METADATA_VERSIONS, FeatureError, metadata_changed_between
 from kwire.features.update_features import SAFE_DOWNGRADE, judge_update_features, update_request
 from kwire.metadata.cluster_features import cluster_features
 from kwire.metadata.loader import METADATA_DIRECTORY, load_image
 from kwire.metadata.writer import UnwritableImageError, image_metadata_version, write_image, writer_release
+from kwire.wire.errors import KwireError
 
 STATUSES = ("lossless", "refused", "lossy", "unsupported")
 #: Kafka's FeatureControlManager, refusing a safe downgrade across a level that changed the metadata.
@@ -130,7 +130,7 @@ def downgrade_matrix(paths: Iterable[str | os.PathLike], *, until: int | None = 
         return image_row(path, until, release, use_snapshots=use_snapshots)
 
     rows = list(map_rows(row, listed) if map_rows else map(row, listed))
-    for found, label in zip(rows, unique_labels(listed)):
+    for found, label in zip(rows, unique_labels(listed), strict=False):
         found["label"] = label
     return report_of(rows)
 

@@ -44,7 +44,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from uuid import UUID
 
-from kwire.wire.errors import KwireError
 from kwire.features import (
     ELIGIBLE_LEADER_REPLICAS_VERSION,
     FEATURES,
@@ -59,6 +58,7 @@ from kwire.features import (
     release_for,
     validate_level,
 )
+from kwire.features import java_order as order
 from kwire.generated import (
     AccessControlEntryRecord,
     ClientQuotaRecord,
@@ -77,8 +77,6 @@ from kwire.generated.client_quota_record import EntityData
 from kwire.generated.register_broker_record import BrokerEndpoint, BrokerFeature
 from kwire.generated.register_controller_record import ControllerEndpoint, ControllerFeature
 from kwire.logs.metadata_log import MetadataRecord
-from kwire.wire.message import GeneratedStruct
-from kwire.features import java_order as order
 from kwire.metadata.image import (
     CONFIG_RESOURCE_TYPES,
     DIRECTORY_MIGRATING,
@@ -88,6 +86,8 @@ from kwire.metadata.image import (
     PartitionRegistration,
 )
 from kwire.metadata.supported_configs import supported_by_421
+from kwire.wire.errors import KwireError
+from kwire.wire.message import GeneratedStruct
 
 METADATA_VERSION = "metadata.version"
 

@@ -14,6 +14,7 @@ import ssl as ssl_module
 from typing import Any
 
 from kwire.wire.errors import KwireError
+from kwire.wire.index import ProtocolIndex
 
 from .connection import (
     DEFAULT_MAX_IN_FLIGHT,
@@ -27,8 +28,6 @@ from .connection import (
     State,
 )
 from .errors import ClientError
-from kwire.wire.index import ProtocolIndex
-
 from .framing import DEFAULT_MAX_FRAME_BYTES, ResponseFrame
 from .sasl import Mechanism, SaslCredentials
 
@@ -123,7 +122,7 @@ class AioConnection:
             timeout = None if deadline is None else max(0.0, deadline - self._loop.time())
             try:
                 await asyncio.wait_for(self._wake.wait(), timeout)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 self._dispatch(self.protocol.check_timeouts(self._loop.time()))
         self._finish()
 
@@ -175,7 +174,7 @@ class AioConnection:
         if not self._ready.done():
             self._ready.cancel()
 
-    async def __aenter__(self) -> "AioConnection":
+    async def __aenter__(self) -> AioConnection:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -193,7 +192,7 @@ async def connect(host: str, port: int, *, ssl: ssl_module.SSLContext | None = N
         reader, writer = await asyncio.wait_for(
             asyncio.open_connection(host, port, ssl=ssl, server_hostname=host if ssl is not None else None),
             timeout)
-    except (OSError, ssl_module.SSLError, asyncio.TimeoutError) as exc:
+    except (TimeoutError, OSError, ssl_module.SSLError) as exc:
         raise ClientError(f"cannot connect to {host}:{port}: {exc or 'timed out'}") from None
     protocol = Connection(client_id=client_id, sasl=sasl, request_timeout=timeout, max_in_flight=max_in_flight,
                           include_unstable=include_unstable, max_frame_bytes=max_frame_bytes,

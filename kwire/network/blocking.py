@@ -11,6 +11,7 @@ import time
 from typing import Any
 
 from kwire.wire.errors import DecodeError
+from kwire.wire.index import ProtocolIndex
 
 from .connection import (
     DEFAULT_MAX_IN_FLIGHT,
@@ -24,8 +25,6 @@ from .connection import (
     State,
 )
 from .errors import ClientError
-from kwire.wire.index import ProtocolIndex
-
 from .framing import DEFAULT_MAX_FRAME_BYTES, ResponseFrame
 from .sasl import Mechanism, SaslCredentials
 
@@ -142,7 +141,7 @@ class BlockingConnection:
             self._sock.close()
             self._sock = None
 
-    def __enter__(self) -> "BlockingConnection":
+    def __enter__(self) -> BlockingConnection:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -29,15 +29,14 @@ from kwire.generated.create_topics_request import CreatableTopic
 from kwire.generated.fetch_request import FetchPartition, FetchTopic
 from kwire.generated.metadata_request import MetadataRequestTopic
 from kwire.generated.produce_request import PartitionProduceData, TopicProduceData
-
+from kwire.records import BatchReader, Record
 from kwire.wire.errors import UnsupportedVersionError
-from .blocking import BlockingConnection
-from .errors import ClientError, ErrorCode, KafkaApiError
 from kwire.wire.index import ProtocolIndex
 
+from .blocking import BlockingConnection
+from .errors import ClientError, ErrorCode, KafkaApiError
 from .framing import DEFAULT_MAX_FRAME_BYTES, ResponseFrame
 from .sasl import SaslCredentials
-from kwire.records import BatchReader, Record
 
 CLIENT_SOFTWARE_NAME = "kwire"
 
@@ -180,7 +179,7 @@ class KafkaClient:
         self._connections.clear()
         self.bootstrap.close()
 
-    def __enter__(self) -> "KafkaClient":
+    def __enter__(self) -> KafkaClient:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -28,10 +28,9 @@ from typing import Any
 
 from kwire.generated import ApiVersionsRequest, SaslAuthenticateRequest, SaslHandshakeRequest
 from kwire.wire.errors import DecodeError, KwireError
-
-from .errors import ClientError, ErrorCode, KafkaApiError, exception_for
 from kwire.wire.index import API_VERSIONS_KEY, ProtocolIndex, load
 
+from .errors import ClientError, ErrorCode, KafkaApiError, exception_for
 from .framing import DEFAULT_MAX_FRAME_BYTES, CorrelationError, Correlator, ResponseFrame
 from .headers import peek_correlation_id
 from .sasl import Mechanism, SaslCredentials

@@ -34,7 +34,7 @@ class SaslCredentials:
     username: str
     password: str = field(repr=False)
 
-    def mechanism_object(self) -> "Mechanism":
+    def mechanism_object(self) -> Mechanism:
         return mechanism_for(self.mechanism, self.username, self.password)
 
 
@@ -139,7 +139,7 @@ class Scram(Mechanism):
         without_proof = f"c=biws,r={nonce}"  # biws = base64("n,,"): no channel binding, no authzid
         auth_message = ",".join((self._client_first_bare, server_first.decode(), without_proof)).encode()
         signature = self._hmac(stored_key, auth_message)
-        proof = bytes(a ^ b for a, b in zip(client_key, signature))
+        proof = bytes(a ^ b for a, b in zip(client_key, signature, strict=False))
         self._server_signature = self._hmac(self._hmac(salted, b"Server Key"), auth_message)
         return f"{without_proof},p={base64.b64encode(proof).decode()}".encode()
 

@@ -18,12 +18,15 @@ from __future__ import annotations
 from typing import Any
 
 from kwire.wire.errors import UnsupportedVersionError
-
-from .errors import EXCEPTIONS, ErrorCode, exception_for
 from kwire.wire.index import API_VERSIONS_KEY, ProtocolIndex, load
 
+from .errors import EXCEPTIONS, ErrorCode, exception_for
 from .framing import UnsupportedApiVersions
-from .releases import ApiVersionsInputError, ReleaseMatch, release_range
+
+# re-exported: negotiation's users name the releases through this module (README, "Which versions")
+from .releases import ApiVersionsInputError as ApiVersionsInputError
+from .releases import ReleaseMatch as ReleaseMatch
+from .releases import release_range as release_range
 
 # The newest version of a request that its definition marks ``latestVersionUnstable`` (brokers
 # reject it unless configured to accept unstable versions), for generated classes that do not

@@ -23,9 +23,7 @@ import struct
 
 from crc32c import crc32c
 
-from kwire.wire.errors import CorruptRecordError, DecodeError
 from kwire.records.compression import (
-    CODEC_MASK,
     DEFAULT_MAX_DECOMPRESSED_SIZE,
     Codec,
     codec_name,
@@ -34,6 +32,7 @@ from kwire.records.compression import (
 )
 from kwire.records.record import Record, TimestampType
 from kwire.records.record_codec import read_records
+from kwire.wire.errors import CorruptRecordError, DecodeError
 
 HEADER = struct.Struct(">qiibIhiqqqhii")
 _LENGTH = struct.Struct(">i")

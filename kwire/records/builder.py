@@ -14,7 +14,6 @@ from collections.abc import Iterable
 
 from crc32c import crc32c
 
-from kwire.wire.errors import EncodeError
 from kwire.records.batch import (
     CONTROL_FLAG,
     DELETE_HORIZON_FLAG,
@@ -26,6 +25,7 @@ from kwire.records.batch import (
 from kwire.records.compression import Codec, compress
 from kwire.records.record import NO_TIMESTAMP, Record
 from kwire.records.record_codec import encode_record
+from kwire.wire.errors import EncodeError
 from kwire.wire.primitives import INT32_MAX, INT64_MAX, INT64_MIN
 
 _PREFIX = struct.Struct(">qiibI")  # baseOffset .. crc

@@ -49,14 +49,18 @@ from kwire.wire.errors import CorruptRecordError, DecodeError
 COMPILED = False
 
 if COMPILED:
-    from librt.strings import BytesWriter
+    from librt.strings import BytesWriter, read_i32_le, write_i32_le, write_i64_le
     from librt.strings import BytesWriter as Int32Writer
     from librt.strings import BytesWriter as Int64Writer
-    from librt.strings import read_i32_le, write_i32_le, write_i64_le
     from mypy_extensions import i32, i64, u8
 else:
     from kwire.records.byte_writer import (  # type: ignore[assignment]
-        BytesWriter, Int32Writer, Int64Writer, read_i32_le, write_i32_le, write_i64_le,
+        BytesWriter,
+        Int32Writer,
+        Int64Writer,
+        read_i32_le,
+        write_i32_le,
+        write_i64_le,
     )
 
     i32 = i64 = u8 = int  # type: ignore[misc]
@@ -171,7 +175,10 @@ class ColumnBuilder:
 
     # The record loop, generated from generator/record_layout.py: plain Python takes it as methods
     # by this import; the mypyc build pastes its definitions here in place of it.
-    from kwire.records._generated_columns import _add_headers, _add_records  # pasted in when compiled (kwire.generator.native_records)
+    from kwire.records._generated_columns import (  # pasted in when compiled (kwire.generator.native_records)
+        _add_headers,
+        _add_records,
+    )
 
     def add_record(self, offset: i64, timestamp: i64, key: bytes | None, value: bytes | None,
                    headers: list[tuple[str, bytes | None]]) -> None:
@@ -213,7 +220,7 @@ class ColumnBuilder:
         return [len(writer) for writer in self._writers()]
 
     def _truncate(self, lengths: list[i64]) -> None:
-        for writer, length in zip(self._writers(), lengths):
+        for writer, length in zip(self._writers(), lengths, strict=False):
             writer.truncate(length)
 
 

@@ -27,11 +27,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import IntEnum
 
-from kwire.wire.errors import CorruptRecordError, DecodeError, EncodeError, KwireError
-from kwire.wire.index import KRAFT_CONTROL_MESSAGES  # the generated message class of each KRaft control value
 from kwire.records.batch import RecordBatch
 from kwire.records.builder import RecordBatchBuilder
 from kwire.records.record import Record
+from kwire.wire.errors import CorruptRecordError, DecodeError, EncodeError, KwireError
+from kwire.wire.index import KRAFT_CONTROL_MESSAGES  # the generated message class of each KRaft control value
 
 _KEY = struct.Struct(">hh")
 _MARKER = struct.Struct(">hi")

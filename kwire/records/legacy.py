@@ -25,7 +25,6 @@ from __future__ import annotations
 import struct
 import zlib
 
-from kwire.wire.errors import CorruptRecordError, DecodeError
 from kwire.records.batch import check_region
 from kwire.records.compression import (
     CODEC_MASK,
@@ -36,6 +35,7 @@ from kwire.records.compression import (
     decompress,
 )
 from kwire.records.record import NO_TIMESTAMP, Record, TimestampType
+from kwire.wire.errors import CorruptRecordError, DecodeError
 
 _ENTRY_V0 = struct.Struct(">qiIbb")  # offset, size, crc, magic, attributes
 _TIMESTAMP = struct.Struct(">q")

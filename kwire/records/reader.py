@@ -26,11 +26,11 @@ from collections.abc import Iterator
 
 from crc32c import crc32c
 
-from kwire.wire.errors import CorruptRecordError, DecodeError
 from kwire.records.batch import CRC_START, MAGIC, MIN_BATCH_LENGTH, RecordBatch, check_region, decode_batch
 from kwire.records.compression import DEFAULT_MAX_DECOMPRESSED_SIZE
 from kwire.records.legacy import MESSAGE_OVERHEAD_V0, LegacyBatch, decode_legacy_message
 from kwire.records.record import Record
+from kwire.wire.errors import CorruptRecordError, DecodeError
 
 LOG_OVERHEAD = 12
 _MAGIC_OFFSET = 16

@@ -18,8 +18,8 @@ from collections.abc import Iterator, Sequence
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
 from kwire.arrow import splits
-from kwire.arrow.pieces import ReadOptions, read_pieces
 from kwire.arrow.options import ScanOptions
+from kwire.arrow.pieces import ReadOptions, read_pieces
 from kwire.spark.schemas import to_spark
 
 FORMAT = "kwire"
@@ -50,7 +50,7 @@ class KwireDataSource(DataSource):
         scan = ScanOptions.parse(self.options)
         return to_spark(scan.read_options().schema())
 
-    def reader(self, schema) -> "KwireReader":
+    def reader(self, schema) -> KwireReader:
         scan = ScanOptions.parse(self.options)
         return KwireReader(scan, scan.read_options())
 

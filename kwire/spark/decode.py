@@ -10,11 +10,11 @@ from collections.abc import Iterator
 
 import pyarrow as pa
 
+from kwire.arrow import schemas
+from kwire.spark.schemas import to_spark_type
 from kwire.wire.errors import KwireError
 from kwire.wire.index import load
 from kwire.wire.message import GeneratedStruct
-from kwire.arrow import schemas
-from kwire.spark.schemas import to_spark_type
 
 
 def resolve_message(message: str | type[GeneratedStruct], package: str = "kwire.generated") -> type[GeneratedStruct]:
@@ -64,7 +64,7 @@ def decode_column(
         for batch in batches:
             values = batch.column(batch.schema.get_field_index(column)).to_pylist()
             decoded = [_decode_one(message_cls, convert, data, version, on_error) for data in values]
-            arrays = dict(zip(batch.schema.names, batch.columns))
+            arrays = dict(zip(batch.schema.names, batch.columns, strict=False))
             arrays[target] = pa.array(decoded, struct_type)
             yield pa.RecordBatch.from_arrays([arrays[n] for n in out_schema.fieldNames()], names=out_schema.fieldNames())
 

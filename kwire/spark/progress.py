@@ -29,7 +29,7 @@ class JobProgress:
         self._last_tenth = -1
         self._seen: dict[int, tuple[int, int]] = {}  # stage id -> (done, total)
 
-    def __enter__(self) -> "JobProgress":
+    def __enter__(self) -> JobProgress:
         self._thread.start()
         return self
 

@@ -37,7 +37,7 @@ class DecodeError(KwireError, ValueError):
             where.append(f"byte offset {offset}")
         super().__init__(f"{reason} ({', '.join(where)})" if where else reason)
 
-    def with_context(self, path: str | None = None, offset: int | None = None) -> "DecodeError":
+    def with_context(self, path: str | None = None, offset: int | None = None) -> DecodeError:
         """Return a copy with an outer path prefix and/or a missing offset filled in."""
         new_path = join_path(path, self.path) if path else self.path
         err = type(self).__new__(type(self))

@@ -13,7 +13,6 @@ lossless where Kafka's is not:
 from __future__ import annotations
 
 import base64
-import binascii
 import math
 from typing import Any
 
@@ -96,7 +95,7 @@ def struct_from_dict(cls: type[Struct], data: Any, version: int, path: str = "")
         else:
             value = info.make_default()
         setattr(obj, info.attr, value)
-    setattr(obj, "unknown_tagged_fields", _unknown_from_json(data.get(UNKNOWN_TAGS_KEY, []), path))
+    obj.unknown_tagged_fields = _unknown_from_json(data.get(UNKNOWN_TAGS_KEY, []), path)
     return obj
 
 

@@ -9,7 +9,6 @@ tables into the public API, and :class:`FieldInfo` describes each field (``FIELD
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from .errors import UnsupportedVersionError
@@ -59,7 +58,7 @@ def _lazy_default(self: GeneratedStruct, name: str) -> Any:
 # Installed here rather than in the class body: mypy would accept any attribute name on a class
 # with __getattr__, and the compiled copy of the base class needs none (compiled readers set
 # every field).
-setattr(GeneratedStruct, "__getattr__", _lazy_default)
+GeneratedStruct.__getattr__ = _lazy_default
 
 # An instance without running ``__init__``: the decoders set every slot themselves. Bound to
 # object.__new__ itself so that the call costs no Python frame (and, unlike ``Cls.__new__(Cls)``,

@@ -10,7 +10,8 @@ Pure-Python packages use it from here, through ``kwire.wire.message``.
 from __future__ import annotations
 
 import struct
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Final, TypeVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar, Final, TypeVar
 from uuid import UUID, SafeUUID
 
 from kwire.wire.errors import DecodeError, UnsupportedVersionError

@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -251,7 +251,7 @@ def _time(millis: int) -> str:
     if millis < 0:
         return str(millis)
     try:
-        moment = datetime.fromtimestamp(millis / 1000, tz=timezone.utc)
+        moment = datetime.fromtimestamp(millis / 1000, tz=UTC)
     except (OverflowError, OSError, ValueError):
         return str(millis)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{millis % 1000:03d}Z"

@@ -15,13 +15,13 @@ from typing import TextIO
 
 from kwire.cli import fuzz_gate
 from kwire.cli.commands import missing_extra, non_negative_int, plural, positive_int
+from kwire.cli.errors import fail, write_failed
 from kwire.fuzz.baseline import BaselineError
 from kwire.fuzz.matrix import load_messages
-from kwire.wire.errors import KwireError
 from kwire.fuzz.report import format_table, report_files, reproduce_command, summary_rows, write_report
-from kwire.wire.files import ExistingFileError, check_writable, refuse_existing
-from kwire.cli.errors import fail, write_failed
 from kwire.fuzz.sweep import failing_cases, sweep, versions_of
+from kwire.wire.errors import KwireError
+from kwire.wire.files import ExistingFileError, check_writable, refuse_existing
 
 
 def register(sub: argparse._SubParsersAction) -> None:

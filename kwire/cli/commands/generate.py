@@ -11,9 +11,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from kwire.generator.emit import render_all, stale_files, write_package
 from kwire.cli.commands import missing_extra, plural
 from kwire.cli.errors import fail
+from kwire.generator.emit import render_all, stale_files, write_package
 from kwire.generator.errors import DefinitionError
 from kwire.generator.loader import BUILTIN_DEFINITIONS, load_definitions
 from kwire.generator.native_build import DEFAULT_OPT_LEVEL, none_compiled_by_default

@@ -27,6 +27,7 @@ from kwire.wire.files import ExistingFileError, atomic_write, refuse_existing
 
 from .check_compat import GIT_PREFIX, blob_text
 
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("merge-versions", help="restore the versions a newer definition removed, proven",
                        description="Merge NEWER's definition with OLDER's (an older release's): the versions "

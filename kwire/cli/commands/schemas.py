@@ -17,8 +17,8 @@ from pathlib import Path
 
 from kwire.cli.errors import fail, write_failed
 from kwire.wire.errors import KwireError
-from kwire.wire.index import load
 from kwire.wire.files import ExistingFileError, atomic_write, refuse_existing
+from kwire.wire.index import load
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -18,13 +18,13 @@ import time
 from pathlib import Path
 
 from kwire.cli import storage_node
+from kwire.cli.errors import fail
 from kwire.features import FeatureError, metadata_version
 from kwire.features.bootstrap import format_bootstrap, write_bootstrap
 from kwire.logs.metadata_log import BOOTSTRAP_FILE_NAME, MetadataLogDirectory
 from kwire.wire.files import ExistingFileError
 
 from . import feature_assignment
-from kwire.cli.errors import fail
 
 METADATA_LOG_DIRECTORY = "__cluster_metadata-0"
 

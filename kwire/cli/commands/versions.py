@@ -23,6 +23,7 @@ from kwire.network.releases import Release, ReleaseTables, parse_tables, release
 from kwire.wire.errors import KwireError
 from kwire.wire.files import atomic_write
 
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("versions", help="which Kafka release added each API version",
                        description="Per API, each version and the first Kafka release that spoke it (and the "
@@ -190,8 +191,13 @@ def render(report: dict[str, Any]) -> str:
 
 def derive(args: argparse.Namespace) -> int:
     from kwire.generator.errors import DefinitionError
-    from kwire.generator.release_tables import (derive_from_commit, derive_from_folder, derive_from_git, dump_tables,
-                                                release_tags)
+    from kwire.generator.release_tables import (
+        derive_from_commit,
+        derive_from_folder,
+        derive_from_git,
+        dump_tables,
+        release_tags,
+    )
 
     if not (args.derive_from and args.out):
         return usage("--derive-from and --out go together")

@@ -18,8 +18,8 @@ import signal
 import sys
 import threading
 import time
-import tracemalloc
 import traceback
+import tracemalloc
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -111,7 +111,7 @@ class HangAlarm:
         self.active = threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
         self._previous: Any = None
 
-    def __enter__(self) -> "HangAlarm":
+    def __enter__(self) -> HangAlarm:
         if self.active:
             self._previous = signal.signal(signal.SIGALRM, _on_alarm)
         return self
@@ -190,7 +190,7 @@ class StallGuard:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._watch, name="kwire-hostile-stall-guard", daemon=True)
 
-    def __enter__(self) -> "StallGuard":
+    def __enter__(self) -> StallGuard:
         self._thread.start()
         return self
 

@@ -16,10 +16,11 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from kwire.wire.errors import KwireError
 from kwire.network.headers import read_request_header, read_response_header
+from kwire.wire.errors import KwireError
 from kwire.wire.index import load
 from kwire.wire.message import GeneratedStruct
+
 from ...records import RecordsView
 from ..values import case_instance
 from .corpus import captured_frames, kraft_record_bodies

@@ -20,9 +20,10 @@ from kwire.logs.metadata_log import (
     read_metadata_log,
     read_snapshot,
 )
+
 from ..values import case_instance
-from .corpus import corpus_dir, kraft_entries, kraft_record_bodies, split_entries
 from .codec_targets import mutate_json_text
+from .corpus import corpus_dir, kraft_entries, kraft_record_bodies, split_entries
 from .record_inputs import mutate_records, reseal_crcs
 from .record_targets import DECOMPRESSION_MEMORY
 from .target import Target

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from crc32c import crc32c
 
 from kwire.wire.errors import KwireError
+
 from ...records.compression import Codec, compress, decompress
 from .mutations import mutate
 

@@ -15,8 +15,16 @@ from __future__ import annotations
 
 import io
 
-from ...records import BatchReader, Codec, FileBatchReader, RecordBatchBuilder, control_records
-from ...records import build_end_transaction_batch, encode_control_key, encode_end_transaction_marker
+from ...records import (
+    BatchReader,
+    Codec,
+    FileBatchReader,
+    RecordBatchBuilder,
+    build_end_transaction_batch,
+    control_records,
+    encode_control_key,
+    encode_end_transaction_marker,
+)
 from ...records.control import KRAFT_CONTROL_MESSAGES, decode_control_key, decode_control_value
 from .corpus import captured_batches, kraft_entries, legacy_message_sets
 from .record_inputs import mutate_records, reseal_crcs

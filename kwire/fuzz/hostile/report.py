@@ -43,7 +43,7 @@ def text_report(result: RunResult) -> str:
     lines.append(_line("all", len(result.stats), list(result.stats.values())))
     ran = [s for s in result.stats.values() if s.timed]
     if ran:
-        lines += ["", f"slowest targets (inputs/s of decode):"]
+        lines += ["", "slowest targets (inputs/s of decode):"]
         for stats in sorted(ran, key=lambda s: s.rate)[:SLOWEST_SHOWN]:
             lines.append(f"  {stats.name:<48} {stats.rate:>10.0f}  ({stats.cases} inputs)")
     lines.append("")

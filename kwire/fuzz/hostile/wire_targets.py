@@ -14,7 +14,6 @@ from __future__ import annotations
 import struct
 from typing import Any
 
-from kwire.wire.errors import KwireError
 from kwire.network.framing import (
     Correlator,
     UnsupportedApiVersions,
@@ -25,9 +24,11 @@ from kwire.network.framing import (
     parse_response_frame,
 )
 from kwire.network.headers import read_request_header, read_response_header
+from kwire.wire.errors import KwireError
+
 from ..values import case_instance
-from .corpus import CapturedFrame, captured_frames, connections
 from .codec_targets import read_message_records
+from .corpus import CapturedFrame, captured_frames, connections
 from .record_targets import DECOMPRESSION_MEMORY
 from .target import NotAnInput, Target
 
