@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 RUN_STAMP := $(VENV)/.installed-run
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: run test bench compile wheel native docs clean mutation
+.PHONY: run test check bench compile wheel native docs clean mutation
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,13 @@ run: $(RUN_STAMP)
 # The compiled record decoder is built first (cached: seconds once, then nothing), so it is tested.
 test: $(TEST_STAMP) native
 	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
+
+# The fast tier for working on kwire (tests/tiers.py): the unit tests of every part without Spark,
+# live peers, compilers or the slow tests tests/tiers.py names, each test function with at most
+# five of its parameter sets; under a minute on two cores. The record decoder runs as plain Python
+# (nothing is compiled). `make test` runs everything, and is what CI runs.
+check: $(TEST_STAMP)
+	KWIRE_RECORD_DECODER=python $(BIN)/python -m pytest -q -n 2 -m check
 
 # The record column decoder compiled by mypyc (kwire/records/_column_decoder_mypyc*.so; about ten
 # seconds, cached in build/record-decoder). Without mypyc or a C compiler kwire runs the same
