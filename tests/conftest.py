@@ -50,10 +50,15 @@ def pytest_configure(config: pytest.Config) -> None:
         pass
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups (--dist loadgroup)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark the fast tier, which ``make check`` runs (``-m check``): tests/tiers.py."""
+    """Mark the fast tier, which ``make check`` runs (``-m check``): tests/tiers.py. Tests asking for
+    the ``spark`` fixture share one xdist worker, so one local Spark session (one JVM) serves them."""
     from tests.tiers import mark_fast_tier
 
+    for item in items:
+        if "spark" in getattr(item, "fixturenames", ()) and item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group("spark"))
     mark_fast_tier(items)
 
 
