@@ -175,3 +175,50 @@ def test_a_bare_import_fails_the_light_collection_and_later_skips(tmp_path):
     assert "needs kio.schema.index: No module named 'kio'" in done.stdout
     done = run_light(["test_later.py"], ci="true", cwd=tmp_path)
     assert done.returncode == 1 and "1 failed, 1 passed" in done.stdout, done.stdout[-3000:]
+
+
+# --- the helpers a test module names optional packages with ----------------------------------------
+
+def test_later_imports_at_first_use_and_stands_in_for_what_it_names(monkeypatch):
+    monkeypatch.delitem(sys.modules, "json.decoder", raising=False)
+    monkeypatch.delitem(sys.modules, "json", raising=False)
+    decoder = optional.later("json.decoder", "JSONDecoder")
+    assert decoder.__name__ == "JSONDecoder" and "json" not in sys.modules  # naming it imported nothing
+    assert decoder().decode("[1]") == [1]
+    assert isinstance(decoder(), decoder)
+    import xml
+
+    monkeypatch.delitem(sys.modules, "xml.dom", raising=False)
+    monkeypatch.delattr(xml, "dom", raising=False)
+    dom = optional.later("xml", "dom")  # a submodule its package has not imported
+    assert dom.Node.ELEMENT_NODE == 1
+    table = optional.later("string", "ascii_lowercase")
+    assert table[0] == "a" and len(table) == 26 and "z" in table and list(table)[-1] == "z"
+
+
+@pytest.mark.parametrize(("ci", "outcome"), [("true", pytest.fail.Exception), ("", pytest.skip.Exception)])
+def test_a_missing_package_named_with_later_skips_the_test_that_uses_it(monkeypatch, ci, outcome):
+    monkeypatch.setenv("CI", ci)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    plot = optional.later("matplotlib", "pyplot")
+    assert plot.__name__ == "pyplot"  # collection (pytest's ids) does not import it
+    with pytest.raises(BaseException, match="needs matplotlib") as raised:
+        plot.figure()
+    assert raised.type is outcome
+
+
+def test_params_from_a_missing_package_is_one_parameter_that_skips_or_fails(monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    (param,) = optional.params_from("matplotlib", lambda m: [1, 2], width=3)
+    assert param.values == (None, None, None) and param.id == "needs-matplotlib"
+    assert [(m.name, m.args[0]) for m in param.marks] == [("needs_module", "matplotlib")]
+    assert optional.params_from("json", lambda m: [m.dumps(1), m.dumps(2)]) == ["1", "2"]
+
+
+@pytest.mark.parametrize(("ci", "outcome"), [("true", pytest.fail.Exception), ("", pytest.skip.Exception)])
+def test_a_missing_program_fails_under_ci_and_skips_elsewhere(monkeypatch, ci, outcome):
+    monkeypatch.setenv("CI", ci)
+    monkeypatch.setenv("PATH", "")
+    with pytest.raises(BaseException, match="needs the program git: it is not on PATH") as raised:
+        optional.need_program("git")
+    assert raised.type is outcome
