@@ -4,8 +4,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 RUN_STAMP := $(VENV)/.installed-run
 TEST_STAMP := $(VENV)/.installed-test
+BYTECODE = $(BIN)/python -m compileall -q kwire generator generated
 
-.PHONY: run test bench compile wheel native docs clean mutation
+.PHONY: run test check bench compile wheel native docs clean mutation
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,12 +45,26 @@ run: $(RUN_STAMP)
 # Two workers (pytest-xdist): the suite is mostly CPU-bound and this machine has two cores. Tests
 # marked xdist_group("spark-cluster") share one worker, so only one Spark cluster is started.
 # The compiled record decoder is built first (cached: seconds once, then nothing), so it is tested.
+# Tests that ask for the `spark` fixture share a worker too (tests/conftest.py), so only one local
+# Spark session is started. kwire is byte-compiled first (BYTECODE), once: the suite starts hundreds
+# of interpreters (`kwire` commands, Spark's Python workers, child pytests), and where
+# PYTHONDONTWRITEBYTECODE is set each of them would compile kwire again (0.6 s a `kwire dump`).
 test: $(TEST_STAMP) native
+	$(BYTECODE)
 	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
+
+# The fast tier for working on kwire (tests/tiers.py): the unit tests of every part without Spark,
+# live peers, compilers or the slow tests tests/tiers.py names, each test function with at most
+# five of its parameter sets; under a minute on two cores. The record decoder runs as plain Python
+# (nothing is compiled). `make test` runs everything, and is what CI runs.
+check: $(TEST_STAMP)
+	$(BYTECODE)
+	KWIRE_RECORD_DECODER=python $(BIN)/python -m pytest -q -n 2 -m check
 
 # The record column decoder compiled: its C flavour (kwire/records/_column_decoder_c*.so, a second)
 # and by mypyc (kwire/records/_column_decoder_mypyc*.so; about ten seconds), cached in
-# build/record-decoder. Without mypyc or a C compiler kwire runs the same decoder as plain Python, except under CI (CI=true), where a missing toolchain fails the target
+# build/record-decoder. Without mypyc or a C compiler kwire runs the same decoder as plain Python,
+# except under CI (CI=true), where a missing toolchain fails the target
 # (--require), as it fails the compiled-build tests (tests/optional.py).
 # `python -m kwire.generator.native_records --remove` takes it out.
 native: $(TEST_STAMP)

@@ -50,11 +50,41 @@ def pytest_configure(config: pytest.Config) -> None:
         pass
 
 
-def kafka_python_definitions() -> Path:
-    """The Kafka 4.x client definitions kafka-python 3 ships in its wheel."""
-    import kafka.protocol.schemas as schemas
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups (--dist loadgroup)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the fast tier, which ``make check`` runs (``-m check``): tests/tiers.py. Tests asking for
+    the ``spark`` fixture share one xdist worker, so one local Spark session (one JVM) serves them."""
+    from tests.tiers import mark_fast_tier
 
-    return Path(schemas.__file__).parent / "resources"
+    for item in items:
+        if "spark" in getattr(item, "fixturenames", ()) and item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group("spark"))
+    mark_fast_tier(items)
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A parameter that tests/optional.py's params_from could not make: skip, or fail under CI."""
+    from tests.optional import missing
+
+    for mark in item.iter_markers("needs_module"):
+        missing(f"needs {mark.args[0]}: {mark.args[1]}")
+
+
+def kafka_python_definitions() -> Path:
+    """The Kafka 4.x client definitions kafka-python 3 ships in its wheel (skips, or fails under CI,
+    without kafka-python: tests/optional.py)."""
+    from tests.optional import need_module
+
+    return Path(need_module("kafka.protocol.schemas").__file__).parent / "resources"
+
+
+def kafka_python_definition_files() -> list:
+    """Parameters: each file of :func:`kafka_python_definitions`, sorted (one that skips, or fails
+    under CI, without kafka-python: tests/optional.py's params_from)."""
+    from tests.optional import params_from
+
+    return params_from("kafka.protocol.schemas",
+                       lambda schemas: sorted((Path(schemas.__file__).parent / "resources").glob("*.json")))
 
 
 @pytest.fixture(scope="session")
@@ -76,7 +106,9 @@ def kp_generated(tmp_path_factory: pytest.TempPathFactory):
 def spark():
     """One local[2] SparkSession for every Spark test (starting one takes several seconds)."""
     from kwire.spark.session import build_session
+    from tests.optional import need_module
 
+    need_module("pyspark")
     session = build_session("local[2]", app_name="kwire-tests", config={"spark.sql.shuffle.partitions": "2"})
     try:
         yield session
@@ -149,7 +181,10 @@ def kafka_dirs(tmp_path_factory) -> dict[str, Path]:
 def s3(kafka_dirs):
     """moto's S3 server on loopback (tests/spark/s3server.py) with ``kraft`` and ``many`` uploaded to
     ``s3://kafka-tier/<name>``, served on the socket this process's AWS_ENDPOINT_URL names."""
+    from tests.optional import need_module
     from tests.spark.remote_data import BUCKET
+
+    need_module("moto")
     from tests.spark.s3server import S3Server
 
     with S3Server(S3_SOCKET) as server:

@@ -30,11 +30,18 @@ def modules() -> Iterator[tuple[str, Path]]:
             yield ".".join([package, *parts]), path
 
 
-def imported_names(module: str, path: Path) -> set[str]:
+@functools.cache
+def parsed(path: Path) -> ast.Module:
+    """``path``'s syntax tree, parsed once for every check (the generated modules are large)."""
+    return ast.parse(path.read_text(), str(path))
+
+
+@functools.cache
+def imported_names(module: str, path: Path) -> frozenset[str]:
     """Every module name ``module`` imports (``from a import b`` counts as a and a.b)."""
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     names = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    for node in ast.walk(parsed(path)):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -45,7 +52,7 @@ def imported_names(module: str, path: Path) -> set[str]:
                 source = node.module or ""
             names.add(source)
             names.update(f"{source}.{alias.name}" for alias in node.names)
-    return names
+    return frozenset(names)
 
 
 def part(name: str) -> str | None:
@@ -56,6 +63,7 @@ def part(name: str) -> str | None:
     return pieces[1] if len(pieces) > 1 else "kwire"
 
 
+@functools.cache
 def dependencies() -> dict[str, set[tuple[str, str]]]:
     """part -> {(importing module, imported part)} for imports that cross parts."""
     found: dict[str, set[tuple[str, str]]] = {}
@@ -123,7 +131,7 @@ def test_the_generator_imports_its_libraries_only_when_it_uses_them():
     # the command line imports the generator's modules to build its parser; without the generator
     # extra `kwire generate` must say which extra to install, not fail to start
     offenders = sorted((module, node.lineno) for module, path in modules() if part(module) == "generator"
-                       for node in ast.parse(path.read_text()).body
+                       for node in parsed(path).body
                        if isinstance(node, (ast.Import, ast.ImportFrom))
                        and any(name.partition(".")[0] in BUILD_TIME_LIBRARIES
                                for name in ([a.name for a in node.names] if isinstance(node, ast.Import)
@@ -194,7 +202,7 @@ def varint_loops(tree: ast.AST) -> list[int]:
 
 def test_only_the_varint_module_has_varint_loops():
     offenders = sorted((module, line) for module, path in modules() if module != VARINT_MODULE
-                       for line in varint_loops(ast.parse(path.read_text(), str(path))))
+                       for line in varint_loops(parsed(path)))
     assert not offenders, f"varints are read and written in {VARINT_MODULE} only: {offenders}"
     assert varint_loops(ast.parse((REPO / "kwire/wire/varint.py").read_text())), "the check finds nothing"
 
@@ -303,7 +311,7 @@ def test_records_are_decoded_by_hand_only_in_the_generated_decoders():
         if module == VARINT_MODULE or part(module) == "generated":
             continue
         text = path.read_text()
-        lines = inline_varint_lines(ast.parse(text, str(path)))
+        lines = inline_varint_lines(parsed(path))
         allowed = generated_lines(text)
         seen += len([line for line in lines if line in allowed])
         offenders += [(module, line) for line in lines if line not in allowed]

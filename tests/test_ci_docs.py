@@ -13,13 +13,16 @@ import subprocess
 import sys
 from pathlib import Path
 
-import junitparser
 import pytest
-import yaml
-from pre_commit.clientlib import load_config, load_manifest
 
 from kwire.cli.main import build_parser
 from tests.paths import MESSAGE_DEFS, REPO
+from tests.optional import later
+
+junitparser = later("junitparser")
+yaml = later("yaml")
+load_config = later("pre_commit.clientlib", "load_config")
+load_manifest = later("pre_commit.clientlib", "load_manifest")
 
 PAGE = REPO / "docs" / "ci.md"
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.M | re.S)

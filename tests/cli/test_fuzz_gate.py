@@ -11,10 +11,12 @@ import itertools
 import json
 import sys
 
-import junitparser
 import pytest
 
 from kwire.cli.main import main
+from tests.optional import later
+
+junitparser = later("junitparser")
 
 PROBE = {
     "apiKey": 90, "type": "request", "name": "GateProbeRequest",

@@ -16,7 +16,6 @@ import sys
 import uuid
 
 import pytest
-from hypothesis import HealthCheck, given, settings
 
 from kwire import generated
 import tests.generated.test_golden_vectors as golden
@@ -26,6 +25,11 @@ from tests.generated.compiled_build import SUBSET
 from tests.network.test_captures import all_seen, deviation
 from tests.optional import missing
 from tests.generated.test_kio_differential import KIO, PAIRS, check_agreement, entity_strategy
+from tests.optional import later
+
+HealthCheck = later("hypothesis", "HealthCheck")
+given = later("hypothesis", "given")
+settings = later("hypothesis", "settings")
 
 
 def compiled_class(package, cls: type) -> type:

@@ -45,13 +45,18 @@ from types import NoneType, UnionType
 from typing import Union, get_args, get_origin
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from kio.schema.index import schema_name_map
-from kio.serial import entity_reader, entity_writer
-from kio.serial._introspect import classify_field
 
 from kwire import generated
+from tests.optional import later
+
+HealthCheck = later("hypothesis", "HealthCheck")
+given = later("hypothesis", "given")
+settings = later("hypothesis", "settings")
+st = later("hypothesis", "strategies")
+schema_name_map = later("kio.schema.index", "schema_name_map")
+entity_reader = later("kio.serial", "entity_reader")
+entity_writer = later("kio.serial", "entity_writer")
+classify_field = later("kio.serial._introspect", "classify_field")
 
 EXAMPLES_PER_PAIR = 25
 MAX_ITEMS = 3  # elements per drawn array: enough for order and counts, small enough for speed

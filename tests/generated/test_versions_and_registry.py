@@ -15,13 +15,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kio.schema.index import api_key_map, schema_name_map
 
 from kwire import generated
 from kwire.generator.jsonc import loads as load_jsonc
 from kwire.wire.errors import UnsupportedVersionError
 from tests.optional import need_module
 from tests.paths import KAFKA_421_DEFINITIONS, MESSAGE_DEFS
+from tests.optional import later
+
+api_key_map = later("kio.schema.index", "api_key_map")
+schema_name_map = later("kio.schema.index", "schema_name_map")
 
 MAX = 0x7FFF
 

@@ -7,21 +7,20 @@ from __future__ import annotations
 
 import copy
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-import kafka
 from kwire.cli.main import main
 from xml.etree import ElementTree
 
 from kwire.generator.compat import RULES, compare_messages, compare_sets, split_by_level, wire_layout
 from kwire.generator.loader import load_text
 
+from tests import optional
+from tests.conftest import kafka_python_definitions
 from tests.paths import KAFKA_DEFINITIONS, REPO
-KAFKA_PYTHON_DEFS = Path(kafka.__file__).parent / "protocol" / "schemas" / "resources"
 
 
 def field(name: str, type_: str = "int32", versions: str = "0+", **extra) -> dict:
@@ -569,9 +568,6 @@ def test_cli_unreadable_input_exits_2(tmp_path, capsys, content):
 
 # --- git:REV:PATH -------------------------------------------------------------------------------------
 
-needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
-
-
 def git(cwd: Path, *argv: str) -> None:
     subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "commit.gpgsign=false",
                     *argv], cwd=cwd, check=True, capture_output=True)
@@ -580,6 +576,7 @@ def git(cwd: Path, *argv: str) -> None:
 @pytest.fixture
 def repo(tmp_path, monkeypatch):
     """A throw-away repository whose first commit holds defs/Thing.json = BASE."""
+    optional.need_program("git")
     write(tmp_path / "defs" / "Thing.json", BASE)
     git(tmp_path, "init", "-q")
     git(tmp_path, "add", "defs")
@@ -589,7 +586,6 @@ def repo(tmp_path, monkeypatch):
     return tmp_path
 
 
-@needs_git
 def test_cli_git_directory_against_working_copy(repo, capsys):
     assert main(["check-compat", "--json", "git:HEAD:defs", "defs"]) == 1
     [finding] = json.loads(capsys.readouterr().out)
@@ -597,12 +593,10 @@ def test_cli_git_directory_against_working_copy(repo, capsys):
         "flexible-versions-changed", "git:HEAD:defs/Thing.json", "defs/Thing.json")
 
 
-@needs_git
 def test_cli_git_file_against_itself_is_clean(repo, capsys):
     assert main(["check-compat", "git:HEAD:defs/Thing.json", "git:HEAD:./defs/Thing.json"]) == 0
 
 
-@needs_git
 @pytest.mark.parametrize("spec", ["git:no-such-rev:defs", "git:HEAD:nowhere", "git:HEAD"])
 def test_cli_unreadable_git_input_exits_2(repo, capsys, spec):
     assert main(["check-compat", spec, "defs"]) == 2
@@ -614,13 +608,14 @@ def test_cli_unreadable_git_input_exits_2(repo, capsys, spec):
 def test_real_definitions_compared_with_themselves_are_clean(capsys):
     # 108 upstream definitions exercise every construct (common structs, tagged fields, nullable
     # structs, deprecated versions): a checker that flags an unchanged message is wrong.
-    assert main(["check-compat", str(KAFKA_PYTHON_DEFS), str(KAFKA_PYTHON_DEFS)]) == 0
+    definitions = kafka_python_definitions()
+    assert main(["check-compat", str(definitions), str(definitions)]) == 0
 
 
 def test_kafka_python_definitions_against_ours_are_compatible(capsys):
     # kafka-python 3.0.12 ships Kafka's definitions of an older release; every change Kafka made
     # since is compatible by Kafka's own rules, so the checker must find nothing and exit 0.
-    code = main(["check-compat", "--json", str(KAFKA_PYTHON_DEFS), str(REPO / "message_defs")])
+    code = main(["check-compat", "--json", str(kafka_python_definitions()), str(REPO / "message_defs")])
     assert json.loads(capsys.readouterr().out) == []
     assert code == 0
 

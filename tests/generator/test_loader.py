@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import uuid
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +17,9 @@ from kwire.generator.loader import load_definitions, load_file, load_text
 from kwire.generator.types import FieldType
 from kwire.generator.versions import MAX_VERSION, NONE, Versions
 
+from tests.conftest import kafka_python_definition_files, kafka_python_definitions
+from tests.optional import need_module
 from tests.paths import REPO
-KAFKA_PYTHON_DEFINITIONS = resources.files("kafka.protocol.schemas") / "resources"
 
 HEAD = '"name": "TestData", "type": "data", "validVersions": "0-3", "flexibleVersions": "2+"'
 
@@ -374,14 +374,10 @@ def test_load_definitions_reports_every_file(tmp_path: Path) -> None:
 
 # --- real definitions -------------------------------------------------------------------------
 
-def kafka_python_files() -> list[Path]:
-    return sorted(Path(str(KAFKA_PYTHON_DEFINITIONS)).glob("*.json"))
-
-
 def test_every_kafka_python_definition_loads() -> None:
-    files = kafka_python_files()
+    files = sorted(kafka_python_definitions().glob("*.json"))
     assert len(files) > 100
-    messages = load_definitions([Path(str(KAFKA_PYTHON_DEFINITIONS))])
+    messages = load_definitions([kafka_python_definitions()])
     assert sorted(m.source for m in messages) == sorted(map(str, files))
 
 
@@ -403,12 +399,11 @@ def _our_tree(fields) -> list[tuple]:
              _our_tree(f.struct.fields) if f.struct is not None else []) for f in fields]
 
 
-@pytest.mark.parametrize("path", kafka_python_files(), ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", kafka_python_definition_files(), ids=lambda p: p.stem)
 def test_we_read_what_kafka_python_reads(path: Path) -> None:
     """kafka-python parses the same file with its own comment stripper and json.loads; both
     readings must agree on every field (common structs resolved into their uses)."""
-    from kafka.protocol.schemas import load_json
-    theirs = load_json(path.stem)
+    theirs = need_module("kafka.protocol.schemas").load_json(path.stem)
     ours = load_file(path)
     assert ours.name == theirs["name"]
     assert ours.api_key == (int(theirs["apiKey"]) if "apiKey" in theirs else None)

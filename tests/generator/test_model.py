@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
-from importlib import resources
 from pathlib import Path
 
 import pytest
-from kafka.protocol.schemas import BaseField, load_json
 
 from kwire.generator.loader import load_file, load_text
 from kwire.generator.versions import MAX_VERSION, Versions
+from tests.conftest import kafka_python_definition_files
+from tests.optional import need_module
 
 DEFINITION = """{
   "apiKey": 90, "type": "request", "name": "SampleRequest",
@@ -133,7 +133,7 @@ def test_message_attributes(sample) -> None:
 
 # --- every kafka-python definition against kafka-python's own field selection ------------------
 
-RESOURCES = Path(str(resources.files("kafka.protocol.schemas") / "resources"))
+KAFKA_PYTHON_FILES = kafka_python_definition_files()
 
 
 def _compare(struct, their_fields, versions: range, where: str) -> None:
@@ -151,12 +151,13 @@ def _compare(struct, their_fields, versions: range, where: str) -> None:
                      versions, f"{where}.{ours.name}")
 
 
-@pytest.mark.parametrize("path", sorted(RESOURCES.glob("*.json")), ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", KAFKA_PYTHON_FILES, ids=lambda p: p.stem)
 def test_queries_agree_with_kafka_python(path: Path) -> None:
-    raw = load_json(path.stem)
-    theirs = [BaseField.parse_json(f) for f in raw.get("fields", [])]
+    schemas = need_module("kafka.protocol.schemas")
+    raw = schemas.load_json(path.stem)
+    theirs = [schemas.BaseField.parse_json(f) for f in raw.get("fields", [])]
     ours = load_file(path)
     versions = ours.versions()
     _compare(ours.struct, theirs, versions, ours.name)
-    flexible = BaseField.parse_versions(raw["flexibleVersions"])
+    flexible = schemas.BaseField.parse_versions(raw["flexibleVersions"])
     assert [ours.flexible_at(v) for v in versions] == [flexible[0] <= v <= flexible[1] for v in versions]

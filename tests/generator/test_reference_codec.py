@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 
-import kafka
 from kwire.generator.loader import load_file, load_text
 from kwire.generator.model import Message, Struct
 from tests.generator.reference_codec import (
@@ -31,21 +30,22 @@ from tests.generator.reference_codec import (
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from tests.paths import CAPTURES
 
+from tests.conftest import kafka_python_definition_files, kafka_python_definitions
 from tests.paths import REPO
-KP_RESOURCES = Path(kafka.__file__).parent / "protocol" / "schemas" / "resources"
-KP_DEFINITION_FILES = sorted(KP_RESOURCES.glob("*.json"))
+
+KP_DEFINITION_FILES = kafka_python_definition_files()
 
 
 @lru_cache(maxsize=None)
 def definition(name: str) -> Message:
     """The project's definition when it has one, else the one kafka-python ships."""
     own = REPO / "message_defs" / f"{name}.json"
-    return load_file(own if own.exists() else KP_RESOURCES / f"{name}.json")
+    return load_file(own if own.exists() else kafka_python_definitions() / f"{name}.json")
 
 
 @lru_cache(maxsize=None)
 def kp_definition(name: str) -> Message:
-    return load_file(KP_RESOURCES / f"{name}.json")
+    return load_file(kafka_python_definitions() / f"{name}.json")
 
 
 def h(text: str) -> bytes:

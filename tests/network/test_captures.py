@@ -21,7 +21,6 @@ from functools import lru_cache
 from pathlib import Path
 
 import pytest
-from kafka.protocol.metadata import MetadataRequest as KpMetadataRequest
 
 from kwire.generated import ApiVersionsResponse
 from kwire.wire.errors import DecodeError
@@ -37,6 +36,9 @@ from kwire.network.framing import (
 from kwire.network.headers import encode_request_header, encode_response_header
 from kwire.wire.message import GeneratedStruct
 from tests.paths import CAPTURES
+from tests.optional import later
+
+KpMetadataRequest = later("kafka.protocol.metadata", "MetadataRequest")
 
 CAPTURE_NAMES = ("librdkafka-mock", "tansu")
 FILE_NAME = re.compile(r"c(\d+)_(req|resp)_(\d+)_k(\d+)_v(\d+)_corr(-?\d+)\.bin")

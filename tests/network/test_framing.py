@@ -9,9 +9,6 @@ import random
 from pathlib import Path
 
 import pytest
-from kafka.protocol.metadata import ApiVersionsRequest as KpApiVersionsRequest
-from kafka.protocol.metadata import ApiVersionsResponse as KpApiVersionsResponse
-from kafka.protocol.metadata import MetadataRequest as KpMetadataRequest
 
 from kwire.generated import (
     ApiVersionsRequest,
@@ -39,6 +36,11 @@ from kwire.network.framing import (
     read_frame,
 )
 from tests.paths import CAPTURES
+from tests.optional import later
+
+KpApiVersionsRequest = later("kafka.protocol.metadata", "ApiVersionsRequest")
+KpApiVersionsResponse = later("kafka.protocol.metadata", "ApiVersionsResponse")
+KpMetadataRequest = later("kafka.protocol.metadata", "MetadataRequest")
 
 
 

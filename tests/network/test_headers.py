@@ -7,8 +7,6 @@ the header-version rules are checked against kio, whose schemas name the header 
 from __future__ import annotations
 
 import pytest
-from kafka.protocol.api_header import RequestHeader as KpRequestHeader
-from kafka.protocol.api_header import ResponseHeader as KpResponseHeader
 
 from kwire.generated import ApiVersionsRequest, ApiVersionsResponse, ControlledShutdownRequest, ControlledShutdownResponse
 from kwire.generated import MetadataRequest, MetadataResponse, RequestHeader, ResponseHeader
@@ -22,6 +20,10 @@ from kwire.network.headers import (
     read_request_header,
     read_response_header,
 )
+from tests.optional import later, need_module, params_from
+
+KpRequestHeader = later("kafka.protocol.api_header", "RequestHeader")
+KpResponseHeader = later("kafka.protocol.api_header", "ResponseHeader")
 
 
 def request_header_version(cls, version: int) -> int:
@@ -42,13 +44,11 @@ def h(text: str) -> bytes:
 
 def kio_header_version(api_key: int, version: int, kind: str) -> int | None:
     """The header version kio's schema for (api key, version) declares, or None if kio lacks it."""
-    from kio.index import load_request_schema, load_response_schema
-    from kio.index import KioIndexError
-
-    loader = load_request_schema if kind == "request" else load_response_schema
+    index = need_module("kio.index")
+    loader = index.load_request_schema if kind == "request" else index.load_response_schema
     try:
         schema = loader(api_key, version)
-    except KioIndexError:
+    except index.KioIndexError:
         return None
     # e.g. kio.schema.request_header.v2.header
     return int(schema.__header_schema__.__module__.split(".")[-2][1:])
@@ -63,10 +63,10 @@ def all_versions():
                 yield cls, kind, version
 
 
-@pytest.mark.parametrize("cls, kind, version", [
+@pytest.mark.parametrize("cls, kind, version", params_from("kio.index", lambda _: [
     pytest.param(cls, kind, version, id=f"{cls.NAME}-v{version}")
     for cls, kind, version in all_versions() if kio_header_version(cls.API_KEY, version, kind) is not None
-])
+], width=3))
 def test_header_version_agrees_with_kio(cls, kind, version):
     rule = request_header_version if kind == "request" else response_header_version
     assert rule(cls, version) == kio_header_version(cls.API_KEY, version, kind)

@@ -12,11 +12,13 @@ import re
 from importlib import resources
 
 import pytest
-from kafka.protocol.broker_version_data import BROKER_API_VERSIONS
 
 from kwire.network.framing import parse_response_frame
 from kwire.network.releases import ApiVersionsInputError, parse_tables, release_range, release_tables
 from tests.paths import CAPTURES
+from tests.optional import later
+
+BROKER_API_VERSIONS = later("kafka.protocol.broker_version_data", "BROKER_API_VERSIONS")
 
 # every minor release whose patch releases all advertise the same (4.0 is apart: see below)
 COVERED_MINORS = [(2, 2), (2, 3), (2, 4), (2, 5), (2, 6), (2, 7), (2, 8), (3, 0), (3, 1), (3, 2), (3, 3),

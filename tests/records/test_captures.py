@@ -12,7 +12,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from kafka.record.default_records import DefaultRecordBatch as KpBatch
 
 from kwire.records import (
     BatchReader,
@@ -23,6 +22,9 @@ from kwire.records import (
     decode_control_key,
 )
 from tests.paths import CAPTURES, KRAFT_361, KRAFT_390
+from tests.optional import later
+
+KpBatch = later("kafka.record.default_records", "DefaultRecordBatch")
 
 KRAFT_36, KRAFT_39 = KRAFT_361, KRAFT_390
 

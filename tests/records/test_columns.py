@@ -16,25 +16,30 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pyarrow as pa
 import pytest
-from aiokafka.record import _crecords as aiokafka_c
-from aiokafka.record import default_records as aiokafka_py
 from crc32c import crc32c
-from hypothesis import HealthCheck, assume, given, settings
-from hypothesis import strategies as st
-from kafka.record.default_records import DefaultRecordBatch as KpBatch
-from kafka.record.default_records import DefaultRecordBatchBuilder as KpBuilder
-from kafka.record.memory_records import MemoryRecords as KpMemoryRecords
 
 from kwire.records import BatchReader, Codec, FileBatchReader, RecordBatch, decode_batch
 from kwire.records import column_decoder, columns
 from kwire.records.record_codec import encode_record, read_records
 from kwire.wire.varint import zigzag as zz
-from kwire.arrow.record_arrays import record_arrays
 from kwire.wire.errors import CorruptRecordError, DecodeError
 from tests.paths import CAPTURES, KAFKA_GO, KRAFT_361, KRAFT_390, REPO
 from tests.records.test_legacy import parse_fetch_response
+from tests.optional import later
+
+pa = later("pyarrow")
+record_arrays = later("kwire.arrow.record_arrays", "record_arrays")  # kwire.arrow is made of pyarrow
+aiokafka_c = later("aiokafka.record", "_crecords")
+aiokafka_py = later("aiokafka.record", "default_records")
+HealthCheck = later("hypothesis", "HealthCheck")
+assume = later("hypothesis", "assume")
+given = later("hypothesis", "given")
+settings = later("hypothesis", "settings")
+st = later("hypothesis", "strategies")
+KpBatch = later("kafka.record.default_records", "DefaultRecordBatch")
+KpBuilder = later("kafka.record.default_records", "DefaultRecordBatchBuilder")
+KpMemoryRecords = later("kafka.record.memory_records", "MemoryRecords")
 
 INT64_MAX = 2**63 - 1
 

@@ -9,15 +9,17 @@ import gzip
 import struct
 import tracemalloc
 
-import aiokafka.codec as aiokafka_codec
 import cramjam
-import kafka.codec as kafka_codec
 import lz4.frame
 import pytest
 import zstandard
 
 from kwire.wire.errors import DecodeError, DecompressionLimitError, EncodeError
 from kwire.records import Codec, RecordBatchBuilder, compress, decode_batch, decompress
+from tests.optional import later
+
+aiokafka_codec = later("aiokafka.codec")
+kafka_codec = later("kafka.codec")
 
 PAYLOADS = [
     b"",

@@ -6,10 +6,6 @@ import struct
 from pathlib import Path
 
 import pytest
-from aiokafka.record import _crecords as aiokafka_c
-from aiokafka.record.control_record import ABORT_MARKER, COMMIT_MARKER
-from aiokafka.record.control_record import ControlRecord as AioControlRecord
-from kafka.record.default_records import DefaultRecordBatch as KpBatch
 
 from kwire.wire.errors import CorruptRecordError, DecodeError, KwireError
 from kwire.records import (
@@ -29,6 +25,12 @@ from kwire.records import (
 )
 from kwire.generated import MESSAGES
 from tests.paths import KRAFT_361
+from tests.optional import later
+
+aiokafka_c = later("aiokafka.record", "_crecords")
+control_record = later("aiokafka.record.control_record")  # its ABORT_MARKER and COMMIT_MARKER
+AioControlRecord = later("aiokafka.record.control_record", "ControlRecord")
+KpBatch = later("kafka.record.default_records", "DefaultRecordBatch")
 
 KRAFT_36 = KRAFT_361
 
@@ -46,7 +48,7 @@ def test_end_transaction_batch_reads_as_a_marker_elsewhere(committed):
     aio = aiokafka_c.DefaultRecordBatch(wire)
     assert aio.is_control_batch
     (aio_record,) = list(aio)
-    assert AioControlRecord.parse(aio_record.key) == (COMMIT_MARKER if committed else ABORT_MARKER)
+    assert AioControlRecord.parse(aio_record.key) == (control_record.COMMIT_MARKER if committed else control_record.ABORT_MARKER)
     assert struct.unpack(">hi", aio_record.value) == (0, 9)
 
     ours = decode_batch(wire)

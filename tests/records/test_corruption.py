@@ -6,11 +6,15 @@ import struct
 
 import pytest
 from crc32c import crc32c
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from kwire.wire.errors import CorruptRecordError, DecodeError, KwireError
 from kwire.records import BatchReader, Codec, RecordBatchBuilder, decode_batch
+from tests.optional import later
+
+HealthCheck = later("hypothesis", "HealthCheck")
+given = later("hypothesis", "given")
+settings = later("hypothesis", "settings")
+st = later("hypothesis", "strategies")
 
 
 def zigzag(value: int) -> bytes:

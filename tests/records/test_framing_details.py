@@ -9,8 +9,6 @@ import struct
 import cramjam
 import lz4.frame
 import pytest
-from kafka.record.default_records import DefaultRecordBatchBuilder
-from kafka.record.legacy_records import LegacyRecordBatchBuilder
 
 from kwire.records import columns, record_codec, utf8_check
 from kwire.records.batch import decode_batch
@@ -20,6 +18,10 @@ from kwire.records.legacy import decode_legacy_message
 from kwire.records.reader import iter_batches, read_entry
 from kwire.records.record import Record
 from kwire.wire.errors import CorruptRecordError, DecodeError, EncodeError
+from tests.optional import later
+
+DefaultRecordBatchBuilder = later("kafka.record.default_records", "DefaultRecordBatchBuilder")
+LegacyRecordBatchBuilder = later("kafka.record.legacy_records", "LegacyRecordBatchBuilder")
 
 RECORD_COUNT_AT = 57  # Kafka's v2 batch header: baseOffset(8) ... baseSequence(4) recordsCount(4)
 

@@ -8,11 +8,6 @@ each test runs against all three without environment switches.
 from __future__ import annotations
 
 import pytest
-from aiokafka.record import _crecords as aiokafka_c
-from aiokafka.record import default_records as aiokafka_py
-from kafka.record.default_records import DefaultRecordBatch as KpBatch
-from kafka.record.default_records import DefaultRecordBatchBuilder as KpBuilder
-from kafka.record.memory_records import MemoryRecords as KpMemoryRecords
 
 from kwire.records import (
     BatchReader,
@@ -21,6 +16,13 @@ from kwire.records import (
     TimestampType,
     decode_batch,
 )
+from tests.optional import later
+
+aiokafka_c = later("aiokafka.record", "_crecords")
+aiokafka_py = later("aiokafka.record", "default_records")
+KpBatch = later("kafka.record.default_records", "DefaultRecordBatch")
+KpBuilder = later("kafka.record.default_records", "DefaultRecordBatchBuilder")
+KpMemoryRecords = later("kafka.record.memory_records", "MemoryRecords")
 
 CODECS = list(Codec)
 

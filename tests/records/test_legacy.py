@@ -9,11 +9,6 @@ from pathlib import Path
 
 import lz4.frame
 import pytest
-from aiokafka.record import _crecords as aiokafka_c
-from aiokafka.record import legacy_records as aiokafka_legacy
-from kafka.record.legacy_records import LegacyRecordBatch as KpLegacyBatch
-from kafka.record.legacy_records import LegacyRecordBatchBuilder as KpLegacyBuilder
-from kafka.record.memory_records import MemoryRecords as KpMemoryRecords
 
 from kwire.wire.errors import CorruptRecordError, DecodeError
 from kwire.generated import FetchResponse
@@ -27,6 +22,13 @@ from kwire.records import (
     decode_legacy_message,
 )
 from tests.paths import KAFKA_GO
+from tests.optional import later
+
+aiokafka_c = later("aiokafka.record", "_crecords")
+aiokafka_legacy = later("aiokafka.record", "legacy_records")
+KpLegacyBatch = later("kafka.record.legacy_records", "LegacyRecordBatch")
+KpLegacyBuilder = later("kafka.record.legacy_records", "LegacyRecordBatchBuilder")
+KpMemoryRecords = later("kafka.record.memory_records", "MemoryRecords")
 
 
 ROWS = [

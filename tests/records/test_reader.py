@@ -6,7 +6,6 @@ import struct
 import tracemalloc
 
 import pytest
-from kafka.record.legacy_records import LegacyRecordBatchBuilder as KpLegacyBuilder
 
 from kwire.wire.errors import CorruptRecordError, DecodeError
 from kwire.records import (
@@ -19,6 +18,9 @@ from kwire.records import (
     RecordsView,
     read_entry,
 )
+from tests.optional import later
+
+KpLegacyBuilder = later("kafka.record.legacy_records", "LegacyRecordBatchBuilder")
 
 
 def batch(base_offset: int, n: int, codec=Codec.NONE) -> bytes:

@@ -3,12 +3,15 @@ kafka-python, and decoded records re-encode to the same bytes."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from kafka.record.default_records import DefaultRecordBatch as KpBatch
 
 from kwire.wire.errors import EncodeError
 from kwire.records import Codec, RecordBatchBuilder, TimestampType, decode_batch, encode_batch
+from tests.optional import later
+
+given = later("hypothesis", "given")
+settings = later("hypothesis", "settings")
+st = later("hypothesis", "strategies")
+KpBatch = later("kafka.record.default_records", "DefaultRecordBatch")
 
 keys = st.none() | st.binary(max_size=300)
 header_names = st.text(st.characters(blacklist_categories=("Cs",)), max_size=20)

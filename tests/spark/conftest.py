@@ -16,8 +16,10 @@ import pytest
 def cluster(tmp_path_factory):
     """A Spark standalone cluster on 127.0.0.1: a master and two workers of one core and 1 GiB
     (tests/spark/standalone.py). Tests using it carry ``pytest.mark.xdist_group("spark-cluster")``."""
+    from tests.optional import need_module
     from tests.spark.standalone import StandaloneCluster
 
+    need_module("pyspark")
     with StandaloneCluster(tmp_path_factory.mktemp("spark-cluster")) as running:
         yield running
 

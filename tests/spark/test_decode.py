@@ -9,6 +9,10 @@ kafka-python for comparison.
 """
 from __future__ import annotations
 
+from tests.optional import need_module
+
+need_module("pyarrow")  # kwire.spark and kwire.arrow are made of it: without it this module skips (fails under CI)
+
 import base64
 import functools
 import json
@@ -17,12 +21,7 @@ import random
 import struct
 from pathlib import Path
 
-import pyarrow as pa
 import pytest
-from aiokafka.record import _crecords as aiokafka_c
-from aiokafka.record import default_records as aiokafka_py
-from kafka.record.default_records import DefaultRecordBatchBuilder as KpBuilder
-from kafka.record.memory_records import MemoryRecords as KpMemoryRecords
 
 from kwire.generated import MESSAGES
 from kwire.cli.main import main as kwire_main
@@ -35,6 +34,13 @@ from kwire.spark.schemas import to_spark
 from kwire.spark import decode_column, read_table
 from kwire.wire.errors import KwireError
 from tests.paths import CAPTURES, KRAFT_361, KRAFT_390
+from tests.optional import later
+
+pa = later("pyarrow")
+aiokafka_c = later("aiokafka.record", "_crecords")
+aiokafka_py = later("aiokafka.record", "default_records")
+KpBuilder = later("kafka.record.default_records", "DefaultRecordBatchBuilder")
+KpMemoryRecords = later("kafka.record.memory_records", "MemoryRecords")
 
 KRAFT_36, KRAFT_39 = KRAFT_361, KRAFT_390
 TANSU_RAW = CAPTURES / "tansu" / "raw"

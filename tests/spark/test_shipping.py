@@ -8,6 +8,10 @@ these archives.
 """
 from __future__ import annotations
 
+from tests.optional import need_module
+
+need_module("pyarrow")  # kwire.spark is made of it: without it this module skips (fails under CI)
+
 import json
 import os
 import subprocess
@@ -16,13 +20,15 @@ import sysconfig
 import zipfile
 from pathlib import Path
 
-import pyarrow as pa
 import pytest
 
 from kwire.spark.shipped import MARKER
 from kwire.spark import read_table
 from kwire.spark.shipping import COMPILED_RUNTIME, SHIP_SETTING, package_files, ship_packages, shipping_enabled
 from tests.paths import KRAFT_361
+from tests.optional import later
+
+pa = later("pyarrow")
 
 EXT = sysconfig.get_config_var("EXT_SUFFIX")
 SEGMENT = KRAFT_361 / "__cluster_metadata-0" / "00000000000000000000.log"
