@@ -433,7 +433,7 @@ def columns_module() -> str:
                       "",
                       PASTE_BELOW,
                       "from kwire.records.utf8_check import UTF8_VALID, utf8_error  # pasted in when compiled "
-                      "(kwire.generator.native_records)",
+                      "(native_records)",
                       "from kwire.wire.varint import read_zigzag  # pasted in when compiled "
                       "(kwire.generator.native_inline)",
                       "",

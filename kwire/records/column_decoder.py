@@ -175,10 +175,7 @@ class ColumnBuilder:
 
     # The record loop, generated from generator/record_layout.py: plain Python takes it as methods
     # by this import; the mypyc build pastes its definitions here in place of it.
-    from kwire.records._generated_columns import (  # pasted in when compiled (kwire.generator.native_records)
-        _add_headers,
-        _add_records,
-    )
+    from kwire.records._generated_columns import _add_headers, _add_records  # pasted in when compiled (native_records)
 
     def add_record(self, offset: i64, timestamp: i64, key: bytes | None, value: bytes | None,
                    headers: list[tuple[str, bytes | None]]) -> None:
