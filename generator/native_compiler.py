@@ -88,10 +88,13 @@ def find_toolchain(mypyc: bool = True) -> Toolchain:
 
     if mypyc and importlib.util.find_spec("mypyc") is None:
         raise CompileUnavailable("mypyc is not installed (pip install mypy); the pure-Python package works without it")
-    from distutils import ccompiler  # type: ignore[import-not-found]
-    from distutils import sysconfig as dsysconfig
+    try:
+        from distutils import ccompiler  # type: ignore[import-not-found]
+        from distutils import sysconfig as dsysconfig
 
-    import setuptools  # noqa: F401  (provides distutils on Python >= 3.12)
+        import setuptools  # noqa: F401  (provides distutils on Python >= 3.12)
+    except ImportError as exc:  # (an install with neither: no way to drive the compiler)
+        raise CompileUnavailable(f"setuptools is not installed ({exc}); pip install setuptools") from None
 
     compiler = ccompiler.new_compiler()
     dsysconfig.customize_compiler(compiler)

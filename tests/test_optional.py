@@ -50,7 +50,7 @@ def test_a_missing_package_fails_under_ci_and_skips_elsewhere(monkeypatch, ci, o
 def test_make_native_requires_the_toolchain_only_with_require(monkeypatch, capsys):
     monkeypatch.setattr(native_records, "build", no_toolchain)
     assert native_records.main(["-q"]) == 0
-    assert "record decoder not compiled: no C compiler found" in capsys.readouterr().err
+    assert "record decoder not compiled (or only its C flavour): no C compiler found" in capsys.readouterr().err
     assert native_records.main(["-q", "--require"]) == 1
     assert "error: record decoder not compiled, and --require was given" in capsys.readouterr().err
 
@@ -74,7 +74,7 @@ def run_compiled_tests_without_mypy(ci: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", "-rs",
          "tests/generator/test_native_compiler.py::test_a_rebuild_compiles_only_the_changed_module",
-         "tests/records/test_columns.py::test_the_compiled_build_is_the_one_in_use"],
+         "tests/records/test_columns.py::test_the_fastest_build_is_the_one_in_use"],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
 
 
