@@ -88,13 +88,12 @@ def find_toolchain(mypyc: bool = True) -> Toolchain:
 
     if mypyc and importlib.util.find_spec("mypyc") is None:
         raise CompileUnavailable("mypyc is not installed (pip install mypy); the pure-Python package works without it")
-    try:
-        from distutils import ccompiler  # type: ignore[import-not-found]
-        from distutils import sysconfig as dsysconfig
-
-        import setuptools  # noqa: F401  (provides distutils on Python >= 3.12)
-    except ImportError as exc:  # (an install with neither: no way to drive the compiler)
+    try:  # setuptools first: it puts its own distutils in place of the standard library's (gone in 3.12)
+        import setuptools  # noqa: F401
+    except ImportError as exc:  # (no way to drive the compiler)
         raise CompileUnavailable(f"setuptools is not installed ({exc}); pip install setuptools") from None
+    from distutils import ccompiler  # type: ignore[import-not-found]
+    from distutils import sysconfig as dsysconfig
 
     compiler = ccompiler.new_compiler()
     dsysconfig.customize_compiler(compiler)

@@ -107,26 +107,29 @@ def builds_for_other_interpreters(module: str = COMPILED_MODULE) -> list[str]:
                   if path.name.endswith((".so", ".pyd")) and path.name not in loadable)
 
 
-def warn_if_unusable(reason: str | None) -> None:
-    """Warn when a build of this interpreter's kind is present but not used: a stale build, or
-    one that does not load (not when it was never built, or is switched off, or is for another
-    Python: :mod:`kwire.spark.shipped` speaks for shipped copies of those)."""
-    if reason is not None and reason.startswith(("the build is stale", "the build does not import")):
-        warnings.warn(f"kwire: a compiled record decoder is not used ({reason}); records decode with "
-                      f"a slower flavour", RuntimeWarning, stacklevel=2)
+def _unusable(reason: str) -> bool:
+    """A build of this interpreter's kind that is present but not used: stale, or does not load
+    (not one never built, switched off, or for another Python: :mod:`kwire.spark.shipped` speaks
+    for shipped copies of those)."""
+    return reason.startswith(("the build is stale", "the build does not import"))
 
 
 def choose() -> tuple[str, ModuleType, str | None]:
     """``(flavour, module, why not a faster one)``: the first of :data:`FLAVOURS` that loads and is
     current (the reason None when it is the fastest)."""
     reasons: list[tuple[str, str]] = []
+    chosen: tuple[str, ModuleType] = ("python", column_decoder)
     for flavour, load in (("c", load_c), ("mypyc", load_compiled)):
         module, why_not = load()
         if module is not None:
-            return flavour, module, _why_not_faster(reasons)
-        warn_if_unusable(why_not)
+            chosen = (flavour, module)
+            break
         reasons.append((flavour, why_not))
-    return "python", column_decoder, _why_not_faster(reasons)
+    unusable = [(flavour, why) for flavour, why in reasons if _unusable(why)]
+    if unusable:  # one warning, however many builds were passed over
+        warnings.warn(f"kwire: a compiled record decoder is not used ({_why_not_faster(unusable)}); records "
+                      f"decode with a slower flavour", RuntimeWarning, stacklevel=2)
+    return (*chosen, _why_not_faster(reasons))
 
 
 def _why_not_faster(reasons: list[tuple[str, str]]) -> str | None:

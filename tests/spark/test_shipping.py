@@ -213,10 +213,13 @@ def test_a_compiled_decoder_that_does_not_load_falls_back_with_one_warning(compi
     for path in (root / "kwire" / "records").glob("*" + EXT):
         path.write_bytes(b"\x7fELF not a library")
     seen, table, stderr = report(root, tmp_path)
-    assert seen["decoder"] == "python" and seen["reason"].startswith("the build does not import:")
+    # both flavours shipped and neither loads: each named, and one warning for the two
+    assert seen["decoder"] == "python" and seen["reason"].startswith("c: the build does not import:")
+    assert "; mypyc: the build does not import:" in seen["reason"]
     assert table.equals(read_table(str(SEGMENT)))
     [warning] = kwire_warnings(stderr)
-    assert "the compiled record decoder is not used (the build does not import" in warning
+    assert "a compiled record decoder is not used (c: the build does not import" in warning
+    assert "; mypyc: the build does not import" in warning
 
 
 def test_a_compiled_module_that_does_not_load_gives_way_to_its_source(tmp_path):
