@@ -28,6 +28,7 @@ import sys
 from dataclasses import replace
 from fnmatch import fnmatch
 from pathlib import Path
+from typing import ClassVar
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "tests" / "mutation" / "sample.txt"
@@ -127,7 +128,8 @@ def draw() -> None:
 
 
 class _GeneratorAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """``kwire.generator.X`` is mutmut's ``generator.X`` (the same module object)."""
+    """``kwire.generator.X`` is mutmut's ``generator.X`` (the same module object, which keeps its
+    own ``__spec__``: the loader reads definition_schema.json through it)."""
 
     def find_spec(self, name, path=None, target=None):
         if name != "kwire.generator" and not name.startswith("kwire.generator."):
@@ -135,11 +137,15 @@ class _GeneratorAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         real = importlib.import_module("generator" + name[len("kwire.generator"):])
         return importlib.util.spec_from_loader(name, self, is_package=hasattr(real, "__path__"))
 
+    real_specs: ClassVar[dict[str, object]] = {}
+
     def create_module(self, spec):
-        return importlib.import_module("generator" + spec.name[len("kwire.generator"):])
+        module = importlib.import_module("generator" + spec.name[len("kwire.generator"):])
+        self.real_specs[module.__name__] = module.__spec__
+        return module
 
     def exec_module(self, module) -> None:
-        return None
+        module.__spec__ = self.real_specs[module.__name__]  # the import gave it the alias's spec
 
 
 def run(parts: list[str]) -> None:
