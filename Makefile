@@ -90,16 +90,16 @@ compile: $(TEST_STAMP)
 wheel: $(TEST_STAMP)
 	KWIRE_COMPILE=1 $(BIN)/python -m build --wheel --no-isolation --outdir dist .
 
-# Mutation testing, not part of `make test` (CPU-heavy: about 2 s a mutant on one core). mutmut
-# mutates kwire/wire, kwire/records and kwire/metadata/writer.py ([tool.mutmut] in pyproject.toml
-# says which tests run) and runs, by default, the scope recorded in tests/README.md: every mutant of
-# kwire/wire/jsonform.py and the seeded sample of 200 others in tests/mutation/sample.txt.
-# MUTANTS='kwire.records.batch.*' picks others (names or globs; MUTANTS='' runs all 5,499: hours).
+# Mutation testing, not part of `make test` (CPU-heavy). mutmut mutates every runtime part of kwire
+# (kwire/spark aside) and the generator's evolution code; tests/mutation/sample.py runs, part by
+# part, the seeded sample in tests/mutation/sample.txt (40 mutants a part) against that part's own
+# tests (its PARTS table), one mutant at a time. PARTS='wire logs' runs only those parts.
+# After a change that renames mutants: `.venv/bin/python tests/mutation/sample.py draw` redraws.
 # Survivors: `.venv/bin/python -m mutmut results`; one mutant's diff: `... mutmut show NAME`.
-MUTANTS ?= 'kwire.wire.jsonform.*' $(shell cat tests/mutation/sample.txt)
+PARTS ?=
 mutation: $(TEST_STAMP)
 	$(BIN)/pip install --quiet -e '.[mutation]'
-	KWIRE_RECORD_DECODER=python $(BIN)/python -m mutmut run --max-children 1 $(MUTANTS)
+	KWIRE_RECORD_DECODER=python $(BIN)/python tests/mutation/sample.py run $(PARTS)
 	$(BIN)/python -m mutmut results
 
 bench: $(TEST_STAMP) native

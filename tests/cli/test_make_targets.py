@@ -41,8 +41,16 @@ def test_make_test_installs_the_test_extra(tmp_path):
 def test_make_mutation_is_its_own_target_with_the_recorded_scope(tmp_path):
     lines = dry_run("mutation", tmp_path)
     assert f"{tmp_path / 'venv'}/bin/pip install --quiet -e '.[mutation]'" in lines
-    (run,) = [line for line in lines if " -m mutmut run " in line]
+    (run,) = [line for line in lines if "tests/mutation/sample.py run" in line]
+    assert run.startswith("KWIRE_RECORD_DECODER=python ") and run.rstrip().endswith("sample.py run")
+    assert not any("mutmut" in line or "sample.py" in line for line in dry_run("test", tmp_path))
+
+
+def test_the_mutation_sample_gives_every_part_its_forty_mutants():
+    from tests.mutation.sample import PARTS, PER_PART, _part_of_mutant
+
     sample = (REPO / "tests" / "mutation" / "sample.txt").read_text().split()
-    assert len(sample) == 200 and run.split()[-200:] == sample
-    assert "'kwire.wire.jsonform.*'" in run and run.startswith("KWIRE_RECORD_DECODER=python ")
-    assert not any("mutmut" in line for line in dry_run("test", tmp_path))
+    parts = [_part_of_mutant(name) for name in sample]
+    assert None not in parts  # every sampled mutant belongs to a part
+    assert {part: parts.count(part) for part in PARTS} == dict.fromkeys(PARTS, PER_PART)
+    assert len(set(sample)) == len(sample) == PER_PART * len(PARTS)

@@ -1,0 +1,190 @@
+"""Mutation testing part by part: draw the seeded sample, run one part against its own tests.
+
+    python tests/mutation/sample.py draw            # list every mutant, write tests/mutation/sample.txt
+    python tests/mutation/sample.py run PART...     # run the sampled mutants of those parts
+    python tests/mutation/sample.py parts           # the parts and their sizes
+
+mutmut 3.8.1 runs, for each mutant, the tests its stats pass saw reaching the mutated function,
+out of ``pytest_add_cli_args_test_selection``. One selection for every part would make the stats
+pass the whole suite and let a wire mutant run the CLI's tests too; so ``run`` gives mutmut, for
+one part at a time, that part's files to mutate and that part's tests (``PARTS``), by replacing
+its loaded configuration before calling its own ``run``. Each part is a separate process, so each
+has its own stats. The sample is seeded: the same mutants every time, ``PER_PART`` per part (all
+of a part that has fewer).
+
+The generator is imported as ``kwire.generator`` (a package-dir mapping in pyproject.toml), while
+mutmut names its mutants after the file (``generator.compat...``); for that part ``run`` installs
+an import alias so that ``kwire.generator.X`` is the mutated ``generator.X`` of mutmut's copy.
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.util
+import json
+import os
+import random
+import sys
+from dataclasses import replace
+from fnmatch import fnmatch
+from pathlib import Path
+from typing import ClassVar
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "tests" / "mutation" / "sample.txt"
+SEED = 37
+PER_PART = 40
+
+GOLDEN = [
+    "tests/generated/test_golden_vectors.py", "tests/generated/test_codec_regressions.py",
+    "tests/generated/test_vectors_alter_partition.py",
+]
+# part -> (files mutmut mutates, the tests that speak to them)
+PARTS: dict[str, tuple[list[str], list[str]]] = {
+    "wire": (["kwire/wire/*"], ["tests/wire", *GOLDEN]),
+    "records": (["kwire/records/*"], ["tests/records"]),
+    "logs": (["kwire/logs/*"], ["tests/logs"]),
+    "network": (["kwire/network/*"], ["tests/network"]),
+    "features": (["kwire/features/*"], ["tests/features"]),
+    "metadata": (["kwire/metadata/*"], ["tests/metadata"]),
+    # the JSON hostile sweep is left out: under mutmut's trampolines it reports an AttributeError
+    # from uuid_from_text that a plain run does not (not looked into yet: tests/README.md)
+    "fuzz": (["kwire/fuzz/*"], ["tests/fuzz/test_hostile_input.py", "tests/fuzz/test_value_ranges.py",
+                                "tests/fuzz/test_report_force.py", "tests/cli/test_fuzz.py",
+                                "tests/cli/test_fuzz_gate.py", "--deselect",
+                                "tests/fuzz/test_hostile_input.py::test_bounded_hostile_run_finds_nothing[json]"]),
+    "arrow": (["kwire/arrow/*"], ["tests/arrow"]),
+    "testing": (["kwire/testing/*"], ["tests/testing"]),
+    "cli": (["kwire/cli/*", "kwire/__main__.py", "kwire/__init__.py"],
+            ["tests/cli", "tests/metadata/test_cli.py", "tests/features/test_features_command.py",
+             "tests/features/test_storage_command.py", "tests/logs/test_dump.py",
+             "tests/arrow/test_decode_files.py"]),
+    "evolution": (["generator/compat.py", "generator/history_merge.py", "generator/release_tables.py",
+                   "generator/versions.py"],
+                  ["tests/generator/test_check_compat.py", "tests/generator/test_history_merge.py",
+                   "tests/generator/test_versions.py", "tests/cli/test_merge_versions.py",
+                   "tests/network/test_releases.py"]),
+}
+# kwire/spark is left out: each of its tests starts a JVM (a Spark session), minutes a mutant.
+
+
+def part_of(path: str) -> str | None:
+    for name, (globs, _tests) in PARTS.items():
+        if any(fnmatch(path, g) for g in globs):
+            return name
+    return None
+
+
+def _part_of_mutant(name: str) -> str | None:
+    module = name.rsplit(".", 1)[0].replace(".", "/")
+    return part_of(module + ".py") or part_of(module + "/__init__.py")
+
+
+def _configure(part: str | None) -> None:
+    """Point mutmut's test selection at one part's tests. Every part's files stay mutated (were
+    the others left out, mutmut would copy them back unmutated), and a change of selection resets
+    the verdicts of this part's mutants only, not those the other parts' runs recorded."""
+    os.chdir(ROOT)
+    import mutmut.__main__ as mutmut_main
+    from mutmut import configuration
+
+    base = configuration.config()
+    globs = [g for gs, _t in PARTS.values() for g in gs]
+    tests = PARTS[part][1] if part else base.pytest_add_cli_args_test_selection
+    configuration._config = replace(base, only_mutate=globs, pytest_add_cli_args_test_selection=tests)
+    reset = mutmut_main._reset_mutant_results
+    mutmut_main._reset_mutant_results = lambda should: reset(
+        lambda key, code: _part_of_mutant(key) == part and should(key, code))
+
+
+def _mutant_names() -> dict[str, list[str]]:
+    """Every mutant mutmut generated, by part (from its .meta files)."""
+    by_part: dict[str, list[str]] = {name: [] for name in PARTS}
+    for meta in sorted((ROOT / "mutants").rglob("*.py.meta")):
+        path = meta.relative_to(ROOT / "mutants").as_posix()[: -len(".meta")]
+        part = part_of(path)
+        if part is not None:
+            by_part[part] += sorted(json.loads(meta.read_text())["exit_code_by_key"])
+    return by_part
+
+
+def draw() -> None:
+    _configure(None)
+    from mutmut.__main__ import (
+        copy_also_copy_files,
+        copy_src_dir,
+        create_mutants,
+        setup_source_paths,
+    )
+
+    os.makedirs("mutants", exist_ok=True)
+    copy_src_dir()
+    copy_also_copy_files()
+    setup_source_paths()
+    create_mutants(1)
+    rng = random.Random(SEED)
+    lines = []
+    for part, names in _mutant_names().items():
+        chosen = sorted(rng.sample(names, min(PER_PART, len(names))))
+        print(f"{part}: {len(chosen)} of {len(names)}")
+        lines += chosen
+    SAMPLE.write_text("\n".join(lines) + "\n")
+
+
+class _GeneratorAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """``kwire.generator.X`` is mutmut's ``generator.X`` (the same module object, which keeps its
+    own ``__spec__``: the loader reads definition_schema.json through it)."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "kwire.generator" and not name.startswith("kwire.generator."):
+            return None
+        real = importlib.import_module("generator" + name[len("kwire.generator"):])
+        return importlib.util.spec_from_loader(name, self, is_package=hasattr(real, "__path__"))
+
+    real_specs: ClassVar[dict[str, object]] = {}
+
+    def create_module(self, spec):
+        module = importlib.import_module("generator" + spec.name[len("kwire.generator"):])
+        self.real_specs[module.__name__] = module.__spec__
+        return module
+
+    def exec_module(self, module) -> None:
+        module.__spec__ = self.real_specs[module.__name__]  # the import gave it the alias's spec
+
+
+def run(parts: list[str]) -> None:
+    sample = SAMPLE.read_text().split()
+    for part in parts:
+        names = [n for n in sample if _part_of_mutant(n) == part]
+        print(f"== {part}: {len(names)} mutants", flush=True)
+        pid = os.fork()
+        if pid == 0:
+            _configure(part)
+            if part == "evolution":
+                sys.meta_path.insert(0, _GeneratorAlias())
+            from mutmut.__main__ import _run
+
+            try:
+                _run(names, 1)
+            except SystemExit as stop:
+                os._exit(stop.code if isinstance(stop.code, int) else 1)
+            os._exit(0)
+        os.waitpid(pid, 0)
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["draw"]:
+        draw()
+    elif argv[:1] == ["run"]:
+        run(argv[1:] or list(PARTS))
+    elif argv[:1] == ["parts"]:
+        for part, names in _mutant_names().items():
+            print(part, len(names))
+    else:
+        print(__doc__)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
