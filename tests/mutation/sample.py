@@ -47,12 +47,9 @@ PARTS: dict[str, tuple[list[str], list[str]]] = {
     "network": (["kwire/network/*"], ["tests/network"]),
     "features": (["kwire/features/*"], ["tests/features"]),
     "metadata": (["kwire/metadata/*"], ["tests/metadata"]),
-    # the JSON hostile sweep is left out: under mutmut's trampolines it reports an AttributeError
-    # from uuid_from_text that a plain run does not (not looked into yet: tests/README.md)
     "fuzz": (["kwire/fuzz/*"], ["tests/fuzz/test_hostile_input.py", "tests/fuzz/test_value_ranges.py",
                                 "tests/fuzz/test_report_force.py", "tests/cli/test_fuzz.py",
-                                "tests/cli/test_fuzz_gate.py", "--deselect",
-                                "tests/fuzz/test_hostile_input.py::test_bounded_hostile_run_finds_nothing[json]"]),
+                                "tests/cli/test_fuzz_gate.py"]),
     "arrow": (["kwire/arrow/*"], ["tests/arrow"]),
     "testing": (["kwire/testing/*"], ["tests/testing"]),
     "cli": (["kwire/cli/*", "kwire/__main__.py", "kwire/__init__.py"],
