@@ -46,8 +46,10 @@ SOURCE = PACKAGE_DIR / "column_decoder.py"
 RECORD_LOOP = ColumnTarget.path  # the generated record loop, pasted into SOURCE when compiled
 UTF8_SOURCE = PACKAGE_DIR / "utf8_check.py"  # the loop's UTF-8 check, pasted with it
 _UTF8_IMPORT = "from kwire.records.utf8_check import UTF8_VALID, utf8_error"
-_METHODS_IMPORT = "    from kwire.records._generated_columns import _add_headers, _add_records"
 _MARKER = "  # pasted in when compiled (kwire.generator.native_records)"
+# the import of the record loop's methods in ``ColumnBuilder``, wrapped as ruff's import sorting writes it
+_METHODS_IMPORT = ("    from kwire.records._generated_columns import (" + _MARKER
+                   + "\n        _add_headers,\n        _add_records,\n    )")
 _HELPERS = "# ---- the record loop's helpers are pasted here when compiled (kwire.generator.native_records) ----"
 MODULE = "_column_decoder_mypyc"
 DEFAULT_CACHE = Path("build") / "record-decoder"
@@ -79,7 +81,7 @@ def paste_record_loop(text: str, loop: str | None = None) -> str:
     place of the helpers' marker line. One module, so that mypyc turns every call of the loop into
     a C call."""
     loop = RECORD_LOOP.read_text() if loop is None else loop
-    if text.count(_METHODS_IMPORT + _MARKER + "\n") != 1 or text.count("\n" + _HELPERS + "\n") != 1:
+    if text.count(_METHODS_IMPORT + "\n") != 1 or text.count("\n" + _HELPERS + "\n") != 1:
         raise PasteFailed(f"expected one marked import of the record loop and one line {_HELPERS!r}")
     below = loop.split("\n" + PASTE_BELOW + "\n")
     if len(below) != 2:
@@ -101,7 +103,7 @@ def paste_record_loop(text: str, loop: str | None = None) -> str:
     banner = "# ---- pasted from kwire/records/utf8_check.py (kwire.generator.native_records): edit it there ----\n"
     utf8_check = varint_definitions(UTF8_SOURCE.read_text())
     helpers = helpers.replace(marked, banner + utf8_check + "# ---- end of utf8_check.py ----")
-    text = text.replace(_METHODS_IMPORT + _MARKER, method_text, 1)
+    text = text.replace(_METHODS_IMPORT, method_text, 1)
     return text.replace("\n" + _HELPERS + "\n", "\n" + helpers + "\n", 1)
 
 
