@@ -345,7 +345,7 @@ def _read_elements(buf: bytes, pos: int, n: int, read_one: Callable[[bytes, int]
                    items: list) -> tuple[list, int]:
     index = 0
     try:
-        for index in range(n):
+        for index in range(n):  # noqa: B007 - the except handler below names the failing element by it
             item, pos = read_one(buf, pos)
             items.append(item)
     except DECODE_FAILURES as error:  # named as a generated reader names an element
@@ -363,7 +363,7 @@ def write_struct_array(out: bytearray, items: Sequence[Any] | None, compact: boo
     write_count(out, len(items), compact)
     index = 0
     try:
-        for index, item in enumerate(items):
+        for index, item in enumerate(items):  # noqa: B007 - the except handler below names the element by it
             write_one(item, out, version)
     except ENCODE_FAILURES as error:
         raise encode_failure(error, f"[{index}]") from None
