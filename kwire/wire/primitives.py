@@ -17,9 +17,10 @@ from uuid import UUID
 from .errors import DecodeError, EncodeError, join_path
 
 # The readers that generated code calls in hot loops live in struct_base, which compiled builds
-# compile together with the generated modules; they are the same functions here.
+# compile together with the generated modules; they are the same functions here (generated code
+# calls read_length and read_uuid as primitives.*).
 from .struct_base import check_room as _check_room  # noqa: F401
-from .struct_base import read_count, read_tag_count, read_tag_header
+from .struct_base import read_count, read_length, read_tag_count, read_tag_header, read_uuid  # noqa: F401
 
 # Unsigned varints (at most 5 bytes and 32 bits, as Kafka's ByteUtils.readUnsignedVarint): kwire.wire.varint.
 from .varint import read_uvarint, uvarint, uvarint_size  # noqa: F401  (re-exported)
