@@ -431,6 +431,7 @@ def columns_module() -> str:
                       "from kwire.wire.errors import CorruptRecordError, DecodeError",
                       "from kwire.wire.primitives import INT64_MAX, INT64_MIN",
                       "",
+                      "# isort: split",  # import sorting must not move the imports above below the marker
                       PASTE_BELOW,
                       "from kwire.records.utf8_check import UTF8_VALID, utf8_error  # pasted in when compiled "
                       "(native_records)",

@@ -19,7 +19,7 @@ import posixpath
 import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from kwire.arrow import storage
@@ -31,7 +31,7 @@ from kwire.logs.metadata_log import REMOTE_LOG_METADATA_TOPIC
 from kwire.wire.errors import KwireError
 
 
-class Kind(str, Enum):
+class Kind(StrEnum):
     PARTITION_LOG = "partition_log"
     METADATA_LOG = "metadata_log"
     METADATA_SNAPSHOT = "metadata_snapshot"

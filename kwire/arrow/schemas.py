@@ -177,7 +177,8 @@ def _memo(function):
 
 @_memo
 def _struct_type(struct: type[GeneratedStruct], layout: tuple[int, ...], flexible: bool) -> pa.StructType:
-    fields = [pa.field(info.attr, _field_type(info, info.type, layout, flexible)) for info in _fields_in(struct, layout)]
+    fields = [pa.field(info.attr, _field_type(info, info.type, layout, flexible))
+              for info in _fields_in(struct, layout)]
     if flexible:
         fields.append(pa.field(UNKNOWN_TAGS_COLUMN, UNKNOWN_TAGS_TYPE))
     return pa.struct(fields)

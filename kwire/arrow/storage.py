@@ -8,9 +8,10 @@ servers) that is the standard AWS variables: ``AWS_ENDPOINT_URL``, ``AWS_ACCESS_
 AWS config and credential files.
 
 Remote files are only ever read in ranges: ``open_input_file`` (for S3 one HEAD request) and
-``read_at(length, position)``, one GET of just those bytes. The file system object travels to the Spark tasks inside each ``LogFile``: endpoint
-and region are the driver's, while credentials pyarrow found in the environment are not pickled,
-so each executor looks them up in its own environment (or instance profile).
+``read_at(length, position)``, one GET of just those bytes. The file system object travels to the
+Spark tasks inside each ``LogFile``: endpoint and region are the driver's, while credentials pyarrow
+found in the environment are not pickled, so each executor looks them up in its own environment (or
+instance profile).
 """
 from __future__ import annotations
 

@@ -50,7 +50,8 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "features version-mapping": ("kwire features version-mapping",
                                  "kwire features version-mapping --release-version 3.9",
                                  "kwire features version-mapping --release-version 4.0-IV2 --json"),
-    "features feature-dependencies": ("kwire features feature-dependencies --feature eligible.leader.replicas.version=1",
+    "features feature-dependencies": ("kwire features feature-dependencies "
+                                      "--feature eligible.leader.replicas.version=1",
                                       "kwire features feature-dependencies --feature metadata.version=21 "
                                       "--feature kraft.version=1 --json"),
     "metadata quorum": ("kwire metadata quorum /tmp/kafka-copy",

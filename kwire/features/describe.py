@@ -1,8 +1,10 @@
 """What ``kafka-features describe`` shows, for a cluster's feature state or a broker's ApiVersions answer.
 
-kafka-features prints one line per feature the answering node supports::
+kafka-features prints one line per feature the answering node supports, its fields separated by
+tabs (here folded after the third)::
 
-    Feature: metadata.version	SupportedMinVersion: 3.0-IV1	SupportedMaxVersion: 3.9-IV0	FinalizedVersionLevel: 3.9-IV0	Epoch: 9800
+    Feature: metadata.version	SupportedMinVersion: 3.0-IV1	SupportedMaxVersion: 3.9-IV0
+        FinalizedVersionLevel: 3.9-IV0	Epoch: 9800
 
 For a metadata log read offline there is no answering node: the supported range shown is the one
 every registered broker supports (what the controller would accept), and each node's own ranges
@@ -78,7 +80,8 @@ def describe_cluster(state: ClusterFeatures) -> dict[str, Any]:
     """The feature state as JSON-ready data."""
     local = state.local_supported if state.local_supported is not None else kafka_supported_features()
     return {
-        "metadataVersion": {"level": state.metadata_version, "name": level_text(METADATA_VERSION, state.metadata_version)},
+        "metadataVersion": {"level": state.metadata_version,
+                            "name": level_text(METADATA_VERSION, state.metadata_version)},
         "finalized": state.finalized_levels(),
         "epoch": state.epoch,
         "features": [row.to_json() for row in cluster_rows(state)],

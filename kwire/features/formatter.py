@@ -1,5 +1,6 @@
 """``kafka-storage format`` for one metadata directory: ``meta.properties``, ``bootstrap.checkpoint``
-and, for a KIP-853 dynamic quorum, the bootstrap snapshot ``__cluster_metadata-0/00000000000000000000-0000000000.checkpoint``.
+and, for a KIP-853 dynamic quorum, the bootstrap snapshot
+``__cluster_metadata-0/00000000000000000000-0000000000.checkpoint``.
 
 Followed: Kafka 4.2.1's ``Formatter`` (``metadata/.../storage/Formatter.java``) and ``StorageTool``
 (``core/.../tools/StorageTool.scala``) as of the 4.x line before KAFKA-19648 (which, after 4.2,

@@ -67,5 +67,6 @@ def judge_kraft_upgrade(state: Any, level: int, current: int) -> KRaftUpgradeVer
         return KRaftUpgradeVerdict(f"Invalid upgrade of {KRAFT_VERSION} to {_version_name(level)} because not all "
                                    f"of the voters support it", notes)
     notes.append(f"unless ValidateOnly, the raft leader appends a control batch: KRaftVersionRecord ({KRAFT_VERSION} "
-                 f"{level}) and a VotersRecord of voters {', '.join(map(str, sorted(voters)))} with their directory ids")
+                 f"{level}) and a VotersRecord of voters {', '.join(map(str, sorted(voters)))} "
+                 "with their directory ids")
     return KRaftUpgradeVerdict(None, notes)

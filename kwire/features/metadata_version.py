@@ -222,7 +222,8 @@ GATES: Mapping[str, int] = MappingProxyType({
 #: from that level on. A record with no step at or below a level is not written at that level.
 #: Only the versions Kafka chooses by level are here; every other record is written at v0.
 RECORD_VERSIONS: Mapping[str, tuple[tuple[int, int | None], ...]] = MappingProxyType({
-    "RegisterBrokerRecord": ((1, 0), (7, 1), (8, 2), (17, 3)),  # v1 InControlledShutdown, v2 IsMigratingZkBroker, v3 LogDirs
+    # v1 InControlledShutdown, v2 IsMigratingZkBroker, v3 LogDirs
+    "RegisterBrokerRecord": ((1, 0), (7, 1), (8, 2), (17, 3)),
     "UnregisterBrokerRecord": ((1, 0),),
     "TopicRecord": ((1, 0),),
     "PartitionRecord": ((1, 0), (17, 1), (23, 2)),  # v1 Directories, v2 ELR

@@ -81,7 +81,8 @@ def sweep(messages: Sequence[str], *, package: str = "kwire.generated", seed: in
     budgeted = None if max_seconds is None else _BudgetedRounds(
         max_seconds, run_units, lambda offset, n: work_units(messages, package, seed, start + offset, n, unknown_tags),
         cases)
-    rows = budgeted if budgeted is not None else run_units(work_units(messages, package, seed, start, cases, unknown_tags))
+    rows = (budgeted if budgeted is not None
+            else run_units(work_units(messages, package, seed, start, cases, unknown_tags)))
     for row in rows:
         for cell in row:
             pieces.setdefault((cell["message"], cell["from"], cell["to"]), []).append(cell)

@@ -12,8 +12,9 @@ Read as Kafka 3.9 reads them (``CheckpointFile.CheckpointReadBuffer``, ``LeaderE
   read; the zero id is refused).
 
 Damage is one :class:`CheckpointError` in Kafka's words (``Malformed line in checkpoint file [F]:
-LINE``, the file named by its absolute path as Kafka names it) with the line number and byte offset; where Kafka's reader fails with an unchecked exception
-(a number that does not fit, a missing line, bytes that are not UTF-8) the error says so too.
+LINE``, the file named by its absolute path as Kafka names it) with the line number and byte offset;
+where Kafka's reader fails with an unchecked exception (a number that does not fit, a missing line,
+bytes that are not UTF-8) the error says so too.
 Lines end as ``BufferedReader.readLine`` ends them: ``\\n``, ``\\r\\n`` or ``\\r``.
 """
 from __future__ import annotations

@@ -23,9 +23,10 @@ were, their ``file`` event saying ``renamed``.
 
 Records are decoded by the file's place: ``__cluster_metadata-N`` segments and snapshots with the
 metadata decoder (``__remote_log_metadata-N`` with its tiered-storage variant), ``__consumer_offsets-N``,
-``__transaction_state-N`` and ``__share_group_state-N`` with the coordinator decoders, any other topic as text or hex. One bad record or batch gives an ``error`` event and
-the dump goes on; broken framing ends that file only. Values are JSON-ready (ints, strings,
-lists, dicts), so the same events print as text or as JSON lines.
+``__transaction_state-N`` and ``__share_group_state-N`` with the coordinator decoders, any other topic
+as text or hex. One bad record or batch gives an ``error`` event and the dump goes on; broken
+framing ends that file only. Values are JSON-ready (ints, strings, lists, dicts), so the same events
+print as text or as JSON lines.
 """
 from __future__ import annotations
 

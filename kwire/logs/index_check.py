@@ -122,7 +122,8 @@ def verify_offset_index(path: str | os.PathLike) -> list[IndexFinding]:
         found = _last_offset_at(log, position)
         if found != base + relative:
             shown = found if found is not None else f"none (no batch at position {position} of {log.name})"
-            findings.append(IndexFinding(f"Index offset: {base + relative}, log offset: {shown}", i * OFFSET_ENTRY.size))
+            findings.append(IndexFinding(f"Index offset: {base + relative}, log offset: {shown}",
+                                         i * OFFSET_ENTRY.size))
     return list(reversed(findings))
 
 

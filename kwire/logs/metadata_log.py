@@ -433,7 +433,8 @@ class MetadataLogDirectory:
         return read_quorum_state(self.quorum_state) if self.quorum_state else None
 
 
-def read_segment_batches(segment: Path, data: bytes | None = None, *, stop_before: int | None = None) -> Iterator[LogBatch]:
+def read_segment_batches(segment: Path, data: bytes | None = None, *,
+                         stop_before: int | None = None) -> Iterator[LogBatch]:
     """The batches of a metadata log segment (``data``: its bytes). Damage is an error naming the file, the
     byte offset and the ``--until`` that reads up to it, unless it lies at or after ``stop_before``
     (offsets nobody asked for)."""

@@ -49,7 +49,8 @@ def image_to_json(image: MetadataImage, *, metadata_version_name: Callable[[int]
             for (kind, name), data in sorted(image.configs.resources.items())
         ],
         "clientQuotas": [
-            {"entity": [{"entityType": t, "entityName": n} for t, n in q.entity], "quotas": dict(sorted(q.quotas.items()))}
+            {"entity": [{"entityType": t, "entityName": n} for t, n in q.entity],
+             "quotas": dict(sorted(q.quotas.items()))}
             for q in sorted(image.client_quotas.entities.values(), key=lambda q: repr(q.entity))
         ],
         "nextProducerId": image.next_producer_id,
@@ -104,8 +105,9 @@ def _controller(c: ControllerRegistration) -> dict[str, Any]:
 
 
 def _partition(index: int, p: PartitionRegistration) -> dict[str, Any]:
-    return {"partition": index, "replicas": list(p.replicas), "directories": [uuid_to_text(d) for d in p.directories],
-            "isr": list(p.isr), "removingReplicas": list(p.removing_replicas), "addingReplicas": list(p.adding_replicas),
+    return {"partition": index, "replicas": list(p.replicas),
+            "directories": [uuid_to_text(d) for d in p.directories], "isr": list(p.isr),
+            "removingReplicas": list(p.removing_replicas), "addingReplicas": list(p.adding_replicas),
             "elr": list(p.elr), "lastKnownElr": list(p.last_known_elr), "leader": p.leader,
             "leaderRecoveryState": LEADER_RECOVERY_STATES.get(p.leader_recovery_state, p.leader_recovery_state),
             "leaderEpoch": p.leader_epoch, "partitionEpoch": p.partition_epoch}
@@ -120,13 +122,14 @@ def summary_lines(image: MetadataImage, *, metadata_version_name: Callable[[int]
     others = ", ".join(f"{n}={v}" for n, v in sorted(features.finalized.items())) or "none"
     brokers = image.cluster.brokers
     partitions = sum(len(t.partitions) for t in image.topics.by_id.values())
+    shutting_down = sum(1 for b in brokers.values() if b.in_controlled_shutdown)
     lines = [
         f"offset: {image.provenance.last_offset} (epoch {image.provenance.last_epoch})",
         f"metadata.version: {mv}",
         f"other finalized features: {others}",
         f"ZK migration state: {ZK_MIGRATION_STATES.get(features.zk_migration_state, features.zk_migration_state)}",
         f"brokers: {len(brokers)} ({sum(1 for b in brokers.values() if b.fenced)} fenced"
-        f"{', ' + str(sum(1 for b in brokers.values() if b.in_controlled_shutdown)) + ' in controlled shutdown' if any(b.in_controlled_shutdown for b in brokers.values()) else ''})",
+        f"{f', {shutting_down} in controlled shutdown' if shutting_down else ''})",
         f"controllers: {len(image.cluster.controllers)}",
         f"topics: {len(image.topics.by_id)} ({partitions} partitions)",
         f"config resources: {len(image.configs.resources)}",

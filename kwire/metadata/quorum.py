@@ -245,7 +245,9 @@ def _snapshot_batches(path: Path) -> list[LogBatch]:
     try:
         batches = list(read_metadata_log(path))
         if not batches:
-            raise empty_file(path) if path.stat().st_size == 0 else DecodeError("a snapshot needs a header and a footer batch, found 0 batch(es)")
+            if path.stat().st_size == 0:
+                raise empty_file(path)
+            raise DecodeError("a snapshot needs a header and a footer batch, found 0 batch(es)")
         return batches
     except DecodeError as err:
         raise in_file(path, err) from None

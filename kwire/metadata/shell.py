@@ -288,7 +288,8 @@ def _ls(state: ShellState, args: list[str], screen_width: int | None) -> Outcome
     return outcome
 
 
-def _each_match(state: ShellState, outcome: Outcome, targets: Iterable[str], not_found: str) -> Iterator[tuple[str, Match]]:
+def _each_match(state: ShellState, outcome: Outcome, targets: Iterable[str],
+                not_found: str) -> Iterator[tuple[str, Match]]:
     """Each (target, match) of the targets in order; a target that matches nothing is the line
     ``not_found`` (with the target in its ``{}``; Kafka's words differ by command) and one missing."""
     for target in targets:

@@ -44,7 +44,8 @@ def voters_record(quorum: QuorumImage) -> Any:
         for v in quorum.voters])
 
 
-def build_image_snapshot(image: MetadataImage, written: WrittenImage, *, timestamp: int | None = None) -> MetadataSnapshot:
+def build_image_snapshot(image: MetadataImage, written: WrittenImage, *,
+                         timestamp: int | None = None) -> MetadataSnapshot:
     """The snapshot of ``image`` holding ``written``'s records; batches stamped ``timestamp``
     (default: the log timestamp of the image's last offset, so the same input gives the same bytes)."""
     last_timestamp = max(image.provenance.last_timestamp, 0)
@@ -63,10 +64,12 @@ def what_a_node_loads(written: Path) -> str | None:
     """What a node started on the directory ``written`` went into would make of it, when that
     directory holds a metadata log (segments or other snapshots); None otherwise."""
     directory = written.parent
-    others = [p for p in directory.iterdir() if p != written and (p.suffix == ".log" or parse_snapshot_file_name(p.name))]
+    others = [p for p in directory.iterdir()
+              if p != written and (p.suffix == ".log" or parse_snapshot_file_name(p.name))]
     if not others:
         return None
-    snapshots = [(parse_snapshot_file_name(p.name), p.name) for p in [written, *others] if parse_snapshot_file_name(p.name)]
+    snapshots = [(parse_snapshot_file_name(p.name), p.name)
+                 for p in [written, *others] if parse_snapshot_file_name(p.name)]
     newest = max(snapshots)[1] if snapshots else written.name
     if newest == written.name:
         return f"{directory} holds a metadata log: a node started on this directory will load {written.name}"

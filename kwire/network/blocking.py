@@ -106,7 +106,7 @@ class BlockingConnection:
             if remaining is not None and remaining <= 0:
                 self._record(self.protocol.check_timeouts(time.monotonic()))
                 continue
-            chunk = self._io(lambda sock: _recv(sock, remaining), "reading")
+            chunk = self._io(lambda sock, remaining=remaining: _recv(sock, remaining), "reading")
             now = time.monotonic()
             if chunk is None:  # the wait ran out
                 self._record(self.protocol.check_timeouts(now))

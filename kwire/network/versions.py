@@ -87,7 +87,8 @@ def negotiate(api_versions_response: Any, *, include_unstable: bool = False, ask
     if isinstance(api_versions_response, UnsupportedApiVersions) or code == ErrorCode.UNSUPPORTED_VERSION:
         asked = asked if asked is not None else getattr(api_versions_response, "requested_version", 0)
         if asked == 0:
-            raise EXCEPTIONS[ErrorCode.UNSUPPORTED_VERSION](ErrorCode.UNSUPPORTED_VERSION, "the broker refused even ApiVersions v0")
+            raise EXCEPTIONS[ErrorCode.UNSUPPORTED_VERSION](ErrorCode.UNSUPPORTED_VERSION,
+                                                            "the broker refused even ApiVersions v0")
         raise ApiVersionsRefused(asked, retry_version(api_versions_response, asked, index))
     error = exception_for(code)
     if error is not None:

@@ -11,6 +11,7 @@ from kwire.records.byte_writer import write_i32_le, write_i64_le
 from kwire.wire.errors import CorruptRecordError, DecodeError
 from kwire.wire.primitives import INT64_MAX, INT64_MIN
 
+# isort: split
 # ---- pasted into column_decoder.py when mypyc compiles it (kwire.generator.native_records) ----
 from kwire.records.utf8_check import UTF8_VALID, utf8_error  # pasted in when compiled (native_records)
 from kwire.wire.varint import read_zigzag  # pasted in when compiled (kwire.generator.native_inline)

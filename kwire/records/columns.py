@@ -67,7 +67,8 @@ def c_source_digest() -> str:
 
 def load_compiled() -> tuple[ModuleType | None, str | None]:
     """``(module, None)`` for a current mypyc build, else ``(None, why not)``."""
-    return _load(COMPILED_MODULE, source_digest, f"{SOURCE.name}, {RECORD_LOOP.name}, {UTF8_SOURCE.name} or {VARINT_SOURCE.name}", ("python",))
+    return _load(COMPILED_MODULE, source_digest,
+                 f"{SOURCE.name}, {RECORD_LOOP.name}, {UTF8_SOURCE.name} or {VARINT_SOURCE.name}", ("python",))
 
 
 def load_c() -> tuple[ModuleType | None, str | None]:

@@ -66,7 +66,8 @@ def decode_column(
             decoded = [_decode_one(message_cls, convert, data, version, on_error) for data in values]
             arrays = dict(zip(batch.schema.names, batch.columns, strict=False))
             arrays[target] = pa.array(decoded, struct_type)
-            yield pa.RecordBatch.from_arrays([arrays[n] for n in out_schema.fieldNames()], names=out_schema.fieldNames())
+            yield pa.RecordBatch.from_arrays([arrays[n] for n in out_schema.fieldNames()],
+                                             names=out_schema.fieldNames())
 
     return df.mapInArrow(decode_batches, out_schema)
 

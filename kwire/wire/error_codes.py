@@ -43,7 +43,8 @@ class ErrorCode(enum.IntEnum):
     UNKNOWN_TOPIC_OR_PARTITION = (3, True, "This broker has no such topic or partition (or does not yet know of it).")
     INVALID_FETCH_SIZE = (4, False, "The fetch size asked for is not allowed.")
     LEADER_NOT_AVAILABLE = (5, True, "The partition has no leader at the moment: an election is under way.")
-    NOT_LEADER_OR_FOLLOWER = (6, True, "This broker is not the leader (or not a replica) of the partition: refresh metadata.")
+    NOT_LEADER_OR_FOLLOWER = (6, True, "This broker is not the leader (or not a replica) "
+                                       "of the partition: refresh metadata.")
     REQUEST_TIMED_OUT = (7, True, "The broker gave up on the request after its timeout.")
     BROKER_NOT_AVAILABLE = (8, False, "The broker is not available.")
     REPLICA_NOT_AVAILABLE = (9, True, "A replica of the partition is not available.")
@@ -57,7 +58,8 @@ class ErrorCode(enum.IntEnum):
     INVALID_TOPIC_EXCEPTION = (17, False, "The topic name is not valid, or the operation is not allowed on that topic.")
     RECORD_LIST_TOO_LARGE = (18, False, "A record batch is larger than the log segment size.")
     NOT_ENOUGH_REPLICAS = (19, True, "Too few in-sync replicas to accept the write; nothing was written.")
-    NOT_ENOUGH_REPLICAS_AFTER_APPEND = (20, True, "Written to the leader's log, but to fewer in-sync replicas than required.")
+    NOT_ENOUGH_REPLICAS_AFTER_APPEND = (20, True, "Written to the leader's log, but to fewer "
+                                                  "in-sync replicas than required.")
     INVALID_REQUIRED_ACKS = (21, False, "The acks value of a Produce request is not allowed.")
     ILLEGAL_GENERATION = (22, False, "The group generation in the request is not the current one.")
     INCONSISTENT_GROUP_PROTOCOL = (23, False, "The member's protocols do not match those of the group's other members.")
@@ -79,29 +81,36 @@ class ErrorCode(enum.IntEnum):
     INVALID_REPLICA_ASSIGNMENT = (39, False, "The replica assignment is not valid.")
     INVALID_CONFIG = (40, False, "A configuration value is not valid.")
     NOT_CONTROLLER = (41, True, "This broker is not the active controller.")
-    INVALID_REQUEST = (42, False, "The broker could not make sense of the request (malformed, or meant for another broker version).")
+    INVALID_REQUEST = (42, False, "The broker could not make sense of the request "
+                                  "(malformed, or meant for another broker version).")
     UNSUPPORTED_FOR_MESSAGE_FORMAT = (43, False, "The topic's message format cannot carry what the request needs.")
     POLICY_VIOLATION = (44, False, "The request breaks a policy configured on the broker.")
     OUT_OF_ORDER_SEQUENCE_NUMBER = (45, False, "An idempotent producer's sequence number is not the next one expected.")
     DUPLICATE_SEQUENCE_NUMBER = (46, False, "An idempotent producer sent a sequence number already written.")
-    INVALID_PRODUCER_EPOCH = (47, False, "The producer's epoch is old: another producer with its transactional id took over, or its transaction expired.")
+    INVALID_PRODUCER_EPOCH = (47, False, "The producer's epoch is old: another producer with its "
+                                         "transactional id took over, or its transaction expired.")
     INVALID_TXN_STATE = (48, False, "The transactional operation is not allowed in the transaction's current state.")
     INVALID_PRODUCER_ID_MAPPING = (49, False, "The producer id is not the one assigned to this transactional id.")
     INVALID_TRANSACTION_TIMEOUT = (50, False, "The transaction timeout is above the broker's maximum.")
     CONCURRENT_TRANSACTIONS = (51, True, "Another operation on the same transaction is in progress; try again.")
-    TRANSACTION_COORDINATOR_FENCED = (52, False, "The transaction coordinator that sent this is no longer the coordinator.")
+    TRANSACTION_COORDINATOR_FENCED = (52, False, "The transaction coordinator that sent this "
+                                                 "is no longer the coordinator.")
     TRANSACTIONAL_ID_AUTHORIZATION_FAILED = (53, False, "Not authorized for this transactional id.")
     SECURITY_DISABLED = (54, False, "Security features are turned off on this broker.")
-    OPERATION_NOT_ATTEMPTED = (55, False, "The broker skipped this part of a batched request because another part failed.")
+    OPERATION_NOT_ATTEMPTED = (55, False, "The broker skipped this part of a batched "
+                                          "request because another part failed.")
     KAFKA_STORAGE_ERROR = (56, True, "The broker could not read or write its log on disk.")
     LOG_DIR_NOT_FOUND = (57, False, "The log directory named does not exist on the broker.")
     SASL_AUTHENTICATION_FAILED = (58, False, "SASL authentication failed (wrong credentials, usually).")
-    UNKNOWN_PRODUCER_ID = (59, False, "The broker has no state for this producer id (its records may have been deleted).")
+    UNKNOWN_PRODUCER_ID = (59, False, "The broker has no state for this producer id "
+                                      "(its records may have been deleted).")
     REASSIGNMENT_IN_PROGRESS = (60, False, "A partition reassignment is already in progress.")
     DELEGATION_TOKEN_AUTH_DISABLED = (61, False, "Delegation tokens are turned off on this broker.")
     DELEGATION_TOKEN_NOT_FOUND = (62, False, "No such delegation token.")
-    DELEGATION_TOKEN_OWNER_MISMATCH = (63, False, "The principal does not own the delegation token and may not renew it.")
-    DELEGATION_TOKEN_REQUEST_NOT_ALLOWED = (64, False, "Delegation token requests are not allowed on this kind of connection or with these credentials.")
+    DELEGATION_TOKEN_OWNER_MISMATCH = (63, False, "The principal does not own the delegation "
+                                                  "token and may not renew it.")
+    DELEGATION_TOKEN_REQUEST_NOT_ALLOWED = (64, False, "Delegation token requests are not allowed on this kind "
+                                                       "of connection or with these credentials.")
     DELEGATION_TOKEN_AUTHORIZATION_FAILED = (65, False, "Not authorized for delegation token operations.")
     DELEGATION_TOKEN_EXPIRED = (66, False, "The delegation token has expired.")
     INVALID_PRINCIPAL_TYPE = (67, False, "The principal type is not supported.")
@@ -113,7 +122,8 @@ class ErrorCode(enum.IntEnum):
     TOPIC_DELETION_DISABLED = (73, False, "Deleting topics is turned off on this cluster.")
     FENCED_LEADER_EPOCH = (74, True, "The leader epoch in the request is older than the broker's.")
     UNKNOWN_LEADER_EPOCH = (75, True, "The leader epoch in the request is newer than the broker's.")
-    UNSUPPORTED_COMPRESSION_TYPE = (76, False, "The broker or the request's version does not support this compression codec.")
+    UNSUPPORTED_COMPRESSION_TYPE = (76, False, "The broker or the request's version does not "
+                                               "support this compression codec.")
     STALE_BROKER_EPOCH = (77, False, "The broker epoch in the request is old.")
     OFFSET_NOT_AVAILABLE = (78, True, "The leader's high watermark has not caught up yet, so the offset is not known.")
     MEMBER_ID_REQUIRED = (79, False, "The group asks the member to join again with the member id it was given.")

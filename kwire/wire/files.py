@@ -77,12 +77,15 @@ def refuse_existing(path: str | os.PathLike[str], *, force: bool) -> None:
 
 
 @overload
-def atomic_output(path: str | os.PathLike[str], *, force: bool, text: Literal[False] = ...) -> contextlib.AbstractContextManager[IO[bytes]]: ...
+def atomic_output(path: str | os.PathLike[str], *, force: bool,
+                  text: Literal[False] = ...) -> contextlib.AbstractContextManager[IO[bytes]]: ...
 @overload
-def atomic_output(path: str | os.PathLike[str], *, force: bool, text: Literal[True]) -> contextlib.AbstractContextManager[IO[str]]: ...
+def atomic_output(path: str | os.PathLike[str], *, force: bool,
+                  text: Literal[True]) -> contextlib.AbstractContextManager[IO[str]]: ...
 
 
-def atomic_output(path: str | os.PathLike[str], *, force: bool, text: bool = False) -> contextlib.AbstractContextManager[IO]:  # type: ignore[type-arg]
+def atomic_output(path: str | os.PathLike[str], *, force: bool,
+                  text: bool = False) -> contextlib.AbstractContextManager[IO]:  # type: ignore[type-arg]
     """A file object to write ``path`` through; the file appears whole when the block ends.
 
     Refuses an existing ``path`` unless ``force``. The parent directory is created if missing."""

@@ -91,7 +91,8 @@ class Api:
 
     def __init__(self, api_key: int, name: str, request_name: str, response_name: str,
                  request_headers: HeaderRanges, response_headers: HeaderRanges, *,
-                 valid_versions: VersionRange = (0, -1), former_names: tuple[tuple[int, int, str, str], ...] = (), listeners: tuple[str, ...] = (),
+                 valid_versions: VersionRange = (0, -1), former_names: tuple[tuple[int, int, str, str], ...] = (),
+                 listeners: tuple[str, ...] = (),
                  stable_versions: VersionRange | None = None,
                  deprecated_versions: VersionRange | None = None) -> None:
         self.api_key = api_key

@@ -17,9 +17,10 @@ from uuid import UUID
 from .errors import DecodeError, EncodeError, join_path
 
 # The readers that generated code calls in hot loops live in struct_base, which compiled builds
-# compile together with the generated modules; they are the same functions here.
+# compile together with the generated modules; they are the same functions here (generated code
+# calls read_length and read_uuid as primitives.*).
 from .struct_base import check_room as _check_room  # noqa: F401
-from .struct_base import read_count, read_tag_count, read_tag_header
+from .struct_base import read_count, read_length, read_tag_count, read_tag_header, read_uuid  # noqa: F401
 
 # Unsigned varints (at most 5 bytes and 32 bits, as Kafka's ByteUtils.readUnsignedVarint): kwire.wire.varint.
 from .varint import read_uvarint, uvarint, uvarint_size  # noqa: F401  (re-exported)
@@ -345,7 +346,7 @@ def _read_elements(buf: bytes, pos: int, n: int, read_one: Callable[[bytes, int]
                    items: list) -> tuple[list, int]:
     index = 0
     try:
-        for index in range(n):
+        for index in range(n):  # noqa: B007 - the except handler below names the failing element by it
             item, pos = read_one(buf, pos)
             items.append(item)
     except DECODE_FAILURES as error:  # named as a generated reader names an element
@@ -363,7 +364,7 @@ def write_struct_array(out: bytearray, items: Sequence[Any] | None, compact: boo
     write_count(out, len(items), compact)
     index = 0
     try:
-        for index, item in enumerate(items):
+        for index, item in enumerate(items):  # noqa: B007 - the except handler below names the element by it
             write_one(item, out, version)
     except ENCODE_FAILURES as error:
         raise encode_failure(error, f"[{index}]") from None

@@ -50,7 +50,8 @@ class GeneratedStruct:
     _LAZY_DEFAULTS: ClassVar[dict[str, Callable[[], Any]]] = {}
 
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
-    """Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back in tag order."""
+    ("Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back "
+     "in tag order.")  # one line of text: the generated classes' __slots__ repeat it for help()
 
     # --- comparison and repr, from FIELDS -------------------------------------------------------
     # Written once here rather than field by field in every generated class: FIELDS names every

@@ -155,7 +155,8 @@ def _decode_here(args: argparse.Namespace, files: list) -> int:
             if not is_remote(args.path):  # the file as the user named it, as every other command names it
                 text = text.replace(os.path.abspath(args.path), str(args.path).rstrip(os.sep) or os.sep, 1)
         else:
-            text = f"{args.path}: {exc}" if isinstance(exc, SplitFailed) else f"{args.path}: {type(exc).__name__}: {exc}"
+            text = (f"{args.path}: {exc}" if isinstance(exc, SplitFailed)
+                    else f"{args.path}: {type(exc).__name__}: {exc}")
         print(f"kwire decode: {text}", file=sys.stderr)
         if not args.skip_undecodable:
             print("kwire decode: stopped there; --skip-undecodable goes on past such ranges and counts them",

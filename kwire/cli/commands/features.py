@@ -39,7 +39,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     d = ops.add_parser("describe", help="the finalized features and the ranges the nodes support",
                        description="Describe the features of a metadata directory, or of a live broker "
                                    "(--bootstrap-server) through ApiVersions.")
-    d.add_argument("path", nargs="?", metavar="PATH", help="metadata log directory, snapshot, segment or bootstrap file")
+    d.add_argument("path", nargs="?", metavar="PATH",
+                   help="metadata log directory, snapshot, segment or bootstrap file")
     d.add_argument("--bootstrap-server", metavar="HOST:PORT", help="ask this broker instead of reading PATH")
     d.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS", help="for --bootstrap-server (default 10)")
     d.add_argument("--json", action="store_true", help="print JSON")
@@ -52,7 +53,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         o.add_argument("path", metavar="PATH", help="metadata log directory, snapshot, segment or bootstrap file")
         replay_arguments(o)
         if operation == "disable":
-            o.add_argument("--feature", action="append", default=[], metavar="NAME", help="a feature to disable (repeatable)")
+            o.add_argument("--feature", action="append", default=[], metavar="NAME",
+                           help="a feature to disable (repeatable)")
         else:
             o.add_argument("--metadata-version", "--metadata", dest="metadata", metavar="MV",
                            help="the metadata.version: 3.6-IV2, 3.9 or a level (--metadata: kafka-features' name)")

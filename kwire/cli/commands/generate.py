@@ -64,7 +64,8 @@ def run(args: argparse.Namespace) -> int:
     if missing:
         return fail("generate", missing, 2)
     if args.defs != BUILTIN_DEFINITIONS and not Path(args.defs).exists():
-        hint = f"; --defs {BUILTIN_DEFINITIONS} generates the definitions kwire ships" if args.defs == DEFAULT_DEFS else ""
+        hint = (f"; --defs {BUILTIN_DEFINITIONS} generates the definitions kwire ships"
+                if args.defs == DEFAULT_DEFS else "")
         return fail("generate", f"{args.defs}: no such file or directory{hint}", 2)
     try:
         messages = load_definitions([args.defs])

@@ -19,7 +19,8 @@ from kwire.generator.loader import BUILTIN_DEFINITIONS, load_definitions
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("validate", help="check definition files against the format and Kafka's rules",
                        description="Load definition files or directories and report every problem, one per line.")
-    p.add_argument("paths", nargs="+", metavar="PATH", help="definition file or directory of *.json files (kwire:builtin: the definitions kwire ships)")
+    p.add_argument("paths", nargs="+", metavar="PATH",
+                   help="definition file or directory of *.json files (kwire:builtin: the definitions kwire ships)")
     p.set_defaults(func=run)
 
 

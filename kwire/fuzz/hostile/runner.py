@@ -20,6 +20,7 @@ from .target import Target
 MEMORY_SAMPLE_EVERY = 32  # tracemalloc on about one input in this many (it slows a decode ~10x)
 PROGRESS_SECONDS = 10.0
 STALL_SECONDS_FACTOR = 6  # the stall guard ends the process at this many hang limits
+DEFAULT_LIMITS = Limits()  # frozen, so one shared default is safe
 
 
 @dataclass
@@ -94,7 +95,7 @@ def _sampled(case: int, every: int) -> bool:
     return every > 0 and (case * 0x9E3779B1 >> 7) % every == 0
 
 
-def run(targets: list[Target], cases: int, seed: int = 0, *, limits: Limits = Limits(),
+def run(targets: list[Target], cases: int, seed: int = 0, *, limits: Limits = DEFAULT_LIMITS,
         memory_every: int = MEMORY_SAMPLE_EVERY, progress: Callable[[RunResult], None] | None = None,
         progress_seconds: float = PROGRESS_SECONDS, stall_guard: bool = False) -> RunResult:
     """Run ``cases`` inputs over ``targets``; never raises for what a decoder does."""
