@@ -88,9 +88,10 @@ def test_executors_run_the_compiled_record_decoder_shipped_with_its_runtime(exec
         work_dir = Path(task["directory"])
         assert (task["record_decoder"], task["fallback_reason"]) == ("c", None), task
         assert Path(task["record_decoder_file"]).resolve() == (work_dir / "kwire" / "records" / fastest).resolve()
-        # mypyc's run-time support came in the archives too: the executors need nothing installed
-        assert Path(task["librt"]).resolve().is_relative_to(work_dir / "librt"), task
-        assert Path(task["mypy_extensions"]).resolve() == (work_dir / "mypy_extensions.py").resolve()
+        # the mypyc build and its run-time support came in the archives too, for executors where the
+        # C flavour does not load: the executors need nothing installed
+        assert (work_dir / "kwire" / "records" / Path(compiled_record_decoder.__file__).name).is_file(), task
+        assert (work_dir / "librt").is_dir() and (work_dir / "mypy_extensions.py").is_file(), task
 
 
 def test_fuzz_on_the_cluster_writes_the_local_report(cluster, cluster_driver, tmp_path):
