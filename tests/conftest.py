@@ -129,44 +129,39 @@ def compiled_generated():
         missing(f"no compiled build: {exc}")
 
 
-@pytest.fixture(scope="session")
-def compiled_record_decoder():
-    """kwire.records._column_decoder_mypyc, current (built by pytest_configure, or here)."""
+def _built_record_decoder(flavour: str, skipped_by: tuple[str, ...]):
+    """One compiled flavour of the record decoder, current: built (or taken from the cache) and
+    loaded, skipped when KWIRE_RECORD_DECODER chose a later flavour, missing without a toolchain."""
+    from kwire.generator import native_records
     from kwire.generator.native_build import CompileUnavailable
-    from kwire.generator.native_records import build
-    from kwire.records.columns import load_compiled
+    from kwire.records import columns
     from tests.optional import missing
 
-    if os.environ.get("KWIRE_RECORD_DECODER") == "python":  # chosen, not missing (make mutation)
-        pytest.skip("KWIRE_RECORD_DECODER=python chose the plain-Python record decoder")
+    chosen = os.environ.get("KWIRE_RECORD_DECODER")
+    if chosen in skipped_by:  # chosen, not missing (make check, make mutation)
+        pytest.skip(f"KWIRE_RECORD_DECODER={chosen} chose a flavour after the {flavour} one")
+    build, load = ((native_records.build_c, columns.load_c) if flavour == "c"
+                   else (native_records.build, columns.load_compiled))
     try:
         build(RECORD_DECODER_CACHE, log=lambda _message: None)
     except CompileUnavailable as exc:
-        missing(f"no compiled record decoder: {exc}")
-    module, why_not = load_compiled()
+        missing(f"no {flavour} record decoder: {exc}")
+    module, why_not = load()
     if module is None:
-        raise AssertionError(f"the compiled record decoder was built but is not used: {why_not}")
+        raise AssertionError(f"the {flavour} record decoder was built but is not used: {why_not}")
     return module
+
+
+@pytest.fixture(scope="session")
+def compiled_record_decoder():
+    """kwire.records._column_decoder_mypyc, current (built by pytest_configure, or here)."""
+    return _built_record_decoder("mypyc", ("python",))
 
 
 @pytest.fixture(scope="session")
 def c_record_decoder():
     """kwire.records._column_decoder_c, current (built by pytest_configure, or here)."""
-    from kwire.generator.native_build import CompileUnavailable
-    from kwire.generator.native_records import build_c
-    from kwire.records.columns import load_c
-    from tests.optional import missing
-
-    if os.environ.get("KWIRE_RECORD_DECODER") in ("python", "mypyc"):  # chosen, not missing
-        pytest.skip("KWIRE_RECORD_DECODER chose a flavour after the C one")
-    try:
-        build_c(RECORD_DECODER_CACHE, log=lambda _message: None)
-    except CompileUnavailable as exc:
-        missing(f"no C compiler for the C record decoder: {exc}")
-    module, why_not = load_c()
-    if module is None:
-        raise AssertionError(f"the C record decoder was built but is not used: {why_not}")
-    return module
+    return _built_record_decoder("c", ("python", "mypyc"))
 
 
 @pytest.fixture(scope="session")
