@@ -42,10 +42,10 @@ from tests.network.live_frames import (
     walk,
 )
 from tests.network.livepeers import CalfkitBroker, MockCluster
+from tests.paths import REPO
 
 pytestmark = pytest.mark.live
 
-from tests.paths import REPO
 MOCK, CALFKIT = MockCluster.NAME, CalfkitBroker.NAME
 PEERS = {MOCK: MockCluster, CALFKIT: CalfkitBroker}
 CODECS = ("none", "gzip", "snappy", "lz4", "zstd")
