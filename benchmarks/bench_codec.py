@@ -77,7 +77,8 @@ class Workload:
 def compiled_package():
     """The mypyc build the tests use (tests/compiled_build.py), built on first use (minutes)."""
     from kwire.generator.native_build import CompileUnavailable
-    from tests.generated.compiled_build import CACHE, compiled_package as build
+    from tests.generated.compiled_build import CACHE
+    from tests.generated.compiled_build import compiled_package as build
 
     if not (CACHE.is_dir() and any(CACHE.iterdir())):
         print("building the mypyc-compiled subset of generated/ (a few minutes, once) ...", file=sys.stderr)
@@ -185,7 +186,11 @@ def message_codecs(spec: MessageSpec, data: bytes) -> dict[str, Callable[[], Cod
 
 def api_versions_workload():
     from kwire.generated.api_versions_response import (
-        ApiVersion, ApiVersionsResponse, FinalizedFeatureKey, SupportedFeatureKey)
+        ApiVersion,
+        ApiVersionsResponse,
+        FinalizedFeatureKey,
+        SupportedFeatureKey,
+    )
 
     # Before v4 a broker leaves out features whose minimum is 0, so every minimum here is >= 1.
     features = [("metadata.version", 1, 21), ("kraft.version", 1, 1), ("transaction.version", 1, 2),
@@ -205,7 +210,11 @@ def api_versions_workload():
 
 def metadata_workload():
     from kwire.generated.metadata_response import (
-        MetadataResponse, MetadataResponseBroker, MetadataResponsePartition, MetadataResponseTopic)
+        MetadataResponse,
+        MetadataResponseBroker,
+        MetadataResponsePartition,
+        MetadataResponseTopic,
+    )
 
     brokers = 5
 
@@ -262,7 +271,10 @@ def fetch_workload():
 
 def offset_commit_workload():
     from kwire.generated.offset_commit_request import (
-        OffsetCommitRequest, OffsetCommitRequestPartition, OffsetCommitRequestTopic)
+        OffsetCommitRequest,
+        OffsetCommitRequestPartition,
+        OffsetCommitRequestTopic,
+    )
 
     # A consumer of 20 topics x 50 partitions committing its position: generation (or member
     # epoch) and member id, then per partition the offset, its leader epoch and empty metadata.
@@ -280,7 +292,11 @@ def offset_commit_workload():
 
 def offset_fetch_workload():
     from kwire.generated.offset_fetch_response import (
-        OffsetFetchResponse, OffsetFetchResponseGroup, OffsetFetchResponsePartitions, OffsetFetchResponseTopics)
+        OffsetFetchResponse,
+        OffsetFetchResponseGroup,
+        OffsetFetchResponsePartitions,
+        OffsetFetchResponseTopics,
+    )
 
     # The reply to a consumer joining a group of 20 topics x 50 partitions (v8: grouped by group id).
     message = OffsetFetchResponse(groups=[OffsetFetchResponseGroup(group_id="orders-billing", topics=[

@@ -35,16 +35,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import pyarrow.compute as pc  # noqa: E402
 from aiokafka.record import _crecords as aiokafka_c  # noqa: E402
 from aiokafka.record import default_records as aiokafka_py  # noqa: E402
 from kafka.record.default_records import DefaultRecordBatch as KafkaPythonBatch  # noqa: E402
 
-import pyarrow.compute as pc  # noqa: E402
-
-from kwire.records import Codec, decode_batch  # noqa: E402
-from kwire.records import column_decoder  # noqa: E402
-from kwire.records.columns import load_c, load_compiled  # noqa: E402
 from kwire.arrow.record_arrays import record_arrays  # noqa: E402
+from kwire.records import Codec, column_decoder, decode_batch  # noqa: E402
+from kwire.records.columns import load_c, load_compiled  # noqa: E402
 
 RECORDS = 1000
 BASE_TS = 1_700_000_000_000

@@ -13,15 +13,20 @@ import sys
 import uuid
 from pathlib import Path
 
-from kwire.wire.files import atomic_write
 from kwire.generated import (
-    ConfigRecord, FeatureLevelRecord, LeaderChangeMessage, PartitionRecord, RegisterBrokerRecord, TopicRecord,
+    ConfigRecord,
+    FeatureLevelRecord,
+    LeaderChangeMessage,
+    PartitionRecord,
+    RegisterBrokerRecord,
+    TopicRecord,
 )
 from kwire.generated.leader_change_message import Voter
 from kwire.generated.register_broker_record import BrokerEndpoint
 from kwire.logs.logdir import segment_file_name
 from kwire.logs.metadata_log import MetadataLogWriter, MetadataRecord
 from kwire.records import Codec, RecordBatchBuilder, build_end_transaction_batch
+from kwire.wire.files import atomic_write
 
 START_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z
 

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from kwire.cli.main import build_parser
-from tests.paths import MESSAGE_DEFS, REPO
 from tests.optional import later
+from tests.paths import MESSAGE_DEFS, REPO
 
 junitparser = later("junitparser")
 yaml = later("yaml")

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.installed import build, copy_sources, fresh_venv, run as _run
+from tests.installed import build, copy_sources, fresh_venv
+from tests.installed import run as _run
 from tests.paths import CAPTURES, KRAFT_361, REPO
 
 

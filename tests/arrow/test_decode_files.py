@@ -23,8 +23,8 @@ from kwire.arrow.reader import iter_record_batches, read_table
 from kwire.cli.main import main as kwire_main
 from kwire.records import Codec, RecordBatchBuilder
 from kwire.wire.files import ExistingFileError
-from tests.paths import KRAFT_361, REPO
 from tests.optional import later
+from tests.paths import KRAFT_361, REPO
 
 pa = later("pyarrow")
 pq = later("pyarrow.parquet")

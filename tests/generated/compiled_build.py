@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import importlib
 import sys
-from pathlib import Path
 from types import ModuleType
 
 from tests.paths import REPO
+
 PACKAGE = "kwcompiled"
 SUBSET = frozenset({
     "ApiVersionsRequest", "ApiVersionsResponse", "MetadataRequest", "MetadataResponse", "FetchResponse",

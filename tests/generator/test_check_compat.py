@@ -9,15 +9,13 @@ import copy
 import json
 import subprocess
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
 from kwire.cli.main import main
-from xml.etree import ElementTree
-
-from kwire.generator.compat import RULES, compare_messages, compare_sets, split_by_level, wire_layout
+from kwire.generator.compat import compare_messages, compare_sets, split_by_level, wire_layout
 from kwire.generator.loader import load_text
-
 from tests import optional
 from tests.conftest import kafka_python_definitions
 from tests.paths import KAFKA_DEFINITIONS, REPO

@@ -10,13 +10,22 @@ import inspect
 
 import pytest
 
-from kwire.generator.emit import render_message
-from kwire.generator.emit.flavours import COMPILED, HOT_READERS, PURE
-from kwire.generator.emit.constants import ModuleConstants
-from kwire.generator.emit.compiled_ops import CompiledStructArray, IntegerArray, IntegerRun
-from kwire.generator.emit.ops import (BytesArray, BytesOp, FixedArray, FixedRun, RecordsOp, StringOp, StructArray,
-                                      StructOp, UuidArray, UuidOp)
 from kwire.generator.emit import plan as emit_plan
+from kwire.generator.emit import render_message
+from kwire.generator.emit.compiled_ops import CompiledStructArray, IntegerArray, IntegerRun
+from kwire.generator.emit.constants import ModuleConstants
+from kwire.generator.emit.flavours import COMPILED, HOT_READERS, PURE
+from kwire.generator.emit.ops import (
+    BytesArray,
+    BytesOp,
+    FixedArray,
+    FixedRun,
+    RecordsOp,
+    StringOp,
+    StructArray,
+    StructOp,
+    UuidArray,
+)
 from kwire.generator.emit.plan import MessagePlan, on_hot_path
 from kwire.generator.emit.views import instance_name, tuple_source, versions_note
 from kwire.generator.loader import load_definitions, load_text

@@ -6,10 +6,9 @@ import json
 
 import pytest
 
-from kwire.generator import jsonc
+from kwire.generator import history_merge, jsonc
 from kwire.generator.compat import wire_layout
 from kwire.generator.errors import DefinitionError
-from kwire.generator import history_merge
 from kwire.generator.history_merge import fields_only_older, merge_and_prove, prove_merge
 from kwire.generator.loader import load_text
 from tests.paths import KAFKA_DEFINITIONS, MESSAGE_DEFS

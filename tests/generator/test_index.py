@@ -12,11 +12,11 @@ import json
 import sys
 
 import pytest
+
+from kwire.cli.main import main
 from kwire.generator.emit.apis import api_entries
 from kwire.generator.errors import DefinitionError
 from kwire.generator.loader import load_definitions, load_file, load_text
-
-from kwire.cli.main import main
 from kwire.network.framing import Correlator, build_request_frame
 from kwire.wire.index import load
 from tests.paths import KAFKA_421_DEFINITIONS, MESSAGE_DEFS

@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import base64
 import importlib
-import json
 import sys
 import uuid
-from pathlib import Path
 
 import pytest
 
@@ -23,7 +21,6 @@ from kwire.cli.main import main
 from kwire.generator.errors import DefinitionError
 from kwire.generator.loader import load_definitions, load_file, load_text
 from kwire.generator.versions import NONE, Versions
-
 from tests.paths import KAFKA_421_DEFINITIONS, KAFKA_DEFINITIONS
 
 CURRENT = KAFKA_DEFINITIONS / "current"

@@ -16,7 +16,6 @@ from kwire.generator.errors import DefinitionError
 from kwire.generator.loader import load_definitions, load_file, load_text
 from kwire.generator.types import FieldType
 from kwire.generator.versions import MAX_VERSION, NONE, Versions
-
 from tests.conftest import kafka_python_definition_files, kafka_python_definitions
 from tests.optional import need_module
 from tests.paths import REPO

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.generator.test_history_merge import RESTORED
-from tests.paths import KAFKA_421_DEFINITIONS
 from tests.conftest import kafka_python_definitions
+from tests.generator.test_history_merge import RESTORED
 from tests.optional import params_from
+from tests.paths import KAFKA_421_DEFINITIONS
 from tests.paths import MESSAGE_DEFS as DEFS_DIR
 
 TOP_LEVEL_KEYS = {

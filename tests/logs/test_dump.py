@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from kwire.generated import MESSAGES
 from kwire.cli.main import main
+from kwire.generated import MESSAGES
 from kwire.logs.coordinator_log import CoordinatorLogWriter, CoordinatorRecord
 from kwire.logs.entries import ControlRecord
 from kwire.logs.logdir import (

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from kwire.wire.errors import DecodeError, KwireError
 from kwire.logs.entries import ControlRecord
 from kwire.logs.metadata_log import (
     MetadataLogDirectory,
@@ -28,6 +27,7 @@ from kwire.logs.metadata_log import (
     read_snapshot,
 )
 from kwire.records import ControlRecordType
+from kwire.wire.errors import DecodeError, KwireError
 from tests.paths import KRAFT_361, KRAFT_390
 
 KAFKA_361 = KRAFT_361

@@ -263,7 +263,8 @@ def test_the_loss_sentence_is_kafkas():
 
 def test_kraft_version_and_voters_go_into_the_snapshot_header(tmp_path):
     from kwire.generated import MESSAGES
-    from kwire.generated.voters_record import Endpoint as VoterEndpoint, KRaftVersionFeature, Voter
+    from kwire.generated.voters_record import Endpoint as VoterEndpoint
+    from kwire.generated.voters_record import KRaftVersionFeature, Voter
     from kwire.logs.metadata_log import MetadataRecord, SnapshotId, build_snapshot
 
     voters = MESSAGES["VotersRecord"](version=0, voters=[Voter(

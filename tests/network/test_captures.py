@@ -17,14 +17,11 @@ import json
 import re
 import uuid
 from collections import Counter
-from functools import lru_cache
-from pathlib import Path
+from functools import cache
 
 import pytest
 
 from kwire.generated import ApiVersionsResponse
-from kwire.wire.errors import DecodeError
-from kwire.wire.index import ProtocolIndex, load
 from kwire.network.framing import (
     Correlator,
     RequestFrame,
@@ -34,9 +31,11 @@ from kwire.network.framing import (
     parse_response_frame,
 )
 from kwire.network.headers import encode_request_header, encode_response_header
+from kwire.wire.errors import DecodeError
+from kwire.wire.index import ProtocolIndex, load
 from kwire.wire.message import GeneratedStruct
-from tests.paths import CAPTURES
 from tests.optional import later
+from tests.paths import CAPTURES
 
 KpMetadataRequest = later("kafka.protocol.metadata", "MetadataRequest")
 
@@ -92,7 +91,7 @@ def walk(capture: str, index: ProtocolIndex) -> tuple[list[Seen], dict[int, Corr
     return seen, correlators
 
 
-@lru_cache(maxsize=None)
+@cache
 def walk_with_kwire(capture: str) -> tuple[list[Seen], dict[int, Correlator]]:
     return walk(capture, load())
 

@@ -19,15 +19,14 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
 from kwire.network.client import BrokerConnection, ClientError, KafkaClient, parse_address
-from kwire.wire.errors import DecodeError, KwireError
 from kwire.network.framing import UnknownApiKeyError
-from kwire.wire.index import load
 from kwire.records import Codec, RecordBatchBuilder
+from kwire.wire.errors import DecodeError, KwireError
+from kwire.wire.index import load
 from tests.network.live_frames import (
     API_VERSIONS_TAGS,
     CREATE_TOPICS_TAG,

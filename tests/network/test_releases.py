@@ -15,8 +15,8 @@ import pytest
 
 from kwire.network.framing import parse_response_frame
 from kwire.network.releases import ApiVersionsInputError, parse_tables, release_range, release_tables
-from tests.paths import CAPTURES
 from tests.optional import later
+from tests.paths import CAPTURES
 
 BROKER_API_VERSIONS = later("kafka.protocol.broker_version_data", "BROKER_API_VERSIONS")
 

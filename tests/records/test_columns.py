@@ -14,19 +14,17 @@ import shutil
 import struct
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from crc32c import crc32c
 
-from kwire.records import BatchReader, Codec, FileBatchReader, RecordBatch, decode_batch
-from kwire.records import column_decoder, columns
+from kwire.records import BatchReader, Codec, RecordBatch, column_decoder, columns, decode_batch
 from kwire.records.record_codec import encode_record, read_records
-from kwire.wire.varint import zigzag as zz
 from kwire.wire.errors import CorruptRecordError, DecodeError
+from kwire.wire.varint import zigzag as zz
+from tests.optional import later
 from tests.paths import CAPTURES, KAFKA_GO, KRAFT_361, KRAFT_390, REPO
 from tests.records.test_legacy import parse_fetch_response
-from tests.optional import later
 
 pa = later("pyarrow")
 record_arrays = later("kwire.arrow.record_arrays", "record_arrays")  # kwire.arrow is made of pyarrow

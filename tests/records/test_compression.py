@@ -14,8 +14,8 @@ import lz4.frame
 import pytest
 import zstandard
 
-from kwire.wire.errors import DecodeError, DecompressionLimitError, EncodeError
 from kwire.records import Codec, RecordBatchBuilder, compress, decode_batch, decompress
+from kwire.wire.errors import DecodeError, DecompressionLimitError, EncodeError
 from tests.optional import later
 
 aiokafka_codec = later("aiokafka.codec")

@@ -7,8 +7,8 @@ import struct
 import pytest
 from crc32c import crc32c
 
-from kwire.wire.errors import CorruptRecordError, DecodeError, KwireError
 from kwire.records import BatchReader, Codec, RecordBatchBuilder, decode_batch
+from kwire.wire.errors import CorruptRecordError, DecodeError, KwireError
 from tests.optional import later
 
 HealthCheck = later("hypothesis", "HealthCheck")

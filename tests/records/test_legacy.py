@@ -5,12 +5,10 @@ from __future__ import annotations
 import json
 import struct
 import zlib
-from pathlib import Path
 
 import lz4.frame
 import pytest
 
-from kwire.wire.errors import CorruptRecordError, DecodeError
 from kwire.generated import FetchResponse
 from kwire.records import (
     BatchReader,
@@ -21,8 +19,9 @@ from kwire.records import (
     TimestampType,
     decode_legacy_message,
 )
-from tests.paths import KAFKA_GO
+from kwire.wire.errors import CorruptRecordError, DecodeError
 from tests.optional import later
+from tests.paths import KAFKA_GO
 
 aiokafka_c = later("aiokafka.record", "_crecords")
 aiokafka_legacy = later("aiokafka.record", "legacy_records")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from kwire.wire.errors import EncodeError
 from kwire.records import Codec, RecordBatchBuilder, TimestampType, decode_batch, encode_batch
+from kwire.wire.errors import EncodeError
 from tests.optional import later
 
 given = later("hypothesis", "given")

@@ -16,25 +16,25 @@ need_module("pyarrow")  # kwire.spark and kwire.arrow are made of it: without it
 import base64
 import functools
 import json
-import re
 import random
+import re
 import struct
 from pathlib import Path
 
 import pytest
 
-from kwire.generated import MESSAGES
+from kwire.arrow import schemas
 from kwire.cli.main import main as kwire_main
 from kwire.fuzz.values import case_instance
+from kwire.generated import MESSAGES
 from kwire.logs.metadata_log import MetadataLogWriter, MetadataRecord
-from kwire.wire.index import load
 from kwire.records import Codec, RecordBatchBuilder, build_end_transaction_batch
-from kwire.arrow import schemas
-from kwire.spark.schemas import to_spark
 from kwire.spark import decode_column, read_table
+from kwire.spark.schemas import to_spark
 from kwire.wire.errors import KwireError
-from tests.paths import CAPTURES, KRAFT_361, KRAFT_390
+from kwire.wire.index import load
 from tests.optional import later
+from tests.paths import CAPTURES, KRAFT_361, KRAFT_390
 
 pa = later("pyarrow")
 aiokafka_c = later("aiokafka.record", "_crecords")

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from kwire.cli.main import main as kwire_main
 from kwire.arrow import logfiles, splits
+from kwire.cli.main import main as kwire_main
 from kwire.spark import read_table
 from kwire.wire.errors import KwireError
 from tests.spark.remote_data import BUCKET

@@ -12,13 +12,13 @@ import uuid
 
 import pytest
 
-from kwire.generated import MESSAGES
-from kwire.wire.errors import CorruptRecordError, KwireError, UnsupportedVersionError
-from kwire.records import Codec, RecordBatchBuilder
 from kwire.arrow import logfiles, schemas, splits
-from kwire.spark.schemas import spark_schema
-from kwire.arrow.reader import read_table
 from kwire.arrow.logfiles import Kind
+from kwire.arrow.reader import read_table
+from kwire.generated import MESSAGES
+from kwire.records import Codec, RecordBatchBuilder
+from kwire.spark.schemas import spark_schema
+from kwire.wire.errors import CorruptRecordError, KwireError, UnsupportedVersionError
 from tests.optional import later
 
 pa = later("pyarrow")

@@ -22,11 +22,11 @@ from pathlib import Path
 
 import pytest
 
-from kwire.spark.shipped import MARKER
 from kwire.spark import read_table
+from kwire.spark.shipped import MARKER
 from kwire.spark.shipping import COMPILED_RUNTIME, SHIP_SETTING, package_files, ship_packages, shipping_enabled
-from tests.paths import KRAFT_361
 from tests.optional import later
+from tests.paths import KRAFT_361
 
 pa = later("pyarrow")
 

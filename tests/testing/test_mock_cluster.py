@@ -8,8 +8,8 @@ import socket
 import sys
 
 import pytest
-from kwire.generated import ApiVersionsRequest, MetadataRequest
 
+from kwire.generated import ApiVersionsRequest, MetadataRequest
 from kwire.network import aio
 from kwire.network.blocking import BlockingConnection
 from kwire.network.client import parse_address

@@ -5,12 +5,12 @@ from __future__ import annotations
 import uuid
 
 import pytest
-from kwire.generated import TopicRecord
-from kwire.generator.model import parse_default
-from kwire.generator.types import FieldType
 
 from kwire.features.dynamic_voters import parse_dynamic_voters
 from kwire.features.errors import FeatureError
+from kwire.generated import TopicRecord
+from kwire.generator.model import parse_default
+from kwire.generator.types import FieldType
 from kwire.wire.errors import DecodeError
 from kwire.wire.uuids import UuidTextError, uuid_from_text, uuid_to_text
 from tests.paths import KAFKA_UUID
