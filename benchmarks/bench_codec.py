@@ -477,9 +477,9 @@ def agreement_problem(codec: Codec, expected: object) -> str:
     if isinstance(expected, list):
         if len(got) != len(expected):
             return f"{len(got)} record values instead of {len(expected)}"
-        differing = [i for i, (a, b) in enumerate(zip(got, expected)) if a != b]
+        differing = [i for i, (a, b) in enumerate(zip(got, expected, strict=True)) if a != b]
         return f"{len(differing)} of {len(expected)} record values differ (first: #{differing[0]})"
-    first = next((i for i, (a, b) in enumerate(zip(got, expected)) if a != b), min(len(got), len(expected)))
+    first = next((i for i, (a, b) in enumerate(zip(got, expected, strict=False)) if a != b), min(len(got), len(expected)))
     return f"{len(got)} bytes vs {len(expected)}, first difference at offset {first}"
 
 
@@ -592,7 +592,7 @@ def speed_ratio(mine: Cell | None, theirs: Cell | None) -> float | None:
         return None
     if len(mine.run_ops) != len(theirs.run_ops):
         return mine.median / theirs.median
-    return statistics.median(a / b for a, b in zip(mine.run_ops, theirs.run_ops))
+    return statistics.median(a / b for a, b in zip(mine.run_ops, theirs.run_ops, strict=True))
 
 
 def ratio(cells: dict[tuple, Cell], cell: Cell, peer: str) -> str:
@@ -679,7 +679,7 @@ def draw_chart(path: Path, workloads: list[Workload], cells: dict[tuple, Cell], 
                "construct": "#999999"}
     fig, axes = plt.subplots(1, 2, figsize=(13, 5.2), sharey=True)
     width = 0.8 / len(IMPLEMENTATIONS)
-    for ax, op in zip(axes, ("encode", "decode")):
+    for ax, op in zip(axes, ("encode", "decode"), strict=True):
         for i, name in enumerate(IMPLEMENTATIONS):
             xs, heights, low, high = [], [], [], []
             for x, w in enumerate(workloads):

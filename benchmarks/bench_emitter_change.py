@@ -47,7 +47,7 @@ SIDES = ("base", "now")
 # Run with the base revision's tree first on the path: render its package (and its compiled
 # subset) from this checkout's definitions. Arguments: definitions, tree, output and cache
 # directories (cache "" for no compiled build), then the names of the compiled subset.
-_RENDER = """
+_RENDER = f"""
 import sys
 from pathlib import Path
 import kwire
@@ -56,11 +56,11 @@ from kwire.generator.loader import load_definitions
 defs_dir, tree, out, cache, subset = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3]), sys.argv[4], sys.argv[5:]
 assert Path(kwire.__file__).resolve().is_relative_to(tree.resolve()), kwire.__file__
 messages = load_definitions([defs_dir])
-write_package(render_all(messages), out / "%(base)s")
+write_package(render_all(messages), out / "{BASE}")
 if cache:
     from kwire.generator.native_build import cached_build
-    print(cached_build(messages, "%(compiled)s", Path(cache), only=set(subset)))
-""" % {"base": BASE, "compiled": BASE_COMPILED}
+    print(cached_build(messages, "{BASE_COMPILED}", Path(cache), only=set(subset)))
+"""
 
 
 def git(*args: str) -> str:
@@ -224,7 +224,7 @@ def count_instructions(roots: list[Path], builds: list[str], keys: list[str], ca
 
 
 def round_ratios(now: bench.Cell, base: bench.Cell) -> list[float]:
-    return [a / b for a, b in zip(now.run_ops, base.run_ops)]
+    return [a / b for a, b in zip(now.run_ops, base.run_ops, strict=True)]
 
 
 def main(argv: list[str] | None = None) -> int:

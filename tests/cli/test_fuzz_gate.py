@@ -286,7 +286,7 @@ def test_junit_shows_the_failing_cases_a_sweep_finds_and_the_gate_fails(
     kept = failing[:5]  # the sweep keeps the first five failures of a cell
     lines = failure.text.splitlines()
     assert len(lines) == len(kept) and failure.message == f"5 problems: {lines[0]}"
-    for line, i in zip(lines, kept):
+    for line, i in zip(lines, kept, strict=True):
         # abs() of int32's lowest value does not fit: that case fails reading the JSON form back
         why = ("json raised DecodeError: invalid int32 value 2147483648: out of range" if
                case_instance(cls, 1, seed, i).count == -2**31 else "from_dict(to_dict(m)) != m, fields differ: count")

@@ -145,7 +145,7 @@ def _compare(struct, their_fields, versions: range, where: str) -> None:
         assert names(struct.untagged_fields_at(v)) == untagged, (where, v)
         assert names(struct.tagged_fields_at(v)) == tagged, (where, v)
         assert names(struct.fields_at(v)) == [f._name for f in present], (where, v)
-    for ours, theirs in zip(struct.fields, their_fields):
+    for ours, theirs in zip(struct.fields, their_fields, strict=True):
         if ours.struct is not None:
             _compare(ours.struct, theirs.fields if isinstance(theirs.fields, tuple) else tuple(theirs.fields.values()),
                      versions, f"{where}.{ours.name}")

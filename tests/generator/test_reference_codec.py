@@ -540,7 +540,7 @@ def kp_children(kp_struct) -> tuple:
 def to_kp(struct: Struct, kp_struct, version: int, value: dict, data_class):
     assert len(struct.fields) == len(kp_children(kp_struct))
     kwargs = {}
-    for f, kpf in zip(struct.fields, kp_children(kp_struct)):
+    for f, kpf in zip(struct.fields, kp_children(kp_struct), strict=True):
         if not f.present_in(version):
             continue
         item = value[f.attr_name]
@@ -566,7 +566,7 @@ def to_kp_value(f, kpf, version: int, item):
 def from_kp(struct: Struct, kp_struct, version: int, obj, flexible: bool) -> dict:
     value = {}
     decoded_tags = obj.tags or set()
-    for f, kpf in zip(struct.fields, kp_children(kp_struct)):
+    for f, kpf in zip(struct.fields, kp_children(kp_struct), strict=True):
         if not f.present_in(version):
             continue
         if f.tagged_in(version) and kpf.name not in decoded_tags:

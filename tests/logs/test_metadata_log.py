@@ -73,7 +73,7 @@ def check_log(path: Path, batches: int, records: int, offsets: range, expected: 
     assert [entry.offset for entry in entries] == list(offsets)
     assert Counter(kind(entry.record) for entry in entries) == expected
     for batch in read:
-        for entry, original in zip(batch.entries, batch.source.records):
+        for entry, original in zip(batch.entries, batch.source.records, strict=True):
             assert entry.record.encode_value() == original.value, f"offset {entry.offset}"
             assert entry.record.encode_key() == original.key, f"offset {entry.offset}"
         assert batch.encode() == bytes(batch.source.raw), f"batch at offset {batch.base_offset}"

@@ -59,7 +59,7 @@ def metadata_record_classes(*, remote_log: bool = False) -> dict:
 def every_metadata_record() -> list[MetadataRecord]:
     """A default instance and a few seeded random ones of every metadata class at every version."""
     records = []
-    for api_key, cls in sorted(metadata_record_classes().items()):
+    for _api_key, cls in sorted(metadata_record_classes().items()):
         low, high = cls.VALID_VERSIONS
         for version in range(low, high + 1):
             records.append(MetadataRecord(cls(), version))

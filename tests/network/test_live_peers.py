@@ -262,7 +262,7 @@ def test_kwire_client_round_trips_a_batch_of_every_codec(peer):
     back = [bytes(p.records) for s in seen if not s.request and s.api_key == 1
             for t in s.body.responses for p in t.partitions if p.records]
     assert len(sent) == len(Codec) == len(back)
-    for ours, theirs in zip(sent, back):
+    for ours, theirs in zip(sent, back, strict=True):
         assert theirs[:12] == ours[:12] and theirs[16:] == ours[16:]  # base offset 0 as sent; length
 
 

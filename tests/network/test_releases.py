@@ -38,10 +38,10 @@ def triples(table: dict[int, tuple[int, int]]) -> list[tuple[int, int, int]]:
     return [(key, low, high) for key, (low, high) in table.items()]
 
 
-@pytest.mark.parametrize("minor", COVERED_MINORS, ids=lambda m: "%d.%d" % m)
+@pytest.mark.parametrize("minor", COVERED_MINORS, ids=lambda m: "{}.{}".format(*m))
 def test_a_real_broker_of_each_covered_minor_matches_exactly_that_minor(minor):
     match = release_range(triples(BROKER_API_VERSIONS[minor]))
-    prefix = "%d.%d." % minor
+    prefix = "{}.{}.".format(*minor)
     expected = [r.name for r in release_tables().releases if r.name.startswith(prefix)]
     assert [name for name, _ in match.releases] == expected, str(match)
     assert match.ranges == ((expected[0] if len(expected) == 1 else f"{expected[0]}–{expected[-1]}"),)

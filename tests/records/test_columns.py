@@ -58,7 +58,7 @@ def rows(built) -> list[tuple]:
     for array in arrays.values():
         array.validate(full=True)
     headers = [None if row is None else [(h["key"], h["value"]) for h in row] for row in arrays["headers"].to_pylist()]
-    return list(zip(*(arrays[name].to_pylist() for name in ("offset", "timestamp", "key", "value")), headers))
+    return list(zip(*(arrays[name].to_pylist() for name in ("offset", "timestamp", "key", "value")), headers, strict=True))
 
 
 def object_rows(records) -> list[tuple]:
@@ -312,7 +312,7 @@ def test_a_damaged_batch_names_its_position_in_the_buffer(decoder):
     with pytest.raises(DecodeError) as caught:
         batches[1].add_columns_to(builder)
     with pytest.raises(DecodeError) as by_objects:
-        batches[1].records
+        _ = batches[1].records
     assert caught.value.offset == by_objects.value.offset and caught.value.offset > len(good)
     assert rows(builder.finish()) == object_rows(batches[0].records)
 

@@ -173,7 +173,7 @@ def test_batch_with_bomb_reports_the_cap(codec):
     builder.append(0, None, bytes(8 << 20))
     batch = decode_batch(builder.build(), max_decompressed_size=CAP)
     with pytest.raises(DecompressionLimitError) as info:
-        batch.records
+        _ = batch.records
     assert info.value.offset == 61  # where the compressed records start
     # within the cap the same batch decodes
     assert len(decode_batch(builder.build(), max_decompressed_size=16 << 20).records[0].value) == 8 << 20

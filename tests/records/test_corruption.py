@@ -127,7 +127,7 @@ def test_malformed_records_with_valid_crc_raise_decode_error(records, count, mes
     wire = b"\x00" * 7 + raw_batch(records, count)  # not at position 0: offsets must be absolute
     batch = decode_batch(wire, 7)
     with pytest.raises(DecodeError, match=message) as info:
-        batch.records
+        _ = batch.records
     # the offset points into the batch (at the end for a field that should continue past it)
     assert info.value.offset is not None and 7 <= info.value.offset <= len(wire)
 
@@ -143,7 +143,7 @@ def test_malformed_records_with_valid_crc_raise_decode_error(records, count, mes
 )
 def test_malformed_headers(wire, error, message):
     with pytest.raises(error, match=message):
-        decode_batch(wire).records
+        _ = decode_batch(wire).records
 
 
 def test_unknown_magic_in_a_record_stream():
@@ -166,7 +166,7 @@ VALID = [sample_batch(codec=c) for c in Codec]
 def decode_everything(data: bytes) -> None:
     for batch in BatchReader(data, verify_crc=False, max_decompressed_size=1 << 20):
         for record in batch.records:
-            record.key, record.value, record.headers
+            _ = (record.key, record.value, record.headers)
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])

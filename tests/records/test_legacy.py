@@ -142,7 +142,7 @@ def test_magic0_lz4_with_old_kafka_header_checksum_is_accepted():
     frame1 = bytearray(lz4.frame.compress(inner1, block_linked=False, store_size=False))
     frame1[6] ^= 0x5A
     with pytest.raises(DecodeError, match="lz4"):
-        decode_legacy_message(legacy_entry(2, 1, Codec.LZ4, None, bytes(frame1), TS)).records
+        _ = decode_legacy_message(legacy_entry(2, 1, Codec.LZ4, None, bytes(frame1), TS)).records
 
 
 def test_legacy_crc_mismatch_names_the_offset():
@@ -181,7 +181,7 @@ def test_legacy_crc_mismatch_names_the_offset():
 )
 def test_malformed_wrappers_raise(entry, message):
     with pytest.raises(DecodeError, match=message):
-        decode_legacy_message(entry).records
+        _ = decode_legacy_message(entry).records
 
 
 def test_inner_crc_is_checked():
@@ -189,7 +189,7 @@ def test_inner_crc_is_checked():
     inner[-1] ^= 0xFF
     wrapper = legacy_entry(0, 1, Codec.GZIP, None, zlib.compress(bytes(inner), wbits=31), TS)
     with pytest.raises(CorruptRecordError, match="CRC-32"):
-        decode_legacy_message(wrapper).records
+        _ = decode_legacy_message(wrapper).records
     corrupted_value = b"payloa" + bytes([ord("d") ^ 0xFF])
     assert [r.value for r in decode_legacy_message(wrapper, verify_crc=False)] == [corrupted_value]
 

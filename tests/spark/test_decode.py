@@ -58,7 +58,7 @@ SPLIT = 64 * 1024  # small, so the big segment spreads over many tasks
 
 def random_rows(rng: random.Random, count: int) -> list[tuple]:
     rows = []
-    for i in range(count):
+    for _ in range(count):
         key = None if rng.random() < 0.1 else b"key-%d" % rng.randrange(1000)
         value = None if rng.random() < 0.05 else rng.randbytes(rng.choice([0, 3, 40, 200, 400]))
         headers = []
@@ -255,10 +255,10 @@ def test_a_real_metadata_log_decodes_every_record(spark):
     for name in table["record_type"].to_pylist():
         counts[name] = counts.get(name, 0) + 1
     assert counts == KRAFT_36_TYPES
-    pairs = [(t, v) for t, v in zip(table["record_type"].to_pylist(), table["record_version"].to_pylist())
+    pairs = [(t, v) for t, v in zip(table["record_type"].to_pylist(), table["record_version"].to_pylist(), strict=True)
              if t == "BrokerRegistrationChangeRecord"]
     assert sorted(pairs) == [("BrokerRegistrationChangeRecord", 0)] * 9 + [("BrokerRegistrationChangeRecord", 1)] * 4
-    feature = [json.loads(j) for t, j in zip(table["record_type"].to_pylist(), table["record_json"].to_pylist())
+    feature = [json.loads(j) for t, j in zip(table["record_type"].to_pylist(), table["record_json"].to_pylist(), strict=True)
                if t == "FeatureLevelRecord"]
     assert {(f["name"], f["featureLevel"]) for f in feature} == {("metadata.version", 14)}
 
@@ -282,7 +282,7 @@ def assert_same_value(info, type_name: str, version: int, typed, kafka) -> None:
         assert typed is None, info.attr
     elif type_name.startswith("[]"):
         assert len(typed) == len(kafka), info.attr
-        for a, b in zip(typed, kafka):
+        for a, b in zip(typed, kafka, strict=True):
             assert_same_value(info, type_name[2:], version, a, b)
     elif info.struct is not None:
         assert_typed_matches_kafka_json(info.struct, version, typed, kafka)
@@ -440,7 +440,7 @@ def test_decode_column_keeps_records_bytes(spark):
     bodies = response_bodies("*_resp_*_k1_v12_*.bin")
     frame = spark.createDataFrame(bodies, "file string, body binary")
     rows = decode_column(frame, "body", MESSAGES["FetchResponse"], 12, into="fetch").toArrow().to_pylist()
-    for (name, body), row in zip(bodies, rows):
+    for (_name, body), row in zip(bodies, rows, strict=True):
         assert row["body"] == body  # the source column stays when the struct goes elsewhere
         theirs = KpFetchResponse.decode(body, version=12)
         ours = row["fetch"]

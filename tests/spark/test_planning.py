@@ -6,6 +6,7 @@ from tests.optional import need_module
 
 need_module("pyarrow")  # kwire.spark and kwire.arrow are made of it: without it this module skips (fails under CI)
 
+import itertools
 import json
 import struct
 import uuid
@@ -106,7 +107,7 @@ def test_big_files_are_cut_exactly_at_batch_starts(tmp_path):
     pieces = splits.pieces_of(entry, every)
     assert len(pieces) > 3
     assert pieces[0].start == 0 and pieces[-1].end == entry.size
-    for left, right in zip(pieces, pieces[1:]):
+    for left, right in itertools.pairwise(pieces):
         assert left.end == right.start
         assert right.start in starts  # never inside a batch
         assert left.size >= every  # a cut comes once a piece holds at least `every` bytes

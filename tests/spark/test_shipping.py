@@ -78,7 +78,7 @@ def shipped_kwire(tmp_path: Path) -> tuple[Path, list[str]]:
     archives = ship_packages(session)
     root = tmp_path / "root"
     names = []
-    for archive, added in zip(archives, session.sparkContext.archives):
+    for archive, added in zip(archives, session.sparkContext.archives, strict=True):
         name = added.rpartition("#")[2]
         unpack(archive, root, name)
         names.append(name)
