@@ -228,7 +228,8 @@ def metadata_workload():
                                         rack=f"rack-{b % 3}") for b in range(brokers)],
         cluster_id="Yk1ZQkFuS3dpcmVCZW5jaA",
         controller_id=1,
-        topics=[MetadataResponseTopic(name=f"orders.events.{t:03d}", topic_id=uuid.UUID(int=(t + 1) * 0x9E3779B97F4A7C15),
+        topics=[MetadataResponseTopic(name=f"orders.events.{t:03d}",
+                                      topic_id=uuid.UUID(int=(t + 1) * 0x9E3779B97F4A7C15),
                                       partitions=[partition(p) for p in range(10)]) for t in range(50)],
     )
     spec = MessageSpec(MetadataResponse, 12, ("kio.schema.metadata.v12.response", "MetadataResponse"),
@@ -479,7 +480,8 @@ def agreement_problem(codec: Codec, expected: object) -> str:
             return f"{len(got)} record values instead of {len(expected)}"
         differing = [i for i, (a, b) in enumerate(zip(got, expected, strict=True)) if a != b]
         return f"{len(differing)} of {len(expected)} record values differ (first: #{differing[0]})"
-    first = next((i for i, (a, b) in enumerate(zip(got, expected, strict=False)) if a != b), min(len(got), len(expected)))
+    first = next((i for i, (a, b) in enumerate(zip(got, expected, strict=False)) if a != b),
+                 min(len(got), len(expected)))
     return f"{len(got)} bytes vs {len(expected)}, first difference at offset {first}"
 
 
@@ -615,7 +617,8 @@ def results_table(workloads: list[Workload], cells: dict[tuple, Cell]) -> str:
                     continue
                 lo, hi = min(cell.run_ops), max(cell.run_ops)
                 lines.append(f"| {w.key} | {op} | {name}{mark} | {human(cell.median)} | {human(lo)}-{human(hi)} "
-                             f"| {cell.mb_per_s:.2f} | {ratio(cells, cell, 'kafka-python')} | {ratio(cells, cell, 'kio')} |")
+                             f"| {cell.mb_per_s:.2f} | {ratio(cells, cell, 'kafka-python')} "
+                             f"| {ratio(cells, cell, 'kio')} |")
     return "\n".join(lines)
 
 

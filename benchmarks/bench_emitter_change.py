@@ -4,8 +4,8 @@
                                               [--workload KEY] [--json OUT]
 
 The emitter of revision REV (default: where this branch left main, ``git merge-base HEAD main``;
-its kwire, generator and templates, taken with ``git archive``) renders this checkout's message_defs, in a subprocess, into
-``build/emitter-base/<commit>/`` as package ``kwbase``; with ``--compiled`` it also builds its
+its kwire, generator and templates, taken with ``git archive``) renders this checkout's message_defs, in a subprocess,
+into ``build/emitter-base/<commit>/`` as package ``kwbase``; with ``--compiled`` it also builds its
 mypyc subset (the one tests/generated/compiled_build.py compiles, as ``kwbase_compiled``), which is
 set against this checkout's compiled subset. Both packages run here on this checkout's runtime, so
 only the generated code differs. Every workload of bench_codec.py is timed for each package with
@@ -16,7 +16,8 @@ min-max. A ratio within the min-max spread of 1 is no change that these runs can
 ``--instructions`` counts instructions instead (valgrind's callgrind, deterministic where wall
 time on a shared machine is not): each operation runs ``--calls`` times inside
 ``functools.reduce`` in a child process, callgrind collects inside that call only (after three
-warm-up calls; the garbage collector paused, as when timing), and the table gives instructions per operation for each side and now/base.
+warm-up calls; the garbage collector paused, as when timing), and the table gives instructions per operation for each
+side and now/base.
 """
 from __future__ import annotations
 
@@ -240,7 +241,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="count instructions per operation with callgrind instead of timing")
     parser.add_argument("--calls", type=int, default=20, help="operations per callgrind count (default 20)")
     parser.add_argument("--build", action="append", choices=["pure", "mypyc"],
-                        help="with --instructions: count only this build (repeatable; default every build; mypyc implies --compiled)")
+                        help="with --instructions: count only this build (repeatable; default every build; "
+                             "mypyc implies --compiled)")
     if argv is None and sys.argv[1:2] == ["--count-child"]:
         return count_child(sys.argv[2:])
     args = parser.parse_args(argv)

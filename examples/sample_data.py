@@ -35,7 +35,8 @@ def write_metadata_log(directory: Path) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     topic_id = uuid.UUID("6ba7b810-9dad-11d1-80b4-00c04fd430c8")
     log = MetadataLogWriter()
-    log.append_control([LeaderChangeMessage(leader_id=1, voters=[Voter(voter_id=1)], granting_voters=[Voter(voter_id=1)])],
+    log.append_control([LeaderChangeMessage(leader_id=1, voters=[Voter(voter_id=1)],
+                                            granting_voters=[Voter(voter_id=1)])],
                        timestamp=START_MS, leader_epoch=1)
     log.append([MetadataRecord(FeatureLevelRecord(name="metadata.version", feature_level=21), 0),
                 MetadataRecord(FeatureLevelRecord(name="kraft.version", feature_level=1), 0)],

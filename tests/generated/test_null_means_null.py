@@ -211,7 +211,8 @@ def test_off_the_hot_path_null_is_refused_with_the_same_error() -> None:
          "resources[0].acls[0].principal"),
         (CreateDelegationTokenResponse(hmac=None), 0,  # type: ignore[arg-type]
          "field hmac is null, which CreateDelegationTokenResponse versions 0-1 do not allow (never nullable)", "hmac"),
-        (FetchSnapshotResponse(topics=[fsr.TopicSnapshot(partitions=[fsr.PartitionSnapshot(unaligned_records=None)])]), 0,  # type: ignore[arg-type]
+        (FetchSnapshotResponse(topics=[fsr.TopicSnapshot(
+            partitions=[fsr.PartitionSnapshot(unaligned_records=None)])]), 0,  # type: ignore[arg-type]
          "field unaligned_records is null, which PartitionSnapshot versions 0-1 do not allow (never nullable)",
          "topics[0].partitions[0].unaligned_records"),
         (ConsumerGroupDescribeResponse(groups=[cgd.DescribedGroup(members=[cgd.Member(assignment=None)])]), 0,  # type: ignore[arg-type]

@@ -91,7 +91,8 @@ def test_the_constants_are_kafka_4_2_1s_where_the_versions_are(name: str) -> Non
         return
     theirs, ours = expected_constants(spec), constants_of(cls)
     if theirs["VALID_VERSIONS"] == ours["VALID_VERSIONS"]:
-        assert (ours["STABLE_VERSIONS"], ours["DEPRECATED_VERSIONS"]) == (theirs["STABLE_VERSIONS"], theirs["DEPRECATED_VERSIONS"])
+        assert (ours["STABLE_VERSIONS"], ours["DEPRECATED_VERSIONS"]) == (
+            theirs["STABLE_VERSIONS"], theirs["DEPRECATED_VERSIONS"])
     else:  # kept older or newer versions: 4.2.1's are inside, its unstable top is ours too where it is the top
         (low, high), (their_low, their_high) = ours["VALID_VERSIONS"], theirs["VALID_VERSIONS"]
         assert low <= their_low <= their_high <= high, name

@@ -463,7 +463,8 @@ def test_a_nullable_compact_array_between_runs_is_read_with_them_when_null_or_em
     assert plan.helpers[bridge.unpack] == 'struct.Struct(">iBi").unpack_from'
     pure = bridge.read("response", PURE)
     assert pure[:4] == [
-        "if pos + 9 <= size and buf[pos + 4] <= 1:  # the usual case: aborted null or empty, read with the runs around it",
+        "if pos + 9 <= size and buf[pos + 4] <= 1:  "
+        "# the usual case: aborted null or empty, read with the runs around it",
         "    response.id, aborted_byte, response.replica = _unpack_FetchResponse_id_to_replica(buf, pos)",
         "    if aborted_byte == 0:  # null",
         "        response.aborted = None"]

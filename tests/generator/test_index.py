@@ -68,7 +68,8 @@ def v2_frame(version: int) -> bytes:
     the client id stays a non-compact string)."""
     frame = v1_frame(version)
     header_end = 4 + 11
-    return (int.from_bytes(frame[:4], "big") + 1).to_bytes(4, "big") + frame[4:header_end] + b"\x00" + frame[header_end:]
+    size = (int.from_bytes(frame[:4], "big") + 1).to_bytes(4, "big")
+    return size + frame[4:header_end] + b"\x00" + frame[header_end:]
 
 
 @pytest.mark.parametrize(("table", "headers"), [
@@ -84,7 +85,8 @@ def test_a_definitions_header_versions_are_what_apis_lists_and_framing_writes(us
         assert frame == (v1_frame(version) if header == 1 else v2_frame(version)), (version, header)
         # and a Correlator over the package's index reads it back at that header version
         parsed = Correlator(load(package)).parse_request(frame)
-        assert (parsed.header_version, parsed.body, parsed.header.client_id) == (header, package.UserThingRequest(id=7), "c")
+        assert (parsed.header_version, parsed.body, parsed.header.client_id) == (
+            header, package.UserThingRequest(id=7), "c")
 
 
 def test_api_74_is_what_kafka_names_it_whatever_order_the_definitions_come_in():

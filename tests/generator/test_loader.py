@@ -148,7 +148,8 @@ def test_unknown_field_key(key: str, hint: str) -> None:
 
 
 def test_unknown_key_in_nested_field_and_common_struct() -> None:
-    nested = '{"name": "T", "type": "[]T", "versions": "0+", "fields": [{"name": "Id", "type": "int32", "versions": "0+", "x": 1}]}'
+    nested = ('{"name": "T", "type": "[]T", "versions": "0+", '
+              '"fields": [{"name": "Id", "type": "int32", "versions": "0+", "x": 1}]}')
     common = ', "commonStructs": [{"name": "C", "versions": "0+", "about": "no", "fields": []}]'
     found = problems(wrap(nested, HEAD + common))
     assert [(p.path, p.message) for p in found] == [

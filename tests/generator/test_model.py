@@ -81,7 +81,8 @@ def test_field_version_questions(sample) -> None:
     note = sample.struct.field("Note")
     epoch = sample.struct.field("Epoch")
     assert (note.present_in(1), note.present_in(2), note.nullable_in(2), note.tagged_in(2)) == (False, True, True, True)
-    assert (epoch.present_in(1), epoch.tagged_in(1), epoch.tagged_in(3), epoch.nullable_in(3)) == (True, False, True, False)
+    assert (epoch.present_in(1), epoch.tagged_in(1), epoch.tagged_in(3), epoch.nullable_in(3)) == (
+        True, False, True, False)
     assert epoch.is_tagged and not sample.struct.field("GroupId").is_tagged
 
 

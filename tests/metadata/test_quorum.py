@@ -49,7 +49,8 @@ def with_log(tmp_path):
             kraft_version_feature=KRaftVersionFeature(min_supported_version=0, max_supported_version=1)) for i in ids])
 
     writer = MetadataLogWriter(0)
-    writer.append_control([LeaderChangeMessage(version=0, leader_id=1, voters=[LeaderVoter(voter_id=i) for i in (1, 2, 3)],
+    writer.append_control([LeaderChangeMessage(version=0, leader_id=1,
+                                               voters=[LeaderVoter(voter_id=i) for i in (1, 2, 3)],
                                                granting_voters=[LeaderVoter(voter_id=1), LeaderVoter(voter_id=2)])],
                           timestamp=10, leader_epoch=1)
     writer.append_control([voters([1, 2, 3, 4])], timestamp=11, leader_epoch=1)

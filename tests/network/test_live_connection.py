@@ -136,7 +136,8 @@ def test_a_consumer_group_joins_syncs_heartbeats_and_leaves(peer):
     group = f"g-{uuid.uuid4().hex[:8]}"
     with BlockingConnection(*address(peer), timeout=TIMEOUT) as bootstrap:
         find_version = bootstrap.versions[10]
-        find = FindCoordinatorRequest(coordinator_keys=[group]) if find_version >= 4 else FindCoordinatorRequest(key=group)
+        find = (FindCoordinatorRequest(coordinator_keys=[group]) if find_version >= 4
+                else FindCoordinatorRequest(key=group))
         found = bootstrap.request(find)
         coordinator = found.coordinators[0] if find_version >= 4 else found
         assert coordinator.error_code == 0

@@ -32,7 +32,8 @@ FOREIGN_DECODERS = {
     Codec.GZIP: [gzip.decompress, kafka_codec.gzip_decode, aiokafka_codec.gzip_decode],
     Codec.SNAPPY: [kafka_codec.snappy_decode, aiokafka_codec.snappy_decode],
     Codec.LZ4: [lz4.frame.decompress, kafka_codec.lz4_decode, aiokafka_codec.lz4_decode],
-    Codec.ZSTD: [lambda data: zstandard.ZstdDecompressor().decompressobj().decompress(data), aiokafka_codec.zstd_decode],
+    Codec.ZSTD: [lambda data: zstandard.ZstdDecompressor().decompressobj().decompress(data),
+                 aiokafka_codec.zstd_decode],
 }
 FOREIGN_ENCODERS = {
     Codec.GZIP: [gzip.compress, kafka_codec.gzip_encode, aiokafka_codec.gzip_encode],
@@ -65,7 +66,8 @@ def decoder_cases():
             yield pytest.param(codec, decode, payload, id=f"{param.id}-{len(payload)}B")
 
 
-@pytest.mark.parametrize("codec, decode, payload", list(decoder_cases()))  # a list: mutmut collects twice in one process
+# a list: mutmut collects twice in one process
+@pytest.mark.parametrize("codec, decode, payload", list(decoder_cases()))
 def test_what_kwire_compresses_decompresses_elsewhere(codec, decode, payload):
     assert bytes(decode(compress(codec, payload))) == payload
 

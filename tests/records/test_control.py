@@ -47,7 +47,8 @@ def test_end_transaction_batch_reads_as_a_marker_elsewhere(committed):
     aio = aiokafka_c.DefaultRecordBatch(wire)
     assert aio.is_control_batch
     (aio_record,) = list(aio)
-    assert AioControlRecord.parse(aio_record.key) == (control_record.COMMIT_MARKER if committed else control_record.ABORT_MARKER)
+    marker = control_record.COMMIT_MARKER if committed else control_record.ABORT_MARKER
+    assert AioControlRecord.parse(aio_record.key) == marker
     assert struct.unpack(">hi", aio_record.value) == (0, 9)
 
     ours = decode_batch(wire)

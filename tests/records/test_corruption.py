@@ -112,7 +112,8 @@ MALFORMED = {
     "value past record end": (raw_record(b"\x00\x00\x00\x01" + zigzag(9) + b"v\x00"), 1, "value length 9"),
     "negative header count": (raw_record(record_body(headers=zigzag(-1))), 1, "header count -1"),
     "huge header count": (raw_record(record_body(headers=zigzag(2**30))), 1, "header count"),
-    "null header key": (raw_record(record_body(headers=zigzag(1) + zigzag(-1) + zigzag(-1))), 1, "header key length -1"),
+    "null header key": (raw_record(record_body(headers=zigzag(1) + zigzag(-1) + zigzag(-1))), 1,
+                        "header key length -1"),
     "non-UTF-8 header key": (raw_record(record_body(headers=zigzag(1) + zigzag(1) + b"\xff" + zigzag(-1))), 1, "UTF-8"),
     "count above records": (raw_record(GOOD) * 2, 3, "truncated|claims"),
     "count below records": (raw_record(GOOD) * 3, 2, "left over"),
@@ -135,7 +136,8 @@ def test_malformed_records_with_valid_crc_raise_decode_error(records, count, mes
 @pytest.mark.parametrize(
     "wire, error, message",
     [
-        (raw_batch(b"", 0)[:8] + struct.pack(">i", 48) + raw_batch(b"", 0)[12:], CorruptRecordError, "below the minimum"),
+        (raw_batch(b"", 0)[:8] + struct.pack(">i", 48) + raw_batch(b"", 0)[12:], CorruptRecordError,
+         "below the minimum"),
         (raw_batch(b"", -1), CorruptRecordError, "negative record count"),
         (raw_batch(b"\x00" * 10, 1, attributes=5), DecodeError, "codec id 5"),
     ],

@@ -167,13 +167,15 @@ def test_legacy_crc_mismatch_names_the_offset():
             "must not be compressed",
         ),
         (
-            legacy_entry(0, 1, Codec.GZIP, None, zlib.compress(legacy_entry(0, 1, 0, None, b"x", TS)[:-2], wbits=31), TS),
+            legacy_entry(0, 1, Codec.GZIP, None,
+                         zlib.compress(legacy_entry(0, 1, 0, None, b"x", TS)[:-2], wbits=31), TS),
             "truncated",
         ),
         (legacy_entry(3, 1, Codec.ZSTD, None, b"whatever", TS), "codec"),
         (
             legacy_entry(1, 1, Codec.GZIP, None,
-                         zlib.compress(b"".join(legacy_entry(i, 1, 0, None, b"x", TS) for i in range(3)), wbits=31), TS),
+                         zlib.compress(b"".join(legacy_entry(i, 1, 0, None, b"x", TS) for i in range(3)),
+                                       wbits=31), TS),
             "below its last inner offset",
         ),
     ],

@@ -231,7 +231,8 @@ def test_schemas_command_writes_loadable_spark_and_arrow_schemas(tmp_path):
 
     from kwire.cli.main import main as kwire_main
 
-    assert kwire_main(["schemas", "--out", str(tmp_path), "--messages", "ApiVersionsResponse", "TopicRecord", "-q"]) == 0
+    assert kwire_main(["schemas", "--out", str(tmp_path), "--messages", "ApiVersionsResponse", "TopicRecord",
+                       "-q"]) == 0
     cls = MESSAGES["ApiVersionsResponse"]
     written = sorted(p.name for p in (tmp_path / "ApiVersionsResponse").iterdir())
     assert written == sorted([f"v{v}.{ext}" for v in range(5) for ext in ("arrow", "spark.json")]
