@@ -77,7 +77,8 @@ class Workload:
 def compiled_package():
     """The mypyc build the tests use (tests/compiled_build.py), built on first use (minutes)."""
     from kwire.generator.native_build import CompileUnavailable
-    from tests.generated.compiled_build import CACHE, compiled_package as build
+    from tests.generated.compiled_build import CACHE
+    from tests.generated.compiled_build import compiled_package as build
 
     if not (CACHE.is_dir() and any(CACHE.iterdir())):
         print("building the mypyc-compiled subset of generated/ (a few minutes, once) ...", file=sys.stderr)
@@ -185,7 +186,11 @@ def message_codecs(spec: MessageSpec, data: bytes) -> dict[str, Callable[[], Cod
 
 def api_versions_workload():
     from kwire.generated.api_versions_response import (
-        ApiVersion, ApiVersionsResponse, FinalizedFeatureKey, SupportedFeatureKey)
+        ApiVersion,
+        ApiVersionsResponse,
+        FinalizedFeatureKey,
+        SupportedFeatureKey,
+    )
 
     # Before v4 a broker leaves out features whose minimum is 0, so every minimum here is >= 1.
     features = [("metadata.version", 1, 21), ("kraft.version", 1, 1), ("transaction.version", 1, 2),
@@ -205,7 +210,11 @@ def api_versions_workload():
 
 def metadata_workload():
     from kwire.generated.metadata_response import (
-        MetadataResponse, MetadataResponseBroker, MetadataResponsePartition, MetadataResponseTopic)
+        MetadataResponse,
+        MetadataResponseBroker,
+        MetadataResponsePartition,
+        MetadataResponseTopic,
+    )
 
     brokers = 5
 
@@ -219,7 +228,8 @@ def metadata_workload():
                                         rack=f"rack-{b % 3}") for b in range(brokers)],
         cluster_id="Yk1ZQkFuS3dpcmVCZW5jaA",
         controller_id=1,
-        topics=[MetadataResponseTopic(name=f"orders.events.{t:03d}", topic_id=uuid.UUID(int=(t + 1) * 0x9E3779B97F4A7C15),
+        topics=[MetadataResponseTopic(name=f"orders.events.{t:03d}",
+                                      topic_id=uuid.UUID(int=(t + 1) * 0x9E3779B97F4A7C15),
                                       partitions=[partition(p) for p in range(10)]) for t in range(50)],
     )
     spec = MessageSpec(MetadataResponse, 12, ("kio.schema.metadata.v12.response", "MetadataResponse"),
@@ -262,7 +272,10 @@ def fetch_workload():
 
 def offset_commit_workload():
     from kwire.generated.offset_commit_request import (
-        OffsetCommitRequest, OffsetCommitRequestPartition, OffsetCommitRequestTopic)
+        OffsetCommitRequest,
+        OffsetCommitRequestPartition,
+        OffsetCommitRequestTopic,
+    )
 
     # A consumer of 20 topics x 50 partitions committing its position: generation (or member
     # epoch) and member id, then per partition the offset, its leader epoch and empty metadata.
@@ -280,7 +293,11 @@ def offset_commit_workload():
 
 def offset_fetch_workload():
     from kwire.generated.offset_fetch_response import (
-        OffsetFetchResponse, OffsetFetchResponseGroup, OffsetFetchResponsePartitions, OffsetFetchResponseTopics)
+        OffsetFetchResponse,
+        OffsetFetchResponseGroup,
+        OffsetFetchResponsePartitions,
+        OffsetFetchResponseTopics,
+    )
 
     # The reply to a consumer joining a group of 20 topics x 50 partitions (v8: grouped by group id).
     message = OffsetFetchResponse(groups=[OffsetFetchResponseGroup(group_id="orders-billing", topics=[
@@ -461,9 +478,10 @@ def agreement_problem(codec: Codec, expected: object) -> str:
     if isinstance(expected, list):
         if len(got) != len(expected):
             return f"{len(got)} record values instead of {len(expected)}"
-        differing = [i for i, (a, b) in enumerate(zip(got, expected)) if a != b]
+        differing = [i for i, (a, b) in enumerate(zip(got, expected, strict=True)) if a != b]
         return f"{len(differing)} of {len(expected)} record values differ (first: #{differing[0]})"
-    first = next((i for i, (a, b) in enumerate(zip(got, expected)) if a != b), min(len(got), len(expected)))
+    first = next((i for i, (a, b) in enumerate(zip(got, expected, strict=False)) if a != b),
+                 min(len(got), len(expected)))
     return f"{len(got)} bytes vs {len(expected)}, first difference at offset {first}"
 
 
@@ -576,7 +594,7 @@ def speed_ratio(mine: Cell | None, theirs: Cell | None) -> float | None:
         return None
     if len(mine.run_ops) != len(theirs.run_ops):
         return mine.median / theirs.median
-    return statistics.median(a / b for a, b in zip(mine.run_ops, theirs.run_ops))
+    return statistics.median(a / b for a, b in zip(mine.run_ops, theirs.run_ops, strict=True))
 
 
 def ratio(cells: dict[tuple, Cell], cell: Cell, peer: str) -> str:
@@ -599,7 +617,8 @@ def results_table(workloads: list[Workload], cells: dict[tuple, Cell]) -> str:
                     continue
                 lo, hi = min(cell.run_ops), max(cell.run_ops)
                 lines.append(f"| {w.key} | {op} | {name}{mark} | {human(cell.median)} | {human(lo)}-{human(hi)} "
-                             f"| {cell.mb_per_s:.2f} | {ratio(cells, cell, 'kafka-python')} | {ratio(cells, cell, 'kio')} |")
+                             f"| {cell.mb_per_s:.2f} | {ratio(cells, cell, 'kafka-python')} "
+                             f"| {ratio(cells, cell, 'kio')} |")
     return "\n".join(lines)
 
 
@@ -663,7 +682,7 @@ def draw_chart(path: Path, workloads: list[Workload], cells: dict[tuple, Cell], 
                "construct": "#999999"}
     fig, axes = plt.subplots(1, 2, figsize=(13, 5.2), sharey=True)
     width = 0.8 / len(IMPLEMENTATIONS)
-    for ax, op in zip(axes, ("encode", "decode")):
+    for ax, op in zip(axes, ("encode", "decode"), strict=True):
         for i, name in enumerate(IMPLEMENTATIONS):
             xs, heights, low, high = [], [], [], []
             for x, w in enumerate(workloads):

@@ -58,8 +58,10 @@ def speed_ups(plain: type, compiled: type, version: int, count: int, rounds: int
     data = [m.encode(version) for m in draw(plain, version, count)]
     objects = {cls: [cls.decode(d, version) for d in data] for cls in (plain, compiled)}
     assert [o.encode(version) for o in objects[compiled]] == data, plain.__name__  # the same bytes both ways
-    decode = {cls: best_time(lambda: [cls.decode(d, version) for d in data], rounds) for cls in (plain, compiled)}
-    encode = {cls: best_time(lambda: [o.encode(version) for o in objects[cls]], rounds) for cls in (plain, compiled)}
+    decode = {cls: best_time(lambda cls=cls: [cls.decode(d, version) for d in data], rounds)
+              for cls in (plain, compiled)}
+    encode = {cls: best_time(lambda cls=cls: [o.encode(version) for o in objects[cls]], rounds)
+              for cls in (plain, compiled)}
     return decode[plain] / decode[compiled], encode[plain] / encode[compiled]
 
 

@@ -4,8 +4,8 @@
                                               [--workload KEY] [--json OUT]
 
 The emitter of revision REV (default: where this branch left main, ``git merge-base HEAD main``;
-its kwire, generator and templates, taken with ``git archive``) renders this checkout's message_defs, in a subprocess, into
-``build/emitter-base/<commit>/`` as package ``kwbase``; with ``--compiled`` it also builds its
+its kwire, generator and templates, taken with ``git archive``) renders this checkout's message_defs, in a subprocess,
+into ``build/emitter-base/<commit>/`` as package ``kwbase``; with ``--compiled`` it also builds its
 mypyc subset (the one tests/generated/compiled_build.py compiles, as ``kwbase_compiled``), which is
 set against this checkout's compiled subset. Both packages run here on this checkout's runtime, so
 only the generated code differs. Every workload of bench_codec.py is timed for each package with
@@ -16,7 +16,8 @@ min-max. A ratio within the min-max spread of 1 is no change that these runs can
 ``--instructions`` counts instructions instead (valgrind's callgrind, deterministic where wall
 time on a shared machine is not): each operation runs ``--calls`` times inside
 ``functools.reduce`` in a child process, callgrind collects inside that call only (after three
-warm-up calls; the garbage collector paused, as when timing), and the table gives instructions per operation for each side and now/base.
+warm-up calls; the garbage collector paused, as when timing), and the table gives instructions per operation for each
+side and now/base.
 """
 from __future__ import annotations
 
@@ -47,7 +48,7 @@ SIDES = ("base", "now")
 # Run with the base revision's tree first on the path: render its package (and its compiled
 # subset) from this checkout's definitions. Arguments: definitions, tree, output and cache
 # directories (cache "" for no compiled build), then the names of the compiled subset.
-_RENDER = """
+_RENDER = f"""
 import sys
 from pathlib import Path
 import kwire
@@ -56,11 +57,11 @@ from kwire.generator.loader import load_definitions
 defs_dir, tree, out, cache, subset = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3]), sys.argv[4], sys.argv[5:]
 assert Path(kwire.__file__).resolve().is_relative_to(tree.resolve()), kwire.__file__
 messages = load_definitions([defs_dir])
-write_package(render_all(messages), out / "%(base)s")
+write_package(render_all(messages), out / "{BASE}")
 if cache:
     from kwire.generator.native_build import cached_build
-    print(cached_build(messages, "%(compiled)s", Path(cache), only=set(subset)))
-""" % {"base": BASE, "compiled": BASE_COMPILED}
+    print(cached_build(messages, "{BASE_COMPILED}", Path(cache), only=set(subset)))
+"""
 
 
 def git(*args: str) -> str:
@@ -224,7 +225,7 @@ def count_instructions(roots: list[Path], builds: list[str], keys: list[str], ca
 
 
 def round_ratios(now: bench.Cell, base: bench.Cell) -> list[float]:
-    return [a / b for a, b in zip(now.run_ops, base.run_ops)]
+    return [a / b for a, b in zip(now.run_ops, base.run_ops, strict=True)]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -240,7 +241,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="count instructions per operation with callgrind instead of timing")
     parser.add_argument("--calls", type=int, default=20, help="operations per callgrind count (default 20)")
     parser.add_argument("--build", action="append", choices=["pure", "mypyc"],
-                        help="with --instructions: count only this build (repeatable; default every build; mypyc implies --compiled)")
+                        help="with --instructions: count only this build (repeatable; default every build; "
+                             "mypyc implies --compiled)")
     if argv is None and sys.argv[1:2] == ["--count-child"]:
         return count_child(sys.argv[2:])
     args = parser.parse_args(argv)

@@ -35,16 +35,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import pyarrow.compute as pc  # noqa: E402
 from aiokafka.record import _crecords as aiokafka_c  # noqa: E402
 from aiokafka.record import default_records as aiokafka_py  # noqa: E402
 from kafka.record.default_records import DefaultRecordBatch as KafkaPythonBatch  # noqa: E402
 
-import pyarrow.compute as pc  # noqa: E402
-
-from kwire.records import Codec, decode_batch  # noqa: E402
-from kwire.records import column_decoder  # noqa: E402
-from kwire.records.columns import load_c, load_compiled  # noqa: E402
 from kwire.arrow.record_arrays import record_arrays  # noqa: E402
+from kwire.records import Codec, column_decoder, decode_batch  # noqa: E402
+from kwire.records.columns import load_c, load_compiled  # noqa: E402
 
 RECORDS = 1000
 BASE_TS = 1_700_000_000_000
@@ -85,7 +83,7 @@ def arrow_rows(builder_class, wire: bytes) -> list[tuple]:
     arrays = arrow_arrays(builder_class, wire)
     headers = [[(h["key"], h["value"]) for h in row] for row in arrays["headers"].to_pylist()]
     columns = [arrays[name].to_pylist() for name in ("offset", "timestamp", "key", "value")]
-    return list(zip(*columns, headers))
+    return list(zip(*columns, headers, strict=True))
 
 
 def object_rows(records) -> list[tuple]:
@@ -226,8 +224,8 @@ def main(argv: list[str] | None = None) -> None:
         for name in DECODERS:
             median = statistics.median(runs[name])
             spread = (max(runs[name]) - min(runs[name])) / median * 100
-            vs_kp = statistics.median(a / b for a, b in zip(runs[name], runs["kafka-python"]))
-            ratios = [a / b for a, b in zip(runs[name], runs["aiokafka-c"])]
+            vs_kp = statistics.median(a / b for a, b in zip(runs[name], runs["kafka-python"], strict=True))
+            ratios = [a / b for a, b in zip(runs[name], runs["aiokafka-c"], strict=True)]
             print(
                 f"{codec.name.lower():<7} {name:<15} {median:>12,.0f} {spread:>7.1f}% "
                 f"{vs_kp:>14.2f}x {statistics.median(ratios):>12.3f}x {min(ratios):>6.2f}-{max(ratios):<6.2f}"

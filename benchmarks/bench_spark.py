@@ -379,7 +379,7 @@ def main(argv: list[str] | None = None) -> int:
         by_name = {reader.name: reader for reader in readers}
         for round_ in range(args.rounds):
             order = names[round_ % len(names):] + names[:round_ % len(names)]
-            for (path, total), result in zip(inputs, results):
+            for (path, total), result in zip(inputs, results, strict=True):
                 for name in order:
                     if name == SINGLE:
                         run, result["records"] = single_process(path)

@@ -73,7 +73,8 @@ def instructions(package: str, root: str, case: str, op: str, calls: int) -> int
 
 
 def per_call(package: str, root: str, case: str, op: str) -> float:
-    return (instructions(package, root, case, op, LARGE) - instructions(package, root, case, op, SMALL)) / (LARGE - SMALL)
+    large, small = instructions(package, root, case, op, LARGE), instructions(package, root, case, op, SMALL)
+    return (large - small) / (LARGE - SMALL)
 
 
 def main() -> int:

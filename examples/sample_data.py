@@ -13,15 +13,20 @@ import sys
 import uuid
 from pathlib import Path
 
-from kwire.wire.files import atomic_write
 from kwire.generated import (
-    ConfigRecord, FeatureLevelRecord, LeaderChangeMessage, PartitionRecord, RegisterBrokerRecord, TopicRecord,
+    ConfigRecord,
+    FeatureLevelRecord,
+    LeaderChangeMessage,
+    PartitionRecord,
+    RegisterBrokerRecord,
+    TopicRecord,
 )
 from kwire.generated.leader_change_message import Voter
 from kwire.generated.register_broker_record import BrokerEndpoint
 from kwire.logs.logdir import segment_file_name
 from kwire.logs.metadata_log import MetadataLogWriter, MetadataRecord
 from kwire.records import Codec, RecordBatchBuilder, build_end_transaction_batch
+from kwire.wire.files import atomic_write
 
 START_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z
 
@@ -30,7 +35,8 @@ def write_metadata_log(directory: Path) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     topic_id = uuid.UUID("6ba7b810-9dad-11d1-80b4-00c04fd430c8")
     log = MetadataLogWriter()
-    log.append_control([LeaderChangeMessage(leader_id=1, voters=[Voter(voter_id=1)], granting_voters=[Voter(voter_id=1)])],
+    log.append_control([LeaderChangeMessage(leader_id=1, voters=[Voter(voter_id=1)],
+                                            granting_voters=[Voter(voter_id=1)])],
                        timestamp=START_MS, leader_epoch=1)
     log.append([MetadataRecord(FeatureLevelRecord(name="metadata.version", feature_level=21), 0),
                 MetadataRecord(FeatureLevelRecord(name="kraft.version", feature_level=1), 0)],

@@ -4,8 +4,8 @@ process). Where test data lives is ``tests/paths.py``'s business."""
 from __future__ import annotations
 
 import importlib
-import socket
 import os
+import socket
 import sys
 from pathlib import Path
 

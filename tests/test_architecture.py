@@ -102,7 +102,8 @@ BUILD_TIME_LIBRARIES = ("jinja2", "jsonschema", "construct")  # the generator ex
 
 @pytest.mark.parametrize("source", sorted(ALLOWED))
 def test_lower_parts_import_only_what_is_below_them(source):
-    crossing = {(module, target) for module, target in dependencies().get(source, set()) if target not in ALLOWED[source]}
+    crossing = {(module, target) for module, target in dependencies().get(source, set())
+                if target not in ALLOWED[source]}
     assert not crossing, f"kwire.{source} imports parts above it: {sorted(crossing)}"
 
 

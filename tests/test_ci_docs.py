@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from kwire.cli.main import build_parser
-from tests.paths import MESSAGE_DEFS, REPO
 from tests.optional import later
+from tests.paths import MESSAGE_DEFS, REPO
 
 junitparser = later("junitparser")
 yaml = later("yaml")
@@ -94,7 +94,7 @@ def test_the_ci_page_runs_and_its_gate_stops_a_worsened_definition(project) -> N
     assert [c.split()[:2] for c in commands] == [["kwire", "generate"], ["kwire", "check-compat"],
                                                   ["kwire", "fuzz"], ["pytest", "-q"]]
     passing = {command.split()[1]: run(command, root, env) for command in commands}
-    for command, done in zip(commands, passing.values()):
+    for command, done in zip(commands, passing.values(), strict=True):
         assert done.returncode == 0, f"{command}\n{done.stdout}{done.stderr}"
     assert "time budget of 300 s: all cases 0..19 of every version (seed 0) ran" in passing["fuzz"].stderr
     assert "7 passed" in passing["-q"].stdout  # the page's test, through kwire's pytest plugin

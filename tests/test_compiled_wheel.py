@@ -149,8 +149,8 @@ def check_build_native(venv: Path, tmp_path: Path) -> None:
     run([str(venv / "bin" / "python"), "-m", "kwire.generator.native_records", "--remove"], cwd=tmp_path,
         env={**os.environ, "PYTHONPATH": ""})
     _, report = doctor(venv, tmp_path)
-    assert report["parts"]["record_decoder"] == {**decoder, "compiled": False, "compiled_modules": 0, "flavour": "python",
-                                                 "reason": "not built (run: kwire build-native)"}
+    assert report["parts"]["record_decoder"] == {**decoder, "compiled": False, "compiled_modules": 0,
+                                                 "flavour": "python", "reason": "not built (run: kwire build-native)"}
 
     run([str(venv / "bin" / "kwire"), "build-native", "--cache", str(REPO / "build" / "record-decoder-cli")],
         cwd=tmp_path, env={**os.environ, "PYTHONPATH": ""})

@@ -11,7 +11,7 @@ import pytest
 from tests.optional import need_module
 from tests.paths import REPO
 
-LINTED = ["generated", "generator", "kwire"]
+LINTED = ["generated", "generator", "kwire", "tests", "benchmarks", "examples"]
 
 
 @pytest.mark.parametrize("folder", LINTED)

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.installed import build, copy_sources, fresh_venv, run as _run
+from tests.installed import build, copy_sources, fresh_venv
+from tests.installed import run as _run
 from tests.paths import CAPTURES, KRAFT_361, REPO
 
 
@@ -72,7 +73,8 @@ def test_kwire_without_extras_decodes_frames_and_logs_and_names_the_extras_it_la
         (["generate", "--defs", "kwire:builtin", "--out", "mine"],
          "kwire generate: jinja2 and jsonschema are not installed; install kwire[generator]"),
         (["validate", "kwire:builtin"], "kwire validate: jsonschema is not installed; install kwire[generator]"),
-        (["decode", str(KRAFT_361), "--out", "decoded"], "kwire decode: pyarrow is not installed; install kwire[arrow]"),
+        (["decode", str(KRAFT_361), "--out", "decoded"],
+         "kwire decode: pyarrow is not installed; install kwire[arrow]"),
     ]:
         refused = subprocess.run([kwire, *argv], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
         assert (refused.returncode, refused.stderr) == (2, line + "\n")
@@ -114,8 +116,8 @@ def test_installed_kwire_decodes_generates_and_type_checks(venv, tmp_path):
         print(type(request.body).__name__, type(response.body).__name__, len(response.body.api_keys))
     """))
     raw = CAPTURES / "tansu" / "raw"
-    out = _run([python, str(script), str(raw / "c01_req_0000_k18_v3_corr1.bin"), str(raw / "c01_resp_0000_k18_v3_corr1.bin")],
-               cwd=work, env=env).stdout.split()
+    out = _run([python, str(script), str(raw / "c01_req_0000_k18_v3_corr1.bin"),
+                str(raw / "c01_resp_0000_k18_v3_corr1.bin")], cwd=work, env=env).stdout.split()
     assert out[:2] == ["ApiVersionsRequest", "ApiVersionsResponse"] and int(out[2]) > 10
 
     # a definitions folder of one's own -> a package that imports only kwire
@@ -156,11 +158,13 @@ def test_installed_kwire_decodes_generates_and_type_checks(venv, tmp_path):
         assert found is not None and found.max_version == 4
         wrong: str | None = response.api_keys.find(18)
     """))
-    checked = subprocess.run([python, "-m", "mypy", "--no-error-summary", "--cache-dir", str(work / ".mypy"), "user.py"],
+    checked = subprocess.run([python, "-m", "mypy", "--no-error-summary", "--cache-dir", str(work / ".mypy"),
+                              "user.py"],
                              cwd=work, env=env, capture_output=True, text=True, timeout=600)
     # exactly the two deliberate mistakes: the annotations are seen, nothing is Any
     assert checked.stdout.strip().splitlines() == [
-        'user.py:7: error: Incompatible types in assignment (expression has type "int", variable has type "str")  [assignment]',
+        'user.py:7: error: Incompatible types in assignment (expression has type "int", '
+        'variable has type "str")  [assignment]',
         'user.py:10: error: Incompatible types in assignment (expression has type "ApiVersion | None", '
         'variable has type "str | None")  [assignment]',
     ], checked.stdout + checked.stderr

@@ -81,7 +81,8 @@ def test_no_example_needs_a_broker_from_outside():
     # a reader has no $KAFKA_BOOTSTRAP: the client examples start librdkafka's mock cluster
     text = (REPO / "README.md").read_text()
     assert "KAFKA_BOOTSTRAP" not in text
-    assert all("mock_cluster" in code for _, code in blocks("python") if "KafkaClient(" in code or "aio.connect(" in code)
+    assert all("mock_cluster" in code for _, code in blocks("python")
+               if "KafkaClient(" in code or "aio.connect(" in code)
 
 
 def test_the_output_comments_are_checked():

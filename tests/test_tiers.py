@@ -70,7 +70,8 @@ def fast_tier_ids(session: pytest.Session) -> list[str]:
     xdist worker collects all of it), else from a collection of its own."""
     if {item.nodeid.partition("::")[0].split("/")[1] for item in session.items} >= {*PARTS, "spark"}:
         return [item.nodeid for item in session.items if item.get_closest_marker("check")]
-    done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "-m", "check"],
+    done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+                           "-m", "check"],
                           cwd=REPO, capture_output=True, text=True, check=False, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     return [line for line in done.stdout.splitlines() if "::" in line]

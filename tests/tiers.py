@@ -45,7 +45,8 @@ SLOW: dict[str, str] = {
     "tests/testing/test_plugin.py::test_a_user_project_fuzzes_its_own_codecs_with_the_fixture": "a child pytest",
     "tests/testing/test_plugin.py::test_the_fixture_fails_on_a_codec_bug_with_a_minimal_example": "a child pytest",
     "tests/generated/test_generated_package.py::test_check_reports_stale_files": "regenerates every codec",
-    "tests/generated/test_generated_package.py::test_every_shipped_message_imports_and_is_indexed": "imports every codec",
+    "tests/generated/test_generated_package.py::test_every_shipped_message_imports_and_is_indexed":
+        "imports every codec",
     "tests/generated/test_lazy_package.py": "child interpreters",
     "tests/records/test_roundtrip.py::test_round_trip": "hypothesis, hundreds of batches",
     "tests/generated/test_compiled_build.py::test_a_nullable_struct_with_a_default_compiles": "mypyc and a C compiler",

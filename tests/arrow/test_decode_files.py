@@ -23,8 +23,8 @@ from kwire.arrow.reader import iter_record_batches, read_table
 from kwire.cli.main import main as kwire_main
 from kwire.records import Codec, RecordBatchBuilder
 from kwire.wire.files import ExistingFileError
-from tests.paths import KRAFT_361, REPO
 from tests.optional import later
+from tests.paths import KRAFT_361, REPO
 
 pa = later("pyarrow")
 pq = later("pyarrow.parquet")
@@ -57,7 +57,8 @@ def test_json_output_reads_back_as_the_same_rows(tmp_path):
     out = tmp_path / "json"
     decode_to_directory(str(KRAFT_361 / "bootstrap.checkpoint"), out, "json")
     lines = [json.loads(line) for line in (out / "part-00000.json").read_text().splitlines()]
-    assert [line["record_type"] for line in lines] == ["SnapshotHeaderRecord", "FeatureLevelRecord", "SnapshotFooterRecord"]
+    assert [line["record_type"] for line in lines] == [
+        "SnapshotHeaderRecord", "FeatureLevelRecord", "SnapshotFooterRecord"]
 
 
 def test_an_existing_output_is_refused_or_replaced_whole(tmp_path):
@@ -87,8 +88,8 @@ def test_input_that_does_not_decode_fails_in_a_worker_and_leaves_the_old_output(
     (folder / "00000000000000000000.log").write_bytes(bytes(data))
     out = tmp_path / "out"
     out.mkdir()
-    with pytest.raises(SplitFailed, match=r"^DamagedFileError: .*00000000000000000000.log: not a record batch: .*its size "
-                                          r"field is damaged \(byte offset 236\)"):
+    with pytest.raises(SplitFailed, match=r"^DamagedFileError: .*00000000000000000000.log: not a record batch: "
+                                          r".*its size field is damaged \(byte offset 236\)"):
         decode_to_directory(str(tmp_path / "in"), out, overwrite=True, jobs=2)
     assert list(out.iterdir()) == [] and sorted(p.name for p in tmp_path.iterdir()) == ["in", "out"]
     summary = decode_to_directory(str(tmp_path / "in"), out, overwrite=True, jobs=2, options={"skip_undecodable": True})
@@ -131,7 +132,8 @@ def test_iter_record_batches_streams_a_batch_at_a_time(tmp_path):
 def test_read_table_needs_pyarrow_and_nothing_else(tmp_path):
     """In a fresh interpreter where pyspark, numpy and pandas cannot be imported."""
     code = ("import sys\n"
-            "for name in ('pyspark', 'numpy', 'pandas', 'jinja2', 'jsonschema', 'construct'): sys.modules[name] = None\n"
+            "for name in ('pyspark', 'numpy', 'pandas', 'jinja2', 'jsonschema', 'construct'): "
+            "sys.modules[name] = None\n"
             "from kwire.arrow import read_table, iter_record_batches\n"
             f"table = read_table({str(KRAFT_361)!r})\n"
             f"assert table.num_rows == sum(b.num_rows for b in iter_record_batches({str(KRAFT_361)!r}))\n"
@@ -166,9 +168,11 @@ def test_a_walk_through_pyarrow_fs_takes_the_files_the_local_walk_takes(tmp_path
     from kwire.logs.files import BATCH_KINDS, kafka_files
 
     tree = {
-        "__cluster_metadata-0/00000000000000000000.log", "__cluster_metadata-0/00000000000000007111-0000000001.checkpoint",
+        "__cluster_metadata-0/00000000000000000000.log",
+        "__cluster_metadata-0/00000000000000007111-0000000001.checkpoint",
         "__cluster_metadata-0/quorum-state", "__cluster_metadata-0/00000000000000000000.index", "bootstrap.checkpoint",
-        "orders-3/00000000000000000042.log", "orders-3/00000000000000000042.log.deleted", "orders-3/.00000000000000000042.log",
+        "orders-3/00000000000000000042.log", "orders-3/00000000000000000042.log.deleted",
+        "orders-3/.00000000000000000042.log",
         ".trash/orders-0/00000000000000000000.log", "orders-3/.hidden/00000000000000000000.log", "loose.batch",
         "server.log", "meta.properties",
     }

@@ -241,7 +241,8 @@ def test_skipped_ranges_leave_counts_that_kafka_python_agrees_with(tmp_path, cap
     capsys.readouterr()
     assert kwire_main(["decode", str(root), "--out", str(tmp_path / "out"), "--skip-undecodable"]) == 1  # a finding
     assert capsys.readouterr().out.endswith(f"1 file, {expected_batches} batches, {expected_records} records; "
-                                            f"{length} bytes not decoded, in 1 skipped range (rows with skipped_bytes set); "
+                                            f"{length} bytes not decoded, in 1 skipped range "
+                                            "(rows with skipped_bytes set); "
                                             "1 batch failing its CRC (rows with crc_valid false)\n")
     summary = decode_to_directory(str(root), tmp_path / "again", options={"skip_undecodable": True})
     assert (summary.batches, summary.records, summary.skipped_ranges, summary.skipped_bytes) == \

@@ -16,13 +16,15 @@ def test_a_request_says_what_it_is(capsys):
     assert main(["frame", str(API_VERSIONS_REQUEST)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "ApiVersionsRequest v3 (request, api key 18, header v2)"
-    assert lines[1] == 'header: {"requestApiKey": 18, "requestApiVersion": 3, "correlationId": 1, "clientId": "cap-none"}'
+    assert lines[1] == ('header: {"requestApiKey": 18, "requestApiVersion": 3, "correlationId": 1, '
+                        '"clientId": "cap-none"}')
 
 
 def test_a_response_with_its_request_as_json(capsys):
     assert main(["frame", str(API_VERSIONS_REFUSAL), "--request", str(API_VERSIONS_REQUEST), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert (out["kind"], out["message"], out["version"], out["headerVersion"]) == ("response", "ApiVersionsResponse", 3, 0)
+    assert (out["kind"], out["message"], out["version"], out["headerVersion"]) == (
+        "response", "ApiVersionsResponse", 3, 0)
     # the mock's refusal is neither v0 nor v3: shown as what it is, bytes included
     assert out["body"] == {"errorCode": 35, "refusedVersion": 3, "asV0": None, "raw": "00230100120000000200000000"}
 

@@ -36,7 +36,8 @@ def test_fuzz_passes_and_writes_the_reports(tmp_path, capsys: pytest.CaptureFixt
     markdown = (tmp_path / "report.md").read_text()
     assert "**PASSED**" in markdown
     assert ("0 failing cases, 0 contradictions with the static classification, 0 fields that the static "
-            "classification names as losable or refusing but no directed search could show lost or refused.") in markdown
+            "classification names as losable or refusing but no directed search could show lost or refused."
+            ) in markdown
     assert "![RegisterBrokerRecord cross-version matrix](RegisterBrokerRecord.png)" in markdown
     assert "| **v3** | lossy | lossy | lossy | lossless | lossless |" in markdown  # ApiVersionsResponse row 3
     for name in FIVE:
@@ -85,7 +86,8 @@ def broken_package(tmp_path, monkeypatch: pytest.MonkeyPatch):
 
 def test_a_failing_case_is_printed_with_the_command_that_reproduces_it(
         broken_package: str, capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["fuzz", "--package", broken_package, "--messages", "ApiVersionsRequest", "--cases", "30", "--seed", "8"])
+    code = main(["fuzz", "--package", broken_package, "--messages", "ApiVersionsRequest",
+                 "--cases", "30", "--seed", "8"])
     out, err = capsys.readouterr()
     assert code == 1
     assert "FAILED" in out

@@ -167,11 +167,13 @@ def test_junit_output_has_one_case_per_message_and_version(
     [suite] = list(xml)
     assert (suite.name, suite.tests, suite.failures, suite.errors) == ("kwire fuzz", 3, 2, 0)
     cases = {case.name: case for case in suite}
-    assert set(cases) == {"v0", "v1", "v2"} and all(c.classname == "kwire.fuzz.GateProbeRequest" for c in cases.values())
+    assert set(cases) == {"v0", "v1", "v2"}
+    assert all(c.classname == "kwire.fuzz.GateProbeRequest" for c in cases.values())
     assert cases["v0"].is_passed and "0->1: lossless" in cases["v0"].system_out
     [failure] = cases["v1"].result
     assert isinstance(failure, junitparser.Failure)
-    assert failure.text == "WORSE GateProbeRequest 1->0: lossy -> refused: lossy turned refused; refused because of count"
+    assert failure.text == ("WORSE GateProbeRequest 1->0: lossy -> refused: lossy turned refused; "
+                            "refused because of count")
     assert {p.name: p.value for p in suite.properties()}["cases"] == "20"
 
     # every message of the shipped package, no baseline: all pass
@@ -189,7 +191,8 @@ def test_a_time_budget_says_how_far_it_got_and_the_next_run_goes_on_from_there(
     clock = itertools.count(0, 10)  # each look at the clock is 10 s later: the budget of 25 s lasts three rounds
     monkeypatch.setattr("kwire.fuzz.sweep.monotonic", lambda: next(clock))
     messages = ["--messages", "ApiVersionsResponse", "QuorumStateData", "--seed", "4"]
-    code, _, err = fuzz(capsys, *messages, "--cases", "1000", "--max-seconds", "25", "--report", str(tmp_path / "budget"))
+    code, _, err = fuzz(capsys, *messages, "--cases", "1000", "--max-seconds", "25",
+                        "--report", str(tmp_path / "budget"))
     assert code == 0, err
     assert ("time budget of 25 s spent after cases 0..59 of every version (seed 4), 940 of the 1000 asked for "
             "not run; the next run goes on from there with --seed 4 --start 60") in err
@@ -272,7 +275,8 @@ def test_junit_shows_the_failing_cases_a_sweep_finds_and_the_gate_fails(
     # which cases must fail: those whose Count is negative, computed from the inputs
     failing = [i for i in range(cases) if case_instance(cls, 1, seed, i).count < 0]
     assert 5 < len(failing) < cases  # the check below names more than the five kept, and not every case fails
-    code, out, err = fuzz(capsys, "--package", "jsonbug", "--cases", str(cases), "--seed", str(seed), "--format", "junit")
+    code, out, err = fuzz(capsys, "--package", "jsonbug", "--cases", str(cases), "--seed", str(seed),
+                          "--format", "junit")
     assert code == 1  # no baseline: the failing cases alone fail the gate
     assert f"FAILED: 9 cells, {len(failing)} failing cases, 0 contradictions" in err
     report = tmp_path / "fuzz.xml"
@@ -286,7 +290,7 @@ def test_junit_shows_the_failing_cases_a_sweep_finds_and_the_gate_fails(
     kept = failing[:5]  # the sweep keeps the first five failures of a cell
     lines = failure.text.splitlines()
     assert len(lines) == len(kept) and failure.message == f"5 problems: {lines[0]}"
-    for line, i in zip(lines, kept):
+    for line, i in zip(lines, kept, strict=True):
         # abs() of int32's lowest value does not fit: that case fails reading the JSON form back
         why = ("json raised DecodeError: invalid int32 value 2147483648: out of range" if
                case_instance(cls, 1, seed, i).count == -2**31 else "from_dict(to_dict(m)) != m, fields differ: count")

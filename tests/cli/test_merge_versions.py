@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from kwire.cli.main import main
 from kwire.generator.compat import wire_layout
 from kwire.generator.loader import load_file

@@ -94,11 +94,15 @@ def test_fuzz_report_without_matplotlib_still_writes_the_data(tmp_path, capsys, 
 
 
 @pytest.mark.parametrize(("argv", "absent", "expected"), [
-    (["decode", str(KRAFT_361), "--out", "OUT", "--spark"], "pyspark", "kwire decode: pyspark is not installed; install kwire[spark]"),
-    (["decode", str(KRAFT_361), "--out", "OUT"], "pyarrow", "kwire decode: pyarrow is not installed; install kwire[arrow]"),
+    (["decode", str(KRAFT_361), "--out", "OUT", "--spark"], "pyspark",
+     "kwire decode: pyspark is not installed; install kwire[spark]"),
+    (["decode", str(KRAFT_361), "--out", "OUT"], "pyarrow",
+     "kwire decode: pyarrow is not installed; install kwire[arrow]"),
     (["generate", "--check"], "jinja2", "kwire generate: jinja2 is not installed; install kwire[generator]"),
-    (["validate", "message_defs"], "jsonschema", "kwire validate: jsonschema is not installed; install kwire[generator]"),
-    (["fuzz", "--spark", "--messages", "ApiVersionsRequest"], "pyarrow", "kwire fuzz: pyarrow is not installed; install kwire[spark]"),
+    (["validate", "message_defs"], "jsonschema",
+     "kwire validate: jsonschema is not installed; install kwire[generator]"),
+    (["fuzz", "--spark", "--messages", "ApiVersionsRequest"], "pyarrow",
+     "kwire fuzz: pyarrow is not installed; install kwire[spark]"),
 ])
 def test_commands_without_their_extra_say_which_to_install(argv, absent, expected, tmp_path, capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, absent, None)

@@ -133,7 +133,8 @@ def test_downgrade_matrix_refuses_to_replace_its_report(node_390, tmp_path, caps
     assert kwire_main(["metadata", "downgrade-matrix", str(node_390), "--out", str(report), "--force", "-q"]) == 0
     assert json.loads(report.read_text())["images"][0]["metadataVersion"]["name"] == "3.9-IV0"
     (tmp_path / "a-file").write_text("mine")
-    assert kwire_main(["metadata", "downgrade-matrix", str(node_390), "--out", str(tmp_path / "a-file" / "m.json")]) == 2
+    assert kwire_main(["metadata", "downgrade-matrix", str(node_390),
+                       "--out", str(tmp_path / "a-file" / "m.json")]) == 2
     assert capsys.readouterr().err.startswith(f"kwire metadata downgrade-matrix: cannot write {tmp_path / 'a-file'}")
 
 
@@ -159,7 +160,8 @@ def test_generate_refuses_to_replace_a_file_it_did_not_write(tmp_path, capsys):
 
 def test_fuzz_report_is_refused_before_the_run(tmp_path, capsys):
     (tmp_path / "report.json").write_text("an earlier run's report")
-    assert kwire_main(["fuzz", "--messages", "ApiVersionsRequest", "--cases", "2", "--report", str(tmp_path), "-q"]) == 1
+    assert kwire_main(["fuzz", "--messages", "ApiVersionsRequest", "--cases", "2",
+                       "--report", str(tmp_path), "-q"]) == 1
     assert capsys.readouterr().err == (f"kwire fuzz: refused: {tmp_path / 'report.json'} already exists "
                                        f"(use --force to replace it)\n")
     assert [p.name for p in tmp_path.iterdir()] == ["report.json"]

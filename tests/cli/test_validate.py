@@ -42,7 +42,8 @@ def test_problems_exit_1_one_per_line_on_stderr(tmp_path: Path, capsys: pytest.C
     out, err = capsys.readouterr()
     assert out == ""
     assert err.splitlines() == [
-        f"{bad_field}: $.fields[0] (Id): type int32 cannot be nullable (only string, bytes, records, structs and arrays can)",
+        f"{bad_field}: $.fields[0] (Id): type int32 cannot be nullable "
+        "(only string, bytes, records, structs and arrays can)",
         f"{bad_field}: $.fields[1] (Name): zeroCopy is only valid on bytes fields",
         f"{broken}: line 2 column 11: Expecting value",
     ]

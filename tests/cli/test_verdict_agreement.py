@@ -119,6 +119,7 @@ def test_frame_calls_an_empty_file_what_every_command_calls_it(tmp_path, capsys)
     empty = tmp_path / "request.bin"
     empty.write_bytes(b"")
     assert main(["frame", str(empty)]) == 2  # unusable input, not "does not decode" (1)
-    assert capsys.readouterr().err == f"kwire frame: {empty}: the file is empty (0 bytes): no frame to read (byte offset 0)\n"
+    assert capsys.readouterr().err == (f"kwire frame: {empty}: the file is empty (0 bytes): "
+                                       "no frame to read (byte offset 0)\n")
     assert main(["frame", str(KRAFT_361 / "meta.properties"), "--request", str(empty)]) == 2
     assert f"{empty}: the file is empty (0 bytes)" in capsys.readouterr().err

@@ -111,7 +111,8 @@ def test_deriving_from_a_tag_writes_its_table_and_refuses_to_replace_it(tmp_path
     data = json.loads(out.read_text())
     assert [r["release"] for r in data["releases"]] == ["9.9.0"]
     assert data["derived_by"].startswith("kwire versions --derive-from ")
-    assert [(a["key"], a["name"], a["min"], a["max"]) for a in data["releases"][0]["apis"]] == [(1, "Fetch", 4, 18), (18, "ApiVersions", 0, 4)]
+    assert [(a["key"], a["name"], a["min"], a["max"]) for a in data["releases"][0]["apis"]] == [
+        (1, "Fetch", 4, 18), (18, "ApiVersions", 0, 4)]
     capsys.readouterr()
     assert main(argv) == 2
     assert "already exists (use --force to replace it)" in capsys.readouterr().err
@@ -142,9 +143,9 @@ def _repository_with_one_commit(tmp_path, api_keys_java: str | None):
 
 
 # the two lines of Kafka 4.2.1's ApiKeys.java that make a broker advertise Produce from v0 (KAFKA-18659)
-PRODUCE_RULE = """    public static final short PRODUCE_API_VERSIONS_RESPONSE_MIN_VERSION = 0;
-        short oldestVersion = (this == PRODUCE && listenerType.map(l -> l == ApiMessageType.ListenerType.BROKER).orElse(false)) ?
-"""
+PRODUCE_RULE = ("    public static final short PRODUCE_API_VERSIONS_RESPONSE_MIN_VERSION = 0;\n"
+                "        short oldestVersion = (this == PRODUCE && "
+                "listenerType.map(l -> l == ApiMessageType.ListenerType.BROKER).orElse(false)) ?\n")
 
 
 def test_a_release_commit_that_is_no_tag_gives_its_table_with_the_java_rules(tmp_path, capsys):

@@ -1,8 +1,9 @@
 """``kwire storage format --cluster-id ... --initial-controllers/--standalone``: KIP-853's bootstrap snapshot.
 
 Two independent proofs of the bytes: files written by Kafka's own classes (``MemoryRecordsBuilder``
-and the generated ``VotersRecord``, ``tests/data/kraft-quorum/kafka-bytes``), and bytes built here by hand, field by field, from Kafka 4.2.1's sources, with no kwire
-encoder involved (a struct/varint writer and a CRC-32C table of this file's own):
+and the generated ``VotersRecord``, ``tests/data/kraft-quorum/kafka-bytes``), and bytes built here by hand, field by
+field, from Kafka 4.2.1's sources, with no kwire encoder involved (a struct/varint writer and a CRC-32C table of this
+file's own):
 
 * ``Formatter.writeDynamicQuorumSnapshot``: a ``RecordsSnapshotWriter`` at snapshot id (0, 0) with
   lastContainedLogTimestamp = the clock, kraft.version 1 and ``DynamicVoters.toVoterSet(listener)``;

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 
 from kwire.cli.main import main
-from kwire.wire.uuids import uuid_from_text
 from kwire.features.update_features import ClusterFeatures, judge_update_features, update_request
+from kwire.wire.uuids import uuid_from_text
 from tests.paths import KRAFT_390
 
 PREFIX = "The update failed for all features since the following feature had an error: "

@@ -17,7 +17,6 @@ import zlib
 import pytest
 from crc32c import crc32c
 
-from kwire.wire.errors import DecodeError, KwireError, SchemaError
 from kwire.fuzz.hostile import run_hostile
 from kwire.fuzz.hostile.checks import Limits
 from kwire.fuzz.hostile.corpus import captured_batches
@@ -29,6 +28,7 @@ from kwire.fuzz.hostile.runner import run
 from kwire.fuzz.hostile.target import Target
 from kwire.generator.hostile_targets import definition_targets
 from kwire.records import decode_batch
+from kwire.wire.errors import DecodeError, KwireError, SchemaError
 
 RUN_SEED = 20240611
 

@@ -187,7 +187,8 @@ def test_unknown_tags_make_flexible_to_non_flexible_refused() -> None:
     assert any("cannot carry tagged fields" in r for r in cell["refusals"])
     assert contradictions(cls, static, cell) == []
     # flexible -> flexible keeps them
-    assert outcome_of(run_cases("ApiVersionsResponse", 3, 4, seed=4, start=0, count=150, unknown_tags=True)) == "lossless"
+    cases = run_cases("ApiVersionsResponse", 3, 4, seed=4, start=0, count=150, unknown_tags=True)
+    assert outcome_of(cases) == "lossless"
 
 
 def test_contradictions_are_detected() -> None:
@@ -220,7 +221,8 @@ def test_explains_matches_whole_path_segments() -> None:
 def test_run_cases_is_repeatable_and_splits_into_mergeable_ranges() -> None:
     whole = run_cases("DescribeQuorumResponse", 2, 0, seed=9, start=10, count=90)
     assert whole == run_cases("DescribeQuorumResponse", 2, 0, seed=9, start=10, count=90)
-    parts = [run_cases("DescribeQuorumResponse", 2, 0, seed=9, start=s, count=n) for s, n in ((10, 7), (17, 50), (67, 33))]
+    parts = [run_cases("DescribeQuorumResponse", 2, 0, seed=9, start=s, count=n)
+             for s, n in ((10, 7), (17, 50), (67, 33))]
     assert merge(list(reversed(parts))) == whole
     cls = generated.MESSAGES["DescribeQuorumResponse"]
     row = run_row(cls, 2, [0, 1, 2], seed=9, start=10, count=90)

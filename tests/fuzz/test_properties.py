@@ -19,12 +19,11 @@ from pathlib import Path
 import pytest
 
 from kwire import generated
-from kwire.wire.errors import UnsupportedVersionError
 from kwire.fuzz.properties import check_round_trip
 from kwire.fuzz.strategies import instances
 from kwire.fuzz.values import case_instance
-from kwire.wire.message import is_flexible
-from kwire.wire.message import GeneratedStruct, KeyedList
+from kwire.wire.errors import UnsupportedVersionError
+from kwire.wire.message import GeneratedStruct, KeyedList, is_flexible
 from tests.conftest import kafka_python_definitions
 from tests.optional import later
 

@@ -4,17 +4,18 @@ Compiling every module takes minutes, so the tests compile a representative subs
 benchmark messages, the hand-worked vectors' messages, KRaft records with uuids and arrays)
 into ``build/kwire-compiled/<key>/`` once, where the key hashes the compiled sources, mypyc's
 version and the Python that builds; ``build/kwire-compiled/.build`` keeps the object cache, so
-new sources recompile only the modules that changed (about a minute of CPU from nothing). The package is named ``kwcompiled``; its other modules stay
-pure Python, exactly as in a partially compiled install. The benchmarks use the same build.
+new sources recompile only the modules that changed (about a minute of CPU from nothing). The package is named
+``kwcompiled``; its other modules stay pure Python, exactly as in a partially compiled install. The benchmarks use
+the same build.
 """
 from __future__ import annotations
 
 import importlib
 import sys
-from pathlib import Path
 from types import ModuleType
 
 from tests.paths import REPO
+
 PACKAGE = "kwcompiled"
 SUBSET = frozenset({
     "ApiVersionsRequest", "ApiVersionsResponse", "MetadataRequest", "MetadataResponse", "FetchResponse",

@@ -17,15 +17,14 @@ import uuid
 
 import pytest
 
-from kwire import generated
 import tests.generated.test_golden_vectors as golden
+from kwire import generated
 from kwire.generator.native_build import extension_suffix
 from kwire.wire.errors import KwireError
 from tests.generated.compiled_build import SUBSET
-from tests.network.test_captures import all_seen, deviation
-from tests.optional import missing
 from tests.generated.test_kio_differential import KIO, PAIRS, check_agreement, entity_strategy
-from tests.optional import later
+from tests.network.test_captures import all_seen, deviation
+from tests.optional import later, missing
 
 HealthCheck = later("hypothesis", "HealthCheck")
 given = later("hypothesis", "given")
@@ -210,6 +209,7 @@ def test_compiled_objects_keep_the_public_api(compiled_generated) -> None:
 def test_compiled_classes_compare_and_repr_like_pure_ones(compiled_generated) -> None:
     # __eq__, __repr__ and __hash__ = None live in the compiled base class (_base) and read FIELDS
     from kwcompiled.fetch_response import EpochEndOffset, PartitionData
+
     from kwire.generated.fetch_response import EpochEndOffset as PureEpochEndOffset
 
     decoded = PartitionData.decode(PartitionData(records=b"").encode(12), 12)

@@ -21,8 +21,8 @@ from kwire.generated.list_config_resources_response import ConfigResource
 from kwire.generator.compat import wire_layout
 from kwire.generator.loader import load_file
 from kwire.network.framing import build_response_frame, parse_response_frame
-from kwire.wire.index import load
 from kwire.network.releases import release_tables
+from kwire.wire.index import load
 from tests.paths import KAFKA_DEFINITIONS, MESSAGE_DEFS
 
 HISTORY = KAFKA_DEFINITIONS / "history"

@@ -16,8 +16,8 @@ from kwire.generated.api_versions_response import ApiVersion, FinalizedFeatureKe
 from kwire.generated.quorum_state_data import Voter
 from kwire.generated.update_features_request import FeatureUpdateKey
 from kwire.wire.errors import UnsupportedVersionError
-from tests.paths import DATA
 from tests.generated.vectors import check, h
+from tests.paths import DATA
 
 METADATA_VERSION = b"metadata.version".hex()  # 16 bytes -> compact length 16 + 1 = 0x11
 KRAFT_VERSION = b"kraft.version".hex()  # 13 bytes -> compact length 13 + 1 = 0x0e

@@ -170,7 +170,7 @@ def to_kwire(entity, kwire_cls: type, version: int):
     names = ([f.name for f in kio_fields], [f.attr for f in kwire_fields])
     assert len(kio_fields) == len(kwire_fields), f"{kwire_cls.NAME} v{version} fields differ: {names}"
     values = {}
-    for kio_field, info in zip(kio_fields, kwire_fields):
+    for kio_field, info in zip(kio_fields, kwire_fields, strict=True):
         assert same_field(kio_field.name, info.attr), f"{kwire_cls.NAME} v{version}: {names}"
         value = getattr(entity, kio_field.name)
         kafka_type = kio_field.metadata.get("kafka_type")

@@ -14,7 +14,8 @@ loaded = lambda: sorted(m for m in sys.modules if m.startswith("kwire.generated.
                         and not m.endswith("__mypyc") and m not in ("kwire.generated._base", "kwire.generated._index"))
 assert loaded() == [], loaded()
 # the registry by api key holds names: reading them and the header versions imports nothing
-assert (g.APIS[3].name, g.APIS[3].request_name, g.APIS[3].request_header_version(9)) == ("Metadata", "MetadataRequest", 2)
+metadata = g.APIS[3]
+assert (metadata.name, metadata.request_name, metadata.request_header_version(9)) == ("Metadata", "MetadataRequest", 2)
 assert loaded() == [], loaded()
 from kwire.generated import AlterPartitionRequest
 assert loaded() == ["kwire.generated.alter_partition_request"], loaded()

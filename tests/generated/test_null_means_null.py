@@ -157,6 +157,7 @@ def test_metadata_request_none_asks_for_all_topics() -> None:
 @pytest.mark.parametrize("version", [1, 4, 9, 12])
 def test_null_topics_are_the_bytes_kio_writes(version: int) -> None:
     from kio.serial import entity_writer
+
     from kwire.generated import MetadataRequest
 
     kio_module = __import__(f"kio.schema.metadata.v{version}.request", fromlist=["MetadataRequest"])
@@ -171,7 +172,7 @@ def test_null_topics_are_the_bytes_kio_writes(version: int) -> None:
 
 def test_a_keyed_array_takes_none_and_any_list() -> None:
     from kwire.generated import ApiVersionsResponse, CreateTopicsRequest
-    from kwire.generated.create_topics_request import CreatableTopic, CreatableReplicaAssignment
+    from kwire.generated.create_topics_request import CreatableReplicaAssignment, CreatableTopic
     from kwire.wire.keyed_list import KeyedList
 
     # never nullable: stored as given, refused at encode with the versions that refuse it
@@ -191,9 +192,14 @@ def test_off_the_hot_path_null_is_refused_with_the_same_error() -> None:
     # Writers of cold definitions refuse None through the runtime (_w.non_null), not inline: the
     # error still names the field, the writer's versions, where null is allowed, and the path, in
     # which the runtime's array writer names each element (hot writers leave "[]").
-    from kwire.generated import ConsumerGroupDescribeResponse, CreateDelegationTokenResponse, DescribeAclsResponse
-    from kwire.generated import FetchSnapshotResponse
-    from kwire.generated import consumer_group_describe_response as cgd, describe_acls_response as dar
+    from kwire.generated import (
+        ConsumerGroupDescribeResponse,
+        CreateDelegationTokenResponse,
+        DescribeAclsResponse,
+        FetchSnapshotResponse,
+    )
+    from kwire.generated import consumer_group_describe_response as cgd
+    from kwire.generated import describe_acls_response as dar
     from kwire.generated import fetch_snapshot_response as fsr
 
     cases = [  # (instance, version, message, path): an array, a string, bytes, records, a struct
@@ -205,7 +211,8 @@ def test_off_the_hot_path_null_is_refused_with_the_same_error() -> None:
          "resources[0].acls[0].principal"),
         (CreateDelegationTokenResponse(hmac=None), 0,  # type: ignore[arg-type]
          "field hmac is null, which CreateDelegationTokenResponse versions 0-1 do not allow (never nullable)", "hmac"),
-        (FetchSnapshotResponse(topics=[fsr.TopicSnapshot(partitions=[fsr.PartitionSnapshot(unaligned_records=None)])]), 0,  # type: ignore[arg-type]
+        (FetchSnapshotResponse(topics=[fsr.TopicSnapshot(
+            partitions=[fsr.PartitionSnapshot(unaligned_records=None)])]), 0,  # type: ignore[arg-type]
          "field unaligned_records is null, which PartitionSnapshot versions 0-1 do not allow (never nullable)",
          "topics[0].partitions[0].unaligned_records"),
         (ConsumerGroupDescribeResponse(groups=[cgd.DescribedGroup(members=[cgd.Member(assignment=None)])]), 0,  # type: ignore[arg-type]
@@ -222,6 +229,7 @@ def test_default_reads_as_its_name_and_survives_copies() -> None:
     import copy
     import inspect
     import pickle
+
     from kwire.generated import MetadataRequest
 
     assert repr(DEFAULT) == "DEFAULT"

@@ -47,7 +47,8 @@ def test_restored_versions_take_the_header_kafka_380_gave_them(name):
     older = load_file(KAFKA_DEFINITIONS / "history" / f"{name}@771b9576b00e.json", old_format=True)
     ours = MESSAGES[name]
     api = APIS[ours.API_KEY]
-    for version in range(0, load_file(KAFKA_DEFINITIONS / "kafka-4.2.1" / "clients" / f"{name}.json").valid_versions.lowest):
+    kafka_lowest = load_file(KAFKA_DEFINITIONS / "kafka-4.2.1" / "clients" / f"{name}.json").valid_versions.lowest
+    for version in range(0, kafka_lowest):
         flexible = version in older.flexible_versions
         if older.type == "request":
             assert api.request_header_version(version) == (2 if flexible else 1)

@@ -11,7 +11,6 @@ from kwire.generated import SaslHandshakeRequest, SaslHandshakeResponse
 from tests.generated.vectors import check, h
 
 
-
 @pytest.mark.parametrize("version", [0, 1])
 def test_sasl_handshake_request(version: int) -> None:
     # Mechanism "PLAIN": length 5, then P L A I N = 50 4c 41 49 4e

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import inspect
 import pydoc
-from pkgutil import resolve_name
 from pathlib import Path
+from pkgutil import resolve_name
 from typing import Any
 
 import pytest
@@ -19,9 +19,8 @@ import pytest
 from kwire import generated
 from kwire.generator.jsonc import loads as load_jsonc
 from kwire.wire.errors import UnsupportedVersionError
-from tests.optional import need_module
+from tests.optional import later, need_module
 from tests.paths import KAFKA_421_DEFINITIONS, MESSAGE_DEFS
-from tests.optional import later
 
 api_key_map = later("kio.schema.index", "api_key_map")
 schema_name_map = later("kio.schema.index", "schema_name_map")
@@ -92,7 +91,8 @@ def test_the_constants_are_kafka_4_2_1s_where_the_versions_are(name: str) -> Non
         return
     theirs, ours = expected_constants(spec), constants_of(cls)
     if theirs["VALID_VERSIONS"] == ours["VALID_VERSIONS"]:
-        assert (ours["STABLE_VERSIONS"], ours["DEPRECATED_VERSIONS"]) == (theirs["STABLE_VERSIONS"], theirs["DEPRECATED_VERSIONS"])
+        assert (ours["STABLE_VERSIONS"], ours["DEPRECATED_VERSIONS"]) == (
+            theirs["STABLE_VERSIONS"], theirs["DEPRECATED_VERSIONS"])
     else:  # kept older or newer versions: 4.2.1's are inside, its unstable top is ours too where it is the top
         (low, high), (their_low, their_high) = ours["VALID_VERSIONS"], theirs["VALID_VERSIONS"]
         assert low <= their_low <= their_high <= high, name
@@ -103,8 +103,13 @@ def test_the_constants_are_kafka_4_2_1s_where_the_versions_are(name: str) -> Non
 
 
 def test_the_issues_examples() -> None:
-    from kwire.generated import (CreateDelegationTokenRequest, FetchRequest, InitProducerIdRequest,
-                                 InitProducerIdResponse, MetadataResponse)
+    from kwire.generated import (
+        CreateDelegationTokenRequest,
+        FetchRequest,
+        InitProducerIdRequest,
+        InitProducerIdResponse,
+        MetadataResponse,
+    )
 
     assert (InitProducerIdRequest.VALID_VERSIONS, InitProducerIdRequest.STABLE_VERSIONS) == ((0, 6), (0, 5))
     assert InitProducerIdResponse.STABLE_VERSIONS == (0, 6)  # Kafka marks the request only

@@ -14,17 +14,16 @@ from __future__ import annotations
 import io
 import uuid
 from collections.abc import Mapping
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from tests.optional import need_module
 
 c = need_module("construct")  # the oracle itself: without it, every module importing this one skips
 
+from kwire.generator.model import Field, Message, Struct
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.wire.primitives import MAX_STRING_BYTES
-
-from kwire.generator.model import Field, Message, Struct
 
 UNKNOWN_TAGGED = "_unknown_tagged_fields"
 
@@ -453,7 +452,7 @@ class _Builder:
         raise ValueError(f"no construct for type {name}")
 
 
-@lru_cache(maxsize=None)
+@cache
 def reference_struct(message: Message, version: int) -> c.Construct:
     """The construct structure of ``message`` at ``version`` (parses to / builds from the plain form)."""
     if version not in message.valid_versions:

@@ -9,15 +9,13 @@ import copy
 import json
 import subprocess
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
 from kwire.cli.main import main
-from xml.etree import ElementTree
-
-from kwire.generator.compat import RULES, compare_messages, compare_sets, split_by_level, wire_layout
+from kwire.generator.compat import compare_messages, compare_sets, split_by_level, wire_layout
 from kwire.generator.loader import load_text
-
 from tests import optional
 from tests.conftest import kafka_python_definitions
 from tests.paths import KAFKA_DEFINITIONS, REPO
@@ -420,7 +418,8 @@ PARTITION = [field("Index"), field("ErrorCode", "int16")]
 def test_struct_inlined_in_non_flexible_versions_keeps_the_bytes():
     old = definition([field("Header", "Header", fields=PARTITION), field("Records", "bytes")], flexible="none")
     new = definition(PARTITION + [field("Records", "bytes")], flexible="none")
-    assert [kind for _, kind in wire_layout(model(old, "o"), 0)] == [kind for _, kind in wire_layout(model(new, "n"), 0)]
+    assert ([kind for _, kind in wire_layout(model(old, "o"), 0)]
+            == [kind for _, kind in wire_layout(model(new, "n"), 0)])
     assert wire(old, new) == []
     json_findings = split_by_level(check(old, new), "json")[0]
     assert found(json_findings) == {("field-removed", "Header"), ("untagged-field-added", "Index"),
@@ -501,7 +500,8 @@ def test_feature_level_record_history_through_the_cli(tmp_path, capsys):
     new.write_text(json.dumps(FEATURE_LEVEL_KIP_778))
     assert main(["check-compat", str(old), str(new)]) == 1
     out = capsys.readouterr().out
-    assert f"{new}: FeatureLevelRecord: flexible-versions-changed at v0: flexibleVersions none -> flexibleVersions 0+" in out
+    assert (f"{new}: FeatureLevelRecord: flexible-versions-changed at v0: "
+            "flexibleVersions none -> flexibleVersions 0+") in out
     assert f"{new}: FeatureLevelRecord.MinFeatureLevel: field-removed at v0: int16 (versions 0+) -> (absent)" in out
     assert "FeatureLevelRecord.FeatureLevel: untagged-field-added at v0" in out
     assert "4 incompatible changes" in out

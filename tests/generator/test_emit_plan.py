@@ -10,13 +10,22 @@ import inspect
 
 import pytest
 
-from kwire.generator.emit import render_message
-from kwire.generator.emit.flavours import COMPILED, HOT_READERS, PURE
-from kwire.generator.emit.constants import ModuleConstants
-from kwire.generator.emit.compiled_ops import CompiledStructArray, IntegerArray, IntegerRun
-from kwire.generator.emit.ops import (BytesArray, BytesOp, FixedArray, FixedRun, RecordsOp, StringOp, StructArray,
-                                      StructOp, UuidArray, UuidOp)
 from kwire.generator.emit import plan as emit_plan
+from kwire.generator.emit import render_message
+from kwire.generator.emit.compiled_ops import CompiledStructArray, IntegerArray, IntegerRun
+from kwire.generator.emit.constants import ModuleConstants
+from kwire.generator.emit.flavours import COMPILED, HOT_READERS, PURE
+from kwire.generator.emit.ops import (
+    BytesArray,
+    BytesOp,
+    FixedArray,
+    FixedRun,
+    RecordsOp,
+    StringOp,
+    StructArray,
+    StructOp,
+    UuidArray,
+)
 from kwire.generator.emit.plan import MessagePlan, on_hot_path
 from kwire.generator.emit.views import instance_name, tuple_source, versions_note
 from kwire.generator.loader import load_definitions, load_text
@@ -454,7 +463,8 @@ def test_a_nullable_compact_array_between_runs_is_read_with_them_when_null_or_em
     assert plan.helpers[bridge.unpack] == 'struct.Struct(">iBi").unpack_from'
     pure = bridge.read("response", PURE)
     assert pure[:4] == [
-        "if pos + 9 <= size and buf[pos + 4] <= 1:  # the usual case: aborted null or empty, read with the runs around it",
+        "if pos + 9 <= size and buf[pos + 4] <= 1:  "
+        "# the usual case: aborted null or empty, read with the runs around it",
         "    response.id, aborted_byte, response.replica = _unpack_FetchResponse_id_to_replica(buf, pos)",
         "    if aborted_byte == 0:  # null",
         "        response.aborted = None"]

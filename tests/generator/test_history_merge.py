@@ -6,10 +6,9 @@ import json
 
 import pytest
 
-from kwire.generator import jsonc
+from kwire.generator import history_merge, jsonc
 from kwire.generator.compat import wire_layout
 from kwire.generator.errors import DefinitionError
-from kwire.generator import history_merge
 from kwire.generator.history_merge import fields_only_older, merge_and_prove, prove_merge
 from kwire.generator.loader import load_text
 from tests.paths import KAFKA_DEFINITIONS, MESSAGE_DEFS
@@ -197,7 +196,8 @@ def test_kafka_pythons_describe_log_dirs_request_v0_is_not_kafkas():
     _, _, _, older = sides("DescribeLogDirsRequest")
     topics = kafka_python_schema("DescribeLogDirsRequest", 0, "admin").fields[0]
     assert topics.array_of.fields[1] is kp.Int32
-    assert [kind for _, kind in wire_layout(older, 0)] == [("array", "nullable", (("string", ""), ("array", "", ("int32",))))]
+    assert [kind for _, kind in wire_layout(older, 0)] == [
+        ("array", "nullable", (("string", ""), ("array", "", ("int32",))))]
 
 
 def test_kafka_python_covers_every_restored_version_it_has():
@@ -210,7 +210,8 @@ def test_kafka_python_covers_every_restored_version_it_has():
         for module in ("produce", "fetch", "admin", "list_offsets", "commit", "offset_for_leader_epoch", "metadata"):
             module = importlib.import_module(f"kafka.protocol.old.{module}")
             missed += [v for v in range(newer.valid_versions.lowest) if hasattr(module, f"{name}_v{v}")
-                       and v not in KAFKA_PYTHON_OLD.get(name, ("", range(0)))[1] and (name, v) not in KAFKA_PYTHON_NOT_KAFKA]
+                       and v not in KAFKA_PYTHON_OLD.get(name, ("", range(0)))[1]
+                       and (name, v) not in KAFKA_PYTHON_NOT_KAFKA]
         assert missed == [], name
 
 

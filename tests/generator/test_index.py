@@ -12,11 +12,11 @@ import json
 import sys
 
 import pytest
+
+from kwire.cli.main import main
 from kwire.generator.emit.apis import api_entries
 from kwire.generator.errors import DefinitionError
 from kwire.generator.loader import load_definitions, load_file, load_text
-
-from kwire.cli.main import main
 from kwire.network.framing import Correlator, build_request_frame
 from kwire.wire.index import load
 from tests.paths import KAFKA_421_DEFINITIONS, MESSAGE_DEFS
@@ -68,7 +68,8 @@ def v2_frame(version: int) -> bytes:
     the client id stays a non-compact string)."""
     frame = v1_frame(version)
     header_end = 4 + 11
-    return (int.from_bytes(frame[:4], "big") + 1).to_bytes(4, "big") + frame[4:header_end] + b"\x00" + frame[header_end:]
+    size = (int.from_bytes(frame[:4], "big") + 1).to_bytes(4, "big")
+    return size + frame[4:header_end] + b"\x00" + frame[header_end:]
 
 
 @pytest.mark.parametrize(("table", "headers"), [
@@ -84,7 +85,8 @@ def test_a_definitions_header_versions_are_what_apis_lists_and_framing_writes(us
         assert frame == (v1_frame(version) if header == 1 else v2_frame(version)), (version, header)
         # and a Correlator over the package's index reads it back at that header version
         parsed = Correlator(load(package)).parse_request(frame)
-        assert (parsed.header_version, parsed.body, parsed.header.client_id) == (header, package.UserThingRequest(id=7), "c")
+        assert (parsed.header_version, parsed.body, parsed.header.client_id) == (
+            header, package.UserThingRequest(id=7), "c")
 
 
 def test_api_74_is_what_kafka_names_it_whatever_order_the_definitions_come_in():

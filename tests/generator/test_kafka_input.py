@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import base64
 import importlib
-import json
 import sys
 import uuid
-from pathlib import Path
 
 import pytest
 
@@ -23,7 +21,6 @@ from kwire.cli.main import main
 from kwire.generator.errors import DefinitionError
 from kwire.generator.loader import load_definitions, load_file, load_text
 from kwire.generator.versions import NONE, Versions
-
 from tests.paths import KAFKA_421_DEFINITIONS, KAFKA_DEFINITIONS
 
 CURRENT = KAFKA_DEFINITIONS / "current"
@@ -92,7 +89,8 @@ def test_validate_prints_the_warning_and_exits_0(capsys):
 
 # --- keys and shapes Kafka accepts ----------------------------------------------------------------
 
-REQUEST_HEAD = '"name": "TestRequest", "type": "request", "apiKey": 1000, "validVersions": "0-3", "flexibleVersions": "2+"'
+REQUEST_HEAD = ('"name": "TestRequest", "type": "request", "apiKey": 1000, '
+                '"validVersions": "0-3", "flexibleVersions": "2+"')
 
 
 def test_header_versions_are_read_into_the_model():
@@ -116,7 +114,8 @@ def test_bad_header_versions(table, fragment):
 
 
 def test_header_versions_only_for_requests_and_responses():
-    [problem] = problems(wrap('{"name": "Id", "type": "int32", "versions": "0+"}', HEAD + ', "headerVersions": {"0+": "1"}'))
+    [problem] = problems(wrap('{"name": "Id", "type": "int32", "versions": "0+"}',
+                              HEAD + ', "headerVersions": {"0+": "1"}'))
     assert "only valid for requests and responses" in problem.message
 
 

@@ -16,7 +16,6 @@ from kwire.generator.errors import DefinitionError
 from kwire.generator.loader import load_definitions, load_file, load_text
 from kwire.generator.types import FieldType
 from kwire.generator.versions import MAX_VERSION, NONE, Versions
-
 from tests.conftest import kafka_python_definition_files, kafka_python_definitions
 from tests.optional import need_module
 from tests.paths import REPO
@@ -149,7 +148,8 @@ def test_unknown_field_key(key: str, hint: str) -> None:
 
 
 def test_unknown_key_in_nested_field_and_common_struct() -> None:
-    nested = '{"name": "T", "type": "[]T", "versions": "0+", "fields": [{"name": "Id", "type": "int32", "versions": "0+", "x": 1}]}'
+    nested = ('{"name": "T", "type": "[]T", "versions": "0+", '
+              '"fields": [{"name": "Id", "type": "int32", "versions": "0+", "x": 1}]}')
     common = ', "commonStructs": [{"name": "C", "versions": "0+", "about": "no", "fields": []}]'
     found = problems(wrap(nested, HEAD + common))
     assert [(p.path, p.message) for p in found] == [

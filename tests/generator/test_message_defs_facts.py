@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.generator.test_history_merge import RESTORED
-from tests.paths import KAFKA_421_DEFINITIONS
 from tests.conftest import kafka_python_definitions
+from tests.generator.test_history_merge import RESTORED
 from tests.optional import params_from
+from tests.paths import KAFKA_421_DEFINITIONS
 from tests.paths import MESSAGE_DEFS as DEFS_DIR
 
 TOP_LEVEL_KEYS = {
@@ -196,7 +196,7 @@ def first_difference(ours, theirs, path: str = "") -> str | None:
         their_names = [f.get("name") for f in theirs if isinstance(f, dict)]
         if our_names != their_names:
             return f"{path}: field names differ: ours={our_names} upstream={their_names}"
-        for index, (a, b) in enumerate(zip(ours, theirs)):
+        for index, (a, b) in enumerate(zip(ours, theirs, strict=False)):  # a length difference is reported below
             label = a.get("name", index) if isinstance(a, dict) else index
             found = first_difference(a, b, f"{path}[{label}]")
             if found:
@@ -594,11 +594,11 @@ def test_newer_fields_are_tagged_so_421_readers_skip_them():
     for path in OUR_FILES:
         definition = load_definition(path)
 
-        def walk(fields):
+        def walk(fields, message=definition["name"]):
             for f in fields:
-                if (definition["name"], f["name"]) in NEWER_THAN_421_FIELDS:
+                if (message, f["name"]) in NEWER_THAN_421_FIELDS:
                     yield f
-                yield from walk(f.get("fields", []))
+                yield from walk(f.get("fields", []), message)
 
         for field in [*walk(definition.get("fields", [])),
                       *(f for s in definition.get("commonStructs", []) for f in walk(s["fields"]))]:

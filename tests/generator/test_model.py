@@ -81,7 +81,8 @@ def test_field_version_questions(sample) -> None:
     note = sample.struct.field("Note")
     epoch = sample.struct.field("Epoch")
     assert (note.present_in(1), note.present_in(2), note.nullable_in(2), note.tagged_in(2)) == (False, True, True, True)
-    assert (epoch.present_in(1), epoch.tagged_in(1), epoch.tagged_in(3), epoch.nullable_in(3)) == (True, False, True, False)
+    assert (epoch.present_in(1), epoch.tagged_in(1), epoch.tagged_in(3), epoch.nullable_in(3)) == (
+        True, False, True, False)
     assert epoch.is_tagged and not sample.struct.field("GroupId").is_tagged
 
 
@@ -145,7 +146,7 @@ def _compare(struct, their_fields, versions: range, where: str) -> None:
         assert names(struct.untagged_fields_at(v)) == untagged, (where, v)
         assert names(struct.tagged_fields_at(v)) == tagged, (where, v)
         assert names(struct.fields_at(v)) == [f._name for f in present], (where, v)
-    for ours, theirs in zip(struct.fields, their_fields):
+    for ours, theirs in zip(struct.fields, their_fields, strict=True):
         if ours.struct is not None:
             _compare(ours.struct, theirs.fields if isinstance(theirs.fields, tuple) else tuple(theirs.fields.values()),
                      versions, f"{where}.{ours.name}")

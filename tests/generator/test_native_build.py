@@ -15,11 +15,11 @@ import pytest
 
 from kwire import generated
 from kwire.cli.main import main
+from kwire.fuzz.values import random_instance
 from kwire.generator.emit import NATIVE_BASE, render_all, write_package
 from kwire.generator.loader import load_definitions
 from kwire.generator.native_build import extension_suffix
 from kwire.wire.errors import KwireError
-from kwire.fuzz.values import random_instance
 from tests.paths import MESSAGE_DEFS
 
 

@@ -21,7 +21,6 @@ from kwire.generator.native_build import compile_package, extension_suffix
 from kwire.generator.native_compiler import ArtifactCache, CBuild, Toolchain, digest, local_headers
 from tests.optional import need_module, need_toolchain
 
-
 # --- no C compiler needed (CBuild reads mypyc's runtime headers, so those tests need mypyc) -------
 
 def test_local_headers_are_followed_inside_the_build_only(tmp_path) -> None:
@@ -123,10 +122,10 @@ def test_the_cache_drops_entries_unused_for_a_week(tmp_path) -> None:
 
 
 def test_a_compiled_build_takes_the_hot_path_unless_told_every_module() -> None:
+    import kwire.generated as generated
     from kwire.generator.emit import module_name
     from kwire.generator.emit.plan import on_hot_path
     from kwire.generator.native_build import native_sources
-    import kwire.generated as generated
 
     messages = load_definitions([Path(__file__).resolve().parents[2] / "message_defs"])
     default = {name.removesuffix(".py") for name in native_sources(messages)} - {"_base"}

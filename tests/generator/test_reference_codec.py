@@ -11,13 +11,14 @@ import io
 import pkgutil
 import random
 import uuid
-from functools import lru_cache
-from pathlib import Path
+from functools import cache, lru_cache
 
 import pytest
 
 from kwire.generator.loader import load_file, load_text
 from kwire.generator.model import Message, Struct
+from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
+from tests.conftest import kafka_python_definition_files, kafka_python_definitions
 from tests.generator.reference_codec import (
     UNKNOWN_TAGGED,
     default_plain,
@@ -27,23 +28,19 @@ from tests.generator.reference_codec import (
     reference_encode,
     reference_struct,
 )
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from tests.paths import CAPTURES
-
-from tests.conftest import kafka_python_definition_files, kafka_python_definitions
-from tests.paths import REPO
+from tests.paths import CAPTURES, REPO
 
 KP_DEFINITION_FILES = kafka_python_definition_files()
 
 
-@lru_cache(maxsize=None)
+@cache
 def definition(name: str) -> Message:
     """The project's definition when it has one, else the one kafka-python ships."""
     own = REPO / "message_defs" / f"{name}.json"
     return load_file(own if own.exists() else kafka_python_definitions() / f"{name}.json")
 
 
-@lru_cache(maxsize=None)
+@cache
 def kp_definition(name: str) -> Message:
     return load_file(kafka_python_definitions() / f"{name}.json")
 
@@ -438,10 +435,10 @@ def test_reference_struct_builds_for_every_version(path):
 @lru_cache(maxsize=1)
 def kp_classes() -> dict[str, type]:
     """kafka-python's message classes by definition name (they are built from the same JSON files)."""
+    import kafka.protocol as package
     from kafka.protocol.api_data import ApiData
     from kafka.protocol.api_header import RequestHeader, ResponseHeader
     from kafka.protocol.api_message import ApiMessage
-    import kafka.protocol as package
 
     for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
         if ".old" not in info.name and not info.name.endswith("generate_stubs"):
@@ -543,7 +540,7 @@ def kp_children(kp_struct) -> tuple:
 def to_kp(struct: Struct, kp_struct, version: int, value: dict, data_class):
     assert len(struct.fields) == len(kp_children(kp_struct))
     kwargs = {}
-    for f, kpf in zip(struct.fields, kp_children(kp_struct)):
+    for f, kpf in zip(struct.fields, kp_children(kp_struct), strict=True):
         if not f.present_in(version):
             continue
         item = value[f.attr_name]
@@ -569,7 +566,7 @@ def to_kp_value(f, kpf, version: int, item):
 def from_kp(struct: Struct, kp_struct, version: int, obj, flexible: bool) -> dict:
     value = {}
     decoded_tags = obj.tags or set()
-    for f, kpf in zip(struct.fields, kp_children(kp_struct)):
+    for f, kpf in zip(struct.fields, kp_children(kp_struct), strict=True):
         if not f.present_in(version):
             continue
         if f.tagged_in(version) and kpf.name not in decoded_tags:

@@ -248,7 +248,7 @@ def test_kafka_python_reads_kafka_380s_bytes() -> None:
             theirs = kafka_python_leaves(value)
             ours = json_leaves(vector["kafka_read_from"])
             assert len(theirs) == len(ours), (pair, vector["why"])
-            for their, our in zip(theirs, ours):
+            for their, our in zip(theirs, ours, strict=True):
                 expected = base64.b64decode(our) if isinstance(their, bytes) else our
                 assert their == expected, (pair, vector["why"])
 

@@ -53,7 +53,8 @@ def test_kafkas_written_files_read_back():
     assert (metadata.version, uuid_to_text(metadata.topic_id)) == (0, "3rRiSJWoStS_jKosjd7CtQ")
     for name in OFFSET_FILES:
         assert read_offset_checkpoint(WRITTEN / name) == [
-            OffsetEntry("orders", 3, 6950), OffsetEntry("__consumer_offsets", 49, 0), OffsetEntry("orders", 0, 2**63 - 1)]
+            OffsetEntry("orders", 3, 6950), OffsetEntry("__consumer_offsets", 49, 0),
+            OffsetEntry("orders", 0, 2**63 - 1)]
     assert read_offset_checkpoint(WRITTEN / "empty-offset-checkpoint") == []
 
 
@@ -130,7 +131,8 @@ def test_dump_reads_state_files_and_says_where_they_break(tmp_path, capsys):
     shutil.copy(DAMAGED / "epochs.07-three-fields", tmp_path / "data" / "orders-3" / "leader-epoch-checkpoint")
     assert kwire_main(["dump", str(tmp_path / "data" / "orders-3")]) == 2  # damage, as every command says
     assert (f"kwire dump: {tmp_path}/data/orders-3/leader-epoch-checkpoint: line 3 (file position 4): Malformed line "
-            f"in checkpoint file [{tmp_path}/data/orders-3/leader-epoch-checkpoint]: 1 0 5\n") in capsys.readouterr().err
+            f"in checkpoint file [{tmp_path}/data/orders-3/leader-epoch-checkpoint]: 1 0 5\n"
+            ) in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("suffix, why", [(".deleted", "scheduled for deletion"),

@@ -51,7 +51,8 @@ VECTORS = [
      "StreamsGroupTargetAssignmentMemberValue", {}),
     (SHARE_STATE_TOPIC,
      "0000 0002 7367 000102030405060708090a0b0c0d0e0f 00000003",  # type 0, "sg", topic id, partition 3
-     "0000 00000001 00000002 00000007 0000000000000064"  # v0, SnapshotEpoch 1, StateEpoch 2, LeaderEpoch 7, StartOffset 100
+     # v0, SnapshotEpoch 1, StateEpoch 2, LeaderEpoch 7, StartOffset 100
+     "0000 00000001 00000002 00000007 0000000000000064"
      "000000000000000b 000000000000000c"  # CreateTimestamp 11, WriteTimestamp 12
      "02 0000000000000064 000000000000006d 02 0001 00"  # one batch: 100..109 acknowledged, delivered once
      "01 00 04 0000000a",  # tagged DeliveryCompleteCount (tag 0) = 10

@@ -110,7 +110,8 @@ def test_a_whole_batch_whose_records_do_not_decode_is_undecodable_not_a_crc_mism
 def test_empty_truncated_and_whole_files(real, tmp_path):
     first = len(_first_batch(real))
     _, found = _judged(tmp_path, b"")
-    assert (found.damage, found.offset, found.detail) == (EMPTY, 0, "the file is empty (0 bytes): no record batch to read")
+    assert (found.damage, found.offset, found.detail) == (
+        EMPTY, 0, "the file is empty (0 bytes): no record batch to read")
     assert diagnose(tmp_path / "00000000000000000000.log", given=False) is None  # an empty active segment
     _, found = _judged(tmp_path, real[:first + 40])
     assert (found.damage, found.offset) == (TRUNCATED, first)

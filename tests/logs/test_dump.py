@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from kwire.generated import MESSAGES
 from kwire.cli.main import main
+from kwire.generated import MESSAGES
 from kwire.logs.coordinator_log import CoordinatorLogWriter, CoordinatorRecord
 from kwire.logs.entries import ControlRecord
 from kwire.logs.logdir import (
@@ -390,7 +390,8 @@ def test_quiet_prints_only_errors(tmp_path: Path, capsys: pytest.CaptureFixture[
 
 def test_a_segment_under_another_name_is_read_as_what_its_content_is(tmp_path, capsys) -> None:
     loose = tmp_path / "copied-segment.bin"  # a name Kafka never gives: the content decides
-    loose.write_bytes((KAFKA_361 / "__cluster_metadata-0" / "00000000000000000000.log").read_bytes()[:10_005])  # 135 whole batches
+    segment = KAFKA_361 / "__cluster_metadata-0" / "00000000000000000000.log"
+    loose.write_bytes(segment.read_bytes()[:10_005])  # 135 whole batches
     code, out, err = dump(capsys, str(loose), "--decoder", "metadata")
     assert code == 0 and err == []
     assert f"End of {loose}: 135 batches, 140 records" in out
@@ -401,7 +402,8 @@ def test_dump_and_decode_pick_the_same_files_of_a_folder(tmp_path, capsys) -> No
     from kwire.arrow.logfiles import discover
 
     for name in ("a.batch", "b.batch"):
-        (tmp_path / name).write_bytes((CAPTURES / "librdkafka-mock" / "batches").glob("*.batch").__next__().read_bytes())
+        batch = next((CAPTURES / "librdkafka-mock" / "batches").glob("*.batch"))
+        (tmp_path / name).write_bytes(batch.read_bytes())
     (tmp_path / "notes.txt").write_text("not Kafka's")
     code, out, _ = dump(capsys, str(tmp_path))
     assert code == 0

@@ -7,7 +7,6 @@ import struct
 import pytest
 from crc32c import crc32c
 
-from kwire.wire.errors import CorruptRecordError, DecodeError, EncodeError
 from kwire.logs.logdir import (
     AbortedTransaction,
     OffsetIndexEntry,
@@ -26,6 +25,7 @@ from kwire.logs.logdir import (
     read_transaction_index,
     segment_file_name,
 )
+from kwire.wire.errors import CorruptRecordError, DecodeError, EncodeError
 
 # Segment base offset 100: entries for offsets 100 at byte 0 and 105 at byte 4096, then the zeros
 # an unclean shutdown leaves in the preallocated file.

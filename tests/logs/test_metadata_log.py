@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from kwire.wire.errors import DecodeError, KwireError
 from kwire.logs.entries import ControlRecord
 from kwire.logs.metadata_log import (
     MetadataLogDirectory,
@@ -28,6 +27,7 @@ from kwire.logs.metadata_log import (
     read_snapshot,
 )
 from kwire.records import ControlRecordType
+from kwire.wire.errors import DecodeError, KwireError
 from tests.paths import KRAFT_361, KRAFT_390
 
 KAFKA_361 = KRAFT_361
@@ -73,7 +73,7 @@ def check_log(path: Path, batches: int, records: int, offsets: range, expected: 
     assert [entry.offset for entry in entries] == list(offsets)
     assert Counter(kind(entry.record) for entry in entries) == expected
     for batch in read:
-        for entry, original in zip(batch.entries, batch.source.records):
+        for entry, original in zip(batch.entries, batch.source.records, strict=True):
             assert entry.record.encode_value() == original.value, f"offset {entry.offset}"
             assert entry.record.encode_key() == original.key, f"offset {entry.offset}"
         assert batch.encode() == bytes(batch.source.raw), f"batch at offset {batch.base_offset}"

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from kwire.fuzz.values import case_instance
 from kwire.generated import MESSAGES
 from kwire.logs.coordinator_log import (
     OFFSETS_TOPIC,
@@ -18,8 +19,6 @@ from kwire.logs.coordinator_log import (
     decode_coordinator_record,
     read_coordinator_log,
 )
-from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.fuzz.values import case_instance
 from kwire.logs.entries import ControlRecord
 from kwire.logs.metadata_log import (
     MetadataLogWriter,
@@ -31,8 +30,10 @@ from kwire.logs.metadata_log import (
     read_snapshot,
 )
 from kwire.records import Codec, ControlRecordType, EndTransactionMarker
+from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.wire.index import load
 from tests.paths import KRAFT_361, KRAFT_390
+
 
 def struct_of(message: str, attr: str):
     """The generated class of a struct field, found by the field's name."""
@@ -58,7 +59,7 @@ def metadata_record_classes(*, remote_log: bool = False) -> dict:
 def every_metadata_record() -> list[MetadataRecord]:
     """A default instance and a few seeded random ones of every metadata class at every version."""
     records = []
-    for api_key, cls in sorted(metadata_record_classes().items()):
+    for _api_key, cls in sorted(metadata_record_classes().items()):
         low, high = cls.VALID_VERSIONS
         for version in range(low, high + 1):
             records.append(MetadataRecord(cls(), version))

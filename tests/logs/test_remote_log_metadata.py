@@ -9,9 +9,9 @@ import pytest
 
 from kwire.logs.dump import decoder_for, dump_paths
 from kwire.logs.metadata_log import MetadataRecord, decode_metadata_value
-from kwire.wire.index import load
 from kwire.records import RecordBatchBuilder
 from kwire.wire.errors import DecodeError
+from kwire.wire.index import load
 from tests.generated.vectors import h
 
 TOPIC_ID = "00000000-0000-0000-0000-000000000001"

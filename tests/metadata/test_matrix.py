@@ -50,7 +50,8 @@ def test_the_matrix_of_the_two_real_logs():
     report = downgrade_matrix([KRAFT_361, KRAFT_390, SNAPSHOT_361])
     rows = report["images"]
     assert [(r["label"], r["metadataVersion"]["name"], r["release"]) for r in rows] == [
-        ("kraft-renoagilsaputra-kafka", "3.6-IV2", "3.6"), ("kraft-ichwansh03-kafka-migration-log4j2", "3.9-IV0", "3.9"),
+        ("kraft-renoagilsaputra-kafka", "3.6-IV2", "3.6"),
+        ("kraft-ichwansh03-kafka-migration-log4j2", "3.9-IV0", "3.9"),
         ("00000000000000007111-0000000001.checkpoint", "3.6-IV2", "3.6")]
     assert cells_of(rows[0]) == expected_361()
     assert cells_of(rows[1]) == expected_390()

@@ -14,10 +14,10 @@ import pytest
 
 from kwire.cli.main import main
 from kwire.features.dynamic_voters import parse_dynamic_voters
-from kwire.wire.uuids import uuid_from_text
 from kwire.features.formatter import plan_format, write_format
 from kwire.logs.metadata_log import MetadataLogWriter
 from kwire.metadata import quorum
+from kwire.wire.uuids import uuid_from_text
 from tests.paths import DATA, KRAFT_361, KRAFT_390
 
 JAVA_ORDER = {" ".join(line.split(" ", 2)[:2]): line.split(" ", 2)[2]
@@ -35,7 +35,8 @@ def formatted(tmp_path, initial: str = INITIAL, node_id: int = 1):
 
 def with_log(tmp_path):
     """The formatted node, then a log: leader 1 elected in epoch 1, voter 4 added, voter 2 removed."""
-    from kwire.generated.leader_change_message import LeaderChangeMessage, Voter as LeaderVoter
+    from kwire.generated.leader_change_message import LeaderChangeMessage
+    from kwire.generated.leader_change_message import Voter as LeaderVoter
     from kwire.generated.voters_record import Endpoint, KRaftVersionFeature, Voter, VotersRecord
 
     formatted(tmp_path)
@@ -48,7 +49,8 @@ def with_log(tmp_path):
             kraft_version_feature=KRaftVersionFeature(min_supported_version=0, max_supported_version=1)) for i in ids])
 
     writer = MetadataLogWriter(0)
-    writer.append_control([LeaderChangeMessage(version=0, leader_id=1, voters=[LeaderVoter(voter_id=i) for i in (1, 2, 3)],
+    writer.append_control([LeaderChangeMessage(version=0, leader_id=1,
+                                               voters=[LeaderVoter(voter_id=i) for i in (1, 2, 3)],
                                                granting_voters=[LeaderVoter(voter_id=1), LeaderVoter(voter_id=2)])],
                           timestamp=10, leader_epoch=1)
     writer.append_control([voters([1, 2, 3, 4])], timestamp=11, leader_epoch=1)

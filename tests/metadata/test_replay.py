@@ -145,7 +145,8 @@ def test_partition_change_merges_and_bumps_epochs():
                           eligible_leader_replicas=[3], leader_recovery_state=1))
     p = image.topics.by_id[TOPIC].partitions[0]
     assert (p.isr, p.leader, p.elr, p.leader_recovery_state) == ((1, 2), 2, (3,), 1)
-    assert (p.leader_epoch, p.partition_epoch) == (1, 2)  # a new leader bumps the leader epoch, every change the partition epoch
+    # a new leader bumps the leader epoch, every change the partition epoch
+    assert (p.leader_epoch, p.partition_epoch) == (1, 2)
     assert p.directories == (DIRECTORY_MIGRATING,) * 3  # no directories in the records: MIGRATING
 
 

@@ -120,9 +120,11 @@ def test_the_writing_release_decides_the_zk_migration_record():
 
 def test_a_release_writes_only_the_levels_it_knows():
     image = load_image(KRAFT_390).image  # 3.9-IV0
-    with pytest.raises(UnwritableImageError, match="Kafka 3.6 cannot write metadata.version 3.9-IV0: its newest is 3.6-IV2"):
+    with pytest.raises(UnwritableImageError,
+                       match="Kafka 3.6 cannot write metadata.version 3.9-IV0: its newest is 3.6-IV2"):
         write_image(image, release="3.6")
-    with pytest.raises(UnwritableImageError, match="Kafka 4.0 cannot write metadata.version 3.3-IV2: its oldest is 3.3-IV3"):
+    with pytest.raises(UnwritableImageError,
+                       match="Kafka 4.0 cannot write metadata.version 3.3-IV2: its oldest is 3.3-IV3"):
         write_image(image, 6, release="4.0")
 
 
@@ -263,11 +265,13 @@ def test_the_loss_sentence_is_kafkas():
 
 def test_kraft_version_and_voters_go_into_the_snapshot_header(tmp_path):
     from kwire.generated import MESSAGES
-    from kwire.generated.voters_record import Endpoint as VoterEndpoint, KRaftVersionFeature, Voter
+    from kwire.generated.voters_record import Endpoint as VoterEndpoint
+    from kwire.generated.voters_record import KRaftVersionFeature, Voter
     from kwire.logs.metadata_log import MetadataRecord, SnapshotId, build_snapshot
 
     voters = MESSAGES["VotersRecord"](version=0, voters=[Voter(
-        voter_id=3, voter_directory_id=uuid.UUID(int=5), endpoints=[VoterEndpoint(name="CONTROLLER", host="c3", port=9093)],
+        voter_id=3, voter_directory_id=uuid.UUID(int=5),
+        endpoints=[VoterEndpoint(name="CONTROLLER", host="c3", port=9093)],
         kraft_version_feature=KRaftVersionFeature(min_supported_version=0, max_supported_version=1))])
     level = MetadataRecord(MESSAGES["FeatureLevelRecord"](name="metadata.version", feature_level=21), 0)
     source = build_snapshot([level], timestamp=5, snapshot_id=SnapshotId(10, 2), kraft_version=1, voters=voters,

@@ -17,8 +17,6 @@ from dataclasses import dataclass
 import pytest
 
 from kwire.generated import ApiVersionsResponse, ProduceResponse
-from kwire.wire.errors import DecodeError, KwireError
-from kwire.wire.index import ProtocolIndex
 from kwire.network.framing import (
     Correlator,
     RequestFrame,
@@ -28,6 +26,8 @@ from kwire.network.framing import (
 )
 from kwire.network.headers import peek_correlation_id, peek_request_key
 from kwire.records import BatchReader
+from kwire.wire.errors import DecodeError, KwireError
+from kwire.wire.index import ProtocolIndex
 from tests.network.livepeers import CalfkitBroker, MockCluster, Recording
 
 MOCK, CALFKIT = MockCluster.NAME, CalfkitBroker.NAME

@@ -290,7 +290,7 @@ class MockCluster:
             self._lib.rd_kafka_destroy(self._rk)
             self._rk = None
 
-    def __enter__(self) -> "MockCluster":
+    def __enter__(self) -> MockCluster:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -389,7 +389,7 @@ class CalfkitBroker:
                 self.process.wait(timeout=5)
         self.log.unlink(missing_ok=True)
 
-    def __enter__(self) -> "CalfkitBroker":
+    def __enter__(self) -> CalfkitBroker:
         return self
 
     def __exit__(self, *exc) -> None:

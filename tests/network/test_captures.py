@@ -17,14 +17,11 @@ import json
 import re
 import uuid
 from collections import Counter
-from functools import lru_cache
-from pathlib import Path
+from functools import cache
 
 import pytest
 
 from kwire.generated import ApiVersionsResponse
-from kwire.wire.errors import DecodeError
-from kwire.wire.index import ProtocolIndex, load
 from kwire.network.framing import (
     Correlator,
     RequestFrame,
@@ -34,9 +31,11 @@ from kwire.network.framing import (
     parse_response_frame,
 )
 from kwire.network.headers import encode_request_header, encode_response_header
+from kwire.wire.errors import DecodeError
+from kwire.wire.index import ProtocolIndex, load
 from kwire.wire.message import GeneratedStruct
-from tests.paths import CAPTURES
 from tests.optional import later
+from tests.paths import CAPTURES
 
 KpMetadataRequest = later("kafka.protocol.metadata", "MetadataRequest")
 
@@ -92,7 +91,7 @@ def walk(capture: str, index: ProtocolIndex) -> tuple[list[Seen], dict[int, Corr
     return seen, correlators
 
 
-@lru_cache(maxsize=None)
+@cache
 def walk_with_kwire(capture: str) -> tuple[list[Seen], dict[int, Correlator]]:
     return walk(capture, load())
 
@@ -216,14 +215,14 @@ def differences(ours: GeneratedStruct, theirs, version: int, path: str) -> list[
     if len(fields) != len(their_fields):
         return [f"{path}: kwire has {[f.attr for f in fields]}, kio {[f.name for f in their_fields]}"]
     found = []
-    for field, their_field in zip(fields, their_fields):
+    for field, their_field in zip(fields, their_fields, strict=True):
         a, b, where = getattr(ours, field.attr), getattr(theirs, their_field.name), f"{path}.{field.attr}"
         if field.struct is not None and field.type.startswith("[]"):
             if a is None or b is None or len(a) != len(b):
                 if not (a is None and b is None):
                     found.append(f"{where}: {a!r} vs {b!r}")
                 continue
-            for i, (x, y) in enumerate(zip(a, b)):
+            for i, (x, y) in enumerate(zip(a, b, strict=True)):
                 found += differences(x, y, version, f"{where}[{i}]")
         elif field.struct is not None:
             if a is None or b is None:
@@ -367,7 +366,7 @@ def test_kafka_python_wheel_has_no_get_telemetry_subscriptions(kp_generated):
         assert {s.unknown_api.api_key for s in unknown} == {71}
         assert len(unknown) == sum(1 for e in entries(capture) if e["api_key"] == 71) > 0
         # the rest decodes the same with either set of definitions
-        for a, b in zip(theirs, ours):
+        for a, b in zip(theirs, ours, strict=True):
             if a.parsed is not None and not isinstance(a.parsed.body, UnsupportedApiVersions):
                 assert a.parsed.encode() == b.parsed.encode(), a.name
     # kwire's own definition reads them; the values agree with kio in test_decoded_values_agree_with_kio

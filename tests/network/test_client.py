@@ -13,8 +13,8 @@ from collections.abc import Callable
 import pytest
 
 from kwire.network.client import BrokerConnection, ClientError, KafkaClient, PartitionInfo, parse_address
-from kwire.wire.errors import DecodeError, KwireError, UnsupportedVersionError
 from kwire.network.headers import peek_request_key
+from kwire.wire.errors import DecodeError, KwireError, UnsupportedVersionError
 
 
 def h(text: str) -> bytes:
@@ -32,7 +32,7 @@ class ScriptedBroker:
     """Accepts one connection per script on 127.0.0.1 and runs ``script(broker, connection)`` on
     each in turn; ``requests`` collects (api key, api version) of every request frame read."""
 
-    def __init__(self, *scripts: Callable[["ScriptedBroker", socket.socket], None]) -> None:
+    def __init__(self, *scripts: Callable[[ScriptedBroker, socket.socket], None]) -> None:
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.port = self.listener.getsockname()[1]
         self.requests: list[tuple[int, int]] = []

@@ -312,7 +312,8 @@ def test_kio_encoded_refusals_are_their_error_codes(kio_broker):
     from kio.schema.errors import ErrorCode as KioErrorCode
 
     connection, [handshake] = sasl_connection(Plain("alice", "secret"))
-    with pytest.raises(KafkaApiError, match=r"^UNSUPPORTED_SASL_MECHANISM \(33\): the broker offers \['SCRAM-SHA-512'\]$"):
+    with pytest.raises(KafkaApiError,
+                       match=r"^UNSUPPORTED_SASL_MECHANISM \(33\): the broker offers \['SCRAM-SHA-512'\]$"):
         connection.receive_data(kio_answer(kio_broker, handshake, error_code=KioErrorCode.unsupported_sasl_mechanism,
                                            mechanisms=("SCRAM-SHA-512",)), 0.0)
     assert connection.state is State.CLOSED

@@ -6,7 +6,6 @@ compact encodings) or produced by kafka-python 3.0.12, which shares no code with
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import pytest
 
@@ -20,8 +19,6 @@ from kwire.generated import (
 )
 from kwire.generated.api_versions_response import ApiVersion
 from kwire.generated.metadata_request import MetadataRequestTopic
-from kwire.wire.errors import DecodeError, EncodeError, KwireError, SchemaError, UnsupportedVersionError
-from kwire.wire.index import load
 from kwire.network.framing import (
     DEFAULT_MAX_FRAME_BYTES,
     CorrelationError,
@@ -35,8 +32,10 @@ from kwire.network.framing import (
     parse_response_frame,
     read_frame,
 )
-from tests.paths import CAPTURES
+from kwire.wire.errors import DecodeError, EncodeError, KwireError, UnsupportedVersionError
+from kwire.wire.index import load
 from tests.optional import later
+from tests.paths import CAPTURES
 
 KpApiVersionsRequest = later("kafka.protocol.metadata", "ApiVersionsRequest")
 KpApiVersionsResponse = later("kafka.protocol.metadata", "ApiVersionsResponse")

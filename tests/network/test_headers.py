@@ -8,10 +8,16 @@ from __future__ import annotations
 
 import pytest
 
-from kwire.generated import ApiVersionsRequest, ApiVersionsResponse, ControlledShutdownRequest, ControlledShutdownResponse
-from kwire.generated import MetadataRequest, MetadataResponse, RequestHeader, ResponseHeader
-from kwire.wire.errors import DecodeError, KwireError, UnsupportedVersionError
-from kwire.wire.index import load
+from kwire.generated import (
+    ApiVersionsRequest,
+    ApiVersionsResponse,
+    ControlledShutdownRequest,
+    ControlledShutdownResponse,
+    MetadataRequest,
+    MetadataResponse,
+    RequestHeader,
+    ResponseHeader,
+)
 from kwire.network.headers import (
     encode_request_header,
     encode_response_header,
@@ -20,6 +26,8 @@ from kwire.network.headers import (
     read_request_header,
     read_response_header,
 )
+from kwire.wire.errors import DecodeError, KwireError, UnsupportedVersionError
+from kwire.wire.index import load
 from tests.optional import later, need_module, params_from
 
 KpRequestHeader = later("kafka.protocol.api_header", "RequestHeader")
@@ -114,8 +122,7 @@ def test_leader_and_isr_headers_follow_its_flexible_versions():
 
 def test_stop_replica_and_update_metadata_headers_follow_their_flexible_versions():
     # not in kio either: StopReplica is flexible from v2, UpdateMetadata from v6
-    from kwire.generated import (StopReplicaRequest, StopReplicaResponse, UpdateMetadataRequest,
-                                 UpdateMetadataResponse)
+    from kwire.generated import StopReplicaRequest, StopReplicaResponse, UpdateMetadataRequest, UpdateMetadataResponse
 
     assert [request_header_version(StopReplicaRequest, v) for v in range(5)] == [1, 1, 2, 2, 2]
     assert [response_header_version(StopReplicaResponse, v) for v in range(5)] == [0, 0, 1, 1, 1]

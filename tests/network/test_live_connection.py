@@ -136,7 +136,8 @@ def test_a_consumer_group_joins_syncs_heartbeats_and_leaves(peer):
     group = f"g-{uuid.uuid4().hex[:8]}"
     with BlockingConnection(*address(peer), timeout=TIMEOUT) as bootstrap:
         find_version = bootstrap.versions[10]
-        find = FindCoordinatorRequest(coordinator_keys=[group]) if find_version >= 4 else FindCoordinatorRequest(key=group)
+        find = (FindCoordinatorRequest(coordinator_keys=[group]) if find_version >= 4
+                else FindCoordinatorRequest(key=group))
         found = bootstrap.request(find)
         coordinator = found.coordinators[0] if find_version >= 4 else found
         assert coordinator.error_code == 0
@@ -260,15 +261,16 @@ def test_aio_adapter_reports_a_peer_that_drops_mid_response(peer):
 # --- TLS through a terminator in front of a peer --------------------------------------------------
 
 def self_signed(directory: Path) -> tuple[Path, Path]:
+    import ipaddress
+
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes, serialization
     from cryptography.hazmat.primitives.asymmetric import ec
     from cryptography.x509.oid import NameOID
-    import ipaddress
 
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "kwire-test")])
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
             .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=5))
             .not_valid_after(now + datetime.timedelta(hours=1))

@@ -19,15 +19,14 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
 from kwire.network.client import BrokerConnection, ClientError, KafkaClient, parse_address
-from kwire.wire.errors import DecodeError, KwireError
 from kwire.network.framing import UnknownApiKeyError
-from kwire.wire.index import load
 from kwire.records import Codec, RecordBatchBuilder
+from kwire.wire.errors import DecodeError, KwireError
+from kwire.wire.index import load
 from tests.network.live_frames import (
     API_VERSIONS_TAGS,
     CREATE_TOPICS_TAG,
@@ -42,10 +41,10 @@ from tests.network.live_frames import (
     walk,
 )
 from tests.network.livepeers import CalfkitBroker, MockCluster
+from tests.paths import REPO
 
 pytestmark = pytest.mark.live
 
-from tests.paths import REPO
 MOCK, CALFKIT = MockCluster.NAME, CalfkitBroker.NAME
 PEERS = {MOCK: MockCluster, CALFKIT: CalfkitBroker}
 CODECS = ("none", "gzip", "snappy", "lz4", "zstd")
@@ -263,7 +262,7 @@ def test_kwire_client_round_trips_a_batch_of_every_codec(peer):
     back = [bytes(p.records) for s in seen if not s.request and s.api_key == 1
             for t in s.body.responses for p in t.partitions if p.records]
     assert len(sent) == len(Codec) == len(back)
-    for ours, theirs in zip(sent, back):
+    for ours, theirs in zip(sent, back, strict=True):
         assert theirs[:12] == ours[:12] and theirs[16:] == ours[16:]  # base offset 0 as sent; length
 
 

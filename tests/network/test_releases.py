@@ -15,8 +15,8 @@ import pytest
 
 from kwire.network.framing import parse_response_frame
 from kwire.network.releases import ApiVersionsInputError, parse_tables, release_range, release_tables
-from tests.paths import CAPTURES
 from tests.optional import later
+from tests.paths import CAPTURES
 
 BROKER_API_VERSIONS = later("kafka.protocol.broker_version_data", "BROKER_API_VERSIONS")
 
@@ -38,10 +38,10 @@ def triples(table: dict[int, tuple[int, int]]) -> list[tuple[int, int, int]]:
     return [(key, low, high) for key, (low, high) in table.items()]
 
 
-@pytest.mark.parametrize("minor", COVERED_MINORS, ids=lambda m: "%d.%d" % m)
+@pytest.mark.parametrize("minor", COVERED_MINORS, ids=lambda m: "{}.{}".format(*m))
 def test_a_real_broker_of_each_covered_minor_matches_exactly_that_minor(minor):
     match = release_range(triples(BROKER_API_VERSIONS[minor]))
-    prefix = "%d.%d." % minor
+    prefix = "{}.{}.".format(*minor)
     expected = [r.name for r in release_tables().releases if r.name.startswith(prefix)]
     assert [name for name, _ in match.releases] == expected, str(match)
     assert match.ranges == ((expected[0] if len(expected) == 1 else f"{expected[0]}–{expected[-1]}"),)

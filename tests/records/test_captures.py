@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import struct
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
@@ -21,8 +20,8 @@ from kwire.records import (
     decode_batch,
     decode_control_key,
 )
-from tests.paths import CAPTURES, KRAFT_361, KRAFT_390
 from tests.optional import later
+from tests.paths import CAPTURES, KRAFT_361, KRAFT_390
 
 KpBatch = later("kafka.record.default_records", "DefaultRecordBatch")
 

@@ -14,19 +14,17 @@ import shutil
 import struct
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from crc32c import crc32c
 
-from kwire.records import BatchReader, Codec, FileBatchReader, RecordBatch, decode_batch
-from kwire.records import column_decoder, columns
+from kwire.records import BatchReader, Codec, RecordBatch, column_decoder, columns, decode_batch
 from kwire.records.record_codec import encode_record, read_records
-from kwire.wire.varint import zigzag as zz
 from kwire.wire.errors import CorruptRecordError, DecodeError
+from kwire.wire.varint import zigzag as zz
+from tests.optional import later
 from tests.paths import CAPTURES, KAFKA_GO, KRAFT_361, KRAFT_390, REPO
 from tests.records.test_legacy import parse_fetch_response
-from tests.optional import later
 
 pa = later("pyarrow")
 record_arrays = later("kwire.arrow.record_arrays", "record_arrays")  # kwire.arrow is made of pyarrow
@@ -60,7 +58,8 @@ def rows(built) -> list[tuple]:
     for array in arrays.values():
         array.validate(full=True)
     headers = [None if row is None else [(h["key"], h["value"]) for h in row] for row in arrays["headers"].to_pylist()]
-    return list(zip(*(arrays[name].to_pylist() for name in ("offset", "timestamp", "key", "value")), headers))
+    columns = [arrays[name].to_pylist() for name in ("offset", "timestamp", "key", "value")]
+    return list(zip(*columns, headers, strict=True))
 
 
 def object_rows(records) -> list[tuple]:
@@ -207,7 +206,8 @@ def object_outcome(data: bytes, count: int, base_offset=0, base_timestamp=0):
 
 
 def records_area(records) -> bytes:
-    return b"".join(encode_record(i, delta, key, value, headers) for i, (delta, key, value, headers) in enumerate(records))
+    return b"".join(encode_record(i, delta, key, value, headers)
+                    for i, (delta, key, value, headers) in enumerate(records))
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -314,7 +314,7 @@ def test_a_damaged_batch_names_its_position_in_the_buffer(decoder):
     with pytest.raises(DecodeError) as caught:
         batches[1].add_columns_to(builder)
     with pytest.raises(DecodeError) as by_objects:
-        batches[1].records
+        _ = batches[1].records
     assert caught.value.offset == by_objects.value.offset and caught.value.offset > len(good)
     assert rows(builder.finish()) == object_rows(batches[0].records)
 
@@ -330,7 +330,8 @@ def test_single_and_null_rows(decoder):
     built = builder.finish()
     assert rows(built) == [(5, 1000, None, b"v", [("ü", None), ("k", b"")]), (None, None, None, None, None),
                            (6, 1001, b"", None, [])]
-    assert (built.rows, built.null_rows, built.key_nulls, built.value_nulls, built.header_value_nulls) == (3, 1, 2, 2, 1)
+    counts = (built.rows, built.null_rows, built.key_nulls, built.value_nulls, built.header_value_nulls)
+    assert counts == (3, 1, 2, 2, 1)
 
 
 def test_an_empty_builder_gives_empty_arrays(decoder):
@@ -385,7 +386,8 @@ def test_without_a_compiler_plain_python_decodes_and_doctor_says_so(tmp_path):
     script = ("import json, sys; from kwire.records import columns; from kwire.cli.main import main; "
               "b = columns.ColumnBuilder(); b.add_records(bytes.fromhex(sys.argv[1]), 0, 9, 1, 5, 7, 0, False, 0); "
               "print(columns.IMPLEMENTATION_NAME, b.finish().value_data); main(['doctor'])")
-    proc = subprocess.run([sys.executable, "-c", script, GOOD.hex()], cwd=tmp_path, capture_output=True, text=True, check=False,
+    proc = subprocess.run([sys.executable, "-c", script, GOOD.hex()], cwd=tmp_path, capture_output=True, text=True,
+                          check=False,
                           env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tmp_path)})
     lines = proc.stdout.splitlines()
     assert lines[0] == "python b'v'", proc.stderr

@@ -14,8 +14,8 @@ import lz4.frame
 import pytest
 import zstandard
 
-from kwire.wire.errors import DecodeError, DecompressionLimitError, EncodeError
 from kwire.records import Codec, RecordBatchBuilder, compress, decode_batch, decompress
+from kwire.wire.errors import DecodeError, DecompressionLimitError, EncodeError
 from tests.optional import later
 
 aiokafka_codec = later("aiokafka.codec")
@@ -32,7 +32,8 @@ FOREIGN_DECODERS = {
     Codec.GZIP: [gzip.decompress, kafka_codec.gzip_decode, aiokafka_codec.gzip_decode],
     Codec.SNAPPY: [kafka_codec.snappy_decode, aiokafka_codec.snappy_decode],
     Codec.LZ4: [lz4.frame.decompress, kafka_codec.lz4_decode, aiokafka_codec.lz4_decode],
-    Codec.ZSTD: [lambda data: zstandard.ZstdDecompressor().decompressobj().decompress(data), aiokafka_codec.zstd_decode],
+    Codec.ZSTD: [lambda data: zstandard.ZstdDecompressor().decompressobj().decompress(data),
+                 aiokafka_codec.zstd_decode],
 }
 FOREIGN_ENCODERS = {
     Codec.GZIP: [gzip.compress, kafka_codec.gzip_encode, aiokafka_codec.gzip_encode],
@@ -65,7 +66,8 @@ def decoder_cases():
             yield pytest.param(codec, decode, payload, id=f"{param.id}-{len(payload)}B")
 
 
-@pytest.mark.parametrize("codec, decode, payload", list(decoder_cases()))  # a list: mutmut collects twice in one process
+# a list: mutmut collects twice in one process
+@pytest.mark.parametrize("codec, decode, payload", list(decoder_cases()))
 def test_what_kwire_compresses_decompresses_elsewhere(codec, decode, payload):
     assert bytes(decode(compress(codec, payload))) == payload
 
@@ -173,7 +175,7 @@ def test_batch_with_bomb_reports_the_cap(codec):
     builder.append(0, None, bytes(8 << 20))
     batch = decode_batch(builder.build(), max_decompressed_size=CAP)
     with pytest.raises(DecompressionLimitError) as info:
-        batch.records
+        _ = batch.records
     assert info.value.offset == 61  # where the compressed records start
     # within the cap the same batch decodes
     assert len(decode_batch(builder.build(), max_decompressed_size=16 << 20).records[0].value) == 8 << 20

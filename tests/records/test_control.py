@@ -3,11 +3,10 @@ the KRaft control types of real Kafka logs."""
 from __future__ import annotations
 
 import struct
-from pathlib import Path
 
 import pytest
 
-from kwire.wire.errors import CorruptRecordError, DecodeError, KwireError
+from kwire.generated import MESSAGES
 from kwire.records import (
     ControlKey,
     ControlRecordType,
@@ -23,9 +22,9 @@ from kwire.records import (
     encode_control_key,
     encode_end_transaction_marker,
 )
-from kwire.generated import MESSAGES
-from tests.paths import KRAFT_361
+from kwire.wire.errors import CorruptRecordError, DecodeError, KwireError
 from tests.optional import later
+from tests.paths import KRAFT_361
 
 aiokafka_c = later("aiokafka.record", "_crecords")
 control_record = later("aiokafka.record.control_record")  # its ABORT_MARKER and COMMIT_MARKER
@@ -48,7 +47,8 @@ def test_end_transaction_batch_reads_as_a_marker_elsewhere(committed):
     aio = aiokafka_c.DefaultRecordBatch(wire)
     assert aio.is_control_batch
     (aio_record,) = list(aio)
-    assert AioControlRecord.parse(aio_record.key) == (control_record.COMMIT_MARKER if committed else control_record.ABORT_MARKER)
+    marker = control_record.COMMIT_MARKER if committed else control_record.ABORT_MARKER
+    assert AioControlRecord.parse(aio_record.key) == marker
     assert struct.unpack(">hi", aio_record.value) == (0, 9)
 
     ours = decode_batch(wire)

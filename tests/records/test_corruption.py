@@ -7,8 +7,8 @@ import struct
 import pytest
 from crc32c import crc32c
 
-from kwire.wire.errors import CorruptRecordError, DecodeError, KwireError
 from kwire.records import BatchReader, Codec, RecordBatchBuilder, decode_batch
+from kwire.wire.errors import CorruptRecordError, DecodeError, KwireError
 from tests.optional import later
 
 HealthCheck = later("hypothesis", "HealthCheck")
@@ -112,7 +112,8 @@ MALFORMED = {
     "value past record end": (raw_record(b"\x00\x00\x00\x01" + zigzag(9) + b"v\x00"), 1, "value length 9"),
     "negative header count": (raw_record(record_body(headers=zigzag(-1))), 1, "header count -1"),
     "huge header count": (raw_record(record_body(headers=zigzag(2**30))), 1, "header count"),
-    "null header key": (raw_record(record_body(headers=zigzag(1) + zigzag(-1) + zigzag(-1))), 1, "header key length -1"),
+    "null header key": (raw_record(record_body(headers=zigzag(1) + zigzag(-1) + zigzag(-1))), 1,
+                        "header key length -1"),
     "non-UTF-8 header key": (raw_record(record_body(headers=zigzag(1) + zigzag(1) + b"\xff" + zigzag(-1))), 1, "UTF-8"),
     "count above records": (raw_record(GOOD) * 2, 3, "truncated|claims"),
     "count below records": (raw_record(GOOD) * 3, 2, "left over"),
@@ -127,7 +128,7 @@ def test_malformed_records_with_valid_crc_raise_decode_error(records, count, mes
     wire = b"\x00" * 7 + raw_batch(records, count)  # not at position 0: offsets must be absolute
     batch = decode_batch(wire, 7)
     with pytest.raises(DecodeError, match=message) as info:
-        batch.records
+        _ = batch.records
     # the offset points into the batch (at the end for a field that should continue past it)
     assert info.value.offset is not None and 7 <= info.value.offset <= len(wire)
 
@@ -135,7 +136,8 @@ def test_malformed_records_with_valid_crc_raise_decode_error(records, count, mes
 @pytest.mark.parametrize(
     "wire, error, message",
     [
-        (raw_batch(b"", 0)[:8] + struct.pack(">i", 48) + raw_batch(b"", 0)[12:], CorruptRecordError, "below the minimum"),
+        (raw_batch(b"", 0)[:8] + struct.pack(">i", 48) + raw_batch(b"", 0)[12:], CorruptRecordError,
+         "below the minimum"),
         (raw_batch(b"", -1), CorruptRecordError, "negative record count"),
         (raw_batch(b"\x00" * 10, 1, attributes=5), DecodeError, "codec id 5"),
     ],
@@ -143,7 +145,7 @@ def test_malformed_records_with_valid_crc_raise_decode_error(records, count, mes
 )
 def test_malformed_headers(wire, error, message):
     with pytest.raises(error, match=message):
-        decode_batch(wire).records
+        _ = decode_batch(wire).records
 
 
 def test_unknown_magic_in_a_record_stream():
@@ -166,7 +168,7 @@ VALID = [sample_batch(codec=c) for c in Codec]
 def decode_everything(data: bytes) -> None:
     for batch in BatchReader(data, verify_crc=False, max_decompressed_size=1 << 20):
         for record in batch.records:
-            record.key, record.value, record.headers
+            _ = (record.key, record.value, record.headers)
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -63,9 +63,10 @@ def test_a_record_count_larger_than_the_records_area_is_refused() -> None:
     batch = bytearray(kafka_batch(values=(b"abc",)))
     struct.pack_into(">i", batch, RECORD_COUNT_AT, 1000)
     with pytest.raises(CorruptRecordError) as raised:
-        decode_batch(bytes(batch), 0, verify_crc=False).records
+        _ = decode_batch(bytes(batch), 0, verify_crc=False).records
     records_area = len(batch) - 61  # Kafka's v2 header is 61 bytes
-    assert raised.value.reason == f"batch at base offset 0 claims 1000 records but has only {records_area} bytes of records"
+    assert raised.value.reason == (f"batch at base offset 0 claims 1000 records but has only {records_area} "
+                                   "bytes of records")
 
 
 def test_read_entry_refuses_a_header_that_stops_at_the_magic_byte() -> None:

@@ -5,12 +5,10 @@ from __future__ import annotations
 import json
 import struct
 import zlib
-from pathlib import Path
 
 import lz4.frame
 import pytest
 
-from kwire.wire.errors import CorruptRecordError, DecodeError
 from kwire.generated import FetchResponse
 from kwire.records import (
     BatchReader,
@@ -21,8 +19,9 @@ from kwire.records import (
     TimestampType,
     decode_legacy_message,
 )
-from tests.paths import KAFKA_GO
+from kwire.wire.errors import CorruptRecordError, DecodeError
 from tests.optional import later
+from tests.paths import KAFKA_GO
 
 aiokafka_c = later("aiokafka.record", "_crecords")
 aiokafka_legacy = later("aiokafka.record", "legacy_records")
@@ -143,7 +142,7 @@ def test_magic0_lz4_with_old_kafka_header_checksum_is_accepted():
     frame1 = bytearray(lz4.frame.compress(inner1, block_linked=False, store_size=False))
     frame1[6] ^= 0x5A
     with pytest.raises(DecodeError, match="lz4"):
-        decode_legacy_message(legacy_entry(2, 1, Codec.LZ4, None, bytes(frame1), TS)).records
+        _ = decode_legacy_message(legacy_entry(2, 1, Codec.LZ4, None, bytes(frame1), TS)).records
 
 
 def test_legacy_crc_mismatch_names_the_offset():
@@ -168,13 +167,15 @@ def test_legacy_crc_mismatch_names_the_offset():
             "must not be compressed",
         ),
         (
-            legacy_entry(0, 1, Codec.GZIP, None, zlib.compress(legacy_entry(0, 1, 0, None, b"x", TS)[:-2], wbits=31), TS),
+            legacy_entry(0, 1, Codec.GZIP, None,
+                         zlib.compress(legacy_entry(0, 1, 0, None, b"x", TS)[:-2], wbits=31), TS),
             "truncated",
         ),
         (legacy_entry(3, 1, Codec.ZSTD, None, b"whatever", TS), "codec"),
         (
             legacy_entry(1, 1, Codec.GZIP, None,
-                         zlib.compress(b"".join(legacy_entry(i, 1, 0, None, b"x", TS) for i in range(3)), wbits=31), TS),
+                         zlib.compress(b"".join(legacy_entry(i, 1, 0, None, b"x", TS) for i in range(3)),
+                                       wbits=31), TS),
             "below its last inner offset",
         ),
     ],
@@ -182,7 +183,7 @@ def test_legacy_crc_mismatch_names_the_offset():
 )
 def test_malformed_wrappers_raise(entry, message):
     with pytest.raises(DecodeError, match=message):
-        decode_legacy_message(entry).records
+        _ = decode_legacy_message(entry).records
 
 
 def test_inner_crc_is_checked():
@@ -190,7 +191,7 @@ def test_inner_crc_is_checked():
     inner[-1] ^= 0xFF
     wrapper = legacy_entry(0, 1, Codec.GZIP, None, zlib.compress(bytes(inner), wbits=31), TS)
     with pytest.raises(CorruptRecordError, match="CRC-32"):
-        decode_legacy_message(wrapper).records
+        _ = decode_legacy_message(wrapper).records
     corrupted_value = b"payloa" + bytes([ord("d") ^ 0xFF])
     assert [r.value for r in decode_legacy_message(wrapper, verify_crc=False)] == [corrupted_value]
 

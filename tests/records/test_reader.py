@@ -7,7 +7,6 @@ import tracemalloc
 
 import pytest
 
-from kwire.wire.errors import CorruptRecordError, DecodeError
 from kwire.records import (
     BatchReader,
     Codec,
@@ -18,6 +17,7 @@ from kwire.records import (
     RecordsView,
     read_entry,
 )
+from kwire.wire.errors import CorruptRecordError, DecodeError
 from tests.optional import later
 
 KpLegacyBuilder = later("kafka.record.legacy_records", "LegacyRecordBatchBuilder")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from kwire.wire.errors import EncodeError
 from kwire.records import Codec, RecordBatchBuilder, TimestampType, decode_batch, encode_batch
+from kwire.wire.errors import EncodeError
 from tests.optional import later
 
 given = later("hypothesis", "given")
@@ -68,7 +68,7 @@ def test_round_trip(rows, options):
     else:
         assert batch.max_timestamp == -1
     decoded = [(r.timestamp, r.key, r.value, r.headers, r.offset_delta) for r in batch]
-    assert decoded == [(t, k, v, h, d) for (t, k, v, h, _), d in zip(rows, deltas)]
+    assert decoded == [(t, k, v, h, d) for (t, k, v, h, _), d in zip(rows, deltas, strict=True)]
     assert [r.offset for r in batch] == [options["base_offset"] + d for d in deltas]
     # decoded records write back to the very same bytes
     assert encode_batch(batch.records, **options) == wire
@@ -82,7 +82,7 @@ def test_kafka_python_reads_what_kwire_writes(rows, codec):
     theirs = KpBatch(wire)
     assert theirs.validate_crc()
     assert [(r.offset, r.timestamp, r.key, r.value, r.headers) for r in theirs] == [
-        (10 + d, t, k, v, h) for (t, k, v, h, _), d in zip(rows, deltas)
+        (10 + d, t, k, v, h) for (t, k, v, h, _), d in zip(rows, deltas, strict=True)
     ]
 
 

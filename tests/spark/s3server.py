@@ -66,7 +66,7 @@ class S3Server:
             "AWS_SECRET_ACCESS_KEY": "kwire-tests-secret", "AWS_DEFAULT_REGION": REGION, "AWS_REGION": REGION,
         }
 
-    def __enter__(self) -> "S3Server":
+    def __enter__(self) -> S3Server:
         self._thread.start()
         return self
 

@@ -66,7 +66,7 @@ class StandaloneCluster:
 
     # --- starting and stopping ---
 
-    def start(self) -> "StandaloneCluster":
+    def start(self) -> StandaloneCluster:
         self.logs.mkdir(parents=True, exist_ok=True)
         (self.root / "conf").mkdir(exist_ok=True)  # empty: Spark's own defaults, not a user's
         atexit.register(self.stop)
@@ -102,7 +102,7 @@ class StandaloneCluster:
         self.processes.clear()
         atexit.unregister(self.stop)
 
-    def __enter__(self) -> "StandaloneCluster":
+    def __enter__(self) -> StandaloneCluster:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

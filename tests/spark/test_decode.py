@@ -16,25 +16,25 @@ need_module("pyarrow")  # kwire.spark and kwire.arrow are made of it: without it
 import base64
 import functools
 import json
-import re
 import random
+import re
 import struct
 from pathlib import Path
 
 import pytest
 
-from kwire.generated import MESSAGES
+from kwire.arrow import schemas
 from kwire.cli.main import main as kwire_main
 from kwire.fuzz.values import case_instance
+from kwire.generated import MESSAGES
 from kwire.logs.metadata_log import MetadataLogWriter, MetadataRecord
-from kwire.wire.index import load
 from kwire.records import Codec, RecordBatchBuilder, build_end_transaction_batch
-from kwire.arrow import schemas
-from kwire.spark.schemas import to_spark
 from kwire.spark import decode_column, read_table
+from kwire.spark.schemas import to_spark
 from kwire.wire.errors import KwireError
-from tests.paths import CAPTURES, KRAFT_361, KRAFT_390
+from kwire.wire.index import load
 from tests.optional import later
+from tests.paths import CAPTURES, KRAFT_361, KRAFT_390
 
 pa = later("pyarrow")
 aiokafka_c = later("aiokafka.record", "_crecords")
@@ -58,7 +58,7 @@ SPLIT = 64 * 1024  # small, so the big segment spreads over many tasks
 
 def random_rows(rng: random.Random, count: int) -> list[tuple]:
     rows = []
-    for i in range(count):
+    for _ in range(count):
         key = None if rng.random() < 0.1 else b"key-%d" % rng.randrange(1000)
         value = None if rng.random() < 0.05 else rng.randbytes(rng.choice([0, 3, 40, 200, 400]))
         headers = []
@@ -117,7 +117,8 @@ def log_dir(tmp_path_factory) -> Path:
     first = Segment(0)
     for index, codec in enumerate(Codec):
         rows = random_rows(rng, 20)
-        first.add(lambda at, rows=rows, codec=codec, index=index: client_batch(CLIENTS[index % 3], codec, rows, at), rows)
+        first.add(lambda at, rows=rows, codec=codec, index=index: client_batch(CLIENTS[index % 3], codec, rows, at),
+                  rows)
     for codec in Codec:
         rows = random_rows(rng, 15)
         first.add(lambda at, rows=rows, codec=codec: kwire_batch(codec, rows, at, partition_leader_epoch=4), rows)
@@ -166,7 +167,8 @@ def log_dir(tmp_path_factory) -> Path:
 
     # a loose file of batches from kafka-python's producer (no topic-N folder: topic and partition null)
     (root / "loose").mkdir()
-    (root / "loose" / "kafka-python.batch").write_bytes((TANSU_BATCHES / "kafka-python_t-kp_p2_produce_v9.batch").read_bytes())
+    produced = TANSU_BATCHES / "kafka-python_t-kp_p2_produce_v9.batch"
+    (root / "loose" / "kafka-python.batch").write_bytes(produced.read_bytes())
     return root
 
 
@@ -255,10 +257,11 @@ def test_a_real_metadata_log_decodes_every_record(spark):
     for name in table["record_type"].to_pylist():
         counts[name] = counts.get(name, 0) + 1
     assert counts == KRAFT_36_TYPES
-    pairs = [(t, v) for t, v in zip(table["record_type"].to_pylist(), table["record_version"].to_pylist())
+    pairs = [(t, v) for t, v in zip(table["record_type"].to_pylist(), table["record_version"].to_pylist(), strict=True)
              if t == "BrokerRegistrationChangeRecord"]
     assert sorted(pairs) == [("BrokerRegistrationChangeRecord", 0)] * 9 + [("BrokerRegistrationChangeRecord", 1)] * 4
-    feature = [json.loads(j) for t, j in zip(table["record_type"].to_pylist(), table["record_json"].to_pylist())
+    feature = [json.loads(j)
+               for t, j in zip(table["record_type"].to_pylist(), table["record_json"].to_pylist(), strict=True)
                if t == "FeatureLevelRecord"]
     assert {(f["name"], f["featureLevel"]) for f in feature} == {("metadata.version", 14)}
 
@@ -282,7 +285,7 @@ def assert_same_value(info, type_name: str, version: int, typed, kafka) -> None:
         assert typed is None, info.attr
     elif type_name.startswith("[]"):
         assert len(typed) == len(kafka), info.attr
-        for a, b in zip(typed, kafka):
+        for a, b in zip(typed, kafka, strict=True):
             assert_same_value(info, type_name[2:], version, a, b)
     elif info.struct is not None:
         assert_typed_matches_kafka_json(info.struct, version, typed, kafka)
@@ -314,7 +317,8 @@ def test_a_real_metadata_log_gives_typed_columns(spark):
     assert {r["record_version"] for r in rows if r["type"] == "RegisterBrokerRecord"} == {2, 3}
     for row in rows:
         cls = MESSAGES[row["type"]]
-        assert_typed_matches_kafka_json(cls, row["record_version"], json.loads(row["typed"]), json.loads(row["record_json"]))
+        assert_typed_matches_kafka_json(cls, row["record_version"], json.loads(row["typed"]),
+                                        json.loads(row["record_json"]))
 
 
 def test_every_metadata_record_type_and_version_decodes_to_typed_columns(spark, tmp_path):
@@ -440,7 +444,7 @@ def test_decode_column_keeps_records_bytes(spark):
     bodies = response_bodies("*_resp_*_k1_v12_*.bin")
     frame = spark.createDataFrame(bodies, "file string, body binary")
     rows = decode_column(frame, "body", MESSAGES["FetchResponse"], 12, into="fetch").toArrow().to_pylist()
-    for (name, body), row in zip(bodies, rows):
+    for (_name, body), row in zip(bodies, rows, strict=True):
         assert row["body"] == body  # the source column stays when the struct goes elsewhere
         theirs = KpFetchResponse.decode(body, version=12)
         ours = row["fetch"]
@@ -509,7 +513,8 @@ def test_kwire_decode_command_writes_parquet_and_json(spark, log_dir, expected_r
     assert kwire_main(["decode", str(KRAFT_36 / "bootstrap.checkpoint"), "--out", str(out_json),
                        "--format", "json", "-q"]) == 0
     lines = [json.loads(line) for p in sorted(out_json.glob("*.json")) for line in p.read_text().splitlines()]
-    assert [line["record_type"] for line in lines] == ["SnapshotHeaderRecord", "FeatureLevelRecord", "SnapshotFooterRecord"]
+    assert [line["record_type"] for line in lines] == [
+        "SnapshotHeaderRecord", "FeatureLevelRecord", "SnapshotFooterRecord"]
 
     assert kwire_main(["decode", str(tmp_path / "missing"), "--out", str(tmp_path / "x")]) == 2
     assert kwire_main(["decode", str(log_dir), "--out", str(out)]) == 1  # the output exists: refused
@@ -566,7 +571,8 @@ def damaged_copies(tmp_path):
 
 def test_undecoded_ranges_fail_the_read_with_file_and_position(tmp_path, spark):
     torn, damaged = damaged_copies(tmp_path)
-    with pytest.raises(KwireError, match=rf"{re.escape(str(torn))}: the last batch is incomplete \(byte offset 99952\)"):
+    with pytest.raises(KwireError,
+                       match=rf"{re.escape(str(torn))}: the last batch is incomplete \(byte offset 99952\)"):
         read_table(str(torn.parent))
     with pytest.raises(KwireError, match=rf"{re.escape(str(damaged))}: not a record batch: .*its size field is damaged "
                                          r"\(byte offset 236\)"):
@@ -587,7 +593,8 @@ def test_undecoded_ranges_are_rows_when_skipped(tmp_path, spark):
     assert [tuple(r) for r in spark_rows] == [(str(damaged), 236, 166)]
 
     rows = read_table(str(torn.parent), skip_undecodable=True).to_pylist()
-    assert [(r["skipped_position"], r["skipped_bytes"]) for r in rows if r["skipped_bytes"] is not None] == [(99952, 48)]
+    skipped = [(r["skipped_position"], r["skipped_bytes"]) for r in rows if r["skipped_bytes"] is not None]
+    assert skipped == [(99952, 48)]
 
 
 def test_kwire_decode_fails_on_an_undecoded_range_or_counts_it_when_told(tmp_path, spark, capsys):
@@ -597,7 +604,8 @@ def test_kwire_decode_fails_on_an_undecoded_range_or_counts_it_when_told(tmp_pat
     assert "its size field is damaged" in err and "byte offset 236" in err
     assert kwire_main(["decode", str(damaged.parent), "--out", str(tmp_path / "b"), "--skip-undecodable"]) == 1
     assert capsys.readouterr().out.endswith(
-        "1 file, 18148 batches, 18564 records; 166 bytes not decoded, in 1 skipped range (rows with skipped_bytes set)\n")
+        "1 file, 18148 batches, 18564 records; 166 bytes not decoded, in 1 skipped range "
+        "(rows with skipped_bytes set)\n")
 
 
 # --- the embedded default and the Spark path write the same output --------------------------------
@@ -622,7 +630,8 @@ def test_decode_here_writes_what_decode_on_spark_writes(spark, log_dir, tmp_path
     monkeypatch.setattr(decode_files, "IN_PROCESS_BYTES", 0)  # this small input too goes to two worker processes
     torn, damaged = damaged_copies(tmp_path)
     inputs = [  # exit 1: read past damage, as asked (never called clean)
-        (str(log_dir), ["--split-mb", "1", "--skip-undecodable"], 1),  # every codec and client, control batches, a bad CRC
+        # every codec and client, control batches, a bad CRC
+        (str(log_dir), ["--split-mb", "1", "--skip-undecodable"], 1),
         (str(KRAFT_36), ["--record-type", "PartitionRecord"], 0),  # decoded records and a typed struct column
         (str(damaged.parent), ["--skip-undecodable"], 1),  # a skipped range: a row of its own
         (str(torn.parent), ["--skip-undecodable"], 1),  # a torn tail
@@ -639,4 +648,5 @@ def test_decode_here_writes_what_decode_on_spark_writes(spark, log_dir, tmp_path
         rows = written_rows(here, output_format)
         assert rows and rows == written_rows(there, output_format), source
     # one part per split, as Spark's tasks write: the 1.3 MB metadata log cut in two for two processes
-    assert sorted(p.name.partition(".")[0] for p in (tmp_path / "here-1").glob("part-*")) == ["part-00000", "part-00001"]
+    parts = sorted(p.name.partition(".")[0] for p in (tmp_path / "here-1").glob("part-*"))
+    assert parts == ["part-00000", "part-00001"]

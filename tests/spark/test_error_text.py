@@ -15,7 +15,8 @@ ValueError: a later, unrelated error
 
 def test_a_kwire_error_anywhere_in_the_family_is_preferred_to_a_later_foreign_one():
     # SplitFailed (kwire.arrow) is a KwireError the old hand-written list of names did not hold
-    assert spark_error_text(Exception(JOB_FAILED)) == "SplitFailed: segment 00000000000000000000.log: record batch cut short"
+    assert spark_error_text(Exception(JOB_FAILED)) == (
+        "SplitFailed: segment 00000000000000000000.log: record batch cut short")
 
 
 def test_without_a_kwire_error_the_innermost_error_line_then_the_first_line():

@@ -7,7 +7,6 @@ need_module("pyarrow")  # kwire.spark is made of it: without it this module skip
 
 import json
 
-
 from kwire.cli.main import main as kwire_main
 from kwire.fuzz.sweep import sweep, work_units
 from kwire.spark.fuzz import results_table, spark_sweep

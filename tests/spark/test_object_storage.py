@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from kwire.cli.main import main as kwire_main
 from kwire.arrow import logfiles, splits
+from kwire.cli.main import main as kwire_main
 from kwire.spark import read_table
 from kwire.wire.errors import KwireError
 from tests.spark.remote_data import BUCKET
@@ -49,7 +49,8 @@ def test_discovery_lists_a_prefix_as_a_directory(s3, kafka_dirs):
     found = logfiles.discover(f"s3://{BUCKET}/kraft")
     assert [(f.path, f.kind, f.topic, f.partition, f.size) for f in found] == [
         (f"s3://{BUCKET}/kraft/__cluster_metadata-0/00000000000000000000.log", logfiles.Kind.METADATA_LOG,
-         "__cluster_metadata", 0, (kafka_dirs["kraft"] / "__cluster_metadata-0/00000000000000000000.log").stat().st_size),
+         "__cluster_metadata", 0,
+         (kafka_dirs["kraft"] / "__cluster_metadata-0/00000000000000000000.log").stat().st_size),
         (f"s3://{BUCKET}/kraft/bootstrap.checkpoint", logfiles.Kind.METADATA_SNAPSHOT, None, None, 249),
     ]  # quorum-state, meta.properties, README.md, ... are not batches
     (one,) = logfiles.discover(f"s3://{BUCKET}/kraft/README.md")  # named directly: taken whatever its name
@@ -113,7 +114,8 @@ def kafka_offset_index(segment: bytes, interval: int = 4096) -> bytes:
     while pos + LOG_OVERHEAD <= len(segment):
         length = int.from_bytes(segment[pos + 8:pos + 12], "big")
         if since > interval:
-            last_offset = int.from_bytes(segment[pos:pos + 8], "big") + int.from_bytes(segment[pos + 23:pos + 27], "big")
+            base_offset = int.from_bytes(segment[pos:pos + 8], "big")
+            last_offset = base_offset + int.from_bytes(segment[pos + 23:pos + 27], "big")
             entries.append(struct.pack(">ii", last_offset, pos))
             since = 0
         since += LOG_OVERHEAD + length

@@ -6,19 +6,20 @@ from tests.optional import need_module
 
 need_module("pyarrow")  # kwire.spark and kwire.arrow are made of it: without it this module skips (fails under CI)
 
+import itertools
 import json
 import struct
 import uuid
 
 import pytest
 
-from kwire.generated import MESSAGES
-from kwire.wire.errors import CorruptRecordError, KwireError, UnsupportedVersionError
-from kwire.records import Codec, RecordBatchBuilder
 from kwire.arrow import logfiles, schemas, splits
-from kwire.spark.schemas import spark_schema
-from kwire.arrow.reader import read_table
 from kwire.arrow.logfiles import Kind
+from kwire.arrow.reader import read_table
+from kwire.generated import MESSAGES
+from kwire.records import Codec, RecordBatchBuilder
+from kwire.spark.schemas import spark_schema
+from kwire.wire.errors import CorruptRecordError, KwireError, UnsupportedVersionError
 from tests.optional import later
 
 pa = later("pyarrow")
@@ -106,7 +107,7 @@ def test_big_files_are_cut_exactly_at_batch_starts(tmp_path):
     pieces = splits.pieces_of(entry, every)
     assert len(pieces) > 3
     assert pieces[0].start == 0 and pieces[-1].end == entry.size
-    for left, right in zip(pieces, pieces[1:]):
+    for left, right in itertools.pairwise(pieces):
         assert left.end == right.start
         assert right.start in starts  # never inside a batch
         assert left.size >= every  # a cut comes once a piece holds at least `every` bytes
@@ -230,7 +231,8 @@ def test_schemas_command_writes_loadable_spark_and_arrow_schemas(tmp_path):
 
     from kwire.cli.main import main as kwire_main
 
-    assert kwire_main(["schemas", "--out", str(tmp_path), "--messages", "ApiVersionsResponse", "TopicRecord", "-q"]) == 0
+    assert kwire_main(["schemas", "--out", str(tmp_path), "--messages", "ApiVersionsResponse", "TopicRecord",
+                       "-q"]) == 0
     cls = MESSAGES["ApiVersionsResponse"]
     written = sorted(p.name for p in (tmp_path / "ApiVersionsResponse").iterdir())
     assert written == sorted([f"v{v}.{ext}" for v in range(5) for ext in ("arrow", "spark.json")]

@@ -22,11 +22,11 @@ from pathlib import Path
 
 import pytest
 
-from kwire.spark.shipped import MARKER
 from kwire.spark import read_table
+from kwire.spark.shipped import MARKER
 from kwire.spark.shipping import COMPILED_RUNTIME, SHIP_SETTING, package_files, ship_packages, shipping_enabled
-from tests.paths import KRAFT_361
 from tests.optional import later
+from tests.paths import KRAFT_361
 
 pa = later("pyarrow")
 
@@ -78,7 +78,9 @@ def shipped_kwire(tmp_path: Path) -> tuple[Path, list[str]]:
     archives = ship_packages(session)
     root = tmp_path / "root"
     names = []
-    for archive, added in zip(archives, session.sparkContext.archives):
+    # not strict: with compiled modules ship_packages also returns mypyc's run-time module, last, which it
+    # adds with addFile (copied below), not as an archive
+    for archive, added in zip(archives, session.sparkContext.archives, strict=False):
         name = added.rpartition("#")[2]
         unpack(archive, root, name)
         names.append(name)
@@ -160,7 +162,8 @@ def test_files_missing_from_a_shipped_package_are_refused(tmp_path):
         shipme.__path__.append(str(other.parent))
         ship_packages(session, ["shipme"])
         assert ship_packages(session, ["shipme.codecs"]) == []
-        with pytest.raises(ValueError, match="shipme was already shipped to this SparkContext without more/__init__.py"):
+        with pytest.raises(ValueError,
+                           match="shipme was already shipped to this SparkContext without more/__init__.py"):
             ship_packages(session, ["shipme.more"])
     finally:
         sys.path.remove(str(tmp_path))

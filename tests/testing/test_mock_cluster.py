@@ -8,8 +8,8 @@ import socket
 import sys
 
 import pytest
-from kwire.generated import ApiVersionsRequest, MetadataRequest
 
+from kwire.generated import ApiVersionsRequest, MetadataRequest
 from kwire.network import aio
 from kwire.network.blocking import BlockingConnection
 from kwire.network.client import parse_address
@@ -73,7 +73,8 @@ def test_an_asyncio_connection_reads_the_same_metadata():
 def test_the_pytest_fixture_yields_a_running_cluster(kwire_mock_cluster):
     need_module("confluent_kafka")
     with BlockingConnection(*parse_address(kwire_mock_cluster), timeout=10) as conn:
-        assert [f"{b.host}:{b.port}" for b in conn.request(MetadataRequest(topics=None)).brokers] == [kwire_mock_cluster]
+        brokers = conn.request(MetadataRequest(topics=None)).brokers
+        assert [f"{b.host}:{b.port}" for b in brokers] == [kwire_mock_cluster]
 
 
 @pytest.mark.parametrize("brokers", [0, -1, True, "1"])

@@ -63,8 +63,9 @@ def make_project(root: Path, *, broken_at: int | None = None) -> Path:
         module = root / "widgets" / "widget_request.py"
         module.write_text(module.read_text() + textwrap.dedent(f"""
             _REAL = WidgetRequest._WRITERS
-            WidgetRequest._WRITERS = tuple((lambda o, out, f=f: (f(o, out), out.append(0))[0]) if v == {broken_at} else f
-                                           for v, f in enumerate(_REAL))
+            WidgetRequest._WRITERS = tuple(
+                (lambda o, out, f=f: (f(o, out), out.append(0))[0]) if v == {broken_at} else f
+                for v, f in enumerate(_REAL))
         """))
     (root / "tests").mkdir()
     (root / "tests" / "test_widgets.py").write_text(USER_TEST)

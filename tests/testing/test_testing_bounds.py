@@ -11,8 +11,8 @@ import json
 import sys
 
 import pytest
-from kwire.generated import ApiVersionsRequest
 
+from kwire.generated import ApiVersionsRequest
 from kwire.testing import assert_round_trip, message_versions, messages
 from kwire.wire.errors import UnsupportedVersionError
 from tests.optional import need_module

@@ -152,7 +152,7 @@ def test_null_records_only_where_the_version_makes_them_nullable() -> None:
     assert raised.value.path == "topics[0].partitions[0].unaligned_records"
     assert raised.value.reason == "null is not allowed for unalignedRecords at version 0"
 
-    from kwire.generated.fetch_response import FetchResponse, FetchableTopicResponse, PartitionData
+    from kwire.generated.fetch_response import FetchableTopicResponse, FetchResponse, PartitionData
 
     fetched = FetchResponse(responses=[FetchableTopicResponse(topic="t", partitions=[PartitionData(records=None)])])
     assert FetchResponse.from_dict(fetched.to_dict(4), 4).responses[0].partitions[0].records is None

@@ -11,8 +11,7 @@ import pytest
 from kwire.generated import CreateDelegationTokenRequest, SaslHandshakeRequest, SyncGroupRequest
 from kwire.wire import primitives, struct_base
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import KeyedList
-from kwire.wire.message import is_flexible
+from kwire.wire.message import KeyedList, is_flexible
 from kwire.wire.varint import uvarint
 from tests.paths import KAFKA_DEFINITIONS
 

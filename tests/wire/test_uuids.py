@@ -5,12 +5,12 @@ from __future__ import annotations
 import uuid
 
 import pytest
-from kwire.generated import TopicRecord
-from kwire.generator.model import parse_default
-from kwire.generator.types import FieldType
 
 from kwire.features.dynamic_voters import parse_dynamic_voters
 from kwire.features.errors import FeatureError
+from kwire.generated import TopicRecord
+from kwire.generator.model import parse_default
+from kwire.generator.types import FieldType
 from kwire.wire.errors import DecodeError
 from kwire.wire.uuids import UuidTextError, uuid_from_text, uuid_to_text
 from tests.paths import KAFKA_UUID
@@ -57,7 +57,7 @@ def test_at_the_bounds_of_length_and_alphabet_kwire_says_what_kafka_says(text, a
 
 
 def test_text_round_trips_for_every_uuid_kafka_accepted():
-    for text, verdict, detail in kafkas_verdicts():
+    for _text, verdict, detail in kafkas_verdicts():
         if verdict == "accept":
             value = uuid.UUID(hex=detail)
             assert uuid_from_text(uuid_to_text(value)) == value and len(uuid_to_text(value)) == 22

@@ -4,9 +4,8 @@ from __future__ import annotations
 import asyncio
 
 from kwire.generated import MetadataRequest
-from kwire.network import aio
+from kwire.network import Connection, aio
 from kwire.network.blocking import BlockingConnection
-from kwire.network import Connection
 from kwire.network.connection import Ready, RequestFailed, Response
 from kwire.network.errors import ErrorCode, KafkaApiError, iter_errors, raise_for
 from kwire.network.sasl import SaslCredentials
