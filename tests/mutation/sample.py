@@ -1,6 +1,6 @@
 """Mutation testing part by part: draw the seeded sample, run one part against its own tests.
 
-    python tests/mutation/sample.py draw            # list every mutant, write tests/mutation/sample.txt
+    python tests/mutation/sample.py draw            # list every mutant, keep/top up tests/mutation/sample.txt
     python tests/mutation/sample.py run PART...     # run the sampled mutants of those parts
     python tests/mutation/sample.py parts           # the parts and their sizes
 
@@ -9,8 +9,9 @@ out of ``pytest_add_cli_args_test_selection``. One selection for every part woul
 pass the whole suite and let a wire mutant run the CLI's tests too; so ``run`` gives mutmut, for
 one part at a time, that part's files to mutate and that part's tests (``PARTS``), by replacing
 its loaded configuration before calling its own ``run``. Each part is a separate process, so each
-has its own stats. The sample is seeded: the same mutants every time, ``PER_PART`` per part (all
-of a part that has fewer).
+has its own stats. The sample is seeded and stable: ``draw`` keeps every sampled mutant that still
+exists and tops each part up to ``PER_PART`` (all of a part that has fewer) with a seeded draw
+from that part's other mutants, so survivors already analysed keep their names.
 
 The generator is imported as ``kwire.generator`` (a package-dir mapping in pyproject.toml), while
 mutmut names its mutants after the file (``generator.compat...``); for that part ``run`` installs
@@ -119,13 +120,29 @@ def draw() -> None:
     copy_also_copy_files()
     setup_source_paths()
     create_mutants(1)
-    rng = random.Random(SEED)
+    SAMPLE.write_text("\n".join(top_up(_previous_sample(), _mutant_names())) + "\n")
+
+
+def _previous_sample() -> list[str]:
+    return SAMPLE.read_text().split() if SAMPLE.exists() else []
+
+
+def top_up(previous: list[str], names_by_part: dict[str, list[str]]) -> list[str]:
+    """The sample stays stable: every previously sampled mutant that still exists is kept (so the
+    survivors already analysed in tests/README.md keep their meaning), and each part is topped up
+    to ``PER_PART`` with a draw seeded by ``SEED`` and the part's name from its mutants not yet
+    sampled. Sampled names that no longer exist (code moved or changed) are dropped."""
     lines = []
-    for part, names in _mutant_names().items():
-        chosen = sorted(rng.sample(names, min(PER_PART, len(names))))
-        print(f"{part}: {len(chosen)} of {len(names)}")
-        lines += chosen
-    SAMPLE.write_text("\n".join(lines) + "\n")
+    for part, names in names_by_part.items():
+        existing = set(names)
+        kept = sorted(n for n in set(previous) if n in existing)
+        rest = sorted(existing.difference(kept))
+        rng = random.Random(f"{SEED}:{part}")
+        added = rng.sample(rest, max(0, min(PER_PART - len(kept), len(rest))))
+        gone = sum(1 for n in set(previous) if _part_of_mutant(n) == part and n not in existing)
+        print(f"{part}: {len(kept) + len(added)} of {len(names)} ({len(kept)} kept, {len(added)} new, {gone} gone)")
+        lines += sorted(kept + added)
+    return lines
 
 
 class _GeneratorAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
