@@ -151,17 +151,6 @@ def write_compact_string(out: bytearray, value: str | None) -> None:
     out += data
 
 
-def string_size(value: str | None) -> int:
-    return 2 if value is None else 2 + len(encode_string(value))
-
-
-def compact_string_size(value: str | None) -> int:
-    if value is None:
-        return 1
-    n = len(encode_string(value))
-    return uvarint_size(n + 1) + n
-
-
 # ---------------------------------------------------------------------------------------------
 # bytes and records
 
@@ -231,14 +220,6 @@ def write_compact_bytes(out: bytearray, value: bytes | None) -> None:
         return
     out += uvarint(len(value) + 1)
     out += value
-
-
-def bytes_size(value: bytes | None) -> int:
-    return 4 if value is None else 4 + len(value)
-
-
-def compact_bytes_size(value: bytes | None) -> int:
-    return 1 if value is None else uvarint_size(len(value) + 1) + len(value)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -182,3 +182,58 @@ def test_generated_code_off_the_hot_path_names_elements_in_errors() -> None:
     with pytest.raises(EncodeError, match="field name is null") as refused:
         request.encode(7)
     assert refused.value.path == "topics[1].configs[0].name"
+
+
+# The second sample (tests/README.md, the run of 2026-11-27): the wire part's survivors.
+
+
+def test_read_uint16_agrees_with_struct_at_its_edges() -> None:
+    """Kills ``kwire.wire.struct_base.x_read_uint16__mutmut_2`` (its first byte dropped); only the
+    compiled builds' tests reached it before."""
+    for data in (b"\x00\x00", b"\x7f\xff", b"\x80\x00", b"\xff\xff", ODD_BYTES):
+        for pos in range(len(data) - 1):
+            assert struct_base.read_uint16(data, pos) == struct.unpack_from(">H", data, pos)[0]
+
+
+def test_non_nullable_bytes_refuse_null_where_its_length_starts() -> None:
+    """Kafka's bytes: an int32 length, -1 null; compact bytes: the unsigned varint length + 1, 0 null.
+    Both readers say the same thing at the offset of the length. Kills
+    ``x_read_bytes_nn__mutmut_10`` (no offset) and ``x_read_compact_bytes_nn__mutmut_12`` (the text)."""
+    for read, data in ((primitives.read_bytes_nn, b"\x07\xff\xff\xff\xff"),
+                       (primitives.read_compact_bytes_nn, b"\x07\x00")):
+        with pytest.raises(DecodeError) as raised:
+            read(data, 1)
+        assert (raised.value.reason, raised.value.offset) == ("non-nullable bytes were null", 1)
+    assert primitives.read_bytes_nn(b"\x00\x00\x00\x00", 0) == (b"", 4)
+    assert primitives.read_compact_bytes_nn(b"\x01", 0) == (b"", 1)
+
+
+def test_a_string_longer_than_the_bytes_left_says_it_is_a_string() -> None:
+    """Kills ``x_read_string__mutmut_24`` (the error names ``None``, not the string)."""
+    assert primitives.read_string(b"\x00\x03abc", 0) == ("abc", 5)
+    with pytest.raises(DecodeError) as raised:
+        primitives.read_string(b"\x00\x04abc", 0)  # a length of 4, 3 bytes left: one past the end
+    assert (raised.value.reason, raised.value.offset) == (
+        "string of length 4 runs past the end of the buffer (3 bytes left)", 2)
+
+
+def test_tag_count_at_and_just_past_what_the_bytes_left_can_hold() -> None:
+    """Each tagged field takes two bytes at least (an unsigned varint tag and size). Kills
+    ``kwire.wire.struct_base.x_read_tag_count__mutmut_13`` (the refusal without its offset)."""
+    assert struct_base.read_tag_count(b"\x07\x02\x00\x00\x00\x00", 1) == (2, 2)  # 2 fields, 4 bytes left
+    with pytest.raises(DecodeError) as raised:
+        struct_base.read_tag_count(b"\x07\x02\x00\x00\x00", 1)  # 2 fields, 3 bytes left
+    assert (raised.value.reason, raised.value.offset) == ("2 tagged fields cannot fit in the 3 bytes left", 1)
+
+
+def test_bind_versions_keeps_the_versions_a_struct_does_not_have() -> None:
+    """A version table has None where a struct does not exist (AddPartitionsToTxnRequest.json's
+    ``Transactions`` are ``4+``); each function gets its own version. Kills
+    ``x_bind_versions__mutmut_2`` (None bound as a function); the generated tables are built at
+    import, before mutmut picks a mutant, so only a direct call reaches it."""
+    def read(buf: bytes, *, version: int) -> tuple[bytes, int]:
+        return buf, version
+
+    table = primitives.bind_versions((None, read, None, read))
+    assert (table[0], table[2]) == (None, None)
+    assert (table[1](b"x"), table[3](b"y")) == ((b"x", 1), (b"y", 3))

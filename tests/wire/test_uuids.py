@@ -2,6 +2,8 @@
 reader of uuid text in kwire going through it (issue 35 §2)."""
 from __future__ import annotations
 
+import base64
+import random
 import uuid
 
 import pytest
@@ -12,7 +14,7 @@ from kwire.generated import TopicRecord
 from kwire.generator.model import parse_default
 from kwire.generator.types import FieldType
 from kwire.wire.errors import DecodeError
-from kwire.wire.uuids import UuidTextError, uuid_from_text, uuid_to_text
+from kwire.wire.uuids import UuidTextError, url_base64_decode, uuid_from_text, uuid_to_text
 from tests.paths import KAFKA_UUID
 
 
@@ -98,3 +100,15 @@ def test_a_value_that_is_not_text_is_refused_as_uuid_text(value):
     # found by the hostile JSON-form run: a list where a uuid stands raised AttributeError
     with pytest.raises(UuidTextError, match=f"expected a string, got {type(value).__name__}"):
         uuid_from_text(value)
+
+
+def test_url_base64_decode_agrees_with_python_for_every_tail_length() -> None:
+    """JDK's URL decoder reads unpadded and padded text alike; Python's ``urlsafe_b64decode`` (padded)
+    is the oracle. Lengths 1 to 18 take every tail (one, two or no bytes after the last full unit).
+    Kills ``kwire.wire.uuids.x_url_base64_decode__mutmut_84`` (a two-byte tail's second byte)."""
+    rng = random.Random(84)
+    for size in range(1, 19):
+        data = rng.randbytes(size)
+        padded = base64.urlsafe_b64encode(data)
+        assert url_base64_decode(padded) == base64.urlsafe_b64decode(padded) == data
+        assert url_base64_decode(padded.rstrip(b"=")) == data
