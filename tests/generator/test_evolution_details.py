@@ -87,3 +87,76 @@ def test_an_older_releases_unstable_latest_version_is_not_restored() -> None:
     raw, _ = merge_and_prove(newer_raw, newer, stable_below, model(stable_below, "older", old_format=True),
                              "merged:ThingRequest")
     assert raw["validVersions"] == "1-4"
+
+
+# --- release tables derived from a copy of Kafka's git history ----------------------------------------
+
+MESSAGE_DIR = "clients/src/main/resources/common/message"
+API_KEYS_JAVA = "clients/src/main/java/org/apache/kafka/common/protocol/ApiKeys.java"
+# Kafka 2.7.0's ApiKeys.java, lines 244-245 and 451-456 (git show 2.7.0:<API_KEYS_JAVA>): the Raft
+# APIs were defined but not enabled (the constructor's isEnabled false), and enabledApis() left them out.
+KAFKA_270_API_KEYS = """\
+    VOTE(52, "Vote", true, false,
+        VoteRequestData.SCHEMAS, VoteResponseData.SCHEMAS),
+    public static List<ApiKeys> enabledApis() {
+        return Arrays.stream(values())
+            .filter(api -> api.isEnabled)
+            .collect(Collectors.toList());
+    }
+"""
+
+
+def tagged_repository(tmp_path, files: dict[str, str]) -> str:
+    """A bare-enough repository: one commit holding ``files``, tagged 9.9.0; its git dir."""
+    import subprocess
+
+    work = tmp_path / "kafka"
+    for relative, text in files.items():
+        (work / relative).parent.mkdir(parents=True, exist_ok=True)
+        (work / relative).write_text(text)
+    git = ["git", "-C", str(work), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", str(work)], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "defs"], check=True)
+    subprocess.run([*git, "tag", "9.9.0"], check=True)
+    return str(work / ".git")
+
+
+def kafka_definition(name: str) -> str:
+    from tests.paths import KAFKA_DEFINITIONS
+
+    return (KAFKA_DEFINITIONS / "kafka-4.2.1" / "clients" / name).read_text()
+
+
+def test_an_api_kafkas_java_does_not_enable_is_left_out_and_says_why(tmp_path) -> None:
+    """Kills ``generator.release_tables.x__derive_at__mutmut_50`` (``left_out`` under another key)
+    and ``x_java_rules__mutmut_54`` (the disabled APIs dropped)."""
+    from kwire.generator.release_tables import derive_from_git
+
+    git_dir = tagged_repository(tmp_path, {
+        f"{MESSAGE_DIR}/VoteRequest.json": kafka_definition("VoteRequest.json"),
+        f"{MESSAGE_DIR}/ApiVersionsRequest.json": kafka_definition("ApiVersionsRequest.json"),
+        API_KEYS_JAVA: KAFKA_270_API_KEYS})
+    table = derive_from_git(git_dir, "9.9.0")
+    assert [api["name"] for api in table["apis"]] == ["ApiVersions"]
+    assert table["left_out"] == [
+        {"key": 52, "name": "Vote", "why": f"not enabled in {API_KEYS_JAVA} (isEnabled false)"}]
+
+
+def test_a_definition_that_does_not_load_is_named_by_its_tag_and_path(tmp_path) -> None:
+    """Kills ``x__derive_at__mutmut_22`` (the definition's source name lost)."""
+    from kwire.generator.release_tables import derive_from_git
+
+    git_dir = tagged_repository(tmp_path, {f"{MESSAGE_DIR}/ThingRequest.json": '{"name": "ThingRequest"}'})
+    with pytest.raises(DefinitionError) as refused:
+        derive_from_git(git_dir, "9.9.0")
+    assert str(refused.value).startswith(f"git:9.9.0:{MESSAGE_DIR}/ThingRequest.json: ")
+
+
+def test_without_git_the_tables_say_git_cannot_run(tmp_path, monkeypatch) -> None:
+    """Kills ``x__git__mutmut_19`` (the problem built without its path: a TypeError instead)."""
+    from kwire.generator.release_tables import release_tags
+
+    monkeypatch.setenv("PATH", str(tmp_path))  # no git on it
+    with pytest.raises(DefinitionError, match=f"{tmp_path}: cannot run git: "):
+        release_tags(str(tmp_path))
