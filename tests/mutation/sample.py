@@ -60,6 +60,7 @@ PARTS: dict[str, tuple[list[str], list[str]]] = {
     "evolution": (["generator/compat.py", "generator/history_merge.py", "generator/release_tables.py",
                    "generator/versions.py"],
                   ["tests/generator/test_check_compat.py", "tests/generator/test_history_merge.py",
+                   "tests/generator/test_evolution_details.py",
                    "tests/generator/test_versions.py", "tests/cli/test_merge_versions.py",
                    "tests/network/test_releases.py", "tests/cli/test_versions.py"]),
 }
