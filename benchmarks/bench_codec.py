@@ -76,7 +76,7 @@ class Workload:
 @cache
 def compiled_package():
     """The mypyc build the tests use (tests/compiled_build.py), built on first use (minutes)."""
-    from kwire.generator.native_build import CompileUnavailable
+    from kwire.generator.native.build import CompileUnavailable
     from tests.generated.compiled_build import CACHE
     from tests.generated.compiled_build import compiled_package as build
 
@@ -149,7 +149,7 @@ def require_reference_codec():
 
 
 def load_definition(name: str):
-    from kwire.generator.loader import load_file
+    from kwire.generator.definitions.loader import load_file
 
     return load_file(MESSAGE_DEFS / f"{name}.json")
 

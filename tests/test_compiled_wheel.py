@@ -146,7 +146,7 @@ def check_build_native(venv: Path, tmp_path: Path) -> None:
     decoder = report["parts"]["record_decoder"]
     assert decoder["compiled"] is True, decoder
 
-    run([str(venv / "bin" / "python"), "-m", "kwire.generator.native_records", "--remove"], cwd=tmp_path,
+    run([str(venv / "bin" / "python"), "-m", "kwire.generator.native.records", "--remove"], cwd=tmp_path,
         env={**os.environ, "PYTHONPATH": ""})
     _, report = doctor(venv, tmp_path)
     assert report["parts"]["record_decoder"] == {**decoder, "compiled": False, "compiled_modules": 0,

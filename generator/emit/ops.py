@@ -25,7 +25,7 @@ from typing import ClassVar
 
 from kwire.wire.primitives import SMALL_ARRAY
 
-from ..model import Field, Struct
+from ..definitions.model import Field, Struct
 from .code import Lines, indent
 from .flavours import Flavour
 

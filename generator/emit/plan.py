@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from uuid import UUID
 
-from ..model import Field, Message, Struct
-from ..types import STRUCT_CODES
+from ..definitions.model import Field, Message, Struct
+from ..definitions.types import STRUCT_CODES
 from .compiled_ops import INTEGER_READERS, CompiledStructArray, IntegerArray, IntegerRun
 from .constants import ModuleConstants, default_literal
 from .flavours import Flavour

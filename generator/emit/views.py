@@ -13,8 +13,8 @@ import re
 import textwrap
 from pathlib import Path
 
-from ..model import Field, Message, Struct, snake_case
-from ..versions import Versions
+from ..definitions.model import Field, Message, Struct, snake_case
+from ..definitions.versions import Versions
 from .code import LINE_LENGTH, block
 from .constants import ModuleConstants, default_literal
 from .flavours import Flavour

@@ -19,9 +19,9 @@ import subprocess
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import DefinitionError, Problem
-from .loader import load_text
-from .model import Message
+from ..definitions.errors import DefinitionError, Problem
+from ..definitions.loader import load_text
+from ..definitions.model import Message
 
 # Where the JSON definitions of the client protocol live in Kafka's tree (since Kafka 2.2).
 MESSAGE_DIR = "clients/src/main/resources/common/message"

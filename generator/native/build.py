@@ -7,10 +7,10 @@
    ``kwire/struct_base.py`` copied in as ``_base.py`` so that the base class is native too, and
    stages them in a build directory (only files whose text changed are rewritten);
 2. has mypyc type-check them and translate them to C, one library per module
-   (``native_frontend``, a child process; mypy's incremental cache skips unchanged modules);
+   (``native.frontend``, a child process; mypy's incremental cache skips unchanged modules);
 3. compiles and links the C with up to ``jobs`` compilers at once, taking every object file and
    library it has built before from a content-keyed cache in the build directory
-   (``native_compiler``);
+   (``native.compiler``);
 4. puts the extension modules (per module ``<name>.so`` and its library ``<name>__mypyc.so``)
    next to the ``.py`` files of the output package.
 
@@ -38,11 +38,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import kwire
+from kwire.wire import struct_base
 
-from .emit import NATIVE_BASE, module_name, render_all
-from .emit.plan import compiled_by_default
-from .model import Message
-from .native_compiler import (
+from ..definitions.model import Message
+from ..emit import module_name, render_all, write_package
+from ..emit.plan import compiled_by_default
+from .compiler import (
     ArtifactCache,
     CBuild,
     CompileFailed,
@@ -54,16 +55,18 @@ from .native_compiler import (
     parse_manifest,
     write_if_changed,
 )
+from .inline import paste_varint
 
 __all__ = ["CompileFailed", "CompileUnavailable", "CompileResult", "DEFAULT_OPT_LEVEL", "build_extensions",
            "cached_build", "check_toolchain", "compile_package", "compiled_extensions", "extension_suffix",
-           "native_sources", "none_compiled_by_default", "remove_compiled", "source_hash"]
+           "native_package", "native_sources", "none_compiled_by_default", "remove_compiled", "source_hash",
+           "write_sources"]
 
 # The C compiler's -O level. For mypyc's C, -O1 takes 57% of the CPU time of -O3 and runs at most
 # 1.5% more instructions per encode or decode (benchmarks/README.md, "Compiled build").
 DEFAULT_OPT_LEVEL = "1"
 
-_FRONTEND = Path(__file__).with_name("native_frontend.py")  # run as a script: needs only mypy
+_FRONTEND = Path(__file__).with_name("frontend.py")  # run as a script: needs only mypy
 
 
 @dataclass
@@ -97,6 +100,29 @@ def remove_compiled(package_dir: Path) -> list[str]:
     return removed
 
 
+def write_sources(files: dict[str, str], out_dir: Path, *, force: bool = False) -> list[str]:
+    """:func:`~kwire.generator.emit.write_package`, then, when a source changed, drop the compiled
+    modules beside them: they would shadow the new sources (``kwire generate --compile`` builds
+    them again). Returns the names written or removed."""
+    changed = write_package(files, out_dir, force=force)
+    if changed:
+        changed += remove_compiled(out_dir)
+    return changed
+
+
+# The compiled build's copy of kwire/wire/struct_base.py (see there for why it is copied).
+NATIVE_BASE = "_base.py"
+
+
+def native_package(messages: list[Message]) -> dict[str, str]:
+    """File name -> content of the whole package in the flavour mypyc compiles: the emitter's
+    modules (``render_all(native=True)``) and ``_base.py``, the base class with kwire.wire.varint
+    pasted in (it is compiled alone and would call varint as plain Python)."""
+    files = render_all(messages, native=True)
+    files[NATIVE_BASE] = paste_varint(Path(struct_base.__file__).read_text())
+    return files
+
+
 def check_toolchain() -> Toolchain:
     """The C toolchain; raises CompileUnavailable unless mypyc and a C compiler are present."""
     return find_toolchain()
@@ -115,7 +141,7 @@ def native_sources(messages: list[Message], only: set[str] | None = None) -> dic
     if only is None and none_compiled_by_default(messages):
         raise ValueError("no definition is on the hot path, so none is compiled by default; "
                          "name the messages to compile (only=...)")
-    files = render_all(messages, native=True)
+    files = native_package(messages)
     names = {f"{module_name(m)}.py" for m in messages if (compiled_by_default(m) if only is None else m.name in only)}
     if only is not None and len(names) != len(only):
         known = {m.name for m in messages}
@@ -308,8 +334,6 @@ def cached_build(messages: list[Message], package: str, cache_dir: Path, *,
     the modules on the hot path). Raises CompileUnavailable without a toolchain.
     The build directory ``cache_dir/.build`` is kept, so new sources rebuild only what changed.
     """
-    from .emit import write_package
-
     check_toolchain()
     pure = render_all(messages)  # the package's .py files, in the key too: they are its fallback
     root = cache_dir / source_hash({**native_sources(messages, only), **{f"pure/{k}": v for k, v in pure.items()},

@@ -1,11 +1,11 @@
 """Paste :mod:`kwire.wire.varint` into a module that mypyc compiles on its own.
 
 mypyc turns a call into another compiled module of the same build into a C call, but the record
-column decoder (``native_records``) and the generated package's ``_base`` (``native_build``) are
+column decoder (``native.records``) and the generated package's ``_base`` (``native.build``) are
 each built alone, where a call to ``kwire.wire.varint`` would be a call into plain Python on
 every multi-byte varint. So their source imports the readers on one marked line::
 
-    from kwire.wire.varint import read_zigzag  # pasted in when compiled (kwire.generator.native_inline)
+    from kwire.wire.varint import read_zigzag  # pasted in when compiled (kwire.generator.native.inline)
 
 and the compiled copy has, in place of that line, the definitions of ``kwire/wire/varint.py``:
 one source of truth for varints, compiled into each build that reads them.
@@ -19,7 +19,7 @@ from pathlib import Path
 from kwire.wire import varint
 
 VARINT_SOURCE = Path(varint.__file__)
-MARKER = "  # pasted in when compiled (kwire.generator.native_inline)"
+MARKER = "  # pasted in when compiled (kwire.generator.native.inline)"
 _IMPORT = re.compile(r"^from kwire\.wire\.varint import ([\w, ]+)" + re.escape(MARKER) + r"$", re.MULTILINE)
 
 
@@ -49,6 +49,6 @@ def paste_varint(text: str, varint_source: str | None = None) -> str:
     missing = sorted({name.strip() for name in found[0].split(",")} - defined)
     if missing:
         raise PasteFailed(f"kwire.wire.varint defines no {', '.join(missing)}")
-    banner = "# ---- pasted from kwire/wire/varint.py (kwire.generator.native_inline): edit it there ----\n"
+    banner = "# ---- pasted from kwire/wire/varint.py (kwire.generator.native.inline): edit it there ----\n"
     pasted = banner + definitions + "# ---- end of kwire/wire/varint.py ----"
     return _IMPORT.sub(lambda _: pasted, text, count=1)  # (a function: the text is taken as it is)

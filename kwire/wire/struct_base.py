@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final, TypeVar
 from uuid import UUID, SafeUUID
 
 from kwire.wire.errors import DecodeError, UnsupportedVersionError
-from kwire.wire.varint import read_uvarint  # pasted in when compiled (kwire.generator.native_inline)
+from kwire.wire.varint import read_uvarint  # pasted in when compiled (kwire.generator.native.inline)
 
 if TYPE_CHECKING:  # machine integers for mypyc (annotations only: see the fixed-width readers below)
     from mypy_extensions import i64

@@ -82,7 +82,7 @@ def test_the_committed_4_2_1_table_is_what_its_definitions_give(tmp_path, capsys
             "--release-folder", f"4.2.1={KAFKA_421}={KAFKA_DEFINITIONS / 'kafka-4.2.1' / 'clients'}"]
     assert main(argv) == 2
     assert "no release tag holds JSON definitions" in capsys.readouterr().err
-    from kwire.generator.release_tables import derive_from_folder
+    from kwire.generator.evolution.release_tables import derive_from_folder
     derived = derive_from_folder("4.2.1", str(KAFKA_DEFINITIONS / "kafka-4.2.1" / "clients"), KAFKA_421, "")
     committed = release_tables().named("4.2.1")[0]
     assert {a["key"]: (a["name"], a["min"], a["max"], tuple(a["listeners"]) if "listeners" in a else None)

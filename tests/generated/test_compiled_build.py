@@ -19,7 +19,7 @@ import pytest
 
 import tests.generated.test_golden_vectors as golden
 from kwire import generated
-from kwire.generator.native_build import extension_suffix
+from kwire.generator.native.build import extension_suffix
 from kwire.wire.errors import KwireError
 from tests.generated.compiled_build import SUBSET
 from tests.generated.test_kio_differential import KIO, PAIRS, check_agreement, entity_strategy
@@ -258,8 +258,8 @@ def test_a_nullable_struct_with_a_default_compiles() -> None:
     # (ConsumerGroupMemberMetadataValue.ClassicMemberMetadata, a JSON null default being no
     # default): its omitted-argument marker is an instance made at import, which a native class
     # must build through its constructor. Not in the shared subset, so built here, alone.
-    from kwire.generator.loader import load_definitions
-    from kwire.generator.native_build import CompileUnavailable, cached_build
+    from kwire.generator.definitions.loader import load_definitions
+    from kwire.generator.native.build import CompileUnavailable, cached_build
     from tests.generated.compiled_build import CACHE
     from tests.paths import MESSAGE_DEFS
 

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from kwire import generated
-from kwire.generator.jsonc import loads as load_jsonc
+from kwire.generator.definitions.jsonc import loads as load_jsonc
 from kwire.wire.errors import UnsupportedVersionError
 from tests.optional import later, need_module
 from tests.paths import KAFKA_421_DEFINITIONS, MESSAGE_DEFS

@@ -14,8 +14,8 @@ from xml.etree import ElementTree
 import pytest
 
 from kwire.cli.main import main
-from kwire.generator.compat import compare_messages, compare_sets, split_by_level, wire_layout
-from kwire.generator.loader import load_text
+from kwire.generator.definitions.loader import load_text
+from kwire.generator.evolution.compat import compare_messages, compare_sets, split_by_level, wire_layout
 from tests import optional
 from tests.conftest import kafka_python_definitions
 from tests.paths import KAFKA_DEFINITIONS, REPO

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import pytest
-
 from generator.jsonc import loads as jsonc_loads
+
 from kwire.generated import MESSAGES, ApiVersionsResponse
 from kwire.generated.api_versions_response import ApiVersion
 from kwire.network.errors import ErrorCode, KafkaApiError

@@ -415,8 +415,8 @@ def test_a_stale_or_missing_build_is_not_used(compiled_record_decoder, monkeypat
 
 
 def test_the_build_switches_only_the_compiled_flag_and_pastes_the_varint_module():
-    from kwire.generator.native_inline import paste_varint, varint_definitions
-    from kwire.generator.native_records import compiled_source, paste_record_loop
+    from kwire.generator.native.inline import paste_varint, varint_definitions
+    from kwire.generator.native.records import compiled_source, paste_record_loop
 
     source = columns.SOURCE.read_bytes()
     text = compiled_source(source)
@@ -438,8 +438,8 @@ def test_a_change_to_the_varint_module_makes_the_build_stale(compiled_record_dec
 
 
 def test_without_a_c_compiler_the_c_flavour_is_not_built(monkeypatch, tmp_path):
-    from kwire.generator.native_build import CompileUnavailable
-    from kwire.generator.native_records import build_c
+    from kwire.generator.native.build import CompileUnavailable
+    from kwire.generator.native.records import build_c
 
     monkeypatch.setenv("CC", "/no/such/cc")
     with pytest.raises(CompileUnavailable, match="no C compiler found"):

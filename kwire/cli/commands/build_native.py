@@ -2,8 +2,8 @@
 
 The platform wheel (``make wheel``) already carries both compiled. An install from source (``pip
 install kwire`` from the sdist, ``pip install -e .``) runs them as plain Python until this
-command builds them: the record decoder (:mod:`kwire.generator.native_records`, about ten
-seconds) always, the codecs (``kwire.generated``, :func:`kwire.generator.native_build.compile_package`)
+command builds them: the record decoder (:mod:`kwire.generator.native.records`, about ten
+seconds) always, the codecs (``kwire.generated``, :func:`kwire.generator.native.build.compile_package`)
 with ``--codecs`` (those on the hot path, where compiled code pays; ``--codecs all`` every one) or
 ``--messages``. The extension modules go beside the
 installed sources (or into ``--into DIR``, another kwire package directory), each put in place by
@@ -76,8 +76,8 @@ def fail(code: int, message: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from kwire.generator import native_records
-    from kwire.generator.native_build import CompileFailed, CompileUnavailable, check_toolchain
+    from kwire.generator.native import records as native_records
+    from kwire.generator.native.build import CompileFailed, CompileUnavailable, check_toolchain
 
     try:
         check_toolchain()
@@ -126,8 +126,8 @@ def run(args: argparse.Namespace) -> int:
 
 def codec_definitions(generated_dir: Path, only: set[str] | None) -> list | str:
     """kwire's definitions, or a one-line reason (str) why the codecs in ``generated_dir`` cannot be built."""
+    from kwire.generator.definitions.loader import builtin_definitions_dir, load_definitions
     from kwire.generator.emit import render_all, stale_files
-    from kwire.generator.loader import builtin_definitions_dir, load_definitions
 
     messages = load_definitions([builtin_definitions_dir()])
     unknown = sorted((only or set()) - {m.name for m in messages})
@@ -142,7 +142,7 @@ def codec_definitions(generated_dir: Path, only: set[str] | None) -> list | str:
 
 def build_codecs(messages: list, generated_dir: Path, only: set[str] | None, build_dir: Path, jobs: int | None,
                  say) -> dict:
-    from kwire.generator.native_build import compile_package
+    from kwire.generator.native.build import compile_package
 
     build_dir.mkdir(parents=True, exist_ok=True)
     result = compile_package(messages, generated_dir, package="kwire.generated", only=only, build_dir=build_dir,

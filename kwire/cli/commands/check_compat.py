@@ -5,10 +5,10 @@ OLD and NEW are each a definition file, a directory of ``*.json`` definitions, o
 the repository root, or from the current directory when it starts with ``./``). Two single files
 are compared with each other; otherwise messages are matched by name.
 
-Both sides are read as old-format input (``kwire.generator.loader.load_text``): a revision from
+Both sides are read as old-format input (``kwire.generator.definitions.loader.load_text``): a revision from
 before ``flexibleVersions`` was required reads as never flexible, as Kafka then read it.
 
-``--level`` picks what counts (wire, json or api; see ``kwire.generator.compat``); what only a
+``--level`` picks what counts (wire, json or api; see ``kwire.generator.evolution.compat``); what only a
 higher level counts is printed as a note. ``--format`` text, json or junit (JUnit XML, one test
 case per message of OLD, for CI systems).
 
@@ -28,10 +28,10 @@ from xml.etree import ElementTree
 from kwire.cli.commands import missing_extra
 from kwire.cli.errors import fail
 from kwire.fuzz.junit import junit_document
-from kwire.generator.compat import LEVELS, RULES, Finding, compare_messages, compare_sets, split_by_level
-from kwire.generator.errors import DefinitionError, Problem
-from kwire.generator.loader import cross_file_problems, load_definitions, load_text
-from kwire.generator.model import Message
+from kwire.generator.definitions.errors import DefinitionError, Problem
+from kwire.generator.definitions.loader import cross_file_problems, load_definitions, load_text
+from kwire.generator.definitions.model import Message
+from kwire.generator.evolution.compat import LEVELS, RULES, Finding, compare_messages, compare_sets, split_by_level
 
 GIT_PREFIX = "git:"
 
@@ -180,7 +180,7 @@ def read_git(spec: str) -> Side:
 
 def json_blobs(spec: str, tree: str) -> list[tuple[str, str]]:
     """(path, object id) of the ``*.json`` files in ``tree`` and its subtrees, sorted by path
-    (as :func:`kwire.generator.loader.definition_files` reads a directory)."""
+    (as :func:`kwire.generator.definitions.loader.definition_files` reads a directory)."""
     entries = []
     for line in git(spec, "ls-tree", "-r", "-z", tree).decode("utf-8", "replace").split("\0"):
         if not line:

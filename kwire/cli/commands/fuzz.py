@@ -147,9 +147,9 @@ def _run_sweep(args: argparse.Namespace) -> int:
 
 
 def _run_bytes(args: argparse.Namespace) -> int:
+    from kwire.cli.definition_target import definition_targets
     from kwire.fuzz.hostile import run_hostile
     from kwire.fuzz.hostile.corpus import CORPUS_VARIABLE
-    from kwire.generator.hostile_targets import definition_targets
 
     sweep_only = [option for option, given in (("--messages", args.messages), ("--spark", args.spark),
                                                ("--master", args.master), ("--parquet", args.parquet),

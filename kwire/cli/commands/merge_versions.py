@@ -2,7 +2,7 @@
 
 NEWER's definition with the versions it no longer has restored from OLDER's (an older release's),
 proven before anything is written: every version of the result lays out its bytes as the release
-it came from did (:mod:`kwire.generator.history_merge`). NEWER and OLDER are each a definition
+it came from did (:mod:`kwire.generator.evolution.history_merge`). NEWER and OLDER are each a definition
 file or ``git:REV:PATH`` (the repository around the current directory, or ``$GIT_DIR``), so the
 merge is reproducible from Kafka's release tags. Fields only OLDER has (removed together with the
 old versions) come back at those versions alone; the output names each.
@@ -18,10 +18,10 @@ import sys
 from pathlib import Path
 
 from kwire.cli.errors import fail
-from kwire.generator import jsonc
-from kwire.generator.errors import DefinitionError, Problem
-from kwire.generator.history_merge import fields_only_older, merge_and_prove
-from kwire.generator.loader import load_text
+from kwire.generator.definitions import jsonc
+from kwire.generator.definitions.errors import DefinitionError, Problem
+from kwire.generator.definitions.loader import load_text
+from kwire.generator.evolution.history_merge import fields_only_older, merge_and_prove
 from kwire.wire.errors import KwireError
 from kwire.wire.files import ExistingFileError, atomic_write, refuse_existing
 

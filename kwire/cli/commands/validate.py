@@ -1,6 +1,6 @@
 """``kwire validate PATH...``: load and check definitions, print every problem.
 
-Files are read as old-format input (see ``kwire.generator.loader.load_text``): what an older Kafka
+Files are read as old-format input (see ``kwire.generator.definitions.loader.load_text``): what an older Kafka
 release accepted is a warning here, naming the rule and the release that added it, and an error
 for ``kwire generate``. Warnings go to stderr, prefixed ``warning:``, and leave the exit status 0.
 """
@@ -12,8 +12,8 @@ from pathlib import Path
 
 from kwire.cli.commands import missing_extra, plural
 from kwire.cli.errors import fail
-from kwire.generator.errors import DefinitionError
-from kwire.generator.loader import BUILTIN_DEFINITIONS, load_definitions
+from kwire.generator.definitions.errors import DefinitionError
+from kwire.generator.definitions.loader import BUILTIN_DEFINITIONS, load_definitions
 
 
 def register(sub: argparse._SubParsersAction) -> None:

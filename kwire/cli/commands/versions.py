@@ -190,8 +190,8 @@ def render(report: dict[str, Any]) -> str:
 # --- deriving (build time) -------------------------------------------------------------------------
 
 def derive(args: argparse.Namespace) -> int:
-    from kwire.generator.errors import DefinitionError
-    from kwire.generator.release_tables import (
+    from kwire.generator.definitions.errors import DefinitionError
+    from kwire.generator.evolution.release_tables import (
         derive_from_commit,
         derive_from_folder,
         derive_from_git,
