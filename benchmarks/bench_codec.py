@@ -75,7 +75,7 @@ class Workload:
 
 @cache
 def compiled_package():
-    """The mypyc build the tests use (tests/compiled_build.py), built on first use (minutes)."""
+    """The mypyc build the tests use (tests/generated/compiled_build.py), built on first use (minutes)."""
     from kwire.generator.native.build import CompileUnavailable
     from tests.generated.compiled_build import CACHE
     from tests.generated.compiled_build import compiled_package as build

@@ -141,6 +141,24 @@ def test_every_generator_module_is_in_a_sub_package():
     assert generator_part("kwire.generator.emit.ops") == "emit" and generator_part("kwire.generator") is None
 
 
+def named_parts(text: str, pattern: str) -> list[str]:
+    """The parts ``text`` names by ``pattern`` (a regex with one group, the part), in order."""
+    import re
+
+    return [name for name in re.findall(pattern, text, re.MULTILINE) if name in ALLOWED]
+
+
+def test_kwire_and_the_readme_describe_the_parts_in_the_order_of_allowed():
+    parts = [name for name in ALLOWED if name not in ("kwire", "__main__")]
+    docstring = ast.get_docstring(parsed(REPO / "kwire" / "__init__.py")) or ""
+    assert named_parts(docstring, r"^- ``kwire\.(\w+)``") == parts
+    readme = (REPO / "README.md").read_text().partition("## Layout")[2].partition("\n## ")[0]
+    rows = named_parts(readme, r"^\| `(?:kwire/)?(\w+)/` \|")
+    assert rows == parts
+    generator_row = next(line for line in readme.splitlines() if line.startswith("| `generator/`"))
+    assert all(f"`{name}/`" in generator_row for name in GENERATOR_ALLOWED)
+
+
 def test_no_runtime_part_imports_the_generator_or_the_command_line():
     offenders = sorted((module, target) for source, edges in dependencies().items() if source in RUNTIME_PARTS
                        for module, target in edges if target in ("generator", "cli"))

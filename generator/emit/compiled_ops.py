@@ -70,8 +70,8 @@ class CompiledStructArray(StructArray):
         if not self.keyed:
             return super().collect_elements()
         # Appended to through a local typed list: mypyc calls PyList_Append (a KeyedList is a
-        # list that keeps append), instead of looking append up by name on a Python subclass,
-        # ~180 instructions an element (60 per ApiVersionsResponse).
+        # list that keeps append), instead of looking append up by name on a Python subclass
+        # (benchmarks/README.md, "Figures behind design choices").
         keyed, name = f"{self.attr}_keyed", self.layout.struct.name
         return [f"{keyed}: KeyedList[{name}] = KeyedList()",
                 f"{self.items}: list[{name}] = {keyed}"], keyed

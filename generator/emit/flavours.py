@@ -119,9 +119,9 @@ class Compiled(PurePython):
     bridges_empty_arrays = False
     # Each class on the hot path compares field by field in its own __eq__: writers test whether
     # a tagged struct still holds its default with !=, per element (a Fetch partition's three
-    # tagged structs), and a native comparison costs a fraction of the base class's generic loop
-    # (FetchResponse v12 encode +24% without it). Off the hot path the base class's loop serves
-    # (compiled __eq__ was 8% of their C), except in the structs writers compare with their
+    # tagged structs), and a native comparison costs a fraction of the base class's generic loop.
+    # Off the hot path the base class's loop serves (their own __eq__ cost C compile time:
+    # benchmarks/README.md, "Figures behind design choices"), except in the structs writers compare with their
     # defaults, which keep their own in every module (views.ModuleView). The compiled sources
     # are not committed, so this costs no lines.
     field_by_field_eq = True

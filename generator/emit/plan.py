@@ -73,9 +73,8 @@ def on_hot_path(message: Message) -> bool:
 def compiled_by_default(message: Message) -> bool:
     """Whether a compiled build (``kwire generate --compile``) builds the definition's module
     unless asked for every module. Hot-path code is written for mypyc (inline reads, calls into
-    the compiled base module): compiled, it decodes 1.57x and encodes 1.33x as fast (geometric
-    means over its modules). Code off the hot path is mostly calls into kwire's Python runtime:
-    compiled, 1.04x and 1.08x, for 62% of the whole protocol's C compile time
+    the compiled base module) and gains much compiled; code off the hot path is mostly calls into
+    kwire's Python runtime and gains little, for most of the C compile time
     (benchmarks/bench_compiled_gain.py; benchmarks/README.md, "What pays")."""
     return on_hot_path(message)
 
@@ -143,7 +142,7 @@ def bridges_empty_array(before: Op, array: Op, after: Op) -> bool:
 def reads_elements_inline(array: Field, element: Layout, hot: bool, flexible: bool) -> bool:
     """Arrays of structs may read each element inside their loop instead of calling the
     element's reader (where the flavour reads elements inline: pure Python): that saves the call, its frame and
-    the returned tuple, about 1,100 instructions an element. Only on the hot path and in
+    the returned tuple (benchmarks/README.md, "Figures behind design choices"). Only on the hot path and in
     flexible versions (what today's clients and brokers speak: every bench_codec workload);
     elsewhere the parent calls the element's one shared reader, so the element's code is
     written once per layout instead of once per parent layout. Not where a field of the

@@ -366,7 +366,7 @@ class ModuleView:
             s.omitted_marker = flavour.omitted_struct(s.name) if s.name in marked else None
         # Structs that writers compare with a new default instance (a tagged or versioned struct
         # field, FieldView.differs_from_default): once per element, so they keep a field-by-field
-        # __eq__; GeneratedStruct's generic one made FetchResponse v12 encode 5% slower.
+        # __eq__ (GeneratedStruct's generic one is slower: benchmarks/README.md, "Figures behind design choices").
         compared = {f.type.name for sp in module_plan.structs for f in sp.struct.fields
                     if f.type.is_struct and not f.type.is_array and not f.has_null_default}
         for s in self.structs:

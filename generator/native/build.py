@@ -4,7 +4,7 @@
 :func:`compile_package`, which:
 
 1. renders the same definitions with ``native=True`` (reads shaped for compiled code), with
-   ``kwire/struct_base.py`` copied in as ``_base.py`` so that the base class is native too, and
+   ``kwire/wire/struct_base.py`` copied in as ``_base.py`` so that the base class is native too, and
    stages them in a build directory (only files whose text changed are rewritten);
 2. has mypyc type-check them and translate them to C, one library per module
    (``native.frontend``, a child process; mypy's incremental cache skips unchanged modules);
@@ -62,8 +62,8 @@ __all__ = ["CompileFailed", "CompileUnavailable", "CompileResult", "DEFAULT_OPT_
            "native_package", "native_sources", "none_compiled_by_default", "remove_compiled", "source_hash",
            "write_sources"]
 
-# The C compiler's -O level. For mypyc's C, -O1 takes 57% of the CPU time of -O3 and runs at most
-# 1.5% more instructions per encode or decode (benchmarks/README.md, "Compiled build").
+# The C compiler's -O level: for mypyc's C, -O1 costs little speed for much less compile time
+# (benchmarks/README.md, "Figures behind design choices").
 DEFAULT_OPT_LEVEL = "1"
 
 _FRONTEND = Path(__file__).with_name("frontend.py")  # run as a script: needs only mypy

@@ -275,7 +275,7 @@ def read_uuid(buf: bytes, pos: int) -> tuple[UUID, int]:
     if end > len(buf):
         raise DecodeError("truncated uuid", offset=pos)
     # UUID(bytes=...) validates its arguments in Python; the bytes are known good here, so set
-    # the two slots directly (what UUID.__init__ ends with), about 3x faster.
+    # the two slots directly (what UUID.__init__ ends with; benchmarks/README.md, "Figures behind design choices").
     u = _new_object(UUID)
     _set_attribute(u, "int", int.from_bytes(buf[pos:end], "big"))
     _set_attribute(u, "is_safe", _UUID_SAFETY)

@@ -1,6 +1,6 @@
 """The mypyc-compiled build decodes and encodes exactly as the pure-Python build.
 
-The compiled modules (``kwcompiled``, see tests/compiled_build.py) are held to the same outside
+The compiled modules (``kwcompiled``, see tests/generated/compiled_build.py) are held to the same outside
 references as generated/: the hand-worked vectors of test_golden_vectors, kio's encoder and
 parser (test_kio_differential's check), and the captured client/broker frames. On top, every
 truncation and a sweep of corrupted inputs must fail the same way in both builds (same

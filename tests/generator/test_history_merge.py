@@ -6,9 +6,10 @@ import json
 
 import pytest
 
-from kwire.generator import history_merge, jsonc
+from kwire.generator.definitions import jsonc
 from kwire.generator.definitions.errors import DefinitionError
 from kwire.generator.definitions.loader import load_text
+from kwire.generator.evolution import history_merge
 from kwire.generator.evolution.compat import wire_layout
 from kwire.generator.evolution.history_merge import fields_only_older, merge_and_prove, prove_merge
 from tests.paths import KAFKA_DEFINITIONS, MESSAGE_DEFS

@@ -108,7 +108,8 @@ def test_kwire_generate_drops_compiled_modules_its_new_sources_replace(tmp_path)
     assert main(["generate", "-q", "--defs", str(defs), "--out", str(out)]) == 0
     stand_in = out / ("sasl_handshake_request" + extension_suffix())
     stand_in.write_bytes(b"")
-    (defs / "SaslHandshakeRequest.json").write_text(definition.replace('"validVersions": "0-1"', '"validVersions": "1"'))
+    changed = definition.replace('"validVersions": "0-1"', '"validVersions": "1"')
+    (defs / "SaslHandshakeRequest.json").write_text(changed)
     assert main(["generate", "-q", "--defs", str(defs), "--out", str(out)]) == 0
     assert not stand_in.exists()
 

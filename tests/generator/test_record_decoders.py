@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from kwire.generator import record_decoders
+from kwire.generator.records import decoders as record_decoders
 from kwire.generator.records.decoders import TARGETS
 from kwire.generator.records.layout import HEADER, RECORD, Kind, min_size
 from kwire.records import column_decoder

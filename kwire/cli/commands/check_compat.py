@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,6 +31,7 @@ from kwire.generator.definitions.errors import DefinitionError, Problem
 from kwire.generator.definitions.loader import cross_file_problems, load_definitions, load_text
 from kwire.generator.definitions.model import Message
 from kwire.generator.evolution.compat import LEVELS, RULES, Finding, compare_messages, compare_sets, split_by_level
+from kwire.generator.evolution.git import git_output
 
 GIT_PREFIX = "git:"
 
@@ -159,7 +159,7 @@ def read_git(spec: str) -> Side:
     if not sep or not rev:
         raise DefinitionError([Problem(spec, "", "expected git:REV:PATH, e.g. git:HEAD~1:message_defs")])
     obj = f"{rev}:{path}"
-    kind = git(spec, "cat-file", "-t", obj).decode().strip()
+    kind = git_output(spec, "cat-file", "-t", obj).decode().strip()
     if kind == "blob":
         return Side([load_text(blob_text(spec, obj), spec, old_format=True)], single=True)
     if kind != "tree":
@@ -182,7 +182,7 @@ def json_blobs(spec: str, tree: str) -> list[tuple[str, str]]:
     """(path, object id) of the ``*.json`` files in ``tree`` and its subtrees, sorted by path
     (as :func:`kwire.generator.definitions.loader.definition_files` reads a directory)."""
     entries = []
-    for line in git(spec, "ls-tree", "-r", "-z", tree).decode("utf-8", "replace").split("\0"):
+    for line in git_output(spec, "ls-tree", "-r", "-z", tree).decode("utf-8", "replace").split("\0"):
         if not line:
             continue
         meta, name = line.split("\t", 1)
@@ -194,18 +194,8 @@ def json_blobs(spec: str, tree: str) -> list[tuple[str, str]]:
 
 def blob_text(source: str, obj: str) -> str:
     try:
-        return git(source, "cat-file", "blob", obj).decode("utf-8")
+        return git_output(source, "cat-file", "blob", obj).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise DefinitionError([Problem(source, "", f"cannot read: {exc}")]) from None
 
 
-def git(source: str, *argv: str) -> bytes:
-    """Run a read-only git command in the current directory; its failure is unreadable input."""
-    try:
-        done = subprocess.run(["git", *argv], capture_output=True, check=False)
-    except OSError as exc:
-        raise DefinitionError([Problem(source, "", f"cannot run git: {exc}")]) from None
-    if done.returncode != 0:
-        detail = done.stderr.decode("utf-8", "replace").strip() or f"git exited with {done.returncode}"
-        raise DefinitionError([Problem(source, "", f"cannot read from git: {detail}")])
-    return done.stdout
