@@ -14,9 +14,7 @@ import sys
 import pytest
 
 from kwire.cli.main import main
-from tests.optional import later
-
-junitparser = later("junitparser")
+from tests.packages import junitparser
 
 PROBE = {
     "apiKey": 90, "type": "request", "name": "GateProbeRequest",

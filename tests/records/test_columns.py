@@ -23,21 +23,22 @@ from kwire.records.record_codec import encode_record, read_records
 from kwire.wire.errors import CorruptRecordError, DecodeError
 from kwire.wire.varint import zigzag as zz
 from tests.optional import later
+from tests.packages import (
+    HealthCheck,
+    KpBatch,
+    KpBuilder,
+    KpMemoryRecords,
+    aiokafka_c,
+    aiokafka_py,
+    given,
+    settings,
+    st,
+)
 from tests.paths import CAPTURES, KAFKA_GO, KRAFT_361, KRAFT_390, REPO
 from tests.records.test_legacy import parse_fetch_response
 
-pa = later("pyarrow")
 record_arrays = later("kwire.arrow.record_arrays", "record_arrays")  # kwire.arrow is made of pyarrow
-aiokafka_c = later("aiokafka.record", "_crecords")
-aiokafka_py = later("aiokafka.record", "default_records")
-HealthCheck = later("hypothesis", "HealthCheck")
 assume = later("hypothesis", "assume")
-given = later("hypothesis", "given")
-settings = later("hypothesis", "settings")
-st = later("hypothesis", "strategies")
-KpBatch = later("kafka.record.default_records", "DefaultRecordBatch")
-KpBuilder = later("kafka.record.default_records", "DefaultRecordBatchBuilder")
-KpMemoryRecords = later("kafka.record.memory_records", "MemoryRecords")
 
 INT64_MAX = 2**63 - 1
 
