@@ -26,10 +26,8 @@ from kwire.arrow import decode_files
 from kwire.arrow.decode_files import decode_to_directory
 from kwire.arrow.reader import read_table
 from kwire.cli.main import main as kwire_main
-from tests.optional import later
+from tests.packages import pq
 from tests.paths import KAFKA_GO
-
-pq = later("pyarrow.parquet")
 
 CODEC_NAMES = {0: "none", 1: "gzip", 2: "snappy", 3: "lz4", 4: "zstd"}
 TIMESTAMP_TYPES = {None: "NO_TIMESTAMP_TYPE", 0: "CREATE_TIME", 1: "LOG_APPEND_TIME"}

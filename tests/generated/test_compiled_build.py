@@ -24,11 +24,8 @@ from kwire.wire.errors import KwireError
 from tests.generated.compiled_build import SUBSET
 from tests.generated.test_kio_differential import KIO, PAIRS, check_agreement, entity_strategy
 from tests.network.test_captures import all_seen, deviation
-from tests.optional import later, missing
-
-HealthCheck = later("hypothesis", "HealthCheck")
-given = later("hypothesis", "given")
-settings = later("hypothesis", "settings")
+from tests.optional import missing
+from tests.packages import HealthCheck, given, settings
 
 
 def compiled_class(package, cls: type) -> type:

@@ -9,12 +9,7 @@ from crc32c import crc32c
 
 from kwire.records import BatchReader, Codec, RecordBatchBuilder, decode_batch
 from kwire.wire.errors import CorruptRecordError, DecodeError, KwireError
-from tests.optional import later
-
-HealthCheck = later("hypothesis", "HealthCheck")
-given = later("hypothesis", "given")
-settings = later("hypothesis", "settings")
-st = later("hypothesis", "strategies")
+from tests.packages import HealthCheck, given, settings, st
 
 
 def zigzag(value: int) -> bytes:

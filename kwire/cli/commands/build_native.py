@@ -22,14 +22,9 @@ from pathlib import Path
 
 import kwire
 from kwire.cli import errors
-from kwire.cli.commands import positive_int
+from kwire.cli.commands import add_command, positive_int
 
 INSTALL_HINT = "pip install 'kwire[native]'"
-EXAMPLES = """examples:
-  kwire build-native --codecs
-  kwire build-native --codecs all --jobs 2
-  kwire build-native --messages ApiVersionsRequest,ApiVersionsResponse --json
-"""
 
 
 def default_cache() -> Path:
@@ -45,15 +40,14 @@ def message_names(text: str) -> set[str]:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "build-native", help="compile the record decoder (and, with --codecs, the codecs) with mypyc",
+    p = add_command(
+        sub, "build-native", raw=True,
+        exit_status="0 built, 1 the build failed, 2 no mypyc or C compiler, or bad usage.",
         description="Compile kwire's record decoder with mypyc (about ten seconds) and, with --codecs or "
                     "--messages, the codecs of kwire.generated (those on the hot path; about a minute and a "
                     "quarter on two cores), and install the extension modules into this kwire (or --into DIR). "
                     "Needs mypyc and a C "
-                    f"compiler: {INSTALL_HINT} and, say, apt-get install gcc. kwire doctor tells what runs compiled.",
-        epilog="Exit status: 0 built, 1 the build failed, 2 no mypyc or C compiler, or bad usage.\n\n" + EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+                    f"compiler: {INSTALL_HINT} and, say, apt-get install gcc. kwire doctor tells what runs compiled.")
     what = p.add_mutually_exclusive_group()
     what.add_argument("--codecs", nargs="?", const="hot", choices=("hot", "all"), metavar="{hot,all}",
                       help="also compile the codecs of kwire.generated: those on the hot path (the default), "

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from xml.etree import ElementTree
 
-from kwire.cli.commands import missing_extra
+from kwire.cli.commands import add_command, missing_extra
 from kwire.cli.errors import fail
 from kwire.fuzz.junit import junit_document
 from kwire.generator.definitions.errors import DefinitionError, Problem
@@ -46,15 +46,15 @@ class Side:
 
 def register(sub: argparse._SubParsersAction) -> None:
     rules = "\n".join(f"  {rule:26} {text}" for rule, text in RULES.items())
-    p = sub.add_parser(
-        "check-compat", help="flag incompatible changes between two generations of definitions",
+    p = add_command(
+        sub, "check-compat", raw=True,
         description="Compare OLD and NEW definitions and report every change that breaks data already "
                     "written or peers already deployed, within the versions OLD had.",
-        epilog=f"OLD and NEW: a definition file, a directory, or git:REV:PATH.\n"
-               f"levels: wire = the bytes of an existing version changed; json = also Kafka's JSON form "
-               f"(renames break it);\n        api = also the generated Python names and defaults.\n"
-               f"Exit status: 0 compatible, 1 findings, 2 unreadable input.\n\nrules:\n{rules}",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        notes="OLD and NEW: a definition file, a directory, or git:REV:PATH.\n"
+              "levels: wire = the bytes of an existing version changed; json = also Kafka's JSON form "
+              "(renames break it);\n        api = also the generated Python names and defaults.",
+        exit_status="0 compatible, 1 findings, 2 unreadable input.")
+    p.epilog += f"\n\nrules:\n{rules}"
     p.add_argument("old", metavar="OLD", help="the definitions as released")
     p.add_argument("new", metavar="NEW", help="the definitions as changed")
     p.add_argument("--level", choices=LEVELS, default="wire",

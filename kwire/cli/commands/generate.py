@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from kwire.cli.commands import missing_extra, plural
+from kwire.cli.commands import add_command, missing_extra, plural
 from kwire.cli.errors import fail
 from kwire.generator.definitions.errors import DefinitionError
 from kwire.generator.definitions.loader import BUILTIN_DEFINITIONS, load_definitions
@@ -25,8 +25,8 @@ DEFAULT_BUILD_DIR = Path("build") / "kwire-compile"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "generate", help="emit Python codecs for a directory of definitions",
+    p = add_command(
+        sub, "generate",
         description="Generate one Python module per definition, the package's index (_index.py: every API, "
                     "record type and header version, naming modules without importing them) and an __init__.py "
                     "with MESSAGES and APIS. The output package imports only `kwire`, so it works wherever it is "

@@ -64,24 +64,20 @@ def _built_frames(kind: str) -> list[tuple[int, int, bytes]]:
 
 # --- headers ----------------------------------------------------------------------------------
 
-def _request_header_target(version: int) -> Target:
+# direction -> the reader of its header, the captured frames' direction, the seed when there are none
+_HEADERS = {"request": (read_request_header, "req", bytes(8)), "response": (read_response_header, "resp", bytes(5))}
+
+
+def _header_target(direction: str, version: int) -> Target:
+    read_header, captured, fallback = _HEADERS[direction]
+
     def decode(data: bytes) -> None:
-        read_request_header(data, 0, version)
+        read_header(data, 0, version)
 
     def seeds() -> list[bytes]:
-        return [f.data[4:] for f in _captured("req")] or [bytes(8)]
+        return [f.data[4:] for f in _captured(captured)] or [fallback]
 
-    return Target(f"header:request:v{version}", decode, seeds, weight=3)
-
-
-def _response_header_target(version: int) -> Target:
-    def decode(data: bytes) -> None:
-        read_response_header(data, 0, version)
-
-    def seeds() -> list[bytes]:
-        return [f.data[4:] for f in _captured("resp")] or [bytes(5)]
-
-    return Target(f"header:response:v{version}", decode, seeds, weight=3)
+    return Target(f"header:{direction}:v{version}", decode, seeds, weight=3)
 
 
 # --- frames -----------------------------------------------------------------------------------
@@ -123,8 +119,8 @@ def _decode_connection(data: bytes) -> None:
 
 def wire_targets() -> list[Target]:
     return [
-        *(_request_header_target(v) for v in (0, 1, 2)),
-        *(_response_header_target(v) for v in (0, 1)),
+        *(_header_target("request", v) for v in (0, 1, 2)),
+        *(_header_target("response", v) for v in (0, 1)),
         Target("frame:request", _decode_request_frame, _request_frame_seeds, weight=25,
                extra_memory=DECOMPRESSION_MEMORY),
         Target("frame:response", _decode_response_frame, _response_frame_seeds, weight=25,
