@@ -10,20 +10,7 @@ from crc32c import crc32c
 from kwire.records import BatchReader, Codec, RecordBatchBuilder, decode_batch
 from kwire.wire.errors import CorruptRecordError, DecodeError, KwireError
 from tests.packages import HealthCheck, given, settings, st
-
-
-def zigzag(value: int) -> bytes:
-    """Zigzag varint from the protobuf description (independent of kwire's encoder)."""
-    raw = (value << 1) ^ (value >> 63)
-    out = bytearray()
-    while True:
-        byte = raw & 0x7F
-        raw >>= 7
-        if raw:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
+from tests.varints import zigzag
 
 
 def raw_record(body: bytes) -> bytes:

@@ -19,6 +19,7 @@ from kwire.records.reader import iter_batches, read_entry
 from kwire.records.record import Record
 from kwire.wire.errors import CorruptRecordError, DecodeError, EncodeError
 from tests.optional import later
+from tests.varints import zigzag
 
 DefaultRecordBatchBuilder = later("kafka.record.default_records", "DefaultRecordBatchBuilder")
 LegacyRecordBatchBuilder = later("kafka.record.legacy_records", "LegacyRecordBatchBuilder")
@@ -31,17 +32,6 @@ def kafka_batch(base_offset: int = 0, values: tuple[bytes, ...] = (b"v",)) -> by
     for delta, value in enumerate(values):
         builder.append(base_offset + delta, 1_700_000_000_000, None, value, [])
     return bytes(builder.build())
-
-
-def zigzag(value: int) -> bytes:
-    """Kafka's zigzag varint, written here from the protobuf rule (not kwire's encoder)."""
-    raw = (value << 1) ^ (value >> 63)
-    out = bytearray()
-    while raw >= 0x80:
-        out.append(raw & 0x7F | 0x80)
-        raw >>= 7
-    out.append(raw)
-    return bytes(out)
 
 
 def record_bytes(key: bytes | None, key_length: int | None = None, headers: bytes = b"\x00") -> bytes:
