@@ -164,12 +164,21 @@ def construct_codec(name: str, version: int, data: bytes) -> Codec:
 
 @dataclass
 class MessageSpec:
-    """Where each implementation keeps one message type."""
+    """Where each implementation keeps one message type; all three name its class as Kafka does."""
 
-    cls: type                      # kwire's generated class
+    cls: type                  # kwire's generated class
     version: int
-    kio: tuple[str, str]           # module, class name
-    kafka_python: tuple[str, str]  # module, class name
+    kafka_python_module: str   # kafka-python groups its messages by area (metadata, consumer, ...)
+
+    @property
+    def kio(self) -> tuple[str, str]:
+        """kio's module and class: kio.schema.<api>.v<version>.<request|response>, named as kwire's module."""
+        api, kind = self.cls.__module__.rpartition(".")[2].rsplit("_", 1)
+        return f"kio.schema.{api}.v{self.version}.{kind}", self.cls.NAME
+
+    @property
+    def kafka_python(self) -> tuple[str, str]:
+        return self.kafka_python_module, self.cls.NAME
 
 
 def message_codecs(spec: MessageSpec, data: bytes) -> dict[str, Callable[[], Codec]]:
@@ -203,8 +212,7 @@ def api_versions_workload():
         finalized_features=[FinalizedFeatureKey(name=n, max_version_level=hi, min_version_level=hi)
                             for n, _, hi in features],
     )
-    spec = MessageSpec(ApiVersionsResponse, 3, ("kio.schema.api_versions.v3.response", "ApiVersionsResponse"),
-                       ("kafka.protocol.metadata", "ApiVersionsResponse"))
+    spec = MessageSpec(ApiVersionsResponse, 3, "kafka.protocol.metadata")
     return ("api_versions_v3", "ApiVersionsResponse v3 (60 ApiKeys, feature tags)", spec, message)
 
 
@@ -232,8 +240,7 @@ def metadata_workload():
                                       topic_id=uuid.UUID(int=(t + 1) * 0x9E3779B97F4A7C15),
                                       partitions=[partition(p) for p in range(10)]) for t in range(50)],
     )
-    spec = MessageSpec(MetadataResponse, 12, ("kio.schema.metadata.v12.response", "MetadataResponse"),
-                       ("kafka.protocol.metadata", "MetadataResponse"))
+    spec = MessageSpec(MetadataResponse, 12, "kafka.protocol.metadata")
     return ("metadata_v12", "MetadataResponse v12 (50 topics x 10 partitions)", spec, message)
 
 
@@ -265,8 +272,7 @@ def fetch_workload():
     message = FetchResponse(session_id=42, responses=[
         FetchableTopicResponse(topic=f"clicks.{t}", partitions=[partition(p) for p in range(4)])
         for t in range(2)])
-    spec = MessageSpec(FetchResponse, 12, ("kio.schema.fetch.v12.response", "FetchResponse"),
-                       ("kafka.protocol.consumer", "FetchResponse"))
+    spec = MessageSpec(FetchResponse, 12, "kafka.protocol.consumer")
     return ("fetch_v12", "FetchResponse v12 (2 topics x 4 partitions x 2 record batches)", spec, message)
 
 
@@ -286,8 +292,7 @@ def offset_commit_workload():
             OffsetCommitRequestPartition(partition_index=p, committed_offset=1_000_000 + 7919 * p + t,
                                          committed_leader_epoch=5, committed_metadata="")
             for p in range(50)]) for t in range(20)])
-    spec = MessageSpec(OffsetCommitRequest, 9, ("kio.schema.offset_commit.v9.request", "OffsetCommitRequest"),
-                       ("kafka.protocol.consumer", "OffsetCommitRequest"))
+    spec = MessageSpec(OffsetCommitRequest, 9, "kafka.protocol.consumer")
     return ("offset_commit_v9", "OffsetCommitRequest v9 (20 topics x 50 partitions)", spec, message)
 
 
@@ -305,8 +310,7 @@ def offset_fetch_workload():
             OffsetFetchResponsePartitions(partition_index=p, committed_offset=1_000_000 + 7919 * p + t,
                                           committed_leader_epoch=5, metadata="")
             for p in range(50)]) for t in range(20)])])
-    spec = MessageSpec(OffsetFetchResponse, 8, ("kio.schema.offset_fetch.v8.response", "OffsetFetchResponse"),
-                       ("kafka.protocol.consumer", "OffsetFetchResponse"))
+    spec = MessageSpec(OffsetFetchResponse, 8, "kafka.protocol.consumer")
     return ("offset_fetch_v8", "OffsetFetchResponse v8 (1 group, 20 topics x 50 partitions)", spec, message)
 
 

@@ -16,7 +16,8 @@ given, settings, st, HealthCheck = (later("hypothesis", name) for name in ("give
 # kafka-python
 KpBatch, KpBuilder = (later("kafka.record.default_records", name)
                       for name in ("DefaultRecordBatch", "DefaultRecordBatchBuilder"))
-KpLegacyBuilder = later("kafka.record.legacy_records", "LegacyRecordBatchBuilder")
+KpLegacyBatch, KpLegacyBuilder = (later("kafka.record.legacy_records", name)
+                                  for name in ("LegacyRecordBatch", "LegacyRecordBatchBuilder"))
 KpMemoryRecords = later("kafka.record.memory_records", "MemoryRecords")
 KpMetadataRequest = later("kafka.protocol.metadata", "MetadataRequest")
 

@@ -38,8 +38,8 @@ from tests.optional import later
 from tests.packages import KpMetadataRequest
 from tests.paths import CAPTURES
 
-KpApiVersionsRequest = later("kafka.protocol.metadata", "ApiVersionsRequest")
-KpApiVersionsResponse = later("kafka.protocol.metadata", "ApiVersionsResponse")
+KpApiVersionsRequest, KpApiVersionsResponse = (later("kafka.protocol.metadata", name)
+                                              for name in ("ApiVersionsRequest", "ApiVersionsResponse"))
 
 
 

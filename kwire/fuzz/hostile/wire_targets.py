@@ -14,16 +14,7 @@ from __future__ import annotations
 import struct
 from typing import Any
 
-from kwire.network.framing import (
-    Correlator,
-    UnsupportedApiVersions,
-    build_request_frame,
-    build_response_frame,
-    iter_frames,
-    parse_request_frame,
-    parse_response_frame,
-)
-from kwire.network.headers import read_request_header, read_response_header
+from kwire.network import framing, headers
 from kwire.wire.errors import KwireError
 
 from ..values import case_instance
@@ -45,7 +36,7 @@ def _built_frames(kind: str) -> list[tuple[int, int, bytes]]:
     """(api key, version, frame) built by kwire from random requests or responses."""
     from kwire.generated import MESSAGES
 
-    build = build_request_frame if kind == "request" else build_response_frame
+    build = framing.build_request_frame if kind == "request" else framing.build_response_frame
     found = []
     classes: list[Any] = [cls for _, cls in sorted(MESSAGES.items())]
     for cls in classes:
@@ -65,7 +56,8 @@ def _built_frames(kind: str) -> list[tuple[int, int, bytes]]:
 # --- headers ----------------------------------------------------------------------------------
 
 # direction -> the reader of its header, the captured frames' direction, the seed when there are none
-_HEADERS = {"request": (read_request_header, "req", bytes(8)), "response": (read_response_header, "resp", bytes(5))}
+_HEADERS = {"request": (headers.read_request_header, "req", bytes(8)),
+            "response": (headers.read_response_header, "resp", bytes(5))}
 
 
 def _header_target(direction: str, version: int) -> Target:
@@ -83,7 +75,7 @@ def _header_target(direction: str, version: int) -> Target:
 # --- frames -----------------------------------------------------------------------------------
 
 def _decode_request_frame(data: bytes) -> None:
-    read_message_records(parse_request_frame(data).body)
+    read_message_records(framing.parse_request_frame(data).body)
 
 
 def _request_frame_seeds() -> list[bytes]:
@@ -94,11 +86,11 @@ def _decode_response_frame(data: bytes) -> None:
     if len(data) < _SELECTOR.size:
         raise NotAnInput()
     api_key, api_version = _SELECTOR.unpack_from(data)
-    _read_response_records(parse_response_frame(data[_SELECTOR.size:], api_key, api_version))
+    _read_response_records(framing.parse_response_frame(data[_SELECTOR.size:], api_key, api_version))
 
 
 def _read_response_records(frame) -> None:
-    if not isinstance(frame.body, UnsupportedApiVersions):
+    if not isinstance(frame.body, framing.UnsupportedApiVersions):
         read_message_records(frame.body)
 
 
@@ -109,8 +101,8 @@ def _response_frame_seeds() -> list[bytes]:
 
 
 def _decode_connection(data: bytes) -> None:
-    correlator = Correlator()
-    for frame in iter_frames(data):
+    correlator = framing.Correlator()
+    for frame in framing.iter_frames(data):
         if len(frame) >= 8 and _CORRELATION.unpack_from(frame, 4)[0] in correlator.pending:
             _read_response_records(correlator.parse_response(frame))
         else:
