@@ -139,16 +139,17 @@ class BrokerConnection(BlockingConnection):
         return response
 
     def version(self, api_key: int) -> int:
-        """The highest version of ``api_key`` that both kwire and the broker support."""
+        """The highest version of ``api_key`` that both kwire and the broker support: the one the
+        connection's negotiation chose (unstable versions included)."""
+        chosen = self.protocol.versions.get(api_key)
+        if chosen is not None:
+            return chosen
         if api_key not in self.versions:
             raise UnsupportedVersionError(f"{self._where()} does not support api key {api_key}")
-        common = self.common_versions(api_key)
-        if not common:
-            ours = self.index.request_class(api_key).VALID_VERSIONS
-            theirs = self.versions[api_key]
-            raise UnsupportedVersionError(f"api key {api_key}: kwire has versions {ours[0]}-{ours[1]}, "
-                                          f"{self._where()} {theirs[0]}-{theirs[1]}")
-        return common[-1]
+        ours = self.index.request_class(api_key).VALID_VERSIONS
+        theirs = self.versions[api_key]
+        raise UnsupportedVersionError(f"api key {api_key}: kwire has versions {ours[0]}-{ours[1]}, "
+                                      f"{self._where()} {theirs[0]}-{theirs[1]}")
 
     def common_versions(self, api_key: int) -> range:
         """Every version of ``api_key`` that both sides support."""

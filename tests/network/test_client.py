@@ -324,3 +324,32 @@ def test_refusing_a_field_names_the_versions_that_lack_it():
 
     with pytest.raises(UnsupportedVersionError, match="versions 1-3 have no such field"):
         MetadataRequest(topics=[], allow_auto_topic_creation=False).encode(3)
+
+
+def metadata_ranges_answer(low: int, high: int) -> bytes:
+    """ApiVersionsResponse v0 listing ApiVersions 0..0 and Metadata low..high."""
+    return h(f"0000 00000002 0012 0000 0000 0003 {low:04x} {high:04x}")
+
+
+@pytest.mark.parametrize("offset", [0, 1], ids=["meets at kwire's newest", "just past it"])
+def test_the_version_used_is_the_newest_both_have_at_the_bound(scripted, offset):
+    from kwire.generated import MetadataRequest
+
+    newest = MetadataRequest.VALID_VERSIONS[1]
+    low = newest + offset
+
+    def script(broker, connection):
+        broker.answer(connection, REFUSAL_V0_WITHOUT_API_VERSIONS)
+        broker.answer(connection, metadata_ranges_answer(low, low + 5))
+        broker.hold(connection)
+
+    broker = scripted(script)
+    with BrokerConnection("127.0.0.1", broker.port, timeout=5) as connection:
+        if offset == 0:
+            assert connection.version(3) == newest
+        else:
+            with pytest.raises(UnsupportedVersionError, match=rf"^api key 3: kwire has versions 0-{newest}, "
+                                                              rf"127\.0\.0\.1:{broker.port} {low}-{low + 5}$"):
+                connection.version(3)
+        with pytest.raises(UnsupportedVersionError, match=rf"^127\.0\.0\.1:{broker.port} does not support api key 0$"):
+            connection.version(0)
