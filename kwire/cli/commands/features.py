@@ -110,19 +110,17 @@ def run_describe(args: argparse.Namespace) -> int:
 
 
 def _describe_live(args: argparse.Namespace) -> int:
+    """The features in the broker's answer to the one ApiVersions exchange that opens the connection."""
     from kwire.features.describe import broker_features
-    from kwire.generated import ApiVersionsRequest
-    from kwire.network.client import CLIENT_SOFTWARE_NAME, CLIENT_SOFTWARE_VERSION, BrokerConnection, parse_address
+    from kwire.network.client import BrokerConnection, ClientError, parse_address
 
     try:
         with BrokerConnection(*parse_address(args.bootstrap_server), timeout=args.timeout) as connection:
-            version = connection.version(ApiVersionsRequest.API_KEY)
-            response = connection.request(ApiVersionsRequest(client_software_name=CLIENT_SOFTWARE_NAME,
-                                                             client_software_version=CLIENT_SOFTWARE_VERSION), version)
+            version, response = connection.api_versions_version, connection.api_versions
+    except ClientError as err:  # a broker's error code is its refusal (1); no conversation is unusable input (2)
+        return _fail(str(err), 1 if err.error_code is not None else 2)
     except KwireError as err:
         return _fail(str(err))
-    if response.error_code:
-        return _fail(f"{args.bootstrap_server} answered ApiVersions v{version} with error {response.error_code}", 1)
     found = broker_features(response)
     if args.json:
         print(json.dumps({"bootstrapServer": args.bootstrap_server, "apiVersionsVersion": version,
