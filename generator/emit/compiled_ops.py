@@ -50,6 +50,10 @@ class IntegerArray(FixedArray):
     """An array of integers in compiled code: short ones are read with the integer readers of
     ``_base``, short enough ones as a list display."""
 
+    @property
+    def one_call(self) -> bool:
+        return False  # inline in tagged fields too: in compiled code the reads are C calls, no frame
+
     def read_short(self) -> str:
         reader = INTEGER_READERS[self.element]
         # Up to SHORT_DISPLAY elements (replicas, in-sync replicas) as a list display: mypyc makes

@@ -570,11 +570,26 @@ class FixedArray(ArrayOp):
         return False
 
     @property
+    def one_call(self) -> bool:
+        """A tagged nullable compact array: read and written by one runtime call that holds the
+        inline fast path, said once instead of per field and version (a tagged field is read at
+        most once per struct, in the tag loop, so the call costs its struct one frame at most)."""
+        return self.short_inline and self.tag is not None and self.nullable and not self.left_unset_when_empty
+
+    @property
+    def reads_buffer_size(self) -> bool:
+        return self.short_inline and not self.one_call
+
+    @property
     def runtime_functions(self) -> tuple[str, ...]:
+        if self.one_call:
+            return ("read_nullable_fixed_array", "write_nullable_fixed_array")
         shared = ("read_fixed_array", "write_fixed_array", "write_count")
         return shared + (("UNPACK_ARRAY", "PACK_ARRAY") if self.short_inline else ("read_count",))
 
     def read(self, obj: str, flavour: Flavour) -> Lines:
+        if self.one_call:
+            return [f'{self.value(obj)}, pos = _w.read_nullable_fixed_array(buf, pos, "{self.code}", {self.width})']
         if not self.short_inline:
             return super().read(obj, flavour)
         # An empty array first, then the count byte and the elements in one bound check; anything
@@ -598,6 +613,11 @@ class FixedArray(ArrayOp):
 
     def read_elements(self, obj: str, flavour: Flavour) -> Lines:
         return [f'{self.value(obj)}, pos = _w.read_fixed_array(buf, pos, {self.count}, "{self.code}", {self.width})']
+
+    def write(self, obj: str, out: str) -> Lines:
+        if self.one_call:
+            return [f'_w.write_nullable_fixed_array({out}, {self.value(obj)}, "{self.code}")']
+        return super().write(obj, out)
 
     def write_short(self, out: str) -> Lines:
         return [f"{out} += {self.pack}[len({self.items})](*{self.items})"]

@@ -10,6 +10,7 @@ only read here for its switches. The views and templates only render.
 """
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -368,17 +369,18 @@ class _Planner:
         e, short = t.element, inlines_short_arrays(compact, self.hot)
         unset = self.flavour.leaves_empty_arrays_unset and not f.has_null_default
         if e.name in FIXED_TYPES:
-            code, unpack, pack = STRUCT_CODES[e.name], "", ""
-            if short:
+            code = STRUCT_CODES[e.name]
+            integers = self.flavour.compiled_steps and e.name in INTEGER_READERS
+            array = (IntegerArray if integers else FixedArray)(
+                (f,), owner=owner, refuses_null_inline=refuse,
+                compact=compact, nullable=nullable, short_inline=short, tag=tag,
+                left_unset_when_empty=unset, code=code, width=e.fixed_width or 0, element=e.name)
+            if short and not array.one_call:
                 # Tables of precompiled structs by element count: _unpack_int32s[3] reads three.
                 unpack = self._helper(("unpack array", e.name), f"_unpack_{e.name}s", f'_w.UNPACK_ARRAY["{code}"]')
                 pack = self._helper(("pack array", e.name), f"_pack_{e.name}s", f'_w.PACK_ARRAY["{code}"]')
-            integers = self.flavour.compiled_steps and e.name in INTEGER_READERS
-            return (IntegerArray if integers else FixedArray)(
-                (f,), owner=owner, refuses_null_inline=refuse,
-                compact=compact, nullable=nullable, short_inline=short, tag=tag,
-                left_unset_when_empty=unset, code=code, width=e.fixed_width or 0, element=e.name, unpack=unpack,
-                pack=pack)
+                array = dataclasses.replace(array, unpack=unpack, pack=pack)
+            return array
         loops = loops_over_elements(self.hot)
         if e.name == "uuid":
             return (UuidArray if loops else SharedUuidArray)((f,), owner=owner, refuses_null_inline=refuse,
