@@ -4,7 +4,8 @@
 :func:`compile_package`, which:
 
 1. renders the same definitions with ``native=True`` (reads shaped for compiled code), with
-   ``kwire/struct_base.py`` copied in as ``_base.py`` so that the base class is native too, and
+   ``kwire/struct_base.py`` copied in as ``_base.py`` so that the base class is native too (and,
+   where a compiled module reads a records field, a native ``RecordsView`` as ``_records_view.py``), and
    stages them in a build directory (only files whose text changed are rewritten);
 2. has mypyc type-check them and translate them to C, one library per module
    (``native_frontend``, a child process; mypy's incremental cache skips unchanged modules);
@@ -39,7 +40,7 @@ from pathlib import Path
 
 import kwire
 
-from .emit import NATIVE_BASE, module_name, render_all
+from .emit import NATIVE_BASE, NATIVE_RECORDS_VIEW, NATIVE_SUPPORT, module_name, render_all
 from .emit.plan import compiled_by_default
 from .model import Message
 from .native_compiler import (
@@ -64,6 +65,7 @@ __all__ = ["CompileFailed", "CompileUnavailable", "CompileResult", "DEFAULT_OPT_
 DEFAULT_OPT_LEVEL = "1"
 
 _FRONTEND = Path(__file__).with_name("native_frontend.py")  # run as a script: needs only mypy
+_VIEW_IMPORT = f"from .{NATIVE_RECORDS_VIEW.removesuffix('.py')} import"
 
 
 @dataclass
@@ -120,7 +122,11 @@ def native_sources(messages: list[Message], only: set[str] | None = None) -> dic
     if only is not None and len(names) != len(only):
         known = {m.name for m in messages}
         raise ValueError(f"no such definitions: {', '.join(sorted(only - known))}")
-    return {name: text for name, text in files.items() if name in names or name == NATIVE_BASE}
+    chosen = {name: text for name, text in files.items() if name in names or name == NATIVE_BASE}
+    # the native RecordsView only where a compiled module makes views
+    if any(_VIEW_IMPORT in text for text in chosen.values()):
+        chosen[NATIVE_RECORDS_VIEW] = files[NATIVE_RECORDS_VIEW]
+    return chosen
 
 
 def source_hash(sources: dict[str, str]) -> str:
@@ -232,7 +238,7 @@ def build_extensions(package: str, sources: dict[str, str], build_dir: Path, *, 
 
     cpu, started = _child_cpu(), time.perf_counter()
     src, paths, env = stage_sources(package, sources, build_dir)
-    modules = len(paths) - (NATIVE_BASE in sources)
+    modules = len(paths) - len(set(NATIVE_SUPPORT) & set(sources))
     say(f"mypyc: type-checking and translating {modules} modules to C ...")
     try:
         extensions = translate(src, paths, env, build_dir, opt_level, log)
@@ -283,7 +289,7 @@ def compile_package(messages: list[Message], out_dir: Path, *, package: str | No
             temporary = out_dir / f".{path.name}.{os.getpid()}"
             shutil.copy2(path, temporary)
             os.replace(temporary, out_dir / path.name)  # an import meanwhile sees no half-written file
-    result.modules = sorted(name.removesuffix(".py") for name in sources if name != NATIVE_BASE)
+    result.modules = sorted(name.removesuffix(".py") for name in sources if name not in NATIVE_SUPPORT)
     return result
 
 

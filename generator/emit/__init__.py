@@ -10,7 +10,7 @@ from kwire.wire import struct_base
 from kwire.wire.files import ExistingFileError, atomic_write
 
 from ..model import Message, snake_case
-from ..native_inline import paste_varint
+from ..native_inline import paste_varint, records_view_source
 from .flavours import COMPILED, PURE
 from .imports import tidy_imports
 from .index import index_context
@@ -37,6 +37,9 @@ INDEX_FILE = "_index.py"
 
 # The compiled build's copy of kwire/struct_base.py (see there for why it is copied).
 NATIVE_BASE = "_base.py"
+# ... and its native RecordsView, compiled beside it (kwire.generator.native_inline).
+NATIVE_RECORDS_VIEW = "_records_view.py"
+NATIVE_SUPPORT = (NATIVE_BASE, NATIVE_RECORDS_VIEW)
 
 
 def module_name(message: Message) -> str:
@@ -76,6 +79,7 @@ def render_all(messages: Iterable[Message], *, native: bool = False) -> dict[str
     if native:
         # kwire.wire.varint pasted in: _base is compiled alone and would call it as plain Python
         files[NATIVE_BASE] = paste_varint(Path(struct_base.__file__).read_text())
+        files[NATIVE_RECORDS_VIEW] = records_view_source()
     return files
 
 
