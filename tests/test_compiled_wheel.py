@@ -57,7 +57,9 @@ def check_platform_wheel_with_both_builds(compiled_wheel: Path) -> None:
                 if n.startswith("kwire/generated/") and n.endswith(SUFFIX)}
     subset = {module_file(name) for name in WHEEL_SUBSET}
     # per module its shim and its library; the base class compiled once, in its own pair
-    assert compiled == subset | {f"{m}__mypyc" for m in subset} | {"_base", "_base__mypyc"}
+    # (and the native RecordsView, in its own pair: ProduceRequest has a records field)
+    assert compiled == subset | {f"{m}__mypyc" for m in subset} | {"_base", "_base__mypyc", "_records_view",
+                                                                    "_records_view__mypyc"}
     records = {n for n in names if n.startswith("kwire/records/") and n.endswith(SUFFIX)}
     assert records == {f"kwire/records/_column_decoder_c{SUFFIX}", f"kwire/records/_column_decoder_mypyc{SUFFIX}",
                        f"kwire/records/_column_decoder_mypyc__mypyc{SUFFIX}"}

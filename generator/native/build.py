@@ -4,7 +4,8 @@
 :func:`compile_package`, which:
 
 1. renders the same definitions with ``native=True`` (reads shaped for compiled code), with
-   ``kwire/wire/struct_base.py`` copied in as ``_base.py`` so that the base class is native too, and
+   ``kwire/wire/struct_base.py`` copied in as ``_base.py`` so that the base class is native too (and,
+   where a compiled module reads a records field, a native ``RecordsView`` as ``_records_view.py``), and
    stages them in a build directory (only files whose text changed are rewritten);
 2. has mypyc type-check them and translate them to C, one library per module
    (``native.frontend``, a child process; mypy's incremental cache skips unchanged modules);
@@ -55,7 +56,7 @@ from .compiler import (
     parse_manifest,
     write_if_changed,
 )
-from .inline import paste_varint
+from .inline import paste_varint, records_view_source
 
 __all__ = ["CompileFailed", "CompileUnavailable", "CompileResult", "DEFAULT_OPT_LEVEL", "build_extensions",
            "cached_build", "check_toolchain", "compile_package", "compiled_extensions", "extension_suffix",
@@ -112,6 +113,10 @@ def write_sources(files: dict[str, str], out_dir: Path, *, force: bool = False) 
 
 # The compiled build's copy of kwire/wire/struct_base.py (see there for why it is copied).
 NATIVE_BASE = "_base.py"
+# ... and its native RecordsView, compiled beside it where a compiled module reads a records field
+NATIVE_RECORDS_VIEW = "_records_view.py"
+NATIVE_SUPPORT = (NATIVE_BASE, NATIVE_RECORDS_VIEW)
+_VIEW_IMPORT = f"from .{NATIVE_RECORDS_VIEW.removesuffix('.py')} import"
 
 
 def native_package(messages: list[Message]) -> dict[str, str]:
@@ -120,6 +125,7 @@ def native_package(messages: list[Message]) -> dict[str, str]:
     pasted in (it is compiled alone and would call varint as plain Python)."""
     files = render_all(messages, native=True)
     files[NATIVE_BASE] = paste_varint(Path(struct_base.__file__).read_text())
+    files[NATIVE_RECORDS_VIEW] = records_view_source()
     return files
 
 
@@ -146,7 +152,11 @@ def native_sources(messages: list[Message], only: set[str] | None = None) -> dic
     if only is not None and len(names) != len(only):
         known = {m.name for m in messages}
         raise ValueError(f"no such definitions: {', '.join(sorted(only - known))}")
-    return {name: text for name, text in files.items() if name in names or name == NATIVE_BASE}
+    chosen = {name: text for name, text in files.items() if name in names or name == NATIVE_BASE}
+    # the native RecordsView only where a compiled module makes views
+    if any(_VIEW_IMPORT in text for text in chosen.values()):
+        chosen[NATIVE_RECORDS_VIEW] = files[NATIVE_RECORDS_VIEW]
+    return chosen
 
 
 def source_hash(sources: dict[str, str]) -> str:
@@ -258,7 +268,7 @@ def build_extensions(package: str, sources: dict[str, str], build_dir: Path, *, 
 
     cpu, started = _child_cpu(), time.perf_counter()
     src, paths, env = stage_sources(package, sources, build_dir)
-    modules = len(paths) - (NATIVE_BASE in sources)
+    modules = len(paths) - len(set(NATIVE_SUPPORT) & set(sources))
     say(f"mypyc: type-checking and translating {modules} modules to C ...")
     try:
         extensions = translate(src, paths, env, build_dir, opt_level, log)
@@ -309,7 +319,7 @@ def compile_package(messages: list[Message], out_dir: Path, *, package: str | No
             temporary = out_dir / f".{path.name}.{os.getpid()}"
             shutil.copy2(path, temporary)
             os.replace(temporary, out_dir / path.name)  # an import meanwhile sees no half-written file
-    result.modules = sorted(name.removesuffix(".py") for name in sources if name != NATIVE_BASE)
+    result.modules = sorted(name.removesuffix(".py") for name in sources if name not in NATIVE_SUPPORT)
     return result
 
 

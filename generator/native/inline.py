@@ -9,6 +9,10 @@ every multi-byte varint. So their source imports the readers on one marked line:
 
 and the compiled copy has, in place of that line, the definitions of ``kwire/wire/varint.py``:
 one source of truth for varints, compiled into each build that reads them.
+
+Likewise :func:`records_view_source` pastes :class:`kwire.records.reader.RecordsView` (and the
+``check_region`` it calls) into a module of its own for a compiled build of the codecs, so that
+their readers make views natively.
 """
 from __future__ import annotations
 
@@ -16,6 +20,7 @@ import ast
 import re
 from pathlib import Path
 
+import kwire
 from kwire.wire import varint
 
 VARINT_SOURCE = Path(varint.__file__)
@@ -52,3 +57,45 @@ def paste_varint(text: str, varint_source: str | None = None) -> str:
     banner = "# ---- pasted from kwire/wire/varint.py (kwire.generator.native.inline): edit it there ----\n"
     pasted = banner + definitions + "# ---- end of kwire/wire/varint.py ----"
     return _IMPORT.sub(lambda _: pasted, text, count=1)  # (a function: the text is taken as it is)
+
+
+# --- the compiled build's RecordsView ------------------------------------------------------------
+
+def _definition(path: Path, name: str) -> str:
+    """The source of the top-level class or function ``name`` in ``path``, as it is written there."""
+    text = path.read_text()
+    for node in ast.parse(text).body:
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef)) and node.name == name:
+            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            return "".join(text.splitlines(keepends=True)[first - 1:node.end_lineno])
+    raise PasteFailed(f"{path.name} defines no {name}")
+
+
+def records_view_source() -> str:
+    """The module a compiled build of the codecs compiles beside ``_base``: a native twin of
+    :class:`kwire.records.reader.RecordsView` and of the ``check_region`` its ``__init__`` calls,
+    both pasted from their one source. Compiled readers make their views with its native
+    constructor (one allocation, the slots stored directly) where the plain class costs them
+    ``object.__new__`` and three generic attribute sets; the twin registers with the plain class
+    (an ``ABCMeta``), so either build's views are ``kwire.records.RecordsView`` instances."""
+    records = Path(kwire.__file__).parent / "records"  # read as text: the generator imports no runtime part but wire
+    return "\n".join([
+        '"""The native RecordsView of a compiled build: pasted from kwire/records/reader.py and batch.py by',
+        'kwire.generator.native.inline; edit them there."""',
+        "from __future__ import annotations",
+        "",
+        "from abc import ABCMeta",
+        "from collections.abc import Iterator",
+        "",
+        "from kwire.records.reader import Batch, BatchReader",
+        "from kwire.records.reader import RecordsView as _PlainRecordsView",
+        "from kwire.records.record import Record",
+        "from kwire.wire.errors import DecodeError",
+        "",
+        "",
+        _definition(records / "batch.py", "check_region"),
+        "",
+        _definition(records / "reader.py", "RecordsView"),
+        "",
+        "_PlainRecordsView.register(RecordsView)",
+        ""])

@@ -141,3 +141,21 @@ def test_absent_arrays_of_older_versions_are_fresh_lists() -> None:
     old.supported_features.append(1)
     assert ApiVersionsResponse.decode(ApiVersionsResponse().encode(0), 0).supported_features == []
     assert type(old.finalized_features).__name__ == "KeyedList"
+
+
+def test_the_native_records_view_is_compiled_with_modules_that_make_views() -> None:
+    # Compiled readers make their RecordsViews with a native twin of the plain class, pasted
+    # from its one source; a build without a records field compiles no twin.
+    import inspect
+
+    from kwire.generator.native.build import NATIVE_RECORDS_VIEW, native_sources
+    from kwire.generator.native.inline import records_view_source
+    from kwire.records import batch, reader
+
+    messages = load_definitions([MESSAGE_DEFS])
+    assert NATIVE_RECORDS_VIEW not in native_sources(messages, only={"ApiVersionsResponse"})
+    sources = native_sources(messages, only={"FetchResponse"})
+    assert sources[NATIVE_RECORDS_VIEW] == records_view_source()
+    assert inspect.getsource(reader.RecordsView) in sources[NATIVE_RECORDS_VIEW]
+    assert inspect.getsource(batch.check_region) in sources[NATIVE_RECORDS_VIEW]
+    assert "_NativeRecordsView(buf, " in sources["fetch_response.py"]
