@@ -66,9 +66,9 @@ check: $(TEST_STAMP)
 # build/record-decoder. Without mypyc or a C compiler kwire runs the same decoder as plain Python,
 # except under CI (CI=true), where a missing toolchain fails the target
 # (--require), as it fails the compiled-build tests (tests/optional.py).
-# `python -m kwire.generator.native_records --remove` takes it out.
+# `python -m kwire.generator.native.records --remove` takes it out.
 native: $(TEST_STAMP)
-	$(BIN)/python -m kwire.generator.native_records --cache build/record-decoder$(if $(filter true 1,$(CI)), --require)
+	$(BIN)/python -m kwire.generator.native.records --cache build/record-decoder$(if $(filter true 1,$(CI)), --require)
 
 # The API reference, from the docstrings (pdoc): build/docs/index.html
 docs: $(TEST_STAMP)

@@ -58,9 +58,9 @@ class CompiledCodecs(build_ext):
     def run(self) -> None:
         lib = Path(self.build_lib).resolve()
         sys.path.insert(0, str(lib))  # the kwire that goes into the wheel, generator included
+        from kwire.generator.definitions.loader import load_definitions
         from kwire.generator.emit import render_all, stale_files
-        from kwire.generator.loader import load_definitions
-        from kwire.generator.native_build import DEFAULT_OPT_LEVEL, compile_package
+        from kwire.generator.native.build import DEFAULT_OPT_LEVEL, compile_package
 
         messages = load_definitions([lib / "kwire" / "message_defs"])
         generated = lib / "kwire" / "generated"
@@ -87,7 +87,7 @@ class CompiledCodecs(build_ext):
 
     @staticmethod
     def record_decoder(records: Path) -> list[Path]:
-        from kwire.generator import native_records
+        from kwire.generator.native import records as native_records
 
         if native_records.SOURCE != records / "column_decoder.py":  # must compile the wheel's copy
             sys.exit(f"the record decoder to compile is {native_records.SOURCE}, not the wheel's ({records})")

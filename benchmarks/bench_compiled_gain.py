@@ -77,9 +77,9 @@ def main(argv: list[str] | None = None) -> int:
     import importlib
 
     import kwire.generated as plain_package
+    from kwire.generator.definitions.loader import load_definitions
     from kwire.generator.emit.plan import on_hot_path
-    from kwire.generator.loader import load_definitions
-    from kwire.generator.native_build import cached_build
+    from kwire.generator.native.build import cached_build
 
     if any(not str(sys.modules[plain_package.MESSAGES[m].__module__].__file__).endswith(".py")
            for m in ("ApiVersionsResponse", "FetchResponse")):

@@ -53,13 +53,13 @@ import sys
 from pathlib import Path
 import kwire
 from kwire.generator.emit import render_all, write_package
-from kwire.generator.loader import load_definitions
+from kwire.generator.definitions.loader import load_definitions
 defs_dir, tree, out, cache, subset = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3]), sys.argv[4], sys.argv[5:]
 assert Path(kwire.__file__).resolve().is_relative_to(tree.resolve()), kwire.__file__
 messages = load_definitions([defs_dir])
 write_package(render_all(messages), out / "{BASE}")
 if cache:
-    from kwire.generator.native_build import cached_build
+    from kwire.generator.native.build import cached_build
     print(cached_build(messages, "{BASE_COMPILED}", Path(cache), only=set(subset)))
 """
 

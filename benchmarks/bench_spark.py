@@ -51,6 +51,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from kwire.records import Codec, RecordBatchBuilder  # noqa: E402
+from tests.processes import end_process  # noqa: E402
 
 GB = 1_000_000_000
 BASE_TS = 1_700_000_000_000
@@ -275,13 +276,7 @@ class SparkReader:
         return meter.stop()
 
     def close(self) -> None:
-        if self.process.stdin is not None:
-            self.process.stdin.close()
-        try:
-            self.process.wait(120)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        end_process(self.process, 120)  # stdin closed: the driver stops its session and exits
         self.log.close()
 
 

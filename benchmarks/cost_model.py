@@ -5,7 +5,7 @@
 Each figure is the difference in instructions (valgrind --tool=callgrind) between two runs that
 call encode or decode 20 and 220 times, divided by 200, and then between two messages that
 differ in one thing. Wall time on a shared machine varies by 2x; instruction counts do not.
-``--compiled`` measures the mypyc build of tests/compiled_build.py instead of generated/.
+``--compiled`` measures the mypyc build of tests/generated/compiled_build.py instead of generated/.
 """
 from __future__ import annotations
 

@@ -24,8 +24,6 @@ _unpack_PartitionChangeRecord_leader = struct.Struct(">i").unpack_from
 _pack_PartitionChangeRecord_leader = struct.Struct(">i").pack
 _unpack_PartitionChangeRecord_leader_recovery_state = struct.Struct(">b").unpack_from
 _pack_PartitionChangeRecord_leader_recovery_state = struct.Struct(">b").pack
-_unpack_int32s = _w.UNPACK_ARRAY["i"]
-_pack_int32s = _w.PACK_ARRAY["i"]
 
 # Default values.
 _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
@@ -125,7 +123,6 @@ def _read_PartitionChangeRecord_v0(buf: bytes, pos: int) -> tuple[PartitionChang
     record.adding_replicas = None
     record.leader_recovery_state = -1
     field = "partition_id"
-    size = len(buf)
     try:
         (record.partition_id,) = _unpack_PartitionChangeRecord_partition_id(buf, pos)
         pos += 4
@@ -152,21 +149,7 @@ def _read_PartitionChangeRecord_v0(buf: bytes, pos: int) -> tuple[PartitionChang
                     tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     field = "isr"
-                    isr_n = buf[pos] - 1
-                    if isr_n == 0:  # empty: a count byte of 1
-                        pos += 1
-                        record.isr = []
-                    else:
-                        isr_end = pos + 1 + isr_n * 4
-                        if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                            record.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                            pos = isr_end
-                        else:
-                            isr_n, pos = _w.read_count(buf, pos, True)
-                            if isr_n < 0:
-                                record.isr = None
-                            else:
-                                record.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                    record.isr, pos = _w.read_nullable_fixed_array(buf, pos, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (isr) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 1:
@@ -177,59 +160,17 @@ def _read_PartitionChangeRecord_v0(buf: bytes, pos: int) -> tuple[PartitionChang
                         raise DecodeError(f"tagged field 1 (leader) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 2:
                     field = "replicas"
-                    replicas_n = buf[pos] - 1
-                    if replicas_n == 0:  # empty: a count byte of 1
-                        pos += 1
-                        record.replicas = []
-                    else:
-                        replicas_end = pos + 1 + replicas_n * 4
-                        if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                            record.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                            pos = replicas_end
-                        else:
-                            replicas_n, pos = _w.read_count(buf, pos, True)
-                            if replicas_n < 0:
-                                record.replicas = None
-                            else:
-                                record.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                    record.replicas, pos = _w.read_nullable_fixed_array(buf, pos, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 2 (replicas) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 3:
                     field = "removing_replicas"
-                    removing_replicas_n = buf[pos] - 1
-                    if removing_replicas_n == 0:  # empty: a count byte of 1
-                        pos += 1
-                        record.removing_replicas = []
-                    else:
-                        removing_replicas_end = pos + 1 + removing_replicas_n * 4
-                        if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-                            record.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                            pos = removing_replicas_end
-                        else:
-                            removing_replicas_n, pos = _w.read_count(buf, pos, True)
-                            if removing_replicas_n < 0:
-                                record.removing_replicas = None
-                            else:
-                                record.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
+                    record.removing_replicas, pos = _w.read_nullable_fixed_array(buf, pos, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 3 (removing_replicas) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 4:
                     field = "adding_replicas"
-                    adding_replicas_n = buf[pos] - 1
-                    if adding_replicas_n == 0:  # empty: a count byte of 1
-                        pos += 1
-                        record.adding_replicas = []
-                    else:
-                        adding_replicas_end = pos + 1 + adding_replicas_n * 4
-                        if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-                            record.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                            pos = adding_replicas_end
-                        else:
-                            adding_replicas_n, pos = _w.read_count(buf, pos, True)
-                            if adding_replicas_n < 0:
-                                record.adding_replicas = None
-                            else:
-                                record.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
+                    record.adding_replicas, pos = _w.read_nullable_fixed_array(buf, pos, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 4 (adding_replicas) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 5:
@@ -264,15 +205,7 @@ def _write_PartitionChangeRecord_v0(record: PartitionChangeRecord, out: bytearra
         if record.isr is not None:
             payload = bytearray()
             field = "isr"
-            isr_items = record.isr
-            if isr_items is None:
-                _w.write_count(payload, None, True)
-            elif len(isr_items) < 32:  # the usual case: a short array with a one-byte count
-                payload.append(len(isr_items) + 1)
-                payload += _pack_int32s[len(isr_items)](*isr_items)
-            else:
-                _w.write_count(payload, len(isr_items), True)
-                _w.write_fixed_array(payload, isr_items, "i")
+            _w.write_nullable_fixed_array(payload, record.isr, "i")
             tagged.append((0, payload))
         if record.leader != -2:
             payload = bytearray()
@@ -282,41 +215,17 @@ def _write_PartitionChangeRecord_v0(record: PartitionChangeRecord, out: bytearra
         if record.replicas is not None:
             payload = bytearray()
             field = "replicas"
-            replicas_items = record.replicas
-            if replicas_items is None:
-                _w.write_count(payload, None, True)
-            elif len(replicas_items) < 32:  # the usual case: a short array with a one-byte count
-                payload.append(len(replicas_items) + 1)
-                payload += _pack_int32s[len(replicas_items)](*replicas_items)
-            else:
-                _w.write_count(payload, len(replicas_items), True)
-                _w.write_fixed_array(payload, replicas_items, "i")
+            _w.write_nullable_fixed_array(payload, record.replicas, "i")
             tagged.append((2, payload))
         if record.removing_replicas is not None:
             payload = bytearray()
             field = "removing_replicas"
-            removing_replicas_items = record.removing_replicas
-            if removing_replicas_items is None:
-                _w.write_count(payload, None, True)
-            elif len(removing_replicas_items) < 32:  # the usual case: a short array with a one-byte count
-                payload.append(len(removing_replicas_items) + 1)
-                payload += _pack_int32s[len(removing_replicas_items)](*removing_replicas_items)
-            else:
-                _w.write_count(payload, len(removing_replicas_items), True)
-                _w.write_fixed_array(payload, removing_replicas_items, "i")
+            _w.write_nullable_fixed_array(payload, record.removing_replicas, "i")
             tagged.append((3, payload))
         if record.adding_replicas is not None:
             payload = bytearray()
             field = "adding_replicas"
-            adding_replicas_items = record.adding_replicas
-            if adding_replicas_items is None:
-                _w.write_count(payload, None, True)
-            elif len(adding_replicas_items) < 32:  # the usual case: a short array with a one-byte count
-                payload.append(len(adding_replicas_items) + 1)
-                payload += _pack_int32s[len(adding_replicas_items)](*adding_replicas_items)
-            else:
-                _w.write_count(payload, len(adding_replicas_items), True)
-                _w.write_fixed_array(payload, adding_replicas_items, "i")
+            _w.write_nullable_fixed_array(payload, record.adding_replicas, "i")
             tagged.append((4, payload))
         if record.leader_recovery_state != -1:
             payload = bytearray()
@@ -373,21 +282,7 @@ def _read_PartitionChangeRecord_v1(buf: bytes, pos: int) -> tuple[PartitionChang
                     tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     field = "isr"
-                    isr_n = buf[pos] - 1
-                    if isr_n == 0:  # empty: a count byte of 1
-                        pos += 1
-                        record.isr = []
-                    else:
-                        isr_end = pos + 1 + isr_n * 4
-                        if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                            record.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                            pos = isr_end
-                        else:
-                            isr_n, pos = _w.read_count(buf, pos, True)
-                            if isr_n < 0:
-                                record.isr = None
-                            else:
-                                record.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                    record.isr, pos = _w.read_nullable_fixed_array(buf, pos, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (isr) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 1:
@@ -398,59 +293,17 @@ def _read_PartitionChangeRecord_v1(buf: bytes, pos: int) -> tuple[PartitionChang
                         raise DecodeError(f"tagged field 1 (leader) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 2:
                     field = "replicas"
-                    replicas_n = buf[pos] - 1
-                    if replicas_n == 0:  # empty: a count byte of 1
-                        pos += 1
-                        record.replicas = []
-                    else:
-                        replicas_end = pos + 1 + replicas_n * 4
-                        if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                            record.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                            pos = replicas_end
-                        else:
-                            replicas_n, pos = _w.read_count(buf, pos, True)
-                            if replicas_n < 0:
-                                record.replicas = None
-                            else:
-                                record.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                    record.replicas, pos = _w.read_nullable_fixed_array(buf, pos, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 2 (replicas) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 3:
                     field = "removing_replicas"
-                    removing_replicas_n = buf[pos] - 1
-                    if removing_replicas_n == 0:  # empty: a count byte of 1
-                        pos += 1
-                        record.removing_replicas = []
-                    else:
-                        removing_replicas_end = pos + 1 + removing_replicas_n * 4
-                        if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-                            record.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                            pos = removing_replicas_end
-                        else:
-                            removing_replicas_n, pos = _w.read_count(buf, pos, True)
-                            if removing_replicas_n < 0:
-                                record.removing_replicas = None
-                            else:
-                                record.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
+                    record.removing_replicas, pos = _w.read_nullable_fixed_array(buf, pos, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 3 (removing_replicas) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 4:
                     field = "adding_replicas"
-                    adding_replicas_n = buf[pos] - 1
-                    if adding_replicas_n == 0:  # empty: a count byte of 1
-                        pos += 1
-                        record.adding_replicas = []
-                    else:
-                        adding_replicas_end = pos + 1 + adding_replicas_n * 4
-                        if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-                            record.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                            pos = adding_replicas_end
-                        else:
-                            adding_replicas_n, pos = _w.read_count(buf, pos, True)
-                            if adding_replicas_n < 0:
-                                record.adding_replicas = None
-                            else:
-                                record.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
+                    record.adding_replicas, pos = _w.read_nullable_fixed_array(buf, pos, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 4 (adding_replicas) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 5:
@@ -507,15 +360,7 @@ def _write_PartitionChangeRecord_v1(record: PartitionChangeRecord, out: bytearra
         if record.isr is not None:
             payload = bytearray()
             field = "isr"
-            isr_items = record.isr
-            if isr_items is None:
-                _w.write_count(payload, None, True)
-            elif len(isr_items) < 32:  # the usual case: a short array with a one-byte count
-                payload.append(len(isr_items) + 1)
-                payload += _pack_int32s[len(isr_items)](*isr_items)
-            else:
-                _w.write_count(payload, len(isr_items), True)
-                _w.write_fixed_array(payload, isr_items, "i")
+            _w.write_nullable_fixed_array(payload, record.isr, "i")
             tagged.append((0, payload))
         if record.leader != -2:
             payload = bytearray()
@@ -525,41 +370,17 @@ def _write_PartitionChangeRecord_v1(record: PartitionChangeRecord, out: bytearra
         if record.replicas is not None:
             payload = bytearray()
             field = "replicas"
-            replicas_items = record.replicas
-            if replicas_items is None:
-                _w.write_count(payload, None, True)
-            elif len(replicas_items) < 32:  # the usual case: a short array with a one-byte count
-                payload.append(len(replicas_items) + 1)
-                payload += _pack_int32s[len(replicas_items)](*replicas_items)
-            else:
-                _w.write_count(payload, len(replicas_items), True)
-                _w.write_fixed_array(payload, replicas_items, "i")
+            _w.write_nullable_fixed_array(payload, record.replicas, "i")
             tagged.append((2, payload))
         if record.removing_replicas is not None:
             payload = bytearray()
             field = "removing_replicas"
-            removing_replicas_items = record.removing_replicas
-            if removing_replicas_items is None:
-                _w.write_count(payload, None, True)
-            elif len(removing_replicas_items) < 32:  # the usual case: a short array with a one-byte count
-                payload.append(len(removing_replicas_items) + 1)
-                payload += _pack_int32s[len(removing_replicas_items)](*removing_replicas_items)
-            else:
-                _w.write_count(payload, len(removing_replicas_items), True)
-                _w.write_fixed_array(payload, removing_replicas_items, "i")
+            _w.write_nullable_fixed_array(payload, record.removing_replicas, "i")
             tagged.append((3, payload))
         if record.adding_replicas is not None:
             payload = bytearray()
             field = "adding_replicas"
-            adding_replicas_items = record.adding_replicas
-            if adding_replicas_items is None:
-                _w.write_count(payload, None, True)
-            elif len(adding_replicas_items) < 32:  # the usual case: a short array with a one-byte count
-                payload.append(len(adding_replicas_items) + 1)
-                payload += _pack_int32s[len(adding_replicas_items)](*adding_replicas_items)
-            else:
-                _w.write_count(payload, len(adding_replicas_items), True)
-                _w.write_fixed_array(payload, adding_replicas_items, "i")
+            _w.write_nullable_fixed_array(payload, record.adding_replicas, "i")
             tagged.append((4, payload))
         if record.leader_recovery_state != -1:
             payload = bytearray()
@@ -630,21 +451,7 @@ def _read_PartitionChangeRecord_v2(buf: bytes, pos: int) -> tuple[PartitionChang
                     tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     field = "isr"
-                    isr_n = buf[pos] - 1
-                    if isr_n == 0:  # empty: a count byte of 1
-                        pos += 1
-                        record.isr = []
-                    else:
-                        isr_end = pos + 1 + isr_n * 4
-                        if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                            record.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                            pos = isr_end
-                        else:
-                            isr_n, pos = _w.read_count(buf, pos, True)
-                            if isr_n < 0:
-                                record.isr = None
-                            else:
-                                record.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                    record.isr, pos = _w.read_nullable_fixed_array(buf, pos, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (isr) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 1:
@@ -655,59 +462,17 @@ def _read_PartitionChangeRecord_v2(buf: bytes, pos: int) -> tuple[PartitionChang
                         raise DecodeError(f"tagged field 1 (leader) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 2:
                     field = "replicas"
-                    replicas_n = buf[pos] - 1
-                    if replicas_n == 0:  # empty: a count byte of 1
-                        pos += 1
-                        record.replicas = []
-                    else:
-                        replicas_end = pos + 1 + replicas_n * 4
-                        if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                            record.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                            pos = replicas_end
-                        else:
-                            replicas_n, pos = _w.read_count(buf, pos, True)
-                            if replicas_n < 0:
-                                record.replicas = None
-                            else:
-                                record.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                    record.replicas, pos = _w.read_nullable_fixed_array(buf, pos, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 2 (replicas) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 3:
                     field = "removing_replicas"
-                    removing_replicas_n = buf[pos] - 1
-                    if removing_replicas_n == 0:  # empty: a count byte of 1
-                        pos += 1
-                        record.removing_replicas = []
-                    else:
-                        removing_replicas_end = pos + 1 + removing_replicas_n * 4
-                        if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-                            record.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                            pos = removing_replicas_end
-                        else:
-                            removing_replicas_n, pos = _w.read_count(buf, pos, True)
-                            if removing_replicas_n < 0:
-                                record.removing_replicas = None
-                            else:
-                                record.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
+                    record.removing_replicas, pos = _w.read_nullable_fixed_array(buf, pos, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 3 (removing_replicas) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 4:
                     field = "adding_replicas"
-                    adding_replicas_n = buf[pos] - 1
-                    if adding_replicas_n == 0:  # empty: a count byte of 1
-                        pos += 1
-                        record.adding_replicas = []
-                    else:
-                        adding_replicas_end = pos + 1 + adding_replicas_n * 4
-                        if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-                            record.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                            pos = adding_replicas_end
-                        else:
-                            adding_replicas_n, pos = _w.read_count(buf, pos, True)
-                            if adding_replicas_n < 0:
-                                record.adding_replicas = None
-                            else:
-                                record.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
+                    record.adding_replicas, pos = _w.read_nullable_fixed_array(buf, pos, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 4 (adding_replicas) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 5:
@@ -718,40 +483,12 @@ def _read_PartitionChangeRecord_v2(buf: bytes, pos: int) -> tuple[PartitionChang
                         raise DecodeError(f"tagged field 5 (leader_recovery_state) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 6:
                     field = "eligible_leader_replicas"
-                    eligible_leader_replicas_n = buf[pos] - 1
-                    if eligible_leader_replicas_n == 0:  # empty: a count byte of 1
-                        pos += 1
-                        record.eligible_leader_replicas = []
-                    else:
-                        eligible_leader_replicas_end = pos + 1 + eligible_leader_replicas_n * 4
-                        if 0 < eligible_leader_replicas_n < 32 and eligible_leader_replicas_end <= size:  # the usual case: a short array
-                            record.eligible_leader_replicas = [*_unpack_int32s[eligible_leader_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                            pos = eligible_leader_replicas_end
-                        else:
-                            eligible_leader_replicas_n, pos = _w.read_count(buf, pos, True)
-                            if eligible_leader_replicas_n < 0:
-                                record.eligible_leader_replicas = None
-                            else:
-                                record.eligible_leader_replicas, pos = _w.read_fixed_array(buf, pos, eligible_leader_replicas_n, "i", 4)
+                    record.eligible_leader_replicas, pos = _w.read_nullable_fixed_array(buf, pos, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 6 (eligible_leader_replicas) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 7:
                     field = "last_known_elr"
-                    last_known_elr_n = buf[pos] - 1
-                    if last_known_elr_n == 0:  # empty: a count byte of 1
-                        pos += 1
-                        record.last_known_elr = []
-                    else:
-                        last_known_elr_end = pos + 1 + last_known_elr_n * 4
-                        if 0 < last_known_elr_n < 32 and last_known_elr_end <= size:  # the usual case: a short array
-                            record.last_known_elr = [*_unpack_int32s[last_known_elr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                            pos = last_known_elr_end
-                        else:
-                            last_known_elr_n, pos = _w.read_count(buf, pos, True)
-                            if last_known_elr_n < 0:
-                                record.last_known_elr = None
-                            else:
-                                record.last_known_elr, pos = _w.read_fixed_array(buf, pos, last_known_elr_n, "i", 4)
+                    record.last_known_elr, pos = _w.read_nullable_fixed_array(buf, pos, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 7 (last_known_elr) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 8:
@@ -798,15 +535,7 @@ def _write_PartitionChangeRecord_v2(record: PartitionChangeRecord, out: bytearra
         if record.isr is not None:
             payload = bytearray()
             field = "isr"
-            isr_items = record.isr
-            if isr_items is None:
-                _w.write_count(payload, None, True)
-            elif len(isr_items) < 32:  # the usual case: a short array with a one-byte count
-                payload.append(len(isr_items) + 1)
-                payload += _pack_int32s[len(isr_items)](*isr_items)
-            else:
-                _w.write_count(payload, len(isr_items), True)
-                _w.write_fixed_array(payload, isr_items, "i")
+            _w.write_nullable_fixed_array(payload, record.isr, "i")
             tagged.append((0, payload))
         if record.leader != -2:
             payload = bytearray()
@@ -816,41 +545,17 @@ def _write_PartitionChangeRecord_v2(record: PartitionChangeRecord, out: bytearra
         if record.replicas is not None:
             payload = bytearray()
             field = "replicas"
-            replicas_items = record.replicas
-            if replicas_items is None:
-                _w.write_count(payload, None, True)
-            elif len(replicas_items) < 32:  # the usual case: a short array with a one-byte count
-                payload.append(len(replicas_items) + 1)
-                payload += _pack_int32s[len(replicas_items)](*replicas_items)
-            else:
-                _w.write_count(payload, len(replicas_items), True)
-                _w.write_fixed_array(payload, replicas_items, "i")
+            _w.write_nullable_fixed_array(payload, record.replicas, "i")
             tagged.append((2, payload))
         if record.removing_replicas is not None:
             payload = bytearray()
             field = "removing_replicas"
-            removing_replicas_items = record.removing_replicas
-            if removing_replicas_items is None:
-                _w.write_count(payload, None, True)
-            elif len(removing_replicas_items) < 32:  # the usual case: a short array with a one-byte count
-                payload.append(len(removing_replicas_items) + 1)
-                payload += _pack_int32s[len(removing_replicas_items)](*removing_replicas_items)
-            else:
-                _w.write_count(payload, len(removing_replicas_items), True)
-                _w.write_fixed_array(payload, removing_replicas_items, "i")
+            _w.write_nullable_fixed_array(payload, record.removing_replicas, "i")
             tagged.append((3, payload))
         if record.adding_replicas is not None:
             payload = bytearray()
             field = "adding_replicas"
-            adding_replicas_items = record.adding_replicas
-            if adding_replicas_items is None:
-                _w.write_count(payload, None, True)
-            elif len(adding_replicas_items) < 32:  # the usual case: a short array with a one-byte count
-                payload.append(len(adding_replicas_items) + 1)
-                payload += _pack_int32s[len(adding_replicas_items)](*adding_replicas_items)
-            else:
-                _w.write_count(payload, len(adding_replicas_items), True)
-                _w.write_fixed_array(payload, adding_replicas_items, "i")
+            _w.write_nullable_fixed_array(payload, record.adding_replicas, "i")
             tagged.append((4, payload))
         if record.leader_recovery_state != -1:
             payload = bytearray()
@@ -860,28 +565,12 @@ def _write_PartitionChangeRecord_v2(record: PartitionChangeRecord, out: bytearra
         if record.eligible_leader_replicas is not None:
             payload = bytearray()
             field = "eligible_leader_replicas"
-            eligible_leader_replicas_items = record.eligible_leader_replicas
-            if eligible_leader_replicas_items is None:
-                _w.write_count(payload, None, True)
-            elif len(eligible_leader_replicas_items) < 32:  # the usual case: a short array with a one-byte count
-                payload.append(len(eligible_leader_replicas_items) + 1)
-                payload += _pack_int32s[len(eligible_leader_replicas_items)](*eligible_leader_replicas_items)
-            else:
-                _w.write_count(payload, len(eligible_leader_replicas_items), True)
-                _w.write_fixed_array(payload, eligible_leader_replicas_items, "i")
+            _w.write_nullable_fixed_array(payload, record.eligible_leader_replicas, "i")
             tagged.append((6, payload))
         if record.last_known_elr is not None:
             payload = bytearray()
             field = "last_known_elr"
-            last_known_elr_items = record.last_known_elr
-            if last_known_elr_items is None:
-                _w.write_count(payload, None, True)
-            elif len(last_known_elr_items) < 32:  # the usual case: a short array with a one-byte count
-                payload.append(len(last_known_elr_items) + 1)
-                payload += _pack_int32s[len(last_known_elr_items)](*last_known_elr_items)
-            else:
-                _w.write_count(payload, len(last_known_elr_items), True)
-                _w.write_fixed_array(payload, last_known_elr_items, "i")
+            _w.write_nullable_fixed_array(payload, record.last_known_elr, "i")
             tagged.append((7, payload))
         if record.directories is not None:
             payload = bytearray()

@@ -635,40 +635,12 @@ def _read_PartitionRecord_v2(buf: bytes, pos: int) -> tuple[PartitionRecord, int
                         raise DecodeError(f"tagged field 0 (leader_recovery_state) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 1:
                     field = "eligible_leader_replicas"
-                    eligible_leader_replicas_n = buf[pos] - 1
-                    if eligible_leader_replicas_n == 0:  # empty: a count byte of 1
-                        pos += 1
-                        record.eligible_leader_replicas = []
-                    else:
-                        eligible_leader_replicas_end = pos + 1 + eligible_leader_replicas_n * 4
-                        if 0 < eligible_leader_replicas_n < 32 and eligible_leader_replicas_end <= size:  # the usual case: a short array
-                            record.eligible_leader_replicas = [*_unpack_int32s[eligible_leader_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                            pos = eligible_leader_replicas_end
-                        else:
-                            eligible_leader_replicas_n, pos = _w.read_count(buf, pos, True)
-                            if eligible_leader_replicas_n < 0:
-                                record.eligible_leader_replicas = None
-                            else:
-                                record.eligible_leader_replicas, pos = _w.read_fixed_array(buf, pos, eligible_leader_replicas_n, "i", 4)
+                    record.eligible_leader_replicas, pos = _w.read_nullable_fixed_array(buf, pos, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 1 (eligible_leader_replicas) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 2:
                     field = "last_known_elr"
-                    last_known_elr_n = buf[pos] - 1
-                    if last_known_elr_n == 0:  # empty: a count byte of 1
-                        pos += 1
-                        record.last_known_elr = []
-                    else:
-                        last_known_elr_end = pos + 1 + last_known_elr_n * 4
-                        if 0 < last_known_elr_n < 32 and last_known_elr_end <= size:  # the usual case: a short array
-                            record.last_known_elr = [*_unpack_int32s[last_known_elr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                            pos = last_known_elr_end
-                        else:
-                            last_known_elr_n, pos = _w.read_count(buf, pos, True)
-                            if last_known_elr_n < 0:
-                                record.last_known_elr = None
-                            else:
-                                record.last_known_elr, pos = _w.read_fixed_array(buf, pos, last_known_elr_n, "i", 4)
+                    record.last_known_elr, pos = _w.read_nullable_fixed_array(buf, pos, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 2 (last_known_elr) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -748,28 +720,12 @@ def _write_PartitionRecord_v2(record: PartitionRecord, out: bytearray) -> None:
         if record.eligible_leader_replicas is not None:
             payload = bytearray()
             field = "eligible_leader_replicas"
-            eligible_leader_replicas_items = record.eligible_leader_replicas
-            if eligible_leader_replicas_items is None:
-                _w.write_count(payload, None, True)
-            elif len(eligible_leader_replicas_items) < 32:  # the usual case: a short array with a one-byte count
-                payload.append(len(eligible_leader_replicas_items) + 1)
-                payload += _pack_int32s[len(eligible_leader_replicas_items)](*eligible_leader_replicas_items)
-            else:
-                _w.write_count(payload, len(eligible_leader_replicas_items), True)
-                _w.write_fixed_array(payload, eligible_leader_replicas_items, "i")
+            _w.write_nullable_fixed_array(payload, record.eligible_leader_replicas, "i")
             tagged.append((1, payload))
         if record.last_known_elr is not None:
             payload = bytearray()
             field = "last_known_elr"
-            last_known_elr_items = record.last_known_elr
-            if last_known_elr_items is None:
-                _w.write_count(payload, None, True)
-            elif len(last_known_elr_items) < 32:  # the usual case: a short array with a one-byte count
-                payload.append(len(last_known_elr_items) + 1)
-                payload += _pack_int32s[len(last_known_elr_items)](*last_known_elr_items)
-            else:
-                _w.write_count(payload, len(last_known_elr_items), True)
-                _w.write_fixed_array(payload, last_known_elr_items, "i")
+            _w.write_nullable_fixed_array(payload, record.last_known_elr, "i")
             tagged.append((2, payload))
         if tagged or record.unknown_tagged_fields:
             _w.write_tagged(out, tagged, record.unknown_tagged_fields)

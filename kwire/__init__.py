@@ -15,17 +15,18 @@ listed before it):
 - ``kwire.features``  KIP-584/KIP-778: feature levels, metadata.version, bootstrap files.
 - ``kwire.metadata``  Kafka's metadata image replayed from a KRaft log and written back as a
                       snapshot at a metadata.version, the quorum, the metadata shell.
-- ``kwire.fuzz``      round-trip and cross-version fuzzing, hostile-input fuzzing.
 - ``kwire.arrow``     Kafka log files as Arrow record batches in this process, and ``kwire
                       decode`` without Spark (the ``arrow`` extra: PyArrow only).
+- ``kwire.fuzz``      round-trip and cross-version fuzzing, hostile-input fuzzing.
 - ``kwire.testing``   for users' own suites: strategies, round-trip assertions, the pytest plugin.
 - ``kwire.spark``     bulk decoding on Apache Spark (the ``spark`` extra).
+- ``kwire.generator`` build time (the ``generator`` extra: jinja2, jsonschema), importing only
+                      the wire core: ``definitions`` (load and validate), ``emit`` (the
+                      codecs), ``records`` (the record decoders), ``evolution`` (compatibility,
+                      history, release tables), ``native`` (the compiled builds).
 - ``kwire.cli``       the ``kwire`` command (``python -m kwire``).
 
-``kwire.generator`` (build time: load and validate definitions, emit code, check compatibility;
-the ``generator`` extra: jinja2, jsonschema) depends on the wire core, and on ``kwire.fuzz`` for
-its hostile-input target; nothing in the runtime imports it, and ``import kwire`` imports none
-of the parts.
+Nothing in the runtime imports the generator, and ``import kwire`` imports none of the parts.
 
 Where to start:
 

@@ -41,8 +41,8 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     if os.environ.get("KWIRE_RECORD_DECODER") == "python":  # columns.CHOICE_VARIABLE: plain Python
         return  # chosen (`make mutation` mutates the decoder's source, which mypyc cannot compile)
-    from kwire.generator.native_build import CompileUnavailable
-    from kwire.generator.native_records import build
+    from kwire.generator.native.build import CompileUnavailable
+    from kwire.generator.native.records import build
 
     try:
         build(RECORD_DECODER_CACHE, log=lambda _message: None)
@@ -90,8 +90,8 @@ def kafka_python_definition_files() -> list:
 @pytest.fixture(scope="session")
 def kp_generated(tmp_path_factory: pytest.TempPathFactory):
     """A package generated (by kwire) from kafka-python's definitions, imported as ``kpgen``."""
+    from kwire.generator.definitions.loader import load_definitions
     from kwire.generator.emit import render_all, write_package
-    from kwire.generator.loader import load_definitions
 
     root = tmp_path_factory.mktemp("kpgen")
     write_package(render_all(load_definitions([kafka_python_definitions()])), root / "kpgen")
@@ -119,7 +119,7 @@ def spark():
 @pytest.fixture(scope="session")
 def compiled_generated():
     """message_defs' codecs with a representative subset compiled by mypyc (package ``kwcompiled``)."""
-    from kwire.generator.native_build import CompileUnavailable
+    from kwire.generator.native.build import CompileUnavailable
     from tests.generated.compiled_build import compiled_package
     from tests.optional import missing
 
@@ -132,8 +132,8 @@ def compiled_generated():
 def _built_record_decoder(flavour: str, skipped_by: tuple[str, ...]):
     """One compiled flavour of the record decoder, current: built (or taken from the cache) and
     loaded, skipped when KWIRE_RECORD_DECODER chose a later flavour, missing without a toolchain."""
-    from kwire.generator import native_records
-    from kwire.generator.native_build import CompileUnavailable
+    from kwire.generator.native import records as native_records
+    from kwire.generator.native.build import CompileUnavailable
     from kwire.records import columns
     from tests.optional import missing
 

@@ -122,8 +122,8 @@ def params_from(name: str, make: Callable[[ModuleType], Iterable[Any]], width: i
 
 
 def need_toolchain() -> Any:
-    """mypyc and a C compiler (kwire.generator.native_build.check_toolchain), or skip / fail."""
-    from kwire.generator.native_build import CompileUnavailable, check_toolchain
+    """mypyc and a C compiler (kwire.generator.native.build.check_toolchain), or skip / fail."""
+    from kwire.generator.native.build import CompileUnavailable, check_toolchain
 
     try:
         return check_toolchain()

@@ -89,7 +89,7 @@ ALLOWED = {
     "fuzz": {"wire", "records", "generated", "logs", "network", "metadata"},
     "testing": {"wire", "records", "generated", "network", "fuzz"},  # users' suites: strategies, mock peers
     "spark": {"wire", "records", "generated", "logs", "arrow", "fuzz", "metadata"},
-    "generator": {"wire", "fuzz"},  # fuzz: the definition loader's hostile-input target plugs into that harness
+    "generator": {"wire"},  # build time: the CLI composes it with fuzz (kwire/cli/definition_target.py)
     "cli": {"wire", "records", "generated", "logs", "network", "features", "metadata", "fuzz", "arrow", "spark",
             "testing", "generator", "__version__"},  # the command line sits above everything
     "kwire": {"wire"},  # `import kwire`: the error family only
@@ -105,6 +105,58 @@ def test_lower_parts_import_only_what_is_below_them(source):
     crossing = {(module, target) for module, target in dependencies().get(source, set())
                 if target not in ALLOWED[source]}
     assert not crossing, f"kwire.{source} imports parts above it: {sorted(crossing)}"
+
+
+# the generator's sub-packages (one concern each) -> those they may import: one way, each only
+# those listed before it; every sub-package is listed.
+GENERATOR_ALLOWED = {
+    "definitions": set(),  # definitions read into the model
+    "emit": {"definitions"},  # the model into modules
+    "records": {"emit"},  # the record layout into decoders (spelt with emit's Lines)
+    "evolution": {"definitions"},  # compatibility, history merge, release tables
+    "native": {"definitions", "emit", "records"},  # compiles what emit and records write
+}
+
+
+def generator_part(name: str) -> str | None:
+    """The generator's sub-package a module belongs to (``kwire.generator.emit.ops`` -> ``emit``)."""
+    pieces = name.split(".")
+    return pieces[2] if len(pieces) > 2 and pieces[:2] == ["kwire", "generator"] else None
+
+
+@pytest.mark.parametrize("source", sorted(GENERATOR_ALLOWED))
+def test_the_generators_sub_packages_import_one_way(source):
+    crossing = sorted((module, name) for module, path in modules() if generator_part(module) == source
+                      for name in imported_names(module, path)
+                      if generator_part(name) not in {None, source} | GENERATOR_ALLOWED[source])
+    assert not crossing, f"kwire.generator.{source} imports sub-packages above it: {crossing}"
+
+
+def test_every_generator_module_is_in_a_sub_package():
+    loose = sorted(p.name for p in (REPO / "generator").glob("*.py") if p.name != "__init__.py")
+    folders = {p.name for p in (REPO / "generator").iterdir() if (p / "__init__.py").exists()}
+    assert loose == [] and folders == set(GENERATOR_ALLOWED)
+    order = list(GENERATOR_ALLOWED)  # one way: each imports only sub-packages listed before it
+    assert all(GENERATOR_ALLOWED[name] <= set(order[:i]) for i, name in enumerate(order))
+    assert generator_part("kwire.generator.emit.ops") == "emit" and generator_part("kwire.generator") is None
+
+
+def named_parts(text: str, pattern: str) -> list[str]:
+    """The parts ``text`` names by ``pattern`` (a regex with one group, the part), in order."""
+    import re
+
+    return [name for name in re.findall(pattern, text, re.MULTILINE) if name in ALLOWED]
+
+
+def test_kwire_and_the_readme_describe_the_parts_in_the_order_of_allowed():
+    parts = [name for name in ALLOWED if name not in ("kwire", "__main__")]
+    docstring = ast.get_docstring(parsed(REPO / "kwire" / "__init__.py")) or ""
+    assert named_parts(docstring, r"^- ``kwire\.(\w+)``") == parts
+    readme = (REPO / "README.md").read_text().partition("## Layout")[2].partition("\n## ")[0]
+    rows = named_parts(readme, r"^\| `(?:kwire/)?(\w+)/` \|")
+    assert rows == parts
+    generator_row = next(line for line in readme.splitlines() if line.startswith("| `generator/`"))
+    assert all(f"`{name}/`" in generator_row for name in GENERATOR_ALLOWED)
 
 
 def test_no_runtime_part_imports_the_generator_or_the_command_line():
@@ -160,7 +212,7 @@ def test_the_folders_of_kwire_name_its_parts():
 def test_pyproject_lists_every_package():
     config = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
     mapping = config["package-dir"]
-    on_disk = {"kwire.message_defs", "kwire.generator.templates"}  # data only: definitions, jinja2 templates
+    on_disk = {"kwire.message_defs", "kwire.generator.emit.templates"}  # data only: definitions, jinja2 templates
     for package, folder in mapping.items():
         root = REPO / folder
         for init in root.rglob("__init__.py"):
@@ -172,8 +224,8 @@ def test_pyproject_lists_every_package():
 def test_the_analysis_sees_a_crossing_import(tmp_path):
     # the checker itself: an import of the generator inside a function is found
     module = tmp_path / "m.py"
-    module.write_text("def f():\n    from kwire.generator.loader import load_text\n    from ..records import x\n")
-    assert {"kwire.generator.loader", "kwire.generator.loader.load_text", "kwire.records", "kwire.records.x"} \
+    module.write_text("def f():\n    from kwire.generator.definitions import loader\n    from ..records import x\n")
+    assert {"kwire.generator.definitions", "kwire.generator.definitions.loader", "kwire.records", "kwire.records.x"} \
         == imported_names("kwire.logs.m", module)
 
 
@@ -294,9 +346,9 @@ def inline_varint_lines(tree: ast.AST) -> list[int]:
 
 
 def generated_lines(text: str) -> set[int]:
-    """Every line of a module kwire.generator.record_decoders writes (whole: named _generated_*,
+    """Every line of a module kwire.generator.records.decoders writes (whole: named _generated_*,
     its first line says so); none of any other."""
-    from kwire.generator.record_decoders import MODULE_HEADER
+    from kwire.generator.records.decoders import MODULE_HEADER
 
     if text.startswith(MODULE_HEADER[0] + "\n"):
         return set(range(1, len(text.splitlines()) + 1))
@@ -304,7 +356,7 @@ def generated_lines(text: str) -> set[int]:
 
 
 def test_records_are_decoded_by_hand_only_in_the_generated_decoders():
-    # Both record decoders are emitted from generator/record_layout.py; a record layout or an
+    # Both record decoders are emitted from generator/records/layout.py; a record layout or an
     # unrolled varint written by hand elsewhere is the duplication issue 23 removed. The
     # generated message codecs (the emitter's output) and the varint module are the other owners.
     offenders, seen = [], 0

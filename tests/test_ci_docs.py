@@ -17,9 +17,9 @@ import pytest
 
 from kwire.cli.main import build_parser
 from tests.optional import later
+from tests.packages import junitparser
 from tests.paths import MESSAGE_DEFS, REPO
 
-junitparser = later("junitparser")
 yaml = later("yaml")
 load_config = later("pre_commit.clientlib", "load_config")
 load_manifest = later("pre_commit.clientlib", "load_manifest")

@@ -57,7 +57,9 @@ def check_platform_wheel_with_both_builds(compiled_wheel: Path) -> None:
                 if n.startswith("kwire/generated/") and n.endswith(SUFFIX)}
     subset = {module_file(name) for name in WHEEL_SUBSET}
     # per module its shim and its library; the base class compiled once, in its own pair
-    assert compiled == subset | {f"{m}__mypyc" for m in subset} | {"_base", "_base__mypyc"}
+    # (and the native RecordsView, in its own pair: ProduceRequest has a records field)
+    assert compiled == subset | {f"{m}__mypyc" for m in subset} | {"_base", "_base__mypyc", "_records_view",
+                                                                    "_records_view__mypyc"}
     records = {n for n in names if n.startswith("kwire/records/") and n.endswith(SUFFIX)}
     assert records == {f"kwire/records/_column_decoder_c{SUFFIX}", f"kwire/records/_column_decoder_mypyc{SUFFIX}",
                        f"kwire/records/_column_decoder_mypyc__mypyc{SUFFIX}"}
@@ -146,7 +148,7 @@ def check_build_native(venv: Path, tmp_path: Path) -> None:
     decoder = report["parts"]["record_decoder"]
     assert decoder["compiled"] is True, decoder
 
-    run([str(venv / "bin" / "python"), "-m", "kwire.generator.native_records", "--remove"], cwd=tmp_path,
+    run([str(venv / "bin" / "python"), "-m", "kwire.generator.native.records", "--remove"], cwd=tmp_path,
         env={**os.environ, "PYTHONPATH": ""})
     _, report = doctor(venv, tmp_path)
     assert report["parts"]["record_decoder"] == {**decoder, "compiled": False, "compiled_modules": 0,

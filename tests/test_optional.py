@@ -16,8 +16,8 @@ import textwrap
 import pytest
 from packaging.requirements import Requirement
 
-from kwire.generator import native_records
-from kwire.generator.native_build import CompileUnavailable
+from kwire.generator.native import records as native_records
+from kwire.generator.native.build import CompileUnavailable
 from tests import optional
 from tests.paths import REPO
 
@@ -32,7 +32,7 @@ def no_toolchain(*_args, **_kwargs):
                                              ("false", pytest.skip.Exception)])
 def test_a_missing_toolchain_fails_under_ci_and_skips_elsewhere(monkeypatch, ci, outcome):
     monkeypatch.setenv("CI", ci)
-    monkeypatch.setattr("kwire.generator.native_build.check_toolchain", no_toolchain)
+    monkeypatch.setattr("kwire.generator.native.build.check_toolchain", no_toolchain)
     with pytest.raises(BaseException, match="no compiled build: no C compiler found") as raised:
         optional.need_toolchain()
     assert raised.type is outcome  # a skip where a failure is due must fail this test, not skip it
@@ -64,8 +64,8 @@ def native_command(tmp_path, **env) -> str:
 
 
 def test_make_native_passes_require_under_ci(tmp_path):
-    assert native_command(tmp_path, CI="true").endswith("native_records --cache build/record-decoder --require")
-    assert native_command(tmp_path, CI="").endswith("native_records --cache build/record-decoder")
+    assert native_command(tmp_path, CI="true").endswith("native.records --cache build/record-decoder --require")
+    assert native_command(tmp_path, CI="").endswith("native.records --cache build/record-decoder")
 
 
 def run_compiled_tests_without_mypy(ci: str) -> subprocess.CompletedProcess:

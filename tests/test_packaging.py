@@ -22,7 +22,7 @@ from tests.paths import CAPTURES, KRAFT_361, REPO
 
 def test_pyproject_lists_every_package():
     config = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
-    on_disk = {"kwire.generator.templates"}  # data only: the jinja2 templates
+    on_disk = {"kwire.generator.emit.templates"}  # data only: the jinja2 templates
     for package, folder in config["package-dir"].items():
         root = REPO / folder
         for init in root.rglob("__init__.py"):
@@ -90,7 +90,8 @@ def test_the_wheel_holds_one_top_level_package(dist):
     # C only as the source `kwire build-native` compiles the record decoder's C flavour from
     assert [name for name in names if name.endswith(".c")] == ["kwire/records/column_decoder_c.c"]
     for expected in ("kwire/py.typed", "kwire/generated/py.typed", "kwire/generated/api_versions_response.py",
-                     "kwire/generator/definition_schema.json", "kwire/generator/templates/module.py.j2",
+                     "kwire/generator/definitions/definition_schema.json",
+                     "kwire/generator/emit/templates/module.py.j2",
                      "kwire/message_defs/ApiVersionsResponse.json"):
         assert expected in names
     (sdist,) = dist.glob("*.tar.gz")

@@ -27,7 +27,7 @@ def test_make_check_runs_the_fast_tier_without_compiling(tmp_path):
     assert f"{tmp_path / 'venv'}/bin/pip install --quiet -e '.[test]'" in lines
     (run,) = [line for line in lines if " -m pytest " in line]
     assert run.startswith("KWIRE_RECORD_DECODER=python ") and run.endswith(" -m check")
-    assert not any("native_records" in line for line in lines)  # no compiler: `make native` is not run
+    assert not any("native.records" in line for line in lines)  # no compiler: `make native` is not run
     (run,) = [line for line in make_dry_run("test", tmp_path) if " -m pytest " in line]
     assert " -m " not in run.partition(" -m pytest ")[2]  # make test selects nothing out: the whole suite
 

@@ -6,11 +6,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kwire.wire import struct_base
 from kwire.wire.files import ExistingFileError, atomic_write
 
-from ..model import Message, snake_case
-from ..native_inline import paste_varint
+from ..definitions.model import Message, snake_case
 from .flavours import COMPILED, PURE
 from .imports import tidy_imports
 from .index import index_context
@@ -26,7 +24,7 @@ def _templates() -> jinja2.Environment:
     import jinja2  # the generator extra; imported when something is first rendered
 
     return jinja2.Environment(
-        loader=jinja2.PackageLoader("kwire.generator", "templates"),
+        loader=jinja2.PackageLoader("kwire.generator.emit", "templates"),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
         autoescape=False,
@@ -34,9 +32,6 @@ def _templates() -> jinja2.Environment:
 
 
 INDEX_FILE = "_index.py"
-
-# The compiled build's copy of kwire/struct_base.py (see there for why it is copied).
-NATIVE_BASE = "_base.py"
 
 
 def module_name(message: Message) -> str:
@@ -65,17 +60,15 @@ def render_package_index(messages: Iterable[Message]) -> str:
 def render_all(messages: Iterable[Message], *, native: bool = False) -> dict[str, str]:
     """File name -> content for the whole generated package.
 
-    ``native`` renders the sources that ``kwire generate --compile`` hands to mypyc: the same
-    plan, with reads shaped for compiled code, and the base class copied in as ``_base.py``.
+    ``native`` renders the modules that ``kwire generate --compile`` hands to mypyc: the same
+    plan, with reads shaped for compiled code (:func:`kwire.generator.native.build.native_package`
+    adds the base class they are compiled with).
     """
     messages = list(messages)
     files = {f"{module_name(m)}.py": render_message(m, native=native) for m in messages}
     files["__init__.py"] = render_package_init(messages)
     files[INDEX_FILE] = render_package_index(messages)
     files["py.typed"] = ""  # PEP 561: the generated classes' annotations are for the user's type checker
-    if native:
-        # kwire.wire.varint pasted in: _base is compiled alone and would call it as plain Python
-        files[NATIVE_BASE] = paste_varint(Path(struct_base.__file__).read_text())
     return files
 
 
@@ -106,7 +99,8 @@ def write_package(files: dict[str, str], out_dir: Path, *, force: bool = False) 
 
     Files an earlier run generated are kwire's to replace; any other file in the way is the user's,
     and without ``force`` the whole write is refused (:class:`ExistingFileError`) before anything
-    changes. Each file is written atomically (:mod:`kwire.wire.files`)."""
+    changes. Each file is written atomically (:mod:`kwire.wire.files`). Compiled modules beside
+    the sources are the native build's: :func:`kwire.generator.native.build.write_sources`."""
     if not force:
         for path in foreign_files(files, out_dir):
             raise ExistingFileError(path)
@@ -119,14 +113,6 @@ def write_package(files: dict[str, str], out_dir: Path, *, force: bool = False) 
             changed.append(name)
     for path in out_dir.glob("*.py"):
         if path.name not in files:
-            path.unlink()
-            changed.append(path.name)
-    if changed:
-        # Extension modules of a compiled build would shadow the new sources: drop them
-        # (`kwire generate --compile` builds them again).
-        from kwire.generator.native_compiler import extension_suffix
-
-        for path in out_dir.glob("*" + extension_suffix()):
             path.unlink()
             changed.append(path.name)
     return changed

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from kwire.wire.index import kafka_header_version
 from kwire.wire.primitives import INT16_MAX
 
-from ..errors import DefinitionError, Problem
-from ..model import Message
-from ..versions import Versions
+from ..definitions.errors import DefinitionError, Problem
+from ..definitions.model import Message
+from ..definitions.versions import Versions
 
 HeaderRanges = tuple[tuple[int, int, int], ...]
 

@@ -1,21 +1,24 @@
 """The steps the plan picks for compiled code (``kwire generate --compile``) where mypyc runs
-another read faster than the pure-Python step it replaces (:mod:`.ops`): integers through the
-integer readers of ``_base`` (a C call each, no tuple) instead of a ``struct`` call, short
-integer arrays as list displays, keyed arrays appended to through a typed list.
+another read faster than the pure-Python step it replaces (:mod:`.ops`): integers read inline
+(librt's big-endian readers; the rarer types through the integer readers of ``_base``) instead
+of a ``struct`` call, a struct's leading run of integers read into its native constructor's
+arguments, short integer arrays as list displays, keyed arrays appended to through a typed list.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..model import Field  # noqa: F401  (the inherited constructors' annotations: pdoc resolves them here)
+from ..definitions.model import Field  # noqa: F401  (the inherited constructors' annotations: pdoc resolves them here)
 from .code import Lines
 from .flavours import Flavour
 from .ops import FixedArray, FixedRun, Layout, LayoutName, StructArray  # noqa: F401  (the same)
 
 # Fixed-width types compiled code reads with the integer readers of kwire.wire.struct_base
 # (float64 keeps struct: compiled arithmetic has no cheaper way to build a double).
-INTEGER_READERS = {"bool": "read_bool", "int8": "read_int8", "int16": "read_int16", "uint16": "read_uint16",
-                   "int32": "read_int32", "uint32": "read_uint32", "int64": "read_int64"}
+# int16, int32 and int64 (nearly every integer Kafka sends) with librt's readers, which mypyc
+# compiles inline; the rarer types through _base.
+INTEGER_READERS = {"bool": "read_bool", "int8": "read_int8", "int16": "read_i16_be", "uint16": "read_uint16",
+                   "int32": "read_i32_be", "uint32": "read_uint32", "int64": "read_i64_be"}
 
 # Short arrays of integers compiled code reads as a list display, by count.
 SHORT_DISPLAY = 3
@@ -23,13 +26,18 @@ SHORT_DISPLAY = 3
 
 @dataclass(frozen=True, eq=False)
 class IntegerRun(FixedRun):
-    """A fixed-width run of integers read with the integer readers of ``_base`` (compiled code:
-    a few machine instructions each, no tuple); written with its ``struct`` as any run."""
+    """A fixed-width run of integers read with INTEGER_READERS (compiled code: a few machine
+    instructions each, no tuple); written with its ``struct`` as any run."""
 
     def read(self, obj: str, flavour: Flavour) -> Lines:
         reads = integer_reads(self)
         assert reads is not None, "the plan makes an IntegerRun of integers only"
         return [f"{obj}.{attr} = {read}" for attr, read in reads] + [f"pos += {self.width}"]
+
+    def constructor_arguments(self) -> list[tuple[str, str]] | None:
+        # Leading a struct, the run is read into the native constructor's arguments: every
+        # field is then written once, not first with its default.
+        return integer_reads(self)
 
 
 def integer_reads(run: FixedRun) -> list[tuple[str, str]] | None:
@@ -47,8 +55,12 @@ def integer_reads(run: FixedRun) -> list[tuple[str, str]] | None:
 
 @dataclass(frozen=True, eq=False)
 class IntegerArray(FixedArray):
-    """An array of integers in compiled code: short ones are read with the integer readers of
-    ``_base``, short enough ones as a list display."""
+    """An array of integers in compiled code: short ones are read with INTEGER_READERS, short
+    enough ones as a list display."""
+
+    @property
+    def one_call(self) -> bool:
+        return False  # inline in tagged fields too: in compiled code the reads are C calls, no frame
 
     def read_short(self) -> str:
         reader = INTEGER_READERS[self.element]
@@ -70,8 +82,8 @@ class CompiledStructArray(StructArray):
         if not self.keyed:
             return super().collect_elements()
         # Appended to through a local typed list: mypyc calls PyList_Append (a KeyedList is a
-        # list that keeps append), instead of looking append up by name on a Python subclass,
-        # ~180 instructions an element (60 per ApiVersionsResponse).
+        # list that keeps append), instead of looking append up by name on a Python subclass
+        # (benchmarks/README.md, "Figures behind design choices").
         keyed, name = f"{self.attr}_keyed", self.layout.struct.name
         return [f"{keyed}: KeyedList[{name}] = KeyedList()",
                 f"{self.items}: list[{name}] = {keyed}"], keyed

@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 from uuid import UUID
 
-from ..model import Field
-from ..versions import MAX_VERSION, Versions
+from ..definitions.model import Field
+from ..definitions.versions import MAX_VERSION, Versions
 
 
 class ModuleConstants:

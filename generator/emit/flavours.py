@@ -51,10 +51,26 @@ class PurePython:
     # __eq__ comes from GeneratedStruct, one loop over FIELDS (it keeps generated/ small), except
     # in the structs writers compare with their default (views.ModuleView).
     field_by_field_eq = False
-    # The plan picks the steps shaped for mypyc (.compiled_ops): fixed-width integers read with
-    # the integer readers of ``_base`` (a C call each, where CPython is faster with one struct
-    # call), arrays of structs appended to through typed lists.
+    # The plan picks the steps shaped for mypyc (.compiled_ops): fixed-width integers read inline
+    # one by one (where CPython is faster with one struct call), a struct's leading integers
+    # read into its constructor, arrays of structs appended to through typed lists.
     compiled_steps = False
+    # The type of a reader's position (``pos``) and of the buffer's size: compiled, a machine
+    # integer, so that the position arithmetic of every read is a C add and compare.
+    position_type = "int"
+    size_annotation = ""
+
+    # What a module with a records field imports for it beside the plain RecordsView, and the
+    # annotation of such a field.
+    records_imports: tuple[str, ...] = ()
+    records_hint = "RecordsView | bytes"
+
+    def records_view(self, view: str, start: str, end: str) -> Lines:
+        """Make ``view``, a RecordsView of ``buf[start:end]`` (already checked to fit)."""
+        return [f"{view} = {self.blank('RecordsView')}  # its slots are set here, as RecordsView allows",
+                f"{view}._buf = buf",
+                f"{view}._start = {start}",
+                f"{view}._end = {end}"]
 
     def omitted(self, struct: str | None) -> str:
         """The default of a constructor parameter (an array, or a ``struct``) whose definition's
@@ -77,12 +93,14 @@ class PurePython:
         return f"blank_instance({cls})"  # object.__new__ itself: no Python frame, no look-up on the class
 
     def new_instance(self, cls: str, obj: str, arrays: list[tuple[str, bool]],
-                     defaults: list[tuple[str, str]]) -> Lines:
+                     defaults: list[tuple[str, str]], given: list[tuple[str, str]]) -> Lines:
         """Make ``obj``, an instance of ``cls`` whose every field the reader then sets.
 
         ``arrays`` are the (attribute, keyed) of the arrays the reader sets, ``defaults`` the
-        (attribute, expression) of fields no read at these versions sets.
+        (attribute, expression) of fields no read at these versions sets, ``given`` the
+        (attribute, read expression) of fields read as the constructor's arguments (compiled only).
         """
+        assert not given, "pure readers read every field into the instance"
         return [f"{obj} = {self.blank(cls)}"] + [f"{obj}.{attr} = {value}" for attr, value in defaults]
 
 
@@ -93,10 +111,18 @@ class Compiled(PurePython):
     message_imports = ("FieldInfo", "KeyedList", "NEVER", "check_unsupported")
     header = [
         "",
-        "from typing import ClassVar, Final",
+        "from typing import TYPE_CHECKING, ClassVar, Final",
         "",
-        "from ._base import (GeneratedStruct, read_bool, read_count, read_int8, read_int16, read_int32, read_int64,",
-        "                    read_length, read_tag_count, read_tag_header, read_uint16, read_uint32, read_uuid)",
+        "from librt.strings import read_i16_be, read_i32_be, read_i64_be",
+        "",
+        "from ._base import (GeneratedStruct, read_bool, read_count, read_int8, read_length, read_tag_count,",
+        "                    read_tag_header, read_uint16, read_uint32, read_uuid)",
+        "",
+        "# librt (mypyc's run-time library, a dependency of kwire): its readers of big-endian integers are",
+        "# compiled inline (a bounds check and a load each), not called through _base's export table.",
+        "# Positions are machine integers (i64): an annotation only, not imported at run time.",
+        "if TYPE_CHECKING:",
+        "    from mypy_extensions import i64",
         "",
         "# Final: compiled code reads Final module constants directly, other globals from a dict.",
         "_LIST_PLACEHOLDER: Final[list] = []",
@@ -119,13 +145,25 @@ class Compiled(PurePython):
     bridges_empty_arrays = False
     # Each class on the hot path compares field by field in its own __eq__: writers test whether
     # a tagged struct still holds its default with !=, per element (a Fetch partition's three
-    # tagged structs), and a native comparison costs a fraction of the base class's generic loop
-    # (FetchResponse v12 encode +24% without it). Off the hot path the base class's loop serves
-    # (compiled __eq__ was 8% of their C), except in the structs writers compare with their
+    # tagged structs), and a native comparison costs a fraction of the base class's generic loop.
+    # Off the hot path the base class's loop serves (their own __eq__ cost C compile time:
+    # benchmarks/README.md, "Figures behind design choices"), except in the structs writers compare with their
     # defaults, which keep their own in every module (views.ModuleView). The compiled sources
     # are not committed, so this costs no lines.
     field_by_field_eq = True
     compiled_steps = True
+    position_type = "i64"
+    size_annotation = ": i64"
+
+    # The native twin of RecordsView compiled beside _base (kwire.generator.native.inline): its
+    # constructor is one allocation and three slot stores, where the plain class costs compiled
+    # code object.__new__ and three generic attribute sets (~1k instructions a view). Fields
+    # still take a plain RecordsView (or bytes) from the user.
+    records_imports = ("from ._records_view import RecordsView as _NativeRecordsView",)
+    records_hint = "RecordsView | _NativeRecordsView | bytes"
+
+    def records_view(self, view: str, start: str, end: str) -> Lines:
+        return [f"{view} = _NativeRecordsView(buf, {start}, {end})"]
 
     def omitted(self, struct: str | None) -> str:
         # mypyc checks a parameter's default against its type, so DEFAULT (typed Any) would fail
@@ -147,12 +185,14 @@ class Compiled(PurePython):
         return f"_new_object({cls})"
 
     def new_instance(self, cls: str, obj: str, arrays: list[tuple[str, bool]],
-                     defaults: list[tuple[str, str]]) -> Lines:
-        placeholders = ", ".join(f"{attr}={'_KEYED_PLACEHOLDER' if keyed else '_LIST_PLACEHOLDER'}"
-                                 for attr, keyed in arrays)
+                     defaults: list[tuple[str, str]], given: list[tuple[str, str]]) -> Lines:
+        arguments = ", ".join([f"{attr}={read}" for attr, read in given]
+                              + [f"{attr}={'_KEYED_PLACEHOLDER' if keyed else '_LIST_PLACEHOLDER'}"
+                                 for attr, keyed in arrays])
         return ["# Compiled, the native constructor is the cheapest way to a complete object; arrays read",
-                "# below get a shared placeholder instead of a new empty list (every path replaces it).",
-                f"{obj} = {cls}({placeholders})"]
+                "# below get a shared placeholder instead of a new empty list (every path replaces it)."
+                + ("\n# The leading integers are read as its arguments: each field is written once." if given else ""),
+                f"{obj} = {cls}({arguments})"]
 
 
 Flavour = PurePython

@@ -19,8 +19,8 @@ from kwire.wire.index import (
     TRANSACTIONS_TOPIC,
 )
 
-from ..errors import DefinitionError, Problem
-from ..model import Message, snake_case
+from ..definitions.errors import DefinitionError, Problem
+from ..definitions.model import Message, snake_case
 from .apis import api_entries
 
 #: Kafka's storage module's records (apiKeys 0-3 of their own, framed as metadata records are).

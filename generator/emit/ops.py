@@ -25,7 +25,7 @@ from typing import ClassVar
 
 from kwire.wire.primitives import SMALL_ARRAY
 
-from ..model import Field, Struct
+from ..definitions.model import Field, Struct
 from .code import Lines, indent
 from .flavours import Flavour
 
@@ -160,6 +160,11 @@ class FixedRun(Op):
     def write(self, obj: str, out: str) -> Lines:
         return [f"{out} += {self.pack}({', '.join(f'{obj}.{f.attr_name}' for f in self.fields)})"]
 
+    def constructor_arguments(self) -> list[tuple[str, str]] | None:
+        """(attribute, read expression) of each field, where a reader passes the run to the
+        struct's constructor instead (compiled runs of integers); None: the run is read as above."""
+        return None
+
 
 def bridge_format(before: FixedRun, after: FixedRun) -> str:
     """The struct format of two runs with an array's count byte between them."""
@@ -174,8 +179,8 @@ class EmptyArrayBridge:
 
     Where the flavour allows (:attr:`Flavour.bridges_empty_arrays`, read by the plan), the read tests the count
     byte first and, when it says null or empty, reads both runs and the byte with one
-    precompiled ``struct`` call (``unpack``): a call, a tuple and three position updates fewer,
-    ~700 instructions a FetchResponse partition in CPython 3.11. Any other count takes the three
+    precompiled ``struct`` call (``unpack``): a call, a tuple and three position updates fewer
+    (benchmarks/README.md, "Figures behind design choices"). Any other count takes the three
     steps as usual. Writes are unchanged.
     """
 
@@ -348,11 +353,7 @@ class RecordsOp(Op):
     def view(self, obj: str, flavour: Flavour, start: str, end: str) -> Lines:
         """Set the field to a RecordsView of ``buf[start:end]``, already checked to fit."""
         view = f"{self.attr}_view"
-        return [f"{view} = {flavour.blank('RecordsView')}  # its slots are set here, as RecordsView allows",
-                f"{view}._buf = buf",
-                f"{view}._start = {start}",
-                f"{view}._end = {end}",
-                f"{self.value(obj)} = {view}"]
+        return flavour.records_view(view, start, end) + [f"{self.value(obj)} = {view}"]
 
     def write(self, obj: str, out: str) -> Lines:
         value = self.value(obj)
@@ -570,11 +571,26 @@ class FixedArray(ArrayOp):
         return False
 
     @property
+    def one_call(self) -> bool:
+        """A tagged nullable compact array: read and written by one runtime call that holds the
+        inline fast path, said once instead of per field and version (a tagged field is read at
+        most once per struct, in the tag loop, so the call costs its struct one frame at most)."""
+        return self.short_inline and self.tag is not None and self.nullable and not self.left_unset_when_empty
+
+    @property
+    def reads_buffer_size(self) -> bool:
+        return self.short_inline and not self.one_call
+
+    @property
     def runtime_functions(self) -> tuple[str, ...]:
+        if self.one_call:
+            return ("read_nullable_fixed_array", "write_nullable_fixed_array")
         shared = ("read_fixed_array", "write_fixed_array", "write_count")
         return shared + (("UNPACK_ARRAY", "PACK_ARRAY") if self.short_inline else ("read_count",))
 
     def read(self, obj: str, flavour: Flavour) -> Lines:
+        if self.one_call:
+            return [f'{self.value(obj)}, pos = _w.read_nullable_fixed_array(buf, pos, "{self.code}", {self.width})']
         if not self.short_inline:
             return super().read(obj, flavour)
         # An empty array first, then the count byte and the elements in one bound check; anything
@@ -598,6 +614,11 @@ class FixedArray(ArrayOp):
 
     def read_elements(self, obj: str, flavour: Flavour) -> Lines:
         return [f'{self.value(obj)}, pos = _w.read_fixed_array(buf, pos, {self.count}, "{self.code}", {self.width})']
+
+    def write(self, obj: str, out: str) -> Lines:
+        if self.one_call:
+            return [f'_w.write_nullable_fixed_array({out}, {self.value(obj)}, "{self.code}")']
+        return super().write(obj, out)
 
     def write_short(self, out: str) -> Lines:
         return [f"{out} += {self.pack}[len({self.items})](*{self.items})"]
@@ -974,18 +995,34 @@ class Layout:
         """Bytes written by the untagged fixed-width runs."""
         return sum(op.width for op in self.ops if isinstance(op, FixedRun))
 
-    def new_instance(self, obj: str, flavour: Flavour) -> Lines:
-        """Make the instance ``obj`` that a read fills."""
+    def constructed_run(self) -> FixedRun | None:
+        """The struct's leading run when its reads go to the constructor (compiled runs of
+        integers, see FixedRun.constructor_arguments): the instance is then made inside the
+        reader's ``try``, with those fields, rather than made whole and then overwritten."""
+        first = self.ops[0] if self.ops else None
+        if isinstance(first, FixedRun) and id(first) not in self.bridges and first.constructor_arguments():
+            return first
+        return None
+
+    def new_instance(self, obj: str, flavour: Flavour, given: list[tuple[str, str]] | None = None) -> Lines:
+        """Make the instance ``obj`` that a read fills (``given``: fields read as its arguments)."""
+        if given is None and self.constructed_run() is not None:
+            return []  # made by the first read step
         arrays = [(op.attr, op.keyed) for op in self.arrays]
-        return flavour.new_instance(self.struct.name, obj, arrays=arrays, defaults=list(self.defaults))
+        return flavour.new_instance(self.struct.name, obj, arrays=arrays, defaults=list(self.defaults),
+                                    given=given or [])
 
     def read_steps(self, obj: str, flavour: Flavour) -> Lines:
         """Every step of a read into ``obj``, the tagged section last (inside the reader's try)."""
         lines: Lines = []
         ops = iter(self.ops)
+        constructed = self.constructed_run()
         for op in ops:
             bridge = self.bridges.get(id(op))
-            if bridge is None:
+            if op is constructed:
+                lines += [f'field = "{op.label}"', *self.new_instance(obj, flavour, op.constructor_arguments()),
+                          f"pos += {op.width}"]
+            elif bridge is None:
                 lines += op.read_step(obj, flavour)
             else:  # the run, the array and the run after it
                 lines += bridge.read(obj, flavour)

@@ -10,13 +10,14 @@ only read here for its switches. The views and templates only render.
 """
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from uuid import UUID
 
-from ..model import Field, Message, Struct
-from ..types import STRUCT_CODES
+from ..definitions.model import Field, Message, Struct
+from ..definitions.types import STRUCT_CODES
 from .compiled_ops import INTEGER_READERS, CompiledStructArray, IntegerArray, IntegerRun
 from .constants import ModuleConstants, default_literal
 from .flavours import Flavour
@@ -73,9 +74,8 @@ def on_hot_path(message: Message) -> bool:
 def compiled_by_default(message: Message) -> bool:
     """Whether a compiled build (``kwire generate --compile``) builds the definition's module
     unless asked for every module. Hot-path code is written for mypyc (inline reads, calls into
-    the compiled base module): compiled, it decodes 1.57x and encodes 1.33x as fast (geometric
-    means over its modules). Code off the hot path is mostly calls into kwire's Python runtime:
-    compiled, 1.04x and 1.08x, for 62% of the whole protocol's C compile time
+    the compiled base module) and gains much compiled; code off the hot path is mostly calls into
+    kwire's Python runtime and gains little, for most of the C compile time
     (benchmarks/bench_compiled_gain.py; benchmarks/README.md, "What pays")."""
     return on_hot_path(message)
 
@@ -143,7 +143,7 @@ def bridges_empty_array(before: Op, array: Op, after: Op) -> bool:
 def reads_elements_inline(array: Field, element: Layout, hot: bool, flexible: bool) -> bool:
     """Arrays of structs may read each element inside their loop instead of calling the
     element's reader (where the flavour reads elements inline: pure Python): that saves the call, its frame and
-    the returned tuple, about 1,100 instructions an element. Only on the hot path and in
+    the returned tuple (benchmarks/README.md, "Figures behind design choices"). Only on the hot path and in
     flexible versions (what today's clients and brokers speak: every bench_codec workload);
     elsewhere the parent calls the element's one shared reader, so the element's code is
     written once per layout instead of once per parent layout. Not where a field of the
@@ -369,17 +369,18 @@ class _Planner:
         e, short = t.element, inlines_short_arrays(compact, self.hot)
         unset = self.flavour.leaves_empty_arrays_unset and not f.has_null_default
         if e.name in FIXED_TYPES:
-            code, unpack, pack = STRUCT_CODES[e.name], "", ""
-            if short:
+            code = STRUCT_CODES[e.name]
+            integers = self.flavour.compiled_steps and e.name in INTEGER_READERS
+            array = (IntegerArray if integers else FixedArray)(
+                (f,), owner=owner, refuses_null_inline=refuse,
+                compact=compact, nullable=nullable, short_inline=short, tag=tag,
+                left_unset_when_empty=unset, code=code, width=e.fixed_width or 0, element=e.name)
+            if short and not array.one_call:
                 # Tables of precompiled structs by element count: _unpack_int32s[3] reads three.
                 unpack = self._helper(("unpack array", e.name), f"_unpack_{e.name}s", f'_w.UNPACK_ARRAY["{code}"]')
                 pack = self._helper(("pack array", e.name), f"_pack_{e.name}s", f'_w.PACK_ARRAY["{code}"]')
-            integers = self.flavour.compiled_steps and e.name in INTEGER_READERS
-            return (IntegerArray if integers else FixedArray)(
-                (f,), owner=owner, refuses_null_inline=refuse,
-                compact=compact, nullable=nullable, short_inline=short, tag=tag,
-                left_unset_when_empty=unset, code=code, width=e.fixed_width or 0, element=e.name, unpack=unpack,
-                pack=pack)
+                array = dataclasses.replace(array, unpack=unpack, pack=pack)
+            return array
         loops = loops_over_elements(self.hot)
         if e.name == "uuid":
             return (UuidArray if loops else SharedUuidArray)((f,), owner=owner, refuses_null_inline=refuse,

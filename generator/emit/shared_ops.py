@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..model import Field  # noqa: F401  (the inherited constructors' annotations: pdoc resolves them here)
+from ..definitions.model import Field  # noqa: F401  (the inherited constructors' annotations: pdoc resolves them here)
 from .code import Lines
 from .flavours import Flavour
 from .ops import ArrayOp, BytesArray, Layout, LayoutName, StructArray, UuidArray, non_null  # noqa: F401  (the same)

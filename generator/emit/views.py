@@ -13,8 +13,8 @@ import re
 import textwrap
 from pathlib import Path
 
-from ..model import Field, Message, Struct, snake_case
-from ..versions import Versions
+from ..definitions.model import Field, Message, Struct, snake_case
+from ..definitions.versions import Versions
 from .code import LINE_LENGTH, block
 from .constants import ModuleConstants, default_literal
 from .flavours import Flavour
@@ -39,13 +39,16 @@ def keyed(f: Field) -> bool:
     return f.type.is_array and f.struct is not None and bool(f.struct.map_key_fields)
 
 
-def python_type(f: Field, nullable: bool, *, parameter: bool = False) -> str:
+def python_type(f: Field, nullable: bool, *, parameter: bool = False, records: str = "RecordsView | bytes") -> str:
     """The annotation of a field's attribute: what decoding gives (mapKey arrays are KeyedLists).
 
     As a constructor ``parameter`` any list will do: the constructor makes it a KeyedList.
+    ``records`` is the flavour's annotation of a records field.
     """
     t = f.type
-    if not t.is_array:
+    if t.name == "records":
+        base = records
+    elif not t.is_array:
         base = _py_scalar(t.name)
     else:
         container = "KeyedList" if keyed(f) and not parameter else "list"
@@ -206,7 +209,8 @@ class FieldView:
         """
         f, attr = self.field, self.attr
         nullable = not f.nullable_versions.empty
-        self.param_hint = python_type(f, nullable, parameter=True)
+        self.hint = python_type(f, nullable, records=flavour.records_hint)
+        self.param_hint = python_type(f, nullable, parameter=True, records=flavour.records_hint)
         self.init = attr
         if not (f.type.is_array or f.type.is_struct):
             self.param_default = self._default_literal
@@ -308,6 +312,7 @@ class LayoutView:
              "str(version)")
             for op in layout.ops if isinstance(op, VersionTest) for f in op.fields if not f.ignorable]
         self.version_parameter = ", version: int" if layout.takes_version else ""
+        self.position_type, self.size_annotation = flavour.position_type, flavour.size_annotation
 
 
 class StructView:
@@ -366,7 +371,7 @@ class ModuleView:
             s.omitted_marker = flavour.omitted_struct(s.name) if s.name in marked else None
         # Structs that writers compare with a new default instance (a tagged or versioned struct
         # field, FieldView.differs_from_default): once per element, so they keep a field-by-field
-        # __eq__; GeneratedStruct's generic one made FetchResponse v12 encode 5% slower.
+        # __eq__ (GeneratedStruct's generic one is slower: benchmarks/README.md, "Figures behind design choices").
         compared = {f.type.name for sp in module_plan.structs for f in sp.struct.fields
                     if f.type.is_struct and not f.type.is_array and not f.has_null_default}
         for s in self.structs:

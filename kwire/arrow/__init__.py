@@ -20,7 +20,7 @@ tasks, so both give the same rows.
 """
 from __future__ import annotations
 
-from typing import Any
+from kwire.wire.lazy import lazy_exports
 
 _EXPORTS = {
     "iter_record_batches": "kwire.arrow.reader",
@@ -32,16 +32,4 @@ _EXPORTS = {
 
 # Imported on first use (PyArrow loads only then), so there is no __all__: the API reference
 # documents each name in its own module.
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'kwire.arrow' has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(module), name)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

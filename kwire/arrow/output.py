@@ -21,7 +21,8 @@ FORMATS = ("parquet", "json")
 SUFFIXES = {"parquet": ".parquet", "json": ".json"}
 
 # Parquet row groups of up to this many rows or bytes: batches are gathered to about this size
-# before they are written (a row group per 32k-row batch costs 2.7x the CPU and 40% more bytes).
+# before they are written (a row group per batch would cost CPU and bytes: benchmarks/README.md,
+# "Figures behind design choices").
 ROW_GROUP_ROWS = 256 * 1024
 ROW_GROUP_BYTES = 64 * 1024 * 1024
 # Columns with few distinct values, dictionary-encoded; the others (keys, values, offsets) are

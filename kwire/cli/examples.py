@@ -77,6 +77,11 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "merge-versions": ("kwire merge-versions message_defs/ProduceRequest.json "  # in a clone of Kafka
                        "git:3.8.0:clients/src/main/resources/common/message/ProduceRequest.json "
                        "--out merged/ProduceRequest.json",),
+    "doctor": ("kwire doctor",
+               "kwire doctor --json"),
+    "build-native": ("kwire build-native --codecs",
+                     "kwire build-native --codecs all --jobs 2",
+                     "kwire build-native --messages ApiVersionsRequest,ApiVersionsResponse --json"),
 }
 
 

@@ -12,6 +12,7 @@ import importlib
 import sys
 from collections.abc import Iterable
 
+from kwire.cli.commands import SUMMARIES
 from kwire.cli.examples import add_examples
 
 # sub-command name -> module with ``register(subparsers)``. A run imports only the module of the
@@ -33,26 +34,6 @@ COMMANDS = {
     "build-native": "kwire.cli.commands.build_native",
     "versions": "kwire.cli.commands.versions",
     "merge-versions": "kwire.cli.commands.merge_versions",
-}
-
-# sub-command name -> its line in `kwire --help`; the same text as the help= its module registers
-# (tests/cli/test_grammar.py checks that the two agree)
-SUMMARIES = {
-    "validate": "check definition files against the format and Kafka's rules",
-    "generate": "emit Python codecs for a directory of definitions",
-    "check-compat": "flag incompatible changes between two generations of definitions",
-    "dump": "print Kafka log segments, snapshots, indexes and state files",
-    "fuzz": "fuzz every message at every version and classify version conversions",
-    "decode": "decode Kafka log files into Parquet or JSON (here, or on Spark)",
-    "schemas": "write Spark and Arrow schemas of every message version",
-    "frame": "decode one captured request or response frame",
-    "storage": "write KRaft storage files (bootstrap.checkpoint)",
-    "features": "describe and judge feature-level changes (kafka-features, offline)",
-    "metadata": "the metadata image of a KRaft log: show it, write it as a snapshot, check downgrades",
-    "doctor": "say which parts run compiled (record decoder, codecs) and why not",
-    "build-native": "compile the record decoder (and, with --codecs, the codecs) with mypyc",
-    "versions": "which Kafka release added each API version",
-    "merge-versions": "restore the versions a newer definition removed, proven",
 }
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from xml.etree import ElementTree
 
 from .baseline import Worse
+from .sweep import unshown
 
 
 def junit_report(result: dict[str, Any], worse: Sequence[Worse] = ()) -> str:
@@ -66,8 +67,7 @@ def _row_problems(name: str, row: dict[str, dict[str, Any]], result: dict[str, A
             problems.append(f"FAIL {name} {key} case {failure['index']} (seed {result['seed']}): "
                             f"{'; '.join(failure['problems'])}")
         problems += [f"CONTRADICTION {name} {key}: {text}" for text in cell["contradictions"]]
-        problems += [f"UNSHOWN {name} {key}: {path}: {demo['detail']}"
-                     for path, demo in cell["directed"].items() if not demo["shown"]]
+        problems += [f"UNSHOWN {name} {key}: {path}: {detail}" for path, detail in unshown(cell)]
     return problems
 
 

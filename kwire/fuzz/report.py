@@ -13,6 +13,7 @@ from typing import Any
 from kwire.wire.files import atomic_output, atomic_write
 
 from .matrix import OUTCOMES
+from .sweep import unshown as unshown_fields
 
 # Colour-blind-friendly (Okabe-Ito) colours, in OUTCOMES order.
 COLORS = {"lossless": "#009E73", "lossy": "#E69F00", "refused": "#56B4E9", "failed": "#D55E00"}
@@ -35,7 +36,7 @@ def summary_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
             counts[cell["outcome"]] += 1
             failed_cases += cell["observed"]["failed"]
             contradictions += len(cell["contradictions"])
-            unshown += sum(1 for d in cell["directed"].values() if not d["shown"])
+            unshown += len(unshown_fields(cell))
         low, high = message["versions"]
         rows.append({"message": name, "versions": f"{low}-{high}", **counts, "failed_cases": failed_cases,
                      "contradictions": contradictions, "unshown": unshown})
@@ -104,8 +105,7 @@ def _failures(result: dict[str, Any]) -> list[str]:
                 lines.append(f"`{name}` {key} case {failure['index']}: {'; '.join(failure['problems'])} "
                              f"(reproduce: `{reproduce_command(result, name, failure['index'])}`)")
             lines += [f"`{name}` {key}: contradiction: {c}" for c in cell["contradictions"]]
-            lines += [f"`{name}` {key}: {p} not shown: {d['detail']}"
-                      for p, d in cell["directed"].items() if not d["shown"]]
+            lines += [f"`{name}` {key}: {path} not shown: {detail}" for path, detail in unshown_fields(cell)]
     return lines
 
 

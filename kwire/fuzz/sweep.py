@@ -174,6 +174,11 @@ def check_cell(cls: type[GeneratedStruct], static: StaticCell, observed: dict[st
     }
 
 
+def unshown(cell: dict[str, Any]) -> list[tuple[str, str]]:
+    """The directed demonstrations of ``cell`` that did not show their field: (path, why not)."""
+    return [(path, demo["detail"]) for path, demo in cell["directed"].items() if not demo["shown"]]
+
+
 def _demo(cls: type[GeneratedStruct], static: StaticCell, path: str, reason: str | None) -> dict[str, Any]:
     shown = demonstrate(cls, static.from_version, static.to_version, path, reason)
     return {"shown": shown.shown, "detail": shown.detail}
@@ -202,15 +207,15 @@ def contradictions(cls: type[GeneratedStruct], static: StaticCell, observed: dic
 
 def summarize(result: dict[str, Any]) -> dict[str, Any]:
     """Counts over the whole sweep, and whether it passed."""
-    failures = contradictions_n = unshown = cells_n = 0
+    failures = contradictions_n = unshown_n = cells_n = 0
     for message in result["messages"].values():
         for cell in message["cells"].values():
             cells_n += 1
             failures += cell["observed"]["failed"]
             contradictions_n += len(cell["contradictions"])
-            unshown += sum(1 for d in cell["directed"].values() if not d["shown"])
+            unshown_n += len(unshown(cell))
     return {"cells": cells_n, "failed_cases": failures, "contradictions": contradictions_n,
-            "unshown_fields": unshown, "passed": not (failures or contradictions_n or unshown)}
+            "unshown_fields": unshown_n, "passed": not (failures or contradictions_n or unshown_n)}
 
 
 def failing_cases(result: dict[str, Any]) -> list[dict[str, Any]]:

@@ -71,23 +71,14 @@ class MetadataDelta:
         self.image = image
         self.release = release
         self._known_metadata_version = known_metadata_version
-        self._features: FeaturesDelta | None = None
-        self._cluster: ClusterDelta | None = None
-        self._topics: TopicsDelta | None = None
-        self._configs: ConfigurationsDelta | None = None
-        self._client_quotas: ClientQuotasDelta | None = None
+        self._parts: dict[str, Any] = {}  # image part name -> its delta, made when a record first touches it
         self._next_producer_id: int | None = None
-        self._acls: AclsDelta | None = None
-        self._scram: ScramDelta | None = None
-        self._delegation_tokens: DelegationTokensDelta | None = None
         self._applied: MetadataImage | None = None
 
     @property
     def is_empty(self) -> bool:
         """No record changed anything (the image it applies to is the one it began from)."""
-        return all(part is None for part in (
-            self._features, self._cluster, self._topics, self._configs, self._client_quotas, self._next_producer_id,
-            self._acls, self._scram, self._delegation_tokens))
+        return not self._parts and self._next_producer_id is None
 
     # --------------------------------------------------------------------------- replay
 
@@ -175,55 +166,47 @@ class MetadataDelta:
 
     # -------------------------------------------------------------------------- part deltas
 
+    def _part(self, name: str, make: Callable[..., Any], **options: Any) -> Any:
+        """The delta of image part ``name`` (Kafka's ``getOrCreate...Delta``): made from the image's
+        part the first time a record touches it."""
+        delta = self._parts.get(name)
+        if delta is None:
+            delta = self._parts[name] = make(getattr(self.image, name), **options)
+        return delta
+
     @property
     def features(self) -> FeaturesDelta:
-        if self._features is None:
-            self._features = FeaturesDelta(self.image.features, self._known_metadata_version)
-        return self._features
+        return self._part("features", FeaturesDelta, known_metadata_version=self._known_metadata_version)
 
     @property
     def cluster(self) -> ClusterDelta:
-        if self._cluster is None:
-            self._cluster = ClusterDelta(self.image.cluster)
-        return self._cluster
+        return self._part("cluster", ClusterDelta)
 
     @property
     def topics(self) -> TopicsDelta:
-        if self._topics is None:
-            covers = self.release.clear_elr_covers_delta_topics if self.release is not None else True
-            self._topics = TopicsDelta(self.image.topics, clear_elr_covers_delta_topics=covers)
-        return self._topics
+        covers = self.release.clear_elr_covers_delta_topics if self.release is not None else True
+        return self._part("topics", TopicsDelta, clear_elr_covers_delta_topics=covers)
 
     @property
     def configs(self) -> ConfigurationsDelta:
-        if self._configs is None:
-            image_only = self.release.remove_topic_configs_from_image_only if self.release is not None else False
-            self._configs = ConfigurationsDelta(self.image.configs, topic_configs_from_image_only=image_only)
-        return self._configs
+        image_only = self.release.remove_topic_configs_from_image_only if self.release is not None else False
+        return self._part("configs", ConfigurationsDelta, topic_configs_from_image_only=image_only)
 
     @property
     def client_quotas(self) -> ClientQuotasDelta:
-        if self._client_quotas is None:
-            self._client_quotas = ClientQuotasDelta(self.image.client_quotas)
-        return self._client_quotas
+        return self._part("client_quotas", ClientQuotasDelta)
 
     @property
     def acls(self) -> AclsDelta:
-        if self._acls is None:
-            self._acls = AclsDelta(self.image.acls)
-        return self._acls
+        return self._part("acls", AclsDelta)
 
     @property
     def scram(self) -> ScramDelta:
-        if self._scram is None:
-            self._scram = ScramDelta(self.image.scram)
-        return self._scram
+        return self._part("scram", ScramDelta)
 
     @property
     def delegation_tokens(self) -> DelegationTokensDelta:
-        if self._delegation_tokens is None:
-            self._delegation_tokens = DelegationTokensDelta(self.image.delegation_tokens)
-        return self._delegation_tokens
+        return self._part("delegation_tokens", DelegationTokensDelta)
 
     # --------------------------------------------------------------------------------- apply
 
@@ -232,25 +215,9 @@ class MetadataDelta:
         default the image's own). A delta is applied once; it takes no record after."""
         if self._applied is None:
             image = self.image
-            changes: dict[str, Any] = {}
-            if self._features is not None:
-                changes["features"] = self._features.apply()
-            if self._cluster is not None:
-                changes["cluster"] = self._cluster.apply()
-            if self._topics is not None:
-                changes["topics"] = self._topics.apply()
-            if self._configs is not None:
-                changes["configs"] = self._configs.apply()
-            if self._client_quotas is not None:
-                changes["client_quotas"] = self._client_quotas.apply()
+            changes: dict[str, Any] = {name: delta.apply() for name, delta in self._parts.items()}
             if self._next_producer_id is not None:
                 changes["next_producer_id"] = self._next_producer_id
-            if self._acls is not None:
-                changes["acls"] = self._acls.apply()
-            if self._scram is not None:
-                changes["scram"] = self._scram.apply()
-            if self._delegation_tokens is not None:
-                changes["delegation_tokens"] = self._delegation_tokens.apply()
             if provenance is not None and provenance != image.provenance:
                 changes["provenance"] = provenance
             self._applied = replace(image, **changes) if changes else image

@@ -363,14 +363,28 @@ def _unsupported(api: str, verb: str, kraft_version: int) -> VoterChangeVerdict:
                               f"{kraft_version}", live_checks=_live_checks(api, 3))
 
 
+# api -> how Kafka's messages name the request and the change
+_ADD_OR_REMOVE = {"AddRaftVoter": ("Add", "adding"), "RemoveRaftVoter": ("Remove", "removing")}
+
+
+def _refused_first(api: str, history: QuorumHistory, voter_id: int, directory_id: UUID) -> VoterChangeVerdict | None:
+    """What AddRaftVoter and RemoveRaftVoter refuse before looking at the voters: a voter key that is not
+    valid (``KafkaRaftClient.handleAddVoterRequest``/``handleRemoveVoterRequest``), then kraft.version 0."""
+    request, verb = _ADD_OR_REMOVE[api]
+    if voter_id < 0 or directory_id == NO_DIRECTORY_ID:
+        return VoterChangeVerdict(api, ErrorCode.INVALID_REQUEST,
+                                  f"{request} voter request didn't include a valid voter")
+    if history.kraft_version < 1:
+        return _unsupported(api, verb, history.kraft_version)
+    return None
+
+
 def judge_add_voter(history: QuorumHistory, voter_id: int, directory_id: UUID,
                     endpoints: Sequence[tuple[str, str, int]]) -> VoterChangeVerdict:
     """``AddVoterHandler.handleAddVoterRequest``'s log-side checks (Kafka 4.2.1)."""
     api = "AddRaftVoter"
-    if voter_id < 0 or directory_id == NO_DIRECTORY_ID:  # KafkaRaftClient.handleAddVoterRequest
-        return VoterChangeVerdict(api, ErrorCode.INVALID_REQUEST, "Add voter request didn't include a valid voter")
-    if history.kraft_version < 1:
-        return _unsupported(api, "adding", history.kraft_version)
+    if (refused := _refused_first(api, history, voter_id, directory_id)) is not None:
+        return refused
     voters = history.voters or ()
     if any(v.id == voter_id for v in voters):
         return VoterChangeVerdict(api, ErrorCode.DUPLICATE_VOTER,
@@ -387,10 +401,8 @@ def judge_remove_voter(history: QuorumHistory, voter_id: int, directory_id: UUID
     """``RemoveVoterHandler.handleRemoveVoterRequest``'s log-side checks: ``VoterSet.removeVoter`` refuses
     an absent voter, another directory id, and the last voter."""
     api = "RemoveRaftVoter"
-    if voter_id < 0 or directory_id == NO_DIRECTORY_ID:  # KafkaRaftClient.handleRemoveVoterRequest
-        return VoterChangeVerdict(api, ErrorCode.INVALID_REQUEST, "Remove voter request didn't include a valid voter")
-    if history.kraft_version < 1:
-        return _unsupported(api, "removing", history.kraft_version)
+    if (refused := _refused_first(api, history, voter_id, directory_id)) is not None:
+        return refused
     voters = history.voters or ()
     old = next((v for v in voters if v.id == voter_id), None)
     if old is None or old.directory_id != directory_id or len(voters) <= 1:

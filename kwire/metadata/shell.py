@@ -272,16 +272,11 @@ def _ls(state: ShellState, args: list[str], screen_width: int | None) -> Outcome
     outcome = Outcome()
     files: list[str] = []
     directories: list[tuple[str, list[str]]] = []
-    for target in effective_paths(args):
-        matches = visit(state, target)
-        if not matches:
-            outcome.lines.append(f"ls: {target}: no such file or directory.")
-            outcome.missing += 1
-        for match in matches:
-            if match.node.is_directory:
-                directories.append((match.last_component, sorted_names(match.node)))
-            else:
-                files.append(match.last_component)
+    for _target, match in _each_match(state, outcome, effective_paths(args), "ls: {}: no such file or directory."):
+        if match.node.is_directory:
+            directories.append((match.last_component, sorted_names(match.node)))
+        else:
+            files.append(match.last_component)
     outcome.lines += target_lines(files, directories, screen_width)
     outcome.json = {"command": "ls", "files": files,
                     "directories": [{"name": n, "children": c} for n, c in directories]}
@@ -301,12 +296,18 @@ def _each_match(state: ShellState, outcome: Outcome, targets: Iterable[str],
             yield target, match
 
 
-def _cat(state: ShellState, args: list[str], screen_width: int | None) -> Outcome:
+def _at_least_one(command: str, args: list[str]) -> list[str]:
+    """The PATH arguments of ``command``, which takes one or more (Kafka's argparse words when none)."""
     if not args:
-        raise ShellUsageError("cat: too few arguments: cat PATH...")
+        raise ShellUsageError(f"{command}: too few arguments: {command} PATH...")
+    return args
+
+
+def _cat(state: ShellState, args: list[str], screen_width: int | None) -> Outcome:
     outcome = Outcome()
     values = []
-    for target, match in _each_match(state, outcome, args, "cat: {}: No such file or directory."):
+    paths = _at_least_one("cat", args)
+    for target, match in _each_match(state, outcome, paths, "cat: {}: No such file or directory."):
         if match.node.is_directory:
             outcome.lines.append(f"cat: {target}: Is a directory")
             outcome.missing += 1
@@ -335,11 +336,10 @@ def _find_under(path: str, node: Node, lines: list[str]) -> None:
 
 
 def _tree(state: ShellState, args: list[str], screen_width: int | None) -> Outcome:
-    if not args:
-        raise ShellUsageError("tree: too few arguments: tree PATH...")
     outcome = Outcome()
     trees = []
-    for _target, match in _each_match(state, outcome, args, "tree: {}: No such file or directory."):
+    paths = _at_least_one("tree", args)
+    for _target, match in _each_match(state, outcome, paths, "tree: {}: No such file or directory."):
         print_node(match.node, outcome.lines)
         trees.append({"path": match.absolute_path, "tree": node_json(match.node)})
     outcome.json = {"command": "tree", "trees": trees}

@@ -10,9 +10,9 @@ has been lost because the following could not be represented in metadata.version
 same words in 3.9.0 and 4.2.1). Within a part, records come in the order Kafka's maps hand them
 out (:mod:`kwire.features.java_order`; the maps are built alike in 3.9.0 and 4.2.1).
 
-What is written depends on the writing release (:class:`WriterRelease`) as well as the level. A
-3.x writer follows Kafka 3.9.0, a 4.x writer Kafka 4.2.1 (whose rules were 4.0.0's and 4.1.1's
-but for the last one). Where they differ:
+What is written depends on the writing release (:class:`~kwire.features.releases.KafkaRelease`)
+as well as the level. A 3.x writer follows Kafka 3.9.0, a 4.x writer Kafka 4.2.1 (whose rules were
+4.0.0's and 4.1.1's but for the last one). Where they differ:
 
 - levels: 3.x writes from 3.0-IV1 (below 3.3-IV0 as 3.0-IV1, without FeatureLevelRecords, the
   finalized features lost as "feature flag(s): ..."); 4.x from 3.3-IV3 only.
@@ -110,51 +110,21 @@ class Loss:
                 f"metadata.version {metadata_version}: {self.what}")
 
 
-@dataclass(frozen=True)
-class WriterRelease:
-    """What the Kafka release writing the snapshot does beyond what the level says (listed above;
-    the rules are fields of :class:`kwire.features.releases.KafkaRelease`)."""
-
-    release: KafkaRelease
-
-    @property
-    def name(self) -> str:
-        return self.release.name
-
-    @property
-    def writes_zk_migration_state(self) -> bool:
-        return self.release.writes_zk_migration_state
-
-    @property
-    def keeps_zk_migration_state(self) -> bool:
-        return self.release.keeps_zk_migration_state
-
-    @property
-    def writes_kraft_version_feature_record(self) -> bool:
-        return self.release.writes_kraft_version_feature_record
-
-    @property
-    def writes_elr_by_feature(self) -> bool:
-        return self.release.writes_elr_by_feature
-
-    @property
-    def skips_undefined_configs(self) -> bool:
-        return self.release.skips_undefined_configs
-
-    def check_writes(self, mv: MetadataVersion) -> None:
-        if mv.level > self.release.latest_production_level:
-            raise UnwritableImageError(
-                f"Kafka {self.name} cannot write metadata.version {mv}: its newest is "
-                f"{self.release.latest_production}")
-        if mv.level < self.release.minimum_level:
-            raise UnwritableImageError(
-                f"Kafka {self.name} cannot write metadata.version {mv}: its oldest is "
-                f"{from_level(self.release.minimum_level)}")
+def check_writes(release: KafkaRelease, mv: MetadataVersion) -> None:
+    """Refuse a level the writing release cannot write (the release's own rules, listed above, are the
+    fields of :class:`kwire.features.releases.KafkaRelease`)."""
+    if mv.level > release.latest_production_level:
+        raise UnwritableImageError(
+            f"Kafka {release.name} cannot write metadata.version {mv}: its newest is {release.latest_production}")
+    if mv.level < release.minimum_level:
+        raise UnwritableImageError(
+            f"Kafka {release.name} cannot write metadata.version {mv}: its oldest is "
+            f"{from_level(release.minimum_level)}")
 
 
-def writer_release(name: str | None, image_level: int) -> WriterRelease:
+def writer_release(name: str | None, image_level: int) -> KafkaRelease:
     """The release that writes: ``name`` if given, else the one the image's own level belongs to."""
-    return WriterRelease(kafka_release(name) if name else release_for(image_level))
+    return kafka_release(name) if name else release_for(image_level)
 
 
 @dataclass
@@ -165,7 +135,7 @@ class WrittenImage:
     losses: list[Loss]
     requested: MetadataVersion  # the level asked for
     metadata_version: MetadataVersion  # the level whose rules were used (below 3.3-IV0: 3.0-IV1)
-    release: WriterRelease
+    release: KafkaRelease
 
     @property
     def lossy(self) -> bool:
@@ -180,7 +150,7 @@ class _Options:
     """Kafka's ImageWriterOptions: the level written, whether ELR is on, a loss handler that collects."""
 
     mv: MetadataVersion
-    release: WriterRelease
+    release: KafkaRelease
     elr_enabled: bool = False  # isEligibleLeaderReplicasEnabled: the image's eligible.leader.replicas.version >= 1
     losses: list[Loss] = field(default_factory=list)
 
@@ -209,7 +179,7 @@ def write_image(image: MetadataImage, target: MetadataVersion | int | str | None
     current = image_metadata_version(image)
     requested = current if target is None else metadata_version(target)
     writer = writer_release(release, current.level)
-    writer.check_writes(requested)
+    check_writes(writer, requested)
     # below 3.3-IV0 there is no FeatureLevelRecord: Kafka writes those levels as 3.0-IV1
     effective = from_level(MINIMUM_KRAFT_LEVEL) if requested.level < MINIMUM_BOOTSTRAP_LEVEL else requested
     options = _Options(effective, writer, image.features.finalized.get(ELIGIBLE_LEADER_REPLICAS_VERSION, 0) >= 1)

@@ -1,6 +1,7 @@
 """Talking to brokers: request/response headers, size-prefixed frames and a correlator, Kafka's error
 codes (``errors``), version negotiation (``versions``), SASL (``sasl``), a sans-I/O
-:class:`Connection` with asyncio (``aio``) and blocking (``blocking``) adapters, an example client.
+:class:`Connection` with asyncio (``aio``) and blocking (``blocking``) adapters, and a small
+blocking client (``client``).
 
 ``Connection`` is imported on first use, so that ``kwire.network.framing`` alone stays light."""
 from __future__ import annotations

@@ -1,17 +1,28 @@
-"""A small synchronous Kafka client, to show that real brokers accept kwire's encodings.
+"""A small synchronous Kafka client: kwire's supported way to talk to a broker from blocking code.
 
-It speaks just enough of the protocol to round-trip data: Metadata, CreateTopics, Produce of a
-record batch built by :mod:`kwire.records`, and Fetch. Each broker connection is a
-:class:`~kwire.network.blocking.BlockingConnection`, the blocking adapter over kwire's sans-I/O
-:class:`~kwire.network.connection.Connection`, which does the framing, the ApiVersions negotiation
-(with the KIP-511 retry when a broker refuses a too-new ApiVersions request), SASL and the
-deadlines. Every failure is a :class:`~kwire.wire.errors.KwireError`: :class:`ClientError` for the
-conversation (refused connection, timeout, broker error codes), the codec's own errors for bytes
-that do not decode.
+What it does: Metadata (:meth:`KafkaClient.metadata`, :meth:`KafkaClient.partition`), CreateTopics,
+Produce of a record batch built by :mod:`kwire.records`, and Fetch, against the bootstrap broker and
+the partition leaders Metadata names; any other request through a broker's connection
+(:meth:`KafkaClient.connection`, then :meth:`BrokerConnection.request`). ``kwire features describe
+--bootstrap-server`` is built on :class:`BrokerConnection`.
+
+Each broker connection is a :class:`~kwire.network.blocking.BlockingConnection`, the blocking adapter
+over kwire's sans-I/O :class:`~kwire.network.connection.Connection`, which does the framing, the
+deadlines, SASL and the version negotiation: ApiVersions is asked once per connection, when it
+opens (again only for the KIP-511 retry when a broker refuses a too-new ApiVersions request); every
+request after that uses the versions it chose, and the broker's whole answer stays at hand as
+:attr:`BrokerConnection.api_versions`. The client keeps one connection per broker.
+
+The public API is ``__all__``: :class:`KafkaClient`, :class:`BrokerConnection`,
+:class:`PartitionInfo`, :class:`FetchedPartition`, :func:`parse_address` and :class:`ClientError`.
+Every failure is a :class:`~kwire.wire.errors.KwireError`: :class:`ClientError` for the conversation
+(refused connection, timeout, a broker's error code in ``error_code``, named from the one
+:class:`~kwire.wire.error_codes.ErrorCode` table), the codec's own errors for bytes that do not
+decode, :class:`~kwire.wire.errors.UnsupportedVersionError` for an API the two sides share no
+version of.
 """
 from __future__ import annotations
 
-import importlib.metadata
 import re
 import time
 import uuid
@@ -19,6 +30,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+import kwire
 from kwire.generated import (
     CreateTopicsRequest,
     FetchRequest,
@@ -34,23 +46,14 @@ from kwire.wire.errors import UnsupportedVersionError
 from kwire.wire.index import ProtocolIndex
 
 from .blocking import BlockingConnection
-from .errors import ClientError, ErrorCode, KafkaApiError
+from .connection import CLIENT_SOFTWARE_NAME
+from .errors import ClientError, ErrorCode, KafkaApiError, exception_for
 from .framing import DEFAULT_MAX_FRAME_BYTES, ResponseFrame
 from .sasl import SaslCredentials
 
-CLIENT_SOFTWARE_NAME = "kwire"
-
-
-def _software_version() -> str:
-    """kwire's version, in the characters brokers accept in ApiVersions v3+ (KIP-511)."""
-    try:
-        version = importlib.metadata.version("kwire")
-    except importlib.metadata.PackageNotFoundError:  # a checkout that is not installed
-        return "unknown"
-    return re.sub(r"[^A-Za-z0-9.-]", "-", version).strip(".-") or "unknown"
-
-
-CLIENT_SOFTWARE_VERSION = _software_version()
+# kwire's version in the characters brokers accept in ApiVersions v3+ (KIP-511: [a-zA-Z0-9.-],
+# starting and ending with a letter or digit)
+CLIENT_SOFTWARE_VERSION = re.sub(r"[^A-Za-z0-9.-]", "-", kwire.__version__).strip(".-") or "unknown"
 DEFAULT_TIMEOUT = 10.0
 NO_TOPIC_ID = uuid.UUID(int=0)
 
@@ -59,21 +62,24 @@ PRODUCE, FETCH, METADATA, CREATE_TOPICS = 0, 1, 3, 19
 # Produce and Fetch name topics until v12 and by topic id from v13 on (KIP-516)
 TOPIC_IDS_FROM = 13
 
-__all__ = ["BrokerConnection", "ClientError", "FetchedPartition", "KafkaClient", "PartitionInfo", "error_name",
-           "parse_address"]
-
-
-def error_name(code: int) -> str:
-    known = ErrorCode.lookup(code)
-    return known.name if known is not None else f"error {code}"
+__all__ = ["BrokerConnection", "ClientError", "FetchedPartition", "KafkaClient", "PartitionInfo", "parse_address"]
 
 
 def parse_address(address: str) -> tuple[str, int]:
-    """``host:port`` (``[::1]:9092`` for IPv6) as a (host, port) pair."""
+    """``host:port`` (``[::1]:9092`` for IPv6) as a (host, port) pair; anything else is a ClientError."""
     host, sep, port = address.strip().rpartition(":")
     if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
         raise ClientError(f"not a host:port address: {address!r}")
     return host.strip("[]"), int(port)
+
+
+def _refused(what: str, code: int, message: str | None = None) -> ClientError:
+    """A broker's error code as a ClientError: ``WHAT: NAME (code): message`` as
+    :class:`~kwire.network.errors.KafkaApiError` words it (the broker's message, else the table's)."""
+    error = exception_for(code, message)
+    refused = ClientError(f"{what}: {error}", error_code=code)
+    refused.__cause__ = error
+    return refused
 
 
 # --- one connection ------------------------------------------------------------------------------
@@ -97,19 +103,35 @@ class BrokerConnection(BlockingConnection):
                              index=index, max_frame_bytes=max_frame_bytes,
                              client_software_version=CLIENT_SOFTWARE_VERSION, include_unstable=True)
         except KafkaApiError as exc:  # ApiVersions or SASL answered with an error code
-            raise ClientError(f"connecting to {host}:{port} failed: {exc}", error_code=exc.code) from None
+            raise _refused(f"connecting to {host}:{port} failed", exc.code, exc.error_message) from None
         self.index = self.protocol.index
 
     @property
     def versions(self) -> dict[int, tuple[int, int]]:  # type: ignore[override]
+        """api key -> the (min, max) versions the broker listed in its ApiVersions answer."""
         return self.protocol.broker_ranges
 
     @property
+    def api_versions(self) -> Any:
+        """The broker's ApiVersionsResponse, as decoded when the connection opened (its features
+        from v3 on): the one ApiVersions exchange of this connection, not a new request."""
+        assert self.protocol.api_versions is not None  # the constructor returns only once negotiated
+        return self.protocol.api_versions.body
+
+    @property
+    def api_versions_version(self) -> int:
+        """The version of that ApiVersions exchange (the last of :attr:`api_versions_used`)."""
+        assert self.protocol.api_versions is not None
+        return self.protocol.api_versions.api_version
+
+    @property
     def api_versions_used(self) -> list[int]:
-        """The ApiVersions versions asked, in order."""
+        """The ApiVersions versions asked, in order: one, or two after a KIP-511 refusal."""
         return self.protocol.api_versions_asked
 
     def exchange(self, body: Any, version: int | None = None, *, timeout: float | None = None) -> ResponseFrame | None:
+        """Send ``body`` (at :meth:`version` unless given); return its whole response frame (None
+        for Produce with acks=0). :meth:`request` returns just the body."""
         response = super().exchange(body, self.version(type(body).API_KEY) if version is None else version,
                                     timeout=timeout)
         if response is not None:
@@ -117,16 +139,17 @@ class BrokerConnection(BlockingConnection):
         return response
 
     def version(self, api_key: int) -> int:
-        """The highest version of ``api_key`` that both kwire and the broker support."""
+        """The highest version of ``api_key`` that both kwire and the broker support: the one the
+        connection's negotiation chose (unstable versions included)."""
+        chosen = self.protocol.versions.get(api_key)
+        if chosen is not None:
+            return chosen
         if api_key not in self.versions:
             raise UnsupportedVersionError(f"{self._where()} does not support api key {api_key}")
-        common = self.common_versions(api_key)
-        if not common:
-            ours = self.index.request_class(api_key).VALID_VERSIONS
-            theirs = self.versions[api_key]
-            raise UnsupportedVersionError(f"api key {api_key}: kwire has versions {ours[0]}-{ours[1]}, "
-                                          f"{self._where()} {theirs[0]}-{theirs[1]}")
-        return common[-1]
+        ours = self.index.request_class(api_key).VALID_VERSIONS
+        theirs = self.versions[api_key]
+        raise UnsupportedVersionError(f"api key {api_key}: kwire has versions {ours[0]}-{ours[1]}, "
+                                      f"{self._where()} {theirs[0]}-{theirs[1]}")
 
     def common_versions(self, api_key: int) -> range:
         """Every version of ``api_key`` that both sides support."""
@@ -139,6 +162,8 @@ class BrokerConnection(BlockingConnection):
 
 @dataclass(frozen=True)
 class PartitionInfo:
+    """A partition and its leader, as Metadata named them (:meth:`KafkaClient.partition`)."""
+
     topic: str
     topic_id: uuid.UUID
     partition: int
@@ -155,7 +180,12 @@ class FetchedPartition:
 
 
 class KafkaClient:
-    """Connects to a bootstrap broker, then to partition leaders as Metadata names them."""
+    """Connects to a bootstrap broker, then to partition leaders as Metadata names them.
+
+    ``bootstrap`` is ``host:port``; ``ssl`` an :class:`ssl.SSLContext` for TLS, ``sasl`` the
+    credentials to authenticate with; ``timeout`` (seconds) bounds each request. A context manager:
+    leaving the ``with`` block closes every connection.
+    """
 
     def __init__(self, bootstrap: str, *, client_id: str = CLIENT_SOFTWARE_NAME,
                  timeout: float = DEFAULT_TIMEOUT, index: ProtocolIndex | None = None, ssl: Any = None,
@@ -174,6 +204,7 @@ class KafkaClient:
                                 ssl=self.ssl, sasl=self.sasl)
 
     def close(self) -> None:
+        """Close every broker connection."""
         for connection in self._connections.values():
             connection.close()
         self._connections.clear()
@@ -221,9 +252,7 @@ class KafkaClient:
         response = self.bootstrap.request(request)
         for result in response.topics:
             if result.error_code not in (0, ErrorCode.TOPIC_ALREADY_EXISTS):
-                raise ClientError(f"creating topic {result.name!r} failed: {error_name(result.error_code)}"
-                                  f"{': ' + result.error_message if result.error_message else ''}",
-                                  error_code=result.error_code)
+                raise _refused(f"creating topic {result.name!r} failed", result.error_code, result.error_message)
         return response
 
     def partition(self, topic: str, partition: int = 0, *, create: bool = True, attempts: int = 20) -> PartitionInfo:
@@ -246,7 +275,7 @@ class KafkaClient:
                 time.sleep(0.05)  # a new topic's leader takes a moment to appear
                 continue
             if code or found is None:
-                raise ClientError(f"metadata for {topic!r}: {error_name(code)}", error_code=code)
+                raise _refused(f"metadata for {topic!r}", code)
             for p in found.partitions:
                 if p.partition_index == partition and p.error_code == 0 and p.leader_id >= 0:
                     return PartitionInfo(topic, found.topic_id, partition, p.leader_id)
@@ -268,9 +297,8 @@ class KafkaClient:
             return -1  # acks=0: nothing comes back
         result = _only_partition(response.responses, "name", "partition_responses", "index", where, version)
         if result.error_code:
-            detail = f": {result.error_message}" if getattr(result, "error_message", None) else ""
-            raise ClientError(f"producing to {where.topic}[{where.partition}] with Produce v{version} failed: "
-                              f"{error_name(result.error_code)}{detail}", error_code=result.error_code)
+            raise _refused(f"producing to {where.topic}[{where.partition}] with Produce v{version} failed",
+                           result.error_code, getattr(result, "error_message", None))
         return result.base_offset
 
     def fetch(self, where: PartitionInfo, offset: int = 0, *, until: int | None = None, max_wait_ms: int = 100,
@@ -287,12 +315,10 @@ class KafkaClient:
             request = FetchRequest(max_wait_ms=max_wait_ms, min_bytes=1, max_bytes=max_bytes, topics=[topic])
             response = connection.request(request, version)
             if response.error_code:
-                raise ClientError(f"Fetch v{version} failed: {error_name(response.error_code)}",
-                                  error_code=response.error_code)
+                raise _refused(f"Fetch v{version} failed", response.error_code)
             data = _only_partition(response.responses, "topic", "partitions", "partition_index", where, version)
             if data.error_code:
-                raise ClientError(f"fetching {where.topic}[{where.partition}] at offset {offset}: "
-                                  f"{error_name(data.error_code)}", error_code=data.error_code)
+                raise _refused(f"fetching {where.topic}[{where.partition}] at offset {offset}", data.error_code)
             high_watermark = data.high_watermark
             until = high_watermark if until is None else until
             for batch in _batches(data.records):

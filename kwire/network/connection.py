@@ -128,6 +128,9 @@ class Connection:
         self.versions: dict[int, int] = {}
         self.broker_ranges: dict[int, tuple[int, int]] = {}
         self.api_versions_asked: list[int] = []
+        # The broker's ApiVersions answer that negotiation used (its features too, v3+): asked once
+        # per connection, kept for whoever wants more of it than the versions.
+        self.api_versions: ResponseFrame | None = None
         self.close_reason: str | None = None
         self.failure: ClientError | None = None  # why it closed, as the error to raise
         self._correlator = Correlator(self.index, max_frame_bytes=self.max_frame_bytes,
@@ -285,6 +288,7 @@ class Connection:
             self._ask_api_versions(refused.retry_version, now)
             return []
         self.broker_ranges = broker_versions(response.body)
+        self.api_versions = response
         if self.sasl is None:
             return self._ready()
         self.state = State.AUTHENTICATING

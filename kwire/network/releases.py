@@ -1,7 +1,7 @@
 """Which Kafka releases spoke which API versions, and which releases a broker's ApiVersions fits.
 
 The tables are ``release_versions.json`` beside this module: derived from each release's own
-definitions by ``kwire versions --derive-from`` (see :mod:`kwire.generator.release_tables`), with
+definitions by ``kwire versions --derive-from`` (see :mod:`kwire.generator.evolution.release_tables`), with
 each release's tag and commit. A release's table lists every request API with its versions and,
 from Kafka 2.8 on, its listeners. A broker advertises the APIs of its own listener: a ZooKeeper
 broker those marked ``zkBroker`` (every API before 2.8), a KRaft broker those marked ``broker``.

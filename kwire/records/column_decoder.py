@@ -20,7 +20,7 @@ null_rows                     int32 row numbers that stand for no record (a skip
 validity bitmaps), from which ``pa.Array.from_buffers`` builds arrays without copying.
 
 This one source is two of the three flavours. mypyc compiles it (``python -m
-kwire.generator.native_records``, run by ``make test``) into
+kwire.generator.native.records``, run by ``make test``) into
 ``kwire.records._column_decoder_mypyc``, where the buffers are mypyc's ``librt.strings``
 writers and every integer is a machine integer; run as plain Python it is the fallback, with
 :mod:`kwire.records.byte_writer` standing in for ``librt``. The fastest, the C flavour
@@ -29,7 +29,7 @@ replaces only :meth:`ColumnBuilder.add_records`. :mod:`kwire.records.columns` pi
 
 The record loop (``_add_records``, ``_add_headers``) and its helpers are emitted, with the object
 decoder of :mod:`kwire.records.record_codec`, from the one description of the record layout in
-``generator/record_layout.py`` (``python -m kwire.generator.record_decoders``; then rebuild) into
+``generator/records/layout.py`` (``python -m kwire.generator.records.decoders``; then rebuild) into
 the wholly generated :mod:`kwire.records._generated_columns`, imported below (the methods in the
 class body); the mypyc build pastes their definitions in place of those two imports.
 
@@ -74,7 +74,7 @@ INT64_MIN: Final[i64] = -(2**63)
 #: The smallest record: a one-byte length, then six one-byte fields.
 MIN_RECORD_SIZE: Final = 7
 
-# ---- the record loop's helpers are pasted here when compiled (kwire.generator.native_records) ----
+# ---- the record loop's helpers are pasted here when compiled (kwire.generator.native.records) ----
 
 
 class RecordColumns:
@@ -173,9 +173,9 @@ class ColumnBuilder:
             self._truncate(marks)
             raise
 
-    # The record loop, generated from generator/record_layout.py: plain Python takes it as methods
+    # The record loop, generated from generator/records/layout.py: plain Python takes it as methods
     # by this import; the mypyc build pastes its definitions here in place of it.
-    from kwire.records._generated_columns import _add_headers, _add_records  # pasted in when compiled (native_records)
+    from kwire.records._generated_columns import _add_headers, _add_records  # pasted in when compiled (native.records)
 
     def add_record(self, offset: i64, timestamp: i64, key: bytes | None, value: bytes | None,
                    headers: list[tuple[str, bytes | None]]) -> None:

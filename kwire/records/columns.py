@@ -1,7 +1,7 @@
 """Records into column buffers: the fastest flavour of the decoder that is built and current.
 
 Three flavours, tried in this order, all emitted from the one description of the record layout
-(``generator/record_layout.py``):
+(``generator/records/layout.py``):
 
 1. ``c``: ``kwire.records._column_decoder_c``, the generated C of ``column_decoder_c.c`` (keys and
    values copied straight from the input into the column buffers);

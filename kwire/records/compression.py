@@ -270,7 +270,8 @@ def _with_accepted_lz4_header_checksum(data) -> bytes:
 
 
 # Decompression contexts, one per window cap and thread: setting one up and its first use cost
-# about 70 us, more than decompressing a 100 kB batch with a context already warm.
+# more than decompressing a 100 kB batch with a context already warm (benchmarks/README.md,
+# "Figures behind design choices").
 _zstd_contexts = threading.local()
 
 

@@ -22,6 +22,7 @@ import os
 import re
 import struct
 import zlib
+from abc import ABCMeta
 from collections.abc import Iterator
 
 from crc32c import crc32c
@@ -300,7 +301,7 @@ def _shifted(err: DecodeError, base: int) -> DecodeError:
     return type(err)(err.reason, path=err.path, offset=offset)
 
 
-class RecordsView:
+class RecordsView(metaclass=ABCMeta):  # noqa: B024  (abstract for register(): a virtual subclass, not a method to implement)
     """Lazy access to the bytes of a ``records`` field (FetchResponse, ProduceRequest, ...).
 
     Holds ``buf[start:end]`` without copying; iterating it yields batches, decoded one at a time
@@ -310,6 +311,11 @@ class RecordsView:
     the bounds themselves, make the instance with ``object.__new__`` and set the three slots
     (``_buf``, ``_start``, ``_end``) directly, which costs a third of a call to ``__init__``.
     Keep those three slots (see generator/emit/ops.py, ``RecordsOp``).
+
+    A compiled build of the codecs has a native twin of this class, compiled from this very
+    source (``kwire.generator.native.inline.records_view_source``), so that its readers make a
+    view with one allocation and direct slot stores; the twin registers itself here (hence
+    ``ABCMeta``), so ``isinstance(view, RecordsView)`` holds for the views of either build.
     """
 
     __slots__ = ("_buf", "_start", "_end")

@@ -10,7 +10,7 @@ Wire layout of one record (all varints zigzag)::
 varint cases (nearly every length and delta in practice), slices keys and values straight out of
 a ``bytes`` object, and checks every length against the end of its record before slicing. It is
 emitted, with the column decoder (:mod:`kwire.records.column_decoder`), from the one description
-of this layout in ``generator/record_layout.py`` by ``python -m kwire.generator.record_decoders``
+of this layout in ``generator/records/layout.py`` by ``python -m kwire.generator.records.decoders``
 into the wholly generated :mod:`kwire.records._generated_record_codec`: edit those, not it.
 """
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Hand-written, and the one Python spelling of the check (the C flavour spells it in C,
 ``kwire/records/column_decoder_c.c``). The generated record loop
 (:mod:`kwire.records._generated_columns`) imports it; the mypyc build of the column decoder pastes
-these definitions into the compiled copy (``kwire.generator.native_records``), since mypyc cannot
+these definitions into the compiled copy (``kwire.generator.native.records``), since mypyc cannot
 inline a call into another module.
 """
 from __future__ import annotations

@@ -19,7 +19,7 @@ PySpark is imported only by the modules that need it.
 """
 from __future__ import annotations
 
-from typing import Any
+from kwire.wire.lazy import lazy_exports
 
 _EXPORTS = {
     "build_session": "kwire.spark.session",
@@ -35,16 +35,4 @@ _EXPORTS = {
 
 # Imported on first use (PySpark and PyArrow load only then), so there is no __all__: the API
 # reference documents each name in its own module.
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'kwire.spark' has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(module), name)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

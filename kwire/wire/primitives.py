@@ -274,6 +274,36 @@ def write_fixed_array(out: bytearray, values: Sequence, code: str) -> None:
         raise EncodeError(f"array element out of range: {exc}") from None
 
 
+def read_nullable_fixed_array(buf: bytes, pos: int, code: str, width: int) -> tuple[list | None, int]:
+    """A nullable compact array of fixed-width elements (count n + 1, 0 for null), read as
+    generated code reads one inline: a short array with one precompiled struct. Generated code
+    calls it for tagged fields (read at most once per struct), which repeated the inline read
+    per field and version."""
+    n = buf[pos] - 1
+    if n == 0:  # empty: a count byte of 1
+        return [], pos + 1
+    end = pos + 1 + n * width
+    if 0 < n < SMALL_ARRAY and end <= len(buf):  # the usual case: a short array
+        return [*UNPACK_ARRAY[code][n](buf, pos + 1)], end
+    n, pos = read_count(buf, pos, True)
+    if n < 0:
+        return None, pos
+    return read_fixed_array(buf, pos, n, code, width)
+
+
+def write_nullable_fixed_array(out: bytearray, values: Sequence | None, code: str) -> None:
+    """The write :func:`read_nullable_fixed_array` reads: null, a one-byte count and one
+    precompiled struct for a short array, else the runtime's count and elements."""
+    if values is None:
+        write_count(out, None, True)
+    elif len(values) < SMALL_ARRAY:  # the usual case: a short array with a one-byte count
+        out.append(len(values) + 1)
+        out += PACK_ARRAY[code][len(values)](*values)
+    else:
+        write_count(out, len(values), True)
+        write_fixed_array(out, values, code)
+
+
 # ---------------------------------------------------------------------------------------------
 # code off the hot path
 #

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final, TypeVar
 from uuid import UUID, SafeUUID
 
 from kwire.wire.errors import DecodeError, UnsupportedVersionError
-from kwire.wire.varint import read_uvarint  # pasted in when compiled (kwire.generator.native_inline)
+from kwire.wire.varint import read_uvarint  # pasted in when compiled (kwire.generator.native.inline)
 
 if TYPE_CHECKING:  # machine integers for mypyc (annotations only: see the fixed-width readers below)
     from mypy_extensions import i64
@@ -154,7 +154,9 @@ class GeneratedStruct:
 # Compiled builds read fixed-width fields with these instead of struct.unpack_from: compiled,
 # they are a few machine instructions with no tuple or call through Python (the pure-Python
 # build keeps struct, which is faster there). Past the end of ``buf`` they raise IndexError,
-# which the generated readers turn into a DecodeError naming the field.
+# which the generated readers turn into a DecodeError naming the field. (int16, int32 and
+# int64, the common ones, compiled readers now read with librt's readers, which mypyc inlines:
+# a call through the export table of this module cost more than the read; these serve the rest.)
 #
 # The ``i64`` annotations make mypyc keep the position and the bytes as machine integers (one
 # bounds-checked load per byte, shifts without overflow checks): with plain ``int`` every shift
@@ -275,7 +277,7 @@ def read_uuid(buf: bytes, pos: int) -> tuple[UUID, int]:
     if end > len(buf):
         raise DecodeError("truncated uuid", offset=pos)
     # UUID(bytes=...) validates its arguments in Python; the bytes are known good here, so set
-    # the two slots directly (what UUID.__init__ ends with), about 3x faster.
+    # the two slots directly (what UUID.__init__ ends with; benchmarks/README.md, "Figures behind design choices").
     u = _new_object(UUID)
     _set_attribute(u, "int", int.from_bytes(buf[pos:end], "big"))
     _set_attribute(u, "is_safe", _UUID_SAFETY)

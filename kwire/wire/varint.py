@@ -11,7 +11,7 @@ Hot decoders read the one- and two-byte cases inline (the emitter's generated co
 :mod:`kwire.records.record_codec` / :mod:`kwire.records.column_decoder`) and call these for the
 rest. This module must stay compilable by mypyc: the compiled builds that cannot call a Python
 function cheaply (the record column decoder, the generated package's ``_base``) get its
-definitions pasted in at build time (``kwire.generator.native_inline``), since mypyc cannot
+definitions pasted in at build time (``kwire.generator.native.inline``), since mypyc cannot
 inline across modules.
 """
 from __future__ import annotations

@@ -23,11 +23,8 @@ from kwire.arrow.reader import iter_record_batches, read_table
 from kwire.cli.main import main as kwire_main
 from kwire.records import Codec, RecordBatchBuilder
 from kwire.wire.files import ExistingFileError
-from tests.optional import later
+from tests.packages import pa, pq
 from tests.paths import KRAFT_361, REPO
-
-pa = later("pyarrow")
-pq = later("pyarrow.parquet")
 
 SEGMENT = KRAFT_361 / "__cluster_metadata-0" / "00000000000000000000.log"
 

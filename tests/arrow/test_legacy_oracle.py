@@ -26,10 +26,8 @@ from kwire.arrow import decode_files
 from kwire.arrow.decode_files import decode_to_directory
 from kwire.arrow.reader import read_table
 from kwire.cli.main import main as kwire_main
-from tests.optional import later
+from tests.packages import KpLegacyBatch, KpLegacyBuilder, KpMemoryRecords, pq
 from tests.paths import KAFKA_GO
-
-pq = later("pyarrow.parquet")
 
 CODEC_NAMES = {0: "none", 1: "gzip", 2: "snappy", 3: "lz4", 4: "zstd"}
 TIMESTAMP_TYPES = {None: "NO_TIMESTAMP_TYPE", 0: "CREATE_TIME", 1: "LOG_APPEND_TIME"}
@@ -41,9 +39,7 @@ GZIP, SNAPPY, LZ4 = 1, 2, 3
 # --- writing legacy segments with kafka-python -----------------------------------------------------
 
 def _entries(magic: int, codec: int, records: list[tuple[int, int | None, bytes | None, bytes | None]]) -> bytearray:
-    from kafka.record.legacy_records import LegacyRecordBatchBuilder
-
-    builder = LegacyRecordBatchBuilder(magic, codec, 1 << 20)
+    builder = KpLegacyBuilder(magic, codec, 1 << 20)
     for offset, timestamp, key, value in records:
         builder.append(offset, timestamp, key, value)
     return bytearray(builder.build())
@@ -120,9 +116,7 @@ def log_dir(tmp_path_factory) -> Path:
 
 def kafka_python_batches(data: bytes) -> list[tuple[object, bool, list]]:
     """(batch, its CRC verdict, its records); the CRC first, as kafka-python's batches require."""
-    from kafka.record.memory_records import MemoryRecords
-
-    records = MemoryRecords(data)
+    records = KpMemoryRecords(data)
     batches = []
     while (batch := records.next_batch()) is not None:
         batches.append((batch, batch.validate_crc(), list(batch)))
@@ -130,13 +124,11 @@ def kafka_python_batches(data: bytes) -> list[tuple[object, bool, list]]:
 
 
 def independent_rows(root: Path) -> list[dict]:
-    from kafka.record.legacy_records import LegacyRecordBatch
-
     rows = []
     for path in sorted(root.rglob("*.log"), key=str):
         topic, _, partition = path.parent.name.rpartition("-")
         for batch, crc_valid, records in kafka_python_batches(path.read_bytes()):
-            legacy = isinstance(batch, LegacyRecordBatch)
+            legacy = isinstance(batch, KpLegacyBatch)
             if not records:
                 continue
             rows += [{

@@ -14,9 +14,7 @@ import sys
 import pytest
 
 from kwire.cli.main import main
-from tests.optional import later
-
-junitparser = later("junitparser")
+from tests.packages import junitparser
 
 PROBE = {
     "apiKey": 90, "type": "request", "name": "GateProbeRequest",
@@ -100,11 +98,17 @@ def test_a_worsened_definition_fails_the_gate_and_only_its_cells_are_printed(
     assert fuzz(capsys, "-q", "--package", lossy, "--cases", "30", "--baseline", str(baseline))[:2] == (0, "")
 
 
+def _probe_baseline(tmp_path, package, capsys, name: str):
+    """A baseline of 20 cases of the probe as defined, its package called ``name``."""
+    baseline = tmp_path / "baseline.json"
+    assert fuzz(capsys, "-q", "--package", package(name, PROBE), "--cases", "20", "--baseline", str(baseline),
+                "--update-baseline")[0] == 0
+    return baseline
+
+
 def test_a_lossless_cell_turned_lossy_and_a_removed_version_are_worse(
         tmp_path, package, capsys: pytest.CaptureFixture[str]) -> None:
-    baseline = tmp_path / "baseline.json"
-    assert fuzz(capsys, "-q", "--package", package("p1", PROBE), "--cases", "20", "--baseline", str(baseline),
-                "--update-baseline")[0] == 0
+    baseline = _probe_baseline(tmp_path, package, capsys, "p1")
     # Labels (ignorable) from v2 only: 2->1, lossless before, now loses it; 1->0 no longer can (better)
     code, out, _ = fuzz(capsys, "--package", package("p2", worsened("Labels", versions="2+")), "--cases", "20",
                         "--baseline", str(baseline))
@@ -154,9 +158,7 @@ def test_an_unusable_baseline_is_bad_input(tmp_path, capsys: pytest.CaptureFixtu
 
 def test_junit_output_has_one_case_per_message_and_version(
         tmp_path, package, capsys: pytest.CaptureFixture[str]) -> None:
-    baseline = tmp_path / "baseline.json"
-    assert fuzz(capsys, "-q", "--package", package("j1", PROBE), "--cases", "20", "--baseline", str(baseline),
-                "--update-baseline")[0] == 0
+    baseline = _probe_baseline(tmp_path, package, capsys, "j1")
     code, out, err = fuzz(capsys, "--package", package("j2", worsened("Count", versions="1+")), "--cases", "20",
                           "--baseline", str(baseline), "--format", "junit")
     assert code == 1

@@ -4,8 +4,8 @@ from __future__ import annotations
 import json
 
 from kwire.cli.main import main
-from kwire.generator.compat import wire_layout
-from kwire.generator.loader import load_file
+from kwire.generator.definitions.loader import load_file
+from kwire.generator.evolution.compat import wire_layout
 from tests.paths import KAFKA_DEFINITIONS
 
 NEWER = KAFKA_DEFINITIONS / "kafka-4.2.1" / "clients" / "FetchRequest.json"

@@ -82,7 +82,7 @@ def test_the_committed_4_2_1_table_is_what_its_definitions_give(tmp_path, capsys
             "--release-folder", f"4.2.1={KAFKA_421}={KAFKA_DEFINITIONS / 'kafka-4.2.1' / 'clients'}"]
     assert main(argv) == 2
     assert "no release tag holds JSON definitions" in capsys.readouterr().err
-    from kwire.generator.release_tables import derive_from_folder
+    from kwire.generator.evolution.release_tables import derive_from_folder
     derived = derive_from_folder("4.2.1", str(KAFKA_DEFINITIONS / "kafka-4.2.1" / "clients"), KAFKA_421, "")
     committed = release_tables().named("4.2.1")[0]
     assert {a["key"]: (a["name"], a["min"], a["max"], tuple(a["listeners"]) if "listeners" in a else None)
@@ -90,19 +90,32 @@ def test_the_committed_4_2_1_table_is_what_its_definitions_give(tmp_path, capsys
     assert committed.commit == KAFKA_421
 
 
-def test_deriving_from_a_tag_writes_its_table_and_refuses_to_replace_it(tmp_path, capsys):
+def _kafka_repository(tmp_path, messages: tuple[str, ...], commit_message: str, api_keys_java: str | None = None):
+    """A git repository of one commit holding Kafka 4.2.1's definitions of ``messages`` (and, if given, an
+    ApiKeys.java) where Kafka's tree has them: its folder, and the git command line that works in it."""
     import shutil
     import subprocess
     work = tmp_path / "kafka"
     message_dir = work / "clients/src/main/resources/common/message"
     message_dir.mkdir(parents=True)
     source = KAFKA_DEFINITIONS / "kafka-4.2.1" / "clients"
-    for name in ("FetchRequest.json", "FetchResponse.json", "ApiVersionsRequest.json", "ApiVersionsResponse.json"):
-        shutil.copy(source / name, message_dir / name)
+    for name in messages:
+        shutil.copy(source / f"{name}.json", message_dir / f"{name}.json")
+    if api_keys_java is not None:
+        java = work / "clients/src/main/java/org/apache/kafka/common/protocol/ApiKeys.java"
+        java.parent.mkdir(parents=True)
+        java.write_text(api_keys_java)
     git = ["git", "-C", str(work), "-c", "user.name=t", "-c", "user.email=t@t"]
     subprocess.run(["git", "init", "-q", str(work)], check=True)
     subprocess.run([*git, "add", "."], check=True)
-    subprocess.run([*git, "commit", "-qm", "defs"], check=True)
+    subprocess.run([*git, "commit", "-qm", commit_message], check=True)
+    return work, git
+
+
+def test_deriving_from_a_tag_writes_its_table_and_refuses_to_replace_it(tmp_path, capsys):
+    import subprocess
+    work, git = _kafka_repository(tmp_path, ("FetchRequest", "FetchResponse", "ApiVersionsRequest",
+                                             "ApiVersionsResponse"), "defs")
     for tag in ("9.9.0", "9.9.0-rc1"):  # a release candidate is no release
         subprocess.run([*git, "tag", tag], check=True)
     out = tmp_path / "tables.json"
@@ -122,22 +135,9 @@ def test_deriving_from_a_tag_writes_its_table_and_refuses_to_replace_it(tmp_path
 def _repository_with_one_commit(tmp_path, api_keys_java: str | None):
     """A git repository whose one commit holds the 4.2.1 Produce and ApiVersions definitions (and,
     if given, an ApiKeys.java), no tag: as a release commit is in a copy of Kafka's history."""
-    import shutil
     import subprocess
-    work = tmp_path / "kafka"
-    message_dir = work / "clients/src/main/resources/common/message"
-    message_dir.mkdir(parents=True)
-    source = KAFKA_DEFINITIONS / "kafka-4.2.1" / "clients"
-    for name in ("ProduceRequest.json", "ProduceResponse.json", "ApiVersionsRequest.json", "ApiVersionsResponse.json"):
-        shutil.copy(source / name, message_dir / name)
-    if api_keys_java is not None:
-        java = work / "clients/src/main/java/org/apache/kafka/common/protocol/ApiKeys.java"
-        java.parent.mkdir(parents=True)
-        java.write_text(api_keys_java)
-    git = ["git", "-C", str(work), "-c", "user.name=t", "-c", "user.email=t@t"]
-    subprocess.run(["git", "init", "-q", str(work)], check=True)
-    subprocess.run([*git, "add", "."], check=True)
-    subprocess.run([*git, "commit", "-qm", "Bump version to 9.9.1"], check=True)
+    work, git = _kafka_repository(tmp_path, ("ProduceRequest", "ProduceResponse", "ApiVersionsRequest",
+                                             "ApiVersionsResponse"), "Bump version to 9.9.1", api_keys_java)
     commit = subprocess.run([*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True).stdout.strip()
     return work / ".git", commit
 

@@ -2,8 +2,8 @@
 
 Two independent proofs of the bytes: files written by Kafka's own classes (``MemoryRecordsBuilder``
 and the generated ``VotersRecord``, ``tests/data/kraft-quorum/kafka-bytes``), and bytes built here by hand, field by
-field, from Kafka 4.2.1's sources, with no kwire encoder involved (a struct/varint writer and a CRC-32C table of this
-file's own):
+field, from Kafka 4.2.1's sources, with no kwire encoder involved (struct, the tests' own varint writer in
+tests/varints.py and a CRC-32C table of this file's own):
 
 * ``Formatter.writeDynamicQuorumSnapshot``: a ``RecordsSnapshotWriter`` at snapshot id (0, 0) with
   lastContainedLogTimestamp = the clock, kraft.version 1 and ``DynamicVoters.toVoterSet(listener)``;
@@ -38,6 +38,7 @@ from kwire.features.formatter import plan_format
 from kwire.logs.metadata_log import read_snapshot
 from kwire.metadata.loader import load_image
 from tests.paths import DATA
+from tests.varints import uvarint, zigzag
 
 CLUSTER = "MkU3OEVBNTcwNTJENDM2Qk"
 DIRS = {1: "4znU-ou9Taa06bmEJxsjnw", 2: "nKF6yzhxS-2F12yYx2aYRw", 3: "ANbHvzbFTM6KJXvFvFmVnA"}
@@ -68,19 +69,6 @@ def crc32c(data: bytes) -> int:
     return c ^ 0xFFFFFFFF
 
 
-def uvarint(n: int) -> bytes:
-    out = bytearray()
-    while n >= 0x80:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
-def varint(n: int) -> bytes:  # zig-zag, as DefaultRecord writes lengths and deltas
-    return uvarint((n << 1) ^ (n >> 63))
-
-
 def compact_string(text: str) -> bytes:
     raw = text.encode()
     return uvarint(len(raw) + 1) + raw
@@ -92,9 +80,9 @@ def uuid_bytes(text: str) -> bytes:
 
 def control_record(offset_delta: int, control_type: int, value: bytes) -> bytes:
     key = struct.pack(">hh", 0, control_type)
-    body = (b"\x00" + varint(0) + varint(offset_delta) + varint(len(key)) + key + varint(len(value)) + value
-            + varint(0))
-    return varint(len(body)) + body
+    body = (b"\x00" + zigzag(0) + zigzag(offset_delta) + zigzag(len(key)) + key + zigzag(len(value)) + value
+            + zigzag(0))
+    return zigzag(len(body)) + body
 
 
 def control_batch(base_offset: int, timestamp: int, records: list[bytes]) -> bytes:

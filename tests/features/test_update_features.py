@@ -77,28 +77,23 @@ def test_upgrade_at_v1_answers_per_feature_with_kafka_s_none_message():
                                  ("FeatureLevelRecord", "metadata.version", 22)]
 
 
-def test_safe_downgrade_across_a_metadata_change_is_refused():
+@pytest.mark.parametrize(("upgrade_type", "message"), [
     # FeatureControlManagerTest.testCannotUseSafeDowngradeIfMetadataChanged
-    assert refused(judge(cluster(8), {"metadata.version": 7}, upgrade_type=SAFE_DOWNGRADE)) == (
-        "Unsupported metadata.version downgrade from 8 to 7. Refusing to perform the requested downgrade because "
-        "it might delete metadata information.")
-
-
-def test_safe_downgrade_without_a_metadata_change():
-    assert appended(judge(cluster(29), {"metadata.version": 23}, upgrade_type=SAFE_DOWNGRADE)) == [
-        ("FeatureLevelRecord", "metadata.version", 23)]
-
-
-def test_unsafe_downgrade_across_a_metadata_change_is_refused():
+    (SAFE_DOWNGRADE, "Unsupported metadata.version downgrade from 8 to 7. Refusing to perform the requested "
+                     "downgrade because it might delete metadata information."),
     # FeatureControlManagerTest.testUnsafeDowngradeIsTemporarilyDisabled
-    assert refused(judge(cluster(8), {"metadata.version": 7}, upgrade_type=UNSAFE_DOWNGRADE)) == (
-        "Unsupported metadata.version downgrade from 8 to 7. Unsafe metadata downgrade is not supported in this "
-        "version.")
+    (UNSAFE_DOWNGRADE, "Unsupported metadata.version downgrade from 8 to 7. Unsafe metadata downgrade is not "
+                       "supported in this version."),
+], ids=["safe", "unsafe"])
+def test_a_downgrade_across_a_metadata_change_is_refused(upgrade_type, message):
+    assert refused(judge(cluster(8), {"metadata.version": 7}, upgrade_type=upgrade_type)) == message
 
 
-def test_unsafe_downgrade_without_a_metadata_change_is_allowed():
-    assert appended(judge(cluster(21), {"metadata.version": 18}, upgrade_type=UNSAFE_DOWNGRADE)) == [
-        ("FeatureLevelRecord", "metadata.version", 18)]
+@pytest.mark.parametrize(("upgrade_type", "level", "target"), [(SAFE_DOWNGRADE, 29, 23), (UNSAFE_DOWNGRADE, 21, 18)],
+                         ids=["safe", "unsafe"])
+def test_a_downgrade_without_a_metadata_change_is_allowed(upgrade_type, level, target):
+    assert appended(judge(cluster(level), {"metadata.version": target}, upgrade_type=upgrade_type)) == [
+        ("FeatureLevelRecord", "metadata.version", target)]
 
 
 def test_a_downgrade_needs_a_downgrade_type():

@@ -17,6 +17,7 @@ import zlib
 import pytest
 from crc32c import crc32c
 
+from kwire.cli.definition_target import definition_targets
 from kwire.fuzz.hostile import run_hostile
 from kwire.fuzz.hostile.checks import Limits
 from kwire.fuzz.hostile.corpus import captured_batches
@@ -26,7 +27,6 @@ from kwire.fuzz.hostile.record_inputs import mutate_records, reseal_crcs
 from kwire.fuzz.hostile.registry import all_targets, select
 from kwire.fuzz.hostile.runner import run
 from kwire.fuzz.hostile.target import Target
-from kwire.generator.hostile_targets import definition_targets
 from kwire.records import decode_batch
 from kwire.wire.errors import DecodeError, KwireError, SchemaError
 

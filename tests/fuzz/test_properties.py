@@ -25,11 +25,7 @@ from kwire.fuzz.values import case_instance
 from kwire.wire.errors import UnsupportedVersionError
 from kwire.wire.message import GeneratedStruct, KeyedList, is_flexible
 from tests.conftest import kafka_python_definitions
-from tests.optional import later
-
-HealthCheck = later("hypothesis", "HealthCheck")
-given = later("hypothesis", "given")
-settings = later("hypothesis", "settings")
+from tests.packages import HealthCheck, given, settings
 
 # --- regressions for a codec bug this fuzzing found ---------------------------------------------
 # Inside a tagged field, the generated fast paths for compact strings and fixed-width arrays

@@ -29,10 +29,10 @@ CACHE = REPO / "build" / "kwire-compiled"
 def compiled_package() -> ModuleType:
     """Build (or reuse) the compiled subset and import it.
 
-    Raises kwire.generator.native_build.CompileUnavailable when there is no mypyc or C compiler.
+    Raises kwire.generator.native.build.CompileUnavailable when there is no mypyc or C compiler.
     """
-    from kwire.generator.loader import load_definitions
-    from kwire.generator.native_build import cached_build, extension_suffix
+    from kwire.generator.definitions.loader import load_definitions
+    from kwire.generator.native.build import cached_build, extension_suffix
 
     root = cached_build(load_definitions([REPO / "message_defs"]), PACKAGE, CACHE, only=set(SUBSET))
     if str(root) not in sys.path:

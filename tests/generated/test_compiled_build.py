@@ -1,6 +1,6 @@
 """The mypyc-compiled build decodes and encodes exactly as the pure-Python build.
 
-The compiled modules (``kwcompiled``, see tests/compiled_build.py) are held to the same outside
+The compiled modules (``kwcompiled``, see tests/generated/compiled_build.py) are held to the same outside
 references as generated/: the hand-worked vectors of test_golden_vectors, kio's encoder and
 parser (test_kio_differential's check), and the captured client/broker frames. On top, every
 truncation and a sweep of corrupted inputs must fail the same way in both builds (same
@@ -19,16 +19,13 @@ import pytest
 
 import tests.generated.test_golden_vectors as golden
 from kwire import generated
-from kwire.generator.native_build import extension_suffix
+from kwire.generator.native.build import extension_suffix
 from kwire.wire.errors import KwireError
 from tests.generated.compiled_build import SUBSET
 from tests.generated.test_kio_differential import KIO, PAIRS, check_agreement, entity_strategy
 from tests.network.test_captures import all_seen, deviation
-from tests.optional import later, missing
-
-HealthCheck = later("hypothesis", "HealthCheck")
-given = later("hypothesis", "given")
-settings = later("hypothesis", "settings")
+from tests.optional import missing
+from tests.packages import HealthCheck, given, settings
 
 
 def compiled_class(package, cls: type) -> type:
@@ -258,8 +255,8 @@ def test_a_nullable_struct_with_a_default_compiles() -> None:
     # (ConsumerGroupMemberMetadataValue.ClassicMemberMetadata, a JSON null default being no
     # default): its omitted-argument marker is an instance made at import, which a native class
     # must build through its constructor. Not in the shared subset, so built here, alone.
-    from kwire.generator.loader import load_definitions
-    from kwire.generator.native_build import CompileUnavailable, cached_build
+    from kwire.generator.definitions.loader import load_definitions
+    from kwire.generator.native.build import CompileUnavailable, cached_build
     from tests.generated.compiled_build import CACHE
     from tests.paths import MESSAGE_DEFS
 
@@ -286,3 +283,81 @@ def test_a_nullable_struct_with_a_default_compiles() -> None:
         obj = cls(classic_member_metadata=compiled_value)
         data = obj.encode(0)
         assert cls.decode(data, 0) == obj and pure(classic_member_metadata=pure_value).encode(0) == data
+
+
+# --- issue 38: integers read inline (librt), leading runs read into the constructor ----------------
+
+INT16, INT32 = (-2**15, -1, 0, 2**15 - 1), (-2**31, -1, 0, 1, 2**31 - 1)
+# int64 at its bounds and where mypyc's tagged integers end (63 bits: 2**62 needs a boxed int)
+INT64 = (-2**63, -2**62 - 1, -2**62, -1, 0, 2**62 - 1, 2**62, 2**63 - 1)
+
+
+def test_compiled_integer_fields_at_their_bounds(compiled_generated) -> None:
+    # Bytes packed by struct (not by kwire's writers): FetchResponse v12's PartitionData (its
+    # five leading integers go to the native constructor) and MetadataResponse v12's partition
+    # (four leading integers, then int32 arrays), every field at its type's edges.
+    import struct
+
+    from kwcompiled.fetch_response import PartitionData
+    from kwcompiled.metadata_response import MetadataResponsePartition
+
+    rng = random.Random(38)
+    for _ in range(60):
+        index, error, *offsets, replica = (rng.choice(INT32), rng.choice(INT16), *rng.choices(INT64, k=3),
+                                           rng.choice(INT32))
+        data = struct.pack(">ihqqqBiBB", index, error, *offsets, 0, replica, 1, 0)  # null aborted, empty records
+        partition = PartitionData.decode(data, 12)
+        assert (partition.partition_index, partition.error_code, partition.high_watermark,
+                partition.last_stable_offset, partition.log_start_offset, partition.preferred_read_replica) == (
+            index, error, *offsets, replica), data.hex()
+        assert partition.aborted_transactions is None and bytes(partition.records) == b""
+        assert partition.encode(12) == data
+
+        replicas = rng.choices(INT32, k=rng.randint(0, 4))
+        fields = (rng.choice(INT16), *rng.choices(INT32, k=3))
+        data = struct.pack(">hiii", *fields) + bytes([len(replicas) + 1]) + struct.pack(f">{len(replicas)}i", *replicas)
+        data += b"\x02" + struct.pack(">i", replicas[0] if replicas else 7) + b"\x01\x00"  # isr: one; offline: none
+        partition = MetadataResponsePartition.decode(data, 12)
+        assert (partition.error_code, partition.partition_index, partition.leader_id, partition.leader_epoch) == fields
+        assert partition.replica_nodes == replicas and partition.offline_replicas == []
+        assert partition.encode(12) == data
+
+
+def test_compiled_records_views_are_native_and_records_views(compiled_generated) -> None:
+    from kwcompiled.fetch_response import FetchResponse, PartitionData
+
+    from kwire.generated.fetch_response import FetchableTopicResponse
+    from kwire.generated.fetch_response import FetchResponse as PureFetchResponse
+    from kwire.generated.fetch_response import PartitionData as PurePartitionData
+    from kwire.records import RecordsView
+    from kwire.wire.errors import DecodeError
+    from tests.records.test_framing_details import kafka_batch  # kafka-python's batch builder
+
+    records = kafka_batch(0, (b"a", b"b", b"c")) + kafka_batch(3, (b"d",))
+    wire = PureFetchResponse(responses=[FetchableTopicResponse(
+        topic="t", partitions=[PurePartitionData(partition_index=1, records=records)])]).encode(12)
+    plain = PureFetchResponse.decode(wire, 12).responses[0].partitions[0].records
+    view = FetchResponse.decode(wire, 12).responses[0].partitions[0].records
+    # made by the native twin compiled beside _base, and still a kwire.records.RecordsView
+    assert type(view).__module__ == "kwcompiled._records_view" and type(plain) is RecordsView
+    assert isinstance(view, RecordsView)
+    assert view == plain and plain == view and view == records and not view != plain
+    assert bytes(view) == records and len(view) == len(records) and repr(view) == repr(plain)
+    assert [b.base_offset for b in view] == [b.base_offset for b in plain] and len(list(view)) == 2
+    assert [r.value for r in view.records()] == [r.value for r in plain.records()] == [b"a", b"b", b"c", b"d"]
+    assert [b.base_offset for b in view.batches(verify_crc=False)] == [b.base_offset for b in plain]
+    assert view.__eq__(3) is NotImplemented and view != records[1:]
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(view)
+    # its own constructor checks the region as the plain one does
+    for start, end in ((4, 2), (0, len(records) + 1), (-1, None)):
+        with pytest.raises(DecodeError) as native:
+            type(view)(records, start, end)
+        with pytest.raises(DecodeError) as reference:
+            RecordsView(records, start, end)
+        assert str(native.value) == str(reference.value)
+    assert bytes(type(view)(records, 3)) == records[3:]
+    # a compiled class takes a plain view (or bytes) from the user and writes the same bytes
+    written = PartitionData(partition_index=1, records=RecordsView(records)).encode(12)
+    assert written == PartitionData(partition_index=1, records=records).encode(12)
+    assert written == PurePartitionData(partition_index=1, records=records).encode(12)

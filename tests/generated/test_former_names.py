@@ -18,8 +18,8 @@ from kwire.generated import (
 )
 from kwire.generated.list_client_metrics_resources_response import ClientMetricsResource
 from kwire.generated.list_config_resources_response import ConfigResource
-from kwire.generator.compat import wire_layout
-from kwire.generator.loader import load_file
+from kwire.generator.definitions.loader import load_file
+from kwire.generator.evolution.compat import wire_layout
 from kwire.network.framing import build_response_frame, parse_response_frame
 from kwire.network.releases import release_tables
 from kwire.wire.index import load

@@ -48,12 +48,8 @@ import pytest
 
 from kwire import generated
 from tests.optional import later
+from tests.packages import HealthCheck, given, schema_name_map, settings, st
 
-HealthCheck = later("hypothesis", "HealthCheck")
-given = later("hypothesis", "given")
-settings = later("hypothesis", "settings")
-st = later("hypothesis", "strategies")
-schema_name_map = later("kio.schema.index", "schema_name_map")
 entity_reader = later("kio.serial", "entity_reader")
 entity_writer = later("kio.serial", "entity_writer")
 classify_field = later("kio.serial._introspect", "classify_field")

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from kwire import generated
-from kwire.generator.jsonc import loads as load_jsonc
+from kwire.generator.definitions.jsonc import loads as load_jsonc
 from kwire.wire.errors import EncodeError
 from kwire.wire.message import DEFAULT
 from tests.paths import KAFKA_421_DEFINITIONS

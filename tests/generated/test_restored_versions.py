@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from kwire.generated import APIS, MESSAGES, RequestHeader
-from kwire.generator.loader import load_file
+from kwire.generator.definitions.loader import load_file
 from kwire.network.headers import read_request_header
 from kwire.records.reader import RecordsView
 from tests.generator.test_history_merge import KAFKA_PYTHON_OLD, RESTORED, _sample, kafka_python_schema

@@ -17,13 +17,13 @@ from typing import Any
 import pytest
 
 from kwire import generated
-from kwire.generator.jsonc import loads as load_jsonc
+from kwire.generator.definitions.jsonc import loads as load_jsonc
 from kwire.wire.errors import UnsupportedVersionError
 from tests.optional import later, need_module
+from tests.packages import schema_name_map
 from tests.paths import KAFKA_421_DEFINITIONS, MESSAGE_DEFS
 
 api_key_map = later("kio.schema.index", "api_key_map")
-schema_name_map = later("kio.schema.index", "schema_name_map")
 
 MAX = 0x7FFF
 

@@ -21,7 +21,7 @@ from tests.optional import need_module
 
 c = need_module("construct")  # the oracle itself: without it, every module importing this one skips
 
-from kwire.generator.model import Field, Message, Struct
+from kwire.generator.definitions.model import Field, Message, Struct
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.wire.primitives import MAX_STRING_BYTES
 

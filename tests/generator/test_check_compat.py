@@ -14,8 +14,8 @@ from xml.etree import ElementTree
 import pytest
 
 from kwire.cli.main import main
-from kwire.generator.compat import compare_messages, compare_sets, split_by_level, wire_layout
-from kwire.generator.loader import load_text
+from kwire.generator.definitions.loader import load_text
+from kwire.generator.evolution.compat import compare_messages, compare_sets, split_by_level, wire_layout
 from tests import optional
 from tests.conftest import kafka_python_definitions
 from tests.paths import KAFKA_DEFINITIONS, REPO
@@ -460,7 +460,7 @@ def test_records_and_bytes_are_the_same_bytes():
 
 def test_a_byte_change_no_rule_names_is_still_reported(monkeypatch):
     # The wire layout is the judge: were the rules by name to miss a change, it is reported anyway.
-    from kwire.generator import compat
+    from kwire.generator.evolution import compat
     monkeypatch.setattr(compat._Comparison, "compare_structs", lambda *args: None)
     new = changed(fields=[field("Id"), field("Name", "string"), field("Count", "int32")])
     [f] = check(BASE, new)

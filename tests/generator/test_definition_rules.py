@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from kwire.generator.errors import DefinitionError
-from kwire.generator.loader import load_definitions, load_text
+from kwire.generator.definitions.errors import DefinitionError
+from kwire.generator.definitions.loader import load_definitions, load_text
 
 SOURCE = "rules/TestData.json"
 DROP = object()  # marks a top-level key to leave out

@@ -10,6 +10,8 @@ import inspect
 
 import pytest
 
+from kwire.generator.definitions.loader import load_definitions, load_text
+from kwire.generator.definitions.versions import MAX_VERSION, NONE, Versions
 from kwire.generator.emit import plan as emit_plan
 from kwire.generator.emit import render_message
 from kwire.generator.emit.compiled_ops import CompiledStructArray, IntegerArray, IntegerRun
@@ -28,8 +30,6 @@ from kwire.generator.emit.ops import (
 )
 from kwire.generator.emit.plan import MessagePlan, on_hot_path
 from kwire.generator.emit.views import instance_name, tuple_source, versions_note
-from kwire.generator.loader import load_definitions, load_text
-from kwire.generator.versions import MAX_VERSION, NONE, Versions
 from kwire.wire import primitives, struct_base
 from tests.paths import MESSAGE_DEFS
 

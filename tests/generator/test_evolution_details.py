@@ -10,10 +10,10 @@ import json
 
 import pytest
 
-from kwire.generator.compat import compare_messages
-from kwire.generator.errors import DefinitionError
-from kwire.generator.history_merge import merge_and_prove
-from kwire.generator.loader import load_text
+from kwire.generator.definitions.errors import DefinitionError
+from kwire.generator.definitions.loader import load_text
+from kwire.generator.evolution.compat import compare_messages
+from kwire.generator.evolution.history_merge import merge_and_prove
 
 
 def model(raw: dict, source: str, *, old_format: bool = False):
@@ -30,8 +30,8 @@ def request(fields: list[dict], valid: str, *, common: list[dict] | None = None,
 
 def test_a_tagged_section_the_rules_miss_names_its_tags_or_none(monkeypatch) -> None:
     """With the rules by name silenced, the layout judge reports a removed tagged field by the tags
-    of each side's section. Kills ``generator.compat.x__describe__mutmut_14`` ("(none)")."""
-    from kwire.generator import compat
+    of each side's section. Kills ``generator.evolution.compat.x__describe__mutmut_14`` ("(none)")."""
+    from kwire.generator.evolution import compat
 
     monkeypatch.setattr(compat._Comparison, "compare_structs", lambda *args: None)
     old = {"apiKey": 90, "type": "metadata", "name": "ThingRecord", "validVersions": "0-1", "flexibleVersions": "0+",
@@ -45,7 +45,7 @@ def test_a_tagged_section_the_rules_miss_names_its_tags_or_none(monkeypatch) -> 
 
 
 def test_a_renamed_struct_says_its_bytes_stay_and_its_class_is_renamed() -> None:
-    """Kills ``generator.compat.xǁ_Comparisonǁcompare_fields__mutmut_59`` (the reason left out)."""
+    """Kills ``generator.evolution.compat.xǁ_Comparisonǁcompare_fields__mutmut_59`` (the reason left out)."""
     old = request([{"name": "Topics", "type": "[]Topic", "versions": "0+",
                     "fields": [{"name": "Name", "type": "string", "versions": "0+"}]}], "0-3")
     new = copy.deepcopy(old)
@@ -59,7 +59,7 @@ def test_a_renamed_struct_says_its_bytes_stay_and_its_class_is_renamed() -> None
 def test_a_common_struct_gets_back_the_field_only_the_older_release_has() -> None:
     """A struct of ``commonStructs`` is merged as inline ones are: the older release's field comes
     back in the restored version, and the proof holds. Kills
-    ``generator.history_merge.x_merge_definitions__mutmut_137`` (common structs left as NEWER has them)."""
+    ``generator.evolution.history_merge.x_merge_definitions__mutmut_137`` (common structs left as NEWER has them)."""
     items = [{"name": "Items", "type": "[]Item", "versions": "0+"}]
     newer_raw = request(items, "1-2", common=[{"name": "Item", "versions": "0+", "fields": [
         {"name": "Size", "type": "int32", "versions": "0+"}]}])
@@ -129,9 +129,9 @@ def kafka_definition(name: str) -> str:
 
 
 def test_an_api_kafkas_java_does_not_enable_is_left_out_and_says_why(tmp_path) -> None:
-    """Kills ``generator.release_tables.x__derive_at__mutmut_50`` (``left_out`` under another key)
+    """Kills ``generator.evolution.release_tables.x__derive_at__mutmut_50`` (``left_out`` under another key)
     and ``x_java_rules__mutmut_54`` (the disabled APIs dropped)."""
-    from kwire.generator.release_tables import derive_from_git
+    from kwire.generator.evolution.release_tables import derive_from_git
 
     git_dir = tagged_repository(tmp_path, {
         f"{MESSAGE_DIR}/VoteRequest.json": kafka_definition("VoteRequest.json"),
@@ -145,7 +145,7 @@ def test_an_api_kafkas_java_does_not_enable_is_left_out_and_says_why(tmp_path) -
 
 def test_a_definition_that_does_not_load_is_named_by_its_tag_and_path(tmp_path) -> None:
     """Kills ``x__derive_at__mutmut_22`` (the definition's source name lost)."""
-    from kwire.generator.release_tables import derive_from_git
+    from kwire.generator.evolution.release_tables import derive_from_git
 
     git_dir = tagged_repository(tmp_path, {f"{MESSAGE_DIR}/ThingRequest.json": '{"name": "ThingRequest"}'})
     with pytest.raises(DefinitionError) as refused:
@@ -155,7 +155,7 @@ def test_a_definition_that_does_not_load_is_named_by_its_tag_and_path(tmp_path) 
 
 def test_without_git_the_tables_say_git_cannot_run(tmp_path, monkeypatch) -> None:
     """Kills ``x__git__mutmut_19`` (the problem built without its path: a TypeError instead)."""
-    from kwire.generator.release_tables import release_tags
+    from kwire.generator.evolution.release_tables import release_tags
 
     monkeypatch.setenv("PATH", str(tmp_path))  # no git on it
     with pytest.raises(DefinitionError, match=f"{tmp_path}: cannot run git: "):

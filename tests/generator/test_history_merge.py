@@ -6,11 +6,12 @@ import json
 
 import pytest
 
-from kwire.generator import history_merge, jsonc
-from kwire.generator.compat import wire_layout
-from kwire.generator.errors import DefinitionError
-from kwire.generator.history_merge import fields_only_older, merge_and_prove, prove_merge
-from kwire.generator.loader import load_text
+from kwire.generator.definitions import jsonc
+from kwire.generator.definitions.errors import DefinitionError
+from kwire.generator.definitions.loader import load_text
+from kwire.generator.evolution import history_merge
+from kwire.generator.evolution.compat import wire_layout
+from kwire.generator.evolution.history_merge import fields_only_older, merge_and_prove, prove_merge
 from tests.paths import KAFKA_DEFINITIONS, MESSAGE_DEFS
 
 NEWER = KAFKA_DEFINITIONS / "kafka-4.2.1" / "clients"
@@ -238,8 +239,8 @@ NEWER_THAN_421 = {"DescribeLogDirsRequest": [5], "DescribeLogDirsResponse": [5]}
 def test_the_shipped_definition_is_proven_for_every_version(name):
     # message_defs/ keeps kwire's own comments and about texts; its bytes must be 4.2.1's from
     # 4.2.1's lowest version on and 3.8.0's below it
-    from kwire.generator.history_merge import prove_merge
-    from kwire.generator.loader import load_file
+    from kwire.generator.definitions.loader import load_file
+    from kwire.generator.evolution.history_merge import prove_merge
     from tests.paths import MESSAGE_DEFS
 
     _, newer, _, older = sides(name)

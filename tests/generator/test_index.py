@@ -14,9 +14,9 @@ import sys
 import pytest
 
 from kwire.cli.main import main
+from kwire.generator.definitions.errors import DefinitionError
+from kwire.generator.definitions.loader import load_definitions, load_file, load_text
 from kwire.generator.emit.apis import api_entries
-from kwire.generator.errors import DefinitionError
-from kwire.generator.loader import load_definitions, load_file, load_text
 from kwire.network.framing import Correlator, build_request_frame
 from kwire.wire.index import load
 from tests.paths import KAFKA_421_DEFINITIONS, MESSAGE_DEFS

@@ -18,9 +18,9 @@ import uuid
 import pytest
 
 from kwire.cli.main import main
-from kwire.generator.errors import DefinitionError
-from kwire.generator.loader import load_definitions, load_file, load_text
-from kwire.generator.versions import NONE, Versions
+from kwire.generator.definitions.errors import DefinitionError
+from kwire.generator.definitions.loader import load_definitions, load_file, load_text
+from kwire.generator.definitions.versions import NONE, Versions
 from tests.paths import KAFKA_421_DEFINITIONS, KAFKA_DEFINITIONS
 
 CURRENT = KAFKA_DEFINITIONS / "current"

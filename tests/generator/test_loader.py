@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from kwire.generator.errors import DefinitionError
-from kwire.generator.loader import load_definitions, load_file, load_text
-from kwire.generator.types import FieldType
-from kwire.generator.versions import MAX_VERSION, NONE, Versions
+from kwire.generator.definitions.errors import DefinitionError
+from kwire.generator.definitions.loader import load_definitions, load_file, load_text
+from kwire.generator.definitions.types import FieldType
+from kwire.generator.definitions.versions import MAX_VERSION, NONE, Versions
 from tests.conftest import kafka_python_definition_files, kafka_python_definitions
 from tests.optional import need_module
 from tests.paths import REPO

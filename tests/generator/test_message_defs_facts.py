@@ -7,7 +7,7 @@ definitions in its wheel; wherever a file of the same name exists there, every w
 in its own words.
 
 The comment stripper and the version-range parser are deliberately local: this test must not
-share code with ``generator/loader.py``, which it indirectly checks.
+share code with ``generator/definitions/loader.py``, which it indirectly checks.
 """
 
 from __future__ import annotations

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from kwire.generator.loader import load_file, load_text
-from kwire.generator.versions import MAX_VERSION, Versions
+from kwire.generator.definitions.loader import load_file, load_text
+from kwire.generator.definitions.versions import MAX_VERSION, Versions
 from tests.conftest import kafka_python_definition_files
 from tests.optional import need_module
 

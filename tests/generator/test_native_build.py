@@ -16,9 +16,9 @@ import pytest
 from kwire import generated
 from kwire.cli.main import main
 from kwire.fuzz.values import random_instance
-from kwire.generator.emit import NATIVE_BASE, render_all, write_package
-from kwire.generator.loader import load_definitions
-from kwire.generator.native_build import extension_suffix
+from kwire.generator.definitions.loader import load_definitions
+from kwire.generator.emit import render_all, write_package
+from kwire.generator.native.build import NATIVE_BASE, extension_suffix, native_package, write_sources
 from kwire.wire.errors import KwireError
 from tests.paths import MESSAGE_DEFS
 
@@ -27,7 +27,7 @@ from tests.paths import MESSAGE_DEFS
 def native_flavour(tmp_path_factory):
     """The sources `--compile` hands to mypyc, imported as plain Python (package ``kwnative``)."""
     root = tmp_path_factory.mktemp("native")
-    files = render_all(load_definitions([MESSAGE_DEFS]), native=True)
+    files = native_package(load_definitions([MESSAGE_DEFS]))
     assert NATIVE_BASE in files
     write_package(files, root / "kwnative")
     sys.path.insert(0, str(root))
@@ -81,7 +81,7 @@ def test_compile_refuses_a_package_with_nothing_on_the_hot_path(tmp_path, capsys
         f"kwire generate --compile: no definition in {defs} is on the hot path, so nothing is compiled (the "
         "plain modules run about as fast); --compile all compiles them anyway\n")
     assert (out / "greeting_record.py").is_file() and not list(out.glob("*" + extension_suffix()))
-    from kwire.generator.native_build import native_sources
+    from kwire.generator.native.build import native_sources
 
     with pytest.raises(ValueError, match="no definition is on the hot path"):  # the library says so too
         native_sources(load_definitions([defs]))
@@ -90,12 +90,27 @@ def test_compile_refuses_a_package_with_nothing_on_the_hot_path(tmp_path, capsys
 def test_regenerating_changed_sources_drops_compiled_modules(tmp_path) -> None:
     files = render_all(load_definitions([MESSAGE_DEFS]))
     out = tmp_path / "pkg"
-    write_package(files, out)
+    write_sources(files, out)
     stand_in = out / ("api_versions_response" + extension_suffix())  # what a compiled build leaves
     stand_in.write_bytes(b"")
-    assert write_package(files, out) == [] and stand_in.exists()  # unchanged sources: kept
+    assert write_sources(files, out) == [] and stand_in.exists()  # unchanged sources: kept
     files["api_versions_response.py"] += "# changed\n"
-    assert stand_in.name in write_package(files, out)
+    assert stand_in.name in write_sources(files, out)
+    assert not stand_in.exists()
+
+
+def test_kwire_generate_drops_compiled_modules_its_new_sources_replace(tmp_path) -> None:
+    defs = tmp_path / "defs"
+    defs.mkdir()
+    definition = (MESSAGE_DEFS / "SaslHandshakeRequest.json").read_text()
+    (defs / "SaslHandshakeRequest.json").write_text(definition)
+    out = tmp_path / "pkg"
+    assert main(["generate", "-q", "--defs", str(defs), "--out", str(out)]) == 0
+    stand_in = out / ("sasl_handshake_request" + extension_suffix())
+    stand_in.write_bytes(b"")
+    changed = definition.replace('"validVersions": "0-1"', '"validVersions": "1"')
+    (defs / "SaslHandshakeRequest.json").write_text(changed)
+    assert main(["generate", "-q", "--defs", str(defs), "--out", str(out)]) == 0
     assert not stand_in.exists()
 
 
@@ -126,3 +141,21 @@ def test_absent_arrays_of_older_versions_are_fresh_lists() -> None:
     old.supported_features.append(1)
     assert ApiVersionsResponse.decode(ApiVersionsResponse().encode(0), 0).supported_features == []
     assert type(old.finalized_features).__name__ == "KeyedList"
+
+
+def test_the_native_records_view_is_compiled_with_modules_that_make_views() -> None:
+    # Compiled readers make their RecordsViews with a native twin of the plain class, pasted
+    # from its one source; a build without a records field compiles no twin.
+    import inspect
+
+    from kwire.generator.native.build import NATIVE_RECORDS_VIEW, native_sources
+    from kwire.generator.native.inline import records_view_source
+    from kwire.records import batch, reader
+
+    messages = load_definitions([MESSAGE_DEFS])
+    assert NATIVE_RECORDS_VIEW not in native_sources(messages, only={"ApiVersionsResponse"})
+    sources = native_sources(messages, only={"FetchResponse"})
+    assert sources[NATIVE_RECORDS_VIEW] == records_view_source()
+    assert inspect.getsource(reader.RecordsView) in sources[NATIVE_RECORDS_VIEW]
+    assert inspect.getsource(batch.check_region) in sources[NATIVE_RECORDS_VIEW]
+    assert "_NativeRecordsView(buf, " in sources["fetch_response.py"]

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from kwire.cli.main import main
+from kwire.generator.definitions.loader import load_definitions
 from kwire.generator.emit import render_all, write_package
-from kwire.generator.loader import load_definitions
-from kwire.generator.native_build import compile_package, extension_suffix
-from kwire.generator.native_compiler import ArtifactCache, CBuild, Toolchain, digest, local_headers
+from kwire.generator.native.build import compile_package, extension_suffix
+from kwire.generator.native.compiler import ArtifactCache, CBuild, Toolchain, digest, local_headers
 from tests.optional import need_module, need_toolchain
 
 # --- no C compiler needed (CBuild reads mypyc's runtime headers, so those tests need mypyc) -------
@@ -83,7 +83,7 @@ def test_an_object_key_changes_with_what_the_compiler_would_see(tmp_path) -> Non
 
 
 def test_a_translation_unit_s_key_follows_the_files_it_includes(tmp_path) -> None:
-    from kwire.generator.native_compiler import Extension
+    from kwire.generator.native.compiler import Extension
 
     build, c = build_over(tmp_path, {"__native_pkg___m.c": "int f(void) { return 1; }\n",
                                      "pkg/__native_m.c": "int g(void) { return 2; }\n"})
@@ -125,16 +125,16 @@ def test_a_compiled_build_takes_the_hot_path_unless_told_every_module() -> None:
     import kwire.generated as generated
     from kwire.generator.emit import module_name
     from kwire.generator.emit.plan import on_hot_path
-    from kwire.generator.native_build import native_sources
+    from kwire.generator.native.build import native_sources
 
     messages = load_definitions([Path(__file__).resolve().parents[2] / "message_defs"])
-    default = {name.removesuffix(".py") for name in native_sources(messages)} - {"_base"}
+    default = {name.removesuffix(".py") for name in native_sources(messages)} - {"_base", "_records_view"}
     assert default == generated.COMPILED_BY_DEFAULT
     assert {"fetch_response", "metadata_request", "request_header", "partition_record"} <= default
     assert "create_topics_request" not in default and "voters_record" not in default
     assert default == {module_name(m) for m in messages if on_hot_path(m)} and len(default) < len(messages) / 4
     every = native_sources(messages, {m.name for m in messages})
-    assert len(every) == len(messages) + 1  # and the base module
+    assert len(every) == len(messages) + 2  # and the base module and the native RecordsView
 
 
 # --- real builds -------------------------------------------------------------------------------
@@ -240,7 +240,7 @@ def test_a_python_h_that_does_not_precompile_leaves_the_shims_to_parse_it(tmp_pa
 
 
 def test_a_type_error_is_reported_with_mypy_s_words(toolchain, tmp_path) -> None:
-    from kwire.generator.native_build import CompileFailed, build_extensions
+    from kwire.generator.native.build import CompileFailed, build_extensions
 
     with pytest.raises(CompileFailed) as failed:
         build_extensions("broken", {"m.py": "x: int = 'a'\n"}, tmp_path / "build")

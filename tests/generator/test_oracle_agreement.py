@@ -11,7 +11,7 @@ import pytest
 
 from kwire import generated
 from kwire.fuzz.values import case_instance
-from kwire.generator.loader import load_definitions
+from kwire.generator.definitions.loader import load_definitions
 from kwire.wire.message import GeneratedStruct
 from tests.generator.reference_codec import reference_decode, reference_encode
 from tests.paths import MESSAGE_DEFS

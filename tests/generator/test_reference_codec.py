@@ -15,8 +15,8 @@ from functools import cache, lru_cache
 
 import pytest
 
-from kwire.generator.loader import load_file, load_text
-from kwire.generator.model import Message, Struct
+from kwire.generator.definitions.loader import load_file, load_text
+from kwire.generator.definitions.model import Message, Struct
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from tests.conftest import kafka_python_definition_files, kafka_python_definitions
 from tests.generator.reference_codec import (

@@ -29,7 +29,7 @@ import pytest
 
 import kwire.generated as generated
 from kwire.cli.main import main
-from kwire.generator import jsonc
+from kwire.generator.definitions import jsonc
 from tests.kafka_json import records_as_kafka_writes_them
 from tests.optional import need_module
 from tests.paths import KAFKA_421_DEFINITIONS, KAFKA_VECTORS

@@ -5,7 +5,7 @@ import itertools
 
 import pytest
 
-from kwire.generator.versions import ALL, MAX_VERSION, NONE, Versions
+from kwire.generator.definitions.versions import ALL, MAX_VERSION, NONE, Versions
 from tests.optional import need_module
 
 

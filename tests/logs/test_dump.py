@@ -10,16 +10,9 @@ import pytest
 
 from kwire.cli.main import main
 from kwire.generated import MESSAGES
+from kwire.logs import logdir
 from kwire.logs.coordinator_log import CoordinatorLogWriter, CoordinatorRecord
 from kwire.logs.entries import ControlRecord
-from kwire.logs.logdir import (
-    OffsetIndexEntry,
-    ProducerSnapshotEntry,
-    TimeIndexEntry,
-    encode_offset_index,
-    encode_producer_snapshot,
-    encode_time_index,
-)
 from kwire.logs.metadata_log import MetadataLogWriter, MetadataRecord, RawMetadataRecord
 from kwire.records import EndTransactionMarker, RecordBatchBuilder
 from tests.paths import CAPTURES, KAFKA_GO, KRAFT_361, KRAFT_390
@@ -242,11 +235,11 @@ def test_other_topics_and_partition_files(tmp_path: Path, capsys: pytest.Capture
     batch.append(T0, None, b"\x00\x01\xff")
     (partition / "00000000000000000100.log").write_bytes(batch.build())
     (partition / "00000000000000000100.index").write_bytes(
-        encode_offset_index([OffsetIndexEntry(100, 0)], 100) + bytes(16))
+        logdir.encode_offset_index([logdir.OffsetIndexEntry(100, 0)], 100) + bytes(16))
     (partition / "00000000000000000100.timeindex").write_bytes(
-        encode_time_index([TimeIndexEntry(T0, 101)], 100))
+        logdir.encode_time_index([logdir.TimeIndexEntry(T0, 101)], 100))
     (partition / "00000000000000000102.snapshot").write_bytes(
-        encode_producer_snapshot([ProducerSnapshotEntry(77, 1, 9, 101, 1, T0, -1, -1)]))
+        logdir.encode_producer_snapshot([logdir.ProducerSnapshotEntry(77, 1, 9, 101, 1, T0, -1, -1)]))
     (partition / "leader-epoch-checkpoint").write_text("0\n1\n0 100\n")  # Kafka's dump ignores it; kwire's reads it
 
     code, out, err = dump(capsys, str(tmp_path))
@@ -288,7 +281,8 @@ def test_corrupt_index_is_reported_and_the_rest_dumps(tmp_path: Path, capsys: py
     partition.mkdir()
     index = partition / "00000000000000000000.index"
     index.write_bytes(bytes(12))
-    (partition / "00000000000000000000.timeindex").write_bytes(encode_time_index([TimeIndexEntry(T0, 0)], 0))
+    timeindex = logdir.encode_time_index([logdir.TimeIndexEntry(T0, 0)], 0)
+    (partition / "00000000000000000000.timeindex").write_bytes(timeindex)
     code, out, err = dump(capsys, str(tmp_path))
     assert code == 2
     assert err == [f"kwire dump: {index}: file position 8: offset index of 12 bytes is not a whole number of "

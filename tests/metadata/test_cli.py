@@ -38,13 +38,18 @@ def test_snapshot_at_the_images_level_is_kafkas_own(tmp_path, capsys):
     assert "wrote" in capsys.readouterr().out
 
 
-def test_a_lossy_snapshot_is_refused_without_unsafe(tmp_path, capsys):
-    out = tmp_path / "snap.checkpoint"
-    assert kwire_main(["metadata", "snapshot", str(KRAFT_390), "--metadata-version", "3.6", "--out", str(out)]) == 1
+def _refused_snapshot(capsys, source, level: str, out) -> str:
+    """What kwire says when it refuses (exit 1, nothing written) a snapshot of ``source`` at ``level``."""
+    assert kwire_main(["metadata", "snapshot", str(source), "--metadata-version", level, "--out", str(out)]) == 1
     err = capsys.readouterr().err
+    assert "refused" in err and not out.exists()
+    return err
+
+
+def test_a_lossy_snapshot_is_refused_without_unsafe(tmp_path, capsys):
+    err = _refused_snapshot(capsys, KRAFT_390, "3.6", tmp_path / "snap.checkpoint")
     assert ("would lose: Metadata has been lost because the following could not be represented in "
             "metadata.version 3.6-IV2: controller registration data") in err
-    assert "refused" in err and not out.exists()
 
 
 def test_unsafe_writes_what_can_be_kept_into_a_directory(tmp_path, capsys):
@@ -86,11 +91,9 @@ def test_a_downgrade_keeping_a_level_the_target_cannot_carry_is_refused(tmp_path
     # (level 23); at 3.9-IV0 it cannot be kept (Feature.validateVersion's words)
     data = at_42_with_elr(KRAFT_390, tmp_path / "data")
     out = tmp_path / "snap.checkpoint"
-    assert kwire_main(["metadata", "snapshot", str(data), "--metadata-version", "3.9-IV0", "--out", str(out)]) == 1
-    err = capsys.readouterr().err
+    err = _refused_snapshot(capsys, data, "3.9-IV0", out)
     assert ("eligible.leader.replicas.version level 1 (eligible.leader.replicas.version could not be set to 1 "
             "because it depends on metadata.version level 23): dropped (level 0)") in err
-    assert "refused" in err and not out.exists()
     assert kwire_main(["metadata", "snapshot", str(data), "--metadata-version", "3.9-IV0", "--unsafe",
                        "--out", str(out), "--json"]) == 0
     outcome = json.loads(capsys.readouterr().out)

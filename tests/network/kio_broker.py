@@ -1,10 +1,12 @@
-"""Broker replies whose bytes kwire did not write, and a loopback SCRAM broker built on them.
+"""Broker replies whose bytes kwire did not write, and loopback brokers built on them.
 
 :func:`kio_response_frame` encodes ``size | ResponseHeader | body`` with kio (an independent codec
 generated from Kafka's JSON), choosing the header version kio's schema declares.
 
-:class:`ScramBroker` listens on 127.0.0.1 and speaks what a Kafka broker says before a SASL client is
-authenticated: ApiVersions, SaslHandshake (v0/v1) and SaslAuthenticate rounds (KIP-152). The SCRAM
+:class:`KioBroker` listens on 127.0.0.1, accepts connections one after another, answers ApiVersions
+(with features from v3 on, or an error code) and records every request it reads, so a test can
+count what a client asked. :class:`ScramBroker` adds what a Kafka broker says before a SASL client
+is authenticated: SaslHandshake (v0/v1) and SaslAuthenticate rounds (KIP-152). The SCRAM
 server side is ``scramp`` (PyPI), so a login that succeeds proves kwire's client against a second
 implementation of RFC 5802/7677. kwire's framing only parses the client's requests; every reply is
 encoded by kio. A failed proof is answered as Kafka's SaslServerAuthenticator answers it
@@ -29,7 +31,7 @@ import scramp
 from kio.index import load_response_schema
 from kio.schema.errors import ErrorCode as KioErrorCode
 from kio.serial import entity_writer
-from kio.static.primitive import i16, i32, i32Timedelta, i64Timedelta
+from kio.static.primitive import i16, i32, i32Timedelta, i64, i64Timedelta
 
 from kwire.network.framing import parse_request_frame
 
@@ -62,12 +64,24 @@ def kio_response_frame(api_key: int, version: int, correlation_id: int, **fields
     return struct.pack(">i", len(payload)) + payload
 
 
-def api_versions_fields(version: int, offered=OFFERED) -> dict[str, Any]:
-    api_version = sys.modules[load_response_schema(API_VERSIONS, version).__module__].ApiVersion
-    keys = tuple(api_version(api_key=i16(k), min_version=i16(lo), max_version=i16(hi)) for k, lo, hi in offered)
-    fields: dict[str, Any] = {"error_code": KioErrorCode.none, "api_keys": keys}
+def api_versions_fields(version: int, offered=OFFERED, *, error_code: int = 0,
+                        supported_features: dict[str, tuple[int, int]] | None = None,
+                        finalized_features: dict[str, int] | None = None,
+                        finalized_features_epoch: int = -1) -> dict[str, Any]:
+    """kio's ApiVersionsResponse fields; the features (tagged fields 0-2) from v3 on."""
+    schema = sys.modules[load_response_schema(API_VERSIONS, version).__module__]
+    keys = tuple(schema.ApiVersion(api_key=i16(k), min_version=i16(lo), max_version=i16(hi)) for k, lo, hi in offered)
+    fields: dict[str, Any] = {"error_code": KioErrorCode(error_code), "api_keys": keys}
     if version >= 1:
         fields["throttle_time"] = i32Timedelta.parse(ZERO)
+    if version >= 3:
+        fields["supported_features"] = tuple(
+            schema.SupportedFeatureKey(name=name, min_version=i16(low), max_version=i16(high))
+            for name, (low, high) in (supported_features or {}).items())
+        fields["finalized_features"] = tuple(
+            schema.FinalizedFeatureKey(name=name, max_version_level=i16(level), min_version_level=i16(level))
+            for name, level in (finalized_features or {}).items())
+        fields["finalized_features_epoch"] = i64(finalized_features_epoch)
     return fields
 
 
@@ -82,8 +96,91 @@ def _read_exactly(sock: socket.socket, size: int) -> bytes | None:
 
 
 @dataclass
-class ScramBroker:
-    """One-connection-at-a-time SCRAM broker on loopback, run in a thread (a context manager).
+class KioBroker:
+    """A broker on loopback, run in a thread (a context manager), whose replies kio encodes.
+
+    It accepts connections one after another and answers ApiVersions at the version asked, listing
+    ``offered`` with ``api_versions_error`` as its error code and, from v3 on, the features given.
+    ``requests`` holds (api key, version) of every request read, over all connections; a request it
+    cannot answer ends that connection and is kept in ``errors``.
+    """
+
+    offered: tuple[tuple[int, int, int], ...] = OFFERED
+    api_versions_error: int = 0
+    supported_features: dict[str, tuple[int, int]] = field(default_factory=dict)
+    finalized_features: dict[str, int] = field(default_factory=dict)
+    finalized_features_epoch: int = -1
+    requests: list[tuple[int, int]] = field(default_factory=list)
+    connections: int = 0                                    # accepted so far
+    replies: list[bytes] = field(default_factory=list)      # every frame sent, for the record
+    errors: list[BaseException] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._listener = socket.create_server((LOOPBACK, 0))
+        self._listener.settimeout(0.1)  # so that the thread sees the end of the with block
+        self.port = self._listener.getsockname()[1]
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+
+    @property
+    def bootstrap(self) -> str:
+        return f"{LOOPBACK}:{self.port}"
+
+    def __enter__(self) -> Self:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+        self._listener.close()
+
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self._listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            self.connections += 1
+            with conn:
+                try:
+                    self._converse(conn)
+                except Exception as exc:  # noqa: BLE001 - the thread reports it to the test through self.errors
+                    self.errors.append(exc)
+
+    def _converse(self, conn: socket.socket) -> None:
+        conn.settimeout(30)
+        self._connected()
+        while True:
+            prefix = _read_exactly(conn, 4)
+            if prefix is None:
+                return
+            rest = _read_exactly(conn, struct.unpack(">i", prefix)[0])
+            if rest is None:
+                return
+            request = parse_request_frame(prefix + rest)
+            self.requests.append((request.api_key, request.api_version))
+            reply = self._reply(request)
+            self.replies.append(reply)
+            conn.sendall(reply)
+
+    def _connected(self) -> None:
+        """A new connection begins (a subclass resets its per-connection state here)."""
+
+    def _reply(self, request: Any) -> bytes:
+        if request.api_key != API_VERSIONS:
+            raise AssertionError(f"the client sent api key {request.api_key} out of turn")
+        version = request.api_version
+        return kio_response_frame(API_VERSIONS, version, request.correlation_id, **api_versions_fields(
+            version, self.offered, error_code=self.api_versions_error, supported_features=self.supported_features,
+            finalized_features=self.finalized_features, finalized_features_epoch=self.finalized_features_epoch))
+
+
+@dataclass
+class ScramBroker(KioBroker):
+    """A :class:`KioBroker` that authenticates with SCRAM.
 
     ``users`` maps user name to password; ``iterations`` is what the server asks the client for.
     The hooks make it dishonest in one named way: ``tamper_server_first`` rewrites scramp's
@@ -98,15 +195,12 @@ class ScramBroker:
     tamper_server_first: Callable[[str], str] | None = None
     server_key_password: str | None = None
     authenticated: list[str] = field(default_factory=list)  # user names whose proof scramp accepted
-    replies: list[bytes] = field(default_factory=list)      # every frame sent, for the record
-    errors: list[BaseException] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self._listener = socket.create_server((LOOPBACK, 0))
-        self.port = self._listener.getsockname()[1]
-        self._thread = threading.Thread(target=self._serve, daemon=True)
+        super().__post_init__()
         self._auth_info: dict[str, tuple] = {}
         self._user: str | None = None
+        self._server: Any = None  # scramp's server side of the connection's exchange
         scram = scramp.ScramMechanism(self.mechanism)
         for user, password in self.users.items():
             salt, stored_key, server_key, iterations = scram.make_auth_info(password, iteration_count=self.iterations)
@@ -115,54 +209,24 @@ class ScramBroker:
                                                            salt=salt)
             self._auth_info[user] = (salt, stored_key, server_key, iterations)
 
-    def __enter__(self) -> Self:
-        self._thread.start()
-        return self
+    def _connected(self) -> None:
+        self._server = None
 
-    def __exit__(self, *exc: object) -> None:
-        self._listener.close()
-        self._thread.join(timeout=10)
-
-    def _serve(self) -> None:
-        try:
-            conn, _ = self._listener.accept()
-        except OSError:
-            return
-        with conn:
-            try:
-                self._converse(conn)
-            except Exception as exc:  # noqa: BLE001 - the thread reports it to the test through self.errors
-                self.errors.append(exc)
-
-    def _converse(self, conn: socket.socket) -> None:
-        conn.settimeout(30)
-        server = None
-        while True:
-            prefix = _read_exactly(conn, 4)
-            if prefix is None:
-                return
-            rest = _read_exactly(conn, struct.unpack(">i", prefix)[0])
-            if rest is None:
-                return
-            request = parse_request_frame(prefix + rest)
-            version, cid = request.api_version, request.correlation_id
-            if request.api_key == API_VERSIONS:
-                reply = kio_response_frame(API_VERSIONS, version, cid, **api_versions_fields(version))
-            elif request.api_key == SASL_HANDSHAKE:
-                offered = request.body.mechanism in self.mechanisms_offered and request.body.mechanism == self.mechanism
-                code = KioErrorCode.none if offered else KioErrorCode.unsupported_sasl_mechanism
-                reply = kio_response_frame(SASL_HANDSHAKE, version, cid, error_code=code,
-                                           mechanisms=self.mechanisms_offered)
-                if offered:
-                    server = scramp.ScramMechanism(self.mechanism).make_server(self._look_up)
-            elif request.api_key == SASL_AUTHENTICATE and server is not None:
-                reply, done = self._scram_round(server, bytes(request.body.auth_bytes), version, cid)
-                if done:
-                    server = None
-            else:
-                raise AssertionError(f"the client sent api key {request.api_key} out of turn")
-            self.replies.append(reply)
-            conn.sendall(reply)
+    def _reply(self, request: Any) -> bytes:
+        version, cid = request.api_version, request.correlation_id
+        if request.api_key == SASL_HANDSHAKE:
+            offered = request.body.mechanism in self.mechanisms_offered and request.body.mechanism == self.mechanism
+            code = KioErrorCode.none if offered else KioErrorCode.unsupported_sasl_mechanism
+            if offered:
+                self._server = scramp.ScramMechanism(self.mechanism).make_server(self._look_up)
+            return kio_response_frame(SASL_HANDSHAKE, version, cid, error_code=code,
+                                      mechanisms=self.mechanisms_offered)
+        if request.api_key == SASL_AUTHENTICATE and self._server is not None:
+            reply, done = self._scram_round(self._server, bytes(request.body.auth_bytes), version, cid)
+            if done:
+                self._server = None
+            return reply
+        return super()._reply(request)
 
     def _look_up(self, user: str) -> tuple | None:
         self._user = user

@@ -25,6 +25,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.processes import end_process
+
 LOOPBACK = "127.0.0.1"
 # A size prefix above this is not a Kafka frame (the proxy then stops cutting that direction).
 MAX_FRAME = 100 * 1024 * 1024
@@ -380,13 +382,7 @@ class CalfkitBroker:
 
     def close(self) -> None:
         self.proxy.close()
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=5)
+        end_process(self.process, 5)
         self.log.unlink(missing_ok=True)
 
     def __enter__(self) -> CalfkitBroker:

@@ -34,10 +34,8 @@ from kwire.network.headers import encode_request_header, encode_response_header
 from kwire.wire.errors import DecodeError
 from kwire.wire.index import ProtocolIndex, load
 from kwire.wire.message import GeneratedStruct
-from tests.optional import later
+from tests.packages import KpMetadataRequest
 from tests.paths import CAPTURES
-
-KpMetadataRequest = later("kafka.protocol.metadata", "MetadataRequest")
 
 CAPTURE_NAMES = ("librdkafka-mock", "tansu")
 FILE_NAME = re.compile(r"c(\d+)_(req|resp)_(\d+)_k(\d+)_v(\d+)_corr(-?\d+)\.bin")

@@ -127,37 +127,29 @@ API_VERSIONS_V0_ANSWER = h("""
 """)
 
 
-def test_refused_api_versions_is_asked_again_at_the_brokers_newest_version(scripted):
+@pytest.mark.parametrize(("refusal", "answer", "retry", "ranges", "api_key", "chosen"), [
+    # the refusal lists ApiVersions 0..2: asked again at v2
+    (REFUSAL_V0_LISTING_API_VERSIONS_0_TO_2, API_VERSIONS_V2_ANSWER, 2, {18: (0, 2), 3: (0, 12)}, 3, 12),
+    # the refusal does not list ApiVersions: asked again at v0, which every broker reads
+    (REFUSAL_V0_WITHOUT_API_VERSIONS, API_VERSIONS_V0_ANSWER, 0, {18: (0, 0), 0: (3, 5)}, 0, 5),
+], ids=["retry at the listed version", "retry at v0"])
+def test_refused_api_versions_is_asked_again(scripted, refusal, answer, retry, ranges, api_key, chosen):
     def script(broker, connection):
-        broker.answer(connection, REFUSAL_V0_LISTING_API_VERSIONS_0_TO_2)
-        broker.answer(connection, API_VERSIONS_V2_ANSWER)
+        broker.answer(connection, refusal)
+        broker.answer(connection, answer)
         broker.hold(connection)
 
     broker = scripted(script)
     with BrokerConnection("127.0.0.1", broker.port, timeout=5) as connection:
-        assert connection.api_versions_used == [4, 2]
-        assert connection.versions == {18: (0, 2), 3: (0, 12)}
-        assert connection.version(3) == 12
-        assert list(connection.common_versions(3)) == list(range(13))
+        assert connection.api_versions_used == [4, retry]
+        assert connection.api_versions_version == retry
+        assert connection.versions == ranges
+        assert connection.version(api_key) == chosen
+        assert list(connection.common_versions(api_key)) == list(range(ranges[api_key][0], chosen + 1))
         with pytest.raises(UnsupportedVersionError):
-            connection.version(0)  # Produce: not offered by this broker
+            connection.version(19)  # CreateTopics: not offered by either broker
     broker.close()
-    assert broker.requests == [(18, 4), (18, 2)]
-
-
-def test_refusal_that_does_not_name_api_versions_falls_back_to_v0(scripted):
-    def script(broker, connection):
-        broker.answer(connection, REFUSAL_V0_WITHOUT_API_VERSIONS)
-        broker.answer(connection, API_VERSIONS_V0_ANSWER)
-        broker.hold(connection)
-
-    broker = scripted(script)
-    with BrokerConnection("127.0.0.1", broker.port, timeout=5) as connection:
-        assert connection.api_versions_used == [4, 0]
-        assert connection.versions == {18: (0, 0), 0: (3, 5)}
-        assert connection.version(0) == 5
-    broker.close()
-    assert broker.requests == [(18, 4), (18, 0)]
+    assert broker.requests == [(18, 4), (18, retry)]
 
 
 def test_a_second_refusal_is_a_client_error(scripted):
@@ -236,29 +228,53 @@ def metadata_v0_answer(port: int) -> bytes:
     """)
 
 
-def test_produce_goes_to_the_leader_and_its_error_codes_become_client_errors(scripted):
-    produce_v3_answer = h("""
-        00000001                  # one topic
-        0001 74                   #   name "t"
-        00000001                  #   one partition
-        00000000                  #     index 0
-        0006                      #     error_code 6 NOT_LEADER_OR_FOLLOWER
-        ffffffffffffffff          #     base_offset -1
-        ffffffffffffffff          #     log_append_time_ms -1
-        00000000                  # throttle_time_ms
+def negotiate_v0(broker, connection):
+    """What a broker without ApiVersions v4 says: a refusal, then its v0 list to the v0 retry."""
+    broker.answer(connection, REFUSAL_V0_WITHOUT_API_VERSIONS)
+    broker.answer(connection, API_VERSIONS_V0_METADATA_0_PRODUCE_3)
+
+
+def produce_v3_answer(error_code: int, base_offset: int) -> bytes:
+    return h(f"""
+        00000001 0001 74 00000001 00000000    # topic "t", partition 0
+        {error_code:04x} {base_offset & (1 << 64) - 1:016x}
+        ffffffffffffffff 00000000             # log_append_time_ms -1, throttle_time_ms 0
     """)
 
-    def negotiate(broker, connection):
-        broker.answer(connection, REFUSAL_V0_WITHOUT_API_VERSIONS)
-        broker.answer(connection, API_VERSIONS_V0_METADATA_0_PRODUCE_3)
 
+def test_api_versions_is_asked_once_per_connection_however_many_requests_follow(scripted):
     def bootstrap(broker, connection):
-        negotiate(broker, connection)
+        negotiate_v0(broker, connection)
+        for _ in range(3):
+            broker.answer(connection, metadata_v0_answer(broker.port))  # then closes: the leader's turn
+
+    def leader(broker, connection):
+        negotiate_v0(broker, connection)
+        for offset in (40, 41):
+            broker.answer(connection, produce_v3_answer(0, offset))
+        broker.hold(connection)
+
+    broker = scripted(bootstrap, leader)
+    with KafkaClient(f"127.0.0.1:{broker.port}", timeout=5) as client:
+        for _ in range(2):
+            where = client.partition("t", create=False)
+        client.metadata(["t"])
+        assert [client.produce(where, b""), client.produce(where, b"")] == [40, 41]
+        assert client.bootstrap.api_versions_used == client.connection(1).api_versions_used == [4, 0]
+        assert [entry.api_key for entry in client.connection(1).api_versions.api_keys] == [18, 3, 0]
+    broker.close()
+    negotiation = [(18, 4), (18, 0)]
+    assert broker.requests == negotiation + [(3, 0)] * 3 + negotiation + [(0, 3)] * 2
+
+
+def test_produce_goes_to_the_leader_and_its_error_codes_become_client_errors(scripted):
+    def bootstrap(broker, connection):
+        negotiate_v0(broker, connection)
         broker.answer(connection, metadata_v0_answer(broker.port))
 
     def leader(broker, connection):
-        negotiate(broker, connection)
-        broker.answer(connection, produce_v3_answer)
+        negotiate_v0(broker, connection)
+        broker.answer(connection, produce_v3_answer(6, -1))  # NOT_LEADER_OR_FOLLOWER
         broker.hold(connection)
 
     broker = scripted(bootstrap, leader)
@@ -308,3 +324,32 @@ def test_refusing_a_field_names_the_versions_that_lack_it():
 
     with pytest.raises(UnsupportedVersionError, match="versions 1-3 have no such field"):
         MetadataRequest(topics=[], allow_auto_topic_creation=False).encode(3)
+
+
+def metadata_ranges_answer(low: int, high: int) -> bytes:
+    """ApiVersionsResponse v0 listing ApiVersions 0..0 and Metadata low..high."""
+    return h(f"0000 00000002 0012 0000 0000 0003 {low:04x} {high:04x}")
+
+
+@pytest.mark.parametrize("offset", [0, 1], ids=["meets at kwire's newest", "just past it"])
+def test_the_version_used_is_the_newest_both_have_at_the_bound(scripted, offset):
+    from kwire.generated import MetadataRequest
+
+    newest = MetadataRequest.VALID_VERSIONS[1]
+    low = newest + offset
+
+    def script(broker, connection):
+        broker.answer(connection, REFUSAL_V0_WITHOUT_API_VERSIONS)
+        broker.answer(connection, metadata_ranges_answer(low, low + 5))
+        broker.hold(connection)
+
+    broker = scripted(script)
+    with BrokerConnection("127.0.0.1", broker.port, timeout=5) as connection:
+        if offset == 0:
+            assert connection.version(3) == newest
+        else:
+            with pytest.raises(UnsupportedVersionError, match=rf"^api key 3: kwire has versions 0-{newest}, "
+                                                              rf"127\.0\.0\.1:{broker.port} {low}-{low + 5}$"):
+                connection.version(3)
+        with pytest.raises(UnsupportedVersionError, match=rf"^127\.0\.0\.1:{broker.port} does not support api key 0$"):
+            connection.version(0)

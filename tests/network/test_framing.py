@@ -35,11 +35,11 @@ from kwire.network.framing import (
 from kwire.wire.errors import DecodeError, EncodeError, KwireError, UnsupportedVersionError
 from kwire.wire.index import load
 from tests.optional import later
+from tests.packages import KpMetadataRequest
 from tests.paths import CAPTURES
 
-KpApiVersionsRequest = later("kafka.protocol.metadata", "ApiVersionsRequest")
-KpApiVersionsResponse = later("kafka.protocol.metadata", "ApiVersionsResponse")
-KpMetadataRequest = later("kafka.protocol.metadata", "MetadataRequest")
+KpApiVersionsRequest, KpApiVersionsResponse = (later("kafka.protocol.metadata", name)
+                                              for name in ("ApiVersionsRequest", "ApiVersionsResponse"))
 
 
 

@@ -180,15 +180,21 @@ def api_keys_requested(seen) -> set[int]:
     return {s.api_key for s in seen if s.request}
 
 
-def test_librdkafka_produces_every_codec_and_consumes_in_a_group(peer, kp_generated):
-    topics = {f"rdk-{codec}": codec for codec in CODECS}
+def client_round_trip(peer, client: str, prefix: str, round_trip):
+    """Topics ``prefix-CODEC`` made with ``client``'s admin client, every codec's rows produced and consumed in
+    a group by ``round_trip``, through the recording proxy: the topics, the rows produced and consumed, and
+    the frames seen (every one framed)."""
+    topics = {f"{prefix}-{codec}": codec for codec in CODECS}
     expected = {topic: rows_for(topic) for topic in topics}
-    create_topics_with_admin_client(peer, list(topics), "librdkafka")
-    consumed = librdkafka_round_trip(peer, topics, expected)
+    create_topics_with_admin_client(peer, list(topics), client)
+    consumed = round_trip(peer, topics, expected)
     peer.proxy.close()
     assert peer.recording.unframed == []
+    return topics, expected, consumed, walk(peer.recording)
 
-    seen = walk(peer.recording)
+
+def test_librdkafka_produces_every_codec_and_consumes_in_a_group(peer, kp_generated):
+    topics, expected, consumed, seen = client_round_trip(peer, "librdkafka", "rdk", librdkafka_round_trip)
     deviations = {REFUSAL, METADATA_ZERO} if peer.NAME == MOCK else {API_VERSIONS_TAGS, FETCH_TAG}
     assert check_recording(peer.NAME, seen, deviations) == Counter()  # kwire defines every API used
     check_records(seen, expected, topics, consumed)
@@ -207,14 +213,7 @@ def test_librdkafka_produces_every_codec_and_consumes_in_a_group(peer, kp_genera
 
 
 def test_kafka_python_produces_every_codec_and_consumes_in_a_group(peer):
-    topics = {f"kp-{codec}": codec for codec in CODECS}
-    expected = {topic: rows_for(topic) for topic in topics}
-    create_topics_with_admin_client(peer, list(topics), "kafka-python")
-    consumed = kafka_python_round_trip(peer, topics, expected)
-    peer.proxy.close()
-    assert peer.recording.unframed == []
-
-    seen = walk(peer.recording)
+    topics, expected, consumed, seen = client_round_trip(peer, "kafka-python", "kp", kafka_python_round_trip)
     # pinned to v2 on the mock, kafka-python meets none of its deviations there
     deviations = set() if peer.NAME == MOCK else {API_VERSIONS_TAGS, CREATE_TOPICS_TAG}
     assert check_recording(peer.NAME, seen, deviations) == Counter()

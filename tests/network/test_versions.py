@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from generator.jsonc import loads as jsonc_loads
 from kwire.generated import MESSAGES, ApiVersionsResponse
 from kwire.generated.api_versions_response import ApiVersion
+from kwire.generator.definitions.jsonc import loads as jsonc_loads
 from kwire.network.errors import ErrorCode, KafkaApiError
 from kwire.network.framing import UnsupportedApiVersions, parse_response_frame
 from kwire.network.versions import UNSTABLE_LATEST, ApiVersionsRefused, negotiate, our_versions

@@ -20,10 +20,8 @@ from kwire.records import (
     decode_batch,
     decode_control_key,
 )
-from tests.optional import later
+from tests.packages import KpBatch
 from tests.paths import CAPTURES, KRAFT_361, KRAFT_390
-
-KpBatch = later("kafka.record.default_records", "DefaultRecordBatch")
 
 KRAFT_36, KRAFT_39 = KRAFT_361, KRAFT_390
 

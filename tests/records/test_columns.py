@@ -23,21 +23,22 @@ from kwire.records.record_codec import encode_record, read_records
 from kwire.wire.errors import CorruptRecordError, DecodeError
 from kwire.wire.varint import zigzag as zz
 from tests.optional import later
+from tests.packages import (
+    HealthCheck,
+    KpBatch,
+    KpBuilder,
+    KpMemoryRecords,
+    aiokafka_c,
+    aiokafka_py,
+    given,
+    settings,
+    st,
+)
 from tests.paths import CAPTURES, KAFKA_GO, KRAFT_361, KRAFT_390, REPO
 from tests.records.test_legacy import parse_fetch_response
 
-pa = later("pyarrow")
 record_arrays = later("kwire.arrow.record_arrays", "record_arrays")  # kwire.arrow is made of pyarrow
-aiokafka_c = later("aiokafka.record", "_crecords")
-aiokafka_py = later("aiokafka.record", "default_records")
-HealthCheck = later("hypothesis", "HealthCheck")
 assume = later("hypothesis", "assume")
-given = later("hypothesis", "given")
-settings = later("hypothesis", "settings")
-st = later("hypothesis", "strategies")
-KpBatch = later("kafka.record.default_records", "DefaultRecordBatch")
-KpBuilder = later("kafka.record.default_records", "DefaultRecordBatchBuilder")
-KpMemoryRecords = later("kafka.record.memory_records", "MemoryRecords")
 
 INT64_MAX = 2**63 - 1
 
@@ -395,19 +396,22 @@ def test_without_a_compiler_plain_python_decodes_and_doctor_says_so(tmp_path):
     assert lines[1] == "record decoder: plain Python, not built (run: kwire build-native)"
 
 
+def _change_since_the_build(monkeypatch, tmp_path, source: str, comment: bytes) -> None:
+    """Point ``columns.<source>`` at a copy of that file with ``comment`` added, as if edited after the build."""
+    changed = tmp_path / getattr(columns, source).name
+    changed.write_bytes(getattr(columns, source).read_bytes() + comment)
+    monkeypatch.setattr(columns, source, changed)
+
+
 def test_a_stale_c_build_is_not_used(c_record_decoder, monkeypatch, tmp_path):
-    changed = tmp_path / "column_decoder_c.c"
-    changed.write_bytes(columns.C_SOURCE.read_bytes() + b"\n/* changed */\n")
-    monkeypatch.setattr(columns, "C_SOURCE", changed)
+    _change_since_the_build(monkeypatch, tmp_path, "C_SOURCE", b"\n/* changed */\n")
     module, why_not = columns.load_c()
     assert module is None and why_not == ("the build is stale: column_decoder_c.c changed since "
                                           "(run: kwire build-native)")
 
 
 def test_a_stale_or_missing_build_is_not_used(compiled_record_decoder, monkeypatch, tmp_path):
-    changed = tmp_path / "column_decoder.py"
-    changed.write_bytes(columns.SOURCE.read_bytes() + b"\n# changed\n")
-    monkeypatch.setattr(columns, "SOURCE", changed)
+    _change_since_the_build(monkeypatch, tmp_path, "SOURCE", b"\n# changed\n")
     module, why_not = columns.load_compiled()
     assert module is None and "stale" in why_not
     monkeypatch.setattr(columns, "COMPILED_MODULE", "kwire.records._no_such_build")
@@ -415,8 +419,8 @@ def test_a_stale_or_missing_build_is_not_used(compiled_record_decoder, monkeypat
 
 
 def test_the_build_switches_only_the_compiled_flag_and_pastes_the_varint_module():
-    from kwire.generator.native_inline import paste_varint, varint_definitions
-    from kwire.generator.native_records import compiled_source, paste_record_loop
+    from kwire.generator.native.inline import paste_varint, varint_definitions
+    from kwire.generator.native.records import compiled_source, paste_record_loop
 
     source = columns.SOURCE.read_bytes()
     text = compiled_source(source)
@@ -430,16 +434,14 @@ def test_the_build_switches_only_the_compiled_flag_and_pastes_the_varint_module(
 
 
 def test_a_change_to_the_varint_module_makes_the_build_stale(compiled_record_decoder, monkeypatch, tmp_path):
-    changed = tmp_path / "varint.py"
-    changed.write_bytes(columns.VARINT_SOURCE.read_bytes() + b"\n# changed\n")
-    monkeypatch.setattr(columns, "VARINT_SOURCE", changed)
+    _change_since_the_build(monkeypatch, tmp_path, "VARINT_SOURCE", b"\n# changed\n")
     module, why_not = columns.load_compiled()
     assert module is None and "stale" in why_not
 
 
 def test_without_a_c_compiler_the_c_flavour_is_not_built(monkeypatch, tmp_path):
-    from kwire.generator.native_build import CompileUnavailable
-    from kwire.generator.native_records import build_c
+    from kwire.generator.native.build import CompileUnavailable
+    from kwire.generator.native.records import build_c
 
     monkeypatch.setenv("CC", "/no/such/cc")
     with pytest.raises(CompileUnavailable, match="no C compiler found"):

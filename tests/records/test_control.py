@@ -24,12 +24,11 @@ from kwire.records import (
 )
 from kwire.wire.errors import CorruptRecordError, DecodeError, KwireError
 from tests.optional import later
+from tests.packages import KpBatch, aiokafka_c
 from tests.paths import KRAFT_361
 
-aiokafka_c = later("aiokafka.record", "_crecords")
 control_record = later("aiokafka.record.control_record")  # its ABORT_MARKER and COMMIT_MARKER
 AioControlRecord = later("aiokafka.record.control_record", "ControlRecord")
-KpBatch = later("kafka.record.default_records", "DefaultRecordBatch")
 
 KRAFT_36 = KRAFT_361
 

@@ -9,26 +9,8 @@ from crc32c import crc32c
 
 from kwire.records import BatchReader, Codec, RecordBatchBuilder, decode_batch
 from kwire.wire.errors import CorruptRecordError, DecodeError, KwireError
-from tests.optional import later
-
-HealthCheck = later("hypothesis", "HealthCheck")
-given = later("hypothesis", "given")
-settings = later("hypothesis", "settings")
-st = later("hypothesis", "strategies")
-
-
-def zigzag(value: int) -> bytes:
-    """Zigzag varint from the protobuf description (independent of kwire's encoder)."""
-    raw = (value << 1) ^ (value >> 63)
-    out = bytearray()
-    while True:
-        byte = raw & 0x7F
-        raw >>= 7
-        if raw:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
+from tests.packages import HealthCheck, KpBuilder, given, settings, st
+from tests.varints import zigzag
 
 
 def raw_record(body: bytes) -> bytes:
@@ -201,12 +183,7 @@ def test_random_bytes_raise_only_kwire_errors(data):
 def test_a_record_count_at_and_past_what_the_bytes_can_hold(claimed):
     """Nine records of the smallest size (7 bytes: length, attributes, both deltas, null key, null
     value, no headers), written by kafka-python; the count field then says 0, 8, 9 or 10."""
-    from tests.optional import need_module
-
-    need_module("kafka")
-    from kafka.record.default_records import DefaultRecordBatchBuilder
-
-    builder = DefaultRecordBatchBuilder(magic=2, compression_type=0, is_transactional=False, producer_id=-1,
+    builder = KpBuilder(magic=2, compression_type=0, is_transactional=False, producer_id=-1,
                                         producer_epoch=-1, base_sequence=-1, batch_size=1 << 20)
     for offset in range(9):
         builder.append(offset, timestamp=1_700_000_000_000, key=None, value=None, headers=[])

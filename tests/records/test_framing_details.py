@@ -18,30 +18,17 @@ from kwire.records.legacy import decode_legacy_message
 from kwire.records.reader import iter_batches, read_entry
 from kwire.records.record import Record
 from kwire.wire.errors import CorruptRecordError, DecodeError, EncodeError
-from tests.optional import later
-
-DefaultRecordBatchBuilder = later("kafka.record.default_records", "DefaultRecordBatchBuilder")
-LegacyRecordBatchBuilder = later("kafka.record.legacy_records", "LegacyRecordBatchBuilder")
+from tests.packages import KpBuilder, KpLegacyBuilder
+from tests.varints import zigzag
 
 RECORD_COUNT_AT = 57  # Kafka's v2 batch header: baseOffset(8) ... baseSequence(4) recordsCount(4)
 
 
 def kafka_batch(base_offset: int = 0, values: tuple[bytes, ...] = (b"v",)) -> bytes:
-    builder = DefaultRecordBatchBuilder(2, 0, False, -1, -1, -1, 1 << 20)
+    builder = KpBuilder(2, 0, False, -1, -1, -1, 1 << 20)
     for delta, value in enumerate(values):
         builder.append(base_offset + delta, 1_700_000_000_000, None, value, [])
     return bytes(builder.build())
-
-
-def zigzag(value: int) -> bytes:
-    """Kafka's zigzag varint, written here from the protobuf rule (not kwire's encoder)."""
-    raw = (value << 1) ^ (value >> 63)
-    out = bytearray()
-    while raw >= 0x80:
-        out.append(raw & 0x7F | 0x80)
-        raw >>= 7
-    out.append(raw)
-    return bytes(out)
 
 
 def record_bytes(key: bytes | None, key_length: int | None = None, headers: bytes = b"\x00") -> bytes:
@@ -133,7 +120,7 @@ def test_a_bad_timestamp_names_the_field() -> None:
 # --- legacy messages ---------------------------------------------------------------------------
 
 def kafka_legacy(magic: int) -> bytes:
-    builder = LegacyRecordBatchBuilder(magic, 0, 1 << 20)
+    builder = KpLegacyBuilder(magic, 0, 1 << 20)
     builder.append(5, 1_700_000_000_000 if magic else None, b"key", b"value")
     return bytes(builder.build())
 

@@ -16,13 +16,7 @@ from kwire.records import (
     TimestampType,
     decode_batch,
 )
-from tests.optional import later
-
-aiokafka_c = later("aiokafka.record", "_crecords")
-aiokafka_py = later("aiokafka.record", "default_records")
-KpBatch = later("kafka.record.default_records", "DefaultRecordBatch")
-KpBuilder = later("kafka.record.default_records", "DefaultRecordBatchBuilder")
-KpMemoryRecords = later("kafka.record.memory_records", "MemoryRecords")
+from tests.packages import KpBatch, KpBuilder, KpMemoryRecords, aiokafka_c, aiokafka_py
 
 CODECS = list(Codec)
 

@@ -21,13 +21,10 @@ from kwire.records import (
 )
 from kwire.wire.errors import CorruptRecordError, DecodeError
 from tests.optional import later
+from tests.packages import KpLegacyBatch, KpLegacyBuilder, KpMemoryRecords, aiokafka_c
 from tests.paths import KAFKA_GO
 
-aiokafka_c = later("aiokafka.record", "_crecords")
 aiokafka_legacy = later("aiokafka.record", "legacy_records")
-KpLegacyBatch = later("kafka.record.legacy_records", "LegacyRecordBatch")
-KpLegacyBuilder = later("kafka.record.legacy_records", "LegacyRecordBatchBuilder")
-KpMemoryRecords = later("kafka.record.memory_records", "MemoryRecords")
 
 
 ROWS = [

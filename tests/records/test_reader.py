@@ -18,9 +18,7 @@ from kwire.records import (
     read_entry,
 )
 from kwire.wire.errors import CorruptRecordError, DecodeError
-from tests.optional import later
-
-KpLegacyBuilder = later("kafka.record.legacy_records", "LegacyRecordBatchBuilder")
+from tests.packages import KpLegacyBuilder
 
 
 def batch(base_offset: int, n: int, codec=Codec.NONE) -> bytes:

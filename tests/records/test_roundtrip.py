@@ -6,12 +6,7 @@ import pytest
 
 from kwire.records import Codec, RecordBatchBuilder, TimestampType, decode_batch, encode_batch
 from kwire.wire.errors import EncodeError
-from tests.optional import later
-
-given = later("hypothesis", "given")
-settings = later("hypothesis", "settings")
-st = later("hypothesis", "strategies")
-KpBatch = later("kafka.record.default_records", "DefaultRecordBatch")
+from tests.packages import KpBatch, given, settings, st
 
 keys = st.none() | st.binary(max_size=300)
 header_names = st.text(st.characters(blacklist_categories=("Cs",)), max_size=20)

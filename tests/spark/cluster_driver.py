@@ -28,6 +28,8 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.processes import end_process
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -85,14 +87,7 @@ class ClusterDriver:
         return self.result()["tasks"]
 
     def close(self) -> None:
-        if self.process.poll() is None:
-            assert self.process.stdin is not None
-            self.process.stdin.close()  # the driver stops its session and exits
-            try:
-                self.process.wait(60)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        end_process(self.process, 60)  # stdin closed: the driver stops its session and exits
         self._log.close()
 
 

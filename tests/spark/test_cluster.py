@@ -25,11 +25,9 @@ import pytest
 
 from kwire.cli.main import main as kwire_main
 from kwire.spark import read_table
-from tests.optional import later
+from tests.packages import pq
 from tests.paths import KRAFT_361
 from tests.spark.remote_data import BUCKET
-
-pq = later("pyarrow.parquet")
 
 pytestmark = pytest.mark.xdist_group("spark-cluster")
 

@@ -33,14 +33,8 @@ from kwire.spark import decode_column, read_table
 from kwire.spark.schemas import to_spark
 from kwire.wire.errors import KwireError
 from kwire.wire.index import load
-from tests.optional import later
+from tests.packages import KpBuilder, KpMemoryRecords, aiokafka_c, aiokafka_py, pa
 from tests.paths import CAPTURES, KRAFT_361, KRAFT_390
-
-pa = later("pyarrow")
-aiokafka_c = later("aiokafka.record", "_crecords")
-aiokafka_py = later("aiokafka.record", "default_records")
-KpBuilder = later("kafka.record.default_records", "DefaultRecordBatchBuilder")
-KpMemoryRecords = later("kafka.record.memory_records", "MemoryRecords")
 
 KRAFT_36, KRAFT_39 = KRAFT_361, KRAFT_390
 TANSU_RAW = CAPTURES / "tansu" / "raw"

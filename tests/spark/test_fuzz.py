@@ -10,9 +10,7 @@ import json
 from kwire.cli.main import main as kwire_main
 from kwire.fuzz.sweep import sweep, work_units
 from kwire.spark.fuzz import results_table, spark_sweep
-from tests.optional import later
-
-pq = later("pyarrow.parquet")
+from tests.packages import pq
 
 # Small messages with several versions, flexible and not, with tagged fields and lossy conversions.
 MESSAGES = ["ApiVersionsRequest", "OffsetCommitValue", "LeaveGroupResponse"]

@@ -20,9 +20,7 @@ from kwire.generated import MESSAGES
 from kwire.records import Codec, RecordBatchBuilder
 from kwire.spark.schemas import spark_schema
 from kwire.wire.errors import CorruptRecordError, KwireError, UnsupportedVersionError
-from tests.optional import later
-
-pa = later("pyarrow")
+from tests.packages import pa
 
 
 def batch(base_offset: int, count: int, size: int = 100, codec: Codec = Codec.NONE) -> bytes:

@@ -25,10 +25,8 @@ import pytest
 from kwire.spark import read_table
 from kwire.spark.shipped import MARKER
 from kwire.spark.shipping import COMPILED_RUNTIME, SHIP_SETTING, package_files, ship_packages, shipping_enabled
-from tests.optional import later
+from tests.packages import pa
 from tests.paths import KRAFT_361
-
-pa = later("pyarrow")
 
 EXT = sysconfig.get_config_var("EXT_SUFFIX")
 SEGMENT = KRAFT_361 / "__cluster_metadata-0" / "00000000000000000000.log"

@@ -184,6 +184,25 @@ def test_generated_code_off_the_hot_path_names_elements_in_errors() -> None:
     assert refused.value.path == "topics[1].configs[0].name"
 
 
+# A nullable compact array of int32 as Kafka writes one (its protocol guide: a COMPACT_ARRAY is an
+# unsigned varint of N + 1, 0 for null, then N elements; int32 big-endian), built here with struct.
+@pytest.mark.parametrize("values", [None, [], [7], [-1, 2**31 - 1, -(2**31)], list(range(31)), list(range(32)),
+                                    list(range(200))])
+def test_nullable_fixed_arrays_read_and_write_kafkas_compact_array(values: list[int] | None) -> None:
+    wire = b"\x00" if values is None else uvarint(len(values) + 1) + struct.pack(f">{len(values)}i", *values)
+    assert primitives.read_nullable_fixed_array(b"\xee" + wire + b"\xee", 1, "i", 4) == (values, 1 + len(wire))
+    out = bytearray(b"\xee")
+    primitives.write_nullable_fixed_array(out, values, "i")
+    assert bytes(out) == b"\xee" + wire
+
+
+@pytest.mark.parametrize("count", [3, 31, 32])  # the short path's bound (SMALL_ARRAY), and past it
+def test_a_nullable_fixed_array_past_the_buffer_is_refused_at_its_elements(count: int) -> None:
+    wire = uvarint(count + 1) + struct.pack(f">{count - 1}i", *range(count - 1))  # one element short
+    with pytest.raises(DecodeError, match=f"array of {count} elements runs past the end") as caught:
+        primitives.read_nullable_fixed_array(wire, 0, "i", 4)
+    assert caught.value.offset == 1  # where the elements start, after the one-byte count
+
 # The second sample (tests/README.md, the run of 2026-11-27): the wire part's survivors.
 
 

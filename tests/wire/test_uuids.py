@@ -11,8 +11,8 @@ import pytest
 from kwire.features.dynamic_voters import parse_dynamic_voters
 from kwire.features.errors import FeatureError
 from kwire.generated import TopicRecord
-from kwire.generator.model import parse_default
-from kwire.generator.types import FieldType
+from kwire.generator.definitions.model import parse_default
+from kwire.generator.definitions.types import FieldType
 from kwire.wire.errors import DecodeError
 from kwire.wire.uuids import UuidTextError, url_base64_decode, uuid_from_text, uuid_to_text
 from tests.paths import KAFKA_UUID

@@ -1,8 +1,41 @@
-"""The ``kwire`` sub-commands, one module each, and the argument types they share."""
+"""The ``kwire`` sub-commands, one module each, and the parser layout and argument types they share."""
 from __future__ import annotations
 
 import argparse
 import importlib.util
+
+# sub-command name -> its line in `kwire --help`, written here only: a command's module registers it
+# through add_command, and kwire.cli.main lists a command it does not build from here
+SUMMARIES = {
+    "validate": "check definition files against the format and Kafka's rules",
+    "generate": "emit Python codecs for a directory of definitions",
+    "check-compat": "flag incompatible changes between two generations of definitions",
+    "dump": "print Kafka log segments, snapshots, indexes and state files",
+    "fuzz": "fuzz every message at every version and classify version conversions",
+    "decode": "decode Kafka log files into Parquet or JSON (here, or on Spark)",
+    "schemas": "write Spark and Arrow schemas of every message version",
+    "frame": "decode one captured request or response frame",
+    "storage": "write KRaft storage files (bootstrap.checkpoint)",
+    "features": "describe and judge feature-level changes (kafka-features, offline)",
+    "metadata": "the metadata image of a KRaft log: show it, write it as a snapshot, check downgrades",
+    "doctor": "say which parts run compiled (record decoder, codecs) and why not",
+    "build-native": "compile the record decoder (and, with --codecs, the codecs) with mypyc",
+    "versions": "which Kafka release added each API version",
+    "merge-versions": "restore the versions a newer definition removed, proven",
+}
+
+
+def add_command(commands: argparse._SubParsersAction, name: str, description: str, *, summary: str | None = None,
+                exit_status: str | None = None, notes: str | None = None,
+                raw: bool = False) -> argparse.ArgumentParser:
+    """A (sub-)command's parser, laid out as every kwire command's: ``summary``, its line in its parent's
+    ``--help`` (a top-level command's is its line in :data:`SUMMARIES`); the description; an epilog of
+    ``notes``, then ``Exit status: ...``. ``raw`` keeps the line breaks of description and epilog. The
+    examples are added from :mod:`kwire.cli.examples`."""
+    epilog = "\n".join(part for part in (notes, exit_status and f"Exit status: {exit_status}") if part) or None
+    layout = {"formatter_class": argparse.RawDescriptionHelpFormatter} if raw else {}
+    return commands.add_parser(name, help=SUMMARIES[name] if summary is None else summary, description=description,
+                               epilog=epilog, **layout)
 
 
 def missing_extra(extra: str, *modules: str) -> str | None:
@@ -40,7 +73,6 @@ def feature_assignment(text: str) -> tuple[str, int]:
     if not sep or not name.strip() or not level.strip().lstrip("-").isdigit():
         raise argparse.ArgumentTypeError(f"expected NAME=LEVEL with a whole-number level, got {text!r}")
     return name.strip(), int(level)
-
 
 
 def replay_arguments(p: argparse.ArgumentParser, *, until_help: str | None = None) -> None:

@@ -2,8 +2,8 @@
 
 The platform wheel (``make wheel``) already carries both compiled. An install from source (``pip
 install kwire`` from the sdist, ``pip install -e .``) runs them as plain Python until this
-command builds them: the record decoder (:mod:`kwire.generator.native_records`, about ten
-seconds) always, the codecs (``kwire.generated``, :func:`kwire.generator.native_build.compile_package`)
+command builds them: the record decoder (:mod:`kwire.generator.native.records`, about ten
+seconds) always, the codecs (``kwire.generated``, :func:`kwire.generator.native.build.compile_package`)
 with ``--codecs`` (those on the hot path, where compiled code pays; ``--codecs all`` every one) or
 ``--messages``. The extension modules go beside the
 installed sources (or into ``--into DIR``, another kwire package directory), each put in place by
@@ -22,14 +22,9 @@ from pathlib import Path
 
 import kwire
 from kwire.cli import errors
-from kwire.cli.commands import positive_int
+from kwire.cli.commands import add_command, positive_int
 
 INSTALL_HINT = "pip install 'kwire[native]'"
-EXAMPLES = """examples:
-  kwire build-native --codecs
-  kwire build-native --codecs all --jobs 2
-  kwire build-native --messages ApiVersionsRequest,ApiVersionsResponse --json
-"""
 
 
 def default_cache() -> Path:
@@ -45,15 +40,14 @@ def message_names(text: str) -> set[str]:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "build-native", help="compile the record decoder (and, with --codecs, the codecs) with mypyc",
+    p = add_command(
+        sub, "build-native", raw=True,
+        exit_status="0 built, 1 the build failed, 2 no mypyc or C compiler, or bad usage.",
         description="Compile kwire's record decoder with mypyc (about ten seconds) and, with --codecs or "
                     "--messages, the codecs of kwire.generated (those on the hot path; about a minute and a "
                     "quarter on two cores), and install the extension modules into this kwire (or --into DIR). "
                     "Needs mypyc and a C "
-                    f"compiler: {INSTALL_HINT} and, say, apt-get install gcc. kwire doctor tells what runs compiled.",
-        epilog="Exit status: 0 built, 1 the build failed, 2 no mypyc or C compiler, or bad usage.\n\n" + EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+                    f"compiler: {INSTALL_HINT} and, say, apt-get install gcc. kwire doctor tells what runs compiled.")
     what = p.add_mutually_exclusive_group()
     what.add_argument("--codecs", nargs="?", const="hot", choices=("hot", "all"), metavar="{hot,all}",
                       help="also compile the codecs of kwire.generated: those on the hot path (the default), "
@@ -76,8 +70,8 @@ def fail(code: int, message: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from kwire.generator import native_records
-    from kwire.generator.native_build import CompileFailed, CompileUnavailable, check_toolchain
+    from kwire.generator.native import records as native_records
+    from kwire.generator.native.build import CompileFailed, CompileUnavailable, check_toolchain
 
     try:
         check_toolchain()
@@ -126,8 +120,8 @@ def run(args: argparse.Namespace) -> int:
 
 def codec_definitions(generated_dir: Path, only: set[str] | None) -> list | str:
     """kwire's definitions, or a one-line reason (str) why the codecs in ``generated_dir`` cannot be built."""
+    from kwire.generator.definitions.loader import builtin_definitions_dir, load_definitions
     from kwire.generator.emit import render_all, stale_files
-    from kwire.generator.loader import builtin_definitions_dir, load_definitions
 
     messages = load_definitions([builtin_definitions_dir()])
     unknown = sorted((only or set()) - {m.name for m in messages})
@@ -142,7 +136,7 @@ def codec_definitions(generated_dir: Path, only: set[str] | None) -> list | str:
 
 def build_codecs(messages: list, generated_dir: Path, only: set[str] | None, build_dir: Path, jobs: int | None,
                  say) -> dict:
-    from kwire.generator.native_build import compile_package
+    from kwire.generator.native.build import compile_package
 
     build_dir.mkdir(parents=True, exist_ok=True)
     result = compile_package(messages, generated_dir, package="kwire.generated", only=only, build_dir=build_dir,

@@ -5,10 +5,10 @@ OLD and NEW are each a definition file, a directory of ``*.json`` definitions, o
 the repository root, or from the current directory when it starts with ``./``). Two single files
 are compared with each other; otherwise messages are matched by name.
 
-Both sides are read as old-format input (``kwire.generator.loader.load_text``): a revision from
+Both sides are read as old-format input (``kwire.generator.definitions.loader.load_text``): a revision from
 before ``flexibleVersions`` was required reads as never flexible, as Kafka then read it.
 
-``--level`` picks what counts (wire, json or api; see ``kwire.generator.compat``); what only a
+``--level`` picks what counts (wire, json or api; see ``kwire.generator.evolution.compat``); what only a
 higher level counts is printed as a note. ``--format`` text, json or junit (JUnit XML, one test
 case per message of OLD, for CI systems).
 
@@ -18,20 +18,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from xml.etree import ElementTree
 
-from kwire.cli.commands import missing_extra
+from kwire.cli.commands import add_command, missing_extra
 from kwire.cli.errors import fail
 from kwire.fuzz.junit import junit_document
-from kwire.generator.compat import LEVELS, RULES, Finding, compare_messages, compare_sets, split_by_level
-from kwire.generator.errors import DefinitionError, Problem
-from kwire.generator.loader import cross_file_problems, load_definitions, load_text
-from kwire.generator.model import Message
+from kwire.generator.definitions.errors import DefinitionError, Problem
+from kwire.generator.definitions.loader import cross_file_problems, load_definitions, load_text
+from kwire.generator.definitions.model import Message
+from kwire.generator.evolution.compat import LEVELS, RULES, Finding, compare_messages, compare_sets, split_by_level
+from kwire.generator.evolution.git import git_output
 
 GIT_PREFIX = "git:"
 
@@ -46,15 +46,15 @@ class Side:
 
 def register(sub: argparse._SubParsersAction) -> None:
     rules = "\n".join(f"  {rule:26} {text}" for rule, text in RULES.items())
-    p = sub.add_parser(
-        "check-compat", help="flag incompatible changes between two generations of definitions",
+    p = add_command(
+        sub, "check-compat", raw=True,
         description="Compare OLD and NEW definitions and report every change that breaks data already "
                     "written or peers already deployed, within the versions OLD had.",
-        epilog=f"OLD and NEW: a definition file, a directory, or git:REV:PATH.\n"
-               f"levels: wire = the bytes of an existing version changed; json = also Kafka's JSON form "
-               f"(renames break it);\n        api = also the generated Python names and defaults.\n"
-               f"Exit status: 0 compatible, 1 findings, 2 unreadable input.\n\nrules:\n{rules}",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        notes="OLD and NEW: a definition file, a directory, or git:REV:PATH.\n"
+              "levels: wire = the bytes of an existing version changed; json = also Kafka's JSON form "
+              "(renames break it);\n        api = also the generated Python names and defaults.",
+        exit_status="0 compatible, 1 findings, 2 unreadable input.")
+    p.epilog += f"\n\nrules:\n{rules}"
     p.add_argument("old", metavar="OLD", help="the definitions as released")
     p.add_argument("new", metavar="NEW", help="the definitions as changed")
     p.add_argument("--level", choices=LEVELS, default="wire",
@@ -159,7 +159,7 @@ def read_git(spec: str) -> Side:
     if not sep or not rev:
         raise DefinitionError([Problem(spec, "", "expected git:REV:PATH, e.g. git:HEAD~1:message_defs")])
     obj = f"{rev}:{path}"
-    kind = git(spec, "cat-file", "-t", obj).decode().strip()
+    kind = git_output(spec, "cat-file", "-t", obj).decode().strip()
     if kind == "blob":
         return Side([load_text(blob_text(spec, obj), spec, old_format=True)], single=True)
     if kind != "tree":
@@ -180,9 +180,9 @@ def read_git(spec: str) -> Side:
 
 def json_blobs(spec: str, tree: str) -> list[tuple[str, str]]:
     """(path, object id) of the ``*.json`` files in ``tree`` and its subtrees, sorted by path
-    (as :func:`kwire.generator.loader.definition_files` reads a directory)."""
+    (as :func:`kwire.generator.definitions.loader.definition_files` reads a directory)."""
     entries = []
-    for line in git(spec, "ls-tree", "-r", "-z", tree).decode("utf-8", "replace").split("\0"):
+    for line in git_output(spec, "ls-tree", "-r", "-z", tree).decode("utf-8", "replace").split("\0"):
         if not line:
             continue
         meta, name = line.split("\t", 1)
@@ -194,18 +194,8 @@ def json_blobs(spec: str, tree: str) -> list[tuple[str, str]]:
 
 def blob_text(source: str, obj: str) -> str:
     try:
-        return git(source, "cat-file", "blob", obj).decode("utf-8")
+        return git_output(source, "cat-file", "blob", obj).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise DefinitionError([Problem(source, "", f"cannot read: {exc}")]) from None
 
 
-def git(source: str, *argv: str) -> bytes:
-    """Run a read-only git command in the current directory; its failure is unreadable input."""
-    try:
-        done = subprocess.run(["git", *argv], capture_output=True, check=False)
-    except OSError as exc:
-        raise DefinitionError([Problem(source, "", f"cannot run git: {exc}")]) from None
-    if done.returncode != 0:
-        detail = done.stderr.decode("utf-8", "replace").strip() or f"git exited with {done.returncode}"
-        raise DefinitionError([Problem(source, "", f"cannot read from git: {detail}")])
-    return done.stdout

@@ -19,21 +19,20 @@ import sys
 import time
 from pathlib import Path
 
-from kwire.cli.commands import missing_extra, plural, positive_int
+from kwire.cli.commands import add_command, missing_extra, plural, positive_int
 from kwire.cli.errors import fail
 
 FORMATS = ("parquet", "json")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "decode", help="decode Kafka log files into Parquet or JSON (here, or on Spark)",
+    p = add_command(
+        sub, "decode", raw=True,
+        exit_status="0 written, 1 an --out that exists (refused), 2 input that does not decode or bad usage.",
         description="Read partition log segments, KRaft metadata logs and snapshots, coordinator logs or\n"
                     "files of record batches (a file, or a directory walked recursively) and write one\n"
                     "row per record. Local inputs are decoded in this process and one worker process per\n"
-                    "core; Spark runs with --spark, --master or $SPARK_MASTER, and for object storage.",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="Exit status: 0 written, 1 an --out that exists (refused), 2 input that does not decode or bad usage.")
+                    "core; Spark runs with --spark, --master or $SPARK_MASTER, and for object storage.")
     p.add_argument("path", metavar="PATH",
                    help="a log file or a directory such as a broker's log.dirs; or a URI pyarrow.fs opens "
                         "(s3://bucket/prefix, gs://..., hdfs://...; S3 configured by the AWS_* variables)")

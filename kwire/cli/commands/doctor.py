@@ -21,11 +21,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import kwire
-
-EXAMPLES = """examples:
-  kwire doctor
-  kwire doctor --json
-"""
+from kwire.cli.commands import add_command
 
 
 @dataclass
@@ -104,14 +100,12 @@ def version_text() -> str:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "doctor", help="say which parts run compiled (record decoder, codecs) and why not",
+    p = add_command(
+        sub, "doctor", raw=True,
         description="Report, for the record decoder and the codecs, whether this kwire runs them compiled "
                     "(mypyc) and, if not, why. The platform wheel carries both compiled; for an install "
                     "from source, kwire build-native builds them.",
-        epilog="Exit status: 0 every part compiled, 1 some part runs as plain Python (correct, slower), "
-               "2 bad usage.\n\n" + EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        exit_status="0 every part compiled, 1 some part runs as plain Python (correct, slower), 2 bad usage.")
     p.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
     p.set_defaults(func=run)
 

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from kwire.cli.commands import positive_int
+from kwire.cli.commands import add_command, positive_int
 from kwire.logs.dump import BATCH_FILE_KINDS, DECODERS, dump_paths
 from kwire.logs.files import skipped_files
 
@@ -27,8 +27,8 @@ TEXT_BYTES_SHOWN = 64  # hex bytes shown per field in text output (JSON shows ev
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "dump", help="print Kafka log segments, snapshots, indexes and state files",
+    p = add_command(
+        sub, "dump",
         description="Dump log segments (*.log), KRaft snapshots (*.checkpoint), offset/time/transaction "
                     "indexes, producer-state snapshots and quorum-state files, or whole data directories. "
                     "__cluster_metadata, __consumer_offsets, __transaction_state, __share_group_state and "

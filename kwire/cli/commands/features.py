@@ -25,19 +25,19 @@ from kwire.features import FEATURES, FeatureError, metadata_version
 from kwire.features.java_order import hash_map_order
 from kwire.wire.errors import KwireError
 
-from . import feature_assignment, replay_arguments
+from . import add_command, feature_assignment, replay_arguments
 
 OPERATIONS = ("upgrade", "downgrade", "disable")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("features", help="describe and judge feature-level changes (kafka-features, offline)",
-                       description="kafka-features against a metadata log directory: describe the finalized "
+    p = add_command(sub, "features",
+                    description="kafka-features against a metadata log directory: describe the finalized "
                                    "features, or judge an upgrade, downgrade or disable as Kafka 4.2.1's "
                                    "controller would, without writing anything.")
     ops = p.add_subparsers(dest="operation", metavar="OPERATION")
-    d = ops.add_parser("describe", help="the finalized features and the ranges the nodes support",
-                       description="Describe the features of a metadata directory, or of a live broker "
+    d = add_command(ops, "describe", summary="the finalized features and the ranges the nodes support",
+                    description="Describe the features of a metadata directory, or of a live broker "
                                    "(--bootstrap-server) through ApiVersions.")
     d.add_argument("path", nargs="?", metavar="PATH",
                    help="metadata log directory, snapshot, segment or bootstrap file")
@@ -47,8 +47,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     replay_arguments(d)
     d.set_defaults(func=run_describe)
     for operation in OPERATIONS:
-        o = ops.add_parser(operation, help=f"judge a feature {operation} as the controller would",
-                           description=f"Judge the {operation} kafka-features would request, as Kafka 4.2.1's "
+        o = add_command(ops, operation, summary=f"judge a feature {operation} as the controller would",
+                        description=f"Judge the {operation} kafka-features would request, as Kafka 4.2.1's "
                                        f"controller would, against the state PATH holds. Nothing is written.")
         o.add_argument("path", metavar="PATH", help="metadata log directory, snapshot, segment or bootstrap file")
         replay_arguments(o)
@@ -110,19 +110,17 @@ def run_describe(args: argparse.Namespace) -> int:
 
 
 def _describe_live(args: argparse.Namespace) -> int:
+    """The features in the broker's answer to the one ApiVersions exchange that opens the connection."""
     from kwire.features.describe import broker_features
-    from kwire.generated import ApiVersionsRequest
-    from kwire.network.client import CLIENT_SOFTWARE_NAME, CLIENT_SOFTWARE_VERSION, BrokerConnection, parse_address
+    from kwire.network.client import BrokerConnection, ClientError, parse_address
 
     try:
         with BrokerConnection(*parse_address(args.bootstrap_server), timeout=args.timeout) as connection:
-            version = connection.version(ApiVersionsRequest.API_KEY)
-            response = connection.request(ApiVersionsRequest(client_software_name=CLIENT_SOFTWARE_NAME,
-                                                             client_software_version=CLIENT_SOFTWARE_VERSION), version)
+            version, response = connection.api_versions_version, connection.api_versions
+    except ClientError as err:  # a broker's error code is its refusal (1); no conversation is unusable input (2)
+        return _fail(str(err), 1 if err.error_code is not None else 2)
     except KwireError as err:
         return _fail(str(err))
-    if response.error_code:
-        return _fail(f"{args.bootstrap_server} answered ApiVersions v{version} with error {response.error_code}", 1)
     found = broker_features(response)
     if args.json:
         print(json.dumps({"bootstrapServer": args.bootstrap_server, "apiVersionsVersion": version,

@@ -9,18 +9,20 @@ import argparse
 import json
 import sys
 
+from kwire.cli.commands import add_command
+
 
 def register_lookups(ops: argparse._SubParsersAction) -> None:
-    m = ops.add_parser(
-        "version-mapping", help="the feature levels a metadata.version brings (kafka-features version-mapping)",
+    m = add_command(
+        ops, "version-mapping", summary="the feature levels a metadata.version brings (kafka-features version-mapping)",
         description="Look up the corresponding features for a given metadata version, as Kafka 4.2.1's "
                     "kafka-features version-mapping prints them (default: the latest stable metadata version).",
     )
     m.add_argument("--release-version", metavar="R", help="3.9-IV0, or a release like 3.9 (its newest level)")
     m.add_argument("--json", action="store_true", help="print JSON")
     m.set_defaults(func=run_version_mapping)
-    d = ops.add_parser(
-        "feature-dependencies", help="what a feature level depends on (kafka-features feature-dependencies)",
+    d = add_command(
+        ops, "feature-dependencies", summary="what a feature level depends on (kafka-features feature-dependencies)",
         description="Look up dependencies for a given feature version, as Kafka 4.2.1's kafka-features "
                     "feature-dependencies prints them. Multiple features can be specified.",
     )

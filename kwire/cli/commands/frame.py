@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kwire.cli.commands import plural
+from kwire.cli.commands import add_command, plural
 from kwire.cli.errors import fail
 from kwire.logs.damage import empty_file
 from kwire.network.framing import Correlator, RequestFrame, ResponseFrame, UnsupportedApiVersions
@@ -23,10 +23,10 @@ from kwire.wire.errors import KwireError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("frame", help="decode one captured request or response frame",
-                       description="Decode one size-prefixed frame: a request, or a response given its request "
+    p = add_command(sub, "frame",
+                    description="Decode one size-prefixed frame: a request, or a response given its request "
                                    "(--request) or its api key and version.",
-                       epilog="Exit status: 0 decoded, 1 does not decode, 2 bad usage, an unreadable or empty file.")
+                    exit_status="0 decoded, 1 does not decode, 2 bad usage, an unreadable or empty file.")
     p.add_argument("file", type=Path, metavar="FILE", help="the frame, with its int32 size prefix")
     how = p.add_mutually_exclusive_group()
     how.add_argument("--request", type=Path, metavar="FILE", help="FILE is a response: this is its request's frame")

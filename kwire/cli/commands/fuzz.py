@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TextIO
 
 from kwire.cli import fuzz_gate
-from kwire.cli.commands import missing_extra, non_negative_int, plural, positive_int
+from kwire.cli.commands import add_command, missing_extra, non_negative_int, plural, positive_int
 from kwire.cli.errors import fail, write_failed
 from kwire.fuzz.baseline import BaselineError
 from kwire.fuzz.matrix import load_messages
@@ -25,12 +25,11 @@ from kwire.wire.files import ExistingFileError, check_writable, refuse_existing
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "fuzz", help="fuzz every message at every version and classify version conversions",
+    p = add_command(
+        sub, "fuzz", exit_status="0 passed, 1 failures, 2 bad usage.",
         description="Check the round-trip properties of every message at every version on seeded "
                     "random cases, and write each case at every other version to see what a "
-                    "conversion does: lossless, lossy (fields named) or refused.",
-        epilog="Exit status: 0 passed, 1 failures, 2 bad usage.")
+                    "conversion does: lossless, lossy (fields named) or refused.")
     p.add_argument("--messages", nargs="+", metavar="NAME", help="messages to fuzz (default: all)")
     p.add_argument("--cases", type=positive_int, default=1000, help="cases per version (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="seed of the case stream (default 0)")
@@ -147,9 +146,9 @@ def _run_sweep(args: argparse.Namespace) -> int:
 
 
 def _run_bytes(args: argparse.Namespace) -> int:
+    from kwire.cli.definition_target import definition_targets
     from kwire.fuzz.hostile import run_hostile
     from kwire.fuzz.hostile.corpus import CORPUS_VARIABLE
-    from kwire.generator.hostile_targets import definition_targets
 
     sweep_only = [option for option, given in (("--messages", args.messages), ("--spark", args.spark),
                                                ("--master", args.master), ("--parquet", args.parquet),

@@ -11,12 +11,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from kwire.cli.commands import missing_extra, plural
+from kwire.cli.commands import add_command, missing_extra, plural
 from kwire.cli.errors import fail
-from kwire.generator.emit import render_all, stale_files, write_package
-from kwire.generator.errors import DefinitionError
-from kwire.generator.loader import BUILTIN_DEFINITIONS, load_definitions
-from kwire.generator.native_build import DEFAULT_OPT_LEVEL, none_compiled_by_default
+from kwire.generator.definitions.errors import DefinitionError
+from kwire.generator.definitions.loader import BUILTIN_DEFINITIONS, load_definitions
+from kwire.generator.emit import render_all, stale_files
+from kwire.generator.native.build import DEFAULT_OPT_LEVEL, none_compiled_by_default, write_sources
 from kwire.wire.files import ExistingFileError
 
 DEFAULT_DEFS = "message_defs"
@@ -25,8 +25,8 @@ DEFAULT_BUILD_DIR = Path("build") / "kwire-compile"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "generate", help="emit Python codecs for a directory of definitions",
+    p = add_command(
+        sub, "generate",
         description="Generate one Python module per definition, the package's index (_index.py: every API, "
                     "record type and header version, naming modules without importing them) and an __init__.py "
                     "with MESSAGES and APIS. The output package imports only `kwire`, so it works wherever it is "
@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"{out} is up to date ({len(files)} files)")
         return 1 if stale else 0
     try:
-        changed = write_package(files, out, force=args.force)
+        changed = write_sources(files, out, force=args.force)
     except ExistingFileError as err:
         return fail("generate", f"refused: {err.path} exists and kwire did not generate it "
                                 f"(use --force to replace it)", 1)
@@ -107,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def compile_into(messages: list, out: Path, args: argparse.Namespace) -> int:
-    from kwire.generator.native_build import CompileFailed, CompileUnavailable, compile_package
+    from kwire.generator.native.build import CompileFailed, CompileUnavailable, compile_package
 
     package = args.package or out.name
     build_dir = args.build_dir or DEFAULT_BUILD_DIR / package

@@ -2,7 +2,7 @@
 
 NEWER's definition with the versions it no longer has restored from OLDER's (an older release's),
 proven before anything is written: every version of the result lays out its bytes as the release
-it came from did (:mod:`kwire.generator.history_merge`). NEWER and OLDER are each a definition
+it came from did (:mod:`kwire.generator.evolution.history_merge`). NEWER and OLDER are each a definition
 file or ``git:REV:PATH`` (the repository around the current directory, or ``$GIT_DIR``), so the
 merge is reproducible from Kafka's release tags. Fields only OLDER has (removed together with the
 old versions) come back at those versions alone; the output names each.
@@ -17,11 +17,12 @@ import json
 import sys
 from pathlib import Path
 
+from kwire.cli.commands import add_command
 from kwire.cli.errors import fail
-from kwire.generator import jsonc
-from kwire.generator.errors import DefinitionError, Problem
-from kwire.generator.history_merge import fields_only_older, merge_and_prove
-from kwire.generator.loader import load_text
+from kwire.generator.definitions import jsonc
+from kwire.generator.definitions.errors import DefinitionError, Problem
+from kwire.generator.definitions.loader import load_text
+from kwire.generator.evolution.history_merge import fields_only_older, merge_and_prove
 from kwire.wire.errors import KwireError
 from kwire.wire.files import ExistingFileError, atomic_write, refuse_existing
 
@@ -29,13 +30,12 @@ from .check_compat import GIT_PREFIX, blob_text
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("merge-versions", help="restore the versions a newer definition removed, proven",
-                       description="Merge NEWER's definition with OLDER's (an older release's): the versions "
+    p = add_command(sub, "merge-versions", raw=True,
+                    description="Merge NEWER's definition with OLDER's (an older release's): the versions "
                                    "NEWER removed come back, and each version of the result is proven to lay "
                                    "out the bytes the release it came from did.",
-                       epilog="NEWER and OLDER: a definition file, or git:REV:PATH.\n"
-                              "Exit status: 0 merged and written, 1 refused, 2 unreadable input.",
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+                    notes="NEWER and OLDER: a definition file, or git:REV:PATH.",
+                    exit_status="0 merged and written, 1 refused, 2 unreadable input.")
     p.add_argument("newer", metavar="NEWER", help="the newer definition (its names and newest versions are kept)")
     p.add_argument("older", metavar="OLDER", help="the older release's definition of the same message")
     p.add_argument("--out", metavar="FILE", required=True, help="where to write the merged definition")

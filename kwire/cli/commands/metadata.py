@@ -22,27 +22,27 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from kwire.cli.commands import missing_extra, plural, replay_arguments
+from kwire.cli.commands import add_command, missing_extra, plural, replay_arguments
 from kwire.cli.errors import fail, write_failed
 from kwire.wire.errors import KwireError
 from kwire.wire.files import ExistingFileError, atomic_write, refuse_existing
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "metadata", help="the metadata image of a KRaft log: show it, write it as a snapshot, check downgrades",
+    p = add_command(
+        sub, "metadata",
         description="Replay a KRaft metadata log into Kafka's metadata image, write it as a snapshot at a "
                     "chosen metadata.version (KIP-778) and say what each downgrade would lose.")
     commands = p.add_subparsers(dest="metadata_command", metavar="COMMAND")
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
-    image = commands.add_parser(
-        "image", help="replay a metadata log into Kafka's image and show it",
+    image = add_command(
+        commands, "image", summary="replay a metadata log into Kafka's image and show it",
+        exit_status="0 done, 2 unreadable input or a record Kafka would refuse to replay.",
         description="Replay a metadata log directory (newest snapshot at or below --until, then the log; "
                     "metadata transactions applied only when committed), a snapshot or a segment, and print "
                     "the image: features, brokers, controllers, topics, configs, quotas, producer ids, ACLs, "
-                    "SCRAM credentials, delegation tokens, ZK migration state and quorum.",
-        epilog="Exit status: 0 done, 2 unreadable input or a record Kafka would refuse to replay.")
+                    "SCRAM credentials, delegation tokens, ZK migration state and quorum.")
     _source_arguments(image)
     image.add_argument("--json", action="store_true", help="print the whole image as JSON")
     image.set_defaults(func=run_image)
@@ -55,14 +55,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     register_shell(commands)
 
-    snap = commands.add_parser(
-        "snapshot", help="write the image as a snapshot at a metadata.version",
+    snap = add_command(
+        commands, "snapshot", summary="write the image as a snapshot at a metadata.version",
         description="Write the image as a KRaft snapshot at --metadata-version (default: its own), with the "
                     "record versions that level writes and without the records it cannot hold, as Kafka's "
                     "image writer does. A write that loses metadata is refused (exit 1) unless --unsafe; "
                     "every loss is listed in Kafka's words.",
-        epilog="Exit status: 0 written (or, with --dry-run, writable), 1 refused because it loses metadata or "
-               "--out exists (--force replaces it), 2 bad usage or unreadable input.")
+        exit_status="0 written (or, with --dry-run, writable), 1 refused because it loses metadata or "
+                    "--out exists (--force replaces it), 2 bad usage or unreadable input.")
     _source_arguments(snap)
     snap.add_argument("--out", metavar="FILE",
                       help="the snapshot file to write (a directory, or a name ending in /: written there under "
@@ -78,14 +78,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     snap.add_argument("--json", action="store_true", help="print the outcome as JSON")
     snap.set_defaults(func=run_snapshot)
 
-    matrix = commands.add_parser(
-        "downgrade-matrix", help="for each image, every lower metadata.version: lossless, lossy or refused",
+    matrix = add_command(
+        commands, "downgrade-matrix",
+        summary="for each image, every lower metadata.version: lossless, lossy or refused",
+        exit_status="0 done, 2 bad usage or an image that cannot be read (the others are still reported).",
         description="For each metadata directory or snapshot, and every metadata.version kwire knows below "
                     "its own: lossless (the controller allows the downgrade and nothing is lost), refused (the "
                     "safe-downgrade rule refuses it: metadata changed between the levels, though an unsafe "
                     "write would lose nothing), lossy (what an unsafe write would lose) or unsupported (the "
-                    "writing release cannot write that level).",
-        epilog="Exit status: 0 done, 2 bad usage or an image that cannot be read (the others are still reported).")
+                    "writing release cannot write that level).")
     matrix.add_argument("paths", nargs="+", metavar="PATH", help="metadata log directories or snapshot files")
     replay_arguments(matrix, until_help="the image below this offset (exclusive), for directories")
     matrix.add_argument("--release", metavar="R", help="the Kafka release whose writer to follow (default: per image)")

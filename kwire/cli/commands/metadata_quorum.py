@@ -18,20 +18,20 @@ import argparse
 import json
 from typing import Any
 
-from kwire.cli.commands import non_negative_int
+from kwire.cli.commands import add_command, non_negative_int
 from kwire.cli.errors import fail
 from kwire.wire.errors import KwireError
 
 
 def register_quorum(commands: argparse._SubParsersAction) -> None:
-    q = commands.add_parser(
-        "quorum", help="the controller quorum of a log: voter-set history, DescribeQuorum, voter changes judged",
+    q = add_command(
+        commands, "quorum", raw=True,
+        summary="the controller quorum of a log: voter-set history, DescribeQuorum, voter changes judged",
+        exit_status="0 described or passing the log's checks, 1 refused, 2 bad usage or unreadable input.",
         description="The KRaft controller quorum over a metadata log directory, snapshot or segment: kraft.version, "
                     "the voter set and each change to it, the leader; --describe prints the DescribeQuorumResponse "
                     "(v2) the leader would answer; --add-voter/--remove-voter/--update-voter judge a voter change "
-                    "as Kafka 4.2.1's raft leader would, for the checks that depend only on the log.",
-        epilog="Exit status: 0 described or passing the log's checks, 1 refused, 2 bad usage or unreadable input.",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+                    "as Kafka 4.2.1's raft leader would, for the checks that depend only on the log.")
     q.add_argument("path", metavar="PATH", help="metadata log directory (or the data directory holding it), "
                                                 "snapshot or segment")
     q.add_argument("--until", type=non_negative_int, metavar="OFFSET", help="read the log below this offset only")

@@ -15,19 +15,19 @@ import shlex
 import shutil
 import sys
 
-from kwire.cli.commands import non_negative_int
+from kwire.cli.commands import add_command, non_negative_int
 from kwire.cli.errors import fail
 from kwire.wire.errors import KwireError
 
 
 def register_shell(commands: argparse._SubParsersAction) -> None:
-    s = commands.add_parser(
-        "shell", help="Kafka's metadata shell: ls, cd, cat, find, tree, pwd, history over the image",
+    s = add_command(
+        commands, "shell", summary="Kafka's metadata shell: ls, cd, cat, find, tree, pwd, history over the image",
+        exit_status="0 done, 1 a path that does not exist (with COMMAND), 2 bad usage or unreadable input.",
         description="The metadata image of a log directory, snapshot or segment, as Kafka's kafka-metadata-shell "
                     "lays it out (/image/topics/byName/NAME/0, /image/cluster/brokers/1, /image/features/...) "
                     "and prints it. With COMMAND: run it and exit. Without: a shell reading commands from stdin "
-                    "(ls, cd, cat, find, tree, pwd, history, help, exit). Paths take Kafka's globs: * ? {a,b}.",
-        epilog="Exit status: 0 done, 1 a path that does not exist (with COMMAND), 2 bad usage or unreadable input.")
+                    "(ls, cd, cat, find, tree, pwd, history, help, exit). Paths take Kafka's globs: * ? {a,b}.")
     s.add_argument("path", metavar="PATH",
                    help="a __cluster_metadata-0 directory (or the data directory holding it), a snapshot or a segment")
     s.add_argument("words", nargs=argparse.REMAINDER, metavar="COMMAND ...",

@@ -15,6 +15,7 @@ import argparse
 import json
 from pathlib import Path
 
+from kwire.cli.commands import add_command
 from kwire.cli.errors import fail, write_failed
 from kwire.wire.errors import KwireError
 from kwire.wire.files import ExistingFileError, atomic_write, refuse_existing
@@ -22,8 +23,8 @@ from kwire.wire.index import load
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("schemas", help="write Spark and Arrow schemas of every message version",
-                       description="Write the Spark (JSON) and Arrow (IPC) schema of every version of every "
+    p = add_command(sub, "schemas",
+                    description="Write the Spark (JSON) and Arrow (IPC) schema of every version of every "
                                    "generated message, and of the kwire data source's rows.")
     p.add_argument("--out", required=True, type=Path, metavar="DIR", help="directory to write into")
     p.add_argument("--package", default="kwire.generated", help="generated package (default: kwire.generated)")

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from kwire.cli import storage_node
+from kwire.cli.commands import add_command
 from kwire.cli.errors import fail
 from kwire.features import FeatureError, metadata_version
 from kwire.features.bootstrap import format_bootstrap, write_bootstrap
@@ -30,11 +31,11 @@ METADATA_LOG_DIRECTORY = "__cluster_metadata-0"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("storage", help="write KRaft storage files (bootstrap.checkpoint)",
-                       description="Write KRaft storage files as kafka-storage does.")
+    p = add_command(sub, "storage",
+                    description="Write KRaft storage files as kafka-storage does.")
     actions = p.add_subparsers(dest="action", metavar="ACTION")
-    f = actions.add_parser(
-        "format", help="write bootstrap.checkpoint for a metadata.version and features",
+    f = add_command(
+        actions, "format", summary="write bootstrap.checkpoint for a metadata.version and features",
         description="Write DIR/bootstrap.checkpoint with the FeatureLevelRecords kafka-storage format "
                     "--release-version/--feature writes (Kafka 4.2.1's rules): metadata.version, then every "
                     "other feature above level 0, each at its level named with --feature or its default "

@@ -15,25 +15,25 @@ import json
 from pathlib import Path
 from typing import Any
 
-from kwire.cli.commands import plural
+from kwire.cli.commands import add_command, plural
 
 
 def register_info(actions: argparse._SubParsersAction) -> None:
-    i = actions.add_parser(
-        "info", help="what log directories hold: meta.properties, whether they agree, their state files",
+    i = add_command(
+        actions, "info", summary="what log directories hold: meta.properties, whether they agree, their state files",
+        exit_status="0 no problem found, 1 problems found (as kafka-storage info), 2 bad usage.",
         description="Print what kafka-storage info prints for these log directories (Kafka 3.9's words): the "
                     "directories found, the metadata of the first meta.properties read, and the problems (a "
                     "directory missing, not formatted, an unreadable meta.properties, cluster or node ids that "
                     "differ between directories, a legacy (ZooKeeper) format). -v and --json add each "
-                    "directory's partitions, segments and state files (checkpoints, partition.metadata).",
-        epilog="Exit status: 0 no problem found, 1 problems found (as kafka-storage info), 2 bad usage.")
+                    "directory's partitions, segments and state files (checkpoints, partition.metadata).")
     i.add_argument("directories", nargs="+", metavar="DIR", help="log directories (log.dirs and metadata.log.dir)")
     i.add_argument("--json", action="store_true", help="print the findings as JSON")
     i.set_defaults(func=run_info)
-    u = actions.add_parser("random-uuid", help="print a random UUID (a cluster id or directory id)",
-                           description="Print a random Kafka UUID as kafka-storage random-uuid does "
-                                       "(Uuid.randomUuid: never a reserved id, never text starting with '-').",
-                           epilog="Exit status: 0.")
+    u = add_command(actions, "random-uuid", summary="print a random UUID (a cluster id or directory id)",
+                    description="Print a random Kafka UUID as kafka-storage random-uuid does "
+                                "(Uuid.randomUuid: never a reserved id, never text starting with '-').",
+                    exit_status="0.")
     u.set_defaults(func=run_random_uuid)
 
 

@@ -1,6 +1,6 @@
 """``kwire validate PATH...``: load and check definitions, print every problem.
 
-Files are read as old-format input (see ``kwire.generator.loader.load_text``): what an older Kafka
+Files are read as old-format input (see ``kwire.generator.definitions.loader.load_text``): what an older Kafka
 release accepted is a warning here, naming the rule and the release that added it, and an error
 for ``kwire generate``. Warnings go to stderr, prefixed ``warning:``, and leave the exit status 0.
 """
@@ -10,15 +10,15 @@ import argparse
 import sys
 from pathlib import Path
 
-from kwire.cli.commands import missing_extra, plural
+from kwire.cli.commands import add_command, missing_extra, plural
 from kwire.cli.errors import fail
-from kwire.generator.errors import DefinitionError
-from kwire.generator.loader import BUILTIN_DEFINITIONS, load_definitions
+from kwire.generator.definitions.errors import DefinitionError
+from kwire.generator.definitions.loader import BUILTIN_DEFINITIONS, load_definitions
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("validate", help="check definition files against the format and Kafka's rules",
-                       description="Load definition files or directories and report every problem, one per line.")
+    p = add_command(sub, "validate",
+                    description="Load definition files or directories and report every problem, one per line.")
     p.add_argument("paths", nargs="+", metavar="PATH",
                    help="definition file or directory of *.json files (kwire:builtin: the definitions kwire ships)")
     p.set_defaults(func=run)

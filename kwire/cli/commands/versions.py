@@ -18,6 +18,7 @@ import shlex
 import sys
 from typing import Any
 
+from kwire.cli.commands import add_command
 from kwire.cli.errors import fail
 from kwire.network.releases import Release, ReleaseTables, parse_tables, release_tables
 from kwire.wire.errors import KwireError
@@ -25,12 +26,11 @@ from kwire.wire.files import atomic_write
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("versions", help="which Kafka release added each API version",
-                       description="Per API, each version and the first Kafka release that spoke it (and the "
+    p = add_command(sub, "versions", raw=True,
+                    description="Per API, each version and the first Kafka release that spoke it (and the "
                                    "last, for removed versions), from tables derived from each release's own "
                                    "definitions (releases 2.2.0 on; the data names the releases it lacks).",
-                       epilog="Exit status: 0 ok, 2 bad usage or unreadable input.",
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+                    exit_status="0 ok, 2 bad usage or unreadable input.")
     p.add_argument("--release", metavar="VERSION", help="one release's table: 3.6 (every 3.6.x) or 3.6.1")
     p.add_argument("--api", metavar="NAME|KEY", help="only this API (Fetch, or 1)")
     p.add_argument("--json", action="store_true", help="print JSON")
@@ -190,8 +190,8 @@ def render(report: dict[str, Any]) -> str:
 # --- deriving (build time) -------------------------------------------------------------------------
 
 def derive(args: argparse.Namespace) -> int:
-    from kwire.generator.errors import DefinitionError
-    from kwire.generator.release_tables import (
+    from kwire.generator.definitions.errors import DefinitionError
+    from kwire.generator.evolution.release_tables import (
         derive_from_commit,
         derive_from_folder,
         derive_from_git,

@@ -4,8 +4,8 @@ Modules, each with one job:
 
 * ``target``        what a decoder under attack is (:class:`Target`) and its memory budget
 * ``registry``      every target by name: messages, JSON form, headers, frames, records, the KRaft
-  metadata log (the definition loader's target lives with the generator,
-  ``kwire.generator.hostile_targets``, and the command line adds it)
+  metadata log (the definition loader's target is the command line's,
+  ``kwire.cli.definition_target``, and the command line adds it)
 * ``codec_targets`` / ``wire_targets`` / ``record_targets`` / ``metadata_targets``  the targets of
   each kind
 * ``corpus``        valid seeds: captured frames and batches, real broker and KRaft data

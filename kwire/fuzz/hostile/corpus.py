@@ -39,6 +39,14 @@ def corpus_dir() -> Path | None:
     return None
 
 
+def corpus_files(*patterns: str) -> list[Path]:
+    """The corpus's files each glob pattern matches, sorted pattern by pattern; none without a corpus."""
+    root = corpus_dir()
+    if root is None:
+        return []
+    return [path for pattern in patterns for path in sorted(root.glob(pattern))]
+
+
 @dataclass(frozen=True)
 class CapturedFrame:
     """One size-prefixed frame recorded from a real client or broker."""
@@ -53,11 +61,8 @@ class CapturedFrame:
 
 @lru_cache(maxsize=1)
 def captured_frames() -> tuple[CapturedFrame, ...]:
-    root = corpus_dir()
-    if root is None:
-        return ()
     frames = []
-    for path in sorted(root.glob("captures/*/raw/*.bin")):
+    for path in corpus_files("captures/*/raw/*.bin"):
         match = _FRAME_NAME.match(path.name)
         if match is None:
             continue
@@ -82,10 +87,7 @@ def connections() -> list[bytes]:
 
 @lru_cache(maxsize=1)
 def captured_batches() -> tuple[bytes, ...]:
-    root = corpus_dir()
-    if root is None:
-        return ()
-    return tuple(path.read_bytes() for path in sorted(root.glob("captures/*/batches/*.batch")))
+    return tuple(path.read_bytes() for path in corpus_files("captures/*/batches/*.batch"))
 
 
 def split_entries(data: bytes) -> list[bytes]:
@@ -104,13 +106,8 @@ def split_entries(data: bytes) -> list[bytes]:
 @lru_cache(maxsize=1)
 def kraft_entries() -> tuple[bytes, ...]:
     """Batches of real KRaft metadata logs, snapshots and bootstrap checkpoints."""
-    root = corpus_dir()
-    if root is None:
-        return ()
     picked = []
-    files = sorted(root.glob("kraft-*/__cluster_metadata-0/*.log"))
-    files += sorted(root.glob("kraft-*/**/*.checkpoint"))
-    for path in files:
+    for path in corpus_files("kraft-*/__cluster_metadata-0/*.log", "kraft-*/**/*.checkpoint"):
         entries = split_entries(path.read_bytes())
         step = max(1, len(entries) // KRAFT_ENTRIES_PER_FILE)
         picked += entries[:KRAFT_ENTRIES_PER_FILE] + entries[KRAFT_ENTRIES_PER_FILE::step]
@@ -120,11 +117,7 @@ def kraft_entries() -> tuple[bytes, ...]:
 @lru_cache(maxsize=1)
 def broker_fetch_frames() -> tuple[bytes, ...]:
     """FetchResponse frames from a real broker (legacy message sets, gzip wrappers, v2 batches)."""
-    root = corpus_dir()
-    if root is None:
-        return ()
-    return tuple(bytes.fromhex(path.read_text().strip())
-                 for path in sorted(root.glob("kafka-go/fixtures/*.hex")))
+    return tuple(bytes.fromhex(path.read_text().strip()) for path in corpus_files("kafka-go/fixtures/*.hex"))
 
 
 def records_fields(obj: Any) -> list[bytes]:

@@ -23,7 +23,7 @@ from kwire.logs.metadata_log import (
 
 from ..values import case_instance
 from .codec_targets import mutate_json_text
-from .corpus import corpus_dir, kraft_entries, kraft_record_bodies, split_entries
+from .corpus import corpus_files, kraft_entries, kraft_record_bodies, split_entries
 from .record_inputs import mutate_records, reseal_crcs
 from .record_targets import DECOMPRESSION_MEMORY
 from .target import Target
@@ -57,10 +57,7 @@ def _decode_snapshot(data: bytes) -> None:
 
 
 def _snapshot_seeds() -> list[bytes]:
-    root = corpus_dir()
-    if root is None:
-        return []
-    return [path.read_bytes() for path in sorted(root.glob("kraft-*/**/*.checkpoint"))]
+    return [path.read_bytes() for path in corpus_files("kraft-*/**/*.checkpoint")]
 
 
 def _decode_quorum_state(data: bytes) -> None:
@@ -68,8 +65,7 @@ def _decode_quorum_state(data: bytes) -> None:
 
 
 def _quorum_state_seeds() -> list[bytes]:
-    root = corpus_dir()
-    found = [] if root is None else [p.read_bytes() for p in sorted(root.glob("kraft-*/**/quorum-state"))]
+    found = [path.read_bytes() for path in corpus_files("kraft-*/**/quorum-state")]
     return found or [b'{"clusterId":"","leaderId":1,"leaderEpoch":5,"votedId":-1,"appliedOffset":0,'
                      b'"currentVoters":[{"voterId":1}],"data_version":0}']
 
@@ -89,11 +85,8 @@ IMAGE_SEED_BATCHES = 120
 
 
 def _image_seeds() -> list[bytes]:
-    root = corpus_dir()
-    if root is None:
-        return []
-    seeds = [path.read_bytes() for path in sorted(root.glob("kraft-*/**/*.checkpoint"))]
-    for path in sorted(root.glob("kraft-*/__cluster_metadata-0/*.log")):
+    seeds = [path.read_bytes() for path in corpus_files("kraft-*/**/*.checkpoint")]
+    for path in corpus_files("kraft-*/__cluster_metadata-0/*.log"):
         seeds.append(b"".join(split_entries(path.read_bytes())[:IMAGE_SEED_BATCHES]))
     return seeds
 

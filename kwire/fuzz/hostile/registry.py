@@ -5,8 +5,9 @@ Names are ``family:detail``: ``message:FetchResponse:v12``, ``json:FetchResponse
 shell patterns over the names (``message:Fetch*``, ``records:*``) or family names (``records``).
 
 To add a decoder, return its :class:`Target` from one of the ``*_targets`` functions below
-(or a new one listed in :func:`all_targets`); the definition-file target is
-``kwire.generator.hostile_targets``.
+(or a new one listed in :func:`all_targets`); the definition-file target, which needs the
+generator, is the command line's:
+``kwire.cli.definition_target``.
 """
 from __future__ import annotations
 

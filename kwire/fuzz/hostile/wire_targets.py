@@ -14,16 +14,7 @@ from __future__ import annotations
 import struct
 from typing import Any
 
-from kwire.network.framing import (
-    Correlator,
-    UnsupportedApiVersions,
-    build_request_frame,
-    build_response_frame,
-    iter_frames,
-    parse_request_frame,
-    parse_response_frame,
-)
-from kwire.network.headers import read_request_header, read_response_header
+from kwire.network import framing, headers
 from kwire.wire.errors import KwireError
 
 from ..values import case_instance
@@ -45,7 +36,7 @@ def _built_frames(kind: str) -> list[tuple[int, int, bytes]]:
     """(api key, version, frame) built by kwire from random requests or responses."""
     from kwire.generated import MESSAGES
 
-    build = build_request_frame if kind == "request" else build_response_frame
+    build = framing.build_request_frame if kind == "request" else framing.build_response_frame
     found = []
     classes: list[Any] = [cls for _, cls in sorted(MESSAGES.items())]
     for cls in classes:
@@ -64,30 +55,27 @@ def _built_frames(kind: str) -> list[tuple[int, int, bytes]]:
 
 # --- headers ----------------------------------------------------------------------------------
 
-def _request_header_target(version: int) -> Target:
+# direction -> the reader of its header, the captured frames' direction, the seed when there are none
+_HEADERS = {"request": (headers.read_request_header, "req", bytes(8)),
+            "response": (headers.read_response_header, "resp", bytes(5))}
+
+
+def _header_target(direction: str, version: int) -> Target:
+    read_header, captured, fallback = _HEADERS[direction]
+
     def decode(data: bytes) -> None:
-        read_request_header(data, 0, version)
+        read_header(data, 0, version)
 
     def seeds() -> list[bytes]:
-        return [f.data[4:] for f in _captured("req")] or [bytes(8)]
+        return [f.data[4:] for f in _captured(captured)] or [fallback]
 
-    return Target(f"header:request:v{version}", decode, seeds, weight=3)
-
-
-def _response_header_target(version: int) -> Target:
-    def decode(data: bytes) -> None:
-        read_response_header(data, 0, version)
-
-    def seeds() -> list[bytes]:
-        return [f.data[4:] for f in _captured("resp")] or [bytes(5)]
-
-    return Target(f"header:response:v{version}", decode, seeds, weight=3)
+    return Target(f"header:{direction}:v{version}", decode, seeds, weight=3)
 
 
 # --- frames -----------------------------------------------------------------------------------
 
 def _decode_request_frame(data: bytes) -> None:
-    read_message_records(parse_request_frame(data).body)
+    read_message_records(framing.parse_request_frame(data).body)
 
 
 def _request_frame_seeds() -> list[bytes]:
@@ -98,11 +86,11 @@ def _decode_response_frame(data: bytes) -> None:
     if len(data) < _SELECTOR.size:
         raise NotAnInput()
     api_key, api_version = _SELECTOR.unpack_from(data)
-    _read_response_records(parse_response_frame(data[_SELECTOR.size:], api_key, api_version))
+    _read_response_records(framing.parse_response_frame(data[_SELECTOR.size:], api_key, api_version))
 
 
 def _read_response_records(frame) -> None:
-    if not isinstance(frame.body, UnsupportedApiVersions):
+    if not isinstance(frame.body, framing.UnsupportedApiVersions):
         read_message_records(frame.body)
 
 
@@ -113,8 +101,8 @@ def _response_frame_seeds() -> list[bytes]:
 
 
 def _decode_connection(data: bytes) -> None:
-    correlator = Correlator()
-    for frame in iter_frames(data):
+    correlator = framing.Correlator()
+    for frame in framing.iter_frames(data):
         if len(frame) >= 8 and _CORRELATION.unpack_from(frame, 4)[0] in correlator.pending:
             _read_response_records(correlator.parse_response(frame))
         else:
@@ -123,8 +111,8 @@ def _decode_connection(data: bytes) -> None:
 
 def wire_targets() -> list[Target]:
     return [
-        *(_request_header_target(v) for v in (0, 1, 2)),
-        *(_response_header_target(v) for v in (0, 1)),
+        *(_header_target("request", v) for v in (0, 1, 2)),
+        *(_header_target("response", v) for v in (0, 1)),
         Target("frame:request", _decode_request_frame, _request_frame_seeds, weight=25,
                extra_memory=DECOMPRESSION_MEMORY),
         Target("frame:response", _decode_response_frame, _response_frame_seeds, weight=25,

@@ -1,5 +1,5 @@
 """The wire layout of one record in a magic 2 batch: the one description both record decoders
-are emitted from (:mod:`kwire.generator.record_decoders`).
+are emitted from (:mod:`kwire.generator.records.decoders`).
 
 From Kafka's ``DefaultRecord`` (clients/src/main/java/org/apache/kafka/common/record/
 DefaultRecord.java, the schema in its class comment, unchanged from 0.11 to 3.8.0)::

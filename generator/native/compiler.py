@@ -1,6 +1,6 @@
 """The C half of a compiled build: mypyc's C files -> extension modules, cached and in parallel.
 
-``native_frontend`` leaves C sources and a manifest of the extension modules to make of them
+``native.frontend`` leaves C sources and a manifest of the extension modules to make of them
 (per module a shared library ``<module>__mypyc`` and a small shim ``<module>`` that imports it).
 Unlike setuptools' ``build_ext``, this:
 

@@ -1,6 +1,6 @@
 """The mypyc half of a compiled build: type-check the staged sources and translate them to C.
 
-Run as a child process (``python -m kwire.generator.native_frontend REQUEST.json``) from the
+Run as a child process (``python -m kwire.generator.native.frontend REQUEST.json``) from the
 staging directory, because mypyc exits the process on type errors and keeps about a gigabyte
 of type information that the C half does not need. It calls mypyc's public entry point,
 ``mypycify``, in the mode that scales:
@@ -14,7 +14,7 @@ of type information that the C half does not need. It calls mypyc's public entry
   modules whose sources changed (mypyc leaves the C files of the others untouched).
 
 It writes what ``mypycify`` returned as a manifest: for each extension module, its name, C
-sources, include directories and compiler flags; ``native_compiler`` builds from that.
+sources, include directories and compiler flags; ``native.compiler`` builds from that.
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The typed, immutable model of message definitions that the emitter and checkers query.
 
-Built by :mod:`kwire.generator.builder` from validated JSON; nothing here parses text. Version
+Built by :mod:`kwire.generator.definitions.builder` from validated JSON; nothing here parses text. Version
 questions ("is this field present at v?", "is v flexible?") are answered here so that the
 emitter never re-derives them.
 """
@@ -204,7 +204,7 @@ class Message:
     # Request/response header version per range of message versions ("headerVersions", newer Kafka);
     # empty when the file does not say (the header version then follows flexibleVersions).
     header_versions: tuple[tuple[Versions, int], ...] = ()
-    warnings: tuple[Any, ...] = ()  # Problems accepted anyway (kwire.generator.errors.Problem)
+    warnings: tuple[Any, ...] = ()  # Problems accepted anyway (kwire.generator.definitions.errors.Problem)
 
     @property
     def fields(self) -> tuple[Field, ...]:

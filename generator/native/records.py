@@ -1,7 +1,7 @@
 """Build the compiled record column decoders: ``kwire/records/_column_decoder_c*.so`` (the C
 flavour, generated C, needs only a C compiler) and ``kwire/records/_column_decoder_mypyc*.so``.
 
-``kwire build-native`` (in an installed kwire), ``python -m kwire.generator.native_records`` (what
+``kwire build-native`` (in an installed kwire), ``python -m kwire.generator.native.records`` (what
 ``make native`` and ``make test`` run) and the compiled wheel's ``setup.py`` compile
 :mod:`kwire.records.column_decoder` with mypyc as the module ``kwire.records._column_decoder_mypyc``
 and put the extension files beside the source, where :mod:`kwire.records.columns` finds them.
@@ -28,18 +28,18 @@ from pathlib import Path
 
 import kwire
 
-from .native_build import (
+from ..records.decoder_c import C_SOURCE
+from ..records.decoder_c import MODULE as C_MODULE
+from ..records.decoders import PASTE_BELOW, ColumnTarget
+from .build import (
     CompileFailed,
     CompileUnavailable,
     check_toolchain,
     compiled_extensions,
     extension_suffix,
 )
-from .native_compiler import find_toolchain
-from .native_inline import VARINT_SOURCE, PasteFailed, paste_varint, varint_definitions
-from .record_decoder_c import C_SOURCE
-from .record_decoder_c import MODULE as C_MODULE
-from .record_decoders import PASTE_BELOW, ColumnTarget
+from .compiler import find_toolchain
+from .inline import VARINT_SOURCE, PasteFailed, paste_varint, varint_definitions
 
 PACKAGE_DIR = Path(kwire.__file__).resolve().parent / "records"
 SOURCE = PACKAGE_DIR / "column_decoder.py"
@@ -47,8 +47,8 @@ RECORD_LOOP = ColumnTarget.path  # the generated record loop, pasted into SOURCE
 UTF8_SOURCE = PACKAGE_DIR / "utf8_check.py"  # the loop's UTF-8 check, pasted with it
 _UTF8_IMPORT = "from kwire.records.utf8_check import UTF8_VALID, utf8_error"
 _METHODS_IMPORT = "    from kwire.records._generated_columns import _add_headers, _add_records"
-_MARKER = "  # pasted in when compiled (native_records)"  # (the marked line fits 120 characters)
-_HELPERS = "# ---- the record loop's helpers are pasted here when compiled (kwire.generator.native_records) ----"
+_MARKER = "  # pasted in when compiled (native.records)"  # (the marked line fits 120 characters)
+_HELPERS = "# ---- the record loop's helpers are pasted here when compiled (kwire.generator.native.records) ----"
 MODULE = "_column_decoder_mypyc"
 DEFAULT_CACHE = Path("build") / "record-decoder"
 
@@ -98,7 +98,7 @@ def paste_record_loop(text: str, loop: str | None = None) -> str:
     marked = _UTF8_IMPORT + _MARKER
     if helpers.count(marked) != 1:
         raise PasteFailed(f"{RECORD_LOOP.name} has no single line {marked!r}")
-    banner = "# ---- pasted from kwire/records/utf8_check.py (kwire.generator.native_records): edit it there ----\n"
+    banner = "# ---- pasted from kwire/records/utf8_check.py (kwire.generator.native.records): edit it there ----\n"
     utf8_check = varint_definitions(UTF8_SOURCE.read_text())
     helpers = helpers.replace(marked, banner + utf8_check + "# ---- end of utf8_check.py ----")
     text = text.replace(_METHODS_IMPORT + _MARKER, method_text, 1)
@@ -108,7 +108,7 @@ def paste_record_loop(text: str, loop: str | None = None) -> str:
 def compiled_source(source: bytes) -> str:
     """The text mypyc compiles: the source with ``COMPILED = True``, the generated record loop and
     kwire.wire.varint pasted in place of their imports (see ``paste_record_loop`` and
-    ``native_inline``) and the digest of all three appended."""
+    ``native.inline``) and the digest of all three appended."""
     text = source.decode("utf-8")
     if text.count("\nCOMPILED = False\n") != 1:
         raise CompileFailed(f"{SOURCE} has no single 'COMPILED = False' line to switch", "")
@@ -246,7 +246,7 @@ def _compile(source: bytes, built: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m kwire.generator.native_records",
+        prog="python -m kwire.generator.native.records",
         description="Compile kwire's record column decoder with mypyc and install it beside its source.")
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="build cache (default: %(default)s)")
     parser.add_argument("--remove", action="store_true", help="remove the installed build (back to plain Python)")

@@ -19,7 +19,7 @@ Each finding has a level, in the manner of buf's breaking-change categories:
 
 Checking at one level reports the findings of that level and below; the others are notes.
 
-Everything here is a pure function of two :class:`~kwire.generator.model.Message` objects; reading
+Everything here is a pure function of two :class:`~kwire.generator.definitions.model.Message` objects; reading
 files and printing belong to ``kwire.cli.commands.check_compat``.
 """
 from __future__ import annotations
@@ -28,9 +28,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any, cast
 
-from .model import Field, Message, Struct, parse_default
-from .types import FieldType
-from .versions import NONE, Versions, intersect_all, merge, minus, minus_all, segments
+from ..definitions.model import Field, Message, Struct, parse_default
+from ..definitions.types import FieldType
+from ..definitions.versions import NONE, Versions, intersect_all, merge, minus, minus_all, segments
 
 LEVELS = ("wire", "json", "api")
 

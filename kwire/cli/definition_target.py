@@ -1,4 +1,6 @@
-"""The definition-file target: ``kwire.generator.loader.load_text`` may raise only SchemaError.
+"""The definition-file target of ``kwire fuzz --bytes``: ``kwire.generator.definitions.loader.load_text``
+may raise only SchemaError. It lives in the command line, which composes the build-time generator
+with the fuzz harness (neither imports the other).
 
 Input bytes become text the way nothing is lost: UTF-8, with undecodable bytes kept as lone
 surrogates (``surrogateescape``), so the loader also sees text no UTF-8 file could hold.
@@ -11,20 +13,19 @@ from pathlib import Path
 
 from kwire.fuzz.hostile.json_mutations import mutate_document
 from kwire.fuzz.hostile.target import Target
+from kwire.generator.definitions.loader import builtin_definitions_dir, definition_files
 from kwire.wire.errors import SchemaError
-
-from .loader import builtin_definitions_dir, definition_files
 
 
 def _decode_definition(data: bytes) -> None:
-    from kwire.generator.loader import load_text
+    from kwire.generator.definitions.loader import load_text
 
     load_text(data.decode("utf-8", "surrogateescape"), "<hostile>")
 
 
 def mutate_definition(rng: random.Random, data: bytes, seeds: Sequence[bytes]) -> bytes:
     """A structural mutation of a (commented) definition; the seed itself when it does not parse."""
-    from kwire.generator import jsonc
+    from kwire.generator.definitions import jsonc
 
     try:
         document = jsonc.loads(data.decode("utf-8", "surrogateescape"))

@@ -8,7 +8,7 @@ longer reach the restored versions gets them back from OLDER's field of the same
 followed. A field only OLDER has in the restored versions (one the newer release removed with
 them, e.g. ListOffsetsRequest's MaxNumOffsets) is restored at OLDER's place for it, its versions
 capped at the restored range (:func:`fields_only_older` lists them). Then the proof: for every
-version, :func:`~kwire.generator.compat.wire_layout` of the merged definition must equal that of
+version, :func:`~kwire.generator.evolution.compat.wire_layout` of the merged definition must equal that of
 NEWER (its versions) or OLDER (the restored ones), else a refusal names the version and the field
 where the bytes part.
 
@@ -21,11 +21,11 @@ import copy
 import json
 from typing import Any
 
+from ..definitions.errors import DefinitionError, Problem
+from ..definitions.loader import load_text
+from ..definitions.model import Message, Struct
+from ..definitions.versions import MAX_VERSION, NONE, Versions
 from .compat import _describe, _struct_layout, wire_layout
-from .errors import DefinitionError, Problem
-from .loader import load_text
-from .model import Message, Struct
-from .versions import MAX_VERSION, NONE, Versions
 
 
 def _range_text(versions: Versions) -> str:

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 @lru_cache(maxsize=1)
 def _schema() -> dict[str, Any]:
-    return json.loads(resources.files("kwire.generator").joinpath("definition_schema.json").read_text())
+    return json.loads(resources.files("kwire.generator.definitions").joinpath("definition_schema.json").read_text())
 
 
 @lru_cache(maxsize=1)

@@ -19,9 +19,10 @@ import subprocess
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import DefinitionError, Problem
-from .loader import load_text
-from .model import Message
+from ..definitions.errors import DefinitionError, Problem
+from ..definitions.loader import load_text
+from ..definitions.model import Message
+from .git import git_output
 
 # Where the JSON definitions of the client protocol live in Kafka's tree (since Kafka 2.2).
 MESSAGE_DIR = "clients/src/main/resources/common/message"
@@ -75,14 +76,7 @@ def api_entries(messages: list[Message]) -> list[ApiEntry]:
 
 
 def _git(git_dir: str, *argv: str, stdin: bytes | None = None) -> bytes:
-    try:
-        done = subprocess.run(["git", f"--git-dir={git_dir}", *argv], input=stdin, capture_output=True, check=False)
-    except OSError as exc:
-        raise DefinitionError([Problem(git_dir, "", f"cannot run git: {exc}")]) from None
-    if done.returncode != 0:
-        detail = done.stderr.decode("utf-8", "replace").strip() or f"git exited with {done.returncode}"
-        raise DefinitionError([Problem(git_dir, "", f"cannot read from git: {detail}")])
-    return done.stdout
+    return git_output(git_dir, f"--git-dir={git_dir}", *argv, stdin=stdin)
 
 
 def release_tags(git_dir: str) -> list[str]:

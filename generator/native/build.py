@@ -4,13 +4,14 @@
 :func:`compile_package`, which:
 
 1. renders the same definitions with ``native=True`` (reads shaped for compiled code), with
-   ``kwire/struct_base.py`` copied in as ``_base.py`` so that the base class is native too, and
+   ``kwire/wire/struct_base.py`` copied in as ``_base.py`` so that the base class is native too (and,
+   where a compiled module reads a records field, a native ``RecordsView`` as ``_records_view.py``), and
    stages them in a build directory (only files whose text changed are rewritten);
 2. has mypyc type-check them and translate them to C, one library per module
-   (``native_frontend``, a child process; mypy's incremental cache skips unchanged modules);
+   (``native.frontend``, a child process; mypy's incremental cache skips unchanged modules);
 3. compiles and links the C with up to ``jobs`` compilers at once, taking every object file and
    library it has built before from a content-keyed cache in the build directory
-   (``native_compiler``);
+   (``native.compiler``);
 4. puts the extension modules (per module ``<name>.so`` and its library ``<name>__mypyc.so``)
    next to the ``.py`` files of the output package.
 
@@ -38,11 +39,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import kwire
+from kwire.wire import struct_base
 
-from .emit import NATIVE_BASE, module_name, render_all
-from .emit.plan import compiled_by_default
-from .model import Message
-from .native_compiler import (
+from ..definitions.model import Message
+from ..emit import module_name, render_all, write_package
+from ..emit.plan import compiled_by_default
+from .compiler import (
     ArtifactCache,
     CBuild,
     CompileFailed,
@@ -54,16 +56,18 @@ from .native_compiler import (
     parse_manifest,
     write_if_changed,
 )
+from .inline import paste_varint, records_view_source
 
 __all__ = ["CompileFailed", "CompileUnavailable", "CompileResult", "DEFAULT_OPT_LEVEL", "build_extensions",
            "cached_build", "check_toolchain", "compile_package", "compiled_extensions", "extension_suffix",
-           "native_sources", "none_compiled_by_default", "remove_compiled", "source_hash"]
+           "native_package", "native_sources", "none_compiled_by_default", "remove_compiled", "source_hash",
+           "write_sources"]
 
-# The C compiler's -O level. For mypyc's C, -O1 takes 57% of the CPU time of -O3 and runs at most
-# 1.5% more instructions per encode or decode (benchmarks/README.md, "Compiled build").
+# The C compiler's -O level: for mypyc's C, -O1 costs little speed for much less compile time
+# (benchmarks/README.md, "Figures behind design choices").
 DEFAULT_OPT_LEVEL = "1"
 
-_FRONTEND = Path(__file__).with_name("native_frontend.py")  # run as a script: needs only mypy
+_FRONTEND = Path(__file__).with_name("frontend.py")  # run as a script: needs only mypy
 
 
 @dataclass
@@ -97,6 +101,34 @@ def remove_compiled(package_dir: Path) -> list[str]:
     return removed
 
 
+def write_sources(files: dict[str, str], out_dir: Path, *, force: bool = False) -> list[str]:
+    """:func:`~kwire.generator.emit.write_package`, then, when a source changed, drop the compiled
+    modules beside them: they would shadow the new sources (``kwire generate --compile`` builds
+    them again). Returns the names written or removed."""
+    changed = write_package(files, out_dir, force=force)
+    if changed:
+        changed += remove_compiled(out_dir)
+    return changed
+
+
+# The compiled build's copy of kwire/wire/struct_base.py (see there for why it is copied).
+NATIVE_BASE = "_base.py"
+# ... and its native RecordsView, compiled beside it where a compiled module reads a records field
+NATIVE_RECORDS_VIEW = "_records_view.py"
+NATIVE_SUPPORT = (NATIVE_BASE, NATIVE_RECORDS_VIEW)
+_VIEW_IMPORT = f"from .{NATIVE_RECORDS_VIEW.removesuffix('.py')} import"
+
+
+def native_package(messages: list[Message]) -> dict[str, str]:
+    """File name -> content of the whole package in the flavour mypyc compiles: the emitter's
+    modules (``render_all(native=True)``) and ``_base.py``, the base class with kwire.wire.varint
+    pasted in (it is compiled alone and would call varint as plain Python)."""
+    files = render_all(messages, native=True)
+    files[NATIVE_BASE] = paste_varint(Path(struct_base.__file__).read_text())
+    files[NATIVE_RECORDS_VIEW] = records_view_source()
+    return files
+
+
 def check_toolchain() -> Toolchain:
     """The C toolchain; raises CompileUnavailable unless mypyc and a C compiler are present."""
     return find_toolchain()
@@ -115,12 +147,16 @@ def native_sources(messages: list[Message], only: set[str] | None = None) -> dic
     if only is None and none_compiled_by_default(messages):
         raise ValueError("no definition is on the hot path, so none is compiled by default; "
                          "name the messages to compile (only=...)")
-    files = render_all(messages, native=True)
+    files = native_package(messages)
     names = {f"{module_name(m)}.py" for m in messages if (compiled_by_default(m) if only is None else m.name in only)}
     if only is not None and len(names) != len(only):
         known = {m.name for m in messages}
         raise ValueError(f"no such definitions: {', '.join(sorted(only - known))}")
-    return {name: text for name, text in files.items() if name in names or name == NATIVE_BASE}
+    chosen = {name: text for name, text in files.items() if name in names or name == NATIVE_BASE}
+    # the native RecordsView only where a compiled module makes views
+    if any(_VIEW_IMPORT in text for text in chosen.values()):
+        chosen[NATIVE_RECORDS_VIEW] = files[NATIVE_RECORDS_VIEW]
+    return chosen
 
 
 def source_hash(sources: dict[str, str]) -> str:
@@ -232,7 +268,7 @@ def build_extensions(package: str, sources: dict[str, str], build_dir: Path, *, 
 
     cpu, started = _child_cpu(), time.perf_counter()
     src, paths, env = stage_sources(package, sources, build_dir)
-    modules = len(paths) - (NATIVE_BASE in sources)
+    modules = len(paths) - len(set(NATIVE_SUPPORT) & set(sources))
     say(f"mypyc: type-checking and translating {modules} modules to C ...")
     try:
         extensions = translate(src, paths, env, build_dir, opt_level, log)
@@ -283,7 +319,7 @@ def compile_package(messages: list[Message], out_dir: Path, *, package: str | No
             temporary = out_dir / f".{path.name}.{os.getpid()}"
             shutil.copy2(path, temporary)
             os.replace(temporary, out_dir / path.name)  # an import meanwhile sees no half-written file
-    result.modules = sorted(name.removesuffix(".py") for name in sources if name != NATIVE_BASE)
+    result.modules = sorted(name.removesuffix(".py") for name in sources if name not in NATIVE_SUPPORT)
     return result
 
 
@@ -308,8 +344,6 @@ def cached_build(messages: list[Message], package: str, cache_dir: Path, *,
     the modules on the hot path). Raises CompileUnavailable without a toolchain.
     The build directory ``cache_dir/.build`` is kept, so new sources rebuild only what changed.
     """
-    from .emit import write_package
-
     check_toolchain()
     pure = render_all(messages)  # the package's .py files, in the key too: they are its fallback
     root = cache_dir / source_hash({**native_sources(messages, only), **{f"pure/{k}": v for k, v in pure.items()},
