@@ -90,6 +90,7 @@ class RecordColumns:
         # each writer's copy.
         if values is None:
             values = [writer.getvalue() for writer in builder._writers()]
+        # (a validity bitmap only where some value is null: _validity is not called for none)
         rows = builder.rows
         headers = builder.header_count
         self.rows: i32 = rows
@@ -100,12 +101,12 @@ class RecordColumns:
         self.key_data: bytes = values[3]
         nulls = values[4]
         self.key_nulls: i64 = len(nulls) // 4
-        self.key_validity: bytes | None = _validity(nulls, rows)
+        self.key_validity: bytes | None = None if not nulls else _validity(nulls, rows)
         self.value_ends: bytes = values[5]
         self.value_data: bytes = values[6]
         nulls = values[7]
         self.value_nulls: i64 = len(nulls) // 4
-        self.value_validity: bytes | None = _validity(nulls, rows)
+        self.value_validity: bytes | None = None if not nulls else _validity(nulls, rows)
         self.header_ends: bytes = values[8]
         self.header_key_ends: bytes = values[9]
         self.header_key_data: bytes = values[10]
@@ -113,10 +114,10 @@ class RecordColumns:
         self.header_value_data: bytes = values[12]
         nulls = values[13]
         self.header_value_nulls: i64 = len(nulls) // 4
-        self.header_value_validity: bytes | None = _validity(nulls, headers)
+        self.header_value_validity: bytes | None = None if not nulls else _validity(nulls, headers)
         nulls = values[14]
         self.null_rows: i64 = len(nulls) // 4
-        self.row_validity: bytes | None = _validity(nulls, rows)
+        self.row_validity: bytes | None = None if not nulls else _validity(nulls, rows)
 
 
 class ColumnBuilder:
