@@ -339,7 +339,8 @@ class RecordsOp(Op):
     def read(self, obj: str, flavour: Flavour) -> Lines:
         """A lazy view of the batches over the input buffer (no copy). Compact lengths of one or
         two bytes (batches under 16 kB) are read inline and the view is made without its
-        ``__init__`` (the bounds are checked here); anything else goes through the runtime."""
+        ``__init__`` (the bounds are checked here), or, where the flavour says so, on first read
+        (:meth:`view`); anything else goes through the runtime."""
         if not self.compact:
             return self.by_runtime(obj, flavour)
         return self.read_length_inline() + self.read_after_length(obj, flavour)
