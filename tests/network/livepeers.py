@@ -22,6 +22,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -114,6 +115,19 @@ class _FrameCutter:
         return frames
 
 
+def accepted(listener: socket.socket, stop: threading.Event) -> Iterator[socket.socket]:
+    """Each connection ``listener`` accepts, until ``stop`` is set or the listener is closed (its
+    timeout is how often ``stop`` is looked at): the accept loop of the kio broker and the proxy."""
+    while not stop.is_set():
+        try:
+            conn, _ = listener.accept()
+        except TimeoutError:
+            continue
+        except OSError:
+            return
+        yield conn
+
+
 class RecordingProxy:
     """Listens on a loopback port and forwards every connection to ``upstream``, recording frames."""
 
@@ -141,13 +155,7 @@ class RecordingProxy:
         thread.start()
 
     def _accept_loop(self) -> None:
-        while not self._closed.is_set():
-            try:
-                client, _ = self._listener.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
+        for client in accepted(self._listener, self._closed):
             try:
                 broker = socket.create_connection(self.upstream, timeout=5)
             except OSError:
