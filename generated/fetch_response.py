@@ -37,7 +37,7 @@ _unpack_PartitionData_partition_index_to_log_start_offset = struct.Struct(">ihqq
 _pack_PartitionData_partition_index_to_log_start_offset = struct.Struct(">ihqqq").pack
 _unpack_PartitionData_preferred_read_replica = struct.Struct(">i").unpack_from
 _pack_PartitionData_preferred_read_replica = struct.Struct(">i").pack
-_unpack_PartitionData_partition_index_to_preferred_read_replica = struct.Struct(">ihqqqBi").unpack_from
+_unpack_PartitionData_partition_index_to_records_length = struct.Struct(">ihqqqBiBB").unpack_from
 _unpack_NodeEndpoint_node_id = struct.Struct(">i").unpack_from
 _pack_NodeEndpoint_node_id = struct.Struct(">i").pack
 _unpack_NodeEndpoint_port = struct.Struct(">i").unpack_from
@@ -210,6 +210,9 @@ class PartitionData(GeneratedStruct):
         "aborted_transactions": 'Transactions aborted within the returned range, for a read-committed fetch; null otherwise.',
         "preferred_read_replica": 'Broker id of the replica the consumer should fetch from next (KIP-392); -1 to keep fetching from this broker.',
         "records": 'The fetched record batches; may end with a partial batch, which the reader drops.',
+        "_records_buf": "Until records is first read: the input it lies in.",
+        "_records_start": "Until records is first read: where it starts.",
+        "_records_end": "Until records is first read: where it ends.",
     }
 
     NAME = "PartitionData"
@@ -567,11 +570,9 @@ def _read_PartitionData_v0_3(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         if records_n < 0:
             data.records = None
         else:
-            records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-            records_view._buf = buf
-            records_view._start = pos
-            records_view._end = pos + records_n
-            data.records = records_view
+            data._records_buf = buf  # the view is made on first read (_MADE_FROM_INPUT)
+            data._records_start = pos
+            data._records_end = pos + records_n
             pos += records_n
         data.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -639,11 +640,9 @@ def _read_PartitionData_v4(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         if records_n < 0:
             data.records = None
         else:
-            records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-            records_view._buf = buf
-            records_view._start = pos
-            records_view._end = pos + records_n
-            data.records = records_view
+            data._records_buf = buf  # the view is made on first read (_MADE_FROM_INPUT)
+            data._records_start = pos
+            data._records_end = pos + records_n
             pos += records_n
         data.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -718,11 +717,9 @@ def _read_PartitionData_v5_10(buf: bytes, pos: int) -> tuple[PartitionData, int]
         if records_n < 0:
             data.records = None
         else:
-            records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-            records_view._buf = buf
-            records_view._start = pos
-            records_view._end = pos + records_n
-            data.records = records_view
+            data._records_buf = buf  # the view is made on first read (_MADE_FROM_INPUT)
+            data._records_start = pos
+            data._records_end = pos + records_n
             pos += records_n
         data.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -799,11 +796,9 @@ def _read_PartitionData_v11(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         if records_n < 0:
             data.records = None
         else:
-            records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-            records_view._buf = buf
-            records_view._start = pos
-            records_view._end = pos + records_n
-            data.records = records_view
+            data._records_buf = buf  # the view is made on first read (_MADE_FROM_INPUT)
+            data._records_start = pos
+            data._records_end = pos + records_n
             pos += records_n
         data.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -847,11 +842,19 @@ def _read_PartitionData_v12_18(buf: bytes, pos: int) -> tuple[PartitionData, int
     index = 0
     size = len(buf)
     try:
-        if pos + 35 <= size and buf[pos + 30] <= 1:  # the usual case: aborted_transactions null or empty, read with the runs around it
-            data.partition_index, data.error_code, data.high_watermark, data.last_stable_offset, data.log_start_offset, aborted_transactions_byte, data.preferred_read_replica = _unpack_PartitionData_partition_index_to_preferred_read_replica(buf, pos)
+        if pos + 37 <= size and buf[pos + 30] <= 1:  # the usual case: aborted_transactions null or empty, read with the runs around it
+            data.partition_index, data.error_code, data.high_watermark, data.last_stable_offset, data.log_start_offset, aborted_transactions_byte, data.preferred_read_replica, records_n, records_second = _unpack_PartitionData_partition_index_to_records_length(buf, pos)
             if aborted_transactions_byte == 0:  # null
                 data.aborted_transactions = None
             pos += 35
+            if records_n < 0x80:
+                records_start = pos + 1
+            elif records_second < 0x80:
+                records_n = records_n & 0x7F | records_second << 7
+                records_start = pos + 2
+            else:
+                records_start = size + 1  # longer: the runtime reads it below
+            field = "records"
         else:
             field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
             data.partition_index, data.error_code, data.high_watermark, data.last_stable_offset, data.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
@@ -890,33 +893,29 @@ def _read_PartitionData_v12_18(buf: bytes, pos: int) -> tuple[PartitionData, int
             field = "preferred_read_replica"
             (data.preferred_read_replica,) = _unpack_PartitionData_preferred_read_replica(buf, pos)
             pos += 4
-        field = "records"
-        records_n = buf[pos]  # the length + 1, an unsigned varint
-        if records_n < 0x80:
-            records_start = pos + 1
-        elif pos + 1 < size and buf[pos + 1] < 0x80:
-            records_n = records_n & 0x7F | buf[pos + 1] << 7
-            records_start = pos + 2
-        else:
-            records_start = size + 1  # longer: the runtime reads it below
+            field = "records"
+            records_n = buf[pos]  # the length + 1, an unsigned varint
+            if records_n < 0x80:
+                records_start = pos + 1
+            elif pos + 1 < size and buf[pos + 1] < 0x80:
+                records_n = records_n & 0x7F | buf[pos + 1] << 7
+                records_start = pos + 2
+            else:
+                records_start = size + 1  # longer: the runtime reads it below
         records_end = records_start + records_n - 1
         if records_start <= records_end <= size:  # the usual case: not null, and a length that fits
-            records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-            records_view._buf = buf
-            records_view._start = records_start
-            records_view._end = records_end
-            data.records = records_view
+            data._records_buf = buf  # the view is made on first read (_MADE_FROM_INPUT)
+            data._records_start = records_start
+            data._records_end = records_end
             pos = records_end
         else:  # null, a length of three bytes or more, or one that does not fit
             records_n, pos = _w.read_length(buf, pos, True)
             if records_n < 0:
                 data.records = None
             else:
-                records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                records_view._buf = buf
-                records_view._start = pos
-                records_view._end = pos + records_n
-                data.records = records_view
+                data._records_buf = buf  # the view is made on first read (_MADE_FROM_INPUT)
+                data._records_start = pos
+                data._records_end = pos + records_n
                 pos += records_n
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -1242,11 +1241,19 @@ def _read_FetchableTopicResponse_v12(buf: bytes, pos: int) -> tuple[FetchableTop
                 for partitions_index in range(partitions_n):
                     try:
                         partitions_item = blank_instance(PartitionData)
-                        if pos + 35 <= size and buf[pos + 30] <= 1:  # the usual case: aborted_transactions null or empty, read with the runs around it
-                            partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset, aborted_transactions_byte, partitions_item.preferred_read_replica = _unpack_PartitionData_partition_index_to_preferred_read_replica(buf, pos)
+                        if pos + 37 <= size and buf[pos + 30] <= 1:  # the usual case: aborted_transactions null or empty, read with the runs around it
+                            partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset, aborted_transactions_byte, partitions_item.preferred_read_replica, records_n, records_second = _unpack_PartitionData_partition_index_to_records_length(buf, pos)
                             if aborted_transactions_byte == 0:  # null
                                 partitions_item.aborted_transactions = None
                             pos += 35
+                            if records_n < 0x80:
+                                records_start = pos + 1
+                            elif records_second < 0x80:
+                                records_n = records_n & 0x7F | records_second << 7
+                                records_start = pos + 2
+                            else:
+                                records_start = size + 1  # longer: the runtime reads it below
+                            field = "records"
                         else:
                             field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
                             partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
@@ -1285,33 +1292,29 @@ def _read_FetchableTopicResponse_v12(buf: bytes, pos: int) -> tuple[FetchableTop
                             field = "preferred_read_replica"
                             (partitions_item.preferred_read_replica,) = _unpack_PartitionData_preferred_read_replica(buf, pos)
                             pos += 4
-                        field = "records"
-                        records_n = buf[pos]  # the length + 1, an unsigned varint
-                        if records_n < 0x80:
-                            records_start = pos + 1
-                        elif pos + 1 < size and buf[pos + 1] < 0x80:
-                            records_n = records_n & 0x7F | buf[pos + 1] << 7
-                            records_start = pos + 2
-                        else:
-                            records_start = size + 1  # longer: the runtime reads it below
+                            field = "records"
+                            records_n = buf[pos]  # the length + 1, an unsigned varint
+                            if records_n < 0x80:
+                                records_start = pos + 1
+                            elif pos + 1 < size and buf[pos + 1] < 0x80:
+                                records_n = records_n & 0x7F | buf[pos + 1] << 7
+                                records_start = pos + 2
+                            else:
+                                records_start = size + 1  # longer: the runtime reads it below
                         records_end = records_start + records_n - 1
                         if records_start <= records_end <= size:  # the usual case: not null, and a length that fits
-                            records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                            records_view._buf = buf
-                            records_view._start = records_start
-                            records_view._end = records_end
-                            partitions_item.records = records_view
+                            partitions_item._records_buf = buf  # the view is made on first read (_MADE_FROM_INPUT)
+                            partitions_item._records_start = records_start
+                            partitions_item._records_end = records_end
                             pos = records_end
                         else:  # null, a length of three bytes or more, or one that does not fit
                             records_n, pos = _w.read_length(buf, pos, True)
                             if records_n < 0:
                                 partitions_item.records = None
                             else:
-                                records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                                records_view._buf = buf
-                                records_view._start = pos
-                                records_view._end = pos + records_n
-                                partitions_item.records = records_view
+                                partitions_item._records_buf = buf  # the view is made on first read (_MADE_FROM_INPUT)
+                                partitions_item._records_start = pos
+                                partitions_item._records_end = pos + records_n
                                 pos += records_n
                         field = "(tagged fields)"
                         if buf[pos] == 0:
@@ -1428,11 +1431,19 @@ def _read_FetchableTopicResponse_v13_18(buf: bytes, pos: int) -> tuple[Fetchable
                 for partitions_index in range(partitions_n):
                     try:
                         partitions_item = blank_instance(PartitionData)
-                        if pos + 35 <= size and buf[pos + 30] <= 1:  # the usual case: aborted_transactions null or empty, read with the runs around it
-                            partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset, aborted_transactions_byte, partitions_item.preferred_read_replica = _unpack_PartitionData_partition_index_to_preferred_read_replica(buf, pos)
+                        if pos + 37 <= size and buf[pos + 30] <= 1:  # the usual case: aborted_transactions null or empty, read with the runs around it
+                            partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset, aborted_transactions_byte, partitions_item.preferred_read_replica, records_n, records_second = _unpack_PartitionData_partition_index_to_records_length(buf, pos)
                             if aborted_transactions_byte == 0:  # null
                                 partitions_item.aborted_transactions = None
                             pos += 35
+                            if records_n < 0x80:
+                                records_start = pos + 1
+                            elif records_second < 0x80:
+                                records_n = records_n & 0x7F | records_second << 7
+                                records_start = pos + 2
+                            else:
+                                records_start = size + 1  # longer: the runtime reads it below
+                            field = "records"
                         else:
                             field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
                             partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
@@ -1471,33 +1482,29 @@ def _read_FetchableTopicResponse_v13_18(buf: bytes, pos: int) -> tuple[Fetchable
                             field = "preferred_read_replica"
                             (partitions_item.preferred_read_replica,) = _unpack_PartitionData_preferred_read_replica(buf, pos)
                             pos += 4
-                        field = "records"
-                        records_n = buf[pos]  # the length + 1, an unsigned varint
-                        if records_n < 0x80:
-                            records_start = pos + 1
-                        elif pos + 1 < size and buf[pos + 1] < 0x80:
-                            records_n = records_n & 0x7F | buf[pos + 1] << 7
-                            records_start = pos + 2
-                        else:
-                            records_start = size + 1  # longer: the runtime reads it below
+                            field = "records"
+                            records_n = buf[pos]  # the length + 1, an unsigned varint
+                            if records_n < 0x80:
+                                records_start = pos + 1
+                            elif pos + 1 < size and buf[pos + 1] < 0x80:
+                                records_n = records_n & 0x7F | buf[pos + 1] << 7
+                                records_start = pos + 2
+                            else:
+                                records_start = size + 1  # longer: the runtime reads it below
                         records_end = records_start + records_n - 1
                         if records_start <= records_end <= size:  # the usual case: not null, and a length that fits
-                            records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                            records_view._buf = buf
-                            records_view._start = records_start
-                            records_view._end = records_end
-                            partitions_item.records = records_view
+                            partitions_item._records_buf = buf  # the view is made on first read (_MADE_FROM_INPUT)
+                            partitions_item._records_start = records_start
+                            partitions_item._records_end = records_end
                             pos = records_end
                         else:  # null, a length of three bytes or more, or one that does not fit
                             records_n, pos = _w.read_length(buf, pos, True)
                             if records_n < 0:
                                 partitions_item.records = None
                             else:
-                                records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                                records_view._buf = buf
-                                records_view._start = pos
-                                records_view._end = pos + records_n
-                                partitions_item.records = records_view
+                                partitions_item._records_buf = buf  # the view is made on first read (_MADE_FROM_INPUT)
+                                partitions_item._records_start = pos
+                                partitions_item._records_end = pos + records_n
                                 pos += records_n
                         field = "(tagged fields)"
                         if buf[pos] == 0:
@@ -2015,11 +2022,19 @@ def _read_FetchResponse_v12(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
                                 for partitions_index in range(partitions_n):
                                     try:
                                         partitions_item = blank_instance(PartitionData)
-                                        if pos + 35 <= size and buf[pos + 30] <= 1:  # the usual case: aborted_transactions null or empty, read with the runs around it
-                                            partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset, aborted_transactions_byte, partitions_item.preferred_read_replica = _unpack_PartitionData_partition_index_to_preferred_read_replica(buf, pos)
+                                        if pos + 37 <= size and buf[pos + 30] <= 1:  # the usual case: aborted_transactions null or empty, read with the runs around it
+                                            partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset, aborted_transactions_byte, partitions_item.preferred_read_replica, records_n, records_second = _unpack_PartitionData_partition_index_to_records_length(buf, pos)
                                             if aborted_transactions_byte == 0:  # null
                                                 partitions_item.aborted_transactions = None
                                             pos += 35
+                                            if records_n < 0x80:
+                                                records_start = pos + 1
+                                            elif records_second < 0x80:
+                                                records_n = records_n & 0x7F | records_second << 7
+                                                records_start = pos + 2
+                                            else:
+                                                records_start = size + 1  # longer: the runtime reads it below
+                                            field = "records"
                                         else:
                                             field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
                                             partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
@@ -2058,33 +2073,29 @@ def _read_FetchResponse_v12(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
                                             field = "preferred_read_replica"
                                             (partitions_item.preferred_read_replica,) = _unpack_PartitionData_preferred_read_replica(buf, pos)
                                             pos += 4
-                                        field = "records"
-                                        records_n = buf[pos]  # the length + 1, an unsigned varint
-                                        if records_n < 0x80:
-                                            records_start = pos + 1
-                                        elif pos + 1 < size and buf[pos + 1] < 0x80:
-                                            records_n = records_n & 0x7F | buf[pos + 1] << 7
-                                            records_start = pos + 2
-                                        else:
-                                            records_start = size + 1  # longer: the runtime reads it below
+                                            field = "records"
+                                            records_n = buf[pos]  # the length + 1, an unsigned varint
+                                            if records_n < 0x80:
+                                                records_start = pos + 1
+                                            elif pos + 1 < size and buf[pos + 1] < 0x80:
+                                                records_n = records_n & 0x7F | buf[pos + 1] << 7
+                                                records_start = pos + 2
+                                            else:
+                                                records_start = size + 1  # longer: the runtime reads it below
                                         records_end = records_start + records_n - 1
                                         if records_start <= records_end <= size:  # the usual case: not null, and a length that fits
-                                            records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                                            records_view._buf = buf
-                                            records_view._start = records_start
-                                            records_view._end = records_end
-                                            partitions_item.records = records_view
+                                            partitions_item._records_buf = buf  # the view is made on first read (_MADE_FROM_INPUT)
+                                            partitions_item._records_start = records_start
+                                            partitions_item._records_end = records_end
                                             pos = records_end
                                         else:  # null, a length of three bytes or more, or one that does not fit
                                             records_n, pos = _w.read_length(buf, pos, True)
                                             if records_n < 0:
                                                 partitions_item.records = None
                                             else:
-                                                records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                                                records_view._buf = buf
-                                                records_view._start = pos
-                                                records_view._end = pos + records_n
-                                                partitions_item.records = records_view
+                                                partitions_item._records_buf = buf  # the view is made on first read (_MADE_FROM_INPUT)
+                                                partitions_item._records_start = pos
+                                                partitions_item._records_end = pos + records_n
                                                 pos += records_n
                                         field = "(tagged fields)"
                                         if buf[pos] == 0:
@@ -2231,11 +2242,19 @@ def _read_FetchResponse_v13_15(buf: bytes, pos: int) -> tuple[FetchResponse, int
                                 for partitions_index in range(partitions_n):
                                     try:
                                         partitions_item = blank_instance(PartitionData)
-                                        if pos + 35 <= size and buf[pos + 30] <= 1:  # the usual case: aborted_transactions null or empty, read with the runs around it
-                                            partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset, aborted_transactions_byte, partitions_item.preferred_read_replica = _unpack_PartitionData_partition_index_to_preferred_read_replica(buf, pos)
+                                        if pos + 37 <= size and buf[pos + 30] <= 1:  # the usual case: aborted_transactions null or empty, read with the runs around it
+                                            partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset, aborted_transactions_byte, partitions_item.preferred_read_replica, records_n, records_second = _unpack_PartitionData_partition_index_to_records_length(buf, pos)
                                             if aborted_transactions_byte == 0:  # null
                                                 partitions_item.aborted_transactions = None
                                             pos += 35
+                                            if records_n < 0x80:
+                                                records_start = pos + 1
+                                            elif records_second < 0x80:
+                                                records_n = records_n & 0x7F | records_second << 7
+                                                records_start = pos + 2
+                                            else:
+                                                records_start = size + 1  # longer: the runtime reads it below
+                                            field = "records"
                                         else:
                                             field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
                                             partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
@@ -2274,33 +2293,29 @@ def _read_FetchResponse_v13_15(buf: bytes, pos: int) -> tuple[FetchResponse, int
                                             field = "preferred_read_replica"
                                             (partitions_item.preferred_read_replica,) = _unpack_PartitionData_preferred_read_replica(buf, pos)
                                             pos += 4
-                                        field = "records"
-                                        records_n = buf[pos]  # the length + 1, an unsigned varint
-                                        if records_n < 0x80:
-                                            records_start = pos + 1
-                                        elif pos + 1 < size and buf[pos + 1] < 0x80:
-                                            records_n = records_n & 0x7F | buf[pos + 1] << 7
-                                            records_start = pos + 2
-                                        else:
-                                            records_start = size + 1  # longer: the runtime reads it below
+                                            field = "records"
+                                            records_n = buf[pos]  # the length + 1, an unsigned varint
+                                            if records_n < 0x80:
+                                                records_start = pos + 1
+                                            elif pos + 1 < size and buf[pos + 1] < 0x80:
+                                                records_n = records_n & 0x7F | buf[pos + 1] << 7
+                                                records_start = pos + 2
+                                            else:
+                                                records_start = size + 1  # longer: the runtime reads it below
                                         records_end = records_start + records_n - 1
                                         if records_start <= records_end <= size:  # the usual case: not null, and a length that fits
-                                            records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                                            records_view._buf = buf
-                                            records_view._start = records_start
-                                            records_view._end = records_end
-                                            partitions_item.records = records_view
+                                            partitions_item._records_buf = buf  # the view is made on first read (_MADE_FROM_INPUT)
+                                            partitions_item._records_start = records_start
+                                            partitions_item._records_end = records_end
                                             pos = records_end
                                         else:  # null, a length of three bytes or more, or one that does not fit
                                             records_n, pos = _w.read_length(buf, pos, True)
                                             if records_n < 0:
                                                 partitions_item.records = None
                                             else:
-                                                records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                                                records_view._buf = buf
-                                                records_view._start = pos
-                                                records_view._end = pos + records_n
-                                                partitions_item.records = records_view
+                                                partitions_item._records_buf = buf  # the view is made on first read (_MADE_FROM_INPUT)
+                                                partitions_item._records_start = pos
+                                                partitions_item._records_end = pos + records_n
                                                 pos += records_n
                                         field = "(tagged fields)"
                                         if buf[pos] == 0:
@@ -2447,11 +2462,19 @@ def _read_FetchResponse_v16_18(buf: bytes, pos: int) -> tuple[FetchResponse, int
                                 for partitions_index in range(partitions_n):
                                     try:
                                         partitions_item = blank_instance(PartitionData)
-                                        if pos + 35 <= size and buf[pos + 30] <= 1:  # the usual case: aborted_transactions null or empty, read with the runs around it
-                                            partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset, aborted_transactions_byte, partitions_item.preferred_read_replica = _unpack_PartitionData_partition_index_to_preferred_read_replica(buf, pos)
+                                        if pos + 37 <= size and buf[pos + 30] <= 1:  # the usual case: aborted_transactions null or empty, read with the runs around it
+                                            partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset, aborted_transactions_byte, partitions_item.preferred_read_replica, records_n, records_second = _unpack_PartitionData_partition_index_to_records_length(buf, pos)
                                             if aborted_transactions_byte == 0:  # null
                                                 partitions_item.aborted_transactions = None
                                             pos += 35
+                                            if records_n < 0x80:
+                                                records_start = pos + 1
+                                            elif records_second < 0x80:
+                                                records_n = records_n & 0x7F | records_second << 7
+                                                records_start = pos + 2
+                                            else:
+                                                records_start = size + 1  # longer: the runtime reads it below
+                                            field = "records"
                                         else:
                                             field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
                                             partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
@@ -2490,33 +2513,29 @@ def _read_FetchResponse_v16_18(buf: bytes, pos: int) -> tuple[FetchResponse, int
                                             field = "preferred_read_replica"
                                             (partitions_item.preferred_read_replica,) = _unpack_PartitionData_preferred_read_replica(buf, pos)
                                             pos += 4
-                                        field = "records"
-                                        records_n = buf[pos]  # the length + 1, an unsigned varint
-                                        if records_n < 0x80:
-                                            records_start = pos + 1
-                                        elif pos + 1 < size and buf[pos + 1] < 0x80:
-                                            records_n = records_n & 0x7F | buf[pos + 1] << 7
-                                            records_start = pos + 2
-                                        else:
-                                            records_start = size + 1  # longer: the runtime reads it below
+                                            field = "records"
+                                            records_n = buf[pos]  # the length + 1, an unsigned varint
+                                            if records_n < 0x80:
+                                                records_start = pos + 1
+                                            elif pos + 1 < size and buf[pos + 1] < 0x80:
+                                                records_n = records_n & 0x7F | buf[pos + 1] << 7
+                                                records_start = pos + 2
+                                            else:
+                                                records_start = size + 1  # longer: the runtime reads it below
                                         records_end = records_start + records_n - 1
                                         if records_start <= records_end <= size:  # the usual case: not null, and a length that fits
-                                            records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                                            records_view._buf = buf
-                                            records_view._start = records_start
-                                            records_view._end = records_end
-                                            partitions_item.records = records_view
+                                            partitions_item._records_buf = buf  # the view is made on first read (_MADE_FROM_INPUT)
+                                            partitions_item._records_start = records_start
+                                            partitions_item._records_end = records_end
                                             pos = records_end
                                         else:  # null, a length of three bytes or more, or one that does not fit
                                             records_n, pos = _w.read_length(buf, pos, True)
                                             if records_n < 0:
                                                 partitions_item.records = None
                                             else:
-                                                records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                                                records_view._buf = buf
-                                                records_view._start = pos
-                                                records_view._end = pos + records_n
-                                                partitions_item.records = records_view
+                                                partitions_item._records_buf = buf  # the view is made on first read (_MADE_FROM_INPUT)
+                                                partitions_item._records_start = pos
+                                                partitions_item._records_end = pos + records_n
                                                 pos += records_n
                                         field = "(tagged fields)"
                                         if buf[pos] == 0:
@@ -2800,6 +2819,7 @@ PartitionData._WRITERS = (
     _write_PartitionData_v12_18, _write_PartitionData_v12_18, _write_PartitionData_v12_18,
 )
 PartitionData._LAZY_DEFAULTS = {"diverging_epoch": EpochEndOffset, "current_leader": LeaderIdAndEpoch, "snapshot_id": SnapshotId, "aborted_transactions": list}
+PartitionData._MADE_FROM_INPUT = {"records": lambda data: RecordsView(data._records_buf, data._records_start, data._records_end)}
 PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

@@ -119,6 +119,9 @@ class PartitionSnapshot(GeneratedStruct):
         "size_": 'Total size of the snapshot in bytes.',
         "position": 'Byte position in the snapshot of the first byte of UnalignedRecords.',
         "unaligned_records": "The chunk's bytes, cut from the snapshot file without regard to record batch boundaries.",
+        "_unaligned_records_buf": "Until unaligned_records is first read: the input it lies in.",
+        "_unaligned_records_start": "Until unaligned_records is first read: where it starts.",
+        "_unaligned_records_end": "Until unaligned_records is first read: where it ends.",
     }
 
     NAME = "PartitionSnapshot"
@@ -342,22 +345,18 @@ def _read_PartitionSnapshot_v0_1(buf: bytes, pos: int, version: int) -> tuple[Pa
             unaligned_records_start = size + 1  # longer: the runtime reads it below
         unaligned_records_end = unaligned_records_start + unaligned_records_n - 1
         if unaligned_records_start <= unaligned_records_end <= size:  # the usual case: not null, and a length that fits
-            unaligned_records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-            unaligned_records_view._buf = buf
-            unaligned_records_view._start = unaligned_records_start
-            unaligned_records_view._end = unaligned_records_end
-            snapshot.unaligned_records = unaligned_records_view
+            snapshot._unaligned_records_buf = buf  # the view is made on first read (_MADE_FROM_INPUT)
+            snapshot._unaligned_records_start = unaligned_records_start
+            snapshot._unaligned_records_end = unaligned_records_end
             pos = unaligned_records_end
         else:  # null, a length of three bytes or more, or one that does not fit
             unaligned_records_n, pos = _w.read_length(buf, pos, True)
             if unaligned_records_n < 0:
                 raise DecodeError("non-nullable field unaligned_records was null", offset=pos)
             else:
-                unaligned_records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                unaligned_records_view._buf = buf
-                unaligned_records_view._start = pos
-                unaligned_records_view._end = pos + unaligned_records_n
-                snapshot.unaligned_records = unaligned_records_view
+                snapshot._unaligned_records_buf = buf  # the view is made on first read (_MADE_FROM_INPUT)
+                snapshot._unaligned_records_start = pos
+                snapshot._unaligned_records_end = pos + unaligned_records_n
                 pos += unaligned_records_n
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -595,6 +594,7 @@ LeaderIdAndEpoch.FIELDS = (  # what the runtime knows of each field (kwire.wire.
 PartitionSnapshot._READERS = _w.bind_versions((_read_PartitionSnapshot_v0_1, _read_PartitionSnapshot_v0_1))
 PartitionSnapshot._WRITERS = _w.bind_versions((_write_PartitionSnapshot_v0_1, _write_PartitionSnapshot_v0_1))
 PartitionSnapshot._LAZY_DEFAULTS = {"snapshot_id": SnapshotId, "current_leader": LeaderIdAndEpoch}
+PartitionSnapshot._MADE_FROM_INPUT = {"unaligned_records": lambda data: RecordsView(data._unaligned_records_buf, data._unaligned_records_start, data._unaligned_records_end)}
 PartitionSnapshot.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="index", json_name="index", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

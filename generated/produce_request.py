@@ -34,6 +34,9 @@ class PartitionProduceData(GeneratedStruct):
     __slots__ = {  # attribute -> its docstring, which help() shows (unknown_tagged_fields: GeneratedStruct's)
         "index": 'Index of the partition within the topic.',
         "records": 'The record batches to append (for v3+, record batch format v2).',
+        "_records_buf": "Until records is first read: the input it lies in.",
+        "_records_start": "Until records is first read: where it starts.",
+        "_records_end": "Until records is first read: where it ends.",
     }
 
     NAME = "PartitionProduceData"
@@ -148,11 +151,9 @@ def _read_PartitionProduceData_v0_8(buf: bytes, pos: int) -> tuple[PartitionProd
         if records_n < 0:
             data.records = None
         else:
-            records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-            records_view._buf = buf
-            records_view._start = pos
-            records_view._end = pos + records_n
-            data.records = records_view
+            data._records_buf = buf  # the view is made on first read (_MADE_FROM_INPUT)
+            data._records_start = pos
+            data._records_end = pos + records_n
             pos += records_n
         data.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -192,22 +193,18 @@ def _read_PartitionProduceData_v9_13(buf: bytes, pos: int) -> tuple[PartitionPro
             records_start = size + 1  # longer: the runtime reads it below
         records_end = records_start + records_n - 1
         if records_start <= records_end <= size:  # the usual case: not null, and a length that fits
-            records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-            records_view._buf = buf
-            records_view._start = records_start
-            records_view._end = records_end
-            data.records = records_view
+            data._records_buf = buf  # the view is made on first read (_MADE_FROM_INPUT)
+            data._records_start = records_start
+            data._records_end = records_end
             pos = records_end
         else:  # null, a length of three bytes or more, or one that does not fit
             records_n, pos = _w.read_length(buf, pos, True)
             if records_n < 0:
                 data.records = None
             else:
-                records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                records_view._buf = buf
-                records_view._start = pos
-                records_view._end = pos + records_n
-                data.records = records_view
+                data._records_buf = buf  # the view is made on first read (_MADE_FROM_INPUT)
+                data._records_start = pos
+                data._records_end = pos + records_n
                 pos += records_n
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -336,22 +333,18 @@ def _read_TopicProduceData_v9_12(buf: bytes, pos: int) -> tuple[TopicProduceData
                             records_start = size + 1  # longer: the runtime reads it below
                         records_end = records_start + records_n - 1
                         if records_start <= records_end <= size:  # the usual case: not null, and a length that fits
-                            records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                            records_view._buf = buf
-                            records_view._start = records_start
-                            records_view._end = records_end
-                            partition_data_item.records = records_view
+                            partition_data_item._records_buf = buf  # the view is made on first read (_MADE_FROM_INPUT)
+                            partition_data_item._records_start = records_start
+                            partition_data_item._records_end = records_end
                             pos = records_end
                         else:  # null, a length of three bytes or more, or one that does not fit
                             records_n, pos = _w.read_length(buf, pos, True)
                             if records_n < 0:
                                 partition_data_item.records = None
                             else:
-                                records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                                records_view._buf = buf
-                                records_view._start = pos
-                                records_view._end = pos + records_n
-                                partition_data_item.records = records_view
+                                partition_data_item._records_buf = buf  # the view is made on first read (_MADE_FROM_INPUT)
+                                partition_data_item._records_start = pos
+                                partition_data_item._records_end = pos + records_n
                                 pos += records_n
                         field = "(tagged fields)"
                         if buf[pos] == 0:
@@ -450,22 +443,18 @@ def _read_TopicProduceData_v13(buf: bytes, pos: int) -> tuple[TopicProduceData, 
                             records_start = size + 1  # longer: the runtime reads it below
                         records_end = records_start + records_n - 1
                         if records_start <= records_end <= size:  # the usual case: not null, and a length that fits
-                            records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                            records_view._buf = buf
-                            records_view._start = records_start
-                            records_view._end = records_end
-                            partition_data_item.records = records_view
+                            partition_data_item._records_buf = buf  # the view is made on first read (_MADE_FROM_INPUT)
+                            partition_data_item._records_start = records_start
+                            partition_data_item._records_end = records_end
                             pos = records_end
                         else:  # null, a length of three bytes or more, or one that does not fit
                             records_n, pos = _w.read_length(buf, pos, True)
                             if records_n < 0:
                                 partition_data_item.records = None
                             else:
-                                records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                                records_view._buf = buf
-                                records_view._start = pos
-                                records_view._end = pos + records_n
-                                partition_data_item.records = records_view
+                                partition_data_item._records_buf = buf  # the view is made on first read (_MADE_FROM_INPUT)
+                                partition_data_item._records_start = pos
+                                partition_data_item._records_end = pos + records_n
                                 pos += records_n
                         field = "(tagged fields)"
                         if buf[pos] == 0:
@@ -703,22 +692,18 @@ def _read_ProduceRequest_v9_12(buf: bytes, pos: int) -> tuple[ProduceRequest, in
                                             records_start = size + 1  # longer: the runtime reads it below
                                         records_end = records_start + records_n - 1
                                         if records_start <= records_end <= size:  # the usual case: not null, and a length that fits
-                                            records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                                            records_view._buf = buf
-                                            records_view._start = records_start
-                                            records_view._end = records_end
-                                            partition_data_item.records = records_view
+                                            partition_data_item._records_buf = buf  # the view is made on first read (_MADE_FROM_INPUT)
+                                            partition_data_item._records_start = records_start
+                                            partition_data_item._records_end = records_end
                                             pos = records_end
                                         else:  # null, a length of three bytes or more, or one that does not fit
                                             records_n, pos = _w.read_length(buf, pos, True)
                                             if records_n < 0:
                                                 partition_data_item.records = None
                                             else:
-                                                records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                                                records_view._buf = buf
-                                                records_view._start = pos
-                                                records_view._end = pos + records_n
-                                                partition_data_item.records = records_view
+                                                partition_data_item._records_buf = buf  # the view is made on first read (_MADE_FROM_INPUT)
+                                                partition_data_item._records_start = pos
+                                                partition_data_item._records_end = pos + records_n
                                                 pos += records_n
                                         field = "(tagged fields)"
                                         if buf[pos] == 0:
@@ -862,22 +847,18 @@ def _read_ProduceRequest_v13(buf: bytes, pos: int) -> tuple[ProduceRequest, int]
                                             records_start = size + 1  # longer: the runtime reads it below
                                         records_end = records_start + records_n - 1
                                         if records_start <= records_end <= size:  # the usual case: not null, and a length that fits
-                                            records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                                            records_view._buf = buf
-                                            records_view._start = records_start
-                                            records_view._end = records_end
-                                            partition_data_item.records = records_view
+                                            partition_data_item._records_buf = buf  # the view is made on first read (_MADE_FROM_INPUT)
+                                            partition_data_item._records_start = records_start
+                                            partition_data_item._records_end = records_end
                                             pos = records_end
                                         else:  # null, a length of three bytes or more, or one that does not fit
                                             records_n, pos = _w.read_length(buf, pos, True)
                                             if records_n < 0:
                                                 partition_data_item.records = None
                                             else:
-                                                records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                                                records_view._buf = buf
-                                                records_view._start = pos
-                                                records_view._end = pos + records_n
-                                                partition_data_item.records = records_view
+                                                partition_data_item._records_buf = buf  # the view is made on first read (_MADE_FROM_INPUT)
+                                                partition_data_item._records_start = pos
+                                                partition_data_item._records_end = pos + records_n
                                                 pos += records_n
                                         field = "(tagged fields)"
                                         if buf[pos] == 0:
@@ -963,6 +944,7 @@ PartitionProduceData._WRITERS = (
     _write_PartitionProduceData_v9_13, _write_PartitionProduceData_v9_13, _write_PartitionProduceData_v9_13,
     _write_PartitionProduceData_v9_13, _write_PartitionProduceData_v9_13,
 )
+PartitionProduceData._MADE_FROM_INPUT = {"records": lambda data: RecordsView(data._records_buf, data._records_start, data._records_end)}
 PartitionProduceData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="index", json_name="index", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="records", json_name="records", type="records", versions=_V0_PLUS, nullable=_V0_PLUS),

@@ -122,6 +122,9 @@ class PartitionData(GeneratedStruct):
         "current_leader": 'Leader of the partition as the broker knows it, for a client that asked the wrong broker.',
         "records": 'Record batches read from the partition; they may hold records outside the acquired ranges, which the consumer skips.',
         "acquired_records": 'Offset ranges now acquired by this member, which it must acknowledge.',
+        "_records_buf": "Until records is first read: the input it lies in.",
+        "_records_start": "Until records is first read: where it starts.",
+        "_records_end": "Until records is first read: where it ends.",
     }
 
     NAME = "PartitionData"
@@ -372,22 +375,18 @@ def _read_PartitionData_v1_2(buf: bytes, pos: int, version: int) -> tuple[Partit
             records_start = size + 1  # longer: the runtime reads it below
         records_end = records_start + records_n - 1
         if records_start <= records_end <= size:  # the usual case: not null, and a length that fits
-            records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-            records_view._buf = buf
-            records_view._start = records_start
-            records_view._end = records_end
-            data.records = records_view
+            data._records_buf = buf  # the view is made on first read (_MADE_FROM_INPUT)
+            data._records_start = records_start
+            data._records_end = records_end
             pos = records_end
         else:  # null, a length of three bytes or more, or one that does not fit
             records_n, pos = _w.read_length(buf, pos, True)
             if records_n < 0:
                 raise DecodeError("non-nullable field records was null", offset=pos)
             else:
-                records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                records_view._buf = buf
-                records_view._start = pos
-                records_view._end = pos + records_n
-                data.records = records_view
+                data._records_buf = buf  # the view is made on first read (_MADE_FROM_INPUT)
+                data._records_start = pos
+                data._records_end = pos + records_n
                 pos += records_n
         field = "acquired_records"
         data.acquired_records, pos = _w.read_struct_array(buf, pos, True, _read_AcquiredRecords_v1_2, version)
@@ -549,6 +548,7 @@ AcquiredRecords.FIELDS = (  # what the runtime knows of each field (kwire.wire.m
 PartitionData._READERS = _w.bind_versions((None, _read_PartitionData_v1_2, _read_PartitionData_v1_2))
 PartitionData._WRITERS = _w.bind_versions((None, _write_PartitionData_v1_2, _write_PartitionData_v1_2))
 PartitionData._LAZY_DEFAULTS = {"current_leader": LeaderIdAndEpoch, "acquired_records": list}
+PartitionData._MADE_FROM_INPUT = {"records": lambda data: RecordsView(data._records_buf, data._records_start, data._records_end)}
 PartitionData.FIELDS = (  # what the runtime knows of each field (kwire.wire.message.FieldInfo)
     FieldInfo(attr="partition_index", json_name="partitionIndex", type="int32", versions=_V0_PLUS, default=0),
     FieldInfo(attr="error_code", json_name="errorCode", type="int16", versions=_V0_PLUS, default=0),

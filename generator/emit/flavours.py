@@ -48,6 +48,11 @@ class PurePython:
     # A nullable compact array between two fixed-width runs, when null or empty, is read with them
     # in one struct call (ops.EmptyArrayBridge); compiled code reads runs with integer readers.
     bridges_empty_arrays = True
+    # A records field read as a view is left unset: the reader stores where it lies in the input
+    # (three hidden slots, ``_<attr>_buf/_start/_end``) and its first read makes the RecordsView
+    # (``_MADE_FROM_INPUT``, kwire.wire.message), so a consumer that never reads it makes no
+    # object for it: an allocation and a deallocation fewer per FetchResponse partition.
+    records_view_on_first_read = True
     # __eq__ comes from GeneratedStruct, one loop over FIELDS (it keeps generated/ small), except
     # in the structs writers compare with their default (views.ModuleView).
     field_by_field_eq = False
@@ -143,6 +148,7 @@ class Compiled(PurePython):
     # every decoded partition cost a third of its decode.
     struct_defaults_on_first_read = True
     bridges_empty_arrays = False
+    records_view_on_first_read = False  # a native class has every attribute set
     # Each class on the hot path compares field by field in its own __eq__: writers test whether
     # a tagged struct still holds its default with !=, per element (a Fetch partition's three
     # tagged structs), and a native comparison costs a fraction of the base class's generic loop.

@@ -166,9 +166,10 @@ class FixedRun(Op):
         return None
 
 
-def bridge_format(before: FixedRun, after: FixedRun) -> str:
-    """The struct format of two runs with an array's count byte between them."""
-    return before.fmt + "B" + after.fmt[1:]
+def bridge_format(before: FixedRun, after: FixedRun, records: bool = False) -> str:
+    """The struct format of two runs with an array's count byte between them (and, with
+    ``records``, the first two bytes of the compact records length after them)."""
+    return before.fmt + "B" + after.fmt[1:] + ("BB" if records else "")
 
 
 @dataclass(frozen=True, eq=False)
@@ -182,12 +183,19 @@ class EmptyArrayBridge:
     precompiled ``struct`` call (``unpack``): a call, a tuple and three position updates fewer
     (benchmarks/README.md, "Figures behind design choices"). Any other count takes the three
     steps as usual. Writes are unchanged.
+
+    When a compact ``records`` field follows (a FetchResponse partition's records), the same call
+    also reads the first two bytes of its length (``records``): a length of one or two bytes is
+    then taken from the tuple instead of two subscripts of the buffer. The call needs those two
+    bytes in the buffer, which a partition always has after its length (the batches, or its
+    tagged section's count).
     """
 
     before: FixedRun
     array: ArrayOp
     after: FixedRun
     unpack: str  # the module-level helper reading the three at once
+    records: RecordsOp | None = None
 
     @property
     def width(self) -> int:
@@ -195,7 +203,7 @@ class EmptyArrayBridge:
 
     @property
     def fmt(self) -> str:
-        return bridge_format(self.before, self.after)
+        return bridge_format(self.before, self.after, self.records is not None)
 
     def read(self, obj: str, flavour: Flavour) -> Lines:
         array, n = self.array, f"{self.array.attr}_byte"  # the count byte: 0 for null, 1 for empty
@@ -203,17 +211,29 @@ class EmptyArrayBridge:
         targets = ([f"{obj}.{f.attr_name}" for f in self.before.fields] + [n]
                    + [f"{obj}.{f.attr_name}" for f in self.after.fields])
         empty = array.read_empty(obj, flavour, array.empty or "[]")
+        records, needed, length_bytes = self.records, self.width, []
+        if records is not None:
+            second = f"{records.attr}_second"
+            targets += [f"{records.attr}_n", second]
+            needed += 2
+            length_bytes = records.read_length_unpacked(second)
         # Nothing in the fast path can fail (the bounds are checked first), so it sets no
         # ``field``; the step after it sets its own.
-        return [f"if pos + {self.width} <= size and buf[pos + {self.before.width}] <= 1:"
-                f"  # the usual case: {array.attr} null or empty, read with the runs around it",
-                f"    {', '.join(targets)} = {self.unpack}(buf, pos)",
-                f"    if {n} == 0:  # null",
-                *indent(null_read(array.attr, array.nullable, array.value(obj)), 2),
-                *(["    else:", *indent(empty, 2)] if empty else []),
-                f"    pos += {self.width}",
-                "else:",
-                *indent(steps)]
+        lines = [f"if pos + {needed} <= size and buf[pos + {self.before.width}] <= 1:"
+                 f"  # the usual case: {array.attr} null or empty, read with the runs around it",
+                 f"    {', '.join(targets)} = {self.unpack}(buf, pos)",
+                 f"    if {n} == 0:  # null",
+                 *indent(null_read(array.attr, array.nullable, array.value(obj)), 2),
+                 *(["    else:", *indent(empty, 2)] if empty else []),
+                 f"    pos += {self.width}",
+                 *indent(length_bytes),
+                 *([f'    field = "{records.label}"'] if records is not None else []),
+                 "else:",
+                 *indent(steps)]
+        if records is None:
+            return lines
+        return [*lines, f'    field = "{records.label}"', *indent(records.read_length_inline()),
+                *records.read_after_length(obj, flavour)]
 
 
 @dataclass(frozen=True, eq=False)
@@ -324,17 +344,16 @@ class RecordsOp(Op):
     def read(self, obj: str, flavour: Flavour) -> Lines:
         """A lazy view of the batches over the input buffer (no copy). Compact lengths of one or
         two bytes (batches under 16 kB) are read inline and the view is made without its
-        ``__init__`` (the bounds are checked here); anything else goes through the runtime."""
-        length, value = f"{self.attr}_n", self.value(obj)
-        by_runtime = [f"{length}, pos = {flavour.hot('read_length')}(buf, pos, {self.compact})",
-                      f"if {length} < 0:",
-                      *indent(null_read(self.attr, self.nullable, value)),
-                      "else:",
-                      *indent(self.view(obj, flavour, "pos", f"pos + {length}")),
-                      f"    pos += {length}"]
+        ``__init__`` (the bounds are checked here), or, where the flavour says so, on first read
+        (:meth:`view`); anything else goes through the runtime."""
         if not self.compact:
-            return by_runtime
-        start, end = f"{self.attr}_start", f"{self.attr}_end"
+            return self.by_runtime(obj, flavour)
+        return self.read_length_inline() + self.read_after_length(obj, flavour)
+
+    def read_length_inline(self) -> Lines:
+        """The length + 1 and the start of the batches into locals, where the varint is one or
+        two bytes; else a start past the buffer, for the runtime to read it."""
+        length, start = f"{self.attr}_n", f"{self.attr}_start"
         return [f"{length} = buf[pos]  # the length + 1, an unsigned varint",
                 f"if {length} < 0x80:",
                 f"    {start} = pos + 1",
@@ -342,18 +361,55 @@ class RecordsOp(Op):
                 f"    {length} = {length} & 0x7F | buf[pos + 1] << 7",
                 f"    {start} = pos + 2",
                 "else:",
-                f"    {start} = size + 1  # longer: the runtime reads it below",
-                f"{end} = {start} + {length} - 1",
+                f"    {start} = size + 1  # longer: the runtime reads it below"]
+
+    def read_length_unpacked(self, second: str) -> Lines:
+        """The same, from the varint's first two bytes already unpacked into the locals
+        ``<attr>_n`` and ``second`` while ``pos`` is at the first (EmptyArrayBridge)."""
+        length, start = f"{self.attr}_n", f"{self.attr}_start"
+        return [f"if {length} < 0x80:",
+                f"    {start} = pos + 1",
+                f"elif {second} < 0x80:",
+                f"    {length} = {length} & 0x7F | {second} << 7",
+                f"    {start} = pos + 2",
+                "else:",
+                f"    {start} = size + 1  # longer: the runtime reads it below"]
+
+    def read_after_length(self, obj: str, flavour: Flavour) -> Lines:
+        """The view, once the inline read left the length + 1 and the start in locals (a start
+        past the buffer when the length was not read inline)."""
+        length, start, end = f"{self.attr}_n", f"{self.attr}_start", f"{self.attr}_end"
+        return [f"{end} = {start} + {length} - 1",
                 f"if {start} <= {end} <= size:  # the usual case: not null, and a length that fits",
                 *indent(self.view(obj, flavour, start, end)),
                 f"    pos = {end}",
                 "else:  # null, a length of three bytes or more, or one that does not fit",
-                *indent(by_runtime)]
+                *indent(self.by_runtime(obj, flavour))]
+
+    def by_runtime(self, obj: str, flavour: Flavour) -> Lines:
+        length = f"{self.attr}_n"
+        return [f"{length}, pos = {flavour.hot('read_length')}(buf, pos, {self.compact})",
+                f"if {length} < 0:",
+                *indent(null_read(self.attr, self.nullable, self.value(obj))),
+                "else:",
+                *indent(self.view(obj, flavour, "pos", f"pos + {length}")),
+                f"    pos += {length}"]
 
     def view(self, obj: str, flavour: Flavour, start: str, end: str) -> Lines:
-        """Set the field to a RecordsView of ``buf[start:end]``, already checked to fit."""
+        """Set the field to a RecordsView of ``buf[start:end]``, already checked to fit; or,
+        where the flavour makes it on first read, store where it lies (see ``hidden_slots``)."""
+        if flavour.records_view_on_first_read:
+            buf_slot, start_slot, end_slot = self.hidden_slots
+            return [f"{obj}.{buf_slot} = buf  # the view is made on first read (_MADE_FROM_INPUT)",
+                    f"{obj}.{start_slot} = {start}",
+                    f"{obj}.{end_slot} = {end}"]
         view = f"{self.attr}_view"
         return flavour.records_view(view, start, end) + [f"{self.value(obj)} = {view}"]
+
+    @property
+    def hidden_slots(self) -> tuple[str, str, str]:
+        """The slots that hold the input, start and end of a view not made yet."""
+        return records_hidden_slots(self.attr)
 
     def write(self, obj: str, out: str) -> Lines:
         value = self.value(obj)
@@ -362,6 +418,11 @@ class RecordsOp(Op):
         if not self.refuses_null_inline:
             return [f"_w.write_records({out}, {non_null(self, value)}, {self.compact})"]
         return null_refused(self, value) + [f"_w.write_records({out}, {value}, {self.compact})"]
+
+
+def records_hidden_slots(attr: str) -> tuple[str, str, str]:
+    """Where a pure reader keeps a records field's input, start and end until its first read."""
+    return f"_{attr}_buf", f"_{attr}_start", f"_{attr}_end"
 
 
 def null_read(attr: str, nullable: bool, value: str) -> Lines:
@@ -1024,9 +1085,11 @@ class Layout:
                           f"pos += {op.width}"]
             elif bridge is None:
                 lines += op.read_step(obj, flavour)
-            else:  # the run, the array and the run after it
+            else:  # the run, the array and the run after it (and the records after those)
                 lines += bridge.read(obj, flavour)
                 next(ops), next(ops)
+                if bridge.records is not None:
+                    next(ops)
         if not self.flexible:
             return lines + [f"{obj}.unknown_tagged_fields = ()"]
         if not self.tagged and not self.inline_tag_section:

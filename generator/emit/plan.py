@@ -140,6 +140,12 @@ def bridges_empty_array(before: Op, array: Op, after: Op) -> bool:
             and array.compact and array.short_inline and array.nullable)
 
 
+def bridges_records_length(op: Op | None) -> bool:
+    """A compact records field right after an EmptyArrayBridge has the first two bytes of its
+    length read by the bridge's struct call (a FetchResponse partition's records)."""
+    return isinstance(op, RecordsOp) and op.compact
+
+
 def reads_elements_inline(array: Field, element: Layout, hot: bool, flexible: bool) -> bool:
     """Arrays of structs may read each element inside their loop instead of calling the
     element's reader (where the flavour reads elements inline: pure Python): that saves the call, its frame and
@@ -314,12 +320,14 @@ class _Planner:
                          if f.has_null_default or not (f.type.is_array or f.type.is_struct))
         bridges: dict[int, EmptyArrayBridge] = {}
         bridged: set[int] = set()  # the runs a bridge already reads
-        for before, array, after in zip(ops, ops[1:], ops[2:], strict=False):  # each window of three
+        for i, (before, array, after) in enumerate(zip(ops, ops[1:], ops[2:], strict=False)):  # each window of three
             if bridges_empty_array(before, array, after) and id(before) not in bridged:
                 bridged.add(id(after))
                 assert isinstance(before, FixedRun) and isinstance(array, ArrayOp) and isinstance(after, FixedRun)
+                records = ops[i + 3] if i + 3 < len(ops) else None
                 # (its helper is declared in either flavour: compiled modules have always had it)
-                bridge = self._bridge(struct, before, array, after)
+                bridge = self._bridge(struct, before, array, after,
+                                      records if bridges_records_length(records) else None)
                 if self.flavour.bridges_empty_arrays:
                     bridges[id(before)] = bridge
         return Layout(struct, name, self.message.flexible_at(v), tuple(ops), tuple(tagged), tuple(absent),
@@ -426,11 +434,14 @@ class _Planner:
         return (IntegerRun if integers else FixedRun)(tuple(fields), fmt=fmt, width=width, unpack=unpack, pack=pack,
                                                       tag=tag, owner=owner)
 
-    def _bridge(self, struct: Struct, before: FixedRun, array: ArrayOp, after: FixedRun) -> EmptyArrayBridge:
-        first, last = before.fields[0].attr_name, after.fields[-1].attr_name
+    def _bridge(self, struct: Struct, before: FixedRun, array: ArrayOp, after: FixedRun,
+                records: RecordsOp | None) -> EmptyArrayBridge:
+        first = before.fields[0].attr_name
+        last = after.fields[-1].attr_name if records is None else f"{records.attr}_length"
         unpack = self._helper(("bridge", struct.name, first, last), f"_unpack_{struct.name}_{first}_to_{last}",
-                              f'struct.Struct("{bridge_format(before, after)}").unpack_from', struct)
-        return EmptyArrayBridge(before, array, after, unpack)
+                              f'struct.Struct("{bridge_format(before, after, records is not None)}").unpack_from',
+                              struct)
+        return EmptyArrayBridge(before, array, after, unpack, records)
 
     def _helper(self, key: tuple, name: str, expression: str, owner: Struct | None = None,
                 longer_name: str = "") -> str:

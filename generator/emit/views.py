@@ -18,7 +18,7 @@ from ..definitions.versions import Versions
 from .code import LINE_LENGTH, block
 from .constants import ModuleConstants, default_literal
 from .flavours import Flavour
-from .ops import Layout, Op, VersionTest
+from .ops import Layout, Op, VersionTest, records_hidden_slots
 from .plan import StructPlan, on_hot_path, plan
 
 # Locals of the generated functions, which a struct's instance local must not shadow.
@@ -349,6 +349,19 @@ class StructView:
         self.writers = table_source(f"{self.name}._WRITERS = ",
                                     [layout.writer if layout else "None" for layout in plan.table], bound)
         self.lazy_defaults = [(f.attr, f.lazy_factory) for f in self.fields if f.lazy_factory]
+        # records fields whose view a pure reader makes on first read (ops.RecordsOp.view): the
+        # slots that hold where it lies, and the function that makes it
+        self.made_from_input = []
+        self.hidden_slots: list[tuple[str, str]] = []
+        if flavour.records_view_on_first_read:
+            for f in s.fields:
+                if f.type.name == "records":
+                    buf, start, end = records_hidden_slots(f.attr_name)
+                    self.hidden_slots += [(buf, f"Until {f.attr_name} is first read: the input it lies in."),
+                                          (start, f"Until {f.attr_name} is first read: where it starts."),
+                                          (end, f"Until {f.attr_name} is first read: where it ends.")]
+                    self.made_from_input.append(
+                        (f.attr_name, f"lambda data: RecordsView(data.{buf}, data.{start}, data.{end})"))
         self.map_keys = tuple_source([f'"{f.attr_name}"' for f in s.map_key_fields]) if s.map_key_fields else ""
 
 

@@ -19,12 +19,16 @@ def _buffer(data: bytes | None) -> pa.Buffer | None:
     return None if data is None else pa.py_buffer(data)
 
 
-def record_arrays(columns) -> dict[str, pa.Array]:
-    """The record columns of ``columns``' rows; rows that stand for no record are null in all."""
-    rows = columns.rows
-    present = _buffer(columns.row_validity)
-    missing = columns.null_rows
-    headers = columns.header_count
+# The headers' entries when there are none (most records carry no header): made once, as
+# arrays are immutable; three from_buffers fewer per set of arrays (~35 instructions a record on
+# a 1,000-record batch).
+NO_ENTRIES = pa.array([], schemas.HEADER_TYPE)
+
+
+def _entries(columns, headers: int) -> pa.Array:
+    """The struct array of every header's key and value."""
+    if headers == 0:
+        return NO_ENTRIES
     header_keys = pa.Array.from_buffers(
         pa.string(), headers, [None, pa.py_buffer(columns.header_key_ends), pa.py_buffer(columns.header_key_data)],
         null_count=0)
@@ -33,8 +37,16 @@ def record_arrays(columns) -> dict[str, pa.Array]:
         [_buffer(columns.header_value_validity), pa.py_buffer(columns.header_value_ends),
          pa.py_buffer(columns.header_value_data)],
         null_count=columns.header_value_nulls)
-    entries = pa.Array.from_buffers(schemas.HEADER_TYPE, headers, [None], null_count=0,
-                                    children=[header_keys, header_values])
+    return pa.Array.from_buffers(schemas.HEADER_TYPE, headers, [None], null_count=0,
+                                 children=[header_keys, header_values])
+
+
+def record_arrays(columns) -> dict[str, pa.Array]:
+    """The record columns of ``columns``' rows; rows that stand for no record are null in all."""
+    rows = columns.rows
+    present = _buffer(columns.row_validity)
+    missing = columns.null_rows
+    entries = _entries(columns, columns.header_count)
     return {
         "offset": pa.Array.from_buffers(pa.int64(), rows, [present, pa.py_buffer(columns.offsets)], null_count=missing),
         "timestamp": pa.Array.from_buffers(

@@ -19,6 +19,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from kwire.wire.closing import Closing
 from kwire.wire.errors import KwireError
 
 _LOCAL_SCHEME = "file://"
@@ -95,7 +96,7 @@ def walk_remote(uri: str) -> tuple[Any, list[RemoteEntry]]:
     return filesystem, sorted(files, key=lambda e: e.uri)
 
 
-class RangeReader:
+class RangeReader(Closing):
     """Reads byte ranges of one file; ``with RangeReader(file) as reader: reader.read(pos, n)``.
 
     ``file`` is a :class:`kwire.arrow.logfiles.LogFile`. Fewer bytes than asked come back only at
@@ -141,12 +142,6 @@ class RangeReader:
             self._remote.close()
             self._remote = None
 
-    def __enter__(self) -> RangeReader:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
 
 def read_object(filesystem: Any, fs_path: str) -> bytes:
     """A whole (small) remote object, such as a segment's offset index."""
@@ -161,4 +156,3 @@ def read_range(file: Any, start: int, end: int) -> bytes:
     """Bytes ``start`` to ``end`` of ``file`` (a LogFile), in one ranged read."""
     with RangeReader(file) as reader:
         return reader.read(start, end - start)
-

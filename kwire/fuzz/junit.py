@@ -12,7 +12,7 @@ from typing import Any
 from xml.etree import ElementTree
 
 from .baseline import Worse
-from .sweep import unshown
+from .sweep import cell_problems
 
 
 def junit_report(result: dict[str, Any], worse: Sequence[Worse] = ()) -> str:
@@ -60,15 +60,17 @@ def _case(suite: ElementTree.Element, message: str, name: str, problems: list[st
     return 1 if problems else 0
 
 
+# each kind of cell problem (sweep.cell_problems) as a JUnit failure line words it
+_PROBLEM_LINES = {
+    "failed": "FAIL {name} {key} case {at} (seed {seed}): {detail}",
+    "contradiction": "CONTRADICTION {name} {key}: {detail}",
+    "unshown": "UNSHOWN {name} {key}: {at}: {detail}",
+}
+
+
 def _row_problems(name: str, row: dict[str, dict[str, Any]], result: dict[str, Any]) -> list[str]:
-    problems = []
-    for key, cell in row.items():
-        for failure in cell["observed"]["failures"]:
-            problems.append(f"FAIL {name} {key} case {failure['index']} (seed {result['seed']}): "
-                            f"{'; '.join(failure['problems'])}")
-        problems += [f"CONTRADICTION {name} {key}: {text}" for text in cell["contradictions"]]
-        problems += [f"UNSHOWN {name} {key}: {path}: {detail}" for path, detail in unshown(cell)]
-    return problems
+    return [_PROBLEM_LINES[kind].format(name=name, key=key, at=at, detail=detail, seed=result["seed"])
+            for key, cell in row.items() for kind, at, detail in cell_problems(cell)]
 
 
 def _row_summary(row: dict[str, dict[str, Any]]) -> str:

@@ -13,6 +13,7 @@ from typing import Any
 from kwire.wire.files import atomic_output, atomic_write
 
 from .matrix import OUTCOMES
+from .sweep import cell_problems
 from .sweep import unshown as unshown_fields
 
 # Colour-blind-friendly (Okabe-Ito) colours, in OUTCOMES order.
@@ -101,11 +102,14 @@ def _failures(result: dict[str, Any]) -> list[str]:
     lines = []
     for name, message in result["messages"].items():
         for key, cell in message["cells"].items():
-            for failure in cell["observed"]["failures"]:
-                lines.append(f"`{name}` {key} case {failure['index']}: {'; '.join(failure['problems'])} "
-                             f"(reproduce: `{reproduce_command(result, name, failure['index'])}`)")
-            lines += [f"`{name}` {key}: contradiction: {c}" for c in cell["contradictions"]]
-            lines += [f"`{name}` {key}: {path} not shown: {detail}" for path, detail in unshown_fields(cell)]
+            for kind, at, detail in cell_problems(cell):
+                if kind == "failed":
+                    lines.append(f"`{name}` {key} case {at}: {detail} "
+                                 f"(reproduce: `{reproduce_command(result, name, at)}`)")
+                elif kind == "contradiction":
+                    lines.append(f"`{name}` {key}: contradiction: {detail}")
+                else:
+                    lines.append(f"`{name}` {key}: {at} not shown: {detail}")
     return lines
 
 

@@ -179,6 +179,17 @@ def unshown(cell: dict[str, Any]) -> list[tuple[str, str]]:
     return [(path, demo["detail"]) for path, demo in cell["directed"].items() if not demo["shown"]]
 
 
+def cell_problems(cell: dict[str, Any]) -> Iterator[tuple[str, Any, str]]:
+    """What makes ``cell`` fail the sweep, in the order every report lists it: ``("failed", case
+    index, its problems)``, ``("contradiction", None, text)``, ``("unshown", field path, why not)``."""
+    for failure in cell["observed"]["failures"]:
+        yield "failed", failure["index"], "; ".join(failure["problems"])
+    for text in cell["contradictions"]:
+        yield "contradiction", None, text
+    for path, detail in unshown(cell):
+        yield "unshown", path, detail
+
+
 def _demo(cls: type[GeneratedStruct], static: StaticCell, path: str, reason: str | None) -> dict[str, Any]:
     shown = demonstrate(cls, static.from_version, static.to_version, path, reason)
     return {"shown": shown.shown, "detail": shown.detail}

@@ -62,12 +62,16 @@ class CheckpointError(DecodeError):
 
 @dataclass(frozen=True)
 class EpochEntry:
+    """One line of a ``leader-epoch-checkpoint`` (Kafka's ``EpochEntry``): the epoch and its first offset."""
+
     epoch: int
     start_offset: int
 
 
 @dataclass(frozen=True)
 class OffsetEntry:
+    """One line of an offset checkpoint (an entry of ``OffsetCheckpointFile``'s ``Map<TopicPartition, Long>``)."""
+
     topic: str
     partition: int
     offset: int
@@ -75,12 +79,16 @@ class OffsetEntry:
 
 @dataclass(frozen=True)
 class PartitionMetadata:
+    """A ``partition.metadata`` file (Kafka's ``checkpoint.PartitionMetadata``)."""
+
     version: int
     topic_id: UUID
 
 
 @dataclass(frozen=True)
 class _Line:
+    """One line of a state file, where it stands in the file."""
+
     number: int  # 1-based
     offset: int  # byte offset of its first character
     text: str

@@ -99,12 +99,16 @@ def _whole_entries(data: bytes, entry_size: int, what: str) -> int:
 
 @dataclass(frozen=True)
 class OffsetIndexEntry:
+    """One ``.index`` entry (Kafka's ``OffsetPosition``): an offset and its byte position in the segment."""
+
     offset: int
     position: int
 
 
 @dataclass(frozen=True)
 class TimeIndexEntry:
+    """One ``.timeindex`` entry (Kafka's ``TimestampOffset``): the biggest timestamp seen before ``offset``."""
+
     timestamp: int
     offset: int
 

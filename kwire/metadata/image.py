@@ -88,6 +88,8 @@ class FeaturesImage:
 
 @dataclass(frozen=True)
 class Endpoint:
+    """One listener of a registration (Kafka's ``org.apache.kafka.common.Endpoint``), keyed by its name."""
+
     host: str
     port: int
     security_protocol: int
@@ -95,6 +97,8 @@ class Endpoint:
 
 @dataclass(frozen=True)
 class VersionRange:
+    """A supported feature's levels (``org.apache.kafka.metadata.VersionRange``), both ends included."""
+
     min: int
     max: int
 

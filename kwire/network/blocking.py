@@ -10,6 +10,7 @@ import ssl as ssl_module
 import time
 from typing import Any
 
+from kwire.wire.closing import Closing
 from kwire.wire.errors import DecodeError
 from kwire.wire.index import ProtocolIndex
 
@@ -31,7 +32,7 @@ from .sasl import Mechanism, SaslCredentials
 _READ_SIZE = 1 << 16
 
 
-class BlockingConnection:
+class BlockingConnection(Closing):
     """Connects, negotiates (and authenticates) in the constructor; then :meth:`request`."""
 
     def __init__(self, host: str, port: int, *, ssl: ssl_module.SSLContext | None = None,
@@ -140,12 +141,6 @@ class BlockingConnection:
         if self._sock is not None:
             self._sock.close()
             self._sock = None
-
-    def __enter__(self) -> BlockingConnection:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 def _recv(sock: socket.socket, timeout: float | None) -> bytes | None:

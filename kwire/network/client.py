@@ -42,6 +42,7 @@ from kwire.generated.fetch_request import FetchPartition, FetchTopic
 from kwire.generated.metadata_request import MetadataRequestTopic
 from kwire.generated.produce_request import PartitionProduceData, TopicProduceData
 from kwire.records import BatchReader, Record
+from kwire.wire.closing import Closing
 from kwire.wire.errors import UnsupportedVersionError
 from kwire.wire.index import ProtocolIndex
 
@@ -179,7 +180,7 @@ class FetchedPartition:
     high_watermark: int
 
 
-class KafkaClient:
+class KafkaClient(Closing):
     """Connects to a bootstrap broker, then to partition leaders as Metadata names them.
 
     ``bootstrap`` is ``host:port``; ``ssl`` an :class:`ssl.SSLContext` for TLS, ``sasl`` the
@@ -209,12 +210,6 @@ class KafkaClient:
             connection.close()
         self._connections.clear()
         self.bootstrap.close()
-
-    def __enter__(self) -> KafkaClient:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
 
     def connection(self, node_id: int) -> BrokerConnection:
         """The connection to a broker that Metadata named."""

@@ -84,34 +84,40 @@ class RecordColumns:
     null; ``*_nulls`` counts the nulls.
     """
 
-    def __init__(self, builder: ColumnBuilder) -> None:
+    def __init__(self, builder: ColumnBuilder, values: list | None = None) -> None:
+        # ``values``: the writers' contents in ColumnBuilder._writers() order, where the builder
+        # hands them over itself (the C flavour's views, kwire.records.column_handover); else
+        # each writer's copy.
+        if values is None:
+            values = [writer.getvalue() for writer in builder._writers()]
+        # (a validity bitmap only where some value is null: _validity is not called for none)
         rows = builder.rows
         headers = builder.header_count
         self.rows: i32 = rows
         self.header_count: i32 = headers
-        self.offsets: bytes = builder.offsets.getvalue()
-        self.timestamps: bytes = builder.timestamps.getvalue()
-        self.key_ends: bytes = builder.key_ends.getvalue()
-        self.key_data: bytes = builder.key_data.getvalue()
-        nulls = builder.key_nulls.getvalue()
+        self.offsets: bytes = values[0]
+        self.timestamps: bytes = values[1]
+        self.key_ends: bytes = values[2]
+        self.key_data: bytes = values[3]
+        nulls = values[4]
         self.key_nulls: i64 = len(nulls) // 4
-        self.key_validity: bytes | None = _validity(nulls, rows)
-        self.value_ends: bytes = builder.value_ends.getvalue()
-        self.value_data: bytes = builder.value_data.getvalue()
-        nulls = builder.value_nulls.getvalue()
+        self.key_validity: bytes | None = None if not nulls else _validity(nulls, rows)
+        self.value_ends: bytes = values[5]
+        self.value_data: bytes = values[6]
+        nulls = values[7]
         self.value_nulls: i64 = len(nulls) // 4
-        self.value_validity: bytes | None = _validity(nulls, rows)
-        self.header_ends: bytes = builder.header_ends.getvalue()
-        self.header_key_ends: bytes = builder.header_key_ends.getvalue()
-        self.header_key_data: bytes = builder.header_key_data.getvalue()
-        self.header_value_ends: bytes = builder.header_value_ends.getvalue()
-        self.header_value_data: bytes = builder.header_value_data.getvalue()
-        nulls = builder.header_value_nulls.getvalue()
+        self.value_validity: bytes | None = None if not nulls else _validity(nulls, rows)
+        self.header_ends: bytes = values[8]
+        self.header_key_ends: bytes = values[9]
+        self.header_key_data: bytes = values[10]
+        self.header_value_ends: bytes = values[11]
+        self.header_value_data: bytes = values[12]
+        nulls = values[13]
         self.header_value_nulls: i64 = len(nulls) // 4
-        self.header_value_validity: bytes | None = _validity(nulls, headers)
-        nulls = builder.null_rows.getvalue()
+        self.header_value_validity: bytes | None = None if not nulls else _validity(nulls, headers)
+        nulls = values[14]
         self.null_rows: i64 = len(nulls) // 4
-        self.row_validity: bytes | None = _validity(nulls, rows)
+        self.row_validity: bytes | None = None if not nulls else _validity(nulls, rows)
 
 
 class ColumnBuilder:

@@ -12,7 +12,7 @@
 enum { KIND_BYTES, KIND_I32, KIND_I64 };
 
 static PyObject *DecodeError, *CorruptRecordError;
-static PyObject *str_rows, *str_header_count, *str_frombytes, *str_offset;
+static PyObject *str_rows, *str_header_count, *str_frombytes, *str_offset, *str_handed_over, *str_take_back;
 
 /* One column of the builder during a batch: a bytearray written in place (keys, values, header
    keys and values: memcpy from the input), or an int32/int64 array whose values are gathered
@@ -257,10 +257,32 @@ push_i64(Column *col, long long value)
     return 0;
 }
 
+/* A builder whose buffers a finish() handed over (kwire.records.column_handover) copies them
+   before it is written to again: the columns that finish() gave keep their values. */
+static int
+take_back(PyObject *builder)
+{
+    int handed_over;
+    PyObject *flag = PyObject_GetAttr(builder, str_handed_over), *result;
+    if (flag == NULL)
+        return -1;
+    handed_over = PyObject_IsTrue(flag);
+    Py_DECREF(flag);
+    if (handed_over <= 0)
+        return handed_over;
+    result = PyObject_CallMethodNoArgs(builder, str_take_back);
+    if (result == NULL)
+        return -1;
+    Py_DECREF(result);
+    return 0;
+}
+
 static int
 open_columns(PyObject *builder, Column *const *all, const int *kind, const char *const *name)
 {
     int i;
+    if (take_back(builder) < 0)
+        return -1;
     for (i = 0; i < NCOLUMNS; i++)
         memset(all[i], 0, sizeof(Column));
     for (i = 0; i < NCOLUMNS; i++) {
@@ -710,7 +732,9 @@ PyInit__column_decoder_c(void)
     str_header_count = PyUnicode_InternFromString("header_count");
     str_frombytes = PyUnicode_InternFromString("frombytes");
     str_offset = PyUnicode_InternFromString("offset");
-    if (!str_rows || !str_header_count || !str_frombytes || !str_offset)
+    str_handed_over = PyUnicode_InternFromString("_handed_over");
+    str_take_back = PyUnicode_InternFromString("_take_back");
+    if (!str_rows || !str_header_count || !str_frombytes || !str_offset || !str_handed_over || !str_take_back)
         return NULL;
     errors = PyImport_ImportModule("kwire.wire.errors");
     if (errors == NULL)
@@ -719,7 +743,7 @@ PyInit__column_decoder_c(void)
     CorruptRecordError = PyObject_GetAttrString(errors, "CorruptRecordError");
     if (DecodeError == NULL || CorruptRecordError == NULL)
         goto fail;
-    python = PyImport_ImportModule("kwire.records.column_decoder");
+    python = PyImport_ImportModule("kwire.records.column_handover");
     if (python == NULL)
         goto fail;
     base = PyObject_GetAttrString(python, "ColumnBuilder");
@@ -729,13 +753,13 @@ PyInit__column_decoder_c(void)
     module = PyModule_Create(&module_def);
     if (module == NULL)
         goto fail;
-    /* class ColumnBuilder(column_decoder.ColumnBuilder): add_records = <C>, made as Python makes
+    /* class ColumnBuilder(column_handover.ColumnBuilder): add_records = <C>, made as Python makes
        a class, so that single rows, finish() and rollback stay the Python source's. */
     method = PyDescr_NewMethod((PyTypeObject *)&PyBaseObject_Type, &bound_methods[0]);
     if (method == NULL)
         goto fail;
     namespace = Py_BuildValue("{s:O,s:s,s:s}", "add_records", method, "__module__", "kwire.records._column_decoder_c",
-                              "__doc__", "kwire.records.column_decoder.ColumnBuilder with add_records in C.");
+                              "__doc__", "kwire.records.column_handover.ColumnBuilder with add_records in C.");
     bases = PyTuple_Pack(1, base);
     name = PyUnicode_FromString("ColumnBuilder");
     if (namespace == NULL || bases == NULL || name == NULL)

@@ -307,10 +307,11 @@ class RecordsView(metaclass=ABCMeta):  # noqa: B024  (abstract for register(): a
     Holds ``buf[start:end]`` without copying; iterating it yields batches, decoded one at a time
     when reached. ``bytes(view)`` gives the wire bytes back (for re-encoding).
 
-    Generated readers, which make one per partition of a fetch, skip ``__init__``: they check
-    the bounds themselves, make the instance with ``object.__new__`` and set the three slots
-    (``_buf``, ``_start``, ``_end``) directly, which costs a third of a call to ``__init__``.
-    Keep those three slots (see generator/emit/ops.py, ``RecordsOp``).
+    Generated readers skip ``__init__``: they check the bounds themselves and set the three slots
+    (``_buf``, ``_start``, ``_end``) directly, which costs a third of a call to ``__init__``. The
+    pure flavour makes the view on the field's first read (``GeneratedStruct._MADE_FROM_INPUT``),
+    the compiled flavour one per partition. Keep those three slots (generator/emit/ops.py,
+    ``RecordsOp``).
 
     A compiled build of the codecs has a native twin of this class, compiled from this very
     source (``kwire.generator.native.inline.records_view_source``), so that its readers make a

@@ -46,11 +46,17 @@ DEFAULT: Any = _Default()
 
 def _lazy_default(self: GeneratedStruct, name: str) -> Any:
     # Only reached when the slot is unset: make the default on first access and keep it, so the
-    # caller gets a fresh struct or list it may mutate, exactly as after __init__.
-    factory = type(self)._LAZY_DEFAULTS.get(name)
-    if factory is None:
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-    value = factory()
+    # caller gets a fresh struct or list it may mutate, exactly as after __init__; or make the
+    # value a reader left in the input (_MADE_FROM_INPUT: a records field's view).
+    cls = type(self)
+    factory = cls._LAZY_DEFAULTS.get(name)
+    if factory is not None:
+        value = factory()
+    else:
+        made_from_input = cls._MADE_FROM_INPUT.get(name)
+        if made_from_input is None:
+            raise AttributeError(f"{cls.__name__!r} object has no attribute {name!r}")
+        value = made_from_input(self)  # (an AttributeError if nothing was read into it either)
     setattr(self, name, value)
     return value
 

@@ -100,22 +100,6 @@ def read_compact_string(buf: bytes, pos: int) -> tuple[str | None, int]:
     return _utf8(buf, pos, end), end
 
 
-def read_string_nn(buf: bytes, pos: int) -> tuple[str, int]:
-    """A classic string that must not be null."""
-    value, pos = read_string(buf, pos)
-    if value is None:
-        raise DecodeError("non-nullable string was null", offset=pos - 2)
-    return value, pos
-
-
-def read_compact_string_nn(buf: bytes, pos: int) -> tuple[str, int]:
-    """A compact string that must not be null."""
-    value, end = read_compact_string(buf, pos)
-    if value is None:
-        raise DecodeError("non-nullable string was null", offset=pos)
-    return value, end
-
-
 def _utf8(buf: bytes, start: int, end: int) -> str:
     try:
         return str(buf[start:end], "utf-8")
@@ -175,18 +159,23 @@ def read_compact_bytes(buf: bytes, pos: int) -> tuple[bytes | None, int]:
     return buf[pos:end], end
 
 
-def read_bytes_nn(buf: bytes, pos: int) -> tuple[bytes, int]:
-    value, end = read_bytes(buf, pos)
-    if value is None:
-        raise DecodeError("non-nullable bytes were null", offset=pos)
-    return value, end
+def _non_null(read: Callable[[bytes, int], tuple[_T | None, int]],
+              null: str) -> Callable[[bytes, int], tuple[_T, int]]:
+    """``read`` for a field that must not be null: a null is a DecodeError at the value's start."""
+
+    def read_non_null(buf: bytes, pos: int) -> tuple[_T, int]:
+        value, end = read(buf, pos)
+        if value is None:
+            raise DecodeError(f"non-nullable {null}", offset=pos)
+        return value, end
+
+    return read_non_null
 
 
-def read_compact_bytes_nn(buf: bytes, pos: int) -> tuple[bytes, int]:
-    value, end = read_compact_bytes(buf, pos)
-    if value is None:
-        raise DecodeError("non-nullable bytes were null", offset=pos)
-    return value, end
+read_string_nn = _non_null(read_string, "string was null")
+read_compact_string_nn = _non_null(read_compact_string, "string was null")
+read_bytes_nn = _non_null(read_bytes, "bytes were null")
+read_compact_bytes_nn = _non_null(read_compact_bytes, "bytes were null")
 
 
 def write_records(out: bytearray, value: object, compact: bool) -> None:

@@ -48,6 +48,10 @@ class GeneratedStruct:
     # the version has no such field or the tagged field is absent: attribute name -> factory
     # (kwire.wire.message gives the pure-Python class the __getattr__ that uses it).
     _LAZY_DEFAULTS: ClassVar[dict[str, Callable[[], Any]]] = {}
+    # Fields a pure-Python reader leaves unset while it keeps where they lie in the input, made on
+    # first read from the instance: attribute name -> function of the instance (a ``records``
+    # field's RecordsView, from the hidden slots ``_<attr>_buf/_start/_end``).
+    _MADE_FROM_INPUT: ClassVar[dict[str, Callable[[Any], Any]]] = {}
 
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
     ("Tagged fields this version does not know, as (tag, payload) pairs: kept as they came and written back "

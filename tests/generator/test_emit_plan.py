@@ -331,6 +331,7 @@ def test_every_runtime_function_a_step_names_exists() -> None:
 
 
 def test_the_compiled_flavour_reads_integers_without_struct(plan, compiled_plan) -> None:
+    # compiled: librt.strings.read_i*_be, which mypyc compiles inline (issue 38 §1)
     run = layout_at(plan, "SampleResponse", 0).ops[0]
     compiled = layout_at(compiled_plan, "SampleResponse", 0).ops[0]
     assert type(run) is FixedRun and isinstance(compiled, IntegerRun)  # the plan picks the step per flavour
@@ -338,8 +339,8 @@ def test_the_compiled_flavour_reads_integers_without_struct(plan, compiled_plan)
         "response.throttle_time_ms, response.error_code = _unpack_SampleResponse_throttle_time_ms_error_code(buf, pos)",
         "pos += 6"]
     assert compiled.read("response", COMPILED) == [
-        "response.throttle_time_ms = read_int32(buf, pos)",
-        "response.error_code = read_int16(buf, pos + 4)",
+        "response.throttle_time_ms = read_i32_be(buf, pos)",
+        "response.error_code = read_i16_be(buf, pos + 4)",
         "pos += 6"]
     assert PURE.hot("read_count") == "_w.read_count" and COMPILED.hot("read_count") == "read_count"
 
@@ -352,10 +353,10 @@ def test_float64_keeps_struct_in_the_compiled_flavour(plan, compiled_plan) -> No
         "[*_unpack_float64s[weights_n](buf, pos + 1)]  # [*t] beats list(t) by a call"
     # up to three elements as a list display, more through a comprehension
     assert ids.read_short() == (
-        "[read_int32(buf, pos + 1)] if ids_n == 1"
-        " else [read_int32(buf, pos + 1), read_int32(buf, pos + 5)] if ids_n == 2"
-        " else [read_int32(buf, pos + 1), read_int32(buf, pos + 5), read_int32(buf, pos + 9)] if ids_n == 3"
-        " else [read_int32(buf, pos + 1 + 4 * k) for k in range(ids_n)]")
+        "[read_i32_be(buf, pos + 1)] if ids_n == 1"
+        " else [read_i32_be(buf, pos + 1), read_i32_be(buf, pos + 5)] if ids_n == 2"
+        " else [read_i32_be(buf, pos + 1), read_i32_be(buf, pos + 5), read_i32_be(buf, pos + 9)] if ids_n == 3"
+        " else [read_i32_be(buf, pos + 1 + 4 * k) for k in range(ids_n)]")
 
 
 def test_rows_are_unpacked_at_once_when_pure_and_built_one_by_one_when_compiled(plan, compiled_plan) -> None:
@@ -367,7 +368,7 @@ def test_rows_are_unpacked_at_once_when_pure_and_built_one_by_one_when_compiled(
     assert "if len(points_rows) == points_n * 7 and not any(points_rows[6::7]):" in pure
     compiled = compiled_points.read_rows(COMPILED)
     assert "    if pos + 7 <= size and buf[pos + 6] == 0:" in compiled
-    assert "        points_item = Point(x=read_int32(buf, pos), y=read_int16(buf, pos + 4))" in compiled
+    assert "        points_item = Point(x=read_i32_be(buf, pos), y=read_i16_be(buf, pos + 4))" in compiled
 
 
 # --- names and version ranges -----------------------------------------------------------------------

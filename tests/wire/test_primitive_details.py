@@ -54,6 +54,21 @@ def test_read_compact_string_nn_refuses_null_where_it_starts() -> None:
     assert (raised.value.reason, raised.value.offset) == ("non-nullable string was null", 1)
 
 
+@pytest.mark.parametrize(("read", "null", "value", "reason"), [
+    ("read_string_nn", b"\xff\xff", b"\x00\x01a", "non-nullable string was null"),
+    ("read_compact_string_nn", b"\x00", b"\x02a", "non-nullable string was null"),
+    ("read_bytes_nn", b"\xff\xff\xff\xff", b"\x00\x00\x00\x01a", "non-nullable bytes were null"),
+    ("read_compact_bytes_nn", b"\x00", b"\x02a", "non-nullable bytes were null"),
+])
+def test_each_non_null_reader_refuses_null_at_its_start_and_reads_a_value(read, null, value, reason) -> None:
+    reader = getattr(primitives, read)
+    with pytest.raises(DecodeError) as raised:
+        reader(b"\x07" + null, 1)
+    assert (raised.value.reason, raised.value.offset) == (reason, 1)
+    got, end = reader(b"\x07" + value + b"\x09", 1)
+    assert (got, end) == ("a" if "string" in read else b"a", 1 + len(value))
+
+
 @pytest.mark.parametrize(("n", "compact", "size"), [
     (None, True, 1), (0, True, 1), (126, True, 1), (127, True, 2),  # compact: uvarint of n + 1
     (None, False, 4), (127, False, 4),
