@@ -11,6 +11,7 @@ org/apache/kafka/image, 3.9.0; worked by hand):
 from __future__ import annotations
 
 import shutil
+import struct
 import uuid
 
 from kwire.generated import MESSAGES
@@ -60,3 +61,26 @@ def test_a_log_directory_with_a_subdirectory_of_the_log_s_name_is_still_the_log(
     expected = load_image(log).image
     (log / "__cluster_metadata-0").mkdir()  # empty: were it read, there would be nothing to load
     assert load_image(log).image.same_metadata(expected)
+
+
+def test_damage_right_after_the_snapshot_s_offset_is_not_read_for_the_quorum_history(tmp_path):
+    """With a snapshot, the quorum's control records come from the log before it, below the
+    snapshot's offset; damage that starts right at that offset is past what was asked, for that read
+    as for the replay (kills ``loader.xǁ_Loaderǁcontrol_records__mutmut_4``: the read not told where
+    to stop). The segment is cut by hand after the batch that ends at offset 7110 (a v2 batch:
+    baseOffset int64, batchLength int32, then batchLength bytes; its last offset is base +
+    lastOffsetDelta, the int32 at byte 23), and a broken batch header follows."""
+    from tests.paths import KRAFT_361
+
+    log = tmp_path / "__cluster_metadata-0"
+    shutil.copytree(KRAFT_361 / "__cluster_metadata-0", log)
+    segment = log / "00000000000000000000.log"
+    data, pos = segment.read_bytes(), 0
+    while True:
+        base, length = struct.unpack_from(">qi", data, pos)
+        pos += 12 + length
+        if base + struct.unpack_from(">i", data, pos - 12 - length + 23)[0] == 7110:
+            break
+    segment.write_bytes(data[:pos] + bytes.fromhex("0000000000001bc7 00000040 ffff"))
+    expected = load_image(KRAFT_361, until=7111).image
+    assert load_image(log, until=7111).image.same_metadata(expected)
