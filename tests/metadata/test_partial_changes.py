@@ -84,3 +84,20 @@ def test_damage_right_after_the_snapshot_s_offset_is_not_read_for_the_quorum_his
     segment.write_bytes(data[:pos] + bytes.fromhex("0000000000001bc7 00000040 ffff"))
     expected = load_image(KRAFT_361, until=7111).image
     assert load_image(log, until=7111).image.same_metadata(expected)
+
+
+def test_a_batch_that_straddles_the_snapshot_s_offset_counts_from_that_offset_on(tmp_path):
+    """A fetch from an offset inside a batch gets the whole batch and skips the records before that
+    offset, the later ones still count: the quorum history of a log whose snapshot ends at offset 2,
+    inside the batch of offsets 1..3, ends at 4 (kills ``quorum.xǁ_Readerǁbatches__mutmut_19``: an
+    earlier record ending its batch)."""
+    from kwire.logs.metadata_log import MetadataRecord, SnapshotId, build_snapshot
+    from kwire.metadata.quorum import read_quorum_history
+    from tests.metadata.appended import write_log
+
+    def level():
+        return MESSAGES["FeatureLevelRecord"](name="metadata.version", feature_level=21)
+
+    directory = write_log(tmp_path, [[level()], [MESSAGES["NoOpRecord"]() for _ in range(3)]])
+    build_snapshot([MetadataRecord(level(), 0)], timestamp=5, snapshot_id=SnapshotId(2, 1)).write(directory)
+    assert read_quorum_history(directory).end_offset == 4
