@@ -59,7 +59,8 @@ PARTS: dict[str, tuple[list[str], list[str]]] = {
             # Ctrl-C test waits a fixed time for a subprocess's workers, too short under trampolines;
             # the Makefile's tests read the Makefile, which mutmut's copy does not have
             ["tests/cli", "--ignore=tests/cli/test_build_native.py", "--ignore=tests/cli/test_interrupt.py",
-             "--ignore=tests/cli/test_make_targets.py", "tests/metadata/test_cli.py",
+             "--ignore=tests/cli/test_make_targets.py", "tests/metadata/test_cli.py", "tests/metadata/test_matrix.py",
+             "tests/metadata/test_quorum.py", "tests/generator/test_check_compat.py",
              "tests/features/test_features_command.py",
              "tests/features/test_storage_command.py", "tests/logs/test_dump.py",
              "tests/arrow/test_decode_files.py"]),
