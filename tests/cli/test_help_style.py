@@ -49,3 +49,14 @@ def test_option_help_starts_in_lower_case_and_is_never_shouted():
             assert _starts_well(text), (" ".join(path), action.option_strings, text)
             assert not _shouted(text), (" ".join(path), action.option_strings, text)
     assert checked > 100
+
+
+def test_an_option_several_commands_share_names_its_value_alike():
+    """``--metadata-version`` takes the same value in storage format, metadata snapshot and features:
+    each help names it the same way (kills ``storage.x_register__mutmut_66``: its metavar renamed)."""
+    metavars = {}
+    for path, parser in _commands(build_parser()):
+        for action in parser._actions:
+            if "--metadata-version" in action.option_strings:
+                metavars[" ".join(path)] = action.metavar
+    assert len(metavars) >= 3 and len(set(metavars.values())) == 1, metavars
