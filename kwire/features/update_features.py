@@ -181,10 +181,9 @@ def _reason_not_supported(level: int, who: str, supported: Range) -> str | None:
 
 
 class _Judge:
-    def __init__(self, state: ClusterFeatures, updates: dict[str, int], validate_only: bool) -> None:
+    def __init__(self, state: ClusterFeatures, updates: dict[str, int]) -> None:
         self.state = state
         self.proposed = {**state.finalized, METADATA_VERSION: state.metadata_version, **updates}
-        self.validate_only = validate_only
         self.records: list[MetadataRecord] = []
         self.notes: list[str] = []
 
@@ -303,7 +302,7 @@ def judge_update_features(state: ClusterFeatures, request: Any, version: int) ->
     for update in request.feature_updates:
         updates[update.feature] = update.max_version_level
         upgrade_types[update.feature] = update.upgrade_type
-    judge = _Judge(state, updates, request.validate_only)
+    judge = _Judge(state, updates)
     for name in hash_map_order(updates):
         try:
             judge.update(name, updates[name], upgrade_types[name])

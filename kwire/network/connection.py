@@ -30,7 +30,7 @@ from kwire.generated import ApiVersionsRequest, SaslAuthenticateRequest, SaslHan
 from kwire.wire.errors import DecodeError, KwireError
 from kwire.wire.index import API_VERSIONS_KEY, ProtocolIndex, load
 
-from .errors import ClientError, ErrorCode, KafkaApiError, exception_for
+from .errors import ClientError, ErrorCode, KafkaApiError, exception_for, raise_for
 from .framing import DEFAULT_MAX_FRAME_BYTES, CorrelationError, Correlator, ResponseFrame
 from .headers import peek_correlation_id
 from .sasl import Mechanism, SaslCredentials
@@ -303,7 +303,7 @@ class Connection:
         if body.error_code:
             detail = getattr(body, "error_message", None) or (
                 f"the broker offers {list(body.mechanisms)}" if getattr(body, "mechanisms", None) else None)
-            raise exception_for(body.error_code, detail) or ClientError("SASL failed") from None
+            raise_for(body.error_code, detail)  # every non-zero code has its exception
         if response.api_key == SaslHandshakeRequest.API_KEY:
             token: bytes | None = mechanism.initial()
         else:

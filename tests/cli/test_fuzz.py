@@ -102,3 +102,11 @@ def test_a_failing_case_is_printed_with_the_command_that_reproduces_it(
     again = capsys.readouterr().err
     index = argv[argv.index("--start") + 1]
     assert f"v3 -> v3 case {index} (seed 8)" in again
+
+
+def test_a_package_that_does_not_import_is_bad_usage_said_by_the_command(capsys: pytest.CaptureFixture[str]) -> None:
+    """Exit 2, one line on stderr that starts with the command and names the package (kills
+    ``fuzz.x__run_sweep__mutmut_6``: the command's name left out of the line)."""
+    assert main(["fuzz", "--package", "no_such_kwire_package", "--cases", "1"]) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.startswith("kwire fuzz: ") and "'no_such_kwire_package'" in line

@@ -156,6 +156,16 @@ def test_an_unusable_baseline_is_bad_input(tmp_path, capsys: pytest.CaptureFixtu
     assert code == 2 and "the baseline was made with --unknown-tags" in err
 
 
+def test_the_baseline_is_written_in_report_json_s_own_text(
+        tmp_path, package, capsys: pytest.CaptureFixture[str]) -> None:
+    """The same run's --update-baseline file and --report's report.json are the same bytes, so a
+    baseline can be made by copying a report (kills ``baseline.x_save__mutmut_14``: another indent)."""
+    baseline, reports = tmp_path / "baseline.json", tmp_path / "reports"
+    assert fuzz(capsys, "-q", "--package", package("t1", PROBE), "--cases", "10", "--report", str(reports),
+                "--baseline", str(baseline), "--update-baseline")[0] == 0
+    assert baseline.read_bytes() == (reports / "report.json").read_bytes()
+
+
 def test_junit_output_has_one_case_per_message_and_version(
         tmp_path, package, capsys: pytest.CaptureFixture[str]) -> None:
     baseline = _probe_baseline(tmp_path, package, capsys, "j1")

@@ -41,6 +41,15 @@ def test_unreadable_input_exits_2(tmp_path, capsys):
     assert "cannot read" in capsys.readouterr().err
 
 
+def test_a_git_spec_needs_a_revision_and_a_path(tmp_path, capsys):
+    """``git:REV:PATH`` with REV or PATH empty is bad usage, named as such before git is asked
+    (kills ``merge_versions.x_read_text__mutmut_7``: an empty REV let through)."""
+    for spec in ("git::message_defs/FetchRequest.json", "git:HEAD:", "git:HEAD"):
+        assert main(["merge-versions", spec, str(OLDER), "--out", str(tmp_path / "x.json")]) == 2
+        assert f"{spec}: expected git:REV:PATH" in capsys.readouterr().err
+    assert not (tmp_path / "x.json").exists()
+
+
 def test_a_field_only_the_older_release_has_is_restored_and_said(tmp_path, capsys):
     newer = KAFKA_DEFINITIONS / "kafka-4.2.1" / "clients" / "ListOffsetsResponse.json"
     older = KAFKA_DEFINITIONS / "history" / "ListOffsetsResponse@771b9576b00e.json"

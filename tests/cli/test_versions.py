@@ -42,6 +42,23 @@ def test_a_version_removed_and_spoken_again_names_the_release_without_it(capsys)
     assert [v.get("not_in") for v in versions[:3]] == [["4.0.0"], ["4.0.0"], None]
 
 
+def test_a_version_missing_from_the_release_before_the_newest_is_named_too():
+    """Every release between the first and the last that spoke a version is looked at, the one just
+    before the last included: the committed tables with JoinGroup v0-1 taken out of 4.2.0 name 4.0.0
+    and 4.2.0 (kills ``versions.x_history_report__mutmut_89``: the range cut at the next-to-last)."""
+    from importlib import resources
+
+    from kwire.cli.commands.versions import history_report
+    from kwire.network.releases import parse_tables
+
+    raw = json.loads(resources.files("kwire.network").joinpath("release_versions.json").read_text())
+    [newer] = [r for r in raw["releases"] if r["release"] == "4.2.0"]
+    [join_group] = [api for api in newer["apis"] if api["key"] == 11]
+    join_group["min"] = 2
+    versions = history_report(parse_tables(raw), "JoinGroup")["apis"][0]["versions"]
+    assert [v.get("not_in") for v in versions[:3]] == [["4.0.0", "4.2.0"], ["4.0.0", "4.2.0"], None]
+
+
 def test_an_api_renamed_between_releases_names_its_former_name(capsys):
     # API 74 was ListClientMetricsResources (KIP-714, 3.7) until 4.1 renamed it ListConfigResources (KIP-1142)
     assert main(["versions", "--api", "74", "--json"]) == 0

@@ -234,6 +234,15 @@ def test_dynamic_voter_messages(entry, message):
     assert str(caught.value) == message
 
 
+@pytest.mark.parametrize("text", ["", " ", ",", ",,"])
+def test_no_voter_at_all_is_kafkas_no_voters_given(text):
+    """``DynamicVoters.parse`` skips empty entries and refuses an empty result with "No voters given."
+    (raft/.../DynamicVoters.java; kills ``dynamic_voters.xǁDynamicVotersǁ__post_init____mutmut_3``)."""
+    with pytest.raises(DynamicVoterError) as caught:
+        parse_dynamic_voters(text)
+    assert str(caught.value) == "No voters given."
+
+
 def test_ipv6_host_and_round_trip_text():
     voter = parse_dynamic_voter(f" 7@[::1]:9093:{DIRS[2]} ")
     assert (voter.node_id, voter.host, voter.port) == (7, "::1", 9093)
@@ -257,6 +266,20 @@ def test_standalone_with_initial_controllers_is_refused_as_argparse4j_does(tmp_p
     # argparse4j's mutually exclusive group says the same: "not allowed with argument --standalone/-s"
     assert "argument --initial-controllers/-I: not allowed with argument --standalone/-s" in capsys.readouterr().err
     assert not any(tmp_path.iterdir())
+
+
+def test_dry_run_json_describes_the_directory_and_the_meta_properties_the_run_writes(tmp_path, capsys):
+    """``--dry-run --json``'s ``directory`` is the directory given and its ``metaProperties`` are the
+    keys and values the real run writes to meta.properties (Kafka's MetaProperties keys) (kills
+    ``formatter.x_describe_plan__mutmut_12`` and ``_20``: those two keys renamed)."""
+    assert format_node(tmp_path, 3, "--initial-controllers", INITIAL, "--dry-run", "--json") == 0
+    planned = json.loads(capsys.readouterr().out)
+    assert not any(tmp_path.iterdir())
+    assert format_node(tmp_path, 3, "--initial-controllers", INITIAL, "-q") == 0
+    written = dict(line.split("=", 1) for line in (tmp_path / "meta.properties").read_text().splitlines()
+                   if not line.startswith("#"))
+    assert planned["directory"] == str(tmp_path)
+    assert {key: str(value) for key, value in planned["metaProperties"].items()} == written
 
 
 def test_nothing_is_replaced_without_force(tmp_path, capsys):

@@ -49,6 +49,15 @@ def test_a_voter_reporting_kraft_version_0_only_refuses_it():
     assert verdict.response.error_message == NOT_ALL
 
 
+def test_a_voter_whose_range_starts_at_the_new_level_supports_it_and_one_past_it_does_not():
+    """Both ends of a voter's range count, as ``SupportedVersionRange.isIncompatibleWith`` reads them
+    (``min() > version || max() < version``): a voter reporting 1-1 supports kraft.version 1, one
+    reporting 2-2 does not (kills ``kraft_upgrade.x_judge_kraft_upgrade__mutmut_27``: ``low < level``)."""
+    assert upgrade(static_quorum(updated_voters={2: (DIR2, (1, 1)), 3: (DIR3, (0, 1))})).accepted
+    assert upgrade(static_quorum(updated_voters={2: (DIR2, (2, 2)), 3: (DIR3, (0, 1))})).response.error_message \
+        == NOT_ALL
+
+
 def test_every_voter_updated_accepts_and_the_controller_appends_a_no_op():
     verdict = upgrade(static_quorum(updated_voters={2: (DIR2, (0, 1)), 3: (DIR3, (0, 1))}))
     assert verdict.accepted and [r.name for r in verdict.records] == ["NoOpRecord"]

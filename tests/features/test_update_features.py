@@ -368,6 +368,19 @@ def test_turning_eligible_leader_replicas_on_moves_min_insync_replicas_to_the_cl
         ("FeatureLevelRecord", "eligible.leader.replicas.version", 0)]
 
 
+def test_only_a_cluster_level_min_insync_replicas_taken_from_the_controller_is_noted():
+    """The note says where the cluster-level value came from only when the controller had to take it
+    from its own property (kills ``update_features.x_judge_update_features__mutmut_58``: the test inverted)."""
+    def noted(verdict) -> list[str]:
+        return [note for note in verdict.notes if "cluster-level min.insync.replicas" in note]
+
+    state = cluster(26, brokers=(1, 2), static_min_insync_replicas=2)
+    assert noted(judge(state, {"eligible.leader.replicas.version": 1})) == [
+        "the cluster-level min.insync.replicas comes from the controller's own property, taken as 2"]
+    state.cluster_min_insync_replicas = "3"
+    assert noted(judge(state, {"eligible.leader.replicas.version": 1})) == []
+
+
 def test_the_min_insync_replicas_configs_come_from_the_replayed_image(tmp_path):
     from kwire.generated import MESSAGES
     from kwire.metadata.loader import LoadedImage

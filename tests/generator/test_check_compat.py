@@ -603,6 +603,17 @@ def test_cli_unreadable_git_input_exits_2(repo, capsys, spec):
     assert spec in capsys.readouterr().err
 
 
+def test_cli_a_git_path_that_is_a_submodule_is_neither_file_nor_directory(repo, capsys):
+    """A submodule's entry is a gitlink, of type ``commit`` to ``git cat-file -t`` (kills
+    ``check_compat.x_read_git__mutmut_58``: the reason left out)."""
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, check=True, capture_output=True,
+                          text=True).stdout.strip()
+    git(repo, "update-index", "--add", "--cacheinfo", f"160000,{head},sub")
+    git(repo, "commit", "-q", "-m", "a gitlink")
+    assert main(["check-compat", "git:HEAD:sub", "defs"]) == 2
+    assert "git:HEAD:sub: HEAD:sub is a commit, not a file or directory" in capsys.readouterr().err
+
+
 # --- real definition sets ---------------------------------------------------------------------------
 
 def test_real_definitions_compared_with_themselves_are_clean(capsys):

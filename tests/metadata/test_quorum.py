@@ -186,6 +186,17 @@ def test_update_voter(tmp_path, capsys):
     assert (out["errorName"], out["errorMessage"]) == ("INVALID_REQUEST", None)
 
 
+def test_one_kraft_version_given_is_a_range_of_that_one(tmp_path, capsys):
+    """``--kraft-versions N`` is N-N: 1 holds the finalized kraft.version 1, 0 does not, as 0-0 does not
+    (kills ``metadata_quorum.x_run_quorum__mutmut_49``: a missing maximum read as None)."""
+    formatted(tmp_path)
+    for given, code in [("1", 0), ("0", 1), ("1-1", 0)]:
+        assert main(["metadata", "quorum", str(tmp_path), "--update-voter", f"2:{DIRS[2]}", "--endpoint",
+                     "CONTROLLER://ctl-2:9999", "--kraft-versions", given, "--json"]) == code, given
+        out = json.loads(capsys.readouterr().out)
+        assert out["errorName"] == ("NONE" if code == 0 else "INVALID_REQUEST"), given
+
+
 def test_unreadable_input_is_exit_2(tmp_path, capsys):
     assert main(["metadata", "quorum", str(tmp_path / "missing")]) == 2
     assert "no such file or directory" in capsys.readouterr().err

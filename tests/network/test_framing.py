@@ -223,6 +223,18 @@ def test_bad_size_prefix(data, message):
         parse_request_frame(data)
 
 
+@pytest.mark.parametrize("tail", [h("000000"), h("00000005 0102"), h("ffffffff"), h("7fffffff")],
+                         ids=["short-prefix", "truncated", "negative", "over-limit"])
+def test_a_bad_size_prefix_names_the_size_field_and_where_its_frame_starts(tail):
+    """Every refusal of a size prefix says which field (the int32 size that opens each frame) and where
+    that frame starts in the stream, not where the stream starts (kills
+    ``framing.x_read_frame__mutmut_52``: the truncated frame's field path dropped)."""
+    stream = API_VERSIONS_V3_REQUEST + tail
+    with pytest.raises(DecodeError) as info:
+        read_frame(stream, len(API_VERSIONS_V3_REQUEST))
+    assert (info.value.path, info.value.offset) == ("frame size", len(API_VERSIONS_V3_REQUEST))
+
+
 def test_frame_size_limit_is_configurable():
     assert DEFAULT_MAX_FRAME_BYTES == 100 * 1024 * 1024
     limit = len(API_VERSIONS_V3_REQUEST) - 5
@@ -283,6 +295,9 @@ def test_unknown_correlation_id():
     with pytest.raises(CorrelationError, match="correlation id 5") as info:
         correlator.parse_response(METADATA_V12_RESPONSE)
     assert isinstance(info.value, DecodeError)
+    # the int32 right after the size prefix: ResponseHeader's CorrelationId (ResponseHeader.json, v0 and v1)
+    # (kills framing.xǁCorrelatorǁparse_response__mutmut_21: the field's name in lower case)
+    assert (info.value.path, info.value.offset) == ("ResponseHeader.correlation_id", 4)
     correlator.parse_request(API_VERSIONS_V3_REQUEST)
     correlator.parse_response(API_VERSIONS_V3_RESPONSE)
     with pytest.raises(CorrelationError):  # each response settles its request

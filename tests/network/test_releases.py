@@ -99,6 +99,21 @@ def test_a_table_from_the_committed_data_matches_its_release_and_a_changed_one_d
     assert [str(d) for d in changed.differences] == [f"Fetch (1): broker v{low}-{high + 1}, release v{low}-{high}"]
 
 
+def test_no_match_has_no_range_and_counts_its_differences_in_words():
+    """Kills ``releases.x_release_range__mutmut_34`` (no match gives ``ranges`` None, not an empty
+    tuple) and ``ReleaseMatch.__str__`` mutants 13 and 17 (the plural of "API")."""
+    release = release_tables().named("3.6.0")[0]
+    advertised = release.advertised("zkBroker")
+    one = release_range(triples({**advertised, 1: (advertised[1][0], advertised[1][1] + 1)}))
+    two = release_range(triples({**advertised, 1: (advertised[1][0], advertised[1][1] + 1),
+                                 3: (advertised[3][0], advertised[3][1] + 1)}))
+    for match, count in [(one, 1), (two, 2)]:
+        assert not match.matched and match.releases == () and match.ranges == ()
+        assert len(match.differences) == count
+    assert str(one) == f"no known Kafka release (nearest: {one.nearest}, differing in 1 API)"
+    assert str(two) == f"no known Kafka release (nearest: {two.nearest}, differing in 2 APIs)"
+
+
 def test_telemetry_apis_are_optional_from_37_on():
     release = release_tables().named("3.7.0")[0]
     advertised = release.advertised("broker")

@@ -112,6 +112,22 @@ def test_a_full_login_over_loopback(kio_broker, mechanism, iterations):
     assert len(broker.replies) == 4
 
 
+@pytest.mark.parametrize("hash_name", ["sha256", "sha512"])
+def test_a_scram_client_made_from_its_hash_name_asks_for_kafkas_mechanism(kio_broker, hash_name):
+    """``Scram(hash_name=...)`` without a name: the handshake must name the mechanism as Kafka does
+    (``ScramMechanism.mechanismName``: SCRAM-SHA-256, SCRAM-SHA-512), or the broker refuses it
+    (kills ``sasl.xǁScramǁ__init____mutmut_9``: the name in lower case)."""
+    from kwire.network.blocking import BlockingConnection
+    from kwire.network.sasl import Scram
+
+    mechanism = f"SCRAM-SHA-{hash_name[3:]}"
+    client = Scram("alice", "alice-secret", hash_name=hash_name)
+    with kio_broker.ScramBroker(mechanism=mechanism) as broker, \
+            BlockingConnection(kio_broker.LOOPBACK, broker.port, sasl=client, timeout=20):
+        pass
+    assert broker.errors == [] and broker.authenticated == ["alice"] and client.done
+
+
 def test_a_full_login_with_the_asyncio_adapter(kio_broker):
     from kwire.network.aio import connect
 

@@ -1,0 +1,132 @@
+"""What the blocking and asyncio adapters pass on to the connection, seen from a peer on loopback.
+
+The peer answers every ApiVersions request with a frame kio encodes (``tests/network/kio_broker.py``)
+and keeps each request frame it reads. The client id is read out of those frames by hand, from
+Kafka's RequestHeader layout (``RequestHeader.json``: RequestApiKey int16, RequestApiVersion int16,
+CorrelationId int32, ClientId nullable string with an int16 length, in every header version), so no
+kwire decoder is involved. The frame-size limit is tested at the size of the peer's answer and one
+byte below it.
+"""
+from __future__ import annotations
+
+import asyncio
+import socket
+import struct
+import threading
+
+import pytest
+
+from kwire.wire.errors import DecodeError
+from tests.optional import need_module
+
+LOOPBACK = "127.0.0.1"
+
+
+@pytest.fixture
+def kio_broker():
+    need_module("kio")
+    need_module("scramp")
+    from tests.network import kio_broker
+
+    return kio_broker
+
+
+class ApiVersionsPeer:
+    """Answers ApiVersions on every connection it accepts, until closed; ``requests`` holds each
+    request frame read (size prefix included), ``replies`` each frame sent."""
+
+    def __init__(self, kio_broker) -> None:
+        self._kio = kio_broker
+        self.listener = socket.create_server((LOOPBACK, 0))
+        self.port = self.listener.getsockname()[1]
+        self.requests: list[bytes] = []
+        self.replies: list[bytes] = []
+        self.errors: list[BaseException] = []
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            with conn:
+                conn.settimeout(20)
+                try:
+                    self._converse(conn)
+                except OSError:
+                    pass  # the client hung up (a refused frame closes its side)
+                except Exception as exc:  # noqa: BLE001 - reported to the test through self.errors
+                    self.errors.append(exc)
+
+    def _converse(self, conn: socket.socket) -> None:
+        while (prefix := self._kio._read_exactly(conn, 4)) is not None:
+            rest = self._kio._read_exactly(conn, struct.unpack(">i", prefix)[0])
+            if rest is None:
+                return
+            self.requests.append(prefix + rest)
+            api_key, version, correlation_id = struct.unpack_from(">hhi", rest)
+            assert api_key == self._kio.API_VERSIONS, api_key
+            reply = self._kio.kio_response_frame(api_key, version, correlation_id,
+                                                 **self._kio.api_versions_fields(version))
+            self.replies.append(reply)
+            conn.sendall(reply)
+
+    def close(self) -> None:
+        self.listener.close()
+        self._thread.join(timeout=10)
+        assert self.errors == []
+
+
+def client_id_of(frame: bytes) -> str | None:
+    """RequestHeader's ClientId, read from the bytes: int16 length (-1: null), then the text."""
+    (length,) = struct.unpack_from(">h", frame, 4 + 8)
+    return None if length < 0 else frame[4 + 10:4 + 10 + length].decode("utf-8")
+
+
+@pytest.fixture
+def peer(kio_broker):
+    server = ApiVersionsPeer(kio_broker)
+    yield server
+    server.close()
+
+
+def blocking_connect(port: int, **options) -> None:
+    from kwire.network.blocking import BlockingConnection
+
+    BlockingConnection(LOOPBACK, port, timeout=20, **options).close()
+
+
+def aio_connect(port: int, **options) -> None:
+    from kwire.network.aio import connect
+
+    async def run() -> None:
+        conn = await connect(LOOPBACK, port, timeout=20, **options)
+        await conn.close()
+
+    asyncio.run(run())
+
+
+ADAPTERS = [blocking_connect, aio_connect]
+
+
+@pytest.mark.parametrize("connect", ADAPTERS, ids=["blocking", "asyncio"])
+def test_the_client_id_given_is_the_one_every_request_header_carries(peer, connect):
+    """Kills ``blocking.xǁBlockingConnectionǁ__init____mutmut_16`` (``client_id`` not passed on)."""
+    connect(peer.port)
+    connect(peer.port, client_id="probe-7")
+    assert [client_id_of(frame) for frame in peer.requests] == ["kwire", "probe-7"]
+
+
+@pytest.mark.parametrize("connect", ADAPTERS, ids=["blocking", "asyncio"])
+def test_the_frame_size_limit_given_holds_at_the_answer_size_and_refuses_one_byte_less(peer, connect):
+    """Kills ``aio.x_connect__mutmut_40`` (``max_frame_bytes`` not passed on)."""
+    connect(peer.port)
+    [reply] = peer.replies
+    size = len(reply) - 4  # the answer's size prefix: what the limit is compared with
+    connect(peer.port, max_frame_bytes=size)
+    with pytest.raises(DecodeError, match=f"response frame size {size} is outside 0..{size - 1}") as info:
+        connect(peer.port, max_frame_bytes=size - 1)
+    assert (info.value.path, info.value.offset) == ("frame size", 0)
+    assert len(peer.replies) == 3
