@@ -17,9 +17,8 @@ import threading
 import pytest
 
 from kwire.wire.errors import DecodeError
+from tests.network.livepeers import LOOPBACK, accepted
 from tests.optional import need_module
-
-LOOPBACK = "127.0.0.1"
 
 
 @pytest.fixture
@@ -38,7 +37,9 @@ class ApiVersionsPeer:
     def __init__(self, kio_broker) -> None:
         self._kio = kio_broker
         self.listener = socket.create_server((LOOPBACK, 0))
+        self.listener.settimeout(0.1)  # how often the accept loop looks at _stop
         self.port = self.listener.getsockname()[1]
+        self._stop = threading.Event()
         self.requests: list[bytes] = []
         self.replies: list[bytes] = []
         self.errors: list[BaseException] = []
@@ -46,11 +47,7 @@ class ApiVersionsPeer:
         self._thread.start()
 
     def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.listener.accept()
-            except OSError:
-                return
+        for conn in accepted(self.listener, self._stop):
             with conn:
                 conn.settimeout(20)
                 try:
@@ -74,8 +71,9 @@ class ApiVersionsPeer:
             conn.sendall(reply)
 
     def close(self) -> None:
-        self.listener.close()
+        self._stop.set()  # closing the listener alone does not wake a blocked accept()
         self._thread.join(timeout=10)
+        self.listener.close()
         assert self.errors == []
 
 

@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 
 from kwire.network.client import ClientError, KafkaClient, PartitionInfo
+from tests.network.livepeers import LOOPBACK, accepted
 from tests.optional import need_module
 
-LOOPBACK = "127.0.0.1"
 API_VERSIONS, METADATA, FETCH = 18, 3, 1
 OFFERED = ((API_VERSIONS, 0, 3), (METADATA, 1, 1), (FETCH, 4, 4))
 LEADER_NOT_AVAILABLE = 5  # Kafka's Errors.LEADER_NOT_AVAILABLE
@@ -57,16 +57,14 @@ class KioBroker:
         self.errors: list[BaseException] = []
         self.batches = {p: kafka_python_batch(values) for p, values in CONTENTS.items()}
         self.listener = socket.create_server((LOOPBACK, 0))
+        self.listener.settimeout(0.1)  # how often the accept loop looks at _stop
         self.port = self.listener.getsockname()[1]
+        self._stop = threading.Event()
         self._thread = threading.Thread(target=self._serve, daemon=True)
         self._thread.start()
 
     def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.listener.accept()
-            except OSError:
-                return
+        for conn in accepted(self.listener, self._stop):
             # the client keeps its bootstrap connection open while it connects to the leader
             threading.Thread(target=self._serve_one, args=(conn,), daemon=True).start()
 
@@ -142,8 +140,9 @@ class KioBroker:
         return {"throttle_time": i32Timedelta.parse(self._kio.ZERO), "responses": tuple(topics)}
 
     def close(self) -> None:
-        self.listener.close()
+        self._stop.set()  # closing the listener alone does not wake a blocked accept()
         self._thread.join(timeout=10)
+        self.listener.close()
         assert self.errors == []
 
 
