@@ -128,6 +128,51 @@ def accepted(listener: socket.socket, stop: threading.Event) -> Iterator[socket.
         yield conn
 
 
+class LoopbackPeer:
+    """A scripted peer on a loopback port for a test: accepts connections until :meth:`close`, and
+    answers each with :meth:`_converse` (a subclass's), one after another or, with ``concurrent``,
+    each in a thread of its own (a client that keeps one connection open while it opens another).
+    The client hanging up (OSError) ends a conversation; any other exception is kept in ``errors``
+    and fails :meth:`close`, so a broken peer cannot pass a test unnoticed."""
+
+    concurrent = False
+
+    def __init__(self) -> None:
+        self.listener = socket.create_server((LOOPBACK, 0))
+        self.listener.settimeout(_POLL_INTERVAL)  # how often the accept loop looks at _stop
+        self.port: int = self.listener.getsockname()[1]
+        self.errors: list[BaseException] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        for conn in accepted(self.listener, self._stop):
+            if self.concurrent:
+                threading.Thread(target=self._serve_one, args=(conn,), daemon=True).start()
+            else:
+                self._serve_one(conn)
+
+    def _serve_one(self, conn: socket.socket) -> None:
+        with conn:
+            conn.settimeout(20)
+            try:
+                self._converse(conn)
+            except OSError:
+                pass  # the client hung up (a refused frame closes its side)
+            except Exception as exc:  # noqa: BLE001 - reported to the test by close()
+                self.errors.append(exc)
+
+    def _converse(self, conn: socket.socket) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        self._stop.set()  # closing the listener alone does not wake a blocked accept()
+        self._thread.join(timeout=10)
+        self.listener.close()
+        assert self.errors == []
+
+
 class RecordingProxy:
     """Listens on a loopback port and forwards every connection to ``upstream``, recording frames."""
 

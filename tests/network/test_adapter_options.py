@@ -12,12 +12,11 @@ from __future__ import annotations
 import asyncio
 import socket
 import struct
-import threading
 
 import pytest
 
 from kwire.wire.errors import DecodeError
-from tests.network.livepeers import LOOPBACK, accepted
+from tests.network.livepeers import LOOPBACK, LoopbackPeer
 from tests.optional import need_module
 
 
@@ -30,32 +29,15 @@ def kio_broker():
     return kio_broker
 
 
-class ApiVersionsPeer:
+class ApiVersionsPeer(LoopbackPeer):
     """Answers ApiVersions on every connection it accepts, until closed; ``requests`` holds each
     request frame read (size prefix included), ``replies`` each frame sent."""
 
     def __init__(self, kio_broker) -> None:
         self._kio = kio_broker
-        self.listener = socket.create_server((LOOPBACK, 0))
-        self.listener.settimeout(0.1)  # how often the accept loop looks at _stop
-        self.port = self.listener.getsockname()[1]
-        self._stop = threading.Event()
         self.requests: list[bytes] = []
         self.replies: list[bytes] = []
-        self.errors: list[BaseException] = []
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
-
-    def _serve(self) -> None:
-        for conn in accepted(self.listener, self._stop):
-            with conn:
-                conn.settimeout(20)
-                try:
-                    self._converse(conn)
-                except OSError:
-                    pass  # the client hung up (a refused frame closes its side)
-                except Exception as exc:  # noqa: BLE001 - reported to the test through self.errors
-                    self.errors.append(exc)
+        super().__init__()
 
     def _converse(self, conn: socket.socket) -> None:
         while (prefix := self._kio._read_exactly(conn, 4)) is not None:
@@ -69,12 +51,6 @@ class ApiVersionsPeer:
                                                  **self._kio.api_versions_fields(version))
             self.replies.append(reply)
             conn.sendall(reply)
-
-    def close(self) -> None:
-        self._stop.set()  # closing the listener alone does not wake a blocked accept()
-        self._thread.join(timeout=10)
-        self.listener.close()
-        assert self.errors == []
 
 
 def client_id_of(frame: bytes) -> str | None:

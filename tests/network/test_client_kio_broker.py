@@ -12,13 +12,12 @@ from __future__ import annotations
 import socket
 import struct
 import sys
-import threading
 from typing import Any
 
 import pytest
 
 from kwire.network.client import ClientError, KafkaClient, PartitionInfo
-from tests.network.livepeers import LOOPBACK, accepted
+from tests.network.livepeers import LOOPBACK, LoopbackPeer
 from tests.optional import need_module
 
 API_VERSIONS, METADATA, FETCH = 18, 3, 1
@@ -38,7 +37,7 @@ def kafka_python_batch(values: tuple[bytes, ...]) -> bytes:
     return bytes(builder.build())
 
 
-class KioBroker:
+class KioBroker(LoopbackPeer):
     """Serves each connection in a thread of its own until closed. ``metadata_codes``: the topic error code of
     each Metadata answer in turn (the last repeats; 0 names the partitions of ``CONTENTS``, node 0 leading).
     ``fetched`` collects (topic, partition, offset) of every partition a Fetch asked for."""
@@ -54,29 +53,11 @@ class KioBroker:
         self.metadata_codes = metadata_codes
         self.metadata_asked = 0
         self.fetched: list[tuple[str, int, int]] = []
-        self.errors: list[BaseException] = []
         self.batches = {p: kafka_python_batch(values) for p, values in CONTENTS.items()}
-        self.listener = socket.create_server((LOOPBACK, 0))
-        self.listener.settimeout(0.1)  # how often the accept loop looks at _stop
-        self.port = self.listener.getsockname()[1]
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
+        super().__init__()
 
-    def _serve(self) -> None:
-        for conn in accepted(self.listener, self._stop):
-            # the client keeps its bootstrap connection open while it connects to the leader
-            threading.Thread(target=self._serve_one, args=(conn,), daemon=True).start()
-
-    def _serve_one(self, conn: socket.socket) -> None:
-        with conn:
-            conn.settimeout(20)
-            try:
-                self._converse(conn)
-            except OSError:
-                pass
-            except Exception as exc:  # noqa: BLE001 - reported to the test through self.errors
-                self.errors.append(exc)
+    # the client keeps its bootstrap connection open while it connects to the leader
+    concurrent = True
 
     def _converse(self, conn: socket.socket) -> None:
         while (prefix := self._kio._read_exactly(conn, 4)) is not None:
@@ -138,12 +119,6 @@ class KioBroker:
                     records=self.batches[partition] if offset < end else None))
             topics.append(m.FetchableTopicResponse(topic=topic.topic, partitions=tuple(answers)))
         return {"throttle_time": i32Timedelta.parse(self._kio.ZERO), "responses": tuple(topics)}
-
-    def close(self) -> None:
-        self._stop.set()  # closing the listener alone does not wake a blocked accept()
-        self._thread.join(timeout=10)
-        self.listener.close()
-        assert self.errors == []
 
 
 @pytest.fixture
