@@ -130,9 +130,32 @@ def _configure(part: str | None) -> None:
     timeouts = SPARK_TIMEOUT if part == "spark" else {}
     configuration._config = replace(base, only_mutate=globs, pytest_add_cli_args=args,
                                     pytest_add_cli_args_test_selection=tests, **timeouts)
+    _own_forkserver_in_each_child()
     reset = mutmut_main._reset_mutant_results
     mutmut_main._reset_mutant_results = lambda should: reset(
         lambda key, code: _part_of_mutant(key) == part and should(key, code))
+
+
+def _own_forkserver_in_each_child() -> None:
+    """mutmut forks each mutant's child from the process that ran the clean tests; when those used
+    multiprocessing's forkserver (``kwire decode --jobs N``, the fuzz sweep's workers), the child
+    inherits that process's forkserver, which is not its own child: starting a worker there fails
+    with ECHILD ("[Errno 10] No child processes"), and the mutant would count as killed. A child
+    forgets the inherited server (without stopping it: the parent's) and starts its own, whose
+    workers also see the child's ``MUTANT_UNDER_TEST``."""
+    import multiprocessing.forkserver
+
+    from mutmut.runners.harness import PytestRunner
+
+    owner, run_tests = os.getpid(), PytestRunner.run_tests
+
+    def run_tests_with_own_forkserver(self, *, mutant_name, tests):
+        server = multiprocessing.forkserver._forkserver
+        if os.getpid() != owner and server._forkserver_pid is not None:
+            server._forkserver_pid = server._forkserver_alive_fd = server._forkserver_address = None
+        return run_tests(self, mutant_name=mutant_name, tests=tests)
+
+    PytestRunner.run_tests = run_tests_with_own_forkserver
 
 
 def _mutant_names() -> dict[str, list[str]]:
