@@ -6,6 +6,8 @@ from tests.optional import need_module
 
 need_module("pyarrow")  # kwire.spark is made of it: without it this module skips (fails under CI)
 
+import os
+import platform
 import socket
 import sys
 
@@ -26,7 +28,8 @@ def test_the_local_workers_import_this_kwire_and_say_what_runs_there(spark):
         assert set(row) == {"host", "directory", "python", "kwire", "generated", "record_decoder",
                             "record_decoder_file", "fallback_reason", "librt", "mypy_extensions"}
         assert row["host"] == socket.gethostname()
-        assert row["python"].endswith(f"({sys.executable})")
+        version, _, executable = row["python"].partition(" (")
+        assert version == platform.python_version() and os.path.samefile(executable.rstrip(")"), sys.executable)
         assert (row["kwire"], row["generated"]) == (kwire.__file__, kwire.generated.__file__)
         assert (row["record_decoder"], row["record_decoder_file"], row["fallback_reason"]) == (
             columns.IMPLEMENTATION_NAME, columns.IMPLEMENTATION.__file__, columns.FALLBACK_REASON)
