@@ -91,9 +91,10 @@ wheel: $(TEST_STAMP)
 	KWIRE_COMPILE=1 $(BIN)/python -m build --wheel --no-isolation --outdir dist .
 
 # Mutation testing, not part of `make test` (CPU-heavy). mutmut mutates every runtime part of kwire
-# (kwire/spark aside) and the generator's evolution code; tests/mutation/sample.py runs, part by
-# part, the seeded sample in tests/mutation/sample.txt (40 mutants a part) against that part's own
-# tests (its PARTS table), one mutant at a time. PARTS='wire logs' runs only those parts.
+# (kwire/spark too: each of its mutants starts a JVM) and the generator's evolution code;
+# tests/mutation/sample.py runs, part by part, the seeded sample in tests/mutation/sample.txt (40
+# mutants a part) against that part's own tests (its PARTS table), one mutant at a time.
+# PARTS='wire logs' runs only those parts.
 # After a change that renames mutants: `.venv/bin/python tests/mutation/sample.py draw` redraws.
 # Survivors: `.venv/bin/python -m mutmut results`; one mutant's diff: `... mutmut show NAME`.
 PARTS ?=

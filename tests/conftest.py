@@ -104,7 +104,8 @@ def kp_generated(tmp_path_factory: pytest.TempPathFactory):
 
 @pytest.fixture(scope="session")
 def spark():
-    """One local[2] SparkSession for every Spark test (starting one takes several seconds)."""
+    """One local[2] SparkSession for every Spark test (starting one takes several seconds). Its JVM
+    ends with the test session (:func:`end_jvm`)."""
     from kwire.spark.session import build_session
     from tests.optional import need_module
 
@@ -114,6 +115,27 @@ def spark():
         yield session
     finally:
         session.stop()
+        end_jvm()
+
+
+def end_jvm() -> None:
+    """End the JVM PySpark started in this process, so that the next SparkSession here starts its own.
+
+    PySpark keeps one JVM per process for good. mutmut (``make mutation``) runs the tests in one
+    process, then forks a child per mutant that runs them again: a JVM left from that first run
+    would serve every child, and its Python workers would keep the environment it started with,
+    not the child's ``MUTANT_UNDER_TEST``; so the mutant would not run in Spark's tasks."""
+    from pyspark import SparkContext
+
+    gateway = SparkContext._gateway
+    if gateway is None:
+        return
+    SparkContext._gateway = SparkContext._jvm = None
+    gateway.shutdown()
+    process = getattr(gateway, "proc", None)
+    if process is not None:  # PySpark's JVM exits when its stdin closes
+        process.stdin.close()
+        process.wait(timeout=60)
 
 
 @pytest.fixture(scope="session")

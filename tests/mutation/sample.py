@@ -77,8 +77,24 @@ PARTS: dict[str, tuple[list[str], list[str]]] = {
                    "tests/generator/test_evolution_details.py",
                    "tests/generator/test_versions.py", "tests/cli/test_merge_versions.py",
                    "tests/network/test_releases.py", "tests/cli/test_versions.py"]),
+    # The tests that start a JVM share one local[2] session (tests/conftest.py's ``spark``), which
+    # each mutant's child process starts for itself (see SPARK_TIMEOUT). mutmut's stats see only what
+    # runs in the test's own process: not a subprocess (left out: the standalone cluster's tests, the
+    # command-line ones), nor Spark's Python workers, where the data source and decode_column's tasks
+    # run; test_offline.py drives those here. Of test_decode.py, whose other tests read through the
+    # data source, the tests that call kwire.spark in this process.
+    "spark": (["kwire/spark/*"], [
+        "tests/spark/test_planning.py", "tests/spark/test_shipping.py", "tests/spark/test_error_text.py",
+        "tests/spark/test_offline.py", "tests/spark/test_fuzz.py", "tests/spark/test_downgrade_matrix.py",
+        "tests/spark/test_executors.py",
+        *(f"tests/spark/test_decode.py::test_{name}" for name in (
+            "decode_column_matches_kafka_python_on_real_responses", "decode_column_keeps_records_bytes",
+            "decode_column_on_bad_bodies", "decode_here_writes_what_decode_on_spark_writes"))]),
 }
-# kwire/spark is left out: each of its tests starts a JVM (a Spark session), minutes a mutant.
+# mutmut's wall limit per mutant is (the stats pass's time of its tests + timeout_constant) x
+# timeout_multiplier; a test's time there leaves out its fixtures, and a spark mutant's child starts
+# its own JVM first (tests/conftest.py's end_jvm): the constant covers that start.
+SPARK_TIMEOUT = {"timeout_constant": 40.0, "timeout_multiplier": 4.0}
 
 
 def part_of(path: str) -> str | None:
@@ -111,11 +127,35 @@ def _configure(part: str | None) -> None:
         # a second kwire.generator.X from mutmut's copy, and a test that patches one copy while
         # the code calls the other fails unmutated (the stats pass stopped there).
         args = [*args, "--assert=plain"]
+    timeouts = SPARK_TIMEOUT if part == "spark" else {}
     configuration._config = replace(base, only_mutate=globs, pytest_add_cli_args=args,
-                                    pytest_add_cli_args_test_selection=tests)
+                                    pytest_add_cli_args_test_selection=tests, **timeouts)
+    _own_forkserver_in_each_child()
     reset = mutmut_main._reset_mutant_results
     mutmut_main._reset_mutant_results = lambda should: reset(
         lambda key, code: _part_of_mutant(key) == part and should(key, code))
+
+
+def _own_forkserver_in_each_child() -> None:
+    """mutmut forks each mutant's child from the process that ran the clean tests; when those used
+    multiprocessing's forkserver (``kwire decode --jobs N``, the fuzz sweep's workers), the child
+    inherits that process's forkserver, which is not its own child: starting a worker there fails
+    with ECHILD ("[Errno 10] No child processes"), and the mutant would count as killed. A child
+    forgets the inherited server (without stopping it: the parent's) and starts its own, whose
+    workers also see the child's ``MUTANT_UNDER_TEST``."""
+    import multiprocessing.forkserver
+
+    from mutmut.runners.harness import PytestRunner
+
+    owner, run_tests = os.getpid(), PytestRunner.run_tests
+
+    def run_tests_with_own_forkserver(self, *, mutant_name, tests):
+        server = multiprocessing.forkserver._forkserver
+        if os.getpid() != owner and server._forkserver_pid is not None:
+            server._forkserver_pid = server._forkserver_alive_fd = server._forkserver_address = None
+        return run_tests(self, mutant_name=mutant_name, tests=tests)
+
+    PytestRunner.run_tests = run_tests_with_own_forkserver
 
 
 def _mutant_names() -> dict[str, list[str]]:

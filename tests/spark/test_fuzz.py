@@ -20,8 +20,20 @@ def test_spark_sweep_equals_the_local_sweep(spark):
     options = {"seed": 11, "start": 5, "cases": 300}  # 300 cases: two work units per version
     assert len(work_units(MESSAGES, "kwire.generated", 11, 5, 300, False)) > len(MESSAGES) * 2
     local = sweep(MESSAGES, **options)
-    on_spark = spark_sweep(spark, MESSAGES, **options)
+    context = spark.sparkContext
+    context.setJobGroup("kwire-test-sweep", "the sweep's units")
+    try:
+        on_spark = spark_sweep(spark, MESSAGES, **options)
+    finally:
+        context.setLocalProperty("spark.jobGroup.id", None)
     assert on_spark == local
+    # and the units ran as Spark's tasks, one each (Spark's own status tracker says so), not here
+    tracker = context.statusTracker()
+    jobs = [tracker.getJobInfo(job) for job in tracker.getJobIdsForGroup("kwire-test-sweep")]
+    assert len(jobs) == 1 and jobs[0].status == "SUCCEEDED"
+    [stage] = [tracker.getStageInfo(stage) for stage in jobs[0].stageIds]
+    assert stage.numTasks == stage.numCompletedTasks == len(work_units(MESSAGES, "kwire.generated", 11, 5, 300,
+                                                                       False))
     # and a different seed really changes the result (the comparison can fail)
     assert spark_sweep(spark, MESSAGES[:1], seed=12, cases=50) != sweep(MESSAGES[:1], seed=11, cases=50)
 
