@@ -101,8 +101,9 @@ class KioBroker:
 
     It accepts connections one after another and answers ApiVersions at the version asked, listing
     ``offered`` with ``api_versions_error`` as its error code and, from v3 on, the features given.
-    ``requests`` holds (api key, version) of every request read, over all connections; a request it
-    cannot answer ends that connection and is kept in ``errors``.
+    ``requests`` holds (api key, version) of every request read, over all connections, and
+    ``frames`` each request frame as it came (size prefix included); a request it cannot answer
+    ends that connection and is kept in ``errors``.
     """
 
     offered: tuple[tuple[int, int, int], ...] = OFFERED
@@ -111,6 +112,7 @@ class KioBroker:
     finalized_features: dict[str, int] = field(default_factory=dict)
     finalized_features_epoch: int = -1
     requests: list[tuple[int, int]] = field(default_factory=list)
+    frames: list[bytes] = field(default_factory=list)       # every request frame read, as it came
     connections: int = 0                                    # accepted so far
     replies: list[bytes] = field(default_factory=list)      # every frame sent, for the record
     errors: list[BaseException] = field(default_factory=list)
@@ -154,6 +156,7 @@ class KioBroker:
             rest = _read_exactly(conn, struct.unpack(">i", prefix)[0])
             if rest is None:
                 return
+            self.frames.append(prefix + rest)
             request = parse_request_frame(prefix + rest)
             self.requests.append((request.api_key, request.api_version))
             reply = self._reply(request)

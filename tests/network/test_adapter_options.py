@@ -10,13 +10,12 @@ byte below it.
 from __future__ import annotations
 
 import asyncio
-import socket
 import struct
 
 import pytest
 
 from kwire.wire.errors import DecodeError
-from tests.network.livepeers import LOOPBACK, LoopbackPeer
+from tests.network.livepeers import LOOPBACK
 from tests.optional import need_module
 
 
@@ -29,30 +28,6 @@ def kio_broker():
     return kio_broker
 
 
-class ApiVersionsPeer(LoopbackPeer):
-    """Answers ApiVersions on every connection it accepts, until closed; ``requests`` holds each
-    request frame read (size prefix included), ``replies`` each frame sent."""
-
-    def __init__(self, kio_broker) -> None:
-        self._kio = kio_broker
-        self.requests: list[bytes] = []
-        self.replies: list[bytes] = []
-        super().__init__()
-
-    def _converse(self, conn: socket.socket) -> None:
-        while (prefix := self._kio._read_exactly(conn, 4)) is not None:
-            rest = self._kio._read_exactly(conn, struct.unpack(">i", prefix)[0])
-            if rest is None:
-                return
-            self.requests.append(prefix + rest)
-            api_key, version, correlation_id = struct.unpack_from(">hhi", rest)
-            assert api_key == self._kio.API_VERSIONS, api_key
-            reply = self._kio.kio_response_frame(api_key, version, correlation_id,
-                                                 **self._kio.api_versions_fields(version))
-            self.replies.append(reply)
-            conn.sendall(reply)
-
-
 def client_id_of(frame: bytes) -> str | None:
     """RequestHeader's ClientId, read from the bytes: int16 length (-1: null), then the text."""
     (length,) = struct.unpack_from(">h", frame, 4 + 8)
@@ -61,9 +36,10 @@ def client_id_of(frame: bytes) -> str | None:
 
 @pytest.fixture
 def peer(kio_broker):
-    server = ApiVersionsPeer(kio_broker)
-    yield server
-    server.close()
+    """kio_broker's broker, left at answering ApiVersions: ``frames`` are the requests as they came."""
+    with kio_broker.KioBroker() as server:
+        yield server
+    assert server.errors == []
 
 
 def blocking_connect(port: int, **options) -> None:
@@ -90,7 +66,7 @@ def test_the_client_id_given_is_the_one_every_request_header_carries(peer, conne
     """Kills ``blocking.xǁBlockingConnectionǁ__init____mutmut_16`` (``client_id`` not passed on)."""
     connect(peer.port)
     connect(peer.port, client_id="probe-7")
-    assert [client_id_of(frame) for frame in peer.requests] == ["kwire", "probe-7"]
+    assert [client_id_of(frame) for frame in peer.frames] == ["kwire", "probe-7"]
 
 
 @pytest.mark.parametrize("connect", ADAPTERS, ids=["blocking", "asyncio"])
