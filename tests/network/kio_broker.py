@@ -22,10 +22,9 @@ import io
 import socket
 import struct
 import sys
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Self
+from typing import Any
 
 import scramp
 from kio.index import load_response_schema
@@ -34,7 +33,7 @@ from kio.serial import entity_writer
 from kio.static.primitive import i16, i32, i32Timedelta, i64, i64Timedelta
 
 from kwire.network.framing import parse_request_frame
-from tests.network.livepeers import LOOPBACK, accepted
+from tests.network.livepeers import LOOPBACK, LoopbackPeer
 
 API_VERSIONS, SASL_HANDSHAKE, SASL_AUTHENTICATE = 18, 17, 36
 # What this broker offers: (api key, min, max).
@@ -96,8 +95,9 @@ def _read_exactly(sock: socket.socket, size: int) -> bytes | None:
 
 
 @dataclass
-class KioBroker:
-    """A broker on loopback, run in a thread (a context manager), whose replies kio encodes.
+class KioBroker(LoopbackPeer):
+    """A broker on loopback (a :class:`LoopbackPeer`: a context manager whose exit fails the test if
+    a conversation broke), whose replies kio encodes.
 
     It accepts connections one after another and answers ApiVersions at the version asked, listing
     ``offered`` with ``api_versions_error`` as its error code and, from v3 on, the features given.
@@ -113,38 +113,14 @@ class KioBroker:
     finalized_features_epoch: int = -1
     requests: list[tuple[int, int]] = field(default_factory=list)
     frames: list[bytes] = field(default_factory=list)       # every request frame read, as it came
-    connections: int = 0                                    # accepted so far
     replies: list[bytes] = field(default_factory=list)      # every frame sent, for the record
-    errors: list[BaseException] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self._listener = socket.create_server((LOOPBACK, 0))
-        self._listener.settimeout(0.1)  # so that the thread sees the end of the with block
-        self.port = self._listener.getsockname()[1]
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._serve, daemon=True)
+        LoopbackPeer.__init__(self)  # the listener and its accept loop
 
     @property
     def bootstrap(self) -> str:
         return f"{LOOPBACK}:{self.port}"
-
-    def __enter__(self) -> Self:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join(timeout=10)
-        self._listener.close()
-
-    def _serve(self) -> None:
-        for conn in accepted(self._listener, self._stop):
-            self.connections += 1
-            with conn:
-                try:
-                    self._converse(conn)
-                except Exception as exc:  # noqa: BLE001 - the thread reports it to the test through self.errors
-                    self.errors.append(exc)
 
     def _converse(self, conn: socket.socket) -> None:
         conn.settimeout(30)

@@ -133,7 +133,8 @@ class LoopbackPeer:
     answers each with :meth:`_converse` (a subclass's), one after another or, with ``concurrent``,
     each in a thread of its own (a client that keeps one connection open while it opens another).
     The client hanging up (OSError) ends a conversation; any other exception is kept in ``errors``
-    and fails :meth:`close`, so a broken peer cannot pass a test unnoticed."""
+    and fails :meth:`close` (also the end of a ``with`` block), so a broken peer cannot pass a test
+    unnoticed. ``connections`` counts the connections accepted so far."""
 
     concurrent = False
 
@@ -142,12 +143,14 @@ class LoopbackPeer:
         self.listener.settimeout(_POLL_INTERVAL)  # how often the accept loop looks at _stop
         self.port: int = self.listener.getsockname()[1]
         self.errors: list[BaseException] = []
+        self.connections = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._serve, daemon=True)
         self._thread.start()
 
     def _serve(self) -> None:
         for conn in accepted(self.listener, self._stop):
+            self.connections += 1
             if self.concurrent:
                 threading.Thread(target=self._serve_one, args=(conn,), daemon=True).start()
             else:
@@ -171,6 +174,12 @@ class LoopbackPeer:
         self._thread.join(timeout=10)
         self.listener.close()
         assert self.errors == []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 class RecordingProxy:

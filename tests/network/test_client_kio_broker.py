@@ -1,6 +1,6 @@
 """KafkaClient against a loopback broker whose every answer kio encodes and whose every request kio reads.
 
-The broker (:class:`KioBroker`) offers ApiVersions 0-3, Metadata v1 and Fetch v4 only, so the client
+The broker (:class:`FetchingBroker`) offers ApiVersions 0-3, Metadata v1 and Fetch v4 only, so the client
 speaks those versions. It names itself as node 0 in Metadata, so the client's leader connection comes
 back to it. Each partition holds a record batch built by kafka-python's ``DefaultRecordBatchBuilder``
 (values of the partition's own), and a Fetch is answered for the partition it asks for, as a broker
@@ -37,8 +37,10 @@ def kafka_python_batch(values: tuple[bytes, ...]) -> bytes:
     return bytes(builder.build())
 
 
-class KioBroker(LoopbackPeer):
-    """Serves each connection in a thread of its own until closed. ``metadata_codes``: the topic error code of
+class FetchingBroker(LoopbackPeer):
+    """A broker that reads each request with kio and answers it with kio, so no kwire codec is on
+    its side (unlike :class:`tests.network.kio_broker.KioBroker`, which parses requests with kwire's
+    framing). Serves each connection in a thread of its own until closed. ``metadata_codes``: the topic error code of
     each Metadata answer in turn (the last repeats; 0 names the partitions of ``CONTENTS``, node 0 leading).
     ``fetched`` collects (topic, partition, offset) of every partition a Fetch asked for."""
 
@@ -128,10 +130,10 @@ def start_broker():
     need_module("scramp")  # tests/network/kio_broker.py imports it
     from tests.network import kio_broker
 
-    brokers: list[KioBroker] = []
+    brokers: list[FetchingBroker] = []
 
-    def start(**options: Any) -> KioBroker:
-        brokers.append(KioBroker(kio_broker, **options))
+    def start(**options: Any) -> FetchingBroker:
+        brokers.append(FetchingBroker(kio_broker, **options))
         return brokers[-1]
 
     yield start
