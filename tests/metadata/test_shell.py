@@ -41,6 +41,7 @@ from kwire.metadata.shell_nodes import (
     partition_text,
     provenance_text,
     quota_entity_text,
+    root_node,
 )
 from kwire.wire.jsonform import uuid_from_text, uuid_to_text
 from tests.paths import KRAFT_361, KRAFT_390
@@ -93,6 +94,33 @@ def test_controller_and_partition_texts_are_kafkas():
 ])
 def test_quota_entity_names_are_kafkas(entity, text):
     assert quota_entity_text(ClientQuota(entity)) == text
+
+
+def test_acl_texts_are_kafkas_standard_acl():
+    """``/image/acls/<id>`` is ``StandardAcl.fromRecord(record).toString()`` (AclsImageByIdNode):
+    each code through its enum's ``fromCode`` (an unknown code is ``UNKNOWN``), printed by the
+    enum's name. The codes are those of Kafka's AclOperation, AclPermissionType, ResourceType and
+    PatternType (clients/src/main/java/org/apache/kafka/common, trunk 1eb7644), each at its last
+    value and one past it. Kills ``shell_nodes.x__acls__mutmut_15`` (the operation always looked
+    up as ``UNKNOWN``, printing ``None``)."""
+    from kwire.generated import MESSAGES
+    from kwire.metadata.replay import MetadataReplayer
+
+    replayer = MetadataReplayer()
+    last, past = UUID(int=1), UUID(int=2)
+    replayer.replay(MESSAGES["AccessControlEntryRecord"](
+        id=last, resource_type=7, resource_name="foo_", pattern_type=4, principal="User:*", host="*",
+        operation=14, permission_type=3))
+    replayer.replay(MESSAGES["AccessControlEntryRecord"](
+        id=past, resource_type=8, resource_name="mygroup", pattern_type=5, principal="User:foo", host="10.0.0.1",
+        operation=15, permission_type=4))
+    state = ShellState(root_node(replayer.image, metadata_version_name=str, local_version="x"))
+    assert run_command(state, ["cat", f"/image/acls/{uuid_to_text(last)}", f"/image/acls/{uuid_to_text(past)}"],
+                       interactive=False).lines == [
+        "StandardAcl(resourceType=USER, resourceName=foo_, patternType=PREFIXED, principal=User:*, host=*, "
+        "operation=DESCRIBE_TOKENS, permissionType=ALLOW)",
+        "StandardAcl(resourceType=UNKNOWN, resourceName=mygroup, patternType=UNKNOWN, principal=User:foo, "
+        "host=10.0.0.1, operation=UNKNOWN, permissionType=UNKNOWN)"]
 
 
 def test_glob_components_are_kafkas():
