@@ -10,6 +10,7 @@ import copy
 import itertools
 import json
 import sys
+import uuid
 
 import pytest
 
@@ -35,11 +36,17 @@ def worsened(field: str, **changes) -> dict:
 
 @pytest.fixture()
 def package(tmp_path, monkeypatch: pytest.MonkeyPatch):
-    """Generate a package named ``name`` from one definition; importable for the test's duration."""
+    """Generate a package from one definition; importable for the test's duration. ``make`` returns
+    its name: ``name`` with a suffix no other test session uses, because kwire reads a package's
+    index once per process (``kwire.wire.index.load`` caches it by name). A later pytest session in
+    the same process (mutmut runs its stats pass and its clean run in one process, and forks each
+    mutant's run from it) would otherwise fuzz the classes an earlier session generated, not the
+    ones this test patches."""
     made = []
     monkeypatch.syspath_prepend(str(tmp_path))
 
     def make(name: str, definition: dict) -> str:
+        name = f"{name}_{uuid.uuid4().hex[:12]}"
         defs = tmp_path / f"{name}-defs"
         defs.mkdir()
         (defs / "GateProbeRequest.json").write_text(json.dumps(definition, indent=2))
@@ -282,12 +289,13 @@ def test_junit_shows_the_failing_cases_a_sweep_finds_and_the_gate_fails(
         tmp_path, package, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     from kwire.fuzz.values import case_instance
 
-    cls = _planted(package("jsonbug", PROBE), monkeypatch, 1, "json")
+    name = package("jsonbug", PROBE)
+    cls = _planted(name, monkeypatch, 1, "json")
     seed, cases = 5, 80
     # which cases must fail: those whose Count is negative, computed from the inputs
     failing = [i for i in range(cases) if case_instance(cls, 1, seed, i).count < 0]
     assert 5 < len(failing) < cases  # the check below names more than the five kept, and not every case fails
-    code, out, err = fuzz(capsys, "--package", "jsonbug", "--cases", str(cases), "--seed", str(seed),
+    code, out, err = fuzz(capsys, "--package", name, "--cases", str(cases), "--seed", str(seed),
                           "--format", "junit")
     assert code == 1  # no baseline: the failing cases alone fail the gate
     assert f"FAILED: 9 cells, {len(failing)} failing cases, 0 contradictions" in err
@@ -312,8 +320,9 @@ def test_junit_shows_the_failing_cases_a_sweep_finds_and_the_gate_fails(
 
 def test_junit_names_every_row_a_codec_bug_reaches(
         tmp_path, package, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    _planted(package("codecbug", PROBE), monkeypatch, 2, "codec")
-    code, out, _ = fuzz(capsys, "-q", "--package", "codecbug", "--cases", "8", "--format", "junit")
+    name = package("codecbug", PROBE)
+    _planted(name, monkeypatch, 2, "codec")
+    code, out, _ = fuzz(capsys, "-q", "--package", name, "--cases", "8", "--format", "junit")
     assert code == 1
     report = tmp_path / "fuzz.xml"
     report.write_text(out)
@@ -324,5 +333,5 @@ def test_junit_names_every_row_a_codec_bug_reaches(
         fails = [line for line in failure.text.splitlines() if line.startswith("FAIL GateProbeRequest ")]
         assert {line.split()[2] for line in fails} == {f"{case.name[1:]}->2"}, failure.text
         assert len(fails) == 5  # eight failing cases, the first five kept
-    code, out, _ = fuzz(capsys, "-q", "--package", "codecbug", "--cases", "8")
+    code, out, _ = fuzz(capsys, "-q", "--package", name, "--cases", "8")
     assert code == 1  # the text form fails the gate the same way
