@@ -60,3 +60,55 @@ def test_an_option_several_commands_share_names_its_value_alike():
             if "--metadata-version" in action.option_strings:
                 metavars[" ".join(path)] = action.metavar
     assert len(metavars) >= 3 and len(set(metavars.values())) == 1, metavars
+
+
+# the commands that replay a metadata log (replay_arguments' --until and --from-log), and what else
+# each needs to run on a snapshot file
+REPLAYING = {
+    ("kwire", "features", "describe"): [], ("kwire", "features", "upgrade"): ["--metadata-version", "3.6-IV2"],
+    ("kwire", "features", "downgrade"): ["--metadata-version", "3.5-IV2", "--unsafe"],
+    ("kwire", "features", "disable"): ["--feature", "metadata.version"],
+    ("kwire", "metadata", "image"): [], ("kwire", "metadata", "shell"): ["ls", "/image"],
+    ("kwire", "metadata", "snapshot"): ["--metadata-version", "3.5-IV2", "--dry-run"],
+    ("kwire", "metadata", "downgrade-matrix"): [],
+}
+
+
+def _replay_helps() -> dict[tuple[str, ...], tuple[str | None, str | None]]:
+    helps = {}
+    for path, parser in _commands(build_parser()):
+        by_option = {o: a.help for a in parser._actions for o in a.option_strings}
+        if "--from-log" in by_option:
+            helps[path] = by_option.get("--until"), by_option["--from-log"]
+    return helps
+
+
+def test_the_replay_options_are_said_alike_in_every_command_that_replays_a_log():
+    """--until and --from-log mean the same in every command that replays a metadata log (one owner,
+    ``replay_arguments``), so each says it in the same words; downgrade-matrix once had its own
+    ``--until`` help ("for directories", which every command's --until is: the gap behind the old
+    ``metadata.x_register__mutmut_255``, its help falling back to the shared wording)."""
+    helps = _replay_helps()
+    assert set(helps) == set(REPLAYING)
+    assert len(set(helps.values())) == 1, helps
+
+
+def test_until_reads_a_kafka_snapshot_file_whole_in_every_command(capsys):
+    """What the shared help says ("exclusive, as snapshot names count; a snapshot file is read whole")
+    holds in each command: Kafka 3.6.1 named the snapshot it wrote at offset 7111
+    00000000000000007111-0000000001.checkpoint (Kafka's Snapshots.filenameFromSnapshotId: the
+    snapshot id's offset, which RaftClient.createSnapshot calls "the (exclusive) last committed
+    offset"), and ``--until 1`` does not cut it: each command answers as without --until."""
+    from kwire.cli.main import main
+    from tests.paths import KRAFT_361
+
+    snapshot = str(KRAFT_361 / "__cluster_metadata-0" / "00000000000000007111-0000000001.checkpoint")
+    help_text = next(iter(_replay_helps().values()))[0]
+    assert "exclusive, as snapshot names count" in help_text and "a snapshot file is read whole" in help_text
+    for path, extra in REPLAYING.items():
+        answers = []
+        for until in ([], ["--until", "1"]):
+            code = main([*path[1:], snapshot, *until, *extra])
+            answers.append((code, capsys.readouterr()))
+        assert answers[0] == answers[1], path
+        assert answers[0][0] in (0, 1) and answers[0][1].out, (path, answers[0])
