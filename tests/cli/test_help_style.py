@@ -5,6 +5,7 @@ and nothing shouted in capitals. Walks the whole parser, so a new command is hel
 from __future__ import annotations
 
 import argparse
+import re
 
 import pytest
 
@@ -161,3 +162,21 @@ def test_the_form_a_value_must_take_is_said_alike_in_the_help_and_the_error(opti
     metavar = next(a.metavar for a in parser._actions if option in a.option_strings)
     assert main(["versions", "--derive-from", "kafka", "--out", "tables.json", option, "nonsense"]) == 2
     assert capsys.readouterr().err.rstrip().endswith(f"{option} 'nonsense': expected {metavar}")
+
+
+def test_an_option_described_alike_in_several_commands_names_its_value_alike():
+    """An option several commands give with the same meaning (its help opens with the same three
+    words: "the Kafka release", "Spark master URL") shows the same name for its value in each usage
+    line. Kills ``metadata.x_register__mutmut_255`` (downgrade-matrix's ``--release R`` shown as
+    ``--release RELEASE``); found decode's ``--master`` unnamed (MASTER) beside fuzz's and
+    downgrade-matrix's URL."""
+    groups: dict[tuple[str, str], dict[str, str | None]] = {}
+    for path, parser in _commands(build_parser()):
+        for action in parser._actions:
+            if action.option_strings and action.nargs != 0 and action.help:
+                opening = " ".join(re.split(r"[ ,;(]+", action.help)[:3])
+                groups.setdefault((action.option_strings[0], opening), {})[" ".join(path)] = action.metavar
+    shared = {key: names for key, names in groups.items() if len(names) > 1}
+    assert {("--release", "the Kafka release"), ("--master", "Spark master URL")} <= set(shared)
+    for key, names in shared.items():
+        assert len(set(names.values())) == 1, (key, names)
