@@ -5,6 +5,9 @@ and nothing shouted in capitals. Walks the whole parser, so a new command is hel
 from __future__ import annotations
 
 import argparse
+import re
+
+import pytest
 
 from kwire.cli.main import build_parser
 
@@ -60,3 +63,120 @@ def test_an_option_several_commands_share_names_its_value_alike():
             if "--metadata-version" in action.option_strings:
                 metavars[" ".join(path)] = action.metavar
     assert len(metavars) >= 3 and len(set(metavars.values())) == 1, metavars
+
+
+# the commands that replay a metadata log (replay_arguments' --until and --from-log), and what else
+# each needs to run on a snapshot file
+REPLAYING = {
+    ("kwire", "features", "describe"): [], ("kwire", "features", "upgrade"): ["--metadata-version", "3.6-IV2"],
+    ("kwire", "features", "downgrade"): ["--metadata-version", "3.5-IV2", "--unsafe"],
+    ("kwire", "features", "disable"): ["--feature", "metadata.version"],
+    ("kwire", "metadata", "image"): [], ("kwire", "metadata", "shell"): ["ls", "/image"],
+    ("kwire", "metadata", "snapshot"): ["--metadata-version", "3.5-IV2", "--dry-run"],
+    ("kwire", "metadata", "downgrade-matrix"): [],
+}
+
+
+def _replay_helps() -> dict[tuple[str, ...], tuple[str | None, str | None]]:
+    helps = {}
+    for path, parser in _commands(build_parser()):
+        by_option = {o: a.help for a in parser._actions for o in a.option_strings}
+        if "--from-log" in by_option:
+            helps[path] = by_option.get("--until"), by_option["--from-log"]
+    return helps
+
+
+def test_the_replay_options_are_said_alike_in_every_command_that_replays_a_log():
+    """--until and --from-log mean the same in every command that replays a metadata log (one owner,
+    ``replay_arguments``), so each says it in the same words; downgrade-matrix once had its own
+    ``--until`` help ("for directories", which every command's --until is: the gap behind the old
+    ``metadata.x_register__mutmut_255``, its help falling back to the shared wording)."""
+    helps = _replay_helps()
+    assert set(helps) == set(REPLAYING)
+    assert len(set(helps.values())) == 1, helps
+
+
+def test_until_reads_a_kafka_snapshot_file_whole_in_every_command(capsys):
+    """What the shared help says ("exclusive, as snapshot names count; a snapshot file is read whole")
+    holds in each command: Kafka 3.6.1 named the snapshot it wrote at offset 7111
+    00000000000000007111-0000000001.checkpoint (Kafka's Snapshots.filenameFromSnapshotId: the
+    snapshot id's offset, which RaftClient.createSnapshot calls "the (exclusive) last committed
+    offset"), and ``--until 1`` does not cut it: each command answers as without --until."""
+    from kwire.cli.main import main
+    from tests.paths import KRAFT_361
+
+    snapshot = str(KRAFT_361 / "__cluster_metadata-0" / "00000000000000007111-0000000001.checkpoint")
+    help_text = next(iter(_replay_helps().values()))[0]
+    assert "exclusive, as snapshot names count" in help_text and "a snapshot file is read whole" in help_text
+    for path, extra in REPLAYING.items():
+        answers = []
+        for until in ([], ["--until", "1"]):
+            code = main([*path[1:], snapshot, *until, *extra])
+            answers.append((code, capsys.readouterr()))
+        assert answers[0] == answers[1], path
+        assert answers[0][0] in (0, 1) and answers[0][1].out, (path, answers[0])
+
+
+def test_every_option_and_argument_says_what_it_is_for():
+    """No option or argument is listed without a line of help (a group of sub-commands aside: each
+    sub-command has its summary). Kills ``decode.x_register__mutmut_64`` (--mode's help dropped)."""
+    checked = 0
+    for path, parser in _commands(build_parser()):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                assert all(choice.help for choice in action._choices_actions), path
+                continue
+            checked += 1
+            assert action.help, (" ".join(path), action.option_strings or action.dest)
+    assert checked > 200
+
+
+def test_sub_commands_are_named_by_one_word_in_capitals(capsys):
+    """A command with sub-commands names them as option values are named, one word in capitals
+    (COMMAND, ACTION, OPERATION) in its usage line and its errors: kwire's layout, not Kafka's
+    (kafka-storage's argparse4j parser, ``addSubparsers().dest("command")`` in Kafka's
+    StorageTool.scala, lists them in braces). Kills ``storage.x_register__mutmut_15``, ``_17`` (the
+    metavar dropped: ``argument action: invalid choice``, ``{format,info,random-uuid}``)."""
+    from kwire.cli.main import main
+
+    groups = {path: action.metavar for path, parser in _commands(build_parser())
+              for action in parser._actions if isinstance(action, argparse._SubParsersAction)}
+    assert {("kwire",), ("kwire", "storage"), ("kwire", "features"), ("kwire", "metadata")} <= set(groups)
+    for path, metavar in groups.items():
+        assert metavar and metavar.isalpha() and metavar.isupper(), (path, metavar)
+        with pytest.raises(SystemExit) as stop:
+            main([*path[1:], "no-such-command"])
+        assert stop.value.code == 2
+        err = capsys.readouterr().err
+        assert f" {metavar} ..." in err.splitlines()[0] and f"argument {metavar}: invalid choice" in err, err
+
+
+@pytest.mark.parametrize("option", ["--not-covered", "--release-folder", "--release-commit"])
+def test_the_form_a_value_must_take_is_said_alike_in_the_help_and_the_error(option, capsys):
+    """``kwire versions``' build-time options take structured values; the form the refusal says it
+    expected is the metavar --help shows. Kills ``versions.x_register__mutmut_135`` (--not-covered's
+    metavar turned into XXAFTER..BEFORE=WHYXX)."""
+    from kwire.cli.main import main
+
+    parser = dict(_commands(build_parser()))[("kwire", "versions")]
+    metavar = next(a.metavar for a in parser._actions if option in a.option_strings)
+    assert main(["versions", "--derive-from", "kafka", "--out", "tables.json", option, "nonsense"]) == 2
+    assert capsys.readouterr().err.rstrip().endswith(f"{option} 'nonsense': expected {metavar}")
+
+
+def test_an_option_described_alike_in_several_commands_names_its_value_alike():
+    """An option several commands give with the same meaning (its help opens with the same three
+    words: "the Kafka release", "Spark master URL") shows the same name for its value in each usage
+    line. Kills ``metadata.x_register__mutmut_255`` (downgrade-matrix's ``--release R`` shown as
+    ``--release RELEASE``); found decode's ``--master`` unnamed (MASTER) beside fuzz's and
+    downgrade-matrix's URL."""
+    groups: dict[tuple[str, str], dict[str, str | None]] = {}
+    for path, parser in _commands(build_parser()):
+        for action in parser._actions:
+            if action.option_strings and action.nargs != 0 and action.help:
+                opening = " ".join(re.split(r"[ ,;(]+", action.help)[:3])
+                groups.setdefault((action.option_strings[0], opening), {})[" ".join(path)] = action.metavar
+    shared = {key: names for key, names in groups.items() if len(names) > 1}
+    assert {("--release", "the Kafka release"), ("--master", "Spark master URL")} <= set(shared)
+    for key, names in shared.items():
+        assert len(set(names.values())) == 1, (key, names)

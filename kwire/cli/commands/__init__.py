@@ -75,10 +75,12 @@ def feature_assignment(text: str) -> tuple[str, int]:
     return name.strip(), int(level)
 
 
-def replay_arguments(p: argparse.ArgumentParser, *, until_help: str | None = None) -> None:
+def replay_arguments(p: argparse.ArgumentParser) -> None:
     """``--until`` and ``--from-log``, meaning the same in every command that replays a metadata log
-    (the way past damage its errors suggest: ``--until N reads the log up to the damage``)."""
+    (the way past damage its errors suggest: ``--until N reads the log up to the damage``), so said
+    alike in each. A snapshot file is one image, Kafka's at its end offset: --until does not cut it."""
     p.add_argument("--until", type=non_negative_int, metavar="OFFSET",
-                   help=until_help or "replay only offsets below this one (exclusive, as snapshot names count)")
+                   help="replay only offsets below this one (exclusive, as snapshot names count; "
+                        "a snapshot file is read whole)")
     p.add_argument("--from-log", action="store_true",
                    help="replay the log from its first offset instead of starting at a snapshot")

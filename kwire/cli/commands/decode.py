@@ -41,7 +41,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="when --out exists: error (the default: refused, exit 1) or overwrite it (Spark's save modes)")
     p.add_argument("--force", action="store_const", const="overwrite", dest="mode", help="the same as --mode overwrite")
     p.add_argument("--format", choices=FORMATS, default="parquet", help="output format (default parquet)")
-    p.add_argument("--master", help="Spark master URL (implies --spark; default: $SPARK_MASTER, else local[*])")
+    p.add_argument("--master", metavar="URL",
+                   help="Spark master URL (implies --spark; default: $SPARK_MASTER, else local[*])")
     p.add_argument("--spark", action="store_true",
                    help="decode on Spark (local[*] unless --master or $SPARK_MASTER) instead of in this process")
     p.add_argument("--jobs", type=positive_int, metavar="N",

@@ -88,7 +88,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "write would lose nothing), lossy (what an unsafe write would lose) or unsupported (the "
                     "writing release cannot write that level).")
     matrix.add_argument("paths", nargs="+", metavar="PATH", help="metadata log directories or snapshot files")
-    replay_arguments(matrix, until_help="the image below this offset (exclusive), for directories")
+    replay_arguments(matrix)
     matrix.add_argument("--release", metavar="R", help="the Kafka release whose writer to follow (default: per image)")
     matrix.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
     matrix.add_argument("--out", type=Path, metavar="FILE", help="write the report as JSON to FILE")

@@ -15,7 +15,7 @@ import shlex
 import shutil
 import sys
 
-from kwire.cli.commands import add_command, non_negative_int
+from kwire.cli.commands import add_command, replay_arguments
 from kwire.cli.errors import fail
 from kwire.wire.errors import KwireError
 
@@ -32,10 +32,7 @@ def register_shell(commands: argparse._SubParsersAction) -> None:
                    help="a __cluster_metadata-0 directory (or the data directory holding it), a snapshot or a segment")
     s.add_argument("words", nargs=argparse.REMAINDER, metavar="COMMAND ...",
                    help="one command to run (ls, cat, find, tree), e.g. ls /image/topics/byName")
-    s.add_argument("--until", type=non_negative_int, metavar="OFFSET",
-                   help="the image below this offset only (exclusive, as snapshot names count)")
-    s.add_argument("--from-log", action="store_true",
-                   help="replay the log from its first offset instead of starting at a snapshot")
+    replay_arguments(s)
     s.add_argument("--json", action="store_true", help="print each command's answer as one line of JSON")
     s.set_defaults(func=run_shell)
 
