@@ -96,25 +96,34 @@ def test_the_replay_options_are_said_alike_in_every_command_that_replays_a_log()
     assert len(set(helps.values())) == 1, helps
 
 
-def test_until_reads_a_kafka_snapshot_file_whole_in_every_command(capsys):
-    """What the shared help says ("exclusive, as snapshot names count; a snapshot file is read whole")
-    holds in each command: Kafka 3.6.1 named the snapshot it wrote at offset 7111
-    00000000000000007111-0000000001.checkpoint (Kafka's Snapshots.filenameFromSnapshotId: the
-    snapshot id's offset, which RaftClient.createSnapshot calls "the (exclusive) last committed
-    offset"), and ``--until 1`` does not cut it: each command answers as without --until."""
+def test_until_below_a_kafka_snapshot_files_end_is_refused_and_at_its_end_is_the_whole_file(capsys):
+    """What the shared help says ("exclusive, as snapshot names count; a snapshot file is its image at
+    its end offset: an OFFSET below it is refused") holds in each command: Kafka 3.6.1 named the
+    snapshot it wrote at offset 7111 00000000000000007111-0000000001.checkpoint (Kafka's
+    Snapshots.filenameFromSnapshotId: the snapshot id's offset, which RaftClient.createSnapshot calls
+    "the (exclusive) last committed offset"). ``--until 7111`` (the bound) answers as without
+    --until; ``--until 7110`` (one below) asks for a state the file does not hold and is refused with
+    exit 2 (nothing on stdout but downgrade-matrix's own "cannot say" row), instead of being ignored."""
     from kwire.cli.main import main
     from tests.paths import KRAFT_361
 
     snapshot = str(KRAFT_361 / "__cluster_metadata-0" / "00000000000000007111-0000000001.checkpoint")
     help_text = next(iter(_replay_helps().values()))[0]
-    assert "exclusive, as snapshot names count" in help_text and "a snapshot file is read whole" in help_text
+    assert "exclusive, as snapshot names count" in help_text and "an OFFSET below it is refused" in help_text
     for path, extra in REPLAYING.items():
         answers = []
-        for until in ([], ["--until", "1"]):
+        for until in ([], ["--until", "7111"]):
             code = main([*path[1:], snapshot, *until, *extra])
             answers.append((code, capsys.readouterr()))
         assert answers[0] == answers[1], path
         assert answers[0][0] in (0, 1) and answers[0][1].out, (path, answers[0])
+        code = main([*path[1:], snapshot, "--until", "7110", *extra])
+        refused = capsys.readouterr()
+        # downgrade-matrix reports an image it cannot read in its own table (a "cannot say" row)
+        said = refused.out if path[-1] == "downgrade-matrix" else refused.err
+        assert code == 2 and (path[-1] == "downgrade-matrix" or refused.out == ""), (path, refused)
+        assert (f"{snapshot}: a snapshot file holds the image at its end offset 7111 and cannot be cut at "
+                f"--until 7110") in said, (path, refused)
 
 
 def test_every_option_and_argument_says_what_it_is_for():
