@@ -4,7 +4,8 @@ ApiVersionsRequest.json (message_defs/, copied from Kafka) says ``"validVersions
 
 Mutants these kill (tests/README.md, mutation testing): ``kwire.testing.x_messages__mutmut_*``
 (the version bound ``low <= version <= high`` moved by one either side, the ``unknown_tags``
-switch dropped or flipped) and ``x_message_versions__mutmut_*`` (the range's end)."""
+switch dropped or flipped) and ``x_message_versions__mutmut_*`` (the range's ends: its start is checked on
+the definitions whose versions start above 0, ShareFetchRequest.json's ``"1-2"`` among them)."""
 from __future__ import annotations
 
 import json
@@ -59,6 +60,23 @@ def test_message_versions_ends_at_kafkas_last_version() -> None:
     low, high = kafka_versions("ApiVersionsRequest")
     listed = [(cls, v) for cls, v in message_versions(kwire.generated) if cls is ApiVersionsRequest]
     assert listed == [(ApiVersionsRequest, v) for v in range(low, high + 1)]
+
+
+def test_message_versions_starts_at_kafkas_first_version_where_that_is_not_0() -> None:
+    """Each message whose Kafka definition starts above version 0 is listed from that version on, not
+    one version before it (kills ``x_message_versions__mutmut_9``: ``range(low, high + 1)`` ->
+    ``range(high + 1)``, which listed versions 0 to low - 1 too)."""
+    import kwire.generated
+
+    later = {path.stem: kafka_versions(path.stem) for path in sorted((REPO / "message_defs").glob("*.json"))}
+    later = {name: bounds for name, bounds in later.items() if bounds[0] > 0}
+    assert later["ShareFetchRequest"] == (1, 2) and later["ShareGroupHeartbeatRequest"] == (1, 1)
+    listed: dict[str, list[int]] = {}
+    for cls, version in message_versions(kwire.generated):
+        listed.setdefault(cls.__name__, []).append(version)
+    for name, (low, high) in later.items():
+        assert listed[name] == list(range(low, high + 1)), name
+        assert low - 1 not in listed[name], name
 
 
 def test_message_versions_takes_a_package_by_name() -> None:
