@@ -37,7 +37,7 @@ from kwire.logs.damage import in_file, incomplete_tail
 from kwire.logs.entries import ControlRecord, LogBatch, LogEntry, SegmentWriter
 from kwire.logs.logdir import parse_segment_file_name
 from kwire.records import BatchReader, Codec, ControlRecordType, FileBatchReader, Record
-from kwire.wire.errors import DecodeError, EncodeError
+from kwire.wire.errors import DecodeError, EncodeError, KwireError
 from kwire.wire.files import atomic_write
 from kwire.wire.index import REMOTE_LOG_METADATA_TOPIC, ProtocolIndex, load  # noqa: F401  (the topic: re-exported)
 from kwire.wire.primitives import INT16_MAX, read_uvarint, uvarint
@@ -220,6 +220,38 @@ def parse_snapshot_file_name(name: str) -> SnapshotId | None:
     """The id in a ``<offset>-<epoch>.checkpoint`` name, or None for any other name."""
     match = _SNAPSHOT_NAME.match(name)
     return SnapshotId(int(match.group(1)), int(match.group(2))) if match else None
+
+
+def refuse_cutting_a_snapshot(path: Path, until: int | None) -> None:
+    """Refuse an ``until`` (exclusive) that would cut the snapshot file at ``path``, for every command
+    that replays one. A snapshot is one image, the state at its end offset, which only its name says
+    (Kafka's ``<end offset>-<epoch>.checkpoint``): an ``until`` below that end asks for a state the
+    file does not hold, and a snapshot under another name (its first batch a SnapshotHeader) cannot
+    say where it ends. ``bootstrap.checkpoint`` ends at 0 (Kafka's BOOTSTRAP_SNAPSHOT_ID), so no
+    ``until`` cuts it; a numbered ``.log`` segment is a log, which ``until`` does cut."""
+    if until is None or path.name == BOOTSTRAP_FILE_NAME or parse_segment_file_name(path.name) is not None:
+        return
+    snapshot_id = parse_snapshot_file_name(path.name)
+    if snapshot_id is not None:
+        if until < snapshot_id.end_offset:
+            raise KwireError(f"{path}: a snapshot file holds the image at its end offset {snapshot_id.end_offset} "
+                             f"and cannot be cut at --until {until}; give its log directory to replay the log "
+                             f"up to an earlier offset")
+    elif _starts_with_snapshot_header(path):
+        raise KwireError(f"{path}: a snapshot file (its first batch holds a SnapshotHeader) is one image, and only "
+                         f"Kafka's name for it (<end offset>-<epoch>.checkpoint) says where it ends: --until {until} "
+                         f"cannot cut it; give its log directory, or the file under its Kafka name")
+
+
+def _starts_with_snapshot_header(path: Path) -> bool:
+    """Whether the file's first batch is a control batch that opens with a SnapshotHeader (damage
+    is left for the reader that follows to report)."""
+    try:
+        first = next(iter(read_metadata_log(path)), None)
+    except (DecodeError, OSError):
+        return False
+    return bool(first is not None and first.is_control and first.entries
+                and getattr(first.entries[0].record, "type", None) == ControlRecordType.SNAPSHOT_HEADER)
 
 
 @dataclass

@@ -38,6 +38,7 @@ from kwire.logs.metadata_log import (
     parse_snapshot_file_name,
     read_metadata_log,
     read_segment_batches,
+    refuse_cutting_a_snapshot,
 )
 from kwire.metadata.delta import MetadataDelta
 from kwire.metadata.errors import ReplayError
@@ -91,25 +92,14 @@ def load_image(path: str | os.PathLike, *, until: int | None = None, use_snapsho
         raise empty_file(root)
     kind = kind_by_name(root.name) or kind_by_content(root)
     loader = _Loader(LoadedImage(MetadataImage(), root, until=until), known_metadata_version)
+    refuse_cutting_a_snapshot(root, until)
     if kind in ("snapshot", "bootstrap"):
-        _refuse_cutting_a_snapshot(root, until)
         loader.snapshot(root)
     elif kind in ("segment", "batches"):
         loader.log([root])
     else:
         raise KwireError(f"{root}: not a metadata log directory, snapshot or log segment")
     return _found_records(loader.finish())
-
-
-def _refuse_cutting_a_snapshot(path: Path, until: int | None) -> None:
-    """A snapshot file is one image, the state at its end offset (the offset in Kafka's name for it,
-    exclusive); an ``until`` below that offset asks for a state the file does not hold, so it is
-    refused rather than ignored. At or past the end offset the file is the whole answer."""
-    snapshot_id = parse_snapshot_file_name(path.name)
-    if until is not None and snapshot_id is not None and until < snapshot_id.end_offset:
-        raise KwireError(f"{path}: a snapshot file holds the image at its end offset {snapshot_id.end_offset} "
-                         f"and cannot be cut at --until {until}; give its log directory to replay the log "
-                         f"up to an earlier offset")
 
 
 def _found_records(loaded: LoadedImage) -> LoadedImage:

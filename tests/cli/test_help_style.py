@@ -65,15 +65,15 @@ def test_an_option_several_commands_share_names_its_value_alike():
     assert len(metavars) >= 3 and len(set(metavars.values())) == 1, metavars
 
 
-# the commands that replay a metadata log (replay_arguments' --until and --from-log), and what else
-# each needs to run on a snapshot file
+# the commands that read a metadata log up to an offset (until_argument's --until; all but metadata
+# quorum also take replay_arguments' --from-log), and what else each needs to run on a snapshot file
 REPLAYING = {
     ("kwire", "features", "describe"): [], ("kwire", "features", "upgrade"): ["--metadata-version", "3.6-IV2"],
     ("kwire", "features", "downgrade"): ["--metadata-version", "3.5-IV2", "--unsafe"],
     ("kwire", "features", "disable"): ["--feature", "metadata.version"],
     ("kwire", "metadata", "image"): [], ("kwire", "metadata", "shell"): ["ls", "/image"],
     ("kwire", "metadata", "snapshot"): ["--metadata-version", "3.5-IV2", "--dry-run"],
-    ("kwire", "metadata", "downgrade-matrix"): [],
+    ("kwire", "metadata", "downgrade-matrix"): [], ("kwire", "metadata", "quorum"): [],
 }
 
 
@@ -81,19 +81,28 @@ def _replay_helps() -> dict[tuple[str, ...], tuple[str | None, str | None]]:
     helps = {}
     for path, parser in _commands(build_parser()):
         by_option = {o: a.help for a in parser._actions for o in a.option_strings}
-        if "--from-log" in by_option:
-            helps[path] = by_option.get("--until"), by_option["--from-log"]
+        if "--until" in by_option or "--from-log" in by_option:
+            helps[path] = by_option.get("--until"), by_option.get("--from-log")
     return helps
 
 
 def test_the_replay_options_are_said_alike_in_every_command_that_replays_a_log():
-    """--until and --from-log mean the same in every command that replays a metadata log (one owner,
-    ``replay_arguments``), so each says it in the same words; downgrade-matrix once had its own
-    ``--until`` help ("for directories", which every command's --until is: the gap behind the old
-    ``metadata.x_register__mutmut_255``, its help falling back to the shared wording)."""
+    """--until and --from-log mean the same in every command that reads a metadata log up to an
+    offset (one owner each, ``until_argument`` and ``replay_arguments``), so each says it in the same
+    words; downgrade-matrix once had its own ``--until`` help ("for directories", which every
+    command's --until is: the gap behind the old ``metadata.x_register__mutmut_255``, its help
+    falling back to the shared wording), and metadata quorum another ("read the log below this
+    offset only", which left out what it does with a snapshot file)."""
     helps = _replay_helps()
     assert set(helps) == set(REPLAYING)
-    assert len(set(helps.values())) == 1, helps
+    assert len({until for until, _ in helps.values()}) == 1, helps
+    assert len({from_log for path, (_, from_log) in helps.items() if path[-1] != "quorum"}) == 1, helps
+
+
+def _refusal(path: tuple[str, ...], printed) -> str:
+    # downgrade-matrix reports an image it cannot read in its own table (a "cannot say" row)
+    assert path[-1] == "downgrade-matrix" or printed.out == "", (path, printed)
+    return printed.out if path[-1] == "downgrade-matrix" else printed.err
 
 
 def test_until_below_a_kafka_snapshot_files_end_is_refused_and_at_its_end_is_the_whole_file(capsys):
@@ -118,12 +127,46 @@ def test_until_below_a_kafka_snapshot_files_end_is_refused_and_at_its_end_is_the
         assert answers[0] == answers[1], path
         assert answers[0][0] in (0, 1) and answers[0][1].out, (path, answers[0])
         code = main([*path[1:], snapshot, "--until", "7110", *extra])
-        refused = capsys.readouterr()
-        # downgrade-matrix reports an image it cannot read in its own table (a "cannot say" row)
-        said = refused.out if path[-1] == "downgrade-matrix" else refused.err
-        assert code == 2 and (path[-1] == "downgrade-matrix" or refused.out == ""), (path, refused)
+        said = _refusal(path, capsys.readouterr())
+        assert code == 2, path
         assert (f"{snapshot}: a snapshot file holds the image at its end offset 7111 and cannot be cut at "
-                f"--until 7110") in said, (path, refused)
+                f"--until 7110") in said, (path, said)
+
+
+def test_until_on_a_snapshot_under_another_name_is_refused_in_every_command(tmp_path, capsys):
+    """The same Kafka-written snapshot copied to a name that does not say its end offset (its first
+    batch is still Kafka's SnapshotHeader control record, ControlRecordType 3): no --until can be
+    checked against its end, so every command refuses --until 7111 with exit 2 instead of replaying
+    the file as a log cut at its own batch offsets (an image Kafka never held)."""
+    import shutil
+
+    from kwire.cli.main import main
+    from tests.paths import KRAFT_361
+
+    renamed = tmp_path / "snapshot-copy.bin"
+    shutil.copy(KRAFT_361 / "__cluster_metadata-0" / "00000000000000007111-0000000001.checkpoint", renamed)
+    for path, extra in REPLAYING.items():
+        code = main([*path[1:], str(renamed), "--until", "7111", *extra])
+        said = _refusal(path, capsys.readouterr())
+        assert code == 2, (path, said)
+        assert f"{renamed}: a snapshot file (its first batch holds a SnapshotHeader) is one image" in said, (path, said)
+
+
+def test_until_on_bootstrap_checkpoint_is_at_or_past_its_end(capsys):
+    """bootstrap.checkpoint is the snapshot Kafka reads at offset 0 (BOOTSTRAP_SNAPSHOT_ID, 0-0), so
+    every --until, 0 included, is at or past its end: each command answers as without --until."""
+    from kwire.cli.main import main
+    from tests.paths import KRAFT_361
+
+    bootstrap = str(KRAFT_361 / "bootstrap.checkpoint")
+    for path, extra in {("kwire", "metadata", "image"): [], ("kwire", "metadata", "quorum"): [],
+                        ("kwire", "features", "describe"): []}.items():
+        answers = []
+        for until in ([], ["--until", "0"]):
+            code = main([*path[1:], bootstrap, *until, *extra])
+            answers.append((code, capsys.readouterr()))
+        assert answers[0] == answers[1], (path, answers)
+        assert answers[0][0] in (0, 1), (path, answers[0])
 
 
 def test_every_option_and_argument_says_what_it_is_for():

@@ -170,7 +170,6 @@ class ScramBroker(KioBroker):
     authenticated: list[str] = field(default_factory=list)  # user names whose proof scramp accepted
 
     def __post_init__(self) -> None:
-        super().__post_init__()
         self._auth_info: dict[str, tuple] = {}
         self._user: str | None = None
         self._server: Any = None  # scramp's server side of the connection's exchange
@@ -181,6 +180,7 @@ class ScramBroker(KioBroker):
                 _, _, server_key, _ = scram.make_auth_info(self.server_key_password, iteration_count=iterations,
                                                            salt=salt)
             self._auth_info[user] = (salt, stored_key, server_key, iterations)
+        super().__post_init__()  # listen only once the state a conversation reads exists
 
     def _connected(self) -> None:
         self._server = None

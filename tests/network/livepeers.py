@@ -161,6 +161,8 @@ class LoopbackPeer:
             conn.settimeout(20)
             try:
                 self._converse(conn)
+            except TimeoutError as exc:  # a client stalled mid-conversation: the test must hear of it
+                self.errors.append(exc)
             except OSError:
                 pass  # the client hung up (a refused frame closes its side)
             except Exception as exc:  # noqa: BLE001 - reported to the test by close()

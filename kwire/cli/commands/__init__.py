@@ -75,13 +75,19 @@ def feature_assignment(text: str) -> tuple[str, int]:
     return name.strip(), int(level)
 
 
+def until_argument(p: argparse.ArgumentParser) -> None:
+    """``--until``, said alike in every command that reads a metadata log up to an offset (those
+    that replay one take it with ``--from-log``, :func:`replay_arguments`; ``metadata quorum`` alone)."""
+    p.add_argument("--until", type=non_negative_int, metavar="OFFSET",
+                   help="replay only offsets below this one (exclusive, as snapshot names count; "
+                        "a snapshot file is its image at its end offset: an OFFSET below it is refused)")
+
+
 def replay_arguments(p: argparse.ArgumentParser) -> None:
     """``--until`` and ``--from-log``, meaning the same in every command that replays a metadata log
     (the way past damage its errors suggest: ``--until N reads the log up to the damage``), so said
     alike in each. A snapshot file is one image, Kafka's at its end offset: --until cannot cut it,
     so an offset below that end is refused (kwire.metadata.loader), not ignored."""
-    p.add_argument("--until", type=non_negative_int, metavar="OFFSET",
-                   help="replay only offsets below this one (exclusive, as snapshot names count; "
-                        "a snapshot file is its image at its end offset: an OFFSET below it is refused)")
+    until_argument(p)
     p.add_argument("--from-log", action="store_true",
                    help="replay the log from its first offset instead of starting at a snapshot")

@@ -18,7 +18,7 @@ import argparse
 import json
 from typing import Any
 
-from kwire.cli.commands import add_command, non_negative_int
+from kwire.cli.commands import add_command, until_argument
 from kwire.cli.errors import fail
 from kwire.wire.errors import KwireError
 
@@ -34,7 +34,7 @@ def register_quorum(commands: argparse._SubParsersAction) -> None:
                     "as Kafka 4.2.1's raft leader would, for the checks that depend only on the log.")
     q.add_argument("path", metavar="PATH", help="metadata log directory (or the data directory holding it), "
                                                 "snapshot or segment")
-    q.add_argument("--until", type=non_negative_int, metavar="OFFSET", help="read the log below this offset only")
+    until_argument(q)
     change = q.add_mutually_exclusive_group()
     change.add_argument("--describe", action="store_true", help="the DescribeQuorumResponse v2 the leader would answer")
     change.add_argument("--add-voter", metavar="ID:DIRECTORY_ID", help="judge an AddRaftVoter request")
