@@ -20,10 +20,16 @@ from kwire.records.byte_writer import BytesWriter
 
 RecordColumns = column_decoder.RecordColumns  # (the C flavour's module takes both from here)
 
-# ColumnBuilder._writers() order, which RecordColumns reads its values in.
-WRITER_NAMES = ("offsets", "timestamps", "key_ends", "key_data", "key_nulls", "value_ends", "value_data",
-                "value_nulls", "header_ends", "header_key_ends", "header_key_data", "header_value_ends",
-                "header_value_data", "header_value_nulls", "null_rows")
+
+def _writer_names() -> tuple[str, ...]:
+    """The attribute names of ColumnBuilder._writers(), in its order (which RecordColumns reads its
+    values in), read off a new builder: _writers() stays the one list of the buffers."""
+    builder = column_decoder.ColumnBuilder()
+    name_of = {id(value): name for name, value in vars(builder).items()}
+    return tuple(name_of[id(writer)] for writer in builder._writers())
+
+
+WRITER_NAMES = _writer_names()
 _LITTLE_ENDIAN = sys.byteorder == "little"
 
 
