@@ -128,7 +128,7 @@ def accepted(listener: socket.socket, stop: threading.Event) -> Iterator[socket.
         yield conn
 
 
-class LoopbackPeer:
+class LoopbackPeer(Closing):
     """A scripted peer on a loopback port for a test: accepts connections until :meth:`close`, and
     answers each with :meth:`_converse` (a subclass's), one after another or, with ``concurrent``,
     each in a thread of its own (a client that keeps one connection open while it opens another).
@@ -176,12 +176,6 @@ class LoopbackPeer:
         self._thread.join(timeout=10)
         self.listener.close()
         assert self.errors == []
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 class RecordingProxy:
