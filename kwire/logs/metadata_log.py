@@ -222,6 +222,12 @@ def parse_snapshot_file_name(name: str) -> SnapshotId | None:
     return SnapshotId(int(match.group(1)), int(match.group(2))) if match else None
 
 
+def snapshot_id_of(path: Path) -> SnapshotId | None:
+    """The snapshot id a file stands for: the one in Kafka's name for it, 0-0 for
+    ``bootstrap.checkpoint`` (Kafka's BOOTSTRAP_SNAPSHOT_ID), else None."""
+    return parse_snapshot_file_name(path.name) or (SnapshotId(0, 0) if path.name == BOOTSTRAP_FILE_NAME else None)
+
+
 def refuse_cutting_a_snapshot(path: Path, until: int | None) -> None:
     """Refuse an ``until`` (exclusive) that would cut the snapshot file at ``path``, for every command
     that replays one. A snapshot is one image, the state at its end offset, which only its name says
@@ -229,9 +235,9 @@ def refuse_cutting_a_snapshot(path: Path, until: int | None) -> None:
     file does not hold, and a snapshot under another name (its first batch a SnapshotHeader) cannot
     say where it ends. ``bootstrap.checkpoint`` ends at 0 (Kafka's BOOTSTRAP_SNAPSHOT_ID), so no
     ``until`` cuts it; a numbered ``.log`` segment is a log, which ``until`` does cut."""
-    if until is None or path.name == BOOTSTRAP_FILE_NAME or parse_segment_file_name(path.name) is not None:
+    if until is None or parse_segment_file_name(path.name) is not None:
         return
-    snapshot_id = parse_snapshot_file_name(path.name)
+    snapshot_id = snapshot_id_of(path)
     if snapshot_id is not None:
         if until < snapshot_id.end_offset:
             raise KwireError(f"{path}: a snapshot file holds the image at its end offset {snapshot_id.end_offset} "

@@ -39,6 +39,7 @@ from kwire.logs.metadata_log import (
     read_metadata_log,
     read_segment_batches,
     refuse_cutting_a_snapshot,
+    snapshot_id_of,
 )
 from kwire.metadata.delta import MetadataDelta
 from kwire.metadata.errors import ReplayError
@@ -91,8 +92,8 @@ def load_image(path: str | os.PathLike, *, until: int | None = None, use_snapsho
     if root.stat().st_size == 0:
         raise empty_file(root)
     kind = kind_by_name(root.name) or kind_by_content(root)
-    loader = _Loader(LoadedImage(MetadataImage(), root, until=until), known_metadata_version)
     refuse_cutting_a_snapshot(root, until)
+    loader = _Loader(LoadedImage(MetadataImage(), root, until=until), known_metadata_version)
     if kind in ("snapshot", "bootstrap"):
         loader.snapshot(root)
     elif kind in ("segment", "batches"):
@@ -223,7 +224,7 @@ class _Loader:
             raise in_file(path, err, hint=hint) from None
         self.result.snapshot = path
         self.result.files.append(path)
-        snapshot_id = parse_snapshot_file_name(path.name) or SnapshotId(0, 0)
+        snapshot_id = snapshot_id_of(path) or SnapshotId(0, 0)  # (bytes given without a file name: 0-0)
         for batch in batches:
             self._batch(path, batch, in_snapshot=True)
         # the snapshot stands for every offset below its end, whatever its records' own offsets

@@ -34,15 +34,13 @@ from kwire.features.java_order import hash_map_order, int_hash, sized_hash_map_o
 from kwire.logs.damage import empty_file, in_file
 from kwire.logs.entries import ControlRecord, LogBatch
 from kwire.logs.metadata_log import (
-    BOOTSTRAP_FILE_NAME,
     MetadataLogDirectory,
     QuorumState,
-    SnapshotId,
-    parse_snapshot_file_name,
     read_metadata_log,
     read_quorum_state,
     read_segment_batches,
     refuse_cutting_a_snapshot,
+    snapshot_id_of,
 )
 from kwire.metadata.image import LeaderEpoch, QuorumImage, VersionRange, Voter
 from kwire.metadata.loader import METADATA_DIRECTORY, history_before, replay_start
@@ -209,9 +207,7 @@ def read_quorum_history(path: str | os.PathLike, *, until: int | None = None) ->
         if root.stat().st_size == 0:
             raise empty_file(root)
         refuse_cutting_a_snapshot(root, until)
-        # bootstrap.checkpoint is Kafka's snapshot 0-0 (BOOTSTRAP_SNAPSHOT_ID), as the image reads it
-        snapshot_id = parse_snapshot_file_name(root.name) or (SnapshotId(0, 0) if root.name == BOOTSTRAP_FILE_NAME
-                                                              else None)
+        snapshot_id = snapshot_id_of(root)  # (bootstrap.checkpoint's 0-0 too, as the image reads it)
         if snapshot_id is not None:
             reader.batches(_snapshot_batches(root), f"snapshot {root.name}", snapshot_offset=snapshot_id.end_offset)
             history.end_offset = snapshot_id.end_offset

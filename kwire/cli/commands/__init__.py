@@ -87,7 +87,7 @@ def replay_arguments(p: argparse.ArgumentParser) -> None:
     """``--until`` and ``--from-log``, meaning the same in every command that replays a metadata log
     (the way past damage its errors suggest: ``--until N reads the log up to the damage``), so said
     alike in each. A snapshot file is one image, Kafka's at its end offset: --until cannot cut it,
-    so an offset below that end is refused (kwire.metadata.loader), not ignored."""
+    so an offset below that end is refused (kwire.logs.metadata_log.refuse_cutting_a_snapshot), not ignored."""
     until_argument(p)
     p.add_argument("--from-log", action="store_true",
                    help="replay the log from its first offset instead of starting at a snapshot")
