@@ -353,23 +353,21 @@ class RecordsOp(Op):
     def read_length_inline(self) -> Lines:
         """The length + 1 and the start of the batches into locals, where the varint is one or
         two bytes; else a start past the buffer, for the runtime to read it."""
-        length, start = f"{self.attr}_n", f"{self.attr}_start"
-        return [f"{length} = buf[pos]  # the length + 1, an unsigned varint",
-                f"if {length} < 0x80:",
-                f"    {start} = pos + 1",
-                "elif pos + 1 < size and buf[pos + 1] < 0x80:",
-                f"    {length} = {length} & 0x7F | buf[pos + 1] << 7",
-                f"    {start} = pos + 2",
-                "else:",
-                f"    {start} = size + 1  # longer: the runtime reads it below"]
+        return [f"{self.attr}_n = buf[pos]  # the length + 1, an unsigned varint",
+                *self._length_branches("buf[pos + 1]", guard="pos + 1 < size and ")]
 
     def read_length_unpacked(self, second: str) -> Lines:
         """The same, from the varint's first two bytes already unpacked into the locals
         ``<attr>_n`` and ``second`` while ``pos`` is at the first (EmptyArrayBridge)."""
+        return self._length_branches(second)
+
+    def _length_branches(self, second: str, guard: str = "") -> Lines:
+        """From the varint's first byte in ``<attr>_n`` and its second in ``second`` (read only
+        past ``guard``): the length + 1 and the start of the batches."""
         length, start = f"{self.attr}_n", f"{self.attr}_start"
         return [f"if {length} < 0x80:",
                 f"    {start} = pos + 1",
-                f"elif {second} < 0x80:",
+                f"elif {guard}{second} < 0x80:",
                 f"    {length} = {length} & 0x7F | {second} << 7",
                 f"    {start} = pos + 2",
                 "else:",
