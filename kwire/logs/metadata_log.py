@@ -222,7 +222,7 @@ def parse_snapshot_file_name(name: str) -> SnapshotId | None:
     return SnapshotId(int(match.group(1)), int(match.group(2))) if match else None
 
 
-def snapshot_id_of(path: Path) -> SnapshotId | None:
+def snapshot_id_of_file(path: Path) -> SnapshotId | None:
     """The snapshot id a file stands for: the one in Kafka's name for it, 0-0 for
     ``bootstrap.checkpoint`` (Kafka's BOOTSTRAP_SNAPSHOT_ID), else None."""
     return parse_snapshot_file_name(path.name) or (SnapshotId(0, 0) if path.name == BOOTSTRAP_FILE_NAME else None)
@@ -237,7 +237,7 @@ def refuse_cutting_a_snapshot(path: Path, until: int | None) -> None:
     ``until`` cuts it; a numbered ``.log`` segment is a log, which ``until`` does cut."""
     if until is None or parse_segment_file_name(path.name) is not None:
         return
-    snapshot_id = snapshot_id_of(path)
+    snapshot_id = snapshot_id_of_file(path)
     if snapshot_id is not None:
         if until < snapshot_id.end_offset:
             raise KwireError(f"{path}: a snapshot file holds the image at its end offset {snapshot_id.end_offset} "

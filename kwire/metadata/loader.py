@@ -39,7 +39,7 @@ from kwire.logs.metadata_log import (
     read_metadata_log,
     read_segment_batches,
     refuse_cutting_a_snapshot,
-    snapshot_id_of,
+    snapshot_id_of_file,
 )
 from kwire.metadata.delta import MetadataDelta
 from kwire.metadata.errors import ReplayError
@@ -224,7 +224,7 @@ class _Loader:
             raise in_file(path, err, hint=hint) from None
         self.result.snapshot = path
         self.result.files.append(path)
-        snapshot_id = snapshot_id_of(path) or SnapshotId(0, 0)  # (bytes given without a file name: 0-0)
+        snapshot_id = snapshot_id_of_file(path) or SnapshotId(0, 0)  # (bytes given without a file name: 0-0)
         for batch in batches:
             self._batch(path, batch, in_snapshot=True)
         # the snapshot stands for every offset below its end, whatever its records' own offsets

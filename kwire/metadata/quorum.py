@@ -40,7 +40,7 @@ from kwire.logs.metadata_log import (
     read_quorum_state,
     read_segment_batches,
     refuse_cutting_a_snapshot,
-    snapshot_id_of,
+    snapshot_id_of_file,
 )
 from kwire.metadata.image import LeaderEpoch, QuorumImage, VersionRange, Voter
 from kwire.metadata.loader import METADATA_DIRECTORY, history_before, replay_start
@@ -207,7 +207,7 @@ def read_quorum_history(path: str | os.PathLike, *, until: int | None = None) ->
         if root.stat().st_size == 0:
             raise empty_file(root)
         refuse_cutting_a_snapshot(root, until)
-        snapshot_id = snapshot_id_of(root)  # (bootstrap.checkpoint's 0-0 too, as the image reads it)
+        snapshot_id = snapshot_id_of_file(root)  # (bootstrap.checkpoint's 0-0 too, as the image reads it)
         if snapshot_id is not None:
             reader.batches(_snapshot_batches(root), f"snapshot {root.name}", snapshot_offset=snapshot_id.end_offset)
             history.end_offset = snapshot_id.end_offset
